@@ -1,0 +1,1 @@
+//! Autonomy: the daemon, senses and impulses, attention, the journal queries.

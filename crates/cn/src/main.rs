@@ -1,0 +1,42 @@
+//! `cn` — the binary. Thin: it parses the command line (clap), finds the hub, and hands each
+//! command to the crate that owns it. Exit codes: 0 ok, 1 failure, 2 bad usage or input,
+//! 3 nothing to do (an empty queue).
+
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cmd::Cli::parse();
+    if let Err(e) = init_tracing(cli.verbose) {
+        eprintln!("cn: {e}");
+    }
+    match cmd::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            // `{:#}` prints the whole context chain on one line: what failed, and why.
+            eprintln!("cn: {e:#}");
+            match e.downcast_ref::<cmd::UsageError>() {
+                Some(_) => ExitCode::from(2),
+                None => ExitCode::from(1),
+            }
+        }
+    }
+}
+
+fn init_tracing(verbose: u8) -> Result<(), String> {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CN_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init()
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,8 @@
+//! decide — motion selection: the only place that chooses action or stillness.
+
+use crate::prepare::State;
+use crate::Decision;
+
+pub fn decide(state: &mut State) -> Decision {
+    state.mind.decide(&state.outcomes)
+}

@@ -1,0 +1,112 @@
+//! prepare — initialization and wrapping.
+//!
+//! Initializes state (with the working directory), loads config as-is, and applies the
+//! decorators, each to the verb its step names. This is the only place wrapping happens.
+
+use std::path::PathBuf;
+
+use crate::decorator::{Decorator, Verbs};
+use crate::{Config, Level, Mind, Model, Outcomes, StopToken, Store, Tools};
+
+/// The parts the layers above supply: intelligence, effects, history.
+pub struct Parts {
+    pub mind: Box<dyn Mind>,
+    pub model: Box<dyn Model>,
+    pub tools: Box<dyn Tools>,
+    pub store: Box<dyn Store>,
+}
+
+/// Everything `begin` receives from outside.
+pub struct Inputs {
+    pub workdir: PathBuf,
+    /// A YAML config file to load as-is, if any.
+    pub config: Option<PathBuf>,
+    pub parts: Parts,
+    pub decorators: Vec<Decorator>,
+    pub stop: StopToken,
+    /// How many recent outcomes to keep for `decide` and `plan`.
+    pub outcome_capacity: usize,
+}
+
+impl Inputs {
+    pub fn new(workdir: impl Into<PathBuf>, parts: Parts) -> Self {
+        Inputs {
+            workdir: workdir.into(),
+            config: None,
+            parts,
+            decorators: Vec::new(),
+            stop: StopToken::new(),
+            outcome_capacity: 64,
+        }
+    }
+}
+
+/// The loop's state: the working directory, the config, the parts and what just happened.
+pub struct State {
+    pub workdir: PathBuf,
+    pub config: Config,
+    pub mind: Box<dyn Mind>,
+    pub model: Box<dyn Model>,
+    pub tools: Box<dyn Tools>,
+    pub store: Box<dyn Store>,
+    pub outcomes: Outcomes,
+    /// The level of the move in progress (set by `plan`, read by `act`).
+    pub level: Level,
+    /// Moves made so far.
+    pub moves: u64,
+    pub stop: StopToken,
+}
+
+/// What `prepare` outputs: state, config (inside state) and the wrapped verbs.
+pub struct Prepared {
+    pub state: State,
+    pub verbs: Verbs,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    #[error("cannot read config {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("config {path} is not valid YAML: {message}")]
+    Yaml { path: PathBuf, message: String },
+}
+
+pub fn prepare(inputs: Inputs) -> Result<Prepared, PrepareError> {
+    let config = match &inputs.config {
+        None => Config::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|source| PrepareError::Read { path: path.clone(), source })?;
+            let value: serde_json::Value = if text.trim().is_empty() {
+                serde_json::Value::Null
+            } else {
+                serde_yaml_ng::from_str(&text)
+                    .map_err(|e| PrepareError::Yaml { path: path.clone(), message: e.to_string() })?
+            };
+            Config { value }
+        }
+    };
+    let state = State {
+        workdir: inputs.workdir,
+        config,
+        mind: inputs.parts.mind,
+        model: inputs.parts.model,
+        tools: inputs.parts.tools,
+        store: inputs.parts.store,
+        outcomes: Outcomes::with_capacity(inputs.outcome_capacity),
+        level: 0,
+        moves: 0,
+        stop: inputs.stop,
+    };
+    let base = Verbs {
+        decide: Box::new(crate::decide),
+        rest: Box::new(crate::rest),
+        plan: Box::new(crate::plan),
+        ask: Box::new(crate::ask),
+        parse: Box::new(crate::parse),
+        act: Box::new(crate::act),
+    };
+    // Decorators apply in the order given: the last one is outermost.
+    let verbs = inputs.decorators.into_iter().fold(base, |verbs, d| d.apply(verbs));
+    Ok(Prepared { state, verbs })
+}

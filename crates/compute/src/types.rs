@@ -1,0 +1,228 @@
+//! The plain values that flow between verbs, and the traits the parts implement.
+//!
+//! These types are the kernel's protocol: every other crate speaks them. They carry data
+//! only; behaviour lives in the verbs and in the implementations of the traits.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Intelligence level. 0 and 1 are reflexes, 2 the local model, 3 the executive.
+pub type Level = u8;
+
+/// What `decide` returns: the only choice between action and stillness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Move,
+    Rest,
+}
+
+/// What `plan` hands to `ask`: the prompt and how to ask it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Which level should answer (chosen by plan).
+    pub level: Level,
+    /// System prompt: who the agent is and the tools it may call.
+    pub system: String,
+    /// The user-turn prompt: the item, its thread, recent outcomes.
+    pub prompt: String,
+    /// Upper bound on the answer's tokens.
+    pub max_tokens: u32,
+    /// Names of the tools this level may call; a constrained model builds its grammar from them.
+    pub tools: Vec<String>,
+    /// An optional grammar (llama.cpp GBNF) that constrains a local model's answer.
+    pub grammar: Option<String>,
+    /// Id of the item this move works on, linking journal entries.
+    pub item: Option<String>,
+    /// True when the item comes from the owner (exempt from pacing, never from caps).
+    pub owner: bool,
+}
+
+/// A model's answer: markdown plus what it cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub markdown: String,
+    pub model: String,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    #[serde(with = "duration_ms")]
+    pub elapsed: Duration,
+}
+
+/// One tool call, as `parse` extracted it from a YAML block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub tool: String,
+    pub params: Map<String, Value>,
+    /// Index of the YAML block it came from (0-based, counting YAML blocks only).
+    #[serde(skip)]
+    pub block: usize,
+    /// 1-based line of that block's opening fence.
+    #[serde(skip)]
+    pub line: usize,
+}
+
+impl ToolCall {
+    /// A call built in code rather than parsed (reflexes, tests).
+    pub fn new(tool: impl Into<String>, params: Map<String, Value>) -> Self {
+        ToolCall { tool: tool.into(), params, block: 0, line: 0 }
+    }
+}
+
+/// A YAML block that did not yield a tool call; the model is told about it next turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParseError {
+    pub block: usize,
+    pub line: usize,
+    pub message: String,
+}
+
+/// One entry of `parse`'s output, in document order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    Call(ToolCall),
+    Error(ParseError),
+}
+
+/// Why a tool call failed. The model sees `to_string()` next turn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "message", rename_all = "snake_case")]
+pub enum ToolError {
+    #[error("unknown tool `{0}`")]
+    Unknown(String),
+    #[error("bad params: {0}")]
+    BadParams(String),
+    #[error("not allowed: {0}")]
+    Denied(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Why a model gave no answer. A retry layer decides which kinds are worth another try.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "message", rename_all = "snake_case")]
+pub enum ModelError {
+    #[error("could not connect: {0}")]
+    Connect(String),
+    #[error("timed out: {0}")]
+    Timeout(String),
+    #[error("HTTP {status}: {message}")]
+    Status { status: u16, message: String, retry_after_ms: Option<u64> },
+    #[error("the answer stream was cut off: {0}")]
+    Cut(String),
+    #[error("malformed answer: {0}")]
+    Malformed(String),
+    #[error("thinking budget: {0}")]
+    Budget(String),
+    #[error("model not configured: {0}")]
+    Config(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// What became of one step of a move, kept for `decide` and the next `plan`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A tool was called (successfully or not).
+    Acted { call: ToolCall, result: Result<Value, ToolError> },
+    /// A YAML block did not parse into a call.
+    Unparsed(ParseError),
+    /// The model did not answer.
+    AskFailed { level: Level, error: ModelError },
+}
+
+/// The recent outcomes, bounded so a long-running agent does not grow.
+#[derive(Debug, Clone)]
+pub struct Outcomes {
+    items: VecDeque<Outcome>,
+    cap: usize,
+}
+
+impl Outcomes {
+    pub fn with_capacity(cap: usize) -> Self {
+        Outcomes { items: VecDeque::with_capacity(cap.min(1024)), cap: cap.max(1) }
+    }
+    pub fn push(&mut self, o: Outcome) {
+        if self.items.len() == self.cap {
+            self.items.pop_front();
+        }
+        self.items.push_back(o);
+    }
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Outcome> {
+        self.items.iter()
+    }
+    pub fn last(&self) -> Option<&Outcome> {
+        self.items.back()
+    }
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    /// Forget everything (when the item they belong to is decided).
+    pub fn clear(&mut self) {
+        self.items.clear();
+    }
+}
+
+impl Default for Outcomes {
+    fn default() -> Self {
+        Outcomes::with_capacity(64)
+    }
+}
+
+/// Decisions: what to do next (attention) and how to ask (strategy). Intelligence, not flow.
+pub trait Mind: Send {
+    /// Inspect the world and the recent outcomes; move or rest.
+    fn decide(&mut self, outcomes: &Outcomes) -> Decision;
+    /// Build the prompt for the move `decide` chose.
+    fn plan(&mut self, outcomes: &Outcomes) -> Plan;
+}
+
+/// A model answers a plan with markdown. Providers, reflex levels and the scripted model
+/// all implement it; routing by level is itself a `Model`.
+pub trait Model: Send {
+    fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError>;
+}
+
+/// Effects. The implementation holds the context the model never sees (working directory,
+/// hub, policy) and decides whether `level` may call the tool.
+pub trait Tools: Send {
+    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Value, ToolError>;
+}
+
+/// History. Failures to record are reported by the store itself (it knows where it writes).
+pub trait Store: Send {
+    /// One model interaction: what was asked, what came back (or why nothing did).
+    fn interaction(&mut self, plan: &Plan, answer: &Result<Answer, ModelError>);
+    /// One action and its result.
+    fn action(&mut self, level: Level, outcome: &Outcome);
+}
+
+/// Config, loaded as-is: the kernel does not interpret it; the layers that own a key do.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    pub value: Value,
+}
+
+impl Config {
+    /// Look a dotted path up (`models.executive.provider`).
+    pub fn get(&self, path: &str) -> Option<&Value> {
+        path.split('.').try_fold(&self.value, |v, k| v.get(k))
+    }
+}
+
+mod duration_ms {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_millis() as u64)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}

@@ -1,0 +1,1 @@
+//! AI loops: sensor, controller, actuator, orchestrator; one git commit per iteration.

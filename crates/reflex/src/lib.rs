@@ -1,0 +1,1 @@
+//! Reflexes: YAML pipelines at levels 0-2, escalation, analytics.

@@ -1,0 +1,232 @@
+//! The journal: `journal.jsonl`, one JSON object a line (`ts`, `type`, then the entry's
+//! fields), only ever appended to. It is how the agent and its owner answer "what did you
+//! do?" and "why?". Decisions go here; debugging goes to `tracing`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use cn_compute::{Answer, Level, ModelError, Outcome, Plan, Store};
+use serde_json::{Map, Value};
+
+/// One journal entry under construction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry(pub Map<String, Value>);
+
+impl Entry {
+    /// A new entry of `kind` stamped now.
+    pub fn new(kind: &str) -> Self {
+        Self::at(&crate::now_rfc3339(), kind)
+    }
+    pub fn at(ts: &str, kind: &str) -> Self {
+        let mut m = Map::new();
+        m.insert("ts".into(), Value::String(ts.into()));
+        m.insert("type".into(), Value::String(kind.into()));
+        Entry(m)
+    }
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.0.insert(key.into(), value.into());
+        self
+    }
+    pub fn kind(&self) -> &str {
+        self.0.get("type").and_then(Value::as_str).unwrap_or("")
+    }
+}
+
+/// An append-only JSONL file.
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+    line: Vec<u8>,
+}
+
+impl Journal {
+    pub fn open(path: impl Into<PathBuf>) -> io::Result<Self> {
+        let path = path.into();
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let mut journal = Journal { path, file, line: Vec::with_capacity(512) };
+        journal.seal_torn_line()?;
+        Ok(journal)
+    }
+
+    /// A crash may have left a partial last line; end it, so the next entry starts a line of
+    /// its own instead of being glued to the torn one.
+    fn seal_torn_line(&mut self) -> io::Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
+        let len = self.file.metadata()?.len();
+        if len == 0 {
+            return Ok(());
+        }
+        let mut reader = File::open(&self.path)?;
+        reader.seek(SeekFrom::Start(len - 1))?;
+        let mut last = [0u8; 1];
+        reader.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            self.file.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Append one entry as one line with a single write, so a crash leaves at most a
+    /// partial last line.
+    pub fn append(&mut self, entry: &Entry) -> io::Result<()> {
+        self.append_value(&entry.0)
+    }
+
+    pub fn append_value<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, value).map_err(io::Error::other)?;
+        self.line.push(b'\n');
+        self.file.write_all(&self.line)
+    }
+
+    /// Read every whole entry; lines that are not a JSON object are skipped and reported.
+    pub fn read(path: &Path) -> io::Result<JournalRead> {
+        let text = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(JournalRead::default()),
+            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+        };
+        let mut out = JournalRead::default();
+        for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<Value>(line) {
+                Ok(Value::Object(m)) => out.entries.push(Entry(m)),
+                Ok(_) => out.skipped.push(Skipped { line: i + 1, error: "not a JSON object".into() }),
+                Err(e) => out.skipped.push(Skipped { line: i + 1, error: e.to_string() }),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// What reading a journal found.
+#[derive(Debug, Default)]
+pub struct JournalRead {
+    pub entries: Vec<Entry>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// A line a reader had to skip (a crash's partial last line, or a hand edit gone wrong).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub line: usize,
+    pub error: String,
+}
+
+/// The kernel's [`Store`] on disk: actions go to the journal; every model interaction
+/// (prompt, answer, model, tokens, time) goes to `interactions.jsonl` beside it, since
+/// prompts are too large for the journal the owner reads.
+pub struct JournalStore {
+    pub journal: Journal,
+    pub interactions: Journal,
+}
+
+impl JournalStore {
+    /// Open `dir/journal.jsonl` and `dir/interactions.jsonl` (dir is a hub's `state/`).
+    pub fn open(dir: &Path) -> io::Result<Self> {
+        Ok(JournalStore {
+            journal: Journal::open(dir.join("journal.jsonl"))?,
+            interactions: Journal::open(dir.join("interactions.jsonl"))?,
+        })
+    }
+}
+
+impl Store for JournalStore {
+    fn interaction(&mut self, plan: &Plan, answer: &Result<Answer, ModelError>) {
+        let mut e = Entry::new("interaction")
+            .with("level", plan.level)
+            .with("system", plan.system.as_str())
+            .with("prompt", plan.prompt.as_str());
+        if let Some(item) = &plan.item {
+            e = e.with("item", item.as_str());
+        }
+        e = match answer {
+            Ok(a) => e
+                .with("model", a.model.as_str())
+                .with("answer", a.markdown.as_str())
+                .with("tokens_in", a.tokens_in)
+                .with("tokens_out", a.tokens_out)
+                .with("elapsed_ms", a.elapsed.as_millis() as u64),
+            Err(err) => e.with("error", err.to_string()),
+        };
+        if let Err(err) = self.interactions.append(&e) {
+            tracing::error!(path = %self.interactions.path().display(), %err, "cannot record interaction");
+        }
+    }
+
+    fn action(&mut self, level: Level, outcome: &Outcome) {
+        let e = outcome_entry(level, outcome);
+        if let Err(err) = self.journal.append(&e) {
+            tracing::error!(path = %self.journal.path().display(), %err, "cannot journal action");
+        }
+    }
+}
+
+/// The journal entry for one outcome of a move.
+pub fn outcome_entry(level: Level, outcome: &Outcome) -> Entry {
+    match outcome {
+        Outcome::Acted { call, result } => {
+            let e = Entry::new("action")
+                .with("level", level)
+                .with("tool", call.tool.as_str())
+                .with("params", Value::Object(call.params.clone()));
+            match result {
+                Ok(v) => e.with("outcome", "ok").with("result", v.clone()),
+                Err(err) => e.with("outcome", "error").with("error", err.to_string()),
+            }
+        }
+        Outcome::Unparsed(p) => Entry::new("observation")
+            .with("level", level)
+            .with("summary", "a YAML block of the answer did not parse")
+            .with("block", p.block)
+            .with("line", p.line)
+            .with("error", p.message.as_str()),
+        Outcome::AskFailed { level, error } => Entry::new("observation")
+            .with("level", *level)
+            .with("summary", "the model did not answer")
+            .with("error", error.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appends_lines_and_reader_skips_a_partial_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("journal.jsonl");
+        let mut j = Journal::open(&p).unwrap();
+        j.append(&Entry::new("decision").with("summary", "a")).unwrap();
+        j.append(&Entry::new("action").with("tool", "x")).unwrap();
+        // Simulate a crash mid-write.
+        let mut f = OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(b"{\"ts\":\"2026").unwrap();
+        let read = Journal::read(&p).unwrap();
+        assert_eq!(read.entries.len(), 2);
+        assert_eq!(read.entries[0].kind(), "decision");
+        assert_eq!(read.entries[0].0.keys().take(2).collect::<Vec<_>>(), ["ts", "type"]);
+        assert_eq!(read.skipped.len(), 1);
+        assert_eq!(read.skipped[0].line, 3);
+        // A new entry after the torn line still reads.
+        Journal::open(&p).unwrap().append(&Entry::new("observation")).unwrap();
+        let read = Journal::read(&p).unwrap();
+        assert_eq!(read.entries.len(), 3, "only the torn line is lost: {:?}", read.skipped);
+        assert_eq!(read.entries[2].kind(), "observation");
+    }
+}

@@ -1,0 +1,27 @@
+//! storage — history. The journal (`journal.jsonl`, append-only), state files written
+//! atomically, markdown documents with YAML frontmatter, and the hub's lock.
+//!
+//! Invariants: a state file is either its old or its new content, never a mix (temp file,
+//! fsync, rename, fsync of the directory). The journal is only ever appended to, one whole
+//! JSON object per `write`; a crash can leave at most a partial last line, which readers skip
+//! and report.
+
+pub mod atomic;
+pub mod frontmatter;
+pub mod journal;
+pub mod lock;
+
+pub use atomic::{write_atomic, write_json_atomic, read_json_or_default};
+pub use frontmatter::{Doc, FrontmatterError};
+pub use journal::{Entry, Journal, JournalRead, JournalStore, Skipped};
+pub use lock::HubLock;
+
+/// Now, as an RFC 3339 UTC timestamp with second precision (the journal's `ts`).
+pub fn now_rfc3339() -> String {
+    rfc3339(time::OffsetDateTime::now_utc())
+}
+
+pub fn rfc3339(t: time::OffsetDateTime) -> String {
+    let t = t.replace_nanosecond(0).unwrap_or(t);
+    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_else(|_| t.unix_timestamp().to_string())
+}

@@ -1,0 +1,203 @@
+//! The tool registry: name → tool, and the kernel's `Tools` implementation.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use cn_compute::{Level, ToolCall, ToolError};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::ToolContext;
+
+/// What the model is told about a tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolDoc {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the params (an object schema).
+    pub params: Value,
+}
+
+impl ToolDoc {
+    /// The params' names, required ones first, as the schema lists them.
+    pub fn param_names(&self) -> Vec<(String, bool)> {
+        let required: Vec<&str> = self
+            .params
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut out: Vec<(String, bool)> = self
+            .params
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(|k| (k.clone(), required.contains(&k.as_str()))).collect())
+            .unwrap_or_default();
+        out.sort_by_key(|(_, req)| !*req);
+        out
+    }
+
+    /// The doc as prompt text: the description and a YAML example of a call.
+    pub fn to_prompt(&self) -> String {
+        let mut s = format!("### {}\n{}\n\n```yaml\ntool: {}\n", self.name, self.description.trim(), self.name);
+        let props = self.params.get("properties").and_then(Value::as_object);
+        for (name, required) in self.param_names() {
+            let desc = props
+                .and_then(|p| p.get(&name))
+                .and_then(|p| p.get("description"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let opt = if required { "" } else { " (optional)" };
+            s.push_str(&format!("{name}: ...  # {desc}{opt}\n"));
+        }
+        s.push_str("```\n");
+        s
+    }
+}
+
+/// An effect the model can ask for.
+pub trait Tool: Send + Sync {
+    fn doc(&self) -> &ToolDoc;
+    fn call(&self, ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError>;
+}
+
+/// A tool whose params are a typed struct: deserialization checks them (a bad or missing
+/// field is `BadParams` naming it) and the schema in its doc is derived from the same type.
+pub fn typed<P, F>(name: &str, description: &str, f: F) -> Arc<dyn Tool>
+where
+    P: DeserializeOwned + JsonSchema + 'static,
+    F: Fn(&ToolContext, P) -> Result<Value, ToolError> + Send + Sync + 'static,
+{
+    let mut params = serde_json::to_value(schemars::schema_for!(P)).unwrap_or(Value::Null);
+    if let Some(o) = params.as_object_mut() {
+        // The schema's own name and dialect mean nothing to a model.
+        o.remove("$schema");
+        o.remove("title");
+    }
+    Arc::new(Typed { doc: ToolDoc { name: name.into(), description: description.into(), params }, f, _p: std::marker::PhantomData })
+}
+
+struct Typed<P, F> {
+    doc: ToolDoc,
+    f: F,
+    _p: std::marker::PhantomData<fn() -> P>,
+}
+
+impl<P, F> Tool for Typed<P, F>
+where
+    P: DeserializeOwned + JsonSchema + 'static,
+    F: Fn(&ToolContext, P) -> Result<Value, ToolError> + Send + Sync + 'static,
+{
+    fn doc(&self) -> &ToolDoc {
+        &self.doc
+    }
+    fn call(&self, ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError> {
+        let p: P = serde_json::from_value(Value::Object(params))
+            .map_err(|e| ToolError::BadParams(format!("{}: {e}", self.doc.name)))?;
+        (self.f)(ctx, p)
+    }
+}
+
+/// Name → tool, plus the context every call runs with.
+#[derive(Clone)]
+pub struct Registry {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+    pub ctx: ToolContext,
+}
+
+impl Registry {
+    pub fn new(ctx: ToolContext) -> Self {
+        Registry { tools: BTreeMap::new(), ctx }
+    }
+
+    /// Add a tool; a later tool of the same name replaces the earlier one.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> &mut Self {
+        self.tools.insert(tool.doc().name.clone(), tool);
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
+    /// The docs of the tools `level` may call: what plan puts in that level's prompt.
+    pub fn docs_for(&self, level: Level) -> Vec<&ToolDoc> {
+        self.tools.values().map(|t| t.doc()).filter(|d| self.ctx.policy.allows(level, &d.name)).collect()
+    }
+
+    /// Check and run one call. The one place a level's permission is decided.
+    pub fn run(&self, level: Level, call: &ToolCall) -> Result<Value, ToolError> {
+        let tool = self.tools.get(&call.tool).ok_or_else(|| {
+            let known: Vec<&str> = self.docs_for(level).into_iter().map(|d| d.name.as_str()).collect();
+            ToolError::Unknown(format!("{} (this level may call: {})", call.tool, known.join(", ")))
+        })?;
+        if !self.ctx.policy.allows(level, &call.tool) {
+            return Err(ToolError::Denied(format!("level {level} may not call `{}`", call.tool)));
+        }
+        let mut ctx = self.ctx.clone();
+        ctx.level = level;
+        tool.call(&ctx, call.params.clone())
+    }
+}
+
+impl cn_compute::Tools for Registry {
+    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Value, ToolError> {
+        self.run(level, call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Policy;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Echo {
+        /// What to echo.
+        text: String,
+        times: Option<u32>,
+    }
+
+    fn registry() -> Registry {
+        let mut ctx = ToolContext::new(".");
+        ctx.policy = Policy::default().grant(3, &["echo"]);
+        let mut r = Registry::new(ctx);
+        r.register(typed("echo", "Echo text back.", |_ctx, p: Echo| {
+            Ok(json!(p.text.repeat(p.times.unwrap_or(1) as usize)))
+        }));
+        r
+    }
+
+    fn call(tool: &str, params: Value) -> ToolCall {
+        ToolCall::new(tool, params.as_object().cloned().unwrap_or_default())
+    }
+
+    #[test]
+    fn runs_checks_params_and_policy() {
+        let r = registry();
+        assert_eq!(r.run(3, &call("echo", json!({"text": "ab", "times": 2}))), Ok(json!("abab")));
+        assert!(matches!(r.run(3, &call("echo", json!({}))), Err(ToolError::BadParams(m)) if m.contains("text")));
+        assert!(matches!(r.run(3, &call("echo", json!({"text": "a", "x": 1}))), Err(ToolError::BadParams(m)) if m.contains("x")));
+        assert!(matches!(r.run(2, &call("echo", json!({"text": "a"}))), Err(ToolError::Denied(_))));
+        assert!(matches!(r.run(3, &call("nope", json!({}))), Err(ToolError::Unknown(m)) if m.contains("echo")));
+    }
+
+    #[test]
+    fn docs_carry_the_schema_and_render_for_the_prompt() {
+        let r = registry();
+        assert!(r.docs_for(2).is_empty());
+        let docs = r.docs_for(3);
+        assert_eq!(docs[0].param_names(), vec![("text".to_string(), true), ("times".to_string(), false)]);
+        let text = docs[0].to_prompt();
+        assert!(text.contains("tool: echo") && text.contains("text: ...  # What to echo."), "{text}");
+    }
+}
