@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install what a fresh machine lacks to build and test cn: Debian packages (cmake, clang and
+# libclang for the embedded llama.cpp engine; git; a JDK for the AI-loop walkthrough; pip for
+# fetching the local model). Idempotent: installs only what is missing.
+set -euo pipefail
+
+missing=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+command -v cmake >/dev/null || missing+=(cmake)
+command -v clang >/dev/null || missing+=(clang)
+have_pkg libclang-dev || ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
+command -v git >/dev/null || missing+=(git)
+command -v javac >/dev/null || missing+=(default-jdk-headless)
+command -v python3 >/dev/null || missing+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+command -v cc >/dev/null || missing+=(build-essential)
+
+if ((${#missing[@]})); then
+  echo "==> installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "cn needs a Rust toolchain (cargo); install it with rustup, then run this again." >&2
+  exit 1
+fi
+git config --global user.name >/dev/null 2>&1 || git config --global user.name "cn"
+git config --global user.email >/dev/null 2>&1 || git config --global user.email "cn@localhost"
