@@ -40,6 +40,24 @@ pub struct OutArgsError {
     pub form: &'static str,
 }
 
+/// The grammar, as `cn out --help` prints it.
+pub const GRAMMAR: &str = "\
+cn out <gtd> [op] [flags] — decide the current item
+
+  cn out do reply    --message TEXT
+  cn out do send     --to PEER --message TEXT [--body TEXT]
+  cn out do noop     --reason TEXT
+  cn out do ack      --reason TEXT
+  cn out do surface  --desc TEXT
+  cn out do commit   --artifact HASH
+  cn out defer       --reason TEXT [--until RFC3339-TIME]
+  cn out delegate    --to PEER
+  cn out delete      --reason TEXT
+
+  --dry-run  validate and print; write nothing
+  --json     print the decision as one flat JSON object
+";
+
 const FORM_ANY: &str = "cn out <do|defer|delegate|delete> [op] [flags] [--dry-run] [--json]";
 const FORM_DO: &str = "cn out do <reply|send|noop|ack|surface|commit> [flags]";
 const VALUE_FLAGS: [&str; 7] = ["message", "to", "body", "reason", "desc", "artifact", "until"];

@@ -108,10 +108,11 @@ pub fn decide_locked(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
 /// current item, perform it (again — every step is idempotent) and file the item.
 pub fn recover_locked(hub: &Hub) -> Result<()> {
     let Some(item) = Item::read_opt(&hub.input())? else { return Ok(()) };
-    let Some((id, gtd, decided)) = read_output(hub)? else { return Ok(()) };
-    if id != item.id {
+    let Some(rec) = read_output(hub)? else { return Ok(()) };
+    if rec.id != item.id || rec.turn.as_deref() != item.doc.get_str("turn") {
         return Ok(());
     }
+    let Recorded { id, gtd, decided, .. } = rec;
     tracing::info!(item = %id, "finishing a decision interrupted by a crash");
     complete(hub, item, gtd, decided, false).map(|_| ())
 }
@@ -176,6 +177,9 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, fresh: bool) -
 fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str) -> Result<()> {
     let mut doc = Doc::default();
     doc.set("id", item.id.as_str());
+    if let Some(turn) = item.doc.get_str("turn") {
+        doc.set("turn", turn);
+    }
     doc.set("decided", decided);
     for (k, v) in gtd.to_json() {
         if let Value::String(s) = v {
@@ -187,8 +191,18 @@ fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str) -> Result<()> 
     cn_storage::write_atomic(&path, doc.render().as_bytes()).map_err(io_at(&path))
 }
 
-/// The decision `state/output.md` records: (item id, decision, when).
-pub fn read_output(hub: &Hub) -> Result<Option<(String, Gtd, String)>> {
+/// A decision as `state/output.md` records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub id: String,
+    /// The turn of the item it was made on (see [`crate::queue::take_next`]).
+    pub turn: Option<String>,
+    pub gtd: Gtd,
+    pub decided: String,
+}
+
+/// The decision `state/output.md` records, if any.
+pub fn read_output(hub: &Hub) -> Result<Option<Recorded>> {
     let path = hub.output();
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -204,7 +218,8 @@ pub fn read_output(hub: &Hub) -> Result<Option<(String, Gtd, String)>> {
     let (Some(id), Some(decided), Some(gtd)) = (doc.get_str("id"), doc.get_str("decided"), Gtd::from_json(&json)) else {
         return Err(format_at(&path, "not a recorded decision (needs `id`, `decided`, `gtd` and its fields)"));
     };
-    Ok(Some((id.to_string(), gtd, decided.to_string())))
+    let turn = doc.get_str("turn").map(str::to_string);
+    Ok(Some(Recorded { id: id.to_string(), turn, gtd, decided: decided.to_string() }))
 }
 
 fn journaled(path: &Path, item: &str, decided: &str) -> Result<bool> {

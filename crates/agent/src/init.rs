@@ -92,7 +92,8 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
         created.push(rel.to_string());
     }
 
-    if !root.join(".git").exists() {
+    let fresh = !root.join(".git").exists();
+    if fresh {
         git(&root, &["init", "-q"])?;
     }
     // The agent commits as itself unless the repository says otherwise.
@@ -100,7 +101,8 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
         git(&root, &["config", "--local", "user.name", &name])?;
         git(&root, &["config", "--local", "user.email", &format!("{name}@cn.invalid")])?;
     }
-    let committed = commit_all(&root, &format!("cn init: hub {name}"))?;
+    // A second init that added nothing leaves the owner's uncommitted edits alone.
+    let committed = if fresh || !created.is_empty() { commit_all(&root, &format!("cn init: hub {name}"))? } else { false };
     Ok(InitReport { root, name, created, kept, committed })
 }
 

@@ -94,6 +94,11 @@ pub fn take_next_locked(hub: &Hub) -> Result<Option<Item>> {
     let Some((_, path)) = pending(hub)?.into_iter().next() else {
         return Ok(None);
     };
+    // A fresh `turn` marks this taking: a decision recorded for an earlier turn of the same
+    // item (one deferred and back) is never mistaken for a pending one.
+    let mut item = Item::read(&path)?;
+    item.set("turn", new_id());
+    item.write(&path)?;
     let input = hub.input();
     if let Some(dir) = input.parent() {
         std::fs::create_dir_all(dir).map_err(io_at(dir))?;
