@@ -107,3 +107,57 @@ pub fn register_ops(registry: &mut Registry, hub: &Hub) {
     op!("delegate", "delegate: forward the current item to a peer.", |p: To| Gtd::Delegate { to: p.to });
     op!("delete", "delete: archive the current item with the reason (nothing is destroyed).", |p: Reason| Gtd::Delete { reason: p.reason });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cn_compute::ToolCall;
+    use serde_json::json;
+
+    fn call(tool: &str, params: Value) -> ToolCall {
+        ToolCall::new(tool, params.as_object().cloned().unwrap_or_default())
+    }
+
+    #[test]
+    fn a_yaml_tool_call_decides_like_cn_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = crate::init(&dir.path().join("sigma"), None).unwrap();
+        let hub = Hub::open(&report.root).unwrap();
+        let mut ctx = ToolContext::new(hub.root());
+        ctx.policy = cn_tools::Policy::default().grant(3, op_tool_names()).grant(2, &["reply"]);
+        let mut registry = Registry::new(ctx);
+        register_ops(&mut registry, &hub);
+        assert_eq!(registry.docs_for(3).len(), op_tool_names().len());
+        let defer = registry.get("defer").unwrap().doc().param_names();
+        assert_eq!(defer, vec![("reason".to_string(), true), ("until".to_string(), false)]);
+
+        // The model's answer, parsed by the kernel, becomes the same decision.
+        let answer = "I'll approve.\n\n```yaml\ntool: reply\nmessage: LGTM\n```\n";
+        let parsed = cn_compute::parse(answer);
+        let cn_compute::Parsed::Call(c) = &parsed[0] else { panic!("{parsed:?}") };
+        assert_eq!(registry.run(3, c).unwrap_err(), ToolError::Failed(
+            "there is no current item to decide; `cn input` takes the next one from the queue".into()
+        ));
+        crate::enqueue_new(&hub, crate::OWNER, crate::Cadence::Inbox, "Please review").unwrap();
+        let item = crate::take_next(&hub).unwrap().unwrap();
+        let result = registry.run(3, c).unwrap();
+        let cli = crate::parse_out(&["do", "reply", "--message", "LGTM"]).unwrap().gtd;
+        assert_eq!(Gtd::from_json(result.as_object().unwrap()), Some(cli));
+        assert_eq!(result["id"], json!(item.id));
+        assert!(hub.archived().join(format!("{}.md", item.id)).is_file());
+
+        // Policy still decides, and bad params name the field.
+        crate::enqueue_new(&hub, crate::OWNER, crate::Cadence::Inbox, "more").unwrap();
+        crate::take_next(&hub).unwrap().unwrap();
+        assert!(matches!(registry.run(2, &call("delete", json!({"reason": "x"}))), Err(ToolError::Denied(_))));
+        assert!(matches!(registry.run(3, &call("send", json!({"to": "pi"}))), Err(ToolError::BadParams(m)) if m.contains("message")));
+        assert!(matches!(registry.run(3, &call("delegate", json!({"to": "pi"}))), Err(ToolError::BadParams(m)) if m.contains("not a peer")));
+    }
+
+    #[test]
+    fn the_prompt_documents_every_op_tool() {
+        for t in op_tool_names() {
+            assert!(crate::OPS_PROMPT.contains(&format!("tool: {t} ")), "{t}");
+        }
+    }
+}

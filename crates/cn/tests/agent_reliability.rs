@@ -84,11 +84,17 @@ fn killed_at_random_points_every_item_is_in_exactly_one_place() {
         &["out", "do", "surface", "--desc", "something to look at"],
         &["out", "delete", "--reason", "duplicate"],
     ];
+    // Kills that left a decision recorded but not finished: the case recovery is for.
+    let mut mid_decision = 0;
     for round in 0..ITEMS {
         let _ = cn(&a, &["input"]);
         let mut out = cn_cmd(&a);
         out.args(ops[round % ops.len()]);
         kill_after(out, next(&mut seed) % 40);
+        let current = front(&a.join("state/input.md"), "turn");
+        if current.is_some() && current == front(&a.join("state/output.md"), "turn") {
+            mid_decision += 1;
+        }
         places(&a, &ids);
         if round % 3 == 0 {
             let mut sync = cn_cmd(&a);
@@ -97,6 +103,9 @@ fn killed_at_random_points_every_item_is_in_exactly_one_place() {
             places(&a, &ids);
         }
     }
+
+    eprintln!("{mid_decision} of {ITEMS} kills landed mid-decision");
+    assert!(mid_decision > 0, "no kill landed inside a decision; the test proved nothing");
 
     // Unkilled, the hub finishes every interrupted decision and drains the queue.
     for _ in 0..=ITEMS {
