@@ -100,8 +100,10 @@ pub fn decide_locked(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
     };
     let gtd = validate(hub, gtd)?;
     let decided = cn_storage::now_rfc3339();
-    write_output(hub, &item, &gtd, &decided)?;
-    complete(hub, item, gtd, decided, true)
+    // Unique per decision (timestamps are per second; an item can come back within one).
+    let key = crate::item::new_id();
+    write_output(hub, &item, &gtd, &decided, &key)?;
+    complete(hub, item, gtd, decided, key, true)
 }
 
 /// Finish a decision a crash interrupted: when `state/output.md` records a decision on the
@@ -112,18 +114,19 @@ pub fn recover_locked(hub: &Hub) -> Result<()> {
     if rec.id != item.id || rec.turn.as_deref() != item.doc.get_str("turn") {
         return Ok(());
     }
-    let Recorded { id, gtd, decided, .. } = rec;
+    let Recorded { id, gtd, decided, key, .. } = rec;
     tracing::info!(item = %id, "finishing a decision interrupted by a crash");
-    complete(hub, item, gtd, decided, false).map(|_| ())
+    complete(hub, item, gtd, decided, key, false).map(|_| ())
 }
 
-fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, fresh: bool) -> Result<Decided> {
-    let ctx = Ctx { hub, item: &item, ts: &decided };
+fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, fresh: bool) -> Result<Decided> {
+    let ctx = Ctx { hub, item: &item, ts: &decided, key: &key };
     let effect = ops::perform(&ctx, &gtd)?;
 
     // Mark and annotate the item once (a repeat finds the mark and leaves it alone).
-    if item.doc.get_str("decided") != Some(decided.as_str()) {
+    if item.doc.get_str("decision-key") != Some(key.as_str()) {
         item.set("decided", decided.as_str());
+        item.set("decision-key", key.as_str());
         item.set("decision", gtd.summary());
         if let Target::Deferred { until: Some(u) } = &effect.target {
             item.set("until", u.as_str());
@@ -145,12 +148,13 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, fresh: bool) -
     let place = place_path.strip_prefix(hub.root()).unwrap_or(&place_path).to_string_lossy().into_owned();
 
     let journal_path = hub.journal_path();
-    if fresh || !journaled(&journal_path, &item.id, &decided)? {
+    if fresh || !journaled(&journal_path, &key)? {
         let mut entry = Entry::new("decision")
             .with("item", item.id.as_str())
             .with("from", item.from.as_str())
             .with("cadence", item.cadence.as_str())
-            .with("decided", decided.as_str());
+            .with("decided", decided.as_str())
+            .with("key", key.as_str());
         for (k, v) in gtd.to_json() {
             // The body is the mail's full text; the journal keeps the summary.
             if k != "body" {
@@ -174,13 +178,14 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, fresh: bool) -
     Ok(Decided { item, gtd, decided, place, mail: effect.mail, committed })
 }
 
-fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str) -> Result<()> {
+fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str, key: &str) -> Result<()> {
     let mut doc = Doc::default();
     doc.set("id", item.id.as_str());
     if let Some(turn) = item.doc.get_str("turn") {
         doc.set("turn", turn);
     }
     doc.set("decided", decided);
+    doc.set("key", key);
     for (k, v) in gtd.to_json() {
         if let Value::String(s) = v {
             doc.set(&k, s);
@@ -199,6 +204,8 @@ pub struct Recorded {
     pub turn: Option<String>,
     pub gtd: Gtd,
     pub decided: String,
+    /// Unique to this decision; every effect's name derives from it.
+    pub key: String,
 }
 
 /// The decision `state/output.md` records, if any.
@@ -215,19 +222,19 @@ pub fn read_output(hub: &Hub) -> Result<Option<Recorded>> {
         .iter()
         .filter_map(|(k, v)| Some((k.as_str()?.to_string(), Value::String(v.as_str()?.to_string()))))
         .collect();
-    let (Some(id), Some(decided), Some(gtd)) = (doc.get_str("id"), doc.get_str("decided"), Gtd::from_json(&json)) else {
-        return Err(format_at(&path, "not a recorded decision (needs `id`, `decided`, `gtd` and its fields)"));
+    let (Some(id), Some(decided), Some(key), Some(gtd)) =
+        (doc.get_str("id"), doc.get_str("decided"), doc.get_str("key"), Gtd::from_json(&json))
+    else {
+        return Err(format_at(&path, "not a recorded decision (needs `id`, `decided`, `key`, `gtd` and its fields)"));
     };
     let turn = doc.get_str("turn").map(str::to_string);
-    Ok(Some(Recorded { id: id.to_string(), turn, gtd, decided: decided.to_string() }))
+    Ok(Some(Recorded { id: id.to_string(), turn, gtd, decided: decided.to_string(), key: key.to_string() }))
 }
 
-fn journaled(path: &Path, item: &str, decided: &str) -> Result<bool> {
+fn journaled(path: &Path, key: &str) -> Result<bool> {
     let read = Journal::read(path).map_err(io_at(path))?;
     Ok(read.entries.iter().rev().any(|e| {
-        e.kind() == "decision"
-            && e.0.get("item").and_then(Value::as_str) == Some(item)
-            && e.0.get("decided").and_then(Value::as_str) == Some(decided)
+        e.kind() == "decision" && e.0.get("key").and_then(Value::as_str) == Some(key)
     }))
 }
 

@@ -41,6 +41,9 @@ pub struct SyncReport {
     pub committed: bool,
 }
 
+/// The one local ref outgoing mail commits are built on (each a root commit).
+const SCRATCH: &str = "refs/cn/outbox";
+
 /// Most refs one git command line names, to stay far below the OS argument limit.
 const CHUNK: usize = 400;
 
@@ -80,33 +83,19 @@ pub fn sync_locked(hub: &Hub) -> Result<SyncReport> {
     Ok(report)
 }
 
-fn refs_under(hub: &Hub, prefix: &str) -> Result<Vec<(String, String)>> {
-    let out = git(hub.root(), &["for-each-ref", "--format=%(objectname) %(refname)", prefix])?;
-    Ok(out.lines().filter_map(|l| l.split_once(' ')).map(|(s, r)| (s.to_string(), r.to_string())).collect())
-}
-
-fn delete_refs(hub: &Hub, refs: &[String]) -> Result<()> {
-    if refs.is_empty() {
-        return Ok(());
-    }
-    let mut input = String::new();
-    for r in refs {
-        let _ = writeln!(input, "delete {r}");
-    }
-    git_input(hub.root(), &["update-ref", "--stdin"], Some(input.as_bytes())).map(|_| ())
-}
-
 type Received = BTreeMap<String, String>;
 
 fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Result<()> {
     let me = hub.name();
-    let local_prefix = format!("refs/cn/peers/{peer}/");
-    // Leftovers of an interrupted sync are fetched again below.
-    let stale: Vec<String> = refs_under(hub, &local_prefix)?.into_iter().map(|(_, r)| r).collect();
-    delete_refs(hub, &stale)?;
-    let spec = format!("+refs/heads/{me}/*:{local_prefix}*");
-    git(hub.root(), &["fetch", "-q", "--no-tags", "--no-write-fetch-head", remote, &spec])?;
-    let branches = refs_under(hub, &local_prefix)?;
+    let prefix = format!("refs/heads/{me}/");
+    // List the branches addressed to us; fetch their commits by hash, so no local ref is
+    // written (or has to be cleaned up) per mail.
+    let listing = git(hub.root(), &["ls-remote", "--heads", remote, &format!("{prefix}*")])?;
+    let branches: Vec<(String, String)> = listing
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter_map(|(sha, r)| Some((sha.to_string(), r.strip_prefix(&prefix)?.to_string())))
+        .collect();
     if branches.is_empty() {
         return Ok(());
     }
@@ -115,12 +104,14 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     let mut received: Received = cn_storage::read_json_or_default(&received_path).map_err(io_at(&received_path))?;
 
     // Read every new branch's thread with one `git cat-file --batch`.
-    let fresh: Vec<(String, String)> = branches
-        .iter()
-        .filter(|(sha, _)| !received.contains_key(sha))
-        .map(|(sha, r)| (sha.clone(), r[local_prefix.len()..].to_string()))
-        .collect();
+    let fresh: Vec<(String, String)> = branches.iter().filter(|(sha, _)| !received.contains_key(sha)).cloned().collect();
     report.duplicates += branches.len() - fresh.len();
+    for chunk in fresh.chunks(CHUNK) {
+        // Housekeeping is the owner's (or the daemon's) business, not every sync's.
+        let mut args = vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", remote];
+        args.extend(chunk.iter().map(|(sha, _)| sha.as_str()));
+        git(hub.root(), &args)?;
+    }
     let mut request = String::new();
     for (sha, tid) in &fresh {
         let _ = writeln!(request, "{sha}:{tid}.md");
@@ -174,14 +165,14 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     }
     cn_storage::write_json_atomic(&received_path, &received).map_err(io_at(&received_path))?;
 
-    // Everything fetched is now filed (or known): delete it at the peer, then here.
-    let names: Vec<String> = branches.iter().map(|(_, r)| format!("{me}/{}", &r[local_prefix.len()..])).collect();
+    // Everything listed is now filed (or known): delete it at the peer.
+    let names: Vec<String> = branches.iter().map(|(_, tid)| format!("{me}/{tid}")).collect();
     for chunk in names.chunks(CHUNK) {
         let mut args = vec!["push", "-q", remote, "--delete"];
         args.extend(chunk.iter().map(String::as_str));
         git(hub.root(), &args)?;
     }
-    delete_refs(hub, &branches.into_iter().map(|(_, r)| r).collect::<Vec<_>>())
+    Ok(())
 }
 
 /// The item a mail becomes in the inbox.
@@ -258,24 +249,45 @@ fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
         let epoch = time::OffsetDateTime::parse(&mail.created, &time::format_description::well_known::Rfc3339)
             .map(|t| t.unix_timestamp())
             .unwrap_or(0);
-        let local = format!("refs/cn/outbox/{}/{}", mail.to, mail.id);
         let subject = format!("mail {} from {me} to {}", mail.id, mail.to);
+        // Every mail is a root commit on one scratch ref; its hash comes back as a mark.
         let _ = write!(
             stream,
-            "reset {local}\ncommit {local}\nauthor {me} <{me}@cn.invalid> {epoch} +0000\ncommitter {me} <{me}@cn.invalid> {epoch} +0000\ndata {}\n{subject}\nM 100644 inline {}.md\ndata {}\n{text}\n",
+            "reset {SCRATCH}\ncommit {SCRATCH}\nmark :{}\nauthor {me} <{me}@cn.invalid> {epoch} +0000\ncommitter {me} <{me}@cn.invalid> {epoch} +0000\ndata {}\n{subject}\nM 100644 inline {}.md\ndata {}\n{text}\n",
+            outgoing.len() + 1,
             subject.len(),
             mail.id,
             text.len()
         );
-        outgoing.push((path, mail, local));
+        outgoing.push((path, mail));
     }
     if outgoing.is_empty() {
         return Ok(());
     }
-    git_input(hub.root(), &["fast-import", "--quiet", "--force"], Some(stream.as_bytes()))?;
+    let marks_path = std::env::temp_dir().join(format!("cn-marks-{}-{}", std::process::id(), crate::item::new_id()));
+    let marks_arg = format!("--export-marks={}", marks_path.display());
+    let imported = git_input(hub.root(), &["fast-import", "--quiet", "--force", &marks_arg], Some(stream.as_bytes()));
+    let marks = std::fs::read_to_string(&marks_path).map_err(io_at(&marks_path));
+    let _ = std::fs::remove_file(&marks_path);
+    imported?;
+    let marks: BTreeMap<usize, String> = marks?
+        .lines()
+        .filter_map(|l| l.strip_prefix(':')?.split_once(' '))
+        .filter_map(|(n, sha)| Some((n.parse().ok()?, sha.to_string())))
+        .collect();
+    let outgoing: Vec<(std::path::PathBuf, Mail, String)> = outgoing
+        .into_iter()
+        .enumerate()
+        .map(|(i, (p, m))| marks.get(&(i + 1)).map(|sha| (p, m, sha.clone())))
+        .collect::<Option<_>>()
+        .ok_or_else(|| AgentError::Git {
+            dir: hub.root().to_path_buf(),
+            args: "fast-import".into(),
+            stderr: "it did not report a commit for every mail".into(),
+        })?;
     for chunk in outgoing.chunks(CHUNK) {
         let specs: Vec<String> =
-            chunk.iter().map(|(_, m, local)| format!("+{local}:refs/heads/{}/{}", m.to, m.id)).collect();
+            chunk.iter().map(|(_, m, sha)| format!("+{sha}:refs/heads/{}/{}", m.to, m.id)).collect();
         let mut args = vec!["push", "-q", "origin"];
         args.extend(specs.iter().map(String::as_str));
         git(hub.root(), &args)?;
@@ -286,7 +298,7 @@ fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
             report.sent.push(mail.id.clone());
         }
     }
-    delete_refs(hub, &outgoing.into_iter().map(|(_, _, l)| l).collect::<Vec<_>>())
+    Ok(())
 }
 
 #[cfg(test)]

@@ -30,8 +30,10 @@ pub(crate) use commit::resolve as resolve_artifact;
 pub(crate) struct Ctx<'a> {
     pub hub: &'a Hub,
     pub item: &'a Item,
-    /// When the decision was made (RFC 3339); the seed of every name the op makes.
+    /// When the decision was made (RFC 3339).
     pub ts: &'a str,
+    /// The decision's unique key: the seed of every name the op makes.
+    pub key: &'a str,
 }
 
 /// Where a decided item goes.
@@ -64,7 +66,7 @@ impl Ctx<'_> {
     /// Mail from this hub with an id derived from the decision and `purpose`.
     pub fn mail(&self, to: &str, purpose: &str, body: String) -> Mail {
         Mail {
-            id: stable_id(&format!("{}:{}:{}:{}", self.hub.name(), self.item.id, self.ts, purpose)),
+            id: stable_id(&format!("{}:{}:{}:{}", self.hub.name(), self.item.id, self.key, purpose)),
             to: to.to_string(),
             from: self.hub.name().to_string(),
             thread: self.item.thread.clone(),

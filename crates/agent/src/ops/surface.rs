@@ -11,7 +11,7 @@ pub(crate) fn perform(ctx: &Ctx, desc: &str) -> Result<Effect> {
     let stamp: String = ctx.ts.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
     let path = ctx.hub.path("state/mca").join(format!("{stamp}-{}.md", slug(desc)));
     let mut doc = Doc::default();
-    doc.set("id", stable_id(&format!("{}:{}:mca", ctx.item.id, ctx.ts)));
+    doc.set("id", stable_id(&format!("{}:{}:mca", ctx.item.id, ctx.key)));
     doc.set("surfaced-by", ctx.hub.name());
     doc.set("created", ctx.ts);
     doc.set("status", "open");
