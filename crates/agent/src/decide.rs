@@ -174,7 +174,7 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, f
     std::fs::rename(hub.input(), &place_path).map_err(io_at(&hub.input()))?;
 
     let message = format!("cn out: {} {}\n\nitem {} from {}", item.id, gtd.summary(), item.id, item.from);
-    let committed = crate::git::commit_all(hub.root(), &message)?;
+    let committed = crate::git::commit_all_quick(hub.root(), &message)?;
     Ok(Decided { item, gtd, decided, place, mail: effect.mail, committed })
 }
 

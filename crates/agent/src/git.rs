@@ -74,10 +74,23 @@ pub fn has_object(dir: &Path, rev: &str) -> bool {
 /// (killed with its parent) can leave `index.lock` behind for a moment, so a busy index is
 /// retried for a bounded time.
 pub fn commit_all(dir: &Path, message: &str) -> Result<bool> {
+    commit(dir, message, true)
+}
+
+/// [`commit_all`] without git's automatic housekeeping: for the per-item path, whose latency
+/// an external agent pays on every decision (`cn sync` and the other commands keep it).
+pub fn commit_all_quick(dir: &Path, message: &str) -> Result<bool> {
+    commit(dir, message, false)
+}
+
+fn commit(dir: &Path, message: &str, housekeeping: bool) -> Result<bool> {
     let deadline = Instant::now() + Duration::from_secs(5);
+    let mut args = vec!["commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message];
+    if !housekeeping {
+        args.splice(0..0, ["-c", "maintenance.auto=false"]);
+    }
     loop {
-        let r = git(dir, &["add", "-A"])
-            .and_then(|_| git(dir, &["commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message]));
+        let r = git(dir, &["add", "-A"]).and_then(|_| git(dir, &args));
         match r {
             Ok(_) => return Ok(true),
             Err(AgentError::Git { stderr, .. }) if stderr.contains("nothing to commit") || stderr.is_empty() && clean(dir) => {
