@@ -325,3 +325,63 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        // Anything a shell can pass: quotes, newlines, leading dashes, `=`.
+        prop_oneof![".*", "--[a-z=\" \\n-]{0,12}", Just(String::new())]
+    }
+
+    fn gtd() -> impl Strategy<Value = Gtd> {
+        prop_oneof![
+            text().prop_map(|message| Gtd::Do(Op::Reply { message })),
+            (text(), text(), proptest::option::of(text()))
+                .prop_map(|(to, message, body)| Gtd::Do(Op::Send { to, message, body })),
+            text().prop_map(|reason| Gtd::Do(Op::Noop { reason })),
+            text().prop_map(|reason| Gtd::Do(Op::Ack { reason })),
+            text().prop_map(|desc| Gtd::Do(Op::Surface { desc })),
+            text().prop_map(|artifact| Gtd::Do(Op::Commit { artifact })),
+            (text(), proptest::option::of(text())).prop_map(|(reason, until)| Gtd::Defer { reason, until }),
+            text().prop_map(|to| Gtd::Delegate { to }),
+            text().prop_map(|reason| Gtd::Delete { reason }),
+        ]
+    }
+
+    proptest! {
+        /// Any value, its flags in any order, parses back to itself.
+        #[test]
+        fn every_value_round_trips(g in gtd(), seed in any::<u64>(), json in any::<bool>()) {
+            let mut words: Vec<String> = vec![g.name().to_string()];
+            if let Some(op) = g.op() {
+                words.push(op.name().to_string());
+            }
+            let mut pairs: Vec<[String; 2]> = g.fields().into_iter().map(|(k, v)| [format!("--{k}"), v.to_string()]).collect();
+            // A cheap deterministic shuffle of the flag pairs.
+            let n = pairs.len();
+            for i in 0..n {
+                pairs.swap(i, (seed as usize).wrapping_add(i * 7) % n);
+            }
+            words.extend(pairs.into_iter().flatten());
+            if json {
+                // Before, between or after the words; never between a flag and its value.
+                let at = [0, 1, words.len()][(seed % 3) as usize];
+                words.insert(at, "--json".to_string());
+            }
+            let parsed = parse_out(&words).map_err(|e| TestCaseError::fail(format!("{words:?}: {e}")))?;
+            prop_assert_eq!(parsed.gtd, g);
+            prop_assert_eq!(parsed.json, json);
+        }
+
+        /// Whatever the words, the parser answers (a value or one line), never panics.
+        #[test]
+        fn any_words_give_a_value_or_one_line(words in proptest::collection::vec(".*", 0..6)) {
+            if let Err(e) = parse_out(&words) {
+                prop_assert!(e.to_string().contains("; usage: cn out"));
+            }
+        }
+    }
+}
