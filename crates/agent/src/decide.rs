@@ -116,7 +116,17 @@ pub fn recover_locked(hub: &Hub) -> Result<()> {
     }
     let Recorded { id, gtd, decided, key, .. } = rec;
     tracing::info!(item = %id, "finishing a decision interrupted by a crash");
-    complete(hub, item, gtd, decided, key, false).map(|_| ())
+    match complete(hub, item, gtd, decided, key, false) {
+        Ok(_) => Ok(()),
+        // The hub changed since (a peer removed, …): the recorded decision can no longer be
+        // performed. Set it aside, so the item is decided afresh instead of blocking the hub.
+        Err(AgentError::Invalid(why)) => {
+            tracing::warn!(item = %id, %why, "an interrupted decision cannot be finished; it is set aside");
+            let aside = hub.path("state/output.abandoned.md");
+            std::fs::rename(hub.output(), &aside).map_err(io_at(&hub.output()))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, fresh: bool) -> Result<Decided> {
@@ -249,4 +259,49 @@ pub fn place_of(hub: &Hub, item: &Item, deferred: bool) -> PathBuf {
         hub.archived()
     };
     dir.join(format!("{}.md", item.id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::item::Cadence;
+
+    fn hub() -> (tempfile::TempDir, Hub) {
+        let dir = tempfile::tempdir().unwrap();
+        let r = crate::init(&dir.path().join("sigma"), None).unwrap();
+        let hub = Hub::open(&r.root).unwrap();
+        (dir, hub)
+    }
+
+    #[test]
+    fn a_recorded_decision_is_finished_once_and_not_replaced() {
+        let (_d, hub) = hub();
+        crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
+        let item = crate::take_next(&hub).unwrap().unwrap();
+        // As if killed right after recording the decision.
+        let gtd = Gtd::Do(Op::Ack { reason: "first".into() });
+        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1").unwrap();
+        let e = decide(&hub, &Gtd::Do(Op::Noop { reason: "second".into() })).unwrap_err();
+        assert!(matches!(e, AgentError::Empty(_)), "{e}");
+        let done = std::fs::read_to_string(hub.archived().join(format!("{}.md", item.id))).unwrap();
+        assert!(done.contains("acknowledged: first") && !done.contains("second"), "{done}");
+        // Finishing again finds nothing to do and journals nothing more.
+        recover_locked(&hub).unwrap();
+        let read = Journal::read(&hub.journal_path()).unwrap();
+        assert_eq!(read.entries.iter().filter(|e| e.kind() == "decision").count(), 1);
+    }
+
+    #[test]
+    fn a_decision_that_can_no_longer_be_finished_is_set_aside() {
+        let (_d, hub) = hub();
+        crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
+        let item = crate::take_next(&hub).unwrap().unwrap();
+        let gtd = Gtd::Do(Op::Commit { artifact: "deadbeef".into() }); // not (or no longer) an object
+        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1").unwrap();
+        recover_locked(&hub).unwrap();
+        assert!(hub.path("state/output.abandoned.md").is_file());
+        assert_eq!(crate::current(&hub).unwrap().map(|i| i.id), Some(item.id.clone()));
+        decide(&hub, &Gtd::Delete { reason: "obsolete".into() }).unwrap();
+        assert!(hub.archived().join(format!("{}.md", item.id)).is_file());
+    }
 }
