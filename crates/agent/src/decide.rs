@@ -141,10 +141,7 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, f
         if let Target::Deferred { until: Some(u) } = &effect.target {
             item.set("until", u.as_str());
         }
-        let heading = match gtd.op() {
-            Some(op) => format!("do {}", op.name()),
-            None => gtd.name().to_string(),
-        };
+        let heading = gtd.label();
         let mut content = item.content.clone();
         if !content.is_empty() && !content.ends_with("\n\n") {
             content.push_str(if content.ends_with('\n') { "\n" } else { "\n\n" });

@@ -71,6 +71,14 @@ impl Gtd {
         }
     }
 
+    /// `do reply`, `defer`, …: the gtd and, for `do`, its op.
+    pub fn label(&self) -> String {
+        match self.op() {
+            Some(op) => format!("do {}", op.name()),
+            None => self.name().to_string(),
+        }
+    }
+
     pub fn op(&self) -> Option<&Op> {
         match self {
             Gtd::Do(op) => Some(op),
@@ -142,11 +150,7 @@ impl Gtd {
     /// The command line that yields this value, values quoted so it reads back the same
     /// way in a shell: `do send --to "pi" --message "hello"`.
     pub fn to_command(&self) -> String {
-        let mut s = String::from(self.name());
-        if let Some(op) = self.op() {
-            s.push(' ');
-            s.push_str(op.name());
-        }
+        let mut s = self.label();
         for (k, v) in self.fields() {
             s.push_str(&format!(" --{k} {v:?}"));
         }
@@ -155,11 +159,7 @@ impl Gtd {
 
     /// One line for a commit message or a log: the decision with long values cut.
     pub fn summary(&self) -> String {
-        let mut s = String::from(self.name());
-        if let Some(op) = self.op() {
-            s.push(' ');
-            s.push_str(op.name());
-        }
+        let mut s = self.label();
         if let Some((_, v)) = self.fields().into_iter().find(|(k, _)| *k != "body") {
             let first = v.lines().next().unwrap_or("");
             let cut: String = first.chars().take(60).collect();

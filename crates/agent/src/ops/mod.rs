@@ -121,10 +121,7 @@ pub(crate) fn perform(ctx: &Ctx, gtd: &Gtd) -> Result<Effect> {
 }
 
 fn notice_text(ctx: &Ctx, gtd: &Gtd) -> String {
-    let mut s = format!("{} decided on your item `{}`: {}\n", ctx.hub.name(), ctx.item.id, gtd.name());
-    if let Some(op) = gtd.op() {
-        s = format!("{} decided on your item `{}`: do {}\n", ctx.hub.name(), ctx.item.id, op.name());
-    }
+    let mut s = format!("{} decided on your item `{}`: {}\n", ctx.hub.name(), ctx.item.id, gtd.label());
     for (k, v) in gtd.fields() {
         s.push_str(&format!("\n{k}: {v}\n"));
     }
