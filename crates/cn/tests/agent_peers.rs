@@ -130,3 +130,26 @@ fn an_orphan_branch_is_rejected_with_a_notice_to_its_sender() {
     assert_eq!(items[0].1, "notice");
     assert!(items[0].2.contains("b/bogus") && items[0].2.contains("no file bogus.md"), "{}", items[0].2);
 }
+
+#[test]
+fn an_unreachable_peer_does_not_stop_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a, a_bare) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    cn_ok(&b, &["peer", "add", "ghost", root.join("nowhere.git").to_str().unwrap()]);
+    cn_ok(&a, &["send", "--to", "b", "--message", "hello"]);
+    cn_ok(&a, &["sync"]);
+    let out = cn(&b, &["sync", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("peer ghost") && stderr.contains("nowhere.git"), "{stderr}");
+    let r = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(r["received"].as_array().unwrap().len(), 1, "{r}");
+    // Unknown peers are refused before anything is written.
+    let out = cn(&a, &["send", "--to", "nobody", "--message", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cn peer add nobody"));
+}
