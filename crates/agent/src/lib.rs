@@ -1,1 +1,82 @@
-//! The agent layer: the hub, cn input / cn out, threads, the GTD ops, peers over git.
+//! The agent layer ("Agent thinks. cn acts."): the hub, `cn input` / `cn out`, threads, the
+//! GTD ops, and peers over git.
+//!
+//! The agent's whole interface is two commands: `cn input` shows the current item (cn picks
+//! it: [`take_next`]), `cn out <gtd> [op]` decides it ([`parse_out`] → [`Gtd`] →
+//! [`decide`]). The executive's YAML tool calls ([`register_ops`]) build the same [`Gtd`]
+//! and take the same path. cn performs every effect: it files the item, posts mail,
+//! notifies the item's sender, journals the decision and commits the hub. `cn sync` moves
+//! mail between hubs as git branches ([`sync`]).
+//!
+//! Architecture Invariant: an item moves only by rename, so it is in exactly one place —
+//! inbox, current, deferred or decided — at every instant; a decision is recorded in
+//! `state/output.md` before any effect, and a crash is finished with that decision.
+//!
+//! Architecture Invariant: every command that changes a hub holds the hub lock.
+
+pub mod args;
+pub mod decide;
+pub mod error;
+mod git;
+pub mod gtd;
+pub mod hub;
+pub mod init;
+pub mod item;
+pub mod mail;
+mod ops;
+pub mod queue;
+pub mod sync;
+pub mod tools;
+
+pub use args::{parse_out, OutArgs, OutArgsError};
+pub use decide::{decide, decide_locked, recover_locked, validate, Decided};
+pub use error::{AgentError, Result};
+pub use gtd::{Gtd, Op};
+pub use hub::{find_hub, Hub, Peer, OWNER};
+pub use init::{init, InitReport, OPS_PROMPT};
+pub use item::{Cadence, Item};
+pub use mail::Mail;
+pub use queue::{current, enqueue, enqueue_new, enqueue_reflection, locate, lock, take_next, take_next_locked, Place};
+pub use sync::{sync, sync_locked, SyncReport};
+pub use tools::{op_tool_names, register_ops};
+
+/// `cn send`: the owner writes to a peer. The mail waits in the outbox for `cn sync`.
+pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Mail> {
+    let _lock = lock(hub)?;
+    hub.require_peer(to)?;
+    let id = item::new_id();
+    let mail = Mail {
+        to: to.to_string(),
+        from: hub.name().to_string(),
+        thread: id.clone(),
+        created: cn_storage::now_rfc3339(),
+        kind: None,
+        reply_to: None,
+        subject: body.map(|_| message.to_string()),
+        body: body.unwrap_or(message).to_string(),
+        id,
+    };
+    mail::post(hub, &mail)?;
+    let path = hub.journal_path();
+    let entry = cn_storage::Entry::new("send")
+        .with("to", to)
+        .with("thread", mail.id.as_str())
+        .with("message", message);
+    cn_storage::Journal::open(&path).and_then(|mut j| j.append(&entry)).map_err(error::io_at(&path))?;
+    git::commit_all(hub.root(), &format!("cn send: mail {} to {to}", mail.id))?;
+    Ok(mail)
+}
+
+/// `cn peer add`: record a peer (a local path is made absolute, so git finds it from
+/// anywhere).
+pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {
+    let _lock = lock(hub)?;
+    let path = std::path::Path::new(remote);
+    let remote = match path.exists().then(|| path.canonicalize()) {
+        Some(Ok(abs)) => abs.to_string_lossy().into_owned(),
+        _ => remote.to_string(),
+    };
+    hub.add_peer(name, &remote)?;
+    git::commit_all(hub.root(), &format!("cn peer add {name}"))?;
+    Ok(())
+}

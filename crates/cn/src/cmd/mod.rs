@@ -5,7 +5,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod hub;
+mod init;
+mod input;
+mod out;
 mod parse;
+mod peer;
+mod send;
+mod sync;
 
 /// Bad usage or input: reported on one line, exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -30,10 +37,29 @@ pub struct Cli {
 pub enum Command {
     /// Extract the tool calls from a model's markdown answer and print them as JSON.
     Parse(parse::Args),
+    /// Create a hub: a git repository with cn.yaml, state/ and threads/.
+    Init(init::Args),
+    /// Print the current item (taking the next from the queue when there is none).
+    Input(input::Args),
+    /// Decide the current item: cn out <do|defer|delegate|delete> [op] [flags].
+    Out(out::Args),
+    /// Mail a peer (sent by the next `cn sync`).
+    Send(send::Args),
+    /// Exchange mail with peers over git.
+    Sync(sync::Args),
+    /// Manage peers.
+    #[command(subcommand)]
+    Peer(peer::Command),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Parse(args) => parse::run(args),
+        Command::Init(args) => init::run(cli.hub.as_deref(), args),
+        Command::Input(args) => input::run(cli.hub.as_deref(), args),
+        Command::Out(args) => out::run(cli.hub.as_deref(), args),
+        Command::Send(args) => send::run(cli.hub.as_deref(), args),
+        Command::Sync(args) => sync::run(cli.hub.as_deref(), args),
+        Command::Peer(cmd) => peer::run(cli.hub.as_deref(), cmd),
     }
 }

@@ -1,0 +1,304 @@
+//! Deciding the current item: the one code path behind `cn out` and the executive's op tools.
+//!
+//! Under the hub lock:
+//! 1. check the decision against the hub (a known peer, a real git object, a valid time);
+//! 2. record it in `state/output.md` (`id`, `decided`, then the flat decision);
+//! 3. perform the op (mail, an MCA …), with names derived from the record;
+//! 4. append the note to the item and mark it `decided` in `state/input.md`;
+//! 5. journal a `decision` entry;
+//! 6. rename `state/input.md` to where the item now belongs;
+//! 7. commit the hub.
+//!
+//! Invariant: a crash anywhere leaves a state [`recover_locked`] completes — with the
+//! *recorded* decision, never a second one — before any command goes on. The item is in one
+//! place throughout, since its only move is a rename.
+
+use std::path::{Path, PathBuf};
+
+use cn_storage::{Doc, Entry, Journal};
+use serde_json::Value;
+
+use crate::error::{format_at, io_at, AgentError, Result};
+use crate::gtd::{Gtd, Op};
+use crate::hub::Hub;
+use crate::item::Item;
+use crate::ops::{self, Ctx, Target};
+use crate::queue::lock;
+
+/// What became of a decided item.
+#[derive(Debug, Clone)]
+pub struct Decided {
+    pub item: Item,
+    pub gtd: Gtd,
+    /// When it was decided (RFC 3339).
+    pub decided: String,
+    /// Where the item went, relative to the hub.
+    pub place: String,
+    /// Mail posted to the outbox (sent by the next `cn sync`).
+    pub mail: Vec<String>,
+    /// Whether a commit was made.
+    pub committed: bool,
+}
+
+impl Decided {
+    /// The flat decision object plus `id`, `place` and `mail`.
+    pub fn to_json(&self) -> serde_json::Map<String, Value> {
+        let mut m = self.gtd.to_json();
+        m.insert("id".into(), self.item.id.as_str().into());
+        m.insert("place".into(), self.place.as_str().into());
+        if !self.mail.is_empty() {
+            m.insert("mail".into(), self.mail.clone().into());
+        }
+        m
+    }
+}
+
+/// Check `gtd` against the hub without changing anything; returns it normalized (an
+/// `until` written as a date becomes midnight UTC).
+pub fn validate(hub: &Hub, gtd: &Gtd) -> Result<Gtd> {
+    let mut gtd = gtd.clone();
+    match &mut gtd {
+        Gtd::Do(Op::Send { to, .. }) | Gtd::Delegate { to } => {
+            hub.require_peer(to)?;
+        }
+        Gtd::Do(Op::Commit { artifact }) => {
+            ops::resolve_artifact(hub, artifact)?;
+        }
+        Gtd::Defer { until: Some(until), .. } => *until = parse_until(until)?,
+        _ => {}
+    }
+    Ok(gtd)
+}
+
+fn parse_until(s: &str) -> Result<String> {
+    use time::format_description::well_known::Rfc3339;
+    if let Ok(t) = time::OffsetDateTime::parse(s, &Rfc3339) {
+        return Ok(cn_storage::rfc3339(t));
+    }
+    let date = time::macros::format_description!("[year]-[month]-[day]");
+    if let Ok(d) = time::Date::parse(s, &date) {
+        return Ok(cn_storage::rfc3339(d.midnight().assume_utc()));
+    }
+    Err(AgentError::Invalid(format!(
+        "--until `{s}` is not a time; give RFC 3339 (2026-01-07T10:00:00Z) or a date (2026-01-07)"
+    )))
+}
+
+/// Decide the current item: take the hub lock, then [`decide_locked`].
+pub fn decide(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
+    let _lock = lock(hub)?;
+    decide_locked(hub, gtd)
+}
+
+/// Decide the current item for a caller already holding the hub lock (the daemon).
+pub fn decide_locked(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
+    recover_locked(hub)?;
+    let Some(item) = Item::read_opt(&hub.input())? else {
+        return Err(AgentError::Empty(
+            "there is no current item to decide; `cn input` takes the next one from the queue".into(),
+        ));
+    };
+    let gtd = validate(hub, gtd)?;
+    let decided = cn_storage::now_rfc3339();
+    // Unique per decision (timestamps are per second; an item can come back within one).
+    let key = crate::item::new_id();
+    write_output(hub, &item, &gtd, &decided, &key)?;
+    complete(hub, item, gtd, decided, key, true)
+}
+
+/// Finish a decision a crash interrupted: when `state/output.md` records a decision on the
+/// current item, perform it (again — every step is idempotent) and file the item.
+pub fn recover_locked(hub: &Hub) -> Result<()> {
+    let Some(item) = Item::read_opt(&hub.input())? else { return Ok(()) };
+    let Some(rec) = read_output(hub)? else { return Ok(()) };
+    if rec.id != item.id || rec.turn.as_deref() != item.doc.get_str("turn") {
+        return Ok(());
+    }
+    let Recorded { id, gtd, decided, key, .. } = rec;
+    tracing::info!(item = %id, "finishing a decision interrupted by a crash");
+    match complete(hub, item, gtd, decided, key, false) {
+        Ok(_) => Ok(()),
+        // The hub changed since (a peer removed, …): the recorded decision can no longer be
+        // performed. Set it aside, so the item is decided afresh instead of blocking the hub.
+        Err(AgentError::Invalid(why)) => {
+            tracing::warn!(item = %id, %why, "an interrupted decision cannot be finished; it is set aside");
+            let aside = hub.path("state/output.abandoned.md");
+            std::fs::rename(hub.output(), &aside).map_err(io_at(&hub.output()))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, fresh: bool) -> Result<Decided> {
+    let ctx = Ctx { hub, item: &item, ts: &decided, key: &key };
+    let effect = ops::perform(&ctx, &gtd)?;
+
+    // Mark and annotate the item once (a repeat finds the mark and leaves it alone).
+    if item.doc.get_str("decision-key") != Some(key.as_str()) {
+        item.set("decided", decided.as_str());
+        item.set("decision-key", key.as_str());
+        item.set("decision", gtd.summary());
+        if let Target::Deferred { until: Some(u) } = &effect.target {
+            item.set("until", u.as_str());
+        }
+        let heading = gtd.label();
+        let mut content = item.content.clone();
+        if !content.is_empty() && !content.ends_with("\n\n") {
+            content.push_str(if content.ends_with('\n') { "\n" } else { "\n\n" });
+        }
+        content.push_str(&format!("## {heading} — {} ({decided})\n\n{}\n", hub.name(), effect.note.trim_end()));
+        item.content = content;
+        item.write(&hub.input())?;
+    }
+
+    let place_path = place_of(hub, &item, matches!(effect.target, Target::Deferred { .. }));
+    let place = place_path.strip_prefix(hub.root()).unwrap_or(&place_path).to_string_lossy().into_owned();
+
+    let journal_path = hub.journal_path();
+    if fresh || !journaled(&journal_path, &key)? {
+        let mut entry = Entry::new("decision")
+            .with("item", item.id.as_str())
+            .with("from", item.from.as_str())
+            .with("cadence", item.cadence.as_str())
+            .with("decided", decided.as_str())
+            .with("key", key.as_str());
+        for (k, v) in gtd.to_json() {
+            // The body is the mail's full text; the journal keeps the summary.
+            if k != "body" {
+                entry = entry.with(&k, v);
+            }
+        }
+        entry = entry.with("place", place.as_str()).with("mail", effect.mail.clone());
+        for (k, v) in effect.facts {
+            entry = entry.with(&k, v);
+        }
+        Journal::open(&journal_path).and_then(|mut j| j.append(&entry)).map_err(io_at(&journal_path))?;
+    }
+
+    if let Some(dir) = place_path.parent() {
+        std::fs::create_dir_all(dir).map_err(io_at(dir))?;
+    }
+    std::fs::rename(hub.input(), &place_path).map_err(io_at(&hub.input()))?;
+
+    let message = format!("cn out: {} {}\n\nitem {} from {}", item.id, gtd.summary(), item.id, item.from);
+    let committed = crate::git::commit_all_quick(hub.root(), &message)?;
+    Ok(Decided { item, gtd, decided, place, mail: effect.mail, committed })
+}
+
+fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str, key: &str) -> Result<()> {
+    let mut doc = Doc::default();
+    doc.set("id", item.id.as_str());
+    if let Some(turn) = item.doc.get_str("turn") {
+        doc.set("turn", turn);
+    }
+    doc.set("decided", decided);
+    doc.set("key", key);
+    for (k, v) in gtd.to_json() {
+        if let Value::String(s) = v {
+            doc.set(&k, s);
+        }
+    }
+    doc.body = format!("cn out {}\n", gtd.to_command());
+    let path = hub.output();
+    cn_storage::write_atomic(&path, doc.render().as_bytes()).map_err(io_at(&path))
+}
+
+/// A decision as `state/output.md` records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub id: String,
+    /// The turn of the item it was made on (see [`crate::queue::take_next`]).
+    pub turn: Option<String>,
+    pub gtd: Gtd,
+    pub decided: String,
+    /// Unique to this decision; every effect's name derives from it.
+    pub key: String,
+}
+
+/// The decision `state/output.md` records, if any.
+pub fn read_output(hub: &Hub) -> Result<Option<Recorded>> {
+    let path = hub.output();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_at(&path)(e)),
+    };
+    let doc = Doc::parse(&text).map_err(|e| format_at(&path, e))?;
+    let json: serde_json::Map<String, Value> = doc
+        .front
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str()?.to_string(), Value::String(v.as_str()?.to_string()))))
+        .collect();
+    let (Some(id), Some(decided), Some(key), Some(gtd)) =
+        (doc.get_str("id"), doc.get_str("decided"), doc.get_str("key"), Gtd::from_json(&json))
+    else {
+        return Err(format_at(&path, "not a recorded decision (needs `id`, `decided`, `key`, `gtd` and its fields)"));
+    };
+    let turn = doc.get_str("turn").map(str::to_string);
+    Ok(Some(Recorded { id: id.to_string(), turn, gtd, decided: decided.to_string(), key: key.to_string() }))
+}
+
+fn journaled(path: &Path, key: &str) -> Result<bool> {
+    let read = Journal::read(path).map_err(io_at(path))?;
+    Ok(read.entries.iter().rev().any(|e| {
+        e.kind() == "decision" && e.0.get("key").and_then(Value::as_str) == Some(key)
+    }))
+}
+
+/// Where a decided item goes: `threads/deferred/`, `threads/reflections/<cadence>/` for a
+/// reflection, else `threads/archived/`.
+pub fn place_of(hub: &Hub, item: &Item, deferred: bool) -> PathBuf {
+    let dir = if deferred {
+        hub.deferred()
+    } else if item.cadence.is_reflection() {
+        hub.reflections(item.cadence.as_str())
+    } else {
+        hub.archived()
+    };
+    dir.join(format!("{}.md", item.id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::item::Cadence;
+
+    fn hub() -> (tempfile::TempDir, Hub) {
+        let dir = tempfile::tempdir().unwrap();
+        let r = crate::init(&dir.path().join("sigma"), None).unwrap();
+        let hub = Hub::open(&r.root).unwrap();
+        (dir, hub)
+    }
+
+    #[test]
+    fn a_recorded_decision_is_finished_once_and_not_replaced() {
+        let (_d, hub) = hub();
+        crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
+        let item = crate::take_next(&hub).unwrap().unwrap();
+        // As if killed right after recording the decision.
+        let gtd = Gtd::Do(Op::Ack { reason: "first".into() });
+        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1").unwrap();
+        let e = decide(&hub, &Gtd::Do(Op::Noop { reason: "second".into() })).unwrap_err();
+        assert!(matches!(e, AgentError::Empty(_)), "{e}");
+        let done = std::fs::read_to_string(hub.archived().join(format!("{}.md", item.id))).unwrap();
+        assert!(done.contains("acknowledged: first") && !done.contains("second"), "{done}");
+        // Finishing again finds nothing to do and journals nothing more.
+        recover_locked(&hub).unwrap();
+        let read = Journal::read(&hub.journal_path()).unwrap();
+        assert_eq!(read.entries.iter().filter(|e| e.kind() == "decision").count(), 1);
+    }
+
+    #[test]
+    fn a_decision_that_can_no_longer_be_finished_is_set_aside() {
+        let (_d, hub) = hub();
+        crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
+        let item = crate::take_next(&hub).unwrap().unwrap();
+        let gtd = Gtd::Do(Op::Commit { artifact: "deadbeef".into() }); // not (or no longer) an object
+        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1").unwrap();
+        recover_locked(&hub).unwrap();
+        assert!(hub.path("state/output.abandoned.md").is_file());
+        assert_eq!(crate::current(&hub).unwrap().map(|i| i.id), Some(item.id.clone()));
+        decide(&hub, &Gtd::Delete { reason: "obsolete".into() }).unwrap();
+        assert!(hub.archived().join(format!("{}.md", item.id)).is_file());
+    }
+}

@@ -1,0 +1,39 @@
+//! The agent layer's errors. Each says what was wrong, where, and what to do; the binary maps
+//! [`AgentError::Invalid`] to a usage error (exit 2) and [`AgentError::Empty`] to exit 3.
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// No hub where one was looked for.
+    #[error("{0}")]
+    NoHub(String),
+    /// A decision or command that cannot be performed as given (unknown peer, bad hash, …).
+    #[error("{0}")]
+    Invalid(String),
+    /// Nothing to do: an empty queue, or no current item to decide.
+    #[error("{0}")]
+    Empty(String),
+    /// A file that cannot be read as what it should be.
+    #[error("{path}: {message}")]
+    Format { path: PathBuf, message: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    /// A git command failed; `stderr` is git's own explanation.
+    #[error("git {args} (in {dir}) failed: {stderr}")]
+    Git { dir: PathBuf, args: String, stderr: String },
+    /// Another command holds the hub.
+    #[error("{0}")]
+    Busy(String),
+}
+
+pub type Result<T, E = AgentError> = std::result::Result<T, E>;
+
+/// Attach the path to an I/O error.
+pub(crate) fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> AgentError + '_ {
+    move |source| AgentError::Io { path: path.to_path_buf(), source }
+}
+
+pub(crate) fn format_at(path: &Path, message: impl std::fmt::Display) -> AgentError {
+    AgentError::Format { path: path.to_path_buf(), message: message.to_string() }
+}

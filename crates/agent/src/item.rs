@@ -1,0 +1,217 @@
+//! An item: one piece of work for the agent — a markdown file with YAML frontmatter
+//! (`id`, `from`, `cadence`, `queued`, then what this layer needs: `thread`, `reply-to`,
+//! `kind`, and once decided `decided` and the decision). The same file moves, by rename,
+//! from `threads/inbox/` to `state/input.md` to where its decision puts it, so an item is in
+//! exactly one place at every instant.
+
+use std::path::Path;
+
+use cn_storage::Doc;
+use serde::{Deserialize, Serialize};
+use serde_yaml_ng::Value;
+
+use crate::error::{format_at, io_at, Result};
+
+/// How often an item recurs; `inbox` for mail and one-off work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Cadence {
+    #[default]
+    Inbox,
+    Daily,
+    Weekly,
+    Monthly,
+    Quarterly,
+    Yearly,
+    Adhoc,
+}
+
+impl Cadence {
+    pub const ALL: [Cadence; 7] =
+        [Cadence::Inbox, Cadence::Daily, Cadence::Weekly, Cadence::Monthly, Cadence::Quarterly, Cadence::Yearly, Cadence::Adhoc];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cadence::Inbox => "inbox",
+            Cadence::Daily => "daily",
+            Cadence::Weekly => "weekly",
+            Cadence::Monthly => "monthly",
+            Cadence::Quarterly => "quarterly",
+            Cadence::Yearly => "yearly",
+            Cadence::Adhoc => "adhoc",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Cadence> {
+        Cadence::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// A reflection cadence: its outcomes go to `threads/reflections/<cadence>/`.
+    pub fn is_reflection(self) -> bool {
+        !matches!(self, Cadence::Inbox | Cadence::Adhoc)
+    }
+}
+
+/// What `kind` a notice has: cn's own report on a decision. Deciding a notice never sends a
+/// notice back, so two agents cannot notify each other forever.
+pub const NOTICE: &str = "notice";
+
+/// An item as this layer reads it; other frontmatter keys are kept in `doc`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    pub id: String,
+    pub from: String,
+    pub cadence: Cadence,
+    /// When it entered the queue (RFC 3339).
+    pub queued: String,
+    /// The conversation it belongs to (its own id when it starts one).
+    pub thread: String,
+    /// Who should hear what became of it, when not `from` (set when a peer delegates).
+    pub reply_to: Option<String>,
+    /// `notice` for cn's reports on decisions.
+    pub kind: Option<String>,
+    pub content: String,
+    /// The whole document, other keys included.
+    pub doc: Doc,
+}
+
+impl Item {
+    /// A new item; `thread` defaults to its id.
+    pub fn new(id: &str, from: &str, cadence: Cadence, content: &str) -> Item {
+        let mut doc = Doc::default();
+        doc.set("id", id);
+        doc.set("from", from);
+        doc.set("cadence", cadence.as_str());
+        doc.set("queued", cn_storage::now_rfc3339());
+        doc.set("thread", id);
+        doc.body = ensure_newline(content);
+        // Infallible: every required key was just set.
+        Item::from_doc(doc).unwrap_or_else(|_| unreachable!("a new item has every key"))
+    }
+
+    pub fn from_doc(doc: Doc) -> std::result::Result<Item, String> {
+        let req = |k: &str| doc.get_str(k).map(str::to_string).ok_or_else(|| format!("frontmatter has no `{k}`"));
+        let id = req("id")?;
+        if !crate::hub::valid_name(&id) {
+            return Err(format!("frontmatter `id` {id:?} is not a plain name"));
+        }
+        let cadence_s = doc.get_str("cadence").unwrap_or("inbox");
+        let cadence = Cadence::parse(cadence_s).ok_or_else(|| {
+            format!("frontmatter `cadence` is {cadence_s:?}; expected inbox, daily, weekly, monthly, quarterly, yearly or adhoc")
+        })?;
+        Ok(Item {
+            from: req("from")?,
+            cadence,
+            queued: doc.get_str("queued").unwrap_or("").to_string(),
+            thread: doc.get_str("thread").unwrap_or(&id).to_string(),
+            reply_to: doc.get_str("reply-to").map(str::to_string),
+            kind: doc.get_str("kind").map(str::to_string),
+            content: doc.body.clone(),
+            id,
+            doc,
+        })
+    }
+
+    pub fn parse(text: &str) -> std::result::Result<Item, String> {
+        Item::from_doc(Doc::parse(text).map_err(|e| e.to_string())?)
+    }
+
+    /// Read an item file; errors name the file.
+    pub fn read(path: &Path) -> Result<Item> {
+        let text = std::fs::read_to_string(path).map_err(io_at(path))?;
+        Item::parse(&text).map_err(|e| format_at(path, e))
+    }
+
+    /// Read if it exists.
+    pub fn read_opt(path: &Path) -> Result<Option<Item>> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Item::parse(&text).map(Some).map_err(|e| format_at(path, e)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_at(path)(e)),
+        }
+    }
+
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) {
+        self.doc.set(key, value);
+    }
+
+    pub fn render(&self) -> String {
+        let mut doc = self.doc.clone();
+        doc.body = self.content.clone();
+        doc.render()
+    }
+
+    /// Write it atomically.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        cn_storage::write_atomic(path, self.render().as_bytes()).map_err(io_at(path))
+    }
+
+    pub fn is_notice(&self) -> bool {
+        self.kind.as_deref() == Some(NOTICE)
+    }
+
+    /// The `{"id","from","content","cadence"}` object of `cn input --json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({"id": self.id, "from": self.from, "content": self.content, "cadence": self.cadence.as_str()})
+    }
+}
+
+pub(crate) fn ensure_newline(s: &str) -> String {
+    if s.is_empty() || s.ends_with('\n') {
+        s.to_string()
+    } else {
+        format!("{s}\n")
+    }
+}
+
+/// A fresh id: 12 hex digits from the clock, the process and a counter.
+pub fn new_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let seed = format!("{nanos}:{}:{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
+    stable_id(&seed)
+}
+
+/// A 12-hex-digit id derived from `seed` (FNV-1a, stable across builds), so an effect
+/// repeated after a crash names the same file and the same mail.
+pub fn stable_id(seed: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in seed.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{:012x}", h & 0xffff_ffff_ffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documents_input_item_reads_and_prints_as_json() {
+        let text = "---\nid: abc123\nfrom: pi\ncadence: inbox\nqueued: 2026-01-06T15:00:00Z\n---\n\nPlease review\n";
+        let item = Item::parse(text).unwrap();
+        assert_eq!((item.id.as_str(), item.from.as_str(), item.cadence), ("abc123", "pi", Cadence::Inbox));
+        assert_eq!(item.thread, "abc123");
+        assert_eq!(item.render(), text);
+        assert_eq!(
+            item.to_json(),
+            serde_json::json!({"id": "abc123", "from": "pi", "content": "Please review\n", "cadence": "inbox"})
+        );
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        assert!(Item::parse("---\nfrom: pi\n---\nx").unwrap_err().contains("`id`"));
+        assert!(Item::parse("---\nid: a\nfrom: pi\ncadence: hourly\n---\nx").unwrap_err().contains("hourly"));
+        assert!(Item::parse("---\nid: ../x\nfrom: pi\n---\nx").unwrap_err().contains("id"));
+    }
+
+    #[test]
+    fn ids_are_fresh_and_stable_ids_are_stable() {
+        assert_ne!(new_id(), new_id());
+        assert_eq!(stable_id("a"), stable_id("a"));
+        assert_eq!(stable_id("a").len(), 12);
+    }
+}

@@ -1,0 +1,240 @@
+//! The item queue: `threads/inbox/` in, `state/input.md` the current item. cn, not the
+//! agent, chooses the order:
+//!
+//! 1. the owner's items (`from: owner`) before anyone else's;
+//! 2. then the oldest `queued` first;
+//! 3. then by id, so the order is total and repeatable.
+//!
+//! Deferred items whose `until` has passed go back to the inbox before each choice.
+//!
+//! Invariant: every move is one `rename` within the hub, so an item is in exactly one place
+//! (inbox, current, deferred, or decided) at every instant, whatever is killed when.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cn_storage::HubLock;
+use tracing::warn;
+
+use crate::error::{io_at, AgentError, Result};
+use crate::hub::{Hub, OWNER};
+use crate::item::{new_id, Cadence, Item};
+
+/// Where an item is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    Inbox(PathBuf),
+    Current,
+    Deferred(PathBuf),
+    /// Archived, or a reflection's outcome.
+    Decided(PathBuf),
+}
+
+/// How long a command waits for another to release the hub (`CN_LOCK_TIMEOUT_MS` overrides).
+pub fn lock_timeout() -> Duration {
+    std::env::var("CN_LOCK_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(Duration::from_secs(30))
+}
+
+/// Hold the hub: commands that change it are serialized by this lock.
+pub fn lock(hub: &Hub) -> Result<HubLock> {
+    HubLock::acquire(hub.root(), lock_timeout()).map_err(|e| match e.kind() {
+        std::io::ErrorKind::WouldBlock => AgentError::Busy(e.to_string()),
+        _ => io_at(&hub.root().join(".cn.lock"))(e),
+    })
+}
+
+/// Put an item in the inbox. Refuses an id the hub already holds anywhere.
+pub fn enqueue(hub: &Hub, item: &Item) -> Result<PathBuf> {
+    if let Some(place) = locate(hub, &item.id)? {
+        return Err(AgentError::Invalid(format!("item `{}` is already in the hub ({place:?})", item.id)));
+    }
+    let path = hub.inbox().join(format!("{}.md", item.id));
+    item.write(&path)?;
+    Ok(path)
+}
+
+/// Queue a new item from `from` with `content`; returns it.
+pub fn enqueue_new(hub: &Hub, from: &str, cadence: Cadence, content: &str) -> Result<Item> {
+    let item = Item::new(&new_id(), from, cadence, content);
+    enqueue(hub, &item)?;
+    Ok(item)
+}
+
+/// Queue a reflection for `cadence` (the schedule calls this): an item from the agent itself
+/// whose outcome, once decided, goes to `threads/reflections/<cadence>/`.
+pub fn enqueue_reflection(hub: &Hub, cadence: Cadence, prompt: &str) -> Result<Item> {
+    let item = Item::new(&new_id(), hub.name(), cadence, prompt);
+    enqueue(hub, &item)?;
+    Ok(item)
+}
+
+/// The current item, if there is one (no lock: `state/input.md` is replaced atomically).
+pub fn current(hub: &Hub) -> Result<Option<Item>> {
+    Item::read_opt(&hub.input())
+}
+
+/// The current item, or else take the next from the queue; `None` when the queue is empty.
+/// Finishes a decision a crash interrupted first.
+pub fn take_next(hub: &Hub) -> Result<Option<Item>> {
+    let _lock = lock(hub)?;
+    take_next_locked(hub)
+}
+
+/// [`take_next`] for a caller that already holds the hub lock.
+pub fn take_next_locked(hub: &Hub) -> Result<Option<Item>> {
+    crate::decide::recover_locked(hub)?;
+    if let Some(item) = current(hub)? {
+        return Ok(Some(item));
+    }
+    release_due(hub)?;
+    let Some((_, path)) = pending(hub)?.into_iter().next() else {
+        return Ok(None);
+    };
+    // A fresh `turn` marks this taking: a decision recorded for an earlier turn of the same
+    // item (one deferred and back) is never mistaken for a pending one.
+    let mut item = Item::read(&path)?;
+    item.set("turn", new_id());
+    item.write(&path)?;
+    let input = hub.input();
+    if let Some(dir) = input.parent() {
+        std::fs::create_dir_all(dir).map_err(io_at(dir))?;
+    }
+    std::fs::rename(&path, &input).map_err(io_at(&path))?;
+    current(hub)
+}
+
+/// The inbox in processing order.
+pub fn pending(hub: &Hub) -> Result<Vec<(Item, PathBuf)>> {
+    let mut items: Vec<(Item, PathBuf)> = md_files(&hub.inbox())?
+        .into_iter()
+        .filter_map(|p| match Item::read(&p) {
+            Ok(item) => Some((item, p)),
+            Err(e) => {
+                // A malformed file is left where it is for a person to fix; it must not
+                // block the queue.
+                warn!("skipping {}: {e}", p.display());
+                None
+            }
+        })
+        .collect();
+    items.sort_by(|(a, _), (b, _)| {
+        (a.from != OWNER, &a.queued, &a.id).cmp(&(b.from != OWNER, &b.queued, &b.id))
+    });
+    Ok(items)
+}
+
+/// Move deferred items whose `until` has passed back to the inbox.
+fn release_due(hub: &Hub) -> Result<()> {
+    let now = time::OffsetDateTime::now_utc();
+    for path in md_files(&hub.deferred())? {
+        let Ok(item) = Item::read(&path) else { continue };
+        let due = item
+            .doc
+            .get_str("until")
+            .and_then(|u| time::OffsetDateTime::parse(u, &time::format_description::well_known::Rfc3339).ok())
+            .is_some_and(|u| u <= now);
+        if due {
+            let to = hub.inbox().join(format!("{}.md", item.id));
+            std::fs::create_dir_all(hub.inbox()).map_err(io_at(&hub.inbox()))?;
+            std::fs::rename(&path, &to).map_err(io_at(&path))?;
+        }
+    }
+    Ok(())
+}
+
+/// Where the item `id` is, if the hub holds it.
+pub fn locate(hub: &Hub, id: &str) -> Result<Option<Place>> {
+    let name = format!("{id}.md");
+    let inbox = hub.inbox().join(&name);
+    if inbox.is_file() {
+        return Ok(Some(Place::Inbox(inbox)));
+    }
+    if current(hub).ok().flatten().is_some_and(|i| i.id == id) {
+        return Ok(Some(Place::Current));
+    }
+    let deferred = hub.deferred().join(&name);
+    if deferred.is_file() {
+        return Ok(Some(Place::Deferred(deferred)));
+    }
+    let archived = hub.archived().join(&name);
+    if archived.is_file() {
+        return Ok(Some(Place::Decided(archived)));
+    }
+    for c in Cadence::ALL.into_iter().filter(|c| c.is_reflection()) {
+        let p = hub.reflections(c.as_str()).join(&name);
+        if p.is_file() {
+            return Ok(Some(Place::Decided(p)));
+        }
+    }
+    Ok(None)
+}
+
+/// The `*.md` files of a directory (none when it does not exist), sorted.
+pub(crate) fn md_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_at(dir)(e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(io_at(dir))?.path();
+        // Temp files of an interrupted atomic write start with a dot.
+        let visible = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| !n.starts_with('.'));
+        if visible && path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn hub() -> (tempfile::TempDir, Hub) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("cn.yaml"), "name: sigma\n").unwrap();
+        let hub = Hub::open(dir.path()).unwrap();
+        (dir, hub)
+    }
+
+    fn item(id: &str, from: &str, queued: &str) -> Item {
+        let mut i = Item::new(id, from, Cadence::Inbox, "x");
+        i.set("queued", queued);
+        Item::from_doc(i.doc).unwrap()
+    }
+
+    #[test]
+    fn owner_first_then_oldest_then_id() {
+        let (_d, hub) = hub();
+        enqueue(&hub, &item("b", "pi", "2026-01-01T00:00:00Z")).unwrap();
+        enqueue(&hub, &item("a", "pi", "2026-01-01T00:00:00Z")).unwrap();
+        enqueue(&hub, &item("old", "pi", "2025-01-01T00:00:00Z")).unwrap();
+        enqueue(&hub, &item("own", OWNER, "2026-02-01T00:00:00Z")).unwrap();
+        let order: Vec<String> = pending(&hub).unwrap().into_iter().map(|(i, _)| i.id).collect();
+        assert_eq!(order, ["own", "old", "a", "b"]);
+        assert!(enqueue(&hub, &item("a", "pi", "2026-01-01T00:00:00Z")).is_err(), "an id is queued once");
+
+        let first = take_next(&hub).unwrap().unwrap();
+        assert_eq!(first.id, "own");
+        assert_eq!(locate(&hub, "own").unwrap(), Some(Place::Current));
+        // The current item stays current until it is decided.
+        assert_eq!(take_next(&hub).unwrap().unwrap().id, "own");
+        assert_eq!(pending(&hub).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn empty_queue_is_none_and_reflections_carry_their_cadence() {
+        let (_d, hub) = hub();
+        assert!(take_next(&hub).unwrap().is_none());
+        let r = enqueue_reflection(&hub, Cadence::Weekly, "What did I learn this week?").unwrap();
+        let cur = take_next(&hub).unwrap().unwrap();
+        assert_eq!((cur.id, cur.cadence, cur.from), (r.id, Cadence::Weekly, "sigma".to_string()));
+    }
+}

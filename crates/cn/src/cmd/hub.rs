@@ -1,0 +1,34 @@
+//! What every hub command shares: finding the hub, and turning the agent layer's errors into
+//! the binary's exit codes (2 bad input, 3 nothing to do, 1 anything else).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use cn_agent::{AgentError, Hub};
+
+use super::UsageError;
+
+/// Open the hub named by `--hub`/`$CN_HUB`, or the nearest one upwards.
+pub fn open(hub: Option<&Path>) -> anyhow::Result<Hub> {
+    Hub::find(hub).map_err(report_err)
+}
+
+/// An agent-layer error as the binary reports it.
+pub fn report_err(e: AgentError) -> anyhow::Error {
+    match e {
+        AgentError::Invalid(m) => UsageError(m).into(),
+        e => e.into(),
+    }
+}
+
+/// `Empty` is not a failure: say so on stderr and exit 3.
+pub fn finish<T>(r: Result<T, AgentError>, ok: impl FnOnce(T) -> anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
+    match r {
+        Ok(v) => ok(v),
+        Err(AgentError::Empty(m)) => {
+            eprintln!("cn: {m}");
+            Ok(ExitCode::from(3))
+        }
+        Err(e) => Err(report_err(e)),
+    }
+}

@@ -1,0 +1,47 @@
+//! `cn out <gtd> [op] [flags] [--dry-run] [--json]` — decide the current item. The words are
+//! parsed by `cn_agent::parse_out` (the document's grammar, exactly); bad input is one line
+//! on stderr naming the problem and the accepted form, exit 2, and nothing written.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+#[command(disable_help_flag = true)]
+pub struct Args {
+    /// <do|defer|delegate|delete> [reply|send|noop|ack|surface|commit] [--message M]
+    /// [--to PEER] [--body B] [--reason R] [--desc D] [--artifact HASH] [--until TIME]
+    /// [--dry-run] [--json]
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0.., value_name = "WORDS")]
+    pub words: Vec<String>,
+}
+
+pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
+    if matches!(args.words.as_slice(), [h] if h == "--help" || h == "-h") {
+        print!("{}", cn_agent::args::GRAMMAR);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let parsed = cn_agent::parse_out(&args.words).map_err(|e| UsageError(format!("cn out: {e}")))?;
+    let hub = super::hub::open(hub)?;
+    if parsed.dry_run {
+        let gtd = cn_agent::validate(&hub, &parsed.gtd).map_err(super::hub::report_err)?;
+        if parsed.json {
+            println!("{}", serde_json::to_string(&gtd.to_json())?);
+        } else {
+            println!("ok (dry run): cn out {}", gtd.to_command());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    super::hub::finish(cn_agent::decide(&hub, &parsed.gtd), |d| {
+        if parsed.json {
+            println!("{}", serde_json::to_string(&d.to_json())?);
+        } else {
+            println!("{}: {} → {}", d.item.id, d.gtd.summary(), d.place);
+            if !d.mail.is_empty() {
+                println!("mail queued for `cn sync`: {}", d.mail.join(", "));
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}

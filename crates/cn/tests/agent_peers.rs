@@ -1,0 +1,155 @@
+//! Peers over git, end to end: three hubs with bare repositories on disk as their remotes.
+//! a sends to b, b delegates to c, c replies, a is notified; mail is never delivered twice
+//! and an orphan branch is rejected with a notice to its sender.
+
+mod agent_common;
+
+use std::path::Path;
+
+use agent_common::*;
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("{e}: {s}"))
+}
+
+fn branches(bare: &Path) -> Vec<String> {
+    git(bare, &["for-each-ref", "--format=%(refname:short)", "refs/heads/"]).lines().map(str::to_string).collect()
+}
+
+fn inbox_items(hub: &Path) -> Vec<(String, String, String)> {
+    md_names(&hub.join("threads/inbox"))
+        .into_iter()
+        .map(|n| {
+            let p = hub.join("threads/inbox").join(&n);
+            let text = std::fs::read_to_string(&p).unwrap();
+            (front(&p, "from").unwrap(), front(&p, "kind").unwrap_or_default(), text)
+        })
+        .collect()
+}
+
+#[test]
+fn a_sends_b_delegates_c_replies_a_is_notified() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a, a_bare) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    let (c, c_bare) = hub_with_origin(root, "c");
+    for (hub, peers) in [(&a, [("b", &b_bare), ("c", &c_bare)]), (&b, [("a", &a_bare), ("c", &c_bare)]), (&c, [("a", &a_bare), ("b", &b_bare)])] {
+        for (name, bare) in peers {
+            cn_ok(hub, &["peer", "add", name, bare.to_str().unwrap()]);
+        }
+    }
+    assert!(cn_ok(&a, &["peer", "list"]).contains("b\t"));
+
+    // a → b
+    cn_ok(&a, &["send", "--to", "b", "--message", "Please review", "--body", "Please review PR #42"]);
+    let r = json(&cn_ok(&a, &["sync", "--json"]));
+    assert_eq!(r["sent"].as_array().unwrap().len(), 1);
+    let thread = r["sent"][0].as_str().unwrap().to_string();
+    assert_eq!(branches(&a_bare), [format!("b/{thread}")]);
+    assert_eq!(md_names(&a.join("threads/mail/sent")), [format!("{thread}.md")]);
+
+    let r = json(&cn_ok(&b, &["sync", "--json"]));
+    assert_eq!(r["received"], serde_json::json!([thread]));
+    assert!(branches(&a_bare).is_empty(), "the taken branch is deleted");
+    let item = json(&cn_ok(&b, &["input", "--json"]));
+    assert_eq!((item["from"].as_str(), item["content"].as_str()), (Some("a"), Some("Please review PR #42\n")));
+
+    // b delegates to c; a hears of it.
+    cn_ok(&b, &["out", "delegate", "--to", "c"]);
+    let r = json(&cn_ok(&b, &["sync", "--json"]));
+    assert_eq!(r["sent"].as_array().unwrap().len(), 2, "{r}");
+    assert_eq!(branches(&b_bare).len(), 2);
+
+    let r = json(&cn_ok(&c, &["sync", "--json"]));
+    assert_eq!(r["received"].as_array().unwrap().len(), 1, "{r}");
+    let item = json(&cn_ok(&c, &["input", "--json"]));
+    assert_eq!((item["from"].as_str(), item["content"].as_str()), (Some("b"), Some("Please review PR #42\n")));
+    cn_ok(&c, &["out", "do", "reply", "--message", "LGTM"]);
+    assert_eq!(json(&cn_ok(&c, &["sync", "--json"]))["sent"].as_array().unwrap().len(), 1);
+
+    let r = json(&cn_ok(&a, &["sync", "--json"]));
+    assert_eq!(r["received"].as_array().unwrap().len(), 2, "{r}");
+    let items = inbox_items(&a);
+    let from_b = items.iter().find(|(f, _, _)| f == "b").expect("a notice from b");
+    assert_eq!(from_b.1, "notice");
+    assert!(from_b.2.contains("delegate") && from_b.2.contains("to: c"), "{}", from_b.2);
+    let from_c = items.iter().find(|(f, _, _)| f == "c").expect("c's reply");
+    assert!(from_c.2.contains("LGTM") && from_c.2.contains(&format!("thread: {thread}")), "{}", from_c.2);
+    for bare in [&a_bare, &b_bare, &c_bare] {
+        assert!(branches(bare).is_empty(), "{}: {:?}", bare.display(), branches(bare));
+    }
+
+    // Never twice: a mail pushed again (as after a crash between push and filing it as sent)
+    // is the same commit, and a recognizes it.
+    let sent = md_names(&c.join("threads/mail/sent"));
+    std::fs::rename(c.join("threads/mail/sent").join(&sent[0]), c.join("threads/mail/outbox").join(&sent[0])).unwrap();
+    cn_ok(&c, &["sync"]);
+    assert_eq!(branches(&c_bare).len(), 1);
+    let r = json(&cn_ok(&a, &["sync", "--json"]));
+    assert_eq!((r["received"].as_array().unwrap().len(), r["duplicates"].as_u64()), (0, Some(1)), "{r}");
+    assert!(branches(&c_bare).is_empty());
+    assert_eq!(inbox_items(&a).len(), 2);
+
+    // Deciding a notice sends nothing back (no endless notices); deciding c's reply tells c.
+    let first = json(&cn_ok(&a, &["input", "--json"]));
+    cn_ok(&a, &["out", "do", "ack", "--reason", "thanks"]);
+    let second = json(&cn_ok(&a, &["input", "--json"]));
+    assert_ne!(first["id"], second["id"]);
+    cn_ok(&a, &["out", "do", "noop", "--reason", "fine"]);
+    let outbox = md_names(&a.join("threads/mail/outbox"));
+    assert_eq!(outbox.len(), 1, "{outbox:?}");
+    let notice = a.join("threads/mail/outbox").join(&outbox[0]);
+    assert_eq!((front(&notice, "to").as_deref(), front(&notice, "kind").as_deref()), (Some("c"), Some("notice")));
+}
+
+#[test]
+fn an_orphan_branch_is_rejected_with_a_notice_to_its_sender() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a, a_bare) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    // A branch for b whose thread cannot be read: no <thread-id>.md in it.
+    let scratch = root.join("scratch");
+    git(root, &["init", "-q", scratch.to_str().unwrap()]);
+    std::fs::write(scratch.join("notes.txt"), "not a thread").unwrap();
+    git(&scratch, &["add", "-A"]);
+    git(&scratch, &["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "junk"]);
+    git(&scratch, &["push", "-q", a_bare.to_str().unwrap(), "HEAD:refs/heads/b/bogus"]);
+
+    let r = json(&cn_ok(&b, &["sync", "--json"]));
+    assert_eq!(r["rejected"], serde_json::json!(["a/bogus"]), "{r}");
+    assert!(r["received"].as_array().unwrap().is_empty());
+    assert!(branches(&a_bare).is_empty(), "the orphan is deleted");
+    assert_eq!(r["sent"].as_array().unwrap().len(), 1, "the notice leaves in the same sync");
+    let r = json(&cn_ok(&a, &["sync", "--json"]));
+    assert_eq!(r["received"].as_array().unwrap().len(), 1);
+    let items = inbox_items(&a);
+    assert_eq!(items[0].1, "notice");
+    assert!(items[0].2.contains("b/bogus") && items[0].2.contains("no file bogus.md"), "{}", items[0].2);
+}
+
+#[test]
+fn an_unreachable_peer_does_not_stop_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a, a_bare) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    cn_ok(&b, &["peer", "add", "ghost", root.join("nowhere.git").to_str().unwrap()]);
+    cn_ok(&a, &["send", "--to", "b", "--message", "hello"]);
+    cn_ok(&a, &["sync"]);
+    let out = cn(&b, &["sync", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("peer ghost") && stderr.contains("nowhere.git"), "{stderr}");
+    let r = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(r["received"].as_array().unwrap().len(), 1, "{r}");
+    // Unknown peers are refused before anything is written.
+    let out = cn(&a, &["send", "--to", "nobody", "--message", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cn peer add nobody"));
+}
