@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod loop_cmd;
 mod parse;
 
 /// Bad usage or input: reported on one line, exit code 2.
@@ -30,10 +31,13 @@ pub struct Cli {
 pub enum Command {
     /// Extract the tool calls from a model's markdown answer and print them as JSON.
     Parse(parse::Args),
+    /// AI loops on a git repository: sensor, controller, actuator, orchestrator.
+    Loop(loop_cmd::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Parse(args) => parse::run(args),
+        Command::Loop(args) => loop_cmd::run(args, cli.hub.as_deref()),
     }
 }
