@@ -145,7 +145,7 @@ fn word(s: &str) -> Option<bool> {
 
 /// Read a controller model's answer: `target-met` from its frontmatter, or from a first line
 /// `target-met: true|false` (bold or backticks tolerated). A whole answer wrapped in a
-/// ```markdown fence is unwrapped first. Anything else is an error quoting the answer's start.
+/// `` ```markdown `` fence is unwrapped first. Anything else is an error quoting the answer's start.
 pub fn parse_answer(markdown: &str) -> Result<(bool, String), String> {
     let text = unwrap_fence(markdown.trim_start());
     if Doc::has_frontmatter(text) {
