@@ -38,6 +38,8 @@ pub struct Outcome {
     /// Uncommitted code changes an interrupted run left, kept and committed with the
     /// resumed iteration.
     pub recovered: Vec<String>,
+    /// The iteration that resumed (and committed `recovered`), when one did.
+    pub resumed_at: Option<u64>,
 }
 
 pub struct Loop {
@@ -117,7 +119,7 @@ impl Loop {
                 if done {
                     return Err(LoopError::input(format!("the loop has ended ({status} at iteration {iteration}); nothing is waiting for `cn loop done`")));
                 }
-                return Ok(Outcome { iteration, status, nothing_to_do: true, recovered: Vec::new() });
+                return Ok(Outcome { iteration, status, nothing_to_do: true, recovered: Vec::new(), resumed_at: None });
             }
             Some((iteration, _)) => iteration + 1,
         };
@@ -125,7 +127,7 @@ impl Loop {
         let mut recovered = Vec::new();
         match (waiting, done) {
             (true, false) => {
-                return Ok(Outcome { iteration: next, status: Status::WaitingForActuator, nothing_to_do: true, recovered })
+                return Ok(Outcome { iteration: next, status: Status::WaitingForActuator, nothing_to_do: true, recovered, resumed_at: None })
             }
             (false, true) => {
                 return Err(LoopError::input(format!(
@@ -135,23 +137,24 @@ impl Loop {
             (true, true) => {
                 let status = self.guard(next, |l| l.finish_manual(next))?;
                 if status != Status::Running {
-                    return Ok(Outcome { iteration: next, status, nothing_to_do: false, recovered });
+                    return Ok(Outcome { iteration: next, status, nothing_to_do: false, recovered, resumed_at: None });
                 }
                 next += 1;
             }
             (false, false) if committed.is_some() => {
                 recovered = self.orchestrator.changed_code()?;
                 if !recovered.is_empty() {
-                    tracing::warn!(iteration = next, changes = ?recovered, "resuming: uncommitted code changes are kept and committed with this iteration");
+                    tracing::info!(iteration = next, changes = ?recovered, "resuming: uncommitted code changes are kept and committed with this iteration");
                 }
             }
             (false, false) => {}
         }
         let mut kept = recovered.clone();
+        let resumed_at = (!recovered.is_empty()).then_some(next);
         loop {
             let status = self.guard(next, |l| l.step(next, std::mem::take(&mut kept)))?;
             if status != Status::Running {
-                return Ok(Outcome { iteration: next, status, nothing_to_do: false, recovered });
+                return Ok(Outcome { iteration: next, status, nothing_to_do: false, recovered, resumed_at });
             }
             next += 1;
         }

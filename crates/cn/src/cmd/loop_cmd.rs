@@ -61,10 +61,9 @@ fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode>
 }
 
 fn print_outcome(dir: &Path, o: &Outcome) -> ExitCode {
-    if !o.recovered.is_empty() {
+    if let Some(n) = o.resumed_at {
         eprintln!(
-            "cn: resumed iteration {}: kept the interrupted run's uncommitted changes ({}); they are in its commit",
-            o.iteration,
+            "cn: resumed iteration {n}: kept the interrupted run's uncommitted changes ({}); they are in its commit",
             o.recovered.join(", ")
         );
     }
