@@ -189,7 +189,7 @@ fn check_walkthrough(p: &Path) {
     for n in 0..=3 {
         assert!(o3.contains(&format!("- **Iteration {n}**: ")), "{o3}");
     }
-    assert!(o3.contains(&format!("Files changed: {JAVA} (created)")), "{o3}");
+    assert!(o3.contains(&format!("Files changed: {JAVA}. Sensor: compilation exit status 1.")), "{o3}");
 
     // The final code is the fixed file, and it compiles; the tree is clean.
     assert_eq!(std::fs::read_to_string(p.join(JAVA)).unwrap(), FIXED);

@@ -52,10 +52,12 @@ impl LoopRun {
         }
     }
 
-    /// Write one artifact atomically: a crash leaves the old file or the new one.
+    /// Write one artifact atomically: a killed process leaves the old file or the new one.
+    /// Not fsynced: the durable copy is the iteration's commit, and a resumed loop rewrites
+    /// every artifact of the iteration it resumes (this keeps the per-iteration overhead low).
     pub fn write(&self, file: &str, text: &str) -> Result<()> {
         let path = self.path(file);
-        cn_storage::write_atomic(&path, text.as_bytes()).map_err(LoopError::io(path))
+        cn_storage::write_atomic_unsynced(&path, text.as_bytes()).map_err(LoopError::io(path))
     }
 
     pub fn write_doc(&self, file: &str, doc: &Doc) -> Result<()> {

@@ -13,6 +13,9 @@ pub const SUBJECT_PREFIX: &str = "loop: iteration ";
 #[derive(Debug, Clone)]
 pub struct Git {
     dir: PathBuf,
+    /// DIR relative to the repository's root (`""` at the root, else ending in `/`), which
+    /// `git add -v` prints paths relative to.
+    prefix: String,
 }
 
 /// One loop commit, read back from `git log`.
@@ -28,9 +31,12 @@ pub struct LoopCommit {
 impl Git {
     /// Refuse a directory that is not inside a git working tree.
     pub fn open(dir: &Path) -> Result<Git> {
-        let git = Git { dir: dir.to_path_buf() };
-        match git.run(&["rev-parse", "--is-inside-work-tree"]) {
-            Ok(out) if out.trim() == "true" => Ok(git),
+        let mut git = Git { dir: dir.to_path_buf(), prefix: String::new() };
+        match git.run(&["rev-parse", "--is-inside-work-tree", "--show-prefix"]) {
+            Ok(out) if out.lines().next() == Some("true") => {
+                git.prefix = out.lines().nth(1).unwrap_or("").trim().to_string();
+                Ok(git)
+            }
             _ => Err(LoopError::input(format!(
                 "{}: not a git repository; the loop commits each iteration, so run `git init` there first",
                 dir.display()
@@ -82,11 +88,49 @@ impl Git {
         self.run(&["show", &format!("HEAD:./{rel}")]).ok()
     }
 
-    /// Stage everything under DIR and commit it: the iteration's one clock tick.
-    pub fn commit_all(&self, subject: &str, body: &str) -> Result<()> {
-        self.run(&["add", "-A", "--", "."])?;
-        self.run(&["commit", "-q", "--no-verify", "--allow-empty", "-m", subject, "-m", body])?;
+    /// Stage everything under DIR; return what changed outside `loop-run/` (`path`, or
+    /// `path (deleted)`), as `git add -v` reports it — one git process for both.
+    pub fn stage(&self) -> Result<Vec<String>> {
+        let out = self.run(&["add", "-A", "-v", "--", "."])?;
+        let own = format!("{}{LOOP_RUN}/", self.prefix);
+        let mut changed = Vec::new();
+        for line in out.lines() {
+            let (path, deleted) = match (line.strip_prefix("add "), line.strip_prefix("remove ")) {
+                (Some(p), _) => (p, false),
+                (_, Some(p)) => (p, true),
+                _ => continue,
+            };
+            let path = path.trim().trim_matches('\'');
+            if path.starts_with(&own) {
+                continue;
+            }
+            let path = path.strip_prefix(self.prefix.as_str()).unwrap_or(path);
+            changed.push(if deleted { format!("{path} (deleted)") } else { path.to_string() });
+        }
+        Ok(changed)
+    }
+
+    /// Commit: `-a` picks up the tracked files written since [`Git::stage`] (the
+    /// orchestrator's own output); `stage_first` stages everything first, for a commit whose
+    /// new files were never staged. The iteration's one clock tick.
+    pub fn commit(&self, subject: &str, body: &str, stage_first: bool) -> Result<()> {
+        if stage_first {
+            self.run(&["add", "-A", "--", "."])?;
+        }
+        // Automatic maintenance would spawn another git after every commit; the loop runs it
+        // once per `cn loop run` instead (`maintain`).
+        let fixed = ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-a", "-q", "--no-verify", "--allow-empty"];
+        let mut args: Vec<&str> = fixed.to_vec();
+        args.extend(["-m", subject, "-m", body]);
+        self.run(&args)?;
         Ok(())
+    }
+
+    /// Git's automatic maintenance (packing loose objects), once per run; failures only logged.
+    pub fn maintain(&self) {
+        if let Err(e) = self.run(&["maintenance", "run", "--auto", "--quiet"]) {
+            tracing::warn!(error = %e, "git maintenance");
+        }
     }
 
     /// The loop commits touching `loop-run/`, oldest first, since the last iteration 0

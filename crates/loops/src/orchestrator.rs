@@ -100,9 +100,13 @@ pub trait Orchestrator {
     fn record(&mut self, out: OrchestratorOutput) -> Result<()>;
     /// The history lines committed so far, oldest first.
     fn history(&self) -> &[String];
-    /// Code changed since the last commit, `loop-run/` excluded (`path (created)` …).
+    /// Code changed since the last commit, `loop-run/` excluded (`path (created)` …),
+    /// without staging: for checks before anything runs.
     fn changed_code(&mut self) -> Result<Vec<String>>;
-    /// Commit everything: the iteration's tick. `line` becomes its history line.
+    /// Stage everything for the coming commit; return the code paths that changed.
+    fn stage(&mut self) -> Result<Vec<String>>;
+    /// Commit everything (staged, plus what was written since): the iteration's tick.
+    /// `line` becomes its history line.
     fn commit(&mut self, iteration: u64, status: Status, line: &str) -> Result<()>;
 }
 
@@ -111,12 +115,15 @@ pub struct GitOrchestrator {
     pub run: LoopRun,
     pub git: Git,
     history: Vec<String>,
+    /// Whether `orchestrator-output.md` is tracked (committed once), so `commit -a` takes it.
+    tracked: bool,
 }
 
 impl GitOrchestrator {
     pub fn new(run: LoopRun, git: Git) -> Result<GitOrchestrator> {
         let history = git.loop_commits()?.into_iter().map(|c| c.body).collect();
-        Ok(GitOrchestrator { run, git, history })
+        let tracked = git.show_head(&LoopRun::rel(ORCHESTRATOR_OUTPUT)).is_some();
+        Ok(GitOrchestrator { run, git, history, tracked })
     }
 }
 
@@ -145,8 +152,13 @@ impl Orchestrator for GitOrchestrator {
         self.git.changed_code()
     }
 
+    fn stage(&mut self) -> Result<Vec<String>> {
+        self.git.stage()
+    }
+
     fn commit(&mut self, iteration: u64, status: Status, line: &str) -> Result<()> {
-        self.git.commit_all(&git::subject(iteration, status.as_str()), line)?;
+        self.git.commit(&git::subject(iteration, status.as_str()), line, !self.tracked)?;
+        self.tracked = true;
         self.history.push(line.to_string());
         Ok(())
     }

@@ -97,6 +97,14 @@ impl Loop {
     /// `cn loop run` (`done: false`) and `cn loop done` (`done: true`): run iterations until
     /// the loop ends or waits for a person.
     pub fn run(&mut self, done: bool) -> Result<Outcome> {
+        let outcome = self.iterate(done);
+        if matches!(&outcome, Ok(o) if !o.nothing_to_do) {
+            self.git.maintain();
+        }
+        outcome
+    }
+
+    fn iterate(&mut self, done: bool) -> Result<Outcome> {
         let committed = self.orchestrator.committed()?;
         let on_disk = self.run.read(ORCHESTRATOR_OUTPUT)?.and_then(|t| OrchestratorOutput::state_of(&t));
         let mut next = match committed {
@@ -166,6 +174,7 @@ impl Loop {
         let report = self.sensor.sense(&self.run, 0)?;
         let line = format!("**Iteration 0**: Initial measurement. {}", report.summary());
         self.record(0, Status::Running, "Loop is running. Initial measurement (iteration 0) done.", Some(&line))?;
+        self.orchestrator.stage()?;
         self.orchestrator.commit(0, Status::Running, &line)
     }
 
@@ -187,6 +196,7 @@ impl Loop {
         if judgment.target_met {
             line.push_str(" Controller: target met. Loop complete.");
             let result = format!("The loop completed at iteration {n}. The target was met.");
+            self.orchestrator.stage()?;
             self.record_with(n, Status::Complete, &result, Some(&line), note)?;
             self.orchestrator.commit(n, Status::Complete, &line)?;
             return Ok(Status::Complete);
@@ -195,6 +205,7 @@ impl Loop {
         if n >= self.task.max_iterations {
             line.push_str(" Max iterations reached.");
             let result = format!("The loop stopped at iteration {n}, its max-iterations, without meeting the target.");
+            self.orchestrator.stage()?;
             self.record_with(n, Status::MaxIterations, &result, Some(&line), note)?;
             self.orchestrator.commit(n, Status::MaxIterations, &line)?;
             return Ok(Status::MaxIterations);
@@ -226,13 +237,15 @@ impl Loop {
     }
 
     fn sense_and_commit(&mut self, n: u64, mut line: String, note: Option<String>) -> Result<Status> {
-        let changed = self.orchestrator.changed_code()?;
+        let report = self.sensor.sense(&self.run, n)?;
+        // Staging after the sensor lists the actuator's changes (and anything the sensor
+        // left) in the same git process that stages them.
+        let changed = self.orchestrator.stage()?;
         if changed.is_empty() {
             line.push_str(" No files changed.");
         } else {
             line.push_str(&format!(" Files changed: {}.", changed.join(", ")));
         }
-        let report = self.sensor.sense(&self.run, n)?;
         line.push(' ');
         line.push_str(&report.summary());
         let current = format!("Loop is running. Iteration {n} completed. Target not yet met.");
