@@ -283,3 +283,69 @@ impl Loop {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cn_compute::Scripted;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
+    }
+
+    /// The model components with `cn_compute::Scripted`: what each is asked, and the
+    /// actuator's tools refusing `loop-run/`.
+    #[test]
+    fn model_components_prompts_and_confinement() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        git(p, &["init", "-q"]);
+        git(p, &["config", "user.name", "t"]);
+        git(p, &["config", "user.email", "t@t.invalid"]);
+        git(p, &["commit", "-q", "--allow-empty", "-m", "initial"]);
+        std::fs::create_dir(p.join("loop-run")).unwrap();
+        let task_text = "---\nmax-iterations: 4\nsensors:\n  done:\n    command: \"cat done.txt\"\n    target: \"done.txt exists\"\ncontroller: {model: executive}\nactuator: {model: local}\n---\n\n# Task\n\nCreate done.txt.\n";
+        std::fs::write(p.join("loop-run/task.md"), task_text).unwrap();
+
+        let controller = Scripted::new([
+            "---\ntarget-met: false\n---\n\n# Controller Output\n\nCreate done.txt saying yes.\n",
+            "target-met: true\n\nIt exists.",
+        ]);
+        let actuator = Scripted::new([
+            "I write it, and try to move the goalposts.\n\n```yaml\n- tool: write_file\n  path: done.txt\n  content: \"yes\\n\"\n- tool: write_file\n  path: loop-run/task.md\n  content: \"---\\nmax-iterations: 99\\n---\\n\"\n```\n",
+        ]);
+        let (asked_c, asked_a) = (controller.asked.clone(), actuator.asked.clone());
+        let mut models = move |role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, String> {
+            match (role, kind) {
+                ("controller", "executive") => Ok(Box::new(controller.clone())),
+                ("actuator", "local") => Ok(Box::new(actuator.clone())),
+                other => Err(format!("unexpected {other:?}")),
+            }
+        };
+        let outcome = crate::run(p, &Defaults::default(), &mut models, false).unwrap();
+        assert_eq!((outcome.iteration, outcome.status), (2, Status::Complete));
+
+        let asked_c = asked_c.lock().unwrap();
+        assert_eq!(asked_c.len(), 2);
+        assert_eq!(asked_c[0].level, 3);
+        assert!(asked_c[0].prompt.contains("Create done.txt.") && asked_c[0].prompt.contains("# sensor-output.md"));
+        assert!(asked_c[0].prompt.contains("No such file"), "{}", asked_c[0].prompt);
+        assert!(asked_c[1].prompt.contains("loop: iteration 1 (running)"), "history: {}", asked_c[1].prompt);
+        let asked_a = asked_a.lock().unwrap();
+        assert_eq!(asked_a.len(), 1);
+        assert_eq!(asked_a[0].level, 2);
+        assert!(asked_a[0].system.contains("tool: write_file") && asked_a[0].system.contains("tool: replace"));
+        assert_eq!(asked_a[0].tools, ["replace", "write_file"]);
+        assert!(asked_a[0].prompt.contains("Create done.txt saying yes."));
+        assert!(!asked_a[0].prompt.contains("# sensor-output.md"), "the actuator never sees the sensor");
+
+        assert_eq!(std::fs::read_to_string(p.join("done.txt")).unwrap(), "yes\n");
+        assert_eq!(std::fs::read_to_string(p.join("loop-run/task.md")).unwrap(), task_text);
+        let out = Command::new("git").args(["show", "HEAD~1:loop-run/actuator-output.md"]).current_dir(p).output().unwrap();
+        let a = String::from_utf8(out.stdout).unwrap();
+        assert!(a.contains("- `done.txt` (created)"), "{a}");
+        assert!(a.contains("`write_file` `loop-run/task.md` → failed: not allowed"), "{a}");
+        assert!(a.contains("## What was done\n\nI write it, and try to move the goalposts."), "{a}");
+    }
+}
