@@ -91,7 +91,8 @@ fn sigkill_at_any_point_resumes_without_repeating_or_losing() {
         vec![(0, "running".into()), (1, "running".into()), (2, "running".into()), (3, "complete".into())];
     let kept_fixed: Vec<(u64, String)> = vec![(0, "running".into()), (1, "running".into()), (2, "complete".into())];
     // (point, the iterations committed in the end, the iteration that kept edits)
-    let cases: [(&str, &Vec<(u64, String)>, Option<u64>); 6] = [
+    type Case<'a> = (&'a str, &'a Vec<(u64, String)>, Option<u64>);
+    let cases: [Case; 6] = [
         ("sensor:0", &normal, None),
         ("controller:1", &normal, None),
         ("actuator:1", &normal, Some(1)),

@@ -63,19 +63,8 @@ fn factorial_walkthrough_with_scripted_models() {
         "Fixed both errors.\n\n```yaml\n- tool: replace\n  path: {JAVA}\n  old: \"public factorial(int n)\"\n  new: \"public static long factorial(int n)\"\n- tool: replace\n  path: {JAVA}\n  old: \"        return result;\\n\"\n  new: \"        return result;\\n    }}\\n}}\\n\"\n```\n"
     );
     std::fs::write(&actuator, answers(&[(1, write), (2, fix)])).unwrap();
-    let components = format!(
-        "controller: {{model: scripted, answers: \"{}\"}}\nactuator: {{model: scripted, answers: \"{}\"}}\n",
-        controller.display(),
-        actuator.display()
-    );
-    let dir = repo(&task(&components));
+    let dir = walkthrough("scripted", &controller, &actuator);
     let p = dir.path();
-
-    let out = run(p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("iteration 3: complete"), "{}", text(&out));
-
-    check_walkthrough(p);
     // The actuator's own account, from its tool calls.
     let shas = shas(p);
     let a1 = show(p, &shas[2], "loop-run/actuator-output.md");
@@ -119,16 +108,8 @@ fn factorial_walkthrough_with_command_components() {
             fixed.display()
         ),
     );
-    let components = format!(
-        "controller: {{command: \"{}\"}}\nactuator: {{command: \"{}\"}}\n",
-        controller.display(),
-        actuator.display()
-    );
-    let dir = repo(&task(&components));
+    let dir = walkthrough("command", &controller, &actuator);
     let p = dir.path();
-    let out = run(p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    check_walkthrough(p);
     let shas = shas(p);
     assert_eq!(front(p, &shas[2], "actuator-output.md"), "exit-status: 0\n");
     let a1 = show(p, &shas[2], "loop-run/actuator-output.md");
@@ -137,6 +118,22 @@ fn factorial_walkthrough_with_command_components() {
         show(p, &shas[3], "loop-run/actuator-output.md"),
         "# Actuator Output\n\n## What was done\n\nFixed the return type and the brace.\n"
     );
+}
+
+/// Run the walkthrough with `model: scripted` answers files or `command:` scripts, and check
+/// what it must leave.
+fn walkthrough(kind: &str, controller: &Path, actuator: &Path) -> tempfile::TempDir {
+    let spec = |file: &Path| match kind {
+        "scripted" => format!("{{model: scripted, answers: \"{}\"}}", file.display()),
+        _ => format!("{{command: \"{}\"}}", file.display()),
+    };
+    let components = format!("controller: {}\nactuator: {}\n", spec(controller), spec(actuator));
+    let dir = repo(&task(&components));
+    let out = run(dir.path(), &["loop", "run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("iteration 3: complete"), "{}", text(&out));
+    check_walkthrough(dir.path());
+    dir
 }
 
 /// What both walkthroughs must leave: the commits, every artifact's frontmatter at each, the

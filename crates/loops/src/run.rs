@@ -196,19 +196,13 @@ impl Loop {
         if judgment.target_met {
             line.push_str(" Controller: target met. Loop complete.");
             let result = format!("The loop completed at iteration {n}. The target was met.");
-            self.orchestrator.stage()?;
-            self.record_with(n, Status::Complete, &result, Some(&line), note)?;
-            self.orchestrator.commit(n, Status::Complete, &line)?;
-            return Ok(Status::Complete);
+            return self.finish(n, Status::Complete, &result, &line, note);
         }
         line.push_str(" Controller: target not met.");
         if n >= self.task.max_iterations {
             line.push_str(" Max iterations reached.");
             let result = format!("The loop stopped at iteration {n}, its max-iterations, without meeting the target.");
-            self.orchestrator.stage()?;
-            self.record_with(n, Status::MaxIterations, &result, Some(&line), note)?;
-            self.orchestrator.commit(n, Status::MaxIterations, &line)?;
-            return Ok(Status::MaxIterations);
+            return self.finish(n, Status::MaxIterations, &result, &line, note);
         }
         let ctx = Ctx { run: &self.run, git: &self.git, task: &self.task };
         match self.actuator.actuate(&ctx, n)? {
@@ -226,6 +220,14 @@ impl Loop {
                 self.sense_and_commit(n, line, note)
             }
         }
+    }
+
+    /// The loop ends: final status, commit, stop.
+    fn finish(&mut self, n: u64, status: Status, result: &str, line: &str, note: Option<String>) -> Result<Status> {
+        self.orchestrator.stage()?;
+        self.record_with(n, status, result, Some(line), note)?;
+        self.orchestrator.commit(n, status, line)?;
+        Ok(status)
     }
 
     /// After a person's turn: their account (or one listing what changed), sense, commit.

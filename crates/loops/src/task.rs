@@ -145,8 +145,8 @@ impl Task {
             Some(_) => return Err(bad("frontmatter field `sensors` must map each sensor's name to `{command, target}`".into())),
         };
         let controller = component("controller", front.get("controller").or(defaults.controller.as_ref()))
-            .map_err(|m| bad(m))?;
-        let actuator = component("actuator", front.get("actuator").or(defaults.actuator.as_ref())).map_err(|m| bad(m))?;
+            .map_err(&bad)?;
+        let actuator = component("actuator", front.get("actuator").or(defaults.actuator.as_ref())).map_err(&bad)?;
         if controller == Component::Manual {
             return Err(bad("frontmatter field `controller`: `manual` is for the actuator only".into()));
         }
