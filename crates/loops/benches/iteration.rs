@@ -44,7 +44,10 @@ fn git(dir: &std::path::Path, args: &[&str]) {
     assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
 }
 
-fn bench(c: &mut Criterion) {
+/// A fresh repository and loop: iteration numbers (and the history every
+/// `orchestrator-output.md` carries) stay those of a real loop, not of thousands of
+/// iterations in one repository.
+fn fresh() -> (tempfile::TempDir, Loop) {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     git(p, &["init", "-q"]);
@@ -58,19 +61,31 @@ fn bench(c: &mut Criterion) {
     let run = LoopRun::new(p).unwrap();
     let g = Git::open(&run.dir).unwrap();
     let task = Task {
-        max_iterations: u64::MAX,
+        max_iterations: LOOP_LENGTH,
         sensors: vec![SensorSpec { name: "compilation".into(), command: "javac src/**/*.java".into(), target: Some("no errors".into()) }],
         controller: Component::Command("in-process".into()),
         actuator: Component::Command("in-process".into()),
-        text: "---\nmax-iterations: 10\n---\n# Task\n".into(),
+        text: "---\nmax-iterations: 20\n---\n# Task\n".into(),
     };
     let orchestrator = Box::new(GitOrchestrator::new(run.clone(), g.clone()).unwrap());
-    let mut lp = Loop::with_components(run, g, task, Box::new(InstantSensor), Box::new(NotYet), Box::new(Edit), orchestrator);
+    let lp = Loop::with_components(run, g, task, Box::new(InstantSensor), Box::new(NotYet), Box::new(Edit), orchestrator);
+    (dir, lp)
+}
+
+/// Iterations per loop before a fresh one starts (twice the document's max-iterations).
+const LOOP_LENGTH: u64 = 20;
+
+fn bench(c: &mut Criterion) {
+    let (mut dir, mut lp) = fresh();
     let mut n = 0u64;
     c.bench_function("loop iteration overhead (commit included)", |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
+                if n == LOOP_LENGTH {
+                    (dir, lp) = fresh();
+                    n = 0;
+                }
                 n += 1;
                 let start = Instant::now();
                 lp.step(n, Vec::new()).unwrap();
@@ -79,6 +94,7 @@ fn bench(c: &mut Criterion) {
             total
         })
     });
+    drop(dir);
 }
 
 criterion_group! {

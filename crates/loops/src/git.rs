@@ -45,9 +45,13 @@ impl Git {
     }
 
     pub fn run(&self, args: &[&str]) -> Result<String> {
+        // `-C DIR` rather than a working directory for the child: without a chdir the
+        // standard library can spawn with posix_spawn instead of fork, which is what keeps
+        // the loop's git calls cheap.
         let out = Command::new("git")
+            .arg("-C")
+            .arg(&self.dir)
             .args(args)
-            .current_dir(&self.dir)
             .output()
             .map_err(|e| LoopError::Git { args: args.join(" "), message: format!("cannot run git: {e}") })?;
         if !out.status.success() {
