@@ -149,3 +149,31 @@ fn a_controller_command_must_write_target_met() {
     assert!(err.contains("loop-run/controller-output.md") && err.contains("`target-met`"), "{}", text(&out));
     assert_eq!(subjects(p), ["initial", "loop: iteration 0 (running)"]);
 }
+
+#[test]
+fn a_loop_in_a_subdirectory_commits_only_its_directory() {
+    let dir = repo("unused");
+    let root = dir.path();
+    std::fs::remove_dir_all(root.join("loop-run")).unwrap();
+    std::fs::write(root.join("other.txt"), "one\n").unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "other"]);
+    let p = root.join("proj");
+    std::fs::create_dir_all(p.join("loop-run")).unwrap();
+    std::fs::write(
+        p.join("loop-run/task.md"),
+        task("max-iterations: 3\nsensors:\n  s:\n    command: \"cat ok.txt\"\ncontroller: {command: \"if [ -e ok.txt ]; then m=true; else m=false; fi; printf -- '---\\\\ntarget-met: %s\\\\n---\\\\n' $m > $CN_LOOP_RUN/controller-output.md\"}\nactuator: {command: \"echo yes > ok.txt\"}\n"),
+    )
+    .unwrap();
+    // A change outside DIR is not the loop's business: neither refused nor committed.
+    std::fs::write(root.join("other.txt"), "two\n").unwrap();
+    let out = run(&p, &["loop", "run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    for sha in git(root, &["log", "--format=%H", "--grep", "loop: iteration"]).lines() {
+        let files = git(root, &["show", "--name-only", "--format=", sha]);
+        assert!(files.lines().all(|f| f.starts_with("proj/")), "{sha}: {files}");
+    }
+    assert_eq!(git(root, &["status", "--porcelain"]), " M other.txt\n");
+    let body = git(root, &["log", "-1", "--skip=1", "--format=%b"]);
+    assert!(body.contains("Files changed: ok.txt."), "{body}");
+}

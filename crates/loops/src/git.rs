@@ -114,18 +114,21 @@ impl Git {
         Ok(changed)
     }
 
-    /// Commit: `-a` picks up the tracked files written since [`Git::stage`] (the
-    /// orchestrator's own output); `stage_first` stages everything first, for a commit whose
-    /// new files were never staged. The iteration's one clock tick.
+    /// Commit DIR: the tracked files written since [`Git::stage`] (the orchestrator's own
+    /// output) are taken as they are; `stage_first` stages everything first, for a commit
+    /// whose new files were never staged. The iteration's one clock tick.
     pub fn commit(&self, subject: &str, body: &str, stage_first: bool) -> Result<()> {
         if stage_first {
             self.run(&["add", "-A", "--", "."])?;
         }
         // Automatic maintenance would spawn another git after every commit; the loop runs it
         // once per `cn loop run` instead (`maintain`).
-        let fixed = ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-a", "-q", "--no-verify", "--allow-empty"];
+        // `-- .` (not `-a`): the commit takes DIR's files as they are now — what was staged
+        // plus what was written since — and nothing outside DIR, even when DIR is a
+        // subdirectory of a repository with other changes.
+        let fixed = ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-q", "--no-verify", "--allow-empty"];
         let mut args: Vec<&str> = fixed.to_vec();
-        args.extend(["-m", subject, "-m", body]);
+        args.extend(["-m", subject, "-m", body, "--", "."]);
         self.run(&args)?;
         Ok(())
     }

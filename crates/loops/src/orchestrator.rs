@@ -115,7 +115,7 @@ pub struct GitOrchestrator {
     pub run: LoopRun,
     pub git: Git,
     history: Vec<String>,
-    /// Whether `orchestrator-output.md` is tracked (committed once), so `commit -a` takes it.
+    /// Whether `orchestrator-output.md` is tracked (committed once), so the commit takes it without staging everything again.
     tracked: bool,
 }
 
