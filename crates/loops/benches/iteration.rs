@@ -8,16 +8,23 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cn_loops::{
-    Actuation, Actuator, CommandRun, Controller, Ctx, Git, GitOrchestrator, Judgment, Loop, LoopRun, Result, Sensor,
-    SensorReport, SensorSpec, Task, Component, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT, SENSOR_OUTPUT,
+    Actuation, Actuator, CommandRun, Component, Controller, Ctx, Git, GitOrchestrator, Judgment,
+    Loop, LoopRun, Result, Sensor, SensorReport, SensorSpec, Task, ACTUATOR_OUTPUT,
+    CONTROLLER_OUTPUT, SENSOR_OUTPUT,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
 
 struct InstantSensor;
 impl Sensor for InstantSensor {
     fn sense(&mut self, run: &LoopRun, iteration: u64) -> Result<SensorReport> {
-        let r = CommandRun { command: "javac src/**/*.java".into(), output: format!("{iteration} errors\n"), code: Some(1) };
-        let report = SensorReport { results: vec![("compilation".into(), r)] };
+        let r = CommandRun {
+            command: "javac src/**/*.java".into(),
+            output: format!("{iteration} errors\n"),
+            code: Some(1),
+        };
+        let report = SensorReport {
+            results: vec![("compilation".into(), r)],
+        };
         run.write_doc(SENSOR_OUTPUT, &report.render())?;
         Ok(report)
     }
@@ -26,7 +33,10 @@ impl Sensor for InstantSensor {
 struct NotYet;
 impl Controller for NotYet {
     fn control(&mut self, ctx: &Ctx, iteration: u64) -> Result<Judgment> {
-        ctx.run.write(CONTROLLER_OUTPUT, &format!("---\ntarget-met: false\n---\n\nFix error {iteration}.\n"))?;
+        ctx.run.write(
+            CONTROLLER_OUTPUT,
+            &format!("---\ntarget-met: false\n---\n\nFix error {iteration}.\n"),
+        )?;
         Ok(Judgment { target_met: false })
     }
 }
@@ -34,14 +44,28 @@ impl Controller for NotYet {
 struct Edit;
 impl Actuator for Edit {
     fn actuate(&mut self, ctx: &Ctx, iteration: u64) -> Result<Actuation> {
-        std::fs::write(ctx.run.dir.join("src/Factorial.java"), format!("// version {iteration}\n")).unwrap();
-        ctx.run.write(ACTUATOR_OUTPUT, &format!("# Actuator Output\n\nEdited, iteration {iteration}.\n"))?;
-        Ok(Actuation::Done { summary: "Actuator: edited.".into() })
+        std::fs::write(
+            ctx.run.dir.join("src/Factorial.java"),
+            format!("// version {iteration}\n"),
+        )
+        .unwrap();
+        ctx.run.write(
+            ACTUATOR_OUTPUT,
+            &format!("# Actuator Output\n\nEdited, iteration {iteration}.\n"),
+        )?;
+        Ok(Actuation::Done {
+            summary: "Actuator: edited.".into(),
+        })
     }
 }
 
 fn git(dir: &std::path::Path, args: &[&str]) {
-    assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
+    assert!(Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap()
+        .success());
 }
 
 /// A fresh repository and loop: iteration numbers (and the history every
@@ -62,13 +86,25 @@ fn fresh() -> (tempfile::TempDir, Loop) {
     let g = Git::open(&run.dir).unwrap();
     let task = Task {
         max_iterations: LOOP_LENGTH,
-        sensors: vec![SensorSpec { name: "compilation".into(), command: "javac src/**/*.java".into(), target: Some("no errors".into()) }],
+        sensors: vec![SensorSpec {
+            name: "compilation".into(),
+            command: "javac src/**/*.java".into(),
+            target: Some("no errors".into()),
+        }],
         controller: Component::Command("in-process".into()),
         actuator: Component::Command("in-process".into()),
         text: "---\nmax-iterations: 20\n---\n# Task\n".into(),
     };
     let orchestrator = Box::new(GitOrchestrator::new(run.clone(), g.clone()).unwrap());
-    let lp = Loop::with_components(run, g, task, Box::new(InstantSensor), Box::new(NotYet), Box::new(Edit), orchestrator);
+    let lp = Loop::with_components(
+        run,
+        g,
+        task,
+        Box::new(InstantSensor),
+        Box::new(NotYet),
+        Box::new(Edit),
+        orchestrator,
+    );
     (dir, lp)
 }
 

@@ -27,7 +27,10 @@ pub struct LoopRun {
 impl LoopRun {
     pub fn new(dir: &Path) -> Result<LoopRun> {
         let dir = dir.canonicalize().map_err(|e| {
-            LoopError::input(format!("{}: cannot open the loop's directory: {e}", dir.display()))
+            LoopError::input(format!(
+                "{}: cannot open the loop's directory: {e}",
+                dir.display()
+            ))
         })?;
         let run = dir.join(LOOP_RUN);
         Ok(LoopRun { dir, run })
@@ -80,11 +83,7 @@ impl LoopRun {
 /// A fenced block that holds `text` whatever it contains (the fence is longer than any
 /// backtick run inside), so tool output can never break the artifact's markdown.
 pub fn fenced(info: &str, text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     let body = text.trim_end_matches('\n');
     format!("{fence}{info}\n{body}\n{fence}\n")

@@ -51,13 +51,19 @@ impl Controller for CommandController {
         if !done.success() {
             return Err(LoopError::component(
                 ROLE,
-                format!("`{}` exited with status {}: {}", self.command, done.status_text(), done.output.trim()),
+                format!(
+                    "`{}` exited with status {}: {}",
+                    self.command,
+                    done.status_text(),
+                    done.output.trim()
+                ),
             ));
         }
         let text = ctx.run.read(CONTROLLER_OUTPUT)?.ok_or_else(|| {
             LoopError::component(ROLE, format!("`{}` did not write {file}; a controller must write it with `target-met: true|false` in its frontmatter", self.command))
         })?;
-        let doc = Doc::parse(&text).map_err(|e| LoopError::component(ROLE, format!("{file}: {e}")))?;
+        let doc =
+            Doc::parse(&text).map_err(|e| LoopError::component(ROLE, format!("{file}: {e}")))?;
         match target_met(doc.get("target-met")) {
             Some(target_met) => Ok(Judgment { target_met }),
             None => Err(LoopError::component(
@@ -84,7 +90,10 @@ actuator)\n\nWrite `target-met: true` only when the sensor output shows every ta
 
 impl Controller for ModelController {
     fn control(&mut self, ctx: &Ctx, iteration: u64) -> Result<Judgment> {
-        let sensor = ctx.run.read(SENSOR_OUTPUT)?.unwrap_or_else(|| "(no sensor output yet)".into());
+        let sensor = ctx
+            .run
+            .read(SENSOR_OUTPUT)?
+            .unwrap_or_else(|| "(no sensor output yet)".into());
         let history = history(ctx.git);
         let prompt = format!(
             "This is iteration {iteration} of at most {}.\n\n# task.md\n\n{}\n\n# sensor-output.md\n\n{}\n\n# History (git log -p of loop-run/, newest first)\n\n{}",
@@ -102,10 +111,12 @@ impl Controller for ModelController {
         };
         ctx.run.remove(CONTROLLER_OUTPUT)?;
         let answer = self.source.ask(ROLE, &plan, iteration)?;
-        let (target_met, body) = parse_answer(&answer.markdown).map_err(|m| LoopError::component(ROLE, m))?;
+        let (target_met, body) =
+            parse_answer(&answer.markdown).map_err(|m| LoopError::component(ROLE, m))?;
         let mut front = Mapping::new();
         front.insert("target-met".into(), Value::Bool(target_met));
-        ctx.run.write_doc(CONTROLLER_OUTPUT, &Doc::new(front, body))?;
+        ctx.run
+            .write_doc(CONTROLLER_OUTPUT, &Doc::new(front, body))?;
         Ok(Judgment { target_met })
     }
 }
@@ -113,7 +124,17 @@ impl Controller for ModelController {
 /// The artifacts' recent history, bounded so the prompt stays small.
 fn history(git: &Git) -> String {
     const MAX: usize = 12_000;
-    let log = git.run(&["log", "-p", "-n", "3", "--format=commit %h %s", "--", LOOP_RUN]).unwrap_or_default();
+    let log = git
+        .run(&[
+            "log",
+            "-p",
+            "-n",
+            "3",
+            "--format=commit %h %s",
+            "--",
+            LOOP_RUN,
+        ])
+        .unwrap_or_default();
     if log.trim().is_empty() {
         return "(no earlier iterations)".into();
     }
@@ -124,7 +145,10 @@ fn history(git: &Git) -> String {
     while !log.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!("{}\n[… older history left out; see `git log -p loop-run/` …]", &log[..cut])
+    format!(
+        "{}\n[… older history left out; see `git log -p loop-run/` …]",
+        &log[..cut]
+    )
 }
 
 fn target_met(v: Option<&Value>) -> Option<bool> {
@@ -136,7 +160,12 @@ fn target_met(v: Option<&Value>) -> Option<bool> {
 }
 
 fn word(s: &str) -> Option<bool> {
-    match s.trim().trim_matches(|c| c == '`' || c == '*' || c == '"' || c == '\'').to_ascii_lowercase().as_str() {
+    match s
+        .trim()
+        .trim_matches(|c| c == '`' || c == '*' || c == '"' || c == '\'')
+        .to_ascii_lowercase()
+        .as_str()
+    {
         "true" | "yes" => Some(true),
         "false" | "no" => Some(false),
         _ => None,
@@ -159,11 +188,18 @@ pub fn parse_answer(markdown: &str) -> Result<(bool, String), String> {
     if let Some(first) = lines.by_ref().find(|l| !l.trim().is_empty()) {
         let first = first.trim().trim_matches('*').trim_matches('`');
         if let Some((key, value)) = first.split_once(':') {
-            let key = key.trim().trim_matches(|c| c == '*' || c == '`').to_ascii_lowercase().replace(['_', ' '], "-");
+            let key = key
+                .trim()
+                .trim_matches(|c| c == '*' || c == '`')
+                .to_ascii_lowercase()
+                .replace(['_', ' '], "-");
             if key == "target-met" {
                 if let Some(met) = word(value) {
                     let body: Vec<&str> = lines.collect();
-                    return Ok((met, body.join("\n").trim_start_matches('\n').to_string() + "\n"));
+                    return Ok((
+                        met,
+                        body.join("\n").trim_start_matches('\n').to_string() + "\n",
+                    ));
                 }
             }
         }
@@ -190,10 +226,16 @@ mod tests {
 
     #[test]
     fn answers_in_every_accepted_shape() {
-        let (met, body) = parse_answer("---\ntarget-met: false\n---\n\n# Controller Output\n\nFix it.\n").unwrap();
+        let (met, body) =
+            parse_answer("---\ntarget-met: false\n---\n\n# Controller Output\n\nFix it.\n")
+                .unwrap();
         assert!(!met);
         assert_eq!(body, "# Controller Output\n\nFix it.\n");
-        assert!(parse_answer("```markdown\n---\ntarget-met: true\n---\nok\n```").unwrap().0);
+        assert!(
+            parse_answer("```markdown\n---\ntarget-met: true\n---\nok\n```")
+                .unwrap()
+                .0
+        );
         assert!(parse_answer("\n**target-met: true**\nDone.").unwrap().0);
         assert!(!parse_answer("Target_Met: `no`\nstill broken").unwrap().0);
         assert!(parse_answer("---\ntarget-met: \"yes\"\n---\n").unwrap().0);
@@ -201,9 +243,17 @@ mod tests {
 
     #[test]
     fn bad_answers_are_errors_quoting_the_start() {
-        for bad in ["", "The code looks fine.", "---\ntarget-met: maybe\n---\n", "target-met: perhaps"] {
+        for bad in [
+            "",
+            "The code looks fine.",
+            "---\ntarget-met: maybe\n---\n",
+            "target-met: perhaps",
+        ] {
             let e = parse_answer(bad).unwrap_err();
-            assert!(e.contains("target-met") && e.contains("began"), "{bad:?}: {e}");
+            assert!(
+                e.contains("target-met") && e.contains("began"),
+                "{bad:?}: {e}"
+            );
         }
     }
 }

@@ -14,7 +14,10 @@ pub enum LoopError {
     #[error("git {args}: {message}")]
     Git { args: String, message: String },
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl LoopError {
@@ -22,7 +25,10 @@ impl LoopError {
         LoopError::Input(message.into())
     }
     pub fn component(role: &'static str, message: impl Into<String>) -> Self {
-        LoopError::Component { role, message: message.into() }
+        LoopError::Component {
+            role,
+            message: message.into(),
+        }
     }
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> LoopError {
         let path = path.into();

@@ -31,7 +31,10 @@ pub struct LoopCommit {
 impl Git {
     /// Refuse a directory that is not inside a git working tree.
     pub fn open(dir: &Path) -> Result<Git> {
-        let mut git = Git { dir: dir.to_path_buf(), prefix: String::new() };
+        let mut git = Git {
+            dir: dir.to_path_buf(),
+            prefix: String::new(),
+        };
         match git.run(&["rev-parse", "--is-inside-work-tree", "--show-prefix"]) {
             Ok(out) if out.lines().next() == Some("true") => {
                 git.prefix = out.lines().nth(1).unwrap_or("").trim().to_string();
@@ -53,7 +56,10 @@ impl Git {
             .arg(&self.dir)
             .args(args)
             .output()
-            .map_err(|e| LoopError::Git { args: args.join(" "), message: format!("cannot run git: {e}") })?;
+            .map_err(|e| LoopError::Git {
+                args: args.join(" "),
+                message: format!("cannot run git: {e}"),
+            })?;
         if !out.status.success() {
             return Err(LoopError::Git {
                 args: args.join(" "),
@@ -73,7 +79,15 @@ impl Git {
     /// excluded: the code changes an actuator (or a person) made and nobody committed.
     pub fn changed_code(&self) -> Result<Vec<String>> {
         let exclude = format!(":(exclude){LOOP_RUN}");
-        let out = self.run(&["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", &exclude])?;
+        let out = self.run(&[
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--",
+            ".",
+            &exclude,
+        ])?;
         let mut paths = Vec::new();
         let mut entries = out.split('\0').filter(|e| !e.is_empty());
         while let Some(entry) = entries.next() {
@@ -109,7 +123,11 @@ impl Git {
                 continue;
             }
             let path = path.strip_prefix(self.prefix.as_str()).unwrap_or(path);
-            changed.push(if deleted { format!("{path} (deleted)") } else { path.to_string() });
+            changed.push(if deleted {
+                format!("{path} (deleted)")
+            } else {
+                path.to_string()
+            });
         }
         Ok(changed)
     }
@@ -126,7 +144,16 @@ impl Git {
         // `-- .` (not `-a`): the commit takes DIR's files as they are now — what was staged
         // plus what was written since — and nothing outside DIR, even when DIR is a
         // subdirectory of a repository with other changes.
-        let fixed = ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-q", "--no-verify", "--allow-empty"];
+        let fixed = [
+            "-c",
+            "gc.auto=0",
+            "-c",
+            "maintenance.auto=false",
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+        ];
         let mut args: Vec<&str> = fixed.to_vec();
         args.extend(["-m", subject, "-m", body, "--", "."]);
         self.run(&args)?;
@@ -157,9 +184,19 @@ impl Git {
         let mut commits = Vec::new();
         for record in out.split('\x1e') {
             let mut fields = record.trim_start_matches('\n').splitn(3, '\x1f');
-            let (Some(sha), Some(subject), body) = (fields.next(), fields.next(), fields.next()) else { continue };
-            let Some((iteration, status)) = parse_subject(subject) else { continue };
-            commits.push(LoopCommit { sha: sha.to_string(), iteration, status, body: body.unwrap_or("").trim().to_string() });
+            let (Some(sha), Some(subject), body) = (fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            let Some((iteration, status)) = parse_subject(subject) else {
+                continue;
+            };
+            commits.push(LoopCommit {
+                sha: sha.to_string(),
+                iteration,
+                status,
+                body: body.unwrap_or("").trim().to_string(),
+            });
             if iteration == 0 {
                 break;
             }
@@ -196,7 +233,10 @@ mod tests {
 
     #[test]
     fn subjects_round_trip() {
-        assert_eq!(parse_subject(&subject(3, "complete")), Some((3, "complete".to_string())));
+        assert_eq!(
+            parse_subject(&subject(3, "complete")),
+            Some((3, "complete".to_string()))
+        );
         assert_eq!(parse_subject("loop: iteration x (y)"), None);
         assert_eq!(parse_subject("fix typo"), None);
     }

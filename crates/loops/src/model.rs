@@ -43,8 +43,14 @@ pub fn no_models(_role: &'static str, kind: &str) -> Result<Box<dyn Model>, Stri
 }
 
 pub enum ModelSource {
-    Model { model: Box<dyn Model>, level: Level },
-    Replay { file: PathBuf, answers: BTreeMap<u64, String> },
+    Model {
+        model: Box<dyn Model>,
+        level: Level,
+    },
+    Replay {
+        file: PathBuf,
+        answers: BTreeMap<u64, String>,
+    },
 }
 
 impl ModelSource {
@@ -55,17 +61,27 @@ impl ModelSource {
         dir: &Path,
         factory: &mut dyn ModelFactory,
     ) -> Result<ModelSource> {
-        let bad = |m: String| LoopError::input(format!("loop-run/task.md: frontmatter field `{role}`: {m}"));
+        let bad = |m: String| {
+            LoopError::input(format!("loop-run/task.md: frontmatter field `{role}`: {m}"))
+        };
         if kind == "scripted" {
-            let file = answers.map(|a| dir.join(a)).ok_or_else(|| bad("`model: scripted` needs `answers: FILE`".into()))?;
-            let text = std::fs::read_to_string(&file).map_err(|e| bad(format!("answers file {}: {e}", file.display())))?;
+            let file = answers
+                .map(|a| dir.join(a))
+                .ok_or_else(|| bad("`model: scripted` needs `answers: FILE`".into()))?;
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| bad(format!("answers file {}: {e}", file.display())))?;
             let answers: BTreeMap<u64, String> = serde_yaml_ng::from_str(&text).map_err(|e| {
-                bad(format!("answers file {}: expected a mapping of iteration number to markdown: {e}", file.display()))
+                bad(format!(
+                    "answers file {}: expected a mapping of iteration number to markdown: {e}",
+                    file.display()
+                ))
             })?;
             return Ok(ModelSource::Replay { file, answers });
         }
         let level = if kind == "local" { 2 } else { 3 };
-        let model = factory.model(role, kind).map_err(|m| bad(format!("`model: {kind}`: {m}")))?;
+        let model = factory
+            .model(role, kind)
+            .map_err(|m| bad(format!("`model: {kind}`: {m}")))?;
         Ok(ModelSource::Model { model, level })
     }
 
@@ -84,7 +100,10 @@ impl ModelSource {
                 None => {
                     return Err(LoopError::component(
                         role,
-                        format!("the answers file {} has no answer for iteration {iteration}", file.display()),
+                        format!(
+                            "the answers file {} has no answer for iteration {iteration}",
+                            file.display()
+                        ),
                     ))
                 }
             },

@@ -18,7 +18,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::actuator::{manual_done, Actuation, Actuator, CommandActuator, ManualActuator, ModelActuator};
+use crate::actuator::{
+    manual_done, Actuation, Actuator, CommandActuator, ManualActuator, ModelActuator,
+};
 use crate::artifacts::{LoopRun, ORCHESTRATOR_OUTPUT};
 use crate::controller::{CommandController, Controller, Ctx, ModelController};
 use crate::error::{LoopError, Result};
@@ -63,9 +65,19 @@ impl Loop {
         let controller: Box<dyn Controller> = match &task.controller {
             Component::Command(c) => Box::new(CommandController { command: c.clone() }),
             Component::Model { model, answers } => Box::new(ModelController {
-                source: ModelSource::new("controller", model, answers.as_deref(), &run.dir, models)?,
+                source: ModelSource::new(
+                    "controller",
+                    model,
+                    answers.as_deref(),
+                    &run.dir,
+                    models,
+                )?,
             }),
-            Component::Manual => return Err(LoopError::input("loop-run/task.md: `controller: manual` is not supported")),
+            Component::Manual => {
+                return Err(LoopError::input(
+                    "loop-run/task.md: `controller: manual` is not supported",
+                ))
+            }
         };
         let actuator: Box<dyn Actuator> = match &task.actuator {
             Component::Command(c) => Box::new(CommandActuator { command: c.clone() }),
@@ -74,11 +86,26 @@ impl Loop {
             }),
             Component::Manual => Box::new(ManualActuator),
         };
-        let lock = cn_storage::HubLock::acquire(&git.git_dir()?, Duration::ZERO)
-            .map_err(|e| LoopError::input(format!("{}: another `cn loop` is running here ({e})", run.dir.display())))?;
-        let sensor = Box::new(CommandSensor { specs: task.sensors.clone() });
+        let lock = cn_storage::HubLock::acquire(&git.git_dir()?, Duration::ZERO).map_err(|e| {
+            LoopError::input(format!(
+                "{}: another `cn loop` is running here ({e})",
+                run.dir.display()
+            ))
+        })?;
+        let sensor = Box::new(CommandSensor {
+            specs: task.sensors.clone(),
+        });
         let orchestrator = Box::new(GitOrchestrator::new(run.clone(), git.clone())?);
-        Ok(Loop { run, git, task, sensor, controller, actuator, orchestrator, _lock: Some(lock) })
+        Ok(Loop {
+            run,
+            git,
+            task,
+            sensor,
+            controller,
+            actuator,
+            orchestrator,
+            _lock: Some(lock),
+        })
     }
 
     /// Assemble a loop from given components (tests, benchmarks, other front ends).
@@ -91,7 +118,16 @@ impl Loop {
         actuator: Box<dyn Actuator>,
         orchestrator: Box<dyn Orchestrator>,
     ) -> Loop {
-        Loop { run, git, task, sensor, controller, actuator, orchestrator, _lock: None }
+        Loop {
+            run,
+            git,
+            task,
+            sensor,
+            controller,
+            actuator,
+            orchestrator,
+            _lock: None,
+        }
     }
 
     /// `cn loop run` (`done: false`) and `cn loop done` (`done: true`): run iterations until
@@ -106,7 +142,10 @@ impl Loop {
 
     fn iterate(&mut self, done: bool) -> Result<Outcome> {
         let committed = self.orchestrator.committed()?;
-        let on_disk = self.run.read(ORCHESTRATOR_OUTPUT)?.and_then(|t| OrchestratorOutput::state_of(&t));
+        let on_disk = self
+            .run
+            .read(ORCHESTRATOR_OUTPUT)?
+            .and_then(|t| OrchestratorOutput::state_of(&t));
         let mut next = match committed {
             None => {
                 if done {
@@ -127,7 +166,13 @@ impl Loop {
                 if done {
                     return Err(LoopError::input(format!("the loop has ended ({status} at iteration {iteration}); nothing is waiting for `cn loop done`")));
                 }
-                return Ok(Outcome { iteration, status, nothing_to_do: true, recovered: Vec::new(), resumed_at: None });
+                return Ok(Outcome {
+                    iteration,
+                    status,
+                    nothing_to_do: true,
+                    recovered: Vec::new(),
+                    resumed_at: None,
+                });
             }
             Some((iteration, _)) => iteration + 1,
         };
@@ -162,7 +207,13 @@ impl Loop {
         loop {
             let status = self.guard(next, |l| l.step(next, std::mem::take(&mut kept)))?;
             if status != Status::Running {
-                return Ok(Outcome { iteration: next, status, nothing_to_do: false, recovered, resumed_at });
+                return Ok(Outcome {
+                    iteration: next,
+                    status,
+                    nothing_to_do: false,
+                    recovered,
+                    resumed_at,
+                });
             }
             next += 1;
         }
@@ -173,7 +224,12 @@ impl Loop {
         self.record(0, Status::Running, "Initial measurement in progress.", None)?;
         let report = self.sensor.sense(&self.run, 0)?;
         let line = format!("**Iteration 0**: Initial measurement. {}", report.summary());
-        self.record(0, Status::Running, "Loop is running. Initial measurement (iteration 0) done.", Some(&line))?;
+        self.record(
+            0,
+            Status::Running,
+            "Loop is running. Initial measurement (iteration 0) done.",
+            Some(&line),
+        )?;
         self.orchestrator.stage()?;
         self.orchestrator.commit(0, Status::Running, &line)
     }
@@ -190,8 +246,18 @@ impl Loop {
             ));
             self.sensor.sense(&self.run, n)?;
         }
-        self.record_with(n, Status::Running, &format!("Loop is running. Iteration {n} in progress."), None, note.clone())?;
-        let ctx = Ctx { run: &self.run, git: &self.git, task: &self.task };
+        self.record_with(
+            n,
+            Status::Running,
+            &format!("Loop is running. Iteration {n} in progress."),
+            None,
+            note.clone(),
+        )?;
+        let ctx = Ctx {
+            run: &self.run,
+            git: &self.git,
+            task: &self.task,
+        };
         let judgment = self.controller.control(&ctx, n)?;
         if judgment.target_met {
             line.push_str(" Controller: target met. Loop complete.");
@@ -204,7 +270,11 @@ impl Loop {
             let result = format!("The loop stopped at iteration {n}, its max-iterations, without meeting the target.");
             return self.finish(n, Status::MaxIterations, &result, &line, note);
         }
-        let ctx = Ctx { run: &self.run, git: &self.git, task: &self.task };
+        let ctx = Ctx {
+            run: &self.run,
+            git: &self.git,
+            task: &self.task,
+        };
         match self.actuator.actuate(&ctx, n)? {
             Actuation::Waiting => {
                 let current = format!(
@@ -223,7 +293,14 @@ impl Loop {
     }
 
     /// The loop ends: final status, commit, stop.
-    fn finish(&mut self, n: u64, status: Status, result: &str, line: &str, note: Option<String>) -> Result<Status> {
+    fn finish(
+        &mut self,
+        n: u64,
+        status: Status,
+        result: &str,
+        line: &str,
+        note: Option<String>,
+    ) -> Result<Status> {
         self.orchestrator.stage()?;
         self.record_with(n, status, result, Some(line), note)?;
         self.orchestrator.commit(n, status, line)?;
@@ -238,7 +315,12 @@ impl Loop {
         self.sense_and_commit(n, line, None)
     }
 
-    fn sense_and_commit(&mut self, n: u64, mut line: String, note: Option<String>) -> Result<Status> {
+    fn sense_and_commit(
+        &mut self,
+        n: u64,
+        mut line: String,
+        note: Option<String>,
+    ) -> Result<Status> {
         let report = self.sensor.sense(&self.run, n)?;
         // Staging after the sensor lists the actuator's changes (and anything the sensor
         // left) in the same git process that stages them.
@@ -272,7 +354,14 @@ impl Loop {
         self.record_with(n, status, current, line, None)
     }
 
-    fn record_with(&mut self, n: u64, status: Status, current: &str, line: Option<&str>, recovered: Option<String>) -> Result<()> {
+    fn record_with(
+        &mut self,
+        n: u64,
+        status: Status,
+        current: &str,
+        line: Option<&str>,
+        recovered: Option<String>,
+    ) -> Result<()> {
         let mut history = self.orchestrator.history().to_vec();
         history.extend(line.map(str::to_string));
         self.orchestrator.record(OrchestratorOutput {
@@ -293,7 +382,12 @@ mod tests {
     use std::process::Command;
 
     fn git(dir: &Path, args: &[&str]) {
-        assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
+        assert!(Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .unwrap()
+            .success());
     }
 
     /// The model components with `cn_compute::Scripted`: what each is asked, and the
@@ -318,36 +412,70 @@ mod tests {
             "I write it, and try to move the goalposts.\n\n```yaml\n- tool: write_file\n  path: done.txt\n  content: \"yes\\n\"\n- tool: write_file\n  path: loop-run/task.md\n  content: \"---\\nmax-iterations: 99\\n---\\n\"\n```\n",
         ]);
         let (asked_c, asked_a) = (controller.asked.clone(), actuator.asked.clone());
-        let mut models = move |role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, String> {
-            match (role, kind) {
-                ("controller", "executive") => Ok(Box::new(controller.clone())),
-                ("actuator", "local") => Ok(Box::new(actuator.clone())),
-                other => Err(format!("unexpected {other:?}")),
-            }
-        };
+        let mut models =
+            move |role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, String> {
+                match (role, kind) {
+                    ("controller", "executive") => Ok(Box::new(controller.clone())),
+                    ("actuator", "local") => Ok(Box::new(actuator.clone())),
+                    other => Err(format!("unexpected {other:?}")),
+                }
+            };
         let outcome = crate::run(p, &Defaults::default(), &mut models, false).unwrap();
         assert_eq!((outcome.iteration, outcome.status), (2, Status::Complete));
 
         let asked_c = asked_c.lock().unwrap();
         assert_eq!(asked_c.len(), 2);
         assert_eq!(asked_c[0].level, 3);
-        assert!(asked_c[0].prompt.contains("Create done.txt.") && asked_c[0].prompt.contains("# sensor-output.md"));
-        assert!(asked_c[0].prompt.contains("No such file"), "{}", asked_c[0].prompt);
-        assert!(asked_c[1].prompt.contains("loop: iteration 1 (running)"), "history: {}", asked_c[1].prompt);
+        assert!(
+            asked_c[0].prompt.contains("Create done.txt.")
+                && asked_c[0].prompt.contains("# sensor-output.md")
+        );
+        assert!(
+            asked_c[0].prompt.contains("No such file"),
+            "{}",
+            asked_c[0].prompt
+        );
+        assert!(
+            asked_c[1].prompt.contains("loop: iteration 1 (running)"),
+            "history: {}",
+            asked_c[1].prompt
+        );
         let asked_a = asked_a.lock().unwrap();
         assert_eq!(asked_a.len(), 1);
         assert_eq!(asked_a[0].level, 2);
-        assert!(asked_a[0].system.contains("tool: write_file") && asked_a[0].system.contains("tool: replace"));
+        assert!(
+            asked_a[0].system.contains("tool: write_file")
+                && asked_a[0].system.contains("tool: replace")
+        );
         assert_eq!(asked_a[0].tools, ["replace", "write_file"]);
         assert!(asked_a[0].prompt.contains("Create done.txt saying yes."));
-        assert!(!asked_a[0].prompt.contains("# sensor-output.md"), "the actuator never sees the sensor");
+        assert!(
+            !asked_a[0].prompt.contains("# sensor-output.md"),
+            "the actuator never sees the sensor"
+        );
 
-        assert_eq!(std::fs::read_to_string(p.join("done.txt")).unwrap(), "yes\n");
-        assert_eq!(std::fs::read_to_string(p.join("loop-run/task.md")).unwrap(), task_text);
-        let out = Command::new("git").args(["show", "HEAD~1:loop-run/actuator-output.md"]).current_dir(p).output().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(p.join("done.txt")).unwrap(),
+            "yes\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(p.join("loop-run/task.md")).unwrap(),
+            task_text
+        );
+        let out = Command::new("git")
+            .args(["show", "HEAD~1:loop-run/actuator-output.md"])
+            .current_dir(p)
+            .output()
+            .unwrap();
         let a = String::from_utf8(out.stdout).unwrap();
         assert!(a.contains("- `done.txt` (created)"), "{a}");
-        assert!(a.contains("`write_file` `loop-run/task.md` → failed: not allowed"), "{a}");
-        assert!(a.contains("## What was done\n\nI write it, and try to move the goalposts."), "{a}");
+        assert!(
+            a.contains("`write_file` `loop-run/task.md` → failed: not allowed"),
+            "{a}"
+        );
+        assert!(
+            a.contains("## What was done\n\nI write it, and try to move the goalposts."),
+            "{a}"
+        );
     }
 }

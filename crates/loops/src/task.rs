@@ -53,7 +53,10 @@ pub struct SensorSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Component {
     /// `{model: local | executive}`; `{model: scripted, answers: FILE}` replays answers.
-    Model { model: String, answers: Option<PathBuf> },
+    Model {
+        model: String,
+        answers: Option<PathBuf>,
+    },
     /// `{command: "…"}`: a program run in DIR with `CN_LOOP_RUN` set.
     Command(String),
     /// `manual` (actuator only): a person edits, then runs `cn loop done DIR`.
@@ -73,14 +76,21 @@ impl Defaults {
     pub fn load(dir: &Path, hub: Option<&Path>) -> Result<Defaults> {
         let found = match hub {
             Some(h) => Some(h.join("cn.yaml")).filter(|p| p.is_file()),
-            None => dir.canonicalize().ok().and_then(|d| d.ancestors().map(|a| a.join("cn.yaml")).find(|p| p.is_file())),
+            None => dir.canonicalize().ok().and_then(|d| {
+                d.ancestors()
+                    .map(|a| a.join("cn.yaml"))
+                    .find(|p| p.is_file())
+            }),
         };
-        let Some(path) = found else { return Ok(Defaults::default()) };
+        let Some(path) = found else {
+            return Ok(Defaults::default());
+        };
         let text = std::fs::read_to_string(&path).map_err(LoopError::io(&path))?;
         let config: Value = if text.trim().is_empty() {
             Value::Null
         } else {
-            serde_yaml_ng::from_str(&text).map_err(|e| LoopError::input(format!("{}: not valid YAML: {e}", path.display())))?
+            serde_yaml_ng::from_str(&text)
+                .map_err(|e| LoopError::input(format!("{}: not valid YAML: {e}", path.display())))?
         };
         let loops = config.get("loops");
         Ok(Defaults {
@@ -113,8 +123,11 @@ impl Task {
             ));
         }
         let doc = Doc::parse(text).map_err(|e| bad(e.to_string()))?;
-        let front: Value = serde_json::to_value(&doc.front).map_err(|e| bad(format!("frontmatter: {e}")))?;
-        let Value::Object(front) = front else { return Err(bad("the frontmatter is not a mapping".into())) };
+        let front: Value =
+            serde_json::to_value(&doc.front).map_err(|e| bad(format!("frontmatter: {e}")))?;
+        let Value::Object(front) = front else {
+            return Err(bad("the frontmatter is not a mapping".into()));
+        };
         for key in front.keys() {
             if !["max-iterations", "sensors", "controller", "actuator"].contains(&key.as_str()) {
                 return Err(bad(format!(
@@ -123,7 +136,11 @@ impl Task {
             }
         }
         let max_iterations = match front.get("max-iterations") {
-            None => return Err(bad("frontmatter field `max-iterations` is missing; give a positive integer".into())),
+            None => {
+                return Err(bad(
+                    "frontmatter field `max-iterations` is missing; give a positive integer".into(),
+                ))
+            }
             Some(v) => match v.as_u64() {
                 Some(n) if n > 0 => n,
                 _ => {
@@ -144,18 +161,35 @@ impl Task {
             }
             Some(_) => return Err(bad("frontmatter field `sensors` must map each sensor's name to `{command, target}`".into())),
         };
-        let controller = component("controller", front.get("controller").or(defaults.controller.as_ref()))
-            .map_err(&bad)?;
-        let actuator = component("actuator", front.get("actuator").or(defaults.actuator.as_ref())).map_err(&bad)?;
+        let controller = component(
+            "controller",
+            front.get("controller").or(defaults.controller.as_ref()),
+        )
+        .map_err(&bad)?;
+        let actuator = component(
+            "actuator",
+            front.get("actuator").or(defaults.actuator.as_ref()),
+        )
+        .map_err(&bad)?;
         if controller == Component::Manual {
-            return Err(bad("frontmatter field `controller`: `manual` is for the actuator only".into()));
+            return Err(bad(
+                "frontmatter field `controller`: `manual` is for the actuator only".into(),
+            ));
         }
-        Ok(Task { max_iterations, sensors, controller, actuator, text: text.to_string() })
+        Ok(Task {
+            max_iterations,
+            sensors,
+            controller,
+            actuator,
+            text: text.to_string(),
+        })
     }
 }
 
 fn sensor(name: &str, spec: &Value) -> Result<SensorSpec, String> {
-    let Value::Object(map) = spec else { return Err("expected `{command: \"…\", target: \"…\"}`".into()) };
+    let Value::Object(map) = spec else {
+        return Err("expected `{command: \"…\", target: \"…\"}`".into());
+    };
     for key in map.keys() {
         if key != "command" && key != "target" {
             return Err(format!("unknown field `{key}` (known: command, target)"));
@@ -172,7 +206,11 @@ fn sensor(name: &str, spec: &Value) -> Result<SensorSpec, String> {
         Some(Value::String(t)) => Some(t.clone()),
         Some(other) => Some(other.to_string()),
     };
-    Ok(SensorSpec { name: name.to_string(), command, target })
+    Ok(SensorSpec {
+        name: name.to_string(),
+        command,
+        target,
+    })
 }
 
 fn component(role: &str, spec: Option<&Value>) -> Result<Component, String> {
@@ -244,7 +282,13 @@ mod tests {
         assert_eq!(task.sensors[0].name, "compilation");
         assert_eq!(task.sensors[0].command, "javac src/**/*.java");
         assert_eq!(task.sensors[0].target.as_deref(), Some("no errors"));
-        assert_eq!(task.controller, Component::Model { model: "executive".into(), answers: None });
+        assert_eq!(
+            task.controller,
+            Component::Model {
+                model: "executive".into(),
+                answers: None
+            }
+        );
         assert_eq!(task.actuator, Component::Manual);
     }
 
@@ -257,7 +301,10 @@ mod tests {
         let task = Task::parse(TEMPLATE, &d).unwrap();
         assert_eq!(task.controller, Component::Command("./judge.sh".into()));
         let e = parse(TEMPLATE).unwrap_err().to_string();
-        assert!(e.contains("`controller`") && e.contains("loops.controller"), "{e}");
+        assert!(
+            e.contains("`controller`") && e.contains("loops.controller"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -279,7 +326,10 @@ mod tests {
             let e = parse(&text).unwrap_err();
             assert!(e.is_input(), "{e}");
             let e = e.to_string();
-            assert!(e.starts_with("loop-run/task.md: ") && e.contains(want), "{text:?}: {e}");
+            assert!(
+                e.starts_with("loop-run/task.md: ") && e.contains(want),
+                "{text:?}: {e}"
+            );
         }
     }
 }

@@ -21,14 +21,26 @@ pub struct Args {
 #[derive(clap::Subcommand, Debug)]
 pub enum Action {
     /// Write a loop-run/task.md template (the document's Factorial example) in DIR.
-    Init { #[arg(default_value = ".")] dir: PathBuf },
+    Init {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// Run the loop on the git repository DIR until the target is met, max-iterations is
     /// reached, or a manual actuator's turn comes. Resumes an interrupted loop.
-    Run { #[arg(default_value = ".")] dir: PathBuf },
+    Run {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// Print the loop's iteration, status and history, from git.
-    Status { #[arg(default_value = ".")] dir: PathBuf },
+    Status {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// The person acting as the actuator has finished editing: sense, commit, continue.
-    Done { #[arg(default_value = ".")] dir: PathBuf },
+    Done {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
 }
 
 pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
@@ -36,7 +48,10 @@ pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
         Action::Init { dir } => {
             let path = cn_loops::init(&dir).map_err(report)?;
             println!("wrote {}", path.display());
-            println!("edit it (sensors, controller, actuator), then: cn loop run {}", dir.display());
+            println!(
+                "edit it (sensors, controller, actuator), then: cn loop run {}",
+                dir.display()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Action::Run { dir } => drive(&dir, hub, false),
@@ -51,7 +66,9 @@ pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode> {
     let defaults = Defaults::load(dir, hub).map_err(report)?;
-    let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, String> {
+    let mut models = |_role: &'static str,
+                      kind: &str|
+     -> Result<Box<dyn cn_compute::Model>, String> {
         Err(format!(
             "the `{kind}` model provider is not wired into this build; use `{{command: \"…\"}}` or `{{model: scripted, answers: FILE}}`"
         ))
@@ -70,11 +87,17 @@ fn print_outcome(dir: &Path, o: &Outcome) -> ExitCode {
     let d = dir.display();
     match (o.status, o.nothing_to_do) {
         (Status::WaitingForActuator, true) => {
-            println!("iteration {}: still waiting for the actuator; edit, then `cn loop done {d}`", o.iteration);
+            println!(
+                "iteration {}: still waiting for the actuator; edit, then `cn loop done {d}`",
+                o.iteration
+            );
             ExitCode::from(3)
         }
         (status, true) => {
-            println!("iteration {}: {status}; the loop has ended, nothing to do", o.iteration);
+            println!(
+                "iteration {}: {status}; the loop has ended, nothing to do",
+                o.iteration
+            );
             ExitCode::from(3)
         }
         (Status::Complete, false) => {
@@ -89,7 +112,10 @@ fn print_outcome(dir: &Path, o: &Outcome) -> ExitCode {
             ExitCode::SUCCESS
         }
         (status, false) => {
-            println!("iteration {}: {status} — the target is not met", o.iteration);
+            println!(
+                "iteration {}: {status} — the target is not met",
+                o.iteration
+            );
             ExitCode::from(1)
         }
     }
