@@ -308,6 +308,29 @@ mod tests {
     }
 
     #[test]
+    fn defaults_come_from_the_nearest_cn_yaml_or_the_hub() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("code");
+        std::fs::create_dir(&sub).unwrap();
+        assert!(Defaults::load(&sub, None).unwrap().controller.is_none());
+        std::fs::write(
+            dir.path().join("cn.yaml"),
+            "loops:\n  controller: {model: executive}\n  actuator: manual\n",
+        )
+        .unwrap();
+        let d = Defaults::load(&sub, None).unwrap();
+        assert_eq!(
+            d.controller,
+            Some(serde_json::json!({"model": "executive"}))
+        );
+        assert_eq!(d.actuator, Some(serde_json::json!("manual")));
+        let hub = tempfile::tempdir().unwrap();
+        std::fs::write(hub.path().join("cn.yaml"), "loops: [\n").unwrap();
+        let e = Defaults::load(&sub, Some(hub.path())).unwrap_err();
+        assert!(e.is_input() && e.to_string().contains("cn.yaml"), "{e}");
+    }
+
+    #[test]
     fn bad_input_names_the_field() {
         let ok = "controller: {command: x}\nactuator: {command: y}\n";
         let cases = [

@@ -22,23 +22,27 @@ pub struct Args {
 pub enum Action {
     /// Write a loop-run/task.md template (the document's Factorial example) in DIR.
     Init {
-        #[arg(default_value = ".")]
+        /// The codebase: a git working tree, with the loop's files in DIR/loop-run/.
+        #[arg(default_value = ".", value_name = "DIR")]
         dir: PathBuf,
     },
     /// Run the loop on the git repository DIR until the target is met, max-iterations is
     /// reached, or a manual actuator's turn comes. Resumes an interrupted loop.
     Run {
-        #[arg(default_value = ".")]
+        /// The codebase: a git working tree, with the loop's files in DIR/loop-run/.
+        #[arg(default_value = ".", value_name = "DIR")]
         dir: PathBuf,
     },
     /// Print the loop's iteration, status and history, from git.
     Status {
-        #[arg(default_value = ".")]
+        /// The codebase: a git working tree, with the loop's files in DIR/loop-run/.
+        #[arg(default_value = ".", value_name = "DIR")]
         dir: PathBuf,
     },
     /// The person acting as the actuator has finished editing: sense, commit, continue.
     Done {
-        #[arg(default_value = ".")]
+        /// The codebase: a git working tree, with the loop's files in DIR/loop-run/.
+        #[arg(default_value = ".", value_name = "DIR")]
         dir: PathBuf,
     },
 }
