@@ -96,16 +96,10 @@ impl Loop {
             specs: task.sensors.clone(),
         });
         let orchestrator = Box::new(GitOrchestrator::new(run.clone(), git.clone())?);
-        Ok(Loop {
-            run,
-            git,
-            task,
-            sensor,
-            controller,
-            actuator,
-            orchestrator,
-            _lock: Some(lock),
-        })
+        let mut lp =
+            Loop::with_components(run, git, task, sensor, controller, actuator, orchestrator);
+        lp._lock = Some(lock);
+        Ok(lp)
     }
 
     /// Assemble a loop from given components (tests, benchmarks, other front ends).
