@@ -9,6 +9,18 @@ use serde::Serialize;
 
 /// Write `bytes` to `path` via a temp file in the same directory, fsync, rename, fsync dir.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_via_rename(path, bytes, true)
+}
+
+/// Temp file and rename, without the fsyncs: a reader or a killed process still sees the old
+/// file or the new one, never half of one, but a power loss may lose the write. Only for
+/// files whose durable copy is elsewhere — an AI loop's artifacts, which git commits at the
+/// end of each iteration and a resumed loop rewrites.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_via_rename(path, bytes, false)
+}
+
+fn write_via_rename(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -24,10 +36,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let result = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        if sync {
+            f.sync_all()?;
+        }
         fs::rename(&tmp, path)?;
-        // Make the rename itself durable.
-        File::open(dir)?.sync_all()
+        if sync {
+            // Make the rename itself durable.
+            File::open(dir)?.sync_all()?;
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);

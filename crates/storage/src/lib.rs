@@ -11,7 +11,7 @@ pub mod frontmatter;
 pub mod journal;
 pub mod lock;
 
-pub use atomic::{write_atomic, write_json_atomic, read_json_or_default};
+pub use atomic::{write_atomic, write_atomic_unsynced, write_json_atomic, read_json_or_default};
 pub use frontmatter::{Doc, FrontmatterError};
 pub use journal::{Entry, Journal, JournalRead, JournalStore, Skipped};
 pub use lock::HubLock;

@@ -9,6 +9,7 @@ mod hub;
 mod init;
 mod input;
 mod out;
+mod loop_cmd;
 mod parse;
 mod peer;
 mod send;
@@ -50,6 +51,8 @@ pub enum Command {
     /// Manage peers.
     #[command(subcommand)]
     Peer(peer::Command),
+    /// AI loops on a git repository: sensor, controller, actuator, orchestrator.
+    Loop(loop_cmd::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -61,5 +64,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Send(args) => send::run(cli.hub.as_deref(), args),
         Command::Sync(args) => sync::run(cli.hub.as_deref(), args),
         Command::Peer(cmd) => peer::run(cli.hub.as_deref(), cmd),
+        Command::Loop(args) => loop_cmd::run(args, cli.hub.as_deref()),
     }
 }

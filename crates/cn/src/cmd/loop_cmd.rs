@@ -1,0 +1,135 @@
+//! `cn loop init|run|status|done DIR` — AI loops on a git working tree (cn-loops).
+//!
+//! Exit codes: `run`/`done` exit 0 when the loop completed or now waits for a person, 1 when
+//! it stopped at `max-iterations` without meeting the target (or failed), 2 on bad input,
+//! 3 when there was nothing to do (the loop had already ended, or still waits for
+//! `cn loop done`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use cn_loops::{Defaults, LoopError, Outcome, Status};
+
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum Action {
+    /// Write a loop-run/task.md template (the document's Factorial example) in DIR.
+    Init {
+        /// The codebase: a git working tree, with the loop's files in DIR/loop-run/.
+        #[arg(default_value = ".", value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// Run the loop on the git repository DIR until the target is met, max-iterations is
+    /// reached, or a manual actuator's turn comes. Resumes an interrupted loop.
+    Run {
+        /// The codebase: a git working tree, with the loop's files in DIR/loop-run/.
+        #[arg(default_value = ".", value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// Print the loop's iteration, status and history, from git.
+    Status {
+        /// The codebase: a git working tree, with the loop's files in DIR/loop-run/.
+        #[arg(default_value = ".", value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// The person acting as the actuator has finished editing: sense, commit, continue.
+    Done {
+        /// The codebase: a git working tree, with the loop's files in DIR/loop-run/.
+        #[arg(default_value = ".", value_name = "DIR")]
+        dir: PathBuf,
+    },
+}
+
+pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
+    match args.action {
+        Action::Init { dir } => {
+            let path = cn_loops::init(&dir).map_err(report)?;
+            println!("wrote {}", path.display());
+            println!(
+                "edit it (sensors, controller, actuator), then: cn loop run {}",
+                dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Action::Run { dir } => drive(&dir, hub, false),
+        Action::Done { dir } => drive(&dir, hub, true),
+        Action::Status { dir } => {
+            let st = cn_loops::status(&dir).map_err(report)?;
+            print!("{st}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode> {
+    let defaults = Defaults::load(dir, hub).map_err(report)?;
+    let mut models = |_role: &'static str,
+                      kind: &str|
+     -> Result<Box<dyn cn_compute::Model>, String> {
+        Err(format!(
+            "the `{kind}` model provider is not wired into this build; use `{{command: \"…\"}}` or `{{model: scripted, answers: FILE}}`"
+        ))
+    };
+    let outcome = cn_loops::run(dir, &defaults, &mut models, done).map_err(report)?;
+    Ok(print_outcome(dir, &outcome))
+}
+
+fn print_outcome(dir: &Path, o: &Outcome) -> ExitCode {
+    if let Some(n) = o.resumed_at {
+        eprintln!(
+            "cn: resumed iteration {n}: kept the interrupted run's uncommitted changes ({}); they are in its commit",
+            o.recovered.join(", ")
+        );
+    }
+    let d = dir.display();
+    match (o.status, o.nothing_to_do) {
+        (Status::WaitingForActuator, true) => {
+            println!(
+                "iteration {}: still waiting for the actuator; edit, then `cn loop done {d}`",
+                o.iteration
+            );
+            ExitCode::from(3)
+        }
+        (status, true) => {
+            println!(
+                "iteration {}: {status}; the loop has ended, nothing to do",
+                o.iteration
+            );
+            ExitCode::from(3)
+        }
+        (Status::Complete, false) => {
+            println!("iteration {}: complete — the target is met", o.iteration);
+            ExitCode::SUCCESS
+        }
+        (Status::WaitingForActuator, false) => {
+            println!(
+                "iteration {}: waiting-for-actuator — follow {d}/loop-run/controller-output.md, edit, then `cn loop done {d}`",
+                o.iteration
+            );
+            ExitCode::SUCCESS
+        }
+        (status, false) => {
+            println!(
+                "iteration {}: {status} — the target is not met",
+                o.iteration
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Bad input is a usage error (exit 2); the rest fails with context.
+fn report(e: LoopError) -> anyhow::Error {
+    if e.is_input() {
+        anyhow::Error::new(UsageError(e.to_string()))
+    } else {
+        anyhow::Error::new(e).context("loop")
+    }
+}

@@ -1,0 +1,243 @@
+//! Git, through the git CLI: the loop's clock and its history. Every call runs in DIR, so
+//! pathspecs are relative to the codebase even when DIR is a subdirectory of a repository.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::artifacts::LOOP_RUN;
+use crate::error::{LoopError, Result};
+
+/// The subject every loop commit starts with; `status` and history find commits by it.
+pub const SUBJECT_PREFIX: &str = "loop: iteration ";
+
+#[derive(Debug, Clone)]
+pub struct Git {
+    dir: PathBuf,
+    /// DIR relative to the repository's root (`""` at the root, else ending in `/`), which
+    /// `git add -v` prints paths relative to.
+    prefix: String,
+}
+
+/// One loop commit, read back from `git log`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopCommit {
+    pub sha: String,
+    pub iteration: u64,
+    pub status: String,
+    /// The commit body: the history line of that iteration.
+    pub body: String,
+}
+
+impl Git {
+    /// Refuse a directory that is not inside a git working tree.
+    pub fn open(dir: &Path) -> Result<Git> {
+        let mut git = Git {
+            dir: dir.to_path_buf(),
+            prefix: String::new(),
+        };
+        match git.run(&["rev-parse", "--is-inside-work-tree", "--show-prefix"]) {
+            Ok(out) if out.lines().next() == Some("true") => {
+                git.prefix = out.lines().nth(1).unwrap_or("").trim().to_string();
+                Ok(git)
+            }
+            _ => Err(LoopError::input(format!(
+                "{}: not a git repository; the loop commits each iteration, so run `git init` there first",
+                dir.display()
+            ))),
+        }
+    }
+
+    pub fn run(&self, args: &[&str]) -> Result<String> {
+        // `-C DIR` rather than a working directory for the child: without a chdir the
+        // standard library can spawn with posix_spawn instead of fork, which is what keeps
+        // the loop's git calls cheap.
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&self.dir)
+            .args(args)
+            .output()
+            .map_err(|e| LoopError::Git {
+                args: args.join(" "),
+                message: format!("cannot run git: {e}"),
+            })?;
+        if !out.status.success() {
+            return Err(LoopError::Git {
+                args: args.join(" "),
+                message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// The repository's git directory (where the loop's lock lives, outside the tree).
+    pub fn git_dir(&self) -> Result<PathBuf> {
+        let out = self.run(&["rev-parse", "--absolute-git-dir"])?;
+        Ok(PathBuf::from(out.trim()))
+    }
+
+    /// Paths under DIR that differ from HEAD (staged, unstaged or untracked), `loop-run/`
+    /// excluded: the code changes an actuator (or a person) made and nobody committed.
+    pub fn changed_code(&self) -> Result<Vec<String>> {
+        let exclude = format!(":(exclude){LOOP_RUN}");
+        let out = self.run(&[
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--",
+            ".",
+            &exclude,
+        ])?;
+        let mut paths = Vec::new();
+        let mut entries = out.split('\0').filter(|e| !e.is_empty());
+        while let Some(entry) = entries.next() {
+            let (code, path) = entry.split_at(entry.len().min(3));
+            paths.push(format!("{} ({})", path, describe(code.trim())));
+            if code.starts_with('R') || code.starts_with('C') {
+                // A rename's entry is followed by its source path.
+                entries.next();
+            }
+        }
+        Ok(paths)
+    }
+
+    /// A file as HEAD has it (`None` when HEAD or the file does not exist).
+    pub fn show_head(&self, rel: &str) -> Option<String> {
+        self.run(&["show", &format!("HEAD:./{rel}")]).ok()
+    }
+
+    /// Stage everything under DIR; return what changed outside `loop-run/` (`path`, or
+    /// `path (deleted)`), as `git add -v` reports it — one git process for both.
+    pub fn stage(&self) -> Result<Vec<String>> {
+        let out = self.run(&["add", "-A", "-v", "--", "."])?;
+        let own = format!("{}{LOOP_RUN}/", self.prefix);
+        let mut changed = Vec::new();
+        for line in out.lines() {
+            let (path, deleted) = match (line.strip_prefix("add "), line.strip_prefix("remove ")) {
+                (Some(p), _) => (p, false),
+                (_, Some(p)) => (p, true),
+                _ => continue,
+            };
+            let path = path.trim().trim_matches('\'');
+            if path.starts_with(&own) {
+                continue;
+            }
+            let path = path.strip_prefix(self.prefix.as_str()).unwrap_or(path);
+            changed.push(if deleted {
+                format!("{path} (deleted)")
+            } else {
+                path.to_string()
+            });
+        }
+        Ok(changed)
+    }
+
+    /// Commit DIR: the tracked files written since [`Git::stage`] (the orchestrator's own
+    /// output) are taken as they are; `stage_first` stages everything first, for a commit
+    /// whose new files were never staged. The iteration's one clock tick.
+    pub fn commit(&self, subject: &str, body: &str, stage_first: bool) -> Result<()> {
+        if stage_first {
+            self.run(&["add", "-A", "--", "."])?;
+        }
+        // Automatic maintenance would spawn another git after every commit; the loop runs it
+        // once per `cn loop run` instead (`maintain`).
+        // `-- .` (not `-a`): the commit takes DIR's files as they are now — what was staged
+        // plus what was written since — and nothing outside DIR, even when DIR is a
+        // subdirectory of a repository with other changes.
+        let fixed = [
+            "-c",
+            "gc.auto=0",
+            "-c",
+            "maintenance.auto=false",
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+        ];
+        let mut args: Vec<&str> = fixed.to_vec();
+        args.extend(["-m", subject, "-m", body, "--", "."]);
+        self.run(&args)?;
+        Ok(())
+    }
+
+    /// Git's automatic maintenance (packing loose objects), once per run; failures only logged.
+    pub fn maintain(&self) {
+        if let Err(e) = self.run(&["maintenance", "run", "--auto", "--quiet"]) {
+            tracing::warn!(error = %e, "git maintenance");
+        }
+    }
+
+    /// The loop commits touching `loop-run/`, oldest first, since the last iteration 0
+    /// (an earlier loop in the same directory is not this loop's history).
+    pub fn loop_commits(&self) -> Result<Vec<LoopCommit>> {
+        if self.run(&["rev-parse", "-q", "--verify", "HEAD"]).is_err() {
+            return Ok(Vec::new());
+        }
+        let out = self.run(&[
+            "log",
+            "--format=%H%x1f%s%x1f%b%x1e",
+            "--fixed-strings",
+            &format!("--grep={SUBJECT_PREFIX}"),
+            "--",
+            LOOP_RUN,
+        ])?;
+        let mut commits = Vec::new();
+        for record in out.split('\x1e') {
+            let mut fields = record.trim_start_matches('\n').splitn(3, '\x1f');
+            let (Some(sha), Some(subject), body) = (fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            let Some((iteration, status)) = parse_subject(subject) else {
+                continue;
+            };
+            commits.push(LoopCommit {
+                sha: sha.to_string(),
+                iteration,
+                status,
+                body: body.unwrap_or("").trim().to_string(),
+            });
+            if iteration == 0 {
+                break;
+            }
+        }
+        commits.reverse();
+        Ok(commits)
+    }
+}
+
+/// `loop: iteration 3 (complete)` → (3, "complete").
+pub fn parse_subject(subject: &str) -> Option<(u64, String)> {
+    let rest = subject.strip_prefix(SUBJECT_PREFIX)?;
+    let (n, status) = rest.split_once(' ')?;
+    let status = status.strip_prefix('(')?.strip_suffix(')')?;
+    Some((n.parse().ok()?, status.to_string()))
+}
+
+pub fn subject(iteration: u64, status: &str) -> String {
+    format!("{SUBJECT_PREFIX}{iteration} ({status})")
+}
+
+fn describe(code: &str) -> &'static str {
+    match code.chars().find(|c| *c != ' ') {
+        Some('?') | Some('A') => "created",
+        Some('D') => "deleted",
+        Some('R') => "renamed",
+        _ => "modified",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_round_trip() {
+        assert_eq!(
+            parse_subject(&subject(3, "complete")),
+            Some((3, "complete".to_string()))
+        );
+        assert_eq!(parse_subject("loop: iteration x (y)"), None);
+        assert_eq!(parse_subject("fix typo"), None);
+    }
+}

@@ -1,0 +1,358 @@
+//! `task.md`: the setpoint. Its frontmatter carries what is mechanically needed —
+//! `max-iterations`, `sensors` (name → `{command, target}`), and which `controller:` and
+//! `actuator:` to use — and its body is the task in plain language, read as-is.
+//!
+//! Invariant: a task is checked whole before anything runs; every refusal names
+//! `loop-run/task.md` and the field at fault.
+
+use std::path::{Path, PathBuf};
+
+use cn_storage::Doc;
+use serde_json::Value;
+
+use crate::artifacts::{LoopRun, TASK};
+use crate::error::{LoopError, Result};
+
+/// The template `cn loop init` writes: the document's own example.
+pub const TEMPLATE: &str = r#"---
+max-iterations: 10
+sensors:
+  compilation:
+    command: "javac src/**/*.java"
+    target: "no errors"
+# Which components to use; defaults come from cn.yaml's `loops:` key.
+#   controller: {model: executive}        # or {model: local}, or {command: "./judge.sh"}
+#   actuator: {model: executive}          # or {command: "my-coding-agent ..."}, or manual
+---
+
+# Task
+
+Write a Java method `factorial(int n)` that returns the factorial of n.
+"#;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    pub max_iterations: u64,
+    /// In the order task.md lists them.
+    pub sensors: Vec<SensorSpec>,
+    pub controller: Component,
+    pub actuator: Component,
+    /// The whole file, as the controller's prompt quotes it.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SensorSpec {
+    pub name: String,
+    pub command: String,
+    /// Plain text for the controller: what "done" means for this metric.
+    pub target: Option<String>,
+}
+
+/// A swappable component, as `controller:` / `actuator:` choose it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Component {
+    /// `{model: local | executive}`; `{model: scripted, answers: FILE}` replays answers.
+    Model {
+        model: String,
+        answers: Option<PathBuf>,
+    },
+    /// `{command: "…"}`: a program run in DIR with `CN_LOOP_RUN` set.
+    Command(String),
+    /// `manual` (actuator only): a person edits, then runs `cn loop done DIR`.
+    Manual,
+}
+
+/// The components to use when task.md names none (cn.yaml `loops.controller` / `loops.actuator`).
+#[derive(Debug, Clone, Default)]
+pub struct Defaults {
+    pub controller: Option<Value>,
+    pub actuator: Option<Value>,
+}
+
+impl Defaults {
+    /// `loops.controller` / `loops.actuator` from a `cn.yaml`: the hub's when one is given,
+    /// else the nearest one in DIR or above it. No file means no defaults.
+    pub fn load(dir: &Path, hub: Option<&Path>) -> Result<Defaults> {
+        let found = match hub {
+            Some(h) => Some(h.join("cn.yaml")).filter(|p| p.is_file()),
+            None => dir.canonicalize().ok().and_then(|d| {
+                d.ancestors()
+                    .map(|a| a.join("cn.yaml"))
+                    .find(|p| p.is_file())
+            }),
+        };
+        let Some(path) = found else {
+            return Ok(Defaults::default());
+        };
+        let text = std::fs::read_to_string(&path).map_err(LoopError::io(&path))?;
+        let config: Value = if text.trim().is_empty() {
+            Value::Null
+        } else {
+            serde_yaml_ng::from_str(&text)
+                .map_err(|e| LoopError::input(format!("{}: not valid YAML: {e}", path.display())))?
+        };
+        let loops = config.get("loops");
+        Ok(Defaults {
+            controller: loops.and_then(|l| l.get("controller")).cloned(),
+            actuator: loops.and_then(|l| l.get("actuator")).cloned(),
+        })
+    }
+}
+
+const MODEL_KINDS: [&str; 3] = ["local", "executive", "scripted"];
+
+impl Task {
+    /// Read and check `loop-run/task.md`.
+    pub fn load(run: &LoopRun, defaults: &Defaults) -> Result<Task> {
+        let text = run.read(TASK)?.ok_or_else(|| {
+            LoopError::input(format!(
+                "{}: no task.md; write one (`cn loop init {}` writes a template)",
+                run.path(TASK).display(),
+                run.dir.display()
+            ))
+        })?;
+        Task::parse(&text, defaults)
+    }
+
+    pub fn parse(text: &str, defaults: &Defaults) -> Result<Task> {
+        let bad = |what: String| LoopError::input(format!("loop-run/task.md: {what}"));
+        if !Doc::has_frontmatter(text) {
+            return Err(bad(
+                "no YAML frontmatter; start the file with `---`, then `max-iterations:` and `sensors:`, then `---`".into(),
+            ));
+        }
+        let doc = Doc::parse(text).map_err(|e| bad(e.to_string()))?;
+        let front: Value =
+            serde_json::to_value(&doc.front).map_err(|e| bad(format!("frontmatter: {e}")))?;
+        let Value::Object(front) = front else {
+            return Err(bad("the frontmatter is not a mapping".into()));
+        };
+        for key in front.keys() {
+            if !["max-iterations", "sensors", "controller", "actuator"].contains(&key.as_str()) {
+                return Err(bad(format!(
+                    "unknown frontmatter field `{key}` (known: max-iterations, sensors, controller, actuator)"
+                )));
+            }
+        }
+        let max_iterations = match front.get("max-iterations") {
+            None => {
+                return Err(bad(
+                    "frontmatter field `max-iterations` is missing; give a positive integer".into(),
+                ))
+            }
+            Some(v) => match v.as_u64() {
+                Some(n) if n > 0 => n,
+                _ => {
+                    return Err(bad(format!(
+                        "frontmatter field `max-iterations` is {}, expected a positive integer",
+                        serde_json::to_string(v).unwrap_or_default()
+                    )))
+                }
+            },
+        };
+        let sensors = match front.get("sensors") {
+            Some(Value::Object(map)) if !map.is_empty() => map
+                .iter()
+                .map(|(name, spec)| sensor(name, spec).map_err(|m| bad(format!("frontmatter field `sensors.{name}`: {m}"))))
+                .collect::<Result<Vec<_>>>()?,
+            Some(Value::Object(_)) | None => {
+                return Err(bad("frontmatter field `sensors` is missing or empty; give at least one `name: {command: \"…\"}`".into()))
+            }
+            Some(_) => return Err(bad("frontmatter field `sensors` must map each sensor's name to `{command, target}`".into())),
+        };
+        let controller = component(
+            "controller",
+            front.get("controller").or(defaults.controller.as_ref()),
+        )
+        .map_err(&bad)?;
+        let actuator = component(
+            "actuator",
+            front.get("actuator").or(defaults.actuator.as_ref()),
+        )
+        .map_err(&bad)?;
+        if controller == Component::Manual {
+            return Err(bad(
+                "frontmatter field `controller`: `manual` is for the actuator only".into(),
+            ));
+        }
+        Ok(Task {
+            max_iterations,
+            sensors,
+            controller,
+            actuator,
+            text: text.to_string(),
+        })
+    }
+}
+
+fn sensor(name: &str, spec: &Value) -> Result<SensorSpec, String> {
+    let Value::Object(map) = spec else {
+        return Err("expected `{command: \"…\", target: \"…\"}`".into());
+    };
+    for key in map.keys() {
+        if key != "command" && key != "target" {
+            return Err(format!("unknown field `{key}` (known: command, target)"));
+        }
+    }
+    let command = match map.get("command") {
+        Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
+        Some(Value::String(_)) => return Err("`command` is empty".into()),
+        Some(_) => return Err("`command` must be a string".into()),
+        None => return Err("no `command`; every sensor needs the command to run".into()),
+    };
+    let target = match map.get("target") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    Ok(SensorSpec {
+        name: name.to_string(),
+        command,
+        target,
+    })
+}
+
+fn component(role: &str, spec: Option<&Value>) -> Result<Component, String> {
+    let field = format!("frontmatter field `{role}`");
+    match spec {
+        None | Some(Value::Null) => Err(format!(
+            "{field} is missing and cn.yaml has no `loops.{role}` default; give `{{model: executive}}`, `{{model: local}}` or `{{command: \"…\"}}`"
+        )),
+        Some(Value::String(s)) if s == "manual" => Ok(Component::Manual),
+        Some(Value::Object(map)) => {
+            let model = map.get("model");
+            let command = map.get("command");
+            match (model, command) {
+                (Some(_), Some(_)) => Err(format!("{field}: give `model` or `command`, not both")),
+                (Some(Value::String(m)), None) => {
+                    if !MODEL_KINDS.contains(&m.as_str()) {
+                        return Err(format!("{field}: `model: {m}` is not one of local, executive, scripted"));
+                    }
+                    for key in map.keys() {
+                        if key != "model" && key != "answers" {
+                            return Err(format!("{field}: unknown field `{key}` (known: model, answers)"));
+                        }
+                    }
+                    let answers = match map.get("answers") {
+                        None => None,
+                        Some(Value::String(p)) => Some(PathBuf::from(p)),
+                        Some(_) => return Err(format!("{field}: `answers` must be a file path")),
+                    };
+                    if m == "scripted" && answers.is_none() {
+                        return Err(format!("{field}: `model: scripted` needs `answers: FILE`"));
+                    }
+                    Ok(Component::Model { model: m.clone(), answers })
+                }
+                (None, Some(Value::String(c))) if !c.trim().is_empty() => {
+                    if let Some(key) = map.keys().find(|k| *k != "command") {
+                        return Err(format!("{field}: unknown field `{key}` (known: command)"));
+                    }
+                    Ok(Component::Command(c.clone()))
+                }
+                (None, Some(_)) => Err(format!("{field}: `command` must be a non-empty string")),
+                (Some(_), None) => Err(format!("{field}: `model` must be local, executive or scripted")),
+                (None, None) => Err(format!("{field}: give `model` or `command`")),
+            }
+        }
+        Some(other) => Err(format!(
+            "{field} is {other}; expected `{{model: …}}`, `{{command: \"…\"}}`{}",
+            if role == "actuator" { " or `manual`" } else { "" }
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Task> {
+        Task::parse(text, &Defaults::default())
+    }
+
+    #[test]
+    fn the_template_with_components_parses() {
+        let text = TEMPLATE.replacen(
+            "---\n\n#",
+            "controller: {model: executive}\nactuator: manual\n---\n\n#",
+            1,
+        );
+        let task = parse(&text).unwrap();
+        assert_eq!(task.max_iterations, 10);
+        assert_eq!(task.sensors[0].name, "compilation");
+        assert_eq!(task.sensors[0].command, "javac src/**/*.java");
+        assert_eq!(task.sensors[0].target.as_deref(), Some("no errors"));
+        assert_eq!(
+            task.controller,
+            Component::Model {
+                model: "executive".into(),
+                answers: None
+            }
+        );
+        assert_eq!(task.actuator, Component::Manual);
+    }
+
+    #[test]
+    fn defaults_fill_missing_components() {
+        let d = Defaults {
+            controller: Some(serde_json::json!({"command": "./judge.sh"})),
+            actuator: Some(serde_json::json!("manual")),
+        };
+        let task = Task::parse(TEMPLATE, &d).unwrap();
+        assert_eq!(task.controller, Component::Command("./judge.sh".into()));
+        let e = parse(TEMPLATE).unwrap_err().to_string();
+        assert!(
+            e.contains("`controller`") && e.contains("loops.controller"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn defaults_come_from_the_nearest_cn_yaml_or_the_hub() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("code");
+        std::fs::create_dir(&sub).unwrap();
+        assert!(Defaults::load(&sub, None).unwrap().controller.is_none());
+        std::fs::write(
+            dir.path().join("cn.yaml"),
+            "loops:\n  controller: {model: executive}\n  actuator: manual\n",
+        )
+        .unwrap();
+        let d = Defaults::load(&sub, None).unwrap();
+        assert_eq!(
+            d.controller,
+            Some(serde_json::json!({"model": "executive"}))
+        );
+        assert_eq!(d.actuator, Some(serde_json::json!("manual")));
+        let hub = tempfile::tempdir().unwrap();
+        std::fs::write(hub.path().join("cn.yaml"), "loops: [\n").unwrap();
+        let e = Defaults::load(&sub, Some(hub.path())).unwrap_err();
+        assert!(e.is_input() && e.to_string().contains("cn.yaml"), "{e}");
+    }
+
+    #[test]
+    fn bad_input_names_the_field() {
+        let ok = "controller: {command: x}\nactuator: {command: y}\n";
+        let cases = [
+            ("# Task\n".to_string(), "no YAML frontmatter"),
+            (format!("---\nmax-iterations: 0\nsensors: {{a: {{command: x}}}}\n{ok}---\n"), "`max-iterations` is 0"),
+            (format!("---\nmax-iterations: ten\nsensors: {{a: {{command: x}}}}\n{ok}---\n"), "`max-iterations` is \"ten\""),
+            (format!("---\nmax-iterations: -1\nsensors: {{a: {{command: x}}}}\n{ok}---\n"), "positive integer"),
+            (format!("---\nsensors: {{a: {{command: x}}}}\n{ok}---\n"), "`max-iterations` is missing"),
+            (format!("---\nmax-iterations: 2\nsensors: {{a: {{target: x}}}}\n{ok}---\n"), "`sensors.a`: no `command`"),
+            (format!("---\nmax-iterations: 2\n{ok}---\n"), "`sensors` is missing"),
+            (format!("---\nmax-iteration: 2\n{ok}---\n"), "unknown frontmatter field `max-iteration`"),
+            ("---\nmax-iterations: 2\nsensors: {a: {command: x}}\ncontroller: manual\nactuator: manual\n---\n".into(), "actuator only"),
+            ("---\nmax-iterations: 2\nsensors: {a: {command: x}}\ncontroller: {model: gpt}\nactuator: manual\n---\n".into(), "`model: gpt`"),
+        ];
+        for (text, want) in cases {
+            let e = parse(&text).unwrap_err();
+            assert!(e.is_input(), "{e}");
+            let e = e.to_string();
+            assert!(
+                e.starts_with("loop-run/task.md: ") && e.contains(want),
+                "{text:?}: {e}"
+            );
+        }
+    }
+}
