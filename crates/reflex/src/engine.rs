@@ -618,3 +618,7 @@ fn short(s: &str, max: usize) -> String {
     out.push('…');
     out
 }
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;
