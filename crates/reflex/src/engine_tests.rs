@@ -1,8 +1,6 @@
 //! The engine against real files, a real loopback HTTP server and fake parts: a scripted or
 //! echoing level-2 model and a replier that records.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -12,22 +10,7 @@ use serde_json::json;
 use super::*;
 use crate::WriteError;
 
-pub const SUMMARIZE_URL: &str = r#"name: summarize-url
-description: Fetch a URL and return a summary
-trigger:
-  pattern: "summarize (https?://\\S+)"
-  extract: [url]
-pipeline:
-  - action: fetch_url
-    input: $url
-    output: content
-  - action: ollama_prompt
-    model: qwen2.5:14b
-    prompt: "Summarize in 2-3 sentences: {{content}}"
-    output: summary
-  - action: reply
-    message: "{{summary}}"
-"#;
+use crate::examples::SUMMARIZE_URL;
 
 const PAGE: &str = "<html><head><title>Otters</title><script>var x=1;</script></head>\
     <body><h1>Sea otters</h1><p>Sea otters hold hands while they sleep &amp; use rocks as tools.</p></body></html>";
@@ -53,26 +36,8 @@ impl Replier for Recorder {
     }
 }
 
-/// Serve `body` as HTML on 127.0.0.1 to any number of requests; returns the base URL and
-/// the request counter.
-fn serve(body: &'static str) -> (String, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let hits = Arc::new(AtomicUsize::new(0));
-    let counter = hits.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-                line.clear();
-            }
-            counter.fetch_add(1, Ordering::SeqCst);
-            let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
-        }
-    });
-    (url, hits)
+fn serve(body: &str) -> (String, Arc<AtomicUsize>) {
+    crate::testing::serve_html(body.to_string()).unwrap()
 }
 
 fn hub(files: &[(&str, &str)]) -> tempfile::TempDir {

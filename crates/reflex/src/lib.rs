@@ -18,10 +18,12 @@
 pub mod actions;
 mod config;
 mod engine;
+pub mod examples;
 mod html;
 mod load;
 pub mod reflex;
 mod stats;
+pub mod testing;
 mod vars;
 mod write;
 

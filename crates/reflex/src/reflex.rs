@@ -377,26 +377,10 @@ mod tests {
         compile(Path::new("r.yaml"), text, &registry(), &BTreeSet::from(["helper".to_string()]))
     }
 
-    pub const SUMMARIZE_URL: &str = r#"name: summarize-url
-description: Fetch a URL and return a summary
-trigger:
-  pattern: "summarize (https?://\\S+)"
-  extract: [url]
-pipeline:
-  - action: fetch_url
-    input: $url
-    output: content
-  - action: ollama_prompt
-    model: qwen2.5:14b
-    prompt: "Summarize in 2-3 sentences: {{content}}"
-    output: summary
-  - action: reply
-    message: "{{summary}}"
-"#;
 
     #[test]
     fn the_documents_example_compiles_at_level_2() {
-        let r = compile_str(SUMMARIZE_URL).unwrap();
+        let r = compile_str(crate::examples::SUMMARIZE_URL).unwrap();
         assert_eq!(r.level, 2);
         assert_eq!(r.trigger.kind, TriggerKind::Pattern);
         assert_eq!(r.steps.len(), 3);

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod parse;
+mod reflex;
 
 /// Bad usage or input: reported on one line, exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -30,10 +31,13 @@ pub struct Cli {
 pub enum Command {
     /// Extract the tool calls from a model's markdown answer and print them as JSON.
     Parse(parse::Args),
+    /// Reflexes: list them with their analytics, or test what one would do with a text.
+    Reflex(reflex::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Parse(args) => parse::run(args),
+        Command::Reflex(args) => reflex::run(cli.hub, args),
     }
 }
