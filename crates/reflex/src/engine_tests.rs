@@ -296,3 +296,28 @@ fn the_executive_writes_a_reflex_that_is_dry_run_enabled_and_committed() {
     e.handle(&Percept::new("ping"));
     assert_eq!(replies.0.lock().unwrap()[0].1, "pong");
 }
+
+#[test]
+fn github_api_extract_json_files_ideas_log_and_shell() {
+    let (api, hits) = serve(r#"{"number": 42, "title": "Fix the scheduler", "user": {"login": "pi"}}"#);
+    let dir = hub(&[
+        ("cn.yaml", &format!("reflexes:\n  github_api: {api}/\npolicy:\n  shell: true\n")),
+        (
+            "state/reflexes/pr.yaml",
+            "name: pr\ntrigger: {pattern: 'pr (\\d+)', extract: [n]}\npipeline:\n  - action: github_api\n    input: /repos/o/r/pulls/{{n}}\n    output: pr\n  - action: extract_json\n    input: $pr\n    path: $.user.login\n    output: who\n  - action: write_file\n    path: notes/pr.md\n    content: \"#{{pr.number}} {{pr.title}} by {{who}}\"\n  - action: add_idea\n    input: \"look into {{pr.title}}\"\n  - action: log\n    input: \"noted PR {{n}}\"\n  - action: shell\n    input: cat notes/pr.md\n",
+        ),
+    ]);
+    let (mut e, _) = engine(&dir);
+    let h = e.handle(&Percept::new("pr 42").id("m-5"));
+    assert!(!h.escalate, "{h:?}");
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+    assert_eq!(h.steps[1].output, json!("pi"));
+    assert_eq!(std::fs::read_to_string(dir.path().join("notes/pr.md")).unwrap(), "#42 Fix the scheduler by pi");
+    assert_eq!(h.steps[5].output, json!("#42 Fix the scheduler by pi"));
+    let ideas: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.path().join("state/ideas.json")).unwrap()).unwrap();
+    assert_eq!(ideas[0]["idea"], "look into Fix the scheduler");
+    assert_eq!(ideas[0]["sparked_by"], "reflex pr: pr 42");
+    assert!(ideas[0]["added"].as_str().unwrap().ends_with('Z'));
+    let j = journal(&dir);
+    assert!(j.iter().any(|x| x["type"] == "log" && x["message"] == "noted PR 42" && x["item"] == "m-5"), "{j:?}");
+}

@@ -30,10 +30,11 @@ fn walk(v: &Value, f: &mut dyn FnMut(&str)) {
     }
 }
 
-/// `$name` as the whole string.
+/// `$name` as the whole string. The name starts with a letter or `_`, so a JSONPath such as
+/// `$.items[0]` or an amount like `$5` stays text.
 fn whole(s: &str) -> Option<&str> {
     let name = s.strip_prefix('$')?;
-    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')).then_some(name)
+    (name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')).then_some(name)
 }
 
 fn root(path: &str) -> &str {
@@ -114,6 +115,8 @@ mod tests {
         assert_eq!(substitute(&json!("get {{url}} x{{ n }}y {{pr.labels.1}}"), env).unwrap(), json!("get http://x x3y b"));
         assert_eq!(substitute(&json!({"a": ["{{url}}"]}), env).unwrap(), json!({"a": ["http://x"]}));
         assert_eq!(substitute(&json!("costs $5 {{"), env).unwrap(), json!("costs $5 {{"));
+        assert_eq!(substitute(&json!("$.pr.title"), env).unwrap(), json!("$.pr.title"));
+        assert_eq!(substitute(&json!("$5"), env).unwrap(), json!("$5"));
         assert!(substitute(&json!("{{nope}}"), env).unwrap_err().contains("nope"));
         assert_eq!(references(&json!({"a": "$url", "b": "{{x.y}} {{z}}"})), ["url", "x", "z"]);
     }
