@@ -97,7 +97,7 @@ impl Model for Local {
 }
 
 fn serve_page() -> (String, usize) {
-    let page: String = std::iter::repeat("<p>Sea otters hold hands while they sleep so they do not drift apart. </p>").take(40).collect();
+    let page = "<p>Sea otters hold hands while they sleep so they do not drift apart. </p>".repeat(40);
     let text_len = cn_reflex::html_to_text(&page).len();
     let (url, _) = cn_reflex::testing::serve_html(page).unwrap();
     (url, text_len)

@@ -417,7 +417,7 @@ mod tests {
         let hello = compile_str("name: hi\ntrigger: {pattern: '(?i)^hello'}\npipeline:\n  - action: reply\n    message: hello!\n").unwrap();
         assert_eq!(hello.level, 0);
         let task = compile_str("name: t\ntrigger: {keywords: [remind], max_length: 200}\npipeline:\n  - action: add_task\n    input: \"{{text}}\"\n").unwrap();
-        assert_eq!((task.level, task.trigger.kind), (0_u8.max(1), TriggerKind::Heuristic));
+        assert_eq!((task.level, task.trigger.kind), (1, TriggerKind::Heuristic));
         let triage = compile_str("name: q\ntrigger: {classifier: local, intents: [ask-time]}\npipeline:\n  - action: reply\n    message: \"{{intent}}\"\n").unwrap();
         assert_eq!(triage.level, 2);
         let call = compile_str("name: c\ntrigger: {pattern: a}\npipeline:\n  - action: helper\n    input: \"{{text}}\"\n").unwrap();

@@ -43,7 +43,7 @@ pub(crate) fn read_file() -> Arc<dyn Tool> {
 pub(crate) fn write_file() -> Arc<dyn Tool> {
     typed("write_file", "Write a text file inside the hub (atomically).", |ctx: &ToolContext, p: Write| {
         let path = ctx.confine(&p.path)?;
-        if path.strip_prefix(&ctx.workdir.canonicalize().unwrap_or_else(|_| ctx.workdir.clone())).is_ok_and(|rel| rel.starts_with(".git")) {
+        if path.strip_prefix(ctx.workdir.canonicalize().unwrap_or_else(|_| ctx.workdir.clone())).is_ok_and(|rel| rel.starts_with(".git")) {
             return Err(ToolError::Denied(format!("{}: the hub's .git is not writable", p.path)));
         }
         let mut content = crate::vars::as_text(&p.content);
