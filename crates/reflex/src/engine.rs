@@ -198,6 +198,23 @@ impl Engine {
         &self.registry
     }
 
+    /// The text of `state/notes/reflexes.md`: the format, then every action with its level
+    /// and parameters, from the registry's own docs (so the notes never drift from the code).
+    pub fn notes(&self) -> String {
+        let mut out = crate::examples::NOTES.to_string();
+        for spec in actions::SPECS {
+            match self.registry.get(spec.name) {
+                Some(tool) => {
+                    out.push('\n');
+                    out.push_str(&tool.doc().to_prompt().replacen("```yaml\ntool:", "```yaml\naction:", 1));
+                    out.push_str(&format!("Level {}; `input:` sets `{}`.\n", spec.level, spec.main));
+                }
+                None => out.push_str(&format!("\n### {}\nEnds the pipeline and hands the item to me; `input:` sets `reason`.\n", spec.name)),
+            }
+        }
+        out
+    }
+
     /// Re-read every reflex file now.
     pub fn reload(&mut self) {
         self.catalog = Catalog::load(&self.dir, &self.registry);

@@ -321,3 +321,15 @@ fn github_api_extract_json_files_ideas_log_and_shell() {
     let j = journal(&dir);
     assert!(j.iter().any(|x| x["type"] == "log" && x["message"] == "noted PR 42" && x["item"] == "m-5"), "{j:?}");
 }
+
+#[test]
+fn notes_describe_the_format_and_every_action() {
+    let dir = hub(&[]);
+    let (e, _) = engine(&dir);
+    let notes = e.notes();
+    assert!(notes.starts_with("# Reflexes"));
+    for spec in crate::actions::SPECS {
+        assert!(notes.contains(&format!("### {}\n", spec.name)), "{}", spec.name);
+    }
+    assert!(notes.contains("action: fetch_url\nurl: ...  # The http(s) URL to fetch."), "{notes}");
+}
