@@ -87,3 +87,28 @@ pub fn from_value(value: &Value) -> Result<(ReflexConfig, Policy), (String, Stri
     };
     Ok((config, policy))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_cn_yaml_with_numeric_level_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("cn.yaml"),
+            "models: {executive: {provider: anthropic}}\npolicy:\n  levels:\n    2: [reply, noop]\n  urls: [\"https://example.com/\"]\n  max_bytes: 1000\nreflexes:\n  min_samples: 3\n  grants:\n    0: [reply]\n",
+        )
+        .unwrap();
+        let (config, policy) = from_hub(dir.path()).unwrap();
+        assert_eq!(config.min_samples, 3);
+        assert_eq!(policy.max_bytes, Some(1000));
+        assert!(policy.allows(0, "reply") && !policy.allows(2, "reply"), "reflex grants replace the model's: {policy:?}");
+        std::fs::write(dir.path().join("cn.yaml"), "reflexes:\n  disable_above: 2\n").unwrap();
+        assert!(from_hub(dir.path()).unwrap_err().to_string().contains("reflexes.disable_above"));
+        std::fs::write(dir.path().join("cn.yaml"), "reflexes:\n  min_sample: 2\n").unwrap();
+        assert!(from_hub(dir.path()).unwrap_err().to_string().contains("min_sample"));
+        let (_, policy) = from_value(&Value::Null).unwrap();
+        assert!(policy.allows(2, "local_prompt") && policy.allows(1, "fetch_url") && !policy.allows(0, "fetch_url"));
+    }
+}

@@ -333,3 +333,10 @@ fn notes_describe_the_format_and_every_action() {
     }
     assert!(notes.contains("action: fetch_url\nurl: ...  # The http(s) URL to fetch."), "{notes}");
 }
+
+/// The daemon keeps the engine on its own thread and shares it with `reflex_write`.
+#[test]
+fn the_engine_can_move_between_threads() {
+    fn send<T: Send>() {}
+    send::<Engine>();
+}
