@@ -14,6 +14,7 @@ mod parse;
 mod peer;
 mod send;
 mod sync;
+mod reflex;
 
 /// Bad usage or input: reported on one line, exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +54,8 @@ pub enum Command {
     Peer(peer::Command),
     /// AI loops on a git repository: sensor, controller, actuator, orchestrator.
     Loop(loop_cmd::Args),
+    /// Reflexes: list them with their analytics, or test what one would do with a text.
+    Reflex(reflex::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -65,5 +68,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sync(args) => sync::run(cli.hub.as_deref(), args),
         Command::Peer(cmd) => peer::run(cli.hub.as_deref(), cmd),
         Command::Loop(args) => loop_cmd::run(args, cli.hub.as_deref()),
+        Command::Reflex(args) => reflex::run(cli.hub, args),
     }
 }

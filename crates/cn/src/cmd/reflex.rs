@@ -1,0 +1,210 @@
+//! `cn reflex list|test` — the owner's view of the reflexes.
+//!
+//! `cn reflex list [--json]`: every reflex with its level, trigger and analytics (fired,
+//! succeeded, failed, escalated, latency), and every file that did not load (file:line:
+//! field: what is wrong) — those make the exit code 2.
+//!
+//! `cn reflex test [--dry-run] [--json] [--source S] TEXT`: what would happen to TEXT as a
+//! percept. Effects run, except that `reply` and `react` only say what they would send; with
+//! `--dry-run` nothing with an effect runs at all (fetches included). `--json` prints one
+//! object `{"reflex", "level", "vars", "steps": [{"action", "output"}], "escalate"}`.
+//!
+//! The level-2 model: until the binary wires the configured one, `CN_SCRIPTED_ANSWERS=FILE`
+//! (a test facility) answers from FILE — a JSON array of strings, one per model call, or
+//! else the whole file as the one answer. Without it a level-2 step fails with "no level-2
+//! model configured" and the item escalates.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use cn_reflex::{Engine, Handled, Mode, Percept};
+use serde_json::{json, Value};
+
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Sub,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Sub {
+    /// List the reflexes with their analytics, and the files that did not load.
+    List {
+        /// One JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show what would happen to TEXT as a percept (reply/react only print what they'd send).
+    Test {
+        /// Perform no effect at all (no fetch, no file written, no journal entry).
+        #[arg(long)]
+        dry_run: bool,
+        /// Print {"reflex","level","vars","steps":[{"action","output"}],"escalate"}.
+        #[arg(long)]
+        json: bool,
+        /// The sense the percept comes from (for reflexes limited to one source).
+        #[arg(long, value_name = "SENSE")]
+        source: Option<String>,
+        /// The percept's text (several words are joined with spaces).
+        #[arg(required = true, num_args = 1.., value_name = "TEXT")]
+        text: Vec<String>,
+    },
+}
+
+pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+    let hub = find_hub(hub)?;
+    let mut engine = Engine::load(&hub).map_err(|e| UsageError(e.to_string()))?;
+    match args.command {
+        Sub::List { json } => list(&engine, json),
+        Sub::Test { dry_run, json, source, text } => {
+            for e in engine.errors() {
+                eprintln!("cn: reflex skipped: {e}");
+            }
+            if let Some(model) = scripted_model()? {
+                engine.set_model(Box::new(model));
+            }
+            let text = text.join(" ");
+            let mut percept = Percept::new(&text);
+            percept.source = source.as_deref();
+            let handled = engine.run(&percept, if dry_run { Mode::DryRun } else { Mode::Test });
+            if json {
+                println!("{}", serde_json::to_string_pretty(&handled)?);
+            } else {
+                print!("{}", describe(&handled, dry_run));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `--hub`/`$CN_HUB`, else the nearest directory upwards holding `cn.yaml`.
+fn find_hub(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    if let Some(hub) = given {
+        if !hub.is_dir() {
+            return Err(UsageError(format!("the hub {} is not a directory", hub.display())).into());
+        }
+        return Ok(hub);
+    }
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    cwd.ancestors()
+        .find(|d| d.join("cn.yaml").is_file())
+        .map(Path::to_path_buf)
+        .ok_or_else(|| UsageError("no hub here: give --hub DIR, set CN_HUB, or run inside a hub (a directory with cn.yaml)".into()).into())
+}
+
+/// The test facility: `CN_SCRIPTED_ANSWERS=FILE` makes a scripted level-2 model.
+fn scripted_model() -> anyhow::Result<Option<cn_compute::Scripted>> {
+    let Some(path) = std::env::var_os("CN_SCRIPTED_ANSWERS") else { return Ok(None) };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("CN_SCRIPTED_ANSWERS: cannot read {}", Path::new(&path).display()))?;
+    let answers = match serde_json::from_str::<Vec<String>>(&text) {
+        Ok(list) => list,
+        Err(_) => vec![text],
+    };
+    Ok(Some(cn_compute::Scripted::new(answers).named("scripted")))
+}
+
+fn describe(h: &Handled, dry_run: bool) -> String {
+    let mut out = String::new();
+    let Some(name) = &h.reflex else {
+        out.push_str("no reflex takes this item: it escalates to the executive (level 3)\n");
+        return out;
+    };
+    out.push_str(&format!("reflex: {name} (level {})\n", h.level));
+    for (k, v) in &h.vars {
+        out.push_str(&format!("  {k} = {}\n", one_line(v, 120)));
+    }
+    for (i, s) in h.steps.iter().enumerate() {
+        let shown = match (&s.error, s.action.as_str()) {
+            (Some(e), _) => format!("FAILED: {e}"),
+            (None, "reply") if !dry_run => format!("would send: {}", one_line(&s.output, 300)),
+            (None, "react") if !dry_run => format!("would react: {}", one_line(&s.output, 40)),
+            (None, _) => one_line(&s.output, 300),
+        };
+        out.push_str(&format!("{}. {} → {shown}\n", i + 1, s.action));
+    }
+    match (&h.escalate, &h.error) {
+        (false, _) => out.push_str("handled without the executive\n"),
+        (true, Some(e)) => out.push_str(&format!("escalates to the executive: {e}\n")),
+        (true, None) => out.push_str("escalates to the executive\n"),
+    }
+    out
+}
+
+fn one_line(v: &Value, max: usize) -> String {
+    let s = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > max {
+        format!("{}…", flat.chars().take(max).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+fn list(engine: &Engine, as_json: bool) -> anyhow::Result<ExitCode> {
+    let rows: Vec<Value> = engine
+        .reflexes()
+        .iter()
+        .map(|r| {
+            let s = engine.stats().get(&r.name).cloned().unwrap_or_default();
+            let status = match (&s.disabled, r.enabled) {
+                (Some(_), _) => "disabled (failing)",
+                (None, false) => "off",
+                (None, true) => "enabled",
+            };
+            json!({
+                "name": r.name,
+                "description": r.description,
+                "level": r.level,
+                "trigger": r.trigger.kind,
+                "callable": r.callable,
+                "status": status,
+                "fired": s.fired,
+                "succeeded": s.succeeded,
+                "failed": s.failed,
+                "escalated": s.escalated,
+                "latency_ms_p50": s.latency_ms_p50,
+                "latency_ms_last": s.latency_ms_last,
+                "last_fired": s.last_fired,
+                "disabled": s.disabled.as_ref().map(|d| json!({"at": d.at, "reason": d.reason})),
+                "file": r.file.strip_prefix(engine.hub()).unwrap_or(&r.file),
+            })
+        })
+        .collect();
+    let errors = engine.errors();
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&json!({"reflexes": rows, "errors": errors}))?);
+    } else if rows.is_empty() {
+        println!("no reflexes in {}", engine.hub().join("state/reflexes").display());
+    } else {
+        println!(
+            "{:<24} {:>5} {:<9} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8}  STATUS",
+            "NAME", "LEVEL", "TRIGGER", "FIRED", "OK", "FAILED", "ESC", "P50 ms", "LAST ms"
+        );
+        for r in &rows {
+            println!(
+                "{:<24} {:>5} {:<9} {:>6} {:>6} {:>6} {:>6} {:>8.1} {:>8.1}  {}",
+                r["name"].as_str().unwrap_or(""),
+                r["level"].as_u64().unwrap_or(0),
+                r["trigger"].as_str().unwrap_or(""),
+                r["fired"].as_u64().unwrap_or(0),
+                r["succeeded"].as_u64().unwrap_or(0),
+                r["failed"].as_u64().unwrap_or(0),
+                r["escalated"].as_u64().unwrap_or(0),
+                r["latency_ms_p50"].as_f64().unwrap_or(0.0),
+                r["latency_ms_last"].as_f64().unwrap_or(0.0),
+                r["status"].as_str().unwrap_or(""),
+            );
+        }
+    }
+    for e in errors {
+        eprintln!("cn: reflex skipped: {e}");
+    }
+    Ok(if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) })
+}

@@ -1,0 +1,191 @@
+//! The core actions a reflex step can run, one file per action (or per pair), each a
+//! [`cn_tools::Tool`] in a [`Registry`] so policy is checked where it always is.
+//!
+//! Every action has a level (the cheapest reflex level that may run it: sending a canned
+//! reply is level 0, fetching or reading is level 1, the local model is level 2) and a main
+//! parameter, the one a step's `input:` fills.
+//!
+//! Invariant: actions reach the world only through what they are given — the hub (paths are
+//! confined to it), the policy (URL allowlist, size and time limits, shell on/off), the
+//! injected [`Replier`] and level-2 model. The model never sees any of it.
+
+mod extract_json;
+mod fetch_url;
+mod files;
+mod github_api;
+mod http;
+mod log;
+mod prompt;
+mod reply;
+mod shell;
+mod tasks;
+mod template;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+
+use cn_compute::{Level, Model};
+use cn_storage::{Entry, Journal};
+use cn_tools::{Grant, Registry, ToolContext};
+
+pub use reply::{NoReplier, Replier, Target};
+
+use crate::config::ReflexConfig;
+use crate::engine::Mode;
+
+/// What the engine knows about an action without running it.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    pub name: &'static str,
+    pub level: Level,
+    /// The parameter a step's `input:` sets.
+    pub main: &'static str,
+    /// True when running it changes nothing outside the pipeline (it runs in a dry run).
+    pub pure: bool,
+}
+
+pub const SPECS: &[Spec] = &[
+    Spec { name: "fetch_url", level: 1, main: "url", pure: false },
+    Spec { name: "read_file", level: 1, main: "path", pure: false },
+    Spec { name: "write_file", level: 1, main: "content", pure: false },
+    Spec { name: "local_prompt", level: 2, main: "prompt", pure: false },
+    Spec { name: "ollama_prompt", level: 2, main: "prompt", pure: false },
+    Spec { name: "extract_json", level: 1, main: "json", pure: true },
+    Spec { name: "template", level: 0, main: "template", pure: true },
+    Spec { name: "github_api", level: 1, main: "path", pure: false },
+    Spec { name: "reply", level: 0, main: "message", pure: false },
+    Spec { name: "react", level: 0, main: "emoji", pure: false },
+    Spec { name: "add_task", level: 0, main: "task", pure: false },
+    Spec { name: "add_idea", level: 0, main: "idea", pure: false },
+    Spec { name: "log", level: 0, main: "message", pure: false },
+    Spec { name: "shell", level: 1, main: "command", pure: false },
+    // Not an effect: ends the pipeline and hands the item to the executive.
+    Spec { name: "escalate", level: 0, main: "reason", pure: true },
+];
+
+pub fn spec(name: &str) -> Option<&'static Spec> {
+    SPECS.iter().find(|s| s.name == name)
+}
+
+/// Default grants: a reflex of level L may run every action of level ≤ L.
+pub fn default_grants() -> BTreeMap<Level, Grant> {
+    (0..=2)
+        .map(|l| (l, Grant(SPECS.iter().filter(|s| s.level <= l).map(|s| s.name.to_string()).collect())))
+        .collect()
+}
+
+/// The level-2 models: one default, and any named ones (`model:` on a step picks a named
+/// model if there is one, else the default).
+#[derive(Default)]
+pub(crate) struct Models {
+    pub default: Option<Box<dyn Model>>,
+    pub named: BTreeMap<String, Box<dyn Model>>,
+}
+
+/// What the actions share with the engine: the item being handled, the injected parts.
+pub(crate) struct Shared {
+    pub hub: PathBuf,
+    pub config: ReflexConfig,
+    pub turn: Mutex<Turn>,
+    pub models: Mutex<Models>,
+    pub replier: RwLock<Arc<dyn Replier>>,
+    journal: Mutex<Option<Journal>>,
+}
+
+/// The item and reflex a step runs for.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Turn {
+    pub mode: Mode,
+    pub reflex: String,
+    pub target: Target,
+}
+
+impl Shared {
+    pub fn new(hub: PathBuf, config: ReflexConfig) -> Self {
+        Shared {
+            hub,
+            config,
+            turn: Mutex::new(Turn::default()),
+            models: Mutex::new(Models::default()),
+            replier: RwLock::new(Arc::new(NoReplier)),
+            journal: Mutex::new(None),
+        }
+    }
+
+    pub fn turn(&self) -> Turn {
+        self.turn.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    /// Append to the hub's journal (opened on first use). A journal that cannot be written is
+    /// logged, not fatal: the effect already happened and must not be reported as failed.
+    pub fn journal(&self, entry: &Entry) {
+        let Ok(mut guard) = self.journal.lock() else { return };
+        if guard.is_none() {
+            match Journal::open(self.hub.join("state/journal.jsonl")) {
+                Ok(j) => *guard = Some(j),
+                Err(err) => {
+                    tracing::error!(%err, "cannot open the journal");
+                    return;
+                }
+            }
+        }
+        if let Some(j) = guard.as_mut() {
+            if let Err(err) = j.append(entry) {
+                tracing::error!(path = %j.path().display(), %err, "cannot journal a reflex entry");
+            }
+        }
+    }
+}
+
+/// Default size limit when the policy sets none.
+pub(crate) const MAX_BYTES: u64 = 2 * 1024 * 1024;
+/// Default time limit when the policy sets none.
+pub(crate) const TIMEOUT_SECS: u64 = 30;
+
+pub(crate) fn max_bytes(ctx: &ToolContext) -> u64 {
+    ctx.policy.max_bytes.unwrap_or(MAX_BYTES)
+}
+
+pub(crate) fn timeout(ctx: &ToolContext) -> std::time::Duration {
+    std::time::Duration::from_secs(ctx.policy.timeout_secs.unwrap_or(TIMEOUT_SECS))
+}
+
+/// The registry of core actions, working in `hub` under `policy`.
+pub(crate) fn registry(shared: &Arc<Shared>, policy: cn_tools::Policy) -> Registry {
+    let mut ctx = ToolContext::new(shared.hub.clone());
+    ctx.hub = Some(shared.hub.clone());
+    ctx.policy = policy;
+    let mut r = Registry::new(ctx);
+    r.register(fetch_url::tool())
+        .register(files::read_file())
+        .register(files::write_file())
+        .register(extract_json::tool())
+        .register(template::tool())
+        .register(github_api::tool(shared))
+        .register(reply::reply(shared))
+        .register(reply::react(shared))
+        .register(tasks::add_task(shared))
+        .register(tasks::add_idea(shared))
+        .register(log::tool(shared))
+        .register(shell::tool());
+    for name in ["local_prompt", "ollama_prompt"] {
+        r.register(prompt::tool(name, shared));
+    }
+    r
+}
+
+/// A registry over the current directory, for tests that only need the actions' schemas.
+#[cfg(test)]
+pub(crate) fn test_registry() -> Registry {
+    let shared = Arc::new(Shared::new(PathBuf::from("."), ReflexConfig::default()));
+    registry(&shared, cn_tools::Policy::default())
+}
+
+/// A short random id suffix (`task-3fa9c2`): unique enough for a person's task list.
+pub(crate) fn short_id(prefix: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+    format!("{prefix}-{:06x}", h.finish() & 0xff_ffff)
+}

@@ -1,0 +1,86 @@
+//! `reply` and `react` — answer the item's sender. The engine does not know how (Discord, a
+//! thread file, a peer): the agent layer injects a [`Replier`]. In `cn reflex test` they only
+//! say what they would send.
+
+use std::sync::Arc;
+
+use cn_compute::ToolError;
+use cn_tools::{typed, Tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::Shared;
+use crate::engine::Mode;
+
+/// Who a reply goes to: the item being handled.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Target {
+    /// The item's id (thread, message), when it has one.
+    pub item: Option<String>,
+    /// The sense it came from (`discord`, `github`, ...).
+    pub source: Option<String>,
+    /// The item's text.
+    pub text: String,
+}
+
+/// How replies and reactions reach the sender; implemented by the agent layer.
+pub trait Replier: Send + Sync {
+    fn reply(&self, to: &Target, message: &str) -> Result<(), String>;
+    fn react(&self, to: &Target, emoji: &str) -> Result<(), String>;
+}
+
+/// The replier until one is injected: every reply fails, so the item escalates rather than
+/// being answered into the void.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoReplier;
+
+impl Replier for NoReplier {
+    fn reply(&self, _: &Target, _: &str) -> Result<(), String> {
+        Err("no replier is configured (the agent layer provides one)".into())
+    }
+    fn react(&self, _: &Target, _: &str) -> Result<(), String> {
+        Err("no replier is configured (the agent layer provides one)".into())
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Reply {
+    /// The message to send.
+    message: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct React {
+    /// The emoji to react with.
+    emoji: String,
+}
+
+pub(crate) fn reply(shared: &Arc<Shared>) -> Arc<dyn Tool> {
+    let shared = shared.clone();
+    typed("reply", "Reply to the item's sender.", move |_ctx, p: Reply| {
+        if p.message.trim().is_empty() {
+            return Err(ToolError::Failed("the reply is empty".into()));
+        }
+        let turn = shared.turn();
+        if turn.mode == Mode::Live {
+            let replier = shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
+            replier.reply(&turn.target, &p.message).map_err(ToolError::Failed)?;
+        }
+        Ok(Value::String(p.message))
+    })
+}
+
+pub(crate) fn react(shared: &Arc<Shared>) -> Arc<dyn Tool> {
+    let shared = shared.clone();
+    typed("react", "Add an emoji reaction to the item.", move |_ctx, p: React| {
+        let turn = shared.turn();
+        if turn.mode == Mode::Live {
+            let replier = shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
+            replier.react(&turn.target, &p.emoji).map_err(ToolError::Failed)?;
+        }
+        Ok(Value::String(p.emoji))
+    })
+}

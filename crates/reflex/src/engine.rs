@@ -1,0 +1,641 @@
+//! The engine: one item in, at most one reflex run, and a verdict — handled, or escalate.
+//!
+//! Matching goes from cheap to expensive: every level-0 pattern at once (one `RegexSet`), the
+//! level-1 heuristics, then — only if some reflex asks for it — one level-2 question to the
+//! local model ("which of these intents?"), its answer accepted only if it names one. Nothing
+//! matched: the item escalates to the executive (level 3).
+//!
+//! A matched reflex runs its pipeline step by step, each step a tool call through the
+//! registry at the reflex's level. A step that fails ends the pipeline; the run is journaled
+//! (`type: reflex`, `skipped_executive: false`, the error) and the item escalates — it is
+//! never dropped.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use cn_compute::{Level, Model, Plan, ToolCall};
+use cn_storage::Entry;
+use cn_tools::{Policy, Registry};
+use regex::Regex;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::actions::{self, Replier, Shared, Target, Turn};
+use crate::config::{self, ConfigError, ReflexConfig};
+use crate::load::{Catalog, LoadError};
+use crate::reflex::{Reflex, Trigger, TriggerKind};
+use crate::stats::{self, RunOutcome, Stats};
+use crate::vars;
+
+/// How a run treats effects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// For real: effects, journal, analytics.
+    #[default]
+    Live,
+    /// `cn reflex test`: effects run except `reply`/`react`, which only say what they would
+    /// send; journaled with `test: true`; not counted in analytics.
+    Test,
+    /// Nothing with an effect runs (fetches included); nothing is journaled or counted.
+    DryRun,
+}
+
+/// The reflex view of a percept or impulse.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Percept<'a> {
+    pub text: &'a str,
+    /// The sense it came from (`discord`, `github`, ...).
+    pub source: Option<&'a str>,
+    /// Its id (thread, message), linking the journal entry to it.
+    pub id: Option<&'a str>,
+}
+
+impl<'a> Percept<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Percept { text, source: None, id: None }
+    }
+    pub fn source(mut self, source: &'a str) -> Self {
+        self.source = Some(source);
+        self
+    }
+    pub fn id(mut self, id: &'a str) -> Self {
+        self.id = Some(id);
+        self
+    }
+}
+
+/// What happened to one item: `cn reflex test --json` prints exactly this.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Handled {
+    /// The reflex that ran, or null.
+    pub reflex: Option<String>,
+    /// The reflex's level, or 3 when the item goes to the executive.
+    pub level: Level,
+    /// What the trigger extracted.
+    pub vars: Map<String, Value>,
+    pub steps: Vec<StepRun>,
+    /// True when the executive must handle the item (no reflex, a failed step, `escalate`).
+    pub escalate: bool,
+    /// Why it escalated after a reflex ran (a step's error or an `escalate` step's reason).
+    #[serde(skip)]
+    pub error: Option<String>,
+    #[serde(skip)]
+    pub trigger: Option<TriggerKind>,
+    #[serde(skip)]
+    pub latency: Duration,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepRun {
+    pub action: String,
+    pub output: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+enum Stop {
+    Escalate(String),
+    Failed(String),
+}
+
+/// How many nested reflex calls a pipeline may make.
+const MAX_DEPTH: usize = 4;
+/// How many escalated items are remembered for `reflex_write`'s dry run.
+const RECENT: usize = 64;
+
+pub struct Engine {
+    shared: Arc<Shared>,
+    registry: Registry,
+    dir: PathBuf,
+    catalog: Catalog,
+    stats: Stats,
+    reload_every: Duration,
+    last_check: Instant,
+    recent: VecDeque<(Option<String>, String, Option<String>)>,
+}
+
+impl Engine {
+    /// Load the hub's reflexes with the config and policy in its `cn.yaml`. Broken reflex
+    /// files do not fail this (see [`Engine::errors`]); a broken `cn.yaml` does.
+    pub fn load(hub: &Path) -> Result<Engine, ConfigError> {
+        let (config, policy) = config::from_hub(hub)?;
+        Ok(Engine::with_config(hub, config, policy))
+    }
+
+    /// Load with a config already read (the daemon's). `policy`'s level grants are used as
+    /// the reflex grants; see [`crate::config::from_value`] to derive both from `cn.yaml`.
+    pub fn with_config(hub: &Path, config: ReflexConfig, policy: Policy) -> Engine {
+        let hub = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
+        let shared = Arc::new(Shared::new(hub.clone(), config));
+        let registry = actions::registry(&shared, policy);
+        let dir = hub.join("state/reflexes");
+        let mut engine = Engine {
+            stats: Stats::open(hub.join("state/reflex-stats.json")),
+            shared,
+            registry,
+            dir,
+            catalog: Catalog::default(),
+            reload_every: Duration::from_millis(500),
+            last_check: Instant::now(),
+            recent: VecDeque::new(),
+        };
+        engine.reload();
+        engine
+    }
+
+    /// The level-2 model (`local_prompt`, and `classifier: local` triage).
+    pub fn set_model(&mut self, model: Box<dyn Model>) {
+        if let Ok(mut m) = self.shared.models.lock() {
+            m.default = Some(model);
+        }
+    }
+
+    /// A model a step may pick by name (`model: NAME`).
+    pub fn set_named_model(&mut self, name: &str, model: Box<dyn Model>) {
+        if let Ok(mut m) = self.shared.models.lock() {
+            m.named.insert(name.to_string(), model);
+        }
+    }
+
+    /// How `reply` and `react` reach the sender.
+    pub fn set_replier(&mut self, replier: Arc<dyn Replier>) {
+        if let Ok(mut r) = self.shared.replier.write() {
+            *r = replier;
+        }
+    }
+
+    /// How often the reflex directory is checked for changes (default 500 ms; zero checks
+    /// on every item).
+    pub fn set_reload_interval(&mut self, every: Duration) {
+        self.reload_every = every;
+    }
+
+    pub fn hub(&self) -> &Path {
+        &self.shared.hub
+    }
+
+    pub fn reflexes(&self) -> &[Reflex] {
+        &self.catalog.reflexes
+    }
+
+    pub fn reflex(&self, name: &str) -> Option<&Reflex> {
+        self.catalog.get(name)
+    }
+
+    /// The files that did not load, with file, line and field.
+    pub fn errors(&self) -> &[LoadError] {
+        &self.catalog.errors
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The registry the actions run through (its docs describe every action).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The text of `state/notes/reflexes.md`: the format, then every action with its level
+    /// and parameters, from the registry's own docs (so the notes never drift from the code).
+    pub fn notes(&self) -> String {
+        let mut out = crate::examples::NOTES.to_string();
+        for spec in actions::SPECS {
+            match self.registry.get(spec.name) {
+                Some(tool) => {
+                    out.push('\n');
+                    out.push_str(&tool.doc().to_prompt().replacen("```yaml\ntool:", "```yaml\naction:", 1));
+                    out.push_str(&format!("Level {}; `input:` sets `{}`.\n", spec.level, spec.main));
+                }
+                None => out.push_str(&format!("\n### {}\nEnds the pipeline and hands the item to me; `input:` sets `reason`.\n", spec.name)),
+            }
+        }
+        out
+    }
+
+    /// Re-read every reflex file now.
+    pub fn reload(&mut self) {
+        self.catalog = Catalog::load(&self.dir, &self.registry);
+        for e in &self.catalog.errors {
+            tracing::warn!("reflex skipped: {e}");
+        }
+        let files: BTreeMap<String, PathBuf> = self.catalog.reflexes.iter().map(|r| (r.name.clone(), r.file.clone())).collect();
+        for name in self.stats.reenable_changed(&files) {
+            tracing::info!(reflex = %name, "reflex file changed: re-enabled");
+        }
+        self.catalog.index(&self.stats.disabled());
+        self.last_check = Instant::now();
+    }
+
+    fn maybe_reload(&mut self) {
+        if self.last_check.elapsed() >= self.reload_every {
+            self.last_check = Instant::now();
+            if self.catalog.changed(&self.dir) {
+                self.reload();
+            }
+        }
+    }
+
+    /// Persist the analytics now (they are otherwise written at most once a second).
+    pub fn flush(&mut self) {
+        self.stats.flush();
+    }
+
+    /// Handle one item for real.
+    pub fn handle(&mut self, percept: &Percept) -> Handled {
+        self.run(percept, Mode::Live)
+    }
+
+    /// Handle one item in the given mode.
+    pub fn run(&mut self, percept: &Percept, mode: Mode) -> Handled {
+        let start = Instant::now();
+        self.maybe_reload();
+        let Some((index, kind, vars)) = self.find(percept) else {
+            self.remember(percept);
+            return Handled {
+                reflex: None,
+                level: 3,
+                vars: Map::new(),
+                steps: vec![],
+                escalate: true,
+                error: None,
+                trigger: None,
+                latency: start.elapsed(),
+            };
+        };
+        let reflex = &self.catalog.reflexes[index];
+        let target = Target { item: percept.id.map(String::from), source: percept.source.map(String::from), text: percept.text.to_string() };
+        if let Ok(mut t) = self.shared.turn.lock() {
+            *t = Turn { mode, reflex: reflex.name.clone(), target };
+        }
+        let mut env = vars.clone();
+        env.insert("text".into(), Value::String(percept.text.to_string()));
+        env.insert("source".into(), percept.source.map_or(Value::Null, |s| Value::String(s.into())));
+        env.insert("item".into(), percept.id.map_or(Value::Null, |s| Value::String(s.into())));
+        let mut steps = Vec::with_capacity(reflex.steps.len());
+        let stop = self.run_steps(reflex, &mut env, mode, 0, &mut steps).err();
+        let (escalate, error, outcome) = match stop {
+            None => (false, None, RunOutcome::Ok),
+            Some(Stop::Escalate(reason)) => (true, Some(reason), RunOutcome::Escalated),
+            Some(Stop::Failed(err)) => (true, Some(err), RunOutcome::Failed),
+        };
+        let handled = Handled {
+            reflex: Some(reflex.name.clone()),
+            level: reflex.level,
+            vars,
+            steps,
+            escalate,
+            error,
+            trigger: Some(kind),
+            latency: start.elapsed(),
+        };
+        if mode != Mode::DryRun {
+            self.journal_run(&handled, percept, outcome, mode);
+        }
+        if mode == Mode::Live {
+            let (name, file) = (reflex.name.clone(), reflex.file.clone());
+            if let Some(reason) = self.stats.record(&name, outcome, handled.latency, &self.shared.config, &file) {
+                self.disable(&name, &file, &reason, handled.error.as_deref());
+            }
+        }
+        if escalate {
+            self.remember(percept);
+        }
+        handled
+    }
+
+    /// The first reflex that takes `percept`, its trigger kind and extracted variables.
+    fn find(&self, p: &Percept) -> Option<(usize, TriggerKind, Map<String, Value>)> {
+        let reflexes = &self.catalog.reflexes;
+        let accept = |i: usize| {
+            let r = &reflexes[i];
+            if !source_ok(&r.trigger, p.source) {
+                return None;
+            }
+            let mut vars = heuristics(&r.trigger, p.text)?;
+            if let Some(re) = &r.trigger.pattern {
+                vars.extend(captures(re, &r.trigger.extract, p.text)?);
+            }
+            Some((i, r.trigger.kind, vars))
+        };
+        // Level 0 (and patterns narrowed by heuristics).
+        let found = match &self.catalog.set {
+            Some(set) => set.matches(p.text).iter().find_map(|k| accept(self.catalog.set_owner[k])),
+            None => self.catalog.set_owner.iter().find_map(|&i| accept(i)),
+        };
+        if found.is_some() {
+            return found;
+        }
+        // Level 1.
+        if let Some(found) = self.catalog.heuristic.iter().find_map(|&i| accept(i)) {
+            return Some(found);
+        }
+        // Level 2: only asked when some reflex wants it, so an idle hub spends nothing.
+        let candidates: Vec<(usize, Map<String, Value>)> =
+            self.catalog.local.iter().filter_map(|&i| accept(i).map(|(i, _, v)| (i, v))).collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        let intent = self.classify(p, &candidates)?;
+        let (i, mut vars) = candidates.into_iter().find(|(i, _)| reflexes[*i].trigger.intents.contains(&intent))?;
+        vars.insert("intent".into(), Value::String(intent));
+        Some((i, TriggerKind::Local, vars))
+    }
+
+    /// Ask the level-2 model which intent `p` is; `None` when it has no model, fails, or
+    /// answers anything but one of the intents.
+    fn classify(&self, p: &Percept, candidates: &[(usize, Map<String, Value>)]) -> Option<String> {
+        let mut intents: Vec<(&str, &str)> = Vec::new();
+        for (i, _) in candidates {
+            let r = &self.catalog.reflexes[*i];
+            intents.extend(r.trigger.intents.iter().map(|n| (n.as_str(), r.description.as_str())));
+        }
+        let mut list = String::new();
+        for (name, desc) in &intents {
+            list.push_str(&format!("- {name}{}{desc}\n", if desc.is_empty() { "" } else { ": " }));
+        }
+        list.push_str("- none: anything else\n");
+        let alternatives: Vec<String> = intents.iter().map(|(n, _)| format!("\"{n}\"")).chain(["\"none\"".to_string()]).collect();
+        let plan = Plan {
+            level: 2,
+            system: "You sort messages by intent. Answer with exactly one intent name from the list and nothing else.".into(),
+            prompt: format!("Intents:\n{list}\nMessage: {}\n\nIntent:", p.text),
+            max_tokens: 16,
+            grammar: Some(format!("root ::= {}", alternatives.join(" | "))),
+            item: p.id.map(String::from),
+            ..Plan::default()
+        };
+        let mut models = self.shared.models.lock().ok()?;
+        let Some(model) = models.default.as_mut() else {
+            tracing::info!("no level-2 model configured: `classifier: local` reflexes cannot triage");
+            return None;
+        };
+        let answer = match model.ask(&plan) {
+            Ok(a) => a.markdown,
+            Err(err) => {
+                tracing::warn!(%err, "level-2 triage failed; escalating");
+                return None;
+            }
+        };
+        let word = answer
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim()
+            .trim_matches(|c: char| c == '`' || c == '"' || c == '\'' || c == '.' || c == '*')
+            .to_ascii_lowercase();
+        let intent = intents.iter().find(|(n, _)| *n == word).map(|(n, _)| n.to_string());
+        if intent.is_none() {
+            tracing::info!(answer = %word, "level-2 triage chose no listed intent; escalating");
+        }
+        intent
+    }
+
+    fn run_steps(&self, r: &Reflex, env: &mut Map<String, Value>, mode: Mode, depth: usize, out: &mut Vec<StepRun>) -> Result<Value, Stop> {
+        let mut last = Value::Null;
+        for (n, step) in r.steps.iter().enumerate() {
+            let fail = |err: String| Stop::Failed(format!("{}: step {} `{}` (line {}): {err}", r.name, n + 1, step.action, step.line));
+            let result = self.run_step(r, step, env, mode, depth);
+            match result {
+                Ok(output) => {
+                    if let Some(name) = &step.output {
+                        env.insert(name.clone(), output.clone());
+                    }
+                    last = output.clone();
+                    if depth == 0 {
+                        out.push(StepRun { action: step.action.clone(), output, error: None });
+                    }
+                }
+                Err(Stop::Escalate(reason)) => {
+                    if depth == 0 {
+                        out.push(StepRun { action: step.action.clone(), output: Value::String(reason.clone()), error: None });
+                    }
+                    return Err(Stop::Escalate(reason));
+                }
+                Err(Stop::Failed(err)) => {
+                    if depth == 0 {
+                        out.push(StepRun { action: step.action.clone(), output: Value::Null, error: Some(err.clone()) });
+                    }
+                    return Err(if depth == 0 { fail(err) } else { Stop::Failed(err) });
+                }
+            }
+        }
+        Ok(last)
+    }
+
+    fn run_step(&self, r: &Reflex, step: &crate::reflex::Step, env: &Map<String, Value>, mode: Mode, depth: usize) -> Result<Value, Stop> {
+        let params = match vars::substitute(&Value::Object(step.params.clone()), env).map_err(Stop::Failed)? {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        if step.action == "escalate" {
+            let reason = params.get("reason").map(vars::as_text).unwrap_or_default();
+            return Err(Stop::Escalate(if reason.is_empty() { format!("reflex {} escalated", r.name) } else { reason }));
+        }
+        if let Some(spec) = actions::spec(&step.action) {
+            if mode == Mode::DryRun && !spec.pure {
+                // Say what would happen, and whether policy would allow it, without doing it.
+                if !self.registry.ctx.policy.allows(r.level, spec.name) {
+                    return Err(Stop::Failed(format!("not allowed: level {} may not call `{}`", r.level, spec.name)));
+                }
+                let main = params.get(spec.main).map(vars::as_text).unwrap_or_default();
+                return Ok(Value::String(format!("(dry run: {} {})", spec.name, short(&main, 200))));
+            }
+            return self.registry.run(r.level, &ToolCall::new(spec.name, params)).map_err(|e| Stop::Failed(e.to_string()));
+        }
+        // A call to another reflex.
+        let callee = self.catalog.get(&step.action).filter(|c| c.callable).ok_or_else(|| Stop::Failed(format!("no callable reflex `{}`", step.action)))?;
+        if depth + 1 >= MAX_DEPTH {
+            return Err(Stop::Failed(format!("reflex calls nested deeper than {MAX_DEPTH}")));
+        }
+        let mut inner = Map::new();
+        for key in ["text", "source", "item"] {
+            inner.insert(key.into(), env.get(key).cloned().unwrap_or(Value::Null));
+        }
+        inner.extend(params);
+        if let (Some(re), Some(text)) = (&callee.trigger.pattern, inner.get("text").and_then(Value::as_str).map(String::from)) {
+            if let Some(caught) = captures(re, &callee.trigger.extract, &text) {
+                inner.extend(caught);
+            }
+        }
+        let mut ignored = Vec::new();
+        self.run_steps(callee, &mut inner, mode, depth + 1, &mut ignored)
+            .map_err(|s| match s {
+                Stop::Failed(e) => Stop::Failed(format!("in reflex {}: {e}", callee.name)),
+                other => other,
+            })
+    }
+
+    fn journal_run(&self, h: &Handled, p: &Percept, outcome: RunOutcome, mode: Mode) {
+        let Some(name) = &h.reflex else { return };
+        let actions: Vec<Value> = h.steps.iter().map(|s| Value::String(s.action.clone())).collect();
+        let mut e = Entry::new("reflex")
+            .with("pattern", name.as_str())
+            .with("name", name.as_str())
+            .with("level", h.level)
+            .with("trigger", serde_json::to_value(h.trigger).unwrap_or(Value::Null))
+            .with("action", h.steps.last().map_or(Value::Null, |s| Value::String(s.action.clone())))
+            .with("actions", Value::Array(actions))
+            .with("skipped_executive", !h.escalate)
+            .with(
+                "outcome",
+                match outcome {
+                    RunOutcome::Ok => "ok",
+                    RunOutcome::Escalated => "escalated",
+                    RunOutcome::Failed => "error",
+                },
+            )
+            .with("latency_ms", (h.latency.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0);
+        if let Some(id) = p.id {
+            e = e.with("item", id);
+        }
+        if let Some(source) = p.source {
+            e = e.with("source", source);
+        }
+        if let Some(err) = &h.error {
+            e = e.with(if outcome == RunOutcome::Failed { "error" } else { "reason" }, err.as_str());
+        }
+        if mode == Mode::Test {
+            e = e.with("test", true);
+        }
+        self.shared.journal(&e);
+    }
+
+    fn disable(&mut self, name: &str, file: &Path, reason: &str, last_error: Option<&str>) {
+        tracing::warn!(reflex = %name, %reason, "reflex disabled");
+        self.catalog.index(&self.stats.disabled());
+        self.shared.journal(
+            &Entry::new("reflex")
+                .with("pattern", name)
+                .with("name", name)
+                .with("action", "disable")
+                .with("outcome", "disabled")
+                .with("reason", reason),
+        );
+        let shown = file.strip_prefix(&self.shared.hub).unwrap_or(file).display().to_string();
+        let body = format!(
+            "The reflex `{name}` {reason}, so it is disabled: the items it would take go to the executive.\n\n\
+             Last error: {}\n\nFix `{shown}` (or ask me to): saving the file re-enables the reflex.",
+            last_error.unwrap_or("(none recorded)")
+        );
+        if let Err(err) = stats::surface(&self.shared.hub, &format!("reflex-{name}-disabled"), &format!("Reflex `{name}` disabled"), &body) {
+            tracing::error!(%err, "cannot surface the disabled reflex");
+        }
+    }
+
+    fn remember(&mut self, p: &Percept) {
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((p.id.map(String::from), p.text.to_string(), p.source.map(String::from)));
+    }
+
+    /// The text and source of a recently escalated item: by id, or the latest.
+    pub fn escalated(&self, id: Option<&str>) -> Option<(String, Option<String>)> {
+        let found = match id {
+            Some(id) => self.recent.iter().rev().find(|(i, _, _)| i.as_deref() == Some(id)),
+            None => self.recent.back(),
+        };
+        found.map(|(_, t, s)| (t.clone(), s.clone()))
+    }
+
+    /// Only the level-0 match (no pipeline, journal or reload): the name of the reflex
+    /// whose pattern takes `text` first. What the matching benchmark measures.
+    pub fn match_level0(&self, text: &str, source: Option<&str>) -> Option<&str> {
+        let set = self.catalog.set.as_ref()?;
+        set.matches(text).iter().map(|k| &self.catalog.reflexes[self.catalog.set_owner[k]]).find(|r| {
+            source_ok(&r.trigger, source) && (!crate::reflex::has_heuristics(&r.trigger) || heuristics(&r.trigger, text).is_some())
+        }).map(|r| r.name.as_str())
+    }
+
+    /// Put `catalog` in place (a trial one, for a dry run). It takes over what was seen on
+    /// disk, so the swap itself does not look like a change to reload.
+    pub(crate) fn swap_catalog(&mut self, mut catalog: Catalog) -> Catalog {
+        catalog.seen = self.catalog.seen.clone();
+        std::mem::replace(&mut self.catalog, catalog)
+    }
+
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub(crate) fn journal(&self, e: &Entry) {
+        self.shared.journal(e);
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stats.flush();
+    }
+}
+
+fn source_ok(t: &Trigger, source: Option<&str>) -> bool {
+    t.sources.is_empty() || source.is_some_and(|s| t.sources.iter().any(|x| x == s))
+}
+
+fn url_regex() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r#"https?://[^\s<>"']+"#).unwrap_or_else(|_| unreachable!("a constant regex")))
+}
+
+fn is_question(text: &str) -> bool {
+    const WORDS: &[&str] = &["what", "why", "how", "when", "where", "who", "which", "can", "could", "is", "are", "do", "does", "should", "would", "will"];
+    let t = text.trim();
+    t.ends_with('?') || t.split_whitespace().next().is_some_and(|w| WORDS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// Level-1 checks; the variables they define (`url`) when all hold.
+fn heuristics(t: &Trigger, text: &str) -> Option<Map<String, Value>> {
+    let mut vars = Map::new();
+    if t.min_length.is_some() || t.max_length.is_some() {
+        let n = text.chars().count();
+        if t.min_length.is_some_and(|m| n < m) || t.max_length.is_some_and(|m| n > m) {
+            return None;
+        }
+    }
+    if let Some(k) = &t.keywords {
+        if !k.is_match(text) {
+            return None;
+        }
+    }
+    if let Some(q) = t.question {
+        if is_question(text) != q {
+            return None;
+        }
+    }
+    if t.has_url {
+        let url = url_regex().find(text)?.as_str().trim_end_matches(['.', ',', ')', ';', '!', '?']);
+        vars.insert("url".into(), Value::String(url.to_string()));
+    }
+    Some(vars)
+}
+
+/// The pattern's captures as variables: `extract` names the groups in order; named groups
+/// keep their names.
+fn captures(re: &Regex, extract: &[String], text: &str) -> Option<Map<String, Value>> {
+    let caps = re.captures(text)?;
+    let mut vars = Map::new();
+    for (i, name) in extract.iter().enumerate() {
+        vars.insert(name.clone(), caps.get(i + 1).map_or(Value::Null, |m| Value::String(m.as_str().to_string())));
+    }
+    for name in re.capture_names().flatten() {
+        vars.insert(name.to_string(), caps.name(name).map_or(Value::Null, |m| Value::String(m.as_str().to_string())));
+    }
+    Some(vars)
+}
+
+fn short(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

@@ -1,0 +1,255 @@
+//! Reflex analytics: per reflex, how often it fired, succeeded, failed and escalated, and its
+//! latency (median of the recent runs, and the last) — persisted in `state/reflex-stats.json`
+//! and shown by `cn reflex list`.
+//!
+//! A reflex whose failure rate since it was last enabled exceeds `reflexes.disable_above`
+//! (after `reflexes.min_samples` runs) is disabled: recorded here with the file's mtime,
+//! journaled, and surfaced to the owner as `state/mca/<ts>-reflex-<name>-disabled.md`.
+//! Editing the file (a new mtime) re-enables it with a fresh window.
+//!
+//! Writes are atomic and debounced (at most one a second, plus every disable and
+//! [`Stats::flush`]) so a level-0 reply does not wait on fsync; the journal holds every run
+//! anyway, so a crash loses at most a second of counts, never a decision.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::ReflexConfig;
+
+/// How many recent latencies the median is taken over.
+const RECENT: usize = 64;
+const DEBOUNCE: Duration = Duration::from_secs(1);
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReflexStats {
+    pub fired: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+    /// Runs that handed the item to the executive (failures included).
+    pub escalated: u64,
+    pub latency_ms_p50: f64,
+    pub latency_ms_last: f64,
+    pub last_fired: Option<String>,
+    pub recent_ms: Vec<f64>,
+    /// Runs and failures since the reflex was last (re-)enabled: what the rate is judged on.
+    pub window_fired: u64,
+    pub window_failed: u64,
+    pub disabled: Option<Disabled>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Disabled {
+    pub at: String,
+    pub reason: String,
+    /// The file's mtime (ms since the epoch) when disabled; a different one re-enables.
+    pub file_mtime_ms: Option<u64>,
+}
+
+/// How one run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunOutcome {
+    Ok,
+    Escalated,
+    Failed,
+}
+
+#[derive(Debug)]
+pub struct Stats {
+    path: PathBuf,
+    pub map: BTreeMap<String, ReflexStats>,
+    dirty: bool,
+    last_write: Option<Instant>,
+}
+
+impl Stats {
+    /// Read `state/reflex-stats.json`; a missing file is empty, a malformed one is reported
+    /// and kept aside (never overwritten silently: it is renamed `.bad`).
+    pub fn open(path: PathBuf) -> Stats {
+        let map = match cn_storage::read_json_or_default(&path) {
+            Ok(m) => m,
+            Err(err) => {
+                tracing::error!(%err, "reflex stats unreadable; starting afresh and keeping the old file as .bad");
+                let _ = std::fs::rename(&path, path.with_extension("json.bad"));
+                BTreeMap::new()
+            }
+        };
+        Stats { path, map, dirty: false, last_write: None }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&ReflexStats> {
+        self.map.get(name)
+    }
+
+    pub fn disabled(&self) -> BTreeSet<String> {
+        self.map.iter().filter(|(_, s)| s.disabled.is_some()).map(|(n, _)| n.clone()).collect()
+    }
+
+    /// Count one run; returns the reason when this run disabled the reflex.
+    pub fn record(&mut self, name: &str, outcome: RunOutcome, latency: Duration, config: &ReflexConfig, file: &Path) -> Option<String> {
+        let s = self.map.entry(name.to_string()).or_default();
+        let ms = latency.as_secs_f64() * 1000.0;
+        s.fired += 1;
+        s.window_fired += 1;
+        match outcome {
+            RunOutcome::Ok => s.succeeded += 1,
+            RunOutcome::Escalated => s.escalated += 1,
+            RunOutcome::Failed => {
+                s.failed += 1;
+                s.escalated += 1;
+                s.window_failed += 1;
+            }
+        }
+        s.latency_ms_last = ms;
+        s.recent_ms.push(ms);
+        if s.recent_ms.len() > RECENT {
+            s.recent_ms.remove(0);
+        }
+        s.latency_ms_p50 = median(&s.recent_ms);
+        s.last_fired = Some(cn_storage::now_rfc3339());
+        self.dirty = true;
+        let rate = s.window_failed as f64 / s.window_fired as f64;
+        if s.disabled.is_none() && s.window_fired >= config.min_samples.max(1) && rate > config.disable_above {
+            let reason = format!(
+                "failed {} of its last {} runs ({:.0}%, above the limit of {:.0}%)",
+                s.window_failed,
+                s.window_fired,
+                rate * 100.0,
+                config.disable_above * 100.0
+            );
+            s.disabled = Some(Disabled { at: cn_storage::now_rfc3339(), reason: reason.clone(), file_mtime_ms: mtime_ms(file) });
+            self.persist(true);
+            return Some(reason);
+        }
+        self.persist(false);
+        None
+    }
+
+    /// Re-enable every disabled reflex whose file changed since; returns their names.
+    pub fn reenable_changed(&mut self, files: &BTreeMap<String, PathBuf>) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, s) in &mut self.map {
+            let Some(d) = &s.disabled else { continue };
+            let Some(file) = files.get(name) else { continue };
+            if mtime_ms(file) != d.file_mtime_ms {
+                s.disabled = None;
+                s.window_fired = 0;
+                s.window_failed = 0;
+                out.push(name.clone());
+            }
+        }
+        if !out.is_empty() {
+            self.dirty = true;
+            self.persist(true);
+        }
+        out
+    }
+
+    /// Write now if anything changed.
+    pub fn flush(&mut self) {
+        self.persist(true);
+    }
+
+    fn persist(&mut self, force: bool) {
+        if !self.dirty || !(force || self.last_write.is_none_or(|t| t.elapsed() >= DEBOUNCE)) {
+            return;
+        }
+        match cn_storage::write_json_atomic(&self.path, &self.map) {
+            Ok(()) => {
+                self.dirty = false;
+                self.last_write = Some(Instant::now());
+            }
+            Err(err) => tracing::error!(path = %self.path.display(), %err, "cannot write reflex stats"),
+        }
+    }
+}
+
+fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let n = s.len();
+    if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 }
+}
+
+fn mtime_ms(file: &Path) -> Option<u64> {
+    let t = std::fs::metadata(file).ok()?.modified().ok()?;
+    Some(t.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_millis() as u64)
+}
+
+/// Surface a concern to the owner: `state/mca/<ts>-<slug>.md`, in the agent layer's format
+/// (frontmatter `id`, `surfaced-by`, `created`, `status: open`).
+pub fn surface(hub: &Path, slug: &str, title: &str, body: &str) -> std::io::Result<PathBuf> {
+    let now = time::OffsetDateTime::now_utc();
+    let ts = format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+        now.year(),
+        now.month() as u8,
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    );
+    let id = format!("{ts}-{slug}");
+    let mut doc = cn_storage::Doc::default();
+    doc.set("id", id.as_str());
+    doc.set("surfaced-by", "reflex");
+    doc.set("created", cn_storage::rfc3339(now));
+    doc.set("status", "open");
+    doc.body = format!("# {title}\n\n{body}\n");
+    let path = hub.join("state/mca").join(format!("{id}.md"));
+    cn_storage::write_atomic(&path, doc.render().as_bytes())?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_median_and_disable_above_the_rate() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("r.yaml");
+        std::fs::write(&file, "x").unwrap();
+        let config = ReflexConfig { min_samples: 4, disable_above: 0.5, ..ReflexConfig::default() };
+        let mut stats = Stats::open(dir.path().join("reflex-stats.json"));
+        let ms = Duration::from_millis;
+        assert_eq!(stats.record("r", RunOutcome::Ok, ms(1), &config, &file), None);
+        assert_eq!(stats.record("r", RunOutcome::Failed, ms(3), &config, &file), None);
+        assert_eq!(stats.record("r", RunOutcome::Failed, ms(2), &config, &file), None);
+        // 2 of 4 is not above 50%; 3 of 5 is.
+        assert_eq!(stats.record("r", RunOutcome::Ok, ms(10), &config, &file), None);
+        let reason = stats.record("r", RunOutcome::Failed, ms(4), &config, &file).unwrap();
+        assert!(reason.contains("3 of its last 5"), "{reason}");
+        let s = stats.get("r").unwrap();
+        assert_eq!((s.fired, s.succeeded, s.failed, s.escalated), (5, 2, 3, 3));
+        assert_eq!((s.latency_ms_p50, s.latency_ms_last), (3.0, 4.0));
+        // Persisted on disable; reloading sees it.
+        let back = Stats::open(dir.path().join("reflex-stats.json"));
+        assert_eq!(back.disabled(), BTreeSet::from(["r".to_string()]));
+        // Unchanged file: stays disabled. Changed: re-enabled with a fresh window.
+        let files = BTreeMap::from([("r".to_string(), file.clone())]);
+        let mut stats = back;
+        assert!(stats.reenable_changed(&files).is_empty());
+        let f = std::fs::File::options().write(true).open(&file).unwrap();
+        f.set_modified(SystemTime::now() + Duration::from_secs(5)).unwrap();
+        assert_eq!(stats.reenable_changed(&files), ["r"]);
+        assert_eq!(stats.get("r").unwrap().window_fired, 0);
+    }
+
+    #[test]
+    fn surfaces_in_the_agent_layers_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = surface(dir.path(), "reflex-x-disabled", "Reflex x disabled", "why").unwrap();
+        let doc = cn_storage::Doc::parse(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(doc.get_str("status"), Some("open"));
+        assert_eq!(doc.get_str("surfaced-by"), Some("reflex"));
+        assert!(doc.get_str("id").unwrap().ends_with("-reflex-x-disabled"));
+        assert!(p.file_name().unwrap().to_string_lossy().ends_with("-reflex-x-disabled.md"));
+    }
+}

@@ -1,0 +1,123 @@
+//! Variables in step parameters: a whole string `$name` is the variable's value (any JSON
+//! type), and `{{name}}` inside a string is its text. `name` may be a dotted path into a
+//! JSON value (`{{pr.title}}`, `{{items.0}}`). Variables are what the trigger extracted,
+//! `text`, `source`, `item`, `intent`, and the earlier steps' outputs.
+
+use serde_json::{Map, Value};
+
+/// The root names a value refers to (for checking a pipeline before it runs).
+pub fn references(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(v, &mut |s| {
+        if let Some(name) = whole(s) {
+            out.push(root(name).to_string());
+        }
+        let mut rest = s;
+        while let Some((name, after)) = next_placeholder(rest) {
+            out.push(root(name).to_string());
+            rest = after;
+        }
+    });
+    out
+}
+
+fn walk(v: &Value, f: &mut dyn FnMut(&str)) {
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(a) => a.iter().for_each(|x| walk(x, f)),
+        Value::Object(o) => o.values().for_each(|x| walk(x, f)),
+        _ => {}
+    }
+}
+
+/// `$name` as the whole string. The name starts with a letter or `_`, so a JSONPath such as
+/// `$.items[0]` or an amount like `$5` stays text.
+fn whole(s: &str) -> Option<&str> {
+    let name = s.strip_prefix('$')?;
+    (name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')).then_some(name)
+}
+
+fn root(path: &str) -> &str {
+    path.split('.').next().unwrap_or(path)
+}
+
+/// The next `{{ name }}` in `s`: the trimmed name and the text after it.
+fn next_placeholder(s: &str) -> Option<(&str, &str)> {
+    let start = s.find("{{")?;
+    let end = s[start + 2..].find("}}")? + start + 2;
+    Some((s[start + 2..end].trim(), &s[end + 2..]))
+}
+
+/// Look a dotted path up in the variables.
+pub fn lookup<'a>(env: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
+    let mut parts = path.split('.');
+    let mut v = env.get(parts.next()?)?;
+    for p in parts {
+        v = match v {
+            Value::Object(o) => o.get(p)?,
+            Value::Array(a) => a.get(p.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(v)
+}
+
+/// A value as text in a template: strings as they are, null as nothing, the rest as JSON.
+pub fn as_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Replace variables in a parameter value. An unknown variable is an error naming it.
+pub fn substitute(v: &Value, env: &Map<String, Value>) -> Result<Value, String> {
+    Ok(match v {
+        Value::String(s) => {
+            if let Some(name) = whole(s) {
+                return lookup(env, name).cloned().ok_or_else(|| format!("`${name}` is not defined"));
+            }
+            if !s.contains("{{") {
+                return Ok(v.clone());
+            }
+            let mut out = String::with_capacity(s.len());
+            let mut rest = s.as_str();
+            while let Some(start) = rest.find("{{") {
+                let Some((name, after)) = next_placeholder(rest) else { break };
+                out.push_str(&rest[..start]);
+                let value = lookup(env, name).ok_or_else(|| format!("`{{{{{name}}}}}` is not defined"))?;
+                out.push_str(&as_text(value));
+                rest = after;
+            }
+            out.push_str(rest);
+            Value::String(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| substitute(x, env)).collect::<Result<_, _>>()?),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, x)| Ok((k.clone(), substitute(x, env)?))).collect::<Result<_, String>>()?)
+        }
+        other => other.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn whole_values_keep_their_type_and_placeholders_become_text() {
+        let env = json!({"url": "http://x", "n": 3, "pr": {"title": "Fix", "labels": ["a", "b"]}});
+        let env = env.as_object().unwrap();
+        assert_eq!(substitute(&json!("$n"), env).unwrap(), json!(3));
+        assert_eq!(substitute(&json!("$pr.title"), env).unwrap(), json!("Fix"));
+        assert_eq!(substitute(&json!("get {{url}} x{{ n }}y {{pr.labels.1}}"), env).unwrap(), json!("get http://x x3y b"));
+        assert_eq!(substitute(&json!({"a": ["{{url}}"]}), env).unwrap(), json!({"a": ["http://x"]}));
+        assert_eq!(substitute(&json!("costs $5 {{"), env).unwrap(), json!("costs $5 {{"));
+        assert_eq!(substitute(&json!("$.pr.title"), env).unwrap(), json!("$.pr.title"));
+        assert_eq!(substitute(&json!("$5"), env).unwrap(), json!("$5"));
+        assert!(substitute(&json!("{{nope}}"), env).unwrap_err().contains("nope"));
+        assert_eq!(references(&json!({"a": "$url", "b": "{{x.y}} {{z}}"})), ["url", "x", "z"]);
+    }
+}

@@ -1,0 +1,179 @@
+//! Self-extension: the executive writes or changes a reflex with one tool call,
+//! `reflex_write {name, yaml, text?}`. The new reflex is checked like any file, then dry-run
+//! against the item that prompted it (it must take that item and every step must be
+//! allowed), and only then written (atomically) to `state/reflexes/NAME.yaml`, journaled and
+//! committed to the hub with git.
+//!
+//! Invariant: a reflex the executive writes is never enabled unless it loaded and its dry
+//! run on the prompting item succeeded; on any failure the old file (if any) is untouched.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use cn_compute::ToolError;
+use cn_storage::Entry;
+use cn_tools::{typed, Tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::engine::{Engine, Handled, Mode, Percept};
+use crate::load::{Catalog, LoadError};
+use crate::reflex;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("`{0}` is not a reflex name: use lowercase letters, digits and `-`")]
+    Name(String),
+    #[error("the reflex does not load: {}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))]
+    Invalid(Vec<LoadError>),
+    #[error("the YAML names the reflex `{found}`, but it is being written as `{name}`")]
+    Mismatch { name: String, found: String },
+    #[error("no item to dry-run it against: give `text`, the message this reflex should handle")]
+    NoItem,
+    #[error("the dry run on {text:?} {problem}")]
+    DryRun { text: String, problem: String },
+    #[error("cannot write {path}: {message}")]
+    Io { path: String, message: String },
+}
+
+/// What a successful write did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Written {
+    pub path: PathBuf,
+    /// Whether a git commit recorded it (false when the hub is not a git repository, or the
+    /// file did not change).
+    pub committed: bool,
+    pub dry_run: Handled,
+}
+
+impl Engine {
+    /// Validate, dry-run against `text` (or the latest escalated item with id `item`), then
+    /// enable by writing the file, journal it and commit it.
+    pub fn write_reflex(&mut self, name: &str, yaml: &str, text: Option<&str>, item: Option<&str>) -> Result<Written, WriteError> {
+        if !reflex::is_name(name) {
+            return Err(WriteError::Name(name.to_string()));
+        }
+        let path = self.dir().join(format!("{name}.yaml"));
+        // Check it among the others, as the loader would: callables, duplicate intents.
+        let mut callables: std::collections::BTreeSet<String> = self.reflexes().iter().filter(|r| r.callable).map(|r| r.name.clone()).collect();
+        if serde_yaml_ng::from_str::<Value>(yaml).ok().and_then(|v| v.get("callable").and_then(Value::as_bool)) == Some(true) {
+            callables.insert(name.to_string());
+        }
+        let new = reflex::compile(&path, yaml, self.registry(), &callables).map_err(WriteError::Invalid)?;
+        if new.name != name {
+            return Err(WriteError::Mismatch { name: name.to_string(), found: new.name });
+        }
+        let others: Vec<_> = self.reflexes().iter().filter(|r| r.name != name).cloned().collect();
+        let texts: Vec<String> = vec![yaml.to_string(); others.len() + 1];
+        let mut trial = Catalog::default();
+        trial.add_all(others.into_iter().chain([new]).zip(texts.iter()).collect());
+        if let Some(e) = trial.errors.first() {
+            return Err(WriteError::Invalid(vec![e.clone()]));
+        }
+        let disabled = self.stats().disabled().into_iter().filter(|n| n != name).collect();
+        trial.index(&disabled);
+
+        let (text, source) = match text {
+            Some(t) => (t.to_string(), None),
+            None => self.escalated(item).ok_or(WriteError::NoItem)?,
+        };
+        let old = self.swap_catalog(trial);
+        let mut percept = Percept::new(&text);
+        percept.source = source.as_deref();
+        let dry = self.run(&percept, Mode::DryRun);
+        self.swap_catalog(old);
+        let problem = if dry.reflex.as_deref() != Some(name) {
+            Some(match &dry.reflex {
+                Some(other) => format!("is taken by reflex `{other}` first"),
+                None => format!("is not taken by `{name}` (its trigger does not match)"),
+            })
+        } else {
+            dry.error.clone().map(|e| format!("fails: {e}"))
+        };
+        if let Some(problem) = problem {
+            return Err(WriteError::DryRun { text, problem });
+        }
+
+        let io = |e: std::io::Error| WriteError::Io { path: path.display().to_string(), message: e.to_string() };
+        cn_storage::write_atomic(&path, yaml.as_bytes()).map_err(io)?;
+        self.reload();
+        let committed = commit(self.hub(), name);
+        self.journal(
+            &Entry::new("reflex")
+                .with("pattern", name)
+                .with("name", name)
+                .with("action", "write")
+                .with("outcome", "enabled")
+                .with("dry_run_on", text.as_str())
+                .with("committed", committed),
+        );
+        Ok(Written { path, committed, dry_run: dry })
+    }
+}
+
+/// `git add` + `git commit` of the one file, if the hub is a git repository.
+fn commit(hub: &std::path::Path, name: &str) -> bool {
+    if !hub.join(".git").exists() {
+        return false;
+    }
+    let rel = format!("state/reflexes/{name}.yaml");
+    let git = |args: &[&str]| Command::new("git").arg("-C").arg(hub).args(args).output();
+    match git(&["add", "--", &rel]) {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            tracing::warn!(stderr = %String::from_utf8_lossy(&o.stderr), "git add failed");
+            return false;
+        }
+        Err(err) => {
+            tracing::warn!(%err, "cannot run git");
+            return false;
+        }
+    }
+    match git(&["commit", "-m", &format!("reflex: write {name}"), "--", &rel]) {
+        Ok(o) if o.status.success() => true,
+        Ok(o) => {
+            tracing::info!(stdout = %String::from_utf8_lossy(&o.stdout), "nothing committed");
+            false
+        }
+        Err(err) => {
+            tracing::warn!(%err, "cannot run git");
+            false
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    /// The reflex's name (the file is state/reflexes/NAME.yaml).
+    name: String,
+    /// The whole reflex definition, in the reflex YAML format.
+    yaml: String,
+    /// The message it should handle; default: the item being worked on.
+    text: Option<String>,
+}
+
+/// The `reflex_write` tool for the executive's registry (grant it to level 3 in the policy).
+pub fn reflex_write_tool(engine: Arc<Mutex<Engine>>) -> Arc<dyn Tool> {
+    typed(
+        "reflex_write",
+        "Create or change a reflex (state/reflexes/NAME.yaml) so items like this one are handled without you. \
+         It is checked and dry-run against the item first, then enabled and committed.",
+        move |ctx, p: Params| {
+            let mut engine = engine.lock().map_err(|_| ToolError::Failed("the reflex engine is unavailable".into()))?;
+            let written = engine
+                .write_reflex(&p.name, &p.yaml, p.text.as_deref(), ctx.item.as_deref())
+                .map_err(|e| match e {
+                    WriteError::Io { .. } => ToolError::Failed(e.to_string()),
+                    e => ToolError::BadParams(e.to_string()),
+                })?;
+            Ok(serde_json::json!({
+                "path": written.path.strip_prefix(engine.hub()).unwrap_or(&written.path),
+                "committed": written.committed,
+                "dry_run": written.dry_run,
+            }))
+        },
+    )
+}
