@@ -5,7 +5,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod idea;
+mod journal;
 mod parse;
+mod schedule;
+mod task;
 
 /// Bad usage or input: reported on one line, exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -30,10 +34,22 @@ pub struct Cli {
 pub enum Command {
     /// Extract the tool calls from a model's markdown answer and print them as JSON.
     Parse(parse::Args),
+    /// The agent's commitments (state/tasks.json): add, list, done.
+    Task(task::Args),
+    /// Curiosities to explore when idle (state/ideas.json): add, list.
+    Idea(idea::Args),
+    /// Recurring work (state/schedule.json): add, list; `next` prints a cron's fire times.
+    Schedule(schedule::Args),
+    /// What the agent did (state/journal.jsonl), and `why ID`.
+    Journal(journal::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Parse(args) => parse::run(args),
+        Command::Task(args) => task::run(cli.hub.as_deref(), args),
+        Command::Idea(args) => idea::run(cli.hub.as_deref(), args),
+        Command::Schedule(args) => schedule::run(cli.hub.as_deref(), args),
+        Command::Journal(args) => journal::run(cli.hub.as_deref(), args),
     }
 }
