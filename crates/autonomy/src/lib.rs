@@ -17,8 +17,10 @@ pub mod cron;
 pub mod hub;
 pub mod impulses;
 pub mod journal;
+pub mod notes;
 pub mod percept;
 pub mod rest;
+#[cfg(feature = "senses")]
 pub mod senses;
 pub mod state;
 pub mod when;
@@ -29,6 +31,7 @@ pub use hub::find_hub;
 pub use impulses::{Drive, Impulse, ImpulseSources};
 pub use percept::{Percept, Sense};
 pub use rest::{rest_decorator, Pacing};
+#[cfg(feature = "senses")]
 pub use senses::Senses;
 pub use state::StateError;
 /// The time library of this crate's API (timestamps, zones), re-exported so callers agree on it.

@@ -37,14 +37,9 @@ impl Pacing {
     }
 }
 
-/// Wait one pacing interval on `attention`. Returns why the wait ended.
+/// Wait one pacing interval on `attention` (see [`Attention::rest`]). Returns why it ended.
 pub fn rest_once(attention: &Attention, pacing: &Pacing) -> Wake {
-    let seen = attention.generation();
-    // Something may already be waiting: a rest must not sleep over it.
-    if !attention.is_empty() {
-        return Wake::Admitted;
-    }
-    attention.wait(seen, pacing.interval(attention))
+    attention.rest(pacing.interval(attention))
 }
 
 /// The daemon's `rest` decorator. `stop` is bridged to `attention` by a thread that sleeps
@@ -103,6 +98,16 @@ mod tests {
         rest();
         stopper.join().unwrap();
         assert!(started.elapsed() < Duration::from_secs(60));
+    }
+
+    #[test]
+    fn an_item_left_pooled_wakes_one_rest_not_every_rest() {
+        let attention = Attention::new(PoolConfig::default());
+        attention.decide(jiff::Timestamp::now());
+        attention.admit(Percept::new(Sense::Github, "waits for budget"));
+        let pacing = Pacing { active: Duration::from_millis(30), idle: Duration::from_millis(30) };
+        assert_eq!(rest_once(&attention, &pacing), Wake::Admitted, "admitted after decide: wake at once");
+        assert_eq!(rest_once(&attention, &pacing), Wake::Timeout, "nothing new: a full interval");
     }
 
     #[test]

@@ -55,6 +55,38 @@ pub fn write<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), StateE
     cn_storage::write_json_atomic(path, value).map_err(|source| StateError::Io { path: path.to_path_buf(), source })
 }
 
+/// A state file holding a JSON array of `T` (tasks.json, ideas.json, schedule.json).
+#[derive(Debug, Clone)]
+pub struct JsonList<T> {
+    path: PathBuf,
+    _items: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Serialize + DeserializeOwned> JsonList<T> {
+    pub fn at(path: impl Into<PathBuf>) -> Self {
+        JsonList { path: path.into(), _items: std::marker::PhantomData }
+    }
+    /// `state/<name>` of a hub.
+    pub fn of_hub(hub: &Path, name: &str) -> Self {
+        Self::at(crate::hub::state_dir(hub).join(name))
+    }
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn load(&self) -> Result<Vec<T>, StateError> {
+        read(&self.path)
+    }
+    pub fn save(&self, items: &[T]) -> Result<(), StateError> {
+        write(&self.path, items)
+    }
+    /// Append one item (read, push, atomic write); a malformed file stays as it is.
+    pub fn add(&self, item: T) -> Result<(), StateError> {
+        let mut all = self.load()?;
+        all.push(item);
+        self.save(&all)
+    }
+}
+
 /// serde_json appends " at line L column C"; the error already says where.
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {

@@ -1,6 +1,7 @@
 //! The senses against real servers on loopback: the GitHub webhook receiver and the owner
 //! endpoint (HTTP requests to the running `Senses`), notification polling (against an axum
 //! server standing in for api.github.com), the file watcher and a calendar file.
+#![cfg(feature = "senses")]
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -211,5 +212,42 @@ fn a_calendar_event_becomes_a_percept_before_it_starts() {
     let c = attention.decide(cn_autonomy::jiff::Timestamp::now()).unwrap();
     assert!(c.item.summary().starts_with("Calendar: Call with Ada starts in "), "{}", c.item.summary());
     assert_eq!(c.item.due().map(|d| d.as_second()), Some(start.as_second()));
+    senses.stop();
+}
+
+#[test]
+fn a_flood_stays_bounded_and_the_owner_message_sent_during_it_comes_first() {
+    let hub = tempfile::tempdir().unwrap();
+    let config = AutonomyConfig::from_yaml("senses:\n  bind: 127.0.0.1:0\nattention:\n  capacity: 200\n").unwrap();
+    let attention = Attention::new(config.attention.clone());
+    let senses = Senses::start(hub.path(), &config.senses, attention.clone()).unwrap();
+    let url = format!("http://{}/owner/message", senses.local_addr().unwrap());
+    let (half, at_half) = std::sync::mpsc::channel();
+    let (sent, owner_sent) = std::sync::mpsc::channel::<()>();
+    let a = attention.clone();
+    let flood = std::thread::spawn(move || {
+        for i in 0..10_000 {
+            if i == 5_000 {
+                half.send(()).unwrap();
+                owner_sent.recv().unwrap();
+            }
+            a.admit(cn_autonomy::Percept::new(cn_autonomy::Sense::Github, format!("flood {i}")).key(format!("github:o/r#{i}")));
+        }
+    });
+    at_half.recv().unwrap();
+    let status = runtime().block_on(async {
+        reqwest::Client::new().post(&url).body("Stop what you're doing and answer me").send().await.unwrap().status()
+    });
+    assert_eq!(status, 202);
+    sent.send(()).unwrap();
+    flood.join().unwrap();
+    assert!(attention.len() <= 201, "the pool grew to {}", attention.len());
+    let first = attention.decide(cn_autonomy::jiff::Timestamp::now()).unwrap();
+    assert_eq!(first.item.summary(), "Owner: Stop what you're doing and answer me");
+    let report = attention.with_pool(|p| p.take_flood_report()).unwrap();
+    assert_eq!(attention.len() as u64 + report.coalesced + report.shed, 10_000, "every flood item accounted for");
+    assert!(report.shed >= 9_800);
+    let entry = cn_autonomy::journal::flood(&report).into_entry();
+    assert!(entry.0["summary"].as_str().unwrap().contains("shed"), "{:?}", entry);
     senses.stop();
 }

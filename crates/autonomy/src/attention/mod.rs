@@ -7,6 +7,7 @@
 
 pub mod pool;
 pub mod salience;
+pub mod spool;
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -116,6 +117,18 @@ struct State {
     last_decided: Option<Instant>,
     /// Wake a rest no later than this (the next schedule fire or task due time).
     wake_at: Option<Instant>,
+    /// The generation the last `decide` or `rest` saw: a rest waits for news after it.
+    seen: u64,
+    /// Where admitted items are recorded until a decision closes them, if durable.
+    spool: Option<spool::Spool>,
+}
+
+impl State {
+    fn spool_done(&mut self, id: &str) {
+        if let Some(spool) = self.spool.as_mut() {
+            spool.done(id);
+        }
+    }
 }
 
 /// The shared attention handle. Clone it for each sense.
@@ -134,9 +147,41 @@ impl Attention {
                     stopped: false,
                     last_decided: None,
                     wake_at: None,
+                    seen: 0,
+                    spool: None,
                 }),
                 changed: Condvar::new(),
             }),
+        }
+    }
+
+    /// Attention whose queue survives a crash: items are spooled to `path` (a hub's
+    /// `state/attention.jsonl`) on admission, and what was pending there is admitted again.
+    /// Returns the handle and how many items were restored.
+    pub fn durable(config: PoolConfig, path: &std::path::Path) -> std::io::Result<(Self, usize)> {
+        let (spool, pending) = spool::Spool::open(path)?;
+        let attention = Attention::new(config);
+        let restored = pending.len();
+        {
+            let mut s = attention.state();
+            for (item, _into) in pending {
+                // Already in the spool: admit to the pool only. Coalesced items coalesce again.
+                if let Admission::Displaced { shed: id } | Admission::Shed { id } = s.pool.admit(item) {
+                    s.spool_done(&id);
+                }
+            }
+            s.generation += 1;
+            s.spool = Some(spool);
+        }
+        Ok((attention, restored))
+    }
+
+    /// A decision closed this item (and everything coalesced into it): it leaves the spool.
+    pub fn done(&self, candidate: &Candidate) {
+        let mut s = self.state();
+        s.spool_done(candidate.item.id());
+        for m in &candidate.merged {
+            s.spool_done(m.id());
         }
     }
 
@@ -148,8 +193,22 @@ impl Attention {
 
     /// Offer a percept or impulse; wakes a resting daemon.
     pub fn admit(&self, item: impl Into<Item>) -> Admission {
+        let item = item.into();
         let mut s = self.state();
-        let admission = s.pool.admit(item.into());
+        // Spool first: once a sense is answered, the item must survive a kill.
+        let spooled = s.spool.is_some().then(|| item.clone());
+        let admission = s.pool.admit(item);
+        if let (Some(spool), Some(item)) = (s.spool.as_mut(), spooled) {
+            match &admission {
+                Admission::Admitted => spool.add(&item, None),
+                Admission::Coalesced { into } => spool.add(&item, Some(into)),
+                Admission::Displaced { shed } => {
+                    spool.add(&item, None);
+                    spool.done(shed);
+                }
+                Admission::Shed { .. } => {}
+            }
+        }
         s.generation += 1;
         drop(s);
         self.shared.changed.notify_all();
@@ -159,6 +218,7 @@ impl Attention {
     /// Take the most salient item, if any.
     pub fn decide(&self, now: Timestamp) -> Option<Candidate> {
         let mut s = self.state();
+        s.seen = s.generation;
         let c = s.pool.decide(now);
         if c.is_some() {
             s.last_decided = Some(Instant::now());
@@ -198,6 +258,18 @@ impl Attention {
     /// The current generation, to pass to [`Attention::wait`].
     pub fn generation(&self) -> u64 {
         self.state().generation
+    }
+
+    /// The daemon's rest: wait for an admission the last `decide` (or rest) did not see, the
+    /// timeout, the wake-up deadline or stop. An item admitted between `decide` and this call
+    /// ends the wait at once; each admission ends at most one rest, so items that stay pooled
+    /// (say, while the thinking budget says no) cannot make rest spin.
+    pub fn rest(&self, timeout: Duration) -> Wake {
+        let seen = self.state().seen;
+        let wake = self.wait(seen, timeout);
+        let mut s = self.state();
+        s.seen = s.generation;
+        wake
     }
 
     /// Wait until something is admitted after `seen`, `timeout` (or the wake-up deadline)
@@ -257,6 +329,36 @@ mod tests {
         let report = attention.with_pool(|p| p.take_flood_report()).unwrap();
         // Every one of the 10,000 is accounted for: pooled, coalesced or shed.
         assert_eq!(attention.len() as u64 + report.coalesced + report.shed, 10_000);
+    }
+
+    #[test]
+    fn a_durable_queue_survives_a_restart_until_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("attention.jsonl");
+        let config = PoolConfig { capacity: 3, ..PoolConfig::default() };
+        {
+            let (a, restored) = Attention::durable(config.clone(), &path).unwrap();
+            assert_eq!(restored, 0);
+            a.admit(Percept::new(Sense::Owner, "owner asks"));
+            a.admit(Percept::new(Sense::File, "a.md").key("file:a.md"));
+            a.admit(Percept::new(Sense::File, "a.md again").key("file:a.md"));
+            a.admit(Percept::new(Sense::Github, "gh 1"));
+            a.admit(Percept::new(Sense::Github, "gh 2"));
+            a.admit(Percept::new(Sense::Github, "gh 3")); // full: the file item (and its merge) shed
+            let c = a.decide(Timestamp::now()).unwrap();
+            assert_eq!(c.item.summary(), "owner asks");
+            a.done(&c);
+            // gh 1 decided but not done: killed mid-act, it must come back.
+            a.decide(Timestamp::now()).unwrap();
+            // Simulate a kill mid-write.
+            use std::io::Write;
+            std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"add\":{\"ki").unwrap();
+        }
+        let (a, restored) = Attention::durable(config, &path).unwrap();
+        assert_eq!(restored, 3);
+        let back: Vec<String> = std::iter::from_fn(|| a.decide(Timestamp::now())).map(|c| c.item.summary().to_string()).collect();
+        assert_eq!(back, ["gh 1", "gh 2", "gh 3"]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 3, "compacted on open");
     }
 
     #[test]

@@ -55,7 +55,9 @@ pub enum Admission {
     Admitted,
     /// Merged into the pooled item with this id (same key).
     Coalesced { into: String },
-    /// The pool was full; this item (the new one or a pooled one) was let go.
+    /// Admitted into a full pool: the pooled item `shed` (the least salient) was let go.
+    Displaced { shed: String },
+    /// The pool was full and this item was the least salient: it was let go.
     Shed { id: String },
 }
 
@@ -131,6 +133,7 @@ impl Pool {
         let scored = salience::score(&item, &self.config.weights, repeated);
         self.seq += 1;
         let rank = (owner, scored.rank, Reverse(self.seq));
+        let mut admission = Admission::Admitted;
         if !owner && self.non_owner >= self.config.capacity {
             // Full: the least salient non-owner item goes — the newcomer if it is the least.
             let lowest = self.items.first_key_value().map(|(r, _)| *r).filter(|r| !r.0);
@@ -138,6 +141,7 @@ impl Pool {
                 Some(low) if low < rank => {
                     if let Some(gone) = self.remove(low) {
                         self.note_shed(&gone.item);
+                        admission = Admission::Displaced { shed: gone.item.id().to_string() };
                     }
                 }
                 _ => {
@@ -153,7 +157,7 @@ impl Pool {
             self.non_owner += 1;
         }
         self.items.insert(rank, Pooled { item, scored, merged: Vec::new(), merged_count: 0 });
-        Admission::Admitted
+        admission
     }
 
     /// Take the most salient item (owner items first), with its salience at `now`.
@@ -274,7 +278,7 @@ mod tests {
         assert_eq!(pool.len(), 1);
         pool.admit(percept(Sense::Github, "gh", None));
         // Full (2). A more salient item pushes the file item out; a less salient one is refused.
-        assert_eq!(pool.admit(percept(Sense::Github, "gh 2", None)), Admission::Admitted);
+        assert!(matches!(pool.admit(percept(Sense::Github, "gh 2", None)), Admission::Displaced { .. }));
         assert!(matches!(pool.admit(percept(Sense::File, "b.md", None)), Admission::Shed { .. }));
         // Owner items are never shed, whatever the capacity.
         for i in 0..5 {

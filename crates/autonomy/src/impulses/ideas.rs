@@ -2,13 +2,13 @@
 //! agent is truly idle. The document's format (`id`, `idea`, `sparked_by`, `added`), unknown
 //! fields kept.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::state::{self, StateError};
+use crate::state::JsonList;
 
 /// One curiosity.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,28 +30,9 @@ impl Idea {
 }
 
 /// The ideas file of a hub.
-#[derive(Debug, Clone)]
-pub struct Ideas {
-    path: PathBuf,
-}
+pub type Ideas = JsonList<Idea>;
 
-impl Ideas {
-    pub fn of_hub(hub: &Path) -> Self {
-        Ideas { path: crate::hub::state_dir(hub).join("ideas.json") }
-    }
-    pub fn at(path: impl Into<PathBuf>) -> Self {
-        Ideas { path: path.into() }
-    }
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-    pub fn load(&self) -> Result<Vec<Idea>, StateError> {
-        state::read(&self.path)
-    }
-    pub fn add(&self, idea: Idea) -> Result<Idea, StateError> {
-        let mut all = self.load()?;
-        all.push(idea.clone());
-        state::write(&self.path, &all)?;
-        Ok(idea)
-    }
+/// `state/ideas.json` of a hub.
+pub fn ideas_of(hub: &Path) -> Ideas {
+    Ideas::of_hub(hub, "ideas.json")
 }

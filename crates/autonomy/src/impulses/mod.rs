@@ -17,9 +17,9 @@ use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-pub use ideas::{Idea, Ideas};
+pub use ideas::{ideas_of, Idea, Ideas};
 pub use schedule::{EntryError, EntryState, Firing, Schedule, ScheduleEntry, ScheduleState};
-pub use tasks::{Task, Tasks};
+pub use tasks::{tasks_of, Task, Tasks};
 
 /// Which impulse source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -90,8 +90,8 @@ impl ImpulseSources {
     /// `started`: when the daemon started (schedule times before it were missed while down).
     pub fn of_hub(hub: &Path, started: Timestamp) -> Self {
         ImpulseSources {
-            tasks: Tasks::of_hub(hub),
-            ideas: Ideas::of_hub(hub),
+            tasks: tasks::tasks_of(hub),
+            ideas: ideas::ideas_of(hub),
             schedule: Schedule::of_hub(hub),
             started,
             offered_tasks: HashMap::new(),
@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn due_tasks_once_ideas_only_when_idle() {
         let hub = tempfile::tempdir().unwrap();
-        let tasks = Tasks::of_hub(hub.path());
+        let tasks = tasks::tasks_of(hub.path());
         let mut due = Task::new("Review PR #42");
         due.due = Some(ts("2026-01-07T10:00:00Z"));
         due.priority = Some(1);
@@ -238,7 +238,7 @@ mod tests {
         later.due = Some(ts("2026-02-01T00:00:00Z"));
         tasks.add(due.clone()).unwrap();
         tasks.add(later).unwrap();
-        Ideas::of_hub(hub.path()).add(Idea::new("memory consolidation", None, ts("2026-01-06T15:00:00Z"))).unwrap();
+        ideas::ideas_of(hub.path()).add(Idea::new("memory consolidation", None, ts("2026-01-06T15:00:00Z"))).unwrap();
 
         let mut src = ImpulseSources::of_hub(hub.path(), ts("2026-01-07T00:00:00Z"));
         let c = src.check(ts("2026-01-07T10:00:01Z"), false);

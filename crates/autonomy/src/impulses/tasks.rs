@@ -2,13 +2,13 @@
 //! (`id`, `task`, `due`, `priority`, `context`) plus optional `done` and `status`; fields we
 //! do not know are kept, so a hand-added field survives our writes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::state::{self, StateError};
+use crate::state::{JsonList, StateError};
 
 /// One commitment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,35 +50,15 @@ impl Task {
     }
 }
 
-/// The tasks file of a hub.
-#[derive(Debug, Clone)]
-pub struct Tasks {
-    path: PathBuf,
+/// The tasks file of a hub (`Tasks::of_hub(hub, "tasks.json")`, or [`tasks_of`]).
+pub type Tasks = JsonList<Task>;
+
+/// `state/tasks.json` of a hub.
+pub fn tasks_of(hub: &Path) -> Tasks {
+    Tasks::of_hub(hub, "tasks.json")
 }
 
-impl Tasks {
-    pub fn of_hub(hub: &Path) -> Self {
-        Tasks { path: crate::hub::state_dir(hub).join("tasks.json") }
-    }
-    pub fn at(path: impl Into<PathBuf>) -> Self {
-        Tasks { path: path.into() }
-    }
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-    pub fn load(&self) -> Result<Vec<Task>, StateError> {
-        state::read(&self.path)
-    }
-    pub fn save(&self, tasks: &[Task]) -> Result<(), StateError> {
-        state::write(&self.path, tasks)
-    }
-    /// Append one task (read, push, atomic write).
-    pub fn add(&self, task: Task) -> Result<Task, StateError> {
-        let mut all = self.load()?;
-        all.push(task.clone());
-        self.save(&all)?;
-        Ok(task)
-    }
+impl JsonList<Task> {
     /// Mark a task done; false if no task has that id.
     pub fn complete(&self, id: &str) -> Result<bool, StateError> {
         let mut all = self.load()?;

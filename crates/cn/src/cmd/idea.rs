@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use cn_autonomy::impulses::{Idea, Ideas};
+use cn_autonomy::impulses::{ideas_of, Idea};
 
 use super::UsageError;
 
@@ -32,13 +32,14 @@ pub enum Sub {
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = cn_autonomy::find_hub(hub)?;
-    let file = Ideas::of_hub(&hub);
+    let file = ideas_of(&hub);
     match args.command {
         Sub::Add { text, sparked_by } => {
             if text.trim().is_empty() {
                 return Err(UsageError("cn idea add: the idea text is empty".into()).into());
             }
-            let idea = file.add(Idea::new(text, sparked_by, cn_autonomy::jiff::Timestamp::now())).context("cannot add the idea")?;
+            let idea = Idea::new(text, sparked_by, cn_autonomy::jiff::Timestamp::now());
+            file.add(idea.clone()).context("cannot add the idea")?;
             println!("{}", idea.id);
         }
         Sub::List { json } => {

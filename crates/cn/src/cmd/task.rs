@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use cn_autonomy::impulses::{tasks, Task, Tasks};
+use cn_autonomy::impulses::{tasks, tasks_of, Task};
 use cn_autonomy::when::{self, Direction};
 
 use super::UsageError;
@@ -46,7 +46,7 @@ pub enum Sub {
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = cn_autonomy::find_hub(hub)?;
-    let file = Tasks::of_hub(&hub);
+    let file = tasks_of(&hub);
     match args.command {
         Sub::Add { text, due, priority, context } => {
             if text.trim().is_empty() {
@@ -59,7 +59,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 .map_err(|e| UsageError(format!("cn task add --due: {e}")))?;
             task.priority = priority;
             task.context = context;
-            let task = file.add(task).context("cannot add the task")?;
+            file.add(task.clone()).context("cannot add the task")?;
             println!("{}", task.id);
         }
         Sub::List { all, json } => {
