@@ -110,7 +110,7 @@ impl Default for OwnerConfig {
 }
 
 /// `senses.github:` — webhook receiver and/or notification polling.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GithubConfig {
     /// Environment variable holding the webhook secret (e.g. `CN_GITHUB_WEBHOOK_SECRET`);
@@ -119,12 +119,6 @@ pub struct GithubConfig {
     /// Logins whose events count as the owner's.
     pub owners: Vec<String>,
     pub poll: Option<PollConfig>,
-}
-
-impl Default for GithubConfig {
-    fn default() -> Self {
-        GithubConfig { secret_env: None, owners: Vec::new(), poll: None }
-    }
 }
 
 /// `senses.github.poll:` — the notifications API.

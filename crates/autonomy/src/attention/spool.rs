@@ -16,6 +16,9 @@ use serde_json::Value;
 
 use super::Item;
 
+/// An item still pending in the spool, with the id it was coalesced into, if any.
+pub type Pending = (Item, Option<String>);
+
 /// The append-only queue file.
 #[derive(Debug)]
 pub struct Spool {
@@ -25,7 +28,7 @@ pub struct Spool {
 impl Spool {
     /// Open (creating) the spool; returns it and the items still pending, in admission
     /// order, each with the id it was coalesced into, if any.
-    pub fn open(path: &Path) -> io::Result<(Spool, Vec<(Item, Option<String>)>)> {
+    pub fn open(path: &Path) -> io::Result<(Spool, Vec<Pending>)> {
         let read = Journal::read(path)?;
         for s in &read.skipped {
             tracing::warn!(path = %path.display(), line = s.line, error = %s.error, "spool: skipped a torn line");
