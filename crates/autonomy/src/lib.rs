@@ -12,6 +12,7 @@
 //! written atomically and a malformed one is reported, never overwritten.
 
 pub mod attention;
+pub mod autonomous;
 pub mod config;
 pub mod cron;
 pub mod hub;
@@ -25,6 +26,7 @@ pub mod senses;
 pub mod state;
 pub mod when;
 
+pub use autonomous::Autonomous;
 pub use attention::{Admission, Attention, Candidate, Item, Pool, PoolConfig, Salience, Wake};
 pub use config::AutonomyConfig;
 pub use hub::find_hub;

@@ -7,7 +7,7 @@
 //! Invariants: one `write` per line (cn_storage::Journal), so a kill leaves at most a torn
 //! last line, which is skipped; the compacted file replaces the old one atomically.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -33,22 +33,35 @@ impl Spool {
         for s in &read.skipped {
             tracing::warn!(path = %path.display(), line = s.line, error = %s.error, "spool: skipped a torn line");
         }
-        let done: HashSet<&str> = read.entries.iter().filter_map(|e| e.0.get("done").and_then(Value::as_str)).collect();
-        let mut pending = Vec::new();
-        let mut text = Vec::new();
+        // Replay in order: an item re-added after it was closed (deferred) is pending again.
+        let mut slots: Vec<Option<(&Entry, Pending)>> = Vec::new();
+        let mut by_id: HashMap<String, Vec<usize>> = HashMap::new();
         for e in &read.entries {
+            if let Some(id) = e.0.get("done").and_then(Value::as_str) {
+                for i in by_id.remove(id).unwrap_or_default() {
+                    slots[i] = None;
+                }
+                continue;
+            }
             let Some(add) = e.0.get("add") else { continue };
             let into = e.0.get("into").and_then(Value::as_str);
             let Ok(item) = serde_json::from_value::<Item>(add.clone()) else {
                 tracing::warn!(path = %path.display(), "spool: an item that no longer reads was dropped");
                 continue;
             };
-            if done.contains(item.id()) || into.is_some_and(|i| done.contains(i)) {
-                continue;
+            let i = slots.len();
+            // Closing an item closes what was coalesced into it.
+            for id in [Some(item.id()), into].into_iter().flatten() {
+                by_id.entry(id.to_string()).or_default().push(i);
             }
+            slots.push(Some((e, (item.clone(), into.map(str::to_string)))));
+        }
+        let mut pending = Vec::new();
+        let mut text = Vec::new();
+        for (e, p) in slots.into_iter().flatten() {
             serde_json::to_writer(&mut text, &e.0).map_err(io::Error::other)?;
             text.push(b'\n');
-            pending.push((item, into.map(str::to_string)));
+            pending.push(p);
         }
         cn_storage::write_atomic(path, &text)?;
         Ok((Spool { journal: Journal::open(PathBuf::from(path))? }, pending))
