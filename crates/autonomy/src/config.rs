@@ -233,6 +233,8 @@ mod tests {
         assert!(c.senses.owner.enabled);
         let e = AutonomyConfig::from_yaml("senses:\n  github: {secret: x}\n").unwrap_err();
         assert!(e.contains("senses.github") && e.contains("secret"), "{e}");
+        let e = AutonomyConfig::from_yaml("pacing: {activ: 2s}\n").unwrap_err();
+        assert!(e.contains("activ"), "a typo must not silently keep the default: {e}");
         let e = AutonomyConfig::from_yaml("pacing: {idle: soon}\n").unwrap_err();
         assert!(e.contains("pacing.idle"), "{e}");
     }

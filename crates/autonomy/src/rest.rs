@@ -14,7 +14,7 @@ use crate::attention::{Attention, Wake};
 
 /// Pacing intervals (`pacing:` in cn.yaml; `5s`, `1m`, or seconds as a number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Pacing {
     /// Between checks while there is work (an item was decided within the idle interval).
     #[serde(with = "crate::config::duration")]

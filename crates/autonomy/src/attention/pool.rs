@@ -17,7 +17,7 @@ use super::Item;
 
 /// Pool settings (`attention:` in cn.yaml).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct PoolConfig {
     /// Most non-owner items held at once; beyond it the least salient are shed.
     pub capacity: usize,

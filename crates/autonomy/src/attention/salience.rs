@@ -16,7 +16,7 @@ use crate::percept::Sense;
 
 /// The weights (configurable under `attention.weights` in cn.yaml).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Weights {
     pub owner: f64,
     pub discord: f64,
