@@ -234,6 +234,10 @@ impl Attention {
     pub fn len(&self) -> usize {
         self.state().pool.len()
     }
+    /// An owner item is waiting: the daemon's `decide` switches to it after the current act.
+    pub fn owner_waiting(&self) -> bool {
+        self.state().pool.owner_waiting()
+    }
     pub fn is_empty(&self) -> bool {
         self.state().pool.is_empty()
     }
