@@ -1,1 +1,55 @@
-//! Autonomy: the daemon, senses and impulses, attention, the journal queries.
+//! autonomy — the agent working on its own (document 003): senses and impulses feed one
+//! attention pool; attention picks the most salient item; the journal records why.
+//!
+//! - [`percept`]: `Percept`, something sensed; [`senses`]: the clients that sense them.
+//! - [`impulses`]: `Impulse`, internal motivation from `tasks.json`, `schedule.json`,
+//!   `ideas.json`; [`cron`]: standard five-field cron.
+//! - [`attention`]: the bounded pool, `Salience`, the shared [`Attention`] handle.
+//! - [`journal`]: the document's entry types, and the "what?" / "why?" queries.
+//! - [`rest`]: the daemon's event-driven pacing (`rest` decorator).
+//!
+//! Invariants: owner items are never shed and always come out first; every state file is
+//! written atomically and a malformed one is reported, never overwritten.
+
+pub mod attention;
+pub mod autonomous;
+pub mod config;
+pub mod cron;
+pub mod hub;
+pub mod impulses;
+pub mod journal;
+pub mod notes;
+pub mod percept;
+pub mod rest;
+#[cfg(feature = "senses")]
+pub mod senses;
+pub mod state;
+pub mod when;
+
+pub use autonomous::Autonomous;
+pub use attention::{Admission, Attention, Candidate, Item, Pool, PoolConfig, Salience, Wake};
+pub use config::AutonomyConfig;
+pub use hub::find_hub;
+pub use impulses::{Drive, Impulse, ImpulseSources};
+pub use percept::{Percept, Sense};
+pub use rest::{rest_decorator, Pacing};
+#[cfg(feature = "senses")]
+pub use senses::Senses;
+pub use state::StateError;
+/// The time library of this crate's API (timestamps, zones), re-exported so callers agree on it.
+pub use jiff;
+
+/// A new id: `prefix-` and 12 hex digits, unique enough for one hub (time, process, counter,
+/// hashed with a per-process random key).
+pub fn new_id(prefix: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static N: AtomicU64 = AtomicU64::new(0);
+    static KEY: OnceLock<std::collections::hash_map::RandomState> = OnceLock::new();
+    let mut h = KEY.get_or_init(Default::default).build_hasher();
+    h.write_u64(N.fetch_add(1, Ordering::Relaxed));
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    format!("{prefix}-{:012x}", h.finish() & 0xffff_ffff_ffff)
+}

@@ -15,6 +15,11 @@ mod peer;
 mod send;
 mod sync;
 mod reflex;
+mod idea;
+mod journal;
+mod parse;
+mod schedule;
+mod task;
 
 /// Bad usage or input: reported on one line, exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +61,14 @@ pub enum Command {
     Loop(loop_cmd::Args),
     /// Reflexes: list them with their analytics, or test what one would do with a text.
     Reflex(reflex::Args),
+    /// The agent's commitments (state/tasks.json): add, list, done.
+    Task(task::Args),
+    /// Curiosities to explore when idle (state/ideas.json): add, list.
+    Idea(idea::Args),
+    /// Recurring work (state/schedule.json): add, list; `next` prints a cron's fire times.
+    Schedule(schedule::Args),
+    /// What the agent did (state/journal.jsonl), and `why ID`.
+    Journal(journal::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -69,5 +82,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Peer(cmd) => peer::run(cli.hub.as_deref(), cmd),
         Command::Loop(args) => loop_cmd::run(args, cli.hub.as_deref()),
         Command::Reflex(args) => reflex::run(cli.hub, args),
+        Command::Task(args) => task::run(cli.hub.as_deref(), args),
+        Command::Idea(args) => idea::run(cli.hub.as_deref(), args),
+        Command::Schedule(args) => schedule::run(cli.hub.as_deref(), args),
+        Command::Journal(args) => journal::run(cli.hub.as_deref(), args),
     }
 }

@@ -1,0 +1,383 @@
+//! Attention — one pool of percepts and impulses, scored by salience, the most salient
+//! first. [`Attention`] is the shared handle: senses (on their own threads or tasks) admit
+//! percepts through it, the daemon's `decide` takes from it, and its `rest` waits on it.
+//!
+//! Invariant: admitting never blocks on anything but the pool's lock, and it wakes a waiting
+//! `rest` at once — a new percept is never left waiting out a pacing interval.
+
+pub mod pool;
+pub mod salience;
+pub mod spool;
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::impulses::Impulse;
+use crate::percept::Percept;
+pub use pool::{Admission, Candidate, FloodReport, Pool, PoolConfig, Pooled};
+pub use salience::{Salience, Weights};
+
+/// Anything attention can choose: a percept or an impulse.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Item {
+    Percept(Percept),
+    Impulse(Impulse),
+}
+
+impl Item {
+    pub fn id(&self) -> &str {
+        match self {
+            Item::Percept(p) => &p.id,
+            Item::Impulse(i) => &i.id,
+        }
+    }
+    pub fn summary(&self) -> &str {
+        match self {
+            Item::Percept(p) => &p.summary,
+            Item::Impulse(i) => &i.summary,
+        }
+    }
+    pub fn owner(&self) -> bool {
+        matches!(self, Item::Percept(p) if p.owner)
+    }
+    /// Items with the same key are the same thing again (coalesced in the pool).
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Item::Percept(p) => p.key.as_deref(),
+            // An impulse's id is stable per task / idea / schedule time.
+            Item::Impulse(i) => Some(&i.id),
+        }
+    }
+    pub fn at(&self) -> Timestamp {
+        match self {
+            Item::Percept(p) => p.at,
+            Item::Impulse(i) => i.at,
+        }
+    }
+    pub fn due(&self) -> Option<Timestamp> {
+        match self {
+            Item::Percept(p) => p.due,
+            Item::Impulse(i) => i.due,
+        }
+    }
+    pub fn priority(&self) -> Option<u8> {
+        match self {
+            Item::Percept(_) => None,
+            Item::Impulse(i) => i.priority,
+        }
+    }
+    /// `owner`, `github`, … for percepts; `task`, `schedule`, `idea` for impulses.
+    pub fn source_name(&self) -> &'static str {
+        match self {
+            Item::Percept(p) => p.sense.name(),
+            Item::Impulse(i) => i.source.name(),
+        }
+    }
+}
+
+impl From<Percept> for Item {
+    fn from(p: Percept) -> Self {
+        Item::Percept(p)
+    }
+}
+impl From<Impulse> for Item {
+    fn from(i: Impulse) -> Self {
+        Item::Impulse(i)
+    }
+}
+
+/// Why a wait ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// Something was admitted.
+    Admitted,
+    /// The timeout (or the wake-up deadline) passed.
+    Timeout,
+    /// Stop was requested.
+    Stopped,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Debug)]
+struct State {
+    pool: Pool,
+    /// Bumped on every admission; a waiter compares it to see news.
+    generation: u64,
+    stopped: bool,
+    /// When the pool last handed out an item (pacing: active or idle).
+    last_decided: Option<Instant>,
+    /// Wake a rest no later than this (the next schedule fire or task due time).
+    wake_at: Option<Instant>,
+    /// The generation the last `decide` or `rest` saw: a rest waits for news after it.
+    seen: u64,
+    /// Where admitted items are recorded until a decision closes them, if durable.
+    spool: Option<spool::Spool>,
+}
+
+impl State {
+    fn spool_done(&mut self, id: &str) {
+        if let Some(spool) = self.spool.as_mut() {
+            spool.done(id);
+        }
+    }
+}
+
+/// The shared attention handle. Clone it for each sense.
+#[derive(Debug, Clone)]
+pub struct Attention {
+    shared: Arc<Shared>,
+}
+
+impl Attention {
+    pub fn new(config: PoolConfig) -> Self {
+        Attention {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State {
+                    pool: Pool::new(config),
+                    generation: 0,
+                    stopped: false,
+                    last_decided: None,
+                    wake_at: None,
+                    seen: 0,
+                    spool: None,
+                }),
+                changed: Condvar::new(),
+            }),
+        }
+    }
+
+    /// Attention whose queue survives a crash: items are spooled to `path` (a hub's
+    /// `state/attention.jsonl`) on admission, and what was pending there is admitted again.
+    /// Returns the handle and how many items were restored.
+    pub fn durable(config: PoolConfig, path: &std::path::Path) -> std::io::Result<(Self, usize)> {
+        let (spool, pending) = spool::Spool::open(path)?;
+        let attention = Attention::new(config);
+        let restored = pending.len();
+        {
+            let mut s = attention.state();
+            for (item, _into) in pending {
+                // Already in the spool: admit to the pool only. Coalesced items coalesce again.
+                if let Admission::Displaced { shed: id } | Admission::Shed { id } = s.pool.admit(item) {
+                    s.spool_done(&id);
+                }
+            }
+            s.generation += 1;
+            s.spool = Some(spool);
+        }
+        Ok((attention, restored))
+    }
+
+    /// A decision closed this item (and everything coalesced into it): it leaves the spool.
+    pub fn done(&self, candidate: &Candidate) {
+        let mut s = self.state();
+        s.spool_done(candidate.item.id());
+        for m in &candidate.merged {
+            s.spool_done(m.id());
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere must not stop the senses; the pool's data stays consistent
+        // because every mutation completes under the lock before it is released.
+        self.shared.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Offer a percept or impulse; wakes a resting daemon.
+    pub fn admit(&self, item: impl Into<Item>) -> Admission {
+        let item = item.into();
+        let mut s = self.state();
+        // Spool first: once a sense is answered, the item must survive a kill.
+        let spooled = s.spool.is_some().then(|| item.clone());
+        let admission = s.pool.admit(item);
+        if let (Some(spool), Some(item)) = (s.spool.as_mut(), spooled) {
+            match &admission {
+                Admission::Admitted => spool.add(&item, None),
+                Admission::Coalesced { into } => spool.add(&item, Some(into)),
+                Admission::Displaced { shed } => {
+                    spool.add(&item, None);
+                    spool.done(shed);
+                }
+                Admission::Shed { .. } => {}
+            }
+        }
+        s.generation += 1;
+        drop(s);
+        self.shared.changed.notify_all();
+        admission
+    }
+
+    /// Take the most salient item, if any.
+    pub fn decide(&self, now: Timestamp) -> Option<Candidate> {
+        let mut s = self.state();
+        s.seen = s.generation;
+        let c = s.pool.decide(now);
+        if c.is_some() {
+            s.last_decided = Some(Instant::now());
+        }
+        c
+    }
+
+    /// Work on the pool directly (peek, iterate, take the flood report).
+    pub fn with_pool<R>(&self, f: impl FnOnce(&mut Pool) -> R) -> R {
+        f(&mut self.state().pool)
+    }
+
+    pub fn len(&self) -> usize {
+        self.state().pool.len()
+    }
+    /// An owner item is waiting: the daemon's `decide` switches to it after the current act.
+    pub fn owner_waiting(&self) -> bool {
+        self.state().pool.owner_waiting()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.state().pool.is_empty()
+    }
+
+    /// Ask any waiter to return (shutdown).
+    pub fn stop(&self) {
+        self.state().stopped = true;
+        self.shared.changed.notify_all();
+    }
+
+    /// Make the next rest end no later than `at` (e.g. the next scheduled fire).
+    pub fn wake_at(&self, at: Option<Instant>) {
+        self.state().wake_at = at;
+        self.shared.changed.notify_all();
+    }
+
+    /// True if an item was decided within `window`.
+    pub fn active_within(&self, window: Duration) -> bool {
+        self.state().last_decided.is_some_and(|t| t.elapsed() < window)
+    }
+
+    /// The current generation, to pass to [`Attention::wait`].
+    pub fn generation(&self) -> u64 {
+        self.state().generation
+    }
+
+    /// The daemon's rest: wait for an admission the last `decide` (or rest) did not see, the
+    /// timeout, the wake-up deadline or stop. An item admitted between `decide` and this call
+    /// ends the wait at once; each admission ends at most one rest, so items that stay pooled
+    /// (say, while the thinking budget says no) cannot make rest spin.
+    pub fn rest(&self, timeout: Duration) -> Wake {
+        let seen = self.state().seen;
+        let wake = self.wait(seen, timeout);
+        let mut s = self.state();
+        s.seen = s.generation;
+        wake
+    }
+
+    /// Wait until something is admitted after `seen`, `timeout` (or the wake-up deadline)
+    /// passes, or stop — whichever is first. No polling: a condition variable.
+    pub fn wait(&self, seen: u64, timeout: Duration) -> Wake {
+        let deadline = Instant::now() + timeout;
+        let mut s = self.state();
+        loop {
+            if s.stopped {
+                return Wake::Stopped;
+            }
+            if s.generation != seen {
+                return Wake::Admitted;
+            }
+            let until = s.wake_at.map_or(deadline, |w| w.min(deadline));
+            let now = Instant::now();
+            if now >= until {
+                if s.wake_at.is_some_and(|w| w <= now) {
+                    s.wake_at = None;
+                }
+                return Wake::Timeout;
+            }
+            s = self.shared.changed.wait_timeout(s, until - now).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::percept::Sense;
+
+    #[test]
+    fn a_burst_of_ten_thousand_stays_bounded_and_the_owner_comes_first() {
+        let attention = Attention::new(PoolConfig { capacity: 500, ..PoolConfig::default() });
+        let threads: Vec<_> = (0..4)
+            .map(|t| {
+                let a = attention.clone();
+                std::thread::spawn(move || {
+                    for i in 0..2500 {
+                        let sense = if i % 2 == 0 { Sense::Github } else { Sense::File };
+                        let key = format!("k{t}-{}", i % 700);
+                        a.admit(Percept::new(sense, format!("flood {t}/{i}")).key(key));
+                        if t == 2 && i == 1200 {
+                            a.admit(Percept::new(Sense::Owner, "owner: stop that"));
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert!(attention.len() <= 501, "pool grew to {}", attention.len());
+        let first = attention.decide(Timestamp::now()).unwrap();
+        assert_eq!(first.item.summary(), "owner: stop that");
+        let report = attention.with_pool(|p| p.take_flood_report()).unwrap();
+        // Every one of the 10,000 is accounted for: pooled, coalesced or shed.
+        assert_eq!(attention.len() as u64 + report.coalesced + report.shed, 10_000);
+    }
+
+    #[test]
+    fn a_durable_queue_survives_a_restart_until_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("attention.jsonl");
+        let config = PoolConfig { capacity: 3, ..PoolConfig::default() };
+        {
+            let (a, restored) = Attention::durable(config.clone(), &path).unwrap();
+            assert_eq!(restored, 0);
+            a.admit(Percept::new(Sense::Owner, "owner asks"));
+            a.admit(Percept::new(Sense::File, "a.md").key("file:a.md"));
+            a.admit(Percept::new(Sense::File, "a.md again").key("file:a.md"));
+            a.admit(Percept::new(Sense::Github, "gh 1"));
+            a.admit(Percept::new(Sense::Github, "gh 2"));
+            a.admit(Percept::new(Sense::Github, "gh 3")); // full: the file item (and its merge) shed
+            let c = a.decide(Timestamp::now()).unwrap();
+            assert_eq!(c.item.summary(), "owner asks");
+            a.done(&c);
+            // gh 1 decided but not done: killed mid-act, it must come back.
+            a.decide(Timestamp::now()).unwrap();
+            // Simulate a kill mid-write.
+            use std::io::Write;
+            std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"add\":{\"ki").unwrap();
+        }
+        let (a, restored) = Attention::durable(config, &path).unwrap();
+        assert_eq!(restored, 3);
+        let back: Vec<String> = std::iter::from_fn(|| a.decide(Timestamp::now())).map(|c| c.item.summary().to_string()).collect();
+        assert_eq!(back, ["gh 1", "gh 2", "gh 3"]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 3, "compacted on open");
+    }
+
+    #[test]
+    fn wait_wakes_on_admission_and_on_stop() {
+        let attention = Attention::new(PoolConfig::default());
+        let seen = attention.generation();
+        let a = attention.clone();
+        let t = std::thread::spawn(move || a.wait(seen, Duration::from_secs(60)));
+        attention.admit(Percept::new(Sense::Owner, "hi"));
+        assert_eq!(t.join().unwrap(), Wake::Admitted);
+        let seen = attention.generation();
+        let a = attention.clone();
+        let t = std::thread::spawn(move || a.wait(seen, Duration::from_secs(60)));
+        attention.stop();
+        assert_eq!(t.join().unwrap(), Wake::Stopped);
+        assert_eq!(attention.wait(seen, Duration::from_millis(1)), Wake::Stopped);
+    }
+}

@@ -1,0 +1,271 @@
+//! Impulses — internal motivation: a task that is due (`tasks.json`), a scheduled entry that
+//! fired (`schedule.json`), an idea to explore (`ideas.json`, only when truly idle).
+//! [`ImpulseSources::check`] is step 1 of the document's autonomous loop.
+//!
+//! Invariant: a task is offered once per due time (deferring it to a new due time offers it
+//! again); a schedule entry once per scheduled time; an idea at most once a day, and only
+//! when the caller says the agent is idle.
+
+pub mod ideas;
+pub mod schedule;
+pub mod tasks;
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub use ideas::{ideas_of, Idea, Ideas};
+pub use schedule::{EntryError, EntryState, Firing, Schedule, ScheduleEntry, ScheduleState};
+pub use tasks::{tasks_of, Task, Tasks};
+
+/// Which impulse source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Drive {
+    Task,
+    Schedule,
+    Idea,
+}
+
+impl Drive {
+    pub fn name(self) -> &'static str {
+        match self {
+            Drive::Task => "task",
+            Drive::Schedule => "schedule",
+            Drive::Idea => "idea",
+        }
+    }
+}
+
+/// One impulse.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Impulse {
+    /// The task's or idea's id; `schedule-<name>-<time>` for a schedule firing.
+    pub id: String,
+    pub source: Drive,
+    pub summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due: Option<Timestamp>,
+    /// 1 is the most urgent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// When it arose.
+    pub at: Timestamp,
+    #[serde(default)]
+    pub data: Value,
+}
+
+/// What one check found.
+#[derive(Debug, Default)]
+pub struct Check {
+    pub impulses: Vec<Impulse>,
+    /// Schedule times missed while down and skipped (`catch_up: false`), for the journal.
+    pub skipped: Vec<(ScheduleEntry, Timestamp)>,
+    /// New problems with the files (a malformed file, a bad cron entry), each reported once
+    /// until it changes.
+    pub problems: Vec<String>,
+}
+
+/// The three impulse files of a hub and what has been offered from them.
+#[derive(Debug)]
+pub struct ImpulseSources {
+    tasks: Tasks,
+    ideas: Ideas,
+    schedule: Schedule,
+    started: Timestamp,
+    offered_tasks: HashMap<String, Option<Timestamp>>,
+    offered_ideas: HashMap<String, Timestamp>,
+    reported: HashSet<String>,
+}
+
+/// How long before the same idea may be offered again.
+const IDEA_AGAIN: SignedDuration = SignedDuration::from_hours(24);
+
+impl ImpulseSources {
+    /// `started`: when the daemon started (schedule times before it were missed while down).
+    pub fn of_hub(hub: &Path, started: Timestamp) -> Self {
+        ImpulseSources {
+            tasks: tasks::tasks_of(hub),
+            ideas: ideas::ideas_of(hub),
+            schedule: Schedule::of_hub(hub),
+            started,
+            offered_tasks: HashMap::new(),
+            offered_ideas: HashMap::new(),
+            reported: HashSet::new(),
+        }
+    }
+
+    /// Anything due, triggered or (when `idle`) worth exploring at `now`.
+    pub fn check(&mut self, now: Timestamp, idle: bool) -> Check {
+        let mut out = Check::default();
+        let mut problems = Vec::new();
+        match self.tasks.load() {
+            Ok(tasks) => self.tasks_due(&tasks, now, idle, &mut out),
+            Err(e) => problems.push(e.to_string()),
+        }
+        match self.schedule_due(now, &mut out) {
+            Ok(errors) => problems.extend(errors.iter().map(ToString::to_string)),
+            Err(e) => problems.push(e.to_string()),
+        }
+        if idle && out.impulses.is_empty() {
+            match self.ideas.load() {
+                Ok(ideas) => self.idea(&ideas, now, &mut out),
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        // Report each problem once, until it goes away or changes.
+        let current: HashSet<String> = problems.iter().cloned().collect();
+        out.problems = problems.into_iter().filter(|p| !self.reported.contains(p)).collect();
+        self.reported = current;
+        out
+    }
+
+    /// Let an item be offered again (its decision did not close it).
+    pub fn release(&mut self, id: &str) {
+        self.offered_tasks.remove(id);
+        self.offered_ideas.remove(id);
+    }
+
+    /// The next time something becomes due (a task's due time or a schedule's next fire),
+    /// so the daemon's rest can wake for it rather than wait out its interval.
+    pub fn next_wake(&self, now: Timestamp) -> Option<Timestamp> {
+        let task = self
+            .tasks
+            .load()
+            .ok()
+            .and_then(|ts| ts.iter().filter(|t| !t.done).filter_map(|t| t.due).filter(|d| *d > now).min());
+        let fire = self.schedule.load().ok().and_then(|es| schedule::next_fire(&es, now));
+        [task, fire].into_iter().flatten().min()
+    }
+
+    fn tasks_due(&mut self, tasks: &[Task], now: Timestamp, idle: bool, out: &mut Check) {
+        for t in tasks::ordered(tasks) {
+            // A task without a due time is offered when idle, like an idea but before one.
+            let ready = t.is_due(now) || (idle && t.due.is_none());
+            if !ready || self.offered_tasks.get(&t.id) == Some(&t.due) {
+                continue;
+            }
+            self.offered_tasks.insert(t.id.clone(), t.due);
+            out.impulses.push(Impulse {
+                id: t.id.clone(),
+                source: Drive::Task,
+                summary: format!("Task due: {}", t.task),
+                due: t.due,
+                priority: t.priority,
+                context: t.context.clone(),
+                at: now,
+                data: serde_json::to_value(t).unwrap_or(Value::Null),
+            });
+        }
+    }
+
+    fn schedule_due(&mut self, now: Timestamp, out: &mut Check) -> Result<Vec<EntryError>, crate::StateError> {
+        let entries = self.schedule.load()?;
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut fired = self.schedule.load_state()?;
+        let before = fired.clone();
+        let (firings, errors) = schedule::check(&entries, &mut fired, now, self.started);
+        if fired != before {
+            self.schedule.save_state(&fired)?;
+        }
+        for f in firings {
+            match f {
+                Firing::Fire { entry, at, late } => out.impulses.push(Impulse {
+                    id: format!("schedule-{}-{}", entry.name, at.as_second()),
+                    source: Drive::Schedule,
+                    summary: format!("Scheduled: {} ({})", entry.name, entry.action),
+                    due: Some(at),
+                    priority: None,
+                    context: Some(if late {
+                        format!("missed at {at} while the daemon was down; catching up")
+                    } else {
+                        format!("cron `{}` fired at {at}", entry.cron)
+                    }),
+                    at: now,
+                    data: json!({"name": entry.name, "cron": entry.cron, "action": entry.action, "scheduled": at.to_string(), "late": late}),
+                }),
+                Firing::Skip { entry, at } => out.skipped.push((entry, at)),
+            }
+        }
+        Ok(errors)
+    }
+
+    fn idea(&mut self, ideas: &[Idea], now: Timestamp, out: &mut Check) {
+        // The idea offered longest ago (never offered first), oldest added first.
+        let pick = ideas
+            .iter()
+            .filter(|i| self.offered_ideas.get(&i.id).is_none_or(|t| now.duration_since(*t) >= IDEA_AGAIN))
+            .min_by_key(|i| (self.offered_ideas.get(&i.id).copied(), i.added));
+        if let Some(idea) = pick {
+            self.offered_ideas.insert(idea.id.clone(), now);
+            out.impulses.push(Impulse {
+                id: idea.id.clone(),
+                source: Drive::Idea,
+                summary: format!("Idea to explore: {}", idea.idea),
+                due: None,
+                priority: None,
+                context: idea.sparked_by.clone().map(|s| format!("sparked by {s}")),
+                at: now,
+                data: serde_json::to_value(idea).unwrap_or(Value::Null),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn due_tasks_once_ideas_only_when_idle() {
+        let hub = tempfile::tempdir().unwrap();
+        let tasks = tasks::tasks_of(hub.path());
+        let mut due = Task::new("Review PR #42");
+        due.due = Some(ts("2026-01-07T10:00:00Z"));
+        due.priority = Some(1);
+        let mut later = Task::new("Later");
+        later.due = Some(ts("2026-02-01T00:00:00Z"));
+        tasks.add(due.clone()).unwrap();
+        tasks.add(later).unwrap();
+        ideas::ideas_of(hub.path()).add(Idea::new("memory consolidation", None, ts("2026-01-06T15:00:00Z"))).unwrap();
+
+        let mut src = ImpulseSources::of_hub(hub.path(), ts("2026-01-07T00:00:00Z"));
+        let c = src.check(ts("2026-01-07T10:00:01Z"), false);
+        assert_eq!(c.impulses.len(), 1);
+        assert_eq!(c.impulses[0].id, due.id);
+        assert_eq!(c.impulses[0].priority, Some(1));
+        // Not offered twice; no idea while busy.
+        assert!(src.check(ts("2026-01-07T10:00:02Z"), false).impulses.is_empty());
+        // Idle: the idea, once.
+        let c = src.check(ts("2026-01-07T10:00:03Z"), true);
+        assert_eq!(c.impulses.len(), 1);
+        assert_eq!(c.impulses[0].source, Drive::Idea);
+        assert!(src.check(ts("2026-01-07T10:00:04Z"), true).impulses.is_empty());
+        assert_eq!(src.next_wake(ts("2026-01-07T10:00:05Z")), Some(ts("2026-02-01T00:00:00Z")));
+    }
+
+    #[test]
+    fn a_malformed_file_is_reported_once_and_left_alone() {
+        let hub = tempfile::tempdir().unwrap();
+        let path = hub.path().join("state/tasks.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "[{\"id\": 1}]").unwrap();
+        let mut src = ImpulseSources::of_hub(hub.path(), Timestamp::now());
+        let c = src.check(Timestamp::now(), false);
+        assert_eq!(c.problems.len(), 1);
+        assert!(c.problems[0].contains("tasks.json") && c.problems[0].contains("[0].id"), "{:?}", c.problems);
+        assert!(src.check(Timestamp::now(), false).problems.is_empty());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[{\"id\": 1}]");
+    }
+}

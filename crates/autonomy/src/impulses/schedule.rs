@@ -1,0 +1,207 @@
+//! `state/schedule.json` — recurring work: "Check Y every morning". The document's format
+//! (`name`, `cron`, `action`) plus optional `tz` (IANA name, default UTC) and `catch_up`
+//! (default true). When each entry last fired is kept in `state/schedule-state.json`, so a
+//! restart knows what it missed.
+//!
+//! Invariant: an entry fires at most once per check, however many of its times were missed;
+//! a time missed while the daemon was down fires once at start (`catch_up: true`) or is
+//! skipped (`catch_up: false`) — either way it is recorded, so it never fires twice.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::cron::{self, Cron, CronError};
+use crate::state::{self, StateError};
+
+/// One recurring entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleEntry {
+    pub name: String,
+    pub cron: String,
+    pub action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tz: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catch_up: Option<bool>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl ScheduleEntry {
+    pub fn catch_up(&self) -> bool {
+        self.catch_up.unwrap_or(true)
+    }
+    /// The parsed cron expression and time zone, or why the entry is unusable.
+    pub fn timing(&self) -> Result<(Cron, jiff::tz::TimeZone), EntryError> {
+        let cron: Cron = self.cron.parse().map_err(|e| EntryError::Cron { name: self.name.clone(), source: e })?;
+        let tz = cron::time_zone(self.tz.as_deref().unwrap_or("UTC"))
+            .map_err(|reason| EntryError::TimeZone { name: self.name.clone(), reason })?;
+        Ok((cron, tz))
+    }
+}
+
+/// A schedule entry that cannot be evaluated.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EntryError {
+    #[error("schedule entry `{name}`: {source}")]
+    Cron { name: String, source: CronError },
+    #[error("schedule entry `{name}`: {reason}")]
+    TimeZone { name: String, reason: String },
+}
+
+/// What each entry last did, by name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleState(pub BTreeMap<String, EntryState>);
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryState {
+    /// The scheduled time most recently handled (fired or skipped).
+    pub last_fired: Timestamp,
+}
+
+/// What a check found for one entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Firing {
+    /// The entry is due: `at` is the scheduled time (the latest one, if several were missed);
+    /// `late` when it was missed while the daemon was down.
+    Fire { entry: ScheduleEntry, at: Timestamp, late: bool },
+    /// Missed while down with `catch_up: false`: recorded, not fired.
+    Skip { entry: ScheduleEntry, at: Timestamp },
+}
+
+/// The schedule files of a hub.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    path: PathBuf,
+    state_path: PathBuf,
+}
+
+impl Schedule {
+    pub fn of_hub(hub: &Path) -> Self {
+        let dir = crate::hub::state_dir(hub);
+        Schedule { path: dir.join("schedule.json"), state_path: dir.join("schedule-state.json") }
+    }
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn load(&self) -> Result<Vec<ScheduleEntry>, StateError> {
+        state::read(&self.path)
+    }
+    pub fn load_state(&self) -> Result<ScheduleState, StateError> {
+        state::read(&self.state_path)
+    }
+    pub fn save_state(&self, s: &ScheduleState) -> Result<(), StateError> {
+        state::write(&self.state_path, s)
+    }
+    /// Add an entry; the name must be new (names key the fire state).
+    pub fn add(&self, entry: ScheduleEntry) -> Result<Result<ScheduleEntry, String>, StateError> {
+        let mut all = self.load()?;
+        if all.iter().any(|e| e.name == entry.name) {
+            return Ok(Err(format!("a schedule entry named `{}` already exists in {}", entry.name, self.path.display())));
+        }
+        all.push(entry.clone());
+        state::write(&self.path, &all)?;
+        Ok(Ok(entry))
+    }
+}
+
+/// Which entries fire at `now`. `started` is when this daemon started: a scheduled time
+/// before it was missed while down. Entries never seen before start counting from `now`.
+/// Updates `fired` for every entry it fires, skips or first sees; returns the firings, plus
+/// the entries whose cron or time zone is unusable.
+pub fn check(
+    entries: &[ScheduleEntry],
+    fired: &mut ScheduleState,
+    now: Timestamp,
+    started: Timestamp,
+) -> (Vec<Firing>, Vec<EntryError>) {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for entry in entries {
+        let (cron, tz) = match entry.timing() {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let Some(last) = fired.0.get(&entry.name).map(|s| s.last_fired) else {
+            fired.0.insert(entry.name.clone(), EntryState { last_fired: now });
+            continue;
+        };
+        let at = match cron.last_between(last, now, &tz) {
+            Ok(Some(z)) => z.timestamp(),
+            Ok(None) => continue,
+            Err(e) => {
+                errors.push(EntryError::Cron { name: entry.name.clone(), source: e });
+                continue;
+            }
+        };
+        fired.0.insert(entry.name.clone(), EntryState { last_fired: at });
+        let late = at < started;
+        out.push(if late && !entry.catch_up() {
+            Firing::Skip { entry: entry.clone(), at }
+        } else {
+            Firing::Fire { entry: entry.clone(), at, late }
+        });
+    }
+    (out, errors)
+}
+
+/// The earliest next fire time over all usable entries (to wake the daemon for it).
+pub fn next_fire(entries: &[ScheduleEntry], after: Timestamp) -> Option<Timestamp> {
+    entries
+        .iter()
+        .filter_map(|e| e.timing().ok())
+        .filter_map(|(cron, tz)| cron.next_after(after, &tz).ok())
+        .map(|z| z.timestamp())
+        .min()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, cron: &str, catch_up: Option<bool>) -> ScheduleEntry {
+        ScheduleEntry { name: name.into(), cron: cron.into(), action: "do it".into(), tz: None, catch_up, extra: Map::new() }
+    }
+    fn ts(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn missed_while_down_fires_once_or_is_skipped_per_entry() {
+        let entries = [entry("catch", "0 9 * * *", None), entry("skip", "0 9 * * *", Some(false))];
+        let mut fired = ScheduleState::default();
+        // First sight: baseline only.
+        let (f, e) = check(&entries, &mut fired, ts("2026-01-01T10:00:00Z"), ts("2026-01-01T10:00:00Z"));
+        assert!(f.is_empty() && e.is_empty());
+        // Down for three days; restart at 2026-01-04T12:00.
+        let start = ts("2026-01-04T12:00:00Z");
+        let (f, _) = check(&entries, &mut fired, start, start);
+        assert_eq!(f.len(), 2);
+        assert!(matches!(&f[0], Firing::Fire { at, late: true, .. } if *at == ts("2026-01-04T09:00:00Z")));
+        assert!(matches!(&f[1], Firing::Skip { at, .. } if *at == ts("2026-01-04T09:00:00Z")));
+        // Nothing again until the next 09:00, then both fire on time.
+        let (f, _) = check(&entries, &mut fired, ts("2026-01-05T08:59:00Z"), start);
+        assert!(f.is_empty());
+        let (f, _) = check(&entries, &mut fired, ts("2026-01-05T09:00:30Z"), start);
+        assert!(f.iter().all(|x| matches!(x, Firing::Fire { late: false, .. })) && f.len() == 2, "{f:?}");
+    }
+
+    #[test]
+    fn bad_entries_are_reported_and_others_still_fire() {
+        let mut bad = entry("bad", "0 25 * * *", None);
+        bad.tz = Some("Mars/Olympus".into());
+        let entries = [bad, entry("ok", "* * * * *", None)];
+        let mut fired = ScheduleState::default();
+        check(&entries, &mut fired, ts("2026-01-01T10:00:00Z"), ts("2026-01-01T10:00:00Z"));
+        let (f, e) = check(&entries, &mut fired, ts("2026-01-01T10:01:00Z"), ts("2026-01-01T10:00:00Z"));
+        assert_eq!(f.len(), 1);
+        assert!(e[0].to_string().contains("hour"), "{}", e[0]);
+    }
+}

@@ -1,0 +1,97 @@
+//! The lean core memory (document 003, "Core Memory Approach"): `state/notes/core_seed.md`
+//! stays brief and points to the detail in `state/notes/systems.md` (the impulse files, the
+//! journal), `reflexes.md` and `actions.md` (written by the reflex layer). `cn init` calls
+//! [`write_core_notes`].
+//!
+//! Invariant: a note that exists is never overwritten — the agent edits its own notes.
+
+use std::path::{Path, PathBuf};
+
+use crate::state::StateError;
+
+/// `state/notes/core_seed.md`.
+pub const CORE_SEED: &str = "\
+# core_seed.md
+
+I maintain my own task queue, ideas backlog, and schedule in state/.
+See state/notes/systems.md for formats and usage.
+
+I can define and extend reflexes - automated responses that run without
+waking me. See state/notes/reflexes.md for the reflex system, and
+state/notes/actions.md for the actions a reflex can use.
+
+My activity is logged to state/journal.jsonl. I use this to answer
+questions about what I've been doing and why.
+";
+
+/// `state/notes/systems.md`.
+pub const SYSTEMS: &str = r#"# systems.md — my task queue, ideas and schedule
+
+## state/tasks.json — commitments: "I will do X"
+
+```json
+[{"id": "task-abc123", "task": "Review PR #42", "due": "2026-01-07T10:00:00Z",
+  "priority": 1, "context": "Promised in conversation"}]
+```
+
+`priority` 1 is the most urgent. A task is offered to me when it is due; a task without
+`due` when I am idle. `done: true` closes it. `cn task add|list|done`.
+
+## state/ideas.json — curiosities: "I want to explore X someday"
+
+```json
+[{"id": "idea-xyz789", "idea": "Research how biological memory consolidation works",
+  "sparked_by": "conversation about memory architecture", "added": "2026-01-06T15:00:00Z"}]
+```
+
+Offered only when I am truly idle, each at most once a day. `cn idea add|list`.
+
+## state/schedule.json — recurring: "Check Y every morning"
+
+```json
+[{"name": "morning-review", "cron": "0 9 * * *", "action": "Check inbox, review commitments, plan day",
+  "tz": "Europe/Berlin", "catch_up": true}]
+```
+
+Standard five-field cron (minute hour day-of-month month day-of-week). `tz` defaults to UTC.
+A time missed while the daemon was down fires once at start, or is skipped with
+`"catch_up": false`. `cn schedule add|list`; `cn schedule next CRON -n 5` shows fire times.
+
+## state/journal.jsonl — what I did and why
+
+One JSON object a line: `ts`, `type` (decision, impulse, reflex, exploration, action,
+observation), `id` (the item it is about), `summary`, `context`, `reasoning`, `outcome`,
+`data`. `cn journal --today` answers "what did you do today?"; `cn journal why ID` answers
+"why did you do that?".
+"#;
+
+/// Write the core notes that do not exist yet; returns the ones written.
+pub fn write_core_notes(hub: &Path) -> Result<Vec<PathBuf>, StateError> {
+    let dir = crate::hub::state_dir(hub).join("notes");
+    let mut written = Vec::new();
+    for (name, text) in [("core_seed.md", CORE_SEED), ("systems.md", SYSTEMS)] {
+        let path = dir.join(name);
+        if path.exists() {
+            continue;
+        }
+        cn_storage::write_atomic(&path, text.as_bytes()).map_err(|source| StateError::Io { path: path.clone(), source })?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_missing_notes_and_keeps_edited_ones() {
+        let hub = tempfile::tempdir().unwrap();
+        assert_eq!(write_core_notes(hub.path()).unwrap().len(), 2);
+        let seed = hub.path().join("state/notes/core_seed.md");
+        assert!(std::fs::read_to_string(&seed).unwrap().contains("state/notes/systems.md"));
+        std::fs::write(&seed, "my own words").unwrap();
+        assert!(write_core_notes(hub.path()).unwrap().is_empty());
+        assert_eq!(std::fs::read_to_string(&seed).unwrap(), "my own words");
+    }
+}

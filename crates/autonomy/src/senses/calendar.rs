@@ -1,0 +1,189 @@
+//! The calendar as a sense: iCalendar from a URL or a file. An event becomes a percept a
+//! configurable lead time before it starts (once per event and start time), with the start
+//! as its due time, so it gains salience as the start approaches.
+//!
+//! Recurring events (RRULE) are read as their first occurrence only.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use icalendar::{CalendarDateTime, Component, DatePerhapsTime, EventLike};
+use jiff::tz::TimeZone;
+use jiff::{SignedDuration, Timestamp};
+use serde_json::json;
+
+use super::SenseError;
+use crate::attention::Attention;
+use crate::percept::{Percept, Sense};
+
+/// One event of a calendar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub uid: String,
+    pub summary: String,
+    pub start: Timestamp,
+    pub location: Option<String>,
+}
+
+/// The events of an iCalendar text that have a usable start.
+pub fn events(text: &str) -> Result<Vec<Event>, String> {
+    let cal: icalendar::Calendar = text.parse()?;
+    Ok(cal
+        .events()
+        .filter_map(|e| {
+            let start = start_of(e.get_start()?)?;
+            Some(Event {
+                uid: e.get_uid().unwrap_or("").to_string(),
+                summary: e.get_summary().unwrap_or("(no title)").to_string(),
+                start,
+                location: e.get_location().map(str::to_string),
+            })
+        })
+        .collect())
+}
+
+fn start_of(d: DatePerhapsTime) -> Option<Timestamp> {
+    let civil = |n: chrono::NaiveDateTime| {
+        jiff::civil::DateTime::new(
+            i16::try_from(chrono::Datelike::year(&n)).ok()?,
+            i8::try_from(chrono::Datelike::month(&n)).ok()?,
+            i8::try_from(chrono::Datelike::day(&n)).ok()?,
+            i8::try_from(chrono::Timelike::hour(&n)).ok()?,
+            i8::try_from(chrono::Timelike::minute(&n)).ok()?,
+            i8::try_from(chrono::Timelike::second(&n)).ok()?,
+            0,
+        )
+        .ok()
+    };
+    match d {
+        DatePerhapsTime::DateTime(CalendarDateTime::Utc(t)) => Timestamp::from_second(t.timestamp()).ok(),
+        // Floating times and all-day dates follow the local clock.
+        DatePerhapsTime::DateTime(CalendarDateTime::Floating(n)) => civil(n)?.to_zoned(TimeZone::system()).ok().map(|z| z.timestamp()),
+        DatePerhapsTime::DateTime(CalendarDateTime::WithTimezone { date_time, tzid }) => {
+            let tz = TimeZone::get(&tzid).unwrap_or_else(|_| TimeZone::system());
+            civil(date_time)?.to_zoned(tz).ok().map(|z| z.timestamp())
+        }
+        DatePerhapsTime::Date(d) => civil(d.and_hms_opt(0, 0, 0)?)?.to_zoned(TimeZone::system()).ok().map(|z| z.timestamp()),
+    }
+}
+
+/// Events whose announcement time (start − lead) has come but which have not started,
+/// and were not announced before; marks them announced.
+pub fn due(events: &[Event], now: Timestamp, lead: Duration, announced: &mut HashSet<(String, Timestamp)>) -> Vec<Percept> {
+    let lead = SignedDuration::try_from(lead).unwrap_or(SignedDuration::MAX);
+    let mut out = Vec::new();
+    for e in events {
+        let announce = e.start.checked_sub(lead).unwrap_or(Timestamp::MIN);
+        if announce <= now && now < e.start && announced.insert((e.uid.clone(), e.start)) {
+            let minutes = now.duration_until(e.start).as_secs() / 60;
+            out.push(
+                Percept::new(Sense::Calendar, format!("Calendar: {} starts in {minutes} min ({})", e.summary, e.start))
+                    .key(format!("calendar:{}:{}", e.uid, e.start.as_second()))
+                    .due(e.start)
+                    .data(json!({"uid": e.uid, "summary": e.summary, "start": e.start.to_string(), "location": e.location})),
+            );
+        }
+    }
+    out
+}
+
+/// When the next not-yet-announced event is due to be announced.
+pub fn next_announcement(events: &[Event], now: Timestamp, lead: Duration, announced: &HashSet<(String, Timestamp)>) -> Option<Timestamp> {
+    let lead = SignedDuration::try_from(lead).unwrap_or(SignedDuration::MAX);
+    events
+        .iter()
+        .filter(|e| e.start > now && !announced.contains(&(e.uid.clone(), e.start)))
+        .filter_map(|e| e.start.checked_sub(lead).ok())
+        .min()
+}
+
+/// Where a calendar comes from.
+#[derive(Debug, Clone)]
+pub enum CalendarSource {
+    Url(String),
+    File(PathBuf),
+}
+
+impl CalendarSource {
+    /// `http(s)://…` is a URL; anything else a path relative to `hub`.
+    pub fn parse(source: &str, hub: &Path) -> Self {
+        if source.starts_with("http://") || source.starts_with("https://") {
+            CalendarSource::Url(source.to_string())
+        } else {
+            CalendarSource::File(hub.join(source))
+        }
+    }
+
+    pub async fn read(&self, client: &reqwest::Client) -> Result<String, SenseError> {
+        match self {
+            CalendarSource::Url(url) => {
+                let err = |message: String| SenseError::Poll { url: url.clone(), message };
+                let resp = client.get(url).send().await.map_err(|e| err(e.to_string()))?;
+                if !resp.status().is_success() {
+                    return Err(err(format!("HTTP {}", resp.status())));
+                }
+                resp.text().await.map_err(|e| err(e.to_string()))
+            }
+            // A calendar file is small; reading it inline is cheaper than a blocking task.
+            CalendarSource::File(path) => std::fs::read_to_string(path)
+                .map_err(|e| SenseError::Poll { url: path.display().to_string(), message: e.to_string() }),
+        }
+    }
+}
+
+/// Read the calendar every `refresh`, announce events `lead` before they start.
+pub async fn run(source: CalendarSource, lead: Duration, refresh: Duration, attention: Attention) {
+    let client = reqwest::Client::new();
+    let mut announced = HashSet::new();
+    let mut events_now: Vec<Event> = Vec::new();
+    let mut next_refresh = tokio::time::Instant::now();
+    loop {
+        if tokio::time::Instant::now() >= next_refresh {
+            match source.read(&client).await.and_then(|t| events(&t).map_err(|message| SenseError::Parse { message })) {
+                Ok(evs) => events_now = evs,
+                Err(e) => tracing::warn!(%e, "calendar not read; keeping the last copy"),
+            }
+            next_refresh = tokio::time::Instant::now() + refresh;
+        }
+        let now = Timestamp::now();
+        for p in due(&events_now, now, lead, &mut announced) {
+            attention.admit(p);
+        }
+        // Sleep until the next announcement or refresh, whichever is sooner.
+        let until_refresh = next_refresh.saturating_duration_since(tokio::time::Instant::now());
+        let until_event = next_announcement(&events_now, now, lead, &announced)
+            .and_then(|t| Duration::try_from(now.duration_until(t)).ok())
+            .unwrap_or(until_refresh);
+        tokio::time::sleep(until_refresh.min(until_event).max(Duration::from_millis(10))).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ICS: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//cn//test//EN\r\nBEGIN:VEVENT\r\nUID:standup-1@example.com\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260107T100000Z\r\nDTEND:20260107T101500Z\r\nSUMMARY:Standup\r\nLOCATION:Room 4\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:review-2@example.com\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;TZID=Europe/Berlin:20260107T150000\r\nSUMMARY:Design review\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+
+    fn ts(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn events_become_percepts_lead_time_before_start_once() {
+        let evs = events(ICS).unwrap();
+        assert_eq!(evs.len(), 2);
+        assert_eq!(evs[1].start, ts("2026-01-07T14:00:00Z"), "TZID resolved");
+        let lead = Duration::from_secs(15 * 60);
+        let mut seen = HashSet::new();
+        assert!(due(&evs, ts("2026-01-07T09:44:00Z"), lead, &mut seen).is_empty());
+        assert_eq!(next_announcement(&evs, ts("2026-01-07T09:44:00Z"), lead, &seen), Some(ts("2026-01-07T09:45:00Z")));
+        let got = due(&evs, ts("2026-01-07T09:45:00Z"), lead, &mut seen);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].summary, "Calendar: Standup starts in 15 min (2026-01-07T10:00:00Z)");
+        assert_eq!(got[0].due, Some(ts("2026-01-07T10:00:00Z")));
+        assert!(due(&evs, ts("2026-01-07T09:50:00Z"), lead, &mut seen).is_empty(), "announced once");
+        // An event that already started is not announced.
+        assert!(due(&evs, ts("2026-01-07T14:00:01Z"), lead, &mut HashSet::from([("standup-1@example.com".to_string(), ts("2026-01-07T10:00:00Z"))])).is_empty());
+    }
+}

@@ -1,0 +1,264 @@
+//! GitHub as a sense: the webhook receiver (signature check, event → percept) and the
+//! notifications poller (the alternative when GitHub cannot reach the agent).
+//!
+//! Invariant: a webhook body is trusted only after its `X-Hub-Signature-256` HMAC-SHA256
+//! matches, compared in constant time; anything else gets 401 and produces nothing.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use hmac::{Hmac, Mac};
+use serde_json::{json, Value};
+use sha2::Sha256;
+
+use super::SenseError;
+use crate::attention::Attention;
+use crate::percept::{Percept, Sense};
+
+/// Does `header` (`sha256=<hex>`) sign `body` with `secret`? Constant-time comparison.
+pub fn verify_signature(secret: &[u8], body: &[u8], header: Option<&str>) -> bool {
+    let Some(hex_sig) = header.and_then(|h| h.trim().strip_prefix("sha256=")) else { return false };
+    let Ok(sig) = hex::decode(hex_sig) else { return false };
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret) else { return false };
+    mac.update(body);
+    mac.verify_slice(&sig).is_ok()
+}
+
+/// The signature header value for `body` (what GitHub sends; for tests and tools).
+pub fn sign(secret: &[u8], body: &[u8]) -> String {
+    // HMAC takes a key of any length, so this cannot fail.
+    let mut mac = match Hmac::<Sha256>::new_from_slice(secret) {
+        Ok(m) => m,
+        Err(_) => return String::new(),
+    };
+    mac.update(body);
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+fn s<'a>(v: &'a Value, path: &[&str]) -> &'a str {
+    path.iter().try_fold(v, |v, k| v.get(*k)).and_then(Value::as_str).unwrap_or("?")
+}
+
+fn first_line(text: &str, max: usize) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    if line.chars().count() > max {
+        format!("{}…", line.chars().take(max).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
+
+/// The percept for one webhook delivery; `None` for events that carry nothing to attend to
+/// (`ping`). `owners`: logins whose events count as the owner's.
+pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Percept> {
+    let repo = s(payload, &["repository", "full_name"]);
+    let sender = s(payload, &["sender", "login"]);
+    let action = payload.get("action").and_then(Value::as_str).unwrap_or("");
+    let (summary, key) = match event {
+        "ping" => return None,
+        "issues" => {
+            let n = payload.pointer("/issue/number").and_then(Value::as_u64).unwrap_or(0);
+            (format!("GitHub: issue #{n} {action} in {repo} by {sender}: {}", s(payload, &["issue", "title"])), format!("github:{repo}#{n}"))
+        }
+        "issue_comment" => {
+            let n = payload.pointer("/issue/number").and_then(Value::as_u64).unwrap_or(0);
+            let body = first_line(s(payload, &["comment", "body"]), 120);
+            (format!("GitHub: {sender} commented on #{n} in {repo}: {body}"), format!("github:{repo}#{n}"))
+        }
+        "pull_request" => {
+            let n = payload.get("number").and_then(Value::as_u64).unwrap_or(0);
+            (
+                format!("GitHub: pull request #{n} {action} in {repo} by {sender}: {}", s(payload, &["pull_request", "title"])),
+                format!("github:{repo}#{n}"),
+            )
+        }
+        "push" => {
+            let git_ref = s(payload, &["ref"]);
+            let commits = payload.get("commits").and_then(Value::as_array).map_or(0, Vec::len);
+            let head = first_line(s(payload, &["head_commit", "message"]), 80);
+            (
+                format!("GitHub: {sender} pushed {commits} commit(s) to {git_ref} in {repo}: {head}"),
+                format!("github:{repo}@{git_ref}"),
+            )
+        }
+        other => {
+            let what = if action.is_empty() { other.to_string() } else { format!("{other} {action}") };
+            (format!("GitHub: {what} in {repo} by {sender}"), format!("github:{repo}:{other}"))
+        }
+    };
+    let owner = owners.iter().any(|o| o.eq_ignore_ascii_case(sender));
+    Some(
+        Percept::new(Sense::Github, summary)
+            .key(key)
+            .owner(owner)
+            .data(json!({"event": event, "action": action, "repository": repo, "sender": sender, "payload": payload})),
+    )
+}
+
+/// What the webhook route needs.
+pub struct Webhook {
+    pub secret: Vec<u8>,
+    pub owners: Vec<String>,
+    pub attention: Attention,
+}
+
+/// `POST /github/webhook`.
+pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body: Bytes) -> (StatusCode, Json<Value>) {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if !verify_signature(&hook.secret, &body, header("x-hub-signature-256")) {
+        tracing::warn!("GitHub webhook with a missing or wrong X-Hub-Signature-256 refused");
+        return (StatusCode::UNAUTHORIZED, Json(json!({"error": "missing or wrong X-Hub-Signature-256"})));
+    }
+    let Some(event) = header("x-github-event") else {
+        return (StatusCode::BAD_REQUEST, Json(json!({"error": "missing X-GitHub-Event"})));
+    };
+    let payload: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => return (StatusCode::BAD_REQUEST, Json(json!({"error": format!("body is not JSON: {e}")}))),
+    };
+    match percept_for(event, &payload, &hook.owners) {
+        None => (StatusCode::OK, Json(json!({"ok": true}))),
+        Some(mut p) => {
+            if let Some(delivery) = header("x-github-delivery") {
+                if let Some(obj) = p.data.as_object_mut() {
+                    obj.insert("delivery".into(), delivery.into());
+                }
+            }
+            let id = p.id.clone();
+            hook.attention.admit(p);
+            (StatusCode::ACCEPTED, Json(json!({"accepted": id})))
+        }
+    }
+}
+
+/// Polls `GET {base_url}/notifications`, honouring `Last-Modified` and `X-Poll-Interval`,
+/// and turns each new or updated notification into a percept.
+pub struct NotificationPoller {
+    client: reqwest::Client,
+    base_url: String,
+    token: String,
+    last_modified: Option<String>,
+    /// Seen `(id, updated_at)` pairs, bounded.
+    seen: HashSet<(String, String)>,
+    order: VecDeque<(String, String)>,
+    /// The interval GitHub asked for, if any.
+    pub poll_interval: Option<Duration>,
+}
+
+const SEEN_MAX: usize = 4096;
+
+impl NotificationPoller {
+    pub fn new(base_url: &str, token: String) -> Result<Self, SenseError> {
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
+            .timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| SenseError::Start { sense: "github.poll", message: e.to_string() })?;
+        Ok(NotificationPoller {
+            client,
+            base_url: base_url.trim_end_matches('/').to_string(),
+            token,
+            last_modified: None,
+            seen: HashSet::new(),
+            order: VecDeque::new(),
+            poll_interval: None,
+        })
+    }
+
+    /// One poll: the new notifications as percepts.
+    pub async fn poll(&mut self) -> Result<Vec<Percept>, SenseError> {
+        let url = format!("{}/notifications", self.base_url);
+        let mut req = self
+            .client
+            .get(&url)
+            .bearer_auth(&self.token)
+            .header("Accept", "application/vnd.github+json")
+            .header("X-GitHub-Api-Version", "2022-11-28");
+        if let Some(lm) = &self.last_modified {
+            req = req.header("If-Modified-Since", lm);
+        }
+        let err = |message: String| SenseError::Poll { url: url.clone(), message };
+        let resp = req.send().await.map_err(|e| err(e.to_string()))?;
+        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+        if let Some(secs) = header("x-poll-interval").and_then(|v| v.parse::<u64>().ok()) {
+            self.poll_interval = Some(Duration::from_secs(secs));
+        }
+        if resp.status() == reqwest::StatusCode::NOT_MODIFIED {
+            return Ok(Vec::new());
+        }
+        if !resp.status().is_success() {
+            return Err(err(format!("HTTP {}", resp.status())));
+        }
+        let last_modified = header("last-modified");
+        let list: Vec<Value> = resp.json().await.map_err(|e| err(format!("not a notifications list: {e}")))?;
+        self.last_modified = last_modified.or(self.last_modified.take());
+        let mut out = Vec::new();
+        for n in &list {
+            let id = s(n, &["id"]).to_string();
+            let seen_key = (id.clone(), s(n, &["updated_at"]).to_string());
+            if !self.seen.insert(seen_key.clone()) {
+                continue;
+            }
+            self.order.push_back(seen_key);
+            if self.order.len() > SEEN_MAX {
+                if let Some(old) = self.order.pop_front() {
+                    self.seen.remove(&old);
+                }
+            }
+            let summary = format!(
+                "GitHub notification ({}): {} {} in {}",
+                s(n, &["reason"]),
+                s(n, &["subject", "type"]),
+                s(n, &["subject", "title"]),
+                s(n, &["repository", "full_name"])
+            );
+            out.push(Percept::new(Sense::Github, summary).key(format!("github-notification:{id}")).data(n.clone()));
+        }
+        Ok(out)
+    }
+}
+
+/// Poll forever every `every` (or GitHub's `X-Poll-Interval` if longer), admitting percepts.
+pub async fn run_poller(mut poller: NotificationPoller, every: Duration, attention: Attention) {
+    loop {
+        match poller.poll().await {
+            Ok(percepts) => {
+                for p in percepts {
+                    attention.admit(p);
+                }
+            }
+            Err(e) => tracing::warn!(%e, "GitHub notifications poll failed; will retry"),
+        }
+        let wait = poller.poll_interval.map_or(every, |p| p.max(every));
+        tokio::time::sleep(wait).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signature_must_match_exactly() {
+        let body = br#"{"zen":"Keep it logically awesome."}"#;
+        let good = sign(b"It's a Secret to Everybody", body);
+        assert!(verify_signature(b"It's a Secret to Everybody", body, Some(&good)));
+        assert!(!verify_signature(b"wrong", body, Some(&good)));
+        assert!(!verify_signature(b"It's a Secret to Everybody", b"tampered", Some(&good)));
+        assert!(!verify_signature(b"It's a Secret to Everybody", body, None));
+        assert!(!verify_signature(b"It's a Secret to Everybody", body, Some("sha1=abc")));
+        assert!(!verify_signature(b"It's a Secret to Everybody", body, Some("sha256=zz")));
+    }
+
+    #[test]
+    fn github_documented_example_signature() {
+        // The example from GitHub's "Validating webhook deliveries" documentation.
+        let sig = sign(b"It's a Secret to Everybody", b"Hello, World!");
+        assert_eq!(sig, "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17");
+    }
+}

@@ -1,0 +1,58 @@
+//! `cn idea add|list` — curiosities in `state/ideas.json`, explored when the agent is idle.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use cn_autonomy::impulses::{ideas_of, Idea};
+
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Sub,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum Sub {
+    /// Add an idea; prints its id.
+    Add {
+        text: String,
+        /// What sparked it.
+        #[arg(long)]
+        sparked_by: Option<String>,
+    },
+    /// List the ideas.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
+    let hub = cn_autonomy::find_hub(hub)?;
+    let file = ideas_of(&hub);
+    match args.command {
+        Sub::Add { text, sparked_by } => {
+            if text.trim().is_empty() {
+                return Err(UsageError("cn idea add: the idea text is empty".into()).into());
+            }
+            let idea = Idea::new(text, sparked_by, cn_autonomy::jiff::Timestamp::now());
+            file.add(idea.clone()).context("cannot add the idea")?;
+            println!("{}", idea.id);
+        }
+        Sub::List { json } => {
+            let ideas = file.load()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&ideas)?);
+            } else {
+                for i in &ideas {
+                    let sparked = i.sparked_by.as_deref().map(|s| format!("  (sparked by {s})")).unwrap_or_default();
+                    println!("{}  {}{sparked}", i.id, i.idea);
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,97 @@
+//! `cn journal [--today | --since TIME] [--type TYPE] [--json]` — "what did you do today?":
+//! time, type and summary per entry. `cn journal why ID` — "why did you do that?": every
+//! entry of one item, trigger to outcome, with context, reasoning and outcome.
+//!
+//! Torn or malformed lines (a crash's partial last line) are skipped and reported on stderr.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use cn_autonomy::journal::{self, Kind, Query};
+use cn_autonomy::when::{self, Direction};
+use cn_storage::{Entry, Journal};
+use serde_json::Value;
+
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Sub>,
+    /// Only entries from today (local time).
+    #[arg(long, conflicts_with = "since")]
+    pub today: bool,
+    /// Only entries at or after TIME: RFC 3339, a date, or a span back from now (2h, 1 day).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only entries of this type (decision, impulse, reflex, exploration, action, observation).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub kind: Option<String>,
+    /// One JSON object a line, as stored.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum Sub {
+    /// The chain of entries for one item id, trigger to outcome.
+    Why {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
+    let hub = cn_autonomy::find_hub(hub)?;
+    let path = cn_autonomy::hub::state_dir(&hub).join("journal.jsonl");
+    let read = Journal::read(&path)?;
+    for s in &read.skipped {
+        eprintln!("cn: {}: skipped line {} (torn or not a JSON object): {}", path.display(), s.line, s.error);
+    }
+    if let Some(Sub::Why { id, json }) = args.command {
+        let chain = journal::why(&read.entries, &id);
+        if chain.is_empty() {
+            return Err(UsageError(format!("no journal entry has id `{id}` in {}", path.display())).into());
+        }
+        for e in chain {
+            if json {
+                println!("{}", serde_json::to_string(&e.0)?);
+            } else {
+                print_detail(e);
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let now = cn_autonomy::jiff::Timestamp::now();
+    let since = match (&args.since, args.today) {
+        (Some(s), _) => Some(when::parse(s, now, Direction::Past).map_err(|e| UsageError(format!("--since: {e}")))?),
+        (None, true) => Some(when::start_of_today(now).map_err(|e| anyhow::anyhow!("cannot tell when today began: {e}"))?),
+        (None, false) => None,
+    };
+    if let Some(k) = &args.kind {
+        k.parse::<Kind>().map_err(|e| UsageError(format!("--type: {e}")))?;
+    }
+    let query = Query { since, kind: args.kind };
+    for e in read.entries.iter().filter(|e| query.matches(e)) {
+        if args.json {
+            println!("{}", serde_json::to_string(&e.0)?);
+        } else {
+            println!("{}", journal::line(e));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_detail(e: &Entry) {
+    println!("{}", journal::line(e));
+    for key in ["context", "reasoning", "outcome"] {
+        if let Some(v) = e.0.get(key).and_then(Value::as_str) {
+            println!("    {key}: {v}");
+        }
+    }
+    if let Some(err) = e.0.get("error").and_then(Value::as_str) {
+        println!("    error: {err}");
+    }
+}

@@ -1,0 +1,86 @@
+//! `cn task add|list|done` — the agent's commitments in `state/tasks.json`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use cn_autonomy::impulses::{tasks, tasks_of, Task};
+use cn_autonomy::when::{self, Direction};
+
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Sub,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum Sub {
+    /// Add a task; prints its id.
+    Add {
+        /// What to do.
+        text: String,
+        /// When it is due: RFC 3339, a date, or a span from now (2h, 1 day).
+        #[arg(long)]
+        due: Option<String>,
+        /// 1 (most urgent) to 5.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+        priority: Option<u8>,
+        /// Why: where the commitment came from.
+        #[arg(long)]
+        context: Option<String>,
+    },
+    /// List open tasks, due first.
+    List {
+        /// Include done tasks.
+        #[arg(long)]
+        all: bool,
+        /// Print the tasks as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Mark a task done.
+    Done { id: String },
+}
+
+pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
+    let hub = cn_autonomy::find_hub(hub)?;
+    let file = tasks_of(&hub);
+    match args.command {
+        Sub::Add { text, due, priority, context } => {
+            if text.trim().is_empty() {
+                return Err(UsageError("cn task add: the task text is empty".into()).into());
+            }
+            let mut task = Task::new(text);
+            task.due = due
+                .map(|d| when::parse(&d, cn_autonomy::jiff::Timestamp::now(), Direction::Future))
+                .transpose()
+                .map_err(|e| UsageError(format!("cn task add --due: {e}")))?;
+            task.priority = priority;
+            task.context = context;
+            file.add(task.clone()).context("cannot add the task")?;
+            println!("{}", task.id);
+        }
+        Sub::List { all, json } => {
+            let loaded = file.load()?;
+            let shown: Vec<&Task> = if all { loaded.iter().collect() } else { tasks::ordered(&loaded) };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&shown)?);
+            } else {
+                for t in shown {
+                    let due = t.due.map_or_else(|| "-".to_string(), |d| d.to_string());
+                    let prio = t.priority.map_or_else(|| "-".to_string(), |p| format!("p{p}"));
+                    let done = if t.done { "  (done)" } else { "" };
+                    println!("{}  {due:<20}  {prio:<2}  {}{done}", t.id, t.task);
+                }
+            }
+        }
+        Sub::Done { id } => {
+            if !file.complete(&id)? {
+                return Err(UsageError(format!("no task `{id}` in {}", file.path().display())).into());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
