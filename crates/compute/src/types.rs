@@ -139,17 +139,34 @@ pub enum Outcome {
 pub struct Outcomes {
     items: VecDeque<Outcome>,
     cap: usize,
+    /// How many outcomes were ever pushed: a mark that survives the ring dropping old ones.
+    pushed: u64,
 }
 
 impl Outcomes {
     pub fn with_capacity(cap: usize) -> Self {
-        Outcomes { items: VecDeque::with_capacity(cap.min(1024)), cap: cap.max(1) }
+        Outcomes { items: VecDeque::with_capacity(cap.min(1024)), cap: cap.max(1), pushed: 0 }
     }
     pub fn push(&mut self, o: Outcome) {
         if self.items.len() == self.cap {
             self.items.pop_front();
         }
         self.items.push_back(o);
+        self.pushed += 1;
+    }
+    /// A mark for [`Outcomes::since`]: take it when an item starts.
+    pub fn mark(&self) -> u64 {
+        self.pushed
+    }
+    /// The outcomes pushed after `mark` that are still kept, oldest first: what happened
+    /// while working on the current item.
+    pub fn since(&self, mark: u64) -> Outcomes {
+        let newer = self.pushed.saturating_sub(mark).min(self.items.len() as u64) as usize;
+        let mut out = Outcomes::with_capacity(self.cap);
+        for o in self.items.iter().skip(self.items.len() - newer) {
+            out.push(o.clone());
+        }
+        out
     }
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Outcome> {
         self.items.iter()
@@ -224,5 +241,30 @@ mod duration_ms {
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn o(i: usize) -> Outcome {
+        Outcome::Unparsed(ParseError { block: i, line: 1, message: String::new() })
+    }
+
+    #[test]
+    fn outcomes_are_bounded_and_since_survives_the_ring() {
+        let mut outs = Outcomes::with_capacity(3);
+        outs.push(o(0));
+        let mark = outs.mark();
+        for i in 1..6 {
+            outs.push(o(i));
+        }
+        assert_eq!(outs.len(), 3);
+        let blocks = |os: &Outcomes| os.iter().map(|x| match x { Outcome::Unparsed(e) => e.block, _ => 99 }).collect::<Vec<_>>();
+        assert_eq!(blocks(&outs), [3, 4, 5]);
+        assert_eq!(blocks(&outs.since(mark)), [3, 4, 5], "only what is still kept");
+        assert_eq!(blocks(&outs.since(outs.mark() - 1)), [5]);
+        assert!(outs.since(outs.mark()).is_empty());
     }
 }

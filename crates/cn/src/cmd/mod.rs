@@ -6,19 +6,18 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod hub;
+mod idea;
 mod init;
 mod input;
-mod out;
+mod journal;
 mod loop_cmd;
+mod out;
 mod parse;
 mod peer;
+mod reflex;
+mod schedule;
 mod send;
 mod sync;
-mod reflex;
-mod idea;
-mod journal;
-mod parse;
-mod schedule;
 mod task;
 
 /// Bad usage or input: reported on one line, exit code 2.
