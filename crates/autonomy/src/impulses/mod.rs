@@ -189,7 +189,7 @@ impl ImpulseSources {
                         format!("cron `{}` fired at {at}", entry.cron)
                     }),
                     at: now,
-                    data: json!({"name": entry.name, "cron": entry.cron, "action": entry.action, "scheduled": at.to_string(), "late": late}),
+                    data: json!({"name": entry.name, "cron": entry.cron, "action": entry.action, "scheduled": at.to_string(), "late": late, "cadence": entry.extra.get("cadence")}),
                 }),
                 Firing::Skip { entry, at } => out.skipped.push((entry, at)),
             }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod demo;
 mod hub;
 mod idea;
 mod init;
@@ -15,6 +16,7 @@ mod out;
 mod parse;
 mod peer;
 mod reflex;
+mod run;
 mod schedule;
 mod send;
 mod sync;
@@ -41,6 +43,10 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// The main job: a scenario showing every layer working, on a hub in a temp directory.
+    Demo(demo::Args),
+    /// Run the agent: take items from the queue and decide them (--once, --until-idle).
+    Run(run::Args),
     /// Extract the tool calls from a model's markdown answer and print them as JSON.
     Parse(parse::Args),
     /// Create a hub: a git repository with cn.yaml, state/ and threads/.
@@ -73,6 +79,8 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Parse(args) => parse::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Run(args) => run::run(cli.hub.as_deref(), args),
         Command::Init(args) => init::run(cli.hub.as_deref(), args),
         Command::Input(args) => input::run(cli.hub.as_deref(), args),
         Command::Out(args) => out::run(cli.hub.as_deref(), args),
