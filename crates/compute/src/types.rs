@@ -206,6 +206,14 @@ pub trait Model: Send {
     fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError>;
 }
 
+/// A boxed model is a model, so wrappers (retry, budget, recording) compose over
+/// `Box<dyn Model>` as well as over concrete ones.
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
+        (**self).ask(plan)
+    }
+}
+
 /// Effects. The implementation holds the context the model never sees (working directory,
 /// hub, policy) and decides whether `level` may call the tool.
 pub trait Tools: Send {

@@ -1,2 +1,156 @@
 //! models — decisions: the providers behind the kernel's `Model` trait, the prompt `plan`
-//! builds, and the thinking budget. No other crate talks to a model.
+//! builds, the grammar that constrains the local model, and the thinking budget. No other
+//! crate talks to a model.
+//!
+//! - [`from_config`] builds the [`Tiered`] model the kernel gets from `cn.yaml`'s `models:`:
+//!   level 2 the local model (embedded llama.cpp by default), level 3 the executive
+//!   (Anthropic, any OpenAI-compatible API, Ollama, or a command), each behind [`Retry`].
+//! - [`build_plan`] fits the core seed, the item, its thread, the recent outcomes and the
+//!   level's tool docs into a level's token budget; [`choose_level`] picks 2 or 3.
+//! - [`grammar`] turns tool docs into the GBNF that makes every local answer a tool call.
+//! - [`Budget`] is the thinking budget, a decorator on `ask` ([`Budget::decorator`]).
+//! - [`recording`] / [`Replay`] record real interactions and play them back.
+//!
+//! Invariants: API keys come only from environment variables named in `cn.yaml` and are
+//! held in [`Secret`], whose Debug never shows them; nothing here logs a request's headers.
+
+pub mod budget;
+pub mod config;
+#[cfg(feature = "local-model")]
+pub mod embedded;
+pub mod grammar;
+pub mod http;
+pub mod plan;
+pub mod provider;
+pub mod pull;
+pub mod record;
+pub mod retry;
+pub mod tiered;
+
+use std::path::{Path, PathBuf};
+
+use cn_compute::{Config, Model};
+
+pub use budget::{Budget, BudgetState, Budgeted, SharedBudget};
+pub use config::{BudgetConfig, ConfigError, ModelsConfig, OnExhausted, ProviderConfig, ProviderKind, Secret};
+pub use grammar::grammar;
+pub use plan::{build_plan, choose_level, LevelLimits, PlanInput};
+pub use record::{recording, Recording, Replay};
+pub use retry::{Retry, RetryPolicy};
+pub use tiered::Tiered;
+
+/// Retries after the first try when `cn.yaml` sets none: network providers 3, local ones 0.
+const DEFAULT_RETRIES: u32 = 3;
+
+/// Build the model for every configured level from `cn.yaml` (`models:`); relative paths
+/// are relative to the hub. Level 2 is always there (embedded by default); level 3 only
+/// when `models.executive` is set.
+pub fn from_config(config: &Config, hub: &Path) -> Result<Tiered, ConfigError> {
+    let models = ModelsConfig::from_config(config)?;
+    let mut tiered = Tiered::new().with(2, provider(&models.local(), "models.local", hub)?);
+    if let Some(exec) = &models.executive {
+        tiered.insert(3, provider(exec, "models.executive", hub)?);
+    }
+    Ok(tiered)
+}
+
+/// One provider from its config, wrapped in retries where retrying makes sense.
+pub fn provider(cfg: &ProviderConfig, key: &str, hub: &Path) -> Result<Box<dyn Model>, ConfigError> {
+    let kind = cfg.provider.ok_or_else(|| ConfigError::Invalid {
+        key: format!("{key}.provider"),
+        message: "missing: one of embedded, anthropic, openai, ollama, command, replay".into(),
+    })?;
+    let retried = |m: Box<dyn Model>, default: u32| -> Box<dyn Model> {
+        match cfg.retries.unwrap_or(default) {
+            0 => m,
+            n => Box::new(Retry::new(m, RetryPolicy::new(n))),
+        }
+    };
+    Ok(match kind {
+        ProviderKind::Anthropic => retried(Box::new(provider::Anthropic::from_config(cfg, key)?), DEFAULT_RETRIES),
+        ProviderKind::Openai => retried(Box::new(provider::OpenAi::from_config(cfg, key)?), DEFAULT_RETRIES),
+        ProviderKind::Ollama => retried(Box::new(provider::Ollama::from_config(cfg, key)?), DEFAULT_RETRIES),
+        ProviderKind::Command => retried(Box::new(provider::CommandModel::from_config(cfg, key)?), 0),
+        ProviderKind::Replay => {
+            let path = cfg.path.as_ref().map(|p| hub.join(p)).ok_or_else(|| ConfigError::Invalid {
+                key: format!("{key}.path"),
+                message: "missing: the recording to replay".into(),
+            })?;
+            let replay = Replay::from_file(&path).map_err(|message| ConfigError::Invalid { key: format!("{key}.path"), message })?;
+            Box::new(replay)
+        }
+        ProviderKind::Embedded => embedded(cfg, key, hub)?,
+    })
+}
+
+#[cfg(feature = "local-model")]
+fn embedded(cfg: &ProviderConfig, key: &str, hub: &Path) -> Result<Box<dyn Model>, ConfigError> {
+    let path = local_model_path(cfg, hub).ok_or_else(|| ConfigError::Invalid {
+        key: format!("{key}.path"),
+        message: "no model file: set CN_MODEL_PATH or HOME, or `path:`".into(),
+    })?;
+    let mut m = embedded::Embedded::new(path);
+    if let Some(t) = cfg.threads {
+        m = m.with_threads(t as i32);
+    }
+    if let Some(c) = cfg.context_tokens {
+        m = m.with_context(c + cfg.max_tokens.unwrap_or(LevelLimits::default_for(2).max_tokens));
+    }
+    Ok(Box::new(m))
+}
+
+#[cfg(not(feature = "local-model"))]
+fn embedded(_: &ProviderConfig, key: &str, _: &Path) -> Result<Box<dyn Model>, ConfigError> {
+    Err(ConfigError::Invalid {
+        key: format!("{key}.provider"),
+        message: "this cn was built without the `local-model` feature; use ollama or openai for level 2".into(),
+    })
+}
+
+/// The embedded model's file: `path:` in cn.yaml (relative to the hub), else
+/// [`pull::model_path`].
+pub fn local_model_path(cfg: &ProviderConfig, hub: &Path) -> Option<PathBuf> {
+    match &cfg.path {
+        Some(p) => Some(hub.join(p)),
+        None => pull::model_path(),
+    }
+}
+
+/// The level limits for `level`, with `max_tokens` / `context_tokens` from `cn.yaml`.
+pub fn level_limits(models: &ModelsConfig, level: cn_compute::Level) -> LevelLimits {
+    let mut limits = LevelLimits::default_for(level);
+    if let Some(cfg) = models.for_level(level) {
+        if let Some(m) = cfg.max_tokens {
+            limits.max_tokens = m;
+        }
+        if let Some(c) = cfg.context_tokens {
+            limits.prompt_tokens = c;
+        }
+    }
+    limits
+}
+
+/// Open the thinking budget (`state/budget.json` in the hub) with `budget:` and the
+/// executive's prices from `cn.yaml`.
+pub fn open_budget(config: &Config, hub: &Path) -> Result<SharedBudget, ConfigError> {
+    let budget = BudgetConfig::from_config(config)?;
+    let models = ModelsConfig::from_config(config)?;
+    let prices = models
+        .executive
+        .as_ref()
+        .map(|e| (e.price_per_mtok_in.unwrap_or(0.0), e.price_per_mtok_out.unwrap_or(0.0)))
+        .unwrap_or((0.0, 0.0));
+    let path = hub.join("state").join("budget.json");
+    Budget::open(path, budget, prices, budget::system_clock())
+        .map(Budget::shared)
+        .map_err(|e| ConfigError::Invalid { key: "budget".into(), message: e.to_string() })
+}
+
+/// Give a closure the kernel's `AskFn` signature without naming the kernel's `State`.
+pub(crate) fn ask_fn<S, F>(f: F) -> F
+where
+    F: FnMut(&mut S, cn_compute::Plan) -> Result<cn_compute::Answer, cn_compute::ModelError> + Send + 'static,
+{
+    f
+}
+

@@ -1,0 +1,249 @@
+//! The embedded local model: llama.cpp on the CPU (crate `llama-cpp-2`) running
+//! SmolLM2-135M-Instruct, the default level 2.
+//!
+//! The model loads on first use and stays loaded for the life of the process (one
+//! `LlamaBackend`, one model per file, both leaked on purpose: they are process-wide
+//! resources and a context borrows the model for `'static`). Each ask clears the context's
+//! KV cache, feeds the ChatML prompt, and samples greedily — through the plan's grammar when
+//! it has one — until end of generation or `max_tokens`.
+//!
+//! Invariants: text from the item (system and user content) is tokenized with special-token
+//! parsing off, so an item containing `<|im_end|>` cannot forge a turn; with a grammar, an
+//! answer that hits `max_tokens` before the grammar completes is an error, never returned.
+
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use cn_compute::{Answer, Model, ModelError, Plan};
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+
+pub const DEFAULT_THREADS: i32 = 2;
+/// Context window (prompt + answer). SmolLM2 was trained on 8192; 2048 keeps memory and
+/// prompt time small, and plan fits level 2's prompt well within it.
+pub const DEFAULT_CONTEXT: u32 = 2048;
+const BATCH: usize = 512;
+
+static BACKEND: Mutex<Option<&'static LlamaBackend>> = Mutex::new(None);
+static MODELS: Mutex<Vec<(PathBuf, &'static LlamaModel)>> = Mutex::new(Vec::new());
+
+fn backend() -> Result<&'static LlamaBackend, ModelError> {
+    let mut slot = BACKEND.lock().map_err(|_| ModelError::Other("llama backend lock poisoned".into()))?;
+    if let Some(b) = *slot {
+        return Ok(b);
+    }
+    // llama.cpp logs through tracing (its load chatter is info/debug, hidden by default).
+    llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
+    let b = LlamaBackend::init().map_err(|e| ModelError::Other(format!("cannot start llama.cpp: {e}")))?;
+    let b: &'static LlamaBackend = Box::leak(Box::new(b));
+    *slot = Some(b);
+    Ok(b)
+}
+
+/// Load `path` once per process; later calls get the same model.
+fn load(path: &Path) -> Result<&'static LlamaModel, ModelError> {
+    let backend = backend()?;
+    let mut models = MODELS.lock().map_err(|_| ModelError::Other("model cache lock poisoned".into()))?;
+    if let Some((_, m)) = models.iter().find(|(p, _)| p == path) {
+        return Ok(m);
+    }
+    if !path.is_file() {
+        return Err(ModelError::Config(format!(
+            "the local model {} is missing; run `cn model pull` (or set CN_MODEL_PATH / models.local.path)",
+            path.display()
+        )));
+    }
+    let m = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+        .map_err(|e| ModelError::Config(format!("cannot load {}: {e}", path.display())))?;
+    let m: &'static LlamaModel = Box::leak(Box::new(m));
+    models.push((path.to_path_buf(), m));
+    Ok(m)
+}
+
+/// Timings of the last ask, for benchmarks and logs.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stats {
+    /// Time to load the model (zero when it was already loaded).
+    pub load: Duration,
+    pub prompt_tokens: usize,
+    pub prompt_time: Duration,
+    pub generated_tokens: usize,
+    pub generate_time: Duration,
+}
+
+impl Stats {
+    pub fn tokens_per_second(&self) -> f64 {
+        self.generated_tokens as f64 / self.generate_time.as_secs_f64().max(1e-9)
+    }
+}
+
+pub struct Embedded {
+    path: PathBuf,
+    threads: i32,
+    n_ctx: u32,
+    ctx: Option<LlamaContext<'static>>,
+    model: Option<&'static LlamaModel>,
+    pub stats: Stats,
+}
+
+impl std::fmt::Debug for Embedded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedded").field("path", &self.path).field("threads", &self.threads).field("loaded", &self.model.is_some()).finish()
+    }
+}
+
+impl Embedded {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Embedded { path: path.into(), threads: DEFAULT_THREADS, n_ctx: DEFAULT_CONTEXT, ctx: None, model: None, stats: Stats::default() }
+    }
+
+    pub fn with_threads(mut self, threads: i32) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    pub fn with_context(mut self, n_ctx: u32) -> Self {
+        self.n_ctx = n_ctx.max(256);
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Load the model and make the context now rather than on the first ask.
+    pub fn load(&mut self) -> Result<(), ModelError> {
+        if self.ctx.is_some() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let model = load(&self.path)?;
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(self.n_ctx))
+            .with_n_batch(BATCH as u32)
+            .with_n_threads(self.threads)
+            .with_n_threads_batch(self.threads);
+        let ctx = model
+            .new_context(backend()?, params)
+            .map_err(|e| ModelError::Other(format!("cannot create a llama.cpp context: {e}")))?;
+        self.model = Some(model);
+        self.ctx = Some(ctx);
+        self.stats.load = started.elapsed();
+        Ok(())
+    }
+
+    /// The ChatML prompt as tokens: markers parsed as special tokens, content never.
+    fn prompt_tokens(model: &LlamaModel, plan: &Plan, room: usize) -> Vec<LlamaToken> {
+        let vocab = model.vocab();
+        let special = |s: &str| vocab.tokenize(s.as_bytes(), false, true);
+        let text = |s: &str| vocab.tokenize(s.as_bytes(), false, false);
+        let mut system = text(&plan.system);
+        let user = text(&plan.prompt);
+        let mut head = special("<|im_start|>system\n");
+        let mid = special("<|im_end|>\n<|im_start|>user\n");
+        let tail = special("<|im_end|>\n<|im_start|>assistant\n");
+        let fixed = head.len() + mid.len() + tail.len();
+        // Too long: shorten the system prompt (plan already fitted the item's parts), then
+        // keep the end of the user turn, where the item is.
+        let over = (fixed + system.len() + user.len()).saturating_sub(room);
+        system.truncate(system.len().saturating_sub(over));
+        let user_room = room.saturating_sub(fixed + system.len());
+        let user = &user[user.len().saturating_sub(user_room)..];
+        head.extend(system);
+        head.extend(mid);
+        head.extend_from_slice(user);
+        head.extend(tail);
+        head
+    }
+}
+
+impl Model for Embedded {
+    fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
+        let started = Instant::now();
+        let was_loaded = self.ctx.is_some();
+        self.load()?;
+        if was_loaded {
+            self.stats.load = Duration::ZERO;
+        }
+        let (Some(model), Some(ctx)) = (self.model, self.ctx.as_mut()) else {
+            return Err(ModelError::Other("the local model did not load".into()));
+        };
+        let max_tokens = if plan.max_tokens > 0 { plan.max_tokens as usize } else { 256 };
+        let max_tokens = max_tokens.min(self.n_ctx as usize / 2);
+        let tokens = Embedded::prompt_tokens(model, plan, self.n_ctx as usize - max_tokens);
+
+        ctx.clear_kv_cache();
+        let t0 = Instant::now();
+        let mut batch = LlamaBatch::new(BATCH, 1);
+        let last = tokens.len().saturating_sub(1);
+        for (chunk_no, chunk) in tokens.chunks(BATCH).enumerate() {
+            batch.clear();
+            for (i, t) in chunk.iter().enumerate() {
+                let pos = chunk_no * BATCH + i;
+                batch.add(*t, pos as i32, &[0], pos == last).map_err(|e| ModelError::Other(format!("llama batch: {e}")))?;
+            }
+            ctx.decode(&mut batch).map_err(|e| ModelError::Other(format!("llama decode: {e}")))?;
+        }
+        self.stats.prompt_tokens = tokens.len();
+        self.stats.prompt_time = t0.elapsed();
+
+        let mut sampler = match plan.grammar.as_deref() {
+            Some(g) => {
+                let grammar = LlamaSampler::grammar(model, g, "root")
+                    .map_err(|e| ModelError::Config(format!("the plan's grammar does not load: {e}")))?;
+                LlamaSampler::chain_simple([grammar, LlamaSampler::greedy()])
+            }
+            None => LlamaSampler::greedy(),
+        };
+        let vocab = model.vocab();
+        let t1 = Instant::now();
+        let mut bytes = Vec::with_capacity(max_tokens * 4);
+        let mut n_past = tokens.len() as i32;
+        let mut generated = 0;
+        let mut ended = false;
+        let mut logits_at = batch.n_tokens() - 1;
+        while generated < max_tokens {
+            let token = sampler.sample(ctx, logits_at);
+            if vocab.is_eog(token) {
+                ended = true;
+                break;
+            }
+            vocab.token_to_piece_into(token, &mut bytes, false, None);
+            generated += 1;
+            batch.clear();
+            batch.add(token, n_past, &[0], true).map_err(|e| ModelError::Other(format!("llama batch: {e}")))?;
+            n_past += 1;
+            logits_at = 0;
+            ctx.decode(&mut batch).map_err(|e| ModelError::Other(format!("llama decode: {e}")))?;
+        }
+        self.stats.generated_tokens = generated;
+        self.stats.generate_time = t1.elapsed();
+        if !ended && plan.grammar.is_some() {
+            return Err(ModelError::Cut(format!("the local model reached max_tokens ({max_tokens}) before finishing its answer")));
+        }
+        tracing::info!(
+            load_ms = self.stats.load.as_millis() as u64,
+            prompt_tokens = self.stats.prompt_tokens,
+            prompt_ms = self.stats.prompt_time.as_millis() as u64,
+            generated_tokens = generated,
+            generate_ms = self.stats.generate_time.as_millis() as u64,
+            tokens_per_second = format!("{:.1}", self.stats.tokens_per_second()),
+            "local model answered"
+        );
+        Ok(Answer {
+            markdown: String::from_utf8_lossy(&bytes).into_owned(),
+            model: self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "embedded".into()),
+            tokens_in: tokens.len() as u64,
+            tokens_out: generated as u64,
+            elapsed: started.elapsed(),
+        })
+    }
+}
