@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod ask;
+mod model;
 mod parse;
 
 /// Bad usage or input: reported on one line, exit code 2.
@@ -30,10 +32,16 @@ pub struct Cli {
 pub enum Command {
     /// Extract the tool calls from a model's markdown answer and print them as JSON.
     Parse(parse::Args),
+    /// Ask a level (2 local, 3 executive) and print the model's markdown.
+    Ask(ask::Args),
+    /// The embedded local model: `cn model pull`.
+    Model(model::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Parse(args) => parse::run(args),
+        Command::Ask(args) => ask::run(args, cli.hub),
+        Command::Model(args) => model::run(args),
     }
 }
