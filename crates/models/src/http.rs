@@ -143,7 +143,7 @@ pub fn each_line(mut reader: impl BufRead, mut f: impl FnMut(&str) -> Result<boo
 }
 
 /// Parse one streamed JSON value, naming the provider when it is not JSON.
-pub fn json_line(provider: &str, text: &str) -> Result<Value, ModelError> {
+pub fn json_line<'a, T: serde::Deserialize<'a>>(provider: &str, text: &'a str) -> Result<T, ModelError> {
     serde_json::from_str(text).map_err(|e| {
         let head: String = text.chars().take(120).collect();
         ModelError::Malformed(format!("{provider}: a streamed event is not JSON ({e}): {head}"))

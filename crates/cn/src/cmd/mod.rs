@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod ask;
 mod demo;
 mod hub;
 mod idea;
@@ -12,6 +13,7 @@ mod init;
 mod input;
 mod journal;
 mod loop_cmd;
+mod model;
 mod out;
 mod parse;
 mod peer;
@@ -74,6 +76,10 @@ pub enum Command {
     Schedule(schedule::Args),
     /// What the agent did (state/journal.jsonl), and `why ID`.
     Journal(journal::Args),
+    /// Ask a level (2 local, 3 executive) and print the model's markdown.
+    Ask(ask::Args),
+    /// The embedded local model: `cn model pull`.
+    Model(model::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -93,5 +99,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Idea(args) => idea::run(cli.hub.as_deref(), args),
         Command::Schedule(args) => schedule::run(cli.hub.as_deref(), args),
         Command::Journal(args) => journal::run(cli.hub.as_deref(), args),
+        Command::Ask(args) => ask::run(args, cli.hub),
+        Command::Model(args) => model::run(args),
     }
 }

@@ -4,6 +4,7 @@
 //! that ends before it is an error. Usage comes from `message_start` (input) and
 //! `message_delta` (output).
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use cn_compute::{Answer, Model, ModelError, Plan};
@@ -48,31 +49,64 @@ impl Anthropic {
     }
 }
 
+/// One server-sent event's data; borrowed where the JSON has no escapes.
+#[derive(serde::Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    message: Option<Start<'a>>,
+    #[serde(borrow)]
+    delta: Option<Delta<'a>>,
+    usage: Option<Usage>,
+    error: Option<Value>,
+}
+
+#[derive(serde::Deserialize)]
+struct Start<'a> {
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    usage: Option<Usage>,
+}
+
+#[derive(serde::Deserialize)]
+struct Delta<'a> {
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Usage {
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+}
+
 /// Read a Messages event stream to its `message_stop`.
 pub fn read_stream(reader: impl std::io::BufRead) -> Result<Streamed, ModelError> {
     let mut out = Streamed::default();
     let done = each_line(reader, |line| {
         let Some(data) = line.strip_prefix("data:") else { return Ok(false) };
-        let event = json_line("anthropic", data.trim())?;
-        match event.get("type").and_then(Value::as_str).unwrap_or("") {
+        let event: Event = json_line("anthropic", data.trim())?;
+        match event.kind.as_ref() {
             "message_start" => {
-                let message = &event["message"];
-                out.model = message["model"].as_str().unwrap_or_default().to_string();
-                out.tokens_in = message["usage"]["input_tokens"].as_u64();
-                out.tokens_out = message["usage"]["output_tokens"].as_u64();
+                if let Some(m) = event.message {
+                    out.model = m.model.unwrap_or_default().into_owned();
+                    out.tokens_in = m.usage.as_ref().and_then(|u| u.input_tokens);
+                    out.tokens_out = m.usage.as_ref().and_then(|u| u.output_tokens);
+                }
             }
             "content_block_delta" => {
-                if let Some(text) = event["delta"]["text"].as_str() {
-                    out.text.push_str(text);
+                if let Some(text) = event.delta.and_then(|d| d.text) {
+                    out.text.push_str(&text);
                 }
             }
             "message_delta" => {
-                if let Some(n) = event["usage"]["output_tokens"].as_u64() {
+                if let Some(n) = event.usage.and_then(|u| u.output_tokens) {
                     out.tokens_out = Some(n);
                 }
             }
             "message_stop" => return Ok(true),
-            "error" => return Err(stream_error(&event["error"])),
+            "error" => return Err(stream_error(&event.error.unwrap_or_default())),
             _ => {} // ping, content_block_start/stop, and types added later
         }
         Ok(false)

@@ -1,6 +1,7 @@
 //! Ollama's native chat API (`POST {base_url}/api/chat`), streamed as newline-delimited JSON.
 //! The answer is complete at the object with `"done": true`, which carries the usage.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use cn_compute::{Answer, Model, ModelError, Plan};
@@ -36,25 +37,44 @@ impl Ollama {
     }
 }
 
+#[derive(serde::Deserialize)]
+struct Chunk<'a> {
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<Message<'a>>,
+    done: Option<bool>,
+    prompt_eval_count: Option<u64>,
+    eval_count: Option<u64>,
+    #[serde(borrow)]
+    error: Option<Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Message<'a> {
+    #[serde(borrow)]
+    content: Option<Cow<'a, str>>,
+}
+
 pub fn read_stream(reader: impl std::io::BufRead) -> Result<Streamed, ModelError> {
     let mut out = Streamed::default();
     let done = each_line(reader, |line| {
         if line.trim().is_empty() {
             return Ok(false);
         }
-        let chunk = json_line("ollama", line)?;
-        if let Some(error) = chunk["error"].as_str() {
+        let chunk: Chunk = json_line("ollama", line)?;
+        if let Some(error) = chunk.error {
             return Err(ModelError::Other(format!("ollama: {error}")));
         }
         if out.model.is_empty() {
-            out.model = chunk["model"].as_str().unwrap_or_default().to_string();
+            out.model = chunk.model.unwrap_or_default().into_owned();
         }
-        if let Some(text) = chunk["message"]["content"].as_str() {
-            out.text.push_str(text);
+        if let Some(text) = chunk.message.and_then(|m| m.content) {
+            out.text.push_str(&text);
         }
-        if chunk["done"].as_bool() == Some(true) {
-            out.tokens_in = chunk["prompt_eval_count"].as_u64();
-            out.tokens_out = chunk["eval_count"].as_u64();
+        if chunk.done == Some(true) {
+            out.tokens_in = chunk.prompt_eval_count;
+            out.tokens_out = chunk.eval_count;
             return Ok(true);
         }
         Ok(false)

@@ -4,6 +4,7 @@
 //! The answer is complete at `data: [DONE]`, or when the stream ends after a choice reported
 //! its `finish_reason` (some servers omit `[DONE]`); any other end is a cut.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use cn_compute::{Answer, Model, ModelError, Plan};
@@ -46,6 +47,35 @@ impl OpenAi {
     }
 }
 
+#[derive(serde::Deserialize)]
+struct Chunk<'a> {
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    choices: Vec<Choice<'a>>,
+    usage: Option<Usage>,
+    error: Option<Value>,
+}
+
+#[derive(serde::Deserialize)]
+struct Choice<'a> {
+    #[serde(borrow)]
+    delta: Option<Delta<'a>>,
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Delta<'a> {
+    #[serde(borrow)]
+    content: Option<Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Usage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
 pub fn read_stream(reader: impl std::io::BufRead) -> Result<Streamed, ModelError> {
     let mut out = Streamed::default();
     let mut finished = false;
@@ -55,25 +85,25 @@ pub fn read_stream(reader: impl std::io::BufRead) -> Result<Streamed, ModelError
         if data == "[DONE]" {
             return Ok(true);
         }
-        let chunk = json_line("openai", data)?;
-        if let Some(error) = chunk.get("error") {
+        let chunk: Chunk = json_line("openai", data)?;
+        if let Some(error) = chunk.error {
             let message = error["message"].as_str().unwrap_or("error in stream").to_string();
             return Err(ModelError::Other(format!("openai: {message}")));
         }
-        if let Some(model) = chunk["model"].as_str() {
+        if let Some(model) = chunk.model {
             if out.model.is_empty() {
-                out.model = model.to_string();
+                out.model = model.into_owned();
             }
         }
-        if let Some(choice) = chunk["choices"].get(0) {
-            if let Some(text) = choice["delta"]["content"].as_str() {
-                out.text.push_str(text);
+        if let Some(choice) = chunk.choices.into_iter().next() {
+            if let Some(text) = choice.delta.and_then(|d| d.content) {
+                out.text.push_str(&text);
             }
-            finished |= choice["finish_reason"].as_str().is_some();
+            finished |= choice.finish_reason.is_some();
         }
-        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-            out.tokens_in = usage["prompt_tokens"].as_u64();
-            out.tokens_out = usage["completion_tokens"].as_u64();
+        if let Some(usage) = chunk.usage {
+            out.tokens_in = usage.prompt_tokens;
+            out.tokens_out = usage.completion_tokens;
         }
         Ok(false)
     })?;

@@ -1,0 +1,94 @@
+//! `cn ask [--level 2|3] PROMPT` — let a person try a level: plan builds the prompt (the
+//! hub's core seed, the prompt as the item, the level's tools), the level's model answers,
+//! and its markdown is printed as it came. Works without a hub (defaults: the embedded
+//! model at level 2) and with one (`--hub`, or the nearest directory upwards holding
+//! cn.yaml), whose `models:` and thinking budget apply.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use cn_compute::{Config, Level, Model};
+use cn_models::{build_plan, choose_level, Budgeted, ModelsConfig, PlanInput};
+
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// 2 = the local model, 3 = the executive. Default: 3 when an executive is configured
+    /// and the thinking budget allows, else 2.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(2..=3))]
+    pub level: Option<Level>,
+    /// Append the interaction to this JSONL file (a `replay` provider can play it back).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// The prompt (the words are joined with spaces).
+    #[arg(required = true, num_args = 1..)]
+    pub prompt: Vec<String>,
+}
+
+pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let hub = hub.or_else(find_hub);
+    let config = match &hub {
+        Some(h) => read_config(&h.join("cn.yaml"))?,
+        None => Config::default(),
+    };
+    let base = hub.clone().unwrap_or_else(|| PathBuf::from("."));
+    let models = ModelsConfig::from_config(&config).map_err(|e| UsageError(e.to_string()))?;
+    let budget = match &hub {
+        Some(h) => Some(cn_models::open_budget(&config, h).map_err(|e| UsageError(e.to_string()))?),
+        None => None,
+    };
+    let level = match args.level {
+        Some(3) if models.executive.is_none() => {
+            return Err(UsageError("level 3 needs an executive: set `models.executive` in cn.yaml".into()).into())
+        }
+        Some(l) => l,
+        None => {
+            let allows = budget.as_ref().is_none_or(|b| b.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false));
+            choose_level(models.executive.is_some(), allows)
+        }
+    };
+    let core_seed = hub
+        .as_ref()
+        .map(|h| std::fs::read_to_string(h.join("state/notes/core_seed.md")).unwrap_or_default())
+        .unwrap_or_default();
+    let docs = cn_models::plan::default_tool_docs();
+    let tools: Vec<_> = docs.iter().collect();
+    let item = args.prompt.join(" ");
+    let input = PlanInput { level, core_seed: &core_seed, item: &item, owner: true, tools: &tools, ..Default::default() };
+    let plan = build_plan(&input, cn_models::level_limits(&models, level));
+
+    let tiered = cn_models::from_config(&config, &base).map_err(|e| UsageError(e.to_string()))?;
+    let mut model: Box<dyn Model> = match budget {
+        Some(budget) => Box::new(Budgeted { inner: tiered, budget }),
+        None => Box::new(tiered),
+    };
+    if let Some(path) = args.record {
+        model = Box::new(cn_models::Recording::new(model, &path).with_context(|| format!("cannot record to {}", path.display()))?);
+    }
+    let answer = model.ask(&plan).with_context(|| format!("asking level {level}"))?;
+    tracing::info!(model = %answer.model, tokens_in = answer.tokens_in, tokens_out = answer.tokens_out, elapsed_ms = answer.elapsed.as_millis() as u64, "answered");
+    println!("{}", answer.markdown.trim_end());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The nearest directory upwards from the working directory holding cn.yaml.
+fn find_hub() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors().find(|d| d.join("cn.yaml").is_file()).map(Path::to_path_buf)
+}
+
+fn read_config(path: &Path) -> anyhow::Result<Config> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let value = if text.trim().is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_yaml_ng::from_str(&text).map_err(|e| UsageError(format!("{} is not valid YAML: {e}", path.display())))?
+    };
+    Ok(Config { value })
+}
