@@ -157,6 +157,8 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, f
     let journal_path = hub.journal_path();
     if fresh || !journaled(&journal_path, &key)? {
         let mut entry = Entry::new("decision")
+            .with("id", item.id.as_str())
+            .with("summary", format!("{} (item from {})", gtd.summary(), item.from))
             .with("item", item.id.as_str())
             .with("from", item.from.as_str())
             .with("cadence", item.cadence.as_str())

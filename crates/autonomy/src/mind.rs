@@ -167,6 +167,23 @@ impl HubMind {
         Decision::Rest
     }
 
+    /// An item born of a task completes the task once it is decided — unless it was deferred,
+    /// which leaves the task open.
+    fn complete_task(&mut self, item: &Item) {
+        let Some(task) = item.doc.get_str("task").map(str::to_string) else { return };
+        if matches!(cn_agent::locate(&self.hub, &item.id), Ok(Some(cn_agent::Place::Decided(_)))) {
+            match crate::impulses::tasks::tasks_of(self.hub.root()).complete(&task) {
+                Ok(_) => self.note(
+                    Entry::new("observation")
+                        .with("id", item.id.as_str())
+                        .with("summary", format!("task {task} done"))
+                        .with("outcome", "done"),
+                ),
+                Err(e) => tracing::error!(%e, "cannot mark task {task} done"),
+            }
+        }
+    }
+
     /// Turn due impulses into items. Returns how many were queued.
     fn gather_impulses(&mut self) -> usize {
         let check = self.impulses.check(jiff::Timestamp::now(), true);
@@ -188,10 +205,27 @@ impl HubMind {
                 None => imp.summary.clone(),
             };
             let cadence = imp.data.get("cadence").and_then(|v| v.as_str()).and_then(Cadence::parse);
-            let result = match (imp.source, cadence) {
-                (Drive::Schedule, Some(c)) => cn_agent::enqueue_reflection(&self.hub, c, &content),
-                _ => cn_agent::enqueue_new(&self.hub, self.hub.name(), Cadence::Adhoc, &content),
+            // One item per impulse, ever: the id is derived from the impulse (a task, one
+            // schedule firing, an idea on one day), so a restart never queues it twice.
+            let seed = match imp.source {
+                Drive::Idea => format!("{}-{}", imp.id, jiff::Timestamp::now().as_second() / 86_400),
+                _ => imp.id.clone(),
             };
+            let id = cn_agent::item::stable_id(&seed);
+            if matches!(cn_agent::locate(&self.hub, &id), Ok(Some(_))) {
+                continue;
+            }
+            let (from, cadence) = match (imp.source, cadence) {
+                (Drive::Schedule, Some(c)) => (self.hub.name().to_string(), c),
+                _ => (self.hub.name().to_string(), Cadence::Adhoc),
+            };
+            let mut item = Item::new(&id, &from, cadence, &content);
+            if imp.source == Drive::Task {
+                if let Some(task) = imp.data.get("id").and_then(|v| v.as_str()) {
+                    item.set("task", task);
+                }
+            }
+            let result = cn_agent::enqueue(&self.hub, &item).map(|_| item);
             match result {
                 Ok(item) => {
                     queued += 1;
@@ -216,7 +250,9 @@ impl HubMind {
     }
 
     fn finish_item(&mut self) {
-        self.current = None;
+        if let Some(item) = self.current.take() {
+            self.complete_task(&item);
+        }
         self.moves = 0;
         self.handled.fetch_add(1, Ordering::Relaxed);
         if self.mode == RunMode::Once {

@@ -50,7 +50,10 @@ pub fn grammar(docs: &[&ToolDoc]) -> String {
         g.push_str(&rule);
         g.push('\n');
     }
-    let _ = writeln!(g, "str ::= \"\\\"\" chr{{0,{MAX_STRING_CHARS}}} \"\\\"\"");
+    // A value starts with a letter: a tiny model cannot answer with an empty reason or
+    // stray punctuation, which would pass as a decision that says nothing.
+    let _ = writeln!(g, "str ::= \"\\\"\" fst chr{{0,{}}} \"\\\"\"", MAX_STRING_CHARS - 1);
+    g.push_str("fst ::= [^\"\\\\\\x00-\\x40\\x5B-\\x60\\x7B-\\x9F\\uFEFF\\uFFFE\\uFFFF]\n");
     // Printable characters only: no C0/C1 controls, DEL, BOM or non-characters, which YAML
     // rejects or which could end the line; quotes and backslashes only escaped.
     g.push_str("chr ::= [^\"\\\\\\x00-\\x1F\\x7F-\\x9F\\uFEFF\\uFFFE\\uFFFF] | \"\\\\\" [\"\\\\nt]\n");
@@ -95,7 +98,7 @@ fn value_rule(root: &Value, schema: &Value, rule: &str, extra: &mut Vec<String>)
         Some("object") => "\"{}\"".into(),
         _ => match schema.get("maxLength").and_then(Value::as_u64) {
             Some(n) if n < MAX_STRING_CHARS as u64 => {
-                extra.push(format!("{rule}-s ::= \"\\\"\" chr{{0,{n}}} \"\\\"\""));
+                extra.push(format!("{rule}-s ::= \"\\\"\" fst chr{{0,{}}} \"\\\"\"", n.saturating_sub(1)));
                 format!("{rule}-s")
             }
             _ => "str".into(),
