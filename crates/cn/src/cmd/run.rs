@@ -48,7 +48,8 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         limits: cn_models::level_limits(&models, l),
     };
     let local = level(2);
-    let executive = tiered.has(3).then(|| level(3));
+    let executive_configured = tiered.has(3);
+    let executive = executive_configured.then(|| level(3));
 
     let stop = StopToken::new();
     stop_on_signals(&stop)?;
@@ -73,6 +74,16 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     }
     let handled = mind.handled();
     let mut decorators = Vec::new();
+    if executive_configured {
+        // The thinking budget wraps ask: the executive runs only when its admission rule
+        // allows, else the plan falls back to the local level or the item is deferred.
+        let budget = cn_models::open_budget(&config, &root).map_err(|e| super::UsageError(format!("cn.yaml: {e}")))?;
+        let for_mind = budget.clone();
+        mind = mind.executive_allowed(move |owner| {
+            owner || for_mind.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false)
+        });
+        decorators.push(cn_models::Budget::decorator(budget));
+    }
     if mode == RunMode::Daemon {
         decorators.push(Decorator::pacing(Duration::from_secs(5), stop.clone()));
     }
