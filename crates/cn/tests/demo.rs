@@ -15,8 +15,11 @@ fn journal(hub: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The items (markdown files) in a thread directory; `.gitkeep` is not an item.
 fn files(dir: &Path) -> usize {
-    std::fs::read_dir(dir).map(|r| r.filter_map(Result::ok).filter(|e| e.path().is_file()).count()).unwrap_or(0)
+    std::fs::read_dir(dir)
+        .map(|r| r.filter_map(Result::ok).filter(|e| e.path().extension().is_some_and(|x| x == "md")).count())
+        .unwrap_or(0)
 }
 
 #[test]

@@ -182,8 +182,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The items (markdown files) in a thread directory.
 fn count_files(dir: &Path) -> usize {
-    std::fs::read_dir(dir).map(|r| r.filter_map(Result::ok).filter(|e| e.path().is_file()).count()).unwrap_or(0)
+    std::fs::read_dir(dir)
+        .map(|r| r.filter_map(Result::ok).filter(|e| e.path().extension().is_some_and(|x| x == "md")).count())
+        .unwrap_or(0)
 }
 
 /// A C program with a missing semicolon, and a loop whose components are shell commands: the
