@@ -109,17 +109,37 @@ fn dry_run_performs_no_effect_at_all() {
 }
 
 #[test]
-fn without_a_level_2_model_the_item_escalates_and_is_journaled() {
+fn when_the_level_2_model_fails_the_item_escalates_and_is_journaled() {
     let hub = hub();
+    std::fs::write(
+        hub.path().join("cn.yaml"),
+        "reflexes:\n  min_samples: 10\nmodels:\n  local: {provider: embedded, path: no-such-model.gguf}\n",
+    )
+    .unwrap();
     let (base, _) = serve();
     let out = json_out(&cn(hub.path(), &["reflex", "test", "--json", &format!("summarize {base}/x")], None));
     assert_eq!(out["escalate"], true);
     assert_eq!(out["steps"].as_array().unwrap().len(), 2);
-    assert!(out["steps"][1]["error"].as_str().unwrap().contains("no level-2 model configured"), "{out}");
+    assert!(out["steps"][1]["error"].as_str().unwrap().contains("no-such-model.gguf"), "{out}");
     let j = journal(hub.path());
     assert_eq!(j[0]["skipped_executive"], false);
     assert_eq!(j[0]["outcome"], "error");
-    assert!(j[0]["error"].as_str().unwrap().contains("no level-2 model configured"));
+    assert!(j[0]["error"].as_str().unwrap().contains("no-such-model.gguf"));
+}
+
+/// The done-when: the document's reflex, verbatim, summarizes a loopback page with
+/// the real embedded local model from `cn reflex test` (the demo covers `cn run`).
+#[test]
+fn summarize_url_verbatim_with_the_embedded_local_model() {
+    let hub = hub();
+    let (base, hits) = serve();
+    let out = json_out(&cn(hub.path(), &["reflex", "test", "--json", &format!("summarize {base}/x")], None));
+    assert_eq!(out["reflex"], "summarize-url");
+    assert_eq!(out["escalate"], false, "{out}");
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+    let summary = out["steps"][1]["output"].as_str().unwrap();
+    assert!(summary.split_whitespace().count() >= 3, "the local model wrote a summary: {out}");
+    assert_eq!(out["steps"][2]["action"], "reply");
 }
 
 #[test]

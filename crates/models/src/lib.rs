@@ -54,6 +54,27 @@ pub fn from_config(config: &Config, hub: &Path) -> Result<Tiered, ConfigError> {
     Ok(tiered)
 }
 
+/// The model of one level by its name in `cn.yaml` — `local` (level 2, the embedded model
+/// unless configured otherwise) or `executive` (level 3, when configured) — for callers
+/// outside the kernel's loop (reflex steps, AI-loop components).
+pub fn model_named(config: &Config, hub: &Path, name: &str) -> Result<Box<dyn Model>, ConfigError> {
+    let models = ModelsConfig::from_config(config)?;
+    match name {
+        "local" => provider(&models.local(), "models.local", hub),
+        "executive" => match &models.executive {
+            Some(exec) => provider(exec, "models.executive", hub),
+            None => Err(ConfigError::Invalid {
+                key: "models.executive".into(),
+                message: "no executive is configured; set models.executive in cn.yaml".into(),
+            }),
+        },
+        other => Err(ConfigError::Invalid {
+            key: "models".into(),
+            message: format!("unknown model `{other}` (expected local or executive)"),
+        }),
+    }
+}
+
 /// One provider from its config, wrapped in retries where retrying makes sense.
 pub fn provider(cfg: &ProviderConfig, key: &str, hub: &Path) -> Result<Box<dyn Model>, ConfigError> {
     let kind = cfg.provider.ok_or_else(|| ConfigError::Invalid {

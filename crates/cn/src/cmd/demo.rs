@@ -105,6 +105,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     d.git(&d.root, &["init", "-q", "--bare", ada_remote.to_str().unwrap_or_default()])?;
     d.git(&d.hub, &["remote", "add", "origin", ada_remote.to_str().unwrap_or_default()])?;
     d.detail(format!("hub: {}", d.hub.display()));
+    if std::env::var_os("ANTHROPIC_API_KEY").is_some() {
+        // With a key in the environment the executive answers at level 3.
+        let path = d.hub.join("cn.yaml");
+        let text = std::fs::read_to_string(&path)?;
+        let exec = "  local:\n    provider: embedded\n  executive:\n    provider: anthropic\n    model: claude-sonnet-4-5\n    api_key_env: ANTHROPIC_API_KEY\n";
+        cn_storage::write_atomic(&path, text.replacen("  local:\n    provider: embedded\n", exec, 1).as_bytes())?;
+        d.detail("executive: Claude (ANTHROPIC_API_KEY is set)");
+    }
 
     // 2. The owner says hello: a level-0 reflex answers, no model asked.
     d.progress("the owner says hello → a level-0 reflex answers");

@@ -70,12 +70,16 @@ pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode> {
     let defaults = Defaults::load(dir, hub).map_err(report)?;
-    let mut models = |_role: &'static str,
-                      kind: &str|
-     -> Result<Box<dyn cn_compute::Model>, String> {
-        Err(format!(
-            "the `{kind}` model provider is not wired into this build; use `{{command: \"…\"}}` or `{{model: scripted, answers: FILE}}`"
-        ))
+    // `model: local | executive` components ask the hub's configured models (cn.yaml), or
+    // the defaults (the embedded local model) when the loop runs outside any hub.
+    let root = hub.map(Path::to_path_buf).or_else(|| cn_agent::find_hub(None).ok());
+    let config = match &root {
+        Some(r) => cn_compute::Config::load(&r.join("cn.yaml")).map_err(super::UsageError)?,
+        None => cn_compute::Config::default(),
+    };
+    let base = root.unwrap_or_else(|| dir.to_path_buf());
+    let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, String> {
+        cn_models::model_named(&config, &base, kind).map_err(|e| e.to_string())
     };
     let outcome = cn_loops::run(dir, &defaults, &mut models, done).map_err(report)?;
     Ok(print_outcome(dir, &outcome))

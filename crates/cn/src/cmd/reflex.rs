@@ -66,6 +66,12 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             }
             if let Some(model) = scripted_model()? {
                 engine.set_model(Box::new(model));
+            } else if !dry_run {
+                let config = cn_compute::Config::load(&hub.join("cn.yaml")).map_err(UsageError)?;
+                match cn_models::model_named(&config, &hub, "local") {
+                    Ok(m) => engine.set_model(m),
+                    Err(e) => tracing::warn!(%e, "reflexes have no level-2 model"),
+                }
             }
             let text = text.join(" ");
             let mut percept = Percept::new(&text);

@@ -29,10 +29,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = cn_agent::Hub::find(hub).context("cn run needs a hub")?;
     let root = hub.root().to_path_buf();
     let config_path = root.join("cn.yaml");
-    let text = std::fs::read_to_string(&config_path).with_context(|| format!("cannot read {}", config_path.display()))?;
-    let value: serde_json::Value = serde_yaml_ng::from_str(&text)
-        .map_err(|e| super::UsageError(format!("{}: {e}", config_path.display())))?;
-    let config = cn_compute::Config { value };
+    let config = cn_compute::Config::load(&config_path).map_err(super::UsageError)?;
 
     let tiered = cn_models::from_config(&config, &root).map_err(|e| super::UsageError(format!("cn.yaml: {e}")))?;
     let models = cn_models::ModelsConfig::from_config(&config).map_err(|e| super::UsageError(format!("cn.yaml: {e}")))?;
