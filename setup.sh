@@ -7,7 +7,7 @@ start=$(date +%s)
 bash scripts/deps.sh
 echo "==> building cn (release; the first build compiles llama.cpp and takes a while)"
 cargo build --release --locked -p cn
-cn=./target/release/cn
+cn="${CARGO_TARGET_DIR:-target}/release/cn"
 "$cn" --version
 echo "==> fetching the local model (SmolLM2-135M-Instruct)"
 "$cn" model pull
