@@ -56,7 +56,8 @@ pub enum Sub {
 }
 
 pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
-    let hub = find_hub(hub)?;
+    // The one hub finder (cn_agent); not finding one is a usage error.
+    let hub = cn_agent::find_hub(hub.as_deref()).map_err(|e| UsageError(e.to_string()))?;
     let mut engine = Engine::load(&hub).map_err(|e| UsageError(e.to_string()))?;
     match args.command {
         Sub::List { json } => list(&engine, json),
@@ -85,21 +86,6 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// `--hub`/`$CN_HUB`, else the nearest directory upwards holding `cn.yaml`.
-fn find_hub(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
-    if let Some(hub) = given {
-        if !hub.is_dir() {
-            return Err(UsageError(format!("the hub {} is not a directory", hub.display())).into());
-        }
-        return Ok(hub);
-    }
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    cwd.ancestors()
-        .find(|d| d.join("cn.yaml").is_file())
-        .map(Path::to_path_buf)
-        .ok_or_else(|| UsageError("no hub here: give --hub DIR, set CN_HUB, or run inside a hub (a directory with cn.yaml)".into()).into())
 }
 
 /// The test facility: `CN_SCRIPTED_ANSWERS=FILE` makes a scripted level-2 model.
