@@ -28,7 +28,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
-    let hub = hub.or_else(find_hub);
+    // No hub is fine here: `cn ask` then uses the defaults.
+    let hub = hub.or_else(|| cn_agent::find_hub(None).ok());
     let config = match &hub {
         Some(h) => read_config(&h.join("cn.yaml"))?,
         None => Config::default(),
@@ -71,12 +72,6 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     tracing::info!(model = %answer.model, tokens_in = answer.tokens_in, tokens_out = answer.tokens_out, elapsed_ms = answer.elapsed.as_millis() as u64, "answered");
     println!("{}", answer.markdown.trim_end());
     Ok(ExitCode::SUCCESS)
-}
-
-/// The nearest directory upwards from the working directory holding cn.yaml.
-fn find_hub() -> Option<PathBuf> {
-    let cwd = std::env::current_dir().ok()?;
-    cwd.ancestors().find(|d| d.join("cn.yaml").is_file()).map(Path::to_path_buf)
 }
 
 fn read_config(path: &Path) -> anyhow::Result<Config> {
