@@ -36,7 +36,10 @@ pub use hub::{find_hub, Hub, Peer, OWNER};
 pub use init::{init, InitReport, OPS_PROMPT};
 pub use item::{Cadence, Item};
 pub use mail::Mail;
-pub use queue::{current, enqueue, enqueue_new, enqueue_reflection, locate, lock, take_next, take_next_locked, Place};
+pub use queue::{
+    current, enqueue, enqueue_new, enqueue_reflection, locate, lock, pending, release_due, resume, return_current, take,
+    take_next, take_next_locked, Place,
+};
 pub use sync::{sync, sync_locked, SyncReport};
 pub use tools::{op_tool_names, register_ops};
 

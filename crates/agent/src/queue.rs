@@ -94,17 +94,59 @@ pub fn take_next_locked(hub: &Hub) -> Result<Option<Item>> {
     let Some((_, path)) = pending(hub)?.into_iter().next() else {
         return Ok(None);
     };
+    make_current(hub, &path).map(Some)
+}
+
+/// The current item left by an earlier run, after finishing a decision a crash interrupted
+/// (which files it, so then there is none).
+pub fn resume(hub: &Hub) -> Result<Option<Item>> {
+    let _lock = lock(hub)?;
+    crate::decide::recover_locked(hub)?;
+    current(hub)
+}
+
+/// Take the item `id` from the inbox as the current item (attention chose it). Returns the
+/// current item: `id` — or the item already current, which stays current until decided —
+/// or `None` when `id` is no longer in the inbox (decided or deferred meanwhile).
+pub fn take(hub: &Hub, id: &str) -> Result<Option<Item>> {
+    let _lock = lock(hub)?;
+    crate::decide::recover_locked(hub)?;
+    if let Some(item) = current(hub)? {
+        return Ok(Some(item));
+    }
+    let path = hub.inbox().join(format!("{id}.md"));
+    if !path.is_file() {
+        return Ok(None);
+    }
+    make_current(hub, &path).map(Some)
+}
+
+/// Move the inbox file `path` to `state/input.md` with a fresh turn.
+fn make_current(hub: &Hub, path: &Path) -> Result<Item> {
     // A fresh `turn` marks this taking: a decision recorded for an earlier turn of the same
     // item (one deferred and back) is never mistaken for a pending one.
-    let mut item = Item::read(&path)?;
+    let mut item = Item::read(path)?;
     item.set("turn", new_id());
-    item.write(&path)?;
+    item.write(path)?;
     let input = hub.input();
     if let Some(dir) = input.parent() {
         std::fs::create_dir_all(dir).map_err(io_at(dir))?;
     }
-    std::fs::rename(&path, &input).map_err(io_at(&path))?;
-    current(hub)
+    std::fs::rename(path, &input).map_err(io_at(path))?;
+    current(hub)?.ok_or_else(|| AgentError::Invalid(format!("{} vanished while it was taken", input.display())))
+}
+
+/// Put the current item back in the inbox, undecided (an owner item pre-empts it). Returns
+/// it, or `None` when there was no current item. A decision already recorded for it is
+/// finished first, so a decided item is never returned to the queue.
+pub fn return_current(hub: &Hub) -> Result<Option<Item>> {
+    let _lock = lock(hub)?;
+    crate::decide::recover_locked(hub)?;
+    let Some(item) = current(hub)? else { return Ok(None) };
+    let to = hub.inbox().join(format!("{}.md", item.id));
+    std::fs::create_dir_all(hub.inbox()).map_err(io_at(&hub.inbox()))?;
+    std::fs::rename(hub.input(), &to).map_err(io_at(&hub.input()))?;
+    Ok(Some(item))
 }
 
 /// The inbox in processing order.
@@ -128,7 +170,7 @@ pub fn pending(hub: &Hub) -> Result<Vec<(Item, PathBuf)>> {
 }
 
 /// Move deferred items whose `until` has passed back to the inbox.
-fn release_due(hub: &Hub) -> Result<()> {
+pub fn release_due(hub: &Hub) -> Result<()> {
     let now = time::OffsetDateTime::now_utc();
     for path in md_files(&hub.deferred())? {
         let Ok(item) = Item::read(&path) else { continue };
@@ -227,6 +269,24 @@ mod tests {
         // The current item stays current until it is decided.
         assert_eq!(take_next(&hub).unwrap().unwrap().id, "own");
         assert_eq!(pending(&hub).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn take_by_id_and_return_current_keep_the_item_in_one_place() {
+        let (_d, hub) = hub();
+        enqueue(&hub, &item("a", "pi", "2026-01-01T00:00:00Z")).unwrap();
+        enqueue(&hub, &item("b", "pi", "2026-01-02T00:00:00Z")).unwrap();
+        assert!(take(&hub, "missing").unwrap().is_none());
+        let b = take(&hub, "b").unwrap().unwrap();
+        assert_eq!(b.id, "b", "attention's choice, not the queue's order");
+        assert_eq!(take(&hub, "a").unwrap().unwrap().id, "b", "the current item stays current");
+        let back = return_current(&hub).unwrap().unwrap();
+        assert_eq!(back.id, "b");
+        assert_eq!(locate(&hub, "b").unwrap(), Some(Place::Inbox(hub.inbox().join("b.md"))));
+        assert!(current(&hub).unwrap().is_none());
+        assert!(resume(&hub).unwrap().is_none());
+        assert!(return_current(&hub).unwrap().is_none());
+        assert_eq!(pending(&hub).unwrap().len(), 2);
     }
 
     #[test]

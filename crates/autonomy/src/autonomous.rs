@@ -36,7 +36,15 @@ impl Autonomous {
         let state = crate::hub::state_dir(hub);
         let (attention, restored) = Attention::durable(config.attention.clone(), &state.join("attention.jsonl"))?;
         let journal = Journal::open(state.join("journal.jsonl"))?;
-        let me = Autonomous { attention, impulses: ImpulseSources::of_hub(hub, Timestamp::now()), pacing: config.pacing, journal };
+        let mut impulses = ImpulseSources::of_hub(hub, Timestamp::now());
+        attention.with_pool(|pool| {
+            for pooled in pool.iter() {
+                if let crate::Item::Impulse(i) = &pooled.item {
+                    impulses.mark_offered(i);
+                }
+            }
+        });
+        let me = Autonomous { attention, impulses, pacing: config.pacing, journal };
         Ok((me, restored))
     }
 
@@ -93,7 +101,12 @@ impl Autonomous {
 
     /// Append one record to the journal (a failure is logged, never fatal to the loop).
     pub fn record(&mut self, r: Record) {
-        if let Err(e) = self.journal.append(&r.into_entry()) {
+        self.append(&r.into_entry());
+    }
+
+    /// Append one entry to the journal (a failure is logged, never fatal to the loop).
+    pub fn append(&mut self, entry: &cn_storage::Entry) {
+        if let Err(e) = self.journal.append(entry) {
             tracing::error!(path = %self.journal.path().display(), %e, "cannot write the journal");
         }
     }

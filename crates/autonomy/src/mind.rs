@@ -1,32 +1,47 @@
 //! The hub's `Mind`: what `decide` and `plan` mean for an agent living in a hub.
 //!
-//! decide: an item stays current until a decision (a GTD op, through `cn out` or its tool)
-//! closes it; with no current item the next one is taken from the queue (cn, not the model,
-//! chooses the order). A per-item limit on moves defers an item whose model never decides,
-//! with the reason. With nothing to do it rests, or — for `--once` / `--until-idle` — stops.
+//! decide is attention (document 003): one pool holds the percepts the senses admit, the
+//! items waiting in the hub's inbox (`cn input`, peer mail from `cn sync`) and the impulses
+//! (tasks due, schedule entries fired, and — only when nothing else waits — ideas). The most
+//! salient becomes the current item: a percept or impulse is first written to the inbox as
+//! an item (so it is durable in the hub before it leaves attention's spool), then taken. The
+//! choice is journaled with its salience explanation, under the item's id.
+//!
+//! An item stays current until a decision (a GTD op, through `cn out` or its tool) closes
+//! it; a per-item limit on moves defers an item whose model never decides, with the reason.
+//! An owner item waiting pre-empts autonomous work at the next decide: the current item goes
+//! back to the inbox undecided (the act in flight has finished: decide runs between moves).
+//! With nothing salient it rests, or — for `--once` / `--until-idle` — stops.
 //!
 //! A new item is first offered to the reflexes (levels 0–2): when one answers, its reply
 //! decides the item through the same `reply` op as `cn out do reply`, and no model is asked.
 //! Only what the reflexes escalate reaches `plan`.
 //!
-//! With the queue empty it checks the impulses (tasks due, schedule entries fired, and —
-//! only then, when truly idle — ideas) and turns each into an item: a schedule entry with a
-//! `cadence` becomes a reflection whose outcome goes to `threads/reflections/<cadence>/`.
-//!
 //! plan: the prompt for the current item at the level the budget allows: the executive
 //! (level 3) when one is configured and the thinking budget has room, else the local model
 //! (level 2), built by `cn_models::build_plan` from the core seed, the item and what
 //! happened on it so far.
+//!
+//! Invariant: an item is always somewhere durable — attention's spool until it is written to
+//! the inbox, then the hub (inbox, current, deferred, decided); nothing leaves the spool
+//! before the hub holds it.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use cn_agent::{Cadence, Gtd, Hub, Item, OWNER};
+use cn_agent::{Cadence, Gtd, Hub, Item, Place, OWNER};
+use jiff::Timestamp;
+use serde_json::{json, Value};
 
-use crate::impulses::{Drive, ImpulseSources};
+use crate::attention::Candidate;
+use crate::impulses::Drive;
+use crate::journal::{self, Kind, Record};
+use crate::percept::{Percept, Sense};
+use crate::Autonomous;
 use cn_compute::{Decision, Level, Outcome, Outcomes, Plan, StopToken};
 use cn_models::{build_plan, LevelLimits, PlanInput};
-use cn_storage::{Entry, Journal};
+use cn_storage::Entry;
 use cn_tools::ToolDoc;
 
 /// When the mind stops the loop by itself.
@@ -34,7 +49,7 @@ use cn_tools::ToolDoc;
 pub enum RunMode {
     /// Handle one item, then stop.
     Once,
-    /// Handle items until the queue is empty, then stop.
+    /// Handle items until nothing is salient, then stop.
     UntilIdle,
     /// Run until stopped from outside.
     Daemon,
@@ -47,24 +62,15 @@ pub struct LevelPlan {
     pub limits: LevelLimits,
 }
 
-pub struct HubMind {
-    hub: Hub,
-    mode: RunMode,
-    stop: StopToken,
-    /// Levels from cheapest to most expensive that may plan a move (2, then 3 if configured).
-    local: LevelPlan,
-    executive: Option<LevelPlan>,
-    /// Whether the executive may be asked now (the thinking budget's answer).
-    executive_allowed: Box<dyn FnMut(bool) -> bool + Send>,
-    max_moves: u32,
-    current: Option<Item>,
-    moves: u32,
-    mark: u64,
-    /// Items decided while this mind ran (shared, so the caller can read it after the loop).
-    handled: Arc<AtomicU64>,
-    journal: Option<Journal>,
-    impulses: ImpulseSources,
-    reflexes: Option<cn_reflex::Engine>,
+/// How the agent shows itself where an item came from while it works (a chat's typing
+/// indicator) and delivers the answer there (a Discord channel). Both calls must return
+/// quickly; a failure is the implementation's to log.
+pub trait Presence: Send {
+    /// A model is about to work on `item` at `level` (called before every such move).
+    fn working(&mut self, item: &Item, level: Level);
+    /// `item` left the current slot: decided (with the decision recorded in
+    /// `state/output.md`), or returned to the queue (`decision` is `None`).
+    fn finished(&mut self, item: &Item, decision: Option<&Gtd>);
 }
 
 /// Reflex replies decide the current item with the `reply` op (journaled, committed, and
@@ -85,10 +91,32 @@ impl cn_reflex::Replier for HubReplier {
     }
 }
 
+pub struct HubMind {
+    hub: Hub,
+    mode: RunMode,
+    stop: StopToken,
+    local: LevelPlan,
+    executive: Option<LevelPlan>,
+    /// Whether the executive may be asked now (the thinking budget's answer).
+    executive_allowed: Box<dyn FnMut(bool) -> bool + Send>,
+    max_moves: u32,
+    current: Option<Item>,
+    moves: u32,
+    mark: u64,
+    /// Items decided while this mind ran (shared, so the caller can read it after the loop).
+    handled: Arc<AtomicU64>,
+    /// Attention, the impulse sources and the journal.
+    auto: Autonomous,
+    /// Inbox items offered to attention and not chosen yet.
+    offered: HashSet<String>,
+    reflexes: Option<Arc<Mutex<cn_reflex::Engine>>>,
+    presence: Option<Box<dyn Presence>>,
+}
+
 impl HubMind {
-    pub fn new(hub: Hub, mode: RunMode, stop: StopToken, local: LevelPlan, executive: Option<LevelPlan>) -> Self {
-        let journal = Journal::open(hub.path("state/journal.jsonl")).ok();
-        let impulses = ImpulseSources::of_hub(hub.root(), jiff::Timestamp::now());
+    pub fn new(hub: Hub, auto: Autonomous, mode: RunMode, stop: StopToken, local: LevelPlan, executive: Option<LevelPlan>) -> Self {
+        // Inbox items restored from attention's spool are offered already.
+        let offered = auto.attention.with_pool(|pool| pool.iter().filter_map(|p| inbox_ref(&p.item).map(str::to_string)).collect());
         HubMind {
             hub,
             mode,
@@ -101,38 +129,26 @@ impl HubMind {
             moves: 0,
             mark: 0,
             handled: Arc::new(AtomicU64::new(0)),
-            impulses,
-            journal,
+            auto,
+            offered,
             reflexes: None,
+            presence: None,
         }
     }
 
-    /// Offer new items to these reflexes first (levels 0–2) before any model is asked.
-    pub fn with_reflexes(mut self, mut engine: cn_reflex::Engine) -> Self {
-        engine.set_replier(std::sync::Arc::new(HubReplier { hub: self.hub.clone() }));
+    /// Offer new items to these reflexes first (levels 0–2) before any model is asked. The
+    /// engine is shared (the executive's `reflex_write` tool changes it).
+    pub fn with_reflexes(mut self, engine: Arc<Mutex<cn_reflex::Engine>>) -> Self {
+        if let Ok(mut e) = engine.lock() {
+            e.set_replier(Arc::new(HubReplier { hub: self.hub.clone() }));
+        }
         self.reflexes = Some(engine);
         self
     }
 
-    /// Let the reflexes try the current item. True when one handled it (no model needed).
-    fn reflex(&mut self, item: &Item) -> bool {
-        let Some(engine) = self.reflexes.as_mut() else { return false };
-        let source = if item.from == OWNER { "owner" } else { "hub" };
-        let handled = engine.handle(&cn_reflex::Percept::new(&item.content).source(source).id(&item.id));
-        if handled.escalate {
-            return false;
-        }
-        // A reflex that ran without replying still handled the item: close it, saying which.
-        if let Ok(Some(now)) = cn_agent::current(&self.hub) {
-            if now.id == item.id {
-                let reason = format!("handled by reflex {}", handled.reflex.as_deref().unwrap_or("?"));
-                if let Err(e) = cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack { reason })) {
-                    tracing::error!(%e, "cannot close {} after its reflex", item.id);
-                    return false;
-                }
-            }
-        }
-        true
+    pub fn with_presence(mut self, presence: Box<dyn Presence>) -> Self {
+        self.presence = Some(presence);
+        self
     }
 
     /// How many items were decided while this mind ran.
@@ -152,11 +168,30 @@ impl HubMind {
     }
 
     fn note(&mut self, entry: Entry) {
-        if let Some(j) = self.journal.as_mut() {
-            if let Err(e) = j.append(&entry) {
-                tracing::error!(%e, "cannot journal");
+        self.auto.append(&entry);
+    }
+
+    /// Let the reflexes try the current item. True when one handled it (no model needed).
+    fn reflex(&mut self, item: &Item) -> bool {
+        let Some(engine) = self.reflexes.clone() else { return false };
+        let Ok(mut engine) = engine.lock() else { return false };
+        let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
+        let handled = engine.handle(&cn_reflex::Percept::new(&item.content).source(source).id(&item.id));
+        drop(engine);
+        if handled.escalate {
+            return false;
+        }
+        // A reflex that ran without replying still handled the item: close it, saying which.
+        if let Ok(Some(now)) = cn_agent::current(&self.hub) {
+            if now.id == item.id {
+                let reason = format!("handled by reflex {}", handled.reflex.as_deref().unwrap_or("?"));
+                if let Err(e) = cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack { reason })) {
+                    tracing::error!(%e, "cannot close {} after its reflex", item.id);
+                    return false;
+                }
             }
         }
+        true
     }
 
     /// Idle: rest, or stop when running to idle.
@@ -171,7 +206,7 @@ impl HubMind {
     /// which leaves the task open.
     fn complete_task(&mut self, item: &Item) {
         let Some(task) = item.doc.get_str("task").map(str::to_string) else { return };
-        if matches!(cn_agent::locate(&self.hub, &item.id), Ok(Some(cn_agent::Place::Decided(_)))) {
+        if matches!(cn_agent::locate(&self.hub, &item.id), Ok(Some(Place::Decided(_)))) {
             match crate::impulses::tasks::tasks_of(self.hub.root()).complete(&task) {
                 Ok(_) => self.note(
                     Entry::new("observation")
@@ -184,103 +219,270 @@ impl HubMind {
         }
     }
 
-    /// Turn due impulses into items. Returns how many were queued.
-    fn gather_impulses(&mut self) -> usize {
-        let check = self.impulses.check(jiff::Timestamp::now(), true);
-        for problem in &check.problems {
-            self.note(Entry::new("observation").with("summary", "an impulse file has a problem").with("outcome", problem.as_str()));
-        }
-        for (entry, at) in &check.skipped {
-            self.note(
-                Entry::new("impulse")
-                    .with("source", "schedule")
-                    .with("summary", format!("skipped {} missed at {at} (catch_up: false)", entry.name))
-                    .with("decision", "skipped"),
-            );
-        }
-        let mut queued = 0;
-        for imp in check.impulses {
-            let content = match &imp.context {
-                Some(c) => format!("{}\n\n{c}", imp.summary),
-                None => imp.summary.clone(),
-            };
-            let cadence = imp.data.get("cadence").and_then(|v| v.as_str()).and_then(Cadence::parse);
-            // One item per impulse, ever: the id is derived from the impulse (a task, one
-            // schedule firing, an idea on one day), so a restart never queues it twice.
-            let seed = match imp.source {
-                Drive::Idea => format!("{}-{}", imp.id, jiff::Timestamp::now().as_second() / 86_400),
-                _ => imp.id.clone(),
-            };
-            let id = cn_agent::item::stable_id(&seed);
-            if matches!(cn_agent::locate(&self.hub, &id), Ok(Some(_))) {
-                continue;
-            }
-            let (from, cadence) = match (imp.source, cadence) {
-                (Drive::Schedule, Some(c)) => (self.hub.name().to_string(), c),
-                _ => (self.hub.name().to_string(), Cadence::Adhoc),
-            };
-            let mut item = Item::new(&id, &from, cadence, &content);
-            if imp.source == Drive::Task {
-                if let Some(task) = imp.data.get("id").and_then(|v| v.as_str()) {
-                    item.set("task", task);
-                }
-            }
-            let result = cn_agent::enqueue(&self.hub, &item).map(|_| item);
-            match result {
-                Ok(item) => {
-                    queued += 1;
-                    self.note(
-                        Entry::new("impulse")
-                            .with("id", item.id.as_str())
-                            .with("source", imp.source.name())
-                            .with("summary", imp.summary.as_str())
-                            .with("context", imp.context.clone().unwrap_or_default())
-                            .with("decision", "queued")
-                            .with("data", imp.data.clone()),
-                    );
-                }
-                Err(e) => {
-                    // Not lost: the source still holds it and offers it again once released.
-                    self.impulses.release(&imp.id);
-                    tracing::error!(%e, "cannot queue impulse {}", imp.id);
-                }
-            }
-        }
-        queued
-    }
-
-    fn finish_item(&mut self) {
-        if let Some(item) = self.current.take() {
-            self.complete_task(&item);
-        }
+    /// The current item was decided (by a model's op, a reflex, `cn out`, or the move limit).
+    fn finish(&mut self, item: &Item) {
+        self.current = None;
         self.moves = 0;
+        self.complete_task(item);
+        if let Some(p) = self.presence.as_mut() {
+            let recorded = cn_agent::decide::read_output(&self.hub).ok().flatten().filter(|r| r.id == item.id);
+            p.finished(item, recorded.as_ref().map(|r| &r.gtd));
+        }
         self.handled.fetch_add(1, Ordering::Relaxed);
         if self.mode == RunMode::Once {
             self.stop.stop();
         }
     }
+
+    /// An owner item waits: put the current (autonomous) item back in the inbox, undecided.
+    fn preempt(&mut self, item: &Item) {
+        match cn_agent::return_current(&self.hub) {
+            Ok(Some(back)) if back.id == item.id => {
+                self.auto.record(
+                    Record::new(Kind::Decision, item.id.as_str(), format!("paused {}: the owner comes first", item.id))
+                        .reasoning("an owner item arrived; autonomous work yields at the next decide")
+                        .outcome("returned to the queue"),
+                );
+                self.current = None;
+                self.moves = 0;
+                if let Some(p) = self.presence.as_mut() {
+                    p.finished(item, None);
+                }
+            }
+            // Decided meanwhile (a recorded decision was finished): the next decide sees it.
+            Ok(_) => {}
+            Err(e) => tracing::error!(%e, "cannot pause {} for the owner", item.id),
+        }
+    }
+
+    /// The move limit: defer the current item with the reason.
+    fn defer_current(&mut self, item: &Item, outcomes: &Outcomes) {
+        let last = outcomes.since(self.mark).last().map(describe).unwrap_or_else(|| "no tool call".into());
+        let reason = format!("no decision after {} moves (last: {last})", self.moves);
+        match cn_agent::decide(&self.hub, &Gtd::Defer { reason: reason.clone(), until: None }) {
+            Ok(_) => self.note(
+                Entry::new("decision")
+                    .with("id", item.id.as_str())
+                    .with("summary", format!("deferred {}: move limit", item.id))
+                    .with("reasoning", reason),
+            ),
+            Err(e) => tracing::error!(%e, "cannot defer {}", item.id),
+        }
+        self.finish(item);
+    }
+
+    /// Offer attention the inbox items it has not seen (`cn input`, peer mail, items put
+    /// back), after moving deferred items that are due back to the inbox.
+    fn offer_inbox(&mut self) {
+        if let Err(e) = cn_agent::lock(&self.hub).and_then(|_lock| cn_agent::release_due(&self.hub)) {
+            tracing::error!(%e, "cannot release deferred items");
+        }
+        let dir = self.hub.inbox();
+        let Ok(entries) = std::fs::read_dir(&dir) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".md")).filter(|n| !n.starts_with('.')) else { continue };
+            if self.offered.contains(id) {
+                continue;
+            }
+            let item = match Item::read(&entry.path()) {
+                Ok(item) => item,
+                Err(e) => {
+                    // Left where it is for a person to fix; reported once.
+                    tracing::warn!("skipping {}: {e}", entry.path().display());
+                    self.offered.insert(id.to_string());
+                    continue;
+                }
+            };
+            self.offered.insert(item.id.clone());
+            self.auto.attention.admit(inbox_percept(&item));
+        }
+    }
+
+    /// Attention's choice as an item in the hub's inbox; its id, or `None` when the choice is
+    /// stale (an inbox item decided meanwhile, an impulse already handled).
+    fn materialize(&mut self, c: &Candidate) -> Result<Option<String>, cn_agent::AgentError> {
+        let item = match &c.item {
+            crate::Item::Percept(p) => {
+                if let Some(id) = inbox_ref(&c.item) {
+                    let id = id.to_string();
+                    self.offered.remove(&id);
+                    return Ok(matches!(cn_agent::locate(&self.hub, &id)?, Some(Place::Inbox(_))).then_some(id));
+                }
+                let id = if cn_agent::hub::valid_name(&p.id) { p.id.clone() } else { cn_agent::item::stable_id(&p.id) };
+                if cn_agent::locate(&self.hub, &id)?.is_some() {
+                    return Ok(Some(id));
+                }
+                percept_item(&id, p, c)
+            }
+            crate::Item::Impulse(imp) => {
+                // One item per impulse, ever: the id derives from the impulse (a task at one
+                // due time, one schedule firing, an idea on one day).
+                let seed = match imp.source {
+                    Drive::Idea => format!("{}-{}", imp.id, Timestamp::now().as_second() / 86_400),
+                    Drive::Task => format!("{}@{}", imp.id, imp.due.map(|d| d.to_string()).unwrap_or_default()),
+                    Drive::Schedule => imp.id.clone(),
+                };
+                let id = cn_agent::item::stable_id(&seed);
+                if cn_agent::locate(&self.hub, &id)?.is_some() {
+                    return Ok(None);
+                }
+                let content = match &imp.context {
+                    Some(ctx) => format!("{}\n\n{ctx}", imp.summary),
+                    None => imp.summary.clone(),
+                };
+                let cadence = match imp.source {
+                    Drive::Schedule => imp.data.get("cadence").and_then(Value::as_str).and_then(Cadence::parse).unwrap_or(Cadence::Adhoc),
+                    _ => Cadence::Adhoc,
+                };
+                let mut item = Item::new(&id, self.hub.name(), cadence, &content);
+                item.set("impulse", imp.source.name());
+                if imp.source == Drive::Task {
+                    if let Some(task) = imp.data.get("id").and_then(Value::as_str) {
+                        item.set("task", task);
+                    }
+                }
+                item
+            }
+        };
+        cn_agent::enqueue(&self.hub, &item)?;
+        Ok(Some(item.id))
+    }
+
+    /// The next item to work on: one left current by an earlier run, else attention's
+    /// choice. `None` when nothing is salient.
+    fn next_item(&mut self) -> Result<Option<Item>, cn_agent::AgentError> {
+        if let Some(item) = cn_agent::resume(&self.hub)? {
+            return Ok(Some(item));
+        }
+        loop {
+            // Read the inbox and the impulse files as of now: a change after this point must
+            // still wake the rest that follows an empty decide.
+            let generation = self.auto.attention.generation();
+            self.offer_inbox();
+            let now = Timestamp::now();
+            let idle = self.auto.attention.is_empty();
+            self.auto.gather(now, idle);
+            let Some(c) = self.auto.attention.decide(now) else {
+                self.auto.attention.seen_up_to(generation);
+                return Ok(None);
+            };
+            let id = match self.materialize(&c) {
+                Ok(id) => id,
+                Err(e) => {
+                    // Still in the spool; back in the pool for the next decide.
+                    self.auto.attention.with_pool(|pool| pool.admit(c.item.clone()));
+                    return Err(e);
+                }
+            };
+            let Some(id) = id else {
+                self.auto.attention.done(&c);
+                continue;
+            };
+            let mut chosen = journal::selected(&c);
+            chosen.id = id.clone();
+            if let Some(Value::Object(data)) = chosen.data.as_mut() {
+                data.insert("origin".into(), c.item.id().into());
+            }
+            self.auto.append(&chosen.into_entry().with("source", c.item.source_name()));
+            // The hub holds it now: it may leave the spool.
+            self.auto.attention.done(&c);
+            if let Some(item) = cn_agent::take(&self.hub, &id)? {
+                return Ok(Some(item));
+            }
+        }
+    }
+}
+
+/// The inbox item a percept stands for, if it is one.
+fn inbox_ref(item: &crate::Item) -> Option<&str> {
+    match item {
+        crate::Item::Percept(p) => p.data.get("inbox").and_then(Value::as_str),
+        crate::Item::Impulse(_) => None,
+    }
+}
+
+/// The percept for an item waiting in the inbox: the owner's, or anyone else's (a peer's
+/// mail, `cn input --from`, an item put back).
+fn inbox_percept(item: &Item) -> Percept {
+    let sense = if item.from == OWNER { Sense::Owner } else { Sense::Peer };
+    let mut p = Percept::new(sense, format!("{}: {}", item.from, first_line(&item.content)))
+        .key(format!("inbox:{}", item.id))
+        .data(json!({"inbox": item.id, "from": item.from}));
+    if let Ok(at) = item.queued.parse::<Timestamp>() {
+        p.at = at;
+    }
+    p
+}
+
+/// A sensed percept as a hub item: from the owner, or from the sense; its text, and what
+/// was coalesced into it.
+fn percept_item(id: &str, p: &Percept, c: &Candidate) -> Item {
+    let from = if p.owner { OWNER.to_string() } else { p.sense.name().to_string() };
+    let mut content = p.summary.clone();
+    let text = ["text", "content"].iter().find_map(|k| p.data.get(*k).and_then(Value::as_str));
+    match text {
+        Some(t) if !t.trim().is_empty() && t.trim() != p.summary.trim() => {
+            content = t.to_string();
+        }
+        Some(_) => {}
+        None if !p.data.is_null() => {
+            let mut shown = serde_json::to_string(&p.data).unwrap_or_default();
+            if shown.len() > 2000 {
+                let cut = (0..=2000).rev().find(|i| shown.is_char_boundary(*i)).unwrap_or(0);
+                shown.truncate(cut);
+                shown.push('…');
+            }
+            content = format!("{}\n\nData: {shown}", p.summary);
+        }
+        None => {}
+    }
+    if c.merged_count > 0 {
+        content.push_str(&format!("\n\n({} more like it were coalesced into this item.)", c.merged_count));
+    }
+    let mut item = Item::new(id, &from, Cadence::Inbox, &content);
+    item.set("sense", p.sense.name());
+    if let Some(thread) = p.data.get("thread").and_then(Value::as_str) {
+        item.set("thread", thread);
+    }
+    for key in ["channel_id", "message_id", "author_id"] {
+        if let Some(v) = p.data.get(key).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string()))) {
+            item.set(&key.replace('_', "-"), v);
+        }
+    }
+    item
 }
 
 impl cn_compute::Mind for HubMind {
     fn decide(&mut self, outcomes: &Outcomes) -> Decision {
-        // Did the last move decide the current item?
-        if let Some(item) = &self.current {
-            match cn_agent::current(&self.hub) {
-                Ok(Some(now)) if now.id == item.id => {}
-                Ok(_) => {
-                    self.finish_item();
-                    if self.stop.is_stopped() {
+        loop {
+            if self.stop.is_stopped() {
+                return Decision::Rest;
+            }
+            if let Some(item) = self.current.clone() {
+                match cn_agent::current(&self.hub) {
+                    Ok(Some(now)) if now.id == item.id => {
+                        if item.from != OWNER && self.auto.attention.owner_waiting() {
+                            self.preempt(&item);
+                            continue;
+                        }
+                        if self.moves >= self.max_moves {
+                            self.defer_current(&item, outcomes);
+                            continue;
+                        }
+                        return Decision::Move;
+                    }
+                    Ok(_) => {
+                        self.finish(&item);
+                        continue;
+                    }
+                    Err(e) => {
+                        tracing::error!(%e, "cannot read the current item");
                         return Decision::Rest;
                     }
                 }
-                Err(e) => {
-                    tracing::error!(%e, "cannot read the current item");
-                    return Decision::Rest;
-                }
             }
-        }
-        if self.current.is_none() {
-            match cn_agent::take_next(&self.hub) {
+            match self.next_item() {
                 Ok(Some(item)) => {
                     self.note(
                         Entry::new("observation")
@@ -289,40 +491,22 @@ impl cn_compute::Mind for HubMind {
                             .with("context", first_line(&item.content)),
                     );
                     if self.reflex(&item) {
-                        self.finish_item();
-                        return Decision::Rest;
+                        self.finish(&item);
+                        continue;
                     }
                     self.current = Some(item);
                     self.moves = 0;
                     self.mark = outcomes.mark();
+                    return Decision::Move;
                 }
-                Ok(None) if self.gather_impulses() > 0 => return Decision::Rest,
                 Ok(None) => return self.idle(),
                 Err(e) => {
                     tracing::error!(%e, "cannot take the next item");
+                    self.note(Entry::new("observation").with("summary", "cannot take the next item").with("outcome", e.to_string()));
                     return self.idle();
                 }
             }
         }
-        if self.moves >= self.max_moves {
-            let id = self.current.as_ref().map(|i| i.id.clone()).unwrap_or_default();
-            let last = outcomes.since(self.mark).last().map(describe).unwrap_or_else(|| "no tool call".into());
-            let reason = format!("no decision after {} moves (last: {last})", self.moves);
-            match cn_agent::decide(&self.hub, &Gtd::Defer { reason: reason.clone(), until: None }) {
-                Ok(_) => {
-                    self.note(
-                        Entry::new("decision")
-                            .with("id", id.as_str())
-                            .with("summary", format!("deferred {id}: move limit"))
-                            .with("reasoning", reason),
-                    );
-                }
-                Err(e) => tracing::error!(%e, "cannot defer {id}"),
-            }
-            self.finish_item();
-            return Decision::Rest;
-        }
-        Decision::Move
     }
 
     fn plan(&mut self, outcomes: &Outcomes) -> Plan {
@@ -339,6 +523,9 @@ impl cn_compute::Mind for HubMind {
             (Some(l), true) => l,
             _ => &self.local,
         };
+        if let (Some(p), Some(item)) = (self.presence.as_mut(), self.current.as_ref()) {
+            p.working(item, level.level);
+        }
         let seed = std::fs::read_to_string(self.hub.path("state/notes/core_seed.md")).unwrap_or_default();
         let docs: Vec<&ToolDoc> = level.docs.iter().collect();
         let recent = outcomes.since(self.mark);

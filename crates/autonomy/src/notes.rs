@@ -80,9 +80,52 @@ pub fn write_core_notes(hub: &Path) -> Result<Vec<PathBuf>, StateError> {
     Ok(written)
 }
 
+/// `note_write` — the agent edits its own notes: write `state/notes/NAME.md` atomically.
+/// Only plain names (no paths), so a note can never land outside `state/notes/`.
+pub fn note_write_tool() -> std::sync::Arc<dyn cn_tools::Tool> {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Params {
+        /// The note's name without `.md` (letters, digits, `-`, `_`), e.g. `systems`.
+        name: String,
+        /// The whole new text of the note (markdown).
+        content: String,
+    }
+    cn_tools::typed(
+        "note_write",
+        "Write one of your own notes, state/notes/NAME.md (core_seed, systems, or a new one), replacing its text.",
+        |ctx, p: Params| {
+            let plain = !p.name.is_empty() && p.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            if !plain {
+                return Err(cn_compute::ToolError::BadParams(format!("note name `{}` must be letters, digits, `-` or `_`", p.name)));
+            }
+            let hub = ctx.hub.as_deref().unwrap_or(&ctx.workdir);
+            let path = crate::hub::state_dir(hub).join("notes").join(format!("{}.md", p.name));
+            cn_storage::write_atomic(&path, p.content.as_bytes())
+                .map_err(|e| cn_compute::ToolError::Failed(format!("{}: {e}", path.display())))?;
+            Ok(serde_json::json!({"path": format!("state/notes/{}.md", p.name), "bytes": p.content.len()}))
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn note_write_stays_in_the_notes_folder() {
+        let hub = tempfile::tempdir().unwrap();
+        let tool = note_write_tool();
+        let mut ctx = cn_tools::ToolContext::new(hub.path());
+        ctx.hub = Some(hub.path().to_path_buf());
+        let params = |name: &str| serde_json::json!({"name": name, "content": "# plans\n"}).as_object().cloned().unwrap();
+        tool.call(&ctx, params("plans")).unwrap();
+        assert_eq!(std::fs::read_to_string(hub.path().join("state/notes/plans.md")).unwrap(), "# plans\n");
+        for bad in ["../cn", "a/b", ""] {
+            let e = tool.call(&ctx, params(bad)).unwrap_err();
+            assert!(e.to_string().contains("must be letters"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn writes_missing_notes_and_keeps_edited_ones() {

@@ -14,7 +14,7 @@ pub mod lock;
 pub use atomic::{write_atomic, write_atomic_unsynced, write_json_atomic, read_json_or_default};
 pub use frontmatter::{Doc, FrontmatterError};
 pub use journal::{Entry, Journal, JournalRead, JournalStore, Skipped};
-pub use lock::HubLock;
+pub use lock::{HubLock, ProcessLock};
 
 /// Now, as an RFC 3339 UTC timestamp with second precision (the journal's `ts`).
 pub fn now_rfc3339() -> String {

@@ -43,6 +43,34 @@ impl HubLock {
     }
 }
 
+/// A lock a long-running process holds for its whole life (the daemon's `state/run.lock`):
+/// taken without waiting, released by the OS when the process ends however it ends.
+#[derive(Debug)]
+pub struct ProcessLock {
+    _file: File,
+}
+
+impl ProcessLock {
+    /// Take the lock at `path`, or `None` when another process holds it.
+    pub fn try_acquire(path: &Path) -> io::Result<Option<ProcessLock>> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(ProcessLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    /// Whether some process holds the lock at `path` now.
+    pub fn is_held(path: &Path) -> bool {
+        let Ok(file) = OpenOptions::new().read(true).write(true).open(path) else { return false };
+        matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +83,17 @@ mod tests {
         assert!(e.to_string().contains("busy"), "{e}");
         drop(first);
         HubLock::acquire(dir.path(), Duration::from_millis(10)).unwrap();
+    }
+
+    #[test]
+    fn a_process_lock_is_held_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/run.lock");
+        assert!(!ProcessLock::is_held(&path));
+        let held = ProcessLock::try_acquire(&path).unwrap().unwrap();
+        assert!(ProcessLock::is_held(&path));
+        assert!(ProcessLock::try_acquire(&path).unwrap().is_none());
+        drop(held);
+        assert!(!ProcessLock::is_held(&path));
     }
 }

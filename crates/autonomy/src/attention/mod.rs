@@ -215,6 +215,21 @@ impl Attention {
         admission
     }
 
+    /// Wake a waiting rest without admitting anything: something outside the pool changed
+    /// (an item written to the hub's inbox, a task added) that the next `decide` will read.
+    pub fn poke(&self) {
+        self.state().generation += 1;
+        self.shared.changed.notify_all();
+    }
+
+    /// The caller has read everything outside the pool as of `generation` (taken from
+    /// [`Attention::generation`] before it read): a poke after that still ends the next rest,
+    /// even though a `decide` since saw the pool.
+    pub fn seen_up_to(&self, generation: u64) {
+        let mut s = self.state();
+        s.seen = s.seen.min(generation);
+    }
+
     /// Take the most salient item, if any.
     pub fn decide(&self, now: Timestamp) -> Option<Candidate> {
         let mut s = self.state();

@@ -125,6 +125,20 @@ impl ImpulseSources {
         out
     }
 
+    /// Count `imp` as offered already (it came back from the durable queue after a restart),
+    /// so it is not offered a second time.
+    pub fn mark_offered(&mut self, imp: &Impulse) {
+        match imp.source {
+            Drive::Task => {
+                self.offered_tasks.insert(imp.id.clone(), imp.due);
+            }
+            Drive::Idea => {
+                self.offered_ideas.insert(imp.id.clone(), imp.at);
+            }
+            Drive::Schedule => {}
+        }
+    }
+
     /// Let an item be offered again (its decision did not close it).
     pub fn release(&mut self, id: &str) {
         self.offered_tasks.remove(id);

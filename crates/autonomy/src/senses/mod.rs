@@ -13,6 +13,7 @@
 pub mod calendar;
 pub mod files;
 pub mod github;
+pub mod hub;
 pub mod owner;
 
 use std::net::SocketAddr;

@@ -3,14 +3,14 @@
 //! current until a GTD op decides it. SIGINT or SIGTERM lets the current act finish, flushes
 //! and exits 0.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use anyhow::Context;
 use cn_autonomy::{HubMind, LevelPlan, RunMode};
-use cn_compute::{Decorator, Inputs, Parts, StopToken};
+use cn_compute::{Inputs, Parts, StopToken};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -30,6 +30,17 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let root = hub.root().to_path_buf();
     let config_path = root.join("cn.yaml");
     let config = cn_compute::Config::load(&config_path).map_err(super::UsageError)?;
+    let autonomy = cn_autonomy::AutonomyConfig::load(&root).map_err(|e| super::UsageError(e.to_string()))?;
+
+    // One agent per hub: attention's spool and the current item are this process's.
+    let Some(_running) = cn_storage::ProcessLock::try_acquire(&run_lock(&root))? else {
+        return Err(super::UsageError(format!(
+            "another `cn run` is working on {} (it holds {}); stop it first, or talk to it with `cn chat`",
+            root.display(),
+            run_lock(&root).display()
+        ))
+        .into());
+    };
 
     let tiered = cn_models::from_config(&config, &root).map_err(|e| super::UsageError(format!("cn.yaml: {e}")))?;
     let models = cn_models::ModelsConfig::from_config(&config).map_err(|e| super::UsageError(format!("cn.yaml: {e}")))?;
@@ -39,6 +50,33 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     ctx.policy = policy;
     let mut registry = cn_tools::Registry::new(ctx);
     cn_agent::register_ops(&mut registry, &hub);
+    registry.register(cn_autonomy::notes::note_write_tool());
+
+    let reflexes = match cn_reflex::Engine::load(&root) {
+        Ok(mut engine) => {
+            for e in engine.errors() {
+                eprintln!("cn run: reflex skipped: {e}");
+            }
+            match cn_models::provider(&models.local(), "models.local", &root) {
+                Ok(m) => engine.set_model(m),
+                Err(e) => eprintln!("cn run: reflexes have no level-2 model: {e}"),
+            }
+            // The agent's own state tools come from the reflex engine: the same code writes
+            // tasks and ideas whether a reflex or the executive asks.
+            for name in ["add_task", "add_idea", "read_file"] {
+                if let Some(tool) = engine.registry().get(name) {
+                    registry.register(tool.clone());
+                }
+            }
+            let engine = Arc::new(Mutex::new(engine));
+            registry.register(cn_reflex::reflex_write_tool(engine.clone()));
+            Some(engine)
+        }
+        Err(e) => {
+            eprintln!("cn run: reflexes off: {e}");
+            None
+        }
+    };
     let level = |l: u8| LevelPlan {
         level: l,
         docs: registry.docs_for(l).into_iter().cloned().collect(),
@@ -55,19 +93,15 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         (_, true) => RunMode::UntilIdle,
         _ => RunMode::Daemon,
     };
-    let mut mind = HubMind::new(hub, mode, stop.clone(), local, executive).max_moves(args.max_moves);
-    match cn_reflex::Engine::load(&root) {
-        Ok(mut engine) => {
-            for e in engine.errors() {
-                eprintln!("cn run: reflex skipped: {e}");
-            }
-            match cn_models::provider(&models.local(), "models.local", &root) {
-                Ok(m) => engine.set_model(m),
-                Err(e) => eprintln!("cn run: reflexes have no level-2 model: {e}"),
-            }
-            mind = mind.with_reflexes(engine);
-        }
-        Err(e) => eprintln!("cn run: reflexes off: {e}"),
+    let (auto, restored) = cn_autonomy::Autonomous::open(&root, &autonomy).with_context(|| format!("cannot open {}", root.join("state").display()))?;
+    if restored > 0 {
+        tracing::info!(restored, "percepts and impulses restored from state/attention.jsonl");
+    }
+    let attention = auto.attention.clone();
+    let pacing = auto.pacing;
+    let mut mind = HubMind::new(hub, auto, mode, stop.clone(), local, executive).max_moves(args.max_moves);
+    if let Some(engine) = reflexes {
+        mind = mind.with_reflexes(engine);
     }
     let handled = mind.handled();
     let mut decorators = Vec::new();
@@ -81,8 +115,21 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         });
         decorators.push(cn_models::Budget::decorator(budget));
     }
+    // The daemon senses the world and rests on attention: a percept, a changed inbox or
+    // impulse file, the next due time or a stop ends a rest at once.
+    let mut _senses = None;
+    let mut _watch = None;
     if mode == RunMode::Daemon {
-        decorators.push(Decorator::pacing(Duration::from_secs(5), stop.clone()));
+        let senses = cn_autonomy::Senses::start(&root, &autonomy.senses, attention.clone()).map_err(|e| super::UsageError(e.to_string()))?;
+        if let Some(addr) = senses.local_addr() {
+            eprintln!("cn run: listening on http://{addr} (owner: POST {})", cn_autonomy::senses::OWNER_PATH);
+            write_run_info(&root, Some(addr));
+        } else {
+            write_run_info(&root, None);
+        }
+        _senses = Some(senses);
+        _watch = Some(cn_autonomy::senses::hub::watch(&root, attention.clone()).map_err(|e| super::UsageError(e.to_string()))?);
+        decorators.push(cn_autonomy::rest_decorator(attention, pacing, stop.clone()));
     }
     let inputs = Inputs {
         workdir: root.clone(),
@@ -98,6 +145,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         outcome_capacity: 64,
     };
     let state = cn_compute::begin(inputs)?;
+    drop(_senses);
     let handled = handled.load(Ordering::Relaxed);
     eprintln!("cn run: {} move(s), {handled} item(s) decided", state.moves);
     if mode == RunMode::Once && handled == 0 {
@@ -105,6 +153,23 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The daemon's lock: held by the one `cn run` working on a hub.
+pub fn run_lock(hub: &Path) -> PathBuf {
+    hub.join("state/run.lock")
+}
+
+/// `state/run.json`: who is running and where its owner endpoint listens (for `cn chat`).
+fn write_run_info(hub: &Path, addr: Option<std::net::SocketAddr>) {
+    let info = serde_json::json!({
+        "pid": std::process::id(),
+        "started": cn_storage::now_rfc3339(),
+        "owner_url": addr.map(|a| format!("http://{a}{}", cn_autonomy::senses::OWNER_PATH)),
+    });
+    if let Err(e) = cn_storage::write_json_atomic(&hub.join("state/run.json"), &info) {
+        tracing::warn!(%e, "cannot write state/run.json");
+    }
 }
 
 /// SIGINT / SIGTERM ask the loop to stop after the current act; a second one exits at once.

@@ -1,0 +1,88 @@
+//! The hub itself as a sense: a watcher (`notify`) on the inbox and the impulse files, so an
+//! item queued by another process (`cn input`, `cn chat`, mail filed by `cn sync`) or a task
+//! added by `cn task add` wakes a resting daemon at once instead of at its next interval.
+//!
+//! It only wakes attention ([`Attention::poke`]); the daemon's `decide` reads the inbox and
+//! the impulse files itself, so a missed or doubled event changes nothing but timing.
+//!
+//! Invariant: only `threads/inbox/*.md` and `state/{tasks,schedule,ideas}.json` wake it —
+//! never the journal, attention's spool or the current item, which the daemon writes itself.
+
+use std::path::{Path, PathBuf};
+
+use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
+
+use super::SenseError;
+use crate::attention::Attention;
+
+/// The impulse files whose change wakes the daemon.
+pub const IMPULSE_FILES: [&str; 3] = ["tasks.json", "schedule.json", "ideas.json"];
+
+/// A running watcher; dropping it stops watching.
+pub struct HubWatch {
+    _watcher: RecommendedWatcher,
+}
+
+/// Whether a change to `path` concerns the daemon.
+fn wakes(inbox: &Path, state: &Path, path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    match path.parent() {
+        Some(dir) if dir == inbox => name.ends_with(".md") && !name.starts_with('.'),
+        Some(dir) if dir == state => IMPULSE_FILES.contains(&name),
+        _ => false,
+    }
+}
+
+/// Watch `hub`'s inbox and impulse files; every relevant change pokes `attention`.
+pub fn watch(hub: &Path, attention: Attention) -> Result<HubWatch, SenseError> {
+    let err = |message: String| SenseError::Start { sense: "hub", message };
+    let root = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
+    let inbox: PathBuf = root.join("threads/inbox");
+    let state: PathBuf = root.join("state");
+    for dir in [&inbox, &state] {
+        std::fs::create_dir_all(dir).map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    let (i, s) = (inbox.clone(), state.clone());
+    let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| match res {
+        Ok(event) => {
+            if event.paths.iter().any(|p| wakes(&i, &s, p)) {
+                attention.poke();
+            }
+        }
+        Err(e) => tracing::warn!(%e, "hub watcher error"),
+    })
+    .map_err(|e| err(e.to_string()))?;
+    for dir in [&inbox, &state] {
+        watcher.watch(dir, RecursiveMode::NonRecursive).map_err(|e| err(format!("cannot watch {}: {e}", dir.display())))?;
+    }
+    Ok(HubWatch { _watcher: watcher })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::{PoolConfig, Wake};
+    use std::time::Duration;
+
+    #[test]
+    fn only_the_inbox_and_the_impulse_files_wake_the_daemon() {
+        let (inbox, state) = (Path::new("/h/threads/inbox"), Path::new("/h/state"));
+        assert!(wakes(inbox, state, Path::new("/h/threads/inbox/abc.md")));
+        assert!(wakes(inbox, state, Path::new("/h/state/tasks.json")));
+        assert!(!wakes(inbox, state, Path::new("/h/threads/inbox/.abc.md.tmp")));
+        assert!(!wakes(inbox, state, Path::new("/h/state/journal.jsonl")));
+        assert!(!wakes(inbox, state, Path::new("/h/state/input.md")));
+    }
+
+    #[test]
+    fn an_item_written_to_the_inbox_ends_a_long_rest() {
+        let hub = tempfile::tempdir().unwrap();
+        let attention = Attention::new(PoolConfig::default());
+        let _w = watch(hub.path(), attention.clone()).unwrap();
+        let seen = attention.generation();
+        std::fs::write(hub.path().join("state/journal.jsonl"), "{}\n").unwrap();
+        std::fs::write(hub.path().join("threads/inbox/x.md"), "---\nid: x\n---\n").unwrap();
+        // A five-minute wait that the write ends: the test's time is the watcher's latency.
+        assert_eq!(attention.wait(seen, Duration::from_secs(300)), Wake::Admitted);
+    }
+}
