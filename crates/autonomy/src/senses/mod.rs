@@ -11,6 +11,7 @@
 //! from environment variables and never reach a percept, the journal or a log.
 
 pub mod calendar;
+pub mod discord;
 pub mod files;
 pub mod github;
 pub mod owner;
@@ -41,8 +42,20 @@ pub enum SenseError {
     Poll { url: String, message: String },
     #[error("calendar: {message}")]
     Parse { message: String },
+    #[error("discord: {message}")]
+    Discord { message: String },
     #[error(transparent)]
     Config(#[from] ConfigError),
+}
+
+/// The first non-empty line of `text`, trimmed, cut to `max` characters (for summaries).
+pub(crate) fn first_line(text: &str, max: usize) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    if line.chars().count() > max {
+        format!("{}…", line.chars().take(max).collect::<String>())
+    } else {
+        line.to_string()
+    }
 }
 
 /// The HTTP routes for the enabled endpoints.
@@ -62,6 +75,7 @@ pub struct Senses {
     runtime: Option<tokio::runtime::Runtime>,
     addr: Option<SocketAddr>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    discord: Option<discord::DiscordHandle>,
     _files: Option<files::FileSense>,
 }
 
@@ -122,17 +136,31 @@ impl Senses {
             runtime.spawn(calendar::run(source, cal.lead, cal.refresh, attention.clone()));
         }
 
+        let discord = match &config.discord {
+            Some(d) => {
+                let token = env_secret("senses.discord.token_env", &d.token_env)?;
+                Some(discord::start(d, token, attention.clone(), &runtime)?)
+            }
+            None => None,
+        };
+
         let files = match &config.files {
             Some(f) if !f.paths.is_empty() => Some(files::watch(hub, &f.paths, f.debounce, f.ignore.clone(), attention)?),
             _ => None,
         };
 
-        Ok(Senses { runtime: Some(runtime), addr, shutdown, _files: files })
+        Ok(Senses { runtime: Some(runtime), addr, shutdown, discord, _files: files })
     }
 
     /// The HTTP server's address (useful with port 0).
     pub fn local_addr(&self) -> Option<SocketAddr> {
         self.addr
+    }
+
+    /// The way to answer on Discord and show the typing indicator, when `senses.discord` is
+    /// on.
+    pub fn discord(&self) -> Option<discord::DiscordHandle> {
+        self.discord.clone()
     }
 
     /// Stop every sense: the server finishes the requests in flight.
