@@ -1,7 +1,8 @@
 //! Senses — real clients that turn events outside the agent into percepts and admit them to
-//! attention: the owner's HTTP endpoint, GitHub (webhooks and notification polling), a file
-//! watcher, calendars. Each is enabled in cn.yaml (`senses:`); base URLs are configurable so
-//! tests run them against servers on loopback.
+//! attention: the owner's HTTP endpoint, GitHub (webhooks and notification polling), Discord
+//! (the gateway; [`Senses::discord`] is the daemon's way to answer there, with the typing
+//! indicator), a file watcher, calendars. Each is enabled in cn.yaml (`senses:`); base URLs
+//! are configurable so tests run them against servers on loopback.
 //!
 //! The senses run on a small tokio runtime of their own (one worker thread), so the daemon's
 //! kernel stays synchronous; [`Attention`] is the channel between them — bounded, and a
