@@ -78,6 +78,7 @@ pub struct SensesConfig {
     pub bind: SocketAddr,
     pub owner: OwnerConfig,
     pub github: Option<GithubConfig>,
+    pub discord: Option<DiscordConfig>,
     pub files: Option<FilesConfig>,
     pub calendar: Vec<CalendarConfig>,
 }
@@ -88,6 +89,7 @@ impl Default for SensesConfig {
             bind: SocketAddr::from(([127, 0, 0, 1], 7878)),
             owner: OwnerConfig::default(),
             github: None,
+            discord: None,
             files: None,
             calendar: Vec::new(),
         }
@@ -135,6 +137,59 @@ impl Default for PollConfig {
     fn default() -> Self {
         PollConfig { token_env: "GITHUB_TOKEN".into(), base_url: "https://api.github.com".into(), every: Duration::from_secs(60) }
     }
+}
+
+/// `senses.discord:` — a bot on Discord's gateway; its messages become percepts, and the
+/// daemon answers through it (with the typing indicator while it works).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DiscordConfig {
+    /// Environment variable holding the bot token.
+    pub token_env: String,
+    /// Channel ids whose messages are sensed; empty: every channel the bot sees (and DMs).
+    #[serde(deserialize_with = "snowflakes")]
+    pub channels: Vec<u64>,
+    /// User ids whose messages count as the owner's.
+    #[serde(deserialize_with = "snowflakes")]
+    pub owners: Vec<u64>,
+    /// Base URL of the HTTP API (`/api/v10/…` follows it).
+    pub api_base: String,
+    /// The gateway's websocket URL, when not Discord's own (tests, a gateway proxy).
+    pub gateway_url: Option<String>,
+    /// How often the typing indicator is triggered again while the executive works (Discord
+    /// shows it for about ten seconds).
+    #[serde(with = "duration")]
+    pub typing_every: Duration,
+}
+
+impl Default for DiscordConfig {
+    fn default() -> Self {
+        DiscordConfig {
+            token_env: "DISCORD_TOKEN".into(),
+            channels: Vec::new(),
+            owners: Vec::new(),
+            api_base: "https://discord.com".into(),
+            gateway_url: None,
+            typing_every: Duration::from_secs(8),
+        }
+    }
+}
+
+/// Discord ids (snowflakes) as YAML numbers or strings: `[1234]` or `["1234"]`.
+fn snowflakes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Number(u64),
+        Text(String),
+    }
+    Vec::<Raw>::deserialize(d)?
+        .into_iter()
+        .map(|r| match r {
+            Raw::Number(n) => Ok(n),
+            Raw::Text(t) => t.trim().parse().map_err(|_| serde::de::Error::custom(format!("`{t}` is not a Discord id (a number)"))),
+        })
+        .collect()
 }
 
 /// `senses.files:` — a debounced watcher.
@@ -237,5 +292,25 @@ mod tests {
         assert!(e.contains("activ"), "a typo must not silently keep the default: {e}");
         let e = AutonomyConfig::from_yaml("pacing: {idle: soon}\n").unwrap_err();
         assert!(e.contains("pacing.idle"), "{e}");
+    }
+
+    #[test]
+    fn discord_keys_ids_as_numbers_or_strings_and_unknown_keys_named() {
+        let c = AutonomyConfig::from_yaml(
+            "senses:\n  discord:\n    token_env: BOT\n    channels: [111, \"222\"]\n    owners: [\"333\"]\n    api_base: http://127.0.0.1:9\n    typing_every: 100ms\n",
+        )
+        .unwrap();
+        let d = c.senses.discord.unwrap();
+        assert_eq!((d.token_env.as_str(), d.channels, d.owners), ("BOT", vec![111, 222], vec![333]));
+        assert_eq!(d.typing_every, Duration::from_millis(100));
+        assert_eq!(d.gateway_url, None);
+        let d = AutonomyConfig::from_yaml("senses:\n  discord: {}\n").unwrap().senses.discord.unwrap();
+        assert_eq!(d, DiscordConfig::default());
+        assert_eq!(d.api_base, "https://discord.com");
+        assert_eq!(d.typing_every, Duration::from_secs(8));
+        let e = AutonomyConfig::from_yaml("senses:\n  discord: {token: abc}\n").unwrap_err();
+        assert!(e.contains("senses.discord") && e.contains("token"), "{e}");
+        let e = AutonomyConfig::from_yaml("senses:\n  discord: {owners: [alice]}\n").unwrap_err();
+        assert!(e.contains("senses.discord.owners") && e.contains("alice"), "{e}");
     }
 }

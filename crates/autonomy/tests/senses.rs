@@ -4,26 +4,15 @@
 #![cfg(feature = "senses")]
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cn_autonomy::attention::{Attention, PoolConfig};
 use cn_autonomy::config::AutonomyConfig;
 use cn_autonomy::senses::github::{sign, NotificationPoller};
 use cn_autonomy::{Item, Senses};
 
-/// Wait (bounded) until the pool satisfies `cond`.
-fn wait_until(attention: &Attention, what: &str, mut cond: impl FnMut(&Attention) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let seen = attention.generation();
-        if cond(attention) {
-            return;
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        assert!(!left.is_zero(), "timed out waiting for {what}");
-        attention.wait(seen, left);
-    }
-}
+mod common;
+use common::wait_until;
 
 fn drain(attention: &Attention) -> Vec<cn_autonomy::Candidate> {
     std::iter::from_fn(|| attention.decide(cn_autonomy::jiff::Timestamp::now())).collect()

@@ -16,7 +16,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
-use super::SenseError;
+use super::{first_line, SenseError};
 use crate::attention::Attention;
 use crate::percept::{Percept, Sense};
 
@@ -42,15 +42,6 @@ pub fn sign(secret: &[u8], body: &[u8]) -> String {
 
 fn s<'a>(v: &'a Value, path: &[&str]) -> &'a str {
     path.iter().try_fold(v, |v, k| v.get(*k)).and_then(Value::as_str).unwrap_or("?")
-}
-
-fn first_line(text: &str, max: usize) -> String {
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-    if line.chars().count() > max {
-        format!("{}…", line.chars().take(max).collect::<String>())
-    } else {
-        line.to_string()
-    }
 }
 
 /// The percept for one webhook delivery; `None` for events that carry nothing to attend to

@@ -1,7 +1,8 @@
 //! Senses — real clients that turn events outside the agent into percepts and admit them to
-//! attention: the owner's HTTP endpoint, GitHub (webhooks and notification polling), a file
-//! watcher, calendars. Each is enabled in cn.yaml (`senses:`); base URLs are configurable so
-//! tests run them against servers on loopback.
+//! attention: the owner's HTTP endpoint, GitHub (webhooks and notification polling), Discord
+//! (the gateway; [`Senses::discord`] is the daemon's way to answer there, with the typing
+//! indicator), a file watcher, calendars. Each is enabled in cn.yaml (`senses:`); base URLs
+//! are configurable so tests run them against servers on loopback.
 //!
 //! The senses run on a small tokio runtime of their own (one worker thread), so the daemon's
 //! kernel stays synchronous; [`Attention`] is the channel between them — bounded, and a
@@ -11,6 +12,7 @@
 //! from environment variables and never reach a percept, the journal or a log.
 
 pub mod calendar;
+pub mod discord;
 pub mod files;
 pub mod github;
 pub mod hub;
@@ -42,8 +44,20 @@ pub enum SenseError {
     Poll { url: String, message: String },
     #[error("calendar: {message}")]
     Parse { message: String },
+    #[error("discord: {message}")]
+    Discord { message: String },
     #[error(transparent)]
     Config(#[from] ConfigError),
+}
+
+/// The first non-empty line of `text`, trimmed, cut to `max` characters (for summaries).
+pub(crate) fn first_line(text: &str, max: usize) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    if line.chars().count() > max {
+        format!("{}…", line.chars().take(max).collect::<String>())
+    } else {
+        line.to_string()
+    }
 }
 
 /// The HTTP routes for the enabled endpoints.
@@ -63,6 +77,7 @@ pub struct Senses {
     runtime: Option<tokio::runtime::Runtime>,
     addr: Option<SocketAddr>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    discord: Option<discord::DiscordHandle>,
     _files: Option<files::FileSense>,
 }
 
@@ -123,17 +138,31 @@ impl Senses {
             runtime.spawn(calendar::run(source, cal.lead, cal.refresh, attention.clone()));
         }
 
+        let discord = match &config.discord {
+            Some(d) => {
+                let token = env_secret("senses.discord.token_env", &d.token_env)?;
+                Some(discord::start(d, token, attention.clone(), &runtime)?)
+            }
+            None => None,
+        };
+
         let files = match &config.files {
             Some(f) if !f.paths.is_empty() => Some(files::watch(hub, &f.paths, f.debounce, f.ignore.clone(), attention)?),
             _ => None,
         };
 
-        Ok(Senses { runtime: Some(runtime), addr, shutdown, _files: files })
+        Ok(Senses { runtime: Some(runtime), addr, shutdown, discord, _files: files })
     }
 
     /// The HTTP server's address (useful with port 0).
     pub fn local_addr(&self) -> Option<SocketAddr> {
         self.addr
+    }
+
+    /// The way to answer on Discord and show the typing indicator, when `senses.discord` is
+    /// on.
+    pub fn discord(&self) -> Option<discord::DiscordHandle> {
+        self.discord.clone()
     }
 
     /// Stop every sense: the server finishes the requests in flight.

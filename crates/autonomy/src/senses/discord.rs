@@ -1,0 +1,450 @@
+//! Discord as a sense: a bot on Discord's gateway whose messages become percepts, and the
+//! handle the daemon answers through — with the typing indicator while the executive works
+//! on a Discord thread (document 003: started when the work begins, kept alive while it
+//! thinks, stopped when the answer is sent or the work ends).
+//!
+//! Built on twilight (`twilight-gateway`, `twilight-http`, `twilight-model`): small,
+//! maintained crates that do the protocol — heartbeats, identify, resume, reconnect with
+//! backoff, rate limits — and that can both be pointed elsewhere: the gateway's `proxy_url`
+//! and the HTTP client's `proxy` (host and scheme). `senses.discord.gateway_url` and
+//! `api_base` set them, which is how the tests run this sense against a fake gateway and a
+//! fake API on loopback. (serenity could be pointed at loopback too, but it brings a cache
+//! and a command framework the agent does not need.)
+//!
+//! The daemon's kernel is synchronous: [`DiscordHandle::send`] and [`Typing::stop`] block
+//! the calling thread while the senses' runtime does the I/O, and refuse (rather than
+//! deadlock) when called from async code.
+//!
+//! Invariants:
+//! - The bot token comes from the environment and reaches no percept, journal entry or log
+//!   line (twilight prints it as `<redacted>`).
+//! - Messages from bots — the agent's own answers among them — are never sensed.
+//! - A typing indicator never outlives the answer: `send` stops the channel's keep-alives
+//!   and waits for their last trigger to be answered before it posts, so no trigger can
+//!   follow the message (which would show "typing…" again for ten seconds).
+//! - Answers mention nobody: a model's text cannot ping @everyone or a role.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use axum::http::Uri;
+use serde_json::{json, Value};
+use tokio::sync::watch;
+use twilight_gateway::{ConfigBuilder, Event, EventTypeFlags, Intents, Shard, ShardId, StreamExt as _};
+use twilight_http::Client;
+use twilight_model::channel::message::{AllowedMentions, MessageType};
+use twilight_model::channel::Message;
+use twilight_model::id::marker::{ChannelMarker, UserMarker};
+use twilight_model::id::Id;
+
+use super::{first_line, SenseError};
+use crate::attention::Attention;
+use crate::config::DiscordConfig;
+use crate::percept::{Percept, Sense};
+
+/// Discord's limit on one message's content, in characters.
+pub const MESSAGE_MAX: usize = 2000;
+
+/// Messages in servers and in DMs, with their text (Message Content is a privileged intent:
+/// it must be enabled for the bot in Discord's developer portal).
+const INTENTS: Intents = Intents::GUILD_MESSAGES.union(Intents::DIRECT_MESSAGES).union(Intents::MESSAGE_CONTENT);
+
+/// Which messages are sensed, and whose are the owner's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Channel ids to sense; empty: all. A thread is a channel of its own.
+    pub channels: Vec<u64>,
+    /// User ids whose messages count as the owner's.
+    pub owners: Vec<u64>,
+}
+
+/// The percept for one message; `None` when it is not for the agent: a bot's (the agent's
+/// own among them, `me`), a system message (joins, pins), or outside `filter.channels`.
+pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Option<Percept> {
+    if msg.author.bot || Some(msg.author.id) == me || !matches!(msg.kind, MessageType::Regular | MessageType::Reply) {
+        return None;
+    }
+    let channel = msg.channel_id.get();
+    if !filter.channels.is_empty() && !filter.channels.contains(&channel) {
+        return None;
+    }
+    let author = msg.author.global_name.as_deref().unwrap_or(&msg.author.name);
+    let text = first_line(&msg.content, 200);
+    let text = if text.is_empty() { "(no text)".to_string() } else { text };
+    Some(
+        Percept::new(Sense::Discord, format!("{author}: {text}"))
+            .key(format!("discord:{channel}/{}", msg.id))
+            .owner(filter.owners.contains(&msg.author.id.get()))
+            .data(json!({
+                "channel_id": channel.to_string(),
+                "message_id": msg.id.to_string(),
+                "author_id": msg.author.id.to_string(),
+                "author": author,
+                "guild_id": msg.guild_id.map(|g| g.to_string()),
+                "content": msg.content,
+            })),
+    )
+}
+
+/// The channel a Discord percept came from: where the answer goes.
+pub fn channel_of(p: &Percept) -> Option<u64> {
+    if p.sense != Sense::Discord {
+        return None;
+    }
+    p.data.get("channel_id").and_then(Value::as_str).and_then(|c| c.parse().ok())
+}
+
+/// Cut `text` into messages of at most `max` characters, at a line break or else a space in
+/// the second half of each piece when there is one. Pieces of only whitespace are dropped.
+pub fn split(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let mut out = Vec::new();
+    let mut rest = text.trim_end();
+    while !rest.is_empty() {
+        let Some((limit, _)) = rest.char_indices().nth(max) else {
+            out.push(rest.to_string());
+            break;
+        };
+        let window = &rest[..limit];
+        let late = |i: &usize| *i >= limit / 2 && *i > 0;
+        let (head, tail) = match window.rfind('\n').filter(late).or_else(|| window.rfind(char::is_whitespace).filter(late)) {
+            Some(cut) => {
+                let (head, tail) = rest.split_at(cut);
+                // Drop the separator itself.
+                let sep = tail.chars().next().map_or(0, char::len_utf8);
+                (head, &tail[sep..])
+            }
+            None => rest.split_at(limit),
+        };
+        let head = head.trim_end();
+        if !head.trim().is_empty() {
+            out.push(head.to_string());
+        }
+        rest = tail;
+    }
+    out
+}
+
+/// Start the gateway task on `runtime` and build the handle. `token` is the bot token.
+pub fn start(config: &DiscordConfig, token: String, attention: Attention, runtime: &tokio::runtime::Runtime) -> Result<DiscordHandle, SenseError> {
+    let err = |message: String| SenseError::Start { sense: "discord", message };
+    let (host, plain_http) = api_host(&config.api_base).map_err(err)?;
+    let gateway_url = config.gateway_url.as_deref().map(gateway_url).transpose().map_err(err)?;
+    let _entered = runtime.enter();
+    // Already installed (by us or the binary) is fine: any provider will do.
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let http = Client::builder()
+        .token(token.clone())
+        .proxy(host, plain_http)
+        .default_allowed_mentions(AllowedMentions::default())
+        .build();
+    // twilight panics when the TLS setup fails; a panic must not take the daemon with it.
+    let shard_config = std::panic::catch_unwind(move || {
+        let mut builder = ConfigBuilder::new(token, INTENTS);
+        if let Some(url) = gateway_url {
+            builder = builder.proxy_url(url);
+        }
+        builder.build()
+    })
+    .map_err(|_| err("the gateway's TLS setup failed".into()))?;
+    let shard = Shard::with_config(ShardId::ONE, shard_config);
+    let filter = Filter { channels: config.channels.clone(), owners: config.owners.clone() };
+    runtime.spawn(run_gateway(shard, filter, attention));
+    Ok(DiscordHandle {
+        inner: Arc::new(Inner {
+            http,
+            runtime: runtime.handle().clone(),
+            typing_every: config.typing_every.max(Duration::from_millis(10)),
+            keepers: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+        }),
+    })
+}
+
+/// `https://discord.com` → (`discord.com`, false): twilight's proxy is a host (and path)
+/// plus whether to speak plain HTTP.
+fn api_host(base: &str) -> Result<(String, bool), String> {
+    let bad = || format!("senses.discord.api_base `{base}` is not an http(s) URL such as https://discord.com");
+    let uri: Uri = base.parse().map_err(|_| bad())?;
+    let plain = match uri.scheme_str() {
+        Some("https") => false,
+        Some("http") => true,
+        _ => return Err(bad()),
+    };
+    if uri.authority().is_none() || uri.query().is_some() {
+        return Err(bad());
+    }
+    let rest = base.split_once("://").map_or(base, |(_, r)| r);
+    Ok((rest.trim_end_matches('/').to_string(), plain))
+}
+
+/// A gateway URL twilight can connect to (it appends `/?v=10&encoding=json` and panics on a
+/// URL it cannot parse, so it is checked here).
+fn gateway_url(url: &str) -> Result<String, String> {
+    let url = url.trim_end_matches('/');
+    let bad = || format!("senses.discord.gateway_url `{url}` is not a ws:// or wss:// URL");
+    let uri: Uri = format!("{url}/?v=10&encoding=json").parse().map_err(|_| bad())?;
+    match (uri.scheme_str(), uri.authority()) {
+        (Some("ws" | "wss"), Some(_)) => Ok(url.to_string()),
+        _ => Err(bad()),
+    }
+}
+
+/// Receive events until the gateway closes for good; reconnecting is twilight's job.
+async fn run_gateway(mut shard: Shard, filter: Filter, attention: Attention) {
+    let wanted = EventTypeFlags::READY | EventTypeFlags::MESSAGE_CREATE;
+    let mut me = None;
+    while let Some(item) = shard.next_event(wanted).await {
+        match item {
+            Ok(Event::Ready(ready)) => {
+                me = Some(ready.user.id);
+                tracing::info!(bot = %ready.user.name, guilds = ready.guilds.len(), "Discord gateway ready");
+            }
+            Ok(Event::MessageCreate(msg)) => {
+                if let Some(p) = percept(&msg, me, &filter) {
+                    attention.admit(p);
+                }
+            }
+            Ok(Event::GatewayClose(frame)) => tracing::warn!(?frame, "the Discord gateway closed the connection"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "Discord gateway"),
+        }
+    }
+    tracing::error!("the Discord gateway refused the bot for good (a wrong token, or the Message Content intent not enabled for it); the Discord sense has stopped");
+}
+
+/// The daemon's way to Discord: typing indicators and answers. Cheap to clone.
+#[derive(Clone)]
+pub struct DiscordHandle {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    http: Client,
+    runtime: tokio::runtime::Handle,
+    typing_every: Duration,
+    /// The running typing keep-alives, by channel.
+    keepers: Mutex<HashMap<u64, Vec<Keeper>>>,
+    next_id: AtomicU64,
+}
+
+/// One keep-alive as the handle sees it.
+struct Keeper {
+    id: u64,
+    stop: watch::Sender<bool>,
+    /// Closed when the keep-alive has ended (its last trigger answered).
+    ended: watch::Receiver<()>,
+}
+
+impl Inner {
+    fn keepers(&self) -> MutexGuard<'_, HashMap<u64, Vec<Keeper>>> {
+        self.keepers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Ask the keep-alives in `channel` (only `id`, if given) to stop; what to wait on.
+    fn signal(&self, channel: u64, id: Option<u64>) -> Vec<watch::Receiver<()>> {
+        let keepers = self.keepers();
+        let Some(list) = keepers.get(&channel) else { return Vec::new() };
+        list.iter()
+            .filter(|k| id.is_none_or(|id| k.id == id))
+            .map(|k| {
+                k.stop.send_replace(true);
+                k.ended.clone()
+            })
+            .collect()
+    }
+}
+
+impl std::fmt::Debug for DiscordHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiscordHandle").field("typing_every", &self.inner.typing_every).finish_non_exhaustive()
+    }
+}
+
+fn discord_error(message: impl Into<String>) -> SenseError {
+    SenseError::Discord { message: message.into() }
+}
+
+impl DiscordHandle {
+    /// Show "typing…" in `channel_id` now and every `typing_every` until the guard is
+    /// dropped or stopped, or an answer is sent there.
+    pub fn typing(&self, channel_id: u64) -> Typing {
+        let Some(channel) = Id::<ChannelMarker>::new_checked(channel_id) else {
+            tracing::warn!("no typing indicator for channel 0: not a Discord id");
+            return Typing { inner: None, channel: channel_id, id: 0 };
+        };
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let (ended_tx, ended_rx) = watch::channel(());
+        self.inner.keepers().entry(channel_id).or_default().push(Keeper { id, stop: stop_tx, ended: ended_rx });
+        let done = Done { inner: self.inner.clone(), channel: channel_id, id, _ended: ended_tx };
+        self.inner.runtime.spawn(keep_typing(self.inner.clone(), channel, stop_rx, done));
+        Typing { inner: Some(self.inner.clone()), channel: channel_id, id }
+    }
+
+    /// Is a typing keep-alive running in `channel_id`?
+    pub fn is_typing(&self, channel_id: u64) -> bool {
+        self.inner.keepers().get(&channel_id).is_some_and(|l| !l.is_empty())
+    }
+
+    /// Post `text` to `channel_id`, in several messages when it is longer than Discord
+    /// allows. Stops the channel's typing indicator first (also when posting fails). Blocks
+    /// until Discord has answered; for synchronous threads (an error from async code).
+    pub fn send(&self, channel_id: u64, text: &str) -> Result<(), SenseError> {
+        let channel = Id::<ChannelMarker>::new_checked(channel_id)
+            .ok_or_else(|| discord_error(format!("{channel_id} is not a Discord channel id")))?;
+        let parts = split(text, MESSAGE_MAX);
+        let ended = self.inner.signal(channel_id, None);
+        if parts.is_empty() {
+            return Err(discord_error("an empty message cannot be sent"));
+        }
+        let inner = self.inner.clone();
+        block_on(&self.inner.runtime, async move {
+            for e in ended {
+                wait_ended(e).await;
+            }
+            let n = parts.len();
+            for (i, part) in parts.iter().enumerate() {
+                if let Err(e) = inner.http.create_message(channel).content(part).await {
+                    return Err(discord_error(format!("posting part {}/{n} to channel {channel}: {e}", i + 1)));
+                }
+            }
+            Ok(())
+        })?
+    }
+}
+
+/// Run `fut` on the senses' runtime and wait for it on this (synchronous) thread.
+fn block_on<T: Send + 'static>(runtime: &tokio::runtime::Handle, fut: impl Future<Output = T> + Send + 'static) -> Result<T, SenseError> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(discord_error("a blocking call from async code (it would stall the runtime); call it from a synchronous thread"));
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    runtime.spawn(async move {
+        let _ = tx.send(fut.await);
+    });
+    rx.recv().map_err(|_| discord_error("the senses have stopped"))
+}
+
+async fn wait_ended(mut ended: watch::Receiver<()>) {
+    // Nothing is ever sent: `changed` fails once the keep-alive drops its sender.
+    while ended.changed().await.is_ok() {}
+}
+
+/// Trigger the indicator, then again every `typing_every`, until asked to stop. A trigger
+/// in flight is always finished, so that once the keep-alive has ended none can follow.
+async fn keep_typing(inner: Arc<Inner>, channel: Id<ChannelMarker>, mut stop: watch::Receiver<bool>, _done: Done) {
+    while !*stop.borrow() {
+        if let Err(e) = inner.http.create_typing_trigger(channel).await {
+            tracing::warn!(%channel, error = %e, "Discord typing indicator");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(inner.typing_every) => {}
+            _ = stop.wait_for(|s| *s) => break,
+        }
+    }
+}
+
+/// Forgets a keep-alive when it ends — also when its task is dropped with the runtime —
+/// and then (by dropping `_ended`) wakes whoever waits for it.
+struct Done {
+    inner: Arc<Inner>,
+    channel: u64,
+    id: u64,
+    _ended: watch::Sender<()>,
+}
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        let mut keepers = self.inner.keepers();
+        if let Some(list) = keepers.get_mut(&self.channel) {
+            list.retain(|k| k.id != self.id);
+            if list.is_empty() {
+                keepers.remove(&self.channel);
+            }
+        }
+    }
+}
+
+/// The typing indicator in one channel, kept alive while this guard lives. Dropping it
+/// stops the keep-alive without waiting; [`Typing::stop`] waits until it has ended.
+#[must_use = "the typing indicator stops when the guard is dropped"]
+pub struct Typing {
+    inner: Option<Arc<Inner>>,
+    channel: u64,
+    id: u64,
+}
+
+impl Typing {
+    /// The channel it types in.
+    pub fn channel(&self) -> u64 {
+        self.channel
+    }
+
+    /// Stop, and wait until the last trigger has been answered: after this returns no
+    /// trigger from this guard reaches Discord. (From async code it only asks to stop.)
+    pub fn stop(mut self) {
+        let Some(inner) = self.inner.take() else { return };
+        let ended = inner.signal(self.channel, Some(self.id));
+        if let Err(e) = block_on(&inner.runtime, async move {
+            for e in ended {
+                wait_ended(e).await;
+            }
+        }) {
+            tracing::debug!(%e, "typing indicator asked to stop without waiting");
+        }
+    }
+}
+
+impl Drop for Typing {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            inner.signal(self.channel, Some(self.id));
+        }
+    }
+}
+
+impl std::fmt::Debug for Typing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Typing").field("channel", &self.channel).field("active", &self.inner.is_some()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_splits_at_line_breaks_within_the_limit() {
+        assert_eq!(split("hello", 2000), ["hello"]);
+        assert!(split("  \n ", 2000).is_empty());
+        let para = "x".repeat(1500);
+        let text = format!("{para}\n{para}\n{para}");
+        let parts = split(&text, 2000);
+        assert_eq!(parts, [para.clone(), para.clone(), para.clone()]);
+        // No break at all: hard cuts, nothing lost.
+        let long = "é".repeat(4500);
+        let parts = split(&long, 2000);
+        assert_eq!(parts.iter().map(|p| p.chars().count()).collect::<Vec<_>>(), [2000, 2000, 500]);
+        assert_eq!(parts.concat(), long);
+        // Words: cut at a space, each part within the limit, words intact.
+        let words = "word ".repeat(1000);
+        let parts = split(&words, 2000);
+        assert!(parts.iter().all(|p| p.chars().count() <= 2000 && !p.starts_with(' ')));
+        assert_eq!(parts.join(" ").split_whitespace().count(), 1000);
+    }
+
+    #[test]
+    fn api_base_and_gateway_url_are_checked() {
+        assert_eq!(api_host("https://discord.com").unwrap(), ("discord.com".into(), false));
+        assert_eq!(api_host("http://127.0.0.1:8080/").unwrap(), ("127.0.0.1:8080".into(), true));
+        assert!(api_host("discord.com").unwrap_err().contains("api_base"));
+        assert!(api_host("ftp://x").is_err());
+        assert_eq!(gateway_url("ws://127.0.0.1:9/").unwrap(), "ws://127.0.0.1:9");
+        assert!(gateway_url("http://127.0.0.1:9").unwrap_err().contains("gateway_url"));
+        assert!(gateway_url("wss://").is_err());
+    }
+}
