@@ -134,6 +134,7 @@ impl CalendarSource {
 
 /// Read the calendar every `refresh`, announce events `lead` before they start.
 pub async fn run(source: CalendarSource, lead: Duration, refresh: Duration, attention: Attention) {
+    super::install_tls_provider();
     let client = reqwest::Client::new();
     let mut announced = HashSet::new();
     let mut events_now: Vec<Event> = Vec::new();

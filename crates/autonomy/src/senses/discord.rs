@@ -134,8 +134,7 @@ pub fn start(config: &DiscordConfig, token: String, attention: Attention, runtim
     let (host, plain_http) = api_host(&config.api_base).map_err(err)?;
     let gateway_url = config.gateway_url.as_deref().map(gateway_url).transpose().map_err(err)?;
     let _entered = runtime.enter();
-    // Already installed (by us or the binary) is fine: any provider will do.
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    super::install_tls_provider();
     let http = Client::builder()
         .token(token.clone())
         .proxy(host, plain_http)
@@ -446,5 +445,47 @@ mod tests {
         assert_eq!(gateway_url("ws://127.0.0.1:9/").unwrap(), "ws://127.0.0.1:9");
         assert!(gateway_url("http://127.0.0.1:9").unwrap_err().contains("gateway_url"));
         assert!(gateway_url("wss://").is_err());
+    }
+}
+
+/// The daemon's [`crate::mind::Presence`] on Discord: while a model works on an item that
+/// came from a Discord channel, that channel shows "typing…"; when the item is decided with
+/// a reply, the reply is sent there (which ends the typing); any other end stops the typing.
+pub struct DiscordPresence {
+    handle: DiscordHandle,
+    typing: std::collections::HashMap<u64, Typing>,
+}
+
+impl DiscordPresence {
+    pub fn new(handle: DiscordHandle) -> Self {
+        DiscordPresence { handle, typing: std::collections::HashMap::new() }
+    }
+}
+
+/// The Discord channel an item came from (`channel-id` in its frontmatter).
+fn item_channel(item: &cn_agent::Item) -> Option<u64> {
+    (item.doc.get_str("sense") == Some("discord")).then_some(())?;
+    item.doc.get_str("channel-id")?.parse().ok()
+}
+
+impl crate::mind::Presence for DiscordPresence {
+    fn working(&mut self, item: &cn_agent::Item, _level: cn_compute::Level) {
+        if let Some(ch) = item_channel(item) {
+            let handle = &self.handle;
+            self.typing.entry(ch).or_insert_with(|| handle.typing(ch));
+        }
+    }
+
+    fn finished(&mut self, item: &cn_agent::Item, decision: Option<&cn_agent::Gtd>) {
+        let Some(ch) = item_channel(item) else { return };
+        if let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply { message })) = decision {
+            // `send` stops the channel's typing before the message goes out.
+            if let Err(e) = self.handle.send(ch, message) {
+                tracing::error!(channel = ch, item = %item.id, %e, "cannot deliver the reply to Discord");
+            }
+        }
+        if let Some(t) = self.typing.remove(&ch) {
+            t.stop();
+        }
     }
 }

@@ -145,6 +145,7 @@ const SEEN_MAX: usize = 4096;
 
 impl NotificationPoller {
     pub fn new(base_url: &str, token: String) -> Result<Self, SenseError> {
+        super::install_tls_provider();
         let client = reqwest::Client::builder()
             .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
             .timeout(Duration::from_secs(30))

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::SenseError;
 use crate::attention::Attention;
@@ -33,6 +33,14 @@ fn wakes(inbox: &Path, state: &Path, path: &Path) -> bool {
     }
 }
 
+/// Whether `event` is a change to a file that concerns the daemon. Reading a file is an
+/// event too (inotify's open and close): the daemon reads these files at every decide, so
+/// only changes may wake it — else it would wake itself forever.
+fn wakes_on(event: &Event, inbox: &Path, state: &Path) -> bool {
+    let change = matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_));
+    change && event.paths.iter().any(|p| wakes(inbox, state, p))
+}
+
 /// Watch `hub`'s inbox and impulse files; every relevant change pokes `attention`.
 pub fn watch(hub: &Path, attention: Attention) -> Result<HubWatch, SenseError> {
     let err = |message: String| SenseError::Start { sense: "hub", message };
@@ -45,7 +53,7 @@ pub fn watch(hub: &Path, attention: Attention) -> Result<HubWatch, SenseError> {
     let (i, s) = (inbox.clone(), state.clone());
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| match res {
         Ok(event) => {
-            if event.paths.iter().any(|p| wakes(&i, &s, p)) {
+            if wakes_on(&event, &i, &s) {
                 attention.poke();
             }
         }
@@ -72,6 +80,17 @@ mod tests {
         assert!(!wakes(inbox, state, Path::new("/h/threads/inbox/.abc.md.tmp")));
         assert!(!wakes(inbox, state, Path::new("/h/state/journal.jsonl")));
         assert!(!wakes(inbox, state, Path::new("/h/state/input.md")));
+    }
+
+    #[test]
+    fn reading_the_watched_files_is_not_a_change() {
+        use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
+        let (inbox, state) = (Path::new("/h/threads/inbox"), Path::new("/h/state"));
+        let ev = |kind| Event::new(kind).add_path(PathBuf::from("/h/state/tasks.json"));
+        assert!(!wakes_on(&ev(EventKind::Access(AccessKind::Open(AccessMode::Any))), inbox, state));
+        assert!(!wakes_on(&ev(EventKind::Access(AccessKind::Close(AccessMode::Read))), inbox, state));
+        assert!(wakes_on(&ev(EventKind::Modify(ModifyKind::Any)), inbox, state));
+        assert!(wakes_on(&ev(EventKind::Create(CreateKind::File)), inbox, state));
     }
 
     #[test]

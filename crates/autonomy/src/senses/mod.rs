@@ -72,6 +72,12 @@ pub fn router(owner: Option<owner::OwnerEndpoint>, github: Option<github::Webhoo
     app
 }
 
+/// Install ring as rustls' process-wide crypto provider (the binary's one TLS backend;
+/// reqwest and twilight build their TLS configs from it). Installing twice is harmless.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// The running senses. Dropping it stops them.
 pub struct Senses {
     runtime: Option<tokio::runtime::Runtime>,
@@ -84,6 +90,7 @@ pub struct Senses {
 impl Senses {
     /// Start every sense `config` enables, admitting percepts to `attention`.
     pub fn start(hub: &Path, config: &SensesConfig, attention: Attention) -> Result<Senses, SenseError> {
+        install_tls_provider();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("cn-senses")

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod ask;
+mod chat;
 mod demo;
 mod hub;
 mod idea;
@@ -47,8 +48,10 @@ pub struct Cli {
 pub enum Command {
     /// The main job: a scenario showing every layer working, on a hub in a temp directory.
     Demo(demo::Args),
-    /// Run the agent: take items from the queue and decide them (--once, --until-idle).
+    /// Run the agent: the daemon (senses, attention, the loop), or --once / --until-idle.
     Run(run::Args),
+    /// Talk to the agent as its owner: each line a message, answered before anything else.
+    Chat(chat::Args),
     /// Extract the tool calls from a model's markdown answer and print them as JSON.
     Parse(parse::Args),
     /// Create a hub: a git repository with cn.yaml, state/ and threads/.
@@ -87,6 +90,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Parse(args) => parse::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Run(args) => run::run(cli.hub.as_deref(), args),
+        Command::Chat(args) => chat::run(cli.hub.as_deref(), args),
         Command::Init(args) => init::run(cli.hub.as_deref(), args),
         Command::Input(args) => input::run(cli.hub.as_deref(), args),
         Command::Out(args) => out::run(cli.hub.as_deref(), args),

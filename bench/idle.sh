@@ -1,0 +1,28 @@
+#!/bin/sh
+# The idle daemon: resident memory and CPU time of `cn run` on a fresh hub with nothing to do
+# (the local model not loaded; the owner endpoint listening; default pacing: 60 s idle).
+# RSS is read after a settle period; CPU is utime+stime from /proc/PID/stat over the window.
+# Usage: bench/idle.sh [path/to/cn] [window-seconds]
+set -eu
+CN=${1:-target/release/cn}
+WINDOW=${2:-120}
+DIR=$(mktemp -d)
+trap 'kill $PID 2>/dev/null || true; rm -rf "$DIR"' EXIT
+"$CN" init "$DIR/hub" --name idle > /dev/null
+sed -i 's/^senses: {}$/senses:\n  bind: 127.0.0.1:0/' "$DIR/hub/cn.yaml"
+"$CN" --hub "$DIR/hub" run 2> "$DIR/err" &
+PID=$!
+sleep 5
+ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
+HZ=$(getconf CLK_TCK)
+rss=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status")
+t0=$(ticks)
+sleep "$WINDOW"
+t1=$(ticks)
+rss_after=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status")
+threads=$(awk '/^Threads/ {print $2}' "/proc/$PID/status")
+kill -TERM $PID
+wait $PID || true
+awk -v r="$rss" -v r2="$rss_after" -v d=$((t1 - t0)) -v hz="$HZ" -v w="$WINDOW" -v th="$threads" 'BEGIN {
+  printf "idle RSS %.1f MB at 5 s, %.1f MB after %d s; %d threads; CPU %.2f ms per idle minute (%d ticks of %d Hz in %d s)\n",
+    r / 1024, r2 / 1024, w, th, d * 1000 / hz * 60 / w, d, hz, w }'

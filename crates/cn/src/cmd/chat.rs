@@ -1,0 +1,177 @@
+//! `cn chat` — the owner talks to the agent from a terminal. Each line is an owner message:
+//! the highest salience, answered before any autonomous work.
+//!
+//! With a daemon running on the hub (`state/run.lock` held), a message goes to its owner
+//! endpoint (the address in `state/run.json`) and the daemon wakes at once. With none, the
+//! message is queued in the hub's inbox and `cn run --once` is run for it — the same agent,
+//! one item at a time. Either way chat waits until the item is decided and prints what the
+//! agent answered (the reply, or the decision it took).
+//!
+//! `cn chat TEXT` sends one message and exits; `cn chat` alone reads lines until EOF or
+//! `/quit`.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use cn_agent::{Hub, Place};
+
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The message; without it, chat reads one message a line from stdin until EOF or /quit.
+    pub message: Vec<String>,
+    /// How long to wait for an answer, in seconds.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    pub timeout: u64,
+    /// Queue the message and return without waiting for the answer.
+    #[arg(long)]
+    pub no_wait: bool,
+}
+
+pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
+    let hub = Hub::find(hub).context("cn chat needs a hub")?;
+    let timeout = Duration::from_secs(args.timeout);
+    if !args.message.is_empty() {
+        let text = args.message.join(" ");
+        return match converse(&hub, &text, timeout, args.no_wait)? {
+            Some(answer) => {
+                println!("{answer}");
+                Ok(ExitCode::SUCCESS)
+            }
+            None => Ok(ExitCode::SUCCESS),
+        };
+    }
+    let stdin = std::io::stdin();
+    let interactive = std::io::IsTerminal::is_terminal(&stdin);
+    let mut out = std::io::stdout();
+    if interactive {
+        println!("Talking to {} (a line a message; /quit or Ctrl-D to leave).", hub.name());
+    }
+    loop {
+        if interactive {
+            print!("you> ");
+            out.flush()?;
+        }
+        let mut line = String::new();
+        if stdin.lock().read_line(&mut line)? == 0 {
+            break;
+        }
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if text == "/quit" {
+            break;
+        }
+        match converse(&hub, text, timeout, args.no_wait) {
+            Ok(Some(answer)) => println!("{}> {answer}", hub.name()),
+            Ok(None) => {}
+            // One failed message does not end the conversation.
+            Err(e) => eprintln!("cn chat: {e:#}"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Send one owner message and wait for the agent's answer (`None` with `no_wait`).
+fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::Result<Option<String>> {
+    let daemon = daemon_url(hub.root());
+    let id = match &daemon {
+        Some(url) => post(url, text)?,
+        None => cn_agent::enqueue_new(hub, cn_agent::OWNER, cn_agent::Cadence::Inbox, text)?.id,
+    };
+    if no_wait {
+        eprintln!("cn chat: queued {id}");
+        return Ok(None);
+    }
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(path) = decided(hub, &id)? {
+            return Ok(Some(answer(&path)?));
+        }
+        if Instant::now() >= deadline {
+            bail!("no answer within {}s; the message stays queued as {id}", timeout.as_secs());
+        }
+        if daemon.is_some() {
+            // The daemon works on it; look again shortly (a person is waiting, a file stat
+            // is cheap).
+            std::thread::sleep(Duration::from_millis(100));
+        } else {
+            run_once(hub.root())?;
+        }
+    }
+}
+
+/// The owner endpoint of the daemon running on `hub`, if one runs.
+fn daemon_url(hub: &Path) -> Option<String> {
+    if !cn_storage::ProcessLock::is_held(&super::run::run_lock(hub)) {
+        return None;
+    }
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(hub.join("state/run.json")).ok()?).ok()?;
+    info["owner_url"].as_str().map(str::to_string)
+}
+
+fn post(url: &str, text: &str) -> anyhow::Result<String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    let mut req = agent.post(url).header("content-type", "application/json");
+    if let Ok(token) = std::env::var("CN_OWNER_TOKEN") {
+        req = req.header("authorization", &format!("Bearer {token}"));
+    }
+    let body = serde_json::json!({ "text": text }).to_string();
+    let mut resp = req.send(&body).with_context(|| format!("cannot reach the daemon at {url}"))?;
+    let status = resp.status().as_u16();
+    let answer: serde_json::Value = serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();
+    match answer["accepted"].as_str() {
+        Some(id) if status == 202 => Ok(id.to_string()),
+        _ => Err(UsageError(format!(
+            "the daemon refused the message ({status}): {}",
+            answer["error"].as_str().unwrap_or("no reason given")
+        ))
+        .into()),
+    }
+}
+
+/// Where the item `id` was filed once decided (archived, a reflection, or deferred).
+fn decided(hub: &Hub, id: &str) -> anyhow::Result<Option<PathBuf>> {
+    Ok(match cn_agent::locate(hub, id)? {
+        Some(Place::Decided(p)) | Some(Place::Deferred(p)) => Some(p),
+        _ => None,
+    })
+}
+
+/// Handle one item with this binary's `cn run --once` (the most salient: the owner's first).
+fn run_once(hub: &Path) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("cannot find the cn binary")?;
+    let out = std::process::Command::new(exe)
+        .arg("--hub")
+        .arg(hub)
+        .args(["run", "--once"])
+        .stdout(std::process::Stdio::null())
+        .output()
+        .context("cannot run cn run --once")?;
+    match out.status.code() {
+        Some(0) => Ok(()),
+        Some(3) => bail!("cn run --once found nothing to do; is the message still queued?"),
+        _ => bail!("cn run --once failed: {}", String::from_utf8_lossy(&out.stderr).trim()),
+    }
+}
+
+/// What the agent answered: the notes its decision added to the item (the reply's text, or
+/// the decision and its reason).
+fn answer(path: &Path) -> anyhow::Result<String> {
+    let item = cn_agent::Item::read(path)?;
+    let notes: Vec<&str> = item.content.split("\n## ").skip(1).collect();
+    let last = notes.last().copied().unwrap_or("");
+    // "do reply — ada (time)\n\nthe text": the heading names the decision; the text follows.
+    let (heading, body) = last.split_once("\n\n").unwrap_or((last, ""));
+    let body = body.trim();
+    Ok(if body.is_empty() { heading.trim().to_string() } else { body.to_string() })
+}
