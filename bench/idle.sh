@@ -1,7 +1,8 @@
 #!/bin/sh
 # The idle daemon: resident memory and CPU time of `cn run` on a fresh hub with nothing to do
 # (the local model not loaded; the owner endpoint listening; default pacing: 60 s idle).
-# RSS is read after a settle period; CPU is utime+stime from /proc/PID/stat over the window.
+# RSS is read after a settle period; CPU is the time every thread spent on a CPU over the
+# window, in nanoseconds (the first field of /proc/PID/task/*/schedstat).
 # Usage: bench/idle.sh [path/to/cn] [window-seconds]
 set -eu
 CN=${1:-target/release/cn}
@@ -13,16 +14,15 @@ sed -i 's/^senses: {}$/senses:\n  bind: 127.0.0.1:0/' "$DIR/hub/cn.yaml"
 "$CN" --hub "$DIR/hub" run 2> "$DIR/err" &
 PID=$!
 sleep 5
-ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
-HZ=$(getconf CLK_TCK)
+cpu_ns() { cat /proc/$PID/task/*/schedstat | awk '{ns += $1} END {printf "%d", ns}'; }
 rss=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status")
-t0=$(ticks)
+t0=$(cpu_ns)
 sleep "$WINDOW"
-t1=$(ticks)
+t1=$(cpu_ns)
 rss_after=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status")
 threads=$(awk '/^Threads/ {print $2}' "/proc/$PID/status")
 kill -TERM $PID
 wait $PID || true
-awk -v r="$rss" -v r2="$rss_after" -v d=$((t1 - t0)) -v hz="$HZ" -v w="$WINDOW" -v th="$threads" 'BEGIN {
-  printf "idle RSS %.1f MB at 5 s, %.1f MB after %d s; %d threads; CPU %.2f ms per idle minute (%d ticks of %d Hz in %d s)\n",
-    r / 1024, r2 / 1024, w, th, d * 1000 / hz * 60 / w, d, hz, w }'
+awk -v r="$rss" -v r2="$rss_after" -v d=$((t1 - t0)) -v w="$WINDOW" -v th="$threads" 'BEGIN {
+  printf "idle RSS %.1f MB at 5 s, %.1f MB after %d s; %d threads; CPU %.3f ms per idle minute (%.3f ms in %d s)\n",
+    r / 1024, r2 / 1024, w, th, d / 1e6 * 60 / w, d / 1e6, w }'

@@ -33,7 +33,7 @@ use std::time::Duration;
 use axum::http::Uri;
 use serde_json::{json, Value};
 use tokio::sync::watch;
-use twilight_gateway::{ConfigBuilder, Event, EventTypeFlags, Intents, Shard, ShardId, StreamExt as _};
+use twilight_gateway::{ConfigBuilder, Intents, Message as GatewayMessage, Shard, ShardId};
 use twilight_http::Client;
 use twilight_model::channel::message::{AllowedMentions, MessageType};
 use twilight_model::channel::Message;
@@ -192,27 +192,73 @@ fn gateway_url(url: &str) -> Result<String, String> {
     }
 }
 
-/// Receive events until the gateway closes for good; reconnecting is twilight's job.
+/// Receive messages until the gateway closes for good; heartbeats, resumes and reconnects
+/// are twilight's job (the shard handles them before it yields a message). Only the two
+/// dispatches the sense uses are deserialized — READY (who the bot is) and MESSAGE_CREATE —
+/// rather than twilight's whole `Event`, which would link a deserializer for every gateway
+/// event into the binary.
 async fn run_gateway(mut shard: Shard, filter: Filter, attention: Attention) {
-    let wanted = EventTypeFlags::READY | EventTypeFlags::MESSAGE_CREATE;
     let mut me = None;
-    while let Some(item) = shard.next_event(wanted).await {
+    while let Some(item) = std::future::poll_fn(|cx| futures_core::Stream::poll_next(std::pin::Pin::new(&mut shard), cx)).await {
         match item {
-            Ok(Event::Ready(ready)) => {
-                me = Some(ready.user.id);
-                tracing::info!(bot = %ready.user.name, guilds = ready.guilds.len(), "Discord gateway ready");
-            }
-            Ok(Event::MessageCreate(msg)) => {
-                if let Some(p) = percept(&msg, me, &filter) {
-                    attention.admit(p);
+            Ok(GatewayMessage::Text(text)) => match dispatch(&text) {
+                Some(Dispatch::Ready(id)) => {
+                    me = Some(id);
+                    tracing::info!(bot = %id, "Discord gateway ready");
                 }
-            }
-            Ok(Event::GatewayClose(frame)) => tracing::warn!(?frame, "the Discord gateway closed the connection"),
-            Ok(_) => {}
+                Some(Dispatch::Message(msg)) => {
+                    if let Some(p) = percept(&msg, me, &filter) {
+                        attention.admit(p);
+                    }
+                }
+                None => {}
+            },
+            Ok(GatewayMessage::Close(frame)) => tracing::warn!(?frame, "the Discord gateway closed the connection"),
             Err(e) => tracing::warn!(error = %e, "Discord gateway"),
         }
     }
     tracing::error!("the Discord gateway refused the bot for good (a wrong token, or the Message Content intent not enabled for it); the Discord sense has stopped");
+}
+
+/// The dispatches the sense reads.
+enum Dispatch {
+    Ready(Id<UserMarker>),
+    Message(Box<Message>),
+}
+
+/// Read a gateway payload: `{"op": 0, "t": NAME, "d": DATA}` for a dispatch.
+fn dispatch(text: &str) -> Option<Dispatch> {
+    #[derive(serde::Deserialize)]
+    struct Payload {
+        op: u8,
+        t: Option<String>,
+        #[serde(default)]
+        d: Value,
+    }
+    let payload: Payload = match serde_json::from_str(text) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(error = %e, "Discord gateway: a payload that is not JSON");
+            return None;
+        }
+    };
+    if payload.op != 0 {
+        return None;
+    }
+    match payload.t.as_deref()? {
+        "READY" => {
+            let id = payload.d.pointer("/user/id")?.as_str()?.parse().ok()?;
+            Some(Dispatch::Ready(id))
+        }
+        "MESSAGE_CREATE" => match serde_json::from_value::<Message>(payload.d) {
+            Ok(msg) => Some(Dispatch::Message(Box::new(msg))),
+            Err(e) => {
+                tracing::warn!(error = %e, "Discord gateway: a MESSAGE_CREATE that does not read");
+                None
+            }
+        },
+        _ => None,
+    }
 }
 
 /// The daemon's way to Discord: typing indicators and answers. Cheap to clone.
