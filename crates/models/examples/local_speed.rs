@@ -3,7 +3,8 @@
 //! vocabulary at every token (how it was before), and without a grammar (llama.cpp's raw
 //! decode). Besides wall-clock tokens/s it prints tokens per CPU-second of the process
 //! (user + sys from /proc/self/stat, split between prompt and generation by their wall
-//! times), which a busy machine distorts far less than wall time.
+//! times), which a busy machine distorts far less than wall time — with one thread: more
+//! threads spin-wait, and that counts as CPU time.
 //! Used by `bench/local_model.sh`.
 //!
 //! Usage: local_speed [threads] [runs]   (model: `cn model path`, or $CN_MODEL_PATH)
