@@ -152,3 +152,28 @@ fn fifty_varied_prompts_all_become_valid_tool_calls() {
     assert!(failures.is_empty(), "{} of 50 failed:\n{}", failures.len(), failures.join("\n\n"));
     let _: Value = json!(tools_used);
 }
+
+/// The fast path (greedy pick first, the grammar asked about that one token, the whole
+/// vocabulary filtered only when it is rejected) must answer exactly as filtering every
+/// candidate through the grammar at every token.
+#[test]
+fn checking_only_the_greedy_token_answers_as_filtering_the_whole_vocabulary() {
+    let Some(path) = cn_models::pull::model_path().filter(|p| p.is_file()) else {
+        panic!("the local model file is missing; run `cn model pull` (or set CN_MODEL_PATH) and run this test again");
+    };
+    let docs = tools();
+    let refs: Vec<&ToolDoc> = docs.iter().collect();
+    let mut fast = Embedded::new(&path).with_threads(1);
+    let mut full = Embedded::new(&path).with_threads(1).with_full_grammar();
+    let mut fallbacks = 0;
+    for (i, prompt) in prompts().iter().enumerate().step_by(4) {
+        let input = PlanInput { level: 2, core_seed: "I am Bud, a helpful agent.", item: prompt, owner: true, tools: &refs, ..Default::default() };
+        let plan = build_plan(&input, LevelLimits::default_for(2));
+        let a = fast.ask(&plan).map(|a| (a.markdown, a.tokens_out)).map_err(|e| e.to_string());
+        fallbacks += fast.stats.grammar_full_passes;
+        let b = full.ask(&plan).map(|a| (a.markdown, a.tokens_out)).map_err(|e| e.to_string());
+        assert_eq!(a, b, "prompt {i} answered differently");
+    }
+    // Otherwise the comparison never exercised the fallback.
+    assert!(fallbacks > 0, "the grammar never rejected a greedy token");
+}

@@ -1,0 +1,79 @@
+//! Generation speed of the embedded model in one process (loaded once): with the plan's
+//! grammar checked on the greedy token (the default), with the grammar filtering the whole
+//! vocabulary at every token (how it was before), and without a grammar (llama.cpp's raw
+//! decode). Besides wall-clock tokens/s it prints tokens per CPU-second of the process
+//! (user + sys from /proc/self/stat, split between prompt and generation by their wall
+//! times), which a busy machine distorts far less than wall time — with one thread: more
+//! threads spin-wait, and that counts as CPU time.
+//! Used by `bench/local_model.sh`.
+//!
+//! Usage: local_speed [threads] [runs]   (model: `cn model path`, or $CN_MODEL_PATH)
+
+use cn_compute::Model;
+use cn_models::embedded::{Embedded, DEFAULT_THREADS};
+use cn_models::plan::default_tool_docs;
+use cn_models::{build_plan, LevelLimits, PlanInput};
+
+/// The prompt of `bench/local_model.sh`.
+const PROMPT: &str = "Please remind me to review PR #42 on Monday and tell Alice it is done.";
+/// A prompt that keeps an unconstrained model talking.
+const LONG: &str = "Write a long, detailed story about a lighthouse keeper and a storm.";
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let threads: i32 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(DEFAULT_THREADS);
+    let runs: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(3);
+    let path = cn_models::pull::model_path().filter(|p| p.is_file()).ok_or("the local model is missing: run `cn model pull`")?;
+    let docs = default_tool_docs();
+    let tools: Vec<_> = docs.iter().collect();
+    let plan_for = |item: &str| build_plan(&PlanInput { level: 2, item, owner: true, tools: &tools, ..Default::default() }, LevelLimits::default_for(2));
+
+    let mut model = Embedded::new(&path).with_threads(threads);
+    model.load()?;
+    println!("threads {threads}: load {} ms", model.stats.load.as_millis());
+    let mut full = Embedded::new(&path).with_threads(threads).with_full_grammar();
+    let constrained = plan_for(PROMPT);
+    let mut raw = plan_for(LONG);
+    raw.grammar = None;
+    raw.max_tokens = 128;
+    for (name, plan, whole_vocabulary) in [
+        ("grammar, greedy token checked", &constrained, false),
+        ("grammar, whole vocabulary every token", &constrained, true),
+        ("no grammar", &raw, false),
+    ] {
+        let m = if whole_vocabulary { &mut full } else { &mut model };
+        for run in 1..=runs {
+            // The CPU clock covers the whole ask; generation gets the share of it that its
+            // wall time has (prompt and generation run under the same load).
+            let cpu0 = cpu_seconds();
+            m.ask(plan)?;
+            let cpu = cpu_seconds() - cpu0;
+            let s = m.stats;
+            let prompt_share = s.prompt_time.as_secs_f64() / (s.prompt_time + s.generate_time).as_secs_f64().max(1e-9);
+            let gen_cpu = cpu * (1.0 - prompt_share);
+            println!(
+                "{name}, run {run}: {} tokens in {} ms = {:.1} tok/s wall, ≈{:.0} tok/CPU-s (choosing tokens {} ms, whole-vocabulary grammar passes {}); prompt {} tokens in {} ms",
+                s.generated_tokens,
+                s.generate_time.as_millis(),
+                s.tokens_per_second(),
+                s.generated_tokens as f64 / gen_cpu.max(1e-9),
+                s.sample_time.as_millis(),
+                s.grammar_full_passes,
+                s.prompt_tokens,
+                s.prompt_time.as_millis()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// User + system CPU time of this process so far (clock ticks of /proc/self/stat, 100 Hz).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    (ticks(11) + ticks(12)) / 100.0
+}
