@@ -10,6 +10,10 @@
 //! a sequence of such mappings is several calls, in order. Anything else becomes a
 //! [`ParseError`] naming the block, the line of its opening fence and the YAML error, so the
 //! model can be told next turn. Other blocks are unaffected, and nothing here panics.
+//!
+//! A long answer (64 KiB and up) with many blocks is read by two threads when there is a
+//! second core: CommonMark scans on the caller's while a scoped one reads the YAML of the
+//! blocks found so far. The output is the same either way.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
@@ -17,13 +21,108 @@ use serde_json::{Map, Value};
 use crate::{ParseError, Parsed, ToolCall};
 
 pub fn parse(markdown: &str) -> Vec<Parsed> {
-    let mut out = Vec::new();
-    let mut block = 0;
-    for_each_yaml_block(markdown, |b| {
-        block_calls(b.content.as_str(markdown), block, b.line, &mut out);
-        block += 1;
-    });
-    out
+    if markdown.len() >= SHARE_FROM && spare_core() {
+        parse_shared(markdown)
+    } else {
+        parse_sequential(markdown)
+    }
+}
+
+fn parse_sequential(markdown: &str) -> Vec<Parsed> {
+    let mut calls = Calls::default();
+    for_each_yaml_block(markdown, |b| calls.add(markdown, &b));
+    calls.out
+}
+
+/// From this size on, the YAML may be read on a second thread while CommonMark scans on
+/// (the two take comparable time on a long answer full of blocks).
+const SHARE_FROM: usize = 64 * 1024;
+/// Blocks handed to the YAML thread at a time, so it is woken once per batch, not per block.
+/// The thread is started with the first full batch: an answer with fewer blocks needs none.
+const BATCH: usize = 32;
+
+fn spare_core() -> bool {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get())) > 1
+}
+
+/// CommonMark on this thread; YAML, once a batch of blocks is found, on a scoped one fed
+/// over a channel. The output is the sequential path's: one consumer, blocks in order. If
+/// no thread can be started, the blocks are read here.
+fn parse_shared(markdown: &str) -> Vec<Parsed> {
+    std::thread::scope(|scope| {
+        let mut here = Calls::default();
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut yaml = None;
+        let mut alone = false;
+        for_each_yaml_block(markdown, |b| {
+            if alone {
+                return here.add(markdown, &b);
+            }
+            batch.push(b);
+            if batch.len() < BATCH {
+                return;
+            }
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            if yaml.is_none() {
+                yaml = start_yaml_thread(scope, markdown);
+            }
+            match &yaml {
+                // A send fails only if the YAML thread is gone, i.e. panicked: join says so.
+                Some((tx, _)) => drop(tx.send(full)),
+                None => {
+                    alone = true;
+                    full.iter().for_each(|b| here.add(markdown, b));
+                }
+            }
+        });
+        match yaml {
+            Some((tx, thread)) => {
+                drop(tx.send(batch));
+                drop(tx);
+                thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }
+            None => {
+                batch.iter().for_each(|b| here.add(markdown, b));
+                here.out
+            }
+        }
+    })
+}
+
+type YamlThread<'scope> =
+    (std::sync::mpsc::Sender<Vec<Block>>, std::thread::ScopedJoinHandle<'scope, Vec<Parsed>>);
+
+fn start_yaml_thread<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    markdown: &'scope str,
+) -> Option<YamlThread<'scope>> {
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<Block>>();
+    let thread = std::thread::Builder::new()
+        .name("cn-parse-yaml".into())
+        .spawn_scoped(scope, move || {
+            let mut calls = Calls::default();
+            for b in rx.iter().flatten() {
+                calls.add(markdown, &b);
+            }
+            calls.out
+        })
+        .ok()?;
+    Some((tx, thread))
+}
+
+/// The calls and errors of the blocks seen so far, numbered in order.
+#[derive(Default)]
+struct Calls {
+    out: Vec<Parsed>,
+    blocks: usize,
+}
+
+impl Calls {
+    fn add(&mut self, markdown: &str, b: &Block) {
+        block_calls(b.content.as_str(markdown), self.blocks, b.line, &mut self.out);
+        self.blocks += 1;
+    }
 }
 
 /// One fenced YAML block: the 1-based line of its opening fence and its text.
@@ -322,6 +421,35 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_long_answer_parses_the_same_on_two_threads_as_on_one() {
+        let case = concat!(
+            "Prose with *emphasis* and `code`.\n\n```yaml\ntool: reply\nmessage: hi\n```\n\n",
+            "~~~YML\n- tool: a\n- tool: b\n  x: 1\n~~~\n\n    tool: indented\n\n",
+            "1. item\n\n   ```yaml\n   tool: listed\n   ```\n\n> ```yaml\r\n> tool: quoted\r\n> ```\r\n\n",
+            "```yaml\ntool: [broken\n```\n\n```yaml\nno_tool: here\n```\n\n```yaml\n- tool: c\n- 3\n```\n\n"
+        );
+        let mut md = case.repeat(SHARE_FROM / case.len() + 1);
+        md.push_str("```yaml\ntool: unclosed\n");
+        assert!(md.len() >= SHARE_FROM);
+        let one = parse_sequential(&md);
+        let repeats = md.matches("tool: reply").count();
+        assert_eq!(one.len(), repeats * 8 + 1, "per repeat: 5 calls and 3 errors from 7 blocks");
+        let two = parse_shared(&md);
+        assert_eq!(two, one);
+        assert_eq!(parse(&md), one);
+        // Blocks are numbered across batches in document order.
+        let blocks: Vec<usize> = one
+            .iter()
+            .map(|p| match p {
+                Parsed::Call(c) => c.block,
+                Parsed::Error(e) => e.block,
+            })
+            .collect();
+        assert!(blocks.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1), "{blocks:?}");
+        assert_eq!(blocks.last(), Some(&(repeats * 7)));
+    }
+
     /// The text of each YAML block as the events give it, concatenated (the reference).
     fn event_texts(md: &str) -> Vec<(usize, String)> {
         let mut out = Vec::new();
@@ -360,6 +488,18 @@ mod tests {
             let mut got = Vec::new();
             for_each_yaml_block(&md, |b| got.push((b.line, b.content.as_str(&md).to_owned())));
             proptest::prop_assert_eq!(got, event_texts(&md));
+        }
+
+        #[test]
+        fn two_threads_and_one_agree(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "```yaml\n", "~~~yml\n", "```\n", "> ", "- ", "\n\n", "tool: a\n", "- tool: b\n", "x: [\n", "k: 1\n",
+            ]), 0..30),
+            repeat in 1..40usize,
+        ) {
+            // Repeated, so that some answers have more blocks than a batch and some fewer.
+            let md: String = parts.concat().repeat(repeat);
+            proptest::prop_assert_eq!(parse_shared(&md), parse_sequential(&md));
         }
 
         #[test]
