@@ -450,6 +450,30 @@ mod tests {
         assert_eq!(blocks.last(), Some(&(repeats * 7)));
     }
 
+    #[test]
+    fn every_kind_of_block_snapshot() {
+        // The issue's cases in one answer, error messages and all, so a change of wording or
+        // of YAML reader shows in review.
+        let md = concat!(
+            "Plan:\n\n```yaml\ntool: reply\nmessage: \"LGTM\"\n```\n\n",
+            "~~~Yml\n- tool: read_file\n  path: a.md\n- tool: noop\n~~~\n\n",
+            "    tool: indented\n\n```python\ntool = 1\n```\n\n",
+            "- in a list\n\n  ````YAML extra\n  tool: listed\n  ````\n\n",
+            "> ```yaml\n> tool: quoted\n> ```\n\n",
+            "```yaml\ntool: [broken\n```\n\n```yaml\nno_tool: here\n```\n\n",
+            "```yaml\n- tool: a\n- 3\n```\n\n```yaml\n[]\n```\n\n```yaml\ntool: 5\n```\n\n",
+            "```yaml\ntool: unclosed\nruns: to the end\n",
+        );
+        let entries: Vec<Value> = parse(md)
+            .into_iter()
+            .map(|p| match p {
+                Parsed::Call(c) => json!({"tool": c.tool, "params": c.params, "block": c.block, "line": c.line}),
+                Parsed::Error(e) => json!({"error": e.message, "block": e.block, "line": e.line}),
+            })
+            .collect();
+        insta::assert_json_snapshot!(entries);
+    }
+
     /// The text of each YAML block as the events give it, concatenated (the reference).
     fn event_texts(md: &str) -> Vec<(usize, String)> {
         let mut out = Vec::new();
