@@ -221,7 +221,7 @@ fn block_calls(content: &str, block: usize, line: usize, out: &mut Vec<Parsed>) 
             for (i, item) in items.into_iter().enumerate() {
                 let result = match item {
                     Value::Object(map) => call(map, block, line),
-                    other => Err(format!("is a {}, expected a mapping with a `tool` key", kind(&other))),
+                    other => Err(format!("is {}, expected a mapping with a `tool` key", kind(&other))),
                 };
                 match result {
                     Ok(c) => calls.push(Parsed::Call(c)),
