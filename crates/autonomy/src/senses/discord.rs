@@ -448,3 +448,45 @@ mod tests {
         assert!(gateway_url("wss://").is_err());
     }
 }
+
+/// The daemon's [`crate::mind::Presence`] on Discord: while a model works on an item that
+/// came from a Discord channel, that channel shows "typing…"; when the item is decided with
+/// a reply, the reply is sent there (which ends the typing); any other end stops the typing.
+pub struct DiscordPresence {
+    handle: DiscordHandle,
+    typing: std::collections::HashMap<u64, Typing>,
+}
+
+impl DiscordPresence {
+    pub fn new(handle: DiscordHandle) -> Self {
+        DiscordPresence { handle, typing: std::collections::HashMap::new() }
+    }
+}
+
+/// The Discord channel an item came from (`channel-id` in its frontmatter).
+fn item_channel(item: &cn_agent::Item) -> Option<u64> {
+    (item.doc.get_str("sense") == Some("discord")).then_some(())?;
+    item.doc.get_str("channel-id")?.parse().ok()
+}
+
+impl crate::mind::Presence for DiscordPresence {
+    fn working(&mut self, item: &cn_agent::Item, _level: cn_compute::Level) {
+        if let Some(ch) = item_channel(item) {
+            let handle = &self.handle;
+            self.typing.entry(ch).or_insert_with(|| handle.typing(ch));
+        }
+    }
+
+    fn finished(&mut self, item: &cn_agent::Item, decision: Option<&cn_agent::Gtd>) {
+        let Some(ch) = item_channel(item) else { return };
+        if let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply { message })) = decision {
+            // `send` stops the channel's typing before the message goes out.
+            if let Err(e) = self.handle.send(ch, message) {
+                tracing::error!(channel = ch, item = %item.id, %e, "cannot deliver the reply to Discord");
+            }
+        }
+        if let Some(t) = self.typing.remove(&ch) {
+            t.stop();
+        }
+    }
+}

@@ -121,6 +121,9 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let mut _watch = None;
     if mode == RunMode::Daemon {
         let senses = cn_autonomy::Senses::start(&root, &autonomy.senses, attention.clone()).map_err(|e| super::UsageError(e.to_string()))?;
+        if let Some(discord) = senses.discord() {
+            mind = mind.with_presence(Box::new(cn_autonomy::senses::discord::DiscordPresence::new(discord)));
+        }
         if let Some(addr) = senses.local_addr() {
             eprintln!("cn run: listening on http://{addr} (owner: POST {})", cn_autonomy::senses::OWNER_PATH);
             write_run_info(&root, Some(addr));
