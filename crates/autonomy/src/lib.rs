@@ -7,6 +7,7 @@
 //! - [`attention`]: the bounded pool, `Salience`, the shared [`Attention`] handle.
 //! - [`journal`]: the document's entry types, and the "what?" / "why?" queries.
 //! - [`rest`]: the daemon's event-driven pacing (`rest` decorator).
+//! - `testing` (feature `testing`): fakes for tests — a Discord gateway and API on loopback.
 //!
 //! Invariants: owner items are never shed and always come out first; every state file is
 //! written atomically and a malformed one is reported, never overwritten.
@@ -25,6 +26,8 @@ pub mod rest;
 #[cfg(feature = "senses")]
 pub mod senses;
 pub mod state;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod when;
 
 pub use autonomous::Autonomous;
