@@ -1,7 +1,9 @@
-//! `cn run` — the agent: the compute loop over the hub's items. Each move plans at the level
-//! the configuration and the thinking budget allow, asks, parses and acts; an item stays
-//! current until a GTD op decides it. SIGINT or SIGTERM lets the current act finish, flushes
-//! and exits 0.
+//! `cn run` — the agent: the compute loop with `decide` = attention over the hub's percepts,
+//! inbox items and impulses (`cn_autonomy::HubMind`). Each move plans at the level the
+//! configuration and the thinking budget allow, asks, parses and acts; an item stays current
+//! until a GTD op decides it. As a daemon (no `--once` / `--until-idle`) it also starts the
+//! senses and the hub watcher and rests on attention. SIGINT or SIGTERM lets the current act
+//! finish, flushes and exits 0.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
