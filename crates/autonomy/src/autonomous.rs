@@ -1,11 +1,11 @@
-//! The document's autonomous loop, steps 1–3, as one handle the daemon's `decide` calls:
-//! check the impulse sources, admit what they yield to attention, and take the most salient
-//! item — journaling each choice (with its salience explanation), every schedule time skipped,
-//! every problem with a state file, and every flood. The daemon then works on the item and
-//! calls [`Autonomous::close`] with the decision that closed it.
+//! The document's autonomous loop, steps 1–2, as one handle the daemon's `decide` uses:
+//! check the impulse sources and admit what they yield to attention — journaling every
+//! schedule time skipped, every problem with a state file, and every flood. Step 3 (take the
+//! most salient item, journal why, hand it to the hub) is `HubMind::decide` in `mind.rs`,
+//! which journals the choice under the hub item's id.
 //!
-//! Invariant: an item leaves the durable queue only through `close`, after its decision is
-//! in the journal.
+//! Invariant: an item leaves the durable queue (attention's spool) only once the hub holds
+//! it; impulses restored from the spool after a restart are not offered a second time.
 
 use std::io;
 use std::path::Path;
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use cn_storage::Journal;
 use jiff::Timestamp;
 
-use crate::attention::{Attention, Candidate};
+use crate::attention::Attention;
 use crate::config::AutonomyConfig;
 use crate::impulses::ImpulseSources;
 use crate::journal::{self, Kind, Record};
@@ -75,30 +75,6 @@ impl Autonomous {
         n
     }
 
-    /// Step 3: the most salient item, journaled with why it was chosen.
-    pub fn select(&mut self, now: Timestamp) -> Option<Candidate> {
-        let c = self.attention.decide(now)?;
-        self.record(journal::selected(&c));
-        Some(c)
-    }
-
-    /// The decision that closed `c`: journaled (with `c`'s id), then `c` leaves the queue.
-    pub fn close(&mut self, c: &Candidate, decision: Record) {
-        let decision = Record { id: c.item.id().to_string(), ..decision };
-        self.record(decision);
-        self.attention.done(c);
-        if let crate::Item::Impulse(i) = &c.item {
-            self.impulses.release(&i.id);
-        }
-    }
-
-    /// Put `c` back (deferred, e.g. its move limit was reached), with the reason journaled.
-    pub fn defer(&mut self, c: Candidate, reason: &str) {
-        self.record(Record::new(Kind::Decision, c.item.id(), format!("deferred: {}", c.item.summary())).reasoning(reason).outcome("deferred"));
-        self.attention.done(&c);
-        self.attention.admit(c.item);
-    }
-
     /// Append one record to the journal (a failure is logged, never fatal to the loop).
     pub fn record(&mut self, r: Record) {
         self.append(&r.into_entry());
@@ -119,7 +95,7 @@ mod tests {
     use crate::percept::{Percept, Sense};
 
     #[test]
-    fn a_due_task_and_an_owner_message_are_chosen_explained_and_closed() {
+    fn a_due_task_is_admitted_once_and_survives_a_restart_without_being_offered_again() {
         let hub = tempfile::tempdir().unwrap();
         let mut t = Task::new("Review PR #42");
         t.due = Some("2026-01-07T10:00:00Z".parse().unwrap());
@@ -127,21 +103,20 @@ mod tests {
         let (mut a, restored) = Autonomous::open(hub.path(), &AutonomyConfig::default()).unwrap();
         assert_eq!(restored, 0);
         assert_eq!(a.gather(Timestamp::now(), false), 1);
+        assert_eq!(a.gather(Timestamp::now(), false), 0, "offered once per due time");
         a.attention.admit(Percept::new(Sense::Owner, "Owner: hello"));
-        let first = a.select(Timestamp::now()).unwrap();
-        assert!(first.item.owner());
-        a.close(&first, Record::new(Kind::Decision, "", "reply: hi").outcome("replied"));
-        let task = a.select(Timestamp::now()).unwrap();
-        assert_eq!(task.item.id(), t.id);
-        a.defer(task, "move limit reached");
+        let first = a.attention.decide(Timestamp::now()).unwrap();
+        assert!(first.item.owner(), "the owner comes first");
+        a.attention.done(&first);
         drop(a);
-        // The deferred task is still queued after a restart.
-        let (_, restored) = Autonomous::open(hub.path(), &AutonomyConfig::default()).unwrap();
+        // The task is still queued after a restart, and not offered (nor coalesced) again.
+        let (mut a, restored) = Autonomous::open(hub.path(), &AutonomyConfig::default()).unwrap();
         assert_eq!(restored, 1);
+        assert_eq!(a.gather(Timestamp::now(), false), 0);
+        let task = a.attention.decide(Timestamp::now()).unwrap();
+        assert_eq!(task.item.id(), t.id);
+        assert!(journal::selected(&task).reasoning.unwrap().starts_with("salience "));
         let read = Journal::read(&hub.path().join("state/journal.jsonl")).unwrap();
-        let chain = journal::why(&read.entries, &t.id);
-        assert_eq!(chain.iter().map(|e| e.kind()).collect::<Vec<_>>(), ["impulse", "decision"]);
-        assert!(chain[0].0["reasoning"].as_str().unwrap().starts_with("salience "));
-        assert_eq!(journal::why(&read.entries, first.item.id()).len(), 2);
+        assert!(read.entries.iter().all(|e| !e.0["summary"].as_str().unwrap_or("").starts_with("attention under a flood")));
     }
 }
