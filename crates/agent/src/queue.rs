@@ -98,11 +98,16 @@ pub fn take_next_locked(hub: &Hub) -> Result<Option<Item>> {
 }
 
 /// The current item left by an earlier run, after finishing a decision a crash interrupted
-/// (which files it, so then there is none).
+/// (which files it, so then there is none). With no current item, deferred items that are
+/// due go back to the inbox — all under one hold of the hub lock.
 pub fn resume(hub: &Hub) -> Result<Option<Item>> {
     let _lock = lock(hub)?;
     crate::decide::recover_locked(hub)?;
-    current(hub)
+    let item = current(hub)?;
+    if item.is_none() {
+        release_due(hub)?;
+    }
+    Ok(item)
 }
 
 /// Take the item `id` from the inbox as the current item (attention chose it). Returns the

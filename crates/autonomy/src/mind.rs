@@ -109,6 +109,8 @@ pub struct HubMind {
     auto: Autonomous,
     /// Inbox items offered to attention and not chosen yet.
     offered: HashSet<String>,
+    /// The inbox directory as last listed: unchanged, it is not listed again.
+    inbox_seen: Option<Option<cn_storage::Stamp>>,
     reflexes: Option<Arc<Mutex<cn_reflex::Engine>>>,
     presence: Option<Box<dyn Presence>>,
 }
@@ -131,6 +133,7 @@ impl HubMind {
             handled: Arc::new(AtomicU64::new(0)),
             auto,
             offered,
+            inbox_seen: None,
             reflexes: None,
             presence: None,
         }
@@ -272,12 +275,16 @@ impl HubMind {
     }
 
     /// Offer attention the inbox items it has not seen (`cn input`, peer mail, items put
-    /// back), after moving deferred items that are due back to the inbox.
+    /// back, deferred items due again — `cn_agent::resume` moved those back).
     fn offer_inbox(&mut self) {
-        if let Err(e) = cn_agent::lock(&self.hub).and_then(|_lock| cn_agent::release_due(&self.hub)) {
-            tracing::error!(%e, "cannot release deferred items");
-        }
         let dir = self.hub.inbox();
+        // Adding or removing an item changes the directory's stamp; unchanged, there is
+        // nothing new to offer (and no listing wakes the hub watcher).
+        let stamp = cn_storage::Stamp::of(&dir).ok();
+        if stamp.as_ref().is_some_and(|now| cn_storage::Stamp::vouches(self.inbox_seen.as_ref(), now)) {
+            return;
+        }
+        self.inbox_seen = stamp;
         let Ok(entries) = std::fs::read_dir(&dir) else { return };
         for entry in entries.flatten() {
             let name = entry.file_name();

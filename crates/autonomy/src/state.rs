@@ -6,6 +6,7 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -84,6 +85,44 @@ impl<T: Serialize + DeserializeOwned> JsonList<T> {
         let mut all = self.load()?;
         all.push(item);
         self.save(&all)
+    }
+}
+
+/// A state file the daemon checks every pacing interval, read once and kept while its
+/// [`cn_storage::Stamp`] vouches that it is unchanged: an idle check costs a stat per file.
+/// A read error is kept too (as its message), so a malformed file is not re-parsed either.
+#[derive(Debug)]
+pub struct Cached<T> {
+    path: PathBuf,
+    seen: Option<(Option<cn_storage::Stamp>, Result<Arc<T>, String>)>,
+}
+
+impl<T: DeserializeOwned + Default> Cached<T> {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Cached { path: path.into(), seen: None }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's value as of now (missing or blank: the default), or why it cannot be used.
+    pub fn get(&mut self) -> Result<Arc<T>, String> {
+        let now = match cn_storage::Stamp::of(&self.path) {
+            Ok(s) => s,
+            Err(e) => return Err(StateError::Io { path: self.path.clone(), source: e }.to_string()),
+        };
+        if let Some((_, value)) = self.seen.as_ref().filter(|(stamp, _)| cn_storage::Stamp::vouches(Some(stamp), &now)) {
+            return value.clone();
+        }
+        let value = read::<T>(&self.path).map(Arc::new).map_err(|e| e.to_string());
+        self.seen = Some((now, value.clone()));
+        value
+    }
+
+    /// Forget what was read (after this process wrote the file).
+    pub fn invalidate(&mut self) {
+        self.seen = None;
     }
 }
 

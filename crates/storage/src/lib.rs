@@ -10,11 +10,13 @@ pub mod atomic;
 pub mod frontmatter;
 pub mod journal;
 pub mod lock;
+pub mod stamp;
 
 pub use atomic::{write_atomic, write_atomic_unsynced, write_json_atomic, read_json_or_default};
 pub use frontmatter::{Doc, FrontmatterError};
 pub use journal::{Entry, Journal, JournalRead, JournalStore, Skipped};
 pub use lock::{HubLock, ProcessLock};
+pub use stamp::Stamp;
 
 /// Now, as an RFC 3339 UTC timestamp with second precision (the journal's `ts`).
 pub fn now_rfc3339() -> String {

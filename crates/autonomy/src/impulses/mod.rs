@@ -14,6 +14,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
+
+use crate::state::Cached;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -74,9 +76,12 @@ pub struct Check {
 /// The three impulse files of a hub and what has been offered from them.
 #[derive(Debug)]
 pub struct ImpulseSources {
-    tasks: Tasks,
-    ideas: Ideas,
-    schedule: Schedule,
+    tasks: Cached<Vec<Task>>,
+    ideas: Cached<Vec<Idea>>,
+    schedule: Cached<Vec<ScheduleEntry>>,
+    schedule_state: Cached<ScheduleState>,
+    /// Writes `schedule-state.json`.
+    schedule_files: Schedule,
     started: Timestamp,
     offered_tasks: HashMap<String, Option<Timestamp>>,
     offered_ideas: HashMap<String, Timestamp>,
@@ -89,10 +94,13 @@ const IDEA_AGAIN: SignedDuration = SignedDuration::from_hours(24);
 impl ImpulseSources {
     /// `started`: when the daemon started (schedule times before it were missed while down).
     pub fn of_hub(hub: &Path, started: Timestamp) -> Self {
+        let schedule_files = Schedule::of_hub(hub);
         ImpulseSources {
-            tasks: tasks::tasks_of(hub),
-            ideas: ideas::ideas_of(hub),
-            schedule: Schedule::of_hub(hub),
+            tasks: Cached::new(tasks::tasks_of(hub).path()),
+            ideas: Cached::new(ideas::ideas_of(hub).path()),
+            schedule: Cached::new(schedule_files.path()),
+            schedule_state: Cached::new(schedule_files.state_path()),
+            schedule_files,
             started,
             offered_tasks: HashMap::new(),
             offered_ideas: HashMap::new(),
@@ -104,18 +112,18 @@ impl ImpulseSources {
     pub fn check(&mut self, now: Timestamp, idle: bool) -> Check {
         let mut out = Check::default();
         let mut problems = Vec::new();
-        match self.tasks.load() {
+        match self.tasks.get() {
             Ok(tasks) => self.tasks_due(&tasks, now, idle, &mut out),
-            Err(e) => problems.push(e.to_string()),
+            Err(e) => problems.push(e),
         }
         match self.schedule_due(now, &mut out) {
             Ok(errors) => problems.extend(errors.iter().map(ToString::to_string)),
-            Err(e) => problems.push(e.to_string()),
+            Err(e) => problems.push(e),
         }
         if idle && out.impulses.is_empty() {
-            match self.ideas.load() {
+            match self.ideas.get() {
                 Ok(ideas) => self.idea(&ideas, now, &mut out),
-                Err(e) => problems.push(e.to_string()),
+                Err(e) => problems.push(e),
             }
         }
         // Report each problem once, until it goes away or changes.
@@ -147,13 +155,13 @@ impl ImpulseSources {
 
     /// The next time something becomes due (a task's due time or a schedule's next fire),
     /// so the daemon's rest can wake for it rather than wait out its interval.
-    pub fn next_wake(&self, now: Timestamp) -> Option<Timestamp> {
+    pub fn next_wake(&mut self, now: Timestamp) -> Option<Timestamp> {
         let task = self
             .tasks
-            .load()
+            .get()
             .ok()
             .and_then(|ts| ts.iter().filter(|t| !t.done).filter_map(|t| t.due).filter(|d| *d > now).min());
-        let fire = self.schedule.load().ok().and_then(|es| schedule::next_fire(&es, now));
+        let fire = self.schedule.get().ok().and_then(|es| schedule::next_fire(&es, now));
         [task, fire].into_iter().flatten().min()
     }
 
@@ -178,16 +186,17 @@ impl ImpulseSources {
         }
     }
 
-    fn schedule_due(&mut self, now: Timestamp, out: &mut Check) -> Result<Vec<EntryError>, crate::StateError> {
-        let entries = self.schedule.load()?;
+    fn schedule_due(&mut self, now: Timestamp, out: &mut Check) -> Result<Vec<EntryError>, String> {
+        let entries = self.schedule.get()?;
         if entries.is_empty() {
             return Ok(Vec::new());
         }
-        let mut fired = self.schedule.load_state()?;
-        let before = fired.clone();
+        let before = self.schedule_state.get()?;
+        let mut fired = ScheduleState::clone(&before);
         let (firings, errors) = schedule::check(&entries, &mut fired, now, self.started);
-        if fired != before {
-            self.schedule.save_state(&fired)?;
+        if fired != *before {
+            self.schedule_state.invalidate();
+            self.schedule_files.save_state(&fired).map_err(|e| e.to_string())?;
         }
         for f in firings {
             match f {

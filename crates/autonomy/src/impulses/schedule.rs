@@ -88,6 +88,10 @@ impl Schedule {
     pub fn path(&self) -> &Path {
         &self.path
     }
+    /// `schedule-state.json`: when each entry last fired.
+    pub fn state_path(&self) -> &Path {
+        &self.state_path
+    }
     pub fn load(&self) -> Result<Vec<ScheduleEntry>, StateError> {
         state::read(&self.path)
     }

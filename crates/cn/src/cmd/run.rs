@@ -134,7 +134,10 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         }
         _senses = Some(senses);
         _watch = Some(cn_autonomy::senses::hub::watch(&root, attention.clone()).map_err(|e| super::UsageError(e.to_string()))?);
+        let idle_attention = attention.clone();
         decorators.push(cn_autonomy::rest_decorator(attention, pacing, stop.clone()));
+        // Idle, the resident set is what the idle loop touches (see `resident`).
+        decorators.push(crate::resident::release_when_idle(move || !idle_attention.active_within(pacing.idle), handled.clone()));
     }
     let inputs = Inputs {
         workdir: root.clone(),

@@ -1,0 +1,112 @@
+//! The idle daemon's resident set: after a busy spell, `cn run` releases the pages of code it
+//! ran (start-up's argument parsing, configuration, the reflex compiler, TLS set-up, model
+//! calls …) with `madvise(MADV_DONTNEED)` on the executable mappings of the binary and its
+//! libraries. The kernel keeps them in the page cache, so code that runs again comes back
+//! with a minor fault; what stays resident while idle is what the idle loop touches.
+//!
+//! Invariant: only private, read-only, executable file mappings (`r-xp` with an inode) are
+//! released — their pages are never written, so dropping them loses nothing. Writable or
+//! relocated data (`rw-p`, RELRO's `r--p`) is never touched.
+
+/// Release the executable file mappings of this process from its resident set. Returns the
+/// bytes advised (0 where this is not supported).
+pub fn release_code_pages() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else { return 0 };
+        let mut released = 0;
+        for (start, end) in code_mappings(&maps) {
+            // SAFETY: [start, end) is a whole mapping of this process, read-only and
+            // executable, backed by a file: MADV_DONTNEED only drops its page-table entries,
+            // and the next access maps the unchanged file pages again.
+            let rc = unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+            if rc == 0 {
+                released += end - start;
+            }
+        }
+        released
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
+/// The `r-xp` mappings backed by a file, from `/proc/self/maps` text.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn code_mappings(maps: &str) -> Vec<(usize, usize)> {
+    maps.lines()
+        .filter_map(|line| {
+            let mut f = line.split_ascii_whitespace();
+            let (range, perms, _offset, _dev, inode) = (f.next()?, f.next()?, f.next()?, f.next()?, f.next()?);
+            let path = f.next()?;
+            if perms != "r-xp" || inode == "0" || !path.starts_with('/') {
+                return None;
+            }
+            let (a, b) = range.split_once('-')?;
+            Some((usize::from_str_radix(a, 16).ok()?, usize::from_str_radix(b, 16).ok()?))
+        })
+        .collect()
+}
+
+/// A `rest` decorator for the daemon: before the first idle rest after start or after items
+/// were decided, release the code pages (see the module doc). `idle` says whether this rest
+/// is an idle one; `handled` counts items decided.
+pub fn release_when_idle(
+    idle: impl Fn() -> bool + Send + 'static,
+    handled: std::sync::Arc<std::sync::atomic::AtomicU64>,
+) -> cn_compute::Decorator {
+    use std::sync::atomic::Ordering;
+    let mut released_at: Option<u64> = None;
+    cn_compute::Decorator::Rest(Box::new(move |mut inner: cn_compute::RestFn| -> cn_compute::RestFn {
+        Box::new(move || {
+            let now = handled.load(Ordering::Relaxed);
+            if released_at != Some(now) && idle() {
+                let bytes = release_code_pages();
+                tracing::debug!(bytes, "idle: code pages released from the resident set");
+                released_at = Some(now);
+            }
+            inner();
+        })
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_file_backed_code_is_chosen() {
+        let maps = "\
+55d0c0000000-55d0c0100000 r--p 00000000 fd:01 1234 /usr/bin/cn
+55d0c0100000-55d0c0900000 r-xp 00100000 fd:01 1234 /usr/bin/cn
+55d0c0900000-55d0c0a00000 r--p 00900000 fd:01 1234 /usr/bin/cn
+55d0c0a00000-55d0c0a10000 rw-p 00a00000 fd:01 1234 /usr/bin/cn
+7f0000000000-7f0000021000 rw-p 00000000 00:00 0 [heap]
+7f0000100000-7f0000200000 r-xp 00000000 00:00 0
+7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0 [vdso]
+7f0000300000-7f0000400000 r-xp 00028000 fd:01 99 /usr/lib/x86_64-linux-gnu/libc.so.6
+";
+        assert_eq!(code_mappings(maps), vec![(0x55d0c0100000, 0x55d0c0900000), (0x7f0000300000, 0x7f0000400000)]);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn released_code_leaves_the_resident_set_and_still_runs() {
+        fn rss_file_kb() -> u64 {
+            let status = std::fs::read_to_string("/proc/self/status").unwrap();
+            let line = status.lines().find(|l| l.starts_with("RssFile:")).unwrap();
+            line.split_whitespace().nth(1).unwrap().parse().unwrap()
+        }
+        // Touch plenty of code first (formatting, JSON, the test harness is running).
+        let text = serde_json::to_string(&serde_json::json!({"a": [1, 2, 3], "b": "c"})).unwrap();
+        let before = rss_file_kb();
+        let released = release_code_pages();
+        let after = rss_file_kb();
+        assert!(released > 0, "no code mapping found");
+        assert!(after < before, "file-backed RSS {before} KB -> {after} KB");
+        // The code comes back when it runs again.
+        let again = serde_json::to_string(&serde_json::json!({"a": [1, 2, 3], "b": "c"})).unwrap();
+        assert_eq!(text, again);
+    }
+}
