@@ -81,6 +81,7 @@ pub struct SensesConfig {
     pub discord: Option<DiscordConfig>,
     pub files: Option<FilesConfig>,
     pub calendar: Vec<CalendarConfig>,
+    pub peers: Option<PeersConfig>,
 }
 
 impl Default for SensesConfig {
@@ -92,6 +93,7 @@ impl Default for SensesConfig {
             discord: None,
             files: None,
             calendar: Vec::new(),
+            peers: None,
         }
     }
 }
@@ -136,6 +138,21 @@ pub struct PollConfig {
 impl Default for PollConfig {
     fn default() -> Self {
         PollConfig { token_env: "GITHUB_TOKEN".into(), base_url: "https://api.github.com".into(), every: Duration::from_secs(60) }
+    }
+}
+
+/// `senses.peers:` — the daemon runs `cn sync` every `every` (mail in from peers, the
+/// outbox out to `origin`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PeersConfig {
+    #[serde(with = "duration")]
+    pub every: Duration,
+}
+
+impl Default for PeersConfig {
+    fn default() -> Self {
+        PeersConfig { every: Duration::from_secs(300) }
     }
 }
 
@@ -286,6 +303,12 @@ mod tests {
         assert_eq!(c.senses.github.unwrap().owners, ["alice"]);
         assert_eq!(c.senses.calendar[0].lead, Duration::from_secs(600));
         assert!(c.senses.owner.enabled);
+        assert_eq!(c.senses.peers, None, "peer sync is off unless asked for");
+        let peers = |yaml: &str| AutonomyConfig::from_yaml(yaml).map(|c| c.senses.peers);
+        assert_eq!(peers("senses:\n  peers: {}\n").unwrap(), Some(PeersConfig { every: Duration::from_secs(300) }));
+        assert_eq!(peers("senses:\n  peers: {every: 30s}\n").unwrap(), Some(PeersConfig { every: Duration::from_secs(30) }));
+        let e = peers("senses:\n  peers: {every: soon}\n").unwrap_err();
+        assert!(e.contains("senses.peers"), "{e}");
         let e = AutonomyConfig::from_yaml("senses:\n  github: {secret: x}\n").unwrap_err();
         assert!(e.contains("senses.github") && e.contains("secret"), "{e}");
         let e = AutonomyConfig::from_yaml("pacing: {activ: 2s}\n").unwrap_err();

@@ -17,6 +17,7 @@ pub mod files;
 pub mod github;
 pub mod hub;
 pub mod owner;
+pub mod peers;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -152,6 +153,10 @@ impl Senses {
             }
             None => None,
         };
+
+        if let Some(p) = &config.peers {
+            runtime.spawn(peers::run(hub.to_path_buf(), p.every));
+        }
 
         let files = match &config.files {
             Some(f) if !f.paths.is_empty() => Some(files::watch(hub, &f.paths, f.debounce, f.ignore.clone(), attention)?),

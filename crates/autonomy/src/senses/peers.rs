@@ -1,0 +1,50 @@
+//! Peer mail: the daemon runs `cn sync` on a timer (`senses.peers.every`), so mail from peers
+//! reaches the inbox — and the outbox reaches `origin` — with no cron job. A filed mail is a
+//! write to the inbox: the hub watcher wakes the daemon and attention offers the item as a
+//! peer's percept. A failing peer is journaled when its error first appears or changes, not
+//! at every tick.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cn_storage::{Entry, Journal};
+
+/// Sync every `every` (at least a second) until the runtime shuts down (the first sync right
+/// away).
+pub async fn run(hub: PathBuf, every: Duration) {
+    let every = every.max(Duration::from_secs(1));
+    let mut reported = BTreeSet::new();
+    loop {
+        let root = hub.clone();
+        let synced = tokio::task::spawn_blocking(move || cn_agent::Hub::open(&root).and_then(|h| cn_agent::sync(&h))).await;
+        let errors: BTreeSet<String> = match synced {
+            Ok(Ok(report)) => {
+                if !report.received.is_empty() || !report.sent.is_empty() {
+                    tracing::info!(received = report.received.len(), sent = report.sent.len(), "peer mail synced");
+                }
+                report.errors.into_iter().collect()
+            }
+            Ok(Err(e)) => BTreeSet::from([e.to_string()]),
+            Err(e) => BTreeSet::from([format!("the sync task failed: {e}")]),
+        };
+        for e in errors.difference(&reported) {
+            tracing::warn!(error = %e, "peer sync");
+            journal(&hub, e);
+        }
+        reported = errors;
+        tokio::time::sleep(every).await;
+    }
+}
+
+fn journal(hub: &std::path::Path, error: &str) {
+    let entry = Entry::new("observation")
+        .with("id", crate::new_id("peers"))
+        .with("summary", "peer mail could not be synced")
+        .with("context", error)
+        .with("outcome", "retried every interval; reported again when the error changes");
+    let appended = Journal::open(crate::hub::state_dir(hub).join("journal.jsonl")).and_then(|mut j| j.append(&entry));
+    if let Err(e) = appended {
+        tracing::error!(%e, "cannot write the journal");
+    }
+}
