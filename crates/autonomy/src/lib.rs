@@ -34,7 +34,6 @@ pub use autonomous::Autonomous;
 pub use attention::{Admission, Attention, Candidate, Item, Pool, PoolConfig, Salience, Wake};
 pub use config::AutonomyConfig;
 pub use mind::{HubMind, LevelPlan, RunMode};
-pub use hub::find_hub;
 pub use impulses::{Drive, Impulse, ImpulseSources};
 pub use percept::{Percept, Sense};
 pub use rest::{rest_decorator, Pacing};

@@ -84,7 +84,8 @@ fn no_hub_is_an_error_that_says_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let out = cn(dir.path(), &["task", "list"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no cn.yaml"), "{:?}", out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("holds cn.yaml") && err.contains("cn init"), "{err}");
     // CN_HUB names it.
     let hub = hub();
     let out = Command::new(env!("CARGO_BIN_EXE_cn")).current_dir(dir.path()).env("CN_HUB", hub.path()).args(["idea", "list"]).output().unwrap();

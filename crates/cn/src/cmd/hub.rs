@@ -13,6 +13,11 @@ pub fn open(hub: Option<&Path>) -> anyhow::Result<Hub> {
     Hub::find(hub).map_err(report_err)
 }
 
+/// The hub's root directory (`--hub`, `$CN_HUB`, else the nearest `cn.yaml` upwards).
+pub fn root(hub: Option<&Path>) -> anyhow::Result<std::path::PathBuf> {
+    cn_agent::find_hub(hub).map_err(report_err)
+}
+
 /// An agent-layer error as the binary reports it.
 pub fn report_err(e: AgentError) -> anyhow::Error {
     match e {

@@ -31,7 +31,7 @@ pub enum Sub {
 }
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
-    let hub = cn_autonomy::find_hub(hub)?;
+    let hub = super::hub::root(hub)?;
     let file = ideas_of(&hub);
     match args.command {
         Sub::Add { text, sparked_by } => {

@@ -44,7 +44,7 @@ pub enum Sub {
 }
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
-    let hub = cn_autonomy::find_hub(hub)?;
+    let hub = super::hub::root(hub)?;
     let path = cn_autonomy::hub::state_dir(&hub).join("journal.jsonl");
     let read = Journal::read(&path)?;
     for s in &read.skipped {

@@ -60,7 +60,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Sub::Next { cron, after, n, tz } => next(&cron, after.as_deref(), n, tz.as_deref()),
         Sub::Add { name, cron, action, tz, no_catch_up } => {
-            let hub = cn_autonomy::find_hub(hub)?;
+            let hub = super::hub::root(hub)?;
             let entry = ScheduleEntry {
                 name,
                 cron,
@@ -74,7 +74,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Sub::List { json } => {
-            let hub = cn_autonomy::find_hub(hub)?;
+            let hub = super::hub::root(hub)?;
             let entries = Schedule::of_hub(&hub).load()?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&entries)?);
