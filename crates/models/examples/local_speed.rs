@@ -18,6 +18,8 @@ use cn_models::{build_plan, LevelLimits, PlanInput};
 const PROMPT: &str = "Please remind me to review PR #42 on Monday and tell Alice it is done.";
 /// A prompt that keeps an unconstrained model talking.
 const LONG: &str = "Write a long, detailed story about a lighthouse keeper and a storm.";
+/// Another item, for the prompt cache: same system prompt, different item.
+const OTHER: &str = "Can you tell Bob the build is green again and close the ticket?";
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -36,10 +38,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut raw = plan_for(LONG);
     raw.grammar = None;
     raw.max_tokens = 128;
+    // llama-bench's `tg` measure: decoding from a (nearly) empty context. Decode slows as
+    // the context fills (attention reads every earlier token), so the same model decodes a
+    // level-2 plan (~360 tokens of system prompt, tool docs and item) more slowly.
+    let mut bare = raw.clone();
+    bare.system = String::new();
     for (name, plan, whole_vocabulary) in [
         ("grammar, greedy token checked", &constrained, false),
         ("grammar, whole vocabulary every token", &constrained, true),
         ("no grammar", &raw, false),
+        ("no grammar, no system prompt (llama-bench tg)", &bare, false),
     ] {
         let m = if whole_vocabulary { &mut full } else { &mut model };
         for run in 1..=runs {
@@ -52,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let prompt_share = s.prompt_time.as_secs_f64() / (s.prompt_time + s.generate_time).as_secs_f64().max(1e-9);
             let gen_cpu = cpu * (1.0 - prompt_share);
             println!(
-                "{name}, run {run}: {} tokens in {} ms = {:.1} tok/s wall, ≈{:.0} tok/CPU-s (choosing tokens {} ms, whole-vocabulary grammar passes {}); prompt {} tokens in {} ms",
+                "{name}, run {run}: {} tokens in {} ms = {:.1} tok/s wall, ≈{:.0} tok/CPU-s (choosing tokens {} ms, whole-vocabulary grammar passes {}); prompt {} tokens ({} reused) in {} ms",
                 s.generated_tokens,
                 s.generate_time.as_millis(),
                 s.tokens_per_second(),
@@ -60,9 +68,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 s.sample_time.as_millis(),
                 s.grammar_full_passes,
                 s.prompt_tokens,
+                s.prompt_reused,
                 s.prompt_time.as_millis()
             );
         }
+    }
+    // The prompt cache: a fresh context evaluates the whole plan; the next item's plan
+    // shares the system prompt and tool docs, and only its end is evaluated.
+    let mut cold = Embedded::new(&path).with_threads(threads);
+    cold.load()?;
+    for (name, item) in [("first item, fresh context", PROMPT), ("next item, prompt start reused", OTHER)] {
+        cold.ask(&plan_for(item))?;
+        let s = cold.stats;
+        println!(
+            "prompt cache, {name}: prompt {} tokens ({} reused) in {} ms; answer {} tokens in {} ms",
+            s.prompt_tokens,
+            s.prompt_reused,
+            s.prompt_time.as_millis(),
+            s.generated_tokens,
+            s.generate_time.as_millis()
+        );
     }
     Ok(())
 }

@@ -83,6 +83,9 @@ pub struct Stats {
     /// Time to load the model (zero when it was already loaded).
     pub load: Duration,
     pub prompt_tokens: usize,
+    /// Of `prompt_tokens`, those whose keys and values were still in the context from the
+    /// previous ask (the shared start: system prompt, tool docs), so not evaluated again.
+    pub prompt_reused: usize,
     pub prompt_time: Duration,
     pub generated_tokens: usize,
     pub generate_time: Duration,
@@ -107,6 +110,10 @@ pub struct Embedded {
     model: Option<&'static LlamaModel>,
     /// Run the grammar over the whole vocabulary at every token (see `with_full_grammar`).
     full_grammar: bool,
+    /// The tokens whose keys and values the context holds, at positions 0.., as the last
+    /// ask left them (its prompt, then each token it generated and decoded). Empty when the
+    /// cache's state is unknown (an ask failed) — the next ask then starts from scratch.
+    cached: Vec<LlamaToken>,
     pub stats: Stats,
 }
 
@@ -118,7 +125,7 @@ impl std::fmt::Debug for Embedded {
 
 impl Embedded {
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Embedded { path: path.into(), threads: DEFAULT_THREADS, n_ctx: DEFAULT_CONTEXT, ctx: None, model: None, full_grammar: false, stats: Stats::default() }
+        Embedded { path: path.into(), threads: DEFAULT_THREADS, n_ctx: DEFAULT_CONTEXT, ctx: None, model: None, full_grammar: false, cached: Vec::new(), stats: Stats::default() }
     }
 
     pub fn with_threads(mut self, threads: i32) -> Self {
@@ -154,7 +161,11 @@ impl Embedded {
             .with_n_ctx(NonZeroU32::new(self.n_ctx))
             .with_n_batch(BATCH as u32)
             .with_n_threads(self.threads)
-            .with_n_threads_batch(self.threads);
+            .with_n_threads_batch(self.threads)
+            // llama.cpp's default (auto) turns flash attention on wherever the backend has
+            // it; on these CPUs it decodes this model ~13 % slower (llama-bench, fa 0 vs 1
+            // at depth 512), so it is off, as in llama-bench.
+            .with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
         let ctx = model
             .new_context(backend()?, params)
             .map_err(|e| ModelError::Other(format!("cannot create a llama.cpp context: {e}")))?;
@@ -191,6 +202,18 @@ impl Embedded {
 
 impl Model for Embedded {
     fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
+        // What the context holds is known again only once this ask succeeds.
+        let cached = std::mem::take(&mut self.cached);
+        let (answer, kept) = self.ask_from(plan, cached)?;
+        self.cached = kept;
+        Ok(answer)
+    }
+}
+
+impl Embedded {
+    /// One ask, given what the context holds (`cached`); returns the answer and what the
+    /// context holds after it.
+    fn ask_from(&mut self, plan: &Plan, cached: Vec<LlamaToken>) -> Result<(Answer, Vec<LlamaToken>), ModelError> {
         let started = Instant::now();
         let was_loaded = self.ctx.is_some();
         self.load()?;
@@ -204,18 +227,28 @@ impl Model for Embedded {
         let max_tokens = max_tokens.min(self.n_ctx as usize / 2);
         let tokens = Embedded::prompt_tokens(model, plan, self.n_ctx as usize - max_tokens);
 
-        ctx.clear_kv_cache();
+        // Prompt caching (as llama.cpp's server does): keep the keys and values of the start
+        // this prompt shares with what the context holds — the system prompt and tool docs
+        // are the same from one ask to the next — and evaluate only the rest. At least the
+        // last token is evaluated again, for its logits.
         let t0 = Instant::now();
+        let mut reuse = cached.iter().zip(&tokens).take_while(|(a, b)| a == b).count().min(tokens.len().saturating_sub(1));
+        let trimmed = reuse > 0 && ctx.clear_kv_cache_seq(Some(0), Some(reuse as u32), None).unwrap_or(false);
+        if !trimmed {
+            ctx.clear_kv_cache();
+            reuse = 0;
+        }
         let mut batch = LlamaBatch::new(BATCH, 1);
         let last = tokens.len().saturating_sub(1);
-        for (chunk_no, chunk) in tokens.chunks(BATCH).enumerate() {
+        for (chunk_no, chunk) in tokens[reuse..].chunks(BATCH).enumerate() {
             batch.clear();
             for (i, t) in chunk.iter().enumerate() {
-                let pos = chunk_no * BATCH + i;
+                let pos = reuse + chunk_no * BATCH + i;
                 batch.add(*t, pos as i32, &[0], pos == last).map_err(|e| ModelError::Other(format!("llama batch: {e}")))?;
             }
             ctx.decode(&mut batch).map_err(|e| ModelError::Other(format!("llama decode: {e}")))?;
         }
+        self.stats.prompt_reused = reuse;
         self.stats.prompt_tokens = tokens.len();
         self.stats.prompt_time = t0.elapsed();
 
@@ -239,6 +272,7 @@ impl Model for Embedded {
         let mut full_passes = 0;
         let mut bytes = Vec::with_capacity(max_tokens * 4);
         let mut n_past = tokens.len() as i32;
+        let mut held = tokens.clone();
         let mut generated = 0;
         let mut ended = false;
         let mut logits_at = batch.n_tokens() - 1;
@@ -276,6 +310,7 @@ impl Model for Embedded {
             n_past += 1;
             logits_at = 0;
             ctx.decode(&mut batch).map_err(|e| ModelError::Other(format!("llama decode: {e}")))?;
+            held.push(token);
         }
         self.stats.generated_tokens = generated;
         self.stats.generate_time = t1.elapsed();
@@ -287,6 +322,7 @@ impl Model for Embedded {
         tracing::info!(
             load_ms = self.stats.load.as_millis() as u64,
             prompt_tokens = self.stats.prompt_tokens,
+            prompt_reused = self.stats.prompt_reused,
             prompt_ms = self.stats.prompt_time.as_millis() as u64,
             generated_tokens = generated,
             generate_ms = self.stats.generate_time.as_millis() as u64,
@@ -295,13 +331,14 @@ impl Model for Embedded {
             tokens_per_second = format!("{:.1}", self.stats.tokens_per_second()),
             "local model answered"
         );
-        Ok(Answer {
+        let answer = Answer {
             markdown: String::from_utf8_lossy(&bytes).into_owned(),
             model: self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "embedded".into()),
             tokens_in: tokens.len() as u64,
             tokens_out: generated as u64,
             elapsed: started.elapsed(),
-        })
+        };
+        Ok((answer, held))
     }
 }
 

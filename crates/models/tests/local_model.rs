@@ -177,3 +177,49 @@ fn checking_only_the_greedy_token_answers_as_filtering_the_whole_vocabulary() {
     // Otherwise the comparison never exercised the fallback.
     assert!(fallbacks > 0, "the grammar never rejected a greedy token");
 }
+
+/// Prompt caching: an ask evaluates only what its prompt does not share with the context's
+/// contents (the system prompt and tool docs are the same from one ask to the next). The
+/// answers stay valid tool calls. They are mostly the answers a fresh context gives, not
+/// always: evaluating a prompt's end on its own rounds differently from evaluating it whole,
+/// which can flip a near-tie of the greedy pick (llama.cpp's server says the same of its
+/// prompt cache).
+#[test]
+fn a_reused_prompt_start_is_not_evaluated_again_and_answers_stay_valid() {
+    let Some(path) = cn_models::pull::model_path().filter(|p| p.is_file()) else {
+        panic!("the local model file is missing; run `cn model pull` (or set CN_MODEL_PATH) and run this test again");
+    };
+    let docs = tools();
+    let refs: Vec<&ToolDoc> = docs.iter().collect();
+    let mut warm = Embedded::new(&path).with_threads(1);
+    // Every third prompt, and the last one twice: a prompt the context holds whole. (Not
+    // the very long one: to fit the context, its system prompt is shortened.)
+    let mut chosen: Vec<String> = prompts().into_iter().step_by(3).filter(|p| p.len() < 2000).collect();
+    chosen.extend(chosen.last().cloned());
+    let mut same = 0;
+    for (i, prompt) in chosen.iter().enumerate() {
+        let input = PlanInput { level: 2, core_seed: "I am Bud, a helpful agent.", item: prompt, owner: true, tools: &refs, ..Default::default() };
+        let plan = build_plan(&input, LevelLimits::default_for(2));
+        let a = warm.ask(&plan).unwrap_or_else(|e| panic!("prompt {i}: {e}")).markdown;
+        let s = warm.stats;
+        if i == 0 {
+            assert_eq!(s.prompt_reused, 0, "a new context holds nothing");
+        } else {
+            // At least the system prompt and tool docs (well over 100 tokens) were kept, and
+            // the prompt's last token is always evaluated again.
+            assert!(s.prompt_reused > 100 && s.prompt_reused < s.prompt_tokens, "prompt {i}: reused {} of {}", s.prompt_reused, s.prompt_tokens);
+        }
+        if i == chosen.len() - 1 {
+            assert_eq!(s.prompt_reused, s.prompt_tokens - 1, "the same prompt again: all but its last token kept");
+        }
+        match parse(&a).as_slice() {
+            [Parsed::Call(call)] => valid(call, &docs).unwrap_or_else(|why| panic!("prompt {i}: {why}\n{a}")),
+            other => panic!("prompt {i}: parsed to {other:?}\n{a}"),
+        }
+        let mut fresh = Embedded::new(&path).with_threads(1);
+        let b = fresh.ask(&plan).unwrap_or_else(|e| panic!("prompt {i}, fresh: {e}")).markdown;
+        assert_eq!(fresh.stats.prompt_reused, 0);
+        same += usize::from(a == b);
+    }
+    eprintln!("{same} of {} answers as a fresh context's", chosen.len());
+}
