@@ -24,7 +24,8 @@
 //!
 //! Invariant: an item is always somewhere durable — attention's spool until it is written to
 //! the inbox, then the hub (inbox, current, deferred, decided); nothing leaves the spool
-//! before the hub holds it.
+//! before the hub holds it. An inbox item that attention shed (its pool was full) is offered
+//! again once the pool has room, so none is stranded in the inbox.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -109,6 +110,8 @@ pub struct HubMind {
     auto: Autonomous,
     /// Inbox items offered to attention and not chosen yet.
     offered: HashSet<String>,
+    /// Inbox files that could not be read (reported once, left for a person to fix).
+    unreadable: HashSet<String>,
     /// The inbox directory as last listed: unchanged, it is not listed again.
     inbox_seen: Option<Option<cn_storage::Stamp>>,
     reflexes: Option<Arc<Mutex<cn_reflex::Engine>>>,
@@ -133,6 +136,7 @@ impl HubMind {
             handled: Arc::new(AtomicU64::new(0)),
             auto,
             offered,
+            unreadable: HashSet::new(),
             inbox_seen: None,
             reflexes: None,
             presence: None,
@@ -277,11 +281,25 @@ impl HubMind {
     /// Offer attention the inbox items it has not seen (`cn input`, peer mail, items put
     /// back, deferred items due again — `cn_agent::resume` moved those back).
     fn offer_inbox(&mut self) {
+        // An item offered but no longer pooled was shed (the pool was full) and is still in
+        // the inbox: once there is room, offer it again.
+        let mut shed = false;
+        if !self.offered.is_empty() {
+            let (pooled, room) = self.auto.attention.with_pool(|pool| {
+                let pooled: HashSet<String> = pool.iter().filter_map(|p| inbox_ref(&p.item).map(str::to_string)).collect();
+                (pooled, pool.has_room())
+            });
+            if room {
+                let before = self.offered.len();
+                self.offered.retain(|id| pooled.contains(id));
+                shed = self.offered.len() < before;
+            }
+        }
         let dir = self.hub.inbox();
         // Adding or removing an item changes the directory's stamp; unchanged, there is
         // nothing new to offer (and no listing wakes the hub watcher).
         let stamp = cn_storage::Stamp::of(&dir).ok();
-        if stamp.as_ref().is_some_and(|now| cn_storage::Stamp::vouches(self.inbox_seen.as_ref(), now)) {
+        if !shed && stamp.as_ref().is_some_and(|now| cn_storage::Stamp::vouches(self.inbox_seen.as_ref(), now)) {
             return;
         }
         self.inbox_seen = stamp;
@@ -289,7 +307,7 @@ impl HubMind {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".md")).filter(|n| !n.starts_with('.')) else { continue };
-            if self.offered.contains(id) {
+            if self.offered.contains(id) || self.unreadable.contains(id) {
                 continue;
             }
             let item = match Item::read(&entry.path()) {
@@ -297,7 +315,7 @@ impl HubMind {
                 Err(e) => {
                     // Left where it is for a person to fix; reported once.
                     tracing::warn!("skipping {}: {e}", entry.path().display());
-                    self.offered.insert(id.to_string());
+                    self.unreadable.insert(id.to_string());
                     continue;
                 }
             };

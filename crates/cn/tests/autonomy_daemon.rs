@@ -95,6 +95,28 @@ fn an_item_written_to_the_inbox_wakes_a_resting_daemon() {
     assert!(daemon.stop().success());
 }
 
+/// Inbox items that attention had to shed (its pool was full) stay in the inbox and are
+/// offered again once there is room: every one is decided, none is stranded.
+#[test]
+fn inbox_items_shed_by_a_full_pool_are_offered_again_and_all_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", ACK, "attention:\n  capacity: 2\n");
+    // Queued before the daemon starts: the first decide offers all twelve at once.
+    let ids: Vec<String> = (0..12).map(|i| format!("peer-{i}")).collect();
+    for id in &ids {
+        let text = format!("---\nid: {id}\nfrom: pi\ncadence: inbox\nqueued: 2026-11-21T10:00:00Z\n---\n\nNote {id}\n");
+        std::fs::write(hub.join(format!("threads/inbox/{id}.md")), text).unwrap();
+    }
+    let mut daemon = Daemon::start(&hub, &[]);
+    daemon.owner_url();
+    wait_until(MINUTE, "all twelve decided", || {
+        let e = journal(&hub);
+        ids.iter().all(|id| decided_at(&e, id).is_some()).then_some(())
+    });
+    assert_eq!(md_count(&hub.join("threads/inbox")), 0);
+    assert!(daemon.stop().success());
+}
+
 #[test]
 fn a_flood_of_ten_thousand_percepts_stays_bounded_and_the_owner_comes_first() {
     let dir = tempfile::tempdir().unwrap();

@@ -111,6 +111,11 @@ impl Pool {
     pub fn config(&self) -> &PoolConfig {
         &self.config
     }
+    /// Whether a non-owner item would be admitted without shedding one.
+    pub fn has_room(&self) -> bool {
+        self.non_owner < self.config.capacity
+    }
+
     pub fn len(&self) -> usize {
         self.items.len()
     }
