@@ -14,6 +14,16 @@
 //! against `with_full_grammar`), at a fraction of the cost: most tokens of an answer are the
 //! model's own first choice.
 //!
+//! Jump-forward (as SGLang and llguidance do): about half of a tool call is text the grammar
+//! forces — the fence, `tool:`, each required key, the rest of a name or enum value once it is
+//! unambiguous, the closing fence. After each token the grammar is probed for the characters
+//! it forces next; their tokens go into the answer without the model choosing them, and are
+//! evaluated together with the model's last pick in one pass. Once the grammar allows only
+//! the end, the answer is complete without another pass. A level-2 answer takes about half
+//! the model passes it took token by token. The answer is the same call, though not always
+//! the same bytes: the forced text is tokenized as the tokenizer would, and evaluating
+//! several tokens in one pass rounds differently, which can flip a near-tie later on.
+//!
 //! Invariants: text from the item (system and user content) is tokenized with special-token
 //! parsing off, so an item containing `<|im_end|>` cannot forge a turn; with a grammar, an
 //! answer that hits `max_tokens` before the grammar completes is an error, never returned.
@@ -94,6 +104,12 @@ pub struct Stats {
     /// Tokens for which the greedy pick was rejected by the grammar, so the grammar had to
     /// filter the whole vocabulary.
     pub grammar_full_passes: usize,
+    /// Of `generated_tokens`, those the grammar forced (jump-forward): placed in the answer
+    /// without the model choosing them.
+    pub forced_tokens: usize,
+    /// Model evaluations (llama.cpp decodes) the answer took. Without jump-forward, one per
+    /// generated token; with it, fewer.
+    pub model_passes: usize,
 }
 
 impl Stats {
@@ -114,6 +130,12 @@ pub struct Embedded {
     /// ask left them (its prompt, then each token it generated and decoded). Empty when the
     /// cache's state is unknown (an ask failed) — the next ask then starts from scratch.
     cached: Vec<LlamaToken>,
+    /// Jump forward over the text the grammar forces (see `jump_forward`); off only in tests
+    /// and benchmarks that compare against token-by-token decoding.
+    jump_forward: bool,
+    /// What jump-forward offers the grammar to learn which bytes may come next (found at
+    /// load).
+    bytes: Option<ByteProbe>,
     pub stats: Stats,
 }
 
@@ -125,7 +147,7 @@ impl std::fmt::Debug for Embedded {
 
 impl Embedded {
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Embedded { path: path.into(), threads: DEFAULT_THREADS, n_ctx: DEFAULT_CONTEXT, ctx: None, model: None, full_grammar: false, cached: Vec::new(), stats: Stats::default() }
+        Embedded { path: path.into(), threads: DEFAULT_THREADS, n_ctx: DEFAULT_CONTEXT, ctx: None, model: None, full_grammar: false, cached: Vec::new(), jump_forward: true, bytes: None, stats: Stats::default() }
     }
 
     pub fn with_threads(mut self, threads: i32) -> Self {
@@ -143,6 +165,14 @@ impl Embedded {
     #[doc(hidden)]
     pub fn with_full_grammar(mut self) -> Self {
         self.full_grammar = true;
+        self
+    }
+
+    /// Choose every token with the model, even those the grammar forces. Only for tests and
+    /// benchmarks that compare against jump-forward.
+    #[doc(hidden)]
+    pub fn without_jump_forward(mut self) -> Self {
+        self.jump_forward = false;
         self
     }
 
@@ -169,6 +199,7 @@ impl Embedded {
         let ctx = model
             .new_context(backend()?, params)
             .map_err(|e| ModelError::Other(format!("cannot create a llama.cpp context: {e}")))?;
+        self.bytes = Some(ByteProbe::new(model));
         self.model = Some(model);
         self.ctx = Some(ctx);
         self.stats.load = started.elapsed();
@@ -267,6 +298,8 @@ impl Embedded {
         let vocab = model.vocab();
         let mut one = LlamaTokenDataArray::new(Vec::with_capacity(1), false);
         let mut all = LlamaTokenDataArray::new(Vec::new(), false);
+        let mut probe = LlamaTokenDataArray::new(Vec::with_capacity(257), false);
+        let probe_bytes = if self.jump_forward && grammar.is_some() { self.bytes.as_ref() } else { None };
         let t1 = Instant::now();
         let mut sample_time = Duration::ZERO;
         let mut full_passes = 0;
@@ -274,9 +307,46 @@ impl Embedded {
         let mut n_past = tokens.len() as i32;
         let mut held = tokens.clone();
         let mut generated = 0;
+        let mut passes = 0;
         let mut ended = false;
         let mut logits_at = batch.n_tokens() - 1;
-        while generated < max_tokens {
+        // Tokens in the answer that the context has not evaluated yet: the model's last pick
+        // and whatever the grammar forces after it, evaluated together in one pass.
+        let mut pending: Vec<LlamaToken> = Vec::new();
+        // Jump forward over what the grammar forces next: into the answer and `pending`
+        // without the model choosing it. True when that completes the answer.
+        let mut jump = |grammar: &mut LlamaSampler, pending: &mut Vec<LlamaToken>, bytes: &mut Vec<u8>, generated: &mut usize, stats: &mut (usize, Duration)| -> bool {
+            let Some(by_byte) = probe_bytes else { return false };
+            let ts = Instant::now();
+            let before = pending.len();
+            let complete = jump_forward(grammar, model, by_byte, &mut probe, max_tokens - *generated, pending);
+            for token in &pending[before..] {
+                vocab.token_to_piece_into(*token, bytes, false, None);
+            }
+            *generated += pending.len() - before;
+            stats.0 += pending.len() - before;
+            stats.1 += ts.elapsed();
+            complete
+        };
+        let mut jumped = (0, Duration::ZERO);
+        if let Some(g) = grammar.as_mut() {
+            ended = jump(g, &mut pending, &mut bytes, &mut generated, &mut jumped);
+        }
+        while !ended {
+            if !pending.is_empty() {
+                batch.clear();
+                for (i, t) in pending.iter().enumerate() {
+                    batch.add(*t, n_past + i as i32, &[0], i + 1 == pending.len()).map_err(|e| ModelError::Other(format!("llama batch: {e}")))?;
+                }
+                ctx.decode(&mut batch).map_err(|e| ModelError::Other(format!("llama decode: {e}")))?;
+                passes += 1;
+                n_past += pending.len() as i32;
+                logits_at = batch.n_tokens() - 1;
+                held.append(&mut pending);
+            }
+            if generated >= max_tokens {
+                break;
+            }
             let ts = Instant::now();
             let logits = ctx.get_logits_ith(logits_at);
             let mut token = LlamaToken(greedy(logits.iter().copied()) as i32);
@@ -305,17 +375,18 @@ impl Embedded {
             }
             vocab.token_to_piece_into(token, &mut bytes, false, None);
             generated += 1;
-            batch.clear();
-            batch.add(token, n_past, &[0], true).map_err(|e| ModelError::Other(format!("llama batch: {e}")))?;
-            n_past += 1;
-            logits_at = 0;
-            ctx.decode(&mut batch).map_err(|e| ModelError::Other(format!("llama decode: {e}")))?;
-            held.push(token);
+            pending.push(token);
+            if let Some(g) = grammar.as_mut() {
+                // Complete: the answer is whole and nothing pending needs evaluating.
+                ended = jump(g, &mut pending, &mut bytes, &mut generated, &mut jumped);
+            }
         }
         self.stats.generated_tokens = generated;
         self.stats.generate_time = t1.elapsed();
-        self.stats.sample_time = sample_time;
+        self.stats.sample_time = sample_time + jumped.1;
         self.stats.grammar_full_passes = full_passes;
+        self.stats.forced_tokens = jumped.0;
+        self.stats.model_passes = passes;
         if !ended && plan.grammar.is_some() {
             return Err(ModelError::Cut(format!("the local model reached max_tokens ({max_tokens}) before finishing its answer")));
         }
@@ -328,6 +399,8 @@ impl Embedded {
             generate_ms = self.stats.generate_time.as_millis() as u64,
             sample_ms = self.stats.sample_time.as_millis() as u64,
             grammar_full_passes = full_passes,
+            forced_tokens = self.stats.forced_tokens,
+            model_passes = passes,
             tokens_per_second = format!("{:.1}", self.stats.tokens_per_second()),
             "local model answered"
         );
@@ -339,6 +412,126 @@ impl Embedded {
             elapsed: started.elapsed(),
         };
         Ok((answer, held))
+    }
+}
+
+/// Most characters one jump-forward probes: forced runs in a tool call are a key and its
+/// punctuation, or the rest of a name or enum value once it is unambiguous.
+const MAX_FORCED: usize = 64;
+
+/// Jump-forward decoding (as SGLang and llguidance do for constrained output): find the text
+/// the grammar forces next — the characters that are, one after another, the only ones it
+/// allows — and append its tokens to `placed` (at most `room`), accepted by `grammar`. The
+/// last token of a forced run that does not end the answer is left to the model, so that it
+/// can merge with what follows the way the model would write it (`tool:` is forced, ` reply`
+/// is the model's). Returns true when the answer is complete: the grammar then allows only
+/// the end, so no model pass is needed at all.
+///
+/// The grammar is the judge: a probe offers a copy of it a token for each byte (see
+/// `ByteProbe`) and the end-of-generation token; exactly one byte allowed means the
+/// character is forced.
+fn jump_forward(grammar: &mut LlamaSampler, model: &LlamaModel, bytes: &ByteProbe, probe: &mut LlamaTokenDataArray, room: usize, placed: &mut Vec<LlamaToken>) -> bool {
+    let vocab = model.vocab();
+    let end = vocab.eos();
+    let mut copy = grammar.clone();
+    let mut text = Vec::new();
+    let complete = loop {
+        probe.data.clear();
+        probe.data.extend(bytes.tokens.iter().map(|&(_, t)| LlamaTokenData::new(t, 0.0, 0.0)));
+        probe.data.push(LlamaTokenData::new(end, 0.0, 0.0));
+        probe.selected = None;
+        probe.sorted = false;
+        copy.apply(probe);
+        // The grammar sets a rejected candidate's logit to -inf and keeps the order.
+        let mut next = None;
+        let mut ends = false;
+        let mut several = false;
+        for (d, &(byte, _)) in probe.data.iter().zip(bytes.tokens.iter().chain([&(0, end)])) {
+            if d.logit() == f32::NEG_INFINITY {
+                continue;
+            }
+            if d.id() == end {
+                ends = true;
+            } else if next.is_some_and(|b| b != byte) {
+                several = true;
+            } else {
+                next = Some(byte);
+            }
+        }
+        match (next, ends, several) {
+            (None, true, _) => break true,
+            (Some(byte), false, false) if text.len() < MAX_FORCED => match bytes.single[byte as usize] {
+                Some(t) => {
+                    copy.accept(t);
+                    text.push(byte);
+                }
+                None => break false,
+            },
+            _ => break false,
+        }
+    };
+    // Whole characters only; a forced run may stop inside one.
+    let whole = match std::str::from_utf8(&text) {
+        Ok(_) => text.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    let mut tokens = vocab.tokenize(&text[..whole], false, false);
+    let complete = complete && whole == text.len();
+    if !complete {
+        tokens.pop();
+    }
+    let mut one = LlamaTokenDataArray::new(Vec::with_capacity(1), false);
+    let mut all_placed = true;
+    for (n, token) in tokens.into_iter().enumerate() {
+        if n >= room || !allowed(grammar, &mut one, token, 0.0) {
+            all_placed = false;
+            break;
+        }
+        grammar.accept(token);
+        placed.push(token);
+    }
+    complete && all_placed
+}
+
+/// For each byte, the tokens that stand for it in a jump-forward probe: its single-byte
+/// token, or, for a byte with none (SmolLM2's vocabulary lacks a few control characters),
+/// every token that starts with it. A byte no token starts with cannot be written next by
+/// the model at all, so leaving it out changes nothing.
+struct ByteProbe {
+    /// (first byte, token), in byte order.
+    tokens: Vec<(u8, LlamaToken)>,
+    /// The single-byte token of each byte, if any: how a forced byte is accepted.
+    single: Vec<Option<LlamaToken>>,
+}
+
+impl ByteProbe {
+    fn new(model: &LlamaModel) -> Self {
+        let vocab = model.vocab();
+        let mut single = vec![None; 256];
+        let mut starting: Vec<Vec<LlamaToken>> = vec![Vec::new(); 256];
+        let mut piece = Vec::with_capacity(16);
+        for token in vocab.tokens() {
+            if vocab.is_control(token) || vocab.is_eog(token) {
+                continue;
+            }
+            piece.clear();
+            vocab.token_to_piece_into(token, &mut piece, false, None);
+            match piece[..] {
+                [byte] => {
+                    single[byte as usize].get_or_insert(token);
+                }
+                [byte, ..] => starting[byte as usize].push(token),
+                [] => {}
+            }
+        }
+        let mut tokens = Vec::with_capacity(256);
+        for (byte, others) in starting.into_iter().enumerate() {
+            match single[byte] {
+                Some(t) => tokens.push((byte as u8, t)),
+                None => tokens.extend(others.into_iter().map(|t| (byte as u8, t))),
+            }
+        }
+        ByteProbe { tokens, single }
     }
 }
 

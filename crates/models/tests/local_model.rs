@@ -223,3 +223,50 @@ fn a_reused_prompt_start_is_not_evaluated_again_and_answers_stay_valid() {
     }
     eprintln!("{same} of {} answers as a fresh context's", chosen.len());
 }
+
+/// Jump-forward: text the grammar forces (the fence, `tool:`, keys, the rest of a name once
+/// it is unambiguous, the closing fence) goes into the answer without the model choosing it,
+/// so every model pass chooses exactly one token and the forced ones cost none; token by
+/// token, every token costs a pass. Either way the answer is a valid call.
+#[test]
+fn text_the_grammar_forces_takes_no_model_pass() {
+    let Some(path) = cn_models::pull::model_path().filter(|p| p.is_file()) else {
+        panic!("the local model file is missing; run `cn model pull` (or set CN_MODEL_PATH) and run this test again");
+    };
+    // One tool with one required string: all but the note's words is forced.
+    let one = vec![ToolDoc {
+        name: "note".into(),
+        description: "Write a note.".into(),
+        params: json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    }];
+    let many = tools();
+    let mut jumping = Embedded::new(&path).with_threads(1);
+    let mut stepwise = Embedded::new(&path).with_threads(1).without_jump_forward();
+    for (docs, prompt) in [(&one, "Remember that the printer is out of toner."), (&one, "hi"), (&many, "Please remind me to review PR #42 on Monday."), (&many, "明日の会議の資料を準備してください。")] {
+        let refs: Vec<&ToolDoc> = docs.iter().collect();
+        let input = PlanInput { level: 2, core_seed: "I am Bud, a helpful agent.", item: prompt, owner: true, tools: &refs, ..Default::default() };
+        let plan = build_plan(&input, LevelLimits::default_for(2));
+        for model in [&mut jumping, &mut stepwise] {
+            let a = model.ask(&plan).unwrap_or_else(|e| panic!("{prompt:?}: {e}")).markdown;
+            match parse(&a).as_slice() {
+                [Parsed::Call(call)] => valid(call, docs).unwrap_or_else(|why| panic!("{prompt:?}: {why}\n{a}")),
+                other => panic!("{prompt:?}: parsed to {other:?}\n{a}"),
+            }
+            if docs.len() == 1 {
+                assert!(a.starts_with("```yaml\ntool: note\ntext: \"") && a.ends_with("\"\n```"), "{a}");
+            }
+        }
+        let (j, s) = (jumping.stats, stepwise.stats);
+        eprintln!("{prompt:?}: jump-forward {j:?}\ntoken by token {s:?}");
+        assert_eq!(s.forced_tokens, 0);
+        assert_eq!(s.model_passes, s.generated_tokens, "token by token: a pass per token");
+        assert_eq!(j.model_passes, j.generated_tokens - j.forced_tokens, "jump-forward: a pass per chosen token, none per forced one");
+        // At least the fence, `yaml`, the newline, `tool` and `:` before the name, and the
+        // closing fence after the last value.
+        assert!(j.forced_tokens >= 6, "{prompt:?}: only {} tokens forced", j.forced_tokens);
+        if docs.len() == 1 {
+            // ... and with one tool, its name and the key `text:` too.
+            assert!(j.forced_tokens >= 9, "{prompt:?}: only {} tokens forced", j.forced_tokens);
+        }
+    }
+}
