@@ -133,8 +133,8 @@ pub struct Embedded {
     /// Jump forward over the text the grammar forces (see `jump_forward`); off only in tests
     /// and benchmarks that compare against token-by-token decoding.
     jump_forward: bool,
-    /// What jump-forward offers the grammar to learn which bytes may come next (found at
-    /// load).
+    /// What jump-forward offers the grammar to learn which bytes may come next (found on the
+    /// first ask with a grammar).
     bytes: Option<ByteProbe>,
     pub stats: Stats,
 }
@@ -199,7 +199,6 @@ impl Embedded {
         let ctx = model
             .new_context(backend()?, params)
             .map_err(|e| ModelError::Other(format!("cannot create a llama.cpp context: {e}")))?;
-        self.bytes = Some(ByteProbe::new(model));
         self.model = Some(model);
         self.ctx = Some(ctx);
         self.stats.load = started.elapsed();
@@ -299,7 +298,10 @@ impl Embedded {
         let mut one = LlamaTokenDataArray::new(Vec::with_capacity(1), false);
         let mut all = LlamaTokenDataArray::new(Vec::new(), false);
         let mut probe = LlamaTokenDataArray::new(Vec::with_capacity(257), false);
-        let probe_bytes = if self.jump_forward && grammar.is_some() { self.bytes.as_ref() } else { None };
+        let probe_bytes = match grammar {
+            Some(_) if self.jump_forward => Some(&*self.bytes.get_or_insert_with(|| ByteProbe::new(model))),
+            _ => None,
+        };
         let t1 = Instant::now();
         let mut sample_time = Duration::ZERO;
         let mut full_passes = 0;
@@ -313,26 +315,24 @@ impl Embedded {
         // Tokens in the answer that the context has not evaluated yet: the model's last pick
         // and whatever the grammar forces after it, evaluated together in one pass.
         let mut pending: Vec<LlamaToken> = Vec::new();
-        // Jump forward over what the grammar forces next: into the answer and `pending`
-        // without the model choosing it. True when that completes the answer.
-        let mut jump = |grammar: &mut LlamaSampler, pending: &mut Vec<LlamaToken>, bytes: &mut Vec<u8>, generated: &mut usize, stats: &mut (usize, Duration)| -> bool {
-            let Some(by_byte) = probe_bytes else { return false };
-            let ts = Instant::now();
-            let before = pending.len();
-            let complete = jump_forward(grammar, model, by_byte, &mut probe, max_tokens - *generated, pending);
-            for token in &pending[before..] {
-                vocab.token_to_piece_into(*token, bytes, false, None);
+        let mut forced = 0;
+        loop {
+            // Jump forward over what the grammar forces next; if that completes the answer,
+            // nothing pending needs evaluating.
+            if let (Some(g), Some(by_byte)) = (grammar.as_mut(), probe_bytes) {
+                let ts = Instant::now();
+                let before = pending.len();
+                ended = jump_forward(g, model, by_byte, &mut probe, &mut one, max_tokens - generated, &mut pending);
+                for token in &pending[before..] {
+                    vocab.token_to_piece_into(*token, &mut bytes, false, None);
+                }
+                generated += pending.len() - before;
+                forced += pending.len() - before;
+                sample_time += ts.elapsed();
+                if ended {
+                    break;
+                }
             }
-            *generated += pending.len() - before;
-            stats.0 += pending.len() - before;
-            stats.1 += ts.elapsed();
-            complete
-        };
-        let mut jumped = (0, Duration::ZERO);
-        if let Some(g) = grammar.as_mut() {
-            ended = jump(g, &mut pending, &mut bytes, &mut generated, &mut jumped);
-        }
-        while !ended {
             if !pending.is_empty() {
                 batch.clear();
                 for (i, t) in pending.iter().enumerate() {
@@ -376,16 +376,12 @@ impl Embedded {
             vocab.token_to_piece_into(token, &mut bytes, false, None);
             generated += 1;
             pending.push(token);
-            if let Some(g) = grammar.as_mut() {
-                // Complete: the answer is whole and nothing pending needs evaluating.
-                ended = jump(g, &mut pending, &mut bytes, &mut generated, &mut jumped);
-            }
         }
         self.stats.generated_tokens = generated;
         self.stats.generate_time = t1.elapsed();
-        self.stats.sample_time = sample_time + jumped.1;
+        self.stats.sample_time = sample_time;
         self.stats.grammar_full_passes = full_passes;
-        self.stats.forced_tokens = jumped.0;
+        self.stats.forced_tokens = forced;
         self.stats.model_passes = passes;
         if !ended && plan.grammar.is_some() {
             return Err(ModelError::Cut(format!("the local model reached max_tokens ({max_tokens}) before finishing its answer")));
@@ -430,7 +426,15 @@ const MAX_FORCED: usize = 64;
 /// The grammar is the judge: a probe offers a copy of it a token for each byte (see
 /// `ByteProbe`) and the end-of-generation token; exactly one byte allowed means the
 /// character is forced.
-fn jump_forward(grammar: &mut LlamaSampler, model: &LlamaModel, bytes: &ByteProbe, probe: &mut LlamaTokenDataArray, room: usize, placed: &mut Vec<LlamaToken>) -> bool {
+fn jump_forward(
+    grammar: &mut LlamaSampler,
+    model: &LlamaModel,
+    bytes: &ByteProbe,
+    probe: &mut LlamaTokenDataArray,
+    one: &mut LlamaTokenDataArray,
+    room: usize,
+    placed: &mut Vec<LlamaToken>,
+) -> bool {
     let vocab = model.vocab();
     let end = vocab.eos();
     let mut copy = grammar.clone();
@@ -480,10 +484,9 @@ fn jump_forward(grammar: &mut LlamaSampler, model: &LlamaModel, bytes: &ByteProb
     if !complete {
         tokens.pop();
     }
-    let mut one = LlamaTokenDataArray::new(Vec::with_capacity(1), false);
     let mut all_placed = true;
     for (n, token) in tokens.into_iter().enumerate() {
-        if n >= room || !allowed(grammar, &mut one, token, 0.0) {
+        if n >= room || !allowed(grammar, one, token, 0.0) {
             all_placed = false;
             break;
         }
