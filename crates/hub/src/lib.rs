@@ -1,0 +1,11 @@
+//! hub — the one place that knows a hub's format: where each file lives (`layout`), what
+//! `cn.yaml` says (`config`, parsed once into one typed section per layer), the journal
+//! (`journal`, one handle, the seed's typed entries), git (`git`, one wrapper that never
+//! prompts) and ids (`id`). Every other crate takes a `&Hub` or its config section, never a
+//! path it builds itself.
+
+pub mod config;
+pub mod git;
+pub mod id;
+pub mod journal;
+pub mod layout;
