@@ -1,1 +1,813 @@
-//! (being written)
+//! config — `cn.yaml`, read once and parsed into one typed section per layer.
+//!
+//! ```yaml
+//! name: sigma                 # the agent (Hub::open requires it)
+//! peers: {pi: /srv/pi.git}    # other hubs: name → git remote
+//! models: {local, executive}  # who answers at levels 2 and 3     (cn-models)
+//! budget: {daily_tokens, …}   # the executive's thinking budget  (cn-models)
+//! policy: {levels, shell, …}  # which tools each level may call  (cn-tools)
+//! reflexes: {min_samples, …}  # reflex health and grants         (cn-reflex)
+//! loops: {controller, actuator}  # `cn loop` defaults            (cn-loops)
+//! pacing: {active, idle}      # the daemon's rest                (cn-autonomy)
+//! attention: {capacity, …}    # the attention pool               (cn-autonomy)
+//! senses: {bind, owner, …}    # where percepts come from         (cn-autonomy)
+//! ```
+//!
+//! The section types live here (one type per concept; the layers `pub use` them) and their
+//! behaviour stays with the layer that owns it. Invariants: an unknown key at any level is an
+//! error naming the key path and the file (a typo must not silently mean "default"); a
+//! missing, empty or null section is its default; secrets are never in cn.yaml — a key such
+//! as `api_key_env` names the environment variable that holds one.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cn_compute::Level;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Why `cn.yaml` (or a section of it) cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not YAML at all; the message carries the line and column.
+    #[error("{path} is not valid YAML: {source}")]
+    Syntax {
+        path: PathBuf,
+        #[source]
+        source: serde_yaml_ng::Error,
+    },
+    /// A key that is unknown or whose value does not fit; `key` is its dotted path.
+    #[error("{path}: `{key}`: {source}")]
+    Key {
+        path: PathBuf,
+        key: String,
+        #[source]
+        source: serde_yaml_ng::Error,
+    },
+    /// A value that parses but cannot be used (checked after parsing).
+    #[error("{path}: `{key}`: {message}")]
+    Value { path: PathBuf, key: String, message: String },
+    /// `Hub::open` needs the agent's name.
+    #[error("{path}: `name` is missing or not a plain name (letters, digits, `-`, `_`); set `name: <agent>`")]
+    Name { path: PathBuf },
+    /// A section a layer cannot build from (a provider without a model, …).
+    #[error("cn.yaml `{key}`: {message}")]
+    Invalid { key: String, message: String },
+    /// A model's API key is not in the environment.
+    #[error("cn.yaml `{key}`: environment variable {var} is not set (export your API key as {var}, or change `api_key_env`)")]
+    MissingKey { key: String, var: String },
+    /// A sense's secret is not in the environment.
+    #[error("{key} names the environment variable {var}, which is not set; export it before starting")]
+    MissingEnv { key: String, var: String },
+}
+
+/// All of `cn.yaml`, one field per section.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HubConfig {
+    /// The agent's name: peers address it as `<name>/<thread>` branches.
+    pub name: Option<String>,
+    /// Peers listed in cn.yaml (name → git remote); `state/peers.json` adds to them.
+    #[serde(deserialize_with = "or_default")]
+    pub peers: BTreeMap<String, String>,
+    #[serde(deserialize_with = "or_default")]
+    pub models: ModelsConfig,
+    #[serde(deserialize_with = "or_default")]
+    pub budget: BudgetConfig,
+    #[serde(deserialize_with = "or_default")]
+    pub policy: Policy,
+    #[serde(deserialize_with = "or_default")]
+    pub reflexes: ReflexConfig,
+    #[serde(deserialize_with = "or_default")]
+    pub loops: LoopsConfig,
+    #[serde(deserialize_with = "or_default")]
+    pub pacing: Pacing,
+    #[serde(deserialize_with = "or_default")]
+    pub attention: PoolConfig,
+    #[serde(deserialize_with = "or_default")]
+    pub senses: SensesConfig,
+}
+
+/// A section written as `key:` with nothing after it is its default, as when absent.
+fn or_default<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+impl HubConfig {
+    /// Parse cn.yaml's text; `path` names the file in errors. Empty text is all defaults.
+    pub fn parse(text: &str, path: &Path) -> Result<HubConfig, ConfigError> {
+        if text.trim().is_empty() {
+            return Ok(HubConfig::default());
+        }
+        let de = serde_yaml_ng::Deserializer::from_str(text);
+        let config: Option<HubConfig> = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            let source = e.into_inner();
+            if key == "." || key.is_empty() {
+                // Not inside a key: a syntax error, or an unknown top-level key (the message
+                // names it).
+                if source.to_string().starts_with("unknown field") {
+                    ConfigError::Key { path: path.to_path_buf(), key: "(top level)".into(), source }
+                } else {
+                    ConfigError::Syntax { path: path.to_path_buf(), source }
+                }
+            } else {
+                ConfigError::Key { path: path.to_path_buf(), key, source }
+            }
+        })?;
+        let config = config.unwrap_or_default();
+        config.check(path)?;
+        Ok(config)
+    }
+
+    /// Read and parse `path`. A missing file is all defaults.
+    pub fn load(path: &Path) -> Result<HubConfig, ConfigError> {
+        Ok(HubConfig::load_with_raw(path)?.0)
+    }
+
+    /// Read `path` once: the typed sections and the value as-is (what the kernel's `prepare`
+    /// keeps). A missing file is all defaults.
+    pub fn load_with_raw(path: &Path) -> Result<(HubConfig, cn_compute::Config), ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => return Err(ConfigError::Read { path: path.to_path_buf(), source }),
+        };
+        HubConfig::parse_with_raw(&text, path)
+    }
+
+    /// [`HubConfig::parse`], plus the value as-is.
+    pub fn parse_with_raw(text: &str, path: &Path) -> Result<(HubConfig, cn_compute::Config), ConfigError> {
+        let config = HubConfig::parse(text, path)?;
+        let raw = if text.trim().is_empty() {
+            cn_compute::Config::default()
+        } else {
+            let value: Option<serde_json::Value> = serde_yaml_ng::from_str(text)
+                .map_err(|source| ConfigError::Syntax { path: path.to_path_buf(), source })?;
+            cn_compute::Config { value: value.unwrap_or_default() }
+        };
+        Ok((config, raw))
+    }
+
+    /// Checks a type cannot express.
+    fn check(&self, path: &Path) -> Result<(), ConfigError> {
+        if !(0.0..=1.0).contains(&self.reflexes.disable_above) {
+            return Err(ConfigError::Value {
+                path: path.to_path_buf(),
+                key: "reflexes.disable_above".into(),
+                message: format!("{} is not a rate between 0 and 1", self.reflexes.disable_above),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Sections read from the kernel's as-is config (for callers that have only that).
+fn section<T: serde::de::DeserializeOwned + Default>(config: &cn_compute::Config, key: &str) -> Result<T, ConfigError> {
+    match config.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(T::default()),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| ConfigError::Invalid { key: key.into(), message: e.to_string() }),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// models: and budget: (cn-models)
+
+/// Which API a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// llama.cpp in-process (feature `local-model`).
+    Embedded,
+    /// Anthropic Messages API.
+    Anthropic,
+    /// Any OpenAI-compatible chat completions API.
+    Openai,
+    /// Ollama's native `/api/chat`.
+    Ollama,
+    /// An external program: prompt on stdin, answer on stdout.
+    Command,
+    /// Play back a file the recording decorator wrote.
+    Replay,
+}
+
+/// A command line: a string run by `sh -c`, or an argv list run directly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CommandLine {
+    Shell(String),
+    Argv(Vec<String>),
+}
+
+/// One model: which provider and how to reach it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProviderConfig {
+    pub provider: Option<ProviderKind>,
+    /// The provider's model name (`claude-sonnet-4-5`, `gpt-4o-mini`, `qwen2.5:7b`).
+    pub model: Option<String>,
+    /// API root; each provider has its default (`https://api.anthropic.com`, ...).
+    pub base_url: Option<String>,
+    /// Name of the environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    /// For `command`: the program to run.
+    pub command: Option<CommandLine>,
+    /// For `embedded`: the GGUF file; for `replay`: the recording (relative to the hub).
+    pub path: Option<PathBuf>,
+    /// Whole-call deadline, seconds.
+    pub timeout_secs: Option<u64>,
+    /// Connect deadline, seconds.
+    pub connect_timeout_secs: Option<u64>,
+    /// Cap on the answer's tokens (plan uses it for this level).
+    pub max_tokens: Option<u32>,
+    /// Prompt budget for this level, in tokens (plan fits the prompt within it).
+    pub context_tokens: Option<u32>,
+    /// Retries after the first try (429, 5xx, timeouts, cut streams).
+    pub retries: Option<u32>,
+    /// For `embedded`: CPU threads.
+    pub threads: Option<u32>,
+    /// Dollars per million input / output tokens (the budget's cost cap uses them).
+    pub price_per_mtok_in: Option<f64>,
+    pub price_per_mtok_out: Option<f64>,
+}
+
+impl ProviderConfig {
+    /// Cost in dollars of a call with these token counts (0 when no prices are set).
+    pub fn cost(&self, tokens_in: u64, tokens_out: u64) -> f64 {
+        (tokens_in as f64 * self.price_per_mtok_in.unwrap_or(0.0)
+            + tokens_out as f64 * self.price_per_mtok_out.unwrap_or(0.0))
+            / 1_000_000.0
+    }
+}
+
+/// The `models:` section.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelsConfig {
+    /// Level 2. Absent means the embedded model.
+    pub local: Option<ProviderConfig>,
+    /// Level 3. Absent means no executive.
+    pub executive: Option<ProviderConfig>,
+}
+
+impl ModelsConfig {
+    /// The section from the kernel's as-is config.
+    pub fn from_config(config: &cn_compute::Config) -> Result<ModelsConfig, ConfigError> {
+        section(config, "models")
+    }
+
+    /// The local level's config, defaulting to the embedded model.
+    pub fn local(&self) -> ProviderConfig {
+        let mut local = self.local.clone().unwrap_or_default();
+        local.provider.get_or_insert(ProviderKind::Embedded);
+        local
+    }
+
+    pub fn for_level(&self, level: Level) -> Option<ProviderConfig> {
+        match level {
+            2 => Some(self.local()),
+            3 => self.executive.clone(),
+            _ => None,
+        }
+    }
+}
+
+/// What to do with an executive call the budget refuses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnExhausted {
+    /// Ask the local level instead.
+    #[default]
+    Local,
+    /// Return `ModelError::Budget`; the caller defers the item with the reason.
+    Defer,
+}
+
+/// The `budget:` section: the thinking budget for the executive (level 3).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BudgetConfig {
+    /// Executive tokens (in + out) a day; absent means no token cap.
+    pub daily_tokens: Option<u64>,
+    /// Executive dollars a day, from the executive's prices; absent means no cost cap.
+    pub daily_cost: Option<f64>,
+    /// Least time between two autonomous (non-owner) executive calls.
+    pub min_interval_secs: u64,
+    pub on_exhausted: OnExhausted,
+}
+
+impl BudgetConfig {
+    /// The section from the kernel's as-is config.
+    pub fn from_config(config: &cn_compute::Config) -> Result<BudgetConfig, ConfigError> {
+        section(config, "budget")
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// policy: (cn-tools)
+
+/// The tool names (or `prefix*` globs) a level may call.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Grant(pub Vec<String>);
+
+impl Grant {
+    pub fn allows(&self, tool: &str) -> bool {
+        self.0.iter().any(|g| match g.strip_suffix('*') {
+            Some(prefix) => tool.starts_with(prefix),
+            None => g == tool,
+        })
+    }
+}
+
+/// The `policy:` section: which tools each level may call; a level with no grant may call
+/// nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Policy {
+    /// Level → grant.
+    pub levels: BTreeMap<Level, Grant>,
+    /// Whether the `shell` action may run at all.
+    pub shell: bool,
+    /// If set, only URLs starting with one of these may be fetched.
+    pub urls: Option<Vec<String>>,
+    /// Largest file or response a tool may read, in bytes.
+    pub max_bytes: Option<u64>,
+    /// Longest a tool may run, in seconds.
+    pub timeout_secs: Option<u64>,
+}
+
+impl Policy {
+    pub fn allows(&self, level: Level, tool: &str) -> bool {
+        self.levels.get(&level).is_some_and(|g| g.allows(tool))
+    }
+
+    /// Grant `tools` to `level` (used when building defaults).
+    pub fn grant(mut self, level: Level, tools: &[&str]) -> Self {
+        self.levels.entry(level).or_default().0.extend(tools.iter().map(|s| s.to_string()));
+        self
+    }
+
+    pub fn url_allowed(&self, url: &str) -> bool {
+        self.urls.as_ref().is_none_or(|list| list.iter().any(|p| url.starts_with(p.as_str())))
+    }
+
+    /// Read `policy:` from a config value; absent means the default (nothing granted).
+    pub fn from_config(value: Option<&serde_json::Value>) -> Result<Policy, ConfigError> {
+        match value {
+            None | Some(serde_json::Value::Null) => Ok(Policy::default()),
+            Some(v) => serde_json::from_value(v.clone())
+                .map_err(|e| ConfigError::Invalid { key: "policy".into(), message: e.to_string() }),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// reflexes: (cn-reflex)
+
+/// The `reflexes:` section.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReflexConfig {
+    /// Failure rate (0–1) above which a reflex is disabled and surfaced.
+    pub disable_above: f64,
+    /// Runs since it was last enabled before the failure rate is judged.
+    pub min_samples: u64,
+    /// Base URL of the GitHub API (a test or GitHub Enterprise points it elsewhere).
+    pub github_api: String,
+    /// A `local_prompt` longer than this many characters is cut to it.
+    pub prompt_max_chars: usize,
+    /// Level → actions a reflex of that level may run. Absent: every action whose own level
+    /// is at most the reflex's level.
+    pub grants: Option<BTreeMap<Level, Grant>>,
+}
+
+impl Default for ReflexConfig {
+    fn default() -> Self {
+        ReflexConfig {
+            disable_above: 0.5,
+            min_samples: 10,
+            github_api: "https://api.github.com".into(),
+            prompt_max_chars: 6000,
+            grants: None,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// loops: (cn-loops)
+
+/// The `loops:` section: the components `cn loop` uses when task.md names none. Kept as
+/// values: cn-loops parses a component spec the same way from task.md and from here.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoopsConfig {
+    pub controller: Option<serde_json::Value>,
+    pub actuator: Option<serde_json::Value>,
+}
+
+// ---------------------------------------------------------------------------------------
+// pacing:, attention:, senses: (cn-autonomy)
+
+/// Pacing intervals (`pacing:`; `5s`, `1m`, or seconds as a number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Pacing {
+    /// Between checks while there is work (an item was decided within the idle interval).
+    #[serde(with = "duration")]
+    pub active: Duration,
+    /// Between checks when nothing is happening.
+    #[serde(with = "duration")]
+    pub idle: Duration,
+}
+
+impl Default for Pacing {
+    fn default() -> Self {
+        Pacing { active: Duration::from_secs(5), idle: Duration::from_secs(60) }
+    }
+}
+
+/// Pool settings (`attention:`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PoolConfig {
+    /// Most non-owner items held at once; beyond it the least salient are shed.
+    pub capacity: usize,
+    /// How many recently decided keys count as "seen" (novelty).
+    pub recent: usize,
+    pub weights: Weights,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig { capacity: 1000, recent: 256, weights: Weights::default() }
+    }
+}
+
+/// The salience weights (`attention.weights`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Weights {
+    pub owner: f64,
+    pub discord: f64,
+    pub github: f64,
+    pub calendar: f64,
+    pub file: f64,
+    pub peer: f64,
+    pub task: f64,
+    pub schedule: f64,
+    pub idea: f64,
+    /// Added for an item with a due time.
+    pub due: f64,
+    /// Per step of priority above 5 (priority 1 gets 4 steps).
+    pub priority: f64,
+    /// Gained per minute waited (or overdue).
+    pub per_minute: f64,
+    /// Taken off an item whose key was decided recently (not novel).
+    pub repeat: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            owner: 1000.0,
+            discord: 50.0,
+            github: 40.0,
+            calendar: 45.0,
+            file: 10.0,
+            peer: 60.0,
+            task: 35.0,
+            schedule: 30.0,
+            idea: 5.0,
+            due: 20.0,
+            priority: 10.0,
+            per_minute: 0.5,
+            repeat: 15.0,
+        }
+    }
+}
+
+/// `senses:` — each sense is on when its key is present (the owner endpoint by default).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SensesConfig {
+    /// Address of the HTTP server for the owner endpoint and GitHub webhooks.
+    pub bind: SocketAddr,
+    pub owner: OwnerConfig,
+    pub github: Option<GithubConfig>,
+    pub discord: Option<DiscordConfig>,
+    pub files: Option<FilesConfig>,
+    pub calendar: Vec<CalendarConfig>,
+    pub peers: Option<PeersConfig>,
+}
+
+impl Default for SensesConfig {
+    fn default() -> Self {
+        SensesConfig {
+            bind: SocketAddr::from(([127, 0, 0, 1], 7878)),
+            owner: OwnerConfig::default(),
+            github: None,
+            discord: None,
+            files: None,
+            calendar: Vec::new(),
+            peers: None,
+        }
+    }
+}
+
+/// `senses.owner:` — `POST /owner/message`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OwnerConfig {
+    pub enabled: bool,
+    /// Environment variable holding a bearer token the request must carry.
+    pub token_env: Option<String>,
+}
+
+impl Default for OwnerConfig {
+    fn default() -> Self {
+        OwnerConfig { enabled: true, token_env: None }
+    }
+}
+
+/// `senses.github:` — webhook receiver and/or notification polling.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GithubConfig {
+    /// Environment variable holding the webhook secret (e.g. `CN_GITHUB_WEBHOOK_SECRET`);
+    /// the webhook route exists only when this is set.
+    pub secret_env: Option<String>,
+    /// Logins whose events count as the owner's.
+    pub owners: Vec<String>,
+    pub poll: Option<PollConfig>,
+}
+
+/// `senses.github.poll:` — the notifications API.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PollConfig {
+    pub token_env: String,
+    pub base_url: String,
+    #[serde(with = "duration")]
+    pub every: Duration,
+}
+
+impl Default for PollConfig {
+    fn default() -> Self {
+        PollConfig { token_env: "GITHUB_TOKEN".into(), base_url: "https://api.github.com".into(), every: Duration::from_secs(60) }
+    }
+}
+
+/// `senses.peers:` — the daemon runs `cn sync` every `every` (mail in from peers, the
+/// outbox out to `origin`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PeersConfig {
+    #[serde(with = "duration")]
+    pub every: Duration,
+}
+
+impl Default for PeersConfig {
+    fn default() -> Self {
+        PeersConfig { every: Duration::from_secs(300) }
+    }
+}
+
+/// `senses.discord:` — a bot on Discord's gateway; its messages become percepts, and the
+/// daemon answers through it (with the typing indicator while it works).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DiscordConfig {
+    /// Environment variable holding the bot token.
+    pub token_env: String,
+    /// Channel ids whose messages are sensed; empty: every channel the bot sees (and DMs).
+    #[serde(deserialize_with = "snowflakes")]
+    pub channels: Vec<u64>,
+    /// User ids whose messages count as the owner's.
+    #[serde(deserialize_with = "snowflakes")]
+    pub owners: Vec<u64>,
+    /// Base URL of the HTTP API (`/api/v10/…` follows it).
+    pub api_base: String,
+    /// The gateway's websocket URL, when not Discord's own (tests, a gateway proxy).
+    pub gateway_url: Option<String>,
+    /// How often the typing indicator is triggered again while the executive works (Discord
+    /// shows it for about ten seconds).
+    #[serde(with = "duration")]
+    pub typing_every: Duration,
+}
+
+impl Default for DiscordConfig {
+    fn default() -> Self {
+        DiscordConfig {
+            token_env: "DISCORD_TOKEN".into(),
+            channels: Vec::new(),
+            owners: Vec::new(),
+            api_base: "https://discord.com".into(),
+            gateway_url: None,
+            typing_every: Duration::from_secs(8),
+        }
+    }
+}
+
+/// Discord ids (snowflakes) as YAML numbers or strings: `[1234]` or `["1234"]`.
+fn snowflakes<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Number(u64),
+        Text(String),
+    }
+    Vec::<Raw>::deserialize(d)?
+        .into_iter()
+        .map(|r| match r {
+            Raw::Number(n) => Ok(n),
+            Raw::Text(t) => t.trim().parse().map_err(|_| serde::de::Error::custom(format!("`{t}` is not a Discord id (a number)"))),
+        })
+        .collect()
+}
+
+/// `senses.files:` — a debounced watcher.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FilesConfig {
+    /// Paths to watch, relative to the hub (or absolute).
+    pub paths: Vec<PathBuf>,
+    #[serde(with = "duration")]
+    pub debounce: Duration,
+    /// Path components to ignore; the hub's own `state` and `.git` by default, so the
+    /// agent's own writes do not wake it.
+    pub ignore: Vec<String>,
+}
+
+impl Default for FilesConfig {
+    fn default() -> Self {
+        FilesConfig { paths: Vec::new(), debounce: Duration::from_millis(500), ignore: vec![".git".into(), crate::layout::STATE.into()] }
+    }
+}
+
+/// One `senses.calendar:` entry.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalendarConfig {
+    /// An `http(s)://` URL or a file path (relative to the hub).
+    pub source: String,
+    /// How long before an event starts it becomes a percept.
+    #[serde(default = "default_lead", with = "duration")]
+    pub lead: Duration,
+    /// How often the calendar is read again.
+    #[serde(default = "default_refresh", with = "duration")]
+    pub refresh: Duration,
+}
+
+fn default_lead() -> Duration {
+    Duration::from_secs(15 * 60)
+}
+fn default_refresh() -> Duration {
+    Duration::from_secs(15 * 60)
+}
+
+/// Read an environment variable a config key names.
+pub fn env_secret(key: &str, var: &str) -> Result<String, ConfigError> {
+    std::env::var(var).ok().filter(|v| !v.is_empty()).ok_or_else(|| ConfigError::MissingEnv { key: key.into(), var: var.into() })
+}
+
+/// Durations in cn.yaml: `5s`, `1m`, `500ms`, `1h 30m`, or a number of seconds.
+pub mod duration {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn parse(text: &str) -> Result<Duration, String> {
+        let t = text.trim();
+        if let Ok(secs) = t.parse::<f64>() {
+            return Duration::try_from_secs_f64(secs).map_err(|e| format!("`{text}`: {e}"));
+        }
+        let sd: jiff::SignedDuration = t.parse().map_err(|e| format!("`{text}` is not a duration such as 5s, 1m or 500ms: {e}"))?;
+        Duration::try_from(sd).map_err(|_| format!("`{text}` is negative"))
+    }
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        let sd = jiff::SignedDuration::try_from(*d).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&format!("{sd:#}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Secs(f64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Secs(s) => Duration::try_from_secs_f64(s).map_err(serde::de::Error::custom),
+            Raw::Text(t) => parse(&t).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEMPLATE: &str = include_str!("../../agent/src/templates/cn.yaml");
+
+    fn parse(yaml: &str) -> Result<HubConfig, ConfigError> {
+        HubConfig::parse(yaml, Path::new("/h/cn.yaml"))
+    }
+
+    #[test]
+    fn every_section_parses_from_the_template() {
+        let c = parse(&TEMPLATE.replace("{{name}}", "sigma")).unwrap();
+        assert_eq!(c.name.as_deref(), Some("sigma"));
+        assert!(c.peers.is_empty());
+        assert_eq!(c.models.local().provider, Some(ProviderKind::Embedded));
+        assert_eq!(c.models.executive, None);
+        assert_eq!(c.budget.daily_tokens, Some(200_000));
+        assert_eq!((c.budget.min_interval_secs, c.budget.on_exhausted), (600, OnExhausted::Local));
+        assert!(c.policy.allows(3, "read_file") && !c.policy.allows(2, "read_file") && !c.policy.shell);
+        assert_eq!(c.reflexes, ReflexConfig::default());
+        assert_eq!(c.loops, LoopsConfig::default());
+        assert_eq!(c.pacing, Pacing::default());
+        assert_eq!(c.attention, PoolConfig::default());
+        assert_eq!(c.senses, SensesConfig::default());
+    }
+
+    #[test]
+    fn every_section_parses_when_written_out() {
+        let c = parse(
+            "name: sigma\npeers: {pi: /srv/pi.git}\n\
+             models: {executive: {provider: anthropic, model: m, api_key_env: K, price_per_mtok_in: 3}}\n\
+             budget: {daily_tokens: 1000, on_exhausted: defer}\n\
+             policy: {levels: {2: [reply]}, shell: true}\n\
+             reflexes: {min_samples: 3, grants: {0: [reply]}}\n\
+             loops: {controller: {model: executive}, actuator: manual}\n\
+             pacing: {active: 2s, idle: 1m}\n\
+             attention: {capacity: 5, weights: {owner: 1}}\n\
+             senses: {bind: 127.0.0.1:0, peers: {every: 30s}, discord: {channels: [1, \"2\"]}}\n",
+        )
+        .unwrap();
+        assert_eq!(c.peers["pi"], "/srv/pi.git");
+        assert_eq!(c.models.executive.as_ref().map(|e| e.cost(1_000_000, 0)), Some(3.0));
+        assert_eq!(c.budget.on_exhausted, OnExhausted::Defer);
+        assert!(c.policy.allows(2, "reply") && c.policy.shell);
+        assert_eq!(c.reflexes.min_samples, 3);
+        assert_eq!(c.loops.actuator, Some(serde_json::json!("manual")));
+        assert_eq!(c.pacing.idle, Duration::from_secs(60));
+        assert_eq!((c.attention.capacity, c.attention.weights.owner), (5, 1.0));
+        assert_eq!(c.senses.peers, Some(PeersConfig { every: Duration::from_secs(30) }));
+        assert_eq!(c.senses.discord.map(|d| d.channels), Some(vec![1, 2]));
+    }
+
+    #[test]
+    fn an_unknown_key_names_its_path_and_the_file() {
+        let e = parse("name: sigma\nbogus: 1\n").unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, ConfigError::Key { .. }) && m.contains("bogus") && m.contains("/h/cn.yaml"), "{m}");
+        let m = parse("senses:\n  github: {secret: x}\n").unwrap_err().to_string();
+        assert!(m.contains("senses.github") && m.contains("secret") && m.contains("/h/cn.yaml"), "{m}");
+        let m = parse("models:\n  local:\n    provder: ollama\n").unwrap_err().to_string();
+        assert!(m.contains("models.local") && m.contains("provder"), "{m}");
+        let m = parse("pacing: {idle: soon}\n").unwrap_err().to_string();
+        assert!(m.contains("pacing.idle"), "{m}");
+        let m = parse("reflexes:\n  disable_above: 2\n").unwrap_err().to_string();
+        assert!(m.contains("reflexes.disable_above") && m.contains("/h/cn.yaml"), "{m}");
+    }
+
+    #[test]
+    fn a_syntax_error_names_the_file_and_the_line() {
+        let e = parse("name: sigma\npeers: [\n").unwrap_err();
+        let m = e.to_string();
+        assert!(m.contains("/h/cn.yaml") && m.contains("line"), "{m}");
+    }
+
+    #[test]
+    fn empty_or_missing_is_all_defaults_and_null_sections_are_defaults() {
+        assert_eq!(parse("").unwrap(), HubConfig::default());
+        assert_eq!(parse("# only a comment\n").unwrap(), HubConfig::default());
+        assert_eq!(parse("senses:\npolicy:\n").unwrap(), HubConfig::default());
+        let dir = tempfile::tempdir().unwrap();
+        let (c, raw) = HubConfig::load_with_raw(&dir.path().join("cn.yaml")).unwrap();
+        assert_eq!((c, raw), (HubConfig::default(), cn_compute::Config::default()));
+    }
+
+    #[test]
+    fn the_raw_value_is_the_file_as_is() {
+        let (_, raw) = HubConfig::parse_with_raw("name: sigma\nbudget: {daily_tokens: 5}\n", Path::new("cn.yaml")).unwrap();
+        assert_eq!(raw.get("budget.daily_tokens"), Some(&serde_json::json!(5)));
+        assert_eq!(BudgetConfig::from_config(&raw).unwrap().daily_tokens, Some(5));
+    }
+
+    #[test]
+    fn policy_from_a_value_names_the_key() {
+        let v = serde_json::json!({"levels": {"2": ["reply"]}, "bogus": 1});
+        let e = Policy::from_config(Some(&v)).unwrap_err().to_string();
+        assert!(e.contains("policy") && e.contains("bogus"), "{e}");
+    }
+}

@@ -1,1 +1,213 @@
-//! (being written)
+//! layout — where each file of a hub lives. [`Layout`] is built from the hub's root and has
+//! one accessor per path the code uses; no other crate writes a `"state/…"` or `"threads/…"`
+//! literal.
+//!
+//! ```text
+//! cn.yaml                          config (name, peers, models, budget, policy, reflexes,
+//!                                  loops, pacing, attention, senses)
+//! .cn.lock                         the hub lock (commands that change the hub hold it)
+//! state/input.md  state/output.md  the current item; the decision on it
+//! state/journal.jsonl  state/interactions.jsonl   what happened; what models were asked
+//! state/tasks.json  ideas.json  schedule.json  schedule-state.json   impulses
+//! state/attention.jsonl            attention's spool (percepts survive a restart)
+//! state/budget.json                the thinking budget's spend
+//! state/reflex-stats.json          each reflex's runs and failures
+//! state/peers.json                 peers added with `cn peer add` (name → git remote)
+//! state/received.json              mail already taken (commit → item id): never twice
+//! state/run.lock  state/run.json   the one `cn run` on this hub; where it listens
+//! state/reflexes/  state/mca/  state/notes/
+//! threads/inbox/<id>.md            the queue
+//! threads/doing/ deferred/ archived/ reflections/<cadence>/   where items go
+//! threads/mail/outbox/ sent/       mail to peers, before and after `cn sync`
+//! ```
+//!
+//! Invariant: the names here are the on-disk format a user sees; changing one is a format
+//! change, not a refactoring.
+
+use std::path::{Path, PathBuf};
+
+/// The config file that marks a directory as a hub.
+pub const CONFIG: &str = "cn.yaml";
+/// The hub lock's file name (at the root, so it is never inside a watched directory).
+pub const LOCK: &str = ".cn.lock";
+/// The state directory, relative to the root (also a path component the file sense ignores).
+pub const STATE: &str = "state";
+/// The threads directory, relative to the root.
+pub const THREADS: &str = "threads";
+/// The impulse files, relative to the state directory; a change to one wakes the daemon.
+pub const TASKS: &str = "tasks.json";
+pub const IDEAS: &str = "ideas.json";
+pub const SCHEDULE: &str = "schedule.json";
+pub const SCHEDULE_STATE: &str = "schedule-state.json";
+pub const JOURNAL: &str = "journal.jsonl";
+pub const INTERACTIONS: &str = "interactions.jsonl";
+pub const ATTENTION: &str = "attention.jsonl";
+/// The note every prompt of the agent starts from, relative to the notes directory.
+pub const CORE_SEED: &str = "core_seed.md";
+
+/// Every path of one hub.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    root: PathBuf,
+}
+
+macro_rules! paths {
+    ($($(#[$doc:meta])* $name:ident => $rel:expr;)*) => {
+        $($(#[$doc])* pub fn $name(&self) -> PathBuf { self.root.join($rel) })*
+        /// Every fixed path relative to the root, with its accessor's name (the format as a list).
+        pub const RELATIVE: &'static [(&'static str, &'static str)] = &[$((stringify!($name), $rel)),*];
+    };
+}
+
+impl Layout {
+    pub fn new(root: impl Into<PathBuf>) -> Layout {
+        Layout { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    paths! {
+        /// `cn.yaml`.
+        config => CONFIG;
+        /// `.cn.lock`: the hub lock.
+        lock_file => LOCK;
+        /// `state/`.
+        state => STATE;
+        /// `threads/`.
+        threads => THREADS;
+        /// `state/input.md`: the current item.
+        input => "state/input.md";
+        /// `state/output.md`: the decision on the current item.
+        output => "state/output.md";
+        /// `state/output.abandoned.md`: an unreadable decision, set aside.
+        output_abandoned => "state/output.abandoned.md";
+        /// `state/journal.jsonl`.
+        journal => "state/journal.jsonl";
+        /// `state/interactions.jsonl`.
+        interactions => "state/interactions.jsonl";
+        /// `state/tasks.json`.
+        tasks => "state/tasks.json";
+        /// `state/ideas.json`.
+        ideas => "state/ideas.json";
+        /// `state/schedule.json`.
+        schedule => "state/schedule.json";
+        /// `state/schedule-state.json`: when each schedule entry last fired.
+        schedule_state => "state/schedule-state.json";
+        /// `state/attention.jsonl`: attention's spool.
+        attention => "state/attention.jsonl";
+        /// `state/budget.json`.
+        budget => "state/budget.json";
+        /// `state/reflex-stats.json`.
+        reflex_stats => "state/reflex-stats.json";
+        /// `state/peers.json`.
+        peers => "state/peers.json";
+        /// `state/received.json`.
+        received => "state/received.json";
+        /// `state/run.lock`: held by the one `cn run` on this hub.
+        run_lock => "state/run.lock";
+        /// `state/run.json`: who runs and where the owner endpoint listens.
+        run_info => "state/run.json";
+        /// `state/reflexes/`.
+        reflexes => "state/reflexes";
+        /// `state/mca/`: what was surfaced to the owner.
+        mca => "state/mca";
+        /// `state/notes/`.
+        notes => "state/notes";
+        /// `state/notes/core_seed.md`.
+        core_seed => "state/notes/core_seed.md";
+        /// `threads/inbox/`: the queue.
+        inbox => "threads/inbox";
+        /// `threads/doing/`.
+        doing => "threads/doing";
+        /// `threads/deferred/`.
+        deferred => "threads/deferred";
+        /// `threads/archived/`.
+        archived => "threads/archived";
+        /// `threads/reflections/`.
+        reflections_root => "threads/reflections";
+        /// `threads/mail/outbox/`: mail waiting for `cn sync`.
+        outbox => "threads/mail/outbox";
+        /// `threads/mail/sent/`.
+        sent => "threads/mail/sent";
+    }
+
+    /// `threads/reflections/<cadence>/`.
+    pub fn reflections(&self, cadence: &str) -> PathBuf {
+        self.reflections_root().join(cadence)
+    }
+
+    /// `state/reflexes/<name>.yaml`.
+    pub fn reflex(&self, name: &str) -> PathBuf {
+        self.reflexes().join(format!("{name}.yaml"))
+    }
+
+    /// `state/notes/<name>.md`.
+    pub fn note(&self, name: &str) -> PathBuf {
+        self.notes().join(format!("{name}.md"))
+    }
+
+    /// `state/mca/<file>`.
+    pub fn mca_file(&self, file: &str) -> PathBuf {
+        self.mca().join(file)
+    }
+
+    /// A path relative to the root, as the journal and tool answers show it (`state/mca/x.md`).
+    pub fn relative<'a>(&self, path: &'a Path) -> &'a Path {
+        path.strip_prefix(&self.root).unwrap_or(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_is_under_the_root_where_the_format_says() {
+        let l = Layout::new("/h");
+        assert_eq!(l.config(), Path::new("/h/cn.yaml"));
+        assert_eq!(l.lock_file(), Path::new("/h/.cn.lock"));
+        assert_eq!(l.input(), Path::new("/h/state/input.md"));
+        assert_eq!(l.output(), Path::new("/h/state/output.md"));
+        assert_eq!(l.journal(), Path::new("/h/state/journal.jsonl"));
+        assert_eq!(l.interactions(), Path::new("/h/state/interactions.jsonl"));
+        assert_eq!(l.tasks(), Path::new("/h/state/tasks.json"));
+        assert_eq!(l.ideas(), Path::new("/h/state/ideas.json"));
+        assert_eq!(l.schedule(), Path::new("/h/state/schedule.json"));
+        assert_eq!(l.schedule_state(), Path::new("/h/state/schedule-state.json"));
+        assert_eq!(l.attention(), Path::new("/h/state/attention.jsonl"));
+        assert_eq!(l.budget(), Path::new("/h/state/budget.json"));
+        assert_eq!(l.reflex_stats(), Path::new("/h/state/reflex-stats.json"));
+        assert_eq!(l.peers(), Path::new("/h/state/peers.json"));
+        assert_eq!(l.received(), Path::new("/h/state/received.json"));
+        assert_eq!(l.run_lock(), Path::new("/h/state/run.lock"));
+        assert_eq!(l.run_info(), Path::new("/h/state/run.json"));
+        assert_eq!(l.reflex("hello"), Path::new("/h/state/reflexes/hello.yaml"));
+        assert_eq!(l.mca_file("x.md"), Path::new("/h/state/mca/x.md"));
+        assert_eq!(l.note("plans"), Path::new("/h/state/notes/plans.md"));
+        assert_eq!(l.core_seed(), Path::new("/h/state/notes/core_seed.md"));
+        assert_eq!(l.inbox(), Path::new("/h/threads/inbox"));
+        assert_eq!(l.doing(), Path::new("/h/threads/doing"));
+        assert_eq!(l.deferred(), Path::new("/h/threads/deferred"));
+        assert_eq!(l.archived(), Path::new("/h/threads/archived"));
+        assert_eq!(l.reflections("daily"), Path::new("/h/threads/reflections/daily"));
+        assert_eq!(l.outbox(), Path::new("/h/threads/mail/outbox"));
+        assert_eq!(l.sent(), Path::new("/h/threads/mail/sent"));
+        assert_eq!(l.relative(&l.mca_file("x.md")), Path::new("state/mca/x.md"));
+    }
+
+    #[test]
+    fn the_impulse_file_names_match_their_paths() {
+        let l = Layout::new("/h");
+        assert_eq!(l.state().join(TASKS), l.tasks());
+        assert_eq!(l.state().join(IDEAS), l.ideas());
+        assert_eq!(l.state().join(SCHEDULE), l.schedule());
+        assert_eq!(l.state().join(SCHEDULE_STATE), l.schedule_state());
+        assert_eq!(l.state().join(JOURNAL), l.journal());
+        assert_eq!(l.state().join(INTERACTIONS), l.interactions());
+        assert_eq!(l.state().join(ATTENTION), l.attention());
+        assert_eq!(l.notes().join(CORE_SEED), l.core_seed());
+        assert!(Layout::RELATIVE.iter().all(|(_, rel)| !rel.starts_with('/')));
+    }
+}

@@ -6,6 +6,11 @@
 
 pub mod config;
 pub mod git;
+pub mod hub;
 pub mod id;
 pub mod journal;
 pub mod layout;
+
+pub use config::{ConfigError, HubConfig};
+pub use hub::{find_hub, valid_name, Hub, HubError, Peer, OWNER};
+pub use layout::Layout;

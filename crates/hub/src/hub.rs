@@ -1,0 +1,259 @@
+//! hub — an open hub: its root, its [`Layout`], and `cn.yaml` read once ([`HubConfig`], plus
+//! the value as-is for the kernel). Every crate takes a `&Hub` or one of its sections.
+//!
+//! Invariant: a hub is found, never guessed — `--hub`, else `$CN_HUB`, else the current
+//! directory or the nearest parent holding `cn.yaml`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ConfigError, HubConfig};
+use crate::layout::{Layout, CONFIG};
+
+/// The `from` of items the owner writes (they are processed first).
+pub const OWNER: &str = "owner";
+
+/// Why a hub cannot be found, opened or changed.
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    /// No hub where one was looked for.
+    #[error("{0}")]
+    NoHub(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A request that cannot be performed as given (unknown peer, bad peer name, …).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> HubError + '_ {
+    move |source| HubError::Io { path: path.to_path_buf(), source }
+}
+
+/// Find the hub: `explicit` (the `--hub` flag), else `$CN_HUB`, else the current directory
+/// and its parents — the first holding `cn.yaml`.
+pub fn find_hub(explicit: Option<&Path>) -> Result<PathBuf, HubError> {
+    let given = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os("CN_HUB").map(PathBuf::from));
+    if let Some(dir) = given {
+        if dir.join(CONFIG).is_file() {
+            return Ok(dir);
+        }
+        return Err(HubError::NoHub(format!(
+            "{} is not a hub (it has no {CONFIG}); create one with `cn init {}`",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    let cwd = std::env::current_dir().map_err(io_at(Path::new(".")))?;
+    for dir in cwd.ancestors() {
+        if dir.join(CONFIG).is_file() {
+            return Ok(dir.to_path_buf());
+        }
+    }
+    Err(HubError::NoHub(format!(
+        "no hub here: neither {} nor a parent holds {CONFIG}; pass --hub DIR, set CN_HUB, or run `cn init`",
+        cwd.display()
+    )))
+}
+
+/// A peer: another hub, reached through its git remote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Peer {
+    pub remote: String,
+}
+
+/// An open hub.
+#[derive(Debug, Clone)]
+pub struct Hub {
+    layout: Layout,
+    name: String,
+    config: HubConfig,
+    raw: cn_compute::Config,
+}
+
+impl Hub {
+    /// Open the hub at `root` (which holds `cn.yaml`, with a `name`). cn.yaml is read here,
+    /// once.
+    pub fn open(root: impl Into<PathBuf>) -> Result<Hub, HubError> {
+        let layout = Layout::new(root);
+        let path = layout.config();
+        let text = std::fs::read_to_string(&path).map_err(io_at(&path))?;
+        let (config, raw) = HubConfig::parse_with_raw(&text, &path)?;
+        let name = config.name.clone().filter(|n| valid_name(n)).ok_or(ConfigError::Name { path })?;
+        Ok(Hub { layout, name, config, raw })
+    }
+
+    /// Find and open: see [`find_hub`].
+    pub fn find(explicit: Option<&Path>) -> Result<Hub, HubError> {
+        Hub::open(find_hub(explicit)?)
+    }
+
+    pub fn root(&self) -> &Path {
+        self.layout.root()
+    }
+    /// Where each file of the hub lives.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    /// cn.yaml, parsed.
+    pub fn config(&self) -> &HubConfig {
+        &self.config
+    }
+    /// cn.yaml as-is, for the kernel's `prepare` (which keeps it without reading it again).
+    pub fn raw_config(&self) -> &cn_compute::Config {
+        &self.raw
+    }
+    /// The agent's name: peers address it as `<name>/<thread>` branches.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// A path under the root.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+    pub fn input(&self) -> PathBuf {
+        self.layout.input()
+    }
+    pub fn output(&self) -> PathBuf {
+        self.layout.output()
+    }
+    pub fn inbox(&self) -> PathBuf {
+        self.layout.inbox()
+    }
+    pub fn deferred(&self) -> PathBuf {
+        self.layout.deferred()
+    }
+    pub fn archived(&self) -> PathBuf {
+        self.layout.archived()
+    }
+    pub fn reflections(&self, cadence: &str) -> PathBuf {
+        self.layout.reflections(cadence)
+    }
+    pub fn outbox(&self) -> PathBuf {
+        self.layout.outbox()
+    }
+    pub fn sent(&self) -> PathBuf {
+        self.layout.sent()
+    }
+    pub fn journal_path(&self) -> PathBuf {
+        self.layout.journal()
+    }
+
+    /// Every peer: `cn.yaml`'s `peers:` (name: remote), then `state/peers.json` over it.
+    pub fn peers(&self) -> Result<BTreeMap<String, Peer>, HubError> {
+        let mut out: BTreeMap<String, Peer> =
+            self.config.peers.iter().map(|(k, v)| (k.clone(), Peer { remote: v.clone() })).collect();
+        let file = self.layout.peers();
+        let added: BTreeMap<String, Peer> = cn_storage::read_json_or_default(&file).map_err(io_at(&file))?;
+        out.extend(added);
+        Ok(out)
+    }
+
+    pub fn peer(&self, name: &str) -> Result<Option<Peer>, HubError> {
+        Ok(self.peers()?.remove(name))
+    }
+
+    /// A known peer, or an error listing the known ones.
+    pub fn require_peer(&self, name: &str) -> Result<Peer, HubError> {
+        let peers = self.peers()?;
+        match peers.get(name) {
+            Some(p) => Ok(p.clone()),
+            None => {
+                let known: Vec<&str> = peers.keys().map(String::as_str).collect();
+                let known = if known.is_empty() { "none yet".to_string() } else { known.join(", ") };
+                Err(HubError::Invalid(format!(
+                    "`{name}` is not a peer of {} (known: {known}); add it with `cn peer add {name} REMOTE`",
+                    self.name
+                )))
+            }
+        }
+    }
+
+    /// Add (or change) a peer in `state/peers.json`.
+    pub fn add_peer(&self, name: &str, remote: &str) -> Result<(), HubError> {
+        if !valid_name(name) {
+            return Err(HubError::Invalid(format!(
+                "peer name `{name}` must be letters, digits, `-` or `_` (it becomes a git branch prefix)"
+            )));
+        }
+        if remote.trim().is_empty() {
+            return Err(HubError::Invalid("the peer's remote is empty; give a git URL or path".into()));
+        }
+        let file = self.layout.peers();
+        let mut peers: BTreeMap<String, Peer> = cn_storage::read_json_or_default(&file).map_err(io_at(&file))?;
+        peers.insert(name.to_string(), Peer { remote: remote.to_string() });
+        cn_storage::write_json_atomic(&file, &peers).map_err(io_at(&file))
+    }
+}
+
+/// A name that is safe as a file name and a git branch component.
+pub fn valid_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && !s.starts_with(['-', '.'])
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        && !s.contains("..")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_hub_upwards_and_explains_when_there_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG), "name: sigma\n").unwrap();
+        let deep = dir.path().join("threads/inbox");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(find_hub(Some(dir.path())).unwrap(), dir.path());
+        let e = find_hub(Some(&deep)).unwrap_err();
+        assert!(e.to_string().contains("not a hub") && e.to_string().contains("cn init"), "{e}");
+        let hub = Hub::open(dir.path()).unwrap();
+        assert_eq!(hub.name(), "sigma");
+        assert_eq!(hub.layout().journal(), dir.path().join("state/journal.jsonl"));
+    }
+
+    #[test]
+    fn peers_come_from_config_and_peers_json() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG), "name: sigma\npeers:\n  pi: /srv/pi.git\n").unwrap();
+        let hub = Hub::open(dir.path()).unwrap();
+        hub.add_peer("tau", "/srv/tau.git").unwrap();
+        let peers = hub.peers().unwrap();
+        assert_eq!(peers.keys().collect::<Vec<_>>(), ["pi", "tau"]);
+        let e = hub.require_peer("rho").unwrap_err();
+        assert!(e.to_string().contains("pi, tau"), "{e}");
+        assert!(hub.add_peer("a/b", "x").is_err());
+    }
+
+    #[test]
+    fn a_bad_config_names_the_file_and_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG), "name: sigma\npeers: [\n").unwrap();
+        let e = Hub::open(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("cn.yaml") && e.contains("line"), "{e}");
+        std::fs::write(dir.path().join(CONFIG), "models: {}\n").unwrap();
+        let e = Hub::open(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("`name`"), "{e}");
+        std::fs::write(dir.path().join(CONFIG), "").unwrap();
+        assert!(Hub::open(dir.path()).unwrap_err().to_string().contains("`name`"));
+    }
+
+    #[test]
+    fn the_config_is_read_once_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG), "name: sigma\nbudget: {daily_tokens: 7}\n").unwrap();
+        let hub = Hub::open(dir.path()).unwrap();
+        std::fs::remove_file(dir.path().join(CONFIG)).unwrap();
+        assert_eq!(hub.config().budget.daily_tokens, Some(7));
+        assert_eq!(hub.raw_config().get("budget.daily_tokens"), Some(&serde_json::json!(7)));
+    }
+}
