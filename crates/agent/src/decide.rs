@@ -122,7 +122,7 @@ pub fn recover_locked(hub: &Hub) -> Result<()> {
         // performed. Set it aside, so the item is decided afresh instead of blocking the hub.
         Err(AgentError::Invalid(why)) => {
             tracing::warn!(item = %id, %why, "an interrupted decision cannot be finished; it is set aside");
-            let aside = hub.path("state/output.abandoned.md");
+            let aside = hub.layout().output_abandoned();
             std::fs::rename(hub.output(), &aside).map_err(io_at(&hub.output()))
         }
         Err(e) => Err(e),

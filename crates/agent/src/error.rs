@@ -25,6 +25,21 @@ pub enum AgentError {
     /// Another command holds the hub.
     #[error("{0}")]
     Busy(String),
+    /// A cn.yaml that cannot be used.
+    #[error(transparent)]
+    Config(#[from] cn_hub::ConfigError),
+}
+
+/// The hub's own errors keep their meaning here (an unknown peer stays a usage error).
+impl From<cn_hub::HubError> for AgentError {
+    fn from(e: cn_hub::HubError) -> Self {
+        match e {
+            cn_hub::HubError::NoHub(m) => AgentError::NoHub(m),
+            cn_hub::HubError::Invalid(m) => AgentError::Invalid(m),
+            cn_hub::HubError::Io { path, source } => AgentError::Io { path, source },
+            cn_hub::HubError::Config(c) => AgentError::Config(c),
+        }
+    }
 }
 
 pub type Result<T, E = AgentError> = std::result::Result<T, E>;

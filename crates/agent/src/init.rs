@@ -10,37 +10,34 @@ use crate::error::{io_at, AgentError, Result};
 use crate::git::{commit_all, git};
 use crate::hub::valid_name;
 use crate::item::Cadence;
+use cn_hub::Layout;
 
 /// The directories of a hub; each gets a `.gitkeep` so git keeps it while empty.
-const DIRS: &[&str] = &[
-    "state/reflexes",
-    "state/mca",
-    "state/notes",
-    "threads/inbox",
-    "threads/doing",
-    "threads/deferred",
-    "threads/archived",
-    "threads/mail/outbox",
-    "threads/mail/sent",
-    "loops",
-];
+fn dirs(l: &Layout) -> Vec<PathBuf> {
+    let mut dirs = vec![l.reflexes(), l.mca(), l.notes(), l.inbox(), l.doing(), l.deferred(), l.archived(), l.outbox(), l.sent()];
+    dirs.extend(Cadence::ALL.iter().filter(|c| c.is_reflection()).map(|c| l.reflections(c.as_str())));
+    dirs.push(l.root().join("loops"));
+    dirs
+}
 
 /// The files `cn init` writes (path, template). `{{name}}` becomes the agent's name in the
 /// files marked `true`.
-const FILES: &[(&str, &str, bool)] = &[
-    ("cn.yaml", include_str!("templates/cn.yaml"), true),
-    (".gitignore", include_str!("templates/gitignore"), false),
-    ("state/notes/core_seed.md", include_str!("templates/core_seed.md"), true),
-    ("state/notes/systems.md", include_str!("templates/systems.md"), false),
-    ("state/notes/reflexes.md", include_str!("templates/reflexes.md"), false),
-    ("state/notes/actions.md", include_str!("templates/actions.md"), false),
-    ("state/reflexes/hello.yaml", include_str!("templates/hello.yaml"), true),
-    ("state/reflexes/summarize-url.yaml", include_str!("templates/summarize-url.yaml"), false),
-    ("state/schedule.json", include_str!("templates/schedule.json"), false),
-    ("state/tasks.json", "[]\n", false),
-    ("state/ideas.json", "[]\n", false),
-    ("state/journal.jsonl", "", false),
-];
+fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 12] {
+    [
+        (l.config(), include_str!("templates/cn.yaml"), true),
+        (l.root().join(".gitignore"), include_str!("templates/gitignore"), false),
+        (l.core_seed(), include_str!("templates/core_seed.md"), true),
+        (l.note("systems"), include_str!("templates/systems.md"), false),
+        (l.note("reflexes"), include_str!("templates/reflexes.md"), false),
+        (l.note("actions"), include_str!("templates/actions.md"), false),
+        (l.reflex("hello"), include_str!("templates/hello.yaml"), true),
+        (l.reflex("summarize-url"), include_str!("templates/summarize-url.yaml"), false),
+        (l.schedule(), include_str!("templates/schedule.json"), false),
+        (l.tasks(), "[]\n", false),
+        (l.ideas(), "[]\n", false),
+        (l.journal(), "", false),
+    ]
+}
 
 /// The executive's documentation of the op tools (the YAML form of `cn out`).
 pub const OPS_PROMPT: &str = include_str!("templates/ops.md");
@@ -73,23 +70,22 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
 
     let mut created = Vec::new();
     let mut kept = Vec::new();
-    let mut dirs: Vec<String> = DIRS.iter().map(|d| d.to_string()).collect();
-    dirs.extend(Cadence::ALL.iter().filter(|c| c.is_reflection()).map(|c| format!("threads/reflections/{}", c.as_str())));
-    for d in &dirs {
-        let keep = root.join(d).join(".gitkeep");
+    let layout = Layout::new(&root);
+    for d in dirs(&layout) {
+        let keep = d.join(".gitkeep");
         if !keep.exists() {
             cn_storage::write_atomic(&keep, b"").map_err(io_at(&keep))?;
         }
     }
-    for (rel, template, named) in FILES {
-        let path = root.join(rel);
+    for (path, template, named) in files(&layout) {
+        let rel = layout.relative(&path).to_string_lossy().into_owned();
         if path.exists() {
-            kept.push(rel.to_string());
+            kept.push(rel);
             continue;
         }
-        let text = if *named { template.replace("{{name}}", &name) } else { template.to_string() };
+        let text = if named { template.replace("{{name}}", &name) } else { template.to_string() };
         cn_storage::write_atomic(&path, text.as_bytes()).map_err(io_at(&path))?;
-        created.push(rel.to_string());
+        created.push(rel);
     }
 
     let fresh = !root.join(".git").exists();

@@ -43,7 +43,7 @@ pub fn lock_timeout() -> Duration {
 pub fn lock(hub: &Hub) -> Result<HubLock> {
     HubLock::acquire(hub.root(), lock_timeout()).map_err(|e| match e.kind() {
         std::io::ErrorKind::WouldBlock => AgentError::Busy(e.to_string()),
-        _ => io_at(&hub.root().join(".cn.lock"))(e),
+        _ => io_at(&hub.layout().lock_file())(e),
     })
 }
 

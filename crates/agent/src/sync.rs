@@ -100,7 +100,7 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
         return Ok(());
     }
 
-    let received_path = hub.path("state/received.json");
+    let received_path = hub.layout().received();
     let mut received: Received = cn_storage::read_json_or_default(&received_path).map_err(io_at(&received_path))?;
 
     // Read every new branch's thread with one `git cat-file --batch`.

@@ -33,9 +33,9 @@ impl Autonomous {
     /// the journal `state/journal.jsonl`, and the impulse files. Returns it and how many
     /// items were restored.
     pub fn open(hub: &Path, config: &AutonomyConfig) -> io::Result<(Self, usize)> {
-        let state = crate::hub::state_dir(hub);
-        let (attention, restored) = Attention::durable(config.attention.clone(), &state.join("attention.jsonl"))?;
-        let journal = Journal::open(state.join("journal.jsonl"))?;
+        let layout = cn_hub::Layout::new(hub);
+        let (attention, restored) = Attention::durable(config.attention.clone(), &layout.attention())?;
+        let journal = Journal::open(layout.journal())?;
         let mut impulses = ImpulseSources::of_hub(hub, Timestamp::now());
         attention.with_pool(|pool| {
             for pooled in pool.iter() {

@@ -67,7 +67,7 @@ observation), `id` (the item it is about), `summary`, `context`, `reasoning`, `o
 
 /// Write the core notes that do not exist yet; returns the ones written.
 pub fn write_core_notes(hub: &Path) -> Result<Vec<PathBuf>, StateError> {
-    let dir = crate::hub::state_dir(hub).join("notes");
+    let dir = cn_hub::Layout::new(hub).notes();
     let mut written = Vec::new();
     for (name, text) in [("core_seed.md", CORE_SEED), ("systems.md", SYSTEMS)] {
         let path = dir.join(name);
@@ -100,10 +100,11 @@ pub fn note_write_tool() -> std::sync::Arc<dyn cn_tools::Tool> {
                 return Err(cn_compute::ToolError::BadParams(format!("note name `{}` must be letters, digits, `-` or `_`", p.name)));
             }
             let hub = ctx.hub.as_deref().unwrap_or(&ctx.workdir);
-            let path = crate::hub::state_dir(hub).join("notes").join(format!("{}.md", p.name));
+            let layout = cn_hub::Layout::new(hub);
+            let path = layout.note(&p.name);
             cn_storage::write_atomic(&path, p.content.as_bytes())
                 .map_err(|e| cn_compute::ToolError::Failed(format!("{}: {e}", path.display())))?;
-            Ok(serde_json::json!({"path": format!("state/notes/{}.md", p.name), "bytes": p.content.len()}))
+            Ok(serde_json::json!({"path": layout.relative(&path), "bytes": p.content.len()}))
         },
     )
 }

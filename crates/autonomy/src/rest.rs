@@ -8,38 +8,20 @@
 use std::time::Duration;
 
 use cn_compute::{Decorator, RestFn, StopToken};
-use serde::{Deserialize, Serialize};
 
 use crate::attention::{Attention, Wake};
 
-/// Pacing intervals (`pacing:` in cn.yaml; `5s`, `1m`, or seconds as a number).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Pacing {
-    /// Between checks while there is work (an item was decided within the idle interval).
-    #[serde(with = "crate::config::duration")]
-    pub active: Duration,
-    /// Between checks when nothing is happening.
-    #[serde(with = "crate::config::duration")]
-    pub idle: Duration,
-}
+pub use cn_hub::config::Pacing;
 
-impl Default for Pacing {
-    fn default() -> Self {
-        Pacing { active: Duration::from_secs(5), idle: Duration::from_secs(60) }
-    }
-}
-
-impl Pacing {
-    /// The interval for the next rest.
-    pub fn interval(&self, attention: &Attention) -> Duration {
-        if attention.active_within(self.idle) { self.active } else { self.idle }
-    }
+/// The pacing interval for the next rest: `active` while there is work (an item was decided
+/// within the idle interval), else `idle`.
+pub fn interval(pacing: &Pacing, attention: &Attention) -> Duration {
+    if attention.active_within(pacing.idle) { pacing.active } else { pacing.idle }
 }
 
 /// Wait one pacing interval on `attention` (see [`Attention::rest`]). Returns why it ended.
 pub fn rest_once(attention: &Attention, pacing: &Pacing) -> Wake {
-    attention.rest(pacing.interval(attention))
+    attention.rest(interval(pacing, attention))
 }
 
 /// The daemon's `rest` decorator. `stop` is bridged to `attention` by a thread that sleeps

@@ -143,7 +143,7 @@ fn sending_the_answer_stops_typing_and_long_text_is_split() {
 
 #[test]
 fn config_errors_name_the_key() {
-    let e = AutonomyConfig::from_yaml("senses:\n  discord:\n    token_env: X\n    typing_evry: 1s\n").unwrap_err();
+    let e = AutonomyConfig::from_yaml("senses:\n  discord:\n    token_env: X\n    typing_evry: 1s\n").unwrap_err().to_string();
     assert!(e.contains("senses.discord") && e.contains("typing_evry"), "{e}");
 
     let hub = tempfile::tempdir().unwrap();

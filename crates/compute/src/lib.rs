@@ -33,7 +33,7 @@ pub use decide::decide;
 pub use decorator::{ActFn, AskFn, DecideFn, Decorator, ParseFn, PlanFn, RestFn, Step, Verbs};
 pub use parse::parse;
 pub use plan::plan;
-pub use prepare::{prepare, Inputs, Parts, PrepareError, Prepared};
+pub use prepare::{prepare, ConfigSource, Inputs, Parts, PrepareError, Prepared};
 pub use r#loop::r#loop;
 pub use rest::rest;
 pub use scripted::{MemoryStore, Scripted};

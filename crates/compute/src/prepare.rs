@@ -16,11 +16,32 @@ pub struct Parts {
     pub store: Box<dyn Store>,
 }
 
+/// The config `prepare` keeps as-is: a YAML file to load, or a config a caller has already
+/// loaded (the daemon reads its cn.yaml once and hands the value here, so it is not read
+/// twice).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfigSource {
+    File(PathBuf),
+    Loaded(Config),
+}
+
+impl From<PathBuf> for ConfigSource {
+    fn from(path: PathBuf) -> Self {
+        ConfigSource::File(path)
+    }
+}
+
+impl From<Config> for ConfigSource {
+    fn from(config: Config) -> Self {
+        ConfigSource::Loaded(config)
+    }
+}
+
 /// Everything `begin` receives from outside.
 pub struct Inputs {
     pub workdir: PathBuf,
-    /// A YAML config file to load as-is, if any.
-    pub config: Option<PathBuf>,
+    /// The config to keep as-is, if any.
+    pub config: Option<ConfigSource>,
     pub parts: Parts,
     pub decorators: Vec<Decorator>,
     pub stop: StopToken,
@@ -72,10 +93,11 @@ pub enum PrepareError {
 }
 
 pub fn prepare(inputs: Inputs) -> Result<Prepared, PrepareError> {
-    let config = match &inputs.config {
+    let config = match inputs.config {
         None => Config::default(),
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
+        Some(ConfigSource::Loaded(config)) => config,
+        Some(ConfigSource::File(path)) => {
+            let text = std::fs::read_to_string(&path)
                 .map_err(|source| PrepareError::Read { path: path.clone(), source })?;
             let value: serde_json::Value = if text.trim().is_empty() {
                 serde_json::Value::Null

@@ -118,7 +118,7 @@ fn several_moves_and_rests_with_decorators_that_observe_log_block_and_substitute
             store: Box::new(store),
         },
     );
-    inputs.config = Some(config.path().to_path_buf());
+    inputs.config = Some(config.path().to_path_buf().into());
     inputs.decorators = decorators;
     inputs.stop = stop;
 
@@ -227,7 +227,7 @@ fn prepare_reports_a_bad_config_with_its_path() {
             store: Box::new(MemoryStore::default()),
         },
     );
-    inputs.config = Some(config.path().to_path_buf());
+    inputs.config = Some(config.path().to_path_buf().into());
     let err = cn_compute::prepare(inputs).err().expect("must fail");
     assert!(err.to_string().contains(&config.path().display().to_string()), "{err}");
 }

@@ -8,6 +8,9 @@ pub enum LoopError {
     /// Bad input refused before anything runs or is committed.
     #[error("{0}")]
     Input(String),
+    /// A cn.yaml that cannot be used (input too: the caller fixes the file).
+    #[error(transparent)]
+    Config(#[from] cn_hub::ConfigError),
     /// A component did not do its part (a controller without `target-met`, a bad answer).
     #[error("{role}: {message}")]
     Component { role: &'static str, message: String },
@@ -36,7 +39,7 @@ impl LoopError {
     }
     /// True for input the caller should fix (exit 2 in the binary).
     pub fn is_input(&self) -> bool {
-        matches!(self, LoopError::Input(_))
+        matches!(self, LoopError::Input(_) | LoopError::Config(_))
     }
 }
 

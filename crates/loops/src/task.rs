@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use cn_hub::config::LoopsConfig;
+use cn_hub::{HubConfig, Layout};
 use cn_storage::Doc;
 use serde_json::Value;
 
@@ -71,32 +73,26 @@ pub struct Defaults {
 }
 
 impl Defaults {
+    /// From the `loops:` section of an already parsed cn.yaml.
+    pub fn of(loops: &LoopsConfig) -> Defaults {
+        Defaults { controller: loops.controller.clone(), actuator: loops.actuator.clone() }
+    }
+
     /// `loops.controller` / `loops.actuator` from a `cn.yaml`: the hub's when one is given,
     /// else the nearest one in DIR or above it. No file means no defaults.
     pub fn load(dir: &Path, hub: Option<&Path>) -> Result<Defaults> {
         let found = match hub {
-            Some(h) => Some(h.join("cn.yaml")).filter(|p| p.is_file()),
+            Some(h) => Some(Layout::new(h).config()).filter(|p| p.is_file()),
             None => dir.canonicalize().ok().and_then(|d| {
                 d.ancestors()
-                    .map(|a| a.join("cn.yaml"))
+                    .map(|a| Layout::new(a).config())
                     .find(|p| p.is_file())
             }),
         };
         let Some(path) = found else {
             return Ok(Defaults::default());
         };
-        let text = std::fs::read_to_string(&path).map_err(LoopError::io(&path))?;
-        let config: Value = if text.trim().is_empty() {
-            Value::Null
-        } else {
-            serde_yaml_ng::from_str(&text)
-                .map_err(|e| LoopError::input(format!("{}: not valid YAML: {e}", path.display())))?
-        };
-        let loops = config.get("loops");
-        Ok(Defaults {
-            controller: loops.and_then(|l| l.get("controller")).cloned(),
-            actuator: loops.and_then(|l| l.get("actuator")).cloned(),
-        })
+        Ok(Defaults::of(&HubConfig::load(&path)?.loops))
     }
 }
 

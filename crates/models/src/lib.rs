@@ -2,7 +2,7 @@
 //! builds, the grammar that constrains the local model, and the thinking budget. No other
 //! crate talks to a model.
 //!
-//! - [`from_config`] builds the [`Tiered`] model the kernel gets from `cn.yaml`'s `models:`:
+//! - [`tiered`] builds the [`Tiered`] model the kernel gets from `cn.yaml`'s `models:`:
 //!   level 2 the local model (embedded llama.cpp by default), level 3 the executive
 //!   (Anthropic, any OpenAI-compatible API, Ollama, or a command), each behind [`Retry`].
 //! - [`build_plan`] fits the core seed, the item, its thread, the recent outcomes and the
@@ -42,11 +42,10 @@ pub use tiered::Tiered;
 /// Retries after the first try when `cn.yaml` sets none: network providers 3, local ones 0.
 const DEFAULT_RETRIES: u32 = 3;
 
-/// Build the model for every configured level from `cn.yaml` (`models:`); relative paths
-/// are relative to the hub. Level 2 is always there (embedded by default); level 3 only
+/// Build the model for every configured level from `cn.yaml`'s `models:` section; relative
+/// paths are relative to the hub. Level 2 is always there (embedded by default); level 3 only
 /// when `models.executive` is set.
-pub fn from_config(config: &Config, hub: &Path) -> Result<Tiered, ConfigError> {
-    let models = ModelsConfig::from_config(config)?;
+pub fn tiered(models: &ModelsConfig, hub: &Path) -> Result<Tiered, ConfigError> {
     let mut tiered = Tiered::new().with(2, provider(&models.local(), "models.local", hub)?);
     if let Some(exec) = &models.executive {
         tiered.insert(3, provider(exec, "models.executive", hub)?);
@@ -54,11 +53,15 @@ pub fn from_config(config: &Config, hub: &Path) -> Result<Tiered, ConfigError> {
     Ok(tiered)
 }
 
+/// [`tiered`] from the kernel's as-is config.
+pub fn from_config(config: &Config, hub: &Path) -> Result<Tiered, ConfigError> {
+    tiered(&ModelsConfig::from_config(config)?, hub)
+}
+
 /// The model of one level by its name in `cn.yaml` — `local` (level 2, the embedded model
 /// unless configured otherwise) or `executive` (level 3, when configured) — for callers
 /// outside the kernel's loop (reflex steps, AI-loop components).
-pub fn model_named(config: &Config, hub: &Path, name: &str) -> Result<Box<dyn Model>, ConfigError> {
-    let models = ModelsConfig::from_config(config)?;
+pub fn model_of(models: &ModelsConfig, hub: &Path, name: &str) -> Result<Box<dyn Model>, ConfigError> {
     match name {
         "local" => provider(&models.local(), "models.local", hub),
         "executive" => match &models.executive {
@@ -73,6 +76,11 @@ pub fn model_named(config: &Config, hub: &Path, name: &str) -> Result<Box<dyn Mo
             message: format!("unknown model `{other}` (expected local or executive)"),
         }),
     }
+}
+
+/// [`model_of`] from the kernel's as-is config.
+pub fn model_named(config: &Config, hub: &Path, name: &str) -> Result<Box<dyn Model>, ConfigError> {
+    model_of(&ModelsConfig::from_config(config)?, hub, name)
 }
 
 /// One provider from its config, wrapped in retries where retrying makes sense.
@@ -152,19 +160,22 @@ pub fn level_limits(models: &ModelsConfig, level: cn_compute::Level) -> LevelLim
 }
 
 /// Open the thinking budget (`state/budget.json` in the hub) with `budget:` and the
-/// executive's prices from `cn.yaml`.
-pub fn open_budget(config: &Config, hub: &Path) -> Result<SharedBudget, ConfigError> {
-    let budget = BudgetConfig::from_config(config)?;
-    let models = ModelsConfig::from_config(config)?;
+/// executive's prices from `models:`.
+pub fn budget_of(budget: &BudgetConfig, models: &ModelsConfig, hub: &Path) -> Result<SharedBudget, ConfigError> {
     let prices = models
         .executive
         .as_ref()
         .map(|e| (e.price_per_mtok_in.unwrap_or(0.0), e.price_per_mtok_out.unwrap_or(0.0)))
         .unwrap_or((0.0, 0.0));
-    let path = hub.join("state").join("budget.json");
-    Budget::open(path, budget, prices, budget::system_clock())
+    let path = cn_hub::Layout::new(hub).budget();
+    Budget::open(path, budget.clone(), prices, budget::system_clock())
         .map(Budget::shared)
         .map_err(|e| ConfigError::Invalid { key: "budget".into(), message: e.to_string() })
+}
+
+/// [`budget_of`] from the kernel's as-is config.
+pub fn open_budget(config: &Config, hub: &Path) -> Result<SharedBudget, ConfigError> {
+    budget_of(&BudgetConfig::from_config(config)?, &ModelsConfig::from_config(config)?, hub)
 }
 
 /// Give a closure the kernel's `AskFn` signature without naming the kernel's `State`.

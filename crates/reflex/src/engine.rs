@@ -124,15 +124,22 @@ impl Engine {
         Ok(Engine::with_config(hub, config, policy))
     }
 
+    /// Load the reflexes of an open hub, with the config it has already read.
+    pub fn of_hub(hub: &cn_hub::Hub) -> Engine {
+        let (config, policy) = config::of(hub.config());
+        Engine::with_config(hub.root(), config, policy)
+    }
+
     /// Load with a config already read (the daemon's). `policy`'s level grants are used as
-    /// the reflex grants; see [`crate::config::from_value`] to derive both from `cn.yaml`.
+    /// the reflex grants; see [`crate::config::of`] to derive both from `cn.yaml`.
     pub fn with_config(hub: &Path, config: ReflexConfig, policy: Policy) -> Engine {
         let hub = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
         let shared = Arc::new(Shared::new(hub.clone(), config));
         let registry = actions::registry(&shared, policy);
-        let dir = hub.join("state/reflexes");
+        let layout = cn_hub::Layout::new(&hub);
+        let dir = layout.reflexes();
         let mut engine = Engine {
-            stats: Stats::open(hub.join("state/reflex-stats.json")),
+            stats: Stats::open(layout.reflex_stats()),
             shared,
             registry,
             dir,

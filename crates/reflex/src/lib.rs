@@ -16,7 +16,7 @@
 //! executive writes) are written atomically.
 
 pub mod actions;
-mod config;
+pub mod config;
 mod engine;
 pub mod examples;
 mod html;

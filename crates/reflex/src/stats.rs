@@ -202,7 +202,7 @@ pub fn surface(hub: &Path, slug: &str, title: &str, body: &str) -> std::io::Resu
     doc.set("created", cn_storage::rfc3339(now));
     doc.set("status", "open");
     doc.body = format!("# {title}\n\n{body}\n");
-    let path = hub.join("state/mca").join(format!("{id}.md"));
+    let path = cn_hub::Layout::new(hub).mca_file(&format!("{id}.md"));
     cn_storage::write_atomic(&path, doc.render().as_bytes())?;
     Ok(path)
 }

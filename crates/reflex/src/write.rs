@@ -118,7 +118,9 @@ fn commit(hub: &std::path::Path, name: &str) -> bool {
     if !hub.join(".git").exists() {
         return false;
     }
-    let rel = format!("state/reflexes/{name}.yaml");
+    let layout = cn_hub::Layout::new(hub);
+    let file = layout.reflex(name);
+    let rel = layout.relative(&file).to_string_lossy().into_owned();
     let git = |args: &[&str]| Command::new("git").arg("-C").arg(hub).args(args).output();
     match git(&["add", "--", &rel]) {
         Ok(o) if o.status.success() => {}

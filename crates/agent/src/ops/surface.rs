@@ -9,7 +9,7 @@ use crate::item::stable_id;
 
 pub(crate) fn perform(ctx: &Ctx, desc: &str) -> Result<Effect> {
     let stamp: String = ctx.ts.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
-    let path = ctx.hub.path("state/mca").join(format!("{stamp}-{}.md", slug(desc)));
+    let path = ctx.hub.layout().mca_file(&format!("{stamp}-{}.md", slug(desc)));
     let mut doc = Doc::default();
     doc.set("id", stable_id(&format!("{}:{}:mca", ctx.item.id, ctx.key)));
     doc.set("surfaced-by", ctx.hub.name());
@@ -19,7 +19,7 @@ pub(crate) fn perform(ctx: &Ctx, desc: &str) -> Result<Effect> {
     doc.body = crate::item::ensure_newline(desc);
     cn_storage::write_atomic(&path, doc.render().as_bytes()).map_err(io_at(&path))?;
     let mut e = Effect::done(format!("surfaced: {desc}"));
-    e.facts.insert("mca".into(), format!("state/mca/{}", path.file_name().and_then(|n| n.to_str()).unwrap_or("")).into());
+    e.facts.insert("mca".into(), ctx.hub.layout().relative(&path).to_string_lossy().into_owned().into());
     Ok(e)
 }
 

@@ -10,27 +10,13 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use jiff::Timestamp;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::salience::{self, Salience, Scored, Weights};
+use super::salience::{self, Salience, Scored};
 use super::Item;
 
-/// Pool settings (`attention:` in cn.yaml).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PoolConfig {
-    /// Most non-owner items held at once; beyond it the least salient are shed.
-    pub capacity: usize,
-    /// How many recently decided keys count as "seen" (novelty).
-    pub recent: usize,
-    pub weights: Weights,
-}
-
-impl Default for PoolConfig {
-    fn default() -> Self {
-        PoolConfig { capacity: 1000, recent: 256, weights: Weights::default() }
-    }
-}
+/// Pool settings (`attention:` in cn.yaml; the type lives in `cn_hub::config`).
+pub use cn_hub::config::PoolConfig;
 
 /// Sort key: owner first, then salience, then first come first served.
 type Rank = (bool, i64, Reverse<u64>);

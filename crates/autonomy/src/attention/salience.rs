@@ -14,72 +14,32 @@ use super::Item;
 use crate::impulses::Drive;
 use crate::percept::Sense;
 
-/// The weights (configurable under `attention.weights` in cn.yaml).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Weights {
-    pub owner: f64,
-    pub discord: f64,
-    pub github: f64,
-    pub calendar: f64,
-    pub file: f64,
-    pub peer: f64,
-    pub task: f64,
-    pub schedule: f64,
-    pub idea: f64,
-    /// Added for an item with a due time.
-    pub due: f64,
-    /// Per step of priority above 5 (priority 1 gets 4 steps).
-    pub priority: f64,
-    /// Gained per minute waited (or overdue).
-    pub per_minute: f64,
-    /// Taken off an item whose key was decided recently (not novel).
-    pub repeat: f64,
-}
+/// The weights (configurable under `attention.weights` in cn.yaml; the type lives in
+/// `cn_hub::config`).
+pub use cn_hub::config::Weights;
 
-impl Default for Weights {
-    fn default() -> Self {
-        Weights {
-            owner: 1000.0,
-            discord: 50.0,
-            github: 40.0,
-            calendar: 45.0,
-            file: 10.0,
-            peer: 60.0,
-            task: 35.0,
-            schedule: 30.0,
-            idea: 5.0,
-            due: 20.0,
-            priority: 10.0,
-            per_minute: 0.5,
-            repeat: 15.0,
-        }
-    }
-}
-
-impl Weights {
-    fn source(&self, item: &Item) -> (&'static str, f64) {
-        match item {
-            Item::Percept(p) => (
-                p.sense.name(),
-                match p.sense {
-                    Sense::Owner => 0.0, // the owner bonus below covers it
-                    Sense::Discord => self.discord,
-                    Sense::Github => self.github,
-                    Sense::Calendar => self.calendar,
-                    Sense::File => self.file,
-                    Sense::Peer => self.peer,
-                },
-            ),
-            Item::Impulse(i) => (
-                i.source.name(),
-                match i.source {
-                    Drive::Task => self.task,
-                    Drive::Schedule => self.schedule,
-                    Drive::Idea => self.idea,
-                },
-            ),
-        }
+/// The weight of an item's source, and the source's name.
+fn source(w: &Weights, item: &Item) -> (&'static str, f64) {
+    match item {
+        Item::Percept(p) => (
+            p.sense.name(),
+            match p.sense {
+                Sense::Owner => 0.0, // the owner bonus below covers it
+                Sense::Discord => w.discord,
+                Sense::Github => w.github,
+                Sense::Calendar => w.calendar,
+                Sense::File => w.file,
+                Sense::Peer => w.peer,
+            },
+        ),
+        Item::Impulse(i) => (
+            i.source.name(),
+            match i.source {
+                Drive::Task => w.task,
+                Drive::Schedule => w.schedule,
+                Drive::Idea => w.idea,
+            },
+        ),
     }
 }
 
@@ -104,7 +64,7 @@ pub fn score(item: &Item, w: &Weights, repeated: bool) -> Scored {
     if item.owner() {
         parts.push(("owner".to_string(), w.owner));
     }
-    let (name, weight) = w.source(item);
+    let (name, weight) = source(w, item);
     if weight != 0.0 {
         parts.push((format!("source {name}"), weight));
     }

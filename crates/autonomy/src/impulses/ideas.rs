@@ -34,5 +34,5 @@ pub type Ideas = JsonList<Idea>;
 
 /// `state/ideas.json` of a hub.
 pub fn ideas_of(hub: &Path) -> Ideas {
-    Ideas::of_hub(hub, "ideas.json")
+    Ideas::of_hub(hub, cn_hub::layout::IDEAS)
 }

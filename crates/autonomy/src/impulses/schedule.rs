@@ -82,8 +82,8 @@ pub struct Schedule {
 
 impl Schedule {
     pub fn of_hub(hub: &Path) -> Self {
-        let dir = crate::hub::state_dir(hub);
-        Schedule { path: dir.join("schedule.json"), state_path: dir.join("schedule-state.json") }
+        let layout = cn_hub::Layout::new(hub);
+        Schedule { path: layout.schedule(), state_path: layout.schedule_state() }
     }
     pub fn path(&self) -> &Path {
         &self.path

@@ -55,7 +55,7 @@ pub type Tasks = JsonList<Task>;
 
 /// `state/tasks.json` of a hub.
 pub fn tasks_of(hub: &Path) -> Tasks {
-    Tasks::of_hub(hub, "tasks.json")
+    Tasks::of_hub(hub, cn_hub::layout::TASKS)
 }
 
 impl JsonList<Task> {

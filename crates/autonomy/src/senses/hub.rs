@@ -16,7 +16,7 @@ use super::SenseError;
 use crate::attention::Attention;
 
 /// The impulse files whose change wakes the daemon.
-pub const IMPULSE_FILES: [&str; 3] = ["tasks.json", "schedule.json", "ideas.json"];
+pub const IMPULSE_FILES: [&str; 3] = [cn_hub::layout::TASKS, cn_hub::layout::SCHEDULE, cn_hub::layout::IDEAS];
 
 /// A running watcher; dropping it stops watching.
 pub struct HubWatch {
@@ -45,8 +45,9 @@ fn wakes_on(event: &Event, inbox: &Path, state: &Path) -> bool {
 pub fn watch(hub: &Path, attention: Attention) -> Result<HubWatch, SenseError> {
     let err = |message: String| SenseError::Start { sense: "hub", message };
     let root = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
-    let inbox: PathBuf = root.join("threads/inbox");
-    let state: PathBuf = root.join("state");
+    let layout = cn_hub::Layout::new(&root);
+    let inbox: PathBuf = layout.inbox();
+    let state: PathBuf = layout.state();
     for dir in [&inbox, &state] {
         std::fs::create_dir_all(dir).map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
     }

@@ -17,7 +17,7 @@ pub async fn run(hub: PathBuf, every: Duration) {
     let mut reported = BTreeSet::new();
     loop {
         let root = hub.clone();
-        let synced = tokio::task::spawn_blocking(move || cn_agent::Hub::open(&root).and_then(|h| cn_agent::sync(&h))).await;
+        let synced = tokio::task::spawn_blocking(move || cn_agent::Hub::open(&root).map_err(cn_agent::AgentError::from).and_then(|h| cn_agent::sync(&h))).await;
         let errors: BTreeSet<String> = match synced {
             Ok(Ok(report)) => {
                 if !report.received.is_empty() || !report.sent.is_empty() {
@@ -43,7 +43,7 @@ fn journal(hub: &std::path::Path, error: &str) {
         .with("summary", "peer mail could not be synced")
         .with("context", error)
         .with("outcome", "retried every interval; reported again when the error changes");
-    let appended = Journal::open(crate::hub::state_dir(hub).join("journal.jsonl")).and_then(|mut j| j.append(&entry));
+    let appended = Journal::open(cn_hub::Layout::new(hub).journal()).and_then(|mut j| j.append(&entry));
     if let Err(e) = appended {
         tracing::error!(%e, "cannot write the journal");
     }

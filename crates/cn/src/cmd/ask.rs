@@ -4,12 +4,13 @@
 //! model at level 2) and with one (`--hub`, or the nearest directory upwards holding
 //! cn.yaml), whose `models:` and thinking budget apply.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use cn_compute::{Config, Level, Model};
-use cn_models::{build_plan, choose_level, Budgeted, ModelsConfig, PlanInput};
+use cn_compute::{Level, Model};
+use cn_hub::{HubConfig, Layout};
+use cn_models::{build_plan, choose_level, Budgeted, PlanInput};
 
 use super::UsageError;
 
@@ -30,14 +31,15 @@ pub struct Args {
 pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     // No hub is fine here: `cn ask` then uses the defaults.
     let hub = hub.or_else(|| cn_agent::find_hub(None).ok());
+    // cn.yaml is read once, here; a hub without a `name` still answers (so no `Hub::open`).
     let config = match &hub {
-        Some(h) => read_config(&h.join("cn.yaml"))?,
-        None => Config::default(),
+        Some(h) => HubConfig::load(&Layout::new(h).config()).map_err(|e| UsageError(e.to_string()))?,
+        None => HubConfig::default(),
     };
     let base = hub.clone().unwrap_or_else(|| PathBuf::from("."));
-    let models = ModelsConfig::from_config(&config).map_err(|e| UsageError(e.to_string()))?;
+    let models = &config.models;
     let budget = match &hub {
-        Some(h) => Some(cn_models::open_budget(&config, h).map_err(|e| UsageError(e.to_string()))?),
+        Some(h) => Some(cn_models::budget_of(&config.budget, models, h).map_err(|e| UsageError(e.to_string()))?),
         None => None,
     };
     let level = match args.level {
@@ -52,15 +54,15 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     };
     let core_seed = hub
         .as_ref()
-        .map(|h| std::fs::read_to_string(h.join("state/notes/core_seed.md")).unwrap_or_default())
+        .map(|h| std::fs::read_to_string(Layout::new(h).core_seed()).unwrap_or_default())
         .unwrap_or_default();
     let docs = cn_models::plan::default_tool_docs();
     let tools: Vec<_> = docs.iter().collect();
     let item = args.prompt.join(" ");
     let input = PlanInput { level, core_seed: &core_seed, item: &item, owner: true, tools: &tools, ..Default::default() };
-    let plan = build_plan(&input, cn_models::level_limits(&models, level));
+    let plan = build_plan(&input, cn_models::level_limits(models, level));
 
-    let tiered = cn_models::from_config(&config, &base).map_err(|e| UsageError(e.to_string()))?;
+    let tiered = cn_models::tiered(models, &base).map_err(|e| UsageError(e.to_string()))?;
     let mut model: Box<dyn Model> = match budget {
         Some(budget) => Box::new(Budgeted { inner: tiered, budget }),
         None => Box::new(tiered),
@@ -72,18 +74,4 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     tracing::info!(model = %answer.model, tokens_in = answer.tokens_in, tokens_out = answer.tokens_out, elapsed_ms = answer.elapsed.as_millis() as u64, "answered");
     println!("{}", answer.markdown.trim_end());
     Ok(ExitCode::SUCCESS)
-}
-
-fn read_config(path: &Path) -> anyhow::Result<Config> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let value = if text.trim().is_empty() {
-        serde_json::Value::Null
-    } else {
-        serde_yaml_ng::from_str(&text).map_err(|e| UsageError(format!("{} is not valid YAML: {e}", path.display())))?
-    };
-    Ok(Config { value })
 }

@@ -111,7 +111,7 @@ fn daemon_url(hub: &Path) -> Option<String> {
     if !cn_storage::ProcessLock::is_held(&super::run::run_lock(hub)) {
         return None;
     }
-    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(hub.join("state/run.json")).ok()?).ok()?;
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cn_hub::Layout::new(hub).run_info()).ok()?).ok()?;
     info["owner_url"].as_str().map(str::to_string)
 }
 

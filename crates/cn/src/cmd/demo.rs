@@ -63,7 +63,7 @@ impl Demo {
 
     /// The newest journal decision's summary for the hub.
     fn last_decision(&self, hub: &Path) -> anyhow::Result<String> {
-        let read = cn_storage::Journal::read(&hub.join("state/journal.jsonl"))?;
+        let read = cn_storage::Journal::read(&cn_hub::Layout::new(hub).journal())?;
         Ok(read
             .entries
             .iter()
@@ -107,7 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     d.detail(format!("hub: {}", d.hub.display()));
     if std::env::var_os("ANTHROPIC_API_KEY").is_some() {
         // With a key in the environment the executive answers at level 3.
-        let path = d.hub.join("cn.yaml");
+        let path = cn_hub::Layout::new(&d.hub).config();
         let text = std::fs::read_to_string(&path)?;
         let exec = "  local:\n    provider: embedded\n  executive:\n    provider: anthropic\n    model: claude-sonnet-4-5\n    api_key_env: ANTHROPIC_API_KEY\n";
         cn_storage::write_atomic(&path, text.replacen("  local:\n    provider: embedded\n", exec, 1).as_bytes())?;
@@ -141,9 +141,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     d.progress("the daily reflection fires (missed while down, caught up at start)");
     let yesterday = time::OffsetDateTime::now_utc() - time::Duration::days(1);
     let state = serde_json::json!({"daily-reflection": {"last_fired": cn_storage::rfc3339(yesterday - time::Duration::hours(1))}});
-    cn_storage::write_json_atomic(&d.hub.join("state/schedule-state.json"), &state)?;
+    cn_storage::write_json_atomic(&cn_hub::Layout::new(&d.hub).schedule_state(), &state)?;
     d.cn(&d.hub, &["run", "--until-idle"])?;
-    let reflections = count_files(&d.hub.join("threads/reflections/daily"));
+    let reflections = count_files(&cn_hub::Layout::new(&d.hub).reflections("daily"));
     d.detail(format!("{} · threads/reflections/daily/ holds {reflections}", d.last_decision(&d.hub)?));
 
     // 6. Mail: a second hub mails ada over git; ada replies; the sender is notified.
@@ -161,7 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     d.cn(&d.hub, &["run", "--until-idle"])?;
     d.cn(&d.hub, &["sync"])?;
     d.cn(&bob, &["sync"])?;
-    let bob_inbox = count_files(&bob.join("threads/inbox"));
+    let bob_inbox = count_files(&cn_hub::Layout::new(&bob).inbox());
     d.detail(format!("ada: {} · bob's inbox now holds {bob_inbox} message(s) from ada", d.last_decision(&d.hub)?));
 
     // 7. An AI loop brings a small program to compile, with command components.

@@ -19,8 +19,8 @@ pub fn root(hub: Option<&Path>) -> anyhow::Result<std::path::PathBuf> {
 }
 
 /// An agent-layer error as the binary reports it.
-pub fn report_err(e: AgentError) -> anyhow::Error {
-    match e {
+pub fn report_err(e: impl Into<AgentError>) -> anyhow::Error {
+    match e.into() {
         AgentError::Invalid(m) => UsageError(m).into(),
         e => e.into(),
     }

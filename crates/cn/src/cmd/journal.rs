@@ -45,7 +45,7 @@ pub enum Sub {
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = super::hub::root(hub)?;
-    let path = cn_autonomy::hub::state_dir(&hub).join("journal.jsonl");
+    let path = cn_hub::Layout::new(&hub).journal();
     let read = Journal::read(&path)?;
     for s in &read.skipped {
         eprintln!("cn: {}: skipped line {} (torn or not a JSON object): {}", path.display(), s.line, s.error);

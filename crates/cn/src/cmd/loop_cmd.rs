@@ -69,17 +69,26 @@ pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
 }
 
 fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode> {
-    let defaults = Defaults::load(dir, hub).map_err(report)?;
+    let read = |root: &Path| {
+        cn_hub::HubConfig::load(&cn_hub::Layout::new(root).config()).map_err(|e| super::UsageError(e.to_string()))
+    };
+    // With --hub, its cn.yaml is read once and gives both the loop defaults and the models.
+    let given = hub.map(read).transpose()?;
+    let defaults = match &given {
+        Some(config) => Defaults::of(&config.loops),
+        None => Defaults::load(dir, None).map_err(report)?,
+    };
     // `model: local | executive` components ask the hub's configured models (cn.yaml), or
     // the defaults (the embedded local model) when the loop runs outside any hub.
-    let root = hub.map(Path::to_path_buf).or_else(|| cn_agent::find_hub(None).ok());
-    let config = match &root {
-        Some(r) => cn_compute::Config::load(&r.join("cn.yaml")).map_err(super::UsageError)?,
-        None => cn_compute::Config::default(),
+    let root = hub.map(Path::to_path_buf).or_else(|| cn_hub::find_hub(None).ok());
+    let config = match (given, &root) {
+        (Some(config), _) => config,
+        (None, Some(r)) => read(r)?,
+        (None, None) => cn_hub::HubConfig::default(),
     };
     let base = root.unwrap_or_else(|| dir.to_path_buf());
     let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, String> {
-        cn_models::model_named(&config, &base, kind).map_err(|e| e.to_string())
+        cn_models::model_of(&config.models, &base, kind).map_err(|e| e.to_string())
     };
     let outcome = cn_loops::run(dir, &defaults, &mut models, done).map_err(report)?;
     Ok(print_outcome(dir, &outcome))

@@ -56,9 +56,12 @@ pub enum Sub {
 }
 
 pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
-    // The one hub finder (cn_agent); not finding one is a usage error.
-    let hub = cn_agent::find_hub(hub.as_deref()).map_err(|e| UsageError(e.to_string()))?;
-    let mut engine = Engine::load(&hub).map_err(|e| UsageError(e.to_string()))?;
+    // The one hub finder (cn_hub); not finding one is a usage error.
+    let hub = cn_hub::find_hub(hub.as_deref()).map_err(|e| UsageError(e.to_string()))?;
+    // cn.yaml is read once, here (a hub with only reflexes needs no `name`).
+    let config = cn_hub::HubConfig::load(&cn_hub::Layout::new(&hub).config()).map_err(|e| UsageError(e.to_string()))?;
+    let (reflex_config, policy) = cn_reflex::config::of(&config);
+    let mut engine = Engine::with_config(&hub, reflex_config, policy);
     match args.command {
         Sub::List { json } => list(&engine, json),
         Sub::Test { dry_run, json, source, text } => {
@@ -68,8 +71,7 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             if let Some(model) = scripted_model()? {
                 engine.set_model(Box::new(model));
             } else if !dry_run {
-                let config = cn_compute::Config::load(&hub.join("cn.yaml")).map_err(UsageError)?;
-                match cn_models::model_named(&config, &hub, "local") {
+                match cn_models::model_of(&config.models, &hub, "local") {
                     Ok(m) => engine.set_model(m),
                     Err(e) => tracing::warn!(%e, "reflexes have no level-2 model"),
                 }
@@ -173,7 +175,7 @@ fn list(engine: &Engine, as_json: bool) -> anyhow::Result<ExitCode> {
     if as_json {
         println!("{}", serde_json::to_string_pretty(&json!({"reflexes": rows, "errors": errors}))?);
     } else if rows.is_empty() {
-        println!("no reflexes in {}", engine.hub().join("state/reflexes").display());
+        println!("no reflexes in {}", cn_hub::Layout::new(engine.hub()).reflexes().display());
     } else {
         println!(
             "{:<24} {:>5} {:<9} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8}  STATUS",

@@ -122,7 +122,7 @@ impl Shared {
     pub fn journal(&self, entry: &Entry) {
         let Ok(mut guard) = self.journal.lock() else { return };
         if guard.is_none() {
-            match Journal::open(self.hub.join("state/journal.jsonl")) {
+            match Journal::open(cn_hub::Layout::new(&self.hub).journal()) {
                 Ok(j) => *guard = Some(j),
                 Err(err) => {
                     tracing::error!(%err, "cannot open the journal");

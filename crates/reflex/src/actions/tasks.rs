@@ -49,7 +49,7 @@ pub(crate) fn add_task(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         }
         entry["priority"] = json!(p.priority.unwrap_or(2));
         entry["context"] = json!(p.context.unwrap_or_else(|| format!("reflex {}: {}", turn.reflex, turn.target.text)));
-        append(&shared.hub.join("state/tasks.json"), entry)?;
+        append(&cn_hub::Layout::new(&shared.hub).tasks(), entry)?;
         Ok(Value::String(id))
     })
 }
@@ -65,7 +65,7 @@ pub(crate) fn add_idea(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             "sparked_by": p.sparked_by.unwrap_or_else(|| format!("reflex {}: {}", turn.reflex, turn.target.text)),
             "added": cn_storage::now_rfc3339(),
         });
-        append(&shared.hub.join("state/ideas.json"), entry)?;
+        append(&cn_hub::Layout::new(&shared.hub).ideas(), entry)?;
         Ok(Value::String(id))
     })
 }
