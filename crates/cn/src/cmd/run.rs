@@ -46,7 +46,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
 
     let tiered = cn_models::from_config(&config, &root).map_err(|e| super::UsageError(format!("cn.yaml: {e}")))?;
     let models = cn_models::ModelsConfig::from_config(&config).map_err(|e| super::UsageError(format!("cn.yaml: {e}")))?;
-    let policy = cn_tools::Policy::from_config(config.get("policy")).map_err(super::UsageError)?;
+    let policy = cn_tools::Policy::from_config(config.get("policy")).map_err(|e| super::UsageError(e.to_string()))?;
     let mut ctx = cn_tools::ToolContext::new(&root);
     ctx.hub = Some(root.clone());
     ctx.policy = policy;
@@ -141,7 +141,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     }
     let inputs = Inputs {
         workdir: root.clone(),
-        config: Some(config_path),
+        config: Some(config.into()),
         parts: Parts {
             mind: Box::new(mind),
             model: Box::new(tiered),
