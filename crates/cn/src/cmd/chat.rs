@@ -108,7 +108,7 @@ fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::
 
 /// The owner endpoint of the daemon running on `hub`, if one runs.
 fn daemon_url(hub: &Path) -> Option<String> {
-    if !cn_storage::ProcessLock::is_held(&super::run::run_lock(hub)) {
+    if !cn_storage::ProcessLock::is_held(&cn_hub::Layout::new(hub).run_lock()) {
         return None;
     }
     let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cn_hub::Layout::new(hub).run_info()).ok()?).ok()?;
