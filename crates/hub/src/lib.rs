@@ -9,3 +9,4 @@ pub mod git;
 pub mod id;
 pub mod journal;
 pub mod layout;
+pub mod tasks;
