@@ -15,7 +15,9 @@
 
 use std::path::{Path, PathBuf};
 
-use cn_storage::{Doc, Entry, Journal};
+use cn_hub::git::Git;
+use cn_hub::journal::HubJournal;
+use cn_storage::{Doc, Entry};
 use serde_json::Value;
 
 use crate::error::{format_at, io_at, AgentError, Result};
@@ -101,7 +103,7 @@ pub fn decide_locked(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
     let gtd = validate(hub, gtd)?;
     let decided = cn_storage::now_rfc3339();
     // Unique per decision (timestamps are per second; an item can come back within one).
-    let key = crate::item::new_id();
+    let key = cn_hub::id::new();
     write_output(hub, &item, &gtd, &decided, &key)?;
     complete(hub, item, gtd, decided, key, true)
 }
@@ -154,8 +156,8 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, f
     let place_path = place_of(hub, &item, matches!(effect.target, Target::Deferred { .. }));
     let place = place_path.strip_prefix(hub.root()).unwrap_or(&place_path).to_string_lossy().into_owned();
 
-    let journal_path = hub.journal_path();
-    if fresh || !journaled(&journal_path, &key)? {
+    let state = hub.path("state");
+    if fresh || !journaled(&state, &key)? {
         let mut entry = Entry::new("decision")
             .with("id", item.id.as_str())
             .with("summary", format!("{} (item from {})", gtd.summary(), item.from))
@@ -174,7 +176,7 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, f
         for (k, v) in effect.facts {
             entry = entry.with(&k, v);
         }
-        Journal::open(&journal_path).and_then(|mut j| j.append(&entry)).map_err(io_at(&journal_path))?;
+        HubJournal::append_to(&state, &entry)?;
     }
 
     if let Some(dir) = place_path.parent() {
@@ -183,7 +185,7 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, f
     std::fs::rename(hub.input(), &place_path).map_err(io_at(&hub.input()))?;
 
     let message = format!("cn out: {} {}\n\nitem {} from {}", item.id, gtd.summary(), item.id, item.from);
-    let committed = crate::git::commit_all_quick(hub.root(), &message)?;
+    let committed = Git::new(hub.root()).commit_all_quick(&message)?;
     Ok(Decided { item, gtd, decided, place, mail: effect.mail, committed })
 }
 
@@ -240,8 +242,8 @@ pub fn read_output(hub: &Hub) -> Result<Option<Recorded>> {
     Ok(Some(Recorded { id: id.to_string(), turn, gtd, decided: decided.to_string(), key: key.to_string() }))
 }
 
-fn journaled(path: &Path, key: &str) -> Result<bool> {
-    let read = Journal::read(path).map_err(io_at(path))?;
+fn journaled(state: &Path, key: &str) -> Result<bool> {
+    let read = HubJournal::read(state)?;
     Ok(read.entries.iter().rev().any(|e| {
         e.kind() == "decision" && e.0.get("key").and_then(Value::as_str) == Some(key)
     }))
@@ -286,7 +288,7 @@ mod tests {
         assert!(done.contains("acknowledged: first") && !done.contains("second"), "{done}");
         // Finishing again finds nothing to do and journals nothing more.
         recover_locked(&hub).unwrap();
-        let read = Journal::read(&hub.journal_path()).unwrap();
+        let read = HubJournal::read(&hub.path("state")).unwrap();
         assert_eq!(read.entries.iter().filter(|e| e.kind() == "decision").count(), 1);
     }
 

@@ -19,9 +19,12 @@ pub enum AgentError {
     Format { path: PathBuf, message: String },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    /// A git command failed; `stderr` is git's own explanation.
-    #[error("git {args} (in {dir}) failed: {stderr}")]
-    Git { dir: PathBuf, args: String, stderr: String },
+    /// A git command failed; it carries git's own explanation.
+    #[error(transparent)]
+    Git(#[from] cn_hub::git::GitError),
+    /// The journal could not be written or read.
+    #[error(transparent)]
+    Journal(#[from] cn_hub::journal::JournalError),
     /// Another command holds the hub.
     #[error("{0}")]
     Busy(String),

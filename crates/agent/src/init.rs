@@ -6,8 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use cn_hub::git::Git;
+
 use crate::error::{io_at, AgentError, Result};
-use crate::git::{commit_all, git};
 use crate::hub::valid_name;
 use crate::item::Cadence;
 use cn_hub::Layout;
@@ -89,16 +90,17 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
     }
 
     let fresh = !root.join(".git").exists();
+    let git = Git::new(&root);
     if fresh {
-        git(&root, &["init", "-q"])?;
+        git.run(&["init", "-q"])?;
     }
     // The agent commits as itself unless the repository says otherwise.
-    if git(&root, &["config", "--local", "user.name"]).is_err() {
-        git(&root, &["config", "--local", "user.name", &name])?;
-        git(&root, &["config", "--local", "user.email", &format!("{name}@cn.invalid")])?;
+    if git.run(&["config", "--local", "user.name"]).is_err() {
+        git.run(&["config", "--local", "user.name", &name])?;
+        git.run(&["config", "--local", "user.email", &format!("{name}@cn.invalid")])?;
     }
     // A second init that added nothing leaves the owner's uncommitted edits alone.
-    let committed = if fresh || !created.is_empty() { commit_all(&root, &format!("cn init: hub {name}"))? } else { false };
+    let committed = if fresh || !created.is_empty() { git.commit_all(&format!("cn init: hub {name}"))? } else { false };
     Ok(InitReport { root, name, created, kept, committed })
 }
 

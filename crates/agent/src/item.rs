@@ -164,29 +164,10 @@ pub(crate) fn ensure_newline(s: &str) -> String {
     }
 }
 
-/// A fresh id: 12 hex digits from the clock, the process and a counter.
-pub fn new_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    let seed = format!("{nanos}:{}:{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
-    stable_id(&seed)
-}
-
-/// A 12-hex-digit id derived from `seed` (FNV-1a, stable across builds), so an effect
-/// repeated after a crash names the same file and the same mail.
-pub fn stable_id(seed: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in seed.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{:012x}", h & 0xffff_ffff_ffff)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cn_hub::id::{new as new_id, stable as stable_id};
 
     #[test]
     fn the_documents_input_item_reads_and_prints_as_json() {

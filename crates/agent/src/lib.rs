@@ -17,7 +17,6 @@
 pub mod args;
 pub mod decide;
 pub mod error;
-mod git;
 pub mod gtd;
 pub mod hub;
 pub mod init;
@@ -43,11 +42,14 @@ pub use queue::{
 pub use sync::{sync, sync_locked, SyncReport};
 pub use tools::{op_tool_names, register_ops};
 
+use cn_hub::git::Git;
+use cn_hub::journal::HubJournal;
+
 /// `cn send`: the owner writes to a peer. The mail waits in the outbox for `cn sync`.
 pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Mail> {
     let _lock = lock(hub)?;
     hub.require_peer(to)?;
-    let id = item::new_id();
+    let id = cn_hub::id::new();
     let mail = Mail {
         to: to.to_string(),
         from: hub.name().to_string(),
@@ -60,13 +62,12 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
         id,
     };
     mail::post(hub, &mail)?;
-    let path = hub.journal_path();
     let entry = cn_storage::Entry::new("send")
         .with("to", to)
         .with("thread", mail.id.as_str())
         .with("message", message);
-    cn_storage::Journal::open(&path).and_then(|mut j| j.append(&entry)).map_err(error::io_at(&path))?;
-    git::commit_all(hub.root(), &format!("cn send: mail {} to {to}", mail.id))?;
+    HubJournal::append_to(&hub.path("state"), &entry)?;
+    Git::new(hub.root()).commit_all(&format!("cn send: mail {} to {to}", mail.id))?;
     Ok(mail)
 }
 
@@ -80,6 +81,6 @@ pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {
         _ => remote.to_string(),
     };
     hub.add_peer(name, &remote)?;
-    git::commit_all(hub.root(), &format!("cn peer add {name}"))?;
+    Git::new(hub.root()).commit_all(&format!("cn peer add {name}"))?;
     Ok(())
 }

@@ -18,7 +18,8 @@ use tracing::warn;
 
 use crate::error::{io_at, AgentError, Result};
 use crate::hub::{Hub, OWNER};
-use crate::item::{new_id, Cadence, Item};
+use crate::item::{Cadence, Item};
+use cn_hub::id::new as new_id;
 
 /// Where an item is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,12 +16,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use cn_storage::{Entry, Journal};
+use cn_hub::git::{Git, GitError};
+use cn_hub::journal::HubJournal;
+use cn_storage::Entry;
 
 use crate::error::{io_at, AgentError, Result};
-use crate::git::{commit_all, git, git_input};
 use crate::hub::Hub;
-use crate::item::{stable_id, Item, NOTICE};
+use crate::item::{Item, NOTICE};
+use cn_hub::id::stable as stable_id;
 use crate::mail::{post, Mail};
 use crate::queue::{enqueue, lock, locate, md_files};
 
@@ -66,12 +68,11 @@ pub fn sync_locked(hub: &Hub) -> Result<SyncReport> {
         report.errors.push(e.to_string());
     }
     if !(report.sent.is_empty() && report.received.is_empty() && report.rejected.is_empty()) {
-        let path = hub.journal_path();
         let entry = Entry::new("sync")
             .with("sent", report.sent.clone())
             .with("received", report.received.clone())
             .with("rejected", report.rejected.clone());
-        Journal::open(&path).and_then(|mut j| j.append(&entry)).map_err(io_at(&path))?;
+        HubJournal::append_to(&hub.path("state"), &entry)?;
     }
     let message = format!(
         "cn sync: sent {}, received {}, rejected {}",
@@ -79,7 +80,7 @@ pub fn sync_locked(hub: &Hub) -> Result<SyncReport> {
         report.received.len(),
         report.rejected.len()
     );
-    report.committed = commit_all(hub.root(), &message)?;
+    report.committed = Git::new(hub.root()).commit_all(&message)?;
     Ok(report)
 }
 
@@ -90,7 +91,7 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     let prefix = format!("refs/heads/{me}/");
     // List the branches addressed to us; fetch their commits by hash, so no local ref is
     // written (or has to be cleaned up) per mail.
-    let listing = git(hub.root(), &["ls-remote", "--heads", remote, &format!("{prefix}*")])?;
+    let listing = Git::new(hub.root()).run(&["ls-remote", "--heads", remote, &format!("{prefix}*")])?;
     let branches: Vec<(String, String)> = listing
         .lines()
         .filter_map(|l| l.split_once('\t'))
@@ -110,7 +111,7 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
         // Housekeeping is the owner's (or the daemon's) business, not every sync's.
         let mut args = vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", remote];
         args.extend(chunk.iter().map(|(sha, _)| sha.as_str()));
-        git(hub.root(), &args)?;
+        Git::new(hub.root()).run(&args)?;
     }
     let mut request = String::new();
     for (sha, tid) in &fresh {
@@ -119,7 +120,7 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     let blobs = if fresh.is_empty() {
         Vec::new()
     } else {
-        let out = git_input(hub.root(), &["cat-file", "--batch"], Some(request.as_bytes()))?;
+        let out = Git::new(hub.root()).run_with_input(&["cat-file", "--batch"], request.as_bytes())?;
         parse_batch(&out, fresh.len())
     };
 
@@ -170,7 +171,7 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     for chunk in names.chunks(CHUNK) {
         let mut args = vec!["push", "-q", remote, "--delete"];
         args.extend(chunk.iter().map(String::as_str));
-        git(hub.root(), &args)?;
+        Git::new(hub.root()).run(&args)?;
     }
     Ok(())
 }
@@ -222,7 +223,7 @@ fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
     if files.is_empty() {
         return Ok(());
     }
-    if git(hub.root(), &["remote", "get-url", "origin"]).is_err() {
+    if Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_err() {
         return Err(AgentError::Invalid(format!(
             "{} mail wait in the outbox but the hub has no git remote `origin` to push to; add one with `git -C {} remote add origin URL`",
             files.len(),
@@ -264,9 +265,9 @@ fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
     if outgoing.is_empty() {
         return Ok(());
     }
-    let marks_path = std::env::temp_dir().join(format!("cn-marks-{}-{}", std::process::id(), crate::item::new_id()));
+    let marks_path = std::env::temp_dir().join(format!("cn-marks-{}-{}", std::process::id(), cn_hub::id::new()));
     let marks_arg = format!("--export-marks={}", marks_path.display());
-    let imported = git_input(hub.root(), &["fast-import", "--quiet", "--force", &marks_arg], Some(stream.as_bytes()));
+    let imported = Git::new(hub.root()).run_with_input(&["fast-import", "--quiet", "--force", &marks_arg], stream.as_bytes());
     let marks = std::fs::read_to_string(&marks_path).map_err(io_at(&marks_path));
     let _ = std::fs::remove_file(&marks_path);
     imported?;
@@ -280,17 +281,19 @@ fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
         .enumerate()
         .map(|(i, (p, m))| marks.get(&(i + 1)).map(|sha| (p, m, sha.clone())))
         .collect::<Option<_>>()
-        .ok_or_else(|| AgentError::Git {
-            dir: hub.root().to_path_buf(),
-            args: "fast-import".into(),
-            stderr: "it did not report a commit for every mail".into(),
+        .ok_or_else(|| {
+            AgentError::Git(GitError::Failed {
+                dir: hub.root().to_path_buf(),
+                args: "fast-import".into(),
+                stderr: "it did not report a commit for every mail".into(),
+            })
         })?;
     for chunk in outgoing.chunks(CHUNK) {
         let specs: Vec<String> =
             chunk.iter().map(|(_, m, sha)| format!("+{sha}:refs/heads/{}/{}", m.to, m.id)).collect();
         let mut args = vec!["push", "-q", "origin"];
         args.extend(specs.iter().map(String::as_str));
-        git(hub.root(), &args)?;
+        Git::new(hub.root()).run(&args)?;
         for (path, mail, _) in chunk {
             let to = hub.sent().join(format!("{}.md", mail.id));
             std::fs::create_dir_all(hub.sent()).map_err(io_at(&hub.sent()))?;

@@ -11,7 +11,7 @@ use std::io;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use cn_storage::Journal;
+use cn_hub::journal::HubJournal;
 use jiff::Timestamp;
 
 use crate::attention::Attention;
@@ -25,7 +25,7 @@ pub struct Autonomous {
     pub attention: Attention,
     pub impulses: ImpulseSources,
     pub pacing: Pacing,
-    journal: Journal,
+    journal: HubJournal,
 }
 
 impl Autonomous {
@@ -35,7 +35,7 @@ impl Autonomous {
     pub fn open(hub: &Path, config: &AutonomyConfig) -> io::Result<(Self, usize)> {
         let layout = cn_hub::Layout::new(hub);
         let (attention, restored) = Attention::durable(config.attention.clone(), &layout.attention())?;
-        let journal = Journal::open(layout.journal())?;
+        let journal = HubJournal::open(&layout.state()).map_err(|e| io::Error::new(e.source.kind(), e))?;
         let mut impulses = ImpulseSources::of_hub(hub, Timestamp::now());
         attention.with_pool(|pool| {
             for pooled in pool.iter() {
@@ -57,7 +57,7 @@ impl Autonomous {
         }
         for problem in &check.problems {
             self.record(
-                Record::new(Kind::Observation, crate::new_id("problem"), "a state file could not be used")
+                Record::new(Kind::Observation, cn_hub::id::prefixed("problem"), "a state file could not be used")
                     .context(problem.clone())
                     .outcome("skipped until fixed"),
             );
@@ -116,7 +116,7 @@ mod tests {
         let task = a.attention.decide(Timestamp::now()).unwrap();
         assert_eq!(task.item.id(), t.id);
         assert!(journal::selected(&task).reasoning.unwrap().starts_with("salience "));
-        let read = Journal::read(&hub.path().join("state/journal.jsonl")).unwrap();
+        let read = HubJournal::read(&hub.path().join("state")).unwrap();
         assert!(read.entries.iter().all(|e| !e.0["summary"].as_str().unwrap_or("").starts_with("attention under a flood")));
     }
 }

@@ -1,112 +1,18 @@
-//! The journal's entry types (decision, impulse, reflex, exploration, action, observation)
-//! and the questions it answers: "what did you do today?" ([`Query`]) and "why did you do
-//! that?" ([`why`]). Entries are written through `cn_storage::Journal`; this module only
-//! shapes them.
+//! The journal entries autonomy writes: attention choosing an item ([`selected`]), a flood
+//! ([`flood`]), a schedule time skipped ([`schedule_skipped`]). The entry types and the
+//! questions the journal answers ("what did you do today?", [`Query`]; "why did you do
+//! that?", [`why`]) are the hub's (`cn_hub::journal`), re-exported here; entries are written
+//! through `cn_hub::journal::HubJournal`.
 //!
 //! Every entry has `ts`, `type`, `id` (linking the entries of one item from trigger to
 //! outcome), `summary`, and where known `context`, `reasoning`, `outcome` and `data`.
 
-use std::fmt;
-use std::str::FromStr;
-
-use cn_storage::Entry;
 use jiff::Timestamp;
 use serde_json::{json, Value};
 
+pub use cn_hub::journal::{item_id, line, summary, ts, why, Kind, Query, Record, UnknownKind};
+
 use crate::attention::{Candidate, FloodReport, Item};
-
-/// The document's entry types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Decision,
-    Impulse,
-    Reflex,
-    Exploration,
-    Action,
-    Observation,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 6] = [Kind::Decision, Kind::Impulse, Kind::Reflex, Kind::Exploration, Kind::Action, Kind::Observation];
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Decision => "decision",
-            Kind::Impulse => "impulse",
-            Kind::Reflex => "reflex",
-            Kind::Exploration => "exploration",
-            Kind::Action => "action",
-            Kind::Observation => "observation",
-        }
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Kind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Kind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            format!("unknown entry type `{s}` (expected one of decision, impulse, reflex, exploration, action, observation)")
-        })
-    }
-}
-
-/// A journal entry in the document's shape. Build it, then `into_entry()` and append it
-/// with `cn_storage::Journal::append`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Record {
-    pub kind: Kind,
-    pub id: String,
-    pub summary: String,
-    pub context: Option<String>,
-    pub reasoning: Option<String>,
-    pub outcome: Option<String>,
-    pub data: Option<Value>,
-}
-
-impl Record {
-    pub fn new(kind: Kind, id: impl Into<String>, summary: impl Into<String>) -> Self {
-        Record { kind, id: id.into(), summary: summary.into(), context: None, reasoning: None, outcome: None, data: None }
-    }
-    pub fn context(mut self, v: impl Into<String>) -> Self {
-        self.context = Some(v.into());
-        self
-    }
-    pub fn reasoning(mut self, v: impl Into<String>) -> Self {
-        self.reasoning = Some(v.into());
-        self
-    }
-    pub fn outcome(mut self, v: impl Into<String>) -> Self {
-        self.outcome = Some(v.into());
-        self
-    }
-    pub fn data(mut self, v: Value) -> Self {
-        self.data = Some(v);
-        self
-    }
-
-    /// The entry, stamped now.
-    pub fn into_entry(self) -> Entry {
-        self.into_entry_at(&cn_storage::now_rfc3339())
-    }
-
-    pub fn into_entry_at(self, ts: &str) -> Entry {
-        let mut e = Entry::at(ts, self.kind.name()).with("id", self.id).with("summary", self.summary);
-        for (k, v) in [("context", self.context), ("reasoning", self.reasoning), ("outcome", self.outcome)] {
-            if let Some(v) = v {
-                e = e.with(k, v);
-            }
-        }
-        if let Some(d) = self.data {
-            e = e.with("data", d);
-        }
-        e
-    }
-}
 
 /// The entry for attention choosing an item: the trigger of its chain, with the salience
 /// explanation as the reasoning. An impulse is an `impulse` entry; a percept an
@@ -137,7 +43,7 @@ pub fn flood(report: &FloodReport) -> Record {
         report.shed_sample.iter().map(|(id, source, summary)| json!({"id": id, "source": source, "summary": summary})).collect();
     Record::new(
         Kind::Observation,
-        crate::new_id("flood"),
+        cn_hub::id::prefixed("flood"),
         format!("attention under a flood: {} coalesced, {} shed (the least salient; never the owner's)", report.coalesced, report.shed),
     )
     .reasoning("the pool is bounded; items with the same key were merged and the least salient let go")
@@ -153,65 +59,6 @@ pub fn schedule_skipped(name: &str, cron: &str, at: Timestamp) -> Record {
         .outcome("skipped")
 }
 
-/// A filter over the journal: since a time, of a type.
-#[derive(Debug, Clone, Default)]
-pub struct Query {
-    pub since: Option<Timestamp>,
-    pub kind: Option<String>,
-}
-
-impl Query {
-    pub fn matches(&self, e: &Entry) -> bool {
-        if let Some(k) = &self.kind {
-            if e.kind() != k {
-                return false;
-            }
-        }
-        match self.since {
-            None => true,
-            Some(since) => ts(e).is_some_and(|t| t >= since),
-        }
-    }
-}
-
-/// The entry's time, if it has a readable one.
-pub fn ts(e: &Entry) -> Option<Timestamp> {
-    e.0.get("ts").and_then(Value::as_str).and_then(|s| s.parse().ok())
-}
-
-/// The id linking an entry to its item: `id`, else `item` (as the kernel's store writes).
-pub fn item_id(e: &Entry) -> Option<&str> {
-    e.0.get("id").or_else(|| e.0.get("item")).and_then(Value::as_str)
-}
-
-/// The chain for one item, trigger to outcome, in journal order.
-pub fn why<'a>(entries: &'a [Entry], id: &str) -> Vec<&'a Entry> {
-    entries.iter().filter(|e| item_id(e) == Some(id)).collect()
-}
-
-/// One line for a person: time, type, summary.
-pub fn line(e: &Entry) -> String {
-    let ts = e.0.get("ts").and_then(Value::as_str).unwrap_or("-");
-    format!("{ts}  {:<11}  {}", e.kind(), summary(e))
-}
-
-/// What an entry is about, in a few words, for entries without a `summary` too.
-pub fn summary(e: &Entry) -> String {
-    let s = |k: &str| e.0.get(k).and_then(Value::as_str);
-    if let Some(v) = s("summary") {
-        return v.to_string();
-    }
-    if let Some(tool) = s("tool") {
-        return format!("{tool} → {}", s("outcome").unwrap_or("?"));
-    }
-    for k in ["action", "idea", "pattern", "context"] {
-        if let Some(v) = s(k) {
-            return v.to_string();
-        }
-    }
-    String::new()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,8 +68,7 @@ mod tests {
     #[test]
     fn a_chain_is_linked_by_id_and_explains_the_score() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal.jsonl");
-        let mut j = cn_storage::Journal::open(&path).unwrap();
+        let mut j = cn_hub::journal::HubJournal::open(dir.path()).unwrap();
         let a = Attention::new(PoolConfig::default());
         a.admit(Percept::new(Sense::Owner, "please review PR 42"));
         let c = a.decide(Timestamp::now()).unwrap();
@@ -230,7 +76,7 @@ mod tests {
         j.append(&selected(&c).into_entry()).unwrap();
         j.append(&Record::new(Kind::Action, "other", "unrelated").into_entry()).unwrap();
         j.append(&Record::new(Kind::Decision, &id, "do: review").reasoning("owner asked").outcome("replied").into_entry()).unwrap();
-        let read = cn_storage::Journal::read(&path).unwrap();
+        let read = cn_hub::journal::HubJournal::read(dir.path()).unwrap();
         let chain = why(&read.entries, &id);
         assert_eq!(chain.len(), 2);
         assert_eq!(chain[0].kind(), "observation");

@@ -42,18 +42,3 @@ pub use senses::Senses;
 pub use state::StateError;
 /// The time library of this crate's API (timestamps, zones), re-exported so callers agree on it.
 pub use jiff;
-
-/// A new id: `prefix-` and 12 hex digits, unique enough for one hub (time, process, counter,
-/// hashed with a per-process random key).
-pub fn new_id(prefix: &str) -> String {
-    use std::hash::{BuildHasher, Hasher};
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::sync::OnceLock;
-    static N: AtomicU64 = AtomicU64::new(0);
-    static KEY: OnceLock<std::collections::hash_map::RandomState> = OnceLock::new();
-    let mut h = KEY.get_or_init(Default::default).build_hasher();
-    h.write_u64(N.fetch_add(1, Ordering::Relaxed));
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
-    h.write_u32(std::process::id());
-    format!("{prefix}-{:012x}", h.finish() & 0xffff_ffff_ffff)
-}

@@ -334,7 +334,7 @@ impl HubMind {
                     self.offered.remove(&id);
                     return Ok(matches!(cn_agent::locate(&self.hub, &id)?, Some(Place::Inbox(_))).then_some(id));
                 }
-                let id = if cn_agent::hub::valid_name(&p.id) { p.id.clone() } else { cn_agent::item::stable_id(&p.id) };
+                let id = if cn_agent::hub::valid_name(&p.id) { p.id.clone() } else { cn_hub::id::stable(&p.id) };
                 if cn_agent::locate(&self.hub, &id)?.is_some() {
                     return Ok(Some(id));
                 }
@@ -348,7 +348,7 @@ impl HubMind {
                     Drive::Task => format!("{}@{}", imp.id, imp.due.map(|d| d.to_string()).unwrap_or_default()),
                     Drive::Schedule => imp.id.clone(),
                 };
-                let id = cn_agent::item::stable_id(&seed);
+                let id = cn_hub::id::stable(&seed);
                 if cn_agent::locate(&self.hub, &id)?.is_some() {
                     return Ok(None);
                 }

@@ -59,7 +59,7 @@ pub struct Percept {
 impl Percept {
     pub fn new(sense: Sense, summary: impl Into<String>) -> Self {
         Percept {
-            id: crate::new_id("p"),
+            id: cn_hub::id::prefixed("p"),
             sense,
             owner: sense == Sense::Owner,
             summary: summary.into(),

@@ -1,1 +1,290 @@
-//! (being written)
+//! Git, through the git CLI (`std::process::Command`): git is the hub's timeline, the mail's
+//! transport and a loop's clock, and any remote git understands works. Nothing here speaks a
+//! protocol itself; this is the one place that spawns git.
+//!
+//! Invariant: git never waits for a person. Its stdin is closed (unless input is given),
+//! `GIT_TERMINAL_PROMPT=0` makes its own credential prompts fail, and `GIT_ASKPASS` is set
+//! empty (unless the caller's environment sets one) so neither `core.askPass` nor
+//! `SSH_ASKPASS` pops up a dialog; a remote that needs a password fails with git's message
+//! instead of hanging the daemon. (ssh's own passphrase prompt is left to the user's ssh
+//! setup: forcing `BatchMode` through `GIT_SSH_COMMAND` would override `core.sshCommand`.)
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A git command that could not run or did not succeed.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// git ran and failed; `stderr` is git's own explanation (one line, `; `-joined).
+    #[error("git {args} (in {dir}) failed: {stderr}")]
+    Failed { dir: PathBuf, args: String, stderr: String },
+    /// git could not be started (or waited for).
+    #[error("git {args} (in {dir}) failed: cannot run git: {source}; is git installed?")]
+    Spawn {
+        dir: PathBuf,
+        args: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl GitError {
+    /// git's stderr (empty when git could not run).
+    pub fn stderr(&self) -> &str {
+        match self {
+            GitError::Failed { stderr, .. } => stderr,
+            GitError::Spawn { .. } => "",
+        }
+    }
+}
+
+/// One repository directory (a working tree, a subdirectory of one, or a bare repository).
+/// Every command runs as `git -C DIR`, so pathspecs are relative to DIR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Git {
+    dir: PathBuf,
+}
+
+impl Git {
+    /// The repository at (or containing) `dir`; nothing is checked until a command runs.
+    pub fn new(dir: impl Into<PathBuf>) -> Git {
+        Git { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        // `-C DIR` rather than a working directory for the child: without a chdir the
+        // standard library can spawn with posix_spawn instead of fork, which keeps the
+        // per-iteration and per-decision git calls cheap.
+        let mut c = Command::new("git");
+        c.arg("-C").arg(&self.dir).args(args);
+        c.env("GIT_TERMINAL_PROMPT", "0");
+        if std::env::var_os("GIT_ASKPASS").is_none() {
+            c.env("GIT_ASKPASS", "");
+        }
+        c
+    }
+
+    fn failed(&self, args: &[&str], stderr: &[u8]) -> GitError {
+        GitError::Failed {
+            dir: self.dir.clone(),
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(stderr).trim().replace('\n', "; "),
+        }
+    }
+
+    fn spawn_error(&self, args: &[&str], source: io::Error) -> GitError {
+        GitError::Spawn { dir: self.dir.clone(), args: args.join(" "), source }
+    }
+
+    /// Run git; its stdout on success.
+    pub fn run(&self, args: &[&str]) -> Result<String, GitError> {
+        let out = self
+            .command(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| self.spawn_error(args, e))?;
+        self.finish(args, out)
+    }
+
+    /// Run git with `input` on its stdin (`fast-import`, `hash-object --stdin`).
+    pub fn run_with_input(&self, args: &[&str], input: &[u8]) -> Result<String, GitError> {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| self.spawn_error(args, e))?;
+        let writer = child.stdin.take().map(|mut stdin| {
+            // Written from a thread so a large output cannot deadlock against a full pipe.
+            let bytes = input.to_vec();
+            std::thread::spawn(move || stdin.write_all(&bytes))
+        });
+        let out = child.wait_with_output().map_err(|e| self.spawn_error(args, e))?;
+        if let Some(w) = writer {
+            // A write error (git exited early) shows as git's own failure below.
+            let _ = w.join();
+        }
+        self.finish(args, out)
+    }
+
+    fn finish(&self, args: &[&str], out: Output) -> Result<String, GitError> {
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(self.failed(args, &out.stderr))
+        }
+    }
+
+    /// Whether `rev` names an object of the repository.
+    pub fn has_object(&self, rev: &str) -> bool {
+        if rev.is_empty() || rev.starts_with('-') {
+            return false;
+        }
+        self.command(&["cat-file", "-e", &format!("{rev}^{{object}}")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// Whether the working tree has nothing to commit (false if git fails).
+    pub fn is_clean(&self) -> bool {
+        self.run(&["status", "--porcelain"]).is_ok_and(|s| s.trim().is_empty())
+    }
+
+    /// DIR relative to the root of its working tree (`""` at the root, else ending in `/`),
+    /// or `None` when DIR is not inside a working tree.
+    pub fn work_tree_prefix(&self) -> Option<String> {
+        match self.run(&["rev-parse", "--is-inside-work-tree", "--show-prefix"]) {
+            Ok(out) if out.lines().next() == Some("true") => Some(out.lines().nth(1).unwrap_or("").trim().to_string()),
+            _ => None,
+        }
+    }
+
+    /// The repository's git directory, absolute.
+    pub fn git_dir(&self) -> Result<PathBuf, GitError> {
+        let out = self.run(&["rev-parse", "--absolute-git-dir"])?;
+        Ok(PathBuf::from(out.trim()))
+    }
+
+    /// A file (relative to DIR) as HEAD has it (`None` when HEAD or the file does not exist).
+    pub fn show_head(&self, rel: &str) -> Option<String> {
+        self.run(&["show", &format!("HEAD:./{rel}")]).ok()
+    }
+
+    /// Git's automatic maintenance (packing loose objects); failures only logged.
+    pub fn maintain(&self) {
+        if let Err(e) = self.run(&["maintenance", "run", "--auto", "--quiet"]) {
+            tracing::warn!(error = %e, "git maintenance");
+        }
+    }
+
+    /// Stage everything and commit with `message`; false when there was nothing to commit. A
+    /// crashed git (killed with its parent) can leave `index.lock` behind for a moment, so a
+    /// busy index is retried for a bounded time.
+    pub fn commit_all(&self, message: &str) -> Result<bool, GitError> {
+        self.commit_all_with(message, true)
+    }
+
+    /// [`Git::commit_all`] without git's automatic housekeeping: for the per-item path, whose
+    /// latency an external agent pays on every decision (`cn sync` and the other commands
+    /// keep it).
+    pub fn commit_all_quick(&self, message: &str) -> Result<bool, GitError> {
+        self.commit_all_with(message, false)
+    }
+
+    fn commit_all_with(&self, message: &str, housekeeping: bool) -> Result<bool, GitError> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut args = vec!["commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message];
+        if !housekeeping {
+            args.splice(0..0, ["-c", "maintenance.auto=false"]);
+        }
+        loop {
+            let r = self.run(&["add", "-A"]).and_then(|_| self.run(&args));
+            match r {
+                Ok(_) => return Ok(true),
+                Err(GitError::Failed { stderr, .. })
+                    if stderr.contains("nothing to commit") || stderr.is_empty() && self.is_clean() =>
+                {
+                    return Ok(false)
+                }
+                Err(GitError::Failed { ref stderr, .. }) if stderr.contains("index.lock") && Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => {
+                    // `git commit` reports "nothing to commit" on stdout; check the tree itself.
+                    if self.is_clean() {
+                        return Ok(false);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> (tempfile::TempDir, Git) {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Git::new(dir.path());
+        git.run(&["init", "-q"]).unwrap();
+        git.run(&["config", "user.name", "t"]).unwrap();
+        git.run(&["config", "user.email", "t@t.invalid"]).unwrap();
+        (dir, git)
+    }
+
+    #[test]
+    fn commits_reads_back_and_reports_nothing_to_commit() {
+        let (dir, git) = repo();
+        assert_eq!(git.work_tree_prefix().as_deref(), Some(""));
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        assert!(!git.is_clean());
+        assert!(git.commit_all("first").unwrap());
+        assert!(git.is_clean());
+        assert!(!git.commit_all_quick("nothing").unwrap());
+        assert_eq!(git.show_head("a.txt").as_deref(), Some("one\n"));
+        assert_eq!(git.show_head("missing.txt"), None);
+        let head = git.run(&["rev-parse", "HEAD"]).unwrap();
+        assert!(git.has_object(head.trim()));
+        assert!(!git.has_object("-h"));
+        assert!(!git.has_object("0123456789abcdef0123456789abcdef01234567"));
+        assert!(git.git_dir().unwrap().ends_with(".git"));
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        assert_eq!(Git::new(&sub).work_tree_prefix().as_deref(), Some("sub/"));
+    }
+
+    #[test]
+    fn input_goes_to_stdin_and_a_failure_names_dir_args_and_stderr() {
+        let (dir, git) = repo();
+        let sha = git.run_with_input(&["hash-object", "-w", "--stdin"], b"hello\n").unwrap();
+        assert_eq!(git.run(&["cat-file", "-p", sha.trim()]).unwrap(), "hello\n");
+        let e = git.run(&["rev-parse", "--verify", "no-such-branch"]).unwrap_err();
+        let GitError::Failed { dir: d, args, stderr } = &e else { panic!("{e:?}") };
+        assert_eq!(d, dir.path());
+        assert_eq!(args, "rev-parse --verify no-such-branch");
+        assert!(!stderr.is_empty() && !stderr.contains('\n'), "{stderr}");
+        assert_eq!(e.stderr(), stderr);
+        assert!(Git::new(dir.path().join("nowhere")).work_tree_prefix().is_none());
+    }
+
+    #[test]
+    fn a_remote_that_wants_a_password_fails_instead_of_prompting() {
+        // A loopback server that answers every request with 401: git would ask for a
+        // username; with prompts off it must fail at once.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(8) {
+                let Ok(mut s) = stream else { continue };
+                let mut buf = [0u8; 4096];
+                let _ = std::io::Read::read(&mut s, &mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+            }
+        });
+        let (_dir, git) = repo();
+        // No credential helper from the user's configuration may answer for the test.
+        git.run(&["config", "credential.helper", ""]).unwrap();
+        let started = Instant::now();
+        let e = git.run(&["ls-remote", &format!("http://127.0.0.1:{port}/repo.git")]).unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(20), "git waited {:?}", started.elapsed());
+        assert!(matches!(e, GitError::Failed { .. }), "{e:?}");
+        assert!(
+            e.stderr().contains("terminal prompts disabled") || e.stderr().contains("Authentication failed"),
+            "{e}"
+        );
+    }
+}

@@ -1,1 +1,304 @@
-//! (being written)
+//! The hub's journal, `state/journal.jsonl`: what the agent did and why (document 003's
+//! "Observability"). [`HubJournal`] is the one handle every writer opens it through, from
+//! the hub's state directory; [`Kind`] and [`Record`] are the document's typed entries
+//! (decision, impulse, reflex, exploration, plus action and observation); [`Query`] and
+//! [`why`] answer "what did you do today?" and "why did you do that?".
+//!
+//! Invariants: the file is only ever appended to, one JSON object a line (`ts`, `type`,
+//! then the entry's fields, in that order); a torn last line is sealed on open. The file
+//! mechanics are `cn_storage::Journal`'s; this module only names the file and shapes entries.
+//! Every entry of one item carries the same `id`, linking trigger to outcome.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use cn_storage::{Entry, Journal, JournalRead};
+use jiff::Timestamp;
+use serde_json::Value;
+
+/// The journal's file name in the hub's state directory.
+pub const FILE: &str = "journal.jsonl";
+
+/// The journal could not be opened, appended to or read.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {source}")]
+pub struct JournalError {
+    pub path: PathBuf,
+    #[source]
+    pub source: io::Error,
+}
+
+/// The hub's journal, open for appending.
+#[derive(Debug)]
+pub struct HubJournal {
+    journal: Journal,
+}
+
+impl HubJournal {
+    /// `state_dir/journal.jsonl`.
+    pub fn path_in(state_dir: &Path) -> PathBuf {
+        state_dir.join(FILE)
+    }
+
+    /// Open the journal of the hub whose state directory is `state_dir` (created if
+    /// missing; a torn last line is sealed).
+    pub fn open(state_dir: &Path) -> Result<HubJournal, JournalError> {
+        let path = Self::path_in(state_dir);
+        match Journal::open(&path) {
+            Ok(journal) => Ok(HubJournal { journal }),
+            Err(source) => Err(JournalError { path, source }),
+        }
+    }
+
+    /// Open, append one entry, close: for a command that writes one entry per run.
+    pub fn append_to(state_dir: &Path, entry: &Entry) -> Result<(), JournalError> {
+        Self::open(state_dir)?.append(entry)
+    }
+
+    /// Every whole entry of the journal in `state_dir` (a missing file is empty; a line
+    /// that is not a JSON object is skipped and reported in [`JournalRead::skipped`]).
+    pub fn read(state_dir: &Path) -> Result<JournalRead, JournalError> {
+        let path = Self::path_in(state_dir);
+        Journal::read(&path).map_err(|source| JournalError { path, source })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.journal.path()
+    }
+
+    /// Append one entry as one line (a single write).
+    pub fn append(&mut self, entry: &Entry) -> Result<(), JournalError> {
+        self.journal.append(entry).map_err(|source| JournalError { path: self.journal.path().to_path_buf(), source })
+    }
+
+    /// Append one typed record, stamped now.
+    pub fn record(&mut self, record: Record) -> Result<(), JournalError> {
+        self.append(&record.into_entry())
+    }
+
+    /// The file underneath (for `cn_storage::JournalStore`, the kernel's store).
+    pub fn into_inner(self) -> Journal {
+        self.journal
+    }
+}
+
+/// The document's entry types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Decision,
+    Impulse,
+    Reflex,
+    Exploration,
+    Action,
+    Observation,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 6] = [Kind::Decision, Kind::Impulse, Kind::Reflex, Kind::Exploration, Kind::Action, Kind::Observation];
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Decision => "decision",
+            Kind::Impulse => "impulse",
+            Kind::Reflex => "reflex",
+            Kind::Exploration => "exploration",
+            Kind::Action => "action",
+            Kind::Observation => "observation",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not one of the journal's entry types.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown entry type `{0}` (expected one of decision, impulse, reflex, exploration, action, observation)")]
+pub struct UnknownKind(pub String);
+
+impl FromStr for Kind {
+    type Err = UnknownKind;
+    fn from_str(s: &str) -> Result<Self, UnknownKind> {
+        Kind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| UnknownKind(s.to_string()))
+    }
+}
+
+/// A journal entry in the document's shape. Build it, then `into_entry()` and append it
+/// with [`HubJournal::append`] (or [`HubJournal::record`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub kind: Kind,
+    pub id: String,
+    pub summary: String,
+    pub context: Option<String>,
+    pub reasoning: Option<String>,
+    pub outcome: Option<String>,
+    pub data: Option<Value>,
+}
+
+impl Record {
+    pub fn new(kind: Kind, id: impl Into<String>, summary: impl Into<String>) -> Self {
+        Record { kind, id: id.into(), summary: summary.into(), context: None, reasoning: None, outcome: None, data: None }
+    }
+    pub fn context(mut self, v: impl Into<String>) -> Self {
+        self.context = Some(v.into());
+        self
+    }
+    pub fn reasoning(mut self, v: impl Into<String>) -> Self {
+        self.reasoning = Some(v.into());
+        self
+    }
+    pub fn outcome(mut self, v: impl Into<String>) -> Self {
+        self.outcome = Some(v.into());
+        self
+    }
+    pub fn data(mut self, v: Value) -> Self {
+        self.data = Some(v);
+        self
+    }
+
+    /// The entry, stamped now.
+    pub fn into_entry(self) -> Entry {
+        self.into_entry_at(&cn_storage::now_rfc3339())
+    }
+
+    pub fn into_entry_at(self, ts: &str) -> Entry {
+        let mut e = Entry::at(ts, self.kind.name()).with("id", self.id).with("summary", self.summary);
+        for (k, v) in [("context", self.context), ("reasoning", self.reasoning), ("outcome", self.outcome)] {
+            if let Some(v) = v {
+                e = e.with(k, v);
+            }
+        }
+        if let Some(d) = self.data {
+            e = e.with("data", d);
+        }
+        e
+    }
+}
+
+/// A filter over the journal: since a time, of a type.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub since: Option<Timestamp>,
+    pub kind: Option<String>,
+}
+
+impl Query {
+    pub fn matches(&self, e: &Entry) -> bool {
+        if let Some(k) = &self.kind {
+            if e.kind() != k {
+                return false;
+            }
+        }
+        match self.since {
+            None => true,
+            Some(since) => ts(e).is_some_and(|t| t >= since),
+        }
+    }
+}
+
+/// The entry's time, if it has a readable one.
+pub fn ts(e: &Entry) -> Option<Timestamp> {
+    e.0.get("ts").and_then(Value::as_str).and_then(|s| s.parse().ok())
+}
+
+/// The id linking an entry to its item: `id`, else `item` (as the kernel's store writes).
+pub fn item_id(e: &Entry) -> Option<&str> {
+    e.0.get("id").or_else(|| e.0.get("item")).and_then(Value::as_str)
+}
+
+/// The chain for one item, trigger to outcome, in journal order.
+pub fn why<'a>(entries: &'a [Entry], id: &str) -> Vec<&'a Entry> {
+    entries.iter().filter(|e| item_id(e) == Some(id)).collect()
+}
+
+/// One line for a person: time, type, summary.
+pub fn line(e: &Entry) -> String {
+    let ts = e.0.get("ts").and_then(Value::as_str).unwrap_or("-");
+    format!("{ts}  {:<11}  {}", e.kind(), summary(e))
+}
+
+/// What an entry is about, in a few words, for entries without a `summary` too.
+pub fn summary(e: &Entry) -> String {
+    let s = |k: &str| e.0.get(k).and_then(Value::as_str);
+    if let Some(v) = s("summary") {
+        return v.to_string();
+    }
+    if let Some(tool) = s("tool") {
+        return format!("{tool} → {}", s("outcome").unwrap_or("?"));
+    }
+    for k in ["action", "idea", "pattern", "context"] {
+        if let Some(v) = s(k) {
+            return v.to_string();
+        }
+    }
+    String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn records_round_trip_in_the_documents_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let mut j = HubJournal::open(&state).unwrap();
+        assert_eq!(j.path(), state.join("journal.jsonl"));
+        let ts = "2026-01-06T15:00:00Z";
+        j.append(&Record::new(Kind::Impulse, "idea-1", "Idea to explore: tides").reasoning("idle").into_entry_at(ts)).unwrap();
+        j.append(
+            &Record::new(Kind::Exploration, "idea-1", "read about tides")
+                .context("c")
+                .outcome("learned A, B")
+                .data(json!({"duration_sec": 120}))
+                .into_entry_at(ts),
+        )
+        .unwrap();
+        j.record(Record::new(Kind::Decision, "other", "do: reply")).unwrap();
+        HubJournal::append_to(&state, &Entry::at(ts, "send").with("to", "pi")).unwrap();
+        let text = std::fs::read_to_string(state.join("journal.jsonl")).unwrap();
+        let first = text.lines().next().unwrap();
+        // Byte-for-byte what earlier builds wrote: key order ts, type, id, summary, context,
+        // reasoning, outcome, data.
+        assert_eq!(
+            first,
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"impulse","id":"idea-1","summary":"Idea to explore: tides","reasoning":"idle"}"#
+        );
+        assert_eq!(
+            text.lines().nth(1).unwrap(),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"exploration","id":"idea-1","summary":"read about tides","context":"c","outcome":"learned A, B","data":{"duration_sec":120}}"#
+        );
+        let read = HubJournal::read(&state).unwrap();
+        assert_eq!(read.entries.len(), 4);
+        assert!(read.skipped.is_empty());
+        let chain = why(&read.entries, "idea-1");
+        assert_eq!(chain.iter().map(|e| e.kind()).collect::<Vec<_>>(), ["impulse", "exploration"]);
+        assert_eq!(summary(&read.entries[3]), "");
+        assert!(line(&read.entries[0]).ends_with("impulse      Idea to explore: tides"), "{}", line(&read.entries[0]));
+        let q = Query { kind: Some("decision".into()), since: None };
+        assert_eq!(read.entries.iter().filter(|e| q.matches(e)).count(), 1);
+        let q = Query { kind: None, since: Some("2026-01-07T00:00:00Z".parse().unwrap()) };
+        assert_eq!(read.entries.iter().filter(|e| q.matches(e)).count(), 1, "only the entry stamped now");
+    }
+
+    #[test]
+    fn kinds_parse_by_name_and_a_missing_journal_reads_empty() {
+        for k in Kind::ALL {
+            assert_eq!(k.name().parse::<Kind>(), Ok(k));
+        }
+        let e = "dream".parse::<Kind>().unwrap_err();
+        assert!(e.to_string().contains("unknown entry type `dream`"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        assert!(HubJournal::read(dir.path()).unwrap().entries.is_empty());
+        // A state directory that cannot be one fails with the path.
+        std::fs::write(dir.path().join("state"), "a file").unwrap();
+        let e = HubJournal::open(&dir.path().join("state")).unwrap_err();
+        assert!(e.to_string().contains("journal.jsonl"), "{e}");
+    }
+}

@@ -10,6 +10,7 @@ pub mod hub;
 pub mod id;
 pub mod journal;
 pub mod layout;
+pub mod tasks;
 
 pub use config::{ConfigError, HubConfig};
 pub use hub::{find_hub, valid_name, Hub, HubError, Peer, OWNER};

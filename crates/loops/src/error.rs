@@ -14,8 +14,8 @@ pub enum LoopError {
     /// A component did not do its part (a controller without `target-met`, a bad answer).
     #[error("{role}: {message}")]
     Component { role: &'static str, message: String },
-    #[error("git {args}: {message}")]
-    Git { args: String, message: String },
+    #[error(transparent)]
+    Git(#[from] cn_hub::git::GitError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

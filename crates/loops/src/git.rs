@@ -1,8 +1,8 @@
-//! Git, through the git CLI: the loop's clock and its history. Every call runs in DIR, so
-//! pathspecs are relative to the codebase even when DIR is a subdirectory of a repository.
+//! Git as the loop sees it: the loop's clock and its history, on top of the hub's one git
+//! wrapper (`cn_hub::git`, which never prompts). Every call runs in DIR, so pathspecs are
+//! relative to the codebase even when DIR is a subdirectory of a repository.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::artifacts::LOOP_RUN;
 use crate::error::{LoopError, Result};
@@ -12,7 +12,7 @@ pub const SUBJECT_PREFIX: &str = "loop: iteration ";
 
 #[derive(Debug, Clone)]
 pub struct Git {
-    dir: PathBuf,
+    git: cn_hub::git::Git,
     /// DIR relative to the repository's root (`""` at the root, else ending in `/`), which
     /// `git add -v` prints paths relative to.
     prefix: String,
@@ -31,16 +31,10 @@ pub struct LoopCommit {
 impl Git {
     /// Refuse a directory that is not inside a git working tree.
     pub fn open(dir: &Path) -> Result<Git> {
-        let mut git = Git {
-            dir: dir.to_path_buf(),
-            prefix: String::new(),
-        };
-        match git.run(&["rev-parse", "--is-inside-work-tree", "--show-prefix"]) {
-            Ok(out) if out.lines().next() == Some("true") => {
-                git.prefix = out.lines().nth(1).unwrap_or("").trim().to_string();
-                Ok(git)
-            }
-            _ => Err(LoopError::input(format!(
+        let git = cn_hub::git::Git::new(dir);
+        match git.work_tree_prefix() {
+            Some(prefix) => Ok(Git { git, prefix }),
+            None => Err(LoopError::input(format!(
                 "{}: not a git repository; the loop commits each iteration, so run `git init` there first",
                 dir.display()
             ))),
@@ -48,31 +42,12 @@ impl Git {
     }
 
     pub fn run(&self, args: &[&str]) -> Result<String> {
-        // `-C DIR` rather than a working directory for the child: without a chdir the
-        // standard library can spawn with posix_spawn instead of fork, which is what keeps
-        // the loop's git calls cheap.
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&self.dir)
-            .args(args)
-            .output()
-            .map_err(|e| LoopError::Git {
-                args: args.join(" "),
-                message: format!("cannot run git: {e}"),
-            })?;
-        if !out.status.success() {
-            return Err(LoopError::Git {
-                args: args.join(" "),
-                message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            });
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        Ok(self.git.run(args)?)
     }
 
     /// The repository's git directory (where the loop's lock lives, outside the tree).
     pub fn git_dir(&self) -> Result<PathBuf> {
-        let out = self.run(&["rev-parse", "--absolute-git-dir"])?;
-        Ok(PathBuf::from(out.trim()))
+        Ok(self.git.git_dir()?)
     }
 
     /// Paths under DIR that differ from HEAD (staged, unstaged or untracked), `loop-run/`
@@ -103,7 +78,7 @@ impl Git {
 
     /// A file as HEAD has it (`None` when HEAD or the file does not exist).
     pub fn show_head(&self, rel: &str) -> Option<String> {
-        self.run(&["show", &format!("HEAD:./{rel}")]).ok()
+        self.git.show_head(rel)
     }
 
     /// Stage everything under DIR; return what changed outside `loop-run/` (`path`, or
@@ -162,9 +137,7 @@ impl Git {
 
     /// Git's automatic maintenance (packing loose objects), once per run; failures only logged.
     pub fn maintain(&self) {
-        if let Err(e) = self.run(&["maintenance", "run", "--auto", "--quiet"]) {
-            tracing::warn!(error = %e, "git maintenance");
-        }
+        self.git.maintain()
     }
 
     /// The loop commits touching `loop-run/`, oldest first, since the last iteration 0

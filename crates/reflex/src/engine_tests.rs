@@ -61,7 +61,7 @@ fn engine(dir: &tempfile::TempDir) -> (Engine, Arc<Recorder>) {
 }
 
 fn journal(dir: &tempfile::TempDir) -> Vec<Map<String, Value>> {
-    cn_storage::Journal::read(&dir.path().join("state/journal.jsonl")).unwrap().entries.into_iter().map(|e| e.0).collect()
+    cn_hub::journal::HubJournal::read(&dir.path().join("state")).unwrap().entries.into_iter().map(|e| e.0).collect()
 }
 
 #[test]

@@ -8,7 +8,6 @@
 //! run on the prompting item succeeded; on any failure the old file (if any) is untouched.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use cn_compute::ToolError;
@@ -121,26 +120,15 @@ fn commit(hub: &std::path::Path, name: &str) -> bool {
     let layout = cn_hub::Layout::new(hub);
     let file = layout.reflex(name);
     let rel = layout.relative(&file).to_string_lossy().into_owned();
-    let git = |args: &[&str]| Command::new("git").arg("-C").arg(hub).args(args).output();
-    match git(&["add", "--", &rel]) {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => {
-            tracing::warn!(stderr = %String::from_utf8_lossy(&o.stderr), "git add failed");
-            return false;
-        }
-        Err(err) => {
-            tracing::warn!(%err, "cannot run git");
-            return false;
-        }
+    let git = cn_hub::git::Git::new(hub);
+    if let Err(err) = git.run(&["add", "--", &rel]) {
+        tracing::warn!(%err, "git add failed");
+        return false;
     }
-    match git(&["commit", "-m", &format!("reflex: write {name}"), "--", &rel]) {
-        Ok(o) if o.status.success() => true,
-        Ok(o) => {
-            tracing::info!(stdout = %String::from_utf8_lossy(&o.stdout), "nothing committed");
-            false
-        }
+    match git.run(&["commit", "-m", &format!("reflex: write {name}"), "--", &rel]) {
+        Ok(_) => true,
         Err(err) => {
-            tracing::warn!(%err, "cannot run git");
+            tracing::info!(%err, "nothing committed");
             false
         }
     }

@@ -14,10 +14,11 @@ pub(crate) fn resolve(hub: &Hub, artifact: &str) -> Result<String> {
         ))
     };
     let plain = !artifact.is_empty() && artifact.chars().all(|c| c.is_ascii_hexdigit()) && artifact.len() >= 4;
-    if !plain || !crate::git::has_object(hub.root(), artifact) {
+    let git = cn_hub::git::Git::new(hub.root());
+    if !plain || !git.has_object(artifact) {
         return Err(bad());
     }
-    let full = crate::git::git(hub.root(), &["rev-parse", "--verify", "--quiet", &format!("{artifact}^{{object}}")])
+    let full = git.run(&["rev-parse", "--verify", "--quiet", &format!("{artifact}^{{object}}")])
         .map_err(|_| bad())?;
     Ok(full.trim().to_string())
 }

@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 use crate::error::Result;
 use crate::gtd::{Gtd, Op};
 use crate::hub::Hub;
-use crate::item::{stable_id, Item};
+use crate::item::Item;
+use cn_hub::id::stable as stable_id;
 use crate::mail::{post, Mail};
 
 mod ack;

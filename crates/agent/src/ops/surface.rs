@@ -5,7 +5,7 @@ use cn_storage::Doc;
 
 use super::{Ctx, Effect};
 use crate::error::{io_at, Result};
-use crate::item::stable_id;
+use cn_hub::id::stable as stable_id;
 
 pub(crate) fn perform(ctx: &Ctx, desc: &str) -> Result<Effect> {
     let stamp: String = ctx.ts.chars().filter(|c| c.is_ascii_alphanumeric()).collect();

@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cn_storage::{Entry, Journal};
+use cn_hub::journal::HubJournal;
+use cn_storage::Entry;
 
 /// Sync every `every` (at least a second) until the runtime shuts down (the first sync right
 /// away).
@@ -39,11 +40,11 @@ pub async fn run(hub: PathBuf, every: Duration) {
 
 fn journal(hub: &std::path::Path, error: &str) {
     let entry = Entry::new("observation")
-        .with("id", crate::new_id("peers"))
+        .with("id", cn_hub::id::prefixed("peers"))
         .with("summary", "peer mail could not be synced")
         .with("context", error)
         .with("outcome", "retried every interval; reported again when the error changes");
-    let appended = Journal::open(cn_hub::Layout::new(hub).journal()).and_then(|mut j| j.append(&entry));
+    let appended = HubJournal::append_to(&cn_hub::Layout::new(hub).state(), &entry);
     if let Err(e) = appended {
         tracing::error!(%e, "cannot write the journal");
     }

@@ -54,16 +54,13 @@ impl Demo {
     }
 
     fn git(&self, dir: &Path, args: &[&str]) -> anyhow::Result<()> {
-        let out = Command::new("git").arg("-C").arg(dir).args(args).output().context("cannot run git")?;
-        if !out.status.success() {
-            bail!("git {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
-        }
+        cn_hub::git::Git::new(dir).run(args)?;
         Ok(())
     }
 
     /// The newest journal decision's summary for the hub.
     fn last_decision(&self, hub: &Path) -> anyhow::Result<String> {
-        let read = cn_storage::Journal::read(&cn_hub::Layout::new(hub).journal())?;
+        let read = cn_hub::journal::HubJournal::read(&cn_hub::Layout::new(hub).state())?;
         Ok(read
             .entries
             .iter()

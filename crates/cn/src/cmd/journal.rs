@@ -9,7 +9,8 @@ use std::process::ExitCode;
 
 use cn_autonomy::journal::{self, Kind, Query};
 use cn_autonomy::when::{self, Direction};
-use cn_storage::{Entry, Journal};
+use cn_hub::journal::HubJournal;
+use cn_storage::Entry;
 use serde_json::Value;
 
 use super::UsageError;
@@ -45,8 +46,9 @@ pub enum Sub {
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = super::hub::root(hub)?;
-    let path = cn_hub::Layout::new(&hub).journal();
-    let read = Journal::read(&path)?;
+    let state = cn_hub::Layout::new(&hub).state();
+    let path = HubJournal::path_in(&state);
+    let read = HubJournal::read(&state)?;
     for s in &read.skipped {
         eprintln!("cn: {}: skipped line {} (torn or not a JSON object): {}", path.display(), s.line, s.error);
     }

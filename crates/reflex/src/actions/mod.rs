@@ -26,7 +26,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
 use cn_compute::{Level, Model};
-use cn_storage::{Entry, Journal};
+use cn_hub::journal::HubJournal;
+use cn_storage::Entry;
 use cn_tools::{Grant, Registry, ToolContext};
 
 pub use reply::{NoReplier, Replier, Target};
@@ -90,7 +91,7 @@ pub(crate) struct Shared {
     pub turn: Mutex<Turn>,
     pub models: Mutex<Models>,
     pub replier: RwLock<Arc<dyn Replier>>,
-    journal: Mutex<Option<Journal>>,
+    journal: Mutex<Option<HubJournal>>,
 }
 
 /// The item and reflex a step runs for.
@@ -122,7 +123,7 @@ impl Shared {
     pub fn journal(&self, entry: &Entry) {
         let Ok(mut guard) = self.journal.lock() else { return };
         if guard.is_none() {
-            match Journal::open(cn_hub::Layout::new(&self.hub).journal()) {
+            match HubJournal::open(&cn_hub::Layout::new(&self.hub).state()) {
                 Ok(j) => *guard = Some(j),
                 Err(err) => {
                     tracing::error!(%err, "cannot open the journal");
@@ -182,10 +183,3 @@ pub(crate) fn test_registry() -> Registry {
     registry(&shared, cn_tools::Policy::default())
 }
 
-/// A short random id suffix (`task-3fa9c2`): unique enough for a person's task list.
-pub(crate) fn short_id(prefix: &str) -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
-    format!("{prefix}-{:06x}", h.finish() & 0xff_ffff)
-}

@@ -1,14 +1,16 @@
-//! `add_task` and `add_idea` — append to `state/tasks.json` / `state/ideas.json` in the
-//! documents' formats, keeping whatever else the entries hold; written atomically.
+//! `add_task` and `add_idea` — append to `state/tasks.json` / `state/ideas.json` through the
+//! hub's typed files (`cn_hub::tasks`, which `cn task` and the daemon use too): the documents'
+//! formats, whatever else the entries hold kept, written atomically, a malformed file left
+//! as it is.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use cn_compute::ToolError;
+use cn_hub::tasks::{ideas_in, tasks_in, StateError, Timestamp};
 use cn_tools::{typed, Tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::Shared;
 
@@ -37,19 +39,21 @@ struct Idea {
 pub(crate) fn add_task(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     let shared = shared.clone();
     typed("add_task", "Add a commitment to state/tasks.json.", move |_ctx, p: Task| {
-        if let Some(due) = &p.due {
-            time::OffsetDateTime::parse(due, &time::format_description::well_known::Rfc3339)
-                .map_err(|e| ToolError::BadParams(format!("due `{due}` is not an RFC 3339 time: {e}")))?;
-        }
+        let due = match &p.due {
+            Some(due) => {
+                let bad = |e: &dyn std::fmt::Display| ToolError::BadParams(format!("due `{due}` is not an RFC 3339 time: {e}"));
+                time::OffsetDateTime::parse(due, &time::format_description::well_known::Rfc3339).map_err(|e| bad(&e))?;
+                Some(due.parse::<Timestamp>().map_err(|e| bad(&e))?)
+            }
+            None => None,
+        };
         let turn = shared.turn();
-        let id = super::short_id("task");
-        let mut entry = json!({"id": id, "task": p.task});
-        if let Some(due) = p.due {
-            entry["due"] = json!(due);
-        }
-        entry["priority"] = json!(p.priority.unwrap_or(2));
-        entry["context"] = json!(p.context.unwrap_or_else(|| format!("reflex {}: {}", turn.reflex, turn.target.text)));
-        append(&cn_hub::Layout::new(&shared.hub).tasks(), entry)?;
+        let mut task = cn_hub::tasks::Task::new(p.task);
+        task.due = due;
+        task.priority = Some(p.priority.unwrap_or(2));
+        task.context = Some(p.context.unwrap_or_else(|| format!("reflex {}: {}", turn.reflex, turn.target.text)));
+        let id = task.id.clone();
+        tasks_in(&cn_hub::Layout::new(&shared.hub).state()).add(task).map_err(failed)?;
         Ok(Value::String(id))
     })
 }
@@ -58,20 +62,18 @@ pub(crate) fn add_idea(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     let shared = shared.clone();
     typed("add_idea", "Add a curiosity to state/ideas.json.", move |_ctx, p: Idea| {
         let turn = shared.turn();
-        let id = super::short_id("idea");
-        let entry = json!({
-            "id": id,
-            "idea": p.idea,
-            "sparked_by": p.sparked_by.unwrap_or_else(|| format!("reflex {}: {}", turn.reflex, turn.target.text)),
-            "added": cn_storage::now_rfc3339(),
-        });
-        append(&cn_hub::Layout::new(&shared.hub).ideas(), entry)?;
+        // Whole seconds, as the file has always been written.
+        let now = Timestamp::now();
+        let added = Timestamp::from_second(now.as_second()).unwrap_or(now);
+        let sparked_by = p.sparked_by.unwrap_or_else(|| format!("reflex {}: {}", turn.reflex, turn.target.text));
+        let idea = cn_hub::tasks::Idea::new(p.idea, Some(sparked_by), added);
+        let id = idea.id.clone();
+        ideas_in(&cn_hub::Layout::new(&shared.hub).state()).add(idea).map_err(failed)?;
         Ok(Value::String(id))
     })
 }
 
-fn append(path: &Path, entry: Value) -> Result<(), ToolError> {
-    let mut list: Vec<Value> = cn_storage::read_json_or_default(path).map_err(|e| ToolError::Failed(e.to_string()))?;
-    list.push(entry);
-    cn_storage::write_json_atomic(path, &list).map_err(|e| ToolError::Failed(format!("{}: {e}", path.display())))
+/// A state file that cannot be written fails the step; the message names the file.
+fn failed(e: StateError) -> ToolError {
+    ToolError::Failed(e.to_string())
 }

@@ -1,0 +1,266 @@
+//! The impulse files of document 003: `tasks.json` (commitments: "I will do X") and
+//! `ideas.json` (curiosities: "I want to explore X someday"), typed, in the document's
+//! formats, and the JSON state-file reader they (and `schedule.json`) share: an error names
+//! the file, line, column and field; writes are atomic. Every writer of these files — the
+//! `add_task`/`add_idea` reflex actions, `cn task`, `cn idea`, the daemon completing a task —
+//! goes through these types.
+//!
+//! Invariants: a file that does not parse is reported and left exactly as it is — never
+//! replaced by a default, since it may hold the owner's hand edits; fields we do not know
+//! are kept, so a hand-added field survives our writes.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub use jiff::Timestamp;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// `tasks.json` in the hub's state directory.
+pub const TASKS_FILE: &str = "tasks.json";
+/// `ideas.json` in the hub's state directory.
+pub const IDEAS_FILE: &str = "ideas.json";
+
+/// A state file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("{path}: line {line}, column {column}, field `{field}`: {message}; fix the file by hand (it was left unchanged)")]
+    Malformed { path: PathBuf, line: usize, column: usize, field: String, message: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+}
+
+/// Read a JSON state file; a missing or blank file is the default value.
+pub fn read<T: DeserializeOwned + Default>(path: &Path) -> Result<T, StateError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(T::default()),
+        Err(source) => return Err(StateError::Io { path: path.to_path_buf(), source }),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    let malformed = |line: usize, column: usize, field: String, message: String| StateError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        column,
+        field,
+        message,
+    };
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let field = match e.path().to_string() {
+            p if p == "." || p.is_empty() => "(top level)".to_string(),
+            p => p,
+        };
+        let inner = e.inner();
+        malformed(inner.line(), inner.column(), field, strip_position(&inner.to_string()))
+    })?;
+    // Trailing garbage after the value is as malformed as a bad field.
+    de.end().map_err(|e| malformed(e.line(), e.column(), "(top level)".into(), strip_position(&e.to_string())))?;
+    Ok(value)
+}
+
+/// Write a JSON state file atomically (pretty, final newline).
+pub fn write<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), StateError> {
+    cn_storage::write_json_atomic(path, value).map_err(|source| StateError::Io { path: path.to_path_buf(), source })
+}
+
+/// A state file holding a JSON array of `T` (tasks.json, ideas.json, schedule.json).
+#[derive(Debug, Clone)]
+pub struct JsonList<T> {
+    path: PathBuf,
+    _items: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Serialize + DeserializeOwned> JsonList<T> {
+    pub fn at(path: impl Into<PathBuf>) -> Self {
+        JsonList { path: path.into(), _items: std::marker::PhantomData }
+    }
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn load(&self) -> Result<Vec<T>, StateError> {
+        read(&self.path)
+    }
+    pub fn save(&self, items: &[T]) -> Result<(), StateError> {
+        write(&self.path, items)
+    }
+    /// Append one item (read, push, atomic write); a malformed file stays as it is.
+    pub fn add(&self, item: T) -> Result<(), StateError> {
+        let mut all = self.load()?;
+        all.push(item);
+        self.save(&all)
+    }
+}
+
+/// One commitment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    pub id: String,
+    pub task: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due: Option<Timestamp>,
+    /// 1 is the most urgent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub done: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Task {
+    pub fn new(task: impl Into<String>) -> Self {
+        Task {
+            id: crate::id::prefixed("task"),
+            task: task.into(),
+            due: None,
+            priority: None,
+            context: None,
+            done: false,
+            status: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// Open, and due at or before `now`.
+    pub fn is_due(&self, now: Timestamp) -> bool {
+        !self.done && self.due.is_some_and(|d| d <= now)
+    }
+}
+
+/// The tasks file (`tasks.json`).
+pub type Tasks = JsonList<Task>;
+
+/// `tasks.json` in the hub's state directory `state_dir`.
+pub fn tasks_in(state_dir: &Path) -> Tasks {
+    Tasks::at(state_dir.join(TASKS_FILE))
+}
+
+impl JsonList<Task> {
+    /// Mark a task done; false if no task has that id.
+    pub fn complete(&self, id: &str) -> Result<bool, StateError> {
+        let mut all = self.load()?;
+        let Some(t) = all.iter_mut().find(|t| t.id == id) else { return Ok(false) };
+        t.done = true;
+        t.status = Some("done".into());
+        self.save(&all)?;
+        Ok(true)
+    }
+}
+
+/// Open tasks in the order a person reads a to-do list: due first (earliest first), then by
+/// priority, then as written.
+pub fn ordered(tasks: &[Task]) -> Vec<&Task> {
+    let mut open: Vec<&Task> = tasks.iter().filter(|t| !t.done).collect();
+    open.sort_by_key(|t| (t.due.is_none(), t.due, t.priority.unwrap_or(u8::MAX)));
+    open
+}
+
+/// One curiosity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Idea {
+    pub id: String,
+    pub idea: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sparked_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added: Option<Timestamp>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Idea {
+    pub fn new(idea: impl Into<String>, sparked_by: Option<String>, added: Timestamp) -> Self {
+        Idea { id: crate::id::prefixed("idea"), idea: idea.into(), sparked_by, added: Some(added), extra: Map::new() }
+    }
+}
+
+/// The ideas file (`ideas.json`).
+pub type Ideas = JsonList<Idea>;
+
+/// `ideas.json` in the hub's state directory `state_dir`.
+pub fn ideas_in(state_dir: &Path) -> Ideas {
+    Ideas::at(state_dir.join(IDEAS_FILE))
+}
+
+/// serde_json appends " at line L column C"; the error already says where.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Default, Deserialize, Serialize, PartialEq)]
+    struct Row {
+        id: String,
+        priority: Option<u8>,
+    }
+
+    #[test]
+    fn malformed_file_names_line_and_field_and_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("tasks.json");
+        let text = "[\n  {\"id\": \"a\"},\n  {\"id\": \"b\", \"priority\": \"high\"}\n]\n";
+        std::fs::write(&p, text).unwrap();
+        let e = read::<Vec<Row>>(&p).unwrap_err().to_string();
+        assert!(e.contains("tasks.json: line 3"), "{e}");
+        assert!(e.contains("field `[1].priority`"), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
+    }
+
+    #[test]
+    fn missing_is_empty_and_write_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("state/ideas.json");
+        assert!(read::<Vec<Row>>(&p).unwrap().is_empty());
+        let rows = vec![Row { id: "x".into(), priority: Some(1) }];
+        write(&p, &rows).unwrap();
+        assert_eq!(read::<Vec<Row>>(&p).unwrap(), rows);
+    }
+
+    #[test]
+    fn reads_the_documents_format_and_keeps_unknown_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let tasks = Tasks::at(dir.path().join("tasks.json"));
+        std::fs::write(
+            tasks.path(),
+            r#"[{"id":"task-abc123","task":"Review PR #42","due":"2026-01-07T10:00:00Z","priority":1,"context":"Promised in conversation","mood":"keen"}]"#,
+        )
+        .unwrap();
+        let all = tasks.load().unwrap();
+        assert_eq!(all[0].task, "Review PR #42");
+        assert!(all[0].is_due("2026-01-07T10:00:00Z".parse().unwrap()));
+        assert!(!all[0].is_due("2026-01-07T09:59:59Z".parse().unwrap()));
+        tasks.complete("task-abc123").unwrap();
+        let text = std::fs::read_to_string(tasks.path()).unwrap();
+        assert!(text.contains("\"mood\": \"keen\"") && text.contains("\"done\": true"), "{text}");
+    }
+
+    #[test]
+    fn new_entries_are_written_in_the_documents_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = Task::new("Review PR #42");
+        t.priority = Some(2);
+        tasks_in(dir.path()).add(t.clone()).unwrap();
+        ideas_in(dir.path()).add(Idea::new("tides", Some("a walk".into()), "2026-01-06T15:00:00Z".parse().unwrap())).unwrap();
+        assert!(t.id.starts_with("task-") && t.id.len() == 17, "{}", t.id);
+        let text = std::fs::read_to_string(dir.path().join("tasks.json")).unwrap();
+        assert_eq!(text, format!("[\n  {{\n    \"id\": \"{}\",\n    \"task\": \"Review PR #42\",\n    \"priority\": 2\n  }}\n]\n", t.id));
+        let ideas: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.path().join("ideas.json")).unwrap()).unwrap();
+        assert_eq!(ideas[0]["added"], "2026-01-06T15:00:00Z");
+        assert_eq!(ideas[0]["sparked_by"], "a walk");
+        assert!(ideas[0]["id"].as_str().unwrap().starts_with("idea-"));
+    }
+}
