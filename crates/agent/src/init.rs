@@ -42,9 +42,6 @@ const FILES: &[(&str, &str, bool)] = &[
     ("state/journal.jsonl", "", false),
 ];
 
-/// The executive's documentation of the op tools (the YAML form of `cn out`).
-pub const OPS_PROMPT: &str = include_str!("templates/ops.md");
-
 /// What `cn init` did.
 #[derive(Debug, Clone)]
 pub struct InitReport {
