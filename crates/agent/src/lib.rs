@@ -31,7 +31,7 @@ pub mod tools;
 
 pub use args::{parse_out, OutArgs, OutArgsError};
 pub use decide::{decide, decide_locked, recover_locked, validate, Decided};
-pub use error::{AgentError, Result};
+pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
 pub use hub::{find_hub, Hub, Peer, OWNER};
 pub use init::{init, InitReport};
