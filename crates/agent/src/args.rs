@@ -1,15 +1,11 @@
 //! The `cn out` grammar: `cn out <gtd> [op] [flags]`, parsed from the argument list the shell
-//! already split (so quotes are the shell's business; a value may hold anything).
+//! already split (so quotes are the shell's business; a value may hold anything). The forms
+//! and their flags come from the ops ([`crate::gtd::KINDS`]); [`grammar`] prints them:
 //!
 //! ```text
 //! cn out do reply    --message TEXT
 //! cn out do send     --to PEER --message TEXT [--body TEXT]
-//! cn out do noop     --reason TEXT
-//! cn out do ack      --reason TEXT
-//! cn out do surface  --desc TEXT
-//! cn out do commit   --artifact HASH
-//! cn out defer       --reason TEXT [--until RFC3339]
-//! cn out delegate    --to PEER
+//! …
 //! cn out delete      --reason TEXT
 //! any of them: [--dry-run] [--json]
 //! ```
@@ -20,7 +16,9 @@
 //! flag the form does not take, a stray word — is an [`OutArgsError`] naming the problem
 //! and the accepted form.
 
-use crate::gtd::{Gtd, Op, GTD_NAMES, OP_NAMES};
+use serde_json::{Map, Value};
+
+use crate::gtd::{Gtd, Kind, GTD_NAMES, KINDS, OP_NAMES};
 
 /// A parsed `cn out` command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,49 +35,49 @@ pub struct OutArgs {
 #[error("{problem}; usage: {form}")]
 pub struct OutArgsError {
     pub problem: String,
-    pub form: &'static str,
+    pub form: String,
 }
 
-/// The grammar, as `cn out --help` prints it.
-pub const GRAMMAR: &str = "\
-cn out <gtd> [op] [flags] — decide the current item
+/// The grammar, as `cn out --help` prints it: every form, from the ops.
+pub fn grammar() -> String {
+    let mut s = String::from("cn out <gtd> [op] [flags] — decide the current item\n\n");
+    for k in KINDS {
+        s.push_str(&format!("  cn out {:<12}{}\n", k.words(), k.flags()));
+    }
+    s.push_str("\n  --dry-run  validate and print; write nothing\n");
+    s.push_str("  --json     print the decision as one flat JSON object\n");
+    s
+}
 
-  cn out do reply    --message TEXT
-  cn out do send     --to PEER --message TEXT [--body TEXT]
-  cn out do noop     --reason TEXT
-  cn out do ack      --reason TEXT
-  cn out do surface  --desc TEXT
-  cn out do commit   --artifact HASH
-  cn out defer       --reason TEXT [--until RFC3339-TIME]
-  cn out delegate    --to PEER
-  cn out delete      --reason TEXT
+/// `cn out <do|defer|delegate|delete> [op] [flags] [--dry-run] [--json]`
+fn form_any() -> String {
+    format!("cn out <{}> [op] [flags] [--dry-run] [--json]", GTD_NAMES.join("|"))
+}
 
-  --dry-run  validate and print; write nothing
-  --json     print the decision as one flat JSON object
-";
+/// `cn out do <reply|send|…> [flags]`
+fn form_do() -> String {
+    format!("cn out do <{}> [flags]", OP_NAMES.join("|"))
+}
 
-const FORM_ANY: &str = "cn out <do|defer|delegate|delete> [op] [flags] [--dry-run] [--json]";
-const FORM_DO: &str = "cn out do <reply|send|noop|ack|surface|commit> [flags]";
-const VALUE_FLAGS: [&str; 7] = ["message", "to", "body", "reason", "desc", "artifact", "until"];
-
-/// The accepted form of one gtd (and op).
-fn form(gtd: &str, op: Option<&str>) -> &'static str {
-    match (gtd, op) {
-        ("do", Some("reply")) => "cn out do reply --message TEXT",
-        ("do", Some("send")) => "cn out do send --to PEER --message TEXT [--body TEXT]",
-        ("do", Some("noop")) => "cn out do noop --reason TEXT",
-        ("do", Some("ack")) => "cn out do ack --reason TEXT",
-        ("do", Some("surface")) => "cn out do surface --desc TEXT",
-        ("do", Some("commit")) => "cn out do commit --artifact HASH",
-        ("do", _) => FORM_DO,
-        ("defer", _) => "cn out defer --reason TEXT [--until RFC3339-TIME]",
-        ("delegate", _) => "cn out delegate --to PEER",
-        ("delete", _) => "cn out delete --reason TEXT",
-        _ => FORM_ANY,
+/// The accepted form of one gtd (and op), or the general one.
+fn form(gtd: &str, op: Option<&str>) -> String {
+    match gtd {
+        "do" => op.and_then(|op| Kind::find("do", Some(op))).map_or_else(form_do, Kind::form),
+        _ => Kind::find(gtd, None).map_or_else(form_any, Kind::form),
     }
 }
 
-fn err(problem: impl Into<String>, form: &'static str) -> OutArgsError {
+/// The form the words so far point at.
+fn form_of(words: &[&str]) -> String {
+    form(words.first().copied().unwrap_or(""), words.get(1).copied())
+}
+
+/// A value flag of any form: its name as the ops spell it.
+fn value_flag(name: &str) -> Option<&'static str> {
+    KINDS.iter().flat_map(|k| k.fields).find(|f| f.name == name).map(|f| f.name)
+}
+
+fn err(problem: impl Into<String>, form: String) -> OutArgsError {
     OutArgsError { problem: problem.into(), form }
 }
 
@@ -100,19 +98,18 @@ pub fn parse_out<S: AsRef<str>>(args: &[S]) -> Result<OutArgs, OutArgsError> {
             Some((n, v)) => (n, Some(v)),
             None => (flag, None),
         };
-        let current_form = form(words.first().copied().unwrap_or(""), words.get(1).copied());
         match name {
             "dry-run" | "json" if inline.is_none() => {
                 let seen = if name == "json" { &mut json } else { &mut dry_run };
                 if *seen {
-                    return Err(err(format!("--{name} is given twice"), current_form));
+                    return Err(err(format!("--{name} is given twice"), form_of(&words)));
                 }
                 *seen = true;
             }
-            "dry-run" | "json" => return Err(err(format!("--{name} takes no value"), current_form)),
+            "dry-run" | "json" => return Err(err(format!("--{name} takes no value"), form_of(&words))),
             _ => {
-                let Some(known) = VALUE_FLAGS.iter().find(|f| **f == name) else {
-                    return Err(err(format!("unknown flag `--{name}`"), current_form));
+                let Some(known) = value_flag(name) else {
+                    return Err(err(format!("unknown flag `--{name}`"), form_of(&words)));
                 };
                 let value = match inline {
                     Some(v) => v.to_string(),
@@ -121,11 +118,11 @@ pub fn parse_out<S: AsRef<str>>(args: &[S]) -> Result<OutArgs, OutArgsError> {
                             i += 1;
                             v.as_ref().to_string()
                         }
-                        None => return Err(err(format!("--{name} needs a value"), current_form)),
+                        None => return Err(err(format!("--{name} needs a value"), form_of(&words))),
                     },
                 };
-                if flags.iter().any(|(k, _)| k == known) {
-                    return Err(err(format!("--{name} is given twice"), current_form));
+                if flags.iter().any(|(k, _)| *k == known) {
+                    return Err(err(format!("--{name} is given twice"), form_of(&words)));
                 }
                 flags.push((known, value));
             }
@@ -133,73 +130,55 @@ pub fn parse_out<S: AsRef<str>>(args: &[S]) -> Result<OutArgs, OutArgsError> {
     }
 
     let Some(&gtd) = words.first() else {
-        return Err(err("no gtd given (one of do, defer, delegate, delete)", FORM_ANY));
+        return Err(err(format!("no gtd given (one of {})", GTD_NAMES.join(", ")), form_any()));
     };
     if !GTD_NAMES.contains(&gtd) {
-        return Err(err(format!("unknown gtd `{gtd}` (one of do, defer, delegate, delete)"), FORM_ANY));
+        return Err(err(format!("unknown gtd `{gtd}` (one of {})", GTD_NAMES.join(", ")), form_any()));
     }
     let op = if gtd == "do" {
         match words.get(1) {
-            None => return Err(err("`do` needs an operation", FORM_DO)),
+            None => return Err(err("`do` needs an operation", form_do())),
             Some(op) if !OP_NAMES.contains(op) => {
-                return Err(err(format!("unknown op `{op}` (one of {})", OP_NAMES.join(", ")), FORM_DO))
+                return Err(err(format!("unknown op `{op}` (one of {})", OP_NAMES.join(", ")), form_do()))
             }
             Some(op) => Some(*op),
         }
     } else {
         None
     };
-    let form = form(gtd, op);
+    let Some(kind) = Kind::find(gtd, op) else {
+        return Err(err(format!("no form `{}`", words.join(" ")), form_any()));
+    };
     let taken = if op.is_some() { 2 } else { 1 };
     if let Some(stray) = words.get(taken) {
-        return Err(err(format!("unexpected word `{stray}`"), form));
+        return Err(err(format!("unexpected word `{stray}`"), kind.form()));
     }
 
-    let mut fields = Fields { flags, form };
-    let gtd = match (gtd, op) {
-        ("do", Some("reply")) => Gtd::Do(Op::Reply { message: fields.required("message")? }),
-        ("do", Some("send")) => Gtd::Do(Op::Send {
-            to: fields.required("to")?,
-            message: fields.required("message")?,
-            body: fields.optional("body"),
-        }),
-        ("do", Some("noop")) => Gtd::Do(Op::Noop { reason: fields.required("reason")? }),
-        ("do", Some("ack")) => Gtd::Do(Op::Ack { reason: fields.required("reason")? }),
-        ("do", Some("surface")) => Gtd::Do(Op::Surface { desc: fields.required("desc")? }),
-        ("do", Some(_)) => Gtd::Do(Op::Commit { artifact: fields.required("artifact")? }),
-        ("defer", _) => Gtd::Defer { reason: fields.required("reason")?, until: fields.optional("until") },
-        ("delegate", _) => Gtd::Delegate { to: fields.required("to")? },
-        _ => Gtd::Delete { reason: fields.required("reason")? },
-    };
-    fields.finish()?;
-    Ok(OutArgs { gtd, dry_run, json })
-}
-
-/// The value flags seen, taken one by one; whatever is left over is not part of the form.
-struct Fields {
-    flags: Vec<(&'static str, String)>,
-    form: &'static str,
-}
-
-impl Fields {
-    fn optional(&mut self, name: &str) -> Option<String> {
-        let i = self.flags.iter().position(|(k, _)| *k == name)?;
-        Some(self.flags.remove(i).1)
-    }
-    fn required(&mut self, name: &str) -> Result<String, OutArgsError> {
-        self.optional(name).ok_or_else(|| err(format!("missing --{name}"), self.form))
-    }
-    fn finish(self) -> Result<(), OutArgsError> {
-        match self.flags.first() {
-            Some((k, _)) => Err(err(format!("`--{k}` does not belong to this form"), self.form)),
-            None => Ok(()),
+    // The form's fields, taken one by one; whatever is left over is not part of the form.
+    let mut values = Map::new();
+    for field in kind.fields {
+        match flags.iter().position(|(k, _)| *k == field.name) {
+            Some(at) => {
+                let (_, value) = flags.remove(at);
+                values.insert(field.name.to_string(), Value::String(value));
+            }
+            None if field.required => return Err(err(format!("missing --{}", field.name), kind.form())),
+            None => {}
         }
     }
+    if let Some((k, _)) = flags.first() {
+        return Err(err(format!("`--{k}` does not belong to this form"), kind.form()));
+    }
+    // Cannot fail: every field is a string and the values are exactly the fields.
+    let gtd = kind.build(values).map_err(|e| err(format!("bad fields: {e}"), kind.form()))?;
+    Ok(OutArgs { gtd, dry_run, json })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gtd::Op;
+    use crate::ops::{Ack, Commit, Defer, Delegate, Delete, Noop, Reply, Send, Surface};
 
     /// Split like a shell: words separated by spaces, `"…"` quoting (with `\"` escapes).
     fn shell(line: &str) -> Vec<String> {
@@ -242,32 +221,32 @@ mod tests {
 
     #[test]
     fn every_example_of_the_document_parses_to_its_value() {
-        assert_eq!(parse_cn_out("cn out do reply --message \"LGTM\""), Gtd::Do(Op::Reply { message: s("LGTM") }));
+        assert_eq!(parse_cn_out("cn out do reply --message \"LGTM\""), Gtd::Do(Op::Reply(Reply { message: s("LGTM") })));
         assert_eq!(
             parse_cn_out("cn out do send --to pi --message \"hello\""),
-            Gtd::Do(Op::Send { to: s("pi"), message: s("hello"), body: None })
+            Gtd::Do(Op::Send(Send { to: s("pi"), message: s("hello"), body: None }))
         );
         assert_eq!(
             parse_cn_out("cn out do send --to pi --message \"summary\" --body \"full response\""),
-            Gtd::Do(Op::Send { to: s("pi"), message: s("summary"), body: Some(s("full response")) })
+            Gtd::Do(Op::Send(Send { to: s("pi"), message: s("summary"), body: Some(s("full response")) }))
         );
-        assert_eq!(parse_cn_out("cn out do noop --reason \"acknowledged\""), Gtd::Do(Op::Noop { reason: s("acknowledged") }));
+        assert_eq!(parse_cn_out("cn out do noop --reason \"acknowledged\""), Gtd::Do(Op::Noop(Noop { reason: s("acknowledged") })));
         assert_eq!(
             parse_cn_out("cn out defer --reason \"waiting on review\""),
-            Gtd::Defer { reason: s("waiting on review"), until: None }
+            Gtd::Defer(Defer { reason: s("waiting on review"), until: None })
         );
-        assert_eq!(parse_cn_out("cn out delegate --to pi"), Gtd::Delegate { to: s("pi") });
-        assert_eq!(parse_cn_out("cn out delete --reason \"duplicate\""), Gtd::Delete { reason: s("duplicate") });
+        assert_eq!(parse_cn_out("cn out delegate --to pi"), Gtd::Delegate(Delegate { to: s("pi") }));
+        assert_eq!(parse_cn_out("cn out delete --reason \"duplicate\""), Gtd::Delete(Delete { reason: s("duplicate") }));
     }
 
     #[test]
     fn the_table_ops_parse() {
-        assert_eq!(parse_cn_out("cn out do ack --reason seen"), Gtd::Do(Op::Ack { reason: s("seen") }));
-        assert_eq!(parse_cn_out("cn out do surface --desc \"flaky CI\""), Gtd::Do(Op::Surface { desc: s("flaky CI") }));
-        assert_eq!(parse_cn_out("cn out do commit --artifact abc123"), Gtd::Do(Op::Commit { artifact: s("abc123") }));
+        assert_eq!(parse_cn_out("cn out do ack --reason seen"), Gtd::Do(Op::Ack(Ack { reason: s("seen") })));
+        assert_eq!(parse_cn_out("cn out do surface --desc \"flaky CI\""), Gtd::Do(Op::Surface(Surface { desc: s("flaky CI") })));
+        assert_eq!(parse_cn_out("cn out do commit --artifact abc123"), Gtd::Do(Op::Commit(Commit { artifact: s("abc123") })));
         assert_eq!(
             parse_cn_out("cn out defer --until 2026-01-07T10:00:00Z --reason later"),
-            Gtd::Defer { reason: s("later"), until: Some(s("2026-01-07T10:00:00Z")) }
+            Gtd::Defer(Defer { reason: s("later"), until: Some(s("2026-01-07T10:00:00Z")) })
         );
     }
 
@@ -277,20 +256,20 @@ mod tests {
         assert!(a.json && a.dry_run);
         assert_eq!(
             a.gtd,
-            Gtd::Do(Op::Send { to: s("pi"), message: s("a=b"), body: Some(s("--not a flag\n\"quoted\"")) })
+            Gtd::Do(Op::Send(Send { to: s("pi"), message: s("a=b"), body: Some(s("--not a flag\n\"quoted\"")) }))
         );
         let a = parse_out(&["delete", "--reason", "-"]).unwrap();
-        assert_eq!(a.gtd, Gtd::Delete { reason: s("-") });
+        assert_eq!(a.gtd, Gtd::Delete(Delete { reason: s("-") }));
         assert!(!a.json && !a.dry_run);
     }
 
     #[test]
     fn bad_input_names_the_problem_and_the_form() {
         let cases: &[(&[&str], &str, &str)] = &[
-            (&[], "no gtd", FORM_ANY),
-            (&["done"], "unknown gtd `done`", FORM_ANY),
-            (&["do"], "`do` needs an operation", FORM_DO),
-            (&["do", "shout", "--message", "x"], "unknown op `shout`", FORM_DO),
+            (&[], "no gtd", &form_any()),
+            (&["done"], "unknown gtd `done`", &form_any()),
+            (&["do"], "`do` needs an operation", &form_do()),
+            (&["do", "shout", "--message", "x"], "unknown op `shout`", &form_do()),
             (&["do", "reply"], "missing --message", "cn out do reply --message TEXT"),
             (&["do", "reply", "--message"], "--message needs a value", "cn out do reply --message TEXT"),
             (&["do", "send", "--to", "pi"], "missing --message", "cn out do send --to PEER --message TEXT [--body TEXT]"),
@@ -312,11 +291,36 @@ mod tests {
     }
 
     #[test]
+    fn the_grammar_lists_every_form_from_the_ops() {
+        assert_eq!(
+            grammar(),
+            "\
+cn out <gtd> [op] [flags] — decide the current item
+
+  cn out do reply    --message TEXT
+  cn out do send     --to PEER --message TEXT [--body TEXT]
+  cn out do noop     --reason TEXT
+  cn out do ack      --reason TEXT
+  cn out do surface  --desc TEXT
+  cn out do commit   --artifact HASH
+  cn out defer       --reason TEXT [--until RFC3339-TIME]
+  cn out delegate    --to PEER
+  cn out delete      --reason TEXT
+
+  --dry-run  validate and print; write nothing
+  --json     print the decision as one flat JSON object
+"
+        );
+        assert_eq!(form_any(), "cn out <do|defer|delegate|delete> [op] [flags] [--dry-run] [--json]");
+        assert_eq!(form_do(), "cn out do <reply|send|noop|ack|surface|commit> [flags]");
+    }
+
+    #[test]
     fn the_printed_command_parses_back_to_the_same_value() {
         let values = [
-            Gtd::Do(Op::Send { to: s("pi"), message: s("a \"b\"\nc"), body: Some(s("--x")) }),
-            Gtd::Defer { reason: s("r"), until: Some(s("2026-01-07T10:00:00Z")) },
-            Gtd::Delegate { to: s("pi") },
+            Gtd::Do(Op::Send(Send { to: s("pi"), message: s("a \"b\"\nc"), body: Some(s("--x")) })),
+            Gtd::Defer(Defer { reason: s("r"), until: Some(s("2026-01-07T10:00:00Z")) }),
+            Gtd::Delegate(Delegate { to: s("pi") }),
         ];
         for g in values {
             // The printed form quotes like Rust's Debug; undo that to get the shell's words.
@@ -329,6 +333,8 @@ mod tests {
 #[cfg(test)]
 mod properties {
     use super::*;
+    use crate::gtd::Op;
+    use crate::ops::{Ack, Commit, Defer, Delegate, Delete, Noop, Reply, Send, Surface};
     use proptest::prelude::*;
 
     fn text() -> impl Strategy<Value = String> {
@@ -338,16 +344,16 @@ mod properties {
 
     fn gtd() -> impl Strategy<Value = Gtd> {
         prop_oneof![
-            text().prop_map(|message| Gtd::Do(Op::Reply { message })),
+            text().prop_map(|message| Gtd::Do(Op::Reply(Reply { message }))),
             (text(), text(), proptest::option::of(text()))
-                .prop_map(|(to, message, body)| Gtd::Do(Op::Send { to, message, body })),
-            text().prop_map(|reason| Gtd::Do(Op::Noop { reason })),
-            text().prop_map(|reason| Gtd::Do(Op::Ack { reason })),
-            text().prop_map(|desc| Gtd::Do(Op::Surface { desc })),
-            text().prop_map(|artifact| Gtd::Do(Op::Commit { artifact })),
-            (text(), proptest::option::of(text())).prop_map(|(reason, until)| Gtd::Defer { reason, until }),
-            text().prop_map(|to| Gtd::Delegate { to }),
-            text().prop_map(|reason| Gtd::Delete { reason }),
+                .prop_map(|(to, message, body)| Gtd::Do(Op::Send(Send { to, message, body }))),
+            text().prop_map(|reason| Gtd::Do(Op::Noop(Noop { reason }))),
+            text().prop_map(|reason| Gtd::Do(Op::Ack(Ack { reason }))),
+            text().prop_map(|desc| Gtd::Do(Op::Surface(Surface { desc }))),
+            text().prop_map(|artifact| Gtd::Do(Op::Commit(Commit { artifact }))),
+            (text(), proptest::option::of(text())).prop_map(|(reason, until)| Gtd::Defer(Defer { reason, until })),
+            text().prop_map(|to| Gtd::Delegate(Delegate { to })),
+            text().prop_map(|reason| Gtd::Delete(Delete { reason })),
         ]
     }
 

@@ -20,12 +20,12 @@ use cn_hub::journal::HubJournal;
 use cn_storage::{Doc, Entry};
 use serde_json::Value;
 
-use crate::error::{format_at, io_at, AgentError, Result};
+use crate::error::{format_at, io_at, parse_at, AgentError, Result};
 use crate::gtd::{Gtd, Op};
 use crate::hub::Hub;
-use crate::item::Item;
-use crate::ops::{self, Ctx, Target};
-use crate::queue::lock;
+use crate::item::{Item, NOTICE};
+use crate::lock::lock;
+use crate::ops::{Ctx, Effect, Target};
 
 /// What became of a decided item.
 #[derive(Debug, Clone)]
@@ -59,31 +59,8 @@ impl Decided {
 /// `until` written as a date becomes midnight UTC).
 pub fn validate(hub: &Hub, gtd: &Gtd) -> Result<Gtd> {
     let mut gtd = gtd.clone();
-    match &mut gtd {
-        Gtd::Do(Op::Send { to, .. }) | Gtd::Delegate { to } => {
-            hub.require_peer(to)?;
-        }
-        Gtd::Do(Op::Commit { artifact }) => {
-            ops::resolve_artifact(hub, artifact)?;
-        }
-        Gtd::Defer { until: Some(until), .. } => *until = parse_until(until)?,
-        _ => {}
-    }
+    gtd.check(hub)?;
     Ok(gtd)
-}
-
-fn parse_until(s: &str) -> Result<String> {
-    use time::format_description::well_known::Rfc3339;
-    if let Ok(t) = time::OffsetDateTime::parse(s, &Rfc3339) {
-        return Ok(cn_storage::rfc3339(t));
-    }
-    let date = time::macros::format_description!("[year]-[month]-[day]");
-    if let Ok(d) = time::Date::parse(s, &date) {
-        return Ok(cn_storage::rfc3339(d.midnight().assume_utc()));
-    }
-    Err(AgentError::Invalid(format!(
-        "--until `{s}` is not a time; give RFC 3339 (2026-01-07T10:00:00Z) or a date (2026-01-07)"
-    )))
 }
 
 /// Decide the current item: take the hub lock, then [`decide_locked`].
@@ -133,7 +110,7 @@ pub fn recover_locked(hub: &Hub) -> Result<()> {
 
 fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, fresh: bool) -> Result<Decided> {
     let ctx = Ctx { hub, item: &item, ts: &decided, key: &key };
-    let effect = ops::perform(&ctx, &gtd)?;
+    let effect = perform(&ctx, &gtd)?;
 
     // Mark and annotate the item once (a repeat finds the mark and leaves it alone).
     if item.doc.get_str("decision-key") != Some(key.as_str()) {
@@ -189,6 +166,31 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, f
     Ok(Decided { item, gtd, decided, place, mail: effect.mail, committed })
 }
 
+/// Perform `gtd` on the item: the op's effect, then the automatic notification.
+fn perform(ctx: &Ctx, gtd: &Gtd) -> Result<Effect> {
+    let mut effect = gtd.perform(ctx)?;
+    // Automatic notification: a peer's item tells the peer what became of it. A reply is
+    // its own notice; a notice is never answered with one (no endless ping-pong).
+    let replied = matches!(gtd, Gtd::Do(Op::Reply(_)));
+    if !replied && !ctx.item.is_notice() {
+        if let Some(peer) = ctx.notify_target()? {
+            let mut m = ctx.mail(&peer, "notice", notice_text(ctx, gtd));
+            m.kind = Some(NOTICE.to_string());
+            m.subject = Some(format!("{}: {}", ctx.item.id, gtd.summary()));
+            effect.mail.push(ctx.post(&m)?);
+        }
+    }
+    Ok(effect)
+}
+
+fn notice_text(ctx: &Ctx, gtd: &Gtd) -> String {
+    let mut s = format!("{} decided on your item `{}`: {}\n", ctx.hub.name(), ctx.item.id, gtd.label());
+    for (k, v) in gtd.fields() {
+        s.push_str(&format!("\n{k}: {v}\n"));
+    }
+    s
+}
+
 fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str, key: &str) -> Result<()> {
     let mut doc = Doc::default();
     doc.set("id", item.id.as_str());
@@ -211,7 +213,7 @@ fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str, key: &str) -> 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recorded {
     pub id: String,
-    /// The turn of the item it was made on (see [`crate::queue::take_next`]).
+    /// The turn of the item it was made on (see `queue::take_next`).
     pub turn: Option<String>,
     pub gtd: Gtd,
     pub decided: String,
@@ -227,7 +229,7 @@ pub fn read_output(hub: &Hub) -> Result<Option<Recorded>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_at(&path)(e)),
     };
-    let doc = Doc::parse(&text).map_err(|e| format_at(&path, e))?;
+    let doc = Doc::parse(&text).map_err(|e| parse_at(&path)(e.into()))?;
     let json: serde_json::Map<String, Value> = doc
         .front
         .iter()
@@ -266,6 +268,7 @@ pub fn place_of(hub: &Hub, item: &Item, deferred: bool) -> PathBuf {
 mod tests {
     use super::*;
     use crate::item::Cadence;
+    use crate::ops::{Ack, Commit, Delete, Noop};
 
     fn hub() -> (tempfile::TempDir, Hub) {
         let dir = tempfile::tempdir().unwrap();
@@ -280,9 +283,9 @@ mod tests {
         crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
         let item = crate::take_next(&hub).unwrap().unwrap();
         // As if killed right after recording the decision.
-        let gtd = Gtd::Do(Op::Ack { reason: "first".into() });
+        let gtd = Gtd::Do(Op::Ack(Ack { reason: "first".into() }));
         write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1").unwrap();
-        let e = decide(&hub, &Gtd::Do(Op::Noop { reason: "second".into() })).unwrap_err();
+        let e = decide(&hub, &Gtd::Do(Op::Noop(Noop { reason: "second".into() }))).unwrap_err();
         assert!(matches!(e, AgentError::Empty(_)), "{e}");
         let done = std::fs::read_to_string(hub.archived().join(format!("{}.md", item.id))).unwrap();
         assert!(done.contains("acknowledged: first") && !done.contains("second"), "{done}");
@@ -297,12 +300,12 @@ mod tests {
         let (_d, hub) = hub();
         crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
         let item = crate::take_next(&hub).unwrap().unwrap();
-        let gtd = Gtd::Do(Op::Commit { artifact: "deadbeef".into() }); // not (or no longer) an object
+        let gtd = Gtd::Do(Op::Commit(Commit { artifact: "deadbeef".into() })); // not (or no longer) an object
         write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1").unwrap();
         recover_locked(&hub).unwrap();
         assert!(hub.path("state/output.abandoned.md").is_file());
         assert_eq!(crate::current(&hub).unwrap().map(|i| i.id), Some(item.id.clone()));
-        decide(&hub, &Gtd::Delete { reason: "obsolete".into() }).unwrap();
+        decide(&hub, &Gtd::Delete(Delete { reason: "obsolete".into() })).unwrap();
         assert!(hub.archived().join(format!("{}.md", item.id)).is_file());
     }
 }

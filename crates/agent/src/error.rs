@@ -17,6 +17,10 @@ pub enum AgentError {
     /// A file that cannot be read as what it should be.
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },
+    /// A file that is not an item, a mail or a recorded decision. `error` is kept whole, not
+    /// as a `#[source]`: the message already says it, and a `{:#}` chain would say it twice.
+    #[error("{path}: {error}")]
+    Parse { path: PathBuf, error: ParseError },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
     /// A git command failed; it carries git's own explanation.
@@ -25,9 +29,9 @@ pub enum AgentError {
     /// The journal could not be written or read.
     #[error(transparent)]
     Journal(#[from] cn_hub::journal::JournalError),
-    /// Another command holds the hub.
-    #[error("{0}")]
-    Busy(String),
+    /// Another command holds the hub (the lock's own message says which and for how long).
+    #[error(transparent)]
+    Busy(std::io::Error),
     /// A cn.yaml that cannot be used.
     #[error(transparent)]
     Config(#[from] cn_hub::ConfigError),
@@ -45,11 +49,29 @@ impl From<cn_hub::HubError> for AgentError {
     }
 }
 
+/// Why a text is not an item or a mail.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error(transparent)]
+    Frontmatter(#[from] cn_storage::FrontmatterError),
+    #[error("frontmatter has no `{0}`")]
+    Missing(&'static str),
+    #[error("frontmatter `id` {0:?} is not a plain name")]
+    BadId(String),
+    #[error("frontmatter `cadence` is {0:?}; expected inbox, daily, weekly, monthly, quarterly, yearly or adhoc")]
+    BadCadence(String),
+}
+
 pub type Result<T, E = AgentError> = std::result::Result<T, E>;
 
 /// Attach the path to an I/O error.
 pub(crate) fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> AgentError + '_ {
     move |source| AgentError::Io { path: path.to_path_buf(), source }
+}
+
+/// Attach the path to a parse error.
+pub(crate) fn parse_at(path: &Path) -> impl FnOnce(ParseError) -> AgentError + '_ {
+    move |error| AgentError::Parse { path: path.to_path_buf(), error }
 }
 
 pub(crate) fn format_at(path: &Path, message: impl std::fmt::Display) -> AgentError {

@@ -40,9 +40,6 @@ fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 12] {
     ]
 }
 
-/// The executive's documentation of the op tools (the YAML form of `cn out`).
-pub const OPS_PROMPT: &str = include_str!("templates/ops.md");
-
 /// What `cn init` did.
 #[derive(Debug, Clone)]
 pub struct InitReport {

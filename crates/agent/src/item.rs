@@ -10,7 +10,7 @@ use cn_storage::Doc;
 use serde::{Deserialize, Serialize};
 use serde_yaml_ng::Value;
 
-use crate::error::{format_at, io_at, Result};
+use crate::error::{io_at, parse_at, ParseError, Result};
 
 /// How often an item recurs; `inbox` for mail and one-off work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -89,16 +89,14 @@ impl Item {
         Item::from_doc(doc).unwrap_or_else(|_| unreachable!("a new item has every key"))
     }
 
-    pub fn from_doc(doc: Doc) -> std::result::Result<Item, String> {
-        let req = |k: &str| doc.get_str(k).map(str::to_string).ok_or_else(|| format!("frontmatter has no `{k}`"));
+    pub fn from_doc(doc: Doc) -> std::result::Result<Item, ParseError> {
+        let req = |k: &'static str| doc.get_str(k).map(str::to_string).ok_or(ParseError::Missing(k));
         let id = req("id")?;
         if !crate::hub::valid_name(&id) {
-            return Err(format!("frontmatter `id` {id:?} is not a plain name"));
+            return Err(ParseError::BadId(id));
         }
         let cadence_s = doc.get_str("cadence").unwrap_or("inbox");
-        let cadence = Cadence::parse(cadence_s).ok_or_else(|| {
-            format!("frontmatter `cadence` is {cadence_s:?}; expected inbox, daily, weekly, monthly, quarterly, yearly or adhoc")
-        })?;
+        let cadence = Cadence::parse(cadence_s).ok_or_else(|| ParseError::BadCadence(cadence_s.to_string()))?;
         Ok(Item {
             from: req("from")?,
             cadence,
@@ -112,20 +110,20 @@ impl Item {
         })
     }
 
-    pub fn parse(text: &str) -> std::result::Result<Item, String> {
-        Item::from_doc(Doc::parse(text).map_err(|e| e.to_string())?)
+    pub fn parse(text: &str) -> std::result::Result<Item, ParseError> {
+        Item::from_doc(Doc::parse(text)?)
     }
 
     /// Read an item file; errors name the file.
     pub fn read(path: &Path) -> Result<Item> {
         let text = std::fs::read_to_string(path).map_err(io_at(path))?;
-        Item::parse(&text).map_err(|e| format_at(path, e))
+        Item::parse(&text).map_err(parse_at(path))
     }
 
     /// Read if it exists.
     pub fn read_opt(path: &Path) -> Result<Option<Item>> {
         match std::fs::read_to_string(path) {
-            Ok(text) => Item::parse(&text).map(Some).map_err(|e| format_at(path, e)),
+            Ok(text) => Item::parse(&text).map(Some).map_err(parse_at(path)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io_at(path)(e)),
         }
@@ -184,9 +182,9 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        assert!(Item::parse("---\nfrom: pi\n---\nx").unwrap_err().contains("`id`"));
-        assert!(Item::parse("---\nid: a\nfrom: pi\ncadence: hourly\n---\nx").unwrap_err().contains("hourly"));
-        assert!(Item::parse("---\nid: ../x\nfrom: pi\n---\nx").unwrap_err().contains("id"));
+        assert!(Item::parse("---\nfrom: pi\n---\nx").unwrap_err().to_string().contains("`id`"));
+        assert!(Item::parse("---\nid: a\nfrom: pi\ncadence: hourly\n---\nx").unwrap_err().to_string().contains("hourly"));
+        assert!(Item::parse("---\nid: ../x\nfrom: pi\n---\nx").unwrap_err().to_string().contains("id"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //!
 //! The agent's whole interface is two commands: `cn input` shows the current item (cn picks
 //! it: [`take_next`]), `cn out <gtd> [op]` decides it ([`parse_out`] → [`Gtd`] →
-//! [`decide`]). The executive's YAML tool calls ([`register_ops`]) build the same [`Gtd`]
+//! [`decide`]). Each form of a decision is one file under [`ops`], listed once in [`gtd`]. The executive's YAML tool calls ([`register_ops`]) build the same [`Gtd`]
 //! and take the same path. cn performs every effect: it files the item, posts mail,
 //! notifies the item's sender, journals the decision and commits the hub. `cn sync` moves
 //! mail between hubs as git branches ([`sync`]).
@@ -21,26 +21,29 @@ pub mod gtd;
 pub mod hub;
 pub mod init;
 pub mod item;
+pub mod lock;
 pub mod mail;
-mod ops;
+pub mod ops;
 pub mod queue;
 pub mod sync;
 pub mod tools;
 
 pub use args::{parse_out, OutArgs, OutArgsError};
 pub use decide::{decide, decide_locked, recover_locked, validate, Decided};
-pub use error::{AgentError, Result};
-pub use gtd::{Gtd, Op};
+pub use error::{AgentError, ParseError, Result};
+pub use gtd::{Gtd, Kind, Op};
 pub use hub::{find_hub, Hub, Peer, OWNER};
-pub use init::{init, InitReport, OPS_PROMPT};
+pub use init::{init, InitReport};
+pub use lock::lock;
 pub use item::{Cadence, Item};
 pub use mail::Mail;
+pub use ops::OpKind;
 pub use queue::{
-    current, enqueue, enqueue_new, enqueue_reflection, locate, lock, pending, release_due, resume, return_current, take,
+    current, enqueue, enqueue_new, enqueue_reflection, locate, pending, release_due, resume, return_current, take,
     take_next, take_next_locked, Place,
 };
 pub use sync::{sync, sync_locked, SyncReport};
-pub use tools::{op_tool_names, register_ops};
+pub use tools::{op_tool_names, ops_prompt, register_ops};
 
 use cn_hub::git::Git;
 use cn_hub::journal::HubJournal;

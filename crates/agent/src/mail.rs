@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use cn_storage::Doc;
 
-use crate::error::{format_at, Result};
+use crate::error::{io_at, ParseError, Result};
 use crate::hub::Hub;
 use crate::item::ensure_newline;
 
@@ -54,12 +54,12 @@ impl Mail {
         self.to_doc().render()
     }
 
-    pub fn parse(text: &str) -> std::result::Result<Mail, String> {
-        let doc = Doc::parse(text).map_err(|e| e.to_string())?;
-        let req = |k: &str| doc.get_str(k).map(str::to_string).ok_or_else(|| format!("frontmatter has no `{k}`"));
+    pub fn parse(text: &str) -> std::result::Result<Mail, ParseError> {
+        let doc = Doc::parse(text)?;
+        let req = |k: &'static str| doc.get_str(k).map(str::to_string).ok_or(ParseError::Missing(k));
         let id = req("id")?;
         if !crate::hub::valid_name(&id) {
-            return Err(format!("frontmatter `id` {id:?} is not a plain name"));
+            return Err(ParseError::BadId(id));
         }
         let opt = |k: &str| doc.get_str(k).map(str::to_string);
         Ok(Mail {
@@ -87,7 +87,7 @@ pub fn post(hub: &Hub, mail: &Mail) -> Result<PathBuf> {
     if path.is_file() || sent.is_file() {
         return Ok(path);
     }
-    cn_storage::write_atomic(&path, mail.render().as_bytes()).map_err(|e| format_at(&path, e))?;
+    cn_storage::write_atomic(&path, mail.render().as_bytes()).map_err(io_at(&path))?;
     Ok(path)
 }
 
@@ -109,6 +109,6 @@ mod tests {
             body: "full response\n".into(),
         };
         assert_eq!(Mail::parse(&m.render()).unwrap(), m);
-        assert!(Mail::parse("---\nid: x\n---\n").unwrap_err().contains("`to`"));
+        assert!(Mail::parse("---\nid: x\n---\n").unwrap_err().to_string().contains("`to`"));
     }
 }

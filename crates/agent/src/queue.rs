@@ -11,14 +11,14 @@
 //! (inbox, current, deferred, or decided) at every instant, whatever is killed when.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use cn_storage::HubLock;
 use tracing::warn;
 
+use crate::decide::recover_locked;
 use crate::error::{io_at, AgentError, Result};
 use crate::hub::{Hub, OWNER};
 use crate::item::{Cadence, Item};
+use crate::lock::lock;
 use cn_hub::id::new as new_id;
 
 /// Where an item is.
@@ -29,23 +29,6 @@ pub enum Place {
     Deferred(PathBuf),
     /// Archived, or a reflection's outcome.
     Decided(PathBuf),
-}
-
-/// How long a command waits for another to release the hub (`CN_LOCK_TIMEOUT_MS` overrides).
-pub fn lock_timeout() -> Duration {
-    std::env::var("CN_LOCK_TIMEOUT_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map(Duration::from_millis)
-        .unwrap_or(Duration::from_secs(30))
-}
-
-/// Hold the hub: commands that change it are serialized by this lock.
-pub fn lock(hub: &Hub) -> Result<HubLock> {
-    HubLock::acquire(hub.root(), lock_timeout()).map_err(|e| match e.kind() {
-        std::io::ErrorKind::WouldBlock => AgentError::Busy(e.to_string()),
-        _ => io_at(&hub.layout().lock_file())(e),
-    })
 }
 
 /// Put an item in the inbox. Refuses an id the hub already holds anywhere.
@@ -87,7 +70,7 @@ pub fn take_next(hub: &Hub) -> Result<Option<Item>> {
 
 /// [`take_next`] for a caller that already holds the hub lock.
 pub fn take_next_locked(hub: &Hub) -> Result<Option<Item>> {
-    crate::decide::recover_locked(hub)?;
+    recover_locked(hub)?;
     if let Some(item) = current(hub)? {
         return Ok(Some(item));
     }
@@ -103,7 +86,7 @@ pub fn take_next_locked(hub: &Hub) -> Result<Option<Item>> {
 /// due go back to the inbox — all under one hold of the hub lock.
 pub fn resume(hub: &Hub) -> Result<Option<Item>> {
     let _lock = lock(hub)?;
-    crate::decide::recover_locked(hub)?;
+    recover_locked(hub)?;
     let item = current(hub)?;
     if item.is_none() {
         release_due(hub)?;
@@ -116,7 +99,7 @@ pub fn resume(hub: &Hub) -> Result<Option<Item>> {
 /// or `None` when `id` is no longer in the inbox (decided or deferred meanwhile).
 pub fn take(hub: &Hub, id: &str) -> Result<Option<Item>> {
     let _lock = lock(hub)?;
-    crate::decide::recover_locked(hub)?;
+    recover_locked(hub)?;
     if let Some(item) = current(hub)? {
         return Ok(Some(item));
     }
@@ -147,7 +130,7 @@ fn make_current(hub: &Hub, path: &Path) -> Result<Item> {
 /// finished first, so a decided item is never returned to the queue.
 pub fn return_current(hub: &Hub) -> Result<Option<Item>> {
     let _lock = lock(hub)?;
-    crate::decide::recover_locked(hub)?;
+    recover_locked(hub)?;
     let Some(item) = current(hub)? else { return Ok(None) };
     let to = hub.inbox().join(format!("{}.md", item.id));
     std::fs::create_dir_all(hub.inbox()).map_err(io_at(&hub.inbox()))?;

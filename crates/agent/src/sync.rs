@@ -25,7 +25,8 @@ use crate::hub::Hub;
 use crate::item::{Item, NOTICE};
 use cn_hub::id::stable as stable_id;
 use crate::mail::{post, Mail};
-use crate::queue::{enqueue, lock, locate, md_files};
+use crate::lock::lock;
+use crate::queue::{enqueue, locate, md_files};
 
 /// What a sync did.
 #[derive(Debug, Default, Clone)]
@@ -126,7 +127,8 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
 
     for ((sha, tid), blob) in fresh.iter().zip(blobs) {
         let read = blob.ok_or_else(|| format!("the branch has no file {tid}.md")).and_then(|text| {
-            let mail = Mail::parse(&text)?;
+            // The report's line for a person to read.
+            let mail = Mail::parse(&text).map_err(|e| e.to_string())?;
             if mail.id != *tid {
                 return Err(format!("its thread id `{}` does not match the branch", mail.id));
             }

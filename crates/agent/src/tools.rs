@@ -1,7 +1,9 @@
 //! The ops as the executive's tools: `reply`, `send`, `noop`, `ack`, `surface`, `commit`,
-//! `defer`, `delegate`, `delete` — one YAML tool call per decision. Each builds the same
-//! [`Gtd`] value `cn out` parses and goes through [`crate::decide`], the same code path.
-//! [`OPS_PROMPT`](crate::OPS_PROMPT) documents the YAML form for the executive's prompt.
+//! `defer`, `delegate`, `delete` — one YAML tool call per decision, one tool per form of
+//! [`crate::gtd::KINDS`]: its name, description and params (schema and field docs) come from
+//! the op's file. Each builds the same [`Gtd`] value `cn out` parses and goes through
+//! [`crate::decide`], the same code path. [`ops_prompt`] documents the YAML form for the
+//! executive's prompt, from the same list.
 //!
 //! Each call takes the hub lock for its decision; a caller must not hold the lock while the
 //! model acts.
@@ -9,79 +11,57 @@
 use std::path::PathBuf;
 
 use cn_compute::ToolError;
-use cn_tools::{typed, Registry, ToolContext};
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::Value;
+use cn_tools::{Registry, Tool, ToolContext, ToolDoc};
+use serde_json::{Map, Value};
 
+use crate::decide::decide;
 use crate::error::AgentError;
-use crate::gtd::{Gtd, Op};
+use crate::gtd::{Gtd, Kind, KINDS, KIND_NAMES};
 use crate::hub::Hub;
 
 /// The op tools' names, for a default policy.
 pub fn op_tool_names() -> &'static [&'static str] {
-    &["reply", "send", "noop", "ack", "surface", "commit", "defer", "delegate", "delete"]
+    KIND_NAMES
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Message {
-    /// The text to append to the item's thread (sent to the peer the item came from).
-    message: String,
+/// The executive's documentation of the op tools: an example YAML call of every form.
+pub fn ops_prompt() -> String {
+    let mut s = String::from(
+        "## Deciding an item\n\n\
+         Decide the current item with exactly one of these tool calls, as a YAML code block. Every\n\
+         decision is one of four: do (with an op), defer, delegate, delete. Strings may span lines\n\
+         (use `|`).\n",
+    );
+    for k in KINDS {
+        s.push_str(&format!("\n```yaml\ntool: {}  # {}\n{}```\n", k.name, k.doc, k.example));
+    }
+    s
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SendParams {
-    /// The peer's name.
-    to: String,
-    /// A one-line summary.
-    message: String,
-    /// The full text, when longer than the summary.
-    body: Option<String>,
+/// One form as a tool: its params are the form's fields.
+struct OpTool {
+    kind: &'static Kind,
+    doc: ToolDoc,
+    root: PathBuf,
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Reason {
-    /// Why.
-    reason: String,
-}
+impl Tool for OpTool {
+    fn doc(&self) -> &ToolDoc {
+        &self.doc
+    }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Desc {
-    /// The concern, for the community.
-    desc: String,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Artifact {
-    /// A git hash in the hub's repository.
-    artifact: String,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct DeferParams {
-    /// Why it waits.
-    reason: String,
-    /// When it comes back to the queue (RFC 3339, or a date).
-    until: Option<String>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct To {
-    /// The peer's name.
-    to: String,
+    fn call(&self, _ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError> {
+        // The model reads the message: it names the missing or unknown field.
+        let gtd = self.kind.build(params).map_err(|e| ToolError::BadParams(format!("{}: {e}", self.kind.name)))?;
+        run(&self.root, gtd)
+    }
 }
 
 /// Decide the hub's current item with `gtd`; the tool's result is the decision as JSON.
+/// The error is the model's to read, so it is a message.
 fn run(root: &PathBuf, gtd: Gtd) -> Result<Value, ToolError> {
     let hub = Hub::open(root).map_err(|e| ToolError::Failed(e.to_string()))?;
-    match crate::decide::decide(&hub, &gtd) {
+    match decide(&hub, &gtd) {
         Ok(d) => Ok(Value::Object(d.to_json())),
         Err(AgentError::Invalid(m)) => Err(ToolError::BadParams(m)),
         Err(e) => Err(ToolError::Failed(e.to_string())),
@@ -90,22 +70,10 @@ fn run(root: &PathBuf, gtd: Gtd) -> Result<Value, ToolError> {
 
 /// Register the op tools for `hub` into `registry`.
 pub fn register_ops(registry: &mut Registry, hub: &Hub) {
-    let root = hub.root().to_path_buf();
-    macro_rules! op {
-        ($name:literal, $desc:literal, |$p:ident: $ty:ty| $gtd:expr) => {{
-            let root = root.clone();
-            registry.register(typed($name, $desc, move |_ctx: &ToolContext, $p: $ty| run(&root, $gtd)));
-        }};
+    for kind in KINDS {
+        let doc = ToolDoc { name: kind.name.into(), description: kind.doc.into(), params: kind.schema() };
+        registry.register(std::sync::Arc::new(OpTool { kind, doc, root: hub.root().to_path_buf() }));
     }
-    op!("reply", "do reply: append a message to the current item's thread (a peer's item sends the peer the text).", |p: Message| Gtd::Do(Op::Reply { message: p.message }));
-    op!("send", "do send: mail a peer; `body` is the full text when `message` is a summary.", |p: SendParams| Gtd::Do(Op::Send { to: p.to, message: p.message, body: p.body }));
-    op!("noop", "do noop: close the current item, nothing to do.", |p: Reason| Gtd::Do(Op::Noop { reason: p.reason }));
-    op!("ack", "do ack: close the current item with an explicit acknowledgment.", |p: Reason| Gtd::Do(Op::Ack { reason: p.reason }));
-    op!("surface", "do surface: surface a concern (MCA) for the community.", |p: Desc| Gtd::Do(Op::Surface { desc: p.desc }));
-    op!("commit", "do commit: reference an artifact by its git hash in the hub.", |p: Artifact| Gtd::Do(Op::Commit { artifact: p.artifact }));
-    op!("defer", "defer: postpone the current item; `until` brings it back to the queue.", |p: DeferParams| Gtd::Defer { reason: p.reason, until: p.until });
-    op!("delegate", "delegate: forward the current item to a peer.", |p: To| Gtd::Delegate { to: p.to });
-    op!("delete", "delete: archive the current item with the reason (nothing is destroyed).", |p: Reason| Gtd::Delete { reason: p.reason });
 }
 
 #[cfg(test)]
@@ -157,7 +125,7 @@ mod tests {
     #[test]
     fn the_prompt_documents_every_op_tool() {
         for t in op_tool_names() {
-            assert!(crate::OPS_PROMPT.contains(&format!("tool: {t} ")), "{t}");
+            assert!(ops_prompt().contains(&format!("tool: {t} ")), "{t}");
         }
     }
 }

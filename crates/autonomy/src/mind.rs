@@ -82,7 +82,7 @@ struct HubReplier {
 
 impl cn_reflex::Replier for HubReplier {
     fn reply(&self, _to: &cn_reflex::Target, message: &str) -> Result<(), String> {
-        cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Reply { message: message.to_string() }))
+        cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message: message.to_string() })))
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
@@ -192,7 +192,7 @@ impl HubMind {
         if let Ok(Some(now)) = cn_agent::current(&self.hub) {
             if now.id == item.id {
                 let reason = format!("handled by reflex {}", handled.reflex.as_deref().unwrap_or("?"));
-                if let Err(e) = cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack { reason })) {
+                if let Err(e) = cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason }))) {
                     tracing::error!(%e, "cannot close {} after its reflex", item.id);
                     return false;
                 }
@@ -266,7 +266,7 @@ impl HubMind {
     fn defer_current(&mut self, item: &Item, outcomes: &Outcomes) {
         let last = outcomes.since(self.mark).last().map(describe).unwrap_or_else(|| "no tool call".into());
         let reason = format!("no decision after {} moves (last: {last})", self.moves);
-        match cn_agent::decide(&self.hub, &Gtd::Defer { reason: reason.clone(), until: None }) {
+        match cn_agent::decide(&self.hub, &Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until: None })) {
             Ok(_) => self.note(
                 Entry::new("decision")
                     .with("id", item.id.as_str())

@@ -1,15 +1,27 @@
-//! The ops: what each decision does, one file each. Every op is a function of the item, the
-//! decision and its timestamp (recorded first in `state/output.md`), and names the files it
-//! writes after them — so performing it again after a crash writes the same files and mails
-//! nothing twice.
+//! The ops: the nine forms a decision takes, one file each. A file owns everything about its
+//! form — the fields (a struct, which is also the tool's params: its schema and the field
+//! docs the model reads come from it), the `cn out` flags ([`OpKind::FIELDS`]), the tool's
+//! description and an example for the ops doc, the check against the hub, and the effect.
+//! [`crate::gtd`] lists the files once; the `cn out` grammar ([`crate::args`]), the tools
+//! ([`crate::tools`]) and the docs are built from that list.
 //!
-//! An op returns an [`Effect`]: the note appended to the item's thread, where the item goes,
-//! the mail it posted, and facts for the journal.
+//! Every effect is a function of the item, the decision and its timestamp (recorded first in
+//! `state/output.md`), and names the files it writes after them — so performing it again
+//! after a crash writes the same files and mails nothing twice. An op returns an [`Effect`]:
+//! the note appended to the item's thread, where the item goes, the mail it posted, and
+//! facts for the journal.
+//!
+//! Invariant: an op's [`OpKind::FIELDS`] are its struct's fields, in the same order, with
+//! `Option` fields optional (a test checks every op); all values are strings.
 
+use std::fmt::Debug;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::Result;
-use crate::gtd::{Gtd, Op};
 use crate::hub::Hub;
 use crate::item::Item;
 use cn_hub::id::stable as stable_id;
@@ -25,10 +37,124 @@ mod reply;
 mod send;
 mod surface;
 
-pub(crate) use commit::resolve as resolve_artifact;
+pub use ack::Ack;
+pub use commit::Commit;
+pub use defer::Defer;
+pub use delegate::Delegate;
+pub use delete::Delete;
+pub use noop::Noop;
+pub use reply::Reply;
+pub use send::Send;
+pub use surface::Surface;
+
+/// One form of a decision: `do reply`, …, `defer`, `delegate`, `delete`. Implemented by the
+/// struct holding the form's fields.
+pub trait OpKind: Clone + Debug + PartialEq + Eq + Serialize + DeserializeOwned + JsonSchema + 'static {
+    /// The word on the command line (after `do` for an op) and the tool's name.
+    const NAME: &'static str;
+    /// The `cn out` flags, which are the fields, in the document's order.
+    const FIELDS: &'static [Field];
+    /// What the form does, as the model reads it (the tool's description).
+    const DOC: &'static str;
+    /// An example call's params as YAML lines, for the ops doc.
+    const EXAMPLE: &'static str;
+
+    /// Check the decision against the hub (a known peer, a real git object, a valid time) and
+    /// normalize it, before anything is recorded.
+    fn check(&mut self, _hub: &Hub) -> Result<()> {
+        Ok(())
+    }
+
+    /// Perform it on the item.
+    fn perform(&self, ctx: &Ctx) -> Result<Effect>;
+}
+
+/// A field of an op, and its `cn out` flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    /// The field's name and the flag's (`--to`).
+    pub name: &'static str,
+    /// What the value is, in the usage line: `TEXT`, `PEER`, `HASH` ….
+    pub value: &'static str,
+    /// Required (a plain string of the document's type), or optional (an `option`).
+    pub required: bool,
+}
+
+impl Field {
+    pub const fn required(name: &'static str, value: &'static str) -> Field {
+        Field { name, value, required: true }
+    }
+
+    pub const fn optional(name: &'static str, value: &'static str) -> Field {
+        Field { name, value, required: false }
+    }
+
+    /// `--to PEER`, or `[--body TEXT]` when optional.
+    pub fn usage(&self) -> String {
+        if self.required {
+            format!("--{} {}", self.name, self.value)
+        } else {
+            format!("[--{} {}]", self.name, self.value)
+        }
+    }
+}
+
+/// An op value whatever its kind: what the decision code calls through [`crate::Gtd`].
+pub(crate) trait AnyOp {
+    fn name(&self) -> &'static str;
+    /// The fields with their values, in [`OpKind::FIELDS`] order; absent options left out.
+    fn fields(&self) -> Vec<(&'static str, String)>;
+    fn check(&mut self, hub: &Hub) -> Result<()>;
+    fn perform(&self, ctx: &Ctx) -> Result<Effect>;
+}
+
+impl<K: OpKind> AnyOp for K {
+    fn name(&self) -> &'static str {
+        K::NAME
+    }
+
+    fn fields(&self) -> Vec<(&'static str, String)> {
+        // Every field is a string or an optional one (the module's invariant), so the
+        // serialized object holds exactly the values.
+        let Ok(Value::Object(mut values)) = serde_json::to_value(self) else { return Vec::new() };
+        K::FIELDS
+            .iter()
+            .filter_map(|f| match values.remove(f.name) {
+                Some(Value::String(s)) => Some((f.name, s)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn check(&mut self, hub: &Hub) -> Result<()> {
+        OpKind::check(self, hub)
+    }
+
+    fn perform(&self, ctx: &Ctx) -> Result<Effect> {
+        OpKind::perform(self, ctx)
+    }
+}
+
+/// Read an op from its fields: exactly [`OpKind::FIELDS`], required ones present.
+pub(crate) fn from_fields<K: OpKind>(values: Map<String, Value>) -> serde_json::Result<K> {
+    serde_json::from_value(Value::Object(values))
+}
+
+/// The JSON Schema of an op's params, as the model reads it: the fields and their docs.
+pub(crate) fn schema<K: OpKind>() -> Value {
+    let mut params = serde_json::to_value(schemars::schema_for!(K)).unwrap_or(Value::Null);
+    if let Some(o) = params.as_object_mut() {
+        // The schema's own name and dialect, and the struct's rustdoc, mean nothing to a
+        // model: the tool's description is `DOC`.
+        o.remove("$schema");
+        o.remove("title");
+        o.remove("description");
+    }
+    params
+}
 
 /// What a decision is performed with.
-pub(crate) struct Ctx<'a> {
+pub struct Ctx<'a> {
     pub hub: &'a Hub,
     pub item: &'a Item,
     /// When the decision was made (RFC 3339).
@@ -39,7 +165,7 @@ pub(crate) struct Ctx<'a> {
 
 /// Where a decided item goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Target {
+pub enum Target {
     /// `threads/archived/`, or `threads/reflections/<cadence>/` for a reflection.
     Done,
     /// `threads/deferred/`, back to the queue at `until`.
@@ -47,7 +173,8 @@ pub(crate) enum Target {
 }
 
 /// What an op did.
-pub(crate) struct Effect {
+#[derive(Debug, Clone)]
+pub struct Effect {
     /// Appended to the item's thread under a heading naming the decision.
     pub note: String,
     pub target: Target,
@@ -92,39 +219,4 @@ impl Ctx<'_> {
         let candidates = self.item.reply_to.iter().chain(std::iter::once(&self.item.from));
         Ok(candidates.into_iter().find(|p| peers.contains_key(p.as_str()) && p.as_str() != self.hub.name()).cloned())
     }
-}
-
-/// Perform `gtd` on the item.
-pub(crate) fn perform(ctx: &Ctx, gtd: &Gtd) -> Result<Effect> {
-    let mut effect = match gtd {
-        Gtd::Do(Op::Reply { message }) => reply::perform(ctx, message)?,
-        Gtd::Do(Op::Send { to, message, body }) => send::perform(ctx, to, message, body.as_deref())?,
-        Gtd::Do(Op::Noop { reason }) => noop::perform(ctx, reason),
-        Gtd::Do(Op::Ack { reason }) => ack::perform(ctx, reason),
-        Gtd::Do(Op::Surface { desc }) => surface::perform(ctx, desc)?,
-        Gtd::Do(Op::Commit { artifact }) => commit::perform(ctx, artifact)?,
-        Gtd::Defer { reason, until } => defer::perform(ctx, reason, until.as_deref()),
-        Gtd::Delegate { to } => delegate::perform(ctx, to)?,
-        Gtd::Delete { reason } => delete::perform(ctx, reason),
-    };
-    // Automatic notification: a peer's item tells the peer what became of it. A reply is
-    // its own notice; a notice is never answered with one (no endless ping-pong).
-    let replied = matches!(gtd, Gtd::Do(Op::Reply { .. }));
-    if !replied && !ctx.item.is_notice() {
-        if let Some(peer) = ctx.notify_target()? {
-            let mut m = ctx.mail(&peer, "notice", notice_text(ctx, gtd));
-            m.kind = Some(crate::item::NOTICE.to_string());
-            m.subject = Some(format!("{}: {}", ctx.item.id, gtd.summary()));
-            effect.mail.push(ctx.post(&m)?);
-        }
-    }
-    Ok(effect)
-}
-
-fn notice_text(ctx: &Ctx, gtd: &Gtd) -> String {
-    let mut s = format!("{} decided on your item `{}`: {}\n", ctx.hub.name(), ctx.item.id, gtd.label());
-    for (k, v) in gtd.fields() {
-        s.push_str(&format!("\n{k}: {v}\n"));
-    }
-    s
 }

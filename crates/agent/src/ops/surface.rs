@@ -2,12 +2,33 @@
 //! `state/mca/<ts>-<slug>.md` (frontmatter `id`, `surfaced-by`, `created`, `status: open`).
 
 use cn_storage::Doc;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use super::{Ctx, Effect};
+use super::{Ctx, Effect, Field, OpKind};
 use crate::error::{io_at, Result};
 use cn_hub::id::stable as stable_id;
 
-pub(crate) fn perform(ctx: &Ctx, desc: &str) -> Result<Effect> {
+/// `Surface of {desc}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Surface {
+    /// The concern, for the community.
+    pub desc: String,
+}
+
+impl OpKind for Surface {
+    const NAME: &'static str = "surface";
+    const FIELDS: &'static [Field] = &[Field::required("desc", "TEXT")];
+    const DOC: &'static str = "do surface: surface a concern (MCA) for the community.";
+    const EXAMPLE: &'static str = "desc: CI has been red for two days\n";
+
+    fn perform(&self, ctx: &Ctx) -> Result<Effect> {
+        perform(ctx, &self.desc)
+    }
+}
+
+fn perform(ctx: &Ctx, desc: &str) -> Result<Effect> {
     let stamp: String = ctx.ts.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
     let path = ctx.hub.layout().mca_file(&format!("{stamp}-{}.md", slug(desc)));
     let mut doc = Doc::default();
@@ -24,7 +45,7 @@ pub(crate) fn perform(ctx: &Ctx, desc: &str) -> Result<Effect> {
 }
 
 /// Lowercase words joined by `-`, at most 40 characters; `mca` when nothing is left.
-pub(crate) fn slug(text: &str) -> String {
+fn slug(text: &str) -> String {
     let mut s = String::new();
     for word in text.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
         if s.len() + word.len() + 1 > 40 {

@@ -524,7 +524,7 @@ impl crate::mind::Presence for DiscordPresence {
 
     fn finished(&mut self, item: &cn_agent::Item, decision: Option<&cn_agent::Gtd>) {
         let Some(ch) = item_channel(item) else { return };
-        if let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply { message })) = decision {
+        if let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }))) = decision {
             // `send` stops the channel's typing before the message goes out.
             if let Err(e) = self.handle.send(ch, message) {
                 tracing::error!(channel = ch, item = %item.id, %e, "cannot deliver the reply to Discord");

@@ -1,6 +1,7 @@
 //! `cn out <gtd> [op] [flags] [--dry-run] [--json]` — decide the current item. The words are
-//! parsed by `cn_agent::parse_out` (the document's grammar, exactly); bad input is one line
-//! on stderr naming the problem and the accepted form, exit 2, and nothing written.
+//! parsed by `cn_agent::parse_out` (the document's grammar, exactly, its forms built from the
+//! ops' files); bad input is one line on stderr naming the problem and the accepted form,
+//! exit 2, and nothing written. `--help` prints `cn_agent::args::grammar()`.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -10,16 +11,15 @@ use super::UsageError;
 #[derive(clap::Args, Debug)]
 #[command(disable_help_flag = true)]
 pub struct Args {
-    /// <do|defer|delegate|delete> [reply|send|noop|ack|surface|commit] [--message M]
-    /// [--to PEER] [--body B] [--reason R] [--desc D] [--artifact HASH] [--until TIME]
-    /// [--dry-run] [--json]
+    /// <do|defer|delegate|delete> [op] [flags] [--dry-run] [--json]; `cn out --help` lists
+    /// every form
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0.., value_name = "WORDS")]
     pub words: Vec<String>,
 }
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     if matches!(args.words.as_slice(), [h] if h == "--help" || h == "-h") {
-        print!("{}", cn_agent::args::GRAMMAR);
+        print!("{}", cn_agent::args::grammar());
         return Ok(ExitCode::SUCCESS);
     }
     let parsed = cn_agent::parse_out(&args.words).map_err(|e| UsageError(format!("cn out: {e}")))?;
