@@ -83,7 +83,7 @@ pub fn from_value(value: &Value) -> Result<(ReflexConfig, Policy), (String, Stri
     // are a different vocabulary, so reflexes get their own grants.
     policy.levels = match &config.grants {
         Some(g) => g.clone(),
-        None => crate::actions::default_grants(),
+        None => crate::spec::default_grants(),
     };
     Ok((config, policy))
 }

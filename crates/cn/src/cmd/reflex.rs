@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
-use cn_reflex::{Engine, Handled, Mode, Percept};
+use cn_reflex::{Engine, Handled, Input, Mode};
 use serde_json::{json, Value};
 
 use super::UsageError;
@@ -68,16 +68,16 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             if let Some(model) = scripted_model()? {
                 engine.set_model(Box::new(model));
             } else if !dry_run {
-                let config = cn_compute::Config::load(&hub.join("cn.yaml")).map_err(UsageError)?;
+                let config = cn_compute::Config::load(&hub.join("cn.yaml")).map_err(|e| UsageError(e.to_string()))?;
                 match cn_models::model_named(&config, &hub, "local") {
                     Ok(m) => engine.set_model(m),
                     Err(e) => tracing::warn!(%e, "reflexes have no level-2 model"),
                 }
             }
             let text = text.join(" ");
-            let mut percept = Percept::new(&text);
-            percept.source = source.as_deref();
-            let handled = engine.run(&percept, if dry_run { Mode::DryRun } else { Mode::Test });
+            let mut input = Input::new(&text);
+            input.source = source.as_deref();
+            let handled = engine.run(&input, if dry_run { Mode::DryRun } else { Mode::Test });
             if json {
                 println!("{}", serde_json::to_string_pretty(&handled)?);
             } else {
