@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use cn_loops::{Defaults, LoopError, Outcome, Status};
+use cn_loops::{Defaults, LoopError, RunEnd, Status};
 
 use super::UsageError;
 
@@ -74,18 +74,18 @@ fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode>
     // the defaults (the embedded local model) when the loop runs outside any hub.
     let root = hub.map(Path::to_path_buf).or_else(|| cn_agent::find_hub(None).ok());
     let config = match &root {
-        Some(r) => cn_compute::Config::load(&r.join("cn.yaml")).map_err(super::UsageError)?,
+        Some(r) => cn_compute::Config::load(&r.join("cn.yaml")).map_err(|e| super::UsageError(e.to_string()))?,
         None => cn_compute::Config::default(),
     };
     let base = root.unwrap_or_else(|| dir.to_path_buf());
-    let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, String> {
-        cn_models::model_named(&config, &base, kind).map_err(|e| e.to_string())
+    let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, cn_loops::BoxError> {
+        Ok(cn_models::model_named(&config, &base, kind)?)
     };
     let outcome = cn_loops::run(dir, &defaults, &mut models, done).map_err(report)?;
     Ok(print_outcome(dir, &outcome))
 }
 
-fn print_outcome(dir: &Path, o: &Outcome) -> ExitCode {
+fn print_outcome(dir: &Path, o: &RunEnd) -> ExitCode {
     if let Some(n) = o.resumed_at {
         eprintln!(
             "cn: resumed iteration {n}: kept the interrupted run's uncommitted changes ({}); they are in its commit",
