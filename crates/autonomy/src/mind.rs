@@ -81,12 +81,12 @@ struct HubReplier {
 }
 
 impl cn_reflex::Replier for HubReplier {
-    fn reply(&self, _to: &cn_reflex::Target, message: &str) -> Result<(), String> {
+    fn reply(&self, _to: &cn_reflex::Target, message: &str) -> Result<(), cn_reflex::ReplyError> {
         cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message: message.to_string() })))
             .map(|_| ())
-            .map_err(|e| e.to_string())
+            .map_err(cn_reflex::ReplyError::channel)
     }
-    fn react(&self, to: &cn_reflex::Target, emoji: &str) -> Result<(), String> {
+    fn react(&self, to: &cn_reflex::Target, emoji: &str) -> Result<(), cn_reflex::ReplyError> {
         // A hub thread has no reactions; record it as a reply line so nothing is silent.
         self.reply(to, emoji)
     }
@@ -183,7 +183,7 @@ impl HubMind {
         let Some(engine) = self.reflexes.clone() else { return false };
         let Ok(mut engine) = engine.lock() else { return false };
         let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
-        let handled = engine.handle(&cn_reflex::Percept::new(&item.content).source(source).id(&item.id));
+        let handled = engine.handle(&cn_reflex::Input::new(&item.content).source(source).id(&item.id));
         drop(engine);
         if handled.escalate {
             return false;

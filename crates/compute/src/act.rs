@@ -2,7 +2,7 @@
 //! result and stores the action with it. An unknown tool or bad params is an error result
 //! the model sees next turn, never a panic or a stop.
 
-use crate::prepare::State;
+use crate::state::State;
 use crate::{Outcome, ToolCall};
 
 pub fn act(state: &mut State, call: ToolCall) -> Outcome {

@@ -1,6 +1,6 @@
 //! decide — motion selection: the only place that chooses action or stillness.
 
-use crate::prepare::State;
+use crate::state::State;
 use crate::Decision;
 
 pub fn decide(state: &mut State) -> Decision {

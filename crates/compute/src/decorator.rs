@@ -5,7 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::prepare::State;
+use crate::state::State;
 use crate::{Answer, Decision, ModelError, Outcome, Parsed, Plan, ToolCall};
 
 pub type DecideFn = Box<dyn FnMut(&mut State) -> Decision + Send>;
@@ -56,13 +56,15 @@ impl fmt::Display for Step {
     }
 }
 
+/// A step name that is none of the six verbs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown step `{0}` (expected one of decide, rest, plan, ask, parse, act)")]
+pub struct UnknownStep(pub String);
+
 impl FromStr for Step {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Step::ALL
-            .into_iter()
-            .find(|step| step.name() == s)
-            .ok_or_else(|| format!("unknown step `{s}` (expected one of decide, rest, plan, ask, parse, act)"))
+    type Err = UnknownStep;
+    fn from_str(s: &str) -> Result<Self, UnknownStep> {
+        Step::ALL.into_iter().find(|step| step.name() == s).ok_or_else(|| UnknownStep(s.to_string()))
     }
 }
 

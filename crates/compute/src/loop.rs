@@ -5,7 +5,8 @@
 //! stop token is checked before every turn and after every act, so shutdown lets the
 //! current act finish and starts no other.
 
-use crate::prepare::{Prepared, State};
+use crate::prepare::Prepared;
+use crate::state::State;
 use crate::{Decision, Outcome, Parsed};
 
 pub fn r#loop(prepared: Prepared) -> State {

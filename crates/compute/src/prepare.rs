@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use crate::decorator::{Decorator, Verbs};
-use crate::{Config, Level, Mind, Model, Outcomes, StopToken, Store, Tools};
+use crate::state::State;
+use crate::{Config, Mind, Model, Outcomes, StopToken, Store, Tools};
 
 /// The parts the layers above supply: intelligence, effects, history.
 pub struct Parts {
@@ -62,22 +63,6 @@ impl Inputs {
     }
 }
 
-/// The loop's state: the working directory, the config, the parts and what just happened.
-pub struct State {
-    pub workdir: PathBuf,
-    pub config: Config,
-    pub mind: Box<dyn Mind>,
-    pub model: Box<dyn Model>,
-    pub tools: Box<dyn Tools>,
-    pub store: Box<dyn Store>,
-    pub outcomes: Outcomes,
-    /// The level of the move in progress (set by `plan`, read by `act`).
-    pub level: Level,
-    /// Moves made so far.
-    pub moves: u64,
-    pub stop: StopToken,
-}
-
 /// What `prepare` outputs: state, config (inside state) and the wrapped verbs.
 pub struct Prepared {
     pub state: State,
@@ -88,8 +73,8 @@ pub struct Prepared {
 pub enum PrepareError {
     #[error("cannot read config {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
-    #[error("config {path} is not valid YAML: {message}")]
-    Yaml { path: PathBuf, message: String },
+    #[error("config {path} is not valid YAML: {source}")]
+    Yaml { path: PathBuf, source: serde_yaml_ng::Error },
 }
 
 pub fn prepare(inputs: Inputs) -> Result<Prepared, PrepareError> {
@@ -103,7 +88,7 @@ pub fn prepare(inputs: Inputs) -> Result<Prepared, PrepareError> {
                 serde_json::Value::Null
             } else {
                 serde_yaml_ng::from_str(&text)
-                    .map_err(|e| PrepareError::Yaml { path: path.clone(), message: e.to_string() })?
+                    .map_err(|source| PrepareError::Yaml { path: path.clone(), source })?
             };
             Config { value }
         }

@@ -237,24 +237,33 @@ pub struct Config {
 impl Config {
     /// Load a YAML file as-is. A missing file is an empty config; an unreadable or invalid
     /// one is an error naming the file (and the YAML error's line).
-    pub fn load(path: &std::path::Path) -> Result<Config, String> {
+    pub fn load(path: &std::path::Path) -> Result<Config, ConfigLoadError> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+            Err(source) => return Err(ConfigLoadError::Read { path: path.to_path_buf(), source }),
         };
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
         serde_yaml_ng::from_str(&text)
             .map(|value| Config { value })
-            .map_err(|e| format!("{} is not valid YAML: {e}", path.display()))
+            .map_err(|source| ConfigLoadError::Yaml { path: path.to_path_buf(), source })
     }
 
     /// Look a dotted path up (`models.executive.provider`).
     pub fn get(&self, path: &str) -> Option<&Value> {
         path.split('.').try_fold(&self.value, |v, k| v.get(k))
     }
+}
+
+/// Why [`Config::load`] found no config: the file is there but unreadable, or not YAML.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigLoadError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: std::path::PathBuf, source: std::io::Error },
+    #[error("{} is not valid YAML: {source}", path.display())]
+    Yaml { path: std::path::PathBuf, source: serde_yaml_ng::Error },
 }
 
 mod duration_ms {

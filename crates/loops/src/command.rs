@@ -40,7 +40,7 @@ pub fn run_command(
     iteration: u64,
 ) -> Result<CommandRun> {
     let spawn_error =
-        |e: std::io::Error| LoopError::component(role, format!("cannot run `{command}`: {e}"));
+        |e: std::io::Error| LoopError::component_from(role, format!("cannot run `{command}`"), e);
     let (mut reader, writer) = std::io::pipe().map_err(spawn_error)?;
     let mut cmd = Command::new("bash");
     cmd.args(["-O", "globstar", "-c", command])

@@ -12,7 +12,7 @@ use serde_yaml_ng::{Mapping, Value};
 
 use crate::artifacts::{LoopRun, CONTROLLER_OUTPUT, LOOP_RUN, SENSOR_OUTPUT};
 use crate::command::run_command;
-use crate::error::{LoopError, Result};
+use crate::error::{LoopError, NoTargetMet, Result};
 use crate::git::Git;
 use crate::model::ModelSource;
 use crate::task::Task;
@@ -63,7 +63,7 @@ impl Controller for CommandController {
             LoopError::component(ROLE, format!("`{}` did not write {file}; a controller must write it with `target-met: true|false` in its frontmatter", self.command))
         })?;
         let doc =
-            Doc::parse(&text).map_err(|e| LoopError::component(ROLE, format!("{file}: {e}")))?;
+            Doc::parse(&text).map_err(|e| LoopError::component_from(ROLE, file.clone(), e))?;
         match target_met(doc.get("target-met")) {
             Some(target_met) => Ok(Judgment { target_met }),
             None => Err(LoopError::component(
@@ -112,7 +112,7 @@ impl Controller for ModelController {
         ctx.run.remove(CONTROLLER_OUTPUT)?;
         let answer = self.source.ask(ROLE, &plan, iteration)?;
         let (target_met, body) =
-            parse_answer(&answer.markdown).map_err(|m| LoopError::component(ROLE, m))?;
+            parse_answer(&answer.markdown).map_err(|source| LoopError::Answer { role: ROLE, source })?;
         let mut front = Mapping::new();
         front.insert("target-met".into(), Value::Bool(target_met));
         ctx.run
@@ -175,7 +175,7 @@ fn word(s: &str) -> Option<bool> {
 /// Read a controller model's answer: `target-met` from its frontmatter, or from a first line
 /// `target-met: true|false` (bold or backticks tolerated). A whole answer wrapped in a
 /// `` ```markdown `` fence is unwrapped first. Anything else is an error quoting the answer's start.
-pub fn parse_answer(markdown: &str) -> Result<(bool, String), String> {
+pub fn parse_answer(markdown: &str) -> Result<(bool, String), NoTargetMet> {
     let text = unwrap_fence(markdown.trim_start());
     if Doc::has_frontmatter(text) {
         if let Ok(doc) = Doc::parse(text) {
@@ -204,10 +204,7 @@ pub fn parse_answer(markdown: &str) -> Result<(bool, String), String> {
             }
         }
     }
-    let start: String = markdown.chars().take(200).collect();
-    Err(format!(
-        "the answer does not start with `target-met: true|false` (as frontmatter or as its first line); it began: {start:?}"
-    ))
+    Err(NoTargetMet { start: markdown.chars().take(200).collect() })
 }
 
 fn unwrap_fence(text: &str) -> &str {
@@ -249,7 +246,7 @@ mod tests {
             "---\ntarget-met: maybe\n---\n",
             "target-met: perhaps",
         ] {
-            let e = parse_answer(bad).unwrap_err();
+            let e = parse_answer(bad).unwrap_err().to_string();
             assert!(
                 e.contains("target-met") && e.contains("began"),
                 "{bad:?}: {e}"

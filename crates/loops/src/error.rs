@@ -16,6 +16,17 @@ pub enum LoopError {
     Component { role: &'static str, message: String },
     #[error(transparent)]
     Git(#[from] cn_hub::git::GitError),
+    /// Bad input found through another error (an unreadable directory or answers file, a
+    /// model that cannot be made, the loop's lock held); the cause is the source.
+    #[error("{message}: {source}")]
+    InputFrom { message: String, source: BoxError },
+    /// A component failed through another error (a command that cannot start, a model
+    /// that gave no answer); the cause is the source.
+    #[error("{role}: {message}: {source}")]
+    ComponentFrom { role: &'static str, message: String, source: BoxError },
+    /// A controller model's answer that says neither `target-met: true` nor `false`.
+    #[error("{role}: {source}")]
+    Answer { role: &'static str, source: NoTargetMet },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -33,14 +44,33 @@ impl LoopError {
             message: message.into(),
         }
     }
+    /// Bad input caused by `source`; `message` says what and where.
+    pub fn input_from(message: impl Into<String>, source: impl Into<BoxError>) -> Self {
+        LoopError::InputFrom { message: message.into(), source: source.into() }
+    }
+    /// `role` failed because of `source`; `message` says doing what.
+    pub fn component_from(role: &'static str, message: impl Into<String>, source: impl Into<BoxError>) -> Self {
+        LoopError::ComponentFrom { role, message: message.into(), source: source.into() }
+    }
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> LoopError {
         let path = path.into();
         move |source| LoopError::Io { path, source }
     }
     /// True for input the caller should fix (exit 2 in the binary).
     pub fn is_input(&self) -> bool {
-        matches!(self, LoopError::Input(_) | LoopError::Config(_))
+        matches!(self, LoopError::Input(_) | LoopError::InputFrom { .. } | LoopError::Config(_))
     }
 }
 
 pub type Result<T, E = LoopError> = std::result::Result<T, E>;
+
+/// A controller answer without a readable `target-met`; `start` is its first 200 characters.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the answer does not start with `target-met: true|false` (as frontmatter or as its first line); it began: {start:?}")]
+pub struct NoTargetMet {
+    pub start: String,
+}
+
+/// Any error kept as a source: the causes a loop meets come from many crates (git, a
+/// model, the file system) and are only ever shown, never matched.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -43,11 +43,11 @@ pub use artifacts::{
 };
 pub use command::{run_command, CommandRun};
 pub use controller::{parse_answer, CommandController, Controller, Ctx, Judgment, ModelController};
-pub use error::{LoopError, Result};
+pub use error::{BoxError, LoopError, NoTargetMet, Result};
 pub use git::{Git, LoopCommit};
-pub use model::{no_models, ModelFactory, ModelSource};
+pub use model::{no_models, ModelFactory, ModelSource, NoModelProvider};
 pub use orchestrator::{GitOrchestrator, Orchestrator, OrchestratorOutput, Status};
-pub use run::{Loop, Outcome};
+pub use run::{Loop, RunEnd};
 pub use sensor::{CommandSensor, Sensor, SensorReport};
 pub use status::{status, LoopStatus};
 pub use task::{Component, Defaults, SensorSpec, Task, TEMPLATE};
@@ -58,7 +58,7 @@ pub fn run(
     defaults: &Defaults,
     models: &mut dyn ModelFactory,
     done: bool,
-) -> Result<Outcome> {
+) -> Result<RunEnd> {
     Loop::open(dir, defaults, models)?.run(done)
 }
 

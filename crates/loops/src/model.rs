@@ -20,26 +20,34 @@ use std::path::{Path, PathBuf};
 
 use cn_compute::{Answer, Level, Model, Plan, Scripted};
 
-use crate::error::{LoopError, Result};
+use crate::error::{BoxError, LoopError, Result};
 
 /// Makes the model for a `model: local | executive` component (`role` is "controller" or
-/// "actuator"). An error is reported as bad input naming the task's field.
+/// "actuator"). An error is reported as bad input naming the task's field, with the
+/// factory's error as its source.
 pub trait ModelFactory {
-    fn model(&mut self, role: &'static str, kind: &str) -> Result<Box<dyn Model>, String>;
+    fn model(&mut self, role: &'static str, kind: &str) -> Result<Box<dyn Model>, BoxError>;
 }
 
 impl<F> ModelFactory for F
 where
-    F: FnMut(&'static str, &str) -> Result<Box<dyn Model>, String>,
+    F: FnMut(&'static str, &str) -> Result<Box<dyn Model>, BoxError>,
 {
-    fn model(&mut self, role: &'static str, kind: &str) -> Result<Box<dyn Model>, String> {
+    fn model(&mut self, role: &'static str, kind: &str) -> Result<Box<dyn Model>, BoxError> {
         self(role, kind)
     }
 }
 
+/// What [`no_models`] says to every `local`/`executive` component.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no model provider is configured for `{kind}`")]
+pub struct NoModelProvider {
+    pub kind: String,
+}
+
 /// A factory for callers without model providers: every `local`/`executive` is refused.
-pub fn no_models(_role: &'static str, kind: &str) -> Result<Box<dyn Model>, String> {
-    Err(format!("no model provider is configured for `{kind}`"))
+pub fn no_models(_role: &'static str, kind: &str) -> Result<Box<dyn Model>, BoxError> {
+    Err(NoModelProvider { kind: kind.to_string() }.into())
 }
 
 pub enum ModelSource {
@@ -61,27 +69,30 @@ impl ModelSource {
         dir: &Path,
         factory: &mut dyn ModelFactory,
     ) -> Result<ModelSource> {
-        let bad = |m: String| {
-            LoopError::input(format!("loop-run/task.md: frontmatter field `{role}`: {m}"))
-        };
+        let field = format!("loop-run/task.md: frontmatter field `{role}`");
+        let bad = |m: String| LoopError::input(format!("{field}: {m}"));
+        let bad_from = |m: String, e: BoxError| LoopError::input_from(format!("{field}: {m}"), e);
         if kind == "scripted" {
             let file = answers
                 .map(|a| dir.join(a))
                 .ok_or_else(|| bad("`model: scripted` needs `answers: FILE`".into()))?;
             let text = std::fs::read_to_string(&file)
-                .map_err(|e| bad(format!("answers file {}: {e}", file.display())))?;
+                .map_err(|e| bad_from(format!("answers file {}", file.display()), e.into()))?;
             let answers: BTreeMap<u64, String> = serde_yaml_ng::from_str(&text).map_err(|e| {
-                bad(format!(
-                    "answers file {}: expected a mapping of iteration number to markdown: {e}",
-                    file.display()
-                ))
+                bad_from(
+                    format!(
+                        "answers file {}: expected a mapping of iteration number to markdown",
+                        file.display()
+                    ),
+                    e.into(),
+                )
             })?;
             return Ok(ModelSource::Replay { file, answers });
         }
         let level = if kind == "local" { 2 } else { 3 };
         let model = factory
             .model(role, kind)
-            .map_err(|m| bad(format!("`model: {kind}`: {m}")))?;
+            .map_err(|e| bad_from(format!("`model: {kind}`"), e))?;
         Ok(ModelSource::Model { model, level })
     }
 
@@ -108,6 +119,6 @@ impl ModelSource {
                 }
             },
         };
-        answer.map_err(|e| LoopError::component(role, format!("the model gave no answer: {e}")))
+        answer.map_err(|e| LoopError::component_from(role, "the model gave no answer", e))
     }
 }

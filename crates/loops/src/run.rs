@@ -30,9 +30,11 @@ use crate::orchestrator::{GitOrchestrator, Orchestrator, OrchestratorOutput, Sta
 use crate::sensor::{CommandSensor, Sensor};
 use crate::task::{Component, Defaults, Task};
 
-/// How a `run` ended.
+/// How a `run` ended: the iteration it stopped at and the status it stopped with (the
+/// seed's "final result", or a pause while a person actuates). Not compute's `Outcome`,
+/// which is what one act of the kernel's loop produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
+pub struct RunEnd {
     pub iteration: u64,
     pub status: Status,
     /// True when the loop had already ended and nothing ran.
@@ -87,10 +89,7 @@ impl Loop {
             Component::Manual => Box::new(ManualActuator),
         };
         let lock = cn_storage::HubLock::acquire(&git.git_dir()?, Duration::ZERO).map_err(|e| {
-            LoopError::input(format!(
-                "{}: another `cn loop` is running here ({e})",
-                run.dir.display()
-            ))
+            LoopError::input_from(format!("{}: another `cn loop` is running here", run.dir.display()), e)
         })?;
         let sensor = Box::new(CommandSensor {
             specs: task.sensors.clone(),
@@ -126,7 +125,7 @@ impl Loop {
 
     /// `cn loop run` (`done: false`) and `cn loop done` (`done: true`): run iterations until
     /// the loop ends or waits for a person.
-    pub fn run(&mut self, done: bool) -> Result<Outcome> {
+    pub fn run(&mut self, done: bool) -> Result<RunEnd> {
         let outcome = self.iterate(done);
         if matches!(&outcome, Ok(o) if !o.nothing_to_do) {
             self.git.maintain();
@@ -134,7 +133,7 @@ impl Loop {
         outcome
     }
 
-    fn iterate(&mut self, done: bool) -> Result<Outcome> {
+    fn iterate(&mut self, done: bool) -> Result<RunEnd> {
         let committed = self.orchestrator.committed()?;
         let on_disk = self
             .run
@@ -160,7 +159,7 @@ impl Loop {
                 if done {
                     return Err(LoopError::input(format!("the loop has ended ({status} at iteration {iteration}); nothing is waiting for `cn loop done`")));
                 }
-                return Ok(Outcome {
+                return Ok(RunEnd {
                     iteration,
                     status,
                     nothing_to_do: true,
@@ -174,7 +173,7 @@ impl Loop {
         let mut recovered = Vec::new();
         match (waiting, done) {
             (true, false) => {
-                return Ok(Outcome { iteration: next, status: Status::WaitingForActuator, nothing_to_do: true, recovered, resumed_at: None })
+                return Ok(RunEnd { iteration: next, status: Status::WaitingForActuator, nothing_to_do: true, recovered, resumed_at: None })
             }
             (false, true) => {
                 return Err(LoopError::input(format!(
@@ -184,7 +183,7 @@ impl Loop {
             (true, true) => {
                 let status = self.guard(next, |l| l.finish_manual(next))?;
                 if status != Status::Running {
-                    return Ok(Outcome { iteration: next, status, nothing_to_do: false, recovered, resumed_at: None });
+                    return Ok(RunEnd { iteration: next, status, nothing_to_do: false, recovered, resumed_at: None });
                 }
                 next += 1;
             }
@@ -201,7 +200,7 @@ impl Loop {
         loop {
             let status = self.guard(next, |l| l.step(next, std::mem::take(&mut kept)))?;
             if status != Status::Running {
-                return Ok(Outcome {
+                return Ok(RunEnd {
                     iteration: next,
                     status,
                     nothing_to_do: false,
@@ -407,11 +406,11 @@ mod tests {
         ]);
         let (asked_c, asked_a) = (controller.asked.clone(), actuator.asked.clone());
         let mut models =
-            move |role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, String> {
+            move |role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, crate::BoxError> {
                 match (role, kind) {
                     ("controller", "executive") => Ok(Box::new(controller.clone())),
                     ("actuator", "local") => Ok(Box::new(actuator.clone())),
-                    other => Err(format!("unexpected {other:?}")),
+                    other => Err(format!("unexpected {other:?}").into()),
                 }
             };
         let outcome = crate::run(p, &Defaults::default(), &mut models, false).unwrap();

@@ -118,9 +118,9 @@ impl Task {
                 "no YAML frontmatter; start the file with `---`, then `max-iterations:` and `sensors:`, then `---`".into(),
             ));
         }
-        let doc = Doc::parse(text).map_err(|e| bad(e.to_string()))?;
-        let front: Value =
-            serde_json::to_value(&doc.front).map_err(|e| bad(format!("frontmatter: {e}")))?;
+        let doc = Doc::parse(text).map_err(|e| LoopError::input_from("loop-run/task.md", e))?;
+        let front: Value = serde_json::to_value(&doc.front)
+            .map_err(|e| LoopError::input_from("loop-run/task.md: frontmatter", e))?;
         let Value::Object(front) = front else {
             return Err(bad("the frontmatter is not a mapping".into()));
         };

@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use cn_compute::{Answer, AskFn, Decorator, Model, ModelError, Plan};
+use cn_compute::{Answer, AskFn, Decorator, Model, ModelError, Plan, State};
 use serde::{Deserialize, Serialize};
 use time::{OffsetDateTime, UtcOffset};
 
@@ -60,6 +60,17 @@ pub fn system_clock() -> Clock {
 pub enum BudgetError {
     #[error("thinking budget {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+}
+
+/// Why the budget refuses an executive call now.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    #[error("daily executive tokens spent ({spent} of {cap}; this call may need {need}); resets at local midnight")]
+    Tokens { spent: u64, cap: u64, need: u64 },
+    #[error("daily executive cost spent (${spent:.4} of ${cap:.2}); resets at local midnight")]
+    Cost { spent: f64, cap: f64 },
+    #[error("autonomous executive calls are paced: next one in {wait_secs}s")]
+    Paced { wait_secs: i64 },
 }
 
 pub struct Budget {
@@ -117,22 +128,19 @@ impl Budget {
 
     /// Whether a call of this kind could run now; the reason when not. Changes nothing
     /// but the day.
-    pub fn check(&mut self, owner: bool, tokens_in: u64, max_tokens: u32) -> Result<(), String> {
+    pub fn check(&mut self, owner: bool, tokens_in: u64, max_tokens: u32) -> Result<(), Refusal> {
         let now = (self.clock)();
         self.roll(now);
         let need = tokens_in + max_tokens as u64;
         if let Some(cap) = self.config.daily_tokens {
             if self.state.tokens + need > cap {
-                return Err(format!(
-                    "daily executive tokens spent ({} of {cap}; this call may need {need}); resets at local midnight",
-                    self.state.tokens
-                ));
+                return Err(Refusal::Tokens { spent: self.state.tokens, cap, need });
             }
         }
         if let Some(cap) = self.config.daily_cost {
             let need = self.cost(tokens_in, max_tokens as u64);
             if self.state.cost + need > cap {
-                return Err(format!("daily executive cost spent (${:.4} of ${cap:.2}); resets at local midnight", self.state.cost));
+                return Err(Refusal::Cost { spent: self.state.cost, cap });
             }
         }
         if !owner && self.config.min_interval_secs > 0 {
@@ -140,7 +148,7 @@ impl Budget {
                 let next = last + self.config.min_interval_secs as i64;
                 let now_s = now.unix_timestamp();
                 if now_s < next {
-                    return Err(format!("autonomous executive calls are paced: next one in {}s", next - now_s));
+                    return Err(Refusal::Paced { wait_secs: next - now_s });
                 }
             }
         }
@@ -153,7 +161,7 @@ impl Budget {
     }
 
     /// Admit `plan` (stamping the interval for autonomous calls) or say why not.
-    pub fn admit(&mut self, plan: &Plan) -> Result<(), String> {
+    pub fn admit(&mut self, plan: &Plan) -> Result<(), Refusal> {
         let tokens_in = (plan.system.len() + plan.prompt.len()).div_ceil(3) as u64;
         let verdict = self.check(plan.owner, tokens_in, plan.max_tokens);
         match &verdict {
@@ -203,7 +211,8 @@ impl Budget {
                 Ok(answer)
             }
             Err(reason) => match on_exhausted {
-                OnExhausted::Defer => Err(ModelError::Budget(reason)),
+                // The model's error carries text (it is shown and serialized): the edge.
+                OnExhausted::Defer => Err(ModelError::Budget(reason.to_string())),
                 OnExhausted::Local => {
                     tracing::info!(%reason, "thinking budget: asking the local level instead");
                     let mut local = plan;
@@ -218,7 +227,7 @@ impl Budget {
     /// The budget as a decorator on `ask`.
     pub fn decorator(budget: SharedBudget) -> Decorator {
         Decorator::Ask(Box::new(move |mut inner: AskFn| -> AskFn {
-            Box::new(crate::ask_fn(move |state, plan| Budget::guard(&budget, plan, |p| inner(state, p))))
+            Box::new(move |state: &mut State, plan: Plan| Budget::guard(&budget, plan, |p| inner(state, p)))
         }))
     }
 }

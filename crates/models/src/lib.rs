@@ -31,11 +31,11 @@ use std::path::{Path, PathBuf};
 
 use cn_compute::{Config, Model};
 
-pub use budget::{Budget, BudgetState, Budgeted, SharedBudget};
+pub use budget::{Budget, BudgetState, Budgeted, Refusal, SharedBudget};
 pub use config::{BudgetConfig, ConfigError, ModelsConfig, OnExhausted, ProviderConfig, ProviderKind, Secret};
 pub use grammar::grammar;
 pub use plan::{build_plan, choose_level, LevelLimits, PlanInput};
-pub use record::{recording, Recording, Replay};
+pub use record::{recording, Recording, Replay, ReplayError};
 pub use retry::{Retry, RetryPolicy};
 pub use tiered::Tiered;
 
@@ -105,7 +105,7 @@ pub fn provider(cfg: &ProviderConfig, key: &str, hub: &Path) -> Result<Box<dyn M
                 key: format!("{key}.path"),
                 message: "missing: the recording to replay".into(),
             })?;
-            let replay = Replay::from_file(&path).map_err(|message| ConfigError::Invalid { key: format!("{key}.path"), message })?;
+            let replay = Replay::from_file(&path).map_err(|e| ConfigError::Invalid { key: format!("{key}.path"), message: e.to_string() })?;
             Box::new(replay)
         }
         ProviderKind::Embedded => embedded(cfg, key, hub)?,
@@ -176,13 +176,5 @@ pub fn budget_of(budget: &BudgetConfig, models: &ModelsConfig, hub: &Path) -> Re
 /// [`budget_of`] from the kernel's as-is config.
 pub fn open_budget(config: &Config, hub: &Path) -> Result<SharedBudget, ConfigError> {
     budget_of(&BudgetConfig::from_config(config)?, &ModelsConfig::from_config(config)?, hub)
-}
-
-/// Give a closure the kernel's `AskFn` signature without naming the kernel's `State`.
-pub(crate) fn ask_fn<S, F>(f: F) -> F
-where
-    F: FnMut(&mut S, cn_compute::Plan) -> Result<cn_compute::Answer, cn_compute::ModelError> + Send + 'static,
-{
-    f
 }
 

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use cn_compute::{Answer, AskFn, Decorator, Model, ModelError, Plan};
+use cn_compute::{Answer, AskFn, Decorator, Model, ModelError, Plan, State};
 use cn_storage::Journal;
 use serde::{Deserialize, Serialize};
 
@@ -53,7 +53,7 @@ impl Recorder {
 pub fn recording(path: impl Into<PathBuf>) -> std::io::Result<Decorator> {
     let recorder = Arc::new(Mutex::new(Recorder::open(path)?));
     Ok(Decorator::Ask(Box::new(move |mut inner: AskFn| -> AskFn {
-        Box::new(crate::ask_fn(move |state, plan| {
+        Box::new(move |state: &mut State, plan: Plan| {
             let kept = plan.clone();
             let result = inner(state, plan);
             if let Ok(mut r) = recorder.lock() {
@@ -62,7 +62,7 @@ pub fn recording(path: impl Into<PathBuf>) -> std::io::Result<Decorator> {
                 }
             }
             result
-        }))
+        })
     })))
 }
 
@@ -90,6 +90,16 @@ impl<M: Model> Model for Recording<M> {
     }
 }
 
+/// Why a recording cannot be replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The file cannot be read (the journal reader's error names the file).
+    #[error(transparent)]
+    Read(#[from] std::io::Error),
+    #[error("{}: interaction {number}: {source}", path.display())]
+    Interaction { path: PathBuf, number: usize, source: serde_json::Error },
+}
+
 /// Plays a recording back, in order. Runs out with `ModelError::Other`, never invents.
 #[derive(Debug, Clone)]
 pub struct Replay {
@@ -104,12 +114,12 @@ impl Replay {
 
     /// Load a file the recorder wrote; lines that are not interactions are errors naming
     /// their line (a torn last line is skipped, as the journal reader does).
-    pub fn from_file(path: &Path) -> Result<Replay, String> {
-        let read = Journal::read(path).map_err(|e| e.to_string())?;
+    pub fn from_file(path: &Path) -> Result<Replay, ReplayError> {
+        let read = Journal::read(path)?;
         let mut queue = VecDeque::with_capacity(read.entries.len());
         for (i, entry) in read.entries.into_iter().enumerate() {
             let it: Interaction = serde_json::from_value(serde_json::Value::Object(entry.0))
-                .map_err(|e| format!("{}: interaction {}: {e}", path.display(), i + 1))?;
+                .map_err(|source| ReplayError::Interaction { path: path.to_path_buf(), number: i + 1, source })?;
             queue.push_back(it);
         }
         Ok(Replay { queue, name: format!("replay:{}", path.display()) })

@@ -1,5 +1,5 @@
 //! Reflex figures (issue 6): level-0 matching of one message against 100 reflexes, a level-0
-//! reply end to end (percept in → reply done), and the reference stream of 1,000 mixed
+//! reply end to end (input in → reply done), and the reference stream of 1,000 mixed
 //! messages — the share answered at each level and the executive tokens saved.
 //!
 //! Run: `cargo bench -p cn-reflex --bench reflex -- --measurement-time 3 --warm-up-time 1`
@@ -11,16 +11,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cn_compute::{Answer, Model, ModelError, Plan};
-use cn_reflex::{Engine, Percept, Replier, Target};
+use cn_reflex::{Engine, Input, Replier, ReplyError, Target};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 struct Sink;
 impl Replier for Sink {
-    fn reply(&self, _: &Target, m: &str) -> Result<(), String> {
+    fn reply(&self, _: &Target, m: &str) -> Result<(), ReplyError> {
         black_box(m);
         Ok(())
     }
-    fn react(&self, _: &Target, e: &str) -> Result<(), String> {
+    fn react(&self, _: &Target, e: &str) -> Result<(), ReplyError> {
         black_box(e);
         Ok(())
     }
@@ -72,9 +72,9 @@ fn level0(c: &mut Criterion) {
     g.bench_function("match one message against 100 reflexes (miss)", |b| {
         b.iter(|| black_box(e.match_level0(black_box("could you look at the failing build on main?"), None)))
     });
-    g.bench_function("reply end to end (percept in, reply done, journaled)", |b| {
+    g.bench_function("reply end to end (input in, reply done, journaled)", |b| {
         b.iter(|| {
-            let h = e.handle(&Percept::new(black_box("hello there")).source("discord"));
+            let h = e.handle(&Input::new(black_box("hello there")).source("discord"));
             assert!(!h.escalate);
             black_box(h)
         })
@@ -152,7 +152,7 @@ fn reference_stream(c: &mut Criterion) {
     let mut by_level = [0usize; 4];
     let (mut all_tokens, mut saved_tokens) = (0usize, 0usize);
     for (kind, text) in &messages {
-        let h = e.handle(&Percept::new(text));
+        let h = e.handle(&Input::new(text));
         let level = if h.escalate { 3 } else { h.level as usize };
         by_level[level] += 1;
         let tokens = exec_chars(kind, text) / 4;
@@ -175,7 +175,7 @@ fn reference_stream(c: &mut Criterion) {
     g.bench_function("1000 mixed messages (stand-in local model, loopback fetch)", |b| {
         b.iter(|| {
             for (_, text) in &messages {
-                black_box(e.handle(&Percept::new(text)));
+                black_box(e.handle(&Input::new(text)));
             }
         })
     });

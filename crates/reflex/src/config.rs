@@ -25,7 +25,7 @@ pub fn of(config: &HubConfig) -> (ReflexConfig, Policy) {
     // are a different vocabulary, so reflexes get their own grants.
     policy.levels = match &config.reflexes.grants {
         Some(g) => g.clone(),
-        None => crate::actions::default_grants(),
+        None => crate::spec::default_grants(),
     };
     (config.reflexes.clone(), policy)
 }

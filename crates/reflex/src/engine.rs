@@ -24,27 +24,23 @@ use serde_json::{Map, Value};
 
 use crate::actions::{self, Replier, Shared, Target, Turn};
 use crate::config::{self, ConfigError, ReflexConfig};
-use crate::load::{Catalog, LoadError};
+use crate::load::Catalog;
+use crate::load_error::LoadError;
+use crate::mode::Mode;
 use crate::reflex::{Reflex, Trigger, TriggerKind};
+use crate::spec;
 use crate::stats::{self, RunOutcome, Stats};
 use crate::vars;
 
-/// How a run treats effects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mode {
-    /// For real: effects, journal, analytics.
-    #[default]
-    Live,
-    /// `cn reflex test`: effects run except `reply`/`react`, which only say what they would
-    /// send; journaled with `test: true`; not counted in analytics.
-    Test,
-    /// Nothing with an effect runs (fetches included); nothing is journaled or counted.
-    DryRun,
-}
-
-/// The reflex view of a percept or impulse.
+/// What attention routes to the reflexes, as they see it: its text, the sense it came from
+/// and its id.
+///
+/// The seed calls what attention scores and routes its *inputs* ("percepts + impulses"):
+/// this is one of them, whichever it was (a percept, an impulse, a hub item, the text given
+/// to `cn reflex test`), borrowed for one run. It is not autonomy's `Percept` (one sensed
+/// thing with its sense, time and payload), so it does not take that name.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Percept<'a> {
+pub struct Input<'a> {
     pub text: &'a str,
     /// The sense it came from (`discord`, `github`, ...).
     pub source: Option<&'a str>,
@@ -52,9 +48,9 @@ pub struct Percept<'a> {
     pub id: Option<&'a str>,
 }
 
-impl<'a> Percept<'a> {
+impl<'a> Input<'a> {
     pub fn new(text: &'a str) -> Self {
-        Percept { text, source: None, id: None }
+        Input { text, source: None, id: None }
     }
     pub fn source(mut self, source: &'a str) -> Self {
         self.source = Some(source);
@@ -209,7 +205,7 @@ impl Engine {
     /// and parameters, from the registry's own docs (so the notes never drift from the code).
     pub fn notes(&self) -> String {
         let mut out = crate::examples::NOTES.to_string();
-        for spec in actions::SPECS {
+        for spec in spec::SPECS {
             match self.registry.get(spec.name) {
                 Some(tool) => {
                     out.push('\n');
@@ -251,16 +247,16 @@ impl Engine {
     }
 
     /// Handle one item for real.
-    pub fn handle(&mut self, percept: &Percept) -> Handled {
-        self.run(percept, Mode::Live)
+    pub fn handle(&mut self, input: &Input) -> Handled {
+        self.run(input, Mode::Live)
     }
 
     /// Handle one item in the given mode.
-    pub fn run(&mut self, percept: &Percept, mode: Mode) -> Handled {
+    pub fn run(&mut self, input: &Input, mode: Mode) -> Handled {
         let start = Instant::now();
         self.maybe_reload();
-        let Some((index, kind, vars)) = self.find(percept) else {
-            self.remember(percept);
+        let Some((index, kind, vars)) = self.find(input) else {
+            self.remember(input);
             return Handled {
                 reflex: None,
                 level: 3,
@@ -273,14 +269,14 @@ impl Engine {
             };
         };
         let reflex = &self.catalog.reflexes[index];
-        let target = Target { item: percept.id.map(String::from), source: percept.source.map(String::from), text: percept.text.to_string() };
+        let target = Target { item: input.id.map(String::from), source: input.source.map(String::from), text: input.text.to_string() };
         if let Ok(mut t) = self.shared.turn.lock() {
             *t = Turn { mode, reflex: reflex.name.clone(), target };
         }
         let mut env = vars.clone();
-        env.insert("text".into(), Value::String(percept.text.to_string()));
-        env.insert("source".into(), percept.source.map_or(Value::Null, |s| Value::String(s.into())));
-        env.insert("item".into(), percept.id.map_or(Value::Null, |s| Value::String(s.into())));
+        env.insert("text".into(), Value::String(input.text.to_string()));
+        env.insert("source".into(), input.source.map_or(Value::Null, |s| Value::String(s.into())));
+        env.insert("item".into(), input.id.map_or(Value::Null, |s| Value::String(s.into())));
         let mut steps = Vec::with_capacity(reflex.steps.len());
         let stop = self.run_steps(reflex, &mut env, mode, 0, &mut steps).err();
         let (escalate, error, outcome) = match stop {
@@ -299,7 +295,7 @@ impl Engine {
             latency: start.elapsed(),
         };
         if mode != Mode::DryRun {
-            self.journal_run(&handled, percept, outcome, mode);
+            self.journal_run(&handled, input, outcome, mode);
         }
         if mode == Mode::Live {
             let (name, file) = (reflex.name.clone(), reflex.file.clone());
@@ -308,13 +304,13 @@ impl Engine {
             }
         }
         if escalate {
-            self.remember(percept);
+            self.remember(input);
         }
         handled
     }
 
-    /// The first reflex that takes `percept`, its trigger kind and extracted variables.
-    fn find(&self, p: &Percept) -> Option<(usize, TriggerKind, Map<String, Value>)> {
+    /// The first reflex that takes `input`, its trigger kind and extracted variables.
+    fn find(&self, p: &Input) -> Option<(usize, TriggerKind, Map<String, Value>)> {
         let reflexes = &self.catalog.reflexes;
         let accept = |i: usize| {
             let r = &reflexes[i];
@@ -353,7 +349,7 @@ impl Engine {
 
     /// Ask the level-2 model which intent `p` is; `None` when it has no model, fails, or
     /// answers anything but one of the intents.
-    fn classify(&self, p: &Percept, candidates: &[(usize, Map<String, Value>)]) -> Option<String> {
+    fn classify(&self, p: &Input, candidates: &[(usize, Map<String, Value>)]) -> Option<String> {
         let mut intents: Vec<(&str, &str)> = Vec::new();
         for (i, _) in candidates {
             let r = &self.catalog.reflexes[*i];
@@ -441,7 +437,7 @@ impl Engine {
             let reason = params.get("reason").map(vars::as_text).unwrap_or_default();
             return Err(Stop::Escalate(if reason.is_empty() { format!("reflex {} escalated", r.name) } else { reason }));
         }
-        if let Some(spec) = actions::spec(&step.action) {
+        if let Some(spec) = spec::spec(&step.action) {
             if mode == Mode::DryRun && !spec.pure {
                 // Say what would happen, and whether policy would allow it, without doing it.
                 if !self.registry.ctx.policy.allows(r.level, spec.name) {
@@ -475,7 +471,7 @@ impl Engine {
             })
     }
 
-    fn journal_run(&self, h: &Handled, p: &Percept, outcome: RunOutcome, mode: Mode) {
+    fn journal_run(&self, h: &Handled, p: &Input, outcome: RunOutcome, mode: Mode) {
         let Some(name) = &h.reflex else { return };
         let actions: Vec<Value> = h.steps.iter().map(|s| Value::String(s.action.clone())).collect();
         let mut e = Entry::new("reflex")
@@ -532,7 +528,7 @@ impl Engine {
         }
     }
 
-    fn remember(&mut self, p: &Percept) {
+    fn remember(&mut self, p: &Input) {
         if self.recent.len() == RECENT {
             self.recent.pop_front();
         }

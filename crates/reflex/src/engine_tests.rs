@@ -8,7 +8,7 @@ use cn_compute::{Answer, ModelError, Scripted};
 use serde_json::json;
 
 use super::*;
-use crate::WriteError;
+use crate::{ReplyError, WriteError};
 
 use crate::examples::SUMMARIZE_URL;
 
@@ -26,11 +26,11 @@ impl Model for Echo {
 #[derive(Default)]
 struct Recorder(Mutex<Vec<(Target, String)>>);
 impl Replier for Recorder {
-    fn reply(&self, to: &Target, message: &str) -> Result<(), String> {
+    fn reply(&self, to: &Target, message: &str) -> Result<(), ReplyError> {
         self.0.lock().unwrap().push((to.clone(), message.to_string()));
         Ok(())
     }
-    fn react(&self, to: &Target, emoji: &str) -> Result<(), String> {
+    fn react(&self, to: &Target, emoji: &str) -> Result<(), ReplyError> {
         self.0.lock().unwrap().push((to.clone(), format!("react:{emoji}")));
         Ok(())
     }
@@ -71,7 +71,7 @@ fn the_documents_summarize_url_reflex_summarizes_a_loopback_page() {
     e.set_model(Box::new(Echo));
     let (base, hits) = serve(PAGE);
     let text = format!("summarize {base}/otters");
-    let h = e.handle(&Percept::new(&text).source("discord").id("m-1"));
+    let h = e.handle(&Input::new(&text).source("discord").id("m-1"));
     assert_eq!(h.reflex.as_deref(), Some("summarize-url"));
     assert_eq!((h.level, h.escalate), (2, false), "{h:?}");
     assert_eq!(h.vars["url"], format!("{base}/otters"));
@@ -104,14 +104,14 @@ fn dry_run_performs_nothing_and_test_mode_does_not_send() {
     e.set_model(Box::new(Scripted::new(["Otters hold hands."])));
     let (base, hits) = serve(PAGE);
     let text = format!("summarize {base}/");
-    let h = e.run(&Percept::new(&text), Mode::DryRun);
+    let h = e.run(&Input::new(&text), Mode::DryRun);
     assert_eq!((h.reflex.as_deref(), h.escalate), (Some("summarize-url"), false));
     assert!(h.steps[0].output.as_str().unwrap().starts_with("(dry run: fetch_url http://127.0.0.1:"), "{h:?}");
     assert_eq!(hits.load(Ordering::SeqCst), 0, "a dry run fetches nothing");
     assert!(journal(&dir).is_empty());
     assert!(!dir.path().join("state/reflex-stats.json").exists());
 
-    let h = e.run(&Percept::new(&text), Mode::Test);
+    let h = e.run(&Input::new(&text), Mode::Test);
     assert_eq!(h.steps[2].output, json!("Otters hold hands."));
     assert!(replies.0.lock().unwrap().is_empty(), "a test says what it would send, and sends nothing");
     assert_eq!(hits.load(Ordering::SeqCst), 1);
@@ -124,7 +124,7 @@ fn a_failing_step_journals_the_error_and_escalates() {
     let (mut e, replies) = engine(&dir);
     let (base, _) = serve(PAGE);
     let text = format!("summarize {base}/");
-    let h = e.handle(&Percept::new(&text).id("m-2"));
+    let h = e.handle(&Input::new(&text).id("m-2"));
     assert!(h.escalate);
     assert_eq!(h.steps.len(), 2);
     assert!(h.steps[1].error.as_deref().unwrap().contains("no level-2 model configured"), "{h:?}");
@@ -152,9 +152,9 @@ fn levels_zero_one_two_then_escalate() {
     let asked = model.asked.clone();
     e.set_model(Box::new(model));
 
-    let h = e.handle(&Percept::new("Hello there"));
+    let h = e.handle(&Input::new("Hello there"));
     assert_eq!((h.reflex.as_deref(), h.level, h.escalate), (Some("greeting"), 0, false));
-    let h = e.handle(&Percept::new("please remind me to water the plants"));
+    let h = e.handle(&Input::new("please remind me to water the plants"));
     assert_eq!((h.reflex.as_deref(), h.level), (Some("remember-task"), 1));
     let tasks: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.path().join("state/tasks.json")).unwrap()).unwrap();
     assert_eq!(tasks[0]["task"], "please remind me to water the plants");
@@ -163,28 +163,28 @@ fn levels_zero_one_two_then_escalate() {
     assert_eq!(replies.0.lock().unwrap()[2].1, format!("Noted ({}).", tasks[0]["id"].as_str().unwrap()));
     assert!(asked.lock().unwrap().is_empty(), "levels 0 and 1 never ask the model");
 
-    let h = e.handle(&Percept::new("what's the time?"));
+    let h = e.handle(&Input::new("what's the time?"));
     assert_eq!((h.reflex.as_deref(), h.level, h.escalate), (Some("tell-time"), 2, false));
     assert_eq!(h.vars["intent"], "ask-time");
     let plan = asked.lock().unwrap()[0].clone();
     assert!(plan.prompt.contains("- ask-time: the sender asks what time it is") && plan.prompt.contains("what's the time?"), "{}", plan.prompt);
     assert_eq!(plan.grammar.as_deref(), Some("root ::= \"ask-time\" | \"none\""));
     for text in ["explain monads", "write me a poem"] {
-        let h = e.handle(&Percept::new(text));
+        let h = e.handle(&Input::new(text));
         assert_eq!((h.reflex, h.level, h.escalate), (None, 3, true));
     }
     // No model left: escalates rather than guessing.
-    assert!(e.handle(&Percept::new("anything")).escalate);
+    assert!(e.handle(&Input::new("anything")).escalate);
 }
 
 #[test]
 fn sources_limit_triggers() {
     let dir = hub(&[("state/reflexes/greeting.yaml", &HELLO.replace("trigger:\n", "trigger:\n  source: discord\n"))]);
     let (mut e, _) = engine(&dir);
-    assert!(e.handle(&Percept::new("hi").source("github")).escalate);
-    assert!(e.handle(&Percept::new("hi")).escalate);
+    assert!(e.handle(&Input::new("hi").source("github")).escalate);
+    assert!(e.handle(&Input::new("hi")).escalate);
     assert_eq!(e.match_level0("hi", Some("discord")), Some("greeting"));
-    assert!(!e.handle(&Percept::new("hi").source("discord")).escalate);
+    assert!(!e.handle(&Input::new("hi").source("discord")).escalate);
 }
 
 #[test]
@@ -197,10 +197,10 @@ fn a_reflex_failing_too_often_is_disabled_journaled_and_surfaced() {
     e.set_reload_interval(Duration::ZERO);
     // No replier: every run fails at its first step.
     for _ in 0..2 {
-        let h = e.handle(&Percept::new("hi"));
+        let h = e.handle(&Input::new("hi"));
         assert_eq!((h.reflex.as_deref(), h.escalate), (Some("greeting"), true));
     }
-    let h = e.handle(&Percept::new("hi"));
+    let h = e.handle(&Input::new("hi"));
     assert_eq!((h.reflex, h.level), (None, 3), "disabled: the item goes to the executive");
     let j = journal(&dir);
     assert!(j.iter().any(|e| e["action"] == "disable" && e["outcome"] == "disabled"), "{j:?}");
@@ -213,27 +213,27 @@ fn a_reflex_failing_too_often_is_disabled_journaled_and_surfaced() {
     drop(e);
     let mut e = Engine::load(dir.path()).unwrap();
     e.set_reload_interval(Duration::ZERO);
-    assert!(e.handle(&Percept::new("hi")).reflex.is_none());
+    assert!(e.handle(&Input::new("hi")).reflex.is_none());
     let f = std::fs::File::options().write(true).open(dir.path().join("state/reflexes/greeting.yaml")).unwrap();
     f.set_modified(std::time::SystemTime::now() + Duration::from_secs(3)).unwrap();
     e.reload();
-    assert_eq!(e.handle(&Percept::new("hi")).reflex.as_deref(), Some("greeting"));
+    assert_eq!(e.handle(&Input::new("hi")).reflex.as_deref(), Some("greeting"));
 }
 
 #[test]
 fn changed_files_are_reloaded_and_broken_ones_skipped() {
     let dir = hub(&[("state/reflexes/greeting.yaml", HELLO)]);
     let (mut e, _) = engine(&dir);
-    assert!(e.handle(&Percept::new("ping")).escalate);
+    assert!(e.handle(&Input::new("ping")).escalate);
     std::fs::write(dir.path().join("state/reflexes/ping.yaml"), "name: ping\ntrigger: {pattern: '^ping$'}\npipeline:\n  - action: reply\n    message: pong\n").unwrap();
     std::fs::write(dir.path().join("state/reflexes/broken.yaml"), "name: broken\ntrigger: {pattern: '^x'}\npipeline:\n  - action: reply\n    mesage: typo\n").unwrap();
-    let h = e.handle(&Percept::new("ping"));
+    let h = e.handle(&Input::new("ping"));
     assert_eq!(h.steps[0].output, json!("pong"));
     let errors: Vec<String> = e.errors().iter().map(|e| e.to_string()).collect();
     assert!(errors.iter().all(|e| e.contains("broken.yaml:")), "{errors:?}");
     assert!(errors.iter().any(|e| e.contains("broken.yaml:5: `pipeline[0].mesage`")), "{errors:?}");
     assert!(errors.iter().any(|e| e.contains("broken.yaml:4: `pipeline[0]`: `reply` needs `message` (or `input`)")), "{errors:?}");
-    assert_eq!(e.handle(&Percept::new("hello")).reflex.as_deref(), Some("greeting"));
+    assert_eq!(e.handle(&Input::new("hello")).reflex.as_deref(), Some("greeting"));
 }
 
 #[test]
@@ -248,14 +248,14 @@ fn reflexes_call_reflexes_and_policy_limits_actions() {
         ("state/reflexes/sh.yaml", "name: sh\ntrigger: {pattern: '^sh$'}\npipeline:\n  - action: shell\n    input: echo hi\n"),
     ]);
     let (mut e, _) = engine(&dir);
-    let h = e.handle(&Percept::new("echo yes"));
+    let h = e.handle(&Input::new("echo yes"));
     assert_eq!(h.steps[2].output, json!("yes!! / hub note"), "{h:?}");
     for (text, needle) in [
         ("escape", "outside the allowed directory"),
         ("fetch http://127.0.0.1:9/x", "allowlist"),
         ("sh", "shell action is off"),
     ] {
-        let h = e.handle(&Percept::new(text));
+        let h = e.handle(&Input::new(text));
         assert!(h.escalate, "{text}");
         assert!(h.error.as_deref().unwrap_or("").contains(needle), "{text}: {h:?}");
     }
@@ -272,7 +272,7 @@ fn the_executive_writes_a_reflex_that_is_dry_run_enabled_and_committed() {
     git(&["init", "-q"]);
     git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"]);
     let (mut e, _) = engine(&dir);
-    assert!(e.handle(&Percept::new("ping").id("m-9")).escalate);
+    assert!(e.handle(&Input::new("ping").id("m-9")).escalate);
     let yaml = "name: ping\ntrigger: {pattern: '^ping$'}\npipeline:\n  - action: reply\n    message: pong\n";
 
     // Refused: it does not take the item; it does not load; it is misnamed.
@@ -293,7 +293,7 @@ fn the_executive_writes_a_reflex_that_is_dry_run_enabled_and_committed() {
     assert!(git(&["log", "--oneline", "-1"]).contains("reflex: write ping"));
     assert!(journal(&dir).iter().any(|j| j["action"] == "write" && j["name"] == "ping"));
     let (mut e, replies) = engine(&dir);
-    e.handle(&Percept::new("ping"));
+    e.handle(&Input::new("ping"));
     assert_eq!(replies.0.lock().unwrap()[0].1, "pong");
 }
 
@@ -308,7 +308,7 @@ fn github_api_extract_json_files_ideas_log_and_shell() {
         ),
     ]);
     let (mut e, _) = engine(&dir);
-    let h = e.handle(&Percept::new("pr 42").id("m-5"));
+    let h = e.handle(&Input::new("pr 42").id("m-5"));
     assert!(!h.escalate, "{h:?}");
     assert_eq!(hits.load(Ordering::SeqCst), 1);
     assert_eq!(h.steps[1].output, json!("pi"));
@@ -328,7 +328,7 @@ fn notes_describe_the_format_and_every_action() {
     let (e, _) = engine(&dir);
     let notes = e.notes();
     assert!(notes.starts_with("# Reflexes"));
-    for spec in crate::actions::SPECS {
+    for spec in crate::spec::SPECS {
         assert!(notes.contains(&format!("### {}\n", spec.name)), "{}", spec.name);
     }
     assert!(notes.contains("action: fetch_url\nurl: ...  # The http(s) URL to fetch."), "{notes}");

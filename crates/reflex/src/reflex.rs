@@ -38,8 +38,8 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::actions;
-use crate::load::{locate, LoadError};
+use crate::load_error::{locate, LoadError};
+use crate::spec;
 use crate::vars;
 
 /// What starts a reflex.
@@ -203,7 +203,7 @@ pub fn compile(file: &Path, text: &str, registry: &Registry, callables: &BTreeSe
                 None
             }
         };
-        let (params, action_level) = if let Some(spec) = actions::spec(&action) {
+        let (params, action_level) = if let Some(spec) = spec::spec(&action) {
             let doc = registry.get(spec.name).map(|t| t.doc().clone());
             let mut params = raw_step;
             if let Some(input) = params.remove("input") {
@@ -235,7 +235,7 @@ pub fn compile(file: &Path, text: &str, registry: &Registry, callables: &BTreeSe
             }
             (params, 0)
         } else {
-            let mut known: Vec<&str> = actions::SPECS.iter().map(|s| s.name).collect();
+            let mut known: Vec<&str> = spec::SPECS.iter().map(|s| s.name).collect();
             known.extend(callables.iter().map(String::as_str).filter(|c| *c != raw.name));
             err(&mut errors, &format!("{at}.action"), format!("unknown action `{action}` (known: {})", known.join(", ")));
             continue;

@@ -17,8 +17,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::{Engine, Handled, Mode, Percept};
-use crate::load::{Catalog, LoadError};
+use crate::engine::{Engine, Handled, Input};
+use crate::load::Catalog;
+use crate::load_error::LoadError;
+use crate::mode::Mode;
 use crate::reflex;
 
 #[derive(Debug, thiserror::Error)]
@@ -33,8 +35,8 @@ pub enum WriteError {
     NoItem,
     #[error("the dry run on {text:?} {problem}")]
     DryRun { text: String, problem: String },
-    #[error("cannot write {path}: {message}")]
-    Io { path: String, message: String },
+    #[error("cannot write {}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 /// What a successful write did.
@@ -79,9 +81,9 @@ impl Engine {
             None => self.escalated(item).ok_or(WriteError::NoItem)?,
         };
         let old = self.swap_catalog(trial);
-        let mut percept = Percept::new(&text);
-        percept.source = source.as_deref();
-        let dry = self.run(&percept, Mode::DryRun);
+        let mut input = Input::new(&text);
+        input.source = source.as_deref();
+        let dry = self.run(&input, Mode::DryRun);
         self.swap_catalog(old);
         let problem = if dry.reflex.as_deref() != Some(name) {
             Some(match &dry.reflex {
@@ -95,7 +97,7 @@ impl Engine {
             return Err(WriteError::DryRun { text, problem });
         }
 
-        let io = |e: std::io::Error| WriteError::Io { path: path.display().to_string(), message: e.to_string() };
+        let io = |source: std::io::Error| WriteError::Io { path: path.clone(), source };
         cn_storage::write_atomic(&path, yaml.as_bytes()).map_err(io)?;
         self.reload();
         let committed = commit(self.hub(), name);

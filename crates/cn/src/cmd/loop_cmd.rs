@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use cn_loops::{Defaults, LoopError, Outcome, Status};
+use cn_loops::{Defaults, LoopError, RunEnd, Status};
 
 use super::UsageError;
 
@@ -87,14 +87,14 @@ fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode>
         (None, None) => cn_hub::HubConfig::default(),
     };
     let base = root.unwrap_or_else(|| dir.to_path_buf());
-    let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, String> {
-        cn_models::model_of(&config.models, &base, kind).map_err(|e| e.to_string())
+    let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, cn_loops::BoxError> {
+        Ok(cn_models::model_of(&config.models, &base, kind)?)
     };
     let outcome = cn_loops::run(dir, &defaults, &mut models, done).map_err(report)?;
     Ok(print_outcome(dir, &outcome))
 }
 
-fn print_outcome(dir: &Path, o: &Outcome) -> ExitCode {
+fn print_outcome(dir: &Path, o: &RunEnd) -> ExitCode {
     if let Some(n) = o.resumed_at {
         eprintln!(
             "cn: resumed iteration {n}: kept the interrupted run's uncommitted changes ({}); they are in its commit",

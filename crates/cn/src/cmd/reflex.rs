@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
-use cn_reflex::{Engine, Handled, Mode, Percept};
+use cn_reflex::{Engine, Handled, Input, Mode};
 use serde_json::{json, Value};
 
 use super::UsageError;
@@ -77,9 +77,9 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
                 }
             }
             let text = text.join(" ");
-            let mut percept = Percept::new(&text);
-            percept.source = source.as_deref();
-            let handled = engine.run(&percept, if dry_run { Mode::DryRun } else { Mode::Test });
+            let mut input = Input::new(&text);
+            input.source = source.as_deref();
+            let handled = engine.run(&input, if dry_run { Mode::DryRun } else { Mode::Test });
             if json {
                 println!("{}", serde_json::to_string_pretty(&handled)?);
             } else {

@@ -31,7 +31,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = cn_agent::Hub::find(hub).context("cn run needs a hub")?;
     let root = hub.root().to_path_buf();
     let config_path = root.join("cn.yaml");
-    let config = cn_compute::Config::load(&config_path).map_err(super::UsageError)?;
+    let config = cn_compute::Config::load(&config_path).map_err(|e| super::UsageError(e.to_string()))?;
     let autonomy = cn_autonomy::AutonomyConfig::load(&root).map_err(|e| super::UsageError(e.to_string()))?;
 
     // One agent per hub: attention's spool and the current item are this process's.

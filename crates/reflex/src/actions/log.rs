@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Shared;
-use crate::engine::Mode;
+use crate::mode::Mode;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -25,56 +25,16 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
-use cn_compute::{Level, Model};
+use cn_compute::Model;
 use cn_hub::journal::HubJournal;
 use cn_storage::Entry;
-use cn_tools::{Grant, Registry, ToolContext};
+use cn_tools::{Registry, ToolContext};
 
-pub use reply::{NoReplier, Replier, Target};
+pub use reply::{NoReplier, Replier, ReplyError, Target};
+pub use crate::spec::{default_grants, spec, Spec, SPECS};
 
 use crate::config::ReflexConfig;
-use crate::engine::Mode;
-
-/// What the engine knows about an action without running it.
-#[derive(Debug, Clone, Copy)]
-pub struct Spec {
-    pub name: &'static str,
-    pub level: Level,
-    /// The parameter a step's `input:` sets.
-    pub main: &'static str,
-    /// True when running it changes nothing outside the pipeline (it runs in a dry run).
-    pub pure: bool,
-}
-
-pub const SPECS: &[Spec] = &[
-    Spec { name: "fetch_url", level: 1, main: "url", pure: false },
-    Spec { name: "read_file", level: 1, main: "path", pure: false },
-    Spec { name: "write_file", level: 1, main: "content", pure: false },
-    Spec { name: "local_prompt", level: 2, main: "prompt", pure: false },
-    Spec { name: "ollama_prompt", level: 2, main: "prompt", pure: false },
-    Spec { name: "extract_json", level: 1, main: "json", pure: true },
-    Spec { name: "template", level: 0, main: "template", pure: true },
-    Spec { name: "github_api", level: 1, main: "path", pure: false },
-    Spec { name: "reply", level: 0, main: "message", pure: false },
-    Spec { name: "react", level: 0, main: "emoji", pure: false },
-    Spec { name: "add_task", level: 0, main: "task", pure: false },
-    Spec { name: "add_idea", level: 0, main: "idea", pure: false },
-    Spec { name: "log", level: 0, main: "message", pure: false },
-    Spec { name: "shell", level: 1, main: "command", pure: false },
-    // Not an effect: ends the pipeline and hands the item to the executive.
-    Spec { name: "escalate", level: 0, main: "reason", pure: true },
-];
-
-pub fn spec(name: &str) -> Option<&'static Spec> {
-    SPECS.iter().find(|s| s.name == name)
-}
-
-/// Default grants: a reflex of level L may run every action of level ≤ L.
-pub fn default_grants() -> BTreeMap<Level, Grant> {
-    (0..=2)
-        .map(|l| (l, Grant(SPECS.iter().filter(|s| s.level <= l).map(|s| s.name.to_string()).collect())))
-        .collect()
-}
+use crate::mode::Mode;
 
 /// The level-2 models: one default, and any named ones (`model:` on a step picks a named
 /// model if there is one, else the default).

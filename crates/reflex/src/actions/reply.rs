@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Shared;
-use crate::engine::Mode;
+use crate::mode::Mode;
 
 /// Who a reply goes to: the item being handled.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,8 +26,26 @@ pub struct Target {
 
 /// How replies and reactions reach the sender; implemented by the agent layer.
 pub trait Replier: Send + Sync {
-    fn reply(&self, to: &Target, message: &str) -> Result<(), String>;
-    fn react(&self, to: &Target, emoji: &str) -> Result<(), String>;
+    fn reply(&self, to: &Target, message: &str) -> Result<(), ReplyError>;
+    fn react(&self, to: &Target, emoji: &str) -> Result<(), ReplyError>;
+}
+
+/// Why a reply or a reaction did not reach the sender.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplyError {
+    /// No replier was injected.
+    #[error("no replier is configured (the agent layer provides one)")]
+    NoReplier,
+    /// The channel the replier sends on failed; its error is the source.
+    #[error(transparent)]
+    Channel(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl ReplyError {
+    /// Wrap the channel's own error, keeping it as the source.
+    pub fn channel(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        ReplyError::Channel(Box::new(e))
+    }
 }
 
 /// The replier until one is injected: every reply fails, so the item escalates rather than
@@ -36,11 +54,11 @@ pub trait Replier: Send + Sync {
 pub struct NoReplier;
 
 impl Replier for NoReplier {
-    fn reply(&self, _: &Target, _: &str) -> Result<(), String> {
-        Err("no replier is configured (the agent layer provides one)".into())
+    fn reply(&self, _: &Target, _: &str) -> Result<(), ReplyError> {
+        Err(ReplyError::NoReplier)
     }
-    fn react(&self, _: &Target, _: &str) -> Result<(), String> {
-        Err("no replier is configured (the agent layer provides one)".into())
+    fn react(&self, _: &Target, _: &str) -> Result<(), ReplyError> {
+        Err(ReplyError::NoReplier)
     }
 }
 
@@ -67,7 +85,7 @@ pub(crate) fn reply(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         let turn = shared.turn();
         if turn.mode == Mode::Live {
             let replier = shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
-            replier.reply(&turn.target, &p.message).map_err(ToolError::Failed)?;
+            replier.reply(&turn.target, &p.message).map_err(|e| ToolError::Failed(e.to_string()))?;
         }
         Ok(Value::String(p.message))
     })
@@ -79,7 +97,7 @@ pub(crate) fn react(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         let turn = shared.turn();
         if turn.mode == Mode::Live {
             let replier = shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
-            replier.react(&turn.target, &p.emoji).map_err(ToolError::Failed)?;
+            replier.react(&turn.target, &p.emoji).map_err(|e| ToolError::Failed(e.to_string()))?;
         }
         Ok(Value::String(p.emoji))
     })

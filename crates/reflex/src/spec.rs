@@ -1,0 +1,51 @@
+//! What the engine, the compiler and the config know about each core action without running
+//! it: its name, level, main parameter and purity, and the grants those levels imply.
+//!
+//! A plain table below the actions, the compiler and the config, so each of them reads it
+//! without depending on the others.
+
+use std::collections::BTreeMap;
+
+use cn_compute::Level;
+use cn_tools::Grant;
+
+/// What the engine knows about an action without running it.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    pub name: &'static str,
+    pub level: Level,
+    /// The parameter a step's `input:` sets.
+    pub main: &'static str,
+    /// True when running it changes nothing outside the pipeline (it runs in a dry run).
+    pub pure: bool,
+}
+
+pub const SPECS: &[Spec] = &[
+    Spec { name: "fetch_url", level: 1, main: "url", pure: false },
+    Spec { name: "read_file", level: 1, main: "path", pure: false },
+    Spec { name: "write_file", level: 1, main: "content", pure: false },
+    Spec { name: "local_prompt", level: 2, main: "prompt", pure: false },
+    Spec { name: "ollama_prompt", level: 2, main: "prompt", pure: false },
+    Spec { name: "extract_json", level: 1, main: "json", pure: true },
+    Spec { name: "template", level: 0, main: "template", pure: true },
+    Spec { name: "github_api", level: 1, main: "path", pure: false },
+    Spec { name: "reply", level: 0, main: "message", pure: false },
+    Spec { name: "react", level: 0, main: "emoji", pure: false },
+    Spec { name: "add_task", level: 0, main: "task", pure: false },
+    Spec { name: "add_idea", level: 0, main: "idea", pure: false },
+    Spec { name: "log", level: 0, main: "message", pure: false },
+    Spec { name: "shell", level: 1, main: "command", pure: false },
+    // Not an effect: ends the pipeline and hands the item to the executive.
+    Spec { name: "escalate", level: 0, main: "reason", pure: true },
+];
+
+pub fn spec(name: &str) -> Option<&'static Spec> {
+    SPECS.iter().find(|s| s.name == name)
+}
+
+/// Default grants: a reflex of level L may run every action of level ≤ L.
+pub fn default_grants() -> BTreeMap<Level, Grant> {
+    (0..=2)
+        .map(|l| (l, Grant(SPECS.iter().filter(|s| s.level <= l).map(|s| s.name.to_string()).collect())))
+        .collect()
+}
