@@ -13,7 +13,7 @@ use cn_storage::Entry;
 use jiff::Timestamp;
 use serde_json::{json, Value};
 
-use crate::attention::{Candidate, FloodReport, Item};
+use crate::attention::{Candidate, FloodReport, Input};
 
 /// The document's entry types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,12 +46,17 @@ impl fmt::Display for Kind {
     }
 }
 
+/// A name that is not one of the journal's entry types.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown entry type `{name}` (expected one of decision, impulse, reflex, exploration, action, observation)")]
+pub struct UnknownKind {
+    pub name: String,
+}
+
 impl FromStr for Kind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Kind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            format!("unknown entry type `{s}` (expected one of decision, impulse, reflex, exploration, action, observation)")
-        })
+    type Err = UnknownKind;
+    fn from_str(s: &str) -> Result<Self, UnknownKind> {
+        Kind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| UnknownKind { name: s.to_string() })
     }
 }
 
@@ -113,8 +118,8 @@ impl Record {
 /// `observation`.
 pub fn selected(c: &Candidate) -> Record {
     let kind = match c.item {
-        Item::Impulse(_) => Kind::Impulse,
-        Item::Percept(_) => Kind::Observation,
+        Input::Impulse(_) => Kind::Impulse,
+        Input::Percept(_) => Kind::Observation,
     };
     let mut context = format!("from {}", c.item.source_name());
     if c.item.owner() {
@@ -123,7 +128,7 @@ pub fn selected(c: &Candidate) -> Record {
     if c.merged_count > 0 {
         context.push_str(&format!("; {} more like it coalesced", c.merged_count));
     }
-    let merged: Vec<&str> = c.merged.iter().map(Item::id).collect();
+    let merged: Vec<&str> = c.merged.iter().map(Input::id).collect();
     Record::new(kind, c.item.id(), c.item.summary())
         .context(context)
         .reasoning(format!("salience {}", c.salience.explanation))
@@ -216,7 +221,7 @@ pub fn summary(e: &Entry) -> String {
 mod tests {
     use super::*;
     use crate::attention::{Attention, PoolConfig};
-    use crate::percept::{Percept, Sense};
+    use crate::percept::{Percept, SenseKind};
 
     #[test]
     fn a_chain_is_linked_by_id_and_explains_the_score() {
@@ -224,7 +229,7 @@ mod tests {
         let path = dir.path().join("journal.jsonl");
         let mut j = cn_storage::Journal::open(&path).unwrap();
         let a = Attention::new(PoolConfig::default());
-        a.admit(Percept::new(Sense::Owner, "please review PR 42"));
+        a.admit(Percept::new(SenseKind::Owner, "please review PR 42"));
         let c = a.decide(Timestamp::now()).unwrap();
         let id = c.item.id().to_string();
         j.append(&selected(&c).into_entry()).unwrap();
