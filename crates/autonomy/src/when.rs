@@ -53,6 +53,6 @@ mod tests {
         assert_eq!(parse("2h", now, Direction::Future).unwrap().to_string(), "2026-01-07T12:00:00Z");
         assert_eq!(parse("in 30m", now, Direction::Future).unwrap().to_string(), "2026-01-07T10:30:00Z");
         assert_eq!(parse("1 day ago", now, Direction::Past).unwrap().to_string(), "2026-01-06T10:00:00Z");
-        assert!(parse("soonish", now, Direction::Future).unwrap_err().contains("RFC 3339"));
+        assert!(parse("soonish", now, Direction::Future).unwrap_err().to_string().contains("RFC 3339"));
     }
 }
