@@ -1,7 +1,7 @@
 //! The document's autonomous loop, steps 1–2, as one handle the daemon's `decide` uses:
 //! check the impulse sources and admit what they yield to attention — journaling every
 //! schedule time skipped, every problem with a state file, and every flood. Step 3 (take the
-//! most salient item, journal why, hand it to the hub) is `HubMind::decide` in `mind.rs`,
+//! most salient item, journal why, hand it to the hub) is `HubMind::decide` in cn-daemon's `mind.rs`,
 //! which journals the choice under the hub item's id.
 //!
 //! Invariant: an item leaves the durable queue (attention's spool) only once the hub holds
@@ -21,14 +21,14 @@ use crate::journal::{self, Kind, Record};
 use crate::rest::Pacing;
 
 /// Attention, the impulse sources and the journal of one hub.
-pub struct Autonomous {
+pub struct AutonomousLoop {
     pub attention: Attention,
     pub impulses: ImpulseSources,
     pub pacing: Pacing,
     journal: HubJournal,
 }
 
-impl Autonomous {
+impl AutonomousLoop {
     /// Open a hub: the durable queue `state/attention.jsonl` (what was pending comes back),
     /// the journal `state/journal.jsonl`, and the impulse files. Returns it and how many
     /// items were restored.
@@ -39,12 +39,12 @@ impl Autonomous {
         let mut impulses = ImpulseSources::of_hub(hub, Timestamp::now());
         attention.with_pool(|pool| {
             for pooled in pool.iter() {
-                if let crate::Item::Impulse(i) = &pooled.item {
+                if let crate::Input::Impulse(i) = &pooled.item {
                     impulses.mark_offered(i);
                 }
             }
         });
-        let me = Autonomous { attention, impulses, pacing: config.pacing, journal };
+        let me = AutonomousLoop { attention, impulses, pacing: config.pacing, journal };
         Ok((me, restored))
     }
 
@@ -92,7 +92,7 @@ impl Autonomous {
 mod tests {
     use super::*;
     use crate::impulses::{tasks_of, Task};
-    use crate::percept::{Percept, Sense};
+    use crate::percept::{Percept, SenseKind};
 
     #[test]
     fn a_due_task_is_admitted_once_and_survives_a_restart_without_being_offered_again() {
@@ -100,17 +100,17 @@ mod tests {
         let mut t = Task::new("Review PR #42");
         t.due = Some("2026-01-07T10:00:00Z".parse().unwrap());
         tasks_of(hub.path()).add(t.clone()).unwrap();
-        let (mut a, restored) = Autonomous::open(hub.path(), &AutonomyConfig::default()).unwrap();
+        let (mut a, restored) = AutonomousLoop::open(hub.path(), &AutonomyConfig::default()).unwrap();
         assert_eq!(restored, 0);
         assert_eq!(a.gather(Timestamp::now(), false), 1);
         assert_eq!(a.gather(Timestamp::now(), false), 0, "offered once per due time");
-        a.attention.admit(Percept::new(Sense::Owner, "Owner: hello"));
+        a.attention.admit(Percept::new(SenseKind::Owner, "Owner: hello"));
         let first = a.attention.decide(Timestamp::now()).unwrap();
         assert!(first.item.owner(), "the owner comes first");
         a.attention.done(&first);
         drop(a);
         // The task is still queued after a restart, and not offered (nor coalesced) again.
-        let (mut a, restored) = Autonomous::open(hub.path(), &AutonomyConfig::default()).unwrap();
+        let (mut a, restored) = AutonomousLoop::open(hub.path(), &AutonomyConfig::default()).unwrap();
         assert_eq!(restored, 1);
         assert_eq!(a.gather(Timestamp::now(), false), 0);
         let task = a.attention.decide(Timestamp::now()).unwrap();

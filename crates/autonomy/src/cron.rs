@@ -204,12 +204,20 @@ fn value(field: Field, text: &str, lo: u32, hi: u32) -> Result<u32, String> {
     }
 }
 
+/// A time zone name that names none.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("unknown time zone `{name}` (use an IANA name such as Europe/Berlin): {source}")]
+pub struct TimeZoneError {
+    pub name: String,
+    pub source: jiff::Error,
+}
+
 /// A time zone by IANA name (`Europe/Berlin`) or `UTC`.
-pub fn time_zone(name: &str) -> Result<TimeZone, String> {
+pub fn time_zone(name: &str) -> Result<TimeZone, TimeZoneError> {
     if name.eq_ignore_ascii_case("utc") || name == "Z" {
         return Ok(TimeZone::UTC);
     }
-    TimeZone::get(name).map_err(|e| format!("unknown time zone `{name}` (use an IANA name such as Europe/Berlin): {e}"))
+    TimeZone::get(name).map_err(|source| TimeZoneError { name: name.to_string(), source })
 }
 
 /// RFC 3339 for a fire time: `Z` in UTC, the zone's offset otherwise.

@@ -12,15 +12,15 @@ use serde_json::{json, Value};
 
 pub use cn_hub::journal::{item_id, line, summary, ts, why, Kind, Query, Record, UnknownKind};
 
-use crate::attention::{Candidate, FloodReport, Item};
+use crate::attention::{Candidate, FloodReport, Input};
 
 /// The entry for attention choosing an item: the trigger of its chain, with the salience
 /// explanation as the reasoning. An impulse is an `impulse` entry; a percept an
 /// `observation`.
 pub fn selected(c: &Candidate) -> Record {
     let kind = match c.item {
-        Item::Impulse(_) => Kind::Impulse,
-        Item::Percept(_) => Kind::Observation,
+        Input::Impulse(_) => Kind::Impulse,
+        Input::Percept(_) => Kind::Observation,
     };
     let mut context = format!("from {}", c.item.source_name());
     if c.item.owner() {
@@ -29,7 +29,7 @@ pub fn selected(c: &Candidate) -> Record {
     if c.merged_count > 0 {
         context.push_str(&format!("; {} more like it coalesced", c.merged_count));
     }
-    let merged: Vec<&str> = c.merged.iter().map(Item::id).collect();
+    let merged: Vec<&str> = c.merged.iter().map(Input::id).collect();
     Record::new(kind, c.item.id(), c.item.summary())
         .context(context)
         .reasoning(format!("salience {}", c.salience.explanation))
@@ -63,14 +63,14 @@ pub fn schedule_skipped(name: &str, cron: &str, at: Timestamp) -> Record {
 mod tests {
     use super::*;
     use crate::attention::{Attention, PoolConfig};
-    use crate::percept::{Percept, Sense};
+    use crate::percept::{Percept, SenseKind};
 
     #[test]
     fn a_chain_is_linked_by_id_and_explains_the_score() {
         let dir = tempfile::tempdir().unwrap();
         let mut j = cn_hub::journal::HubJournal::open(dir.path()).unwrap();
         let a = Attention::new(PoolConfig::default());
-        a.admit(Percept::new(Sense::Owner, "please review PR 42"));
+        a.admit(Percept::new(SenseKind::Owner, "please review PR 42"));
         let c = a.decide(Timestamp::now()).unwrap();
         let id = c.item.id().to_string();
         j.append(&selected(&c).into_entry()).unwrap();

@@ -1,11 +1,14 @@
 //! autonomy — the agent working on its own (document 003): senses and impulses feed one
 //! attention pool; attention picks the most salient item; the journal records why.
 //!
-//! - [`percept`]: `Percept`, something sensed; [`senses`]: the clients that sense them.
+//! - [`percept`]: `Percept`, something sensed; [`senses`]: the clients that sense them, each
+//!   a `Sense`; [`channel`]: `Channel`, a place to answer (the typing indicator, the reply).
 //! - [`impulses`]: `Impulse`, internal motivation from `tasks.json`, `schedule.json`,
 //!   `ideas.json`; [`cron`]: standard five-field cron.
 //! - [`attention`]: the bounded pool, `Salience`, the shared [`Attention`] handle.
 //! - [`journal`]: the document's entry types, and the "what?" / "why?" queries.
+//! - [`autonomous`]: `AutonomousLoop`, the document's autonomous loop, steps 1–2 (step 3,
+//!   choosing and working on an item, is the hub's mind in cn-daemon).
 //! - [`rest`]: the daemon's event-driven pacing (`rest` decorator).
 //! - `testing` (feature `testing`): fakes for tests — a Discord gateway and API on loopback.
 //!
@@ -14,12 +17,12 @@
 
 pub mod attention;
 pub mod autonomous;
+pub mod channel;
 pub mod config;
 pub mod cron;
 pub mod hub;
 pub mod impulses;
 pub mod journal;
-pub mod mind;
 pub mod notes;
 pub mod percept;
 pub mod rest;
@@ -30,12 +33,12 @@ pub mod state;
 pub mod testing;
 pub mod when;
 
-pub use autonomous::Autonomous;
-pub use attention::{Admission, Attention, Candidate, Item, Pool, PoolConfig, Salience, Wake};
+pub use autonomous::AutonomousLoop;
+pub use channel::Channel;
+pub use attention::{Admission, Attention, Candidate, Input, Pool, PoolConfig, Salience, Wake};
 pub use config::AutonomyConfig;
-pub use mind::{HubMind, LevelPlan, RunMode};
-pub use impulses::{Drive, Impulse, ImpulseSources};
-pub use percept::{Percept, Sense};
+pub use impulses::{Impulse, ImpulseSource, ImpulseSources};
+pub use percept::{Percept, SenseKind};
 pub use rest::{rest_decorator, Pacing};
 #[cfg(feature = "senses")]
 pub use senses::Senses;

@@ -8,7 +8,7 @@ use serde_json::Value;
 /// Which sense produced a percept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Sense {
+pub enum SenseKind {
     /// The owner's endpoint or `cn chat`.
     Owner,
     Discord,
@@ -19,15 +19,15 @@ pub enum Sense {
     Peer,
 }
 
-impl Sense {
+impl SenseKind {
     pub fn name(self) -> &'static str {
         match self {
-            Sense::Owner => "owner",
-            Sense::Discord => "discord",
-            Sense::Github => "github",
-            Sense::Calendar => "calendar",
-            Sense::File => "file",
-            Sense::Peer => "peer",
+            SenseKind::Owner => "owner",
+            SenseKind::Discord => "discord",
+            SenseKind::Github => "github",
+            SenseKind::Calendar => "calendar",
+            SenseKind::File => "file",
+            SenseKind::Peer => "peer",
         }
     }
 }
@@ -37,7 +37,7 @@ impl Sense {
 pub struct Percept {
     /// Links every journal entry about this percept (`p-…`).
     pub id: String,
-    pub sense: Sense,
+    pub sense: SenseKind,
     /// From the owner: always first, never shed.
     pub owner: bool,
     /// One line a person can read in the journal.
@@ -57,11 +57,11 @@ pub struct Percept {
 }
 
 impl Percept {
-    pub fn new(sense: Sense, summary: impl Into<String>) -> Self {
+    pub fn new(sense: SenseKind, summary: impl Into<String>) -> Self {
         Percept {
             id: cn_hub::id::prefixed("p"),
             sense,
-            owner: sense == Sense::Owner,
+            owner: sense == SenseKind::Owner,
             summary: summary.into(),
             key: None,
             at: Timestamp::now(),

@@ -15,11 +15,11 @@ pub use cn_hub::tasks::{read, write, JsonList, StateError};
 
 /// A state file the daemon checks every pacing interval, read once and kept while its
 /// [`cn_storage::Stamp`] vouches that it is unchanged: an idle check costs a stat per file.
-/// A read error is kept too (as its message), so a malformed file is not re-parsed either.
+/// A read error is kept too (shared), so a malformed file is not re-parsed either.
 #[derive(Debug)]
 pub struct Cached<T> {
     path: PathBuf,
-    seen: Option<(Option<cn_storage::Stamp>, Result<Arc<T>, String>)>,
+    seen: Option<(Option<cn_storage::Stamp>, Result<Arc<T>, Arc<StateError>>)>,
 }
 
 impl<T: DeserializeOwned + Default> Cached<T> {
@@ -32,15 +32,15 @@ impl<T: DeserializeOwned + Default> Cached<T> {
     }
 
     /// The file's value as of now (missing or blank: the default), or why it cannot be used.
-    pub fn get(&mut self) -> Result<Arc<T>, String> {
+    pub fn get(&mut self) -> Result<Arc<T>, Arc<StateError>> {
         let now = match cn_storage::Stamp::of(&self.path) {
             Ok(s) => s,
-            Err(e) => return Err(StateError::Io { path: self.path.clone(), source: e }.to_string()),
+            Err(e) => return Err(Arc::new(StateError::Io { path: self.path.clone(), source: e })),
         };
         if let Some((_, value)) = self.seen.as_ref().filter(|(stamp, _)| cn_storage::Stamp::vouches(Some(stamp), &now)) {
             return value.clone();
         }
-        let value = read::<T>(&self.path).map(Arc::new).map_err(|e| e.to_string());
+        let value = read::<T>(&self.path).map(Arc::new).map_err(Arc::new);
         self.seen = Some((now, value.clone()));
         value
     }

@@ -12,7 +12,7 @@ use cn_autonomy::attention::{Attention, PoolConfig};
 use cn_autonomy::config::AutonomyConfig;
 use cn_autonomy::senses::discord::{channel_of, DiscordHandle};
 use cn_autonomy::testing::discord::{count, message_payload, FakeDiscord, BOT_ID, DEADLINE};
-use cn_autonomy::{Item, Senses};
+use cn_autonomy::{Input, Senses};
 
 mod common;
 use common::wait_until;
@@ -53,16 +53,16 @@ fn messages_become_percepts_the_owner_by_id_and_bots_are_ignored() {
     let summaries: Vec<&str> = got.iter().map(|c| c.item.summary()).collect();
     assert_eq!(summaries, ["Grace: Can you look at the build?", "ada: thanks!"], "the owner first; bots and other channels not sensed");
 
-    let Item::Percept(owner) = &got[0].item else { panic!("not a percept") };
+    let Input::Percept(owner) = &got[0].item else { panic!("not a percept") };
     assert!(owner.owner, "user 42 is in senses.discord.owners");
-    assert_eq!(owner.sense, cn_autonomy::Sense::Discord);
+    assert_eq!(owner.sense, cn_autonomy::SenseKind::Discord);
     assert_eq!(owner.key.as_deref(), Some("discord:10/1004"));
     assert_eq!(
         owner.data,
         json!({"channel_id": "10", "message_id": "1004", "author_id": "42", "author": "Grace", "guild_id": "7", "content": "Can you look at the build?\nIt fails on main."})
     );
     assert_eq!(channel_of(owner), Some(10));
-    let Item::Percept(other) = &got[1].item else { panic!("not a percept") };
+    let Input::Percept(other) = &got[1].item else { panic!("not a percept") };
     assert!(!other.owner);
     assert_eq!((other.data["author"].as_str(), other.data["channel_id"].as_str()), (Some("ada"), Some("11")));
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use cn_autonomy::attention::{Attention, PoolConfig};
 use cn_autonomy::config::AutonomyConfig;
 use cn_autonomy::senses::github::{sign, NotificationPoller};
-use cn_autonomy::{Item, Senses};
+use cn_autonomy::{Input, Senses};
 
 mod common;
 use common::wait_until;
@@ -83,7 +83,7 @@ fn webhook_accepts_signed_events_and_refuses_the_rest() {
     assert!(rest.contains(&"GitHub: pull request #7 opened in octo-org/hello-world by hubot: Fix the spelling of commit"), "{rest:?}");
     assert!(rest.contains(&"GitHub: hubot pushed 1 commit(s) to refs/heads/main in octo-org/hello-world: Fix the spelling of commit"), "{rest:?}");
     assert!(got[1..].iter().all(|c| !c.item.owner()));
-    if let Item::Percept(p) = &got[1].item {
+    if let Input::Percept(p) = &got[1].item {
         assert_eq!(p.data["delivery"], "72d3162e");
         assert_eq!(p.data["repository"], "octo-org/hello-world");
     }
@@ -95,7 +95,7 @@ fn owner_endpoint_needs_the_token_and_goes_first() {
     std::env::set_var("CN_TEST_OWNER_TOKEN_B", "tok-123");
     let hub = tempfile::tempdir().unwrap();
     let (senses, attention, addr) = start(hub.path(), "senses:\n  bind: 127.0.0.1:0\n  owner: {token_env: CN_TEST_OWNER_TOKEN_B}\n");
-    attention.admit(cn_autonomy::Percept::new(cn_autonomy::Sense::Github, "busy work"));
+    attention.admit(cn_autonomy::Percept::new(cn_autonomy::SenseKind::Github, "busy work"));
     let url = format!("http://{addr}/owner/message");
     let client = reqwest::Client::new();
     runtime().block_on(async {
@@ -220,7 +220,7 @@ fn a_flood_stays_bounded_and_the_owner_message_sent_during_it_comes_first() {
                 half.send(()).unwrap();
                 owner_sent.recv().unwrap();
             }
-            a.admit(cn_autonomy::Percept::new(cn_autonomy::Sense::Github, format!("flood {i}")).key(format!("github:o/r#{i}")));
+            a.admit(cn_autonomy::Percept::new(cn_autonomy::SenseKind::Github, format!("flood {i}")).key(format!("github:o/r#{i}")));
         }
     });
     at_half.recv().unwrap();

@@ -3,7 +3,6 @@
 //! 3 nothing to do (an empty queue).
 
 mod cmd;
-mod resident;
 
 use std::process::ExitCode;
 

@@ -23,70 +23,70 @@ pub use salience::{Salience, Weights};
 /// Anything attention can choose: a percept or an impulse.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Item {
+pub enum Input {
     Percept(Percept),
     Impulse(Impulse),
 }
 
-impl Item {
+impl Input {
     pub fn id(&self) -> &str {
         match self {
-            Item::Percept(p) => &p.id,
-            Item::Impulse(i) => &i.id,
+            Input::Percept(p) => &p.id,
+            Input::Impulse(i) => &i.id,
         }
     }
     pub fn summary(&self) -> &str {
         match self {
-            Item::Percept(p) => &p.summary,
-            Item::Impulse(i) => &i.summary,
+            Input::Percept(p) => &p.summary,
+            Input::Impulse(i) => &i.summary,
         }
     }
     pub fn owner(&self) -> bool {
-        matches!(self, Item::Percept(p) if p.owner)
+        matches!(self, Input::Percept(p) if p.owner)
     }
     /// Items with the same key are the same thing again (coalesced in the pool).
     pub fn key(&self) -> Option<&str> {
         match self {
-            Item::Percept(p) => p.key.as_deref(),
+            Input::Percept(p) => p.key.as_deref(),
             // An impulse's id is stable per task / idea / schedule time.
-            Item::Impulse(i) => Some(&i.id),
+            Input::Impulse(i) => Some(&i.id),
         }
     }
     pub fn at(&self) -> Timestamp {
         match self {
-            Item::Percept(p) => p.at,
-            Item::Impulse(i) => i.at,
+            Input::Percept(p) => p.at,
+            Input::Impulse(i) => i.at,
         }
     }
     pub fn due(&self) -> Option<Timestamp> {
         match self {
-            Item::Percept(p) => p.due,
-            Item::Impulse(i) => i.due,
+            Input::Percept(p) => p.due,
+            Input::Impulse(i) => i.due,
         }
     }
     pub fn priority(&self) -> Option<u8> {
         match self {
-            Item::Percept(_) => None,
-            Item::Impulse(i) => i.priority,
+            Input::Percept(_) => None,
+            Input::Impulse(i) => i.priority,
         }
     }
     /// `owner`, `github`, … for percepts; `task`, `schedule`, `idea` for impulses.
     pub fn source_name(&self) -> &'static str {
         match self {
-            Item::Percept(p) => p.sense.name(),
-            Item::Impulse(i) => i.source.name(),
+            Input::Percept(p) => p.sense.name(),
+            Input::Impulse(i) => i.source.name(),
         }
     }
 }
 
-impl From<Percept> for Item {
+impl From<Percept> for Input {
     fn from(p: Percept) -> Self {
-        Item::Percept(p)
+        Input::Percept(p)
     }
 }
-impl From<Impulse> for Item {
+impl From<Impulse> for Input {
     fn from(i: Impulse) -> Self {
-        Item::Impulse(i)
+        Input::Impulse(i)
     }
 }
 
@@ -192,7 +192,7 @@ impl Attention {
     }
 
     /// Offer a percept or impulse; wakes a resting daemon.
-    pub fn admit(&self, item: impl Into<Item>) -> Admission {
+    pub fn admit(&self, item: impl Into<Input>) -> Admission {
         let item = item.into();
         let mut s = self.state();
         // Spool first: once a sense is answered, the item must survive a kill.
@@ -319,7 +319,7 @@ impl Attention {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::percept::Sense;
+    use crate::percept::SenseKind;
 
     #[test]
     fn a_burst_of_ten_thousand_stays_bounded_and_the_owner_comes_first() {
@@ -329,11 +329,11 @@ mod tests {
                 let a = attention.clone();
                 std::thread::spawn(move || {
                     for i in 0..2500 {
-                        let sense = if i % 2 == 0 { Sense::Github } else { Sense::File };
+                        let sense = if i % 2 == 0 { SenseKind::Github } else { SenseKind::File };
                         let key = format!("k{t}-{}", i % 700);
                         a.admit(Percept::new(sense, format!("flood {t}/{i}")).key(key));
                         if t == 2 && i == 1200 {
-                            a.admit(Percept::new(Sense::Owner, "owner: stop that"));
+                            a.admit(Percept::new(SenseKind::Owner, "owner: stop that"));
                         }
                     }
                 })
@@ -358,12 +358,12 @@ mod tests {
         {
             let (a, restored) = Attention::durable(config.clone(), &path).unwrap();
             assert_eq!(restored, 0);
-            a.admit(Percept::new(Sense::Owner, "owner asks"));
-            a.admit(Percept::new(Sense::File, "a.md").key("file:a.md"));
-            a.admit(Percept::new(Sense::File, "a.md again").key("file:a.md"));
-            a.admit(Percept::new(Sense::Github, "gh 1"));
-            a.admit(Percept::new(Sense::Github, "gh 2"));
-            a.admit(Percept::new(Sense::Github, "gh 3")); // full: the file item (and its merge) shed
+            a.admit(Percept::new(SenseKind::Owner, "owner asks"));
+            a.admit(Percept::new(SenseKind::File, "a.md").key("file:a.md"));
+            a.admit(Percept::new(SenseKind::File, "a.md again").key("file:a.md"));
+            a.admit(Percept::new(SenseKind::Github, "gh 1"));
+            a.admit(Percept::new(SenseKind::Github, "gh 2"));
+            a.admit(Percept::new(SenseKind::Github, "gh 3")); // full: the file item (and its merge) shed
             let c = a.decide(Timestamp::now()).unwrap();
             assert_eq!(c.item.summary(), "owner asks");
             a.done(&c);
@@ -386,7 +386,7 @@ mod tests {
         let seen = attention.generation();
         let a = attention.clone();
         let t = std::thread::spawn(move || a.wait(seen, Duration::from_secs(60)));
-        attention.admit(Percept::new(Sense::Owner, "hi"));
+        attention.admit(Percept::new(SenseKind::Owner, "hi"));
         assert_eq!(t.join().unwrap(), Wake::Admitted);
         let seen = attention.generation();
         let a = attention.clone();

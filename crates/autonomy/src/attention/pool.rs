@@ -13,7 +13,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::salience::{self, Salience, Scored};
-use super::Item;
+use super::Input;
 
 /// Pool settings (`attention:` in cn.yaml; the type lives in `cn_hub::config`).
 pub use cn_hub::config::PoolConfig;
@@ -24,10 +24,10 @@ type Rank = (bool, i64, Reverse<u64>);
 /// An item in the pool.
 #[derive(Debug, Clone)]
 pub struct Pooled {
-    pub item: Item,
+    pub item: Input,
     scored: Scored,
     /// Later items with the same key, merged into this one (at most [`KEEP_MERGED`] kept).
-    pub merged: Vec<Item>,
+    pub merged: Vec<Input>,
     /// How many items were merged in all.
     pub merged_count: u64,
 }
@@ -50,9 +50,9 @@ pub enum Admission {
 /// The item attention chose, with its salience now.
 #[derive(Debug, Clone)]
 pub struct Candidate {
-    pub item: Item,
+    pub item: Input,
     pub salience: Salience,
-    pub merged: Vec<Item>,
+    pub merged: Vec<Input>,
     pub merged_count: u64,
 }
 
@@ -114,7 +114,7 @@ impl Pool {
     }
 
     /// Offer an item.
-    pub fn admit(&mut self, item: Item) -> Admission {
+    pub fn admit(&mut self, item: Input) -> Admission {
         let owner = item.owner();
         let key = if owner { None } else { item.key().map(str::to_string) };
         if let Some(rank) = key.as_ref().and_then(|k| self.by_key.get(k)).copied() {
@@ -180,7 +180,7 @@ impl Pool {
         Some(std::mem::take(&mut self.report))
     }
 
-    fn coalesce(&mut self, rank: Rank, item: Item) -> Admission {
+    fn coalesce(&mut self, rank: Rank, item: Input) -> Admission {
         self.report.coalesced += 1;
         let scored = salience::score(&item, &self.config.weights, false);
         let Some(mut pooled) = self.remove(rank) else { return Admission::Admitted };
@@ -217,7 +217,7 @@ impl Pool {
         Some(pooled)
     }
 
-    fn note_shed(&mut self, item: &Item) {
+    fn note_shed(&mut self, item: &Input) {
         self.report.shed += 1;
         if self.report.shed_sample.len() < SHED_SAMPLE {
             self.report.shed_sample.push((item.id().to_string(), item.source_name().to_string(), item.summary().to_string()));
@@ -241,21 +241,21 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::percept::{Percept, Sense};
+    use crate::percept::{Percept, SenseKind};
 
-    fn percept(sense: Sense, summary: &str, key: Option<&str>) -> Item {
+    fn percept(sense: SenseKind, summary: &str, key: Option<&str>) -> Input {
         let mut p = Percept::new(sense, summary);
         p.key = key.map(str::to_string);
-        Item::Percept(p)
+        Input::Percept(p)
     }
 
     #[test]
     fn owner_first_then_salience_then_arrival() {
         let mut pool = Pool::new(PoolConfig::default());
-        pool.admit(percept(Sense::File, "file", None));
-        pool.admit(percept(Sense::Github, "gh 1", None));
-        pool.admit(percept(Sense::Github, "gh 2", None));
-        pool.admit(percept(Sense::Owner, "hello", None));
+        pool.admit(percept(SenseKind::File, "file", None));
+        pool.admit(percept(SenseKind::Github, "gh 1", None));
+        pool.admit(percept(SenseKind::Github, "gh 2", None));
+        pool.admit(percept(SenseKind::Owner, "hello", None));
         let now = Timestamp::now();
         let order: Vec<String> = std::iter::from_fn(|| pool.decide(now)).map(|c| c.item.summary().to_string()).collect();
         assert_eq!(order, ["hello", "gh 1", "gh 2", "file"]);
@@ -264,16 +264,16 @@ mod tests {
     #[test]
     fn same_key_coalesces_and_full_pool_sheds_the_least_salient() {
         let mut pool = Pool::new(PoolConfig { capacity: 2, ..PoolConfig::default() });
-        assert_eq!(pool.admit(percept(Sense::File, "a.md changed", Some("file:a.md"))), Admission::Admitted);
-        assert!(matches!(pool.admit(percept(Sense::File, "a.md changed again", Some("file:a.md"))), Admission::Coalesced { .. }));
+        assert_eq!(pool.admit(percept(SenseKind::File, "a.md changed", Some("file:a.md"))), Admission::Admitted);
+        assert!(matches!(pool.admit(percept(SenseKind::File, "a.md changed again", Some("file:a.md"))), Admission::Coalesced { .. }));
         assert_eq!(pool.len(), 1);
-        pool.admit(percept(Sense::Github, "gh", None));
+        pool.admit(percept(SenseKind::Github, "gh", None));
         // Full (2). A more salient item pushes the file item out; a less salient one is refused.
-        assert!(matches!(pool.admit(percept(Sense::Github, "gh 2", None)), Admission::Displaced { .. }));
-        assert!(matches!(pool.admit(percept(Sense::File, "b.md", None)), Admission::Shed { .. }));
+        assert!(matches!(pool.admit(percept(SenseKind::Github, "gh 2", None)), Admission::Displaced { .. }));
+        assert!(matches!(pool.admit(percept(SenseKind::File, "b.md", None)), Admission::Shed { .. }));
         // Owner items are never shed, whatever the capacity.
         for i in 0..5 {
-            assert_eq!(pool.admit(percept(Sense::Owner, &format!("owner {i}"), Some("same"))), Admission::Admitted);
+            assert_eq!(pool.admit(percept(SenseKind::Owner, &format!("owner {i}"), Some("same"))), Admission::Admitted);
         }
         assert_eq!(pool.len(), 7);
         let report = pool.take_flood_report().unwrap();
@@ -287,9 +287,9 @@ mod tests {
     #[test]
     fn recently_decided_keys_are_less_novel() {
         let mut pool = Pool::new(PoolConfig::default());
-        pool.admit(percept(Sense::Github, "first", Some("github:o/r#1")));
+        pool.admit(percept(SenseKind::Github, "first", Some("github:o/r#1")));
         pool.decide(Timestamp::now()).unwrap();
-        pool.admit(percept(Sense::Github, "again", Some("github:o/r#1")));
+        pool.admit(percept(SenseKind::Github, "again", Some("github:o/r#1")));
         let c = pool.decide(Timestamp::now()).unwrap();
         assert!(c.salience.explanation.contains("seen recently"), "{}", c.salience.explanation);
     }

@@ -10,34 +10,34 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use super::Item;
-use crate::impulses::Drive;
-use crate::percept::Sense;
+use super::Input;
+use crate::impulses::ImpulseSource;
+use crate::percept::SenseKind;
 
 /// The weights (configurable under `attention.weights` in cn.yaml; the type lives in
 /// `cn_hub::config`).
 pub use cn_hub::config::Weights;
 
 /// The weight of an item's source, and the source's name.
-fn source(w: &Weights, item: &Item) -> (&'static str, f64) {
+fn source(w: &Weights, item: &Input) -> (&'static str, f64) {
     match item {
-        Item::Percept(p) => (
+        Input::Percept(p) => (
             p.sense.name(),
             match p.sense {
-                Sense::Owner => 0.0, // the owner bonus below covers it
-                Sense::Discord => w.discord,
-                Sense::Github => w.github,
-                Sense::Calendar => w.calendar,
-                Sense::File => w.file,
-                Sense::Peer => w.peer,
+                SenseKind::Owner => 0.0, // the owner bonus below covers it
+                SenseKind::Discord => w.discord,
+                SenseKind::Github => w.github,
+                SenseKind::Calendar => w.calendar,
+                SenseKind::File => w.file,
+                SenseKind::Peer => w.peer,
             },
         ),
-        Item::Impulse(i) => (
+        Input::Impulse(i) => (
             i.source.name(),
             match i.source {
-                Drive::Task => w.task,
-                Drive::Schedule => w.schedule,
-                Drive::Idea => w.idea,
+                ImpulseSource::Task => w.task,
+                ImpulseSource::Schedule => w.schedule,
+                ImpulseSource::Idea => w.idea,
             },
         ),
     }
@@ -59,7 +59,7 @@ pub struct Scored {
 }
 
 /// Score an item at admission. `repeated`: its key was decided recently.
-pub fn score(item: &Item, w: &Weights, repeated: bool) -> Scored {
+pub fn score(item: &Input, w: &Weights, repeated: bool) -> Scored {
     let mut parts = Vec::with_capacity(5);
     if item.owner() {
         parts.push(("owner".to_string(), w.owner));
@@ -141,12 +141,12 @@ mod tests {
     #[test]
     fn explanation_adds_up_and_order_is_stable_over_time() {
         let w = Weights::default();
-        let mut p = Percept::new(Sense::Github, "issue opened");
+        let mut p = Percept::new(SenseKind::Github, "issue opened");
         p.at = ts("2026-01-07T10:00:00Z");
-        let gh = score(&Item::Percept(p), &w, false);
-        let task = Item::Impulse(Impulse {
+        let gh = score(&Input::Percept(p), &w, false);
+        let task = Input::Impulse(Impulse {
             id: "task-1".into(),
-            source: Drive::Task,
+            source: ImpulseSource::Task,
             summary: "Review".into(),
             due: Some(ts("2026-01-07T09:00:00Z")),
             priority: Some(1),

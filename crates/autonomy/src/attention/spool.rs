@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use cn_storage::{Entry, Journal};
 use serde_json::Value;
 
-use super::Item;
+use super::Input;
 
 /// An item still pending in the spool, with the id it was coalesced into, if any.
-pub type Pending = (Item, Option<String>);
+pub type Pending = (Input, Option<String>);
 
 /// The append-only queue file.
 #[derive(Debug)]
@@ -45,7 +45,7 @@ impl Spool {
             }
             let Some(add) = e.0.get("add") else { continue };
             let into = e.0.get("into").and_then(Value::as_str);
-            let Ok(item) = serde_json::from_value::<Item>(add.clone()) else {
+            let Ok(item) = serde_json::from_value::<Input>(add.clone()) else {
                 tracing::warn!(path = %path.display(), "spool: an item that no longer reads was dropped");
                 continue;
             };
@@ -67,7 +67,7 @@ impl Spool {
         Ok((Spool { journal: Journal::open(PathBuf::from(path))? }, pending))
     }
 
-    pub fn add(&mut self, item: &Item, into: Option<&str>) {
+    pub fn add(&mut self, item: &Input, into: Option<&str>) {
         let mut e = Entry(serde_json::Map::new());
         e.0.insert("add".into(), serde_json::to_value(item).unwrap_or(Value::Null));
         if let Some(i) = into {

@@ -26,18 +26,18 @@ pub use tasks::{tasks_of, Task, Tasks};
 /// Which impulse source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Drive {
+pub enum ImpulseSource {
     Task,
     Schedule,
     Idea,
 }
 
-impl Drive {
+impl ImpulseSource {
     pub fn name(self) -> &'static str {
         match self {
-            Drive::Task => "task",
-            Drive::Schedule => "schedule",
-            Drive::Idea => "idea",
+            ImpulseSource::Task => "task",
+            ImpulseSource::Schedule => "schedule",
+            ImpulseSource::Idea => "idea",
         }
     }
 }
@@ -47,7 +47,7 @@ impl Drive {
 pub struct Impulse {
     /// The task's or idea's id; `schedule-<name>-<time>` for a schedule firing.
     pub id: String,
-    pub source: Drive,
+    pub source: ImpulseSource,
     pub summary: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub due: Option<Timestamp>,
@@ -112,18 +112,19 @@ impl ImpulseSources {
     pub fn check(&mut self, now: Timestamp, idle: bool) -> Check {
         let mut out = Check::default();
         let mut problems = Vec::new();
+        // Problems are kept as their messages: they go to the journal, once each.
         match self.tasks.get() {
             Ok(tasks) => self.tasks_due(&tasks, now, idle, &mut out),
-            Err(e) => problems.push(e),
+            Err(e) => problems.push(e.to_string()),
         }
         match self.schedule_due(now, &mut out) {
             Ok(errors) => problems.extend(errors.iter().map(ToString::to_string)),
-            Err(e) => problems.push(e),
+            Err(e) => problems.push(e.to_string()),
         }
         if idle && out.impulses.is_empty() {
             match self.ideas.get() {
                 Ok(ideas) => self.idea(&ideas, now, &mut out),
-                Err(e) => problems.push(e),
+                Err(e) => problems.push(e.to_string()),
             }
         }
         // Report each problem once, until it goes away or changes.
@@ -137,13 +138,13 @@ impl ImpulseSources {
     /// so it is not offered a second time.
     pub fn mark_offered(&mut self, imp: &Impulse) {
         match imp.source {
-            Drive::Task => {
+            ImpulseSource::Task => {
                 self.offered_tasks.insert(imp.id.clone(), imp.due);
             }
-            Drive::Idea => {
+            ImpulseSource::Idea => {
                 self.offered_ideas.insert(imp.id.clone(), imp.at);
             }
-            Drive::Schedule => {}
+            ImpulseSource::Schedule => {}
         }
     }
 
@@ -175,7 +176,7 @@ impl ImpulseSources {
             self.offered_tasks.insert(t.id.clone(), t.due);
             out.impulses.push(Impulse {
                 id: t.id.clone(),
-                source: Drive::Task,
+                source: ImpulseSource::Task,
                 summary: format!("Task due: {}", t.task),
                 due: t.due,
                 priority: t.priority,
@@ -186,7 +187,7 @@ impl ImpulseSources {
         }
     }
 
-    fn schedule_due(&mut self, now: Timestamp, out: &mut Check) -> Result<Vec<EntryError>, String> {
+    fn schedule_due(&mut self, now: Timestamp, out: &mut Check) -> Result<Vec<EntryError>, std::sync::Arc<crate::state::StateError>> {
         let entries = self.schedule.get()?;
         if entries.is_empty() {
             return Ok(Vec::new());
@@ -196,13 +197,13 @@ impl ImpulseSources {
         let (firings, errors) = schedule::check(&entries, &mut fired, now, self.started);
         if fired != *before {
             self.schedule_state.invalidate();
-            self.schedule_files.save_state(&fired).map_err(|e| e.to_string())?;
+            self.schedule_files.save_state(&fired).map_err(std::sync::Arc::new)?;
         }
         for f in firings {
             match f {
                 Firing::Fire { entry, at, late } => out.impulses.push(Impulse {
                     id: format!("schedule-{}-{}", entry.name, at.as_second()),
-                    source: Drive::Schedule,
+                    source: ImpulseSource::Schedule,
                     summary: format!("Scheduled: {} ({})", entry.name, entry.action),
                     due: Some(at),
                     priority: None,
@@ -230,7 +231,7 @@ impl ImpulseSources {
             self.offered_ideas.insert(idea.id.clone(), now);
             out.impulses.push(Impulse {
                 id: idea.id.clone(),
-                source: Drive::Idea,
+                source: ImpulseSource::Idea,
                 summary: format!("Idea to explore: {}", idea.idea),
                 due: None,
                 priority: None,
@@ -273,7 +274,7 @@ mod tests {
         // Idle: the idea, once.
         let c = src.check(ts("2026-01-07T10:00:03Z"), true);
         assert_eq!(c.impulses.len(), 1);
-        assert_eq!(c.impulses[0].source, Drive::Idea);
+        assert_eq!(c.impulses[0].source, ImpulseSource::Idea);
         assert!(src.check(ts("2026-01-07T10:00:04Z"), true).impulses.is_empty());
         assert_eq!(src.next_wake(ts("2026-01-07T10:00:05Z")), Some(ts("2026-02-01T00:00:00Z")));
     }

@@ -39,7 +39,7 @@ impl ScheduleEntry {
     pub fn timing(&self) -> Result<(Cron, jiff::tz::TimeZone), EntryError> {
         let cron: Cron = self.cron.parse().map_err(|e| EntryError::Cron { name: self.name.clone(), source: e })?;
         let tz = cron::time_zone(self.tz.as_deref().unwrap_or("UTC"))
-            .map_err(|reason| EntryError::TimeZone { name: self.name.clone(), reason })?;
+            .map_err(|source| EntryError::TimeZone { name: self.name.clone(), source })?;
         Ok((cron, tz))
     }
 }
@@ -49,8 +49,8 @@ impl ScheduleEntry {
 pub enum EntryError {
     #[error("schedule entry `{name}`: {source}")]
     Cron { name: String, source: CronError },
-    #[error("schedule entry `{name}`: {reason}")]
-    TimeZone { name: String, reason: String },
+    #[error("schedule entry `{name}`: {source}")]
+    TimeZone { name: String, source: cron::TimeZoneError },
 }
 
 /// What each entry last did, by name.

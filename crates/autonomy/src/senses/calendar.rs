@@ -13,9 +13,10 @@ use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
-use super::SenseError;
+use super::{Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
-use crate::percept::{Percept, Sense};
+use crate::config::CalendarConfig;
+use crate::percept::{Percept, SenseKind};
 
 /// One event of a calendar.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,8 +28,8 @@ pub struct Event {
 }
 
 /// The events of an iCalendar text that have a usable start.
-pub fn events(text: &str) -> Result<Vec<Event>, String> {
-    let cal: icalendar::Calendar = text.parse()?;
+pub fn events(text: &str) -> Result<Vec<Event>, SenseError> {
+    let cal: icalendar::Calendar = text.parse().map_err(|message| SenseError::Parse { message })?;
     Ok(cal
         .events()
         .filter_map(|e| {
@@ -78,7 +79,7 @@ pub fn due(events: &[Event], now: Timestamp, lead: Duration, announced: &mut Has
         if announce <= now && now < e.start && announced.insert((e.uid.clone(), e.start)) {
             let minutes = now.duration_until(e.start).as_secs() / 60;
             out.push(
-                Percept::new(Sense::Calendar, format!("Calendar: {} starts in {minutes} min ({})", e.summary, e.start))
+                Percept::new(SenseKind::Calendar, format!("Calendar: {} starts in {minutes} min ({})", e.summary, e.start))
                     .key(format!("calendar:{}:{}", e.uid, e.start.as_second()))
                     .due(e.start)
                     .data(json!({"uid": e.uid, "summary": e.summary, "start": e.start.to_string(), "location": e.location})),
@@ -118,17 +119,40 @@ impl CalendarSource {
     pub async fn read(&self, client: &reqwest::Client) -> Result<String, SenseError> {
         match self {
             CalendarSource::Url(url) => {
-                let err = |message: String| SenseError::Poll { url: url.clone(), message };
-                let resp = client.get(url).send().await.map_err(|e| err(e.to_string()))?;
+                let http = |source| SenseError::Http { url: url.clone(), source };
+                let resp = client.get(url).send().await.map_err(http)?;
                 if !resp.status().is_success() {
-                    return Err(err(format!("HTTP {}", resp.status())));
+                    return Err(SenseError::Status { url: url.clone(), status: resp.status() });
                 }
-                resp.text().await.map_err(|e| err(e.to_string()))
+                resp.text().await.map_err(http)
             }
             // A calendar file is small; reading it inline is cheaper than a blocking task.
-            CalendarSource::File(path) => std::fs::read_to_string(path)
-                .map_err(|e| SenseError::Poll { url: path.display().to_string(), message: e.to_string() }),
+            CalendarSource::File(path) => std::fs::read_to_string(path).map_err(|source| SenseError::Read { path: path.clone(), source }),
         }
+    }
+}
+
+/// One calendar (`senses.calendar[]`) as a [`Sense`].
+pub struct CalendarSense {
+    source: CalendarSource,
+    lead: Duration,
+    refresh: Duration,
+}
+
+impl CalendarSense {
+    pub fn configured(config: &CalendarConfig, hub: &Path) -> Self {
+        CalendarSense { source: CalendarSource::parse(&config.source, hub), lead: config.lead, refresh: config.refresh }
+    }
+}
+
+impl Sense for CalendarSense {
+    fn name(&self) -> &str {
+        "calendar"
+    }
+
+    fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
+        ctx.runtime.spawn(run(self.source, self.lead, self.refresh, ctx.attention.clone()));
+        Ok(Running::tasks())
     }
 }
 
@@ -141,7 +165,7 @@ pub async fn run(source: CalendarSource, lead: Duration, refresh: Duration, atte
     let mut next_refresh = tokio::time::Instant::now();
     loop {
         if tokio::time::Instant::now() >= next_refresh {
-            match source.read(&client).await.and_then(|t| events(&t).map_err(|message| SenseError::Parse { message })) {
+            match source.read(&client).await.and_then(|t| events(&t)) {
                 Ok(evs) => events_now = evs,
                 Err(e) => tracing::warn!(%e, "calendar not read; keeping the last copy"),
             }

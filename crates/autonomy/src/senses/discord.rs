@@ -40,10 +40,11 @@ use twilight_model::channel::Message;
 use twilight_model::id::marker::{ChannelMarker, UserMarker};
 use twilight_model::id::Id;
 
-use super::{first_line, SenseError};
+use super::{first_line, Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
-use crate::config::DiscordConfig;
-use crate::percept::{Percept, Sense};
+use crate::channel::Channel;
+use crate::config::{env_secret, DiscordConfig};
+use crate::percept::{Percept, SenseKind};
 
 /// Discord's limit on one message's content, in characters.
 pub const MESSAGE_MAX: usize = 2000;
@@ -75,7 +76,7 @@ pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Op
     let text = first_line(&msg.content, 200);
     let text = if text.is_empty() { "(no text)".to_string() } else { text };
     Some(
-        Percept::new(Sense::Discord, format!("{author}: {text}"))
+        Percept::new(SenseKind::Discord, format!("{author}: {text}"))
             .key(format!("discord:{channel}/{}", msg.id))
             .owner(filter.owners.contains(&msg.author.id.get()))
             .data(json!({
@@ -91,7 +92,7 @@ pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Op
 
 /// The channel a Discord percept came from: where the answer goes.
 pub fn channel_of(p: &Percept) -> Option<u64> {
-    if p.sense != Sense::Discord {
+    if p.sense != SenseKind::Discord {
         return None;
     }
     p.data.get("channel_id").and_then(Value::as_str).and_then(|c| c.parse().ok())
@@ -126,6 +127,32 @@ pub fn split(text: &str, max: usize) -> Vec<String> {
         rest = tail;
     }
     out
+}
+
+/// Discord (`senses.discord`) as a [`Sense`]: the gateway's messages become percepts, and
+/// its [`DiscordChannel`] answers there.
+pub struct DiscordSense {
+    config: DiscordConfig,
+    token: String,
+}
+
+impl DiscordSense {
+    /// From `senses.discord`; the bot token read from its variable.
+    pub fn configured(config: &DiscordConfig) -> Result<Self, SenseError> {
+        let token = env_secret("senses.discord.token_env", &config.token_env)?;
+        Ok(DiscordSense { config: config.clone(), token })
+    }
+}
+
+impl Sense for DiscordSense {
+    fn name(&self) -> &str {
+        "discord"
+    }
+
+    fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
+        let handle = start(&self.config, self.token, ctx.attention.clone(), ctx.runtime)?;
+        Ok(Running::keep(handle.clone()).with_channel(Box::new(DiscordChannel::new(handle))))
+    }
 }
 
 /// Start the gateway task on `runtime` and build the handle. `token` is the bot token.
@@ -353,8 +380,8 @@ impl DiscordHandle {
             }
             let n = parts.len();
             for (i, part) in parts.iter().enumerate() {
-                if let Err(e) = inner.http.create_message(channel).content(part).await {
-                    return Err(discord_error(format!("posting part {}/{n} to channel {channel}: {e}", i + 1)));
+                if let Err(source) = inner.http.create_message(channel).content(part).await {
+                    return Err(SenseError::DiscordPost { part: i + 1, parts: n, channel: channel.get(), source });
                 }
             }
             Ok(())
@@ -494,17 +521,17 @@ mod tests {
     }
 }
 
-/// The daemon's [`crate::mind::Presence`] on Discord: while a model works on an item that
+/// The Discord [`Channel`]: while a model works on an item that
 /// came from a Discord channel, that channel shows "typing…"; when the item is decided with
 /// a reply, the reply is sent there (which ends the typing); any other end stops the typing.
-pub struct DiscordPresence {
+pub struct DiscordChannel {
     handle: DiscordHandle,
     typing: std::collections::HashMap<u64, Typing>,
 }
 
-impl DiscordPresence {
+impl DiscordChannel {
     pub fn new(handle: DiscordHandle) -> Self {
-        DiscordPresence { handle, typing: std::collections::HashMap::new() }
+        DiscordChannel { handle, typing: std::collections::HashMap::new() }
     }
 }
 
@@ -514,8 +541,8 @@ fn item_channel(item: &cn_agent::Item) -> Option<u64> {
     item.doc.get_str("channel-id")?.parse().ok()
 }
 
-impl crate::mind::Presence for DiscordPresence {
-    fn working(&mut self, item: &cn_agent::Item, _level: cn_compute::Level) {
+impl Channel for DiscordChannel {
+    fn typing(&mut self, item: &cn_agent::Item, _level: cn_compute::Level) {
         if let Some(ch) = item_channel(item) {
             let handle = &self.handle;
             self.typing.entry(ch).or_insert_with(|| handle.typing(ch));

@@ -11,9 +11,10 @@ use notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
 use serde_json::json;
 
-use super::SenseError;
+use super::{Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
-use crate::percept::{Percept, Sense};
+use crate::config::FilesConfig;
+use crate::percept::{Percept, SenseKind};
 
 /// A running watcher; dropping it stops watching.
 pub struct FileSense {
@@ -28,14 +29,36 @@ fn ignored(path: &Path, ignore: &[String]) -> bool {
 pub fn percept(hub: &Path, path: &Path) -> Percept {
     let shown = path.strip_prefix(hub).unwrap_or(path);
     let what = if path.exists() { "changed" } else { "removed" };
-    Percept::new(Sense::File, format!("File {what}: {}", shown.display()))
+    Percept::new(SenseKind::File, format!("File {what}: {}", shown.display()))
         .key(format!("file:{}", path.display()))
         .data(json!({"path": path, "exists": path.exists()}))
 }
 
+/// Changed files (`senses.files`) as a [`Sense`].
+pub struct FilesSense {
+    paths: Vec<PathBuf>,
+    debounce: Duration,
+    ignore: Vec<String>,
+}
+
+impl FilesSense {
+    pub fn configured(config: &FilesConfig) -> Self {
+        FilesSense { paths: config.paths.clone(), debounce: config.debounce, ignore: config.ignore.clone() }
+    }
+}
+
+impl Sense for FilesSense {
+    fn name(&self) -> &str {
+        "files"
+    }
+
+    fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
+        Ok(Running::keep(watch(ctx.hub, &self.paths, self.debounce, self.ignore, ctx.attention.clone())?))
+    }
+}
+
 /// Watch `paths` (relative to `hub` unless absolute), debounced by `debounce`.
 pub fn watch(hub: &Path, paths: &[PathBuf], debounce: Duration, ignore: Vec<String>, attention: Attention) -> Result<FileSense, SenseError> {
-    let err = |message: String| SenseError::Start { sense: "files", message };
     let root = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
     let handler_root = root.clone();
     let mut debouncer = new_debouncer(debounce, move |res: DebounceEventResult| match res {
@@ -51,13 +74,12 @@ pub fn watch(hub: &Path, paths: &[PathBuf], debounce: Duration, ignore: Vec<Stri
         }
         Err(e) => tracing::warn!(%e, "file watcher error"),
     })
-    .map_err(|e| err(e.to_string()))?;
+    .map_err(|source| SenseError::Watch { sense: "files", path: None, source })?;
     for p in paths {
         let full = if p.is_absolute() { p.clone() } else { root.join(p) };
-        debouncer
-            .watcher()
-            .watch(&full, RecursiveMode::Recursive)
-            .map_err(|e| err(format!("cannot watch {}: {e}", full.display())))?;
+        if let Err(source) = debouncer.watcher().watch(&full, RecursiveMode::Recursive) {
+            return Err(SenseError::Watch { sense: "files", path: Some(full), source });
+        }
     }
     Ok(FileSense { _debouncer: debouncer })
 }

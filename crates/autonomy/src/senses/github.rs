@@ -16,9 +16,53 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
-use super::{first_line, SenseError};
+use super::{first_line, Running, Sense, SenseContext, SenseError, GITHUB_PATH};
 use crate::attention::Attention;
-use crate::percept::{Percept, Sense};
+use crate::config::{env_secret, GithubConfig};
+use crate::percept::{Percept, SenseKind};
+
+/// GitHub as a [`Sense`]: the webhook route (when `secret_env` is set) and the notifications
+/// poller (when `poll` is set).
+pub struct GithubSense {
+    /// The webhook's secret and whose events are the owner's.
+    webhook: Option<(Vec<u8>, Vec<String>)>,
+    poller: Option<(NotificationPoller, Duration)>,
+}
+
+impl GithubSense {
+    /// From `senses.github`; the secrets read from their variables.
+    pub fn configured(config: &GithubConfig) -> Result<Self, SenseError> {
+        let webhook = match config.secret_env.as_deref() {
+            Some(var) => Some((env_secret("senses.github.secret_env", var)?.into_bytes(), config.owners.clone())),
+            None => None,
+        };
+        let poller = match &config.poll {
+            Some(poll) => {
+                let token = env_secret("senses.github.poll.token_env", &poll.token_env)?;
+                Some((NotificationPoller::new(&poll.base_url, token)?, poll.every))
+            }
+            None => None,
+        };
+        Ok(GithubSense { webhook, poller })
+    }
+}
+
+impl Sense for GithubSense {
+    fn name(&self) -> &str {
+        "github"
+    }
+
+    fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
+        if let Some((secret, owners)) = self.webhook {
+            let hook = Webhook { secret, owners, attention: ctx.attention.clone() };
+            ctx.mount(axum::Router::new().route(GITHUB_PATH, axum::routing::post(receive)).with_state(Arc::new(hook)));
+        }
+        if let Some((poller, every)) = self.poller {
+            ctx.runtime.spawn(run_poller(poller, every, ctx.attention.clone()));
+        }
+        Ok(Running::tasks())
+    }
+}
 
 /// Does `header` (`sha256=<hex>`) sign `body` with `secret`? Constant-time comparison.
 pub fn verify_signature(secret: &[u8], body: &[u8], header: Option<&str>) -> bool {
@@ -84,7 +128,7 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
     };
     let owner = owners.iter().any(|o| o.eq_ignore_ascii_case(sender));
     Some(
-        Percept::new(Sense::Github, summary)
+        Percept::new(SenseKind::Github, summary)
             .key(key)
             .owner(owner)
             .data(json!({"event": event, "action": action, "repository": repo, "sender": sender, "payload": payload})),
@@ -150,7 +194,7 @@ impl NotificationPoller {
             .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
             .timeout(Duration::from_secs(30))
             .build()
-            .map_err(|e| SenseError::Start { sense: "github.poll", message: e.to_string() })?;
+            .map_err(|source| SenseError::Client { sense: "github.poll", source })?;
         Ok(NotificationPoller {
             client,
             base_url: base_url.trim_end_matches('/').to_string(),
@@ -174,8 +218,7 @@ impl NotificationPoller {
         if let Some(lm) = &self.last_modified {
             req = req.header("If-Modified-Since", lm);
         }
-        let err = |message: String| SenseError::Poll { url: url.clone(), message };
-        let resp = req.send().await.map_err(|e| err(e.to_string()))?;
+        let resp = req.send().await.map_err(|source| SenseError::Http { url: url.clone(), source })?;
         let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
         if let Some(secs) = header("x-poll-interval").and_then(|v| v.parse::<u64>().ok()) {
             self.poll_interval = Some(Duration::from_secs(secs));
@@ -184,10 +227,10 @@ impl NotificationPoller {
             return Ok(Vec::new());
         }
         if !resp.status().is_success() {
-            return Err(err(format!("HTTP {}", resp.status())));
+            return Err(SenseError::Status { url, status: resp.status() });
         }
         let last_modified = header("last-modified");
-        let list: Vec<Value> = resp.json().await.map_err(|e| err(format!("not a notifications list: {e}")))?;
+        let list: Vec<Value> = resp.json().await.map_err(|source| SenseError::NotJson { url: url.clone(), what: "a notifications list", source })?;
         self.last_modified = last_modified.or(self.last_modified.take());
         let mut out = Vec::new();
         for n in &list {
@@ -209,7 +252,7 @@ impl NotificationPoller {
                 s(n, &["subject", "title"]),
                 s(n, &["repository", "full_name"])
             );
-            out.push(Percept::new(Sense::Github, summary).key(format!("github-notification:{id}")).data(n.clone()));
+            out.push(Percept::new(SenseKind::Github, summary).key(format!("github-notification:{id}")).data(n.clone()));
         }
         Ok(out)
     }

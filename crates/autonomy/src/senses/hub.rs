@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
-use super::SenseError;
+use super::{Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
 
 /// The impulse files whose change wakes the daemon.
@@ -41,15 +41,28 @@ fn wakes_on(event: &Event, inbox: &Path, state: &Path) -> bool {
     change && event.paths.iter().any(|p| wakes(inbox, state, p))
 }
 
+/// The hub watcher as a [`Sense`] (the daemon adds it to the configured senses: it is not
+/// a cn.yaml section, a daemon always watches its hub).
+pub struct HubWatcher;
+
+impl Sense for HubWatcher {
+    fn name(&self) -> &str {
+        "hub"
+    }
+
+    fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
+        Ok(Running::keep(watch(ctx.hub, ctx.attention.clone())?))
+    }
+}
+
 /// Watch `hub`'s inbox and impulse files; every relevant change pokes `attention`.
 pub fn watch(hub: &Path, attention: Attention) -> Result<HubWatch, SenseError> {
-    let err = |message: String| SenseError::Start { sense: "hub", message };
     let root = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
     let layout = cn_hub::Layout::new(&root);
     let inbox: PathBuf = layout.inbox();
     let state: PathBuf = layout.state();
     for dir in [&inbox, &state] {
-        std::fs::create_dir_all(dir).map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|source| SenseError::Create { sense: "hub", path: dir.clone(), source })?;
     }
     let (i, s) = (inbox.clone(), state.clone());
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| match res {
@@ -60,9 +73,11 @@ pub fn watch(hub: &Path, attention: Attention) -> Result<HubWatch, SenseError> {
         }
         Err(e) => tracing::warn!(%e, "hub watcher error"),
     })
-    .map_err(|e| err(e.to_string()))?;
+    .map_err(|source| SenseError::Watch { sense: "hub", path: None, source })?;
     for dir in [&inbox, &state] {
-        watcher.watch(dir, RecursiveMode::NonRecursive).map_err(|e| err(format!("cannot watch {}: {e}", dir.display())))?;
+        if let Err(source) = watcher.watch(dir, RecursiveMode::NonRecursive) {
+            return Err(SenseError::Watch { sense: "hub", path: Some(dir.clone()), source });
+        }
     }
     Ok(HubWatch { _watcher: watcher })
 }

@@ -1,8 +1,14 @@
 //! Senses — real clients that turn events outside the agent into percepts and admit them to
 //! attention: the owner's HTTP endpoint, GitHub (webhooks and notification polling), Discord
-//! (the gateway; [`Senses::discord`] is the daemon's way to answer there, with the typing
-//! indicator), a file watcher, calendars. Each is enabled in cn.yaml (`senses:`); base URLs
+//! (the gateway, and a [`Channel`] to answer on with the typing indicator), a file watcher,
+//! calendars, peer mail, and the hub itself. Each is enabled in cn.yaml (`senses:`); base URLs
 //! are configurable so tests run them against servers on loopback.
+//!
+//! Every sense is one [`Sense`]: it starts on the senses' runtime given a [`SenseContext`]
+//! (the hub, the runtime, attention to admit percepts into, the HTTP routes it may mount) and
+//! returns what keeps it running, with an optional [`Channel`] to answer on. A new channel
+//! (Telegram, email) is one file implementing `Sense` plus its section in `senses:` and one
+//! line in [`configured`]; [`Senses::start`] is a loop over them.
 //!
 //! The senses run on a small tokio runtime of their own (one worker thread), so the daemon's
 //! kernel stays synchronous; [`Attention`] is the channel between them — bounded, and a
@@ -19,15 +25,15 @@ pub mod hub;
 pub mod owner;
 pub mod peers;
 
+use std::any::Any;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
 
-use axum::routing::post;
 use axum::Router;
 
 use crate::attention::Attention;
-use crate::config::{env_secret, ConfigError, SensesConfig};
+use crate::channel::Channel;
+use crate::config::{ConfigError, SensesConfig};
 
 /// Where the owner endpoint listens.
 pub const OWNER_PATH: &str = "/owner/message";
@@ -37,16 +43,34 @@ pub const GITHUB_PATH: &str = "/github/webhook";
 /// A sense that could not start or run.
 #[derive(Debug, thiserror::Error)]
 pub enum SenseError {
+    #[error("cannot start the senses' runtime: {source}")]
+    Runtime { source: std::io::Error },
+    /// A setting the sense cannot use (the message names the cn.yaml key).
     #[error("cannot start the {sense} sense: {message}")]
     Start { sense: &'static str, message: String },
+    #[error("cannot start the {sense} sense: {source}")]
+    Client { sense: &'static str, source: reqwest::Error },
+    #[error("cannot start the {sense} sense: cannot create {path}: {source}")]
+    Create { sense: &'static str, path: std::path::PathBuf, source: std::io::Error },
+    #[error("cannot start the {sense} sense: {}{source}", path.as_ref().map(|p| format!("cannot watch {}: ", p.display())).unwrap_or_default())]
+    Watch { sense: &'static str, path: Option<std::path::PathBuf>, source: notify::Error },
     #[error("cannot listen on {addr} (senses.bind in cn.yaml): {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
-    #[error("{url}: {message}")]
-    Poll { url: String, message: String },
+    #[error("{url}: {source}")]
+    Http { url: String, source: reqwest::Error },
+    #[error("{url}: HTTP {status}")]
+    Status { url: String, status: reqwest::StatusCode },
+    #[error("{url}: not {what}: {source}")]
+    NotJson { url: String, what: &'static str, source: reqwest::Error },
+    #[error("{}: {source}", path.display())]
+    Read { path: std::path::PathBuf, source: std::io::Error },
+    /// iCalendar text that does not parse (the parser reports a message, not an error type).
     #[error("calendar: {message}")]
     Parse { message: String },
     #[error("discord: {message}")]
     Discord { message: String },
+    #[error("discord: posting part {part}/{parts} to channel {channel}: {source}")]
+    DiscordPost { part: usize, parts: usize, channel: u64, source: twilight_http::Error },
     #[error(transparent)]
     Config(#[from] ConfigError),
 }
@@ -61,16 +85,87 @@ pub(crate) fn first_line(text: &str, max: usize) -> String {
     }
 }
 
-/// The HTTP routes for the enabled endpoints.
-pub fn router(owner: Option<owner::OwnerEndpoint>, github: Option<github::Webhook>) -> Router {
-    let mut app = Router::new();
-    if let Some(ep) = owner {
-        app = app.merge(Router::new().route(OWNER_PATH, post(owner::receive)).with_state(Arc::new(ep)));
+/// What a sense gets when it starts.
+pub struct SenseContext<'a> {
+    /// The hub's root (relative paths in cn.yaml are relative to it).
+    pub hub: &'a Path,
+    /// The senses' runtime: spawn tasks on it; they end when [`Senses`] is dropped.
+    pub runtime: &'a tokio::runtime::Runtime,
+    /// Where percepts go.
+    pub attention: Attention,
+    /// Routes for the senses' one HTTP server (bound to `senses.bind` once every sense has
+    /// started, only when some sense mounted a route).
+    routes: Option<Router>,
+}
+
+impl SenseContext<'_> {
+    /// Serve `router`'s routes on the senses' HTTP server.
+    pub fn mount(&mut self, router: Router) {
+        self.routes = Some(match self.routes.take() {
+            Some(app) => app.merge(router),
+            None => router,
+        });
     }
-    if let Some(hook) = github {
-        app = app.merge(Router::new().route(GITHUB_PATH, post(github::receive)).with_state(Arc::new(hook)));
+}
+
+/// A started sense: what keeps it running (dropped when the senses stop), and the channel to
+/// answer on when it has one.
+#[derive(Default)]
+pub struct Running {
+    guard: Option<Box<dyn Any + Send>>,
+    channel: Option<Box<dyn Channel>>,
+}
+
+impl Running {
+    /// Nothing to keep: the sense runs as tasks on the senses' runtime.
+    pub fn tasks() -> Self {
+        Running::default()
     }
-    app
+
+    /// Keep `guard` alive while the senses run (a watcher, a client handle). A guard of a
+    /// cloneable type can be read back with [`Senses::get`].
+    pub fn keep(guard: impl Any + Send) -> Self {
+        Running { guard: Some(Box::new(guard)), channel: None }
+    }
+
+    /// The place this sense answers on.
+    pub fn with_channel(mut self, channel: Box<dyn Channel>) -> Self {
+        self.channel = Some(channel);
+        self
+    }
+}
+
+/// A source of percepts outside the agent.
+pub trait Sense: Send {
+    /// Its name in logs and errors (`discord`, `github`, …).
+    fn name(&self) -> &str;
+    /// Start sensing: spawn on `ctx.runtime`, admit to `ctx.attention`, mount routes.
+    fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError>;
+}
+
+/// The senses `config` enables, in start order. Secrets are read from the environment here,
+/// so a missing one is reported before anything starts.
+pub fn configured(hub: &Path, config: &SensesConfig) -> Result<Vec<Box<dyn Sense>>, SenseError> {
+    let mut senses: Vec<Box<dyn Sense>> = Vec::new();
+    if let Some(owner) = owner::OwnerSense::configured(&config.owner)? {
+        senses.push(Box::new(owner));
+    }
+    if let Some(github) = config.github.as_ref().map(github::GithubSense::configured).transpose()? {
+        senses.push(Box::new(github));
+    }
+    for cal in &config.calendar {
+        senses.push(Box::new(calendar::CalendarSense::configured(cal, hub)));
+    }
+    if let Some(discord) = config.discord.as_ref().map(discord::DiscordSense::configured).transpose()? {
+        senses.push(Box::new(discord));
+    }
+    if let Some(p) = &config.peers {
+        senses.push(Box::new(peers::PeersSense { every: p.every }));
+    }
+    if let Some(f) = config.files.as_ref().filter(|f| !f.paths.is_empty()) {
+        senses.push(Box::new(files::FilesSense::configured(f)));
+    }
+    Ok(senses)
 }
 
 /// Install ring as rustls' process-wide crypto provider (the binary's one TLS backend;
@@ -84,40 +179,36 @@ pub struct Senses {
     runtime: Option<tokio::runtime::Runtime>,
     addr: Option<SocketAddr>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    discord: Option<discord::DiscordHandle>,
-    _files: Option<files::FileSense>,
+    running: Vec<Running>,
 }
 
 impl Senses {
     /// Start every sense `config` enables, admitting percepts to `attention`.
     pub fn start(hub: &Path, config: &SensesConfig, attention: Attention) -> Result<Senses, SenseError> {
+        Senses::start_all(hub, config, configured(hub, config)?, attention)
+    }
+
+    /// Start `senses` (from [`configured`], and any the caller adds), admitting percepts to
+    /// `attention`; the HTTP server listens on `config.bind` when a sense mounted a route.
+    pub fn start_all(hub: &Path, config: &SensesConfig, senses: Vec<Box<dyn Sense>>, attention: Attention) -> Result<Senses, SenseError> {
         install_tls_provider();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("cn-senses")
             .enable_all()
             .build()
-            .map_err(|e| SenseError::Start { sense: "senses", message: e.to_string() })?;
-
-        let owner_ep = if config.owner.enabled {
-            let token = config.owner.token_env.as_deref().map(|var| env_secret("senses.owner.token_env", var)).transpose()?;
-            Some(owner::OwnerEndpoint { token, attention: attention.clone() })
-        } else {
-            None
-        };
-        let hook = match config.github.as_ref().and_then(|g| g.secret_env.as_deref().map(|v| (g, v))) {
-            Some((g, var)) => Some(github::Webhook {
-                secret: env_secret("senses.github.secret_env", var)?.into_bytes(),
-                owners: g.owners.clone(),
-                attention: attention.clone(),
-            }),
-            None => None,
-        };
+            .map_err(|source| SenseError::Runtime { source })?;
+        let mut ctx = SenseContext { hub, runtime: &runtime, attention, routes: None };
+        let mut running = Vec::with_capacity(senses.len());
+        for sense in senses {
+            let name = sense.name().to_string();
+            running.push(sense.start(&mut ctx)?);
+            tracing::debug!(sense = %name, "sense started");
+        }
 
         let mut addr = None;
         let mut shutdown = None;
-        if owner_ep.is_some() || hook.is_some() {
-            let app = router(owner_ep, hook);
+        if let Some(app) = ctx.routes.take() {
             let listener = runtime
                 .block_on(tokio::net::TcpListener::bind(config.bind))
                 .map_err(|source| SenseError::Bind { addr: config.bind, source })?;
@@ -135,35 +226,7 @@ impl Senses {
             tracing::info!(?addr, "senses listening");
         }
 
-        if let Some(poll) = config.github.as_ref().and_then(|g| g.poll.as_ref()) {
-            let token = env_secret("senses.github.poll.token_env", &poll.token_env)?;
-            let poller = github::NotificationPoller::new(&poll.base_url, token)?;
-            runtime.spawn(github::run_poller(poller, poll.every, attention.clone()));
-        }
-
-        for cal in &config.calendar {
-            let source = calendar::CalendarSource::parse(&cal.source, hub);
-            runtime.spawn(calendar::run(source, cal.lead, cal.refresh, attention.clone()));
-        }
-
-        let discord = match &config.discord {
-            Some(d) => {
-                let token = env_secret("senses.discord.token_env", &d.token_env)?;
-                Some(discord::start(d, token, attention.clone(), &runtime)?)
-            }
-            None => None,
-        };
-
-        if let Some(p) = &config.peers {
-            runtime.spawn(peers::run(hub.to_path_buf(), p.every));
-        }
-
-        let files = match &config.files {
-            Some(f) if !f.paths.is_empty() => Some(files::watch(hub, &f.paths, f.debounce, f.ignore.clone(), attention)?),
-            _ => None,
-        };
-
-        Ok(Senses { runtime: Some(runtime), addr, shutdown, discord, _files: files })
+        Ok(Senses { runtime: Some(runtime), addr, shutdown, running })
     }
 
     /// The HTTP server's address (useful with port 0).
@@ -171,10 +234,21 @@ impl Senses {
         self.addr
     }
 
+    /// The channels the senses answer on (Discord's, when `senses.discord` is on); taken
+    /// once, by the daemon's mind.
+    pub fn take_channels(&mut self) -> Vec<Box<dyn Channel>> {
+        self.running.iter_mut().filter_map(|r| r.channel.take()).collect()
+    }
+
+    /// A guard a sense keeps, by type (a cloneable handle such as [`discord::DiscordHandle`]).
+    pub fn get<T: Any + Clone>(&self) -> Option<T> {
+        self.running.iter().find_map(|r| r.guard.as_ref()?.downcast_ref::<T>().cloned())
+    }
+
     /// The way to answer on Discord and show the typing indicator, when `senses.discord` is
     /// on.
     pub fn discord(&self) -> Option<discord::DiscordHandle> {
-        self.discord.clone()
+        self.get()
     }
 
     /// Stop every sense: the server finishes the requests in flight.

@@ -12,8 +12,38 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use serde_json::{json, Value};
 
+use super::{Running, Sense, SenseContext, SenseError, OWNER_PATH};
 use crate::attention::Attention;
-use crate::percept::{Percept, Sense};
+use crate::config::{env_secret, OwnerConfig};
+use crate::percept::{Percept, SenseKind};
+
+/// The owner endpoint as a [`Sense`]: mounts `POST /owner/message` on the senses' server.
+pub struct OwnerSense {
+    token: Option<String>,
+}
+
+impl OwnerSense {
+    /// `None` when `senses.owner.enabled` is false; the token read from its variable.
+    pub fn configured(config: &OwnerConfig) -> Result<Option<Self>, SenseError> {
+        if !config.enabled {
+            return Ok(None);
+        }
+        let token = config.token_env.as_deref().map(|var| env_secret("senses.owner.token_env", var)).transpose()?;
+        Ok(Some(OwnerSense { token }))
+    }
+}
+
+impl Sense for OwnerSense {
+    fn name(&self) -> &str {
+        "owner"
+    }
+
+    fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
+        let ep = OwnerEndpoint { token: self.token, attention: ctx.attention.clone() };
+        ctx.mount(axum::Router::new().route(OWNER_PATH, axum::routing::post(receive)).with_state(Arc::new(ep)));
+        Ok(Running::tasks())
+    }
+}
 
 /// What the owner route needs.
 pub struct OwnerEndpoint {
@@ -32,7 +62,7 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// The percept for one owner message.
 pub fn percept(text: &str, thread: Option<&str>) -> Percept {
     let first = text.lines().next().unwrap_or("").trim();
-    let mut p = Percept::new(Sense::Owner, format!("Owner: {first}"))
+    let mut p = Percept::new(SenseKind::Owner, format!("Owner: {first}"))
         .data(json!({"text": text, "thread": thread}));
     if let Some(t) = thread {
         p = p.key(format!("owner:{t}"));

@@ -11,6 +11,24 @@ use std::time::Duration;
 use cn_hub::journal::HubJournal;
 use cn_storage::Entry;
 
+use super::{Running, Sense, SenseContext, SenseError};
+
+/// Peer mail (`senses.peers`) as a [`Sense`]: `cn sync` every `every`.
+pub struct PeersSense {
+    pub every: Duration,
+}
+
+impl Sense for PeersSense {
+    fn name(&self) -> &str {
+        "peers"
+    }
+
+    fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
+        ctx.runtime.spawn(run(ctx.hub.to_path_buf(), self.every));
+        Ok(Running::tasks())
+    }
+}
+
 /// Sync every `every` (at least a second) until the runtime shuts down (the first sync right
 /// away).
 pub async fn run(hub: PathBuf, every: Duration) {

@@ -79,7 +79,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
 
 /// Send one owner message and wait for the agent's answer (`None` with `no_wait`).
 fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::Result<Option<String>> {
-    let daemon = daemon_url(hub.root());
+    let daemon = cn_daemon::owner_url(hub.root());
     let id = match &daemon {
         Some(url) => post(url, text)?,
         None => cn_agent::enqueue_new(hub, cn_agent::OWNER, cn_agent::Cadence::Inbox, text)?.id,
@@ -104,15 +104,6 @@ fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::
             run_once(hub.root())?;
         }
     }
-}
-
-/// The owner endpoint of the daemon running on `hub`, if one runs.
-fn daemon_url(hub: &Path) -> Option<String> {
-    if !cn_storage::ProcessLock::is_held(&cn_hub::Layout::new(hub).run_lock()) {
-        return None;
-    }
-    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cn_hub::Layout::new(hub).run_info()).ok()?).ok()?;
-    info["owner_url"].as_str().map(str::to_string)
 }
 
 fn post(url: &str, text: &str) -> anyhow::Result<String> {

@@ -1,4 +1,7 @@
-//! The hub's `Mind`: what `decide` and `plan` mean for an agent living in a hub.
+//! The hub's `Mind`: what `decide` and `plan` mean for an agent living in a hub. It lives
+//! in the daemon, not in autonomy: it composes attention and impulses (cn-autonomy) with the
+//! hub's items (cn-agent), the reflexes (cn-reflex) and the plan builder (cn-models) — the
+//! daemon's assembly, which autonomy itself need not depend on.
 //!
 //! decide is attention (document 003): one pool holds the percepts the senses admit, the
 //! items waiting in the hub's inbox (`cn input`, peer mail from `cn sync`) and the impulses
@@ -32,14 +35,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cn_agent::{Cadence, Gtd, Hub, Item, Place, OWNER};
-use jiff::Timestamp;
+use cn_autonomy::jiff::Timestamp;
 use serde_json::{json, Value};
 
-use crate::attention::Candidate;
-use crate::impulses::Drive;
-use crate::journal::{self, Kind, Record};
-use crate::percept::{Percept, Sense};
-use crate::Autonomous;
+use cn_autonomy::journal::{self, Kind, Record};
+use cn_autonomy::{AutonomousLoop, Candidate, Channel, ImpulseSource, Input, Percept, SenseKind};
 use cn_compute::{Decision, Level, Outcome, Outcomes, Plan, StopToken};
 use cn_models::{build_plan, LevelLimits, PlanInput};
 use cn_storage::Entry;
@@ -61,17 +61,6 @@ pub struct LevelPlan {
     pub level: Level,
     pub docs: Vec<ToolDoc>,
     pub limits: LevelLimits,
-}
-
-/// How the agent shows itself where an item came from while it works (a chat's typing
-/// indicator) and delivers the answer there (a Discord channel). Both calls must return
-/// quickly; a failure is the implementation's to log.
-pub trait Presence: Send {
-    /// A model is about to work on `item` at `level` (called before every such move).
-    fn working(&mut self, item: &Item, level: Level);
-    /// `item` left the current slot: decided (with the decision recorded in
-    /// `state/output.md`), or returned to the queue (`decision` is `None`).
-    fn finished(&mut self, item: &Item, decision: Option<&Gtd>);
 }
 
 /// Reflex replies decide the current item with the `reply` op (journaled, committed, and
@@ -107,7 +96,7 @@ pub struct HubMind {
     /// Items decided while this mind ran (shared, so the caller can read it after the loop).
     handled: Arc<AtomicU64>,
     /// Attention, the impulse sources and the journal.
-    auto: Autonomous,
+    auto: AutonomousLoop,
     /// Inbox items offered to attention and not chosen yet.
     offered: HashSet<String>,
     /// Inbox files that could not be read (reported once, left for a person to fix).
@@ -115,11 +104,12 @@ pub struct HubMind {
     /// The inbox directory as last listed: unchanged, it is not listed again.
     inbox_seen: Option<Option<cn_storage::Stamp>>,
     reflexes: Option<Arc<Mutex<cn_reflex::Engine>>>,
-    presence: Option<Box<dyn Presence>>,
+    /// Where items came from, as places to answer (typing indicator, the reply).
+    channels: Vec<Box<dyn Channel>>,
 }
 
 impl HubMind {
-    pub fn new(hub: Hub, auto: Autonomous, mode: RunMode, stop: StopToken, local: LevelPlan, executive: Option<LevelPlan>) -> Self {
+    pub fn new(hub: Hub, auto: AutonomousLoop, mode: RunMode, stop: StopToken, local: LevelPlan, executive: Option<LevelPlan>) -> Self {
         // Inbox items restored from attention's spool are offered already.
         let offered = auto.attention.with_pool(|pool| pool.iter().filter_map(|p| inbox_ref(&p.item).map(str::to_string)).collect());
         HubMind {
@@ -139,7 +129,7 @@ impl HubMind {
             unreadable: HashSet::new(),
             inbox_seen: None,
             reflexes: None,
-            presence: None,
+            channels: Vec::new(),
         }
     }
 
@@ -153,8 +143,10 @@ impl HubMind {
         self
     }
 
-    pub fn with_presence(mut self, presence: Box<dyn Presence>) -> Self {
-        self.presence = Some(presence);
+    /// Answer on `channel` too: its typing indicator while a model works on one of its
+    /// items, the reply sent there when the item is decided.
+    pub fn with_channel(mut self, channel: Box<dyn Channel>) -> Self {
+        self.channels.push(channel);
         self
     }
 
@@ -214,7 +206,7 @@ impl HubMind {
     fn complete_task(&mut self, item: &Item) {
         let Some(task) = item.doc.get_str("task").map(str::to_string) else { return };
         if matches!(cn_agent::locate(&self.hub, &item.id), Ok(Some(Place::Decided(_)))) {
-            match crate::impulses::tasks::tasks_of(self.hub.root()).complete(&task) {
+            match cn_autonomy::impulses::tasks::tasks_of(self.hub.root()).complete(&task) {
                 Ok(_) => self.note(
                     Entry::new("observation")
                         .with("id", item.id.as_str())
@@ -231,9 +223,12 @@ impl HubMind {
         self.current = None;
         self.moves = 0;
         self.complete_task(item);
-        if let Some(p) = self.presence.as_mut() {
+        // The recorded decision is read only when some channel may deliver it.
+        if !self.channels.is_empty() {
             let recorded = cn_agent::decide::read_output(&self.hub).ok().flatten().filter(|r| r.id == item.id);
-            p.finished(item, recorded.as_ref().map(|r| &r.gtd));
+            for channel in &mut self.channels {
+                channel.finished(item, recorded.as_ref().map(|r| &r.gtd));
+            }
         }
         self.handled.fetch_add(1, Ordering::Relaxed);
         if self.mode == RunMode::Once {
@@ -252,8 +247,8 @@ impl HubMind {
                 );
                 self.current = None;
                 self.moves = 0;
-                if let Some(p) = self.presence.as_mut() {
-                    p.finished(item, None);
+                for channel in &mut self.channels {
+                    channel.finished(item, None);
                 }
             }
             // Decided meanwhile (a recorded decision was finished): the next decide sees it.
@@ -326,9 +321,9 @@ impl HubMind {
 
     /// Attention's choice as an item in the hub's inbox; its id, or `None` when the choice is
     /// stale (an inbox item decided meanwhile, an impulse already handled).
-    fn materialize(&mut self, c: &Candidate) -> Result<Option<String>, cn_agent::AgentError> {
+    fn enqueue_selected(&mut self, c: &Candidate) -> Result<Option<String>, cn_agent::AgentError> {
         let item = match &c.item {
-            crate::Item::Percept(p) => {
+            Input::Percept(p) => {
                 if let Some(id) = inbox_ref(&c.item) {
                     let id = id.to_string();
                     self.offered.remove(&id);
@@ -340,13 +335,13 @@ impl HubMind {
                 }
                 percept_item(&id, p, c)
             }
-            crate::Item::Impulse(imp) => {
+            Input::Impulse(imp) => {
                 // One item per impulse, ever: the id derives from the impulse (a task at one
                 // due time, one schedule firing, an idea on one day).
                 let seed = match imp.source {
-                    Drive::Idea => format!("{}-{}", imp.id, Timestamp::now().as_second() / 86_400),
-                    Drive::Task => format!("{}@{}", imp.id, imp.due.map(|d| d.to_string()).unwrap_or_default()),
-                    Drive::Schedule => imp.id.clone(),
+                    ImpulseSource::Idea => format!("{}-{}", imp.id, Timestamp::now().as_second() / 86_400),
+                    ImpulseSource::Task => format!("{}@{}", imp.id, imp.due.map(|d| d.to_string()).unwrap_or_default()),
+                    ImpulseSource::Schedule => imp.id.clone(),
                 };
                 let id = cn_hub::id::stable(&seed);
                 if cn_agent::locate(&self.hub, &id)?.is_some() {
@@ -357,12 +352,12 @@ impl HubMind {
                     None => imp.summary.clone(),
                 };
                 let cadence = match imp.source {
-                    Drive::Schedule => imp.data.get("cadence").and_then(Value::as_str).and_then(Cadence::parse).unwrap_or(Cadence::Adhoc),
+                    ImpulseSource::Schedule => imp.data.get("cadence").and_then(Value::as_str).and_then(Cadence::parse).unwrap_or(Cadence::Adhoc),
                     _ => Cadence::Adhoc,
                 };
                 let mut item = Item::new(&id, self.hub.name(), cadence, &content);
                 item.set("impulse", imp.source.name());
-                if imp.source == Drive::Task {
+                if imp.source == ImpulseSource::Task {
                     if let Some(task) = imp.data.get("id").and_then(Value::as_str) {
                         item.set("task", task);
                     }
@@ -392,7 +387,7 @@ impl HubMind {
                 self.auto.attention.seen_up_to(generation);
                 return Ok(None);
             };
-            let id = match self.materialize(&c) {
+            let id = match self.enqueue_selected(&c) {
                 Ok(id) => id,
                 Err(e) => {
                     // Still in the spool; back in the pool for the next decide.
@@ -420,17 +415,17 @@ impl HubMind {
 }
 
 /// The inbox item a percept stands for, if it is one.
-fn inbox_ref(item: &crate::Item) -> Option<&str> {
+fn inbox_ref(item: &Input) -> Option<&str> {
     match item {
-        crate::Item::Percept(p) => p.data.get("inbox").and_then(Value::as_str),
-        crate::Item::Impulse(_) => None,
+        Input::Percept(p) => p.data.get("inbox").and_then(Value::as_str),
+        Input::Impulse(_) => None,
     }
 }
 
 /// The percept for an item waiting in the inbox: the owner's, or anyone else's (a peer's
 /// mail, `cn input --from`, an item put back).
 fn inbox_percept(item: &Item) -> Percept {
-    let sense = if item.from == OWNER { Sense::Owner } else { Sense::Peer };
+    let sense = if item.from == OWNER { SenseKind::Owner } else { SenseKind::Peer };
     let mut p = Percept::new(sense, format!("{}: {}", item.from, first_line(&item.content)))
         .key(format!("inbox:{}", item.id))
         .data(json!({"inbox": item.id, "from": item.from}));
@@ -548,8 +543,10 @@ impl cn_compute::Mind for HubMind {
             (Some(l), true) => l,
             _ => &self.local,
         };
-        if let (Some(p), Some(item)) = (self.presence.as_mut(), self.current.as_ref()) {
-            p.working(item, level.level);
+        if let Some(item) = self.current.as_ref() {
+            for channel in &mut self.channels {
+                channel.typing(item, level.level);
+            }
         }
         let seed = std::fs::read_to_string(self.hub.path("state/notes/core_seed.md")).unwrap_or_default();
         let docs: Vec<&ToolDoc> = level.docs.iter().collect();

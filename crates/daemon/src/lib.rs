@@ -1,0 +1,239 @@
+//! cn-daemon — the agent as a library call: [`run`] assembles everything `cn run` needs
+//! around one hub and runs the compute loop until the mode says stop (as mini-redis's
+//! `server::run`: the binary parses flags, calls it, and maps the [`RunReport`] to an exit
+//! code).
+//!
+//! The assembly: the configuration ([`load_config`]), the run lock (`state/run.lock`: one
+//! agent per hub), the tool registry (the GTD ops, `note_write`, the reflex engine's state
+//! tools and `reflex_write`), the reflex engine and its level-2 model, the models per level,
+//! the thinking budget's `ask` decorator, and [`HubMind`] (attention over percepts, inbox
+//! items and impulses). As a daemon ([`RunMode::Daemon`]) it also starts the senses and the
+//! hub watcher, answers on their channels, writes `state/run.json`, rests on attention, and
+//! releases idle code pages ([`resident`]).
+//!
+//! Invariants: the run lock is held for the whole run and released when it returns; the
+//! senses stop before `run` returns; a stop (the caller's [`StopToken`]) lets the current
+//! act finish and ends a rest at once.
+
+pub mod config;
+pub mod mind;
+pub mod resident;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use cn_autonomy::senses::{hub::HubWatcher, Senses, SenseError};
+use cn_compute::{Inputs, Parts};
+
+pub use cn_compute::StopToken;
+pub use config::{sections, ConfigError, DaemonConfig};
+pub use mind::{HubMind, LevelPlan, RunMode};
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// One item, until idle, or until stopped.
+    pub mode: RunMode,
+    /// Moves allowed on one item before it is deferred with the reason.
+    pub max_moves: u32,
+    /// Called once the daemon's senses listen (their HTTP address, if any), before the loop
+    /// starts: the binary tells the person where the owner endpoint is.
+    pub on_listening: Option<fn(Option<SocketAddr>)>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { mode: RunMode::Daemon, max_moves: 4, on_listening: None }
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunReport {
+    pub mode: RunMode,
+    /// Moves the loop made.
+    pub moves: u64,
+    /// Items decided.
+    pub decided: u64,
+    /// Where the owner endpoint listened (daemon mode with the endpoint on).
+    pub listening: Option<SocketAddr>,
+}
+
+impl RunReport {
+    /// `--once` found nothing to decide (the queue was empty).
+    pub fn nothing_to_do(&self) -> bool {
+        self.mode == RunMode::Once && self.decided == 0
+    }
+}
+
+/// Why a run could not start or ended early.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("another `cn run` is working on {} (it holds {}); stop it first, or talk to it with `cn chat`", root.display(), lock.display())]
+    Busy { root: PathBuf, lock: PathBuf },
+    #[error("cannot take the run lock {}", path.display())]
+    Lock { path: PathBuf, source: std::io::Error },
+    #[error("cannot open {}", path.display())]
+    State { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Senses(#[from] SenseError),
+    #[error(transparent)]
+    Prepare(#[from] cn_compute::PrepareError),
+}
+
+impl DaemonError {
+    /// The hub or its configuration is at fault (the binary's exit code 2), not the run.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, DaemonError::Config(_) | DaemonError::Busy { .. } | DaemonError::Senses(_))
+    }
+}
+
+/// The daemon's lock: held by the one `cn run` working on a hub.
+pub fn run_lock(hub: &Path) -> PathBuf {
+    cn_hub::Layout::new(hub).run_lock()
+}
+
+/// `state/run.json`: who runs on the hub and where its owner endpoint listens.
+pub fn run_info(hub: &Path) -> PathBuf {
+    cn_hub::Layout::new(hub).run_info()
+}
+
+/// The owner endpoint of the daemon running on `hub`, if one runs (what `cn chat` posts to).
+pub fn owner_url(hub: &Path) -> Option<String> {
+    if !cn_storage::ProcessLock::is_held(&run_lock(hub)) {
+        return None;
+    }
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run_info(hub)).ok()?).ok()?;
+    info["owner_url"].as_str().map(str::to_string)
+}
+
+/// Run the agent on `hub` until `options.mode` says stop, or `stop` is set.
+pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<RunReport, DaemonError> {
+    let root = hub.root().to_path_buf();
+    let config = sections(&hub)?;
+
+    // One agent per hub: attention's spool and the current item are this process's.
+    let lock = run_lock(&root);
+    let Some(_running) = cn_storage::ProcessLock::try_acquire(&lock).map_err(|source| DaemonError::Lock { path: lock.clone(), source })? else {
+        return Err(DaemonError::Busy { root, lock });
+    };
+
+    let DaemonConfig { kernel, autonomy, models, tiered, policy } = config;
+    let budget_config = hub.config().budget.clone();
+    let mut ctx = cn_tools::ToolContext::new(&root);
+    ctx.hub = Some(root.clone());
+    ctx.policy = policy;
+    let mut registry = cn_tools::Registry::new(ctx);
+    cn_agent::register_ops(&mut registry, &hub);
+    registry.register(cn_autonomy::notes::note_write_tool());
+    let reflexes = reflexes(&hub, &models, &mut registry);
+
+    let level = |l: u8| LevelPlan {
+        level: l,
+        docs: registry.docs_for(l).into_iter().cloned().collect(),
+        limits: cn_models::level_limits(&models, l),
+    };
+    let local = level(2);
+    let executive_configured = tiered.has(3);
+    let executive = executive_configured.then(|| level(3));
+
+    let mode = options.mode;
+    let state_dir = hub.layout().state();
+    let (auto, restored) =
+        cn_autonomy::AutonomousLoop::open(&root, &autonomy).map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
+    if restored > 0 {
+        tracing::info!(restored, "percepts and impulses restored from state/attention.jsonl");
+    }
+    let attention = auto.attention.clone();
+    let pacing = auto.pacing;
+    let mut mind = HubMind::new(hub, auto, mode, stop.clone(), local, executive).max_moves(options.max_moves);
+    if let Some(engine) = reflexes {
+        mind = mind.with_reflexes(engine);
+    }
+    let handled = mind.handled();
+    let mut decorators = Vec::new();
+    if executive_configured {
+        // The thinking budget wraps ask: the executive runs only when its admission rule
+        // allows, else the plan falls back to the local level or the item is deferred.
+        let budget = cn_models::budget_of(&budget_config, &models, &root)?;
+        let for_mind = budget.clone();
+        mind = mind.executive_allowed(move |owner| {
+            owner || for_mind.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false)
+        });
+        decorators.push(cn_models::Budget::decorator(budget));
+    }
+    // The daemon senses the world and rests on attention: a percept, a changed inbox or
+    // impulse file, the next due time or a stop ends a rest at once.
+    let mut senses = None;
+    let mut listening = None;
+    if mode == RunMode::Daemon {
+        let mut all = cn_autonomy::senses::configured(&root, &autonomy.senses)?;
+        all.push(Box::new(HubWatcher));
+        let mut started = Senses::start_all(&root, &autonomy.senses, all, attention.clone())?;
+        for channel in started.take_channels() {
+            mind = mind.with_channel(channel);
+        }
+        listening = started.local_addr();
+        if let Some(tell) = options.on_listening {
+            tell(listening);
+        }
+        write_run_info(&root, listening);
+        senses = Some(started);
+        let idle_attention = attention.clone();
+        decorators.push(cn_autonomy::rest_decorator(attention, pacing, stop.clone()));
+        // Idle, the resident set is what the idle loop touches (see `resident`).
+        decorators.push(resident::release_when_idle(move || !idle_attention.active_within(pacing.idle), handled.clone()));
+    }
+    let store = cn_storage::JournalStore::open(&state_dir).map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
+    let inputs = Inputs {
+        workdir: root.clone(),
+        config: Some(kernel.into()),
+        parts: Parts { mind: Box::new(mind), model: Box::new(tiered), tools: Box::new(registry), store: Box::new(store) },
+        decorators,
+        stop,
+        outcome_capacity: 64,
+    };
+    let state = cn_compute::begin(inputs)?;
+    drop(senses);
+    Ok(RunReport { mode, moves: state.moves, decided: handled.load(Ordering::Relaxed), listening })
+}
+
+/// The reflex engine (levels 0–2) with its level-2 model, and its tools in `registry`: the
+/// agent's own state tools come from it, so the same code writes tasks and ideas whether a
+/// reflex or the executive asks. `None` (reflexes off) when the engine cannot load.
+fn reflexes(hub: &cn_agent::Hub, models: &cn_models::ModelsConfig, registry: &mut cn_tools::Registry) -> Option<Arc<Mutex<cn_reflex::Engine>>> {
+    let root = hub.root();
+    let mut engine = cn_reflex::Engine::of_hub(hub);
+    for e in engine.errors() {
+        eprintln!("cn run: reflex skipped: {e}");
+    }
+    match cn_models::provider(&models.local(), "models.local", root) {
+        Ok(m) => engine.set_model(m),
+        Err(e) => eprintln!("cn run: reflexes have no level-2 model: {e}"),
+    }
+    for name in ["add_task", "add_idea", "read_file"] {
+        if let Some(tool) = engine.registry().get(name) {
+            registry.register(tool.clone());
+        }
+    }
+    let engine = Arc::new(Mutex::new(engine));
+    registry.register(cn_reflex::reflex_write_tool(engine.clone()));
+    Some(engine)
+}
+
+/// Write `state/run.json`: who is running and where its owner endpoint listens (for
+/// `cn chat`). A failure is logged: the daemon runs without it.
+fn write_run_info(hub: &Path, addr: Option<SocketAddr>) {
+    let info = serde_json::json!({
+        "pid": std::process::id(),
+        "started": cn_storage::now_rfc3339(),
+        "owner_url": addr.map(|a| format!("http://{a}{}", cn_autonomy::senses::OWNER_PATH)),
+    });
+    if let Err(e) = cn_storage::write_json_atomic(&run_info(hub), &info) {
+        tracing::warn!(%e, "cannot write state/run.json");
+    }
+}

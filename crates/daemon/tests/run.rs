@@ -1,0 +1,177 @@
+//! `cn_daemon::run` in-process: a hub whose level 2 is a command-line model (a shell script
+//! standing in for a model, exact and fast), run to idle, once, and as a daemon stopped
+//! through its `StopToken` — no binary spawned. The binary's own end-to-end tests
+//! (crates/cn/tests/autonomy_*.rs) keep covering flags, signals and exit codes.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use cn_daemon::{DaemonError, RunMode, RunOptions, StopToken};
+use serde_json::Value;
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+/// A model that acknowledges everything at once.
+const ACK: &str = "cat > /dev/null\nprintf '```yaml\\ntool: ack\\nreason: seen\\n```\\n'\n";
+
+/// Replies to the owner; its first other answer waits for `gate` (after saying so with
+/// `started`) and decides nothing; later ones acknowledge.
+const GATED: &str = r#"prompt=$(cat)
+dir=$(dirname "$0")
+case "$prompt" in
+  *"From: owner"*) printf '```yaml\ntool: reply\nmessage: status is green\n```\n' ;;
+  *)
+    if [ ! -e "$dir/started" ]; then
+      touch "$dir/started"
+      while [ ! -e "$dir/gate" ]; do sleep 0.02; done
+      printf 'Let me look first.\n```yaml\ntool: read_file\npath: cn.yaml\n```\n'
+    else
+      printf '```yaml\ntool: ack\nreason: done\n```\n'
+    fi ;;
+esac
+"#;
+
+/// A hub `ada` under `root` whose level-2 model is the shell script `model`.
+fn hub(root: &Path, model: &str) -> PathBuf {
+    let hub = root.join("ada");
+    cn_agent::init(&hub, Some("ada")).unwrap();
+    let script = root.join("model.sh");
+    std::fs::write(&script, model).unwrap();
+    let yaml = format!(
+        "name: ada\nmodels:\n  local:\n    provider: command\n    command: [sh, {script}]\n    timeout_secs: 60\n\
+         senses:\n  bind: 127.0.0.1:0\npolicy:\n  levels:\n    0: [reply, noop, ack]\n    2: [reply, noop, ack, defer]\n",
+        script = script.display()
+    );
+    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    hub
+}
+
+fn options(mode: RunMode) -> RunOptions {
+    RunOptions { mode, ..RunOptions::default() }
+}
+
+fn open(hub: &Path) -> cn_agent::Hub {
+    cn_agent::Hub::open(hub).unwrap()
+}
+
+fn journal(hub: &Path) -> Vec<Value> {
+    std::fs::read_to_string(hub.join("state/journal.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn decided_at(entries: &[Value], id: &str) -> Option<usize> {
+    entries.iter().position(|e| e["type"] == "decision" && e["id"] == id && e["place"].is_string())
+}
+
+fn wait_until<T>(limit: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(start.elapsed() < limit, "timed out after {limit:?} waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// POST a JSON `body` to `url` (`http://host:port/path`) over a plain socket; the JSON
+/// answer.
+fn post(url: &str, body: &str) -> Value {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        stream,
+        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    let json = answer.split_once("\r\n\r\n").unwrap().1;
+    serde_json::from_str(json).unwrap()
+}
+
+#[test]
+fn until_idle_decides_every_queued_item_then_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = hub(dir.path(), ACK);
+    let h = open(&root);
+    let ids: Vec<String> =
+        (0..3).map(|i| cn_agent::enqueue_new(&h, "bob", cn_agent::Cadence::Inbox, &format!("note {i}")).unwrap().id).collect();
+    let report = cn_daemon::run(h, options(RunMode::UntilIdle), StopToken::new()).unwrap();
+    assert_eq!(report.decided, 3, "{report:?}");
+    assert!(!report.nothing_to_do());
+    assert!(report.listening.is_none(), "no senses outside the daemon mode");
+    let entries = journal(&root);
+    for id in &ids {
+        assert!(decided_at(&entries, id).is_some(), "{id} decided: {entries:#?}");
+    }
+    // The lock is released when run returns: a second run starts, and finds nothing.
+    let again = cn_daemon::run(open(&root), options(RunMode::Once), StopToken::new()).unwrap();
+    assert!(again.nothing_to_do(), "{again:?}");
+}
+
+#[test]
+fn a_second_run_on_the_same_hub_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = hub(dir.path(), ACK);
+    let _held = cn_storage::ProcessLock::try_acquire(&cn_daemon::run_lock(&root)).unwrap().unwrap();
+    let e = cn_daemon::run(open(&root), options(RunMode::Once), StopToken::new()).unwrap_err();
+    assert!(matches!(e, DaemonError::Busy { .. }), "{e}");
+    assert!(e.is_usage() && e.to_string().contains("another `cn run`"), "{e}");
+}
+
+#[test]
+fn a_bad_cn_yaml_is_a_usage_error_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = hub(dir.path(), ACK);
+    let yaml = std::fs::read_to_string(root.join("cn.yaml")).unwrap();
+    std::fs::write(root.join("cn.yaml"), format!("{yaml}pacing:\n  idel: 5s\n")).unwrap();
+    let e = cn_daemon::run(open(&root), options(RunMode::Once), StopToken::new()).unwrap_err();
+    assert!(e.is_usage() && e.to_string().contains("idel"), "{e}");
+}
+
+#[test]
+fn an_owner_item_preempts_autonomous_work_in_the_daemon() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = hub(dir.path(), GATED);
+    let mut task = cn_autonomy::impulses::Task::new("Write the weekly report");
+    task.due = Some("2026-01-01T09:00:00Z".parse().unwrap());
+    cn_autonomy::impulses::tasks_of(&root).add(task.clone()).unwrap();
+    let stop = StopToken::new();
+    let (h, s) = (open(&root), stop.clone());
+    let daemon = std::thread::spawn(move || cn_daemon::run(h, options(RunMode::Daemon), s));
+
+    wait_until(MINUTE, "the model to start on the task", || dir.path().join("started").exists().then_some(()));
+    let url = cn_daemon::owner_url(&root).expect("state/run.json names the owner endpoint");
+    // The owner's message is a percept in attention at once: it pre-empts the task at the
+    // next decide.
+    let answer = post(&url, r#"{"text": "What is the status?"}"#);
+    let owner_item = answer["accepted"].as_str().unwrap().to_string();
+    std::fs::write(dir.path().join("gate"), "").unwrap();
+
+    let entries = wait_until(MINUTE, "both items decided", || {
+        let e = journal(&root);
+        let task_item = e.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.id.as_str())?["id"].as_str()?.to_string();
+        (decided_at(&e, &task_item).is_some() && decided_at(&e, &owner_item).is_some()).then_some(e)
+    });
+    let task_item = entries.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.id.as_str()).unwrap()["id"].as_str().unwrap();
+    let paused = entries.iter().position(|e| e["type"] == "decision" && e["id"] == task_item && e["outcome"] == "returned to the queue");
+    let owner_done = decided_at(&entries, &owner_item).unwrap();
+    assert!(paused.is_some_and(|p| p < owner_done), "the task yields to the owner first: {entries:#?}");
+    assert!(owner_done < decided_at(&entries, task_item).unwrap(), "the owner's item is decided before the task's");
+    assert_eq!(entries[owner_done]["op"], "reply");
+
+    stop.stop();
+    let report = daemon.join().unwrap().unwrap();
+    // The mind counts an item once it sees the decision, at the decide after the act: the
+    // task's may still be unseen when the stop comes.
+    assert!(report.decided >= 1, "{report:?}");
+    assert!(report.listening.is_some());
+}
