@@ -14,6 +14,7 @@ command -v javac >/dev/null || missing+=(default-jdk-headless)
 command -v python3 >/dev/null || missing+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 command -v cc >/dev/null || missing+=(build-essential)
+command -v strace >/dev/null || missing+=(strace)   # a test counts the files `cn run` opens
 
 if ((${#missing[@]})); then
   echo "==> installing Debian packages: ${missing[*]}"

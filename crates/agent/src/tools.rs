@@ -8,7 +8,7 @@
 //! Each call takes the hub lock for its decision; a caller must not hold the lock while the
 //! model acts.
 
-use std::path::PathBuf;
+use std::sync::Arc;
 
 use cn_compute::ToolError;
 use cn_tools::{Registry, Tool, ToolContext, ToolDoc};
@@ -42,7 +42,8 @@ pub fn ops_prompt() -> String {
 struct OpTool {
     kind: &'static Kind,
     doc: ToolDoc,
-    root: PathBuf,
+    /// The hub as opened once by whoever registered the ops (its cn.yaml is not read again).
+    hub: Arc<Hub>,
 }
 
 impl Tool for OpTool {
@@ -53,15 +54,14 @@ impl Tool for OpTool {
     fn call(&self, _ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError> {
         // The model reads the message: it names the missing or unknown field.
         let gtd = self.kind.build(params).map_err(|e| ToolError::BadParams(format!("{}: {e}", self.kind.name)))?;
-        run(&self.root, gtd)
+        run(&self.hub, gtd)
     }
 }
 
 /// Decide the hub's current item with `gtd`; the tool's result is the decision as JSON.
 /// The error is the model's to read, so it is a message.
-fn run(root: &PathBuf, gtd: Gtd) -> Result<Value, ToolError> {
-    let hub = Hub::open(root).map_err(|e| ToolError::Failed(e.to_string()))?;
-    match decide(&hub, &gtd) {
+fn run(hub: &Hub, gtd: Gtd) -> Result<Value, ToolError> {
+    match decide(hub, &gtd) {
         Ok(d) => Ok(Value::Object(d.to_json())),
         Err(AgentError::Invalid(m)) => Err(ToolError::BadParams(m)),
         Err(e) => Err(ToolError::Failed(e.to_string())),
@@ -70,9 +70,10 @@ fn run(root: &PathBuf, gtd: Gtd) -> Result<Value, ToolError> {
 
 /// Register the op tools for `hub` into `registry`.
 pub fn register_ops(registry: &mut Registry, hub: &Hub) {
+    let hub = Arc::new(hub.clone());
     for kind in KINDS {
         let doc = ToolDoc { name: kind.name.into(), description: kind.doc.into(), params: kind.schema() };
-        registry.register(std::sync::Arc::new(OpTool { kind, doc, root: hub.root().to_path_buf() }));
+        registry.register(Arc::new(OpTool { kind, doc, hub: hub.clone() }));
     }
 }
 
