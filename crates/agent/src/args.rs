@@ -221,7 +221,10 @@ mod tests {
 
     #[test]
     fn every_example_of_the_document_parses_to_its_value() {
-        assert_eq!(parse_cn_out("cn out do reply --message \"LGTM\""), Gtd::Do(Op::Reply(Reply { message: s("LGTM") })));
+        assert_eq!(
+            parse_cn_out("cn out do reply --message \"LGTM\""),
+            Gtd::Do(Op::Reply(Reply { message: s("LGTM") }))
+        );
         assert_eq!(
             parse_cn_out("cn out do send --to pi --message \"hello\""),
             Gtd::Do(Op::Send(Send { to: s("pi"), message: s("hello"), body: None }))
@@ -230,20 +233,32 @@ mod tests {
             parse_cn_out("cn out do send --to pi --message \"summary\" --body \"full response\""),
             Gtd::Do(Op::Send(Send { to: s("pi"), message: s("summary"), body: Some(s("full response")) }))
         );
-        assert_eq!(parse_cn_out("cn out do noop --reason \"acknowledged\""), Gtd::Do(Op::Noop(Noop { reason: s("acknowledged") })));
+        assert_eq!(
+            parse_cn_out("cn out do noop --reason \"acknowledged\""),
+            Gtd::Do(Op::Noop(Noop { reason: s("acknowledged") }))
+        );
         assert_eq!(
             parse_cn_out("cn out defer --reason \"waiting on review\""),
             Gtd::Defer(Defer { reason: s("waiting on review"), until: None })
         );
         assert_eq!(parse_cn_out("cn out delegate --to pi"), Gtd::Delegate(Delegate { to: s("pi") }));
-        assert_eq!(parse_cn_out("cn out delete --reason \"duplicate\""), Gtd::Delete(Delete { reason: s("duplicate") }));
+        assert_eq!(
+            parse_cn_out("cn out delete --reason \"duplicate\""),
+            Gtd::Delete(Delete { reason: s("duplicate") })
+        );
     }
 
     #[test]
     fn the_table_ops_parse() {
         assert_eq!(parse_cn_out("cn out do ack --reason seen"), Gtd::Do(Op::Ack(Ack { reason: s("seen") })));
-        assert_eq!(parse_cn_out("cn out do surface --desc \"flaky CI\""), Gtd::Do(Op::Surface(Surface { desc: s("flaky CI") })));
-        assert_eq!(parse_cn_out("cn out do commit --artifact abc123"), Gtd::Do(Op::Commit(Commit { artifact: s("abc123") })));
+        assert_eq!(
+            parse_cn_out("cn out do surface --desc \"flaky CI\""),
+            Gtd::Do(Op::Surface(Surface { desc: s("flaky CI") }))
+        );
+        assert_eq!(
+            parse_cn_out("cn out do commit --artifact abc123"),
+            Gtd::Do(Op::Commit(Commit { artifact: s("abc123") }))
+        );
         assert_eq!(
             parse_cn_out("cn out defer --until 2026-01-07T10:00:00Z --reason later"),
             Gtd::Defer(Defer { reason: s("later"), until: Some(s("2026-01-07T10:00:00Z")) })
@@ -252,7 +267,18 @@ mod tests {
 
     #[test]
     fn flags_in_any_order_and_values_hold_quotes_newlines_and_dashes() {
-        let a = parse_out(&["--json", "do", "send", "--body", "--not a flag\n\"quoted\"", "--message=a=b", "--to", "pi", "--dry-run"]).unwrap();
+        let a = parse_out(&[
+            "--json",
+            "do",
+            "send",
+            "--body",
+            "--not a flag\n\"quoted\"",
+            "--message=a=b",
+            "--to",
+            "pi",
+            "--dry-run",
+        ])
+        .unwrap();
         assert!(a.json && a.dry_run);
         assert_eq!(
             a.gtd,
@@ -272,10 +298,22 @@ mod tests {
             (&["do", "shout", "--message", "x"], "unknown op `shout`", &form_do()),
             (&["do", "reply"], "missing --message", "cn out do reply --message TEXT"),
             (&["do", "reply", "--message"], "--message needs a value", "cn out do reply --message TEXT"),
-            (&["do", "send", "--to", "pi"], "missing --message", "cn out do send --to PEER --message TEXT [--body TEXT]"),
+            (
+                &["do", "send", "--to", "pi"],
+                "missing --message",
+                "cn out do send --to PEER --message TEXT [--body TEXT]",
+            ),
             (&["do", "reply", "--message", "x", "--loud"], "unknown flag `--loud`", "cn out do reply --message TEXT"),
-            (&["do", "reply", "--message", "x", "--to", "pi"], "`--to` does not belong", "cn out do reply --message TEXT"),
-            (&["do", "reply", "--message", "x", "--message", "y"], "--message is given twice", "cn out do reply --message TEXT"),
+            (
+                &["do", "reply", "--message", "x", "--to", "pi"],
+                "`--to` does not belong",
+                "cn out do reply --message TEXT",
+            ),
+            (
+                &["do", "reply", "--message", "x", "--message", "y"],
+                "--message is given twice",
+                "cn out do reply --message TEXT",
+            ),
             (&["do", "reply", "LGTM", "--message", "x"], "unexpected word `LGTM`", "cn out do reply --message TEXT"),
             (&["delegate", "pi"], "unexpected word `pi`", "cn out delegate --to PEER"),
             (&["defer"], "missing --reason", "cn out defer --reason TEXT [--until RFC3339-TIME]"),
@@ -345,8 +383,11 @@ mod properties {
     fn gtd() -> impl Strategy<Value = Gtd> {
         prop_oneof![
             text().prop_map(|message| Gtd::Do(Op::Reply(Reply { message }))),
-            (text(), text(), proptest::option::of(text()))
-                .prop_map(|(to, message, body)| Gtd::Do(Op::Send(Send { to, message, body }))),
+            (text(), text(), proptest::option::of(text())).prop_map(|(to, message, body)| Gtd::Do(Op::Send(Send {
+                to,
+                message,
+                body
+            }))),
             text().prop_map(|reason| Gtd::Do(Op::Noop(Noop { reason }))),
             text().prop_map(|reason| Gtd::Do(Op::Ack(Ack { reason }))),
             text().prop_map(|desc| Gtd::Do(Op::Surface(Surface { desc }))),

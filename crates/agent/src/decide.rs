@@ -246,9 +246,7 @@ pub fn read_output(hub: &Hub) -> Result<Option<Recorded>> {
 
 fn journaled(state: &Path, key: &str) -> Result<bool> {
     let read = HubJournal::read(state)?;
-    Ok(read.entries.iter().rev().any(|e| {
-        e.kind() == "decision" && e.0.get("key").and_then(Value::as_str) == Some(key)
-    }))
+    Ok(read.entries.iter().rev().any(|e| e.kind() == "decision" && e.0.get("key").and_then(Value::as_str) == Some(key)))
 }
 
 /// Where a decided item goes: `threads/deferred/`, `threads/reflections/<cadence>/` for a

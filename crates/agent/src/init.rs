@@ -15,7 +15,8 @@ use cn_hub::Layout;
 
 /// The directories of a hub; each gets a `.gitkeep` so git keeps it while empty.
 fn dirs(l: &Layout) -> Vec<PathBuf> {
-    let mut dirs = vec![l.reflexes(), l.mca(), l.notes(), l.inbox(), l.doing(), l.deferred(), l.archived(), l.outbox(), l.sent()];
+    let mut dirs =
+        vec![l.reflexes(), l.mca(), l.notes(), l.inbox(), l.doing(), l.deferred(), l.archived(), l.outbox(), l.sent()];
     dirs.extend(Cadence::ALL.iter().filter(|c| c.is_reflection()).map(|c| l.reflections(c.as_str())));
     dirs.push(l.root().join("loops"));
     dirs
@@ -103,9 +104,14 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
 
 /// A directory name made into an agent name.
 fn default_name(dir: &str) -> String {
-    let n: String = dir.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
+    let n: String =
+        dir.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
     let n = n.trim_matches('-').to_string();
-    if valid_name(&n) { n } else { "cn".into() }
+    if valid_name(&n) {
+        n
+    } else {
+        "cn".into()
+    }
 }
 
 #[cfg(test)]

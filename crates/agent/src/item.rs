@@ -27,8 +27,15 @@ pub enum Cadence {
 }
 
 impl Cadence {
-    pub const ALL: [Cadence; 7] =
-        [Cadence::Inbox, Cadence::Daily, Cadence::Weekly, Cadence::Monthly, Cadence::Quarterly, Cadence::Yearly, Cadence::Adhoc];
+    pub const ALL: [Cadence; 7] = [
+        Cadence::Inbox,
+        Cadence::Daily,
+        Cadence::Weekly,
+        Cadence::Monthly,
+        Cadence::Quarterly,
+        Cadence::Yearly,
+        Cadence::Adhoc,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -183,7 +190,10 @@ mod tests {
     #[test]
     fn errors_name_the_field() {
         assert!(Item::parse("---\nfrom: pi\n---\nx").unwrap_err().to_string().contains("`id`"));
-        assert!(Item::parse("---\nid: a\nfrom: pi\ncadence: hourly\n---\nx").unwrap_err().to_string().contains("hourly"));
+        assert!(Item::parse("---\nid: a\nfrom: pi\ncadence: hourly\n---\nx")
+            .unwrap_err()
+            .to_string()
+            .contains("hourly"));
         assert!(Item::parse("---\nid: ../x\nfrom: pi\n---\nx").unwrap_err().to_string().contains("id"));
     }
 

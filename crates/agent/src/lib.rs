@@ -34,8 +34,8 @@ pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
 pub use hub::{find_hub, Hub, Peer, OWNER};
 pub use init::{init, InitReport};
-pub use lock::lock;
 pub use item::{Cadence, Item};
+pub use lock::lock;
 pub use mail::Mail;
 pub use ops::OpKind;
 pub use queue::{
@@ -65,10 +65,7 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
         id,
     };
     mail::post(hub, &mail)?;
-    let entry = cn_storage::Entry::new("send")
-        .with("to", to)
-        .with("thread", mail.id.as_str())
-        .with("message", message);
+    let entry = cn_storage::Entry::new("send").with("to", to).with("thread", mail.id.as_str()).with("message", message);
     HubJournal::append_to(&hub.path("state"), &entry)?;
     Git::new(hub.root()).commit_all(&format!("cn send: mail {} to {to}", mail.id))?;
     Ok(mail)

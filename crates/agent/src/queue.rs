@@ -152,9 +152,7 @@ pub fn pending(hub: &Hub) -> Result<Vec<(Item, PathBuf)>> {
             }
         })
         .collect();
-    items.sort_by(|(a, _), (b, _)| {
-        (a.from != OWNER, &a.queued, &a.id).cmp(&(b.from != OWNER, &b.queued, &b.id))
-    });
+    items.sort_by(|(a, _), (b, _)| (a.from != OWNER, &a.queued, &a.id).cmp(&(b.from != OWNER, &b.queued, &b.id)));
     Ok(items)
 }
 

@@ -23,10 +23,10 @@ use cn_storage::Entry;
 use crate::error::{io_at, AgentError, Result};
 use crate::hub::Hub;
 use crate::item::{Item, NOTICE};
-use cn_hub::id::stable as stable_id;
-use crate::mail::{post, Mail};
 use crate::lock::lock;
+use crate::mail::{post, Mail};
 use crate::queue::{enqueue, locate, md_files};
+use cn_hub::id::stable as stable_id;
 
 /// What a sync did.
 #[derive(Debug, Default, Clone)]
@@ -106,7 +106,8 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     let mut received: Received = cn_storage::read_json_or_default(&received_path).map_err(io_at(&received_path))?;
 
     // Read every new branch's thread with one `git cat-file --batch`.
-    let fresh: Vec<(String, String)> = branches.iter().filter(|(sha, _)| !received.contains_key(sha)).cloned().collect();
+    let fresh: Vec<(String, String)> =
+        branches.iter().filter(|(sha, _)| !received.contains_key(sha)).cloned().collect();
     report.duplicates += branches.len() - fresh.len();
     for chunk in fresh.chunks(CHUNK) {
         // Housekeeping is the owner's (or the daemon's) business, not every sync's.
@@ -240,7 +241,11 @@ fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
         let mail = match Mail::parse(&text) {
             Ok(m) if crate::hub::valid_name(&m.to) => m,
             Ok(m) => {
-                report.errors.push(format!("{}: `to` {:?} is not a peer name; fix or remove the file", path.display(), m.to));
+                report.errors.push(format!(
+                    "{}: `to` {:?} is not a peer name; fix or remove the file",
+                    path.display(),
+                    m.to
+                ));
                 continue;
             }
             Err(e) => {
@@ -269,7 +274,8 @@ fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
     }
     let marks_path = std::env::temp_dir().join(format!("cn-marks-{}-{}", std::process::id(), cn_hub::id::new()));
     let marks_arg = format!("--export-marks={}", marks_path.display());
-    let imported = Git::new(hub.root()).run_with_input(&["fast-import", "--quiet", "--force", &marks_arg], stream.as_bytes());
+    let imported =
+        Git::new(hub.root()).run_with_input(&["fast-import", "--quiet", "--force", &marks_arg], stream.as_bytes());
     let marks = std::fs::read_to_string(&marks_path).map_err(io_at(&marks_path));
     let _ = std::fs::remove_file(&marks_path);
     imported?;

@@ -104,9 +104,12 @@ mod tests {
         let answer = "I'll approve.\n\n```yaml\ntool: reply\nmessage: LGTM\n```\n";
         let parsed = cn_compute::parse(answer);
         let cn_compute::Parsed::Call(c) = &parsed[0] else { panic!("{parsed:?}") };
-        assert_eq!(registry.run(3, c).unwrap_err(), ToolError::Failed(
-            "there is no current item to decide; `cn input` takes the next one from the queue".into()
-        ));
+        assert_eq!(
+            registry.run(3, c).unwrap_err(),
+            ToolError::Failed(
+                "there is no current item to decide; `cn input` takes the next one from the queue".into()
+            )
+        );
         crate::enqueue_new(&hub, crate::OWNER, crate::Cadence::Inbox, "Please review").unwrap();
         let item = crate::take_next(&hub).unwrap().unwrap();
         let result = registry.run(3, c).unwrap();
@@ -119,8 +122,12 @@ mod tests {
         crate::enqueue_new(&hub, crate::OWNER, crate::Cadence::Inbox, "more").unwrap();
         crate::take_next(&hub).unwrap().unwrap();
         assert!(matches!(registry.run(2, &call("delete", json!({"reason": "x"}))), Err(ToolError::Denied(_))));
-        assert!(matches!(registry.run(3, &call("send", json!({"to": "pi"}))), Err(ToolError::BadParams(m)) if m.contains("message")));
-        assert!(matches!(registry.run(3, &call("delegate", json!({"to": "pi"}))), Err(ToolError::BadParams(m)) if m.contains("not a peer")));
+        assert!(
+            matches!(registry.run(3, &call("send", json!({"to": "pi"}))), Err(ToolError::BadParams(m)) if m.contains("message"))
+        );
+        assert!(
+            matches!(registry.run(3, &call("delegate", json!({"to": "pi"}))), Err(ToolError::BadParams(m)) if m.contains("not a peer"))
+        );
     }
 
     #[test]

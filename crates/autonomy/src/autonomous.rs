@@ -117,6 +117,9 @@ mod tests {
         assert_eq!(task.item.id(), t.id);
         assert!(journal::selected(&task).reasoning.unwrap().starts_with("salience "));
         let read = HubJournal::read(&hub.path().join("state")).unwrap();
-        assert!(read.entries.iter().all(|e| !e.0["summary"].as_str().unwrap_or("").starts_with("attention under a flood")));
+        assert!(read
+            .entries
+            .iter()
+            .all(|e| !e.0["summary"].as_str().unwrap_or("").starts_with("attention under a flood")));
     }
 }

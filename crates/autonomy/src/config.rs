@@ -61,7 +61,10 @@ mod tests {
         assert_eq!(c.senses.peers, None, "peer sync is off unless asked for");
         let peers = |yaml: &str| AutonomyConfig::from_yaml(yaml).map(|c| c.senses.peers);
         assert_eq!(peers("senses:\n  peers: {}\n").unwrap(), Some(PeersConfig { every: Duration::from_secs(300) }));
-        assert_eq!(peers("senses:\n  peers: {every: 30s}\n").unwrap(), Some(PeersConfig { every: Duration::from_secs(30) }));
+        assert_eq!(
+            peers("senses:\n  peers: {every: 30s}\n").unwrap(),
+            Some(PeersConfig { every: Duration::from_secs(30) })
+        );
         let e = peers("senses:\n  peers: {every: soon}\n").unwrap_err().to_string();
         assert!(e.contains("senses.peers"), "{e}");
         let e = AutonomyConfig::from_yaml("senses:\n  github: {secret: x}\n").unwrap_err().to_string();

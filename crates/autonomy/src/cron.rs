@@ -182,7 +182,11 @@ fn normalize(field: Field, text: &str) -> Result<String, CronError> {
         } else {
             let v = value(field, range, lo, hi).map_err(err)?;
             // `5/15` means 5-max/15 in Vixie cron; croner wants it spelled out.
-            if step.is_some() { format!("{v}-{hi}") } else { v.to_string() }
+            if step.is_some() {
+                format!("{v}-{hi}")
+            } else {
+                v.to_string()
+            }
         };
         items.push(match step {
             Some(s) => format!("{range_text}/{s}"),
@@ -266,13 +270,19 @@ mod tests {
         );
         assert_eq!(next("0 9 * * *", "2026-01-05T09:00:00Z", 1, "UTC"), ["2026-01-06T09:00:00Z"]);
         assert_eq!(next("0 0 * * 7", "2026-01-01T00:00:00Z", 1, "UTC"), ["2026-01-04T00:00:00Z"]);
-        assert_eq!(next("5,35 0 1 1,7 *", "2026-01-01T00:10:00Z", 2, "UTC"), ["2026-01-01T00:35:00Z", "2026-07-01T00:05:00Z"]);
+        assert_eq!(
+            next("5,35 0 1 1,7 *", "2026-01-01T00:10:00Z", 2, "UTC"),
+            ["2026-01-01T00:35:00Z", "2026-07-01T00:05:00Z"]
+        );
     }
 
     #[test]
     fn time_zones_use_wall_clock_and_offset() {
         // 09:00 in Berlin is 08:00Z in winter and 07:00Z in summer.
-        assert_eq!(next("0 9 * * *", "2026-03-28T12:00:00Z", 2, "Europe/Berlin"), ["2026-03-29T09:00:00+02:00", "2026-03-30T09:00:00+02:00"]);
+        assert_eq!(
+            next("0 9 * * *", "2026-03-28T12:00:00Z", 2, "Europe/Berlin"),
+            ["2026-03-29T09:00:00+02:00", "2026-03-30T09:00:00+02:00"]
+        );
         assert_eq!(next("0 9 * * *", "2026-01-10T12:00:00Z", 1, "Europe/Berlin"), ["2026-01-11T09:00:00+01:00"]);
     }
 
@@ -305,9 +315,13 @@ mod tests {
     fn last_between_finds_the_latest_missed_fire() {
         let cron: Cron = "0 9 * * *".parse().unwrap();
         let tz = TimeZone::UTC;
-        let got = cron.last_between("2026-01-01T10:00:00Z".parse().unwrap(), "2026-01-04T08:00:00Z".parse().unwrap(), &tz).unwrap();
+        let got = cron
+            .last_between("2026-01-01T10:00:00Z".parse().unwrap(), "2026-01-04T08:00:00Z".parse().unwrap(), &tz)
+            .unwrap();
         assert_eq!(got.map(|z| rfc3339(&z)).as_deref(), Some("2026-01-03T09:00:00Z"));
-        let none = cron.last_between("2026-01-01T10:00:00Z".parse().unwrap(), "2026-01-02T08:59:00Z".parse().unwrap(), &tz).unwrap();
+        let none = cron
+            .last_between("2026-01-01T10:00:00Z".parse().unwrap(), "2026-01-02T08:59:00Z".parse().unwrap(), &tz)
+            .unwrap();
         assert!(none.is_none());
     }
 }

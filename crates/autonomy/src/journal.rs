@@ -39,12 +39,18 @@ pub fn selected(c: &Candidate) -> Record {
 
 /// The entry for what a flood made attention coalesce or shed.
 pub fn flood(report: &FloodReport) -> Record {
-    let shed: Vec<Value> =
-        report.shed_sample.iter().map(|(id, source, summary)| json!({"id": id, "source": source, "summary": summary})).collect();
+    let shed: Vec<Value> = report
+        .shed_sample
+        .iter()
+        .map(|(id, source, summary)| json!({"id": id, "source": source, "summary": summary}))
+        .collect();
     Record::new(
         Kind::Observation,
         cn_hub::id::prefixed("flood"),
-        format!("attention under a flood: {} coalesced, {} shed (the least salient; never the owner's)", report.coalesced, report.shed),
+        format!(
+            "attention under a flood: {} coalesced, {} shed (the least salient; never the owner's)",
+            report.coalesced, report.shed
+        ),
     )
     .reasoning("the pool is bounded; items with the same key were merged and the least salient let go")
     .outcome(if report.shed > 0 { "shed" } else { "coalesced" })
@@ -75,7 +81,10 @@ mod tests {
         let id = c.item.id().to_string();
         j.append(&selected(&c).into_entry()).unwrap();
         j.append(&Record::new(Kind::Action, "other", "unrelated").into_entry()).unwrap();
-        j.append(&Record::new(Kind::Decision, &id, "do: review").reasoning("owner asked").outcome("replied").into_entry()).unwrap();
+        j.append(
+            &Record::new(Kind::Decision, &id, "do: review").reasoning("owner asked").outcome("replied").into_entry(),
+        )
+        .unwrap();
         let read = cn_hub::journal::HubJournal::read(dir.path()).unwrap();
         let chain = why(&read.entries, &id);
         assert_eq!(chain.len(), 2);

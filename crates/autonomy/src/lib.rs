@@ -33,15 +33,15 @@ pub mod state;
 pub mod testing;
 pub mod when;
 
+pub use attention::{Admission, Attention, Candidate, Input, Pool, PoolConfig, Salience, Wake};
 pub use autonomous::AutonomousLoop;
 pub use channel::Channel;
-pub use attention::{Admission, Attention, Candidate, Input, Pool, PoolConfig, Salience, Wake};
 pub use config::AutonomyConfig;
 pub use impulses::{Impulse, ImpulseSource, ImpulseSources};
+/// The time library of this crate's API (timestamps, zones), re-exported so callers agree on it.
+pub use jiff;
 pub use percept::{Percept, SenseKind};
 pub use rest::{rest_decorator, Pacing};
 #[cfg(feature = "senses")]
 pub use senses::Senses;
 pub use state::StateError;
-/// The time library of this crate's API (timestamps, zones), re-exported so callers agree on it.
-pub use jiff;

@@ -74,7 +74,8 @@ pub fn write_core_notes(hub: &Path) -> Result<Vec<PathBuf>, StateError> {
         if path.exists() {
             continue;
         }
-        cn_storage::write_atomic(&path, text.as_bytes()).map_err(|source| StateError::Io { path: path.clone(), source })?;
+        cn_storage::write_atomic(&path, text.as_bytes())
+            .map_err(|source| StateError::Io { path: path.clone(), source })?;
         written.push(path);
     }
     Ok(written)
@@ -97,7 +98,10 @@ pub fn note_write_tool() -> std::sync::Arc<dyn cn_tools::Tool> {
         |ctx, p: Params| {
             let plain = !p.name.is_empty() && p.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
             if !plain {
-                return Err(cn_compute::ToolError::BadParams(format!("note name `{}` must be letters, digits, `-` or `_`", p.name)));
+                return Err(cn_compute::ToolError::BadParams(format!(
+                    "note name `{}` must be letters, digits, `-` or `_`",
+                    p.name
+                )));
             }
             let hub = ctx.hub.as_deref().unwrap_or(&ctx.workdir);
             let layout = cn_hub::Layout::new(hub);
@@ -119,7 +123,8 @@ mod tests {
         let tool = note_write_tool();
         let mut ctx = cn_tools::ToolContext::new(hub.path());
         ctx.hub = Some(hub.path().to_path_buf());
-        let params = |name: &str| serde_json::json!({"name": name, "content": "# plans\n"}).as_object().cloned().unwrap();
+        let params =
+            |name: &str| serde_json::json!({"name": name, "content": "# plans\n"}).as_object().cloned().unwrap();
         tool.call(&ctx, params("plans")).unwrap();
         assert_eq!(std::fs::read_to_string(hub.path().join("state/notes/plans.md")).unwrap(), "# plans\n");
         for bad in ["../cn", "a/b", ""] {

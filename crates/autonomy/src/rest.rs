@@ -16,7 +16,11 @@ pub use cn_hub::config::Pacing;
 /// The pacing interval for the next rest: `active` while there is work (an item was decided
 /// within the idle interval), else `idle`.
 pub fn interval(pacing: &Pacing, attention: &Attention) -> Duration {
-    if attention.active_within(pacing.idle) { pacing.active } else { pacing.idle }
+    if attention.active_within(pacing.idle) {
+        pacing.active
+    } else {
+        pacing.idle
+    }
 }
 
 /// Wait one pacing interval on `attention` (see [`Attention::rest`]). Returns why it ended.

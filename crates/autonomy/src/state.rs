@@ -37,7 +37,8 @@ impl<T: DeserializeOwned + Default> Cached<T> {
             Ok(s) => s,
             Err(e) => return Err(Arc::new(StateError::Io { path: self.path.clone(), source: e })),
         };
-        if let Some((_, value)) = self.seen.as_ref().filter(|(stamp, _)| cn_storage::Stamp::vouches(Some(stamp), &now)) {
+        if let Some((_, value)) = self.seen.as_ref().filter(|(stamp, _)| cn_storage::Stamp::vouches(Some(stamp), &now))
+        {
             return value.clone();
         }
         let value = read::<T>(&self.path).map(Arc::new).map_err(Arc::new);

@@ -47,11 +47,16 @@ fn messages_become_percepts_the_owner_by_id_and_bots_are_ignored() {
         // Last: once it is in the pool, everything before it has been handled.
         message_payload(1005, 11, ada, "thanks!"),
     ]);
-    let (senses, attention) = start(&fake, "CN_TEST_DISCORD_TOKEN_A", "token-a", "    channels: [10, \"11\"]\n    owners: [\"42\"]\n");
+    let (senses, attention) =
+        start(&fake, "CN_TEST_DISCORD_TOKEN_A", "token-a", "    channels: [10, \"11\"]\n    owners: [\"42\"]\n");
     wait_until(&attention, "ada's message", |a| a.with_pool(|p| p.iter().any(|x| x.item.summary() == "ada: thanks!")));
     let got: Vec<_> = std::iter::from_fn(|| attention.decide(cn_autonomy::jiff::Timestamp::now())).collect();
     let summaries: Vec<&str> = got.iter().map(|c| c.item.summary()).collect();
-    assert_eq!(summaries, ["Grace: Can you look at the build?", "ada: thanks!"], "the owner first; bots and other channels not sensed");
+    assert_eq!(
+        summaries,
+        ["Grace: Can you look at the build?", "ada: thanks!"],
+        "the owner first; bots and other channels not sensed"
+    );
 
     let Input::Percept(owner) = &got[0].item else { panic!("not a percept") };
     assert!(owner.owner, "user 42 is in senses.discord.owners");
@@ -70,7 +75,11 @@ fn messages_become_percepts_the_owner_by_id_and_bots_are_ignored() {
     let d = &identify.iter().find(|x| x.what == "identify").unwrap().body;
     assert_eq!(d["token"], "Bot token-a");
     let intents = d["intents"].as_u64().unwrap();
-    assert_eq!(intents & (1 << 9 | 1 << 12 | 1 << 15), 1 << 9 | 1 << 12 | 1 << 15, "guild messages, DMs and message content");
+    assert_eq!(
+        intents & (1 << 9 | 1 << 12 | 1 << 15),
+        1 << 9 | 1 << 12 | 1 << 15,
+        "guild messages, DMs and message content"
+    );
     assert!(!format!("{got:?}").contains("token-a"), "the token never reaches a percept");
     senses.stop();
 }
@@ -143,15 +152,23 @@ fn sending_the_answer_stops_typing_and_long_text_is_split() {
 
 #[test]
 fn config_errors_name_the_key() {
-    let e = AutonomyConfig::from_yaml("senses:\n  discord:\n    token_env: X\n    typing_evry: 1s\n").unwrap_err().to_string();
+    let e = AutonomyConfig::from_yaml("senses:\n  discord:\n    token_env: X\n    typing_evry: 1s\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("senses.discord") && e.contains("typing_evry"), "{e}");
 
     let hub = tempfile::tempdir().unwrap();
     let attention = Attention::new(PoolConfig::default());
     std::env::remove_var("CN_TEST_DISCORD_TOKEN_UNSET");
-    let config = AutonomyConfig::from_yaml("senses:\n  owner: {enabled: false}\n  discord: {token_env: CN_TEST_DISCORD_TOKEN_UNSET}\n").unwrap();
+    let config = AutonomyConfig::from_yaml(
+        "senses:\n  owner: {enabled: false}\n  discord: {token_env: CN_TEST_DISCORD_TOKEN_UNSET}\n",
+    )
+    .unwrap();
     let e = Senses::start(hub.path(), &config.senses, attention.clone()).err().expect("no token, no start").to_string();
-    assert!(e.contains("senses.discord.token_env") && e.contains("CN_TEST_DISCORD_TOKEN_UNSET") && e.contains("not set"), "{e}");
+    assert!(
+        e.contains("senses.discord.token_env") && e.contains("CN_TEST_DISCORD_TOKEN_UNSET") && e.contains("not set"),
+        "{e}"
+    );
 
     std::env::set_var("CN_TEST_DISCORD_TOKEN_D", "token-d");
     let config =

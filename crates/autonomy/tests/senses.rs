@@ -46,7 +46,8 @@ fn webhook_accepts_signed_events_and_refuses_the_rest() {
     let url = format!("http://{addr}/github/webhook");
     let client = reqwest::Client::new();
     let post = |event: &str, body: Vec<u8>, sig: Option<String>| {
-        let mut req = client.post(&url).header("X-GitHub-Event", event).header("X-GitHub-Delivery", "72d3162e").body(body);
+        let mut req =
+            client.post(&url).header("X-GitHub-Event", event).header("X-GitHub-Delivery", "72d3162e").body(body);
         if let Some(s) = sig {
             req = req.header("X-Hub-Signature-256", s);
         }
@@ -71,17 +72,32 @@ fn webhook_accepts_signed_events_and_refuses_the_rest() {
         // The same push delivered again is the same thing sensed again: coalesced.
         assert_eq!(post("push", body, Some(sig)).await.unwrap().status(), 202);
     });
-    let coalesced_push = |a: &Attention| a.with_pool(|p| p.iter().any(|x| x.item.summary().contains("pushed") && x.merged_count == 1));
+    let coalesced_push =
+        |a: &Attention| a.with_pool(|p| p.iter().any(|x| x.item.summary().contains("pushed") && x.merged_count == 1));
     wait_until(&attention, "four pooled percepts, the second push coalesced", |a| a.len() == 4 && coalesced_push(a));
     let got = drain(&attention);
     // octocat is the owner: the issue comes first. Owner items are never coalesced, so the
     // comment on the same issue (by hubot) is an item of its own.
     assert!(got[0].item.owner());
-    assert_eq!(got[0].item.summary(), "GitHub: issue #42 opened in octo-org/hello-world by octocat: Spelling error in the README file");
+    assert_eq!(
+        got[0].item.summary(),
+        "GitHub: issue #42 opened in octo-org/hello-world by octocat: Spelling error in the README file"
+    );
     let rest: Vec<&str> = got[1..].iter().map(|c| c.item.summary()).collect();
-    assert!(rest.contains(&"GitHub: hubot commented on #42 in octo-org/hello-world: Good catch! I'll send a fix."), "{rest:?}");
-    assert!(rest.contains(&"GitHub: pull request #7 opened in octo-org/hello-world by hubot: Fix the spelling of commit"), "{rest:?}");
-    assert!(rest.contains(&"GitHub: hubot pushed 1 commit(s) to refs/heads/main in octo-org/hello-world: Fix the spelling of commit"), "{rest:?}");
+    assert!(
+        rest.contains(&"GitHub: hubot commented on #42 in octo-org/hello-world: Good catch! I'll send a fix."),
+        "{rest:?}"
+    );
+    assert!(
+        rest.contains(&"GitHub: pull request #7 opened in octo-org/hello-world by hubot: Fix the spelling of commit"),
+        "{rest:?}"
+    );
+    assert!(
+        rest.contains(
+            &"GitHub: hubot pushed 1 commit(s) to refs/heads/main in octo-org/hello-world: Fix the spelling of commit"
+        ),
+        "{rest:?}"
+    );
     assert!(got[1..].iter().all(|c| !c.item.owner()));
     if let Input::Percept(p) = &got[1].item {
         assert_eq!(p.data["delivery"], "72d3162e");
@@ -94,7 +110,8 @@ fn webhook_accepts_signed_events_and_refuses_the_rest() {
 fn owner_endpoint_needs_the_token_and_goes_first() {
     std::env::set_var("CN_TEST_OWNER_TOKEN_B", "tok-123");
     let hub = tempfile::tempdir().unwrap();
-    let (senses, attention, addr) = start(hub.path(), "senses:\n  bind: 127.0.0.1:0\n  owner: {token_env: CN_TEST_OWNER_TOKEN_B}\n");
+    let (senses, attention, addr) =
+        start(hub.path(), "senses:\n  bind: 127.0.0.1:0\n  owner: {token_env: CN_TEST_OWNER_TOKEN_B}\n");
     attention.admit(cn_autonomy::Percept::new(cn_autonomy::SenseKind::Github, "busy work"));
     let url = format!("http://{addr}/owner/message");
     let client = reqwest::Client::new();
@@ -134,8 +151,13 @@ fn notifications_are_polled_from_a_configurable_base_url() {
             if headers.get("if-modified-since").and_then(|v| v.to_str().ok()) == Some(lm) {
                 return StatusCode::NOT_MODIFIED.into_response();
             }
-            let body = std::fs::read_to_string(format!("{}/tests/fixtures/github/notifications.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
-            ([("last-modified", lm), ("x-poll-interval", "60"), ("content-type", "application/json")], body).into_response()
+            let body = std::fs::read_to_string(format!(
+                "{}/tests/fixtures/github/notifications.json",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap();
+            ([("last-modified", lm), ("x-poll-interval", "60"), ("content-type", "application/json")], body)
+                .into_response()
         }
         let app = axum::Router::new().route("/api/v3/notifications", axum::routing::get(notifications));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -166,7 +188,9 @@ fn file_changes_become_debounced_percepts_but_state_does_not() {
     let hub = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(hub.path().join("notes")).unwrap();
     std::fs::create_dir_all(hub.path().join("state")).unwrap();
-    let config = AutonomyConfig::from_yaml("senses:\n  owner: {enabled: false}\n  files: {paths: ['.'], debounce: 100ms}\n").unwrap();
+    let config =
+        AutonomyConfig::from_yaml("senses:\n  owner: {enabled: false}\n  files: {paths: ['.'], debounce: 100ms}\n")
+            .unwrap();
     let attention = Attention::new(PoolConfig::default());
     let senses = Senses::start(hub.path(), &config.senses, attention.clone()).unwrap();
     assert!(senses.local_addr().is_none(), "no HTTP endpoint enabled, no server");
@@ -178,7 +202,11 @@ fn file_changes_become_debounced_percepts_but_state_does_not() {
         a.with_pool(|p| p.iter().any(|x| x.item.summary() == "File changed: notes/a.md"))
     });
     let all = drain(&attention);
-    assert!(all.iter().all(|c| !c.item.summary().contains("state")), "{:?}", all.iter().map(|c| c.item.summary()).collect::<Vec<_>>());
+    assert!(
+        all.iter().all(|c| !c.item.summary().contains("state")),
+        "{:?}",
+        all.iter().map(|c| c.item.summary()).collect::<Vec<_>>()
+    );
     // Five writes, one file: one item (debounced, and coalesced by path).
     assert_eq!(all.iter().filter(|c| c.item.summary() == "File changed: notes/a.md").count(), 1);
     senses.stop();
@@ -193,8 +221,10 @@ fn a_calendar_event_becomes_a_percept_before_it_starts() {
         "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//cn//test//EN\r\nBEGIN:VEVENT\r\nUID:soon@example.com\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{dt}\r\nSUMMARY:Call with Ada\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:later@example.com\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20990101T000000Z\r\nSUMMARY:Far future\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
     );
     std::fs::write(hub.path().join("cal.ics"), ics).unwrap();
-    let config =
-        AutonomyConfig::from_yaml("senses:\n  owner: {enabled: false}\n  calendar:\n    - {source: cal.ics, lead: 15m, refresh: 1h}\n").unwrap();
+    let config = AutonomyConfig::from_yaml(
+        "senses:\n  owner: {enabled: false}\n  calendar:\n    - {source: cal.ics, lead: 15m, refresh: 1h}\n",
+    )
+    .unwrap();
     let attention = Attention::new(PoolConfig::default());
     let senses = Senses::start(hub.path(), &config.senses, attention.clone()).unwrap();
     wait_until(&attention, "the calendar percept", |a| a.len() == 1);
@@ -220,7 +250,10 @@ fn a_flood_stays_bounded_and_the_owner_message_sent_during_it_comes_first() {
                 half.send(()).unwrap();
                 owner_sent.recv().unwrap();
             }
-            a.admit(cn_autonomy::Percept::new(cn_autonomy::SenseKind::Github, format!("flood {i}")).key(format!("github:o/r#{i}")));
+            a.admit(
+                cn_autonomy::Percept::new(cn_autonomy::SenseKind::Github, format!("flood {i}"))
+                    .key(format!("github:o/r#{i}")),
+            );
         }
     });
     at_half.recv().unwrap();

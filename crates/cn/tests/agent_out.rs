@@ -48,7 +48,10 @@ fn input_takes_in_cn_order_and_prints_the_item() {
     put_item(&hub, "late", "pi", "inbox", "2026-01-06T16:00:00Z", "later one");
     put_item(&hub, "abc123", "pi", "inbox", "2026-01-06T15:00:00Z", "Please review");
     put_item(&hub, "boss", "owner", "inbox", "2026-01-06T17:00:00Z", "owner first");
-    assert_eq!(cn_ok(&hub, &["input", "--json"]), "{\"id\":\"boss\",\"from\":\"owner\",\"content\":\"owner first\\n\",\"cadence\":\"inbox\"}\n");
+    assert_eq!(
+        cn_ok(&hub, &["input", "--json"]),
+        "{\"id\":\"boss\",\"from\":\"owner\",\"content\":\"owner first\\n\",\"cadence\":\"inbox\"}\n"
+    );
     cn_ok(&hub, &["out", "do", "noop", "--reason", "done"]);
     let text = cn_ok(&hub, &["input"]);
     assert!(text.starts_with("---\nid: abc123\nfrom: pi\ncadence: inbox\nqueued: 2026-01-06T15:00:00Z\n"), "{text}");

@@ -34,7 +34,11 @@ fn a_sends_b_delegates_c_replies_a_is_notified() {
     let (a, a_bare) = hub_with_origin(root, "a");
     let (b, b_bare) = hub_with_origin(root, "b");
     let (c, c_bare) = hub_with_origin(root, "c");
-    for (hub, peers) in [(&a, [("b", &b_bare), ("c", &c_bare)]), (&b, [("a", &a_bare), ("c", &c_bare)]), (&c, [("a", &a_bare), ("b", &b_bare)])] {
+    for (hub, peers) in [
+        (&a, [("b", &b_bare), ("c", &c_bare)]),
+        (&b, [("a", &a_bare), ("c", &c_bare)]),
+        (&c, [("a", &a_bare), ("b", &b_bare)]),
+    ] {
         for (name, bare) in peers {
             cn_ok(hub, &["peer", "add", name, bare.to_str().unwrap()]);
         }

@@ -162,12 +162,17 @@ fn two_outs_on_one_hub_are_serialized_by_the_lock() {
     // While another command holds the hub, `cn out` waits, then fails clearly, writing nothing.
     let lock = cn_storage::HubLock::acquire(&hub, Duration::from_secs(1)).unwrap();
     let before = snapshot(&hub);
-    let out = cn_cmd(&hub).env("CN_LOCK_TIMEOUT_MS", "200").args(["out", "do", "noop", "--reason", "x"]).output().unwrap();
+    let out =
+        cn_cmd(&hub).env("CN_LOCK_TIMEOUT_MS", "200").args(["out", "do", "noop", "--reason", "x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("busy"), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(changed(&snapshot(&hub), &before), Vec::<String>::new());
     // A waiting one goes on once the lock is released.
-    let waiting = cn_cmd(&hub).args(["out", "do", "noop", "--reason", "waited"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let waiting = cn_cmd(&hub)
+        .args(["out", "do", "noop", "--reason", "waited"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     drop(lock);
     assert!(waiting.wait_with_output().unwrap().status.success());
 

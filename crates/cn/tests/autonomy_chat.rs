@@ -26,7 +26,10 @@ fn without_a_daemon_chat_runs_the_agent_for_the_message() {
     let out = cn_ok(&hub, &["chat", "what", "is", "the", "status?"]);
     assert_eq!(out.trim(), "status is green");
     let entries = journal(&hub);
-    assert_eq!(entries.iter().filter(|e| e["type"] == "decision" && e["from"] == "owner" && e["place"].is_string()).count(), 2);
+    assert_eq!(
+        entries.iter().filter(|e| e["type"] == "decision" && e["from"] == "owner" && e["place"].is_string()).count(),
+        2
+    );
 }
 
 #[test]
@@ -35,7 +38,8 @@ fn with_a_daemon_running_chat_talks_to_it_line_by_line() {
     let hub = hub(dir.path(), "ada", MODEL, "");
     let mut daemon = Daemon::start(&hub, &[]);
     daemon.owner_url();
-    let mut chat = cn_cmd(&hub).arg("chat").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut chat =
+        cn_cmd(&hub).arg("chat").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     chat.stdin.take().unwrap().write_all(b"hi\nwhat is the status?\n/quit\n").unwrap();
     let out = chat.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -37,7 +37,8 @@ const ACK: &str = "cat > /dev/null\nprintf '```yaml\\ntool: ack\\nreason: seen\\
 fn an_owner_message_preempts_autonomous_work_and_is_answered_first() {
     let dir = tempfile::tempdir().unwrap();
     let hub = hub(dir.path(), "ada", GATED, "");
-    let task = cn_ok(&hub, &["task", "add", "Write the weekly report", "--due", "2026-01-01T09:00:00Z"]).trim().to_string();
+    let task =
+        cn_ok(&hub, &["task", "add", "Write the weekly report", "--due", "2026-01-01T09:00:00Z"]).trim().to_string();
     let mut daemon = Daemon::start(&hub, &[]);
     let url = daemon.owner_url();
     // The task is being worked on (the model is mid-answer) when the owner writes.
@@ -49,11 +50,18 @@ fn an_owner_message_preempts_autonomous_work_and_is_answered_first() {
 
     let entries = wait_until(MINUTE, "both items decided", || {
         let e = journal(&hub);
-        let task_item = e.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.as_str())?["id"].as_str()?.to_string();
+        let task_item = e.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.as_str())?["id"]
+            .as_str()?
+            .to_string();
         (decided_at(&e, &task_item).is_some() && decided_at(&e, &owner_item).is_some()).then_some(e)
     });
-    let task_item = entries.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.as_str()).unwrap()["id"].as_str().unwrap();
-    let paused = entries.iter().position(|e| e["type"] == "decision" && e["id"] == task_item && e["outcome"] == "returned to the queue");
+    let task_item = entries.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.as_str()).unwrap()
+        ["id"]
+        .as_str()
+        .unwrap();
+    let paused = entries
+        .iter()
+        .position(|e| e["type"] == "decision" && e["id"] == task_item && e["outcome"] == "returned to the queue");
     let owner_done = decided_at(&entries, &owner_item).unwrap();
     let task_done = decided_at(&entries, task_item).unwrap();
     assert!(paused.is_some_and(|p| p < owner_done), "the task yields to the owner first: {entries:#?}");
@@ -82,10 +90,14 @@ fn an_item_written_to_the_inbox_wakes_a_resting_daemon() {
     let mut daemon = Daemon::start(&hub, &[]);
     daemon.owner_url();
     wait_until(MINUTE, "the daemon to rest", || {
-        journal(&hub).iter().any(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("took item"))).then_some(()).or_else(|| {
-            // Nothing queued: the daemon is resting once its spool exists.
-            hub.join("state/attention.jsonl").exists().then_some(())
-        })
+        journal(&hub)
+            .iter()
+            .any(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("took item")))
+            .then_some(())
+            .or_else(|| {
+                // Nothing queued: the daemon is resting once its spool exists.
+                hub.join("state/attention.jsonl").exists().then_some(())
+            })
     });
     let text = "---\nid: late-1\nfrom: pi\ncadence: inbox\nqueued: 2026-11-21T10:00:00Z\n---\n\nAre you awake?\n";
     let tmp = hub.join("threads/inbox/.late-1.md.tmp");
@@ -176,7 +188,11 @@ fn a_flood_of_ten_thousand_percepts_stays_bounded_and_the_owner_comes_first() {
         .collect();
     assert!(github_between.len() <= 1, "only the item in flight may finish first: {github_between:#?}");
     // The flood was shed with journal entries, never the owner's message.
-    let shed: u64 = entries.iter().filter(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("attention under a flood"))).map(|e| e["data"]["shed"].as_u64().unwrap()).sum();
+    let shed: u64 = entries
+        .iter()
+        .filter(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("attention under a flood")))
+        .map(|e| e["data"]["shed"].as_u64().unwrap())
+        .sum();
     assert!(shed > 9_000, "only ~200 items fit the pool; shed {shed}");
     // Bounded memory: the pool holds at most its capacity (debug build, allocator slack).
     assert!(peak_kb < 200_000, "peak RSS {peak_kb} KB during the flood");
@@ -186,7 +202,11 @@ fn a_flood_of_ten_thousand_percepts_stays_bounded_and_the_owner_comes_first() {
 /// Resident set of a process, KB.
 fn rss_kb(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0)
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }
 
 fn next(seed: &mut u64) -> u64 {
@@ -201,7 +221,9 @@ fn sigkill_of_the_daemon_at_random_points_loses_no_item_and_leaves_files_whole()
     let mut queued: Vec<String> = Vec::new();
     for i in 0..24 {
         let id = format!("item-{i:02}");
-        let text = format!("---\nid: {id}\nfrom: pi\ncadence: inbox\nqueued: 2026-11-21T10:{i:02}:00Z\n---\n\nPlease handle {i}.\n");
+        let text = format!(
+            "---\nid: {id}\nfrom: pi\ncadence: inbox\nqueued: 2026-11-21T10:{i:02}:00Z\n---\n\nPlease handle {i}.\n"
+        );
         std::fs::write(hub.join(format!("threads/inbox/{id}.md")), text).unwrap();
         queued.push(id);
     }
@@ -236,7 +258,10 @@ fn sigkill_of_the_daemon_at_random_points_loses_no_item_and_leaves_files_whole()
     // Each was decided once: one decision entry per item.
     let entries = journal(&hub);
     for id in &queued {
-        let n = entries.iter().filter(|e| e["type"] == "decision" && e["id"] == id.as_str() && e["place"].is_string()).count();
+        let n = entries
+            .iter()
+            .filter(|e| e["type"] == "decision" && e["id"] == id.as_str() && e["place"].is_string())
+            .count();
         assert_eq!(n, 1, "{id} decided {n} times");
     }
 }
@@ -247,7 +272,8 @@ fn every_file_whole(hub: &Path, round: usize) {
         let p = entry.path();
         if p.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(&p).unwrap();
-            serde_json::from_str::<Value>(&text).unwrap_or_else(|e| panic!("round {round}: {} is not whole: {e}", p.display()));
+            serde_json::from_str::<Value>(&text)
+                .unwrap_or_else(|e| panic!("round {round}: {} is not whole: {e}", p.display()));
         }
     }
     for d in ["threads/inbox", "threads/archived", "threads/deferred"] {

@@ -66,7 +66,9 @@ fn start(hub: &Path, fake: &FakeDiscord) -> Daemon {
 /// The journal's selection entry for the Discord message `message_id`, and its item id.
 fn selection(entries: &[Value], message_id: &str) -> Option<(Value, String)> {
     let e = entries.iter().find(|e| {
-        e["outcome"] == "selected" && e["data"]["source"] == "discord" && e["data"]["item"]["data"]["message_id"] == message_id
+        e["outcome"] == "selected"
+            && e["data"]["source"] == "discord"
+            && e["data"]["item"]["data"]["message_id"] == message_id
     })?;
     Some((e.clone(), e["id"].as_str()?.to_string()))
 }
@@ -82,7 +84,10 @@ fn decided(hub: &Path, message_id: &str) -> (Vec<Value>, String) {
 }
 
 fn messages(seen: &[Seen], channel: u64) -> Vec<&str> {
-    seen.iter().filter(|s| s.what == "message" && s.channel == channel).filter_map(|s| s.body["content"].as_str()).collect()
+    seen.iter()
+        .filter(|s| s.what == "message" && s.channel == channel)
+        .filter_map(|s| s.body["content"].as_str())
+        .collect()
 }
 
 #[test]
@@ -98,9 +103,15 @@ fn a_discord_message_is_answered_in_its_channel_typing_while_the_model_works() {
     wait_until(MINUTE, "the model to start on the message", || dir.path().join("started").exists().then_some(()));
     let seen = fake.log.wait("typing kept alive in channel 10", |s| count(s, "typing", 10) >= 2);
     assert_eq!(count(&seen, "message", 10), 0, "no answer before the model gives one: {seen:?}");
-    assert!(seen.iter().filter(|s| s.what == "typing").all(|s| s.channel == 10 && s.auth.as_deref() == Some("Bot token-e2e")));
+    assert!(seen
+        .iter()
+        .filter(|s| s.what == "typing")
+        .all(|s| s.channel == 10 && s.auth.as_deref() == Some("Bot token-e2e")));
     let prompts = std::fs::read_to_string(dir.path().join("prompts")).unwrap();
-    assert!(prompts.contains("From: discord") && prompts.contains("It fails on main."), "the message's text is the item: {prompts}");
+    assert!(
+        prompts.contains("From: discord") && prompts.contains("It fails on main."),
+        "the message's text is the item: {prompts}"
+    );
 
     // The gate opens: the reply goes to the same channel.
     std::fs::write(dir.path().join("gate"), "").unwrap();
@@ -119,7 +130,10 @@ fn a_discord_message_is_answered_in_its_channel_typing_while_the_model_works() {
     assert_eq!(messages(&seen, 11), ["pong"]);
     let in_10: Vec<&str> = seen.iter().filter(|s| s.channel == 10).map(|s| s.what).collect();
     let (last, before) = in_10.split_last().unwrap();
-    assert!(*last == "message" && before.len() >= 2 && before.iter().all(|w| *w == "typing"), "typing, then the reply, then nothing: {in_10:?}");
+    assert!(
+        *last == "message" && before.len() >= 2 && before.iter().all(|w| *w == "typing"),
+        "typing, then the reply, then nothing: {in_10:?}"
+    );
 
     // The journal: the message was selected as a Discord percept, became an item from
     // `discord` in channel 10, and was decided with the reply.
@@ -130,15 +144,13 @@ fn a_discord_message_is_answered_in_its_channel_typing_while_the_model_works() {
     let decision = &entries[decided_at(&entries, &id).unwrap()];
     assert_eq!((decision["op"].as_str(), decision["from"].as_str()), (Some("reply"), Some("discord")), "{decision}");
     assert_eq!(decision["message"], "The build is green again.");
-    let item = cn_storage::Doc::parse(&std::fs::read_to_string(hub.join(format!("threads/archived/{id}.md"))).unwrap()).unwrap();
+    let item = cn_storage::Doc::parse(&std::fs::read_to_string(hub.join(format!("threads/archived/{id}.md"))).unwrap())
+        .unwrap();
     let front = |k: &str| item.get_str(k).map(str::to_string);
-    assert_eq!((front("from"), front("sense"), front("channel-id"), front("message-id"), front("author-id")), (
-        Some("discord".into()),
-        Some("discord".into()),
-        Some("10".into()),
-        Some("2001".into()),
-        Some("100".into())
-    ));
+    assert_eq!(
+        (front("from"), front("sense"), front("channel-id"), front("message-id"), front("author-id")),
+        (Some("discord".into()), Some("discord".into()), Some("10".into()), Some("2001".into()), Some("100".into()))
+    );
     assert!(item.body.contains("It fails on main."), "{}", item.body);
     let journal_text = std::fs::read_to_string(hub.join("state/journal.jsonl")).unwrap();
     assert!(!journal_text.contains(TOKEN), "the token never reaches the journal");

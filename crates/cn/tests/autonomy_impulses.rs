@@ -25,7 +25,20 @@ fn tasks_are_added_listed_and_done_in_the_documents_format() {
     // Found from a subdirectory, upwards to cn.yaml.
     let sub = hub.path().join("threads/inbox");
     std::fs::create_dir_all(&sub).unwrap();
-    let id = ok(cn(&sub, &["task", "add", "Review PR #42", "--due", "2026-01-07T10:00:00Z", "--priority", "1", "--context", "Promised in conversation"]));
+    let id = ok(cn(
+        &sub,
+        &[
+            "task",
+            "add",
+            "Review PR #42",
+            "--due",
+            "2026-01-07T10:00:00Z",
+            "--priority",
+            "1",
+            "--context",
+            "Promised in conversation",
+        ],
+    ));
     let id = id.trim();
     assert!(id.starts_with("task-"), "{id}");
     let later = ok(cn(hub.path(), &["task", "add", "Write the changelog"]));
@@ -42,7 +55,8 @@ fn tasks_are_added_listed_and_done_in_the_documents_format() {
     assert!(rows[1].starts_with(later.trim()));
     ok(cn(hub.path(), &["task", "done", id]));
     assert_eq!(ok(cn(hub.path(), &["task", "list"])).lines().count(), 1);
-    let all: serde_json::Value = serde_json::from_str(&ok(cn(hub.path(), &["task", "list", "--all", "--json"]))).unwrap();
+    let all: serde_json::Value =
+        serde_json::from_str(&ok(cn(hub.path(), &["task", "list", "--all", "--json"]))).unwrap();
     assert_eq!(all[0]["done"], true);
     // Usage errors exit 2.
     assert_eq!(cn(hub.path(), &["task", "add", "x", "--due", "whenever"]).status.code(), Some(2));
@@ -53,8 +67,18 @@ fn tasks_are_added_listed_and_done_in_the_documents_format() {
 #[test]
 fn ideas_are_added_and_listed() {
     let hub = hub();
-    let id = ok(cn(hub.path(), &["idea", "add", "Research how biological memory consolidation works", "--sparked-by", "conversation about memory architecture"]));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(hub.path().join("state/ideas.json")).unwrap()).unwrap();
+    let id = ok(cn(
+        hub.path(),
+        &[
+            "idea",
+            "add",
+            "Research how biological memory consolidation works",
+            "--sparked-by",
+            "conversation about memory architecture",
+        ],
+    ));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(hub.path().join("state/ideas.json")).unwrap()).unwrap();
     assert_eq!(v[0]["id"], id.trim());
     assert_eq!(v[0]["idea"], "Research how biological memory consolidation works");
     assert_eq!(v[0]["sparked_by"], "conversation about memory architecture");
@@ -88,6 +112,11 @@ fn no_hub_is_an_error_that_says_what_to_do() {
     assert!(err.contains("holds cn.yaml") && err.contains("cn init"), "{err}");
     // CN_HUB names it.
     let hub = hub();
-    let out = Command::new(env!("CARGO_BIN_EXE_cn")).current_dir(dir.path()).env("CN_HUB", hub.path()).args(["idea", "list"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cn"))
+        .current_dir(dir.path())
+        .env("CN_HUB", hub.path())
+        .args(["idea", "list"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
 }

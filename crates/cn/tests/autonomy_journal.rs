@@ -24,8 +24,12 @@ fn hub_with_journal() -> (tempfile::TempDir, String) {
     let path = hub.path().join("state/journal.jsonl");
     let mut j = Journal::open(&path).unwrap();
     let old = "2020-01-01T09:00:00Z";
-    j.append(&Record::new(Kind::Impulse, "idea-old", "Idea to explore: tides").reasoning("idle").into_entry_at(old)).unwrap();
-    j.append(&Record::new(Kind::Exploration, "idea-old", "read about tides").outcome("learned A, B").into_entry_at(old)).unwrap();
+    j.append(&Record::new(Kind::Impulse, "idea-old", "Idea to explore: tides").reasoning("idle").into_entry_at(old))
+        .unwrap();
+    j.append(
+        &Record::new(Kind::Exploration, "idea-old", "read about tides").outcome("learned A, B").into_entry_at(old),
+    )
+    .unwrap();
     let now = cn_storage::now_rfc3339();
     let id = "p-0123456789ab";
     j.append(
@@ -36,9 +40,17 @@ fn hub_with_journal() -> (tempfile::TempDir, String) {
             .into_entry_at(&now),
     )
     .unwrap();
-    j.append(&Record::new(Kind::Reflex, "p-other", "greeting: wave").outcome("handled at level 0").into_entry_at(&now)).unwrap();
-    j.append(&cn_storage::Entry::at(&now, "action").with("item", id).with("tool", "read_file").with("outcome", "ok")).unwrap();
-    j.append(&Record::new(Kind::Decision, id, "do: reply with the review").reasoning("the owner asked").outcome("replied").into_entry_at(&now)).unwrap();
+    j.append(&Record::new(Kind::Reflex, "p-other", "greeting: wave").outcome("handled at level 0").into_entry_at(&now))
+        .unwrap();
+    j.append(&cn_storage::Entry::at(&now, "action").with("item", id).with("tool", "read_file").with("outcome", "ok"))
+        .unwrap();
+    j.append(
+        &Record::new(Kind::Decision, id, "do: reply with the review")
+            .reasoning("the owner asked")
+            .outcome("replied")
+            .into_entry_at(&now),
+    )
+    .unwrap();
     drop(j);
     // A crash mid-write.
     std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"ts\":\"20").unwrap();

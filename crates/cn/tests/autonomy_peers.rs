@@ -36,7 +36,9 @@ fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
     let a = root.join("a");
     cn_ok(root, &["init", a.to_str().unwrap(), "--name", "a"]);
     let b = hub(root, "b", REPLY, "");
-    let yaml = std::fs::read_to_string(b.join("cn.yaml")).unwrap().replace("  bind: 127.0.0.1:0\n", "  bind: 127.0.0.1:0\n  peers: {every: 1s}\n");
+    let yaml = std::fs::read_to_string(b.join("cn.yaml"))
+        .unwrap()
+        .replace("  bind: 127.0.0.1:0\n", "  bind: 127.0.0.1:0\n  peers: {every: 1s}\n");
     std::fs::write(b.join("cn.yaml"), yaml).unwrap();
     for (hub, origin, peer, peer_bare) in [(&a, &a_bare, "b", &b_bare), (&b, &b_bare, "a", &a_bare)] {
         git(hub, &["remote", "add", "origin", origin.to_str().unwrap()]);
@@ -51,7 +53,9 @@ fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
     // b's daemon takes the mail, decides it with a reply, and sends the reply on its own.
     let entries = wait_until(MINUTE, "b to decide a's mail", || {
         let e = journal(&b);
-        let took = e.iter().find(|x| x["summary"].as_str().is_some_and(|s| s.starts_with("took item") && s.ends_with("from a")))?;
+        let took = e
+            .iter()
+            .find(|x| x["summary"].as_str().is_some_and(|s| s.starts_with("took item") && s.ends_with("from a")))?;
         let id = took["id"].as_str()?.to_string();
         decided_at(&e, &id).map(|at| (e.clone(), at))
     });
@@ -59,7 +63,10 @@ fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
     let reply = wait_until(MINUTE, "b's reply to reach a", || {
         cn_ok(&a, &["sync"]);
         let inbox = std::fs::read_dir(a.join("threads/inbox")).ok()?;
-        inbox.flatten().map(|e| std::fs::read_to_string(e.path()).unwrap_or_default()).find(|t| t.contains("all green on b"))
+        inbox
+            .flatten()
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .find(|t| t.contains("all green on b"))
     });
     assert!(reply.contains("from: b"), "{reply}");
 
@@ -69,7 +76,8 @@ fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
     wait_until(MINUTE, "the failing peer journaled", || journal(&b).iter().any(failed).then_some(()));
     // Give the daemon several more ticks (1 s each) against the missing remote.
     let seen = std::time::Instant::now();
-    let ticks = wait_until(MINUTE, "more sync ticks", || (seen.elapsed() >= Duration::from_secs(4)).then(|| journal(&b)));
+    let ticks =
+        wait_until(MINUTE, "more sync ticks", || (seen.elapsed() >= Duration::from_secs(4)).then(|| journal(&b)));
     assert_eq!(ticks.iter().filter(|e| failed(e)).count(), 1, "one report for the same error");
     assert!(daemon.stop().success());
 }

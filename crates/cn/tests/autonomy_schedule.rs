@@ -17,14 +17,23 @@ fn next_prints_fire_times_strictly_after() {
     let out = cn(&["schedule", "next", "0 0 13 * 5", "--after", "2026-01-10T00:00:00Z", "-n", "5"]);
     assert_eq!(
         lines(&out),
-        ["2026-01-13T00:00:00Z", "2026-01-16T00:00:00Z", "2026-01-23T00:00:00Z", "2026-01-30T00:00:00Z", "2026-02-06T00:00:00Z"]
+        [
+            "2026-01-13T00:00:00Z",
+            "2026-01-16T00:00:00Z",
+            "2026-01-23T00:00:00Z",
+            "2026-01-30T00:00:00Z",
+            "2026-02-06T00:00:00Z"
+        ]
     );
     // Strictly after: a fire time equal to --after is not printed.
     let out = cn(&["schedule", "next", "30 9 * * *", "--after", "2026-01-10T09:30:00Z", "-n", "2"]);
     assert_eq!(lines(&out), ["2026-01-11T09:30:00Z", "2026-01-12T09:30:00Z"]);
     // `N/step` starts at N: 5,20,35,50.
     let out = cn(&["schedule", "next", "5/15 10 * * *", "--after", "2026-01-10T10:00:00Z", "-n", "4"]);
-    assert_eq!(lines(&out), ["2026-01-10T10:05:00Z", "2026-01-10T10:20:00Z", "2026-01-10T10:35:00Z", "2026-01-10T10:50:00Z"]);
+    assert_eq!(
+        lines(&out),
+        ["2026-01-10T10:05:00Z", "2026-01-10T10:20:00Z", "2026-01-10T10:35:00Z", "2026-01-10T10:50:00Z"]
+    );
 }
 
 #[test]
@@ -33,9 +42,16 @@ fn names_ranges_steps_lists_and_time_zones() {
     // 2026-02-02 is a Monday.
     assert_eq!(
         lines(&out),
-        ["2026-02-02T08:00:00Z", "2026-02-02T08:30:00Z", "2026-02-02T09:00:00Z", "2026-02-02T09:30:00Z", "2026-02-03T08:00:00Z"]
+        [
+            "2026-02-02T08:00:00Z",
+            "2026-02-02T08:30:00Z",
+            "2026-02-02T09:00:00Z",
+            "2026-02-02T09:30:00Z",
+            "2026-02-03T08:00:00Z"
+        ]
     );
-    let out = cn(&["schedule", "next", "0 9 * * *", "--after", "2026-03-28T12:00:00Z", "-n", "2", "--tz", "Europe/Berlin"]);
+    let out =
+        cn(&["schedule", "next", "0 9 * * *", "--after", "2026-03-28T12:00:00Z", "-n", "2", "--tz", "Europe/Berlin"]);
     assert_eq!(lines(&out), ["2026-03-29T09:00:00+02:00", "2026-03-30T09:00:00+02:00"]);
 }
 
@@ -93,9 +109,28 @@ fn add_and_list_entries_in_the_documents_format() {
     let hub = tempfile::tempdir().unwrap();
     std::fs::write(hub.path().join("cn.yaml"), "name: test\n").unwrap();
     let h = hub.path().to_str().unwrap();
-    let out = cn(&["--hub", h, "schedule", "add", "morning-review", "0 9 * * *", "Check inbox, review commitments, plan day"]);
+    let out = cn(&[
+        "--hub",
+        h,
+        "schedule",
+        "add",
+        "morning-review",
+        "0 9 * * *",
+        "Check inbox, review commitments, plan day",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = cn(&["--hub", h, "schedule", "add", "weekly", "0 8 * * MON", "Weekly reflection", "--tz", "Europe/Berlin", "--no-catch-up"]);
+    let out = cn(&[
+        "--hub",
+        h,
+        "schedule",
+        "add",
+        "weekly",
+        "0 8 * * MON",
+        "Weekly reflection",
+        "--tz",
+        "Europe/Berlin",
+        "--no-catch-up",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // A duplicate name and a bad cron are usage errors; the file is unchanged.
     let before = std::fs::read_to_string(hub.path().join("state/schedule.json")).unwrap();
@@ -106,7 +141,10 @@ fn add_and_list_entries_in_the_documents_format() {
     assert_eq!(std::fs::read_to_string(hub.path().join("state/schedule.json")).unwrap(), before);
 
     let v: serde_json::Value = serde_json::from_str(&before).unwrap();
-    assert_eq!(v[0], serde_json::json!({"name": "morning-review", "cron": "0 9 * * *", "action": "Check inbox, review commitments, plan day"}));
+    assert_eq!(
+        v[0],
+        serde_json::json!({"name": "morning-review", "cron": "0 9 * * *", "action": "Check inbox, review commitments, plan day"})
+    );
     assert_eq!(v[1]["tz"], "Europe/Berlin");
     assert_eq!(v[1]["catch_up"], false);
     let listed = lines(&cn(&["--hub", h, "schedule", "list"]));

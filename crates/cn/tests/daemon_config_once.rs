@@ -43,7 +43,6 @@ fn cn_run_opens_cn_yaml_exactly_once_while_it_decides_items() {
     let pid = |l: &str| l.split_whitespace().next().unwrap_or("").to_string();
     let children: std::collections::HashSet<String> =
         trace.lines().filter(|l| l.contains("execve(") && !l.contains(cn)).map(pid).collect();
-    let opens: Vec<&str> =
-        trace.lines().filter(|l| l.contains("cn.yaml\"") && !children.contains(&pid(l))).collect();
+    let opens: Vec<&str> = trace.lines().filter(|l| l.contains("cn.yaml\"") && !children.contains(&pid(l))).collect();
     assert_eq!(opens.len(), 1, "cn.yaml opened {} times:\n{}", opens.len(), opens.join("\n"));
 }

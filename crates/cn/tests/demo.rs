@@ -37,7 +37,9 @@ fn the_demo_shows_every_layer_and_journals_it() {
 
     // hello: a level-0 reflex answered and skipped the executive
     assert!(
-        of("reflex").iter().any(|e| e["name"] == "hello" || e["reflex"] == "hello" || e["pattern"].as_str().is_some_and(|p| p.contains("hello"))),
+        of("reflex").iter().any(|e| e["name"] == "hello"
+            || e["reflex"] == "hello"
+            || e["pattern"].as_str().is_some_and(|p| p.contains("hello"))),
         "no hello reflex entry: {:#?}",
         of("reflex")
     );
@@ -58,10 +60,19 @@ fn the_demo_shows_every_layer_and_journals_it() {
     // bob got ada's answer over git
     assert!(files(&dir.path().join("bob/threads/inbox")) >= 1);
     // the loop compiled the program, in one commit per iteration
-    let status = Command::new(env!("CARGO_BIN_EXE_cn")).args(["loop", "status"]).arg(dir.path().join("hello-c")).output().unwrap();
-    assert!(String::from_utf8_lossy(&status.stdout).contains("complete"), "{}", String::from_utf8_lossy(&status.stdout));
+    let status = Command::new(env!("CARGO_BIN_EXE_cn"))
+        .args(["loop", "status"])
+        .arg(dir.path().join("hello-c"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("complete"),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
     // and the journal answers "what did you do today?"
-    let today = Command::new(env!("CARGO_BIN_EXE_cn")).arg("--hub").arg(&hub).args(["journal", "--today"]).output().unwrap();
+    let today =
+        Command::new(env!("CARGO_BIN_EXE_cn")).arg("--hub").arg(&hub).args(["journal", "--today"]).output().unwrap();
     assert!(today.status.success());
     assert!(String::from_utf8_lossy(&today.stdout).lines().count() >= 5);
 }

@@ -27,10 +27,7 @@ fn refused(task_text: &str, want: &[&str]) {
 
 #[test]
 fn task_without_frontmatter_is_refused() {
-    refused(
-        "# Task\n\nWrite factorial.\n",
-        &["loop-run/task.md", "no YAML frontmatter"],
-    );
+    refused("# Task\n\nWrite factorial.\n", &["loop-run/task.md", "no YAML frontmatter"]);
 }
 
 #[test]
@@ -62,9 +59,7 @@ fn unknown_components_and_fields_are_refused() {
         &["`controller`", "/nonexistent/answers.yaml"],
     );
     refused(
-        &task(&format!(
-            "max-iterations: 3\nsensor:\n  s:\n    command: \"touch sensed\"\n{OK_COMPONENTS}"
-        )),
+        &task(&format!("max-iterations: 3\nsensor:\n  s:\n    command: \"touch sensed\"\n{OK_COMPONENTS}")),
         &["unknown frontmatter field `sensor`"],
     );
 }
@@ -76,32 +71,20 @@ fn a_directory_that_is_not_a_git_repository_is_refused() {
     std::fs::create_dir(p.join("loop-run")).unwrap();
     std::fs::write(
         p.join("loop-run/task.md"),
-        task(&format!(
-            "max-iterations: 3\nsensors:\n  s:\n    command: \"touch sensed\"\n{OK_COMPONENTS}"
-        )),
+        task(&format!("max-iterations: 3\nsensors:\n  s:\n    command: \"touch sensed\"\n{OK_COMPONENTS}")),
     )
     .unwrap();
-    let out = cn()
-        .args(["loop", "run"])
-        .arg(p)
-        .env("GIT_CEILING_DIRECTORIES", p.parent().unwrap())
-        .output()
-        .unwrap();
+    let out = cn().args(["loop", "run"]).arg(p).env("GIT_CEILING_DIRECTORIES", p.parent().unwrap()).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("not a git repository"),
-        "{}",
-        text(&out)
-    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a git repository"), "{}", text(&out));
     assert!(!p.join("sensed").exists());
     assert!(!p.join(".git").exists());
 }
 
 #[test]
 fn a_dirty_working_tree_is_refused_at_start() {
-    let dir = repo(&task(&format!(
-        "max-iterations: 3\nsensors:\n  s:\n    command: \"touch sensed\"\n{OK_COMPONENTS}"
-    )));
+    let dir =
+        repo(&task(&format!("max-iterations: 3\nsensors:\n  s:\n    command: \"touch sensed\"\n{OK_COMPONENTS}")));
     let p = dir.path();
     std::fs::write(p.join("notes.txt"), "mine").unwrap();
     std::fs::write(p.join(".gitignore"), "*.class\n*.o\n").unwrap();
@@ -118,10 +101,7 @@ fn a_dirty_working_tree_is_refused_at_start() {
     assert!(!p.join("sensed").exists());
     assert_eq!(subjects(p), ["initial"]);
     // The person's files are untouched.
-    assert_eq!(
-        std::fs::read_to_string(p.join("notes.txt")).unwrap(),
-        "mine"
-    );
+    assert_eq!(std::fs::read_to_string(p.join("notes.txt")).unwrap(), "mine");
 }
 
 #[test]
@@ -131,11 +111,7 @@ fn a_missing_task_is_refused_and_init_writes_the_template() {
     std::fs::remove_file(p.join("loop-run/task.md")).unwrap();
     let out = run(p, &["loop", "run"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("cn loop init"),
-        "{}",
-        text(&out)
-    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cn loop init"), "{}", text(&out));
     let out = run(p, &["loop", "init"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let t = std::fs::read_to_string(p.join("loop-run/task.md")).unwrap();
@@ -159,26 +135,17 @@ fn a_bad_controller_answer_commits_nothing_of_its_iteration() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("controller")
-            && err.contains("target-met")
-            && err.contains("The code looks fine"),
+        err.contains("controller") && err.contains("target-met") && err.contains("The code looks fine"),
         "{}",
         text(&out)
     );
     assert_eq!(subjects(p), ["initial", "loop: iteration 0 (running)"]);
     assert!(!p.join("acted").exists());
-    assert!(
-        !p.join("loop-run/controller-output.md").exists(),
-        "a half judgment was left behind"
-    );
+    assert!(!p.join("loop-run/controller-output.md").exists(), "a half judgment was left behind");
     let o = std::fs::read_to_string(p.join("loop-run/orchestrator-output.md")).unwrap();
     assert!(o.starts_with("---\niteration: 1\nstatus: failed\n"), "{o}");
     let st = run(p, &["loop", "status"]);
-    assert!(
-        String::from_utf8_lossy(&st.stdout).contains("working tree: iteration 1 failed"),
-        "{}",
-        text(&st)
-    );
+    assert!(String::from_utf8_lossy(&st.stdout).contains("working tree: iteration 1 failed"), "{}", text(&st));
 }
 
 #[test]
@@ -190,11 +157,7 @@ fn a_controller_command_must_write_target_met() {
     let out = run(p, &["loop", "run"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("loop-run/controller-output.md") && err.contains("`target-met`"),
-        "{}",
-        text(&out)
-    );
+    assert!(err.contains("loop-run/controller-output.md") && err.contains("`target-met`"), "{}", text(&out));
     assert_eq!(subjects(p), ["initial", "loop: iteration 0 (running)"]);
 }
 
@@ -219,10 +182,7 @@ fn a_loop_in_a_subdirectory_commits_only_its_directory() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     for sha in git(root, &["log", "--format=%H", "--grep", "loop: iteration"]).lines() {
         let files = git(root, &["show", "--name-only", "--format=", sha]);
-        assert!(
-            files.lines().all(|f| f.starts_with("proj/")),
-            "{sha}: {files}"
-        );
+        assert!(files.lines().all(|f| f.starts_with("proj/")), "{sha}: {files}");
     }
     assert_eq!(git(root, &["status", "--porcelain"]), " M other.txt\n");
     let body = git(root, &["log", "-1", "--skip=1", "--format=%b"]);

@@ -33,11 +33,8 @@ fn scripted_loop(scripts: &Path, actuator: &str) -> String {
         &act,
         &format!("#!/bin/bash\n{hook}mkdir -p src\nif [ \"$CN_LOOP_ITERATION\" = 1 ]; then echo broken > src/F.txt; else echo fixed > src/F.txt; fi\nhook actuator:$CN_LOOP_ITERATION\n"),
     );
-    let actuator = if actuator == "command" {
-        format!("{{command: \"{}\"}}", act.display())
-    } else {
-        actuator.to_string()
-    };
+    let actuator =
+        if actuator == "command" { format!("{{command: \"{}\"}}", act.display()) } else { actuator.to_string() };
     format!(
         "---\nmax-iterations: 5\nsensors:\n  check:\n    command: \"{}\"\n    target: \"F.txt says fixed\"\ncontroller: {{command: \"{}\"}}\nactuator: {actuator}\n---\n\n# Task\n\nMake src/F.txt say fixed.\n",
         sensor.display(),
@@ -53,11 +50,7 @@ fn wait_for(path: &Path) -> String {
                 return t;
             }
         }
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            path.display()
-        );
+        assert!(Instant::now() < deadline, "{} never appeared", path.display());
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -78,15 +71,8 @@ fn kill_at(p: &Path, marker: &Path, point: &str) -> std::process::Output {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     // The blocked component outlives cn; end it too.
-    let _ = std::process::Command::new("kill")
-        .arg("-9")
-        .arg(pid.trim())
-        .status();
-    cn().args(["loop", "run"])
-        .arg(p)
-        .env("MARKER", marker)
-        .output()
-        .unwrap()
+    let _ = std::process::Command::new("kill").arg("-9").arg(pid.trim()).status();
+    cn().args(["loop", "run"]).arg(p).env("MARKER", marker).output().unwrap()
 }
 
 fn iterations(p: &Path) -> Vec<(u64, String)> {
@@ -102,17 +88,9 @@ fn iterations(p: &Path) -> Vec<(u64, String)> {
 
 #[test]
 fn sigkill_at_any_point_resumes_without_repeating_or_losing() {
-    let normal: Vec<(u64, String)> = vec![
-        (0, "running".into()),
-        (1, "running".into()),
-        (2, "running".into()),
-        (3, "complete".into()),
-    ];
-    let kept_fixed: Vec<(u64, String)> = vec![
-        (0, "running".into()),
-        (1, "running".into()),
-        (2, "complete".into()),
-    ];
+    let normal: Vec<(u64, String)> =
+        vec![(0, "running".into()), (1, "running".into()), (2, "running".into()), (3, "complete".into())];
+    let kept_fixed: Vec<(u64, String)> = vec![(0, "running".into()), (1, "running".into()), (2, "complete".into())];
     // (point, the iterations committed in the end, the iteration that kept edits)
     type Case<'a> = (&'a str, &'a Vec<(u64, String)>, Option<u64>);
     let cases: [Case; 6] = [
@@ -131,46 +109,25 @@ fn sigkill_at_any_point_resumes_without_repeating_or_losing() {
         let out = kill_at(p, &marker, point);
         assert_eq!(out.status.code(), Some(0), "{point}: {}", text(&out));
         assert_eq!(&iterations(p), want, "{point}: {}", text(&out));
-        assert_eq!(
-            std::fs::read_to_string(p.join("src/F.txt")).unwrap(),
-            "fixed\n",
-            "{point}"
-        );
-        assert_eq!(
-            git(p, &["status", "--porcelain"]),
-            "",
-            "{point}: the tree is committed"
-        );
+        assert_eq!(std::fs::read_to_string(p.join("src/F.txt")).unwrap(), "fixed\n", "{point}");
+        assert_eq!(git(p, &["status", "--porcelain"]), "", "{point}: the tree is committed");
         let stderr = String::from_utf8_lossy(&out.stderr);
         match kept {
             Some(n) => {
                 assert!(
-                    stderr.contains(&format!("resumed iteration {n}: kept"))
-                        && stderr.contains("src/F.txt"),
+                    stderr.contains(&format!("resumed iteration {n}: kept")) && stderr.contains("src/F.txt"),
                     "{point}: {}",
                     text(&out)
                 );
-                let sha = git(
-                    p,
-                    &[
-                        "log",
-                        "--format=%H",
-                        "--grep",
-                        &format!("loop: iteration {n} "),
-                    ],
-                );
+                let sha = git(p, &["log", "--format=%H", "--grep", &format!("loop: iteration {n} ")]);
                 let body = git(p, &["show", "-s", "--format=%b", sha.trim()]);
                 assert!(
-                    body.contains(
-                        "Resumed after an interruption, keeping uncommitted changes (src/F.txt"
-                    ),
+                    body.contains("Resumed after an interruption, keeping uncommitted changes (src/F.txt"),
                     "{point}: {body}"
                 );
                 let o = show(p, sha.trim(), "loop-run/orchestrator-output.md");
                 assert!(
-                    o.contains(
-                        "## Recovered\n\nAn interrupted run left uncommitted changes: src/F.txt"
-                    ),
+                    o.contains("## Recovered\n\nAn interrupted run left uncommitted changes: src/F.txt"),
                     "{point}: {o}"
                 );
                 // The kept edit is in that iteration's commit.
@@ -189,17 +146,10 @@ fn manual_actuator_waits_for_cn_loop_done() {
     let p = dir.path();
     let out = run(p, &["loop", "run"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("iteration 1: waiting-for-actuator"),
-        "{}",
-        text(&out)
-    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("iteration 1: waiting-for-actuator"), "{}", text(&out));
     assert_eq!(iterations(p), [(0, "running".to_string())]);
     let o = std::fs::read_to_string(p.join("loop-run/orchestrator-output.md")).unwrap();
-    assert!(
-        o.starts_with("---\niteration: 1\nstatus: waiting-for-actuator\nmax-iterations: 5\n---\n"),
-        "{o}"
-    );
+    assert!(o.starts_with("---\niteration: 1\nstatus: waiting-for-actuator\nmax-iterations: 5\n---\n"), "{o}");
     assert!(o.contains("cn loop done"), "{o}");
 
     // Running again while waiting does nothing.
@@ -212,24 +162,11 @@ fn manual_actuator_waits_for_cn_loop_done() {
     std::fs::write(p.join("src/F.txt"), "fixed\n").unwrap();
     let done = run(p, &["loop", "done"]);
     assert_eq!(done.status.code(), Some(0), "{}", text(&done));
-    assert_eq!(
-        iterations(p),
-        [
-            (0, "running".to_string()),
-            (1, "running".to_string()),
-            (2, "complete".to_string())
-        ]
-    );
+    assert_eq!(iterations(p), [(0, "running".to_string()), (1, "running".to_string()), (2, "complete".to_string())]);
     let shas = shas(p);
     let a1 = show(p, &shas[2], "loop-run/actuator-output.md");
-    assert!(
-        a1.contains("manual actuator") && a1.contains("- `src/F.txt (created)`"),
-        "{a1}"
-    );
-    assert_eq!(
-        front(p, &shas[2], "sensor-output.md"),
-        "sensor: check\nexit-status: 0\n"
-    );
+    assert!(a1.contains("manual actuator") && a1.contains("- `src/F.txt (created)`"), "{a1}");
+    assert_eq!(front(p, &shas[2], "sensor-output.md"), "sensor: check\nexit-status: 0\n");
 
     let late = run(p, &["loop", "done"]);
     assert_eq!(late.status.code(), Some(2), "{}", text(&late));
@@ -245,17 +182,9 @@ fn max_iterations_ends_the_loop_without_actuating() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(
         iterations(p),
-        [
-            (0, "running".to_string()),
-            (1, "running".to_string()),
-            (2, "max-iterations".to_string())
-        ]
+        [(0, "running".to_string()), (1, "running".to_string()), (2, "max-iterations".to_string())]
     );
-    assert_eq!(
-        std::fs::read_to_string(p.join("acted.txt")).unwrap(),
-        "1\n",
-        "only iteration 1 actuates"
-    );
+    assert_eq!(std::fs::read_to_string(p.join("acted.txt")).unwrap(), "1\n", "only iteration 1 actuates");
     let shas = shas(p);
     assert_eq!(
         front(p, &shas[3], "orchestrator-output.md"),
@@ -263,18 +192,8 @@ fn max_iterations_ends_the_loop_without_actuating() {
     );
     // Several sensors: one section each, statuses in the frontmatter.
     let s = show(p, &shas[2], "loop-run/sensor-output.md");
-    assert!(
-        s.starts_with("---\nsensors:\n- a\n- b\nexit-status:\n  a: 0\n  b: 4\n---\n"),
-        "{s}"
-    );
-    assert!(
-        s.contains("\n## a\n") && s.contains("\n## b\n") && s.contains("two"),
-        "{s}"
-    );
+    assert!(s.starts_with("---\nsensors:\n- a\n- b\nexit-status:\n  a: 0\n  b: 4\n---\n"), "{s}");
+    assert!(s.contains("\n## a\n") && s.contains("\n## b\n") && s.contains("two"), "{s}");
     let st = run(p, &["loop", "status"]);
-    assert!(
-        String::from_utf8_lossy(&st.stdout).starts_with("iteration: 2\nstatus: max-iterations\n"),
-        "{}",
-        text(&st)
-    );
+    assert!(String::from_utf8_lossy(&st.stdout).starts_with("iteration: 2\nstatus: max-iterations\n"), "{}", text(&st));
 }

@@ -27,16 +27,7 @@ fn answers(items: &[(u64, String)]) -> String {
 }
 
 fn indent(text: &str, by: &str) -> String {
-    text.lines()
-        .map(|l| {
-            if l.is_empty() {
-                String::new()
-            } else {
-                format!("{by}{l}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    text.lines().map(|l| if l.is_empty() { String::new() } else { format!("{by}{l}") }).collect::<Vec<_>>().join("\n")
 }
 
 const CONTROLLER_1: &str = "---\ntarget-met: false\n---\n\n# Controller Output\n\nThis is the first iteration. No Java files exist yet, so the compilation\nsensor has nothing to compile.\n\n## Instructions for actuator\n\nWrite a Java file `src/main/java/Factorial.java` containing a public class\nwith a static method `factorial(int n)` that returns the factorial of n.\n";
@@ -50,29 +41,18 @@ fn task(components: &str) -> String {
 }
 
 fn javac_available() -> bool {
-    std::process::Command::new("javac")
-        .arg("-version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+    std::process::Command::new("javac").arg("-version").output().map(|o| o.status.success()).unwrap_or(false)
 }
 
 #[test]
 fn factorial_walkthrough_with_scripted_models() {
-    assert!(
-        javac_available(),
-        "javac is needed (Debian: default-jdk-headless)"
-    );
+    assert!(javac_available(), "javac is needed (Debian: default-jdk-headless)");
     let scripts = tempfile::tempdir().unwrap();
     let controller = scripts.path().join("controller.yaml");
     let actuator = scripts.path().join("actuator.yaml");
     std::fs::write(
         &controller,
-        answers(&[
-            (1, CONTROLLER_1.into()),
-            (2, CONTROLLER_2.into()),
-            (3, CONTROLLER_3.into()),
-        ]),
+        answers(&[(1, CONTROLLER_1.into()), (2, CONTROLLER_2.into()), (3, CONTROLLER_3.into())]),
     )
     .unwrap();
     let write = format!(
@@ -88,26 +68,14 @@ fn factorial_walkthrough_with_scripted_models() {
     // The actuator's own account, from its tool calls.
     let shas = shas(p);
     let a1 = show(p, &shas[2], "loop-run/actuator-output.md");
-    assert!(
-        a1.starts_with("# Actuator Output\n\n## What was done\n\nCreated the file"),
-        "{a1}"
-    );
+    assert!(a1.starts_with("# Actuator Output\n\n## What was done\n\nCreated the file"), "{a1}");
     assert!(a1.contains(&format!("- `{JAVA}` (created)")), "{a1}");
     let a2 = show(p, &shas[3], "loop-run/actuator-output.md");
-    assert!(
-        a2.contains(&format!("- `{JAVA}` (modified)")) && a2.contains("→ ok"),
-        "{a2}"
-    );
+    assert!(a2.contains(&format!("- `{JAVA}` (modified)")) && a2.contains("→ ok"), "{a2}");
     assert!(!a2.contains("failed"), "{a2}");
     // The controller's answers are the artifacts, frontmatter normalized, body kept.
-    assert_eq!(
-        show(p, &shas[3], "loop-run/controller-output.md"),
-        CONTROLLER_2
-    );
-    assert_eq!(
-        show(p, &shas[4], "loop-run/controller-output.md"),
-        CONTROLLER_3
-    );
+    assert_eq!(show(p, &shas[3], "loop-run/controller-output.md"), CONTROLLER_2);
+    assert_eq!(show(p, &shas[4], "loop-run/controller-output.md"), CONTROLLER_3);
 
     // Ended: a second run has nothing to do and commits nothing.
     let again = run(p, &["loop", "run"]);
@@ -117,10 +85,7 @@ fn factorial_walkthrough_with_scripted_models() {
 
 #[test]
 fn factorial_walkthrough_with_command_components() {
-    assert!(
-        javac_available(),
-        "javac is needed (Debian: default-jdk-headless)"
-    );
+    assert!(javac_available(), "javac is needed (Debian: default-jdk-headless)");
     let scripts = tempfile::tempdir().unwrap();
     let controller = scripts.path().join("controller.sh");
     let actuator = scripts.path().join("actuator.sh");
@@ -162,19 +127,11 @@ fn walkthrough(kind: &str, controller: &Path, actuator: &Path) -> tempfile::Temp
         "scripted" => format!("{{model: scripted, answers: \"{}\"}}", file.display()),
         _ => format!("{{command: \"{}\"}}", file.display()),
     };
-    let components = format!(
-        "controller: {}\nactuator: {}\n",
-        spec(controller),
-        spec(actuator)
-    );
+    let components = format!("controller: {}\nactuator: {}\n", spec(controller), spec(actuator));
     let dir = repo(&task(&components));
     let out = run(dir.path(), &["loop", "run"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("iteration 3: complete"),
-        "{}",
-        text(&out)
-    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("iteration 3: complete"), "{}", text(&out));
     check_walkthrough(dir.path());
     dir
 }
@@ -196,88 +153,43 @@ fn check_walkthrough(p: &Path) {
     let (c0, c1, c2, c3) = (&shas[1], &shas[2], &shas[3], &shas[4]);
 
     // Iteration 0: the baseline measurement, javac finding no file.
-    assert_eq!(
-        front(p, c0, "sensor-output.md"),
-        "sensor: compilation\nexit-status: 2\n"
-    );
+    assert_eq!(front(p, c0, "sensor-output.md"), "sensor: compilation\nexit-status: 2\n");
     let s0 = show(p, c0, "loop-run/sensor-output.md");
-    assert!(
-        s0.contains(
-            "# Sensor Output — Compilation\n\n## Command\n\njavac src/**/*.java\n\n## Output\n"
-        ),
-        "{s0}"
-    );
+    assert!(s0.contains("# Sensor Output — Compilation\n\n## Command\n\njavac src/**/*.java\n\n## Output\n"), "{s0}");
     assert!(s0.contains("file not found"), "{s0}");
-    assert_eq!(
-        front(p, c0, "orchestrator-output.md"),
-        "iteration: 0\nstatus: running\nmax-iterations: 10\n"
-    );
-    assert!(git(p, &["show", "--name-only", "--format=", c0])
-        .lines()
-        .all(|f| f.starts_with("loop-run/")));
+    assert_eq!(front(p, c0, "orchestrator-output.md"), "iteration: 0\nstatus: running\nmax-iterations: 10\n");
+    assert!(git(p, &["show", "--name-only", "--format=", c0]).lines().all(|f| f.starts_with("loop-run/")));
 
     // Iteration 1: the file is created, with the document's two errors.
     assert_eq!(front(p, c1, "controller-output.md"), "target-met: false\n");
     assert_eq!(show(p, c1, JAVA), BROKEN);
-    assert_eq!(
-        front(p, c1, "sensor-output.md"),
-        "sensor: compilation\nexit-status: 1\n"
-    );
+    assert_eq!(front(p, c1, "sensor-output.md"), "sensor: compilation\nexit-status: 1\n");
     let s1 = show(p, c1, "loop-run/sensor-output.md");
-    assert!(
-        s1.contains("Factorial.java:3: error: invalid method declaration; return type required"),
-        "{s1}"
-    );
-    assert!(
-        s1.contains("Factorial.java:8: error: reached end of file while parsing"),
-        "{s1}"
-    );
+    assert!(s1.contains("Factorial.java:3: error: invalid method declaration; return type required"), "{s1}");
+    assert!(s1.contains("Factorial.java:8: error: reached end of file while parsing"), "{s1}");
     assert!(s1.contains("2 errors"), "{s1}");
-    assert_eq!(
-        front(p, c1, "orchestrator-output.md"),
-        "iteration: 1\nstatus: running\nmax-iterations: 10\n"
-    );
+    assert_eq!(front(p, c1, "orchestrator-output.md"), "iteration: 1\nstatus: running\nmax-iterations: 10\n");
 
     // Iteration 2: fixed, compiles.
     assert_eq!(front(p, c2, "controller-output.md"), "target-met: false\n");
     assert_eq!(show(p, c2, JAVA), FIXED);
-    assert_eq!(
-        front(p, c2, "sensor-output.md"),
-        "sensor: compilation\nexit-status: 0\n"
-    );
-    assert_eq!(
-        front(p, c2, "orchestrator-output.md"),
-        "iteration: 2\nstatus: running\nmax-iterations: 10\n"
-    );
+    assert_eq!(front(p, c2, "sensor-output.md"), "sensor: compilation\nexit-status: 0\n");
+    assert_eq!(front(p, c2, "orchestrator-output.md"), "iteration: 2\nstatus: running\nmax-iterations: 10\n");
 
     // Iteration 3: target met; no actuation, no new measurement.
     assert_eq!(front(p, c3, "controller-output.md"), "target-met: true\n");
-    assert_eq!(
-        front(p, c3, "orchestrator-output.md"),
-        "iteration: 3\nstatus: complete\nmax-iterations: 10\n"
-    );
+    assert_eq!(front(p, c3, "orchestrator-output.md"), "iteration: 3\nstatus: complete\nmax-iterations: 10\n");
     let changed = git(p, &["show", "--name-only", "--format=", c3]);
     assert_eq!(
         changed.lines().collect::<Vec<_>>(),
-        [
-            "loop-run/controller-output.md",
-            "loop-run/orchestrator-output.md"
-        ]
+        ["loop-run/controller-output.md", "loop-run/orchestrator-output.md"]
     );
     let o3 = show(p, c3, "loop-run/orchestrator-output.md");
-    assert!(
-        o3.contains("## Result\n\nThe loop completed at iteration 3. The target was met.\n"),
-        "{o3}"
-    );
+    assert!(o3.contains("## Result\n\nThe loop completed at iteration 3. The target was met.\n"), "{o3}");
     for n in 0..=3 {
         assert!(o3.contains(&format!("- **Iteration {n}**: ")), "{o3}");
     }
-    assert!(
-        o3.contains(&format!(
-            "Files changed: {JAVA}. Sensor: compilation exit status 1."
-        )),
-        "{o3}"
-    );
+    assert!(o3.contains(&format!("Files changed: {JAVA}. Sensor: compilation exit status 1.")), "{o3}");
 
     // The final code is the fixed file, and it compiles; the tree is clean.
     assert_eq!(std::fs::read_to_string(p.join(JAVA)).unwrap(), FIXED);
@@ -286,9 +198,6 @@ fn check_walkthrough(p: &Path) {
     let st = run(p, &["loop", "status"]);
     assert_eq!(st.status.code(), Some(0), "{}", text(&st));
     let st = String::from_utf8_lossy(&st.stdout);
-    assert!(
-        st.starts_with("iteration: 3\nstatus: complete\nhistory:\n"),
-        "{st}"
-    );
+    assert!(st.starts_with("iteration: 3\nstatus: complete\nhistory:\n"), "{st}");
     assert_eq!(st.matches("**Iteration ").count(), 4, "{st}");
 }

@@ -38,7 +38,8 @@ fn openai_server(n: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
                 r#"{"model":"exec-test","choices":[{"index":0,"delta":{"content":"Sure.\n\n```yaml\ntool: reply\nmessage: hello from the executive\n```"}}]}"#,
                 r#"{"model":"exec-test","choices":[],"usage":{"prompt_tokens":900,"completion_tokens":20}}"#,
             ];
-            let mut out = String::from("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n\r\n");
+            let mut out =
+                String::from("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n\r\n");
             for e in events {
                 out.push_str(&format!("data: {e}\n\n"));
             }
@@ -84,7 +85,11 @@ fn asks_the_executive_over_http_and_prints_its_markdown() {
 #[test]
 fn a_missing_key_or_executive_is_a_usage_error() {
     let hub = tempfile::tempdir().unwrap();
-    std::fs::write(hub.path().join("cn.yaml"), "models:\n  executive:\n    provider: anthropic\n    model: m\n    api_key_env: CN_TEST_UNSET_KEY\n").unwrap();
+    std::fs::write(
+        hub.path().join("cn.yaml"),
+        "models:\n  executive:\n    provider: anthropic\n    model: m\n    api_key_env: CN_TEST_UNSET_KEY\n",
+    )
+    .unwrap();
     let out = cn(hub.path(), &["ask", "--level", "3", "hi"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("CN_TEST_UNSET_KEY"));
@@ -115,7 +120,8 @@ fn records_then_replays_and_the_budget_defers_when_spent() {
     assert!(err.contains("thinking budget") && err.contains("resets at local midnight"), "{err}");
 
     // The recording plays back as a level of its own, byte for byte.
-    std::fs::write(hub.path().join("cn.yaml"), "models:\n  local:\n    provider: replay\n    path: rec.jsonl\n").unwrap();
+    std::fs::write(hub.path().join("cn.yaml"), "models:\n  local:\n    provider: replay\n    path: rec.jsonl\n")
+        .unwrap();
     let replayed = cn(hub.path(), &["ask", "--level", "2", "anything"]);
     assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
     assert_eq!(replayed.stdout, first.stdout);
@@ -125,7 +131,11 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
-        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+        if p.is_dir() {
+            out.extend(walk(&p))
+        } else {
+            out.push(p)
+        }
     }
     out
 }

@@ -90,7 +90,10 @@ fn summarize_url_summarizes_a_loopback_page() {
     let o = cn(hub.path(), &["reflex", "test", "summarize", &url], Some(&scripted));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success());
-    assert!(text.contains("reflex: summarize-url (level 2)") && text.contains(&format!("3. reply → would send: {SUMMARY}")), "{text}");
+    assert!(
+        text.contains("reflex: summarize-url (level 2)") && text.contains(&format!("3. reply → would send: {SUMMARY}")),
+        "{text}"
+    );
     assert!(text.contains("handled without the executive"), "{text}");
 }
 
@@ -98,11 +101,15 @@ fn summarize_url_summarizes_a_loopback_page() {
 fn dry_run_performs_no_effect_at_all() {
     let hub = hub();
     let (base, hits) = serve();
-    let out = json_out(&cn(hub.path(), &["reflex", "test", "--dry-run", "--json", &format!("summarize {base}/x")], None));
+    let out =
+        json_out(&cn(hub.path(), &["reflex", "test", "--dry-run", "--json", &format!("summarize {base}/x")], None));
     assert_eq!(out["reflex"], "summarize-url");
     assert_eq!(out["escalate"], false);
     assert!(out["steps"][0]["output"].as_str().unwrap().starts_with("(dry run: fetch_url http://127.0.0.1:"), "{out}");
-    assert!(out["steps"][1]["output"].as_str().unwrap().starts_with("(dry run: ollama_prompt Summarize in 2-3 sentences:"), "{out}");
+    assert!(
+        out["steps"][1]["output"].as_str().unwrap().starts_with("(dry run: ollama_prompt Summarize in 2-3 sentences:"),
+        "{out}"
+    );
     assert_eq!(hits.load(Ordering::SeqCst), 0, "a dry run fetched");
     assert!(!hub.path().join("state/journal.jsonl").exists());
     assert!(!hub.path().join("state/reflex-stats.json").exists());
@@ -182,7 +189,12 @@ fn list_shows_analytics_and_names_broken_files() {
 #[test]
 fn no_hub_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_cn")).current_dir(dir.path()).env_remove("CN_HUB").args(["reflex", "list"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cn"))
+        .current_dir(dir.path())
+        .env_remove("CN_HUB")
+        .args(["reflex", "list"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no hub"));
 }

@@ -41,7 +41,8 @@ fn the_executive_writes_a_reflex_that_answers_the_next_message_at_level_zero() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("exec.sh");
     std::fs::write(&script, EXECUTIVE).unwrap();
-    let extra = format!("  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n", script.display());
+    let extra =
+        format!("  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n", script.display());
     let hub = hub(dir.path(), "ada", LOCAL, "");
     // The executive goes under `models:`, and level 3 gets the hub template's grants.
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("senses:", &format!("{extra}senses:")).replace(
@@ -59,13 +60,20 @@ fn the_executive_writes_a_reflex_that_answers_the_next_message_at_level_zero() {
     assert!(String::from_utf8_lossy(&log.stdout).contains("reflex: write status"), "committed to the hub");
     let entries = journal(&hub);
     assert!(
-        entries.iter().any(|e| e["type"] == "reflex" && e["action"] == "write" && e["name"] == "status" && e["dry_run_on"].as_str().is_some_and(|t| t.trim() == "What is the status?")),
+        entries.iter().any(|e| e["type"] == "reflex"
+            && e["action"] == "write"
+            && e["name"] == "status"
+            && e["dry_run_on"].as_str().is_some_and(|t| t.trim() == "What is the status?")),
         "{entries:#?}"
     );
 
     // The next status question: the new reflex answers, no model is asked.
     let out = cn_ok(&hub, &["chat", "--timeout", "60", "status, please"]);
     assert_eq!(out.trim(), "All systems green.");
-    assert_eq!(std::fs::read_to_string(dir.path().join("exec-calls")).unwrap().lines().count(), 2, "the executive was not asked");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("exec-calls")).unwrap().lines().count(),
+        2,
+        "the executive was not asked"
+    );
     assert!(!dir.path().join("local-calls").exists(), "nor the local model");
 }

@@ -90,8 +90,7 @@ fn parse_shared(markdown: &str) -> Vec<Parsed> {
     })
 }
 
-type YamlThread<'scope> =
-    (std::sync::mpsc::Sender<Vec<Block>>, std::thread::ScopedJoinHandle<'scope, Vec<Parsed>>);
+type YamlThread<'scope> = (std::sync::mpsc::Sender<Vec<Block>>, std::thread::ScopedJoinHandle<'scope, Vec<Parsed>>);
 
 fn start_yaml_thread<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
@@ -150,7 +149,8 @@ impl Content {
     /// Append one Text event, `text`, which CommonMark reports at `range` of `markdown`.
     fn push(&mut self, markdown: &str, text: &str, range: std::ops::Range<usize>) {
         // Verbatim: the event's text is that very slice of the answer (borrowed, not rewritten).
-        let verbatim = markdown.get(range.clone()).is_some_and(|s| s.as_ptr() == text.as_ptr() && s.len() == text.len());
+        let verbatim =
+            markdown.get(range.clone()).is_some_and(|s| s.as_ptr() == text.as_ptr() && s.len() == text.len());
         match self {
             Content::Slice(r) if verbatim && r.start == r.end => *r = range,
             Content::Slice(r) if verbatim && r.end == range.start => r.end = range.end,
@@ -191,9 +191,7 @@ fn for_each_yaml_block(markdown: &str, mut f: impl FnMut(Block)) {
 }
 
 fn is_yaml(info: &str) -> bool {
-    info.split_whitespace()
-        .next()
-        .is_some_and(|w| w.eq_ignore_ascii_case("yaml") || w.eq_ignore_ascii_case("yml"))
+    info.split_whitespace().next().is_some_and(|w| w.eq_ignore_ascii_case("yaml") || w.eq_ignore_ascii_case("yml"))
 }
 
 /// Turn one block's text into calls, or into one error entry for the whole block.
@@ -312,14 +310,11 @@ mod tests {
 
     #[test]
     fn mapping_is_one_call_and_sequence_is_several_in_order() {
-        let md = "Hello\n\n```yaml\ntool: read\npath: a.txt\n```\n\ntext\n\n```yml\n- tool: one\n- tool: two\n  x: 1\n```\n";
+        let md =
+            "Hello\n\n```yaml\ntool: read\npath: a.txt\n```\n\ntext\n\n```yml\n- tool: one\n- tool: two\n  x: 1\n```\n";
         assert_eq!(
             calls(md),
-            vec![
-                ("read".into(), json!({"path": "a.txt"})),
-                ("one".into(), json!({})),
-                ("two".into(), json!({"x": 1})),
-            ]
+            vec![("read".into(), json!({"path": "a.txt"})), ("one".into(), json!({})), ("two".into(), json!({"x": 1})),]
         );
     }
 
@@ -405,7 +400,12 @@ mod tests {
 
     #[test]
     fn lines_are_counted_past_long_prose() {
-        let md = format!("{}{}\n\n```yaml\ntool: far\n```\n{}```yaml\ntool: farther\n```\n", "x\n".repeat(300), "y".repeat(1000), "\n".repeat(129));
+        let md = format!(
+            "{}{}\n\n```yaml\ntool: far\n```\n{}```yaml\ntool: farther\n```\n",
+            "x\n".repeat(300),
+            "y".repeat(1000),
+            "\n".repeat(129)
+        );
         let lines: Vec<usize> = parse(&md).iter().map(|p| if let Parsed::Call(c) = p { c.line } else { 0 }).collect();
         assert_eq!(lines, [303, 435]);
     }

@@ -82,13 +82,12 @@ pub fn prepare(inputs: Inputs) -> Result<Prepared, PrepareError> {
         None => Config::default(),
         Some(ConfigSource::Loaded(config)) => config,
         Some(ConfigSource::File(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|source| PrepareError::Read { path: path.clone(), source })?;
+            let text =
+                std::fs::read_to_string(&path).map_err(|source| PrepareError::Read { path: path.clone(), source })?;
             let value: serde_json::Value = if text.trim().is_empty() {
                 serde_json::Value::Null
             } else {
-                serde_yaml_ng::from_str(&text)
-                    .map_err(|source| PrepareError::Yaml { path: path.clone(), source })?
+                serde_yaml_ng::from_str(&text).map_err(|source| PrepareError::Yaml { path: path.clone(), source })?
             };
             Config { value }
         }

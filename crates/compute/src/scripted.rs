@@ -23,7 +23,11 @@ impl Scripted {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Scripted { answers: answers.into_iter().map(Into::into).collect(), name: "scripted".into(), asked: Default::default() }
+        Scripted {
+            answers: answers.into_iter().map(Into::into).collect(),
+            name: "scripted".into(),
+            asked: Default::default(),
+        }
     }
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();

@@ -26,9 +26,8 @@ impl StopToken {
     pub fn wait(&self, timeout: Duration) -> bool {
         let (lock, cvar) = &*self.inner;
         let guard = lock.lock().unwrap_or_else(|p| p.into_inner());
-        let (guard, _) = cvar
-            .wait_timeout_while(guard, timeout, |stopped| !*stopped)
-            .unwrap_or_else(|p| p.into_inner());
+        let (guard, _) =
+            cvar.wait_timeout_while(guard, timeout, |stopped| !*stopped).unwrap_or_else(|p| p.into_inner());
         *guard
     }
 }

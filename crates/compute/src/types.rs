@@ -294,7 +294,14 @@ mod tests {
             outs.push(o(i));
         }
         assert_eq!(outs.len(), 3);
-        let blocks = |os: &Outcomes| os.iter().map(|x| match x { Outcome::Unparsed(e) => e.block, _ => 99 }).collect::<Vec<_>>();
+        let blocks = |os: &Outcomes| {
+            os.iter()
+                .map(|x| match x {
+                    Outcome::Unparsed(e) => e.block,
+                    _ => 99,
+                })
+                .collect::<Vec<_>>()
+        };
         assert_eq!(blocks(&outs), [3, 4, 5]);
         assert_eq!(blocks(&outs.since(mark)), [3, 4, 5], "only what is still kept");
         assert_eq!(blocks(&outs.since(outs.mark() - 1)), [5]);

@@ -87,7 +87,9 @@ fn several_moves_and_rests_with_decorators_that_observe_log_block_and_substitute
             Box::new(move |s, plan| {
                 let prompt = plan.prompt.clone();
                 let answer = inner(s, plan);
-                l.lock().unwrap().push(format!("{prompt} => {}", answer.as_ref().map(|a| a.markdown.len()).unwrap_or(0)));
+                l.lock()
+                    .unwrap()
+                    .push(format!("{prompt} => {}", answer.as_ref().map(|a| a.markdown.len()).unwrap_or(0)));
                 answer
             })
         })),

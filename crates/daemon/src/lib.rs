@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use cn_autonomy::senses::{hub::HubWatcher, Senses, SenseError};
+use cn_autonomy::senses::{hub::HubWatcher, SenseError, Senses};
 use cn_compute::{Inputs, Parts};
 
 pub use cn_compute::StopToken;
@@ -118,7 +118,9 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
 
     // One agent per hub: attention's spool and the current item are this process's.
     let lock = run_lock(&root);
-    let Some(_running) = cn_storage::ProcessLock::try_acquire(&lock).map_err(|source| DaemonError::Lock { path: lock.clone(), source })? else {
+    let Some(_running) = cn_storage::ProcessLock::try_acquire(&lock)
+        .map_err(|source| DaemonError::Lock { path: lock.clone(), source })?
+    else {
         return Err(DaemonError::Busy { root, lock });
     };
 
@@ -143,8 +145,8 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
 
     let mode = options.mode;
     let state_dir = hub.layout().state();
-    let (auto, restored) =
-        cn_autonomy::AutonomousLoop::open(&root, &autonomy).map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
+    let (auto, restored) = cn_autonomy::AutonomousLoop::open(&root, &autonomy)
+        .map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
     if restored > 0 {
         tracing::info!(restored, "percepts and impulses restored from state/attention.jsonl");
     }
@@ -186,13 +188,20 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         let idle_attention = attention.clone();
         decorators.push(cn_autonomy::rest_decorator(attention, pacing, stop.clone()));
         // Idle, the resident set is what the idle loop touches (see `resident`).
-        decorators.push(resident::release_when_idle(move || !idle_attention.active_within(pacing.idle), handled.clone()));
+        decorators
+            .push(resident::release_when_idle(move || !idle_attention.active_within(pacing.idle), handled.clone()));
     }
-    let store = cn_storage::JournalStore::open(&state_dir).map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
+    let store = cn_storage::JournalStore::open(&state_dir)
+        .map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
     let inputs = Inputs {
         workdir: root.clone(),
         config: Some(kernel.into()),
-        parts: Parts { mind: Box::new(mind), model: Box::new(tiered), tools: Box::new(registry), store: Box::new(store) },
+        parts: Parts {
+            mind: Box::new(mind),
+            model: Box::new(tiered),
+            tools: Box::new(registry),
+            store: Box::new(store),
+        },
         decorators,
         stop,
         outcome_capacity: 64,
@@ -205,7 +214,11 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
 /// The reflex engine (levels 0–2) with its level-2 model, and its tools in `registry`: the
 /// agent's own state tools come from it, so the same code writes tasks and ideas whether a
 /// reflex or the executive asks. `None` (reflexes off) when the engine cannot load.
-fn reflexes(hub: &cn_agent::Hub, models: &cn_models::ModelsConfig, registry: &mut cn_tools::Registry) -> Option<Arc<Mutex<cn_reflex::Engine>>> {
+fn reflexes(
+    hub: &cn_agent::Hub,
+    models: &cn_models::ModelsConfig,
+    registry: &mut cn_tools::Registry,
+) -> Option<Arc<Mutex<cn_reflex::Engine>>> {
     let root = hub.root();
     let mut engine = cn_reflex::Engine::of_hub(hub);
     for e in engine.errors() {

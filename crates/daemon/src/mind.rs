@@ -71,9 +71,12 @@ struct HubReplier {
 
 impl cn_reflex::Replier for HubReplier {
     fn reply(&self, _to: &cn_reflex::Target, message: &str) -> Result<(), cn_reflex::ReplyError> {
-        cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message: message.to_string() })))
-            .map(|_| ())
-            .map_err(cn_reflex::ReplyError::channel)
+        cn_agent::decide(
+            &self.hub,
+            &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message: message.to_string() })),
+        )
+        .map(|_| ())
+        .map_err(cn_reflex::ReplyError::channel)
     }
     fn react(&self, to: &cn_reflex::Target, emoji: &str) -> Result<(), cn_reflex::ReplyError> {
         // A hub thread has no reactions; record it as a reply line so nothing is silent.
@@ -109,9 +112,18 @@ pub struct HubMind {
 }
 
 impl HubMind {
-    pub fn new(hub: Hub, auto: AutonomousLoop, mode: RunMode, stop: StopToken, local: LevelPlan, executive: Option<LevelPlan>) -> Self {
+    pub fn new(
+        hub: Hub,
+        auto: AutonomousLoop,
+        mode: RunMode,
+        stop: StopToken,
+        local: LevelPlan,
+        executive: Option<LevelPlan>,
+    ) -> Self {
         // Inbox items restored from attention's spool are offered already.
-        let offered = auto.attention.with_pool(|pool| pool.iter().filter_map(|p| inbox_ref(&p.item).map(str::to_string)).collect());
+        let offered = auto
+            .attention
+            .with_pool(|pool| pool.iter().filter_map(|p| inbox_ref(&p.item).map(str::to_string)).collect());
         HubMind {
             hub,
             mode,
@@ -184,7 +196,8 @@ impl HubMind {
         if let Ok(Some(now)) = cn_agent::current(&self.hub) {
             if now.id == item.id {
                 let reason = format!("handled by reflex {}", handled.reflex.as_deref().unwrap_or("?"));
-                if let Err(e) = cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason }))) {
+                if let Err(e) = cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })))
+                {
                     tracing::error!(%e, "cannot close {} after its reflex", item.id);
                     return false;
                 }
@@ -281,7 +294,8 @@ impl HubMind {
         let mut shed = false;
         if !self.offered.is_empty() {
             let (pooled, room) = self.auto.attention.with_pool(|pool| {
-                let pooled: HashSet<String> = pool.iter().filter_map(|p| inbox_ref(&p.item).map(str::to_string)).collect();
+                let pooled: HashSet<String> =
+                    pool.iter().filter_map(|p| inbox_ref(&p.item).map(str::to_string)).collect();
                 (pooled, pool.has_room())
             });
             if room {
@@ -301,7 +315,9 @@ impl HubMind {
         let Ok(entries) = std::fs::read_dir(&dir) else { return };
         for entry in entries.flatten() {
             let name = entry.file_name();
-            let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".md")).filter(|n| !n.starts_with('.')) else { continue };
+            let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".md")).filter(|n| !n.starts_with('.')) else {
+                continue;
+            };
             if self.offered.contains(id) || self.unreadable.contains(id) {
                 continue;
             }
@@ -352,7 +368,12 @@ impl HubMind {
                     None => imp.summary.clone(),
                 };
                 let cadence = match imp.source {
-                    ImpulseSource::Schedule => imp.data.get("cadence").and_then(Value::as_str).and_then(Cadence::parse).unwrap_or(Cadence::Adhoc),
+                    ImpulseSource::Schedule => imp
+                        .data
+                        .get("cadence")
+                        .and_then(Value::as_str)
+                        .and_then(Cadence::parse)
+                        .unwrap_or(Cadence::Adhoc),
                     _ => Cadence::Adhoc,
                 };
                 let mut item = Item::new(&id, self.hub.name(), cadence, &content);
@@ -466,7 +487,9 @@ fn percept_item(id: &str, p: &Percept, c: &Candidate) -> Item {
         item.set("thread", thread);
     }
     for key in ["channel_id", "message_id", "author_id"] {
-        if let Some(v) = p.data.get(key).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string()))) {
+        if let Some(v) =
+            p.data.get(key).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string())))
+        {
             item.set(&key.replace('_', "-"), v);
         }
     }
@@ -522,7 +545,11 @@ impl cn_compute::Mind for HubMind {
                 Ok(None) => return self.idle(),
                 Err(e) => {
                     tracing::error!(%e, "cannot take the next item");
-                    self.note(Entry::new("observation").with("summary", "cannot take the next item").with("outcome", e.to_string()));
+                    self.note(
+                        Entry::new("observation")
+                            .with("summary", "cannot take the next item")
+                            .with("outcome", e.to_string()),
+                    );
                     return self.idle();
                 }
             }

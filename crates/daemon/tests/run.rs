@@ -102,8 +102,9 @@ fn until_idle_decides_every_queued_item_then_returns() {
     let dir = tempfile::tempdir().unwrap();
     let root = hub(dir.path(), ACK);
     let h = open(&root);
-    let ids: Vec<String> =
-        (0..3).map(|i| cn_agent::enqueue_new(&h, "bob", cn_agent::Cadence::Inbox, &format!("note {i}")).unwrap().id).collect();
+    let ids: Vec<String> = (0..3)
+        .map(|i| cn_agent::enqueue_new(&h, "bob", cn_agent::Cadence::Inbox, &format!("note {i}")).unwrap().id)
+        .collect();
     let report = cn_daemon::run(h, options(RunMode::UntilIdle), StopToken::new()).unwrap();
     assert_eq!(report.decided, 3, "{report:?}");
     assert!(!report.nothing_to_do());
@@ -158,11 +159,18 @@ fn an_owner_item_preempts_autonomous_work_in_the_daemon() {
 
     let entries = wait_until(MINUTE, "both items decided", || {
         let e = journal(&root);
-        let task_item = e.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.id.as_str())?["id"].as_str()?.to_string();
+        let task_item = e.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.id.as_str())?["id"]
+            .as_str()?
+            .to_string();
         (decided_at(&e, &task_item).is_some() && decided_at(&e, &owner_item).is_some()).then_some(e)
     });
-    let task_item = entries.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.id.as_str()).unwrap()["id"].as_str().unwrap();
-    let paused = entries.iter().position(|e| e["type"] == "decision" && e["id"] == task_item && e["outcome"] == "returned to the queue");
+    let task_item = entries.iter().find(|x| x["type"] == "impulse" && x["data"]["origin"] == task.id.as_str()).unwrap()
+        ["id"]
+        .as_str()
+        .unwrap();
+    let paused = entries
+        .iter()
+        .position(|e| e["type"] == "decision" && e["id"] == task_item && e["outcome"] == "returned to the queue");
     let owner_done = decided_at(&entries, &owner_item).unwrap();
     assert!(paused.is_some_and(|p| p < owner_done), "the task yields to the owner first: {entries:#?}");
     assert!(owner_done < decided_at(&entries, task_item).unwrap(), "the owner's item is decided before the task's");

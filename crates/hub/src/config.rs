@@ -173,7 +173,8 @@ impl HubConfig {
 fn section<T: serde::de::DeserializeOwned + Default>(config: &cn_compute::Config, key: &str) -> Result<T, ConfigError> {
     match config.get(key) {
         None | Some(serde_json::Value::Null) => Ok(T::default()),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| ConfigError::Invalid { key: key.into(), message: e.to_string() }),
+        Some(v) => serde_json::from_value(v.clone())
+            .map_err(|e| ConfigError::Invalid { key: key.into(), message: e.to_string() }),
     }
 }
 
@@ -561,7 +562,11 @@ pub struct PollConfig {
 
 impl Default for PollConfig {
     fn default() -> Self {
-        PollConfig { token_env: "GITHUB_TOKEN".into(), base_url: "https://api.github.com".into(), every: Duration::from_secs(60) }
+        PollConfig {
+            token_env: "GITHUB_TOKEN".into(),
+            base_url: "https://api.github.com".into(),
+            every: Duration::from_secs(60),
+        }
     }
 }
 
@@ -628,7 +633,9 @@ fn snowflakes<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
         .into_iter()
         .map(|r| match r {
             Raw::Number(n) => Ok(n),
-            Raw::Text(t) => t.trim().parse().map_err(|_| serde::de::Error::custom(format!("`{t}` is not a Discord id (a number)"))),
+            Raw::Text(t) => {
+                t.trim().parse().map_err(|_| serde::de::Error::custom(format!("`{t}` is not a Discord id (a number)")))
+            }
         })
         .collect()
 }
@@ -648,7 +655,11 @@ pub struct FilesConfig {
 
 impl Default for FilesConfig {
     fn default() -> Self {
-        FilesConfig { paths: Vec::new(), debounce: Duration::from_millis(500), ignore: vec![".git".into(), crate::layout::STATE.into()] }
+        FilesConfig {
+            paths: Vec::new(),
+            debounce: Duration::from_millis(500),
+            ignore: vec![".git".into(), crate::layout::STATE.into()],
+        }
     }
 }
 
@@ -675,7 +686,10 @@ fn default_refresh() -> Duration {
 
 /// Read an environment variable a config key names.
 pub fn env_secret(key: &str, var: &str) -> Result<String, ConfigError> {
-    std::env::var(var).ok().filter(|v| !v.is_empty()).ok_or_else(|| ConfigError::MissingEnv { key: key.into(), var: var.into() })
+    std::env::var(var)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| ConfigError::MissingEnv { key: key.into(), var: var.into() })
 }
 
 /// Durations in cn.yaml: `5s`, `1m`, `500ms`, `1h 30m`, or a number of seconds.
@@ -689,7 +703,8 @@ pub mod duration {
         if let Ok(secs) = t.parse::<f64>() {
             return Duration::try_from_secs_f64(secs).map_err(|e| format!("`{text}`: {e}"));
         }
-        let sd: jiff::SignedDuration = t.parse().map_err(|e| format!("`{text}` is not a duration such as 5s, 1m or 500ms: {e}"))?;
+        let sd: jiff::SignedDuration =
+            t.parse().map_err(|e| format!("`{text}` is not a duration such as 5s, 1m or 500ms: {e}"))?;
         Duration::try_from(sd).map_err(|_| format!("`{text}` is negative"))
     }
 
@@ -799,7 +814,8 @@ mod tests {
 
     #[test]
     fn the_raw_value_is_the_file_as_is() {
-        let (_, raw) = HubConfig::parse_with_raw("name: sigma\nbudget: {daily_tokens: 5}\n", Path::new("cn.yaml")).unwrap();
+        let (_, raw) =
+            HubConfig::parse_with_raw("name: sigma\nbudget: {daily_tokens: 5}\n", Path::new("cn.yaml")).unwrap();
         assert_eq!(raw.get("budget.daily_tokens"), Some(&serde_json::json!(5)));
         assert_eq!(BudgetConfig::from_config(&raw).unwrap().daily_tokens, Some(5));
     }

@@ -84,11 +84,7 @@ impl Git {
 
     /// Run git; its stdout on success.
     pub fn run(&self, args: &[&str]) -> Result<String, GitError> {
-        let out = self
-            .command(args)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| self.spawn_error(args, e))?;
+        let out = self.command(args).stdin(Stdio::null()).output().map_err(|e| self.spawn_error(args, e))?;
         self.finish(args, out)
     }
 
@@ -196,7 +192,9 @@ impl Git {
                 {
                     return Ok(false)
                 }
-                Err(GitError::Failed { ref stderr, .. }) if stderr.contains("index.lock") && Instant::now() < deadline => {
+                Err(GitError::Failed { ref stderr, .. })
+                    if stderr.contains("index.lock") && Instant::now() < deadline =>
+                {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 Err(e) => {

@@ -75,7 +75,8 @@ mod tests {
         for _ in 0..10_000 {
             assert!(seen.insert(new()));
         }
-        let handles: Vec<_> = (0..4).map(|_| std::thread::spawn(|| (0..2_000).map(|_| prefixed("p")).collect::<Vec<_>>())).collect();
+        let handles: Vec<_> =
+            (0..4).map(|_| std::thread::spawn(|| (0..2_000).map(|_| prefixed("p")).collect::<Vec<_>>())).collect();
         for h in handles {
             for id in h.join().unwrap() {
                 assert!(seen.insert(id));

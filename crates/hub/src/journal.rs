@@ -96,7 +96,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [Kind::Decision, Kind::Impulse, Kind::Reflex, Kind::Exploration, Kind::Action, Kind::Observation];
+    pub const ALL: [Kind; 6] =
+        [Kind::Decision, Kind::Impulse, Kind::Reflex, Kind::Exploration, Kind::Action, Kind::Observation];
     pub fn name(self) -> &'static str {
         match self {
             Kind::Decision => "decision",
@@ -142,7 +143,15 @@ pub struct Record {
 
 impl Record {
     pub fn new(kind: Kind, id: impl Into<String>, summary: impl Into<String>) -> Self {
-        Record { kind, id: id.into(), summary: summary.into(), context: None, reasoning: None, outcome: None, data: None }
+        Record {
+            kind,
+            id: id.into(),
+            summary: summary.into(),
+            context: None,
+            reasoning: None,
+            outcome: None,
+            data: None,
+        }
     }
     pub fn context(mut self, v: impl Into<String>) -> Self {
         self.context = Some(v.into());
@@ -251,7 +260,8 @@ mod tests {
         let mut j = HubJournal::open(&state).unwrap();
         assert_eq!(j.path(), state.join("journal.jsonl"));
         let ts = "2026-01-06T15:00:00Z";
-        j.append(&Record::new(Kind::Impulse, "idea-1", "Idea to explore: tides").reasoning("idle").into_entry_at(ts)).unwrap();
+        j.append(&Record::new(Kind::Impulse, "idea-1", "Idea to explore: tides").reasoning("idle").into_entry_at(ts))
+            .unwrap();
         j.append(
             &Record::new(Kind::Exploration, "idea-1", "read about tides")
                 .context("c")

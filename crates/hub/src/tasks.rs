@@ -254,11 +254,20 @@ mod tests {
         let mut t = Task::new("Review PR #42");
         t.priority = Some(2);
         tasks_in(dir.path()).add(t.clone()).unwrap();
-        ideas_in(dir.path()).add(Idea::new("tides", Some("a walk".into()), "2026-01-06T15:00:00Z".parse().unwrap())).unwrap();
+        ideas_in(dir.path())
+            .add(Idea::new("tides", Some("a walk".into()), "2026-01-06T15:00:00Z".parse().unwrap()))
+            .unwrap();
         assert!(t.id.starts_with("task-") && t.id.len() == 17, "{}", t.id);
         let text = std::fs::read_to_string(dir.path().join("tasks.json")).unwrap();
-        assert_eq!(text, format!("[\n  {{\n    \"id\": \"{}\",\n    \"task\": \"Review PR #42\",\n    \"priority\": 2\n  }}\n]\n", t.id));
-        let ideas: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.path().join("ideas.json")).unwrap()).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "[\n  {{\n    \"id\": \"{}\",\n    \"task\": \"Review PR #42\",\n    \"priority\": 2\n  }}\n]\n",
+                t.id
+            )
+        );
+        let ideas: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("ideas.json")).unwrap()).unwrap();
         assert_eq!(ideas[0]["added"], "2026-01-06T15:00:00Z");
         assert_eq!(ideas[0]["sparked_by"], "a walk");
         assert!(ideas[0]["id"].as_str().unwrap().starts_with("idea-"));

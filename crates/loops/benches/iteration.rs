@@ -8,9 +8,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cn_loops::{
-    Actuation, Actuator, CommandRun, Component, Controller, Ctx, Git, GitOrchestrator, Judgment,
-    Loop, LoopRun, Result, Sensor, SensorReport, SensorSpec, Task, ACTUATOR_OUTPUT,
-    CONTROLLER_OUTPUT, SENSOR_OUTPUT,
+    Actuation, Actuator, CommandRun, Component, Controller, Ctx, Git, GitOrchestrator, Judgment, Loop, LoopRun, Result,
+    Sensor, SensorReport, SensorSpec, Task, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT, SENSOR_OUTPUT,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -22,9 +21,7 @@ impl Sensor for InstantSensor {
             output: format!("{iteration} errors\n"),
             code: Some(1),
         };
-        let report = SensorReport {
-            results: vec![("compilation".into(), r)],
-        };
+        let report = SensorReport { results: vec![("compilation".into(), r)] };
         run.write_doc(SENSOR_OUTPUT, &report.render())?;
         Ok(report)
     }
@@ -33,10 +30,7 @@ impl Sensor for InstantSensor {
 struct NotYet;
 impl Controller for NotYet {
     fn control(&mut self, ctx: &Ctx, iteration: u64) -> Result<Judgment> {
-        ctx.run.write(
-            CONTROLLER_OUTPUT,
-            &format!("---\ntarget-met: false\n---\n\nFix error {iteration}.\n"),
-        )?;
+        ctx.run.write(CONTROLLER_OUTPUT, &format!("---\ntarget-met: false\n---\n\nFix error {iteration}.\n"))?;
         Ok(Judgment { target_met: false })
     }
 }
@@ -44,28 +38,14 @@ impl Controller for NotYet {
 struct Edit;
 impl Actuator for Edit {
     fn actuate(&mut self, ctx: &Ctx, iteration: u64) -> Result<Actuation> {
-        std::fs::write(
-            ctx.run.dir.join("src/Factorial.java"),
-            format!("// version {iteration}\n"),
-        )
-        .unwrap();
-        ctx.run.write(
-            ACTUATOR_OUTPUT,
-            &format!("# Actuator Output\n\nEdited, iteration {iteration}.\n"),
-        )?;
-        Ok(Actuation::Done {
-            summary: "Actuator: edited.".into(),
-        })
+        std::fs::write(ctx.run.dir.join("src/Factorial.java"), format!("// version {iteration}\n")).unwrap();
+        ctx.run.write(ACTUATOR_OUTPUT, &format!("# Actuator Output\n\nEdited, iteration {iteration}.\n"))?;
+        Ok(Actuation::Done { summary: "Actuator: edited.".into() })
     }
 }
 
 fn git(dir: &std::path::Path, args: &[&str]) {
-    assert!(Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap()
-        .success());
+    assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
 }
 
 /// A fresh repository and loop: iteration numbers (and the history every
@@ -96,15 +76,8 @@ fn fresh() -> (tempfile::TempDir, Loop) {
         text: "---\nmax-iterations: 20\n---\n# Task\n".into(),
     };
     let orchestrator = Box::new(GitOrchestrator::new(run.clone(), g.clone()).unwrap());
-    let lp = Loop::with_components(
-        run,
-        g,
-        task,
-        Box::new(InstantSensor),
-        Box::new(NotYet),
-        Box::new(Edit),
-        orchestrator,
-    );
+    let lp =
+        Loop::with_components(run, g, task, Box::new(InstantSensor), Box::new(NotYet), Box::new(Edit), orchestrator);
     (dir, lp)
 }
 

@@ -44,9 +44,7 @@ impl Actuator for CommandActuator {
             let mut front = Mapping::new();
             front.insert(
                 "exit-status".into(),
-                done.code
-                    .map(|c| Value::Number(c.into()))
-                    .unwrap_or_else(|| "killed by a signal".into()),
+                done.code.map(|c| Value::Number(c.into())).unwrap_or_else(|| "killed by a signal".into()),
             );
             let body = format!(
                 "# Actuator Output\n\n## What was done\n\nRan `{}`; it exited with status {} and wrote no actuator-output.md, so this is its output.\n\n## Output\n\n{}",
@@ -57,11 +55,7 @@ impl Actuator for CommandActuator {
             ctx.run.write_doc(ACTUATOR_OUTPUT, &Doc::new(front, body))?;
         }
         Ok(Actuation::Done {
-            summary: format!(
-                "Actuator: `{}` exited with status {}.",
-                self.command,
-                done.status_text()
-            ),
+            summary: format!("Actuator: `{}` exited with status {}.", self.command, done.status_text()),
         })
     }
 }
@@ -70,8 +64,7 @@ pub struct ModelActuator {
     pub source: ModelSource,
 }
 
-pub const SYSTEM: &str =
-    "You are the actuator of an AI loop: the hands. You receive the controller's \
+pub const SYSTEM: &str = "You are the actuator of an AI loop: the hands. You receive the controller's \
 instructions and the current codebase, and you change the code by calling tools. You never \
 commit. Answer in markdown: say briefly what you do and why, and put each tool call in a fenced \
 ```yaml block. Paths are relative to the codebase's root.\n\n## Tools\n\n";
@@ -97,11 +90,7 @@ impl Actuator for ModelActuator {
                 codebase(ctx)
             ),
             max_tokens: 4096,
-            tools: registry
-                .docs_for(level)
-                .iter()
-                .map(|d| d.name.clone())
-                .collect(),
+            tools: registry.docs_for(level).iter().map(|d| d.name.clone()).collect(),
             grammar: None,
             item: Some(format!("loop iteration {iteration} actuator")),
             owner: false,
@@ -113,19 +102,10 @@ impl Actuator for ModelActuator {
         for entry in cn_compute::parse(&answer.markdown) {
             match entry {
                 Parsed::Call(call) => {
-                    let path = call
-                        .params
-                        .get("path")
-                        .and_then(|p| p.as_str())
-                        .unwrap_or("?")
-                        .to_string();
+                    let path = call.params.get("path").and_then(|p| p.as_str()).unwrap_or("?").to_string();
                     match registry.run(level, &call) {
                         Ok(v) => {
-                            let how = if v["created"] == true {
-                                "created"
-                            } else {
-                                "modified"
-                            };
+                            let how = if v["created"] == true { "created" } else { "modified" };
                             calls.push(format!("- `{}` `{path}` → ok ({how})", call.tool));
                             let line = format!("- `{path}` ({how})");
                             if !changed.contains(&line) {
@@ -140,10 +120,7 @@ impl Actuator for ModelActuator {
                 }
                 Parsed::Error(e) => {
                     failed += 1;
-                    calls.push(format!(
-                        "- block at line {} → not a tool call: {}",
-                        e.line, e.message
-                    ));
+                    calls.push(format!("- block at line {} → not a tool call: {}", e.line, e.message));
                 }
             }
         }
@@ -152,13 +129,15 @@ impl Actuator for ModelActuator {
             "# Actuator Output\n\n## What was done\n\n{}\n\n## Files changed\n\n{}\n\n## Tool calls\n\n{}\n",
             if prose.is_empty() { "(the model gave no explanation)" } else { prose.as_str() },
             if changed.is_empty() { "(none)".to_string() } else { changed.join("\n") },
-            if calls.is_empty() { "(none: the answer held no YAML tool-call block)".to_string() } else { calls.join("\n") },
+            if calls.is_empty() {
+                "(none: the answer held no YAML tool-call block)".to_string()
+            } else {
+                calls.join("\n")
+            },
         );
         ctx.run.write(ACTUATOR_OUTPUT, &body)?;
         let total = calls.len();
-        Ok(Actuation::Done {
-            summary: format!("Actuator: {total} tool call(s), {failed} failed."),
-        })
+        Ok(Actuation::Done { summary: format!("Actuator: {total} tool call(s), {failed} failed.") })
     }
 }
 
@@ -168,15 +147,7 @@ fn codebase(ctx: &Ctx) -> String {
     let exclude = format!(":(exclude){LOOP_RUN}");
     let files = ctx
         .git
-        .run(&[
-            "ls-files",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-            "--",
-            ".",
-            &exclude,
-        ])
+        .run(&["ls-files", "--cached", "--others", "--exclude-standard", "--", ".", &exclude])
         .unwrap_or_default();
     let mut out = String::new();
     let mut left = MAX_CODE;
@@ -203,11 +174,7 @@ fn prose(markdown: &str) -> String {
         let t = line.trim_start();
         match &fence {
             Some(f) => {
-                if t.starts_with(f.as_str())
-                    && t.trim_end()
-                        .chars()
-                        .all(|c| c == f.chars().next().unwrap_or('`'))
-                {
+                if t.starts_with(f.as_str()) && t.trim_end().chars().all(|c| c == f.chars().next().unwrap_or('`')) {
                     fence = None;
                 }
             }
@@ -243,11 +210,7 @@ pub fn manual_done(run: &LoopRun, changed: &[String]) -> Result<String> {
         let files = if changed.is_empty() {
             "(none)".to_string()
         } else {
-            changed
-                .iter()
-                .map(|c| format!("- `{c}`"))
-                .collect::<Vec<_>>()
-                .join("\n")
+            changed.iter().map(|c| format!("- `{c}`")).collect::<Vec<_>>().join("\n")
         };
         let body = format!(
             "# Actuator Output\n\n## What was done\n\nA person followed controller-output.md and edited the code (manual actuator).\n\n## Files changed\n\n{files}\n"
@@ -263,8 +226,7 @@ mod tests {
 
     #[test]
     fn prose_drops_yaml_blocks_only() {
-        let md =
-            "I create it.\n\n```yaml\ntool: write_file\npath: a\n```\n\n```java\nx\n```\nDone.";
+        let md = "I create it.\n\n```yaml\ntool: write_file\npath: a\n```\n\n```java\nx\n```\nDone.";
         assert_eq!(prose(md), "I create it.\n\n\n```java\nx\n```\nDone.");
     }
 }

@@ -26,9 +26,9 @@ pub struct LoopRun {
 
 impl LoopRun {
     pub fn new(dir: &Path) -> Result<LoopRun> {
-        let dir = dir.canonicalize().map_err(|e| {
-            LoopError::input_from(format!("{}: cannot open the loop's directory", dir.display()), e)
-        })?;
+        let dir = dir
+            .canonicalize()
+            .map_err(|e| LoopError::input_from(format!("{}: cannot open the loop's directory", dir.display()), e))?;
         let run = dir.join(LOOP_RUN);
         Ok(LoopRun { dir, run })
     }

@@ -33,14 +33,8 @@ impl CommandRun {
     }
 }
 
-pub fn run_command(
-    run: &LoopRun,
-    role: &'static str,
-    command: &str,
-    iteration: u64,
-) -> Result<CommandRun> {
-    let spawn_error =
-        |e: std::io::Error| LoopError::component_from(role, format!("cannot run `{command}`"), e);
+pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: u64) -> Result<CommandRun> {
+    let spawn_error = |e: std::io::Error| LoopError::component_from(role, format!("cannot run `{command}`"), e);
     let (mut reader, writer) = std::io::pipe().map_err(spawn_error)?;
     let mut cmd = Command::new("bash");
     cmd.args(["-O", "globstar", "-c", command])
@@ -62,14 +56,7 @@ pub fn run_command(
         while !output.is_char_boundary(cut) {
             cut += 1;
         }
-        output = format!(
-            "[… {cut} bytes of earlier output left out …]\n{}",
-            &output[cut..]
-        );
+        output = format!("[… {cut} bytes of earlier output left out …]\n{}", &output[cut..]);
     }
-    Ok(CommandRun {
-        command: command.to_string(),
-        output,
-        code: status.code(),
-    })
+    Ok(CommandRun { command: command.to_string(), output, code: status.code() })
 }

@@ -28,10 +28,7 @@ pub enum LoopError {
     #[error("{role}: {source}")]
     Answer { role: &'static str, source: NoTargetMet },
     #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 impl LoopError {
@@ -39,10 +36,7 @@ impl LoopError {
         LoopError::Input(message.into())
     }
     pub fn component(role: &'static str, message: impl Into<String>) -> Self {
-        LoopError::Component {
-            role,
-            message: message.into(),
-        }
+        LoopError::Component { role, message: message.into() }
     }
     /// Bad input caused by `source`; `message` says what and where.
     pub fn input_from(message: impl Into<String>, source: impl Into<BoxError>) -> Self {

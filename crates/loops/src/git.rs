@@ -54,15 +54,7 @@ impl Git {
     /// excluded: the code changes an actuator (or a person) made and nobody committed.
     pub fn changed_code(&self) -> Result<Vec<String>> {
         let exclude = format!(":(exclude){LOOP_RUN}");
-        let out = self.run(&[
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--",
-            ".",
-            &exclude,
-        ])?;
+        let out = self.run(&["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", &exclude])?;
         let mut paths = Vec::new();
         let mut entries = out.split('\0').filter(|e| !e.is_empty());
         while let Some(entry) = entries.next() {
@@ -98,11 +90,7 @@ impl Git {
                 continue;
             }
             let path = path.strip_prefix(self.prefix.as_str()).unwrap_or(path);
-            changed.push(if deleted {
-                format!("{path} (deleted)")
-            } else {
-                path.to_string()
-            });
+            changed.push(if deleted { format!("{path} (deleted)") } else { path.to_string() });
         }
         Ok(changed)
     }
@@ -119,16 +107,7 @@ impl Git {
         // `-- .` (not `-a`): the commit takes DIR's files as they are now — what was staged
         // plus what was written since — and nothing outside DIR, even when DIR is a
         // subdirectory of a repository with other changes.
-        let fixed = [
-            "-c",
-            "gc.auto=0",
-            "-c",
-            "maintenance.auto=false",
-            "commit",
-            "-q",
-            "--no-verify",
-            "--allow-empty",
-        ];
+        let fixed = ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-q", "--no-verify", "--allow-empty"];
         let mut args: Vec<&str> = fixed.to_vec();
         args.extend(["-m", subject, "-m", body, "--", "."]);
         self.run(&args)?;
@@ -157,8 +136,7 @@ impl Git {
         let mut commits = Vec::new();
         for record in out.split('\x1e') {
             let mut fields = record.trim_start_matches('\n').splitn(3, '\x1f');
-            let (Some(sha), Some(subject), body) = (fields.next(), fields.next(), fields.next())
-            else {
+            let (Some(sha), Some(subject), body) = (fields.next(), fields.next(), fields.next()) else {
                 continue;
             };
             let Some((iteration, status)) = parse_subject(subject) else {
@@ -206,10 +184,7 @@ mod tests {
 
     #[test]
     fn subjects_round_trip() {
-        assert_eq!(
-            parse_subject(&subject(3, "complete")),
-            Some((3, "complete".to_string()))
-        );
+        assert_eq!(parse_subject(&subject(3, "complete")), Some((3, "complete".to_string())));
         assert_eq!(parse_subject("loop: iteration x (y)"), None);
         assert_eq!(parse_subject("fix typo"), None);
     }

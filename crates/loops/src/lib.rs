@@ -35,12 +35,8 @@ mod tools;
 
 use std::path::Path;
 
-pub use actuator::{
-    manual_done, Actuation, Actuator, CommandActuator, ManualActuator, ModelActuator,
-};
-pub use artifacts::{
-    LoopRun, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT, LOOP_RUN, ORCHESTRATOR_OUTPUT, SENSOR_OUTPUT, TASK,
-};
+pub use actuator::{manual_done, Actuation, Actuator, CommandActuator, ManualActuator, ModelActuator};
+pub use artifacts::{LoopRun, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT, LOOP_RUN, ORCHESTRATOR_OUTPUT, SENSOR_OUTPUT, TASK};
 pub use command::{run_command, CommandRun};
 pub use controller::{parse_answer, CommandController, Controller, Ctx, Judgment, ModelController};
 pub use error::{BoxError, LoopError, NoTargetMet, Result};
@@ -53,12 +49,7 @@ pub use status::{status, LoopStatus};
 pub use task::{Component, Defaults, SensorSpec, Task, TEMPLATE};
 
 /// `cn loop run DIR` (`done: false`) or `cn loop done DIR` (`done: true`).
-pub fn run(
-    dir: &Path,
-    defaults: &Defaults,
-    models: &mut dyn ModelFactory,
-    done: bool,
-) -> Result<RunEnd> {
+pub fn run(dir: &Path, defaults: &Defaults, models: &mut dyn ModelFactory, done: bool) -> Result<RunEnd> {
     Loop::open(dir, defaults, models)?.run(done)
 }
 
@@ -67,10 +58,7 @@ pub fn init(dir: &Path) -> Result<std::path::PathBuf> {
     let run = LoopRun::new(dir)?;
     let path = run.path(TASK);
     if path.exists() {
-        return Err(LoopError::input(format!(
-            "{}: already exists; edit it, or remove it first",
-            path.display()
-        )));
+        return Err(LoopError::input(format!("{}: already exists; edit it, or remove it first", path.display())));
     }
     run.write(TASK, TEMPLATE)?;
     Ok(path)

@@ -51,14 +51,8 @@ pub fn no_models(_role: &'static str, kind: &str) -> Result<Box<dyn Model>, BoxE
 }
 
 pub enum ModelSource {
-    Model {
-        model: Box<dyn Model>,
-        level: Level,
-    },
-    Replay {
-        file: PathBuf,
-        answers: BTreeMap<u64, String>,
-    },
+    Model { model: Box<dyn Model>, level: Level },
+    Replay { file: PathBuf, answers: BTreeMap<u64, String> },
 }
 
 impl ModelSource {
@@ -73,26 +67,20 @@ impl ModelSource {
         let bad = |m: String| LoopError::input(format!("{field}: {m}"));
         let bad_from = |m: String, e: BoxError| LoopError::input_from(format!("{field}: {m}"), e);
         if kind == "scripted" {
-            let file = answers
-                .map(|a| dir.join(a))
-                .ok_or_else(|| bad("`model: scripted` needs `answers: FILE`".into()))?;
+            let file =
+                answers.map(|a| dir.join(a)).ok_or_else(|| bad("`model: scripted` needs `answers: FILE`".into()))?;
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| bad_from(format!("answers file {}", file.display()), e.into()))?;
             let answers: BTreeMap<u64, String> = serde_yaml_ng::from_str(&text).map_err(|e| {
                 bad_from(
-                    format!(
-                        "answers file {}: expected a mapping of iteration number to markdown",
-                        file.display()
-                    ),
+                    format!("answers file {}: expected a mapping of iteration number to markdown", file.display()),
                     e.into(),
                 )
             })?;
             return Ok(ModelSource::Replay { file, answers });
         }
         let level = if kind == "local" { 2 } else { 3 };
-        let model = factory
-            .model(role, kind)
-            .map_err(|e| bad_from(format!("`model: {kind}`"), e))?;
+        let model = factory.model(role, kind).map_err(|e| bad_from(format!("`model: {kind}`"), e))?;
         Ok(ModelSource::Model { model, level })
     }
 
@@ -111,10 +99,7 @@ impl ModelSource {
                 None => {
                     return Err(LoopError::component(
                         role,
-                        format!(
-                            "the answers file {} has no answer for iteration {iteration}",
-                            file.display()
-                        ),
+                        format!("the answers file {} has no answer for iteration {iteration}", file.display()),
                     ))
                 }
             },

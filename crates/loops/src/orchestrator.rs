@@ -36,15 +36,9 @@ impl Status {
         }
     }
     pub fn parse(s: &str) -> Option<Status> {
-        [
-            Status::Running,
-            Status::Complete,
-            Status::MaxIterations,
-            Status::WaitingForActuator,
-            Status::Failed,
-        ]
-        .into_iter()
-        .find(|st| st.as_str() == s)
+        [Status::Running, Status::Complete, Status::MaxIterations, Status::WaitingForActuator, Status::Failed]
+            .into_iter()
+            .find(|st| st.as_str() == s)
     }
     /// The loop has ended; `cn loop run` has nothing to do.
     pub fn is_final(self) -> bool {
@@ -77,19 +71,9 @@ impl OrchestratorOutput {
         let mut front = Mapping::new();
         front.insert("iteration".into(), Value::Number(self.iteration.into()));
         front.insert("status".into(), self.status.as_str().into());
-        front.insert(
-            "max-iterations".into(),
-            Value::Number(self.max_iterations.into()),
-        );
-        let heading = if self.status.is_final() {
-            "Result"
-        } else {
-            "Current status"
-        };
-        let mut body = format!(
-            "# Orchestrator Output\n\n## {heading}\n\n{}\n",
-            self.current.trim_end()
-        );
+        front.insert("max-iterations".into(), Value::Number(self.max_iterations.into()));
+        let heading = if self.status.is_final() { "Result" } else { "Current status" };
+        let mut body = format!("# Orchestrator Output\n\n## {heading}\n\n{}\n", self.current.trim_end());
         if let Some(r) = &self.recovered {
             body.push_str(&format!("\n## Recovered\n\n{}\n", r.trim_end()));
         }
@@ -139,12 +123,7 @@ impl GitOrchestrator {
     pub fn new(run: LoopRun, git: Git) -> Result<GitOrchestrator> {
         let history = git.loop_commits()?.into_iter().map(|c| c.body).collect();
         let tracked = git.show_head(&LoopRun::rel(ORCHESTRATOR_OUTPUT)).is_some();
-        Ok(GitOrchestrator {
-            run,
-            git,
-            history,
-            tracked,
-        })
+        Ok(GitOrchestrator { run, git, history, tracked })
     }
 }
 
@@ -178,11 +157,7 @@ impl Orchestrator for GitOrchestrator {
     }
 
     fn commit(&mut self, iteration: u64, status: Status, line: &str) -> Result<()> {
-        self.git.commit(
-            &git::subject(iteration, status.as_str()),
-            line,
-            !self.tracked,
-        )?;
+        self.git.commit(&git::subject(iteration, status.as_str()), line, !self.tracked)?;
         self.tracked = true;
         self.history.push(line.to_string());
         Ok(())
@@ -208,14 +183,8 @@ mod tests {
             text,
             "---\niteration: 1\nstatus: running\nmax-iterations: 10\n---\n\n# Orchestrator Output\n\n## Current status\n\nLoop is running. Iteration 1 completed. Target not yet met.\n\n## History\n\n- **Iteration 0**: Initial measurement.\n"
         );
-        assert_eq!(
-            OrchestratorOutput::state_of(&text),
-            Some((1, Status::Running))
-        );
-        let done = OrchestratorOutput {
-            status: Status::Complete,
-            ..out
-        };
+        assert_eq!(OrchestratorOutput::state_of(&text), Some((1, Status::Running)));
+        let done = OrchestratorOutput { status: Status::Complete, ..out };
         assert!(done.render().render().contains("## Result\n"));
     }
 }

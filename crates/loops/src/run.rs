@@ -18,9 +18,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::actuator::{
-    manual_done, Actuation, Actuator, CommandActuator, ManualActuator, ModelActuator,
-};
+use crate::actuator::{manual_done, Actuation, Actuator, CommandActuator, ManualActuator, ModelActuator};
 use crate::artifacts::{LoopRun, ORCHESTRATOR_OUTPUT};
 use crate::controller::{CommandController, Controller, Ctx, ModelController};
 use crate::error::{LoopError, Result};
@@ -67,18 +65,10 @@ impl Loop {
         let controller: Box<dyn Controller> = match &task.controller {
             Component::Command(c) => Box::new(CommandController { command: c.clone() }),
             Component::Model { model, answers } => Box::new(ModelController {
-                source: ModelSource::new(
-                    "controller",
-                    model,
-                    answers.as_deref(),
-                    &run.dir,
-                    models,
-                )?,
+                source: ModelSource::new("controller", model, answers.as_deref(), &run.dir, models)?,
             }),
             Component::Manual => {
-                return Err(LoopError::input(
-                    "loop-run/task.md: `controller: manual` is not supported",
-                ))
+                return Err(LoopError::input("loop-run/task.md: `controller: manual` is not supported"))
             }
         };
         let actuator: Box<dyn Actuator> = match &task.actuator {
@@ -91,12 +81,9 @@ impl Loop {
         let lock = cn_storage::HubLock::acquire(&git.git_dir()?, Duration::ZERO).map_err(|e| {
             LoopError::input_from(format!("{}: another `cn loop` is running here", run.dir.display()), e)
         })?;
-        let sensor = Box::new(CommandSensor {
-            specs: task.sensors.clone(),
-        });
+        let sensor = Box::new(CommandSensor { specs: task.sensors.clone() });
         let orchestrator = Box::new(GitOrchestrator::new(run.clone(), git.clone())?);
-        let mut lp =
-            Loop::with_components(run, git, task, sensor, controller, actuator, orchestrator);
+        let mut lp = Loop::with_components(run, git, task, sensor, controller, actuator, orchestrator);
         lp._lock = Some(lock);
         Ok(lp)
     }
@@ -111,16 +98,7 @@ impl Loop {
         actuator: Box<dyn Actuator>,
         orchestrator: Box<dyn Orchestrator>,
     ) -> Loop {
-        Loop {
-            run,
-            git,
-            task,
-            sensor,
-            controller,
-            actuator,
-            orchestrator,
-            _lock: None,
-        }
+        Loop { run, git, task, sensor, controller, actuator, orchestrator, _lock: None }
     }
 
     /// `cn loop run` (`done: false`) and `cn loop done` (`done: true`): run iterations until
@@ -135,14 +113,13 @@ impl Loop {
 
     fn iterate(&mut self, done: bool) -> Result<RunEnd> {
         let committed = self.orchestrator.committed()?;
-        let on_disk = self
-            .run
-            .read(ORCHESTRATOR_OUTPUT)?
-            .and_then(|t| OrchestratorOutput::state_of(&t));
+        let on_disk = self.run.read(ORCHESTRATOR_OUTPUT)?.and_then(|t| OrchestratorOutput::state_of(&t));
         let mut next = match committed {
             None => {
                 if done {
-                    return Err(LoopError::input("the loop has not started; nothing is waiting for `cn loop done` (run `cn loop run` first)"));
+                    return Err(LoopError::input(
+                        "the loop has not started; nothing is waiting for `cn loop done` (run `cn loop run` first)",
+                    ));
                 }
                 let changed = self.orchestrator.changed_code()?;
                 if !changed.is_empty() {
@@ -157,15 +134,11 @@ impl Loop {
             }
             Some((iteration, status)) if status.is_final() => {
                 if done {
-                    return Err(LoopError::input(format!("the loop has ended ({status} at iteration {iteration}); nothing is waiting for `cn loop done`")));
+                    return Err(LoopError::input(format!(
+                        "the loop has ended ({status} at iteration {iteration}); nothing is waiting for `cn loop done`"
+                    )));
                 }
-                return Ok(RunEnd {
-                    iteration,
-                    status,
-                    nothing_to_do: true,
-                    recovered: Vec::new(),
-                    resumed_at: None,
-                });
+                return Ok(RunEnd { iteration, status, nothing_to_do: true, recovered: Vec::new(), resumed_at: None });
             }
             Some((iteration, _)) => iteration + 1,
         };
@@ -200,13 +173,7 @@ impl Loop {
         loop {
             let status = self.guard(next, |l| l.step(next, std::mem::take(&mut kept)))?;
             if status != Status::Running {
-                return Ok(RunEnd {
-                    iteration: next,
-                    status,
-                    nothing_to_do: false,
-                    recovered,
-                    resumed_at,
-                });
+                return Ok(RunEnd { iteration: next, status, nothing_to_do: false, recovered, resumed_at });
             }
             next += 1;
         }
@@ -217,12 +184,7 @@ impl Loop {
         self.record(0, Status::Running, "Initial measurement in progress.", None)?;
         let report = self.sensor.sense(&self.run, 0)?;
         let line = format!("**Iteration 0**: Initial measurement. {}", report.summary());
-        self.record(
-            0,
-            Status::Running,
-            "Loop is running. Initial measurement (iteration 0) done.",
-            Some(&line),
-        )?;
+        self.record(0, Status::Running, "Loop is running. Initial measurement (iteration 0) done.", Some(&line))?;
         self.orchestrator.stage()?;
         self.orchestrator.commit(0, Status::Running, &line)
     }
@@ -233,7 +195,9 @@ impl Loop {
         let mut note = None;
         if !recovered.is_empty() {
             let kept = recovered.join(", ");
-            line.push_str(&format!(" Resumed after an interruption, keeping uncommitted changes ({kept}); sensor re-run on them."));
+            line.push_str(&format!(
+                " Resumed after an interruption, keeping uncommitted changes ({kept}); sensor re-run on them."
+            ));
             note = Some(format!(
                 "An interrupted run left uncommitted changes: {kept}. They are kept, the sensor was re-run on them, and they are committed with iteration {n}."
             ));
@@ -246,11 +210,7 @@ impl Loop {
             None,
             note.clone(),
         )?;
-        let ctx = Ctx {
-            run: &self.run,
-            git: &self.git,
-            task: &self.task,
-        };
+        let ctx = Ctx { run: &self.run, git: &self.git, task: &self.task };
         let judgment = self.controller.control(&ctx, n)?;
         if judgment.target_met {
             line.push_str(" Controller: target met. Loop complete.");
@@ -263,11 +223,7 @@ impl Loop {
             let result = format!("The loop stopped at iteration {n}, its max-iterations, without meeting the target.");
             return self.finish(n, Status::MaxIterations, &result, &line, note);
         }
-        let ctx = Ctx {
-            run: &self.run,
-            git: &self.git,
-            task: &self.task,
-        };
+        let ctx = Ctx { run: &self.run, git: &self.git, task: &self.task };
         match self.actuator.actuate(&ctx, n)? {
             Actuation::Waiting => {
                 let current = format!(
@@ -286,14 +242,7 @@ impl Loop {
     }
 
     /// The loop ends: final status, commit, stop.
-    fn finish(
-        &mut self,
-        n: u64,
-        status: Status,
-        result: &str,
-        line: &str,
-        note: Option<String>,
-    ) -> Result<Status> {
+    fn finish(&mut self, n: u64, status: Status, result: &str, line: &str, note: Option<String>) -> Result<Status> {
         self.orchestrator.stage()?;
         self.record_with(n, status, result, Some(line), note)?;
         self.orchestrator.commit(n, status, line)?;
@@ -308,12 +257,7 @@ impl Loop {
         self.sense_and_commit(n, line, None)
     }
 
-    fn sense_and_commit(
-        &mut self,
-        n: u64,
-        mut line: String,
-        note: Option<String>,
-    ) -> Result<Status> {
+    fn sense_and_commit(&mut self, n: u64, mut line: String, note: Option<String>) -> Result<Status> {
         let report = self.sensor.sense(&self.run, n)?;
         // Staging after the sensor lists the actuator's changes (and anything the sensor
         // left) in the same git process that stages them.
@@ -375,12 +319,7 @@ mod tests {
     use std::process::Command;
 
     fn git(dir: &Path, args: &[&str]) {
-        assert!(Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .status()
-            .unwrap()
-            .success());
+        assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
     }
 
     /// The model components with `cn_compute::Scripted`: what each is asked, and the
@@ -405,70 +344,37 @@ mod tests {
             "I write it, and try to move the goalposts.\n\n```yaml\n- tool: write_file\n  path: done.txt\n  content: \"yes\\n\"\n- tool: write_file\n  path: loop-run/task.md\n  content: \"---\\nmax-iterations: 99\\n---\\n\"\n```\n",
         ]);
         let (asked_c, asked_a) = (controller.asked.clone(), actuator.asked.clone());
-        let mut models =
-            move |role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, crate::BoxError> {
-                match (role, kind) {
-                    ("controller", "executive") => Ok(Box::new(controller.clone())),
-                    ("actuator", "local") => Ok(Box::new(actuator.clone())),
-                    other => Err(format!("unexpected {other:?}").into()),
-                }
-            };
+        let mut models = move |role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, crate::BoxError> {
+            match (role, kind) {
+                ("controller", "executive") => Ok(Box::new(controller.clone())),
+                ("actuator", "local") => Ok(Box::new(actuator.clone())),
+                other => Err(format!("unexpected {other:?}").into()),
+            }
+        };
         let outcome = crate::run(p, &Defaults::default(), &mut models, false).unwrap();
         assert_eq!((outcome.iteration, outcome.status), (2, Status::Complete));
 
         let asked_c = asked_c.lock().unwrap();
         assert_eq!(asked_c.len(), 2);
         assert_eq!(asked_c[0].level, 3);
-        assert!(
-            asked_c[0].prompt.contains("Create done.txt.")
-                && asked_c[0].prompt.contains("# sensor-output.md")
-        );
-        assert!(
-            asked_c[0].prompt.contains("No such file"),
-            "{}",
-            asked_c[0].prompt
-        );
-        assert!(
-            asked_c[1].prompt.contains("loop: iteration 1 (running)"),
-            "history: {}",
-            asked_c[1].prompt
-        );
+        assert!(asked_c[0].prompt.contains("Create done.txt.") && asked_c[0].prompt.contains("# sensor-output.md"));
+        assert!(asked_c[0].prompt.contains("No such file"), "{}", asked_c[0].prompt);
+        assert!(asked_c[1].prompt.contains("loop: iteration 1 (running)"), "history: {}", asked_c[1].prompt);
         let asked_a = asked_a.lock().unwrap();
         assert_eq!(asked_a.len(), 1);
         assert_eq!(asked_a[0].level, 2);
-        assert!(
-            asked_a[0].system.contains("tool: write_file")
-                && asked_a[0].system.contains("tool: replace")
-        );
+        assert!(asked_a[0].system.contains("tool: write_file") && asked_a[0].system.contains("tool: replace"));
         assert_eq!(asked_a[0].tools, ["replace", "write_file"]);
         assert!(asked_a[0].prompt.contains("Create done.txt saying yes."));
-        assert!(
-            !asked_a[0].prompt.contains("# sensor-output.md"),
-            "the actuator never sees the sensor"
-        );
+        assert!(!asked_a[0].prompt.contains("# sensor-output.md"), "the actuator never sees the sensor");
 
-        assert_eq!(
-            std::fs::read_to_string(p.join("done.txt")).unwrap(),
-            "yes\n"
-        );
-        assert_eq!(
-            std::fs::read_to_string(p.join("loop-run/task.md")).unwrap(),
-            task_text
-        );
-        let out = Command::new("git")
-            .args(["show", "HEAD~1:loop-run/actuator-output.md"])
-            .current_dir(p)
-            .output()
-            .unwrap();
+        assert_eq!(std::fs::read_to_string(p.join("done.txt")).unwrap(), "yes\n");
+        assert_eq!(std::fs::read_to_string(p.join("loop-run/task.md")).unwrap(), task_text);
+        let out =
+            Command::new("git").args(["show", "HEAD~1:loop-run/actuator-output.md"]).current_dir(p).output().unwrap();
         let a = String::from_utf8(out.stdout).unwrap();
         assert!(a.contains("- `done.txt` (created)"), "{a}");
-        assert!(
-            a.contains("`write_file` `loop-run/task.md` → failed: not allowed"),
-            "{a}"
-        );
-        assert!(
-            a.contains("## What was done\n\nI write it, and try to move the goalposts."),
-            "{a}"
-        );
+        assert!(a.contains("`write_file` `loop-run/task.md` → failed: not allowed"), "{a}");
+        assert!(a.contains("## What was done\n\nI write it, and try to move the goalposts."), "{a}");
     }
 }

@@ -26,11 +26,8 @@ pub struct SensorReport {
 impl SensorReport {
     /// `Sensor compilation: exit status 1.` — a line for the history.
     pub fn summary(&self) -> String {
-        let parts: Vec<String> = self
-            .results
-            .iter()
-            .map(|(name, r)| format!("{name} exit status {}", r.status_text()))
-            .collect();
+        let parts: Vec<String> =
+            self.results.iter().map(|(name, r)| format!("{name} exit status {}", r.status_text())).collect();
         format!("Sensor: {}.", parts.join(", "))
     }
 
@@ -46,10 +43,7 @@ impl SensorReport {
             }
             results => {
                 let names: Vec<Value> = results.iter().map(|(n, _)| n.as_str().into()).collect();
-                let statuses: Mapping = results
-                    .iter()
-                    .map(|(n, r)| (n.as_str().into(), exit(r)))
-                    .collect();
+                let statuses: Mapping = results.iter().map(|(n, r)| (n.as_str().into(), exit(r))).collect();
                 front.insert("sensors".into(), Value::Sequence(names));
                 front.insert("exit-status".into(), Value::Mapping(statuses));
                 body.push_str("# Sensor Output\n");
@@ -72,17 +66,11 @@ fn exit(r: &CommandRun) -> Value {
 
 fn title(name: &str) -> String {
     let mut chars = name.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 fn section(body: &mut String, level: &str, r: &CommandRun) {
-    body.push_str(&format!(
-        "{level} Command\n\n{}\n\n{level} Output\n\n",
-        r.command
-    ));
+    body.push_str(&format!("{level} Command\n\n{}\n\n{level} Output\n\n", r.command));
     if r.output.trim().is_empty() {
         body.push_str("(no output)\n");
     } else {
@@ -100,10 +88,7 @@ impl Sensor for CommandSensor {
         let mut results = Vec::with_capacity(self.specs.len());
         for spec in &self.specs {
             tracing::info!(sensor = %spec.name, command = %spec.command, "sensing");
-            results.push((
-                spec.name.clone(),
-                run_command(run, "sensor", &spec.command, iteration)?,
-            ));
+            results.push((spec.name.clone(), run_command(run, "sensor", &spec.command, iteration)?));
         }
         let report = SensorReport { results };
         run.write_doc(SENSOR_OUTPUT, &report.render())?;
@@ -116,18 +101,12 @@ mod tests {
     use super::*;
 
     fn r(cmd: &str, out: &str, code: i32) -> CommandRun {
-        CommandRun {
-            command: cmd.into(),
-            output: out.into(),
-            code: Some(code),
-        }
+        CommandRun { command: cmd.into(), output: out.into(), code: Some(code) }
     }
 
     #[test]
     fn one_sensor_follows_the_document() {
-        let report = SensorReport {
-            results: vec![("compilation".into(), r("javac x.java", "1 error\n", 1))],
-        };
+        let report = SensorReport { results: vec![("compilation".into(), r("javac x.java", "1 error\n", 1))] };
         let text = report.render().render();
         assert!(text.starts_with("---\nsensor: compilation\nexit-status: 1\n---\n\n# Sensor Output — Compilation\n\n## Command\n\njavac x.java\n\n## Output\n\n```text\n1 error\n```\n"), "{text}");
         assert_eq!(report.summary(), "Sensor: compilation exit status 1.");
@@ -135,19 +114,11 @@ mod tests {
 
     #[test]
     fn several_sensors_get_a_section_each() {
-        let report = SensorReport {
-            results: vec![("a".into(), r("x", "", 0)), ("b".into(), r("y", "bad", 2))],
-        };
+        let report = SensorReport { results: vec![("a".into(), r("x", "", 0)), ("b".into(), r("y", "bad", 2))] };
         let doc = report.render();
         let text = doc.render();
-        assert!(
-            text.contains("sensors:\n- a\n- b\nexit-status:\n  a: 0\n  b: 2\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("\n## a\n\n### Command\n\nx\n\n### Output\n\n(no output)\n"),
-            "{text}"
-        );
+        assert!(text.contains("sensors:\n- a\n- b\nexit-status:\n  a: 0\n  b: 2\n"), "{text}");
+        assert!(text.contains("\n## a\n\n### Command\n\nx\n\n### Output\n\n(no output)\n"), "{text}");
         assert!(text.contains("\n## b\n"), "{text}");
     }
 }

@@ -26,18 +26,14 @@ pub fn status(dir: &Path) -> Result<LoopStatus> {
     let git = Git::open(&run.dir)?;
     let rel = LoopRun::rel(ORCHESTRATOR_OUTPUT);
     let committed = git.show_head(&rel).and_then(|t| OrchestratorOutput::state_of(&t)).ok_or_else(|| {
-        LoopError::input(format!("{}: no loop has committed here yet ({rel} is not in HEAD); start one with `cn loop run`", run.dir.display()))
+        LoopError::input(format!(
+            "{}: no loop has committed here yet ({rel} is not in HEAD); start one with `cn loop run`",
+            run.dir.display()
+        ))
     })?;
-    let on_disk = run
-        .read(ORCHESTRATOR_OUTPUT)?
-        .and_then(|t| OrchestratorOutput::state_of(&t));
+    let on_disk = run.read(ORCHESTRATOR_OUTPUT)?.and_then(|t| OrchestratorOutput::state_of(&t));
     let pending = on_disk.filter(|s| *s != committed);
-    Ok(LoopStatus {
-        iteration: committed.0,
-        status: committed.1,
-        commits: git.loop_commits()?,
-        pending,
-    })
+    Ok(LoopStatus { iteration: committed.0, status: committed.1, commits: git.loop_commits()?, pending })
 }
 
 impl fmt::Display for LoopStatus {

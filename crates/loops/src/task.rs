@@ -55,10 +55,7 @@ pub struct SensorSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Component {
     /// `{model: local | executive}`; `{model: scripted, answers: FILE}` replays answers.
-    Model {
-        model: String,
-        answers: Option<PathBuf>,
-    },
+    Model { model: String, answers: Option<PathBuf> },
     /// `{command: "…"}`: a program run in DIR with `CN_LOOP_RUN` set.
     Command(String),
     /// `manual` (actuator only): a person edits, then runs `cn loop done DIR`.
@@ -83,11 +80,10 @@ impl Defaults {
     pub fn load(dir: &Path, hub: Option<&Path>) -> Result<Defaults> {
         let found = match hub {
             Some(h) => Some(Layout::new(h).config()).filter(|p| p.is_file()),
-            None => dir.canonicalize().ok().and_then(|d| {
-                d.ancestors()
-                    .map(|a| Layout::new(a).config())
-                    .find(|p| p.is_file())
-            }),
+            None => dir
+                .canonicalize()
+                .ok()
+                .and_then(|d| d.ancestors().map(|a| Layout::new(a).config()).find(|p| p.is_file())),
         };
         let Some(path) = found else {
             return Ok(Defaults::default());
@@ -115,12 +111,13 @@ impl Task {
         let bad = |what: String| LoopError::input(format!("loop-run/task.md: {what}"));
         if !Doc::has_frontmatter(text) {
             return Err(bad(
-                "no YAML frontmatter; start the file with `---`, then `max-iterations:` and `sensors:`, then `---`".into(),
+                "no YAML frontmatter; start the file with `---`, then `max-iterations:` and `sensors:`, then `---`"
+                    .into(),
             ));
         }
         let doc = Doc::parse(text).map_err(|e| LoopError::input_from("loop-run/task.md", e))?;
-        let front: Value = serde_json::to_value(&doc.front)
-            .map_err(|e| LoopError::input_from("loop-run/task.md: frontmatter", e))?;
+        let front: Value =
+            serde_json::to_value(&doc.front).map_err(|e| LoopError::input_from("loop-run/task.md: frontmatter", e))?;
         let Value::Object(front) = front else {
             return Err(bad("the frontmatter is not a mapping".into()));
         };
@@ -132,11 +129,7 @@ impl Task {
             }
         }
         let max_iterations = match front.get("max-iterations") {
-            None => {
-                return Err(bad(
-                    "frontmatter field `max-iterations` is missing; give a positive integer".into(),
-                ))
-            }
+            None => return Err(bad("frontmatter field `max-iterations` is missing; give a positive integer".into())),
             Some(v) => match v.as_u64() {
                 Some(n) if n > 0 => n,
                 _ => {
@@ -150,35 +143,29 @@ impl Task {
         let sensors = match front.get("sensors") {
             Some(Value::Object(map)) if !map.is_empty() => map
                 .iter()
-                .map(|(name, spec)| sensor(name, spec).map_err(|m| bad(format!("frontmatter field `sensors.{name}`: {m}"))))
+                .map(|(name, spec)| {
+                    sensor(name, spec).map_err(|m| bad(format!("frontmatter field `sensors.{name}`: {m}")))
+                })
                 .collect::<Result<Vec<_>>>()?,
             Some(Value::Object(_)) | None => {
-                return Err(bad("frontmatter field `sensors` is missing or empty; give at least one `name: {command: \"…\"}`".into()))
+                return Err(bad(
+                    "frontmatter field `sensors` is missing or empty; give at least one `name: {command: \"…\"}`"
+                        .into(),
+                ))
             }
-            Some(_) => return Err(bad("frontmatter field `sensors` must map each sensor's name to `{command, target}`".into())),
+            Some(_) => {
+                return Err(
+                    bad("frontmatter field `sensors` must map each sensor's name to `{command, target}`".into()),
+                )
+            }
         };
-        let controller = component(
-            "controller",
-            front.get("controller").or(defaults.controller.as_ref()),
-        )
-        .map_err(&bad)?;
-        let actuator = component(
-            "actuator",
-            front.get("actuator").or(defaults.actuator.as_ref()),
-        )
-        .map_err(&bad)?;
+        let controller =
+            component("controller", front.get("controller").or(defaults.controller.as_ref())).map_err(&bad)?;
+        let actuator = component("actuator", front.get("actuator").or(defaults.actuator.as_ref())).map_err(&bad)?;
         if controller == Component::Manual {
-            return Err(bad(
-                "frontmatter field `controller`: `manual` is for the actuator only".into(),
-            ));
+            return Err(bad("frontmatter field `controller`: `manual` is for the actuator only".into()));
         }
-        Ok(Task {
-            max_iterations,
-            sensors,
-            controller,
-            actuator,
-            text: text.to_string(),
-        })
+        Ok(Task { max_iterations, sensors, controller, actuator, text: text.to_string() })
     }
 }
 
@@ -202,11 +189,7 @@ fn sensor(name: &str, spec: &Value) -> Result<SensorSpec, String> {
         Some(Value::String(t)) => Some(t.clone()),
         Some(other) => Some(other.to_string()),
     };
-    Ok(SensorSpec {
-        name: name.to_string(),
-        command,
-        target,
-    })
+    Ok(SensorSpec { name: name.to_string(), command, target })
 }
 
 fn component(role: &str, spec: Option<&Value>) -> Result<Component, String> {
@@ -268,23 +251,13 @@ mod tests {
 
     #[test]
     fn the_template_with_components_parses() {
-        let text = TEMPLATE.replacen(
-            "---\n\n#",
-            "controller: {model: executive}\nactuator: manual\n---\n\n#",
-            1,
-        );
+        let text = TEMPLATE.replacen("---\n\n#", "controller: {model: executive}\nactuator: manual\n---\n\n#", 1);
         let task = parse(&text).unwrap();
         assert_eq!(task.max_iterations, 10);
         assert_eq!(task.sensors[0].name, "compilation");
         assert_eq!(task.sensors[0].command, "javac src/**/*.java");
         assert_eq!(task.sensors[0].target.as_deref(), Some("no errors"));
-        assert_eq!(
-            task.controller,
-            Component::Model {
-                model: "executive".into(),
-                answers: None
-            }
-        );
+        assert_eq!(task.controller, Component::Model { model: "executive".into(), answers: None });
         assert_eq!(task.actuator, Component::Manual);
     }
 
@@ -297,10 +270,7 @@ mod tests {
         let task = Task::parse(TEMPLATE, &d).unwrap();
         assert_eq!(task.controller, Component::Command("./judge.sh".into()));
         let e = parse(TEMPLATE).unwrap_err().to_string();
-        assert!(
-            e.contains("`controller`") && e.contains("loops.controller"),
-            "{e}"
-        );
+        assert!(e.contains("`controller`") && e.contains("loops.controller"), "{e}");
     }
 
     #[test]
@@ -309,16 +279,10 @@ mod tests {
         let sub = dir.path().join("code");
         std::fs::create_dir(&sub).unwrap();
         assert!(Defaults::load(&sub, None).unwrap().controller.is_none());
-        std::fs::write(
-            dir.path().join("cn.yaml"),
-            "loops:\n  controller: {model: executive}\n  actuator: manual\n",
-        )
-        .unwrap();
+        std::fs::write(dir.path().join("cn.yaml"), "loops:\n  controller: {model: executive}\n  actuator: manual\n")
+            .unwrap();
         let d = Defaults::load(&sub, None).unwrap();
-        assert_eq!(
-            d.controller,
-            Some(serde_json::json!({"model": "executive"}))
-        );
+        assert_eq!(d.controller, Some(serde_json::json!({"model": "executive"})));
         assert_eq!(d.actuator, Some(serde_json::json!("manual")));
         let hub = tempfile::tempdir().unwrap();
         std::fs::write(hub.path().join("cn.yaml"), "loops: [\n").unwrap();
@@ -332,23 +296,31 @@ mod tests {
         let cases = [
             ("# Task\n".to_string(), "no YAML frontmatter"),
             (format!("---\nmax-iterations: 0\nsensors: {{a: {{command: x}}}}\n{ok}---\n"), "`max-iterations` is 0"),
-            (format!("---\nmax-iterations: ten\nsensors: {{a: {{command: x}}}}\n{ok}---\n"), "`max-iterations` is \"ten\""),
+            (
+                format!("---\nmax-iterations: ten\nsensors: {{a: {{command: x}}}}\n{ok}---\n"),
+                "`max-iterations` is \"ten\"",
+            ),
             (format!("---\nmax-iterations: -1\nsensors: {{a: {{command: x}}}}\n{ok}---\n"), "positive integer"),
             (format!("---\nsensors: {{a: {{command: x}}}}\n{ok}---\n"), "`max-iterations` is missing"),
             (format!("---\nmax-iterations: 2\nsensors: {{a: {{target: x}}}}\n{ok}---\n"), "`sensors.a`: no `command`"),
             (format!("---\nmax-iterations: 2\n{ok}---\n"), "`sensors` is missing"),
             (format!("---\nmax-iteration: 2\n{ok}---\n"), "unknown frontmatter field `max-iteration`"),
-            ("---\nmax-iterations: 2\nsensors: {a: {command: x}}\ncontroller: manual\nactuator: manual\n---\n".into(), "actuator only"),
-            ("---\nmax-iterations: 2\nsensors: {a: {command: x}}\ncontroller: {model: gpt}\nactuator: manual\n---\n".into(), "`model: gpt`"),
+            (
+                "---\nmax-iterations: 2\nsensors: {a: {command: x}}\ncontroller: manual\nactuator: manual\n---\n"
+                    .into(),
+                "actuator only",
+            ),
+            (
+                "---\nmax-iterations: 2\nsensors: {a: {command: x}}\ncontroller: {model: gpt}\nactuator: manual\n---\n"
+                    .into(),
+                "`model: gpt`",
+            ),
         ];
         for (text, want) in cases {
             let e = parse(&text).unwrap_err();
             assert!(e.is_input(), "{e}");
             let e = e.to_string();
-            assert!(
-                e.starts_with("loop-run/task.md: ") && e.contains(want),
-                "{text:?}: {e}"
-            );
+            assert!(e.starts_with("loop-run/task.md: ") && e.contains(want), "{text:?}: {e}");
         }
     }
 }

@@ -42,17 +42,13 @@ pub fn registry(dir: &Path, level: Level) -> Registry {
     let mut ctx = ToolContext::new(dir);
     ctx.policy = Policy::default().grant(level, &[WRITE_FILE, REPLACE]);
     let mut r = Registry::new(ctx);
-    r.register(typed(
-        WRITE_FILE,
-        "Create or overwrite a file with the given content.",
-        |ctx, p: WriteFile| {
-            let path = allowed(ctx, &p.path)?;
-            let created = !path.exists();
-            cn_storage::write_atomic(&path, p.content.as_bytes())
-                .map_err(|e| ToolError::Failed(format!("{}: {e}", p.path)))?;
-            Ok(json!({"path": p.path, "created": created, "bytes": p.content.len()}))
-        },
-    ));
+    r.register(typed(WRITE_FILE, "Create or overwrite a file with the given content.", |ctx, p: WriteFile| {
+        let path = allowed(ctx, &p.path)?;
+        let created = !path.exists();
+        cn_storage::write_atomic(&path, p.content.as_bytes())
+            .map_err(|e| ToolError::Failed(format!("{}: {e}", p.path)))?;
+        Ok(json!({"path": p.path, "created": created, "bytes": p.content.len()}))
+    }));
     r.register(typed(
         REPLACE,
         "Replace one exact passage of a file (it must occur exactly once) with new text.",
@@ -64,7 +60,9 @@ pub fn registry(dir: &Path, level: Level) -> Registry {
             }
             match text.matches(p.old.as_str()).count() {
                 1 => {}
-                0 => return Err(ToolError::Failed(format!("{}: the `old` passage does not occur in the file", p.path))),
+                0 => {
+                    return Err(ToolError::Failed(format!("{}: the `old` passage does not occur in the file", p.path)))
+                }
                 n => {
                     return Err(ToolError::Failed(format!(
                         "{}: the `old` passage occurs {n} times; give a longer passage that occurs once",
@@ -73,7 +71,8 @@ pub fn registry(dir: &Path, level: Level) -> Registry {
                 }
             }
             let new = text.replacen(p.old.as_str(), &p.new, 1);
-            cn_storage::write_atomic(&path, new.as_bytes()).map_err(|e| ToolError::Failed(format!("{}: {e}", p.path)))?;
+            cn_storage::write_atomic(&path, new.as_bytes())
+                .map_err(|e| ToolError::Failed(format!("{}: {e}", p.path)))?;
             Ok(json!({"path": p.path, "created": false, "bytes": new.len()}))
         },
     ));
@@ -82,24 +81,14 @@ pub fn registry(dir: &Path, level: Level) -> Registry {
 
 fn allowed(ctx: &ToolContext, path: &str) -> Result<PathBuf, ToolError> {
     let full = ctx.confine(path)?;
-    let root = ctx
-        .workdir
-        .canonicalize()
-        .map_err(|e| ToolError::Failed(format!("{}: {e}", ctx.workdir.display())))?;
-    let first = full
-        .strip_prefix(&root)
-        .ok()
-        .and_then(|rel| rel.components().next());
+    let root = ctx.workdir.canonicalize().map_err(|e| ToolError::Failed(format!("{}: {e}", ctx.workdir.display())))?;
+    let first = full.strip_prefix(&root).ok().and_then(|rel| rel.components().next());
     match first {
-        None => Err(ToolError::BadParams(format!(
-            "`{path}` is the codebase's root, not a file"
+        None => Err(ToolError::BadParams(format!("`{path}` is the codebase's root, not a file"))),
+        Some(c) if c.as_os_str() == LOOP_RUN || c.as_os_str() == ".git" => Err(ToolError::Denied(format!(
+            "`{path}` is inside {}/, which the actuator may not edit",
+            c.as_os_str().to_string_lossy()
         ))),
-        Some(c) if c.as_os_str() == LOOP_RUN || c.as_os_str() == ".git" => {
-            Err(ToolError::Denied(format!(
-                "`{path}` is inside {}/, which the actuator may not edit",
-                c.as_os_str().to_string_lossy()
-            )))
-        }
         Some(_) => Ok(full),
     }
 }
@@ -118,62 +107,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("loop-run")).unwrap();
         let r = registry(dir.path(), 3);
-        let out = r
-            .run(
-                3,
-                &call(
-                    WRITE_FILE,
-                    json!({"path": "src/A.java", "content": "a b a"}),
-                ),
-            )
-            .unwrap();
+        let out = r.run(3, &call(WRITE_FILE, json!({"path": "src/A.java", "content": "a b a"}))).unwrap();
         assert_eq!(out["created"], true);
-        let e = r
-            .run(
-                3,
-                &call(
-                    REPLACE,
-                    json!({"path": "src/A.java", "old": "a", "new": "x"}),
-                ),
-            )
-            .unwrap_err();
+        let e = r.run(3, &call(REPLACE, json!({"path": "src/A.java", "old": "a", "new": "x"}))).unwrap_err();
         assert!(e.to_string().contains("2 times"), "{e}");
-        let e = r
-            .run(
-                3,
-                &call(
-                    REPLACE,
-                    json!({"path": "src/A.java", "old": "zz", "new": "x"}),
-                ),
-            )
-            .unwrap_err();
+        let e = r.run(3, &call(REPLACE, json!({"path": "src/A.java", "old": "zz", "new": "x"}))).unwrap_err();
         assert!(e.to_string().contains("does not occur"), "{e}");
-        r.run(
-            3,
-            &call(
-                REPLACE,
-                json!({"path": "src/A.java", "old": "a b", "new": "c"}),
-            ),
-        )
-        .unwrap();
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("src/A.java")).unwrap(),
-            "c a"
-        );
-        for bad in [
-            "../x",
-            "/etc/passwd",
-            "loop-run/actuator-output.md",
-            "loop-run/task.md",
-            ".git/config",
-            ".",
-        ] {
+        r.run(3, &call(REPLACE, json!({"path": "src/A.java", "old": "a b", "new": "c"}))).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("src/A.java")).unwrap(), "c a");
+        for bad in ["../x", "/etc/passwd", "loop-run/actuator-output.md", "loop-run/task.md", ".git/config", "."] {
             let e = r.run(3, &call(WRITE_FILE, json!({"path": bad, "content": ""})));
             assert!(e.is_err(), "{bad}");
         }
-        assert!(matches!(
-            r.run(2, &call(WRITE_FILE, json!({"path": "b", "content": ""}))),
-            Err(ToolError::Denied(_))
-        ));
+        assert!(matches!(r.run(2, &call(WRITE_FILE, json!({"path": "b", "content": ""}))), Err(ToolError::Denied(_))));
     }
 }

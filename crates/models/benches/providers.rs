@@ -34,7 +34,9 @@ fn anthropic_stream() -> String {
 fn openai_stream() -> String {
     let mut s = String::new();
     for i in 0..WORDS {
-        s.push_str(&format!("data: {{\"model\":\"gpt\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"word{i} \"}}}}]}}\n\n"));
+        s.push_str(&format!(
+            "data: {{\"model\":\"gpt\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"word{i} \"}}}}]}}\n\n"
+        ));
     }
     s.push_str("data: {\"model\":\"gpt\",\"choices\":[],\"usage\":{\"prompt_tokens\":900,\"completion_tokens\":60}}\n\ndata: [DONE]\n\n");
     s
@@ -43,7 +45,9 @@ fn openai_stream() -> String {
 fn ollama_stream() -> String {
     let mut s = String::new();
     for i in 0..WORDS {
-        s.push_str(&format!("{{\"model\":\"q\",\"message\":{{\"role\":\"assistant\",\"content\":\"word{i} \"}},\"done\":false}}\n"));
+        s.push_str(&format!(
+            "{{\"model\":\"q\",\"message\":{{\"role\":\"assistant\",\"content\":\"word{i} \"}},\"done\":false}}\n"
+        ));
     }
     s.push_str("{\"model\":\"q\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"prompt_eval_count\":900,\"eval_count\":60}\n");
     s

@@ -27,10 +27,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let threads: i32 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(DEFAULT_THREADS);
     let runs: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(3);
-    let path = cn_models::pull::model_path().filter(|p| p.is_file()).ok_or("the local model is missing: run `cn model pull`")?;
+    let path = cn_models::pull::model_path()
+        .filter(|p| p.is_file())
+        .ok_or("the local model is missing: run `cn model pull`")?;
     let docs = default_tool_docs();
     let tools: Vec<_> = docs.iter().collect();
-    let plan_for = |item: &str| build_plan(&PlanInput { level: 2, item, owner: true, tools: &tools, ..Default::default() }, LevelLimits::default_for(2));
+    let plan_for = |item: &str| {
+        build_plan(
+            &PlanInput { level: 2, item, owner: true, tools: &tools, ..Default::default() },
+            LevelLimits::default_for(2),
+        )
+    };
 
     let mut model = Embedded::new(&path).with_threads(threads);
     model.load()?;
@@ -111,7 +118,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut m = if i == 0 { m } else { m.without_jump_forward() };
             answers.push(m.ask(&plan)?.markdown);
             let s = m.stats;
-            *sum = (sum.0 + s.generated_tokens, sum.1 + s.forced_tokens, sum.2 + s.model_passes, sum.3 + s.generate_time.as_secs_f64());
+            *sum = (
+                sum.0 + s.generated_tokens,
+                sum.1 + s.forced_tokens,
+                sum.2 + s.model_passes,
+                sum.3 + s.generate_time.as_secs_f64(),
+            );
         }
         same += usize::from(answers[0] == answers[1]);
     }

@@ -86,7 +86,11 @@ pub struct Budget {
 
 impl std::fmt::Debug for Budget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Budget").field("path", &self.path).field("config", &self.config).field("state", &self.state).finish()
+        f.debug_struct("Budget")
+            .field("path", &self.path)
+            .field("config", &self.config)
+            .field("state", &self.state)
+            .finish()
     }
 }
 
@@ -95,9 +99,15 @@ pub type SharedBudget = Arc<Mutex<Budget>>;
 
 impl Budget {
     /// Open the budget kept at `path` (usually `state/budget.json`).
-    pub fn open(path: impl Into<PathBuf>, config: BudgetConfig, prices: (f64, f64), clock: Clock) -> Result<Budget, BudgetError> {
+    pub fn open(
+        path: impl Into<PathBuf>,
+        config: BudgetConfig,
+        prices: (f64, f64),
+        clock: Clock,
+    ) -> Result<Budget, BudgetError> {
         let path = path.into();
-        let state = cn_storage::read_json_or_default(&path).map_err(|source| BudgetError::Io { path: path.clone(), source })?;
+        let state =
+            cn_storage::read_json_or_default(&path).map_err(|source| BudgetError::Io { path: path.clone(), source })?;
         let fallback_max_tokens = crate::plan::LevelLimits::default_for(2).max_tokens;
         Ok(Budget { path, config, prices, fallback_max_tokens, clock, state })
     }
@@ -118,7 +128,8 @@ impl Budget {
     fn roll(&mut self, now: OffsetDateTime) {
         let today = day(now);
         if self.state.day != today {
-            self.state = BudgetState { day: today, last_autonomous: self.state.last_autonomous, ..BudgetState::default() };
+            self.state =
+                BudgetState { day: today, last_autonomous: self.state.last_autonomous, ..BudgetState::default() };
         }
     }
 
@@ -284,12 +295,19 @@ mod tests {
     impl Model for Levels {
         fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
             let name = if plan.level == 3 { "exec" } else { "local" };
-            Ok(Answer { markdown: name.into(), model: name.into(), tokens_in: 300, tokens_out: 200, elapsed: Duration::ZERO })
+            Ok(Answer {
+                markdown: name.into(),
+                model: name.into(),
+                tokens_in: 300,
+                tokens_out: 200,
+                elapsed: Duration::ZERO,
+            })
         }
     }
 
     fn plan(owner: bool) -> Plan {
-        Plan { level: 3, prompt: "x".repeat(300), max_tokens: 200, owner, ..Default::default() } // 100 tokens in (bytes/3)
+        Plan { level: 3, prompt: "x".repeat(300), max_tokens: 200, owner, ..Default::default() }
+        // 100 tokens in (bytes/3)
     }
 
     #[test]
@@ -351,7 +369,12 @@ mod tests {
         struct OneMove(u8);
         impl Mind for OneMove {
             fn decide(&mut self, _: &Outcomes) -> Decision {
-                if self.0 == 0 { Decision::Rest } else { self.0 -= 1; Decision::Move }
+                if self.0 == 0 {
+                    Decision::Rest
+                } else {
+                    self.0 -= 1;
+                    Decision::Move
+                }
             }
             fn plan(&mut self, _: &Outcomes) -> Plan {
                 plan(false)
@@ -364,7 +387,8 @@ mod tests {
             }
         }
         let f = fixture();
-        let budget = f.budget(BudgetConfig { daily_tokens: Some(0), on_exhausted: OnExhausted::Defer, ..Default::default() });
+        let budget =
+            f.budget(BudgetConfig { daily_tokens: Some(0), on_exhausted: OnExhausted::Defer, ..Default::default() });
         let store = MemoryStore::default();
         let stop = cn_compute::StopToken::new();
         let mut inputs = Inputs::new(

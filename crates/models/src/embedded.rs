@@ -141,13 +141,28 @@ pub struct Embedded {
 
 impl std::fmt::Debug for Embedded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Embedded").field("path", &self.path).field("threads", &self.threads).field("loaded", &self.model.is_some()).finish()
+        f.debug_struct("Embedded")
+            .field("path", &self.path)
+            .field("threads", &self.threads)
+            .field("loaded", &self.model.is_some())
+            .finish()
     }
 }
 
 impl Embedded {
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Embedded { path: path.into(), threads: DEFAULT_THREADS, n_ctx: DEFAULT_CONTEXT, ctx: None, model: None, full_grammar: false, cached: Vec::new(), jump_forward: true, bytes: None, stats: Stats::default() }
+        Embedded {
+            path: path.into(),
+            threads: DEFAULT_THREADS,
+            n_ctx: DEFAULT_CONTEXT,
+            ctx: None,
+            model: None,
+            full_grammar: false,
+            cached: Vec::new(),
+            jump_forward: true,
+            bytes: None,
+            stats: Stats::default(),
+        }
     }
 
     pub fn with_threads(mut self, threads: i32) -> Self {
@@ -262,7 +277,8 @@ impl Embedded {
         // are the same from one ask to the next — and evaluate only the rest. At least the
         // last token is evaluated again, for its logits.
         let t0 = Instant::now();
-        let mut reuse = cached.iter().zip(&tokens).take_while(|(a, b)| a == b).count().min(tokens.len().saturating_sub(1));
+        let mut reuse =
+            cached.iter().zip(&tokens).take_while(|(a, b)| a == b).count().min(tokens.len().saturating_sub(1));
         let trimmed = reuse > 0 && ctx.clear_kv_cache_seq(Some(0), Some(reuse as u32), None).unwrap_or(false);
         if !trimmed {
             ctx.clear_kv_cache();
@@ -274,7 +290,9 @@ impl Embedded {
             batch.clear();
             for (i, t) in chunk.iter().enumerate() {
                 let pos = reuse + chunk_no * BATCH + i;
-                batch.add(*t, pos as i32, &[0], pos == last).map_err(|e| ModelError::Other(format!("llama batch: {e}")))?;
+                batch
+                    .add(*t, pos as i32, &[0], pos == last)
+                    .map_err(|e| ModelError::Other(format!("llama batch: {e}")))?;
             }
             ctx.decode(&mut batch).map_err(|e| ModelError::Other(format!("llama decode: {e}")))?;
         }
@@ -336,7 +354,9 @@ impl Embedded {
             if !pending.is_empty() {
                 batch.clear();
                 for (i, t) in pending.iter().enumerate() {
-                    batch.add(*t, n_past + i as i32, &[0], i + 1 == pending.len()).map_err(|e| ModelError::Other(format!("llama batch: {e}")))?;
+                    batch
+                        .add(*t, n_past + i as i32, &[0], i + 1 == pending.len())
+                        .map_err(|e| ModelError::Other(format!("llama batch: {e}")))?;
                 }
                 ctx.decode(&mut batch).map_err(|e| ModelError::Other(format!("llama decode: {e}")))?;
                 passes += 1;
@@ -354,7 +374,8 @@ impl Embedded {
                 if self.full_grammar || !allowed(grammar, &mut one, token, logits[token.0 as usize]) {
                     full_passes += 1;
                     all.data.clear();
-                    all.data.extend((0..).zip(logits).map(|(id, &logit)| LlamaTokenData::new(LlamaToken(id), logit, 0.0)));
+                    all.data
+                        .extend((0..).zip(logits).map(|(id, &logit)| LlamaTokenData::new(LlamaToken(id), logit, 0.0)));
                     all.selected = None;
                     all.sorted = false;
                     grammar.apply(&mut all);
@@ -384,7 +405,9 @@ impl Embedded {
         self.stats.forced_tokens = forced;
         self.stats.model_passes = passes;
         if !ended && plan.grammar.is_some() {
-            return Err(ModelError::Cut(format!("the local model reached max_tokens ({max_tokens}) before finishing its answer")));
+            return Err(ModelError::Cut(format!(
+                "the local model reached max_tokens ({max_tokens}) before finishing its answer"
+            )));
         }
         tracing::info!(
             load_ms = self.stats.load.as_millis() as u64,

@@ -146,7 +146,11 @@ pub fn yaml_key(s: &str) -> String {
             s.to_ascii_lowercase().as_str(),
             "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n"
         );
-    if plain { s.to_string() } else { yaml_string(s) }
+    if plain {
+        s.to_string()
+    } else {
+        yaml_string(s)
+    }
 }
 
 /// A double-quoted YAML string (JSON's escaping is valid YAML).

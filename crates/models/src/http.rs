@@ -126,7 +126,10 @@ pub fn error_message(body: &str) -> String {
 
 /// Call `f` on each line (without its newline) until it returns `true` (the provider's end
 /// marker). Returns whether the end marker came; the caller turns `false` into `Cut`.
-pub fn each_line(mut reader: impl BufRead, mut f: impl FnMut(&str) -> Result<bool, ModelError>) -> Result<bool, ModelError> {
+pub fn each_line(
+    mut reader: impl BufRead,
+    mut f: impl FnMut(&str) -> Result<bool, ModelError>,
+) -> Result<bool, ModelError> {
     let mut buf = Vec::with_capacity(1024);
     loop {
         buf.clear();

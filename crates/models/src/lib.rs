@@ -105,7 +105,8 @@ pub fn provider(cfg: &ProviderConfig, key: &str, hub: &Path) -> Result<Box<dyn M
                 key: format!("{key}.path"),
                 message: "missing: the recording to replay".into(),
             })?;
-            let replay = Replay::from_file(&path).map_err(|e| ConfigError::Invalid { key: format!("{key}.path"), message: e.to_string() })?;
+            let replay = Replay::from_file(&path)
+                .map_err(|e| ConfigError::Invalid { key: format!("{key}.path"), message: e.to_string() })?;
             Box::new(replay)
         }
         ProviderKind::Embedded => embedded(cfg, key, hub)?,
@@ -177,4 +178,3 @@ pub fn budget_of(budget: &BudgetConfig, models: &ModelsConfig, hub: &Path) -> Re
 pub fn open_budget(config: &Config, hub: &Path) -> Result<SharedBudget, ConfigError> {
     budget_of(&BudgetConfig::from_config(config)?, &ModelsConfig::from_config(config)?, hub)
 }
-

@@ -140,7 +140,11 @@ pub fn build_plan(input: &PlanInput<'_>, limits: LevelLimits) -> Plan {
 /// The tools `cn ask` offers when no registry is at hand: the decisions of the agent
 /// layer's `cn out` in their simplest form. The agent's real registry replaces them.
 pub fn default_tool_docs() -> Vec<ToolDoc> {
-    let doc = |name: &str, description: &str, params: serde_json::Value| ToolDoc { name: name.into(), description: description.into(), params };
+    let doc = |name: &str, description: &str, params: serde_json::Value| ToolDoc {
+        name: name.into(),
+        description: description.into(),
+        params,
+    };
     vec![
         doc(
             "reply",
@@ -164,7 +168,11 @@ pub fn default_tool_docs() -> Vec<ToolDoc> {
 fn describe(o: &Outcome) -> String {
     let one_line = |s: String| -> String {
         let s = s.replace('\n', " ");
-        if s.chars().count() > 300 { s.chars().take(300).collect::<String>() + "…" } else { s }
+        if s.chars().count() > 300 {
+            s.chars().take(300).collect::<String>() + "…"
+        } else {
+            s
+        }
     };
     match o {
         Outcome::Acted { call, result: Ok(v) } => one_line(format!("`{}` succeeded: {v}", call.tool)),
@@ -178,7 +186,11 @@ fn describe(o: &Outcome) -> String {
 /// and the thinking budget allows the call, else 2. (Reflex levels 0–1 answer before any
 /// plan is built, in the reflex pipeline.)
 pub fn choose_level(executive_configured: bool, budget_allows: bool) -> Level {
-    if executive_configured && budget_allows { 3 } else { 2 }
+    if executive_configured && budget_allows {
+        3
+    } else {
+        2
+    }
 }
 
 #[cfg(test)]
@@ -202,7 +214,16 @@ mod tests {
         let thread = vec!["owner: hi".to_string()];
         let mut outcomes = Outcomes::default();
         outcomes.push(Outcome::Acted { call: ToolCall::new("reply", Default::default()), result: Ok(json!("sent")) });
-        let input = PlanInput { level: 2, core_seed: "I am Bud.", item: "What time is it?", thread: &thread, outcomes: Some(&outcomes), tools: &tools, owner: true, ..Default::default() };
+        let input = PlanInput {
+            level: 2,
+            core_seed: "I am Bud.",
+            item: "What time is it?",
+            thread: &thread,
+            outcomes: Some(&outcomes),
+            tools: &tools,
+            owner: true,
+            ..Default::default()
+        };
         let plan = build_plan(&input, LevelLimits::default_for(2));
         assert!(plan.system.starts_with("I am Bud."));
         assert!(plan.system.contains("### reply"));
@@ -220,10 +241,21 @@ mod tests {
         let thread: Vec<String> = (0..50).map(|i| format!("message {i}: {}", "words ".repeat(40))).collect();
         let mut outcomes = Outcomes::default();
         for i in 0..30 {
-            outcomes.push(Outcome::AskFailed { level: 3, error: ModelError::Timeout(format!("try {i} {}", "x".repeat(100))) });
+            outcomes.push(Outcome::AskFailed {
+                level: 3,
+                error: ModelError::Timeout(format!("try {i} {}", "x".repeat(100))),
+            });
         }
         let item = "the item ".repeat(500); // ~1100 tokens on its own
-        let input = PlanInput { level: 2, core_seed: "seed", item: &item, thread: &thread, outcomes: Some(&outcomes), tools: &tools, ..Default::default() };
+        let input = PlanInput {
+            level: 2,
+            core_seed: "seed",
+            item: &item,
+            thread: &thread,
+            outcomes: Some(&outcomes),
+            tools: &tools,
+            ..Default::default()
+        };
         let limits = LevelLimits { prompt_tokens: 1536, max_tokens: 100 };
         let plan = build_plan(&input, limits);
         assert!(plan.prompt.contains(&item), "the item is whole");

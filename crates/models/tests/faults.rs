@@ -100,7 +100,8 @@ fn serve(mut stream: TcpStream, reply: Reply, reqs: &Mutex<Vec<Request>>, releas
             let _ = stream.write_all(body.as_bytes());
         }
         Reply::Hang => {
-            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n\r\n");
+            let _ =
+                stream.write_all(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n\r\n");
             let _ = stream.flush();
             // Hold the connection until the test drops the server.
             let _ = released.lock().unwrap().recv();
@@ -204,7 +205,12 @@ fn status(code: u16, api: &Api, extra: Vec<(&'static str, String)>) -> Reply {
 fn retrying(model: Box<dyn Model>) -> (Retry<Box<dyn Model>>, Arc<Mutex<Vec<Duration>>>) {
     let slept = Arc::new(Mutex::new(Vec::new()));
     let s = slept.clone();
-    let policy = RetryPolicy { retries: 2, base: Duration::from_millis(10), max_delay: Duration::from_secs(30), sleep: Box::new(move |d| s.lock().unwrap().push(d)) };
+    let policy = RetryPolicy {
+        retries: 2,
+        base: Duration::from_millis(10),
+        max_delay: Duration::from_secs(30),
+        sleep: Box::new(move |d| s.lock().unwrap().push(d)),
+    };
     (Retry::new(model, policy), slept)
 }
 
@@ -262,7 +268,9 @@ fn a_503_without_retry_after_backs_off_and_gives_up_after_the_last_retry() {
         let server = Server::start((0..3).map(|_| status(503, &api, vec![])).collect());
         let (mut m, slept) = retrying((api.make)(&server.url, T));
         match m.ask(&plan()) {
-            Err(ModelError::Status { status: 503, message, .. }) => assert!(message.contains("the server says no"), "{}: {message}", api.name),
+            Err(ModelError::Status { status: 503, message, .. }) => {
+                assert!(message.contains("the server says no"), "{}: {message}", api.name)
+            }
             other => panic!("{}: {other:?}", api.name),
         }
         let slept = slept.lock().unwrap().clone();

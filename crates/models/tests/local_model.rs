@@ -130,7 +130,14 @@ fn fifty_varied_prompts_all_become_valid_tool_calls() {
     let mut failures = Vec::new();
     let mut tools_used = std::collections::BTreeMap::<String, usize>::new();
     for (i, prompt) in prompts().iter().enumerate() {
-        let input = PlanInput { level: 2, core_seed: "I am Bud, a helpful agent.", item: prompt, owner: true, tools: &refs, ..Default::default() };
+        let input = PlanInput {
+            level: 2,
+            core_seed: "I am Bud, a helpful agent.",
+            item: prompt,
+            owner: true,
+            tools: &refs,
+            ..Default::default()
+        };
         let plan = build_plan(&input, LevelLimits::default_for(2));
         let answer = match model.ask(&plan) {
             Ok(a) => a,
@@ -139,7 +146,12 @@ fn fifty_varied_prompts_all_become_valid_tool_calls() {
                 continue;
             }
         };
-        eprintln!("prompt {i}: {:?} {} tokens: {}", answer.elapsed, answer.tokens_out, answer.markdown.replace('\n', "\\n"));
+        eprintln!(
+            "prompt {i}: {:?} {} tokens: {}",
+            answer.elapsed,
+            answer.tokens_out,
+            answer.markdown.replace('\n', "\\n")
+        );
         match parse(&answer.markdown).as_slice() {
             [Parsed::Call(call)] => match valid(call, &docs) {
                 Ok(()) => *tools_used.entry(call.tool.clone()).or_default() += 1,
@@ -167,7 +179,14 @@ fn checking_only_the_greedy_token_answers_as_filtering_the_whole_vocabulary() {
     let mut full = Embedded::new(&path).with_threads(1).with_full_grammar();
     let mut fallbacks = 0;
     for (i, prompt) in prompts().iter().enumerate().step_by(4) {
-        let input = PlanInput { level: 2, core_seed: "I am Bud, a helpful agent.", item: prompt, owner: true, tools: &refs, ..Default::default() };
+        let input = PlanInput {
+            level: 2,
+            core_seed: "I am Bud, a helpful agent.",
+            item: prompt,
+            owner: true,
+            tools: &refs,
+            ..Default::default()
+        };
         let plan = build_plan(&input, LevelLimits::default_for(2));
         let a = fast.ask(&plan).map(|a| (a.markdown, a.tokens_out)).map_err(|e| e.to_string());
         fallbacks += fast.stats.grammar_full_passes;
@@ -198,7 +217,14 @@ fn a_reused_prompt_start_is_not_evaluated_again_and_answers_stay_valid() {
     chosen.extend(chosen.last().cloned());
     let mut same = 0;
     for (i, prompt) in chosen.iter().enumerate() {
-        let input = PlanInput { level: 2, core_seed: "I am Bud, a helpful agent.", item: prompt, owner: true, tools: &refs, ..Default::default() };
+        let input = PlanInput {
+            level: 2,
+            core_seed: "I am Bud, a helpful agent.",
+            item: prompt,
+            owner: true,
+            tools: &refs,
+            ..Default::default()
+        };
         let plan = build_plan(&input, LevelLimits::default_for(2));
         let a = warm.ask(&plan).unwrap_or_else(|e| panic!("prompt {i}: {e}")).markdown;
         let s = warm.stats;
@@ -207,7 +233,12 @@ fn a_reused_prompt_start_is_not_evaluated_again_and_answers_stay_valid() {
         } else {
             // At least the system prompt and tool docs (well over 100 tokens) were kept, and
             // the prompt's last token is always evaluated again.
-            assert!(s.prompt_reused > 100 && s.prompt_reused < s.prompt_tokens, "prompt {i}: reused {} of {}", s.prompt_reused, s.prompt_tokens);
+            assert!(
+                s.prompt_reused > 100 && s.prompt_reused < s.prompt_tokens,
+                "prompt {i}: reused {} of {}",
+                s.prompt_reused,
+                s.prompt_tokens
+            );
         }
         if i == chosen.len() - 1 {
             assert_eq!(s.prompt_reused, s.prompt_tokens - 1, "the same prompt again: all but its last token kept");
@@ -242,9 +273,21 @@ fn text_the_grammar_forces_takes_no_model_pass() {
     let many = tools();
     let mut jumping = Embedded::new(&path).with_threads(1);
     let mut stepwise = Embedded::new(&path).with_threads(1).without_jump_forward();
-    for (docs, prompt) in [(&one, "Remember that the printer is out of toner."), (&one, "hi"), (&many, "Please remind me to review PR #42 on Monday."), (&many, "明日の会議の資料を準備してください。")] {
+    for (docs, prompt) in [
+        (&one, "Remember that the printer is out of toner."),
+        (&one, "hi"),
+        (&many, "Please remind me to review PR #42 on Monday."),
+        (&many, "明日の会議の資料を準備してください。"),
+    ] {
         let refs: Vec<&ToolDoc> = docs.iter().collect();
-        let input = PlanInput { level: 2, core_seed: "I am Bud, a helpful agent.", item: prompt, owner: true, tools: &refs, ..Default::default() };
+        let input = PlanInput {
+            level: 2,
+            core_seed: "I am Bud, a helpful agent.",
+            item: prompt,
+            owner: true,
+            tools: &refs,
+            ..Default::default()
+        };
         let plan = build_plan(&input, LevelLimits::default_for(2));
         for model in [&mut jumping, &mut stepwise] {
             let a = model.ask(&plan).unwrap_or_else(|e| panic!("{prompt:?}: {e}")).markdown;
@@ -260,7 +303,11 @@ fn text_the_grammar_forces_takes_no_model_pass() {
         eprintln!("{prompt:?}: jump-forward {j:?}\ntoken by token {s:?}");
         assert_eq!(s.forced_tokens, 0);
         assert_eq!(s.model_passes, s.generated_tokens, "token by token: a pass per token");
-        assert_eq!(j.model_passes, j.generated_tokens - j.forced_tokens, "jump-forward: a pass per chosen token, none per forced one");
+        assert_eq!(
+            j.model_passes,
+            j.generated_tokens - j.forced_tokens,
+            "jump-forward: a pass per chosen token, none per forced one"
+        );
         // At least the fence, `yaml`, the newline, `tool` and `:` before the name, and the
         // closing fence after the last value.
         assert!(j.forced_tokens >= 6, "{prompt:?}: only {} tokens forced", j.forced_tokens);

@@ -88,7 +88,11 @@ impl Model for Local {
     fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
         let markdown = if plan.grammar.is_some() {
             let msg = plan.prompt.rsplit("Message: ").next().unwrap_or("");
-            if msg.contains("time") || msg.contains("date") { "ask-time" } else { "none" }
+            if msg.contains("time") || msg.contains("date") {
+                "ask-time"
+            } else {
+                "none"
+            }
         } else {
             "A short summary of the page."
         };
@@ -106,7 +110,12 @@ fn serve_page() -> (String, usize) {
 /// The reference stream: 1,000 messages, deterministic (a fixed LCG), in four kinds.
 fn stream(base: &str) -> Vec<(&'static str, String)> {
     const GREETINGS: &[&str] = &["hi", "hello!", "hey there", "good morning", "Hello, how are you?", "hey :)"];
-    const TASKS: &[&str] = &["remind me to call the bank tomorrow", "todo: renew the passport", "please remind me to water the plants", "add a todo to review PR #42"];
+    const TASKS: &[&str] = &[
+        "remind me to call the bank tomorrow",
+        "todo: renew the passport",
+        "please remind me to water the plants",
+        "add a todo to review PR #42",
+    ];
     const TIME_QS: &[&str] = &["what time is it?", "what's the date today?", "do you know the time?"];
     const QUESTIONS: &[&str] = &[
         "why does the build fail on arm64?",
@@ -136,10 +145,15 @@ fn stream(base: &str) -> Vec<(&'static str, String)> {
 
 fn reference_stream(c: &mut Criterion) {
     let (base, page_text) = serve_page();
-    let files: Vec<(String, String)> = [("greeting.yaml", GREETING), ("summarize-url.yaml", cn_reflex::examples::SUMMARIZE_URL), ("task.yaml", TASK), ("time.yaml", TIME)]
-        .iter()
-        .map(|(n, t)| (n.to_string(), t.to_string()))
-        .collect();
+    let files: Vec<(String, String)> = [
+        ("greeting.yaml", GREETING),
+        ("summarize-url.yaml", cn_reflex::examples::SUMMARIZE_URL),
+        ("task.yaml", TASK),
+        ("time.yaml", TIME),
+    ]
+    .iter()
+    .map(|(n, t)| (n.to_string(), t.to_string()))
+    .collect();
     let dir = hub(&files);
     let mut e = engine(dir.path());
     e.set_model(Box::new(Local));
@@ -161,7 +175,8 @@ fn reference_stream(c: &mut Criterion) {
             saved_tokens += tokens;
         }
     }
-    let kinds = ["greeting", "link", "task", "time", "question"].map(|k| (k, messages.iter().filter(|(x, _)| *x == k).count()));
+    let kinds =
+        ["greeting", "link", "task", "time", "question"].map(|k| (k, messages.iter().filter(|(x, _)| *x == k).count()));
     println!("reference stream: {} messages {kinds:?}", messages.len());
     for (l, n) in by_level.iter().enumerate() {
         println!("  level {l}: {n} ({:.1}%)", *n as f64 / 10.0);

@@ -50,7 +50,10 @@ mod tests {
         let (config, policy) = from_hub(dir.path()).unwrap();
         assert_eq!(config.min_samples, 3);
         assert_eq!(policy.max_bytes, Some(1000));
-        assert!(policy.allows(0, "reply") && !policy.allows(2, "reply"), "reflex grants replace the model's: {policy:?}");
+        assert!(
+            policy.allows(0, "reply") && !policy.allows(2, "reply"),
+            "reflex grants replace the model's: {policy:?}"
+        );
         std::fs::write(dir.path().join("cn.yaml"), "reflexes:\n  disable_above: 2\n").unwrap();
         assert!(from_hub(dir.path()).unwrap_err().to_string().contains("reflexes.disable_above"));
         std::fs::write(dir.path().join("cn.yaml"), "reflexes:\n  min_sample: 2\n").unwrap();

@@ -212,7 +212,10 @@ impl Engine {
                     out.push_str(&tool.doc().to_prompt().replacen("```yaml\ntool:", "```yaml\naction:", 1));
                     out.push_str(&format!("Level {}; `input:` sets `{}`.\n", spec.level, spec.main));
                 }
-                None => out.push_str(&format!("\n### {}\nEnds the pipeline and hands the item to me; `input:` sets `reason`.\n", spec.name)),
+                None => out.push_str(&format!(
+                    "\n### {}\nEnds the pipeline and hands the item to me; `input:` sets `reason`.\n",
+                    spec.name
+                )),
             }
         }
         out
@@ -224,7 +227,8 @@ impl Engine {
         for e in &self.catalog.errors {
             tracing::warn!("reflex skipped: {e}");
         }
-        let files: BTreeMap<String, PathBuf> = self.catalog.reflexes.iter().map(|r| (r.name.clone(), r.file.clone())).collect();
+        let files: BTreeMap<String, PathBuf> =
+            self.catalog.reflexes.iter().map(|r| (r.name.clone(), r.file.clone())).collect();
         for name in self.stats.reenable_changed(&files) {
             tracing::info!(reflex = %name, "reflex file changed: re-enabled");
         }
@@ -269,7 +273,11 @@ impl Engine {
             };
         };
         let reflex = &self.catalog.reflexes[index];
-        let target = Target { item: input.id.map(String::from), source: input.source.map(String::from), text: input.text.to_string() };
+        let target = Target {
+            item: input.id.map(String::from),
+            source: input.source.map(String::from),
+            text: input.text.to_string(),
+        };
         if let Ok(mut t) = self.shared.turn.lock() {
             *t = Turn { mode, reflex: reflex.name.clone(), target };
         }
@@ -360,10 +368,12 @@ impl Engine {
             list.push_str(&format!("- {name}{}{desc}\n", if desc.is_empty() { "" } else { ": " }));
         }
         list.push_str("- none: anything else\n");
-        let alternatives: Vec<String> = intents.iter().map(|(n, _)| format!("\"{n}\"")).chain(["\"none\"".to_string()]).collect();
+        let alternatives: Vec<String> =
+            intents.iter().map(|(n, _)| format!("\"{n}\"")).chain(["\"none\"".to_string()]).collect();
         let plan = Plan {
             level: 2,
-            system: "You sort messages by intent. Answer with exactly one intent name from the list and nothing else.".into(),
+            system: "You sort messages by intent. Answer with exactly one intent name from the list and nothing else."
+                .into(),
             prompt: format!("Intents:\n{list}\nMessage: {}\n\nIntent:", p.text),
             max_tokens: 16,
             grammar: Some(format!("root ::= {}", alternatives.join(" | "))),
@@ -396,10 +406,19 @@ impl Engine {
         intent
     }
 
-    fn run_steps(&self, r: &Reflex, env: &mut Map<String, Value>, mode: Mode, depth: usize, out: &mut Vec<StepRun>) -> Result<Value, Stop> {
+    fn run_steps(
+        &self,
+        r: &Reflex,
+        env: &mut Map<String, Value>,
+        mode: Mode,
+        depth: usize,
+        out: &mut Vec<StepRun>,
+    ) -> Result<Value, Stop> {
         let mut last = Value::Null;
         for (n, step) in r.steps.iter().enumerate() {
-            let fail = |err: String| Stop::Failed(format!("{}: step {} `{}` (line {}): {err}", r.name, n + 1, step.action, step.line));
+            let fail = |err: String| {
+                Stop::Failed(format!("{}: step {} `{}` (line {}): {err}", r.name, n + 1, step.action, step.line))
+            };
             let result = self.run_step(r, step, env, mode, depth);
             match result {
                 Ok(output) => {
@@ -413,13 +432,21 @@ impl Engine {
                 }
                 Err(Stop::Escalate(reason)) => {
                     if depth == 0 {
-                        out.push(StepRun { action: step.action.clone(), output: Value::String(reason.clone()), error: None });
+                        out.push(StepRun {
+                            action: step.action.clone(),
+                            output: Value::String(reason.clone()),
+                            error: None,
+                        });
                     }
                     return Err(Stop::Escalate(reason));
                 }
                 Err(Stop::Failed(err)) => {
                     if depth == 0 {
-                        out.push(StepRun { action: step.action.clone(), output: Value::Null, error: Some(err.clone()) });
+                        out.push(StepRun {
+                            action: step.action.clone(),
+                            output: Value::Null,
+                            error: Some(err.clone()),
+                        });
                     }
                     return Err(if depth == 0 { fail(err) } else { Stop::Failed(err) });
                 }
@@ -428,14 +455,25 @@ impl Engine {
         Ok(last)
     }
 
-    fn run_step(&self, r: &Reflex, step: &crate::reflex::Step, env: &Map<String, Value>, mode: Mode, depth: usize) -> Result<Value, Stop> {
+    fn run_step(
+        &self,
+        r: &Reflex,
+        step: &crate::reflex::Step,
+        env: &Map<String, Value>,
+        mode: Mode,
+        depth: usize,
+    ) -> Result<Value, Stop> {
         let params = match vars::substitute(&Value::Object(step.params.clone()), env).map_err(Stop::Failed)? {
             Value::Object(m) => m,
             _ => Map::new(),
         };
         if step.action == "escalate" {
             let reason = params.get("reason").map(vars::as_text).unwrap_or_default();
-            return Err(Stop::Escalate(if reason.is_empty() { format!("reflex {} escalated", r.name) } else { reason }));
+            return Err(Stop::Escalate(if reason.is_empty() {
+                format!("reflex {} escalated", r.name)
+            } else {
+                reason
+            }));
         }
         if let Some(spec) = spec::spec(&step.action) {
             if mode == Mode::DryRun && !spec.pure {
@@ -446,10 +484,17 @@ impl Engine {
                 let main = params.get(spec.main).map(vars::as_text).unwrap_or_default();
                 return Ok(Value::String(format!("(dry run: {} {})", spec.name, short(&main, 200))));
             }
-            return self.registry.run(r.level, &ToolCall::new(spec.name, params)).map_err(|e| Stop::Failed(e.to_string()));
+            return self
+                .registry
+                .run(r.level, &ToolCall::new(spec.name, params))
+                .map_err(|e| Stop::Failed(e.to_string()));
         }
         // A call to another reflex.
-        let callee = self.catalog.get(&step.action).filter(|c| c.callable).ok_or_else(|| Stop::Failed(format!("no callable reflex `{}`", step.action)))?;
+        let callee = self
+            .catalog
+            .get(&step.action)
+            .filter(|c| c.callable)
+            .ok_or_else(|| Stop::Failed(format!("no callable reflex `{}`", step.action)))?;
         if depth + 1 >= MAX_DEPTH {
             return Err(Stop::Failed(format!("reflex calls nested deeper than {MAX_DEPTH}")));
         }
@@ -458,17 +503,18 @@ impl Engine {
             inner.insert(key.into(), env.get(key).cloned().unwrap_or(Value::Null));
         }
         inner.extend(params);
-        if let (Some(re), Some(text)) = (&callee.trigger.pattern, inner.get("text").and_then(Value::as_str).map(String::from)) {
+        if let (Some(re), Some(text)) =
+            (&callee.trigger.pattern, inner.get("text").and_then(Value::as_str).map(String::from))
+        {
             if let Some(caught) = captures(re, &callee.trigger.extract, &text) {
                 inner.extend(caught);
             }
         }
         let mut ignored = Vec::new();
-        self.run_steps(callee, &mut inner, mode, depth + 1, &mut ignored)
-            .map_err(|s| match s {
-                Stop::Failed(e) => Stop::Failed(format!("in reflex {}: {e}", callee.name)),
-                other => other,
-            })
+        self.run_steps(callee, &mut inner, mode, depth + 1, &mut ignored).map_err(|s| match s {
+            Stop::Failed(e) => Stop::Failed(format!("in reflex {}: {e}", callee.name)),
+            other => other,
+        })
     }
 
     fn journal_run(&self, h: &Handled, p: &Input, outcome: RunOutcome, mode: Mode) {
@@ -523,7 +569,12 @@ impl Engine {
              Last error: {}\n\nFix `{shown}` (or ask me to): saving the file re-enables the reflex.",
             last_error.unwrap_or("(none recorded)")
         );
-        if let Err(err) = stats::surface(&self.shared.hub, &format!("reflex-{name}-disabled"), &format!("Reflex `{name}` disabled"), &body) {
+        if let Err(err) = stats::surface(
+            &self.shared.hub,
+            &format!("reflex-{name}-disabled"),
+            &format!("Reflex `{name}` disabled"),
+            &body,
+        ) {
             tracing::error!(%err, "cannot surface the disabled reflex");
         }
     }
@@ -548,9 +599,14 @@ impl Engine {
     /// whose pattern takes `text` first. What the matching benchmark measures.
     pub fn match_level0(&self, text: &str, source: Option<&str>) -> Option<&str> {
         let set = self.catalog.set.as_ref()?;
-        set.matches(text).iter().map(|k| &self.catalog.reflexes[self.catalog.set_owner[k]]).find(|r| {
-            source_ok(&r.trigger, source) && (!crate::reflex::has_heuristics(&r.trigger) || heuristics(&r.trigger, text).is_some())
-        }).map(|r| r.name.as_str())
+        set.matches(text)
+            .iter()
+            .map(|k| &self.catalog.reflexes[self.catalog.set_owner[k]])
+            .find(|r| {
+                source_ok(&r.trigger, source)
+                    && (!crate::reflex::has_heuristics(&r.trigger) || heuristics(&r.trigger, text).is_some())
+            })
+            .map(|r| r.name.as_str())
     }
 
     /// Put `catalog` in place (a trial one, for a dry run). It takes over what was seen on
@@ -585,7 +641,10 @@ fn url_regex() -> &'static Regex {
 }
 
 fn is_question(text: &str) -> bool {
-    const WORDS: &[&str] = &["what", "why", "how", "when", "where", "who", "which", "can", "could", "is", "are", "do", "does", "should", "would", "will"];
+    const WORDS: &[&str] = &[
+        "what", "why", "how", "when", "where", "who", "which", "can", "could", "is", "are", "do", "does", "should",
+        "would", "will",
+    ];
     let t = text.trim();
     t.ends_with('?') || t.split_whitespace().next().is_some_and(|w| WORDS.contains(&w.to_ascii_lowercase().as_str()))
 }

@@ -93,8 +93,12 @@ fn the_documents_summarize_url_reflex_summarizes_a_loopback_page() {
     assert_eq!(j[0]["actions"], json!(["fetch_url", "ollama_prompt", "reply"]));
     assert_eq!(j[0]["item"], "m-1");
     e.flush();
-    let stats: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("state/reflex-stats.json")).unwrap()).unwrap();
-    assert_eq!((stats["summarize-url"]["fired"].as_u64(), stats["summarize-url"]["succeeded"].as_u64()), (Some(1), Some(1)));
+    let stats: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("state/reflex-stats.json")).unwrap()).unwrap();
+    assert_eq!(
+        (stats["summarize-url"]["fired"].as_u64(), stats["summarize-url"]["succeeded"].as_u64()),
+        (Some(1), Some(1))
+    );
 }
 
 #[test]
@@ -156,7 +160,8 @@ fn levels_zero_one_two_then_escalate() {
     assert_eq!((h.reflex.as_deref(), h.level, h.escalate), (Some("greeting"), 0, false));
     let h = e.handle(&Input::new("please remind me to water the plants"));
     assert_eq!((h.reflex.as_deref(), h.level), (Some("remember-task"), 1));
-    let tasks: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.path().join("state/tasks.json")).unwrap()).unwrap();
+    let tasks: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("state/tasks.json")).unwrap()).unwrap();
     assert_eq!(tasks[0]["task"], "please remind me to water the plants");
     assert!(tasks[0]["id"].as_str().unwrap().starts_with("task-"));
     assert_eq!(tasks[0]["priority"], 2);
@@ -167,7 +172,11 @@ fn levels_zero_one_two_then_escalate() {
     assert_eq!((h.reflex.as_deref(), h.level, h.escalate), (Some("tell-time"), 2, false));
     assert_eq!(h.vars["intent"], "ask-time");
     let plan = asked.lock().unwrap()[0].clone();
-    assert!(plan.prompt.contains("- ask-time: the sender asks what time it is") && plan.prompt.contains("what's the time?"), "{}", plan.prompt);
+    assert!(
+        plan.prompt.contains("- ask-time: the sender asks what time it is") && plan.prompt.contains("what's the time?"),
+        "{}",
+        plan.prompt
+    );
     assert_eq!(plan.grammar.as_deref(), Some("root ::= \"ask-time\" | \"none\""));
     for text in ["explain monads", "write me a poem"] {
         let h = e.handle(&Input::new(text));
@@ -225,14 +234,25 @@ fn changed_files_are_reloaded_and_broken_ones_skipped() {
     let dir = hub(&[("state/reflexes/greeting.yaml", HELLO)]);
     let (mut e, _) = engine(&dir);
     assert!(e.handle(&Input::new("ping")).escalate);
-    std::fs::write(dir.path().join("state/reflexes/ping.yaml"), "name: ping\ntrigger: {pattern: '^ping$'}\npipeline:\n  - action: reply\n    message: pong\n").unwrap();
-    std::fs::write(dir.path().join("state/reflexes/broken.yaml"), "name: broken\ntrigger: {pattern: '^x'}\npipeline:\n  - action: reply\n    mesage: typo\n").unwrap();
+    std::fs::write(
+        dir.path().join("state/reflexes/ping.yaml"),
+        "name: ping\ntrigger: {pattern: '^ping$'}\npipeline:\n  - action: reply\n    message: pong\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("state/reflexes/broken.yaml"),
+        "name: broken\ntrigger: {pattern: '^x'}\npipeline:\n  - action: reply\n    mesage: typo\n",
+    )
+    .unwrap();
     let h = e.handle(&Input::new("ping"));
     assert_eq!(h.steps[0].output, json!("pong"));
     let errors: Vec<String> = e.errors().iter().map(|e| e.to_string()).collect();
     assert!(errors.iter().all(|e| e.contains("broken.yaml:")), "{errors:?}");
     assert!(errors.iter().any(|e| e.contains("broken.yaml:5: `pipeline[0].mesage`")), "{errors:?}");
-    assert!(errors.iter().any(|e| e.contains("broken.yaml:4: `pipeline[0]`: `reply` needs `message` (or `input`)")), "{errors:?}");
+    assert!(
+        errors.iter().any(|e| e.contains("broken.yaml:4: `pipeline[0]`: `reply` needs `message` (or `input`)")),
+        "{errors:?}"
+    );
     assert_eq!(e.handle(&Input::new("hello")).reflex.as_deref(), Some("greeting"));
 }
 
@@ -314,7 +334,8 @@ fn github_api_extract_json_files_ideas_log_and_shell() {
     assert_eq!(h.steps[1].output, json!("pi"));
     assert_eq!(std::fs::read_to_string(dir.path().join("notes/pr.md")).unwrap(), "#42 Fix the scheduler by pi");
     assert_eq!(h.steps[5].output, json!("#42 Fix the scheduler by pi"));
-    let ideas: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.path().join("state/ideas.json")).unwrap()).unwrap();
+    let ideas: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("state/ideas.json")).unwrap()).unwrap();
     assert_eq!(ideas[0]["idea"], "look into Fix the scheduler");
     assert_eq!(ideas[0]["sparked_by"], "reflex pr: pr 42");
     assert!(ideas[0]["added"].as_str().unwrap().ends_with('Z'));

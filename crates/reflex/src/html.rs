@@ -47,9 +47,7 @@ pub fn html_to_text(html: &str) -> String {
                 })
             }
             "br" | "p" | "div" | "li" | "tr" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "title" | "section"
-            | "article" | "header" | "footer" | "ul" | "ol" | "table" | "blockquote" | "pre" | "hr" => {
-                out.push('\n')
-            }
+            | "article" | "header" | "footer" | "ul" | "ol" | "table" | "blockquote" | "pre" | "hr" => out.push('\n'),
             "td" | "th" => out.push(' '),
             _ => {}
         }

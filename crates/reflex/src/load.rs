@@ -42,7 +42,12 @@ impl Catalog {
         for (path, _, _) in &catalog.seen {
             match std::fs::read_to_string(path) {
                 Ok(t) => texts.push((path.clone(), t)),
-                Err(e) => catalog.errors.push(LoadError { file: path.clone(), line: None, field: String::new(), message: e.to_string() }),
+                Err(e) => catalog.errors.push(LoadError {
+                    file: path.clone(),
+                    line: None,
+                    field: String::new(),
+                    message: e.to_string(),
+                }),
             }
         }
         // Which names may be called as steps is needed before compiling any file.
@@ -72,7 +77,11 @@ impl Catalog {
                     file: r.file.clone(),
                     line: locate(text, "name"),
                     field: "name".into(),
-                    message: format!("`{}` is already the name of {}; this file is skipped", r.name, first.file.display()),
+                    message: format!(
+                        "`{}` is already the name of {}; this file is skipped",
+                        r.name,
+                        first.file.display()
+                    ),
                 });
                 continue;
             }
@@ -174,9 +183,18 @@ mod tests {
     #[test]
     fn a_broken_file_is_reported_and_the_rest_load() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.yaml"), "name: a\ntrigger: {pattern: '^a'}\npipeline:\n  - action: reply\n    message: hi\n").unwrap();
-        std::fs::write(dir.path().join("b.yaml"), "name: b\ntrigger: {pattern: '^b'}\npipeline:\n  - action: nope\n").unwrap();
-        std::fs::write(dir.path().join("c.yaml"), "name: a\ntrigger: {pattern: '^c'}\npipeline:\n  - action: log\n    message: hi\n").unwrap();
+        std::fs::write(
+            dir.path().join("a.yaml"),
+            "name: a\ntrigger: {pattern: '^a'}\npipeline:\n  - action: reply\n    message: hi\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("b.yaml"), "name: b\ntrigger: {pattern: '^b'}\npipeline:\n  - action: nope\n")
+            .unwrap();
+        std::fs::write(
+            dir.path().join("c.yaml"),
+            "name: a\ntrigger: {pattern: '^c'}\npipeline:\n  - action: log\n    message: hi\n",
+        )
+        .unwrap();
         std::fs::write(dir.path().join("notes.txt"), "ignored").unwrap();
         let reg = crate::actions::test_registry();
         let c = Catalog::load(dir.path(), &reg);
@@ -185,7 +203,11 @@ mod tests {
         assert!(c.errors[0].to_string().contains("b.yaml:4: `pipeline[0].action`"), "{}", c.errors[0]);
         assert!(c.errors[1].to_string().contains("c.yaml:1: `name`"), "{}", c.errors[1]);
         assert!(!c.changed(dir.path()));
-        std::fs::write(dir.path().join("b.yaml"), "name: b\ntrigger: {pattern: '^b'}\npipeline:\n  - action: log\n    message: fixed\n").unwrap();
+        std::fs::write(
+            dir.path().join("b.yaml"),
+            "name: b\ntrigger: {pattern: '^b'}\npipeline:\n  - action: log\n    message: fixed\n",
+        )
+        .unwrap();
         assert!(c.changed(dir.path()));
     }
 }

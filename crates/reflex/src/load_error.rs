@@ -88,7 +88,9 @@ pub(crate) fn locate(text: &str, field: &str) -> Option<usize> {
                     return found;
                 };
                 found = Some(at + 1);
-                let end = (at + 1..hi).find(|&i| !blank(i) && lines[i].1 <= level && !(lines[i].2 && lines[i].0 == level)).unwrap_or(hi);
+                let end = (at + 1..hi)
+                    .find(|&i| !blank(i) && lines[i].1 <= level && !(lines[i].2 && lines[i].0 == level))
+                    .unwrap_or(hi);
                 lo = at + 1;
                 hi = end;
             }

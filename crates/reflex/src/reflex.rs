@@ -146,11 +146,21 @@ enum Classifier {
 
 /// Parse and check one reflex file. `callables` are the names of reflexes other reflexes may
 /// call (resolved by the loader before this runs).
-pub fn compile(file: &Path, text: &str, registry: &Registry, callables: &BTreeSet<String>) -> Result<Reflex, Vec<LoadError>> {
+pub fn compile(
+    file: &Path,
+    text: &str,
+    registry: &Registry,
+    callables: &BTreeSet<String>,
+) -> Result<Reflex, Vec<LoadError>> {
     let raw: RawReflex = serde_yaml_ng::from_str(text).map_err(|e| vec![LoadError::from_yaml(file, &e)])?;
     let mut errors = Vec::new();
     let err = |errors: &mut Vec<LoadError>, field: &str, message: String| {
-        errors.push(LoadError { file: file.to_path_buf(), line: locate(text, field), field: field.to_string(), message });
+        errors.push(LoadError {
+            file: file.to_path_buf(),
+            line: locate(text, field),
+            field: field.to_string(),
+            message,
+        });
     };
 
     if !is_name(&raw.name) {
@@ -208,7 +218,11 @@ pub fn compile(file: &Path, text: &str, registry: &Registry, callables: &BTreeSe
             let mut params = raw_step;
             if let Some(input) = params.remove("input") {
                 if params.contains_key(spec.main) {
-                    err(&mut errors, &format!("{at}.input"), format!("`{action}` takes its main value as `input` or `{}`, not both", spec.main));
+                    err(
+                        &mut errors,
+                        &format!("{at}.input"),
+                        format!("`{action}` takes its main value as `input` or `{}`, not both", spec.main),
+                    );
                 }
                 params.insert(spec.main.to_string(), input);
             }
@@ -217,7 +231,11 @@ pub fn compile(file: &Path, text: &str, registry: &Registry, callables: &BTreeSe
                 for key in params.keys() {
                     if !known.iter().any(|(k, _)| k == key) {
                         let names: Vec<&str> = known.iter().map(|(k, _)| k.as_str()).collect();
-                        err(&mut errors, &format!("{at}.{key}"), format!("`{action}` takes no `{key}` (it takes: input, output, {})", names.join(", ")));
+                        err(
+                            &mut errors,
+                            &format!("{at}.{key}"),
+                            format!("`{action}` takes no `{key}` (it takes: input, output, {})", names.join(", ")),
+                        );
                     }
                 }
                 for (k, required) in &known {
@@ -237,7 +255,11 @@ pub fn compile(file: &Path, text: &str, registry: &Registry, callables: &BTreeSe
         } else {
             let mut known: Vec<&str> = spec::SPECS.iter().map(|s| s.name).collect();
             known.extend(callables.iter().map(String::as_str).filter(|c| *c != raw.name));
-            err(&mut errors, &format!("{at}.action"), format!("unknown action `{action}` (known: {})", known.join(", ")));
+            err(
+                &mut errors,
+                &format!("{at}.action"),
+                format!("unknown action `{action}` (known: {})", known.join(", ")),
+            );
             continue;
         };
         level = level.max(action_level);
@@ -245,7 +267,14 @@ pub fn compile(file: &Path, text: &str, registry: &Registry, callables: &BTreeSe
         if !raw.callable {
             for name in vars::references(&Value::Object(params.clone())) {
                 if !defined.contains(&name) {
-                    err(&mut errors, &at, format!("uses `{name}`, which is not defined before this step (defined: {})", defined.iter().cloned().collect::<Vec<_>>().join(", ")));
+                    err(
+                        &mut errors,
+                        &at,
+                        format!(
+                            "uses `{name}`, which is not defined before this step (defined: {})",
+                            defined.iter().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    );
                 }
             }
         }
@@ -259,7 +288,13 @@ pub fn compile(file: &Path, text: &str, registry: &Registry, callables: &BTreeSe
         if declared > 2 {
             err(&mut errors, "level", format!("{declared}: reflexes run at levels 0–2; level 3 is the executive"));
         } else if declared < level {
-            err(&mut errors, "level", format!("{declared} is below what this reflex needs ({level}: its trigger or an action runs at that level)"));
+            err(
+                &mut errors,
+                "level",
+                format!(
+                    "{declared} is below what this reflex needs ({level}: its trigger or an action runs at that level)"
+                ),
+            );
         } else {
             level = declared;
         }
@@ -292,7 +327,10 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
     if let Some(re) = &pattern {
         let groups = re.captures_len() - 1;
         if raw.extract.len() > groups {
-            err("trigger.extract", format!("names {} values but the pattern has {groups} capture group(s)", raw.extract.len()));
+            err(
+                "trigger.extract",
+                format!("names {} values but the pattern has {groups} capture group(s)", raw.extract.len()),
+            );
         }
     }
     for name in &raw.extract {
@@ -315,7 +353,10 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
     }
     for intent in &raw.intents {
         if !is_name(intent) || intent == "none" {
-            err("trigger.intents", format!("`{intent}` is not an intent name (lowercase letters, digits, `-`; not `none`)"));
+            err(
+                "trigger.intents",
+                format!("`{intent}` is not an intent name (lowercase letters, digits, `-`; not `none`)"),
+            );
         }
     }
     let mut trigger = Trigger {
@@ -358,11 +399,16 @@ pub(crate) fn has_heuristics(t: &Trigger) -> bool {
 
 /// A reflex or intent name: what a file may be called.
 pub fn is_name(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') && !s.starts_with('-')
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
 }
 
 fn is_var(s: &str) -> bool {
-    !s.is_empty() && !s.starts_with(|c: char| c.is_ascii_digit()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 #[cfg(test)]
@@ -376,7 +422,6 @@ mod tests {
     fn compile_str(text: &str) -> Result<Reflex, Vec<LoadError>> {
         compile(Path::new("r.yaml"), text, &registry(), &BTreeSet::from(["helper".to_string()]))
     }
-
 
     #[test]
     fn the_documents_example_compiles_at_level_2() {
@@ -395,7 +440,10 @@ mod tests {
         let errs = compile_str(text).unwrap_err();
         let shown: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
         assert!(shown.iter().any(|e| e.starts_with("r.yaml:3: `trigger.pattern`")), "{shown:?}");
-        assert!(shown.iter().any(|e| e.starts_with("r.yaml:7: `pipeline[1].action`") && e.contains("fetch_url")), "{shown:?}");
+        assert!(
+            shown.iter().any(|e| e.starts_with("r.yaml:7: `pipeline[1].action`") && e.contains("fetch_url")),
+            "{shown:?}"
+        );
 
         let errs = compile_str("name: x\ntrigger:\n  patern: a\npipeline: []\n").unwrap_err();
         assert_eq!(errs[0].line, Some(3));
@@ -405,22 +453,33 @@ mod tests {
         assert!(errs[0].message.contains("`later`"), "{errs:?}");
         assert_eq!(errs[0].line, Some(4));
 
-        let errs = compile_str("name: x\ntrigger: {pattern: a}\nlevel: 0\npipeline:\n  - action: local_prompt\n    input: hi\n").unwrap_err();
+        let errs = compile_str(
+            "name: x\ntrigger: {pattern: a}\nlevel: 0\npipeline:\n  - action: local_prompt\n    input: hi\n",
+        )
+        .unwrap_err();
         assert_eq!((errs[0].field.as_str(), errs[0].line), ("level", Some(3)), "{errs:?}");
 
-        let errs = compile_str("name: x\ntrigger: {pattern: a}\npipeline:\n  - action: reply\n    message: hi\n    colour: red\n").unwrap_err();
+        let errs = compile_str(
+            "name: x\ntrigger: {pattern: a}\npipeline:\n  - action: reply\n    message: hi\n    colour: red\n",
+        )
+        .unwrap_err();
         assert_eq!((errs[0].field.as_str(), errs[0].line), ("pipeline[0].colour", Some(6)), "{errs:?}");
     }
 
     #[test]
     fn levels_follow_trigger_and_actions() {
-        let hello = compile_str("name: hi\ntrigger: {pattern: '(?i)^hello'}\npipeline:\n  - action: reply\n    message: hello!\n").unwrap();
+        let hello = compile_str(
+            "name: hi\ntrigger: {pattern: '(?i)^hello'}\npipeline:\n  - action: reply\n    message: hello!\n",
+        )
+        .unwrap();
         assert_eq!(hello.level, 0);
         let task = compile_str("name: t\ntrigger: {keywords: [remind], max_length: 200}\npipeline:\n  - action: add_task\n    input: \"{{text}}\"\n").unwrap();
         assert_eq!((task.level, task.trigger.kind), (1, TriggerKind::Heuristic));
         let triage = compile_str("name: q\ntrigger: {classifier: local, intents: [ask-time]}\npipeline:\n  - action: reply\n    message: \"{{intent}}\"\n").unwrap();
         assert_eq!(triage.level, 2);
-        let call = compile_str("name: c\ntrigger: {pattern: a}\npipeline:\n  - action: helper\n    input: \"{{text}}\"\n").unwrap();
+        let call =
+            compile_str("name: c\ntrigger: {pattern: a}\npipeline:\n  - action: helper\n    input: \"{{text}}\"\n")
+                .unwrap();
         assert_eq!(call.steps[0].params["text"], "{{text}}");
     }
 }

@@ -45,7 +45,5 @@ pub fn spec(name: &str) -> Option<&'static Spec> {
 
 /// Default grants: a reflex of level L may run every action of level ≤ L.
 pub fn default_grants() -> BTreeMap<Level, Grant> {
-    (0..=2)
-        .map(|l| (l, Grant(SPECS.iter().filter(|s| s.level <= l).map(|s| s.name.to_string()).collect())))
-        .collect()
+    (0..=2).map(|l| (l, Grant(SPECS.iter().filter(|s| s.level <= l).map(|s| s.name.to_string()).collect()))).collect()
 }

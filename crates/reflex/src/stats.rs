@@ -89,7 +89,14 @@ impl Stats {
     }
 
     /// Count one run; returns the reason when this run disabled the reflex.
-    pub fn record(&mut self, name: &str, outcome: RunOutcome, latency: Duration, config: &ReflexConfig, file: &Path) -> Option<String> {
+    pub fn record(
+        &mut self,
+        name: &str,
+        outcome: RunOutcome,
+        latency: Duration,
+        config: &ReflexConfig,
+        file: &Path,
+    ) -> Option<String> {
         let s = self.map.entry(name.to_string()).or_default();
         let ms = latency.as_secs_f64() * 1000.0;
         s.fired += 1;
@@ -120,7 +127,8 @@ impl Stats {
                 rate * 100.0,
                 config.disable_above * 100.0
             );
-            s.disabled = Some(Disabled { at: cn_storage::now_rfc3339(), reason: reason.clone(), file_mtime_ms: mtime_ms(file) });
+            s.disabled =
+                Some(Disabled { at: cn_storage::now_rfc3339(), reason: reason.clone(), file_mtime_ms: mtime_ms(file) });
             self.persist(true);
             return Some(reason);
         }
@@ -174,7 +182,11 @@ fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(|a, b| a.total_cmp(b));
     let n = s.len();
-    if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
 }
 
 fn mtime_ms(file: &Path) -> Option<u64> {

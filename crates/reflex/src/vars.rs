@@ -34,7 +34,9 @@ fn walk(v: &Value, f: &mut dyn FnMut(&str)) {
 /// `$.items[0]` or an amount like `$5` stays text.
 fn whole(s: &str) -> Option<&str> {
     let name = s.strip_prefix('$')?;
-    (name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')).then_some(name)
+    (name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
+    .then_some(name)
 }
 
 fn root(path: &str) -> &str {
@@ -112,7 +114,10 @@ mod tests {
         let env = env.as_object().unwrap();
         assert_eq!(substitute(&json!("$n"), env).unwrap(), json!(3));
         assert_eq!(substitute(&json!("$pr.title"), env).unwrap(), json!("Fix"));
-        assert_eq!(substitute(&json!("get {{url}} x{{ n }}y {{pr.labels.1}}"), env).unwrap(), json!("get http://x x3y b"));
+        assert_eq!(
+            substitute(&json!("get {{url}} x{{ n }}y {{pr.labels.1}}"), env).unwrap(),
+            json!("get http://x x3y b")
+        );
         assert_eq!(substitute(&json!({"a": ["{{url}}"]}), env).unwrap(), json!({"a": ["http://x"]}));
         assert_eq!(substitute(&json!("costs $5 {{"), env).unwrap(), json!("costs $5 {{"));
         assert_eq!(substitute(&json!("$.pr.title"), env).unwrap(), json!("$.pr.title"));

@@ -52,14 +52,23 @@ pub struct Written {
 impl Engine {
     /// Validate, dry-run against `text` (or the latest escalated item with id `item`), then
     /// enable by writing the file, journal it and commit it.
-    pub fn write_reflex(&mut self, name: &str, yaml: &str, text: Option<&str>, item: Option<&str>) -> Result<Written, WriteError> {
+    pub fn write_reflex(
+        &mut self,
+        name: &str,
+        yaml: &str,
+        text: Option<&str>,
+        item: Option<&str>,
+    ) -> Result<Written, WriteError> {
         if !reflex::is_name(name) {
             return Err(WriteError::Name(name.to_string()));
         }
         let path = self.dir().join(format!("{name}.yaml"));
         // Check it among the others, as the loader would: callables, duplicate intents.
-        let mut callables: std::collections::BTreeSet<String> = self.reflexes().iter().filter(|r| r.callable).map(|r| r.name.clone()).collect();
-        if serde_yaml_ng::from_str::<Value>(yaml).ok().and_then(|v| v.get("callable").and_then(Value::as_bool)) == Some(true) {
+        let mut callables: std::collections::BTreeSet<String> =
+            self.reflexes().iter().filter(|r| r.callable).map(|r| r.name.clone()).collect();
+        if serde_yaml_ng::from_str::<Value>(yaml).ok().and_then(|v| v.get("callable").and_then(Value::as_bool))
+            == Some(true)
+        {
             callables.insert(name.to_string());
         }
         let new = reflex::compile(&path, yaml, self.registry(), &callables).map_err(WriteError::Invalid)?;
@@ -155,9 +164,8 @@ pub fn reflex_write_tool(engine: Arc<Mutex<Engine>>) -> Arc<dyn Tool> {
          It is checked and dry-run against the item first, then enabled and committed.",
         move |ctx, p: Params| {
             let mut engine = engine.lock().map_err(|_| ToolError::Failed("the reflex engine is unavailable".into()))?;
-            let written = engine
-                .write_reflex(&p.name, &p.yaml, p.text.as_deref(), ctx.item.as_deref())
-                .map_err(|e| match e {
+            let written =
+                engine.write_reflex(&p.name, &p.yaml, p.text.as_deref(), ctx.item.as_deref()).map_err(|e| match e {
                     WriteError::Io { .. } => ToolError::Failed(e.to_string()),
                     e => ToolError::BadParams(e.to_string()),
                 })?;

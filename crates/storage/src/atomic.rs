@@ -27,12 +27,7 @@ fn write_via_rename(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     };
     fs::create_dir_all(dir)?;
     let name = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp.{}.{}",
-        name.to_string_lossy(),
-        std::process::id(),
-        unique()
-    ));
+    let tmp = dir.join(format!(".{}.tmp.{}.{}", name.to_string_lossy(), std::process::id(), unique()));
     let result = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;

@@ -67,7 +67,8 @@ impl Stamp {
     }
 
     fn same_version(&self, other: &Stamp) -> bool {
-        (self.dev, self.ino, self.len, self.modified, self.changed_ns) == (other.dev, other.ino, other.len, other.modified, other.changed_ns)
+        (self.dev, self.ino, self.len, self.modified, self.changed_ns)
+            == (other.dev, other.ino, other.len, other.modified, other.changed_ns)
     }
 }
 

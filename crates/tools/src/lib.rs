@@ -11,6 +11,6 @@ mod context;
 mod policy;
 mod registry;
 
-pub use context::{ToolContext, confine};
+pub use context::{confine, ToolContext};
 pub use policy::{Grant, Policy};
 pub use registry::{typed, Registry, Tool, ToolDoc};

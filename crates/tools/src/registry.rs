@@ -76,7 +76,11 @@ where
         o.remove("$schema");
         o.remove("title");
     }
-    Arc::new(Typed { doc: ToolDoc { name: name.into(), description: description.into(), params }, f, _p: std::marker::PhantomData })
+    Arc::new(Typed {
+        doc: ToolDoc { name: name.into(), description: description.into(), params },
+        f,
+        _p: std::marker::PhantomData,
+    })
 }
 
 struct Typed<P, F> {
@@ -186,7 +190,9 @@ mod tests {
         let r = registry();
         assert_eq!(r.run(3, &call("echo", json!({"text": "ab", "times": 2}))), Ok(json!("abab")));
         assert!(matches!(r.run(3, &call("echo", json!({}))), Err(ToolError::BadParams(m)) if m.contains("text")));
-        assert!(matches!(r.run(3, &call("echo", json!({"text": "a", "x": 1}))), Err(ToolError::BadParams(m)) if m.contains("x")));
+        assert!(
+            matches!(r.run(3, &call("echo", json!({"text": "a", "x": 1}))), Err(ToolError::BadParams(m)) if m.contains("x"))
+        );
         assert!(matches!(r.run(2, &call("echo", json!({"text": "a"}))), Err(ToolError::Denied(_))));
         assert!(matches!(r.run(3, &call("nope", json!({}))), Err(ToolError::Unknown(m)) if m.contains("echo")));
     }

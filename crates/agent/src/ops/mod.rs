@@ -24,8 +24,8 @@ use serde_json::{Map, Value};
 use crate::error::Result;
 use crate::hub::Hub;
 use crate::item::Item;
-use cn_hub::id::stable as stable_id;
 use crate::mail::{post, Mail};
+use cn_hub::id::stable as stable_id;
 
 mod ack;
 mod commit;

@@ -375,7 +375,8 @@ mod tests {
         }
         let (a, restored) = Attention::durable(config, &path).unwrap();
         assert_eq!(restored, 3);
-        let back: Vec<String> = std::iter::from_fn(|| a.decide(Timestamp::now())).map(|c| c.item.summary().to_string()).collect();
+        let back: Vec<String> =
+            std::iter::from_fn(|| a.decide(Timestamp::now())).map(|c| c.item.summary().to_string()).collect();
         assert_eq!(back, ["gh 1", "gh 2", "gh 3"]);
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 3, "compacted on open");
     }

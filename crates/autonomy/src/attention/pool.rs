@@ -40,11 +40,17 @@ pub const KEEP_MERGED: usize = 16;
 pub enum Admission {
     Admitted,
     /// Merged into the pooled item with this id (same key).
-    Coalesced { into: String },
+    Coalesced {
+        into: String,
+    },
     /// Admitted into a full pool: the pooled item `shed` (the least salient) was let go.
-    Displaced { shed: String },
+    Displaced {
+        shed: String,
+    },
     /// The pool was full and this item was the least salient: it was let go.
-    Shed { id: String },
+    Shed {
+        id: String,
+    },
 }
 
 /// The item attention chose, with its salience now.
@@ -220,7 +226,11 @@ impl Pool {
     fn note_shed(&mut self, item: &Input) {
         self.report.shed += 1;
         if self.report.shed_sample.len() < SHED_SAMPLE {
-            self.report.shed_sample.push((item.id().to_string(), item.source_name().to_string(), item.summary().to_string()));
+            self.report.shed_sample.push((
+                item.id().to_string(),
+                item.source_name().to_string(),
+                item.summary().to_string(),
+            ));
         }
     }
 
@@ -257,7 +267,8 @@ mod tests {
         pool.admit(percept(SenseKind::Github, "gh 2", None));
         pool.admit(percept(SenseKind::Owner, "hello", None));
         let now = Timestamp::now();
-        let order: Vec<String> = std::iter::from_fn(|| pool.decide(now)).map(|c| c.item.summary().to_string()).collect();
+        let order: Vec<String> =
+            std::iter::from_fn(|| pool.decide(now)).map(|c| c.item.summary().to_string()).collect();
         assert_eq!(order, ["hello", "gh 1", "gh 2", "file"]);
     }
 
@@ -265,7 +276,10 @@ mod tests {
     fn same_key_coalesces_and_full_pool_sheds_the_least_salient() {
         let mut pool = Pool::new(PoolConfig { capacity: 2, ..PoolConfig::default() });
         assert_eq!(pool.admit(percept(SenseKind::File, "a.md changed", Some("file:a.md"))), Admission::Admitted);
-        assert!(matches!(pool.admit(percept(SenseKind::File, "a.md changed again", Some("file:a.md"))), Admission::Coalesced { .. }));
+        assert!(matches!(
+            pool.admit(percept(SenseKind::File, "a.md changed again", Some("file:a.md"))),
+            Admission::Coalesced { .. }
+        ));
         assert_eq!(pool.len(), 1);
         pool.admit(percept(SenseKind::Github, "gh", None));
         // Full (2). A more salient item pushes the file item out; a less salient one is refused.

@@ -108,7 +108,8 @@ impl Salience {
             };
             explanation.push_str(&format!("{op} {name} {}", fmt_num(v.abs())));
         }
-        let label = if waited >= 0 { format!("waited {}", human(waited)) } else { format!("due in {}", human(-waited)) };
+        let label =
+            if waited >= 0 { format!("waited {}", human(waited)) } else { format!("due in {}", human(-waited)) };
         let sign = if time_part < 0.0 { "-" } else { "+" };
         explanation.push_str(&format!(" {sign} {label} {}", fmt_num(time_part.abs())));
         Salience { score, explanation }
@@ -116,7 +117,11 @@ impl Salience {
 }
 
 fn fmt_num(v: f64) -> String {
-    if (v - v.round()).abs() < 0.05 { format!("{}", v.round() as i64) } else { format!("{v:.1}") }
+    if (v - v.round()).abs() < 0.05 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v:.1}")
+    }
 }
 
 fn human(secs: i64) -> String {

@@ -187,7 +187,11 @@ impl ImpulseSources {
         }
     }
 
-    fn schedule_due(&mut self, now: Timestamp, out: &mut Check) -> Result<Vec<EntryError>, std::sync::Arc<crate::state::StateError>> {
+    fn schedule_due(
+        &mut self,
+        now: Timestamp,
+        out: &mut Check,
+    ) -> Result<Vec<EntryError>, std::sync::Arc<crate::state::StateError>> {
         let entries = self.schedule.get()?;
         if entries.is_empty() {
             return Ok(Vec::new());

@@ -105,7 +105,11 @@ impl Schedule {
     pub fn add(&self, entry: ScheduleEntry) -> Result<Result<ScheduleEntry, String>, StateError> {
         let mut all = self.load()?;
         if all.iter().any(|e| e.name == entry.name) {
-            return Ok(Err(format!("a schedule entry named `{}` already exists in {}", entry.name, self.path.display())));
+            return Ok(Err(format!(
+                "a schedule entry named `{}` already exists in {}",
+                entry.name,
+                self.path.display()
+            )));
         }
         all.push(entry.clone());
         state::write(&self.path, &all)?;
@@ -171,7 +175,14 @@ mod tests {
     use super::*;
 
     fn entry(name: &str, cron: &str, catch_up: Option<bool>) -> ScheduleEntry {
-        ScheduleEntry { name: name.into(), cron: cron.into(), action: "do it".into(), tz: None, catch_up, extra: Map::new() }
+        ScheduleEntry {
+            name: name.into(),
+            cron: cron.into(),
+            action: "do it".into(),
+            tz: None,
+            catch_up,
+            extra: Map::new(),
+        }
     }
     fn ts(s: &str) -> Timestamp {
         s.parse().unwrap()

@@ -60,18 +60,27 @@ fn start_of(d: DatePerhapsTime) -> Option<Timestamp> {
     match d {
         DatePerhapsTime::DateTime(CalendarDateTime::Utc(t)) => Timestamp::from_second(t.timestamp()).ok(),
         // Floating times and all-day dates follow the local clock.
-        DatePerhapsTime::DateTime(CalendarDateTime::Floating(n)) => civil(n)?.to_zoned(TimeZone::system()).ok().map(|z| z.timestamp()),
+        DatePerhapsTime::DateTime(CalendarDateTime::Floating(n)) => {
+            civil(n)?.to_zoned(TimeZone::system()).ok().map(|z| z.timestamp())
+        }
         DatePerhapsTime::DateTime(CalendarDateTime::WithTimezone { date_time, tzid }) => {
             let tz = TimeZone::get(&tzid).unwrap_or_else(|_| TimeZone::system());
             civil(date_time)?.to_zoned(tz).ok().map(|z| z.timestamp())
         }
-        DatePerhapsTime::Date(d) => civil(d.and_hms_opt(0, 0, 0)?)?.to_zoned(TimeZone::system()).ok().map(|z| z.timestamp()),
+        DatePerhapsTime::Date(d) => {
+            civil(d.and_hms_opt(0, 0, 0)?)?.to_zoned(TimeZone::system()).ok().map(|z| z.timestamp())
+        }
     }
 }
 
 /// Events whose announcement time (start − lead) has come but which have not started,
 /// and were not announced before; marks them announced.
-pub fn due(events: &[Event], now: Timestamp, lead: Duration, announced: &mut HashSet<(String, Timestamp)>) -> Vec<Percept> {
+pub fn due(
+    events: &[Event],
+    now: Timestamp,
+    lead: Duration,
+    announced: &mut HashSet<(String, Timestamp)>,
+) -> Vec<Percept> {
     let lead = SignedDuration::try_from(lead).unwrap_or(SignedDuration::MAX);
     let mut out = Vec::new();
     for e in events {
@@ -79,10 +88,15 @@ pub fn due(events: &[Event], now: Timestamp, lead: Duration, announced: &mut Has
         if announce <= now && now < e.start && announced.insert((e.uid.clone(), e.start)) {
             let minutes = now.duration_until(e.start).as_secs() / 60;
             out.push(
-                Percept::new(SenseKind::Calendar, format!("Calendar: {} starts in {minutes} min ({})", e.summary, e.start))
-                    .key(format!("calendar:{}:{}", e.uid, e.start.as_second()))
-                    .due(e.start)
-                    .data(json!({"uid": e.uid, "summary": e.summary, "start": e.start.to_string(), "location": e.location})),
+                Percept::new(
+                    SenseKind::Calendar,
+                    format!("Calendar: {} starts in {minutes} min ({})", e.summary, e.start),
+                )
+                .key(format!("calendar:{}:{}", e.uid, e.start.as_second()))
+                .due(e.start)
+                .data(
+                    json!({"uid": e.uid, "summary": e.summary, "start": e.start.to_string(), "location": e.location}),
+                ),
             );
         }
     }
@@ -90,7 +104,12 @@ pub fn due(events: &[Event], now: Timestamp, lead: Duration, announced: &mut Has
 }
 
 /// When the next not-yet-announced event is due to be announced.
-pub fn next_announcement(events: &[Event], now: Timestamp, lead: Duration, announced: &HashSet<(String, Timestamp)>) -> Option<Timestamp> {
+pub fn next_announcement(
+    events: &[Event],
+    now: Timestamp,
+    lead: Duration,
+    announced: &HashSet<(String, Timestamp)>,
+) -> Option<Timestamp> {
     let lead = SignedDuration::try_from(lead).unwrap_or(SignedDuration::MAX);
     events
         .iter()
@@ -127,7 +146,9 @@ impl CalendarSource {
                 resp.text().await.map_err(http)
             }
             // A calendar file is small; reading it inline is cheaper than a blocking task.
-            CalendarSource::File(path) => std::fs::read_to_string(path).map_err(|source| SenseError::Read { path: path.clone(), source }),
+            CalendarSource::File(path) => {
+                std::fs::read_to_string(path).map_err(|source| SenseError::Read { path: path.clone(), source })
+            }
         }
     }
 }
@@ -209,6 +230,12 @@ mod tests {
         assert_eq!(got[0].due, Some(ts("2026-01-07T10:00:00Z")));
         assert!(due(&evs, ts("2026-01-07T09:50:00Z"), lead, &mut seen).is_empty(), "announced once");
         // An event that already started is not announced.
-        assert!(due(&evs, ts("2026-01-07T14:00:01Z"), lead, &mut HashSet::from([("standup-1@example.com".to_string(), ts("2026-01-07T10:00:00Z"))])).is_empty());
+        assert!(due(
+            &evs,
+            ts("2026-01-07T14:00:01Z"),
+            lead,
+            &mut HashSet::from([("standup-1@example.com".to_string(), ts("2026-01-07T10:00:00Z"))])
+        )
+        .is_empty());
     }
 }

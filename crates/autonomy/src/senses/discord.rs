@@ -111,15 +111,16 @@ pub fn split(text: &str, max: usize) -> Vec<String> {
         };
         let window = &rest[..limit];
         let late = |i: &usize| *i >= limit / 2 && *i > 0;
-        let (head, tail) = match window.rfind('\n').filter(late).or_else(|| window.rfind(char::is_whitespace).filter(late)) {
-            Some(cut) => {
-                let (head, tail) = rest.split_at(cut);
-                // Drop the separator itself.
-                let sep = tail.chars().next().map_or(0, char::len_utf8);
-                (head, &tail[sep..])
-            }
-            None => rest.split_at(limit),
-        };
+        let (head, tail) =
+            match window.rfind('\n').filter(late).or_else(|| window.rfind(char::is_whitespace).filter(late)) {
+                Some(cut) => {
+                    let (head, tail) = rest.split_at(cut);
+                    // Drop the separator itself.
+                    let sep = tail.chars().next().map_or(0, char::len_utf8);
+                    (head, &tail[sep..])
+                }
+                None => rest.split_at(limit),
+            };
         let head = head.trim_end();
         if !head.trim().is_empty() {
             out.push(head.to_string());
@@ -156,7 +157,12 @@ impl Sense for DiscordSense {
 }
 
 /// Start the gateway task on `runtime` and build the handle. `token` is the bot token.
-pub fn start(config: &DiscordConfig, token: String, attention: Attention, runtime: &tokio::runtime::Runtime) -> Result<DiscordHandle, SenseError> {
+pub fn start(
+    config: &DiscordConfig,
+    token: String,
+    attention: Attention,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<DiscordHandle, SenseError> {
     let err = |message: String| SenseError::Start { sense: "discord", message };
     let (host, plain_http) = api_host(&config.api_base).map_err(err)?;
     let gateway_url = config.gateway_url.as_deref().map(gateway_url).transpose().map_err(err)?;
@@ -226,7 +232,9 @@ fn gateway_url(url: &str) -> Result<String, String> {
 /// event into the binary.
 async fn run_gateway(mut shard: Shard, filter: Filter, attention: Attention) {
     let mut me = None;
-    while let Some(item) = std::future::poll_fn(|cx| futures_core::Stream::poll_next(std::pin::Pin::new(&mut shard), cx)).await {
+    while let Some(item) =
+        std::future::poll_fn(|cx| futures_core::Stream::poll_next(std::pin::Pin::new(&mut shard), cx)).await
+    {
         match item {
             Ok(GatewayMessage::Text(text)) => match dispatch(&text) {
                 Some(Dispatch::Ready(id)) => {
@@ -390,9 +398,14 @@ impl DiscordHandle {
 }
 
 /// Run `fut` on the senses' runtime and wait for it on this (synchronous) thread.
-fn block_on<T: Send + 'static>(runtime: &tokio::runtime::Handle, fut: impl Future<Output = T> + Send + 'static) -> Result<T, SenseError> {
+fn block_on<T: Send + 'static>(
+    runtime: &tokio::runtime::Handle,
+    fut: impl Future<Output = T> + Send + 'static,
+) -> Result<T, SenseError> {
     if tokio::runtime::Handle::try_current().is_ok() {
-        return Err(discord_error("a blocking call from async code (it would stall the runtime); call it from a synchronous thread"));
+        return Err(discord_error(
+            "a blocking call from async code (it would stall the runtime); call it from a synchronous thread",
+        ));
     }
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     runtime.spawn(async move {

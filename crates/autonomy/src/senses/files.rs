@@ -58,7 +58,13 @@ impl Sense for FilesSense {
 }
 
 /// Watch `paths` (relative to `hub` unless absolute), debounced by `debounce`.
-pub fn watch(hub: &Path, paths: &[PathBuf], debounce: Duration, ignore: Vec<String>, attention: Attention) -> Result<FileSense, SenseError> {
+pub fn watch(
+    hub: &Path,
+    paths: &[PathBuf],
+    debounce: Duration,
+    ignore: Vec<String>,
+    attention: Attention,
+) -> Result<FileSense, SenseError> {
     let root = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
     let handler_root = root.clone();
     let mut debouncer = new_debouncer(debounce, move |res: DebounceEventResult| match res {

@@ -98,7 +98,10 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
         "ping" => return None,
         "issues" => {
             let n = payload.pointer("/issue/number").and_then(Value::as_u64).unwrap_or(0);
-            (format!("GitHub: issue #{n} {action} in {repo} by {sender}: {}", s(payload, &["issue", "title"])), format!("github:{repo}#{n}"))
+            (
+                format!("GitHub: issue #{n} {action} in {repo} by {sender}: {}", s(payload, &["issue", "title"])),
+                format!("github:{repo}#{n}"),
+            )
         }
         "issue_comment" => {
             let n = payload.pointer("/issue/number").and_then(Value::as_u64).unwrap_or(0);
@@ -108,7 +111,10 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
         "pull_request" => {
             let n = payload.get("number").and_then(Value::as_u64).unwrap_or(0);
             (
-                format!("GitHub: pull request #{n} {action} in {repo} by {sender}: {}", s(payload, &["pull_request", "title"])),
+                format!(
+                    "GitHub: pull request #{n} {action} in {repo} by {sender}: {}",
+                    s(payload, &["pull_request", "title"])
+                ),
                 format!("github:{repo}#{n}"),
             )
         }
@@ -230,7 +236,11 @@ impl NotificationPoller {
             return Err(SenseError::Status { url, status: resp.status() });
         }
         let last_modified = header("last-modified");
-        let list: Vec<Value> = resp.json().await.map_err(|source| SenseError::NotJson { url: url.clone(), what: "a notifications list", source })?;
+        let list: Vec<Value> = resp.json().await.map_err(|source| SenseError::NotJson {
+            url: url.clone(),
+            what: "a notifications list",
+            source,
+        })?;
         self.last_modified = last_modified.or(self.last_modified.take());
         let mut out = Vec::new();
         for n in &list {

@@ -62,7 +62,11 @@ pub fn watch(hub: &Path, attention: Attention) -> Result<HubWatch, SenseError> {
     let inbox: PathBuf = layout.inbox();
     let state: PathBuf = layout.state();
     for dir in [&inbox, &state] {
-        std::fs::create_dir_all(dir).map_err(|source| SenseError::Create { sense: "hub", path: dir.clone(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| SenseError::Create {
+            sense: "hub",
+            path: dir.clone(),
+            source,
+        })?;
     }
     let (i, s) = (inbox.clone(), state.clone());
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| match res {

@@ -190,7 +190,12 @@ impl Senses {
 
     /// Start `senses` (from [`configured`], and any the caller adds), admitting percepts to
     /// `attention`; the HTTP server listens on `config.bind` when a sense mounted a route.
-    pub fn start_all(hub: &Path, config: &SensesConfig, senses: Vec<Box<dyn Sense>>, attention: Attention) -> Result<Senses, SenseError> {
+    pub fn start_all(
+        hub: &Path,
+        config: &SensesConfig,
+        senses: Vec<Box<dyn Sense>>,
+        attention: Attention,
+    ) -> Result<Senses, SenseError> {
         install_tls_provider();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)

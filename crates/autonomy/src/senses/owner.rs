@@ -62,8 +62,7 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// The percept for one owner message.
 pub fn percept(text: &str, thread: Option<&str>) -> Percept {
     let first = text.lines().next().unwrap_or("").trim();
-    let mut p = Percept::new(SenseKind::Owner, format!("Owner: {first}"))
-        .data(json!({"text": text, "thread": thread}));
+    let mut p = Percept::new(SenseKind::Owner, format!("Owner: {first}")).data(json!({"text": text, "thread": thread}));
     if let Some(t) = thread {
         p = p.key(format!("owner:{t}"));
     }
@@ -71,7 +70,11 @@ pub fn percept(text: &str, thread: Option<&str>) -> Percept {
 }
 
 /// `POST /owner/message`.
-pub async fn receive(State(ep): State<Arc<OwnerEndpoint>>, headers: HeaderMap, body: Bytes) -> (StatusCode, Json<Value>) {
+pub async fn receive(
+    State(ep): State<Arc<OwnerEndpoint>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, Json<Value>) {
     if let Some(token) = &ep.token {
         let given = headers
             .get("authorization")
@@ -82,10 +85,8 @@ pub async fn receive(State(ep): State<Arc<OwnerEndpoint>>, headers: HeaderMap, b
             return (StatusCode::UNAUTHORIZED, Json(json!({"error": "missing or wrong bearer token"})));
         }
     }
-    let json_body = headers
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("application/json"));
+    let json_body =
+        headers.get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|ct| ct.starts_with("application/json"));
     let (text, thread) = if json_body {
         match serde_json::from_slice::<Value>(&body) {
             Ok(v) => (

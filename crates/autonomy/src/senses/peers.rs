@@ -36,7 +36,10 @@ pub async fn run(hub: PathBuf, every: Duration) {
     let mut reported = BTreeSet::new();
     loop {
         let root = hub.clone();
-        let synced = tokio::task::spawn_blocking(move || cn_agent::Hub::open(&root).map_err(cn_agent::AgentError::from).and_then(|h| cn_agent::sync(&h))).await;
+        let synced = tokio::task::spawn_blocking(move || {
+            cn_agent::Hub::open(&root).map_err(cn_agent::AgentError::from).and_then(|h| cn_agent::sync(&h))
+        })
+        .await;
         let errors: BTreeSet<String> = match synced {
             Ok(Ok(report)) => {
                 if !report.received.is_empty() || !report.sent.is_empty() {

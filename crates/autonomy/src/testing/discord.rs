@@ -97,7 +97,11 @@ impl FakeDiscord {
     /// [`FakeDiscord::dispatch`] — as MESSAGE_CREATE events in order, and each later one as
     /// it is dispatched.
     pub fn start(dispatches: Vec<Value>) -> FakeDiscord {
-        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("a tokio runtime");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
         let log = Arc::new(Log::default());
         let (dispatches, _) = watch::channel(dispatches);
         let (api, gateway) = rt.block_on(async {
@@ -161,7 +165,12 @@ async fn typing(State(log): State<Arc<Log>>, Path(id): Path<u64>, headers: Heade
     StatusCode::NO_CONTENT
 }
 
-async fn message(State(log): State<Arc<Log>>, Path(id): Path<u64>, headers: HeaderMap, Json(body): Json<Value>) -> (StatusCode, Json<Value>) {
+async fn message(
+    State(log): State<Arc<Log>>,
+    Path(id): Path<u64>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> (StatusCode, Json<Value>) {
     if log.denied.lock().unwrap_or_else(PoisonError::into_inner).contains(&id) {
         return (StatusCode::FORBIDDEN, Json(json!({"message": "Missing Access", "code": 50001})));
     }
@@ -175,7 +184,12 @@ async fn other(State(log): State<Arc<Log>>, uri: axum::http::Uri) -> StatusCode 
 }
 
 /// One gateway connection, as Discord runs it.
-async fn gateway_session(stream: tokio::net::TcpStream, mut messages: watch::Receiver<Vec<Value>>, log: Arc<Log>, url: String) {
+async fn gateway_session(
+    stream: tokio::net::TcpStream,
+    mut messages: watch::Receiver<Vec<Value>>,
+    log: Arc<Log>,
+    url: String,
+) {
     let Ok((_request, mut ws)) = tokio_websockets::ServerBuilder::new().accept(stream).await else { return };
     let text = |v: Value| Message::text(v.to_string());
     if ws.send(text(json!({"op": 10, "d": {"heartbeat_interval": 41250}, "s": null, "t": null}))).await.is_err() {

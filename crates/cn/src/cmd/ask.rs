@@ -48,7 +48,8 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         }
         Some(l) => l,
         None => {
-            let allows = budget.as_ref().is_none_or(|b| b.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false));
+            let allows =
+                budget.as_ref().is_none_or(|b| b.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false));
             choose_level(models.executive.is_some(), allows)
         }
     };
@@ -59,7 +60,8 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let docs = cn_models::plan::default_tool_docs();
     let tools: Vec<_> = docs.iter().collect();
     let item = args.prompt.join(" ");
-    let input = PlanInput { level, core_seed: &core_seed, item: &item, owner: true, tools: &tools, ..Default::default() };
+    let input =
+        PlanInput { level, core_seed: &core_seed, item: &item, owner: true, tools: &tools, ..Default::default() };
     let plan = build_plan(&input, cn_models::level_limits(models, level));
 
     let tiered = cn_models::tiered(models, &base).map_err(|e| UsageError(e.to_string()))?;
@@ -68,7 +70,9 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         None => Box::new(tiered),
     };
     if let Some(path) = args.record {
-        model = Box::new(cn_models::Recording::new(model, &path).with_context(|| format!("cannot record to {}", path.display()))?);
+        model = Box::new(
+            cn_models::Recording::new(model, &path).with_context(|| format!("cannot record to {}", path.display()))?,
+        );
     }
     let answer = model.ask(&plan).with_context(|| format!("asking level {level}"))?;
     tracing::info!(model = %answer.model, tokens_in = answer.tokens_in, tokens_out = answer.tokens_out, elapsed_ms = answer.elapsed.as_millis() as u64, "answered");

@@ -119,7 +119,8 @@ fn post(url: &str, text: &str) -> anyhow::Result<String> {
     let body = serde_json::json!({ "text": text }).to_string();
     let mut resp = req.send(&body).with_context(|| format!("cannot reach the daemon at {url}"))?;
     let status = resp.status().as_u16();
-    let answer: serde_json::Value = serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();
+    let answer: serde_json::Value =
+        serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();
     match answer["accepted"].as_str() {
         Some(id) if status == 202 => Ok(id.to_string()),
         _ => Err(UsageError(format!(

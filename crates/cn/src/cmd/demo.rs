@@ -130,7 +130,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     // 4. A task falls due: attention picks it; the local model decides through the ops.
     d.progress("a task falls due → the local model decides it through cn out");
-    d.cn(&d.hub, &["task", "add", "Write a one-line status note for the owner", "--due", "2000-01-01T00:00:00Z", "--priority", "1"])?;
+    d.cn(
+        &d.hub,
+        &[
+            "task",
+            "add",
+            "Write a one-line status note for the owner",
+            "--due",
+            "2000-01-01T00:00:00Z",
+            "--priority",
+            "1",
+        ],
+    )?;
     d.cn(&d.hub, &["run", "--until-idle"])?;
     d.detail(d.last_decision(&d.hub)?);
 
@@ -172,7 +183,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !out.status.success() {
         bail!("cn loop run failed: {}", String::from_utf8_lossy(&out.stderr).trim());
     }
-    d.detail(d.cn(&d.hub, &["loop", "status", code.to_str().unwrap_or_default()])?.lines().take(3).collect::<Vec<_>>().join("\n"));
+    d.detail(
+        d.cn(&d.hub, &["loop", "status", code.to_str().unwrap_or_default()])?
+            .lines()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
 
     // 8. What did you do today?
     d.progress("\"what did you do today?\" — from the journal");
@@ -198,7 +215,10 @@ fn count_files(dir: &Path) -> usize {
 /// sensor compiles, the controller reads the exit status, the actuator fixes the line.
 fn loop_fixture(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir.join("loop-run"))?;
-    std::fs::write(dir.join("hello.c"), "#include <stdio.h>\nint main(void) {\n    printf(\"hello\\n\")\n    return 0;\n}\n")?;
+    std::fs::write(
+        dir.join("hello.c"),
+        "#include <stdio.h>\nint main(void) {\n    printf(\"hello\\n\")\n    return 0;\n}\n",
+    )?;
     std::fs::write(
         dir.join("loop-run/task.md"),
         r#"---

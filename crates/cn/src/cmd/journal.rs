@@ -69,7 +69,9 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let now = cn_autonomy::jiff::Timestamp::now();
     let since = match (&args.since, args.today) {
         (Some(s), _) => Some(when::parse(s, now, Direction::Past).map_err(|e| UsageError(format!("--since: {e}")))?),
-        (None, true) => Some(when::start_of_today(now).map_err(|e| anyhow::anyhow!("cannot tell when today began: {e}"))?),
+        (None, true) => {
+            Some(when::start_of_today(now).map_err(|e| anyhow::anyhow!("cannot tell when today began: {e}"))?)
+        }
         (None, false) => None,
     };
     if let Some(k) = &args.kind {

@@ -52,10 +52,7 @@ pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
         Action::Init { dir } => {
             let path = cn_loops::init(&dir).map_err(report)?;
             println!("wrote {}", path.display());
-            println!(
-                "edit it (sensors, controller, actuator), then: cn loop run {}",
-                dir.display()
-            );
+            println!("edit it (sensors, controller, actuator), then: cn loop run {}", dir.display());
             Ok(ExitCode::SUCCESS)
         }
         Action::Run { dir } => drive(&dir, hub, false),
@@ -104,17 +101,11 @@ fn print_outcome(dir: &Path, o: &RunEnd) -> ExitCode {
     let d = dir.display();
     match (o.status, o.nothing_to_do) {
         (Status::WaitingForActuator, true) => {
-            println!(
-                "iteration {}: still waiting for the actuator; edit, then `cn loop done {d}`",
-                o.iteration
-            );
+            println!("iteration {}: still waiting for the actuator; edit, then `cn loop done {d}`", o.iteration);
             ExitCode::from(3)
         }
         (status, true) => {
-            println!(
-                "iteration {}: {status}; the loop has ended, nothing to do",
-                o.iteration
-            );
+            println!("iteration {}: {status}; the loop has ended, nothing to do", o.iteration);
             ExitCode::from(3)
         }
         (Status::Complete, false) => {
@@ -129,10 +120,7 @@ fn print_outcome(dir: &Path, o: &RunEnd) -> ExitCode {
             ExitCode::SUCCESS
         }
         (status, false) => {
-            println!(
-                "iteration {}: {status} — the target is not met",
-                o.iteration
-            );
+            println!("iteration {}: {status} — the target is not met", o.iteration);
             ExitCode::from(1)
         }
     }

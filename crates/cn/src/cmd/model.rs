@@ -40,7 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 println!("{}", p.display());
                 Ok(ExitCode::SUCCESS)
             }
-            None => Err(super::UsageError("no cache directory: set CN_MODEL_PATH, XDG_CACHE_HOME or HOME".into()).into()),
+            None => {
+                Err(super::UsageError("no cache directory: set CN_MODEL_PATH, XDG_CACHE_HOME or HOME".into()).into())
+            }
         },
     }
 }

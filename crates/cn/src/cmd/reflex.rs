@@ -93,7 +93,8 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
 /// The test facility: `CN_SCRIPTED_ANSWERS=FILE` makes a scripted level-2 model.
 fn scripted_model() -> anyhow::Result<Option<cn_compute::Scripted>> {
     let Some(path) = std::env::var_os("CN_SCRIPTED_ANSWERS") else { return Ok(None) };
-    let text = std::fs::read_to_string(&path).with_context(|| format!("CN_SCRIPTED_ANSWERS: cannot read {}", Path::new(&path).display()))?;
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("CN_SCRIPTED_ANSWERS: cannot read {}", Path::new(&path).display()))?;
     let answers = match serde_json::from_str::<Vec<String>>(&text) {
         Ok(list) => list,
         Err(_) => vec![text],

@@ -55,7 +55,8 @@ fn listening(addr: Option<std::net::SocketAddr>) {
 /// SIGINT / SIGTERM ask the loop to stop after the current act; a second one exits at once.
 pub fn stop_on_signals(stop: &StopToken) -> anyhow::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]).context("cannot install signal handlers")?;
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGINT, SIGTERM]).context("cannot install signal handlers")?;
     let stop = stop.clone();
     std::thread::Builder::new().name("signals".into()).spawn(move || {
         let mut seen = 0;

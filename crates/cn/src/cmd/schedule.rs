@@ -99,7 +99,9 @@ fn next(expr: &str, after: Option<&str>, n: usize, tz: Option<&str>) -> anyhow::
     let tz = cron::time_zone(tz.unwrap_or("UTC")).map_err(|e| UsageError(format!("--tz: {e}")))?;
     let after = match after {
         None => Timestamp::now(),
-        Some(a) => a.parse::<Timestamp>().map_err(|e| UsageError(format!("--after `{a}` is not an RFC 3339 time: {e}")))?,
+        Some(a) => {
+            a.parse::<Timestamp>().map_err(|e| UsageError(format!("--after `{a}` is not an RFC 3339 time: {e}")))?
+        }
     };
     let mut out = String::new();
     for z in cron.next_n(after, &tz, n)? {

@@ -65,7 +65,10 @@ pub fn snapshot(hub: &Path) -> BTreeMap<String, String> {
                 walk(root, &p, out);
             } else {
                 let bytes = std::fs::read(&p).unwrap();
-                out.insert(p.strip_prefix(root).unwrap().display().to_string(), String::from_utf8_lossy(&bytes).into_owned());
+                out.insert(
+                    p.strip_prefix(root).unwrap().display().to_string(),
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                );
             }
         }
     }

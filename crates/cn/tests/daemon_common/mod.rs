@@ -18,7 +18,12 @@ pub fn cn_cmd(hub: &Path) -> Command {
 
 pub fn cn_ok(hub: &Path, args: &[&str]) -> String {
     let out = cn_cmd(hub).args(args).output().expect("cn runs");
-    assert!(out.status.success(), "cn {args:?}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "cn {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -135,5 +140,7 @@ pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, Value) {
 
 /// The `.md` files of a directory.
 pub fn md_count(dir: &Path) -> usize {
-    std::fs::read_dir(dir).map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "md")).count()).unwrap_or(0)
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "md")).count())
+        .unwrap_or(0)
 }

@@ -20,16 +20,8 @@ pub fn cn() -> Command {
 }
 
 pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new("git").args(args).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -63,18 +55,12 @@ pub fn text(o: &Output) -> String {
 
 /// Commit subjects, oldest first.
 pub fn subjects(dir: &Path) -> Vec<String> {
-    git(dir, &["log", "--reverse", "--format=%s"])
-        .lines()
-        .map(str::to_string)
-        .collect()
+    git(dir, &["log", "--reverse", "--format=%s"]).lines().map(str::to_string).collect()
 }
 
 /// Commit shas, oldest first.
 pub fn shas(dir: &Path) -> Vec<String> {
-    git(dir, &["log", "--reverse", "--format=%H"])
-        .lines()
-        .map(str::to_string)
-        .collect()
+    git(dir, &["log", "--reverse", "--format=%H"]).lines().map(str::to_string).collect()
 }
 
 pub fn show(dir: &Path, sha: &str, path: &str) -> String {

@@ -112,7 +112,10 @@ pub fn read_stream(reader: impl std::io::BufRead) -> Result<Streamed, ModelError
         Ok(false)
     })?;
     if !done {
-        return Err(ModelError::Cut(format!("anthropic: the stream ended before message_stop ({} chars received)", out.text.len())));
+        return Err(ModelError::Cut(format!(
+            "anthropic: the stream ended before message_stop ({} chars received)",
+            out.text.len()
+        )));
     }
     Ok(out)
 }

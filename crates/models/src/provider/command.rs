@@ -125,7 +125,10 @@ impl Model for CommandModel {
                 Err(_) => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(ModelError::Timeout(format!("`{}` did not answer within {:?}; killed it", self.name, self.timeout)));
+                    return Err(ModelError::Timeout(format!(
+                        "`{}` did not answer within {:?}; killed it",
+                        self.name, self.timeout
+                    )));
                 }
             }
         }
@@ -137,7 +140,10 @@ impl Model for CommandModel {
                 Ok(None) => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(ModelError::Timeout(format!("`{}` did not exit within {:?}; killed it", self.name, self.timeout)));
+                    return Err(ModelError::Timeout(format!(
+                        "`{}` did not exit within {:?}; killed it",
+                        self.name, self.timeout
+                    )));
                 }
                 Err(e) => return Err(ModelError::Other(format!("`{}`: {e}", self.name))),
             }
@@ -154,7 +160,8 @@ impl Model for CommandModel {
         if !complete {
             return Err(ModelError::Cut(format!("`{}`: could not read its whole output", self.name)));
         }
-        let markdown = String::from_utf8(out).map_err(|e| ModelError::Malformed(format!("`{}` answered non-UTF-8: {e}", self.name)))?;
+        let markdown = String::from_utf8(out)
+            .map_err(|e| ModelError::Malformed(format!("`{}` answered non-UTF-8: {e}", self.name)))?;
         if markdown.trim().is_empty() {
             return Err(ModelError::Malformed(format!("`{}` answered nothing; stderr: {}", self.name, tail(&stderr))));
         }

@@ -72,6 +72,10 @@ impl Endpoint {
     }
 
     pub fn max_tokens(&self, plan: &Plan) -> u32 {
-        if plan.max_tokens > 0 { plan.max_tokens } else { self.max_tokens }
+        if plan.max_tokens > 0 {
+            plan.max_tokens
+        } else {
+            self.max_tokens
+        }
     }
 }

@@ -80,7 +80,10 @@ pub fn read_stream(reader: impl std::io::BufRead) -> Result<Streamed, ModelError
         Ok(false)
     })?;
     if !done {
-        return Err(ModelError::Cut(format!("ollama: the stream ended before done ({} chars received)", out.text.len())));
+        return Err(ModelError::Cut(format!(
+            "ollama: the stream ended before done ({} chars received)",
+            out.text.len()
+        )));
     }
     Ok(out)
 }

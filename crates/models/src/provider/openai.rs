@@ -108,7 +108,10 @@ pub fn read_stream(reader: impl std::io::BufRead) -> Result<Streamed, ModelError
         Ok(false)
     })?;
     if !done && !finished {
-        return Err(ModelError::Cut(format!("openai: the stream ended before [DONE] ({} chars received)", out.text.len())));
+        return Err(ModelError::Cut(format!(
+            "openai: the stream ended before [DONE] ({} chars received)",
+            out.text.len()
+        )));
     }
     Ok(out)
 }

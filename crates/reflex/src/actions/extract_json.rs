@@ -24,7 +24,9 @@ pub(crate) fn tool() -> Arc<dyn Tool> {
     typed("extract_json", "Extract values from JSON with a JSONPath query.", |_ctx, p: Params| {
         let path = JsonPath::parse(&p.path).map_err(|e| ToolError::BadParams(format!("path `{}`: {e}", p.path)))?;
         let doc = match p.json {
-            Value::String(s) => serde_json::from_str(&s).map_err(|e| ToolError::Failed(format!("the input is not JSON: {e}")))?,
+            Value::String(s) => {
+                serde_json::from_str(&s).map_err(|e| ToolError::Failed(format!("the input is not JSON: {e}")))?
+            }
             v => v,
         };
         let nodes = path.query(&doc).all();

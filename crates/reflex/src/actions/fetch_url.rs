@@ -24,7 +24,8 @@ pub(crate) fn tool() -> Arc<dyn Tool> {
         if !(200..300).contains(&got.status) {
             return Err(ToolError::Failed(format!("GET {}: HTTP {}", got.url, got.status)));
         }
-        let html = got.content_type.contains("html") || (got.content_type.is_empty() && got.body.trim_start().starts_with('<'));
+        let html = got.content_type.contains("html")
+            || (got.content_type.is_empty() && got.body.trim_start().starts_with('<'));
         let text = if html && !p.raw.unwrap_or(false) { crate::html_to_text(&got.body) } else { got.body };
         Ok(Value::String(text))
     })

@@ -33,7 +33,11 @@ pub(crate) fn read_file() -> Arc<dyn Tool> {
         let limit = super::max_bytes(ctx);
         let meta = std::fs::metadata(&path).map_err(|e| ToolError::Failed(format!("{}: {e}", p.path)))?;
         if meta.len() > limit {
-            return Err(ToolError::Denied(format!("{} is {} bytes, over the policy's limit of {limit}", p.path, meta.len())));
+            return Err(ToolError::Denied(format!(
+                "{} is {} bytes, over the policy's limit of {limit}",
+                p.path,
+                meta.len()
+            )));
         }
         let bytes = std::fs::read(&path).map_err(|e| ToolError::Failed(format!("{}: {e}", p.path)))?;
         Ok(Value::String(String::from_utf8_lossy(&bytes).into_owned()))
@@ -43,7 +47,10 @@ pub(crate) fn read_file() -> Arc<dyn Tool> {
 pub(crate) fn write_file() -> Arc<dyn Tool> {
     typed("write_file", "Write a text file inside the hub (atomically).", |ctx: &ToolContext, p: Write| {
         let path = ctx.confine(&p.path)?;
-        if path.strip_prefix(ctx.workdir.canonicalize().unwrap_or_else(|_| ctx.workdir.clone())).is_ok_and(|rel| rel.starts_with(".git")) {
+        if path
+            .strip_prefix(ctx.workdir.canonicalize().unwrap_or_else(|_| ctx.workdir.clone()))
+            .is_ok_and(|rel| rel.starts_with(".git"))
+        {
             return Err(ToolError::Denied(format!("{}: the hub's .git is not writable", p.path)));
         }
         let mut content = crate::vars::as_text(&p.content);
@@ -56,9 +63,14 @@ pub(crate) fn write_file() -> Arc<dyn Tool> {
         }
         let limit = super::max_bytes(ctx);
         if content.len() as u64 > limit {
-            return Err(ToolError::Denied(format!("{}: {} bytes is over the policy's limit of {limit}", p.path, content.len())));
+            return Err(ToolError::Denied(format!(
+                "{}: {} bytes is over the policy's limit of {limit}",
+                p.path,
+                content.len()
+            )));
         }
-        cn_storage::write_atomic(&path, content.as_bytes()).map_err(|e| ToolError::Failed(format!("{}: {e}", p.path)))?;
+        cn_storage::write_atomic(&path, content.as_bytes())
+            .map_err(|e| ToolError::Failed(format!("{}: {e}", p.path)))?;
         Ok(Value::String(p.path))
     })
 }

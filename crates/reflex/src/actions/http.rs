@@ -55,12 +55,8 @@ pub(crate) fn request(
                 continue;
             }
         }
-        let content_type = resp
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let content_type =
+            resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
         let bytes = resp.body_mut().with_config().limit(limit).read_to_vec().map_err(|e| match e {
             ureq::Error::BodyExceedsLimit(_) => {
                 ToolError::Failed(format!("{url}: the response is larger than the policy's limit of {limit} bytes"))
@@ -95,7 +91,11 @@ fn resolve(base: &str, location: &str) -> String {
     }
     let dir_end = base.rfind('/').filter(|&i| i >= host_end).map_or(base.len(), |i| i + 1);
     let dir = &base[..dir_end];
-    if dir.ends_with('/') { format!("{dir}{location}") } else { format!("{dir}/{location}") }
+    if dir.ends_with('/') {
+        format!("{dir}{location}")
+    } else {
+        format!("{dir}/{location}")
+    }
 }
 
 #[cfg(test)]

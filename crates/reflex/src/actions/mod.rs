@@ -30,8 +30,8 @@ use cn_hub::journal::HubJournal;
 use cn_storage::Entry;
 use cn_tools::{Registry, ToolContext};
 
-pub use reply::{NoReplier, Replier, ReplyError, Target};
 pub use crate::spec::{default_grants, spec, Spec, SPECS};
+pub use reply::{NoReplier, Replier, ReplyError, Target};
 
 use crate::config::ReflexConfig;
 use crate::mode::Mode;
@@ -142,4 +142,3 @@ pub(crate) fn test_registry() -> Registry {
     let shared = Arc::new(Shared::new(PathBuf::from("."), ReflexConfig::default()));
     registry(&shared, cn_tools::Policy::default())
 }
-

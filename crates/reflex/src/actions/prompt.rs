@@ -44,7 +44,8 @@ pub(crate) fn tool(name: &str, shared: &Arc<Shared>) -> Arc<dyn Tool> {
             item: shared.turn().target.item,
             ..Plan::default()
         };
-        let mut models = shared.models.lock().map_err(|_| ToolError::Failed("the level-2 model is unavailable".into()))?;
+        let mut models =
+            shared.models.lock().map_err(|_| ToolError::Failed("the level-2 model is unavailable".into()))?;
         let models = &mut *models;
         let model = match p.model.as_deref().and_then(|m| models.named.get_mut(m)) {
             Some(m) => m,

@@ -84,7 +84,8 @@ pub(crate) fn reply(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         }
         let turn = shared.turn();
         if turn.mode == Mode::Live {
-            let replier = shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
+            let replier =
+                shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
             replier.reply(&turn.target, &p.message).map_err(|e| ToolError::Failed(e.to_string()))?;
         }
         Ok(Value::String(p.message))
@@ -96,7 +97,8 @@ pub(crate) fn react(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     typed("react", "Add an emoji reaction to the item.", move |_ctx, p: React| {
         let turn = shared.turn();
         if turn.mode == Mode::Live {
-            let replier = shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
+            let replier =
+                shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
             replier.react(&turn.target, &p.emoji).map_err(|e| ToolError::Failed(e.to_string()))?;
         }
         Ok(Value::String(p.emoji))

@@ -41,8 +41,11 @@ pub(crate) fn add_task(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     typed("add_task", "Add a commitment to state/tasks.json.", move |_ctx, p: Task| {
         let due = match &p.due {
             Some(due) => {
-                let bad = |e: &dyn std::fmt::Display| ToolError::BadParams(format!("due `{due}` is not an RFC 3339 time: {e}"));
-                time::OffsetDateTime::parse(due, &time::format_description::well_known::Rfc3339).map_err(|e| bad(&e))?;
+                let bad = |e: &dyn std::fmt::Display| {
+                    ToolError::BadParams(format!("due `{due}` is not an RFC 3339 time: {e}"))
+                };
+                time::OffsetDateTime::parse(due, &time::format_description::well_known::Rfc3339)
+                    .map_err(|e| bad(&e))?;
                 Some(due.parse::<Timestamp>().map_err(|e| bad(&e))?)
             }
             None => None,
