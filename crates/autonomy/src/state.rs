@@ -13,13 +13,16 @@ use serde::de::DeserializeOwned;
 
 pub use cn_hub::tasks::{read, write, JsonList, StateError};
 
+/// What the last read gave: the value, or the error (shared, so it is kept as it is).
+type Read<T> = Result<Arc<T>, Arc<StateError>>;
+
 /// A state file the daemon checks every pacing interval, read once and kept while its
 /// [`cn_storage::Stamp`] vouches that it is unchanged: an idle check costs a stat per file.
 /// A read error is kept too (shared), so a malformed file is not re-parsed either.
 #[derive(Debug)]
 pub struct Cached<T> {
     path: PathBuf,
-    seen: Option<(Option<cn_storage::Stamp>, Result<Arc<T>, Arc<StateError>>)>,
+    seen: Option<(Option<cn_storage::Stamp>, Read<T>)>,
 }
 
 impl<T: DeserializeOwned + Default> Cached<T> {

@@ -50,7 +50,7 @@ fn messages_become_percepts_the_owner_by_id_and_bots_are_ignored() {
     let (senses, attention) =
         start(&fake, "CN_TEST_DISCORD_TOKEN_A", "token-a", "    channels: [10, \"11\"]\n    owners: [\"42\"]\n");
     wait_until(&attention, "ada's message", |a| a.with_pool(|p| p.iter().any(|x| x.item.summary() == "ada: thanks!")));
-    let got: Vec<_> = std::iter::from_fn(|| attention.decide(cn_autonomy::jiff::Timestamp::now())).collect();
+    let got: Vec<_> = std::iter::from_fn(|| attention.decide(jiff::Timestamp::now())).collect();
     let summaries: Vec<&str> = got.iter().map(|c| c.item.summary()).collect();
     assert_eq!(
         summaries,

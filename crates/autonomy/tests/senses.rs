@@ -15,7 +15,7 @@ mod common;
 use common::wait_until;
 
 fn drain(attention: &Attention) -> Vec<cn_autonomy::Candidate> {
-    std::iter::from_fn(|| attention.decide(cn_autonomy::jiff::Timestamp::now())).collect()
+    std::iter::from_fn(|| attention.decide(jiff::Timestamp::now())).collect()
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -131,7 +131,7 @@ fn owner_endpoint_needs_the_token_and_goes_first() {
         assert_eq!(plain.status(), 400, "an empty message is refused");
     });
     wait_until(&attention, "the owner's message", |a| a.len() == 2);
-    let first = attention.decide(cn_autonomy::jiff::Timestamp::now()).unwrap();
+    let first = attention.decide(jiff::Timestamp::now()).unwrap();
     assert_eq!(first.item.summary(), "Owner: What did you do today?");
     assert!(first.salience.explanation.contains("owner 1000"), "{}", first.salience.explanation);
     senses.stop();
@@ -215,7 +215,7 @@ fn file_changes_become_debounced_percepts_but_state_does_not() {
 #[test]
 fn a_calendar_event_becomes_a_percept_before_it_starts() {
     let hub = tempfile::tempdir().unwrap();
-    let start = cn_autonomy::jiff::Timestamp::now() + cn_autonomy::jiff::SignedDuration::from_mins(5);
+    let start = jiff::Timestamp::now() + jiff::SignedDuration::from_mins(5);
     let dt = start.strftime("%Y%m%dT%H%M%SZ").to_string();
     let ics = format!(
         "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//cn//test//EN\r\nBEGIN:VEVENT\r\nUID:soon@example.com\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{dt}\r\nSUMMARY:Call with Ada\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:later@example.com\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20990101T000000Z\r\nSUMMARY:Far future\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
@@ -228,7 +228,7 @@ fn a_calendar_event_becomes_a_percept_before_it_starts() {
     let attention = Attention::new(PoolConfig::default());
     let senses = Senses::start(hub.path(), &config.senses, attention.clone()).unwrap();
     wait_until(&attention, "the calendar percept", |a| a.len() == 1);
-    let c = attention.decide(cn_autonomy::jiff::Timestamp::now()).unwrap();
+    let c = attention.decide(jiff::Timestamp::now()).unwrap();
     assert!(c.item.summary().starts_with("Calendar: Call with Ada starts in "), "{}", c.item.summary());
     assert_eq!(c.item.due().map(|d| d.as_second()), Some(start.as_second()));
     senses.stop();
@@ -264,7 +264,7 @@ fn a_flood_stays_bounded_and_the_owner_message_sent_during_it_comes_first() {
     sent.send(()).unwrap();
     flood.join().unwrap();
     assert!(attention.len() <= 201, "the pool grew to {}", attention.len());
-    let first = attention.decide(cn_autonomy::jiff::Timestamp::now()).unwrap();
+    let first = attention.decide(jiff::Timestamp::now()).unwrap();
     assert_eq!(first.item.summary(), "Owner: Stop what you're doing and answer me");
     let report = attention.with_pool(|p| p.take_flood_report()).unwrap();
     assert_eq!(attention.len() as u64 + report.coalesced + report.shed, 10_000, "every flood item accounted for");

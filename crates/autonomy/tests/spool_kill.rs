@@ -30,7 +30,7 @@ fn child(path: &str, round: &str) {
         writeln!(out, "A {id}").unwrap();
         out.flush().unwrap();
         if i % 3 == 2 {
-            if let Some(c) = attention.decide(cn_autonomy::jiff::Timestamp::now()) {
+            if let Some(c) = attention.decide(jiff::Timestamp::now()) {
                 // Announced first: a kill between `done` and its acknowledgement leaves an
                 // item closed that the parent has not heard closed.
                 writeln!(out, "C {}", c.item.id()).unwrap();

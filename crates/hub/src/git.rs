@@ -267,7 +267,7 @@ mod tests {
             for stream in listener.incoming().take(8) {
                 let Ok(mut s) = stream else { continue };
                 let mut buf = [0u8; 4096];
-                let _ = std::io::Read::read(&mut s, &mut buf);
+                let _ = io::Read::read(&mut s, &mut buf);
                 let _ = s.write_all(
                     b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
                 );

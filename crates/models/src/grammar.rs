@@ -155,7 +155,7 @@ pub fn yaml_key(s: &str) -> String {
 
 /// A double-quoted YAML string (JSON's escaping is valid YAML).
 fn yaml_string(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
+    Value::String(s.to_string()).to_string()
 }
 
 /// A GBNF string literal for `s`.

@@ -201,8 +201,11 @@ fn status(code: u16, api: &Api, extra: Vec<(&'static str, String)>) -> Reply {
     Reply::Send(code, extra, api.error_body.into())
 }
 
+/// The waits a retry layer would have slept.
+type Waits = Arc<Mutex<Vec<Duration>>>;
+
 /// A retry layer that records its waits instead of sleeping.
-fn retrying(model: Box<dyn Model>) -> (Retry<Box<dyn Model>>, Arc<Mutex<Vec<Duration>>>) {
+fn retrying(model: Box<dyn Model>) -> (Retry<Box<dyn Model>>, Waits) {
     let slept = Arc::new(Mutex::new(Vec::new()));
     let s = slept.clone();
     let policy = RetryPolicy {

@@ -349,7 +349,7 @@ fn notes_describe_the_format_and_every_action() {
     let (e, _) = engine(&dir);
     let notes = e.notes();
     assert!(notes.starts_with("# Reflexes"));
-    for spec in crate::spec::SPECS {
+    for spec in spec::SPECS {
         assert!(notes.contains(&format!("### {}\n", spec.name)), "{}", spec.name);
     }
     assert!(notes.contains("action: fetch_url\nurl: ...  # The http(s) URL to fetch."), "{notes}");

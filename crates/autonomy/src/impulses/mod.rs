@@ -96,8 +96,8 @@ impl ImpulseSources {
     pub fn of_hub(hub: &Path, started: Timestamp) -> Self {
         let schedule_files = Schedule::of_hub(hub);
         ImpulseSources {
-            tasks: Cached::new(tasks::tasks_of(hub).path()),
-            ideas: Cached::new(ideas::ideas_of(hub).path()),
+            tasks: Cached::new(tasks_of(hub).path()),
+            ideas: Cached::new(ideas_of(hub).path()),
             schedule: Cached::new(schedule_files.path()),
             schedule_state: Cached::new(schedule_files.state_path()),
             schedule_files,
@@ -258,7 +258,7 @@ mod tests {
     #[test]
     fn due_tasks_once_ideas_only_when_idle() {
         let hub = tempfile::tempdir().unwrap();
-        let tasks = tasks::tasks_of(hub.path());
+        let tasks = tasks_of(hub.path());
         let mut due = Task::new("Review PR #42");
         due.due = Some(ts("2026-01-07T10:00:00Z"));
         due.priority = Some(1);
@@ -266,7 +266,7 @@ mod tests {
         later.due = Some(ts("2026-02-01T00:00:00Z"));
         tasks.add(due.clone()).unwrap();
         tasks.add(later).unwrap();
-        ideas::ideas_of(hub.path()).add(Idea::new("memory consolidation", None, ts("2026-01-06T15:00:00Z"))).unwrap();
+        ideas_of(hub.path()).add(Idea::new("memory consolidation", None, ts("2026-01-06T15:00:00Z"))).unwrap();
 
         let mut src = ImpulseSources::of_hub(hub.path(), ts("2026-01-07T00:00:00Z"));
         let c = src.check(ts("2026-01-07T10:00:01Z"), false);

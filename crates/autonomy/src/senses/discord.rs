@@ -498,6 +498,48 @@ impl std::fmt::Debug for Typing {
     }
 }
 
+/// The Discord [`Channel`]: while a model works on an item that
+/// came from a Discord channel, that channel shows "typing…"; when the item is decided with
+/// a reply, the reply is sent there (which ends the typing); any other end stops the typing.
+pub struct DiscordChannel {
+    handle: DiscordHandle,
+    typing: HashMap<u64, Typing>,
+}
+
+impl DiscordChannel {
+    pub fn new(handle: DiscordHandle) -> Self {
+        DiscordChannel { handle, typing: HashMap::new() }
+    }
+}
+
+/// The Discord channel an item came from (`channel-id` in its frontmatter).
+fn item_channel(item: &cn_agent::Item) -> Option<u64> {
+    (item.doc.get_str("sense") == Some("discord")).then_some(())?;
+    item.doc.get_str("channel-id")?.parse().ok()
+}
+
+impl Channel for DiscordChannel {
+    fn typing(&mut self, item: &cn_agent::Item, _level: cn_compute::Level) {
+        if let Some(ch) = item_channel(item) {
+            let handle = &self.handle;
+            self.typing.entry(ch).or_insert_with(|| handle.typing(ch));
+        }
+    }
+
+    fn finished(&mut self, item: &cn_agent::Item, decision: Option<&cn_agent::Gtd>) {
+        let Some(ch) = item_channel(item) else { return };
+        if let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }))) = decision {
+            // `send` stops the channel's typing before the message goes out.
+            if let Err(e) = self.handle.send(ch, message) {
+                tracing::error!(channel = ch, item = %item.id, %e, "cannot deliver the reply to Discord");
+            }
+        }
+        if let Some(t) = self.typing.remove(&ch) {
+            t.stop();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -531,47 +573,5 @@ mod tests {
         assert_eq!(gateway_url("ws://127.0.0.1:9/").unwrap(), "ws://127.0.0.1:9");
         assert!(gateway_url("http://127.0.0.1:9").unwrap_err().contains("gateway_url"));
         assert!(gateway_url("wss://").is_err());
-    }
-}
-
-/// The Discord [`Channel`]: while a model works on an item that
-/// came from a Discord channel, that channel shows "typing…"; when the item is decided with
-/// a reply, the reply is sent there (which ends the typing); any other end stops the typing.
-pub struct DiscordChannel {
-    handle: DiscordHandle,
-    typing: std::collections::HashMap<u64, Typing>,
-}
-
-impl DiscordChannel {
-    pub fn new(handle: DiscordHandle) -> Self {
-        DiscordChannel { handle, typing: std::collections::HashMap::new() }
-    }
-}
-
-/// The Discord channel an item came from (`channel-id` in its frontmatter).
-fn item_channel(item: &cn_agent::Item) -> Option<u64> {
-    (item.doc.get_str("sense") == Some("discord")).then_some(())?;
-    item.doc.get_str("channel-id")?.parse().ok()
-}
-
-impl Channel for DiscordChannel {
-    fn typing(&mut self, item: &cn_agent::Item, _level: cn_compute::Level) {
-        if let Some(ch) = item_channel(item) {
-            let handle = &self.handle;
-            self.typing.entry(ch).or_insert_with(|| handle.typing(ch));
-        }
-    }
-
-    fn finished(&mut self, item: &cn_agent::Item, decision: Option<&cn_agent::Gtd>) {
-        let Some(ch) = item_channel(item) else { return };
-        if let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }))) = decision {
-            // `send` stops the channel's typing before the message goes out.
-            if let Err(e) = self.handle.send(ch, message) {
-                tracing::error!(channel = ch, item = %item.id, %e, "cannot deliver the reply to Discord");
-            }
-        }
-        if let Some(t) = self.typing.remove(&ch) {
-            t.stop();
-        }
     }
 }

@@ -229,7 +229,7 @@ impl NotificationPoller {
         if let Some(secs) = header("x-poll-interval").and_then(|v| v.parse::<u64>().ok()) {
             self.poll_interval = Some(Duration::from_secs(secs));
         }
-        if resp.status() == reqwest::StatusCode::NOT_MODIFIED {
+        if resp.status() == StatusCode::NOT_MODIFIED {
             return Ok(Vec::new());
         }
         if !resp.status().is_success() {

@@ -67,7 +67,7 @@ pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode> {
     let read = |root: &Path| {
-        cn_hub::HubConfig::load(&cn_hub::Layout::new(root).config()).map_err(|e| super::UsageError(e.to_string()))
+        cn_hub::HubConfig::load(&cn_hub::Layout::new(root).config()).map_err(|e| UsageError(e.to_string()))
     };
     // With --hub, its cn.yaml is read once and gives both the loop defaults and the models.
     let given = hub.map(read).transpose()?;
