@@ -575,7 +575,7 @@ impl cn_compute::Mind for HubMind {
                 channel.typing(item, level.level);
             }
         }
-        let seed = std::fs::read_to_string(self.hub.path("state/notes/core_seed.md")).unwrap_or_default();
+        let seed = std::fs::read_to_string(self.hub.layout().core_seed()).unwrap_or_default();
         let docs: Vec<&ToolDoc> = level.docs.iter().collect();
         let recent = outcomes.since(self.mark);
         let input = PlanInput {

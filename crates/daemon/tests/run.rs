@@ -133,9 +133,17 @@ fn a_bad_cn_yaml_is_a_usage_error_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let root = hub(dir.path(), ACK);
     let yaml = std::fs::read_to_string(root.join("cn.yaml")).unwrap();
+    // A typo is refused when the hub is opened, before the daemon starts anything.
     std::fs::write(root.join("cn.yaml"), format!("{yaml}pacing:\n  idel: 5s\n")).unwrap();
+    let e = cn_agent::Hub::open(&root).unwrap_err().to_string();
+    assert!(e.contains("pacing.idel") && e.contains("cn.yaml"), "{e}");
+    // A section that parses but cannot be used (an API key's variable unset) is the daemon's
+    // usage error, and nothing starts.
+    let executive = "  executive:\n    provider: anthropic\n    api_key_env: CN_TEST_KEY_NEVER_SET\n";
+    std::fs::write(root.join("cn.yaml"), yaml.replacen("models:\n", &format!("models:\n{executive}"), 1)).unwrap();
     let e = cn_daemon::run(open(&root), options(RunMode::Once), StopToken::new()).unwrap_err();
-    assert!(e.is_usage() && e.to_string().contains("idel"), "{e}");
+    assert!(e.is_usage() && e.to_string().contains("CN_TEST_KEY_NEVER_SET"), "{e}");
+    assert!(!root.join("state/run.json").exists());
 }
 
 #[test]
