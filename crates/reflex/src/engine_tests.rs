@@ -273,7 +273,7 @@ fn reflexes_call_reflexes_and_policy_limits_actions() {
     for (text, needle) in [
         ("escape", "outside the allowed directory"),
         ("fetch http://127.0.0.1:9/x", "allowlist"),
-        ("sh", "shell action is off"),
+        ("sh", "may not call `shell`"),
     ] {
         let h = e.handle(&Input::new(text));
         assert!(h.escalate, "{text}");
@@ -321,7 +321,12 @@ fn the_executive_writes_a_reflex_that_is_dry_run_enabled_and_committed() {
 fn github_api_extract_json_files_ideas_log_and_shell() {
     let (api, hits) = serve(r#"{"number": 42, "title": "Fix the scheduler", "user": {"login": "pi"}}"#);
     let dir = hub(&[
-        ("cn.yaml", &format!("reflexes:\n  github_api: {api}/\npolicy:\n  shell: true\n")),
+        (
+            "cn.yaml",
+            &format!(
+                "reflexes:\n  github_api: {api}/\n  grants:\n    1: [github_api, extract_json, write_file, add_idea, log, shell]\npolicy:\n  shell: true\n"
+            ),
+        ),
         (
             "state/reflexes/pr.yaml",
             "name: pr\ntrigger: {pattern: 'pr (\\d+)', extract: [n]}\npipeline:\n  - action: github_api\n    input: /repos/o/r/pulls/{{n}}\n    output: pr\n  - action: extract_json\n    input: $pr\n    path: $.user.login\n    output: who\n  - action: write_file\n    path: notes/pr.md\n    content: \"#{{pr.number}} {{pr.title}} by {{who}}\"\n  - action: add_idea\n    input: \"look into {{pr.title}}\"\n  - action: log\n    input: \"noted PR {{n}}\"\n  - action: shell\n    input: cat notes/pr.md\n",
