@@ -92,7 +92,8 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     let prefix = format!("refs/heads/{me}/");
     // List the branches addressed to us; fetch their commits by hash, so no local ref is
     // written (or has to be cleaned up) per mail.
-    let listing = Git::new(hub.root()).run(&["ls-remote", "--heads", remote, &format!("{prefix}*")])?;
+    cn_hub::git::check_remote(remote).map_err(AgentError::Invalid)?;
+    let listing = Git::new(hub.root()).run(&["ls-remote", "--heads", "--", remote, &format!("{prefix}*")])?;
     let branches: Vec<(String, String)> = listing
         .lines()
         .filter_map(|l| l.split_once('\t'))
@@ -111,7 +112,7 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     report.duplicates += branches.len() - fresh.len();
     for chunk in fresh.chunks(CHUNK) {
         // Housekeeping is the owner's (or the daemon's) business, not every sync's.
-        let mut args = vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", remote];
+        let mut args = vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--", remote];
         args.extend(chunk.iter().map(|(sha, _)| sha.as_str()));
         Git::new(hub.root()).run(&args)?;
     }
@@ -172,7 +173,7 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     // Everything listed is now filed (or known): delete it at the peer.
     let names: Vec<String> = branches.iter().map(|(_, tid)| format!("{me}/{tid}")).collect();
     for chunk in names.chunks(CHUNK) {
-        let mut args = vec!["push", "-q", remote, "--delete"];
+        let mut args = vec!["push", "-q", "--delete", "--", remote];
         args.extend(chunk.iter().map(String::as_str));
         Git::new(hub.root()).run(&args)?;
     }

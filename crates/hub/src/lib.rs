@@ -11,6 +11,7 @@ pub mod id;
 pub mod journal;
 pub mod layout;
 pub mod owner_token;
+pub mod redact;
 pub mod tasks;
 
 pub use config::{ConfigError, HubConfig};
