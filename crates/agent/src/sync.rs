@@ -180,11 +180,16 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     Ok(())
 }
 
-/// The item a mail becomes in the inbox.
+/// The item a mail becomes in the inbox. A `reply-to` is kept only when it names the sender
+/// itself: one peer may not redirect our answers (and notices) to another.
 fn item_of(mail: &Mail, peer: &str) -> Item {
     let mut item = Item::new(&mail.id, peer, crate::item::Cadence::Inbox, &mail.body);
     item.set("thread", mail.thread.as_str());
-    for (k, v) in [("reply-to", &mail.reply_to), ("kind", &mail.kind), ("subject", &mail.subject)] {
+    let reply_to = mail.reply_to.clone().filter(|r| r == peer);
+    if let Some(claimed) = mail.reply_to.as_ref().filter(|r| *r != peer) {
+        tracing::warn!(peer, claimed = %claimed, "ignored a reply-to naming another than the sender");
+    }
+    for (k, v) in [("reply-to", &reply_to), ("kind", &mail.kind), ("subject", &mail.subject)] {
         if let Some(v) = v {
             item.set(k, v.as_str());
         }

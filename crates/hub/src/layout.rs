@@ -16,6 +16,7 @@
 //! state/received.json              mail already taken (commit → item id): never twice
 //! state/run.lock  state/run.json   the one `cn run` on this hub; where it listens
 //! .git/cn-owner-token              the owner endpoint's token (mode 0600; never committed)
+//! .git/cn-id-key                   the key of the hub's unguessable ids (mode 0600)
 //! state/reflexes/  state/mca/  state/notes/
 //! threads/inbox/<id>.md            the queue
 //! threads/doing/ deferred/ archived/ reflections/<cadence>/   where items go
@@ -113,6 +114,8 @@ impl Layout {
         /// `.git/cn-owner-token`: the owner endpoint's bearer token, inside git's own
         /// directory so it is never committed, pushed, or readable by a tool.
         owner_token => ".git/cn-owner-token";
+        /// `.git/cn-id-key`: the secret that makes the ids of impulse items unguessable.
+        id_key => ".git/cn-id-key";
         /// `state/reflexes/`.
         reflexes => "state/reflexes";
         /// `state/mca/`: what was surfaced to the owner.

@@ -44,6 +44,15 @@ pub fn load_or_create(layout: &Layout, config: &OwnerConfig) -> Result<String, T
     create(&layout.owner_token())
 }
 
+/// The hub's id key (`.git/cn-id-key`, made on first use): what [`crate::id::keyed`] hashes
+/// with, so a peer cannot compute the id of an item the hub will make.
+pub fn id_key(layout: &Layout) -> Result<String, TokenError> {
+    match read_file(&layout.id_key())? {
+        Some(key) => Ok(key),
+        None => create(&layout.id_key()),
+    }
+}
+
 /// Make the token file if it is missing (what `cn init` calls; an env-var token needs none).
 pub fn ensure_file(layout: &Layout) -> Result<(), TokenError> {
     match read_file(&layout.owner_token())? {
