@@ -1,6 +1,6 @@
 //! `cn init`: make a directory a hub — a git repository with the layout, a commented
 //! `cn.yaml`, the lean core memory and the notes it points to, example reflexes and a
-//! schedule — and commit it.
+//! schedule — and commit it; and make the owner token (in `.git`, never committed).
 //!
 //! Invariant: init never overwrites a file; running it again only adds what is missing.
 
@@ -97,6 +97,9 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
         git.run(&["config", "--local", "user.name", &name])?;
         git.run(&["config", "--local", "user.email", &format!("{name}@cn.invalid")])?;
     }
+    // The owner endpoint's token, inside .git so it is never committed.
+    cn_hub::owner_token::ensure_file(&layout)
+        .map_err(|e| AgentError::Format { path: layout.owner_token(), message: e.to_string() })?;
     // A second init that added nothing leaves the owner's uncommitted edits alone.
     let committed = if fresh || !created.is_empty() { git.commit_all(&format!("cn init: hub {name}"))? } else { false };
     Ok(InitReport { root, name, created, kept, committed })
@@ -125,6 +128,7 @@ mod tests {
         let r = init(&root, None).unwrap();
         assert_eq!(r.name, "sigma");
         assert!(r.committed && r.kept.is_empty());
+        assert_eq!(std::fs::read_to_string(r.root.join(".git/cn-owner-token")).unwrap().trim().len(), 64);
         let hub = crate::Hub::open(&r.root).unwrap();
         assert_eq!(hub.name(), "sigma");
         for f in ["state/notes/core_seed.md", "state/reflexes/hello.yaml", "threads/reflections/daily/.gitkeep"] {

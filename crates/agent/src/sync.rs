@@ -92,7 +92,8 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     let prefix = format!("refs/heads/{me}/");
     // List the branches addressed to us; fetch their commits by hash, so no local ref is
     // written (or has to be cleaned up) per mail.
-    let listing = Git::new(hub.root()).run(&["ls-remote", "--heads", remote, &format!("{prefix}*")])?;
+    cn_hub::git::check_remote(remote).map_err(AgentError::Invalid)?;
+    let listing = Git::new(hub.root()).run(&["ls-remote", "--heads", "--", remote, &format!("{prefix}*")])?;
     let branches: Vec<(String, String)> = listing
         .lines()
         .filter_map(|l| l.split_once('\t'))
@@ -111,7 +112,7 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     report.duplicates += branches.len() - fresh.len();
     for chunk in fresh.chunks(CHUNK) {
         // Housekeeping is the owner's (or the daemon's) business, not every sync's.
-        let mut args = vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", remote];
+        let mut args = vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--", remote];
         args.extend(chunk.iter().map(|(sha, _)| sha.as_str()));
         Git::new(hub.root()).run(&args)?;
     }
@@ -172,18 +173,23 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     // Everything listed is now filed (or known): delete it at the peer.
     let names: Vec<String> = branches.iter().map(|(_, tid)| format!("{me}/{tid}")).collect();
     for chunk in names.chunks(CHUNK) {
-        let mut args = vec!["push", "-q", remote, "--delete"];
+        let mut args = vec!["push", "-q", "--delete", "--", remote];
         args.extend(chunk.iter().map(String::as_str));
         Git::new(hub.root()).run(&args)?;
     }
     Ok(())
 }
 
-/// The item a mail becomes in the inbox.
+/// The item a mail becomes in the inbox. A `reply-to` is kept only when it names the sender
+/// itself: one peer may not redirect our answers (and notices) to another.
 fn item_of(mail: &Mail, peer: &str) -> Item {
     let mut item = Item::new(&mail.id, peer, crate::item::Cadence::Inbox, &mail.body);
     item.set("thread", mail.thread.as_str());
-    for (k, v) in [("reply-to", &mail.reply_to), ("kind", &mail.kind), ("subject", &mail.subject)] {
+    let reply_to = mail.reply_to.clone().filter(|r| r == peer);
+    if let Some(claimed) = mail.reply_to.as_ref().filter(|r| *r != peer) {
+        tracing::warn!(peer, claimed = %claimed, "ignored a reply-to naming another than the sender");
+    }
+    for (k, v) in [("reply-to", &reply_to), ("kind", &mail.kind), ("subject", &mail.subject)] {
         if let Some(v) = v {
             item.set(k, v.as_str());
         }

@@ -94,7 +94,7 @@ pub fn note_write_tool() -> std::sync::Arc<dyn cn_tools::Tool> {
     }
     cn_tools::typed(
         "note_write",
-        "Write one of your own notes, state/notes/NAME.md (core_seed, systems, or a new one), replacing its text.",
+        "Write one of your own notes, state/notes/NAME.md (systems, or a new one; not core_seed, which only the owner edits), replacing its text.",
         |ctx, p: Params| {
             let plain = !p.name.is_empty() && p.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
             if !plain {
@@ -106,6 +106,12 @@ pub fn note_write_tool() -> std::sync::Arc<dyn cn_tools::Tool> {
             let hub = ctx.hub.as_deref().unwrap_or(&ctx.workdir);
             let layout = cn_hub::Layout::new(hub);
             let path = layout.note(&p.name);
+            if let Some(why) = layout.write_protected(layout.relative(&path)) {
+                return Err(cn_compute::ToolError::Denied(format!(
+                    "note `{}` is protected ({why}): only the owner edits it",
+                    p.name
+                )));
+            }
             cn_storage::write_atomic(&path, p.content.as_bytes())
                 .map_err(|e| cn_compute::ToolError::Failed(format!("{}: {e}", path.display())))?;
             Ok(serde_json::json!({"path": layout.relative(&path), "bytes": p.content.len()}))
@@ -127,6 +133,8 @@ mod tests {
             |name: &str| serde_json::json!({"name": name, "content": "# plans\n"}).as_object().cloned().unwrap();
         tool.call(&ctx, params("plans")).unwrap();
         assert_eq!(std::fs::read_to_string(hub.path().join("state/notes/plans.md")).unwrap(), "# plans\n");
+        let e = tool.call(&ctx, params("core_seed")).unwrap_err();
+        assert!(e.to_string().contains("core memory"), "{e}");
         for bad in ["../cn", "a/b", ""] {
             let e = tool.call(&ctx, params(bad)).unwrap_err();
             assert!(e.to_string().contains("must be letters"), "{bad}: {e}");

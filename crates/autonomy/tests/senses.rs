@@ -127,8 +127,15 @@ fn owner_endpoint_needs_the_token_and_goes_first() {
         assert_eq!(send(None).await.unwrap().status(), 401);
         assert_eq!(send(Some("Bearer nope")).await.unwrap().status(), 401);
         assert_eq!(send(Some("Bearer tok-123")).await.unwrap().status(), 202);
-        let plain = client.post(&url).header("authorization", "Bearer tok-123").body("").send().await.unwrap();
-        assert_eq!(plain.status(), 400, "an empty message is refused");
+        let empty = client
+            .post(&url)
+            .header("authorization", "Bearer tok-123")
+            .header("content-type", "application/json")
+            .body("{\"text\": \"\"}")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(empty.status(), 400, "an empty message is refused");
     });
     wait_until(&attention, "the owner's message", |a| a.len() == 2);
     let first = attention.decide(jiff::Timestamp::now()).unwrap();
@@ -258,7 +265,15 @@ fn a_flood_stays_bounded_and_the_owner_message_sent_during_it_comes_first() {
     });
     at_half.recv().unwrap();
     let status = runtime().block_on(async {
-        reqwest::Client::new().post(&url).body("Stop what you're doing and answer me").send().await.unwrap().status()
+        let token = std::fs::read_to_string(hub.path().join(".git/cn-owner-token")).unwrap();
+        reqwest::Client::new()
+            .post(&url)
+            .bearer_auth(token.trim())
+            .json(&serde_json::json!({"text": "Stop what you're doing and answer me"}))
+            .send()
+            .await
+            .unwrap()
+            .status()
     });
     assert_eq!(status, 202);
     sent.send(()).unwrap();

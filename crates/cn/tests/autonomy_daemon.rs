@@ -43,7 +43,8 @@ fn an_owner_message_preempts_autonomous_work_and_is_answered_first() {
     let url = daemon.owner_url();
     // The task is being worked on (the model is mid-answer) when the owner writes.
     wait_until(MINUTE, "the model to start on the task", || dir.path().join("started").exists().then_some(()));
-    let (status, body) = post(&url, &[], r#"{"text": "What is the status?"}"#);
+    let (k, auth) = owner_auth(&hub);
+    let (status, body) = post(&url, &[(k, &auth)], r#"{"text": "What is the status?"}"#);
     assert_eq!(status, 202, "{body}");
     let owner_item = body["accepted"].as_str().unwrap().to_string();
     std::fs::write(dir.path().join("gate"), "").unwrap();
@@ -161,7 +162,8 @@ fn a_flood_of_ten_thousand_percepts_stays_bounded_and_the_owner_comes_first() {
         let (status, answer) = post(&hook_url, &[("x-github-event", "issues"), ("x-hub-signature-256", &sig)], &body);
         assert!(status < 300, "delivery {i}: {status} {answer}");
         if i == 5_000 {
-            let (status, body) = post(&owner_url, &[], r#"{"text": "Stop and tell me the status"}"#);
+            let (k, auth) = owner_auth(&hub);
+            let (status, body) = post(&owner_url, &[(k, &auth)], r#"{"text": "Stop and tell me the status"}"#);
             assert_eq!(status, 202);
             owner_item = body["accepted"].as_str().unwrap().to_string();
             owner_sent_at = journal(&hub).len();
@@ -232,7 +234,8 @@ fn sigkill_of_the_daemon_at_random_points_loses_no_item_and_leaves_files_whole()
         let mut daemon = Daemon::start(&hub, &[]);
         let url = daemon.owner_url();
         // Owner messages the daemon acknowledged must survive the kill too.
-        let (status, body) = post(&url, &[], &format!(r#"{{"text": "owner note {round}"}}"#));
+        let (k, auth) = owner_auth(&hub);
+        let (status, body) = post(&url, &[(k, &auth)], &format!(r#"{{"text": "owner note {round}"}}"#));
         assert_eq!(status, 202);
         queued.push(body["accepted"].as_str().unwrap().to_string());
         // Kill at a random point: after a random number of new journal lines.

@@ -30,6 +30,14 @@ fn hub() -> tempfile::TempDir {
     dir
 }
 
+/// Let fetches reach the loopback server at `base`: the owner names its host in cn.yaml
+/// (loopback is refused otherwise).
+fn allow(hub: &Path, base: &str) {
+    let path = hub.join("cn.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{text}policy:\n  urls: [\"{base}/\"]\n")).unwrap();
+}
+
 fn cn(hub: &Path, args: &[&str], answers: Option<&Path>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cn"));
     cmd.arg("--hub").arg(hub).args(args).env_remove("CN_HUB").env_remove("CN_SCRIPTED_ANSWERS");
@@ -62,6 +70,7 @@ fn journal(hub: &Path) -> Vec<Value> {
 fn summarize_url_summarizes_a_loopback_page() {
     let hub = hub();
     let (base, hits) = serve();
+    allow(hub.path(), &base);
     let url = format!("{base}/otters.html");
     let scripted = answers(&hub);
     let out = json_out(&cn(hub.path(), &["reflex", "test", "--json", &format!("summarize {url}")], Some(&scripted)));
@@ -101,6 +110,7 @@ fn summarize_url_summarizes_a_loopback_page() {
 fn dry_run_performs_no_effect_at_all() {
     let hub = hub();
     let (base, hits) = serve();
+    allow(hub.path(), &base);
     let out =
         json_out(&cn(hub.path(), &["reflex", "test", "--dry-run", "--json", &format!("summarize {base}/x")], None));
     assert_eq!(out["reflex"], "summarize-url");
@@ -124,6 +134,7 @@ fn when_the_level_2_model_fails_the_item_escalates_and_is_journaled() {
     )
     .unwrap();
     let (base, _) = serve();
+    allow(hub.path(), &base);
     let out = json_out(&cn(hub.path(), &["reflex", "test", "--json", &format!("summarize {base}/x")], None));
     assert_eq!(out["escalate"], true);
     assert_eq!(out["steps"].as_array().unwrap().len(), 2);
@@ -140,6 +151,7 @@ fn when_the_level_2_model_fails_the_item_escalates_and_is_journaled() {
 fn summarize_url_verbatim_with_the_embedded_local_model() {
     let hub = hub();
     let (base, hits) = serve();
+    allow(hub.path(), &base);
     let out = json_out(&cn(hub.path(), &["reflex", "test", "--json", &format!("summarize {base}/x")], None));
     assert_eq!(out["reflex"], "summarize-url");
     assert_eq!(out["escalate"], false, "{out}");

@@ -359,7 +359,13 @@ impl HubMind {
                     ImpulseSource::Task => format!("{}@{}", imp.id, imp.due.map(|d| d.to_string()).unwrap_or_default()),
                     ImpulseSource::Schedule => imp.id.clone(),
                 };
-                let id = cn_hub::id::stable(&seed);
+                // Keyed with the hub's secret, so a peer cannot pre-file the item (same id:
+                // "already handled") and suppress the run.
+                let key = cn_hub::owner_token::id_key(self.hub.layout()).map_err(|e| cn_agent::AgentError::Format {
+                    path: self.hub.layout().id_key(),
+                    message: e.to_string(),
+                })?;
+                let id = cn_hub::id::keyed(&key, &seed);
                 if cn_agent::locate(&self.hub, &id)?.is_some() {
                     return Ok(None);
                 }

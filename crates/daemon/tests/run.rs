@@ -79,14 +79,16 @@ fn wait_until<T>(limit: Duration, what: &str, mut f: impl FnMut() -> Option<T>) 
 
 /// POST a JSON `body` to `url` (`http://host:port/path`) over a plain socket; the JSON
 /// answer.
-fn post(url: &str, body: &str) -> Value {
+fn post(root: &Path, url: &str, body: &str) -> Value {
+    let token = std::fs::read_to_string(root.join(".git/cn-owner-token")).unwrap();
     use std::io::{Read, Write};
     let rest = url.strip_prefix("http://").unwrap();
     let (host, path) = rest.split_once('/').unwrap();
     let mut stream = std::net::TcpStream::connect(host).unwrap();
     write!(
         stream,
-        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        token.trim(),
         body.len()
     )
     .unwrap();
@@ -161,7 +163,7 @@ fn an_owner_item_preempts_autonomous_work_in_the_daemon() {
     let url = cn_daemon::owner_url(&root).expect("state/run.json names the owner endpoint");
     // The owner's message is a percept in attention at once: it pre-empts the task at the
     // next decide.
-    let answer = post(&url, r#"{"text": "What is the status?"}"#);
+    let answer = post(&root, &url, r#"{"text": "What is the status?"}"#);
     let owner_item = answer["accepted"].as_str().unwrap().to_string();
     std::fs::write(dir.path().join("gate"), "").unwrap();
 

@@ -337,7 +337,9 @@ pub struct Policy {
     pub levels: BTreeMap<Level, Grant>,
     /// Whether the `shell` action may run at all.
     pub shell: bool,
-    /// If set, only URLs starting with one of these may be fetched.
+    /// If set, only URLs matching one of these (scheme, host, port, path prefix) may be
+    /// fetched; an entry also lets fetches reach its host when that host is loopback or
+    /// private.
     pub urls: Option<Vec<String>>,
     /// Largest file or response a tool may read, in bytes.
     pub max_bytes: Option<u64>,
@@ -356,8 +358,18 @@ impl Policy {
         self
     }
 
-    pub fn url_allowed(&self, url: &str) -> bool {
-        self.urls.as_ref().is_none_or(|list| list.iter().any(|p| url.starts_with(p.as_str())))
+    /// Whether `url` may be fetched: with no `urls:` list, any; else one entry must match it
+    /// by scheme, host, port and path (the entry's path a prefix on a `/` boundary), never by
+    /// string prefix (`https://example.com` does not admit `https://example.com.evil` or
+    /// `https://example.com@evil`). An entry that does not parse as a URL matches nothing.
+    pub fn url_allowed(&self, url: &url::Url) -> bool {
+        self.urls.as_ref().is_none_or(|list| list.iter().any(|entry| url_matches(entry, url)))
+    }
+
+    /// Whether a `urls:` entry names `url`'s host and port: only then may a fetch reach a
+    /// loopback, private, link-local or metadata address.
+    pub fn names_host(&self, url: &url::Url) -> bool {
+        self.urls.iter().flatten().filter_map(|e| url::Url::parse(e).ok()).any(|e| same_origin(&e, url))
     }
 
     /// Read `policy:` from a config value; absent means the default (nothing granted).
@@ -368,6 +380,21 @@ impl Policy {
                 .map_err(|e| ConfigError::Invalid { key: "policy".into(), message: e.to_string() }),
         }
     }
+}
+
+/// Same scheme, host and port (the scheme's default when none is written).
+pub fn same_origin(a: &url::Url, b: &url::Url) -> bool {
+    a.scheme() == b.scheme() && a.host() == b.host() && a.port_or_known_default() == b.port_or_known_default()
+}
+
+fn url_matches(entry: &str, url: &url::Url) -> bool {
+    let Ok(e) = url::Url::parse(entry) else { return false };
+    if !same_origin(&e, url) || !url.username().is_empty() || url.password().is_some() {
+        return false;
+    }
+    let prefix = e.path().trim_end_matches('/');
+    let path = url.path();
+    path == prefix || prefix.is_empty() || path.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/'))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -730,6 +757,31 @@ pub mod duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn url_allowlist_entries_match_by_scheme_host_port_and_path_never_by_prefix() {
+        let p = Policy {
+            urls: Some(vec!["https://example.com".into(), "http://127.0.0.1:8080/docs/".into()]),
+            ..Policy::default()
+        };
+        let ok = |u: &str| p.url_allowed(&url::Url::parse(u).unwrap());
+        assert!(ok("https://example.com/") && ok("https://EXAMPLE.com/a?b") && ok("https://example.com:443/x"));
+        assert!(ok("http://127.0.0.1:8080/docs") && ok("http://127.0.0.1:8080/docs/a"));
+        for bad in [
+            "https://example.com.evil/",
+            "https://example.com@evil/",
+            "https://user:pw@example.com/",
+            "http://example.com/",
+            "https://example.com:8443/",
+            "http://127.0.0.1:8080/docsx",
+            "http://127.0.0.1:8081/docs/",
+        ] {
+            assert!(!ok(bad), "{bad}");
+        }
+        assert!(p.names_host(&url::Url::parse("http://127.0.0.1:8080/other").unwrap()));
+        assert!(!p.names_host(&url::Url::parse("http://127.0.0.1:9/").unwrap()));
+        assert!(Policy::default().url_allowed(&url::Url::parse("https://anything.example/").unwrap()));
+    }
 
     const TEMPLATE: &str = include_str!("../../agent/src/templates/cn.yaml");
 

@@ -8,6 +8,12 @@
 //! `SSH_ASKPASS` pops up a dialog; a remote that needs a password fails with git's message
 //! instead of hanging the daemon. (ssh's own passphrase prompt is left to the user's ssh
 //! setup: forcing `BatchMode` through `GIT_SSH_COMMAND` would override `core.sshCommand`.)
+//!
+//! Invariant: git never takes a user-supplied string where an option can go. A remote is
+//! checked by [`check_remote`] (no leading `-`, a transport from the allowlist: https, ssh,
+//! git, file or a local path; never a `::` transport helper) and passed after `--`;
+//! `GIT_ALLOW_PROTOCOL` keeps git itself from transport helpers. git's errors are redacted
+//! ([`crate::redact`]) so a credentialed URL never reaches the journal, a message or a commit.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -40,6 +46,37 @@ impl GitError {
     }
 }
 
+/// The transports git itself may use (`GIT_ALLOW_PROTOCOL`): never a helper such as `ext`
+/// (runs a command) or `fd`. A peer's remote is held to the stricter [`check_remote`].
+pub const ALLOWED_PROTOCOLS: &str = "https:ssh:git:file:http";
+
+/// Why `remote` may not be given to git, or `Ok`: it must not be empty or start with `-`
+/// (git would read it as an option: `--upload-pack=CMD` runs CMD), must not hold a control
+/// character, and must be an `https://`, `ssh://`, `git://` or `file://` URL, an scp-like
+/// `user@host:path`, or a local path (never a `transport::address` helper such as `ext::`).
+pub fn check_remote(remote: &str) -> Result<(), String> {
+    let refuse = |why: &str| Err(format!("peer remote `{remote}` refused: {why}"));
+    if remote.trim().is_empty() {
+        return refuse("it is empty; give a git URL or path");
+    }
+    if remote.starts_with('-') {
+        return refuse("it starts with `-`, which git would read as an option");
+    }
+    if remote.chars().any(char::is_control) {
+        return refuse("it holds a control character");
+    }
+    if remote.contains("::") {
+        return refuse("git transport helpers (`x::…`) are not allowed");
+    }
+    if let Some((scheme, _)) = remote.split_once("://") {
+        return match scheme.to_ascii_lowercase().as_str() {
+            "https" | "ssh" | "git" | "file" => Ok(()),
+            other => refuse(&format!("transport `{other}` is not allowed (use https, ssh, git, file or a path)")),
+        };
+    }
+    Ok(())
+}
+
 /// One repository directory (a working tree, a subdirectory of one, or a bare repository).
 /// Every command runs as `git -C DIR`, so pathspecs are relative to DIR.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +101,7 @@ impl Git {
         let mut c = Command::new("git");
         c.arg("-C").arg(&self.dir).args(args);
         c.env("GIT_TERMINAL_PROMPT", "0");
+        c.env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS);
         if std::env::var_os("GIT_ASKPASS").is_none() {
             c.env("GIT_ASKPASS", "");
         }
@@ -73,13 +111,13 @@ impl Git {
     fn failed(&self, args: &[&str], stderr: &[u8]) -> GitError {
         GitError::Failed {
             dir: self.dir.clone(),
-            args: args.join(" "),
-            stderr: String::from_utf8_lossy(stderr).trim().replace('\n', "; "),
+            args: crate::redact::redact(&args.join(" ")),
+            stderr: crate::redact::redact(String::from_utf8_lossy(stderr).trim()).replace('\n', "; "),
         }
     }
 
     fn spawn_error(&self, args: &[&str], source: io::Error) -> GitError {
-        GitError::Spawn { dir: self.dir.clone(), args: args.join(" "), source }
+        GitError::Spawn { dir: self.dir.clone(), args: crate::redact::redact(&args.join(" ")), source }
     }
 
     /// Run git; its stdout on success.
@@ -212,6 +250,16 @@ impl Git {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remotes_that_git_would_read_as_options_or_helpers_are_refused() {
+        for ok in ["https://h/r.git", "ssh://git@h/r", "git@github.com:o/r.git", "/srv/r.git", "../r", "file:///r"] {
+            assert!(check_remote(ok).is_ok(), "{ok}");
+        }
+        for bad in ["--upload-pack=touch /tmp/x", "-u", "", "ext::sh -c touch% x", "http://h/r", "a\nb", "fd::3"] {
+            assert!(check_remote(bad).is_err(), "{bad}");
+        }
+    }
 
     fn repo() -> (tempfile::TempDir, Git) {
         let dir = tempfile::tempdir().unwrap();

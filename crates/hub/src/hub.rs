@@ -184,9 +184,7 @@ impl Hub {
                 "peer name `{name}` must be letters, digits, `-` or `_` (it becomes a git branch prefix)"
             )));
         }
-        if remote.trim().is_empty() {
-            return Err(HubError::Invalid("the peer's remote is empty; give a git URL or path".into()));
-        }
+        crate::git::check_remote(remote).map_err(HubError::Invalid)?;
         let file = self.layout.peers();
         let mut peers: BTreeMap<String, Peer> = cn_storage::read_json_or_default(&file).map_err(io_at(&file))?;
         peers.insert(name.to_string(), Peer { remote: remote.to_string() });

@@ -35,6 +35,15 @@ pub fn stable(seed: &str) -> String {
     format!("{:012x}", h & 0xffff_ffff_ffff)
 }
 
+/// A 12-hex-digit id derived from `seed` and a secret `key` (SHA-256 of both): stable for
+/// one hub, unguessable without its key (`owner_token::id_key`). For ids a peer could
+/// otherwise compute and pre-file (a schedule firing's item).
+pub fn keyed(key: &str, seed: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::new().chain_update(key.as_bytes()).chain_update([0u8]).chain_update(seed).finalize();
+    digest[..6].iter().map(|b| format!("{b:02x}")).collect()
+}
+
 fn fresh() -> u64 {
     static N: AtomicU64 = AtomicU64::new(0);
     static KEY: OnceLock<std::collections::hash_map::RandomState> = OnceLock::new();
@@ -52,6 +61,13 @@ mod tests {
 
     fn is_hex12(s: &str) -> bool {
         s.len() == HEX_DIGITS && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    }
+
+    #[test]
+    fn keyed_ids_depend_on_the_key() {
+        assert_eq!(keyed("k", "schedule-daily-1"), keyed("k", "schedule-daily-1"));
+        assert_ne!(keyed("k", "schedule-daily-1"), keyed("j", "schedule-daily-1"));
+        assert!(is_hex12(&keyed("k", "x")));
     }
 
     #[test]

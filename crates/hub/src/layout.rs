@@ -15,6 +15,8 @@
 //! state/peers.json                 peers added with `cn peer add` (name → git remote)
 //! state/received.json              mail already taken (commit → item id): never twice
 //! state/run.lock  state/run.json   the one `cn run` on this hub; where it listens
+//! .git/cn-owner-token              the owner endpoint's token (mode 0600; never committed)
+//! .git/cn-id-key                   the key of the hub's unguessable ids (mode 0600)
 //! state/reflexes/  state/mca/  state/notes/
 //! threads/inbox/<id>.md            the queue
 //! threads/doing/ deferred/ archived/ reflections/<cadence>/   where items go
@@ -109,6 +111,11 @@ impl Layout {
         run_lock => "state/run.lock";
         /// `state/run.json`: who runs and where the owner endpoint listens.
         run_info => "state/run.json";
+        /// `.git/cn-owner-token`: the owner endpoint's bearer token, inside git's own
+        /// directory so it is never committed, pushed, or readable by a tool.
+        owner_token => ".git/cn-owner-token";
+        /// `.git/cn-id-key`: the secret that makes the ids of impulse items unguessable.
+        id_key => ".git/cn-id-key";
         /// `state/reflexes/`.
         reflexes => "state/reflexes";
         /// `state/mca/`: what was surfaced to the owner.
@@ -153,15 +160,81 @@ impl Layout {
         self.mca().join(file)
     }
 
+    /// Why no tool may write `rel` (a path relative to the root), or `None` when one may:
+    /// the hub's configuration and trust (`cn.yaml`, `state/peers.json`, `.git/`, the
+    /// reflexes, the core memory, the journal, the budget) change only by the owner's own
+    /// commands. Secret files are refused too ([`is_secret`]).
+    pub fn write_protected(&self, rel: &Path) -> Option<&'static str> {
+        if let Some(why) = self.read_protected(rel) {
+            return Some(why);
+        }
+        let protected: [(PathBuf, &'static str); 13] = [
+            (PathBuf::from(CONFIG), "the hub's configuration"),
+            (PathBuf::from(LOCK), "the hub lock"),
+            (PathBuf::from(".gitignore"), "what the hub commits"),
+            (self.relative(&self.peers()).into(), "the hub's peers"),
+            (self.relative(&self.reflexes()).into(), "the reflexes (the executive writes them with reflex_write)"),
+            (self.relative(&self.core_seed()).into(), "the core memory"),
+            (self.relative(&self.journal()).into(), "the journal"),
+            (self.relative(&self.interactions()).into(), "the journal of model calls"),
+            (self.relative(&self.budget()).into(), "the thinking budget"),
+            (self.relative(&self.reflex_stats()).into(), "the reflexes' health"),
+            (self.relative(&self.received()).into(), "the mail already taken"),
+            (self.relative(&self.run_info()).into(), "the daemon's address"),
+            (self.relative(&self.run_lock()).into(), "the daemon's lock"),
+        ];
+        protected.into_iter().find(|(p, _)| rel.starts_with(p)).map(|(_, why)| why)
+    }
+
+    /// Why no tool may read `rel` (relative to the root): git's directory (its config holds
+    /// remotes with credentials, and the owner token lives there) and secret files.
+    pub fn read_protected(&self, rel: &Path) -> Option<&'static str> {
+        if rel.components().any(|c| c.as_os_str() == ".git") {
+            return Some("git's own directory");
+        }
+        rel.file_name().and_then(|n| n.to_str()).filter(|n| is_secret(n)).map(|_| "a secret file")
+    }
+
     /// A path relative to the root, as the journal and tool answers show it (`state/mca/x.md`).
     pub fn relative<'a>(&self, path: &'a Path) -> &'a Path {
         path.strip_prefix(&self.root).unwrap_or(path)
     }
 }
 
+/// A file name that holds secrets by convention: `.env*`, keys and certificates, ssh
+/// identities, `.netrc`, git credentials, and anything named `*secret*` or `*token*`.
+pub fn is_secret(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n == ".env"
+        || n.starts_with(".env.")
+        || n == ".netrc"
+        || n == ".git-credentials"
+        || n.starts_with("id_rsa")
+        || n.starts_with("id_ed25519")
+        || n.starts_with("id_ecdsa")
+        || [".pem", ".key", ".p12", ".pfx"].iter().any(|ext| n.ends_with(ext))
+        || n.contains("secret")
+        || n.contains("token")
+        || n.contains("credential")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hubs_trust_and_secrets_are_protected() {
+        let l = Layout::new("/h");
+        for p in ["cn.yaml", "state/peers.json", ".git/config", "state/reflexes/x.yaml", "state/notes/core_seed.md"] {
+            assert!(l.write_protected(Path::new(p)).is_some(), "{p}");
+        }
+        for p in [".env", "deploy/id_rsa", "a/b/.git/HEAD", "keys/server.pem", ".git/cn-owner-token"] {
+            assert!(l.read_protected(Path::new(p)).is_some() && l.write_protected(Path::new(p)).is_some(), "{p}");
+        }
+        for p in ["state/notes/plans.md", "notes.txt", "state/tasks.json", "src/main.rs"] {
+            assert!(l.write_protected(Path::new(p)).is_none() && l.read_protected(Path::new(p)).is_none(), "{p}");
+        }
+    }
 
     #[test]
     fn every_path_is_under_the_root_where_the_format_says() {
@@ -183,6 +256,7 @@ mod tests {
         assert_eq!(l.received(), Path::new("/h/state/received.json"));
         assert_eq!(l.run_lock(), Path::new("/h/state/run.lock"));
         assert_eq!(l.run_info(), Path::new("/h/state/run.json"));
+        assert_eq!(l.owner_token(), Path::new("/h/.git/cn-owner-token"));
         assert_eq!(l.reflex("hello"), Path::new("/h/state/reflexes/hello.yaml"));
         assert_eq!(l.mca_file("x.md"), Path::new("/h/state/mca/x.md"));
         assert_eq!(l.note("plans"), Path::new("/h/state/notes/plans.md"));

@@ -10,6 +10,8 @@ pub mod hub;
 pub mod id;
 pub mod journal;
 pub mod layout;
+pub mod owner_token;
+pub mod redact;
 pub mod tasks;
 
 pub use config::{ConfigError, HubConfig};

@@ -80,7 +80,7 @@ pub fn registry(dir: &Path, level: Level) -> Registry {
 }
 
 fn allowed(ctx: &ToolContext, path: &str) -> Result<PathBuf, ToolError> {
-    let full = ctx.confine(path)?;
+    let full = ctx.confine_write(path)?;
     let root = ctx.workdir.canonicalize().map_err(|e| ToolError::Failed(format!("{}: {e}", ctx.workdir.display())))?;
     let first = full.strip_prefix(&root).ok().and_then(|rel| rel.components().next());
     match first {

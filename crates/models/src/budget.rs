@@ -5,7 +5,8 @@
 //!   executive's prices in `cn.yaml`;
 //! - a minimum interval between autonomous executive calls; owner items (`plan.owner`) are
 //!   exempt from the interval, never from the caps;
-//! - when a call is refused, the plan falls back to the local level or the ask fails with
+//! - when a call is refused, the plan falls back to the local level (whose tool calls then run
+//!   with the local level's grants, never the executive's) or the ask fails with
 //!   `ModelError::Budget` (the caller defers the item with the reason), as configured.
 //!
 //! The rule that keeps the cap: a call is admitted only if the day's usage plus its
@@ -238,7 +239,14 @@ impl Budget {
     /// The budget as a decorator on `ask`.
     pub fn decorator(budget: SharedBudget) -> Decorator {
         Decorator::Ask(Box::new(move |mut inner: AskFn| -> AskFn {
-            Box::new(move |state: &mut State, plan: Plan| Budget::guard(&budget, plan, |p| inner(state, p)))
+            Box::new(move |state: &mut State, plan: Plan| {
+                Budget::guard(&budget, plan, |p| {
+                    // A plan sent down to the local level acts with that level's grants, not
+                    // the executive's: `act` checks every tool call against `state.level`.
+                    state.level = p.level;
+                    inner(state, p)
+                })
+            })
         }))
     }
 }

@@ -155,6 +155,8 @@ fn reference_stream(c: &mut Criterion) {
     .map(|(n, t)| (n.to_string(), t.to_string()))
     .collect();
     let dir = hub(&files);
+    // Fetches reach loopback only when a policy.urls entry names the host.
+    std::fs::write(dir.path().join("cn.yaml"), format!("policy:\n  urls: [\"{base}/\"]\n")).unwrap();
     let mut e = engine(dir.path());
     e.set_model(Box::new(Local));
     let messages = stream(&base);

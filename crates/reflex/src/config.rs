@@ -8,7 +8,8 @@
 //!   min_samples: 10        # ...once it has run at least this often
 //!   github_api: https://api.github.com
 //!   prompt_max_chars: 6000 # a local_prompt longer than this is cut (the model's context is small)
-//!   grants:                # which actions each reflex level may run (default: by action level)
+//!   grants:                # which actions each reflex level may run (default: by action level,
+//!                          # except write_file and shell, which only a grant naming them allows)
 //!     0: [reply, react, log, template, add_task, add_idea]
 //! ```
 

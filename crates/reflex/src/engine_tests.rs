@@ -51,6 +51,11 @@ fn hub(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// cn.yaml letting fetches reach the loopback server at `base` (an entry naming the host).
+fn allow(base: &str) -> String {
+    format!("policy:\n  urls: [\"{base}/\"]\n")
+}
+
 fn engine(dir: &tempfile::TempDir) -> (Engine, Arc<Recorder>) {
     let mut e = Engine::load(dir.path()).unwrap();
     assert!(e.errors().is_empty(), "{:?}", e.errors());
@@ -66,10 +71,10 @@ fn journal(dir: &tempfile::TempDir) -> Vec<Map<String, Value>> {
 
 #[test]
 fn the_documents_summarize_url_reflex_summarizes_a_loopback_page() {
-    let dir = hub(&[("state/reflexes/summarize-url.yaml", SUMMARIZE_URL)]);
+    let (base, hits) = serve(PAGE);
+    let dir = hub(&[("state/reflexes/summarize-url.yaml", SUMMARIZE_URL), ("cn.yaml", &allow(&base))]);
     let (mut e, replies) = engine(&dir);
     e.set_model(Box::new(Echo));
-    let (base, hits) = serve(PAGE);
     let text = format!("summarize {base}/otters");
     let h = e.handle(&Input::new(&text).source("discord").id("m-1"));
     assert_eq!(h.reflex.as_deref(), Some("summarize-url"));
@@ -103,10 +108,10 @@ fn the_documents_summarize_url_reflex_summarizes_a_loopback_page() {
 
 #[test]
 fn dry_run_performs_nothing_and_test_mode_does_not_send() {
-    let dir = hub(&[("state/reflexes/summarize-url.yaml", SUMMARIZE_URL)]);
+    let (base, hits) = serve(PAGE);
+    let dir = hub(&[("state/reflexes/summarize-url.yaml", SUMMARIZE_URL), ("cn.yaml", &allow(&base))]);
     let (mut e, replies) = engine(&dir);
     e.set_model(Box::new(Scripted::new(["Otters hold hands."])));
-    let (base, hits) = serve(PAGE);
     let text = format!("summarize {base}/");
     let h = e.run(&Input::new(&text), Mode::DryRun);
     assert_eq!((h.reflex.as_deref(), h.escalate), (Some("summarize-url"), false));
@@ -124,9 +129,9 @@ fn dry_run_performs_nothing_and_test_mode_does_not_send() {
 
 #[test]
 fn a_failing_step_journals_the_error_and_escalates() {
-    let dir = hub(&[("state/reflexes/summarize-url.yaml", SUMMARIZE_URL)]);
-    let (mut e, replies) = engine(&dir);
     let (base, _) = serve(PAGE);
+    let dir = hub(&[("state/reflexes/summarize-url.yaml", SUMMARIZE_URL), ("cn.yaml", &allow(&base))]);
+    let (mut e, replies) = engine(&dir);
     let text = format!("summarize {base}/");
     let h = e.handle(&Input::new(&text).id("m-2"));
     assert!(h.escalate);
@@ -273,7 +278,7 @@ fn reflexes_call_reflexes_and_policy_limits_actions() {
     for (text, needle) in [
         ("escape", "outside the allowed directory"),
         ("fetch http://127.0.0.1:9/x", "allowlist"),
-        ("sh", "shell action is off"),
+        ("sh", "may not call `shell`"),
     ] {
         let h = e.handle(&Input::new(text));
         assert!(h.escalate, "{text}");
@@ -321,7 +326,12 @@ fn the_executive_writes_a_reflex_that_is_dry_run_enabled_and_committed() {
 fn github_api_extract_json_files_ideas_log_and_shell() {
     let (api, hits) = serve(r#"{"number": 42, "title": "Fix the scheduler", "user": {"login": "pi"}}"#);
     let dir = hub(&[
-        ("cn.yaml", &format!("reflexes:\n  github_api: {api}/\npolicy:\n  shell: true\n")),
+        (
+            "cn.yaml",
+            &format!(
+                "reflexes:\n  github_api: {api}/\n  grants:\n    1: [github_api, extract_json, write_file, add_idea, log, shell]\npolicy:\n  shell: true\n  urls: [\"{api}/\"]\n"
+            ),
+        ),
         (
             "state/reflexes/pr.yaml",
             "name: pr\ntrigger: {pattern: 'pr (\\d+)', extract: [n]}\npipeline:\n  - action: github_api\n    input: /repos/o/r/pulls/{{n}}\n    output: pr\n  - action: extract_json\n    input: $pr\n    path: $.user.login\n    output: who\n  - action: write_file\n    path: notes/pr.md\n    content: \"#{{pr.number}} {{pr.title}} by {{who}}\"\n  - action: add_idea\n    input: \"look into {{pr.title}}\"\n  - action: log\n    input: \"noted PR {{n}}\"\n  - action: shell\n    input: cat notes/pr.md\n",

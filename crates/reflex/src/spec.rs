@@ -43,7 +43,13 @@ pub fn spec(name: &str) -> Option<&'static Spec> {
     SPECS.iter().find(|s| s.name == name)
 }
 
-/// Default grants: a reflex of level L may run every action of level ≤ L.
+/// Actions no reflex runs unless the owner grants them by name in `reflexes.grants`:
+/// writing files and running commands change the machine, and a reflex answers strangers.
+pub const OWNER_GRANTED: &[&str] = &["write_file", "shell"];
+
+/// Default grants: a reflex of level L may run every action of level ≤ L, except the
+/// [`OWNER_GRANTED`] ones.
 pub fn default_grants() -> BTreeMap<Level, Grant> {
-    (0..=2).map(|l| (l, Grant(SPECS.iter().filter(|s| s.level <= l).map(|s| s.name.to_string()).collect()))).collect()
+    let granted = |l: Level| SPECS.iter().filter(move |s| s.level <= l && !OWNER_GRANTED.contains(&s.name));
+    (0..=2).map(|l| (l, Grant(granted(l).map(|s| s.name.to_string()).collect()))).collect()
 }

@@ -28,6 +28,50 @@ impl ToolContext {
     pub fn confine(&self, path: &str) -> Result<PathBuf, ToolError> {
         confine(&self.workdir, path)
     }
+
+    /// [`confine`], and refuse what no tool may read: `.git/` and secret files (see
+    /// `cn_hub::Layout::read_protected`).
+    pub fn confine_read(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let full = self.confine(path)?;
+        self.protected(path, &full, |layout, rel| layout.read_protected(rel))?;
+        Ok(full)
+    }
+
+    /// [`confine`], and refuse what no tool may write: the hub's configuration and trust
+    /// (`cn.yaml`, peers, reflexes, core memory, journal…), `.git/` and secret files. Only the
+    /// owner's own commands change those.
+    pub fn confine_write(&self, path: &str) -> Result<PathBuf, ToolError> {
+        let full = self.confine(path)?;
+        self.protected(path, &full, |layout, rel| layout.write_protected(rel))?;
+        Ok(full)
+    }
+
+    /// Check `full` against `rule`, relative to the hub when it is inside it, else relative
+    /// to the working directory (a loop's tree: its `.git/` and secrets are protected too).
+    fn protected(
+        &self,
+        path: &str,
+        full: &Path,
+        rule: impl Fn(&cn_hub::Layout, &Path) -> Option<&'static str>,
+    ) -> Result<(), ToolError> {
+        let roots = self.hub.iter().chain(std::iter::once(&self.workdir));
+        for root in roots {
+            let Ok(root) = root.canonicalize() else { continue };
+            let Ok(rel) = full.strip_prefix(&root) else { continue };
+            let layout = cn_hub::Layout::new(&root);
+            let why = if Some(&root) == self.hub.as_ref().and_then(|h| h.canonicalize().ok()).as_ref() {
+                rule(&layout, rel)
+            } else {
+                layout.read_protected(rel)
+            };
+            if let Some(why) = why {
+                return Err(ToolError::Denied(format!(
+                    "`{path}` is protected ({why}): no tool may touch it; only the owner's own commands change it"
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Resolve a model-supplied `path` against `root` and refuse anything that would leave it:
@@ -84,6 +128,25 @@ fn outside(path: &str) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn protected_paths_are_refused_for_reading_and_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ctx = ToolContext::new(dir.path());
+        ctx.hub = Some(dir.path().to_path_buf());
+        assert!(ctx.confine_write("cn.yaml").is_err());
+        assert!(ctx.confine_write("./state/../state/peers.json").is_err());
+        assert!(ctx.confine_read(".git/config").is_err());
+        assert!(ctx.confine_read("cn.yaml").is_ok());
+        assert!(ctx.confine_write("state/notes/plans.md").is_ok());
+        // A loop's tree: its .git and secrets, not the hub's files.
+        let tree = tempfile::tempdir().unwrap();
+        let mut ctx = ToolContext::new(tree.path());
+        ctx.hub = Some(dir.path().to_path_buf());
+        assert!(ctx.confine_write("cn.yaml").is_ok());
+        assert!(ctx.confine_write(".git/hooks/pre-commit").is_err());
+        assert!(ctx.confine_read(".env").is_err());
+    }
 
     #[test]
     fn confines_paths_to_the_root() {

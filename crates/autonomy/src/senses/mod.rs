@@ -147,7 +147,7 @@ pub trait Sense: Send {
 /// so a missing one is reported before anything starts.
 pub fn configured(hub: &Path, config: &SensesConfig) -> Result<Vec<Box<dyn Sense>>, SenseError> {
     let mut senses: Vec<Box<dyn Sense>> = Vec::new();
-    if let Some(owner) = owner::OwnerSense::configured(&config.owner)? {
+    if let Some(owner) = owner::OwnerSense::configured(hub, &config.owner)? {
         senses.push(Box::new(owner));
     }
     if let Some(github) = config.github.as_ref().map(github::GithubSense::configured).transpose()? {

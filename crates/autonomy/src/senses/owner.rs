@@ -1,34 +1,49 @@
-//! The owner's HTTP endpoint: `POST /owner/message` with JSON `{"text": "...",
-//! "thread": "..."}` (or a plain-text body). The owner's messages have the highest salience.
+//! The owner's HTTP endpoint: `POST /owner/message` with JSON `{"text": "...", "thread":
+//! "..."}`. The owner's messages have the highest salience, so the endpoint makes sure they
+//! are the owner's.
 //!
-//! Invariant: when a token is configured, a request without `Authorization: Bearer <token>`
-//! (compared in constant time) is refused with 401 and produces nothing.
+//! Invariants: every request carries `Authorization: Bearer <token>` (the hub's owner token,
+//! see [`cn_hub::owner_token`]; compared in constant time with `subtle`) or is refused with
+//! 401 and produces nothing. Only `Content-Type: application/json` is taken (415 otherwise),
+//! so no web page can send a "simple" cross-site request; a request whose `Origin` is not the
+//! endpoint's own, or whose `Host` is not a loopback name or an IP address (DNS rebinding),
+//! is refused with 403; more than [`BURST`] requests at once, refilled at [`PER_SECOND`], get
+//! 429.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use serde_json::{json, Value};
+use subtle::ConstantTimeEq;
 
 use super::{Running, Sense, SenseContext, SenseError, OWNER_PATH};
 use crate::attention::Attention;
-use crate::config::{env_secret, OwnerConfig};
+use crate::config::OwnerConfig;
 use crate::percept::{Percept, SenseKind};
+
+/// Requests the endpoint takes at once before it answers 429.
+pub const BURST: f64 = 20.0;
+/// Requests a second it takes after a burst.
+pub const PER_SECOND: f64 = 5.0;
 
 /// The owner endpoint as a [`Sense`]: mounts `POST /owner/message` on the senses' server.
 pub struct OwnerSense {
-    token: Option<String>,
+    token: String,
 }
 
 impl OwnerSense {
-    /// `None` when `senses.owner.enabled` is false; the token read from its variable.
-    pub fn configured(config: &OwnerConfig) -> Result<Option<Self>, SenseError> {
+    /// `None` when `senses.owner.enabled` is false; the token read from the variable
+    /// `senses.owner.token_env` names, else from the hub's token file (made if missing).
+    pub fn configured(hub: &std::path::Path, config: &OwnerConfig) -> Result<Option<Self>, SenseError> {
         if !config.enabled {
             return Ok(None);
         }
-        let token = config.token_env.as_deref().map(|var| env_secret("senses.owner.token_env", var)).transpose()?;
+        let token = cn_hub::owner_token::load_or_create(&cn_hub::Layout::new(hub), config)
+            .map_err(|e| SenseError::Start { sense: "owner", message: e.to_string() })?;
         Ok(Some(OwnerSense { token }))
     }
 }
@@ -39,7 +54,7 @@ impl Sense for OwnerSense {
     }
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
-        let ep = OwnerEndpoint { token: self.token, attention: ctx.attention.clone() };
+        let ep = OwnerEndpoint::new(self.token, ctx.attention.clone());
         ctx.mount(axum::Router::new().route(OWNER_PATH, axum::routing::post(receive)).with_state(Arc::new(ep)));
         Ok(Running::tasks())
     }
@@ -47,16 +62,30 @@ impl Sense for OwnerSense {
 
 /// What the owner route needs.
 pub struct OwnerEndpoint {
-    pub token: Option<String>,
-    pub attention: Attention,
+    token: String,
+    attention: Attention,
+    /// Tokens left and when they were last counted.
+    bucket: Mutex<(f64, Instant)>,
 }
 
-/// Equal in time independent of where the inputs differ.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+impl OwnerEndpoint {
+    pub fn new(token: String, attention: Attention) -> Self {
+        OwnerEndpoint { token, attention, bucket: Mutex::new((BURST, Instant::now())) }
     }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+
+    /// Take one request from the bucket; false when it is empty.
+    fn admit(&self) -> bool {
+        let Ok(mut b) = self.bucket.lock() else { return false };
+        let now = Instant::now();
+        let (left, at) = *b;
+        let left = (left + now.duration_since(at).as_secs_f64() * PER_SECOND).min(BURST);
+        if left < 1.0 {
+            *b = (left, now);
+            return false;
+        }
+        *b = (left - 1.0, now);
+        true
+    }
 }
 
 /// The percept for one owner message.
@@ -69,40 +98,79 @@ pub fn percept(text: &str, thread: Option<&str>) -> Percept {
     p
 }
 
+fn refuse(status: StatusCode, why: &str) -> (StatusCode, Json<Value>) {
+    (status, Json(json!({"error": why})))
+}
+
+/// A `Host` a browser reaches only on this machine: `localhost` or an IP address (a DNS
+/// rebinding attack names the attacker's domain).
+fn local_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, port)| if port.parse::<u16>().is_ok() { h } else { host }),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok()
+}
+
 /// `POST /owner/message`.
 pub async fn receive(
     State(ep): State<Arc<OwnerEndpoint>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> (StatusCode, Json<Value>) {
-    if let Some(token) = &ep.token {
-        let given = headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        if !constant_time_eq(given.as_bytes(), token.as_bytes()) {
-            return (StatusCode::UNAUTHORIZED, Json(json!({"error": "missing or wrong bearer token"})));
+    if !ep.admit() {
+        return refuse(StatusCode::TOO_MANY_REQUESTS, "too many requests; try again in a second");
+    }
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let host = header("host").unwrap_or("");
+    if !local_host(host) {
+        return refuse(StatusCode::FORBIDDEN, "the Host header must be an IP address or localhost");
+    }
+    if let Some(origin) = header("origin") {
+        if origin != format!("http://{host}") {
+            return refuse(StatusCode::FORBIDDEN, "cross-origin requests are refused");
         }
     }
-    let json_body =
-        headers.get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|ct| ct.starts_with("application/json"));
-    let (text, thread) = if json_body {
-        match serde_json::from_slice::<Value>(&body) {
-            Ok(v) => (
-                v.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
-                v.get("thread").and_then(Value::as_str).map(str::to_string),
-            ),
-            Err(e) => return (StatusCode::BAD_REQUEST, Json(json!({"error": format!("body is not JSON: {e}")}))),
-        }
-    } else {
-        (String::from_utf8_lossy(&body).into_owned(), None)
+    let given = header("authorization").and_then(|v| v.strip_prefix("Bearer ")).unwrap_or("");
+    if !bool::from(given.as_bytes().ct_eq(ep.token.as_bytes())) {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token (the hub's owner token: `cn chat` sends it)",
+        );
+    }
+    let json_body = header("content-type")
+        .and_then(|ct| ct.split(';').next())
+        .is_some_and(|ct| ct.trim().eq_ignore_ascii_case("application/json"));
+    if !json_body {
+        return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "send JSON with Content-Type: application/json");
+    }
+    let (text, thread) = match serde_json::from_slice::<Value>(&body) {
+        Ok(v) => (
+            v.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
+            v.get("thread").and_then(Value::as_str).map(str::to_string),
+        ),
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("body is not JSON: {e}")),
     };
     if text.trim().is_empty() {
-        return (StatusCode::BAD_REQUEST, Json(json!({"error": "empty message: send {\"text\": \"...\"}"})));
+        return refuse(StatusCode::BAD_REQUEST, "empty message: send {\"text\": \"...\"}");
     }
     let p = percept(&text, thread.as_deref());
     let id = p.id.clone();
     ep.attention.admit(p);
     (StatusCode::ACCEPTED, Json(json!({"accepted": id})))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_names_and_addresses_are_local_hosts() {
+        for ok in ["127.0.0.1:8080", "localhost:1", "LOCALHOST", "[::1]:80", "10.0.0.2"] {
+            assert!(local_host(ok), "{ok}");
+        }
+        for bad in ["evil.example:80", "", "127.0.0.1.nip.io", "localhost.evil"] {
+            assert!(!local_host(bad), "{bad}");
+        }
+    }
 }

@@ -2,7 +2,8 @@
 //! the highest salience, answered before any autonomous work.
 //!
 //! With a daemon running on the hub (`state/run.lock` held), a message goes to its owner
-//! endpoint (the address in `state/run.json`) and the daemon wakes at once. With none, the
+//! endpoint (the address in `state/run.json`, with the hub's owner token) and the daemon wakes
+//! at once. With none, the
 //! message is queued in the hub's inbox and `cn run --once` is run for it — the same agent,
 //! one item at a time. Either way chat waits until the item is decided and prints what the
 //! agent answered (the reply, or the decision it took).
@@ -81,7 +82,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
 fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::Result<Option<String>> {
     let daemon = cn_daemon::owner_url(hub.root());
     let id = match &daemon {
-        Some(url) => post(url, text)?,
+        Some(url) => post(hub, url, text)?,
         None => cn_agent::enqueue_new(hub, cn_agent::OWNER, cn_agent::Cadence::Inbox, text)?.id,
     };
     if no_wait {
@@ -106,16 +107,18 @@ fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::
     }
 }
 
-fn post(url: &str, text: &str) -> anyhow::Result<String> {
+/// Post to the daemon's owner endpoint with the hub's owner token (the variable
+/// `senses.owner.token_env` names, else the token file the daemon made).
+fn post(hub: &Hub, url: &str, text: &str) -> anyhow::Result<String> {
+    let token = cn_hub::owner_token::read(hub.layout(), &hub.config().senses.owner)?
+        .ok_or_else(|| UsageError(format!("no owner token at {}", hub.layout().owner_token().display())))?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(30)))
         .build()
         .into();
-    let mut req = agent.post(url).header("content-type", "application/json");
-    if let Ok(token) = std::env::var("CN_OWNER_TOKEN") {
-        req = req.header("authorization", &format!("Bearer {token}"));
-    }
+    let req =
+        agent.post(url).header("content-type", "application/json").header("authorization", &format!("Bearer {token}"));
     let body = serde_json::json!({ "text": text }).to_string();
     let mut resp = req.send(&body).with_context(|| format!("cannot reach the daemon at {url}"))?;
     let status = resp.status().as_u16();

@@ -124,6 +124,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         see two high tides and two low tides a day. Spring tides, the largest, come when the Sun and Moon \
         line up.</p></body></html>";
     let (url, _hits) = cn_reflex::testing::serve_html(page.to_string())?;
+    // Fetches never reach loopback unless a policy.urls entry names the host: the owner's line.
+    let config = cn_hub::Layout::new(&d.hub).config();
+    let text = std::fs::read_to_string(&config)?;
+    let allowed = format!("  shell: false\n  urls: [\"{url}/\"]      # the demo's page on loopback\n");
+    cn_storage::write_atomic(&config, text.replacen("  shell: false\n", &allowed, 1).as_bytes())?;
     d.owner_says(&format!("summarize {url}/tides"))?;
     d.cn(&d.hub, &["run", "--once"])?;
     d.detail(d.last_decision(&d.hub)?);

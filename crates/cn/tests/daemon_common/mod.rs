@@ -126,6 +126,12 @@ pub fn decided_at(entries: &[Value], id: &str) -> Option<usize> {
 }
 
 /// POST `body` (JSON) to `url`; the status and the JSON answer.
+/// `Authorization: Bearer <the hub's owner token>` (what `cn chat` sends).
+pub fn owner_auth(hub: &Path) -> (&'static str, String) {
+    let token = std::fs::read_to_string(hub.join(".git/cn-owner-token")).expect("cn init made the owner token");
+    ("authorization", format!("Bearer {}", token.trim()))
+}
+
 pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, Value) {
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let mut req = agent.post(url).header("content-type", "application/json");

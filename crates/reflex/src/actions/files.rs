@@ -1,5 +1,6 @@
 //! `read_file` and `write_file` — files inside the hub only (`cn_tools::confine`), within
-//! the policy's size limit; writes are atomic and never touch `.git`.
+//! the policy's size limit; writes are atomic. Neither touches `.git/` or a secret file, and
+//! no write reaches the hub's protected files (`ToolContext::confine_write`).
 
 use std::sync::Arc;
 
@@ -29,7 +30,7 @@ struct Write {
 
 pub(crate) fn read_file() -> Arc<dyn Tool> {
     typed("read_file", "Read a text file inside the hub.", |ctx, p: Read| {
-        let path = ctx.confine(&p.path)?;
+        let path = ctx.confine_read(&p.path)?;
         let limit = super::max_bytes(ctx);
         let meta = std::fs::metadata(&path).map_err(|e| ToolError::Failed(format!("{}: {e}", p.path)))?;
         if meta.len() > limit {
@@ -46,13 +47,7 @@ pub(crate) fn read_file() -> Arc<dyn Tool> {
 
 pub(crate) fn write_file() -> Arc<dyn Tool> {
     typed("write_file", "Write a text file inside the hub (atomically).", |ctx: &ToolContext, p: Write| {
-        let path = ctx.confine(&p.path)?;
-        if path
-            .strip_prefix(ctx.workdir.canonicalize().unwrap_or_else(|_| ctx.workdir.clone()))
-            .is_ok_and(|rel| rel.starts_with(".git"))
-        {
-            return Err(ToolError::Denied(format!("{}: the hub's .git is not writable", p.path)));
-        }
+        let path = ctx.confine_write(&p.path)?;
         let mut content = crate::vars::as_text(&p.content);
         if p.append.unwrap_or(false) {
             match std::fs::read_to_string(&path) {

@@ -1,6 +1,6 @@
 //! `github_api` — one GitHub REST call. The base URL comes from `reflexes.github_api` in
 //! cn.yaml (default https://api.github.com); the token from `$GITHUB_TOKEN`, sent as a header
-//! and never returned, logged or journaled.
+//! and never returned, logged or journaled, nor sent to another origin on a redirect.
 
 use std::sync::Arc;
 
@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::http::Header;
 use super::Shared;
 
 #[derive(Deserialize, JsonSchema)]
@@ -31,17 +32,18 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         }
         let method = p.method.as_deref().unwrap_or("GET").to_ascii_uppercase();
         let mut headers = vec![
-            ("Accept", "application/vnd.github+json".to_string()),
-            ("X-GitHub-Api-Version", "2022-11-28".to_string()),
+            Header::new("Accept", "application/vnd.github+json"),
+            Header::new("X-GitHub-Api-Version", "2022-11-28"),
         ];
         if let Ok(token) = std::env::var("GITHUB_TOKEN") {
             if !token.is_empty() {
-                headers.push(("Authorization", format!("Bearer {token}")));
+                // Sent to the API's own origin only, never along a redirect to another host.
+                headers.push(Header::secret("Authorization", format!("Bearer {token}")));
             }
         }
         let body = p.body.map(|b| b.to_string());
         if body.is_some() {
-            headers.push(("Content-Type", "application/json".to_string()));
+            headers.push(Header::new("Content-Type", "application/json"));
         }
         let got = super::http::request(ctx, &method, &format!("{base}{}", p.path), &headers, body)?;
         let value = serde_json::from_str(&got.body).unwrap_or(Value::String(got.body));
