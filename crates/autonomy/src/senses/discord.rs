@@ -173,15 +173,14 @@ pub fn start(
         .proxy(host, plain_http)
         .default_allowed_mentions(AllowedMentions::default())
         .build();
-    // twilight panics when the TLS setup fails; a panic must not take the daemon with it.
-    let shard_config = std::panic::catch_unwind(move || {
-        let mut builder = ConfigBuilder::new(token, INTENTS);
-        if let Some(url) = gateway_url {
-            builder = builder.proxy_url(url);
-        }
-        builder.build()
-    })
-    .map_err(|_| err("the gateway's TLS setup failed".into()))?;
+    // twilight unwraps its TLS connector (a panic, so an abort in release): build one first,
+    // the same way, and refuse to start with its error instead.
+    tokio_websockets::Connector::new().map_err(|e| err(format!("the gateway's TLS setup failed: {e}")))?;
+    let mut builder = ConfigBuilder::new(token, INTENTS);
+    if let Some(url) = gateway_url {
+        builder = builder.proxy_url(url);
+    }
+    let shard_config = builder.build();
     let shard = Shard::with_config(ShardId::ONE, shard_config);
     let filter = Filter { channels: config.channels.clone(), owners: config.owners.clone() };
     runtime.spawn(run_gateway(shard, filter, attention));
