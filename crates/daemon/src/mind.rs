@@ -274,7 +274,9 @@ impl HubMind {
     fn defer_current(&mut self, item: &Item, outcomes: &Outcomes) {
         let last = outcomes.since(self.mark).last().map(describe).unwrap_or_else(|| "no tool call".into());
         let reason = format!("no decision after {} moves (last: {last})", self.moves);
-        match cn_agent::decide(&self.hub, &Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until: None })) {
+        // Always with an `until`: an item deferred by the daemon itself comes back.
+        let until = Some(cn_storage::rfc3339_after(self.auto.pacing.retry_deferred));
+        match cn_agent::decide(&self.hub, &Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until })) {
             Ok(_) => self.note(
                 Entry::new("decision")
                     .with("id", item.id.as_str())

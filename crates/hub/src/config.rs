@@ -434,11 +434,19 @@ pub struct Pacing {
     /// Between checks when nothing is happening.
     #[serde(with = "duration")]
     pub idle: Duration,
+    /// When an item the daemon deferred on its own (the move limit, an exhausted budget)
+    /// comes back to the queue: this long after. Nothing is parked forever.
+    #[serde(with = "duration")]
+    pub retry_deferred: Duration,
 }
 
 impl Default for Pacing {
     fn default() -> Self {
-        Pacing { active: Duration::from_secs(5), idle: Duration::from_secs(60) }
+        Pacing {
+            active: Duration::from_secs(5),
+            idle: Duration::from_secs(60),
+            retry_deferred: Duration::from_secs(3600),
+        }
     }
 }
 
