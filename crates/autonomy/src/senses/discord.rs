@@ -396,6 +396,31 @@ impl DiscordHandle {
     }
 }
 
+impl DiscordHandle {
+    /// React with `emoji` (a Unicode emoji) to message `message_id` in `channel_id`: a real
+    /// reaction, not a message. Blocks until Discord has answered (a synchronous thread).
+    pub fn react(&self, channel_id: u64, message_id: u64, emoji: &str) -> Result<(), SenseError> {
+        let channel = Id::<ChannelMarker>::new_checked(channel_id)
+            .ok_or_else(|| discord_error(format!("{channel_id} is not a Discord channel id")))?;
+        let message = Id::<twilight_model::id::marker::MessageMarker>::new_checked(message_id)
+            .ok_or_else(|| discord_error(format!("{message_id} is not a Discord message id")))?;
+        let emoji = emoji.trim().to_string();
+        if emoji.is_empty() {
+            return Err(discord_error("an empty emoji cannot be a reaction"));
+        }
+        let inner = self.inner.clone();
+        block_on(&self.inner.runtime, async move {
+            let kind = twilight_http::request::channel::reaction::RequestReactionType::Unicode { name: &emoji };
+            inner
+                .http
+                .create_reaction(channel, message, &kind)
+                .await
+                .map(|_| ())
+                .map_err(|e| discord_error(format!("reacting in channel {channel_id}: {e}")))
+        })?
+    }
+}
+
 /// Run `fut` on the senses' runtime and wait for it on this (synchronous) thread.
 fn block_on<T: Send + 'static>(
     runtime: &tokio::runtime::Handle,
