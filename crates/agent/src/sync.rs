@@ -123,12 +123,15 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
     let blobs = if fresh.is_empty() {
         Vec::new()
     } else {
-        let out = Git::new(hub.root()).run_with_input(&["cat-file", "--batch"], request.as_bytes())?;
+        let out = Git::new(hub.root()).run_bytes_with_input(&["cat-file", "--batch"], request.as_bytes())?;
         parse_batch(&out, fresh.len())
     };
 
     for ((sha, tid), blob) in fresh.iter().zip(blobs) {
-        let read = blob.ok_or_else(|| format!("the branch has no file {tid}.md")).and_then(|text| {
+        let read = blob.ok_or_else(|| format!("the branch has no file {tid}.md")).and_then(|bytes| {
+            let text = String::from_utf8(bytes).map_err(|e| {
+                format!("{tid}.md is not UTF-8 text (an invalid byte at offset {})", e.utf8_error().valid_up_to())
+            })?;
             // The report's line for a person to read.
             let mail = Mail::parse(&text).map_err(|e| e.to_string())?;
             if mail.id != *tid {
@@ -199,23 +202,23 @@ fn item_of(mail: &Mail, peer: &str) -> Item {
 }
 
 /// Split `git cat-file --batch` output into one entry per request (`None` when missing).
-fn parse_batch(out: &str, n: usize) -> Vec<Option<String>> {
+/// Works on bytes: git's sizes count bytes, and a peer's file may hold any bytes at all.
+pub fn parse_batch(out: &[u8], n: usize) -> Vec<Option<Vec<u8>>> {
     let mut result = Vec::with_capacity(n);
     let mut rest = out;
     while result.len() < n && !rest.is_empty() {
-        let Some((header, after)) = rest.split_once('\n') else { break };
+        let Some(nl) = rest.iter().position(|&b| b == b'\n') else { break };
+        let (header, after) = (&rest[..nl], &rest[nl + 1..]);
+        let header = String::from_utf8_lossy(header);
         let mut parts = header.rsplitn(3, ' ');
         let size = parts.next().and_then(|s| s.parse::<usize>().ok());
         let kind = parts.next();
         match (kind, size) {
-            (Some("blob"), Some(size)) if after.len() >= size => {
-                result.push(Some(after[..size].to_string()));
-                rest = after[size..].strip_prefix('\n').unwrap_or(&after[size..]);
-            }
-            (Some(_), Some(size)) if after.len() >= size => {
-                // A tree or commit where a file should be: not a thread.
-                result.push(None);
-                rest = after[size..].strip_prefix('\n').unwrap_or(&after[size..]);
+            (Some(kind), Some(size)) if after.len() >= size => {
+                // A tree or commit where a file should be is not a thread.
+                result.push((kind == "blob").then(|| after[..size].to_vec()));
+                let tail = &after[size..];
+                rest = tail.strip_prefix(b"\n").unwrap_or(tail);
             }
             _ => {
                 result.push(None);
@@ -324,8 +327,11 @@ mod tests {
 
     #[test]
     fn batch_output_splits_per_request() {
-        let out = "aaa blob 5\nhello\nbbb:x.md missing\nccc blob 0\n\n";
-        assert_eq!(parse_batch(out, 3), vec![Some("hello".into()), None, Some(String::new())]);
-        assert_eq!(parse_batch("", 2), vec![None, None]);
+        let out = b"aaa blob 5\nhello\nbbb:x.md missing\nccc blob 0\n\n";
+        assert_eq!(parse_batch(out, 3), vec![Some(b"hello".to_vec()), None, Some(Vec::new())]);
+        assert_eq!(parse_batch(b"", 2), vec![None, None]);
+        // Sizes are bytes: invalid UTF-8 does not shift the next entry.
+        let out = b"aaa blob 2\n\xff\xfe\nbbb blob 3\n\xe2\x9c\x93\n";
+        assert_eq!(parse_batch(out, 2), vec![Some(vec![0xff, 0xfe]), Some("\u{2713}".as_bytes().to_vec())]);
     }
 }

@@ -64,7 +64,7 @@ mod tests {
     #[test]
     fn rest_ends_on_percept_and_on_stop_long_before_the_interval() {
         let attention = Attention::new(PoolConfig::default());
-        let pacing = Pacing { active: Duration::from_secs(300), idle: Duration::from_secs(300) };
+        let pacing = Pacing { active: Duration::from_secs(300), idle: Duration::from_secs(300), ..Pacing::default() };
         let stop = StopToken::new();
         let Decorator::Rest(wrap) = rest_decorator(attention.clone(), pacing, stop.clone()) else { unreachable!() };
         let mut rest = wrap(Box::new(|| {}));
@@ -91,7 +91,7 @@ mod tests {
         let attention = Attention::new(PoolConfig::default());
         attention.decide(jiff::Timestamp::now());
         attention.admit(Percept::new(SenseKind::Github, "waits for budget"));
-        let pacing = Pacing { active: Duration::from_millis(30), idle: Duration::from_millis(30) };
+        let pacing = Pacing { active: Duration::from_millis(30), idle: Duration::from_millis(30), ..Pacing::default() };
         assert_eq!(rest_once(&attention, &pacing), Wake::Admitted, "admitted after decide: wake at once");
         assert_eq!(rest_once(&attention, &pacing), Wake::Timeout, "nothing new: a full interval");
     }
@@ -100,7 +100,7 @@ mod tests {
     fn wake_at_ends_a_rest_early() {
         let attention = Attention::new(PoolConfig::default());
         attention.wake_at(Some(Instant::now() + Duration::from_millis(20)));
-        let pacing = Pacing { active: Duration::from_secs(300), idle: Duration::from_secs(300) };
+        let pacing = Pacing { active: Duration::from_secs(300), idle: Duration::from_secs(300), ..Pacing::default() };
         assert_eq!(rest_once(&attention, &pacing), Wake::Timeout);
     }
 }

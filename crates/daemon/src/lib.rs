@@ -179,6 +179,11 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         for channel in started.take_channels() {
             mind = mind.with_channel(channel);
         }
+        if let Some(discord) = started.discord() {
+            mind = mind.with_reactor(Arc::new(move |channel, message, emoji| {
+                discord.react(channel, message, emoji).map_err(|e| e.to_string())
+            }));
+        }
         listening = started.local_addr();
         if let Some(tell) = options.on_listening {
             tell(listening);

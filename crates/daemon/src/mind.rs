@@ -64,10 +64,16 @@ pub struct LevelPlan {
 }
 
 /// Reflex replies decide the current item with the `reply` op (journaled, committed, and
-/// sent back to a peer when the item came from one).
+/// sent back to a peer when the item came from one). A reaction never decides the item (a
+/// `react` then `reply` pipeline replies once): on a channel that has reactions (Discord) it
+/// is a real reaction on the item's message; elsewhere it is journaled.
 struct HubReplier {
     hub: Hub,
+    reactor: Option<Reactor>,
 }
+
+/// A real reaction: (channel id, message id, emoji).
+pub type Reactor = Arc<dyn Fn(u64, u64, &str) -> Result<(), String> + Send + Sync>;
 
 impl cn_reflex::Replier for HubReplier {
     fn reply(&self, _to: &cn_reflex::Target, message: &str) -> Result<(), cn_reflex::ReplyError> {
@@ -79,8 +85,20 @@ impl cn_reflex::Replier for HubReplier {
         .map_err(cn_reflex::ReplyError::channel)
     }
     fn react(&self, to: &cn_reflex::Target, emoji: &str) -> Result<(), cn_reflex::ReplyError> {
-        // A hub thread has no reactions; record it as a reply line so nothing is silent.
-        self.reply(to, emoji)
+        let current = cn_agent::queue::current(&self.hub).ok().flatten();
+        let on_discord = current.as_ref().filter(|i| i.doc.get_str("sense") == Some("discord")).and_then(|i| {
+            Some((i.doc.get_str("channel-id")?.parse::<u64>().ok()?, i.doc.get_str("message-id")?.parse::<u64>().ok()?))
+        });
+        if let (Some(react), Some((channel, message))) = (&self.reactor, on_discord) {
+            return react(channel, message, emoji)
+                .map_err(|e| cn_reflex::ReplyError::channel(std::io::Error::other(e)));
+        }
+        let id = to.item.clone().or(current.map(|i| i.id)).unwrap_or_default();
+        let entry = Entry::new("reaction")
+            .with("id", id.as_str())
+            .with("summary", format!("reacted {emoji} to {id}"))
+            .with("emoji", emoji);
+        cn_hub::journal::HubJournal::append_to(&self.hub.path("state"), &entry).map_err(cn_reflex::ReplyError::channel)
     }
 }
 
@@ -149,9 +167,17 @@ impl HubMind {
     /// engine is shared (the executive's `reflex_write` tool changes it).
     pub fn with_reflexes(mut self, engine: Arc<Mutex<cn_reflex::Engine>>) -> Self {
         if let Ok(mut e) = engine.lock() {
-            e.set_replier(Arc::new(HubReplier { hub: self.hub.clone() }));
+            e.set_replier(Arc::new(HubReplier { hub: self.hub.clone(), reactor: None }));
         }
         self.reflexes = Some(engine);
+        self
+    }
+
+    /// Reactions go to a channel that has them (Discord) through `reactor`.
+    pub fn with_reactor(self, reactor: Reactor) -> Self {
+        if let Some(Ok(mut e)) = self.reflexes.as_ref().map(|r| r.lock()) {
+            e.set_replier(Arc::new(HubReplier { hub: self.hub.clone(), reactor: Some(reactor) }));
+        }
         self
     }
 
@@ -274,7 +300,9 @@ impl HubMind {
     fn defer_current(&mut self, item: &Item, outcomes: &Outcomes) {
         let last = outcomes.since(self.mark).last().map(describe).unwrap_or_else(|| "no tool call".into());
         let reason = format!("no decision after {} moves (last: {last})", self.moves);
-        match cn_agent::decide(&self.hub, &Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until: None })) {
+        // Always with an `until`: an item deferred by the daemon itself comes back.
+        let until = Some(cn_storage::rfc3339_after(self.auto.pacing.retry_deferred));
+        match cn_agent::decide(&self.hub, &Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until })) {
             Ok(_) => self.note(
                 Entry::new("decision")
                     .with("id", item.id.as_str())

@@ -237,6 +237,9 @@ pub struct ProviderConfig {
     /// Dollars per million input / output tokens (the budget's cost cap uses them).
     pub price_per_mtok_in: Option<f64>,
     pub price_per_mtok_out: Option<f64>,
+    /// For `command`: environment variables the program sees, besides a minimal `PATH`,
+    /// `HOME`, `LANG`; every other variable of cn's environment is withheld.
+    pub env: Vec<String>,
 }
 
 impl ProviderConfig {
@@ -345,6 +348,10 @@ pub struct Policy {
     pub max_bytes: Option<u64>,
     /// Longest a tool may run, in seconds.
     pub timeout_secs: Option<u64>,
+    /// Environment variables the `shell` action's commands see, besides a minimal `PATH`,
+    /// `HOME`, `LANG` (`cn_hub::child::BASE_ENV`); every other variable of cn's environment
+    /// (an API key, say) is withheld.
+    pub env: Vec<String>,
 }
 
 impl Policy {
@@ -454,11 +461,19 @@ pub struct Pacing {
     /// Between checks when nothing is happening.
     #[serde(with = "duration")]
     pub idle: Duration,
+    /// When an item the daemon deferred on its own (the move limit, an exhausted budget)
+    /// comes back to the queue: this long after. Nothing is parked forever.
+    #[serde(with = "duration")]
+    pub retry_deferred: Duration,
 }
 
 impl Default for Pacing {
     fn default() -> Self {
-        Pacing { active: Duration::from_secs(5), idle: Duration::from_secs(60) }
+        Pacing {
+            active: Duration::from_secs(5),
+            idle: Duration::from_secs(60),
+            retry_deferred: Duration::from_secs(3600),
+        }
     }
 }
 

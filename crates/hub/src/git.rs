@@ -128,6 +128,12 @@ impl Git {
 
     /// Run git with `input` on its stdin (`fast-import`, `hash-object --stdin`).
     pub fn run_with_input(&self, args: &[&str], input: &[u8]) -> Result<String, GitError> {
+        self.run_bytes_with_input(args, input).map(|out| String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// [`Git::run_with_input`] with stdout as raw bytes: for output whose byte offsets
+    /// matter (`cat-file --batch` counts bytes, and a peer's file need not be UTF-8).
+    pub fn run_bytes_with_input(&self, args: &[&str], input: &[u8]) -> Result<Vec<u8>, GitError> {
         let mut child = self
             .command(args)
             .stdin(Stdio::piped())
@@ -145,7 +151,11 @@ impl Git {
             // A write error (git exited early) shows as git's own failure below.
             let _ = w.join();
         }
-        self.finish(args, out)
+        if out.status.success() {
+            Ok(out.stdout)
+        } else {
+            Err(self.failed(args, &out.stderr))
+        }
     }
 
     fn finish(&self, args: &[&str], out: Output) -> Result<String, GitError> {

@@ -68,9 +68,13 @@ impl HubJournal {
         self.journal.path()
     }
 
-    /// Append one entry as one line (a single write).
+    /// Append one entry as one line (a single write). A `decision` entry is made durable
+    /// (`fdatasync`) before this returns; other entries are not (the fsync policy: a power
+    /// loss may take the last observations, never a decision; a crash of cn takes nothing).
     pub fn append(&mut self, entry: &Entry) -> Result<(), JournalError> {
-        self.journal.append(entry).map_err(|source| JournalError { path: self.journal.path().to_path_buf(), source })
+        let appended = self.journal.append(entry);
+        let synced = appended.and_then(|()| if entry.kind() == "decision" { self.journal.sync() } else { Ok(()) });
+        synced.map_err(|source| JournalError { path: self.journal.path().to_path_buf(), source })
     }
 
     /// Append one typed record, stamped now.

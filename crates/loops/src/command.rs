@@ -1,10 +1,13 @@
 //! Running a program as a component: `bash -O globstar -c COMMAND` in DIR, so the document's
 //! `javac src/**/*.java` works literally, with `CN_LOOP_RUN` (absolute `loop-run/`) and
 //! `CN_LOOP_ITERATION` in the environment. Standard output and error are captured together,
-//! in the order the program wrote them.
+//! in the order the program wrote them. Run by `cn_hub::child`: a cleared environment (a
+//! minimal `PATH`, `HOME`, `LANG`, the build variables of `COMPONENT_ENV`), a time limit, an
+//! output cap, the whole process group killed.
 
-use std::io::Read;
-use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use cn_hub::child::{Child, ChildError};
 
 use crate::artifacts::LoopRun;
 use crate::error::{LoopError, Result};
@@ -33,24 +36,40 @@ impl CommandRun {
     }
 }
 
+/// Longest one component may run; past it its whole process group is killed.
+pub const COMPONENT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// Most output read from one component (the artifact keeps the last [`MAX_OUTPUT`] of it);
+/// a component writing more is stopped.
+const READ_MAX: usize = 16 * 1024 * 1024;
+
+/// Variables a component sees besides `cn_hub::child::BASE_ENV` and `CN_LOOP_*`: what a
+/// build commonly needs, nothing secret.
+const COMPONENT_ENV: &[&str] = &["JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME", "GOPATH", "VIRTUAL_ENV"];
+
 pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: u64) -> Result<CommandRun> {
     let spawn_error = |e: std::io::Error| LoopError::component_from(role, format!("cannot run `{command}`"), e);
-    let (mut reader, writer) = std::io::pipe().map_err(spawn_error)?;
-    let mut cmd = Command::new("bash");
-    cmd.args(["-O", "globstar", "-c", command])
-        .current_dir(&run.dir)
+    // The one child runner: a cleared environment, its own process group (killed whole at
+    // the time limit or when bash exits), output read as it comes and capped.
+    let ran = Child::new("bash")
+        .args(["-O", "globstar", "-c", command])
+        .cwd(&run.dir)
+        .pass_env(COMPONENT_ENV)
         .env("CN_LOOP_RUN", &run.run)
         .env("CN_LOOP_ITERATION", iteration.to_string())
-        .stdin(Stdio::null())
-        .stdout(writer.try_clone().map_err(spawn_error)?)
-        .stderr(writer);
-    let mut child = cmd.spawn().map_err(spawn_error)?;
-    // The Command holds the pipe's write ends; drop it so reading ends when the child exits.
-    drop(cmd);
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).map_err(spawn_error)?;
-    let status = child.wait().map_err(spawn_error)?;
-    let mut output = String::from_utf8_lossy(&bytes).into_owned();
+        .merge_stderr()
+        .timeout(COMPONENT_TIMEOUT)
+        .max_output(READ_MAX)
+        .run();
+    let (bytes, code, note) = match ran {
+        Ok(out) if out.truncated => (out.stdout, None, format!("\n[output cut at {READ_MAX} bytes; stopped]\n")),
+        Ok(out) => (out.stdout, out.status.and_then(|s| s.code()), String::new()),
+        Err(ChildError::Spawn { source, .. }) => return Err(spawn_error(source)),
+        Err(ChildError::TimedOut { output, after, .. }) => {
+            (output.stdout, None, format!("\n[ran past {after:?}; killed with its process group]\n"))
+        }
+    };
+    let mut output = String::from_utf8_lossy(&bytes).into_owned() + &note;
     if output.len() > MAX_OUTPUT {
         let mut cut = output.len() - MAX_OUTPUT;
         while !output.is_char_boundary(cut) {
@@ -58,5 +77,5 @@ pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: 
         }
         output = format!("[… {cut} bytes of earlier output left out …]\n{}", &output[cut..]);
     }
-    Ok(CommandRun { command: command.to_string(), output, code: status.code() })
+    Ok(CommandRun { command: command.to_string(), output, code })
 }

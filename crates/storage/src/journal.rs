@@ -1,6 +1,13 @@
 //! The journal: `journal.jsonl`, one JSON object a line (`ts`, `type`, then the entry's
 //! fields), only ever appended to. It is how the agent and its owner answer "what did you
 //! do?" and "why?". Decisions go here; debugging goes to `tracing`.
+//!
+//! Durability: appends are single writes (a crash of cn loses at most a torn last line,
+//! sealed on the next open). [`Journal::sync`] makes what was appended survive a power loss
+//! (`fdatasync`); the hub's journal calls it after every `decision` entry, and a journal
+//! opened with [`Journal::open_synced`] after every append. Cost: `cargo bench -p cn-storage
+//! --bench journal` (BENCHMARKS.md). Reads stream line by line (a line over
+//! [`LINE_MAX`] bytes is skipped and reported, not held).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -33,15 +40,26 @@ impl Entry {
     }
 }
 
+/// Longest journal line a reader takes; a longer one is skipped (and reported).
+pub const LINE_MAX: usize = 16 << 20;
+
 /// An append-only JSONL file.
 #[derive(Debug)]
 pub struct Journal {
     path: PathBuf,
     file: File,
     line: Vec<u8>,
+    sync: bool,
 }
 
 impl Journal {
+    /// [`Journal::open`], with every append made durable (`fdatasync`) before it returns.
+    pub fn open_synced(path: impl Into<PathBuf>) -> io::Result<Self> {
+        let mut j = Self::open(path)?;
+        j.sync = true;
+        Ok(j)
+    }
+
     pub fn open(path: impl Into<PathBuf>) -> io::Result<Self> {
         let path = path.into();
         if let Some(dir) = path.parent() {
@@ -52,7 +70,7 @@ impl Journal {
             .append(true)
             .open(&path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        let mut journal = Journal { path, file, line: Vec::with_capacity(512) };
+        let mut journal = Journal { path, file, line: Vec::with_capacity(512), sync: false };
         journal.seal_torn_line()?;
         Ok(journal)
     }
@@ -79,6 +97,11 @@ impl Journal {
         &self.path
     }
 
+    /// Make every append so far durable (`fdatasync`).
+    pub fn sync(&self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
     /// Append one entry as one line with a single write, so a crash leaves at most a
     /// partial last line.
     pub fn append(&mut self, entry: &Entry) -> io::Result<()> {
@@ -89,28 +112,65 @@ impl Journal {
         self.line.clear();
         serde_json::to_writer(&mut self.line, value).map_err(io::Error::other)?;
         self.line.push(b'\n');
-        self.file.write_all(&self.line)
+        self.file.write_all(&self.line)?;
+        if self.sync {
+            self.file.sync_data()?;
+        }
+        Ok(())
     }
 
     /// Read every whole entry; lines that are not a JSON object are skipped and reported.
     pub fn read(path: &Path) -> io::Result<JournalRead> {
-        let text = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(JournalRead::default()),
-            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
-        };
         let mut out = JournalRead::default();
-        for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        Self::scan(path, |line| match line {
+            Ok(e) => out.entries.push(e),
+            Err(s) => out.skipped.push(s),
+        })?;
+        Ok(out)
+    }
+
+    /// Stream the journal at `path` line by line: each whole entry, or why a line was
+    /// skipped. Memory stays one line (at most [`LINE_MAX`]), whatever the file's size.
+    pub fn scan(path: &Path, mut f: impl FnMut(Result<Entry, Skipped>)) -> io::Result<()> {
+        use std::io::{BufRead, Read};
+        let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        let file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(at(e)),
+        };
+        let mut reader = io::BufReader::with_capacity(64 * 1024, file);
+        let mut line = Vec::new();
+        let mut n = 0;
+        loop {
+            line.clear();
+            n += 1;
+            // Read up to LINE_MAX + 1 bytes of the line; past that, skip to its end.
+            let read = (&mut reader).take(LINE_MAX as u64 + 1).read_until(b'\n', &mut line).map_err(at)?;
+            if read == 0 {
+                return Ok(());
+            }
+            if line.len() > LINE_MAX && line.last() != Some(&b'\n') {
+                let mut sink = Vec::new();
+                loop {
+                    sink.clear();
+                    let more = (&mut reader).take(1 << 20).read_until(b'\n', &mut sink).map_err(at)?;
+                    if more == 0 || sink.last() == Some(&b'\n') {
+                        break;
+                    }
+                }
+                f(Err(Skipped { line: n, error: format!("longer than {LINE_MAX} bytes") }));
+                continue;
+            }
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match serde_json::from_slice::<Value>(line) {
-                Ok(Value::Object(m)) => out.entries.push(Entry(m)),
-                Ok(_) => out.skipped.push(Skipped { line: i + 1, error: "not a JSON object".into() }),
-                Err(e) => out.skipped.push(Skipped { line: i + 1, error: e.to_string() }),
+            match serde_json::from_slice::<Value>(&line) {
+                Ok(Value::Object(m)) => f(Ok(Entry(m))),
+                Ok(_) => f(Err(Skipped { line: n, error: "not a JSON object".into() })),
+                Err(e) => f(Err(Skipped { line: n, error: e.to_string() })),
             }
         }
-        Ok(out)
     }
 }
 
@@ -228,5 +288,28 @@ mod tests {
         let read = Journal::read(&p).unwrap();
         assert_eq!(read.entries.len(), 3, "only the torn line is lost: {:?}", read.skipped);
         assert_eq!(read.entries[2].kind(), "observation");
+    }
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use super::*;
+
+    #[test]
+    fn a_line_over_the_limit_is_skipped_not_held_and_the_rest_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("journal.jsonl");
+        let mut j = Journal::open_synced(&p).unwrap();
+        j.append(&Entry::new("decision").with("summary", "before")).unwrap();
+        let mut f = OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(&vec![b'x'; LINE_MAX + 10]).unwrap();
+        f.write_all(b"\n\xff\xfe not json\n").unwrap();
+        j.append(&Entry::new("decision").with("summary", "after")).unwrap();
+        let read = Journal::read(&p).unwrap();
+        let summaries: Vec<_> = read.entries.iter().map(|e| e.0["summary"].clone()).collect();
+        assert_eq!(summaries, ["before", "after"]);
+        assert_eq!(read.skipped.len(), 2, "{:?}", read.skipped);
+        assert!(read.skipped[0].error.contains("longer than"));
+        assert_eq!((read.skipped[0].line, read.skipped[1].line), (2, 3));
     }
 }

@@ -23,6 +23,13 @@ pub fn now_rfc3339() -> String {
     rfc3339(time::OffsetDateTime::now_utc())
 }
 
+/// `d` from now, as [`now_rfc3339`] writes it (a far `d` saturates at the largest time).
+pub fn rfc3339_after(d: std::time::Duration) -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let later = time::Duration::try_from(d).ok().and_then(|d| now.checked_add(d));
+    rfc3339(later.unwrap_or(time::PrimitiveDateTime::MAX.assume_utc()))
+}
+
 pub fn rfc3339(t: time::OffsetDateTime) -> String {
     let t = t.replace_nanosecond(0).unwrap_or(t);
     t.format(&time::format_description::well_known::Rfc3339).unwrap_or_else(|_| t.unix_timestamp().to_string())

@@ -143,14 +143,30 @@ impl CalendarSource {
                 if !resp.status().is_success() {
                     return Err(SenseError::Status { url: url.clone(), status: resp.status() });
                 }
-                resp.text().await.map_err(http)
+                let body = super::read_capped(resp, url, super::BODY_MAX).await?;
+                String::from_utf8(body).map_err(|_| SenseError::Parse { message: format!("{url}: not UTF-8 text") })
             }
             // A calendar file is small; reading it inline is cheaper than a blocking task.
             CalendarSource::File(path) => {
-                std::fs::read_to_string(path).map_err(|source| SenseError::Read { path: path.clone(), source })
+                let read = |source| SenseError::Read { path: path.clone(), source };
+                let len = std::fs::metadata(path).map_err(read)?.len();
+                if len > super::BODY_MAX as u64 {
+                    return Err(SenseError::TooLarge { url: path.display().to_string(), cap: super::BODY_MAX });
+                }
+                std::fs::read_to_string(path).map_err(read)
             }
         }
     }
+}
+
+/// The HTTP client calendars are fetched with: every request bounded by `timeout`.
+pub fn client(timeout: Duration) -> Result<reqwest::Client, SenseError> {
+    super::install_tls_provider();
+    reqwest::Client::builder()
+        .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
+        .timeout(timeout)
+        .build()
+        .map_err(|source| SenseError::Client { sense: "calendar", source })
 }
 
 /// One calendar (`senses.calendar[]`) as a [`Sense`].
@@ -179,8 +195,10 @@ impl Sense for CalendarSense {
 
 /// Read the calendar every `refresh`, announce events `lead` before they start.
 pub async fn run(source: CalendarSource, lead: Duration, refresh: Duration, attention: Attention) {
-    super::install_tls_provider();
-    let client = reqwest::Client::new();
+    let client = match client(super::FETCH_TIMEOUT) {
+        Ok(c) => c,
+        Err(e) => return tracing::error!(%e, "calendar sense stopped"),
+    };
     let mut announced = HashSet::new();
     let mut events_now: Vec<Event> = Vec::new();
     let mut next_refresh = tokio::time::Instant::now();

@@ -173,15 +173,14 @@ pub fn start(
         .proxy(host, plain_http)
         .default_allowed_mentions(AllowedMentions::default())
         .build();
-    // twilight panics when the TLS setup fails; a panic must not take the daemon with it.
-    let shard_config = std::panic::catch_unwind(move || {
-        let mut builder = ConfigBuilder::new(token, INTENTS);
-        if let Some(url) = gateway_url {
-            builder = builder.proxy_url(url);
-        }
-        builder.build()
-    })
-    .map_err(|_| err("the gateway's TLS setup failed".into()))?;
+    // twilight unwraps its TLS connector (a panic, so an abort in release): build one first,
+    // the same way, and refuse to start with its error instead.
+    tokio_websockets::Connector::new().map_err(|e| err(format!("the gateway's TLS setup failed: {e}")))?;
+    let mut builder = ConfigBuilder::new(token, INTENTS);
+    if let Some(url) = gateway_url {
+        builder = builder.proxy_url(url);
+    }
+    let shard_config = builder.build();
     let shard = Shard::with_config(ShardId::ONE, shard_config);
     let filter = Filter { channels: config.channels.clone(), owners: config.owners.clone() };
     runtime.spawn(run_gateway(shard, filter, attention));
@@ -393,6 +392,31 @@ impl DiscordHandle {
                 }
             }
             Ok(())
+        })?
+    }
+}
+
+impl DiscordHandle {
+    /// React with `emoji` (a Unicode emoji) to message `message_id` in `channel_id`: a real
+    /// reaction, not a message. Blocks until Discord has answered (a synchronous thread).
+    pub fn react(&self, channel_id: u64, message_id: u64, emoji: &str) -> Result<(), SenseError> {
+        let channel = Id::<ChannelMarker>::new_checked(channel_id)
+            .ok_or_else(|| discord_error(format!("{channel_id} is not a Discord channel id")))?;
+        let message = Id::<twilight_model::id::marker::MessageMarker>::new_checked(message_id)
+            .ok_or_else(|| discord_error(format!("{message_id} is not a Discord message id")))?;
+        let emoji = emoji.trim().to_string();
+        if emoji.is_empty() {
+            return Err(discord_error("an empty emoji cannot be a reaction"));
+        }
+        let inner = self.inner.clone();
+        block_on(&self.inner.runtime, async move {
+            let kind = twilight_http::request::channel::reaction::RequestReactionType::Unicode { name: &emoji };
+            inner
+                .http
+                .create_reaction(channel, message, &kind)
+                .await
+                .map(|_| ())
+                .map_err(|e| discord_error(format!("reacting in channel {channel_id}: {e}")))
         })?
     }
 }

@@ -3,9 +3,16 @@
 //!
 //! Invariant: a webhook body is trusted only after its `X-Hub-Signature-256` HMAC-SHA256
 //! matches, compared in constant time; anything else gets 401 and produces nothing.
+//!
+//! Both of GitHub's content types are read: `application/json` and
+//! `application/x-www-form-urlencoded` (the JSON in the form field `payload`; GitHub's
+//! default for repository webhooks). A redelivery (the same `X-GitHub-Delivery`) is answered
+//! 200 and dropped: the receiver remembers the last [`DELIVERIES_MAX`] delivery ids in memory
+//! (a ring; a restart forgets them, and a redelivery after a restart is coalesced with its
+//! percept's key like any repeated event). `ping` is answered with `pong` and GitHub's zen.
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -54,7 +61,7 @@ impl Sense for GithubSense {
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
         if let Some((secret, owners)) = self.webhook {
-            let hook = Webhook { secret, owners, attention: ctx.attention.clone() };
+            let hook = Webhook::new(secret, owners, ctx.attention.clone());
             ctx.mount(axum::Router::new().route(GITHUB_PATH, axum::routing::post(receive)).with_state(Arc::new(hook)));
         }
         if let Some((poller, every)) = self.poller {
@@ -141,11 +148,65 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
     )
 }
 
+/// Delivery ids the webhook receiver remembers, to drop redeliveries.
+pub const DELIVERIES_MAX: usize = 4096;
+
 /// What the webhook route needs.
 pub struct Webhook {
     pub secret: Vec<u8>,
     pub owners: Vec<String>,
     pub attention: Attention,
+    /// The last [`DELIVERIES_MAX`] delivery ids admitted: a set and its arrival order.
+    deliveries: Mutex<Seen>,
+}
+
+impl Webhook {
+    pub fn new(secret: Vec<u8>, owners: Vec<String>, attention: Attention) -> Self {
+        Webhook { secret, owners, attention, deliveries: Mutex::new(Seen::new(DELIVERIES_MAX)) }
+    }
+}
+
+/// A bounded set: the last `cap` keys inserted.
+struct Seen {
+    cap: usize,
+    set: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+impl Seen {
+    fn new(cap: usize) -> Self {
+        Seen { cap, set: HashSet::new(), order: VecDeque::new() }
+    }
+
+    /// Insert `key`; false when it was already there.
+    fn insert(&mut self, key: &str) -> bool {
+        if !self.set.insert(key.to_string()) {
+            return false;
+        }
+        self.order.push_back(key.to_string());
+        while self.order.len() > self.cap {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+        true
+    }
+}
+
+/// The JSON payload of a delivery, whichever content type GitHub used.
+pub fn webhook_payload(content_type: Option<&str>, body: &[u8]) -> Result<Value, String> {
+    let form = content_type
+        .and_then(|c| c.split(';').next())
+        .is_some_and(|c| c.trim().eq_ignore_ascii_case("application/x-www-form-urlencoded"));
+    if form {
+        let payload = form_urlencoded::parse(body)
+            .find(|(k, _)| k == "payload")
+            .map(|(_, v)| v.into_owned())
+            .ok_or("a form-encoded body without a `payload` field")?;
+        serde_json::from_str(&payload).map_err(|e| format!("the form's `payload` is not JSON: {e}"))
+    } else {
+        serde_json::from_slice(body).map_err(|e| format!("body is not JSON: {e}"))
+    }
 }
 
 /// `POST /github/webhook`.
@@ -158,17 +219,25 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
     let Some(event) = header("x-github-event") else {
         return (StatusCode::BAD_REQUEST, Json(json!({"error": "missing X-GitHub-Event"})));
     };
-    let payload: Value = match serde_json::from_slice(&body) {
+    let delivery = header("x-github-delivery");
+    // Checked and recorded at once, so two concurrent redeliveries admit one percept.
+    let first = |d: &str| hook.deliveries.lock().map_or(true, |mut s| s.insert(d));
+    if let Some(d) = delivery.filter(|d| !first(d)) {
+        tracing::info!(delivery = d, "GitHub redelivery dropped");
+        return (StatusCode::OK, Json(json!({"duplicate": d})));
+    }
+    let payload = match webhook_payload(header("content-type"), &body) {
         Ok(v) => v,
-        Err(e) => return (StatusCode::BAD_REQUEST, Json(json!({"error": format!("body is not JSON: {e}")}))),
+        Err(e) => return (StatusCode::BAD_REQUEST, Json(json!({"error": e}))),
     };
     match percept_for(event, &payload, &hook.owners) {
+        None if event == "ping" => {
+            (StatusCode::OK, Json(json!({"pong": payload.get("zen").cloned().unwrap_or_default()})))
+        }
         None => (StatusCode::OK, Json(json!({"ok": true}))),
         Some(mut p) => {
-            if let Some(delivery) = header("x-github-delivery") {
-                if let Some(obj) = p.data.as_object_mut() {
-                    obj.insert("delivery".into(), delivery.into());
-                }
+            if let (Some(delivery), Some(obj)) = (delivery, p.data.as_object_mut()) {
+                obj.insert("delivery".into(), delivery.into());
             }
             let id = p.id.clone();
             hook.attention.admit(p);
@@ -198,7 +267,7 @@ impl NotificationPoller {
         super::install_tls_provider();
         let client = reqwest::Client::builder()
             .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
-            .timeout(Duration::from_secs(30))
+            .timeout(super::FETCH_TIMEOUT)
             .build()
             .map_err(|source| SenseError::Client { sense: "github.poll", source })?;
         Ok(NotificationPoller {
@@ -236,7 +305,8 @@ impl NotificationPoller {
             return Err(SenseError::Status { url, status: resp.status() });
         }
         let last_modified = header("last-modified");
-        let list: Vec<Value> = resp.json().await.map_err(|source| SenseError::NotJson {
+        let body = super::read_capped(resp, &url, super::BODY_MAX).await?;
+        let list: Vec<Value> = serde_json::from_slice(&body).map_err(|source| SenseError::NotJson {
             url: url.clone(),
             what: "a notifications list",
             source,
@@ -298,6 +368,24 @@ mod tests {
         assert!(!verify_signature(b"It's a Secret to Everybody", body, None));
         assert!(!verify_signature(b"It's a Secret to Everybody", body, Some("sha1=abc")));
         assert!(!verify_signature(b"It's a Secret to Everybody", body, Some("sha256=zz")));
+    }
+
+    #[test]
+    fn seen_keeps_only_the_last_cap_keys() {
+        let mut seen = Seen::new(3);
+        let fresh: Vec<bool> = ["a", "b", "c", "a", "d", "a"].iter().map(|k| seen.insert(k)).collect();
+        assert_eq!(fresh, [true, true, true, false, true, true], "a forgotten once d pushed it out");
+        assert_eq!((seen.set.len(), seen.order.len()), (3, 3));
+    }
+
+    #[test]
+    fn payload_from_json_or_form() {
+        let json = br#"{"zen":"a b"}"#;
+        assert_eq!(webhook_payload(Some("application/json"), json).unwrap()["zen"], "a b");
+        let form = b"payload=%7B%22zen%22%3A%22a+b%22%7D";
+        assert_eq!(webhook_payload(Some("application/x-www-form-urlencoded"), form).unwrap()["zen"], "a b");
+        assert!(webhook_payload(Some("application/x-www-form-urlencoded"), b"other=1").is_err());
+        assert!(webhook_payload(None, b"\xff").is_err());
     }
 
     #[test]

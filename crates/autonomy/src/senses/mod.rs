@@ -61,7 +61,10 @@ pub enum SenseError {
     #[error("{url}: HTTP {status}")]
     Status { url: String, status: reqwest::StatusCode },
     #[error("{url}: not {what}: {source}")]
-    NotJson { url: String, what: &'static str, source: reqwest::Error },
+    NotJson { url: String, what: &'static str, source: serde_json::Error },
+    /// An outbound read longer than its cap: cut, not read on.
+    #[error("{url}: the answer is larger than {cap} bytes; not read further")]
+    TooLarge { url: String, cap: usize },
     #[error("{}: {source}", path.display())]
     Read { path: std::path::PathBuf, source: std::io::Error },
     /// iCalendar text that does not parse (the parser reports a message, not an error type).
@@ -73,6 +76,29 @@ pub enum SenseError {
     DiscordPost { part: usize, parts: usize, channel: u64, source: twilight_http::Error },
     #[error(transparent)]
     Config(#[from] ConfigError),
+}
+
+/// Most bytes one outbound read takes (a calendar, a page of GitHub notifications).
+pub const BODY_MAX: usize = 8 << 20;
+
+/// How long one outbound request may take, connection to last byte.
+pub const FETCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The body of `resp`, read chunk by chunk and refused past `cap` bytes (a declared
+/// `Content-Length` over the cap is refused before reading anything).
+pub async fn read_capped(mut resp: reqwest::Response, url: &str, cap: usize) -> Result<Vec<u8>, SenseError> {
+    let too_large = || SenseError::TooLarge { url: url.to_string(), cap };
+    if resp.content_length().is_some_and(|n| n > cap as u64) {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|source| SenseError::Http { url: url.to_string(), source })? {
+        if body.len() + chunk.len() > cap {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// The first non-empty line of `text`, trimmed, cut to `max` characters (for summaries).

@@ -108,6 +108,7 @@ impl FakeDiscord {
             let app = axum::Router::new()
                 .route("/api/v10/channels/{id}/typing", axum::routing::post(typing))
                 .route("/api/v10/channels/{id}/messages", axum::routing::post(message))
+                .route("/api/v10/channels/{id}/messages/{mid}/reactions/{emoji}/@me", axum::routing::put(reaction))
                 .fallback(other)
                 .with_state(log.clone());
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
@@ -176,6 +177,20 @@ async fn message(
     }
     log.push(Seen { what: "message", channel: id, body: body.clone(), auth: bearer(&headers) });
     (StatusCode::OK, Json(json!({"id": "1200", "channel_id": id.to_string(), "content": body["content"]})))
+}
+
+async fn reaction(
+    State(log): State<Arc<Log>>,
+    Path((id, mid, emoji)): Path<(u64, u64, String)>,
+    headers: HeaderMap,
+) -> StatusCode {
+    log.push(Seen {
+        what: "reaction",
+        channel: id,
+        body: json!({"message": mid, "emoji": emoji}),
+        auth: bearer(&headers),
+    });
+    StatusCode::NO_CONTENT
 }
 
 async fn other(State(log): State<Arc<Log>>, uri: axum::http::Uri) -> StatusCode {

@@ -5,17 +5,15 @@
 //! Invariants: the program runs with a deadline and is killed when it passes; a non-zero
 //! exit or an empty answer is an error (with the tail of its stderr), never an answer.
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use cn_compute::{Answer, Model, ModelError, Plan};
+use cn_hub::child::{Child, ChildError};
 
 use crate::config::{CommandLine, ConfigError, ProviderConfig};
 use crate::http::estimate_tokens;
 
-const MAX_OUTPUT: u64 = 16 * 1024 * 1024;
+const MAX_OUTPUT: usize = 16 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct CommandModel {
@@ -23,6 +21,8 @@ pub struct CommandModel {
     pub timeout: Duration,
     /// Reported as the answer's model.
     pub name: String,
+    /// Variables of cn's environment the program sees (`env:` in its cn.yaml entry).
+    pub env: Vec<String>,
 }
 
 impl CommandModel {
@@ -31,7 +31,7 @@ impl CommandModel {
             CommandLine::Shell(s) => s.split_whitespace().next().unwrap_or("command").to_string(),
             CommandLine::Argv(a) => a.first().cloned().unwrap_or_else(|| "command".into()),
         };
-        CommandModel { command, timeout, name }
+        CommandModel { command, timeout, name, env: Vec::new() }
     }
 
     pub fn from_config(cfg: &ProviderConfig, key: &str) -> Result<Self, ConfigError> {
@@ -48,26 +48,26 @@ impl CommandModel {
         }
         let timeout = cfg.timeout_secs.map(Duration::from_secs).unwrap_or(super::DEFAULT_TIMEOUT);
         let mut m = CommandModel::new(command, timeout);
+        m.env = cfg.env.clone();
         if let Some(model) = &cfg.model {
             m.name = model.clone();
         }
         Ok(m)
     }
 
-    fn spawn(&self) -> std::io::Result<std::process::Child> {
-        let mut cmd = match &self.command {
-            CommandLine::Shell(s) => {
-                let mut c = Command::new("sh");
-                c.arg("-c").arg(s);
-                c
-            }
-            CommandLine::Argv(a) => {
-                let mut c = Command::new(&a[0]);
-                c.args(&a[1..]);
-                c
-            }
+    /// The child to run, fed `input`: `cn_hub::child`'s runner, so the environment holds only
+    /// `env`'s variables (and a minimal `PATH`, `HOME`, `LANG`), the program's whole process
+    /// group is killed at the deadline or when it exits, and its answer is capped.
+    fn child(&self, input: String) -> Child {
+        let child = match &self.command {
+            CommandLine::Shell(s) => Child::shell(s),
+            // An empty list is refused by `from_config`; here it is a program that cannot run.
+            CommandLine::Argv(a) => match a.split_first() {
+                Some((program, args)) => Child::new(program).args(args),
+                None => Child::new(""),
+            },
         };
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()
+        child.pass_env(&self.env).stdin(input).timeout(self.timeout).max_output(MAX_OUTPUT)
     }
 }
 
@@ -83,69 +83,16 @@ pub fn stdin_text(plan: &Plan) -> String {
 impl Model for CommandModel {
     fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
         let started = Instant::now();
-        let mut child = self.spawn().map_err(|e| ModelError::Connect(format!("cannot run `{}`: {e}", self.name)))?;
-        // Feed stdin and drain stdout/stderr on threads so a full pipe never deadlocks us.
-        let input = stdin_text(plan);
-        let stdin = child.stdin.take();
-        std::thread::spawn(move || {
-            if let Some(mut s) = stdin {
-                // A program that answers without reading all of stdin closes the pipe: fine.
-                let _ = s.write_all(input.as_bytes());
+        let out = match self.child(stdin_text(plan)).run() {
+            Ok(out) => out,
+            Err(ChildError::Spawn { source, .. }) => {
+                return Err(ModelError::Connect(format!("cannot run `{}`: {source}", self.name)))
             }
-        });
-        let (tx, rx) = mpsc::channel();
-        let stdout = child.stdout.take();
-        let out_tx = tx.clone();
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let r = stdout.map(|s| s.take(MAX_OUTPUT).read_to_end(&mut buf));
-            let _ = out_tx.send((true, buf, r.is_some_and(|r| r.is_ok())));
-        });
-        let stderr = child.stderr.take();
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = stderr.map(|s| s.take(MAX_OUTPUT).read_to_end(&mut buf));
-            let _ = tx.send((false, buf, true));
-        });
-        let deadline = started + self.timeout;
-        let mut stdout = None;
-        let mut stderr = Vec::new();
-        let mut pending = 2;
-        while pending > 0 {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
-                Ok((true, buf, ok)) => {
-                    stdout = Some((buf, ok));
-                    pending -= 1;
-                }
-                Ok((false, buf, _)) => {
-                    stderr = buf;
-                    pending -= 1;
-                }
-                Err(_) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(ModelError::Timeout(format!(
-                        "`{}` did not answer within {:?}; killed it",
-                        self.name, self.timeout
-                    )));
-                }
-            }
-        }
-        // Both pipes closed: the program is exiting; wait for it within what is left.
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(s)) => break s,
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-                Ok(None) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(ModelError::Timeout(format!(
-                        "`{}` did not exit within {:?}; killed it",
-                        self.name, self.timeout
-                    )));
-                }
-                Err(e) => return Err(ModelError::Other(format!("`{}`: {e}", self.name))),
+            Err(ChildError::TimedOut { .. }) => {
+                return Err(ModelError::Timeout(format!(
+                    "`{}` did not answer within {:?}; killed it",
+                    self.name, self.timeout
+                )))
             }
         };
         let tail = |b: &[u8]| {
@@ -153,13 +100,15 @@ impl Model for CommandModel {
             let s = s.trim();
             s.chars().rev().take(500).collect::<Vec<_>>().into_iter().rev().collect::<String>()
         };
-        if !status.success() {
-            return Err(ModelError::Other(format!("`{}` failed ({status}): {}", self.name, tail(&stderr))));
+        if out.truncated {
+            return Err(ModelError::Cut(format!("`{}` answered more than {MAX_OUTPUT} bytes; stopped it", self.name)));
         }
-        let (out, complete) = stdout.unwrap_or_default();
-        if !complete {
-            return Err(ModelError::Cut(format!("`{}`: could not read its whole output", self.name)));
+        if !out.success() {
+            let status = out.status.map_or("killed".to_string(), |s| s.to_string());
+            return Err(ModelError::Other(format!("`{}` failed ({status}): {}", self.name, tail(&out.stderr))));
         }
+        let stderr = out.stderr;
+        let out = out.stdout;
         let markdown = String::from_utf8(out)
             .map_err(|e| ModelError::Malformed(format!("`{}` answered non-UTF-8: {e}", self.name)))?;
         if markdown.trim().is_empty() {

@@ -1,12 +1,12 @@
 //! `shell` — run a command with `sh -c` in the hub. Off unless the policy says `shell: true`;
-//! killed at the policy's time limit; its output capped at the size limit.
+//! run by `cn_hub::child`: only `policy.env`'s variables (and a minimal `PATH`, `HOME`,
+//! `LANG`), its whole process group killed at the policy's time limit or when `sh` exits,
+//! its output cut (and the command stopped) at the size limit.
 
-use std::io::Read;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use cn_compute::ToolError;
+use cn_hub::child::Child;
 use cn_tools::{typed, Tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -27,53 +27,27 @@ pub(crate) fn tool() -> Arc<dyn Tool> {
             if !ctx.policy.shell {
                 return Err(ToolError::Denied("the shell action is off (set `policy.shell: true` in cn.yaml)".into()));
             }
-            let mut child = Command::new("sh")
-                .arg("-c")
-                .arg(&p.command)
-                .current_dir(&ctx.workdir)
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| ToolError::Failed(format!("sh: {e}")))?;
-            let limit = super::max_bytes(ctx);
-            // Both pipes are drained while the command runs, so a chatty command cannot block
-            // on a full pipe; what is over the limit is read and dropped.
-            let reader = drain(child.stdout.take(), limit);
-            let errors = drain(child.stderr.take(), 4096);
-            let deadline = Instant::now() + super::timeout(ctx);
-            let status = loop {
-                match child.try_wait() {
-                    Ok(Some(status)) => break status,
-                    Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-                    Ok(None) => {
-                        let _ = child.kill();
-                        let _ = child.wait();
-                        return Err(ToolError::Failed(format!(
-                            "`{}` ran past the policy's time limit and was killed",
-                            p.command
-                        )));
-                    }
-                    Err(e) => return Err(ToolError::Failed(format!("sh: {e}"))),
-                }
-            };
-            let out = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
-            if !status.success() {
-                let err = String::from_utf8_lossy(&errors.join().unwrap_or_default()).into_owned();
+            // One runner for every child: cleared environment, own process group (killed
+            // whole at the limit or when `sh` exits), output read as it comes up to the cap.
+            let limit = usize::try_from(super::max_bytes(ctx)).unwrap_or(usize::MAX);
+            let out = Child::shell(&p.command)
+                .cwd(&ctx.workdir)
+                .pass_env(&ctx.policy.env)
+                .timeout(super::timeout(ctx))
+                .max_output(limit)
+                .run()
+                .map_err(|e| ToolError::Failed(e.to_string()))?;
+            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+            if out.truncated {
+                text.push_str(&format!("\n[output cut at {limit} bytes; the command was stopped]"));
+                return Ok(Value::String(text));
+            }
+            if !out.success() {
+                let err = String::from_utf8_lossy(&out.stderr[..out.stderr.len().min(4096)]).into_owned();
+                let status = out.status.map_or("a signal".to_string(), |s| s.to_string());
                 return Err(ToolError::Failed(format!("`{}` exited with {status}: {}", p.command, err.trim())));
             }
-            Ok(Value::String(out.trim_end().to_string()))
+            Ok(Value::String(text.trim_end().to_string()))
         },
     )
-}
-
-fn drain<R: Read + Send + 'static>(pipe: Option<R>, limit: u64) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = (&mut pipe).take(limit).read_to_end(&mut buf);
-            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
-        }
-        buf
-    })
 }
