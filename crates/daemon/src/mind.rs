@@ -274,7 +274,9 @@ impl HubMind {
     fn defer_current(&mut self, item: &Item, outcomes: &Outcomes) {
         let last = outcomes.since(self.mark).last().map(describe).unwrap_or_else(|| "no tool call".into());
         let reason = format!("no decision after {} moves (last: {last})", self.moves);
-        match cn_agent::decide(&self.hub, &Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until: None })) {
+        // An owner's request is handed up with a time to come back, never left without one.
+        let gtd = Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until: None });
+        match cn_agent::decide_below_executive(&self.hub, &gtd) {
             Ok(_) => self.note(
                 Entry::new("decision")
                     .with("id", item.id.as_str())
