@@ -10,7 +10,7 @@
 
 use time::{Duration, OffsetDateTime};
 
-use crate::decide::decide_locked;
+use crate::decide::decide_locked_as;
 use crate::error::Result;
 use crate::gtd::{Gtd, Op};
 use crate::hub::{Hub, OWNER};
@@ -47,8 +47,19 @@ pub fn hand_up(item: &Item, now: OffsetDateTime) -> Gtd {
     Gtd::Defer(Defer { reason: HAND_UP.to_string(), until: Some(cn_storage::rfc3339(now + back)) })
 }
 
+/// A task's item deferred without a time gets one (a day on): a commitment always comes back.
+pub fn with_next_time(item: &Item, gtd: Gtd, now: OffsetDateTime) -> Gtd {
+    match gtd {
+        Gtd::Defer(Defer { reason, until: None }) if item.doc.get_str("task").is_some() => {
+            Gtd::Defer(Defer { reason, until: Some(cn_storage::rfc3339(now + Duration::days(1))) })
+        }
+        other => other,
+    }
+}
+
 /// Decide the current item as a level below the executive: `gtd` as given, unless it would
-/// drop an owner's request — then the hand-up instead. Holds the hub lock.
+/// drop an owner's request — then the hand-up instead. Its answers are automatic messages
+/// (never sent in reply to another agent's automatic message). Holds the hub lock.
 pub fn decide_below_executive(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
     let _lock = lock(hub)?;
     crate::decide::recover_locked(hub)?;
@@ -56,7 +67,7 @@ pub fn decide_below_executive(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
         Some(item) if drops_owner_request(&item, gtd) => hand_up(&item, OffsetDateTime::now_utc()),
         _ => gtd.clone(),
     };
-    decide_locked(hub, &gtd)
+    decide_locked_as(hub, &gtd, true)
 }
 
 #[cfg(test)]

@@ -63,6 +63,7 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
         kind: None,
         reply_to: None,
         subject: body.map(|_| message.to_string()),
+        depth: 0,
         body: body.unwrap_or(message).to_string(),
         id,
     };

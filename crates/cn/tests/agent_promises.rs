@@ -44,3 +44,115 @@ fn an_owner_request_at_level_2_is_never_closed_by_a_noop() {
         }
     }
 }
+
+/// A hub whose local level and executive are shell scripts (`local`, `exec`), with no
+/// minimum interval between autonomous executive calls.
+fn scripted_hub(root: &Path, local: &str, exec: &str) -> PathBuf {
+    let hub = root.join("ada");
+    let out = Command::new(env!("CARGO_BIN_EXE_cn")).arg("init").arg(&hub).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(root.join("local.sh"), local).unwrap();
+    std::fs::write(root.join("exec.sh"), exec).unwrap();
+    let yaml = format!(
+        "name: ada\nmodels:\n  local: {{provider: command, command: [sh, {l}], timeout_secs: 60}}\n  \
+         executive: {{provider: command, command: [sh, {e}], timeout_secs: 60}}\n\
+         budget: {{daily_tokens: 1000000, min_interval_secs: 0}}\nsenses:\n  bind: 127.0.0.1:0\n",
+        l = root.join("local.sh").display(),
+        e = root.join("exec.sh").display()
+    );
+    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    hub
+}
+
+fn tasks(hub: &Path) -> Vec<serde_json::Value> {
+    serde_json::from_str(&cn_ok(hub, &["task", "list", "--all", "--json"])).unwrap()
+}
+
+fn task<'a>(all: &'a [serde_json::Value], text: &str) -> &'a serde_json::Value {
+    all.iter().find(|t| t["task"].as_str().is_some_and(|s| s.contains(text))).unwrap_or_else(|| panic!("{all:#?}"))
+}
+
+/// The issue's finding: "Task due: Write release notes → do noop → task done". Only a
+/// decision that does the task completes it; a noop or a defer leaves it open with its next
+/// time; a task without a due date is a commitment followed up.
+#[test]
+fn tasks_are_done_when_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let exec = r#"prompt=$(cat)
+case "$prompt" in
+  *"Write release notes"*) printf '```yaml\ntool: noop\nreason: The task is not available\n```\n' ;;
+  *"Ship it"*) printf '```yaml\ntool: ack\nreason: shipped v1.2\n```\n' ;;
+  *"Call the bank"*) printf '```yaml\ntool: defer\nreason: the bank is closed\n```\n' ;;
+  *) printf '```yaml\ntool: ack\nreason: seen\n```\n' ;;
+esac
+"#;
+    let hub = scripted_hub(dir.path(), "printf '```yaml\\ntool: noop\\nreason: small\\n```\\n'\n", exec);
+    cn_ok(&hub, &["task", "add", "Write release notes", "--due", "2020-01-01"]);
+    cn_ok(&hub, &["task", "add", "Ship it", "--due", "2020-01-01"]);
+    cn_ok(&hub, &["task", "add", "Call the bank"]);
+    cn_ok(&hub, &["run", "--until-idle"]);
+    let all = tasks(&hub);
+    let notes = task(&all, "Write release notes");
+    assert_eq!(notes["done"], serde_json::Value::Null, "a noop completed the task: {notes}");
+    assert!(notes["follow_up"].is_string(), "left open without a next time: {notes}");
+    assert_eq!(task(&all, "Ship it")["done"], true, "{all:#?}");
+    let bank = task(&all, "Call the bank");
+    assert_eq!(bank["done"], serde_json::Value::Null, "{bank}");
+    // The commitment without a due date was followed up, and its defer has a time to come back.
+    let deferred = std::fs::read_dir(hub.join("threads/deferred"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .find(|t| t.contains("Call the bank"))
+        .expect("the bank's item is deferred");
+    assert!(deferred.contains("Commitment follow-up") && deferred.contains("\nuntil: "), "{deferred}");
+}
+
+/// A promise made in a reply becomes a task with a follow-up time.
+#[test]
+fn a_promise_in_a_reply_becomes_a_task_followed_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let exec = "cat >/dev/null; printf '```yaml\\ntool: reply\\nmessage: Good question. I will get back to you tomorrow with the numbers.\\n```\\n'\n";
+    let hub = scripted_hub(dir.path(), exec, exec);
+    let out = cn_ok(&hub, &["chat", "How did sales do last quarter?"]);
+    assert!(out.contains("I will get back to you"), "{out}");
+    let all = tasks(&hub);
+    let promise = task(&all, "I will get back to you tomorrow with the numbers.");
+    assert!(promise["task"].as_str().unwrap().contains("owner"), "{promise}");
+    assert!(promise["follow_up"].is_string() && promise["done"].is_null(), "{promise}");
+    assert_eq!(all.len(), 1, "{all:#?}");
+}
+
+/// The executive's prompt carries the time and zone, the item's thread and a digest of the
+/// journal; `cn journal why ID` shows the whole chain, the action, the reasoning and the
+/// commit included.
+#[test]
+fn the_executive_knows_the_time_and_why_shows_the_whole_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("prompt.txt");
+    let exec = format!(
+        "cat > {}\nprintf 'The owner wants a date; tomorrow is known from the clock line.\\n\\n```yaml\\ntool: reply\\nmessage: Tomorrow it is.\\n```\\n'\n",
+        seen.display()
+    );
+    let hub = scripted_hub(dir.path(), &exec, &exec);
+    cn_ok(&hub, &["chat", "What did you do today?"]);
+    let out = cn_ok(&hub, &["chat", "Remind me tomorrow"]);
+    assert_eq!(out.trim(), "Tomorrow it is.");
+    let prompt = std::fs::read_to_string(&seen).unwrap();
+    let today = String::from_utf8(Command::new("date").arg("+%Y-%m-%d").output().unwrap().stdout).unwrap();
+    assert!(prompt.contains(&format!("Now: {}", today.trim())) && prompt.contains("time zone"), "{prompt}");
+    assert!(prompt.contains("What you did lately") && prompt.contains("do reply: Tomorrow it is."), "{prompt}");
+
+    let id = journal(&hub)
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "decision" && e["from"] == "owner")
+        .and_then(|e| e["id"].as_str().map(str::to_string))
+        .unwrap();
+    let why = cn_ok(&hub, &["journal", "why", &id]);
+    for part in
+        ["salience", "took item", "action", "params:", "reasoning: The owner wants a date", "decision", "commit"]
+    {
+        assert!(why.contains(part), "`{part}` missing from:\n{why}");
+    }
+}

@@ -69,7 +69,14 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 catch_up: no_catch_up.then_some(false),
                 extra: Default::default(),
             };
-            entry.timing().map_err(|e| UsageError(e.to_string()))?;
+            let (cron, tz) = entry.timing().map_err(|e| UsageError(e.to_string()))?;
+            // A cron that never fires (`0 0 31 2 *`: February 31st) is refused now, not found
+            // out never.
+            if let Err(e) = cron.next_after(Timestamp::now(), &tz) {
+                return Err(
+                    UsageError(format!("schedule entry `{}`: `{}` never fires: {e}", entry.name, entry.cron)).into()
+                );
+            }
             Schedule::of_hub(&hub).add(entry).context("cannot add the schedule entry")?.map_err(UsageError)?;
             Ok(ExitCode::SUCCESS)
         }
