@@ -72,6 +72,14 @@ fn small_things_are_refused_or_said_clearly() {
     // A past --until is said.
     let out = cn(&["out", "defer", "--reason", "later", "--until", "2001-01-01"]);
     assert!(out.status.success() && String::from_utf8_lossy(&out.stderr).contains("in the past"), "{out:?}");
+    // Entries can be removed: schedule, peer.
+    cn_ok(&hub, &["schedule", "add", "tea", "0 16 * * *", "Tea"]);
+    cn_ok(&hub, &["schedule", "rm", "tea"]);
+    assert!(!cn_ok(&hub, &["schedule", "list"]).contains("tea"));
+    assert_eq!(cn(&["schedule", "rm", "tea"]).status.code(), Some(2));
+    cn_ok(&hub, &["peer", "add", "pi", "/srv/pi.git"]);
+    cn_ok(&hub, &["peer", "rm", "pi"]);
+    assert!(!cn_ok(&hub, &["peer", "list"]).contains("pi"));
     // A misspelt key in cn.yaml: named, with a suggestion.
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("budget:", "bugdet:");
     std::fs::write(hub.join("cn.yaml"), yaml).unwrap();

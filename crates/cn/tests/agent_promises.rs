@@ -156,3 +156,50 @@ fn the_executive_knows_the_time_and_why_shows_the_whole_chain() {
         assert!(why.contains(part), "`{part}` missing from:\n{why}");
     }
 }
+
+/// The budget's active-session check: while an executive session runs (here this test,
+/// announced as `cn chat` announces itself), autonomous work stays below the executive; once
+/// it has ended, the executive takes autonomous work again.
+#[test]
+fn no_autonomous_executive_work_while_an_executive_session_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("exec-asked");
+    let exec =
+        format!("cat > /dev/null; touch {}\nprintf '```yaml\\ntool: ack\\nreason: done\\n```\\n'\n", marker.display());
+    let local = "cat > /dev/null; printf '```yaml\\ntool: noop\\nreason: later\\n```\\n'\n";
+    let hub = scripted_hub(dir.path(), local, &exec);
+    let session = cn_models::Sessions::in_state(&hub.join("state")).begin("chat").unwrap();
+    cn_ok(&hub, &["task", "add", "Tidy the notes", "--due", "2020-01-01"]);
+    cn_ok(&hub, &["run", "--until-idle"]);
+    assert!(!marker.exists(), "the executive was asked while a session ran");
+    assert!(journal(&hub).iter().any(|e| e["type"] == "action" && e["level"] == 2), "the local level decided");
+    drop(session);
+    cn_ok(&hub, &["task", "add", "Water the plants", "--due", "2020-01-01"]);
+    cn_ok(&hub, &["run", "--until-idle"]);
+    assert!(marker.exists(), "the session ended: the executive works again");
+}
+
+/// Exploring an idea is journaled (idea, duration, outcome, what was learned) and the idea is
+/// marked explored in ideas.json, so a restart does not explore it again; the most
+/// interesting idea goes first.
+#[test]
+fn an_explored_idea_is_journaled_and_kept_explored() {
+    let dir = tempfile::tempdir().unwrap();
+    let exec = "cat > /dev/null; printf '```yaml\\ntool: ack\\nreason: learned that sleep replays the day\\n```\\n'\n";
+    let hub = scripted_hub(dir.path(), exec, exec);
+    cn_ok(&hub, &["idea", "add", "Something mildly curious"]);
+    let keen = cn_ok(&hub, &["idea", "add", "How memory consolidation works", "--interest", "5"]).trim().to_string();
+    cn_ok(&hub, &["run", "--once"]);
+    let explored: Vec<_> = journal(&hub).into_iter().filter(|e| e["type"] == "exploration").collect();
+    assert_eq!(explored.len(), 1, "{explored:#?}");
+    let e = &explored[0];
+    assert_eq!(e["idea_id"], keen.as_str(), "the most interesting first: {e}");
+    assert!(e["duration_sec"].is_u64() && e["outcome"].as_str().unwrap().starts_with("do ack"), "{e}");
+    assert_eq!(e["learned"], "acknowledged: learned that sleep replays the day", "{e}");
+    let ideas: Vec<serde_json::Value> = serde_json::from_str(&cn_ok(&hub, &["idea", "list", "--json"])).unwrap();
+    let idea = ideas.iter().find(|i| i["id"] == keen.as_str()).unwrap();
+    assert!(idea["explored"].is_string(), "{idea}");
+    // `cn idea rm` removes it.
+    cn_ok(&hub, &["idea", "rm", &keen]);
+    assert!(!cn_ok(&hub, &["idea", "list"]).contains("memory consolidation"));
+}

@@ -262,11 +262,55 @@ impl HubMind {
         }
     }
 
+    /// An item born of an idea, once decided, is an exploration: journaled (the idea, how
+    /// long, the outcome, what was learned — the decision's note) and the idea marked
+    /// explored in ideas.json.
+    fn settle_idea(&mut self, item: &Item) {
+        let Some(idea) = item.doc.get_str("idea").map(str::to_string) else { return };
+        let Ok(Some(Place::Decided(path))) = cn_agent::locate(&self.hub, &item.id) else { return };
+        let Ok(done) = Item::read(&path) else { return };
+        let now = Timestamp::now();
+        let began = done.queued.parse::<Timestamp>().unwrap_or(now);
+        let duration = now.duration_since(began).as_secs().max(0);
+        let outcome = done.doc.get_str("decision").unwrap_or("decided").to_string();
+        let learned: String = done
+            .content
+            .rsplit(
+                "
+## ",
+            )
+            .next()
+            .and_then(|n| {
+                n.split_once(
+                    "
+
+",
+                )
+            })
+            .map_or("", |(_, b)| b.trim())
+            .chars()
+            .take(500)
+            .collect();
+        self.note(
+            Entry::new("exploration")
+                .with("id", item.id.as_str())
+                .with("idea", first_line(&item.content).trim_start_matches("Idea to explore: ").to_string())
+                .with("idea_id", idea.as_str())
+                .with("duration_sec", duration)
+                .with("outcome", outcome)
+                .with("learned", learned),
+        );
+        if let Err(e) = cn_autonomy::impulses::ideas::ideas_of(self.hub.root()).mark_explored(&idea, now) {
+            tracing::error!(%e, "cannot mark idea {idea} explored");
+        }
+    }
+
     /// The current item was decided (by a model's op, a reflex, `cn out`, or the move limit).
     fn finish(&mut self, item: &Item) {
         self.current = None;
         self.moves = 0;
         self.settle_task(item);
+        self.settle_idea(item);
         self.level = None;
         // The recorded decision is read only when some channel may deliver it.
         if !self.channels.is_empty() {
@@ -413,9 +457,11 @@ impl HubMind {
                 };
                 let mut item = Item::new(&id, self.hub.name(), cadence, &content);
                 item.set("impulse", imp.source.name());
-                if imp.source == ImpulseSource::Task {
-                    if let Some(task) = imp.data.get("id").and_then(Value::as_str) {
-                        item.set("task", task);
+                if let Some(origin) = imp.data.get("id").and_then(Value::as_str) {
+                    match imp.source {
+                        ImpulseSource::Task => item.set("task", origin),
+                        ImpulseSource::Idea => item.set("idea", origin),
+                        ImpulseSource::Schedule => {}
                     }
                 }
                 item

@@ -202,13 +202,38 @@ pub struct Idea {
     pub sparked_by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub added: Option<Timestamp>,
+    /// How interesting, 1 (mildly) to 5 (very): the more interesting are explored first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interest: Option<u8>,
+    /// When it was last explored (kept in the file, so a restart does not explore it again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explored: Option<Timestamp>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 impl Idea {
     pub fn new(idea: impl Into<String>, sparked_by: Option<String>, added: Timestamp) -> Self {
-        Idea { id: crate::id::prefixed("idea"), idea: idea.into(), sparked_by, added: Some(added), extra: Map::new() }
+        Idea {
+            id: crate::id::prefixed("idea"),
+            idea: idea.into(),
+            sparked_by,
+            added: Some(added),
+            interest: None,
+            explored: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+impl JsonList<Idea> {
+    /// Mark an idea explored at `at`; false if no idea has that id.
+    pub fn mark_explored(&self, id: &str, at: Timestamp) -> Result<bool, StateError> {
+        let mut all = self.load()?;
+        let Some(i) = all.iter_mut().find(|i| i.id == id) else { return Ok(false) };
+        i.explored = Some(at);
+        self.save(&all)?;
+        Ok(true)
     }
 }
 

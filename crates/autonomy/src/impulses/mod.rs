@@ -234,11 +234,17 @@ impl ImpulseSources {
     }
 
     fn idea(&mut self, ideas: &[Idea], now: Timestamp, out: &mut Check) {
-        // The idea offered longest ago (never offered first), oldest added first.
+        // Not offered or explored within a day (exploration is kept in ideas.json, so this
+        // holds across restarts); the most interesting first, then the never explored, then
+        // the one explored longest ago, then the oldest.
+        let fresh = |t: Option<&Timestamp>| t.is_none_or(|t| now.duration_since(*t) >= IDEA_AGAIN);
         let pick = ideas
             .iter()
-            .filter(|i| self.offered_ideas.get(&i.id).is_none_or(|t| now.duration_since(*t) >= IDEA_AGAIN))
-            .min_by_key(|i| (self.offered_ideas.get(&i.id).copied(), i.added));
+            .filter(|i| fresh(self.offered_ideas.get(&i.id)) && fresh(i.explored.as_ref()))
+            .min_by_key(|i| {
+                let last = [self.offered_ideas.get(&i.id).copied(), i.explored].into_iter().flatten().max();
+                (std::cmp::Reverse(i.interest.unwrap_or(0)), last, i.added)
+            });
         if let Some(idea) = pick {
             self.offered_ideas.insert(idea.id.clone(), now);
             out.impulses.push(Impulse {

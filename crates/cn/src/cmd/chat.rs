@@ -34,6 +34,8 @@ pub struct Args {
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = Hub::find(hub).context("cn chat needs a hub")?;
+    // An executive session while it runs: the daemon does no autonomous executive work.
+    let _session = cn_models::Sessions::in_state(&hub.layout().state()).begin("chat").ok();
     let timeout = Duration::from_secs(args.timeout);
     if !args.message.is_empty() {
         let text = args.message.join(" ");

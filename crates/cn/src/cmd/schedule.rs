@@ -35,6 +35,8 @@ pub enum Sub {
         #[arg(long)]
         no_catch_up: bool,
     },
+    /// Remove an entry by name.
+    Rm { name: String },
     /// List the entries with their next fire time.
     List {
         #[arg(long)]
@@ -78,6 +80,14 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 );
             }
             Schedule::of_hub(&hub).add(entry).context("cannot add the schedule entry")?.map_err(UsageError)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Sub::Rm { name } => {
+            let hub = super::hub::root(hub)?;
+            let schedule = Schedule::of_hub(&hub);
+            if !schedule.remove(&name)? {
+                return Err(UsageError(format!("no schedule entry `{name}` in {}", schedule.path().display())).into());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Sub::List { json } => {
