@@ -71,18 +71,24 @@ pub fn decide(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
 
 /// Decide the current item for a caller already holding the hub lock (the daemon).
 pub fn decide_locked(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
+    decide_locked_as(hub, gtd, false)
+}
+
+/// [`decide_locked`], saying whether a level below the executive decided (`automatic`: its
+/// answers are automatic messages, see [`crate::item::AUTO`]).
+pub fn decide_locked_as(hub: &Hub, gtd: &Gtd, automatic: bool) -> Result<Decided> {
     recover_locked(hub)?;
     let Some(item) = Item::read_opt(&hub.input())? else {
         return Err(AgentError::Empty(
             "there is no current item to decide; `cn input` takes the next one from the queue".into(),
         ));
     };
-    let gtd = validate(hub, gtd)?;
+    let gtd = crate::handup::with_next_time(&item, validate(hub, gtd)?, time::OffsetDateTime::now_utc());
     let decided = cn_storage::now_rfc3339();
     // Unique per decision (timestamps are per second; an item can come back within one).
     let key = cn_hub::id::new();
-    write_output(hub, &item, &gtd, &decided, &key)?;
-    complete(hub, item, gtd, decided, key, true)
+    write_output(hub, &item, &gtd, &decided, &key, automatic)?;
+    complete(hub, item, gtd, decided, key, true, automatic)
 }
 
 /// Finish a decision a crash interrupted: when `state/output.md` records a decision on the
@@ -93,9 +99,9 @@ pub fn recover_locked(hub: &Hub) -> Result<()> {
     if rec.id != item.id || rec.turn.as_deref() != item.doc.get_str("turn") {
         return Ok(());
     }
-    let Recorded { id, gtd, decided, key, .. } = rec;
+    let Recorded { id, gtd, decided, key, automatic, .. } = rec;
     tracing::info!(item = %id, "finishing a decision interrupted by a crash");
-    match complete(hub, item, gtd, decided, key, false) {
+    match complete(hub, item, gtd, decided, key, false, automatic) {
         Ok(_) => Ok(()),
         // The hub changed since (a peer removed, …): the recorded decision can no longer be
         // performed. Set it aside, so the item is decided afresh instead of blocking the hub.
@@ -108,8 +114,16 @@ pub fn recover_locked(hub: &Hub) -> Result<()> {
     }
 }
 
-fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, fresh: bool) -> Result<Decided> {
-    let ctx = Ctx { hub, item: &item, ts: &decided, key: &key };
+fn complete(
+    hub: &Hub,
+    mut item: Item,
+    gtd: Gtd,
+    decided: String,
+    key: String,
+    fresh: bool,
+    automatic: bool,
+) -> Result<Decided> {
+    let ctx = Ctx { hub, item: &item, ts: &decided, key: &key, automatic };
     let effect = perform(&ctx, &gtd)?;
 
     // Mark and annotate the item once (a repeat finds the mark and leaves it alone).
@@ -162,7 +176,7 @@ fn complete(hub: &Hub, mut item: Item, gtd: Gtd, decided: String, key: String, f
     std::fs::rename(hub.input(), &place_path).map_err(io_at(&hub.input()))?;
 
     let message = format!("cn out: {} {}\n\nitem {} from {}", item.id, gtd.summary(), item.id, item.from);
-    let committed = Git::new(hub.root()).commit_all_quick(&message)?;
+    let committed = Git::new(hub.root()).commit_paths_quick(&message, &cn_hub::layout::OWN)?;
     Ok(Decided { item, gtd, decided, place, mail: effect.mail, committed })
 }
 
@@ -173,7 +187,7 @@ fn perform(ctx: &Ctx, gtd: &Gtd) -> Result<Effect> {
     // its own notice; a notice is never answered with one (no endless ping-pong).
     let replied = matches!(gtd, Gtd::Do(Op::Reply(_)));
     if !replied && !ctx.item.is_notice() {
-        if let Some(peer) = ctx.notify_target()? {
+        if let Some(peer) = ctx.notify_target()?.filter(|p| ctx.withheld(p).is_none()) {
             let mut m = ctx.mail(&peer, "notice", notice_text(ctx, gtd));
             m.kind = Some(NOTICE.to_string());
             m.subject = Some(format!("{}: {}", ctx.item.id, gtd.summary()));
@@ -191,7 +205,7 @@ fn notice_text(ctx: &Ctx, gtd: &Gtd) -> String {
     s
 }
 
-fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str, key: &str) -> Result<()> {
+fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str, key: &str, automatic: bool) -> Result<()> {
     let mut doc = Doc::default();
     doc.set("id", item.id.as_str());
     if let Some(turn) = item.doc.get_str("turn") {
@@ -199,6 +213,9 @@ fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str, key: &str) -> 
     }
     doc.set("decided", decided);
     doc.set("key", key);
+    if automatic {
+        doc.set("automatic", "true");
+    }
     for (k, v) in gtd.to_json() {
         if let Value::String(s) = v {
             doc.set(&k, s);
@@ -219,6 +236,8 @@ pub struct Recorded {
     pub decided: String,
     /// Unique to this decision; every effect's name derives from it.
     pub key: String,
+    /// Decided below the executive (its answers are automatic messages).
+    pub automatic: bool,
 }
 
 /// The decision `state/output.md` records, if any.
@@ -241,7 +260,8 @@ pub fn read_output(hub: &Hub) -> Result<Option<Recorded>> {
         return Err(format_at(&path, "not a recorded decision (needs `id`, `decided`, `key`, `gtd` and its fields)"));
     };
     let turn = doc.get_str("turn").map(str::to_string);
-    Ok(Some(Recorded { id: id.to_string(), turn, gtd, decided: decided.to_string(), key: key.to_string() }))
+    let automatic = doc.get_str("automatic") == Some("true");
+    Ok(Some(Recorded { id: id.to_string(), turn, gtd, decided: decided.to_string(), key: key.to_string(), automatic }))
 }
 
 fn journaled(state: &Path, key: &str) -> Result<bool> {
@@ -282,7 +302,7 @@ mod tests {
         let item = crate::take_next(&hub).unwrap().unwrap();
         // As if killed right after recording the decision.
         let gtd = Gtd::Do(Op::Ack(Ack { reason: "first".into() }));
-        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1").unwrap();
+        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1", false).unwrap();
         let e = decide(&hub, &Gtd::Do(Op::Noop(Noop { reason: "second".into() }))).unwrap_err();
         assert!(matches!(e, AgentError::Empty(_)), "{e}");
         let done = std::fs::read_to_string(hub.archived().join(format!("{}.md", item.id))).unwrap();
@@ -299,7 +319,7 @@ mod tests {
         crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
         let item = crate::take_next(&hub).unwrap().unwrap();
         let gtd = Gtd::Do(Op::Commit(Commit { artifact: "deadbeef".into() })); // not (or no longer) an object
-        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1").unwrap();
+        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1", false).unwrap();
         recover_locked(&hub).unwrap();
         assert!(hub.path("state/output.abandoned.md").is_file());
         assert_eq!(crate::current(&hub).unwrap().map(|i| i.id), Some(item.id.clone()));

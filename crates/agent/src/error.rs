@@ -26,6 +26,9 @@ pub enum AgentError {
     /// A git command failed; it carries git's own explanation.
     #[error(transparent)]
     Git(#[from] cn_hub::git::GitError),
+    /// A state file (`tasks.json` …) could not be read or written; the message names it.
+    #[error(transparent)]
+    State(#[from] cn_hub::tasks::StateError),
     /// The journal could not be written or read.
     #[error(transparent)]
     Journal(#[from] cn_hub::journal::JournalError),

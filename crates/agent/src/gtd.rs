@@ -301,6 +301,10 @@ impl Gtd {
 
     /// Check it against the hub and normalize it (see [`OpKind::check`]).
     pub(crate) fn check(&mut self, hub: &Hub) -> Result<()> {
+        // A decision that says nothing (`--message ""`) is refused, naming the field.
+        if let Some((name, _)) = self.fields().into_iter().find(|(_, v)| v.trim().is_empty()) {
+            return Err(crate::AgentError::Invalid(format!("--{name} is empty; say what it should be")));
+        }
         self.inner_mut().check(hub)
     }
 

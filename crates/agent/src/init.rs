@@ -32,7 +32,7 @@ fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 12] {
         (l.note("systems"), include_str!("templates/systems.md"), false),
         (l.note("reflexes"), include_str!("templates/reflexes.md"), false),
         (l.note("actions"), include_str!("templates/actions.md"), false),
-        (l.reflex("hello"), include_str!("templates/hello.yaml"), true),
+        (l.reflex("hello"), include_str!("templates/hello.yaml"), false),
         (l.reflex("summarize-url"), include_str!("templates/summarize-url.yaml"), false),
         (l.schedule(), include_str!("templates/schedule.json"), false),
         (l.tasks(), "[]\n", false),
@@ -70,10 +70,14 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
     let mut created = Vec::new();
     let mut kept = Vec::new();
     let layout = Layout::new(&root);
+    // What init itself wrote: the only paths its commit stages (a folder made a hub keeps
+    // its other files out of the commit — a `secret.env` stays the owner's business).
+    let mut own = Vec::new();
     for d in dirs(&layout) {
         let keep = d.join(".gitkeep");
         if !keep.exists() {
             cn_storage::write_atomic(&keep, b"").map_err(io_at(&keep))?;
+            own.push(layout.relative(&keep).to_string_lossy().into_owned());
         }
     }
     for (path, template, named) in files(&layout) {
@@ -86,6 +90,12 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
         cn_storage::write_atomic(&path, text.as_bytes()).map_err(io_at(&path))?;
         created.push(rel);
     }
+    // An existing .gitignore (the owner's) gets the runtime lines it lacks, appended.
+    let ignore = root.join(".gitignore");
+    if kept.iter().any(|k| k == ".gitignore") && complete_gitignore(&ignore)? {
+        own.push(".gitignore".to_string());
+    }
+    own.extend(created.iter().cloned());
 
     let fresh = !root.join(".git").exists();
     let git = Git::new(&root);
@@ -100,9 +110,44 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
     // The owner endpoint's token, inside .git so it is never committed.
     cn_hub::owner_token::ensure_file(&layout)
         .map_err(|e| AgentError::Format { path: layout.owner_token(), message: e.to_string() })?;
-    // A second init that added nothing leaves the owner's uncommitted edits alone.
-    let committed = if fresh || !created.is_empty() { git.commit_all(&format!("cn init: hub {name}"))? } else { false };
+    // Only init's own files are staged and committed; a second init that added nothing
+    // leaves the owner's uncommitted edits alone.
+    let committed = if own.is_empty() {
+        false
+    } else {
+        let mut add = vec!["add", "-f", "--"];
+        add.extend(own.iter().map(String::as_str));
+        git.run(&add)?;
+        let message = format!("cn init: hub {name}");
+        let mut commit = vec!["commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message.as_str(), "--"];
+        commit.extend(own.iter().map(String::as_str));
+        git.run(&commit)?;
+        true
+    };
     Ok(InitReport { root, name, created, kept, committed })
+}
+
+/// Append the runtime lines of init's `.gitignore` that `path` lacks; true when it changed.
+fn complete_gitignore(path: &Path) -> Result<bool> {
+    let mut text = std::fs::read_to_string(path).map_err(io_at(path))?;
+    let have: Vec<&str> = text.lines().map(str::trim).collect();
+    let missing: Vec<&str> = include_str!("templates/gitignore")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty() && !have.contains(&l.trim()))
+        .collect();
+    if missing.is_empty() {
+        return Ok(false);
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("# cn's locks, run state and caches (added by cn init)\n");
+    for l in missing {
+        text.push_str(l);
+        text.push('\n');
+    }
+    cn_storage::write_atomic(path, text.as_bytes()).map_err(io_at(path))?;
+    Ok(true)
 }
 
 /// A directory name made into an agent name.

@@ -59,6 +59,23 @@ impl Cadence {
     }
 }
 
+/// What `kind` an automatic answer has: a reply made below the executive (a reflex, the
+/// small local model). An automatic answer is never sent in reply to another agent's
+/// automatic message (an [`AUTO`] reply or a [`NOTICE`]), so two agents cannot answer each
+/// other forever.
+pub const AUTO: &str = "auto";
+
+/// The most messages a thread between agents holds: past it, no reply or notice is mailed.
+pub const MAX_THREAD_DEPTH: u32 = 8;
+
+/// An item's or a mail's `depth` (0 when absent).
+pub fn depth_of(doc: &Doc) -> u32 {
+    match doc.get("depth") {
+        Some(v) => v.as_u64().map(|n| n as u32).or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(0),
+        None => 0,
+    }
+}
+
 /// What `kind` a notice has: cn's own report on a decision. Deciding a notice never sends a
 /// notice back, so two agents cannot notify each other forever.
 pub const NOTICE: &str = "notice";
@@ -155,9 +172,24 @@ impl Item {
         self.kind.as_deref() == Some(NOTICE)
     }
 
+    /// Another agent's automatic message: its automatic answer or a notice.
+    pub fn is_automatic(&self) -> bool {
+        matches!(self.kind.as_deref(), Some(NOTICE) | Some(AUTO))
+    }
+
+    /// How deep in its thread (see [`MAX_THREAD_DEPTH`]).
+    pub fn depth(&self) -> u32 {
+        depth_of(&self.doc)
+    }
+
     /// The `{"id","from","content","cadence"}` object of `cn input --json`.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({"id": self.id, "from": self.from, "content": self.content, "cadence": self.cadence.as_str()})
+        let mut v = serde_json::json!({"id": self.id, "from": self.from, "content": self.content, "cadence": self.cadence.as_str()});
+        // A mail's subject, when it has one.
+        if let Some(subject) = self.doc.get_str("subject") {
+            v["subject"] = subject.into();
+        }
+        v
     }
 }
 

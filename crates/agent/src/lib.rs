@@ -18,6 +18,7 @@ pub mod args;
 pub mod decide;
 pub mod error;
 pub mod gtd;
+pub mod handup;
 pub mod hub;
 pub mod init;
 pub mod item;
@@ -32,6 +33,7 @@ pub use args::{parse_out, OutArgs, OutArgsError};
 pub use decide::{decide, decide_locked, recover_locked, validate, Decided};
 pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
+pub use handup::{decide_below_executive, HAND_UP};
 pub use hub::{find_hub, Hub, Peer, OWNER};
 pub use init::{init, InitReport};
 pub use item::{Cadence, Item};
@@ -61,6 +63,7 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
         kind: None,
         reply_to: None,
         subject: body.map(|_| message.to_string()),
+        depth: 0,
         body: body.unwrap_or(message).to_string(),
         id,
     };

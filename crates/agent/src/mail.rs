@@ -26,6 +26,8 @@ pub struct Mail {
     pub reply_to: Option<String>,
     /// A one-line summary, when `body` is the full text.
     pub subject: Option<String>,
+    /// How many messages deep in its thread (0: the thread's first; a reply is one deeper).
+    pub depth: u32,
     pub body: String,
 }
 
@@ -45,6 +47,9 @@ impl Mail {
         }
         if let Some(s) = &self.subject {
             doc.set("subject", s.as_str());
+        }
+        if self.depth > 0 {
+            doc.set("depth", self.depth.to_string());
         }
         doc.body = ensure_newline(&self.body);
         doc
@@ -70,6 +75,7 @@ impl Mail {
             kind: opt("kind"),
             reply_to: opt("reply-to"),
             subject: opt("subject"),
+            depth: crate::item::depth_of(&doc),
             body: doc.body.clone(),
             id,
         })
@@ -106,6 +112,7 @@ mod tests {
             kind: Some("notice".into()),
             reply_to: None,
             subject: Some("summary".into()),
+            depth: 3,
             body: "full response\n".into(),
         };
         assert_eq!(Mail::parse(&m.render()).unwrap(), m);

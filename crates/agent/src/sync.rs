@@ -162,6 +162,7 @@ fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Re
                     kind: Some(NOTICE.into()),
                     reply_to: None,
                     subject: Some(format!("rejected: {me}/{tid}")),
+                    depth: 0,
                     body: format!("{me} could not read the thread on branch `{me}/{tid}` and rejected it: {why}.\n"),
                 };
                 post(hub, &notice)?;
@@ -198,6 +199,9 @@ fn item_of(mail: &Mail, peer: &str) -> Item {
         }
     }
     item.set("sent", mail.created.as_str());
+    if mail.depth > 0 {
+        item.set("depth", mail.depth.to_string());
+    }
     Item::from_doc(item.doc.clone()).unwrap_or(item)
 }
 

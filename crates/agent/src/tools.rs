@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::decide::decide;
 use crate::error::AgentError;
-use crate::gtd::{Gtd, Kind, KINDS, KIND_NAMES};
+use crate::gtd::{Kind, KINDS, KIND_NAMES};
 use crate::hub::Hub;
 
 /// The op tools' names, for a default policy.
@@ -51,17 +51,23 @@ impl Tool for OpTool {
         &self.doc
     }
 
-    fn call(&self, _ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError> {
+    fn call(&self, ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError> {
         // The model reads the message: it names the missing or unknown field.
         let gtd = self.kind.build(params).map_err(|e| ToolError::BadParams(format!("{}: {e}", self.kind.name)))?;
-        run(&self.hub, gtd)
+        // Below the executive, an owner's request is answered or handed up, never dropped.
+        let decided = if ctx.level < 3 {
+            crate::handup::decide_below_executive(&self.hub, &gtd)
+        } else {
+            decide(&self.hub, &gtd)
+        };
+        result(decided)
     }
 }
 
-/// Decide the hub's current item with `gtd`; the tool's result is the decision as JSON.
-/// The error is the model's to read, so it is a message.
-fn run(hub: &Hub, gtd: Gtd) -> Result<Value, ToolError> {
-    match decide(hub, &gtd) {
+/// The tool's result: the decision as JSON. The error is the model's to read, so it is a
+/// message.
+fn result(decided: crate::Result<crate::Decided>) -> Result<Value, ToolError> {
+    match decided {
         Ok(d) => Ok(Value::Object(d.to_json())),
         Err(AgentError::Invalid(m)) => Err(ToolError::BadParams(m)),
         Err(e) => Err(ToolError::Failed(e.to_string())),
@@ -80,6 +86,7 @@ pub fn register_ops(registry: &mut Registry, hub: &Hub) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gtd::Gtd;
     use cn_compute::ToolCall;
     use serde_json::json;
 

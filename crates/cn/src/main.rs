@@ -18,9 +18,21 @@ fn main() -> ExitCode {
         Err(e) => {
             // `{:#}` prints the whole context chain on one line: what failed, and why.
             eprintln!("cn: {e:#}");
-            match e.downcast_ref::<cmd::UsageError>() {
-                Some(_) => ExitCode::from(2),
-                None => ExitCode::from(1),
+            // Bad usage or input: no hub where one was looked for, a cn.yaml that cannot be
+            // used (README: exit 2).
+            let no_hub = e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<cn_hub::HubError>(),
+                    Some(cn_hub::HubError::NoHub(_) | cn_hub::HubError::Config(_))
+                ) || matches!(
+                    c.downcast_ref::<cn_agent::AgentError>(),
+                    Some(cn_agent::AgentError::NoHub(_) | cn_agent::AgentError::Config(_))
+                ) || c.downcast_ref::<cn_hub::ConfigError>().is_some()
+            });
+            if e.downcast_ref::<cmd::UsageError>().is_some() || no_hub {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
             }
         }
     }

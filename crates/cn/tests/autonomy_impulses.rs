@@ -107,7 +107,7 @@ fn a_malformed_file_is_reported_with_line_and_field_and_not_overwritten() {
 fn no_hub_is_an_error_that_says_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let out = cn(dir.path(), &["task", "list"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "README: no hub here is bad usage");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("holds cn.yaml") && err.contains("cn init"), "{err}");
     // CN_HUB names it.

@@ -16,6 +16,7 @@
 //! act finish and ends a rest at once.
 
 pub mod config;
+pub mod context;
 pub mod mind;
 pub mod resident;
 
@@ -163,8 +164,19 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         // allows, else the plan falls back to the local level or the item is deferred.
         let budget = cn_models::budget_of(&budget_config, &models, &root)?;
         let for_mind = budget.clone();
+        // No autonomous executive work while an executive session (an interactive `cn chat`,
+        // a loop's controller, the owner's coding agent) runs: see cn_models::session.
+        let mut sessions = cn_models::Sessions::in_state(&state_dir);
         mind = mind.executive_allowed(move |owner| {
-            owner || for_mind.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false)
+            if owner {
+                return true;
+            }
+            let active = sessions.active();
+            if let Some(s) = active.first() {
+                tracing::info!(pid = s.pid, what = %s.what, "an executive session runs: no autonomous executive work");
+                return false;
+            }
+            for_mind.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false)
         });
         decorators.push(cn_models::Budget::decorator(budget));
     }

@@ -45,6 +45,8 @@ use cn_models::{build_plan, LevelLimits, PlanInput};
 use cn_storage::Entry;
 use cn_tools::ToolDoc;
 
+use crate::context;
+
 /// When the mind stops the loop by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunMode {
@@ -77,7 +79,7 @@ pub type Reactor = Arc<dyn Fn(u64, u64, &str) -> Result<(), String> + Send + Syn
 
 impl cn_reflex::Replier for HubReplier {
     fn reply(&self, _to: &cn_reflex::Target, message: &str) -> Result<(), cn_reflex::ReplyError> {
-        cn_agent::decide(
+        cn_agent::decide_below_executive(
             &self.hub,
             &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message: message.to_string() })),
         )
@@ -127,7 +129,16 @@ pub struct HubMind {
     reflexes: Option<Arc<Mutex<cn_reflex::Engine>>>,
     /// Where items came from, as places to answer (typing indicator, the reply).
     channels: Vec<Box<dyn Channel>>,
+    /// The level that last worked on the current item (a model's plan, or a reflex); `None`
+    /// when only `cn out` (the owner) decided it.
+    level: Option<Level>,
 }
+
+/// Lines of the recent-journal digest in the executive's prompt.
+const JOURNAL_DIGEST_LINES: usize = 12;
+
+/// When a task a decision left open comes up again.
+const FOLLOW_UP_HOURS: i64 = 24;
 
 impl HubMind {
     pub fn new(
@@ -160,6 +171,7 @@ impl HubMind {
             inbox_seen: None,
             reflexes: None,
             channels: Vec::new(),
+            level: None,
         }
     }
 
@@ -240,12 +252,19 @@ impl HubMind {
         Decision::Rest
     }
 
-    /// An item born of a task completes the task once it is decided — unless it was deferred,
-    /// which leaves the task open.
-    fn complete_task(&mut self, item: &Item) {
+    /// An item born of a task completes the task only when a decision did the task: not a
+    /// noop, and not a level below the executive (the small model cannot do a task, and a
+    /// reflex only answers). Left open, the task is followed up a day later; a deferred item
+    /// comes back by itself at its `until`.
+    fn settle_task(&mut self, item: &Item) {
         let Some(task) = item.doc.get_str("task").map(str::to_string) else { return };
-        if matches!(cn_agent::locate(&self.hub, &item.id), Ok(Some(Place::Decided(_)))) {
-            match cn_autonomy::impulses::tasks::tasks_of(self.hub.root()).complete(&task) {
+        let Ok(Some(Place::Decided(path))) = cn_agent::locate(&self.hub, &item.id) else { return };
+        let decision = Item::read(&path).ok().and_then(|i| i.doc.get_str("decision").map(str::to_string));
+        let noop = decision.as_deref().is_none_or(|d| d.starts_with("do noop"));
+        let below = self.level.is_some_and(|l| l < 3);
+        let tasks = cn_autonomy::impulses::tasks::tasks_of(self.hub.root());
+        if !noop && !below {
+            match tasks.complete(&task) {
                 Ok(_) => self.note(
                     Entry::new("observation")
                         .with("id", item.id.as_str())
@@ -254,6 +273,61 @@ impl HubMind {
                 ),
                 Err(e) => tracing::error!(%e, "cannot mark task {task} done"),
             }
+            return;
+        }
+        let at = Timestamp::now() + cn_autonomy::jiff::SignedDuration::from_hours(FOLLOW_UP_HOURS);
+        let why = if noop { "a noop does not do it" } else { "a level below the executive cannot do it" };
+        match tasks.follow_up(&task, at) {
+            Ok(_) => self.note(
+                Entry::new("observation")
+                    .with("id", item.id.as_str())
+                    .with("summary", format!("task {task} left open: {why}; followed up at {at}"))
+                    .with("outcome", "open"),
+            ),
+            Err(e) => tracing::error!(%e, "cannot set the follow-up of task {task}"),
+        }
+    }
+
+    /// An item born of an idea, once decided, is an exploration: journaled (the idea, how
+    /// long, the outcome, what was learned — the decision's note) and the idea marked
+    /// explored in ideas.json.
+    fn settle_idea(&mut self, item: &Item) {
+        let Some(idea) = item.doc.get_str("idea").map(str::to_string) else { return };
+        let Ok(Some(Place::Decided(path))) = cn_agent::locate(&self.hub, &item.id) else { return };
+        let Ok(done) = Item::read(&path) else { return };
+        let now = Timestamp::now();
+        let began = done.queued.parse::<Timestamp>().unwrap_or(now);
+        let duration = now.duration_since(began).as_secs().max(0);
+        let outcome = done.doc.get_str("decision").unwrap_or("decided").to_string();
+        let learned: String = done
+            .content
+            .rsplit(
+                "
+## ",
+            )
+            .next()
+            .and_then(|n| {
+                n.split_once(
+                    "
+
+",
+                )
+            })
+            .map_or("", |(_, b)| b.trim())
+            .chars()
+            .take(500)
+            .collect();
+        self.note(
+            Entry::new("exploration")
+                .with("id", item.id.as_str())
+                .with("idea", first_line(&item.content).trim_start_matches("Idea to explore: ").to_string())
+                .with("idea_id", idea.as_str())
+                .with("duration_sec", duration)
+                .with("outcome", outcome)
+                .with("learned", learned),
+        );
+        if let Err(e) = cn_autonomy::impulses::ideas::ideas_of(self.hub.root()).mark_explored(&idea, now) {
+            tracing::error!(%e, "cannot mark idea {idea} explored");
         }
     }
 
@@ -261,7 +335,9 @@ impl HubMind {
     fn finish(&mut self, item: &Item) {
         self.current = None;
         self.moves = 0;
-        self.complete_task(item);
+        self.settle_task(item);
+        self.settle_idea(item);
+        self.level = None;
         // The recorded decision is read only when some channel may deliver it.
         if !self.channels.is_empty() {
             let recorded = cn_agent::decide::read_output(&self.hub).ok().flatten().filter(|r| r.id == item.id);
@@ -286,6 +362,7 @@ impl HubMind {
                 );
                 self.current = None;
                 self.moves = 0;
+                self.level = None;
                 for channel in &mut self.channels {
                     channel.finished(item, None);
                 }
@@ -300,9 +377,11 @@ impl HubMind {
     fn defer_current(&mut self, item: &Item, outcomes: &Outcomes) {
         let last = outcomes.since(self.mark).last().map(describe).unwrap_or_else(|| "no tool call".into());
         let reason = format!("no decision after {} moves (last: {last})", self.moves);
-        // Always with an `until`: an item deferred by the daemon itself comes back.
+        // Always with an `until`: an item the daemon defers itself comes back (an owner's
+        // request is handed up with that time, never left without one).
         let until = Some(cn_storage::rfc3339_after(self.auto.pacing.retry_deferred));
-        match cn_agent::decide(&self.hub, &Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until })) {
+        let gtd = Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until });
+        match cn_agent::decide_below_executive(&self.hub, &gtd) {
             Ok(_) => self.note(
                 Entry::new("decision")
                     .with("id", item.id.as_str())
@@ -412,9 +491,11 @@ impl HubMind {
                 };
                 let mut item = Item::new(&id, self.hub.name(), cadence, &content);
                 item.set("impulse", imp.source.name());
-                if imp.source == ImpulseSource::Task {
-                    if let Some(task) = imp.data.get("id").and_then(Value::as_str) {
-                        item.set("task", task);
+                if let Some(origin) = imp.data.get("id").and_then(Value::as_str) {
+                    match imp.source {
+                        ImpulseSource::Task => item.set("task", origin),
+                        ImpulseSource::Idea => item.set("idea", origin),
+                        ImpulseSource::Schedule => {}
                     }
                 }
                 item
@@ -568,6 +649,7 @@ impl cn_compute::Mind for HubMind {
                             .with("context", first_line(&item.content)),
                     );
                     if self.reflex(&item) {
+                        self.level = Some(2);
                         self.finish(&item);
                         continue;
                     }
@@ -592,14 +674,26 @@ impl cn_compute::Mind for HubMind {
 
     fn plan(&mut self, outcomes: &Outcomes) -> Plan {
         self.moves += 1;
+        // The time, so "tomorrow" and "by Friday" mean something.
+        let now = cn_autonomy::jiff::Zoned::now();
+        let clock = format!(
+            "Now: {} ({}, time zone {})",
+            now.strftime("%Y-%m-%d %H:%M:%S %:z"),
+            now.strftime("%A"),
+            now.time_zone().iana_name().unwrap_or("local")
+        );
         let (content, id, owner) = match &self.current {
-            Some(i) => (format!("From: {}\n\n{}", i.from, i.content), Some(i.id.clone()), i.from == OWNER),
+            Some(i) => (format!("{clock}\nFrom: {}\n\n{}", i.from, i.content), Some(i.id.clone()), i.from == OWNER),
             None => (String::new(), None, false),
         };
         let use_exec = match &self.executive {
             Some(_) => (self.executive_allowed)(owner),
             None => false,
         };
+        self.level = Some(match (&self.executive, use_exec) {
+            (Some(l), true) => l.level,
+            _ => self.local.level,
+        });
         let level = match (&self.executive, use_exec) {
             (Some(l), true) => l,
             _ => &self.local,
@@ -610,6 +704,18 @@ impl cn_compute::Mind for HubMind {
             }
         }
         let seed = std::fs::read_to_string(self.hub.layout().core_seed()).unwrap_or_default();
+        // The executive also reads the item's thread and what the agent did lately (the
+        // small local model's context is too short for them).
+        let mut thread = Vec::new();
+        if level.level >= 3 {
+            if let Some(item) = &self.current {
+                thread = context::thread_of(&self.hub, item);
+            }
+            let digest = context::journal_digest(&self.hub.layout().journal(), JOURNAL_DIGEST_LINES);
+            if !digest.is_empty() {
+                thread.push(format!("What you did lately (from your journal):\n{digest}"));
+            }
+        }
         let docs: Vec<&ToolDoc> = level.docs.iter().collect();
         let recent = outcomes.since(self.mark);
         let input = PlanInput {
@@ -618,7 +724,7 @@ impl cn_compute::Mind for HubMind {
             item: &content,
             item_id: id,
             owner,
-            thread: &[],
+            thread: &thread,
             outcomes: Some(&recent),
             tools: &docs,
         };

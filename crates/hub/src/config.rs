@@ -43,13 +43,16 @@ pub enum ConfigError {
         #[source]
         source: serde_yaml_ng::Error,
     },
-    /// A key that is unknown or whose value does not fit; `key` is its dotted path.
-    #[error("{path}: `{key}`: {source}")]
+    /// A key that is unknown or whose value does not fit; `key` is its dotted path. `hint`
+    /// is "; did you mean `…`?" for a misspelt key, else empty.
+    #[error("{path}: `{key}`: {error}{hint}")]
     Key {
         path: PathBuf,
         key: String,
-        #[source]
-        source: serde_yaml_ng::Error,
+        /// serde's message (kept whole, not as a source: the message says it already, and
+        /// a `{:#}` chain would say it twice).
+        error: serde_yaml_ng::Error,
+        hint: String,
     },
     /// A value that parses but cannot be used (checked after parsing).
     #[error("{path}: `{key}`: {message}")]
@@ -69,7 +72,7 @@ pub enum ConfigError {
 }
 
 /// All of `cn.yaml`, one field per section.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HubConfig {
     /// The agent's name: peers address it as `<name>/<thread>` branches.
@@ -81,7 +84,8 @@ pub struct HubConfig {
     pub models: ModelsConfig,
     #[serde(deserialize_with = "or_default")]
     pub budget: BudgetConfig,
-    #[serde(deserialize_with = "or_default")]
+    /// Absent (or empty), the documented defaults ([`Policy::documented`]).
+    #[serde(default = "Policy::documented", deserialize_with = "policy_or_documented")]
     pub policy: Policy,
     #[serde(deserialize_with = "or_default")]
     pub reflexes: ReflexConfig,
@@ -93,6 +97,69 @@ pub struct HubConfig {
     pub attention: PoolConfig,
     #[serde(deserialize_with = "or_default")]
     pub senses: SensesConfig,
+}
+
+/// "; did you mean `budget`?" for serde's "unknown field `bugdet`, expected one of `name`,
+/// …" when one expected key is within a few edits of the unknown one; else "".
+fn did_you_mean(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else { return String::new() };
+    let Some((unknown, expected)) = rest.split_once('`') else { return String::new() };
+    let best = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|k| (edit_distance(unknown, k), k))
+        .filter(|(d, k)| *d <= (k.len().max(unknown.len()) / 3).max(1))
+        .min_by_key(|(d, _)| *d);
+    best.map(|(_, k)| format!("; did you mean `{k}`?")).unwrap_or_default()
+}
+
+/// Levenshtein distance with adjacent transpositions counted as one edit (`bugdet` →
+/// `budget` is one).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// `policy:` with nothing after it is the documented policy, as when absent.
+fn policy_or_documented<'de, D: Deserializer<'de>>(d: D) -> Result<Policy, D::Error> {
+    Ok(Option::<Policy>::deserialize(d)?.unwrap_or_else(Policy::documented))
+}
+
+impl Default for HubConfig {
+    /// Every section's default: the documented policy, the rest their types' defaults.
+    fn default() -> Self {
+        HubConfig {
+            name: None,
+            peers: BTreeMap::new(),
+            models: ModelsConfig::default(),
+            budget: BudgetConfig::default(),
+            policy: Policy::documented(),
+            reflexes: ReflexConfig::default(),
+            loops: LoopsConfig::default(),
+            pacing: Pacing::default(),
+            attention: PoolConfig::default(),
+            senses: SensesConfig::default(),
+        }
+    }
 }
 
 /// A section written as `key:` with nothing after it is its default, as when absent.
@@ -114,12 +181,14 @@ impl HubConfig {
                 // Not inside a key: a syntax error, or an unknown top-level key (the message
                 // names it).
                 if source.to_string().starts_with("unknown field") {
-                    ConfigError::Key { path: path.to_path_buf(), key: "(top level)".into(), source }
+                    let hint = did_you_mean(&source.to_string());
+                    ConfigError::Key { path: path.to_path_buf(), key: "(top level)".into(), error: source, hint }
                 } else {
                     ConfigError::Syntax { path: path.to_path_buf(), source }
                 }
             } else {
-                ConfigError::Key { path: path.to_path_buf(), key, source }
+                let hint = did_you_mean(&source.to_string());
+                ConfigError::Key { path: path.to_path_buf(), key, error: source, hint }
             }
         })?;
         let config = config.unwrap_or_default();
@@ -332,7 +401,8 @@ impl Grant {
 }
 
 /// The `policy:` section: which tools each level may call; a level with no grant may call
-/// nothing.
+/// nothing. `Policy::default()` grants nothing; a `cn.yaml` without `policy:` means
+/// [`Policy::documented`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Policy {
@@ -379,10 +449,39 @@ impl Policy {
         self.urls.iter().flatten().filter_map(|e| url::Url::parse(e).ok()).any(|e| same_origin(&e, url))
     }
 
-    /// Read `policy:` from a config value; absent means the default (nothing granted).
+    /// What a `cn.yaml` without `policy:` means: the grants `cn init` writes and README
+    /// documents — the ops below the executive's (levels 0–2 answer, close or defer; the
+    /// executive also its own state tools and reading files in the hub), no shell.
+    pub fn documented() -> Policy {
+        Policy::default()
+            .grant(0, &["reply", "noop", "ack"])
+            .grant(1, &["reply", "noop", "ack", "defer"])
+            .grant(2, &["reply", "noop", "ack", "defer"])
+            .grant(
+                3,
+                &[
+                    "reply",
+                    "send",
+                    "noop",
+                    "ack",
+                    "surface",
+                    "commit",
+                    "defer",
+                    "delegate",
+                    "delete",
+                    "add_task",
+                    "add_idea",
+                    "reflex_write",
+                    "note_write",
+                    "read_file",
+                ],
+            )
+    }
+
+    /// Read `policy:` from a config value; absent means the documented defaults.
     pub fn from_config(value: Option<&serde_json::Value>) -> Result<Policy, ConfigError> {
         match value {
-            None | Some(serde_json::Value::Null) => Ok(Policy::default()),
+            None | Some(serde_json::Value::Null) => Ok(Policy::documented()),
             Some(v) => serde_json::from_value(v.clone())
                 .map_err(|e| ConfigError::Invalid { key: "policy".into(), message: e.to_string() }),
         }
@@ -690,8 +789,8 @@ pub struct FilesConfig {
     pub paths: Vec<PathBuf>,
     #[serde(with = "duration")]
     pub debounce: Duration,
-    /// Path components to ignore; the hub's own `state` and `.git` by default, so the
-    /// agent's own writes do not wake it.
+    /// Path components to ignore; the hub's own `state`, `threads`, `.git` and lock by
+    /// default, so the agent's own writes do not wake it.
     pub ignore: Vec<String>,
 }
 
@@ -700,7 +799,12 @@ impl Default for FilesConfig {
         FilesConfig {
             paths: Vec::new(),
             debounce: Duration::from_millis(500),
-            ignore: vec![".git".into(), crate::layout::STATE.into()],
+            ignore: vec![
+                ".git".into(),
+                crate::layout::STATE.into(),
+                crate::layout::THREADS.into(),
+                crate::layout::LOCK.into(),
+            ],
         }
     }
 }
@@ -885,6 +989,20 @@ mod tests {
             HubConfig::parse_with_raw("name: sigma\nbudget: {daily_tokens: 5}\n", Path::new("cn.yaml")).unwrap();
         assert_eq!(raw.get("budget.daily_tokens"), Some(&serde_json::json!(5)));
         assert_eq!(BudgetConfig::from_config(&raw).unwrap().daily_tokens, Some(5));
+    }
+
+    #[test]
+    fn a_misspelt_key_gets_a_suggestion_and_no_policy_means_the_documented_one() {
+        let e = parse("name: a\nbugdet: {daily_tokens: 5}\n").unwrap_err().to_string();
+        assert!(e.contains("/h/cn.yaml") && e.contains("bugdet") && e.ends_with("did you mean `budget`?"), "{e}");
+        let e = parse("policy:\n  levles: {}\n").unwrap_err().to_string();
+        assert!(e.contains("levles") && e.ends_with("did you mean `levels`?"), "{e}");
+        let e = parse("zzzzzz: 1\n").unwrap_err().to_string();
+        assert!(!e.contains("did you mean"), "{e}");
+        let c = parse("name: a\n").unwrap();
+        assert!(c.policy.allows(2, "defer") && c.policy.allows(3, "delegate") && !c.policy.allows(2, "send"));
+        assert_eq!(parse("name: a\npolicy:\n").unwrap().policy, Policy::documented());
+        assert_eq!(edit_distance("bugdet", "budget"), 1);
     }
 
     #[test]

@@ -215,24 +215,39 @@ impl Git {
     /// crashed git (killed with its parent) can leave `index.lock` behind for a moment, so a
     /// busy index is retried for a bounded time.
     pub fn commit_all(&self, message: &str) -> Result<bool, GitError> {
-        self.commit_all_with(message, true)
+        self.commit_all_with(message, true, &[])
     }
 
     /// [`Git::commit_all`] without git's automatic housekeeping: for the per-item path, whose
     /// latency an external agent pays on every decision (`cn sync` and the other commands
     /// keep it).
     pub fn commit_all_quick(&self, message: &str) -> Result<bool, GitError> {
-        self.commit_all_with(message, false)
+        self.commit_all_with(message, false, &[])
     }
 
-    fn commit_all_with(&self, message: &str, housekeeping: bool) -> Result<bool, GitError> {
+    /// [`Git::commit_all_quick`] staging only `paths` (those that exist): a hub commits its
+    /// own files, never whatever else the owner keeps in the folder.
+    pub fn commit_paths_quick(&self, message: &str, paths: &[&str]) -> Result<bool, GitError> {
+        let present: Vec<&str> = paths.iter().copied().filter(|p| self.dir.join(p).exists()).collect();
+        if present.is_empty() {
+            return Ok(false);
+        }
+        self.commit_all_with(message, false, &present)
+    }
+
+    fn commit_all_with(&self, message: &str, housekeeping: bool, paths: &[&str]) -> Result<bool, GitError> {
         let deadline = Instant::now() + Duration::from_secs(5);
         let mut args = vec!["commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message];
         if !housekeeping {
             args.splice(0..0, ["-c", "maintenance.auto=false"]);
         }
+        let mut add = vec!["add", "-A"];
+        if !paths.is_empty() {
+            add.push("--");
+            add.extend_from_slice(paths);
+        }
         loop {
-            let r = self.run(&["add", "-A"]).and_then(|_| self.run(&args));
+            let r = self.run(&add).and_then(|_| self.run(&args));
             match r {
                 Ok(_) => return Ok(true),
                 Err(GitError::Failed { stderr, .. })

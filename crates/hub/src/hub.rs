@@ -192,6 +192,20 @@ impl Hub {
     }
 }
 
+impl Hub {
+    /// Remove a peer added with `cn peer add`; false when `state/peers.json` has none by that
+    /// name (a peer listed in cn.yaml is removed by editing cn.yaml).
+    pub fn remove_peer(&self, name: &str) -> Result<bool, HubError> {
+        let file = self.layout.peers();
+        let mut peers: BTreeMap<String, Peer> = cn_storage::read_json_or_default(&file).map_err(io_at(&file))?;
+        if peers.remove(name).is_none() {
+            return Ok(false);
+        }
+        cn_storage::write_json_atomic(&file, &peers).map_err(io_at(&file))?;
+        Ok(true)
+    }
+}
+
 /// A name that is safe as a file name and a git branch component.
 pub fn valid_name(s: &str) -> bool {
     !s.is_empty()

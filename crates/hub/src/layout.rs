@@ -36,6 +36,8 @@ pub const LOCK: &str = ".cn.lock";
 pub const STATE: &str = "state";
 /// The threads directory, relative to the root.
 pub const THREADS: &str = "threads";
+/// What a hub's own commits stage: its files, not whatever else the folder holds.
+pub const OWN: [&str; 5] = [CONFIG, STATE, THREADS, "loops", ".gitignore"];
 /// The impulse files, relative to the state directory; a change to one wakes the daemon.
 pub const TASKS: &str = "tasks.json";
 pub const IDEAS: &str = "ideas.json";

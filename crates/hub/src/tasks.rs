@@ -111,6 +111,10 @@ pub struct Task {
     pub done: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// When the agent comes back to it: set when a decision on it left it open (a noop, a
+    /// level that could not do it). A commitment without a due time is followed up at it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow_up: Option<Timestamp>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -125,13 +129,19 @@ impl Task {
             context: None,
             done: false,
             status: None,
+            follow_up: None,
             extra: Map::new(),
         }
     }
 
-    /// Open, and due at or before `now`.
+    /// Open, and due (or to be followed up) at or before `now`.
     pub fn is_due(&self, now: Timestamp) -> bool {
-        !self.done && self.due.is_some_and(|d| d <= now)
+        !self.done && self.next_time().is_some_and(|d| d <= now)
+    }
+
+    /// When it comes up next: its follow-up time once one is set, else its due time.
+    pub fn next_time(&self) -> Option<Timestamp> {
+        self.follow_up.or(self.due)
     }
 }
 
@@ -153,13 +163,33 @@ impl JsonList<Task> {
         self.save(&all)?;
         Ok(true)
     }
+
+    /// Leave a task open and come back to it at `at`; false if no open task has that id.
+    pub fn follow_up(&self, id: &str, at: Timestamp) -> Result<bool, StateError> {
+        let mut all = self.load()?;
+        let Some(t) = all.iter_mut().find(|t| t.id == id && !t.done) else { return Ok(false) };
+        t.follow_up = Some(at);
+        self.save(&all)?;
+        Ok(true)
+    }
+
+    /// Add `task` unless a task with its id is there already (a repeated effect adds it once).
+    pub fn add_once(&self, task: Task) -> Result<bool, StateError> {
+        let mut all = self.load()?;
+        if all.iter().any(|t| t.id == task.id) {
+            return Ok(false);
+        }
+        all.push(task);
+        self.save(&all)?;
+        Ok(true)
+    }
 }
 
 /// Open tasks in the order a person reads a to-do list: due first (earliest first), then by
 /// priority, then as written.
 pub fn ordered(tasks: &[Task]) -> Vec<&Task> {
     let mut open: Vec<&Task> = tasks.iter().filter(|t| !t.done).collect();
-    open.sort_by_key(|t| (t.due.is_none(), t.due, t.priority.unwrap_or(u8::MAX)));
+    open.sort_by_key(|t| (t.next_time().is_none(), t.next_time(), t.priority.unwrap_or(u8::MAX)));
     open
 }
 
@@ -172,13 +202,38 @@ pub struct Idea {
     pub sparked_by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub added: Option<Timestamp>,
+    /// How interesting, 1 (mildly) to 5 (very): the more interesting are explored first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interest: Option<u8>,
+    /// When it was last explored (kept in the file, so a restart does not explore it again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explored: Option<Timestamp>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 impl Idea {
     pub fn new(idea: impl Into<String>, sparked_by: Option<String>, added: Timestamp) -> Self {
-        Idea { id: crate::id::prefixed("idea"), idea: idea.into(), sparked_by, added: Some(added), extra: Map::new() }
+        Idea {
+            id: crate::id::prefixed("idea"),
+            idea: idea.into(),
+            sparked_by,
+            added: Some(added),
+            interest: None,
+            explored: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+impl JsonList<Idea> {
+    /// Mark an idea explored at `at`; false if no idea has that id.
+    pub fn mark_explored(&self, id: &str, at: Timestamp) -> Result<bool, StateError> {
+        let mut all = self.load()?;
+        let Some(i) = all.iter_mut().find(|i| i.id == id) else { return Ok(false) };
+        i.explored = Some(at);
+        self.save(&all)?;
+        Ok(true)
     }
 }
 

@@ -25,6 +25,7 @@ pub mod provider;
 pub mod pull;
 pub mod record;
 pub mod retry;
+pub mod session;
 pub mod tiered;
 
 use std::path::{Path, PathBuf};
@@ -37,6 +38,7 @@ pub use grammar::grammar;
 pub use plan::{build_plan, choose_level, LevelLimits, PlanInput};
 pub use record::{recording, Recording, Replay, ReplayError};
 pub use retry::{Retry, RetryPolicy};
+pub use session::{Session, SessionGuard, Sessions};
 pub use tiered::Tiered;
 
 /// Retries after the first try when `cn.yaml` sets none: network providers 3, local ones 0.

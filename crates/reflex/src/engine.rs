@@ -110,6 +110,8 @@ pub struct Engine {
     reload_every: Duration,
     last_check: Instant,
     recent: VecDeque<(Option<String>, String, Option<String>)>,
+    /// The hub's own name, the variable `me` (a reflex introduces the agent by it).
+    me: Option<String>,
 }
 
 impl Engine {
@@ -123,7 +125,13 @@ impl Engine {
     /// Load the reflexes of an open hub, with the config it has already read.
     pub fn of_hub(hub: &cn_hub::Hub) -> Engine {
         let (config, policy) = config::of(hub.config());
-        Engine::with_config(hub.root(), config, policy)
+        Engine::with_config(hub.root(), config, policy).named(hub.name())
+    }
+
+    /// The agent's own name, the variable `me`.
+    pub fn named(mut self, me: &str) -> Engine {
+        self.me = Some(me.to_string());
+        self
     }
 
     /// Load with a config already read (the daemon's). `policy`'s level grants are used as
@@ -143,6 +151,7 @@ impl Engine {
             reload_every: Duration::from_millis(500),
             last_check: Instant::now(),
             recent: VecDeque::new(),
+            me: None,
         };
         engine.reload();
         engine
@@ -285,6 +294,7 @@ impl Engine {
         env.insert("text".into(), Value::String(input.text.to_string()));
         env.insert("source".into(), input.source.map_or(Value::Null, |s| Value::String(s.into())));
         env.insert("item".into(), input.id.map_or(Value::Null, |s| Value::String(s.into())));
+        env.insert("me".into(), self.me.clone().map_or(Value::Null, Value::String));
         let mut steps = Vec::with_capacity(reflex.steps.len());
         let stop = self.run_steps(reflex, &mut env, mode, 0, &mut steps).err();
         let (escalate, error, outcome) = match stop {

@@ -172,7 +172,7 @@ pub fn compile(
     }
 
     // Variables a step may use: what the trigger defines, then each earlier step's output.
-    let mut defined: BTreeSet<String> = ["text", "source", "item"].iter().map(|s| s.to_string()).collect();
+    let mut defined: BTreeSet<String> = ["text", "source", "item", "me"].iter().map(|s| s.to_string()).collect();
     defined.extend(trigger.extract.iter().cloned());
     if let Some(re) = &trigger.pattern {
         defined.extend(re.capture_names().flatten().map(String::from));

@@ -1,7 +1,8 @@
 //! Variables in step parameters: a whole string `$name` is the variable's value (any JSON
 //! type), and `{{name}}` inside a string is its text. `name` may be a dotted path into a
 //! JSON value (`{{pr.title}}`, `{{items.0}}`). Variables are what the trigger extracted,
-//! `text`, `source`, `item`, `intent`, and the earlier steps' outputs.
+//! `text`, `source`, `item`, `me` (the agent's own name), `intent`, and the earlier steps'
+//! outputs.
 
 use serde_json::{Map, Value};
 

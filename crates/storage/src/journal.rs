@@ -194,6 +194,11 @@ pub struct Skipped {
 pub struct JournalStore {
     pub journal: Journal,
     pub interactions: Journal,
+    /// The item the last interaction was about: its actions are journaled under it.
+    item: Option<String>,
+    /// The model's prose around its tool calls in that interaction (its reasoning), given to
+    /// the first action that follows.
+    reasoning: Option<String>,
 }
 
 impl JournalStore {
@@ -202,6 +207,8 @@ impl JournalStore {
         Ok(JournalStore {
             journal: Journal::open(dir.join("journal.jsonl"))?,
             interactions: Journal::open(dir.join("interactions.jsonl"))?,
+            item: None,
+            reasoning: None,
         })
     }
 }
@@ -215,6 +222,8 @@ impl Store for JournalStore {
         if let Some(item) = &plan.item {
             e = e.with("item", item.as_str());
         }
+        self.item = plan.item.clone();
+        self.reasoning = answer.as_ref().ok().map(|a| prose(&a.markdown)).filter(|p| !p.is_empty());
         e = match answer {
             Ok(a) => e
                 .with("model", a.model.as_str())
@@ -230,11 +239,40 @@ impl Store for JournalStore {
     }
 
     fn action(&mut self, level: Level, outcome: &Outcome) {
-        let e = outcome_entry(level, outcome);
+        let mut e = outcome_entry(level, outcome);
+        if let Some(item) = &self.item {
+            e = e.with("item", item.as_str());
+        }
+        if let Some(r) = self.reasoning.take() {
+            e = e.with("reasoning", r);
+        }
         if let Err(err) = self.journal.append(&e) {
             tracing::error!(path = %self.journal.path().display(), %err, "cannot journal action");
         }
     }
+}
+
+/// The prose of a model's markdown answer — what it said around its fenced tool calls —
+/// on one line, at most 500 characters.
+pub fn prose(markdown: &str) -> String {
+    let mut fenced = false;
+    let mut out = String::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced && !line.trim().is_empty() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(line.trim());
+        }
+    }
+    if out.chars().count() > 500 {
+        out = out.chars().take(500).collect::<String>() + "…";
+    }
+    out
 }
 
 /// The journal entry for one outcome of a move.
@@ -266,6 +304,12 @@ pub fn outcome_entry(level: Level, outcome: &Outcome) -> Entry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_is_the_answer_without_its_tool_calls() {
+        let md = "I'll answer the owner.\n\n```yaml\ntool: reply\nmessage: hi\n```\nDone.\n";
+        assert_eq!(prose(md), "I'll answer the owner. Done.");
+    }
 
     #[test]
     fn appends_lines_and_reader_skips_a_partial_last_line() {

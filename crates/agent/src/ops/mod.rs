@@ -33,6 +33,7 @@ mod defer;
 mod delegate;
 mod delete;
 mod noop;
+mod promise;
 mod reply;
 mod send;
 mod surface;
@@ -161,6 +162,8 @@ pub struct Ctx<'a> {
     pub ts: &'a str,
     /// The decision's unique key: the seed of every name the op makes.
     pub key: &'a str,
+    /// Decided below the executive (a reflex, the small local model): an automatic answer.
+    pub automatic: bool,
 }
 
 /// Where a decided item goes.
@@ -202,8 +205,20 @@ impl Ctx<'_> {
             kind: None,
             reply_to: None,
             subject: None,
+            depth: self.item.depth() + 1,
             body,
         }
+    }
+
+    /// Why an answer to the item may not be mailed to `peer`, if it may not: an automatic
+    /// answer to an automatic message, or a thread at its depth limit.
+    pub fn withheld(&self, peer: &str) -> Option<String> {
+        if self.automatic && self.item.is_automatic() {
+            return Some(format!("not sent to {peer}: an automatic answer to an automatic message"));
+        }
+        (self.item.depth() + 1 > crate::item::MAX_THREAD_DEPTH).then(|| {
+            format!("not sent to {peer}: the thread reached its limit of {} messages", crate::item::MAX_THREAD_DEPTH)
+        })
     }
 
     pub fn post(&self, mail: &Mail) -> Result<String> {

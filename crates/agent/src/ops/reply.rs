@@ -1,5 +1,6 @@
 //! `do reply --message`: append the message to the item's thread; when the item came from a
-//! peer, the message goes to that peer too, in the same thread.
+//! peer, the message goes to that peer too, in the same thread. A promise in it ("I'll get
+//! back to you …") becomes a task followed up a day later (see `promise`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -25,8 +26,22 @@ impl OpKind for Reply {
     fn perform(&self, ctx: &Ctx) -> Result<Effect> {
         let mut effect = Effect::done(&self.message);
         if let Some(peer) = ctx.notify_target()? {
-            let mail = ctx.mail(&peer, "reply", self.message.clone());
-            effect.mail.push(ctx.post(&mail)?);
+            match ctx.withheld(&peer) {
+                Some(why) => {
+                    effect.note.push_str(&format!("\n\n({why})"));
+                    effect.facts.insert("withheld".into(), why.into());
+                }
+                None => {
+                    let mut mail = ctx.mail(&peer, "reply", self.message.clone());
+                    if ctx.automatic {
+                        mail.kind = Some(crate::item::AUTO.to_string());
+                    }
+                    effect.mail.push(ctx.post(&mail)?);
+                }
+            }
+        }
+        if let Some(task) = super::promise::task_of(ctx, &self.message)? {
+            effect.facts.insert("promise".into(), task.into());
         }
         Ok(effect)
     }

@@ -161,24 +161,32 @@ impl ImpulseSources {
             .tasks
             .get()
             .ok()
-            .and_then(|ts| ts.iter().filter(|t| !t.done).filter_map(|t| t.due).filter(|d| *d > now).min());
+            .and_then(|ts| ts.iter().filter(|t| !t.done).filter_map(Task::next_time).filter(|d| *d > now).min());
         let fire = self.schedule.get().ok().and_then(|es| schedule::next_fire(&es, now));
         [task, fire].into_iter().flatten().min()
     }
 
     fn tasks_due(&mut self, tasks: &[Task], now: Timestamp, idle: bool, out: &mut Check) {
         for t in tasks::ordered(tasks) {
-            // A task without a due time is offered when idle, like an idea but before one.
-            let ready = t.is_due(now) || (idle && t.due.is_none());
-            if !ready || self.offered_tasks.get(&t.id) == Some(&t.due) {
+            // A task comes up at its due time, or at its follow-up time once a decision left
+            // it open. A commitment with neither is followed up when idle, like an idea but
+            // before one (document 003's "commitment follow-up").
+            let next = t.next_time();
+            let ready = t.is_due(now) || (idle && next.is_none());
+            if !ready || self.offered_tasks.get(&t.id) == Some(&next) {
                 continue;
             }
-            self.offered_tasks.insert(t.id.clone(), t.due);
+            self.offered_tasks.insert(t.id.clone(), next);
+            let summary = if t.due.is_some() && t.follow_up.is_none() {
+                format!("Task due: {}", t.task)
+            } else {
+                format!("Commitment follow-up: {}", t.task)
+            };
             out.impulses.push(Impulse {
                 id: t.id.clone(),
                 source: ImpulseSource::Task,
-                summary: format!("Task due: {}", t.task),
-                due: t.due,
+                summary,
+                due: next,
                 priority: t.priority,
                 context: t.context.clone(),
                 at: now,
@@ -226,11 +234,17 @@ impl ImpulseSources {
     }
 
     fn idea(&mut self, ideas: &[Idea], now: Timestamp, out: &mut Check) {
-        // The idea offered longest ago (never offered first), oldest added first.
+        // Not offered or explored within a day (exploration is kept in ideas.json, so this
+        // holds across restarts); the most interesting first, then the never explored, then
+        // the one explored longest ago, then the oldest.
+        let fresh = |t: Option<&Timestamp>| t.is_none_or(|t| now.duration_since(*t) >= IDEA_AGAIN);
         let pick = ideas
             .iter()
-            .filter(|i| self.offered_ideas.get(&i.id).is_none_or(|t| now.duration_since(*t) >= IDEA_AGAIN))
-            .min_by_key(|i| (self.offered_ideas.get(&i.id).copied(), i.added));
+            .filter(|i| fresh(self.offered_ideas.get(&i.id)) && fresh(i.explored.as_ref()))
+            .min_by_key(|i| {
+                let last = [self.offered_ideas.get(&i.id).copied(), i.explored].into_iter().flatten().max();
+                (std::cmp::Reverse(i.interest.unwrap_or(0)), last, i.added)
+            });
         if let Some(idea) = pick {
             self.offered_ideas.insert(idea.id.clone(), now);
             out.impulses.push(Impulse {

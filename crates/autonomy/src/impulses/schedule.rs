@@ -101,6 +101,18 @@ impl Schedule {
     pub fn save_state(&self, s: &ScheduleState) -> Result<(), StateError> {
         state::write(&self.state_path, s)
     }
+    /// Remove the entry `name`; false when there is none.
+    pub fn remove(&self, name: &str) -> Result<bool, StateError> {
+        let mut all = self.load()?;
+        let before = all.len();
+        all.retain(|e| e.name != name);
+        if all.len() == before {
+            return Ok(false);
+        }
+        state::write(&self.path, &all)?;
+        Ok(true)
+    }
+
     /// Add an entry; the name must be new (names key the fire state).
     pub fn add(&self, entry: ScheduleEntry) -> Result<Result<ScheduleEntry, String>, StateError> {
         let mut all = self.load()?;

@@ -1,14 +1,21 @@
-//! Files as a sense: a debounced watcher (`notify`) on configured paths. A burst of writes to
-//! one file becomes one percept (the debouncer, then the pool's coalescing by path).
+//! Files as a sense: a watcher (`notify`) on configured paths that senses changes — a
+//! file's content or metadata written, a file created, removed or renamed — and not reads
+//! (opening, reading, closing without writing, access times). A burst of changes to one
+//! file becomes one percept: a path is reported once it has been quiet for `debounce` (and
+//! the pool coalesces by path).
 //!
-//! Invariant: paths under an ignored component (the hub's own `state/` and `.git` by
-//! default) never produce percepts, so the agent's own writes cannot wake it in a loop.
+//! Invariant: paths under an ignored component (the hub's own `state/`, `threads/` and
+//! `.git` by default) never produce percepts, and reads never do — so cn's own writes (its
+//! state files, items, commits) and git reading the tree (`git add -A`) cannot wake the
+//! agent in a loop.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::time::Duration;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
-use notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
+use notify::event::{EventKind, MetadataKind, ModifyKind};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use serde_json::json;
 
 use super::{Running, Sense, SenseContext, SenseError};
@@ -18,7 +25,17 @@ use crate::percept::{Percept, SenseKind};
 
 /// A running watcher; dropping it stops watching.
 pub struct FileSense {
-    _debouncer: Debouncer<RecommendedWatcher>,
+    _watcher: RecommendedWatcher,
+}
+
+/// Whether an event is a change (not a read, not an access time).
+pub fn is_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime)) => false,
+        EventKind::Modify(_) => true,
+        EventKind::Access(_) | EventKind::Any | EventKind::Other => false,
+    }
 }
 
 fn ignored(path: &Path, ignore: &[String]) -> bool {
@@ -67,25 +84,77 @@ pub fn watch(
 ) -> Result<FileSense, SenseError> {
     let root = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
     let handler_root = root.clone();
-    let mut debouncer = new_debouncer(debounce, move |res: DebounceEventResult| match res {
-        Ok(events) => {
-            for e in events {
+    let (tx, rx) = mpsc::channel::<PathBuf>();
+    let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| match res {
+        Ok(event) if is_change(&event.kind) => {
+            for path in event.paths {
                 // Ignore components are relative to the hub: an absolute watch root
                 // elsewhere may legitimately contain a `state` directory.
-                let rel = e.path.strip_prefix(&handler_root).unwrap_or(&e.path);
+                let rel = path.strip_prefix(&handler_root).unwrap_or(&path);
                 if !ignored(rel, &ignore) {
-                    attention.admit(percept(&handler_root, &e.path));
+                    let _ = tx.send(path);
                 }
             }
         }
+        Ok(_) => {}
         Err(e) => tracing::warn!(%e, "file watcher error"),
     })
     .map_err(|source| SenseError::Watch { sense: "files", path: None, source })?;
     for p in paths {
         let full = if p.is_absolute() { p.clone() } else { root.join(p) };
-        if let Err(source) = debouncer.watcher().watch(&full, RecursiveMode::Recursive) {
+        if let Err(source) = watcher.watch(&full, RecursiveMode::Recursive) {
             return Err(SenseError::Watch { sense: "files", path: Some(full), source });
         }
     }
-    Ok(FileSense { _debouncer: debouncer })
+    // The debouncer: blocks while nothing is pending (no polling when idle); a path is
+    // reported once it has been quiet for `debounce`. Ends when the watcher is dropped.
+    let percept_root = root.clone();
+    std::thread::Builder::new()
+        .name("cn-files".into())
+        .spawn(move || {
+            let mut pending: HashMap<PathBuf, Instant> = HashMap::new();
+            loop {
+                let next = pending.values().min().map(|t| (*t + debounce).saturating_duration_since(Instant::now()));
+                let got = match next {
+                    None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                    Some(wait) => rx.recv_timeout(wait),
+                };
+                match got {
+                    Ok(path) => {
+                        pending.insert(path, Instant::now());
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                }
+                let now = Instant::now();
+                let quiet: Vec<PathBuf> = pending
+                    .iter()
+                    .filter(|(_, t)| now.duration_since(**t) >= debounce)
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                for path in quiet {
+                    pending.remove(&path);
+                    attention.admit(percept(&percept_root, &path));
+                }
+            }
+        })
+        .map_err(|e| SenseError::Watch { sense: "files", path: None, source: notify::Error::io(e) })?;
+    Ok(FileSense { _watcher: watcher })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify::event::{AccessKind, AccessMode, CreateKind, DataChange, RenameMode};
+
+    #[test]
+    fn reads_are_not_changes() {
+        assert!(!is_change(&EventKind::Access(AccessKind::Open(AccessMode::Read))));
+        assert!(!is_change(&EventKind::Access(AccessKind::Close(AccessMode::Read))));
+        assert!(!is_change(&EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))));
+        assert!(is_change(&EventKind::Modify(ModifyKind::Data(DataChange::Any))));
+        assert!(is_change(&EventKind::Modify(ModifyKind::Metadata(MetadataKind::Permissions))));
+        assert!(is_change(&EventKind::Modify(ModifyKind::Name(RenameMode::Both))));
+        assert!(is_change(&EventKind::Create(CreateKind::File)));
+    }
 }

@@ -35,6 +35,8 @@ pub struct Args {
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = Hub::find(hub).context("cn chat needs a hub")?;
+    // An executive session while it runs: the daemon does no autonomous executive work.
+    let _session = cn_models::Sessions::in_state(&hub.layout().state()).begin("chat").ok();
     let timeout = Duration::from_secs(args.timeout);
     if !args.message.is_empty() {
         let text = args.message.join(" ");
@@ -159,14 +161,42 @@ fn run_once(hub: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// What the agent answered: the notes its decision added to the item (the reply's text, or
-/// the decision and its reason).
+/// What the agent answered: a reply's text; for any other decision, what was done (closed,
+/// deferred until when, handed up to the executive …) — an op's reason is not an answer.
 fn answer(path: &Path) -> anyhow::Result<String> {
     let item = cn_agent::Item::read(path)?;
     let notes: Vec<&str> = item.content.split("\n## ").skip(1).collect();
     let last = notes.last().copied().unwrap_or("");
     // "do reply — ada (time)\n\nthe text": the heading names the decision; the text follows.
     let (heading, body) = last.split_once("\n\n").unwrap_or((last, ""));
+    let decision = heading.split(" — ").next().unwrap_or("").trim();
     let body = body.trim();
-    Ok(if body.is_empty() { heading.trim().to_string() } else { body.to_string() })
+    let until = item.doc.get_str("until");
+    Ok(match decision {
+        "do reply" => body.to_string(),
+        "defer" if body.contains(cn_agent::HAND_UP) => match until {
+            Some(u) => format!("{} (I'll look at it again at {u})", cn_agent::HAND_UP),
+            None => cn_agent::HAND_UP.to_string(),
+        },
+        _ => {
+            let what = match decision {
+                "do noop" => "closed without doing anything".to_string(),
+                "do ack" => "acknowledged".to_string(),
+                "do send" => "sent mail".to_string(),
+                "do surface" => "surfaced".to_string(),
+                "do commit" => "committed".to_string(),
+                "defer" => until.map_or_else(|| "deferred".to_string(), |u| format!("deferred until {u}")),
+                "delegate" => "delegated".to_string(),
+                "delete" => "deleted".to_string(),
+                other => other.to_string(),
+            };
+            // The op's own note, labelled as the decision's, not as an answer.
+            let note = body.lines().next().unwrap_or("").trim();
+            if note.is_empty() {
+                format!("({what})")
+            } else {
+                format!("({what}: {note})")
+            }
+        }
+    })
 }

@@ -1,4 +1,4 @@
-//! `cn idea add|list` — curiosities in `state/ideas.json`, explored when the agent is idle.
+//! `cn idea add|list|rm` — curiosities in `state/ideas.json`, explored when the agent is idle.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -22,7 +22,12 @@ pub enum Sub {
         /// What sparked it.
         #[arg(long)]
         sparked_by: Option<String>,
+        /// How interesting, 1 to 5: the more interesting are explored first.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+        interest: Option<u8>,
     },
+    /// Remove an idea by id.
+    Rm { id: String },
     /// List the ideas.
     List {
         #[arg(long)]
@@ -34,11 +39,21 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = super::hub::root(hub)?;
     let file = ideas_of(&hub);
     match args.command {
-        Sub::Add { text, sparked_by } => {
+        Sub::Rm { id } => {
+            let mut ideas = file.load()?;
+            let before = ideas.len();
+            ideas.retain(|i| i.id != id);
+            if ideas.len() == before {
+                return Err(UsageError(format!("no idea `{id}` in {}", file.path().display())).into());
+            }
+            file.save(&ideas).context("cannot remove the idea")?;
+        }
+        Sub::Add { text, sparked_by, interest } => {
             if text.trim().is_empty() {
                 return Err(UsageError("cn idea add: the idea text is empty".into()).into());
             }
-            let idea = Idea::new(text, sparked_by, cn_autonomy::jiff::Timestamp::now());
+            let mut idea = Idea::new(text, sparked_by, cn_autonomy::jiff::Timestamp::now());
+            idea.interest = interest;
             file.add(idea.clone()).context("cannot add the idea")?;
             println!("{}", idea.id);
         }

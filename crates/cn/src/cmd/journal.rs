@@ -64,6 +64,17 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 print_detail(e);
             }
         }
+        // The last link: the commit that recorded the decision.
+        if !json {
+            let grep = format!("item {id} from");
+            if let Ok(log) =
+                cn_hub::git::Git::new(&hub).run(&["log", "--format=%h %s", "--fixed-strings", "--grep", &grep])
+            {
+                for line in log.lines() {
+                    println!("commit      {line}");
+                }
+            }
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let now = cn_autonomy::jiff::Timestamp::now();
@@ -90,6 +101,16 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
 
 fn print_detail(e: &Entry) {
     println!("{}", journal::line(e));
+    // An action: the call and what came of it.
+    if e.kind() == "action" {
+        if let Some(params) = e.0.get("params") {
+            println!("    params: {params}");
+        }
+        if let Some(result) = e.0.get("result") {
+            let shown: String = result.to_string().chars().take(300).collect();
+            println!("    result: {shown}");
+        }
+    }
     for key in ["context", "reasoning", "outcome"] {
         if let Some(v) = e.0.get(key).and_then(Value::as_str) {
             println!("    {key}: {v}");

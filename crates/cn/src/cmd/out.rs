@@ -33,6 +33,17 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    // A past `--until` brings the item straight back: allowed (it is how to requeue now), but
+    // said, in case the year was mistyped.
+    if let cn_agent::Gtd::Defer(cn_agent::ops::Defer { until: Some(u), .. }) = &parsed.gtd {
+        let at = cn_agent::validate(&hub, &parsed.gtd).ok().and_then(|g| match g {
+            cn_agent::Gtd::Defer(d) => d.until,
+            _ => None,
+        });
+        if at.is_some_and(|t| t < cn_storage::now_rfc3339()) {
+            eprintln!("cn out: warning: --until {u} is in the past; the item is back in the queue at once");
+        }
+    }
     super::hub::finish(cn_agent::decide(&hub, &parsed.gtd), |d| {
         if parsed.json {
             println!("{}", serde_json::to_string(&d.to_json())?);

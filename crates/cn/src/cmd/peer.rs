@@ -8,6 +8,8 @@ use std::process::ExitCode;
 pub enum Command {
     /// Add (or change) a peer: its name and git remote (URL or path).
     Add { name: String, remote: String },
+    /// Remove a peer added with `cn peer add`.
+    Rm { name: String },
     /// List the peers.
     List,
 }
@@ -18,6 +20,20 @@ pub fn run(hub: Option<&Path>, cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Add { name, remote } => {
             cn_agent::add_peer(&hub, &name, &remote).map_err(super::hub::report_err)?;
             println!("peer {name} added");
+        }
+        Command::Rm { name } => {
+            let _lock = cn_agent::lock(&hub).map_err(super::hub::report_err)?;
+            if !hub.remove_peer(&name).map_err(super::hub::report_err)? {
+                let why = if hub.peer(&name).ok().flatten().is_some() {
+                    format!("peer `{name}` is listed in cn.yaml's `peers:`; remove it there")
+                } else {
+                    format!("no peer `{name}`")
+                };
+                return Err(super::UsageError(why).into());
+            }
+            cn_hub::git::Git::new(hub.root())
+                .commit_paths_quick(&format!("cn peer rm {name}"), &cn_hub::layout::OWN)?;
+            println!("peer {name} removed");
         }
         Command::List => {
             for (name, peer) in hub.peers().map_err(super::hub::report_err)? {

@@ -62,6 +62,9 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let config = cn_hub::HubConfig::load(&cn_hub::Layout::new(&hub).config()).map_err(|e| UsageError(e.to_string()))?;
     let (reflex_config, policy) = cn_reflex::config::of(&config);
     let mut engine = Engine::with_config(&hub, reflex_config, policy);
+    if let Some(me) = config.name.as_deref() {
+        engine = engine.named(me);
+    }
     match args.command {
         Sub::List { json } => list(&engine, json),
         Sub::Test { dry_run, json, source, text } => {

@@ -35,6 +35,8 @@ pub enum Sub {
         #[arg(long)]
         no_catch_up: bool,
     },
+    /// Remove an entry by name.
+    Rm { name: String },
     /// List the entries with their next fire time.
     List {
         #[arg(long)]
@@ -69,8 +71,23 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 catch_up: no_catch_up.then_some(false),
                 extra: Default::default(),
             };
-            entry.timing().map_err(|e| UsageError(e.to_string()))?;
+            let (cron, tz) = entry.timing().map_err(|e| UsageError(e.to_string()))?;
+            // A cron that never fires (`0 0 31 2 *`: February 31st) is refused now, not found
+            // out never.
+            if let Err(e) = cron.next_after(Timestamp::now(), &tz) {
+                return Err(
+                    UsageError(format!("schedule entry `{}`: `{}` never fires: {e}", entry.name, entry.cron)).into()
+                );
+            }
             Schedule::of_hub(&hub).add(entry).context("cannot add the schedule entry")?.map_err(UsageError)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Sub::Rm { name } => {
+            let hub = super::hub::root(hub)?;
+            let schedule = Schedule::of_hub(&hub);
+            if !schedule.remove(&name)? {
+                return Err(UsageError(format!("no schedule entry `{name}` in {}", schedule.path().display())).into());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Sub::List { json } => {

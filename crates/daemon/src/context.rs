@@ -1,0 +1,96 @@
+//! What the executive reads beside the item: the item's thread (the other items of its
+//! conversation, oldest first) and a short digest of the recent journal — so it can tell
+//! what was said before and what it did today without reading files.
+//!
+//! Both are bounded: the thread's messages are cut to a few hundred characters each and at
+//! most [`MAX_THREAD`] of them are kept; the digest reads only the journal's tail.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use cn_agent::{Hub, Item};
+use serde_json::Value;
+
+/// Most earlier messages of a thread given to the executive.
+const MAX_THREAD: usize = 8;
+/// Longest message of a thread, in characters.
+const MAX_MESSAGE: usize = 600;
+/// How much of the journal's end the digest reads.
+const TAIL_BYTES: u64 = 64 * 1024;
+
+/// The other items of `item`'s thread (decided or deferred), oldest first, as "from: text".
+pub fn thread_of(hub: &Hub, item: &Item) -> Vec<String> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    for dir in [hub.archived(), hub.deferred()] {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.extension().is_none_or(|x| x != "md") {
+                continue;
+            }
+            let Ok(other) = Item::read(&path) else { continue };
+            if other.id == item.id || (other.thread != item.thread && other.id != item.thread) {
+                continue;
+            }
+            let text: String = other.content.trim().chars().take(MAX_MESSAGE).collect();
+            found.push((other.queued.clone(), format!("{}: {text}", other.from)));
+        }
+    }
+    found.sort();
+    let skip = found.len().saturating_sub(MAX_THREAD);
+    found.into_iter().skip(skip).map(|(_, m)| m).collect()
+}
+
+/// The last `lines` decisions and observations of the journal, one short line each
+/// ("17:02 decision do reply: … (item from owner)").
+pub fn journal_digest(path: &Path, lines: usize) -> String {
+    let Ok(mut file) = std::fs::File::open(path) else { return String::new() };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if file.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES))).is_err() {
+        return String::new();
+    }
+    let mut text = String::new();
+    if file.read_to_string(&mut text).is_err() {
+        let mut bytes = Vec::new();
+        let _ = file.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)));
+        let _ = file.read_to_end(&mut bytes);
+        text = String::from_utf8_lossy(&bytes).into_owned();
+    }
+    let mut out: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| matches!(e["type"].as_str(), Some("decision" | "exploration" | "reflex")))
+        .map(|e| {
+            let ts = e["ts"].as_str().unwrap_or("");
+            let time = ts.get(11..16).unwrap_or(ts);
+            let what = e["summary"].as_str().or(e["name"].as_str()).or(e["idea"].as_str()).unwrap_or("");
+            let what: String = what.chars().take(140).collect();
+            format!("- {} {time} {} {what}", ts.get(..10).unwrap_or(""), e["type"].as_str().unwrap_or(""))
+        })
+        .collect();
+    let skip = out.len().saturating_sub(lines);
+    out.drain(..skip);
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_keeps_the_last_decisions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut text = String::new();
+        for i in 0..20 {
+            text.push_str(&format!(
+                "{{\"ts\":\"2026-11-23T10:{i:02}:00Z\",\"type\":\"decision\",\"summary\":\"do reply: answer {i}\"}}\n"
+            ));
+            text.push_str("{\"ts\":\"2026-11-23T10:00:00Z\",\"type\":\"action\",\"tool\":\"reply\"}\n");
+        }
+        std::fs::write(&path, text).unwrap();
+        let d = journal_digest(&path, 3);
+        assert_eq!(d.lines().count(), 3, "{d}");
+        assert!(d.ends_with("- 2026-11-23 10:19 decision do reply: answer 19"), "{d}");
+    }
+}
