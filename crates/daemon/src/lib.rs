@@ -164,7 +164,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         let budget = cn_models::budget_of(&budget_config, &models, &root)?;
         let for_mind = budget.clone();
         mind = mind.executive_allowed(move |owner| {
-            owner || for_mind.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false)
+            owner || for_mind.lock().map(|b| b.can_do_autonomous_work()).unwrap_or(false)
         });
         decorators.push(cn_models::Budget::decorator(budget));
     }
