@@ -105,15 +105,16 @@ fn records_then_replays_and_the_budget_defers_when_spent() {
     let (url, server) = openai_server(1);
     std::fs::write(
         hub.path().join("cn.yaml"),
-        format!("models:\n  executive:\n    provider: openai\n    base_url: {url}\n    model: exec-test\n    max_tokens: 1000\nbudget:\n  daily_tokens: 2000\n  on_exhausted: defer\n"),
+        format!("models:\n  executive:\n    provider: openai\n    base_url: {url}\n    model: exec-test\n    max_tokens: 1000\nbudget:\n  daily_tokens: 1000\n  on_exhausted: defer\n"),
     )
     .unwrap();
     let rec = hub.path().join("rec.jsonl");
     let first = cn(hub.path(), &["ask", "--level", "3", "--record", rec.to_str().unwrap(), "hello"]);
     assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
     server.join().unwrap();
-    // 920 tokens are spent; the second call reserves its prompt (~300) plus max_tokens
-    // (1000), more than the 1080 left of 2000: deferred with the reason, no request made.
+    // The first call fitted with its answer clamped (its prompt + 1000 > 1000) and was
+    // charged 920; the 80 left of 1000 cannot hold the second's prompt and the shortest
+    // answer: deferred with the reason, no request made.
     let second = cn(hub.path(), &["ask", "--level", "3", "hello"]);
     assert_eq!(second.status.code(), Some(1));
     let err = String::from_utf8_lossy(&second.stderr);

@@ -27,7 +27,7 @@ pub fn sections(hub: &cn_hub::Hub) -> Result<DaemonConfig, ConfigError> {
         kernel: hub.raw_config().clone(),
         autonomy: cn_autonomy::AutonomyConfig::of(config),
         models: config.models.clone(),
-        tiered: cn_models::tiered(&config.models, hub.root())?,
+        tiered: cn_models::tiered(&config.models, &config.budget, hub.root())?,
         policy: config.policy.clone(),
     })
 }

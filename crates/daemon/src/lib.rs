@@ -176,7 +176,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
                 tracing::info!(pid = s.pid, what = %s.what, "an executive session runs: no autonomous executive work");
                 return false;
             }
-            for_mind.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false)
+            for_mind.lock().map(|b| b.can_do_autonomous_work()).unwrap_or(false)
         });
         decorators.push(cn_models::Budget::decorator(budget));
     }

@@ -10,7 +10,8 @@
 //! state/journal.jsonl  state/interactions.jsonl   what happened; what models were asked
 //! state/tasks.json  ideas.json  schedule.json  schedule-state.json   impulses
 //! state/attention.jsonl            attention's spool (percepts survive a restart)
-//! state/budget.json                the thinking budget's spend
+//! state/budget.json  budget.lock  budget-holders/   the thinking budget's spend and
+//!                                  reservations, its lock, the processes holding them
 //! state/reflex-stats.json          each reflex's runs and failures
 //! state/peers.json                 peers added with `cn peer add` (name → git remote)
 //! state/received.json              mail already taken (commit → item id): never twice
@@ -103,6 +104,10 @@ impl Layout {
         attention => "state/attention.jsonl";
         /// `state/budget.json`.
         budget => "state/budget.json";
+        /// `state/budget.lock`: held while the budget is read and changed.
+        budget_lock => "state/budget.lock";
+        /// `state/budget-holders/`: one lock per process with an executive call in flight.
+        budget_holders => "state/budget-holders";
         /// `state/reflex-stats.json`.
         reflex_stats => "state/reflex-stats.json";
         /// `state/peers.json`.

@@ -8,7 +8,9 @@
 //! - [`build_plan`] fits the core seed, the item, its thread, the recent outcomes and the
 //!   level's tool docs into a level's token budget; [`choose_level`] picks 2 or 3.
 //! - [`grammar`] turns tool docs into the GBNF that makes every local answer a tool call.
-//! - [`Budget`] is the thinking budget, a decorator on `ask` ([`Budget::decorator`]).
+//! - [`Budget`] is the thinking budget, a decorator on `ask` ([`Budget::decorator`]); the
+//!   [`ledger`] keeps its caps across processes (every executive try reserves its worst case
+//!   in `state/budget.json` before it starts and settles after).
 //! - [`recording`] / [`Replay`] record real interactions and play them back.
 //!
 //! Invariants: API keys come only from environment variables named in `cn.yaml` and are
@@ -20,6 +22,7 @@ pub mod config;
 pub mod embedded;
 pub mod grammar;
 pub mod http;
+pub mod ledger;
 pub mod plan;
 pub mod provider;
 pub mod pull;
@@ -35,6 +38,7 @@ use cn_compute::{Config, Model};
 pub use budget::{Budget, BudgetState, Budgeted, Refusal, SharedBudget};
 pub use config::{BudgetConfig, ConfigError, ModelsConfig, OnExhausted, ProviderConfig, ProviderKind, Secret};
 pub use grammar::grammar;
+pub use ledger::{Ledger, Metered};
 pub use plan::{build_plan, choose_level, LevelLimits, PlanInput};
 pub use record::{recording, Recording, Replay, ReplayError};
 pub use retry::{Retry, RetryPolicy};
@@ -44,30 +48,35 @@ pub use tiered::Tiered;
 /// Retries after the first try when `cn.yaml` sets none: network providers 3, local ones 0.
 const DEFAULT_RETRIES: u32 = 3;
 
-/// Build the model for every configured level from `cn.yaml`'s `models:` section; relative
-/// paths are relative to the hub. Level 2 is always there (embedded by default); level 3 only
-/// when `models.executive` is set.
-pub fn tiered(models: &ModelsConfig, hub: &Path) -> Result<Tiered, ConfigError> {
+/// Build the model for every configured level from `cn.yaml`'s `models:`; relative paths
+/// are relative to the hub. Level 2 is always there (embedded by default); level 3 only when
+/// `models.executive` is set, metered by the hub's ledger under `budget:`.
+pub fn tiered(models: &ModelsConfig, budget: &BudgetConfig, hub: &Path) -> Result<Tiered, ConfigError> {
     let mut tiered = Tiered::new().with(2, provider(&models.local(), "models.local", hub)?);
-    if let Some(exec) = &models.executive {
-        tiered.insert(3, provider(exec, "models.executive", hub)?);
+    if models.executive.is_some() {
+        tiered.insert(3, model_of(models, budget, hub, "executive")?);
     }
     Ok(tiered)
 }
 
 /// [`tiered`] from the kernel's as-is config.
 pub fn from_config(config: &Config, hub: &Path) -> Result<Tiered, ConfigError> {
-    tiered(&ModelsConfig::from_config(config)?, hub)
+    tiered(&ModelsConfig::from_config(config)?, &BudgetConfig::from_config(config)?, hub)
 }
 
 /// The model of one level by its name in `cn.yaml` — `local` (level 2, the embedded model
-/// unless configured otherwise) or `executive` (level 3, when configured) — for callers
-/// outside the kernel's loop (reflex steps, AI-loop components).
-pub fn model_of(models: &ModelsConfig, hub: &Path, name: &str) -> Result<Box<dyn Model>, ConfigError> {
+/// unless configured otherwise) or `executive` (level 3, when configured, every try metered
+/// by the hub's ledger) — for callers outside the kernel's loop (reflex steps, AI loops).
+pub fn model_of(
+    models: &ModelsConfig,
+    budget: &BudgetConfig,
+    hub: &Path,
+    name: &str,
+) -> Result<Box<dyn Model>, ConfigError> {
     match name {
         "local" => provider(&models.local(), "models.local", hub),
         "executive" => match &models.executive {
-            Some(exec) => provider(exec, "models.executive", hub),
+            Some(exec) => executive(exec, budget, hub),
             None => Err(ConfigError::Invalid {
                 key: "models.executive".into(),
                 message: "no executive is configured; set models.executive in cn.yaml".into(),
@@ -82,26 +91,71 @@ pub fn model_of(models: &ModelsConfig, hub: &Path, name: &str) -> Result<Box<dyn
 
 /// [`model_of`] from the kernel's as-is config.
 pub fn model_named(config: &Config, hub: &Path, name: &str) -> Result<Box<dyn Model>, ConfigError> {
-    model_of(&ModelsConfig::from_config(config)?, hub, name)
+    model_of(&ModelsConfig::from_config(config)?, &BudgetConfig::from_config(config)?, hub, name)
+}
+
+/// The hub's ledger: `state/budget.json` under `budget:` at the executive's prices.
+pub fn ledger_of(budget: &BudgetConfig, models: &ModelsConfig, hub: &Path) -> std::sync::Arc<Ledger> {
+    let prices = models
+        .executive
+        .as_ref()
+        .map(|e| (e.price_per_mtok_in.unwrap_or(0.0), e.price_per_mtok_out.unwrap_or(0.0)))
+        .unwrap_or((0.0, 0.0));
+    std::sync::Arc::new(Ledger::new(&cn_hub::Layout::new(hub), budget.clone(), prices, ledger::system_clock()))
+}
+
+/// The executive: its provider behind the ledger, each try metered (`Retry` outside
+/// `Metered`, so a retried call is charged for every try).
+fn executive(exec: &ProviderConfig, budget: &BudgetConfig, hub: &Path) -> Result<Box<dyn Model>, ConfigError> {
+    let key = "models.executive";
+    let models = ModelsConfig { executive: Some(exec.clone()), ..Default::default() };
+    let ledger = ledger_of(budget, &models, hub);
+    let default_max_tokens = exec.max_tokens.unwrap_or(provider::DEFAULT_MAX_TOKENS);
+    let kind = exec.provider.ok_or_else(|| missing_provider(key))?;
+    let raw = raw_provider(kind, exec, key, hub)?;
+    let metered = Box::new(Metered { inner: raw, ledger, default_max_tokens });
+    Ok(retried(exec, kind, metered))
+}
+
+fn missing_provider(key: &str) -> ConfigError {
+    ConfigError::Invalid {
+        key: format!("{key}.provider"),
+        message: "missing: one of embedded, anthropic, openai, ollama, command, replay".into(),
+    }
+}
+
+/// `m` wrapped in retries where retrying makes sense (network providers by default).
+fn retried(cfg: &ProviderConfig, kind: ProviderKind, m: Box<dyn Model>) -> Box<dyn Model> {
+    let default = match kind {
+        ProviderKind::Anthropic | ProviderKind::Openai | ProviderKind::Ollama => DEFAULT_RETRIES,
+        ProviderKind::Command => 0,
+        // A recording or the in-process model cannot fail in a way another try fixes.
+        ProviderKind::Replay | ProviderKind::Embedded => return m,
+    };
+    match cfg.retries.unwrap_or(default) {
+        0 => m,
+        n => Box::new(Retry::new(m, RetryPolicy::new(n))),
+    }
 }
 
 /// One provider from its config, wrapped in retries where retrying makes sense.
 pub fn provider(cfg: &ProviderConfig, key: &str, hub: &Path) -> Result<Box<dyn Model>, ConfigError> {
-    let kind = cfg.provider.ok_or_else(|| ConfigError::Invalid {
-        key: format!("{key}.provider"),
-        message: "missing: one of embedded, anthropic, openai, ollama, command, replay".into(),
-    })?;
-    let retried = |m: Box<dyn Model>, default: u32| -> Box<dyn Model> {
-        match cfg.retries.unwrap_or(default) {
-            0 => m,
-            n => Box::new(Retry::new(m, RetryPolicy::new(n))),
-        }
-    };
+    let kind = cfg.provider.ok_or_else(|| missing_provider(key))?;
+    Ok(retried(cfg, kind, raw_provider(kind, cfg, key, hub)?))
+}
+
+/// One provider from its config, without retries.
+fn raw_provider(
+    kind: ProviderKind,
+    cfg: &ProviderConfig,
+    key: &str,
+    hub: &Path,
+) -> Result<Box<dyn Model>, ConfigError> {
     Ok(match kind {
-        ProviderKind::Anthropic => retried(Box::new(provider::Anthropic::from_config(cfg, key)?), DEFAULT_RETRIES),
-        ProviderKind::Openai => retried(Box::new(provider::OpenAi::from_config(cfg, key)?), DEFAULT_RETRIES),
-        ProviderKind::Ollama => retried(Box::new(provider::Ollama::from_config(cfg, key)?), DEFAULT_RETRIES),
-        ProviderKind::Command => retried(Box::new(provider::CommandModel::from_config(cfg, key)?), 0),
+        ProviderKind::Anthropic => Box::new(provider::Anthropic::from_config(cfg, key)?),
+        ProviderKind::Openai => Box::new(provider::OpenAi::from_config(cfg, key)?),
+        ProviderKind::Ollama => Box::new(provider::Ollama::from_config(cfg, key)?),
+        ProviderKind::Command => Box::new(provider::CommandModel::from_config(cfg, key)?),
         ProviderKind::Replay => {
             let path = cfg.path.as_ref().map(|p| hub.join(p)).ok_or_else(|| ConfigError::Invalid {
                 key: format!("{key}.path"),
@@ -165,15 +219,7 @@ pub fn level_limits(models: &ModelsConfig, level: cn_compute::Level) -> LevelLim
 /// Open the thinking budget (`state/budget.json` in the hub) with `budget:` and the
 /// executive's prices from `models:`.
 pub fn budget_of(budget: &BudgetConfig, models: &ModelsConfig, hub: &Path) -> Result<SharedBudget, ConfigError> {
-    let prices = models
-        .executive
-        .as_ref()
-        .map(|e| (e.price_per_mtok_in.unwrap_or(0.0), e.price_per_mtok_out.unwrap_or(0.0)))
-        .unwrap_or((0.0, 0.0));
-    let path = cn_hub::Layout::new(hub).budget();
-    Budget::open(path, budget.clone(), prices, budget::system_clock())
-        .map(Budget::shared)
-        .map_err(|e| ConfigError::Invalid { key: "budget".into(), message: e.to_string() })
+    Ok(Budget::new(ledger_of(budget, models, hub)).shared())
 }
 
 /// [`budget_of`] from the kernel's as-is config.

@@ -48,8 +48,7 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         }
         Some(l) => l,
         None => {
-            let allows =
-                budget.as_ref().is_none_or(|b| b.lock().map(|mut b| b.can_do_autonomous_work()).unwrap_or(false));
+            let allows = budget.as_ref().is_none_or(|b| b.lock().map(|b| b.can_do_autonomous_work()).unwrap_or(false));
             choose_level(models.executive.is_some(), allows)
         }
     };
@@ -64,7 +63,7 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         PlanInput { level, core_seed: &core_seed, item: &item, owner: true, tools: &tools, ..Default::default() };
     let plan = build_plan(&input, cn_models::level_limits(models, level));
 
-    let tiered = cn_models::tiered(models, &base).map_err(|e| UsageError(e.to_string()))?;
+    let tiered = cn_models::tiered(models, &config.budget, &base).map_err(|e| UsageError(e.to_string()))?;
     let mut model: Box<dyn Model> = match budget {
         Some(budget) => Box::new(Budgeted { inner: tiered, budget }),
         None => Box::new(tiered),

@@ -85,7 +85,7 @@ fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode>
     };
     let base = root.unwrap_or_else(|| dir.to_path_buf());
     let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, cn_loops::BoxError> {
-        Ok(cn_models::model_of(&config.models, &base, kind)?)
+        Ok(cn_models::model_of(&config.models, &config.budget, &base, kind)?)
     };
     let outcome = cn_loops::run(dir, &defaults, &mut models, done).map_err(report)?;
     Ok(print_outcome(dir, &outcome))

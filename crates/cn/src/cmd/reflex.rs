@@ -74,7 +74,7 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             if let Some(model) = scripted_model()? {
                 engine.set_model(Box::new(model));
             } else if !dry_run {
-                match cn_models::model_of(&config.models, &hub, "local") {
+                match cn_models::model_of(&config.models, &config.budget, &hub, "local") {
                     Ok(m) => engine.set_model(m),
                     Err(e) => tracing::warn!(%e, "reflexes have no level-2 model"),
                 }
