@@ -345,6 +345,8 @@ pub struct Policy {
     pub max_bytes: Option<u64>,
     /// Longest a tool may run, in seconds.
     pub timeout_secs: Option<u64>,
+    /// How long an action held for the owner's approval waits before it is denied.
+    pub approval_timeout_secs: Option<u64>,
 }
 
 impl Policy {

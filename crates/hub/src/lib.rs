@@ -4,6 +4,7 @@
 //! prompts) and ids (`id`). Every other crate takes a `&Hub` or its config section, never a
 //! path it builds itself.
 
+pub mod approvals;
 pub mod config;
 pub mod git;
 pub mod hub;
