@@ -13,6 +13,7 @@ pub mod journal;
 pub mod layout;
 pub mod owner_token;
 pub mod redact;
+pub mod sandbox;
 pub mod tasks;
 
 pub use config::{ConfigError, HubConfig};

@@ -1,5 +1,7 @@
 //! `shell` — run a command with `sh -c` in the hub. Off unless the policy says `shell: true`;
-//! killed at the policy's time limit; its output capped at the size limit.
+//! sandboxed (`cn_hub::sandbox`: writes only in the hub, no network unless
+//! `policy.shell_network`) unless `policy.sandbox: false`; killed at the policy's time
+//! limit; its output capped at the size limit.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -27,7 +29,14 @@ pub(crate) fn tool() -> Arc<dyn Tool> {
             if !ctx.policy.shell {
                 return Err(ToolError::Denied("the shell action is off (set `policy.shell: true` in cn.yaml)".into()));
             }
-            let mut child = Command::new("sh")
+            let mut cmd = Command::new("sh");
+            if ctx.policy.sandboxed() {
+                // Writes only in the hub (or the loop's tree), no network unless granted.
+                let sandbox =
+                    cn_hub::sandbox::Sandbox { writable: vec![ctx.workdir.clone()], network: ctx.policy.shell_network };
+                sandbox.apply(&mut cmd).map_err(|e| ToolError::Denied(e.to_string()))?;
+            }
+            let mut child = cmd
                 .arg("-c")
                 .arg(&p.command)
                 .current_dir(&ctx.workdir)
