@@ -335,7 +335,7 @@ fn github_api_extract_json_files_ideas_log_and_shell() {
         (
             "cn.yaml",
             &format!(
-                "reflexes:\n  github_api: {api}/\n  grants:\n    1: [github_api, extract_json, write_file, add_idea, log, shell]\npolicy:\n  shell: true\n  urls: [\"{api}/\"]\n"
+                "reflexes:\n  github_api: {api}/\n  grants:\n    1: [github_api, extract_json, write_file, add_idea, log, shell]\npolicy:\n  shell: true\n  sandbox: false\n  urls: [\"{api}/\"]\n"
             ),
         ),
         (
