@@ -41,6 +41,9 @@ pub enum ChildError {
     Spawn { program: String, source: std::io::Error },
     #[error("`{program}` ran past its time limit of {after:?} and was killed (with its process group)")]
     TimedOut { program: String, after: Duration, output: Box<ChildOutput> },
+    /// The sandbox asked for cannot be set up here (fail closed: nothing ran).
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
 }
 
 /// What a finished child left.
@@ -74,6 +77,7 @@ pub struct Child {
     cap: usize,
     merge: bool,
     configure: Vec<Configure>,
+    sandbox: Option<crate::sandbox::Sandbox>,
 }
 
 /// A change to the `Command` made just before it is spawned.
@@ -93,6 +97,7 @@ impl Child {
             cap: 1 << 20,
             merge: false,
             configure: Vec::new(),
+            sandbox: None,
         }
     }
 
@@ -158,6 +163,13 @@ impl Child {
         self
     }
 
+    /// Run inside `sandbox` (Landlock): where the kernel cannot enforce it, `run` refuses
+    /// with [`ChildError::Sandbox`] and nothing runs.
+    pub fn sandbox(mut self, sandbox: crate::sandbox::Sandbox) -> Self {
+        self.sandbox = Some(sandbox);
+        self
+    }
+
     /// The program's name for messages.
     pub fn program(&self) -> String {
         self.program.to_string_lossy().into_owned()
@@ -193,6 +205,9 @@ impl Child {
         let program = self.program();
         let spawn_err = |source| ChildError::Spawn { program: program.clone(), source };
         let mut cmd = self.command();
+        if let Some(sandbox) = &self.sandbox {
+            sandbox.apply(&mut cmd)?;
+        }
         let (tx, rx) = mpsc::channel::<Chunk>();
         let merged = if self.merge {
             let (reader, writer) = std::io::pipe().map_err(spawn_err)?;

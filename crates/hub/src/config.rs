@@ -422,11 +422,24 @@ pub struct Policy {
     /// `HOME`, `LANG` (`cn_hub::child::BASE_ENV`); every other variable of cn's environment
     /// (an API key, say) is withheld.
     pub env: Vec<String>,
+    /// How long an action held for the owner's approval waits before it is denied.
+    pub approval_timeout_secs: Option<u64>,
+    /// Whether commands run in the Landlock sandbox (writes only in the hub or the loop's
+    /// tree, no network unless `shell_network`); absent means yes. `false` runs them
+    /// unsandboxed; on a kernel that cannot sandbox, commands are refused unless it is false.
+    pub sandbox: Option<bool>,
+    /// Whether a sandboxed command may use TCP.
+    pub shell_network: bool,
 }
 
 impl Policy {
     pub fn allows(&self, level: Level, tool: &str) -> bool {
         self.levels.get(&level).is_some_and(|g| g.allows(tool))
+    }
+
+    /// Whether commands run sandboxed (`policy.sandbox`, default true).
+    pub fn sandboxed(&self) -> bool {
+        self.sandbox.unwrap_or(true)
     }
 
     /// Grant `tools` to `level` (used when building defaults).

@@ -18,6 +18,7 @@
 //! state/run.lock  state/run.json   the one `cn run` on this hub; where it listens
 //! .git/cn-owner-token              the owner endpoint's token (mode 0600; never committed)
 //! .git/cn-id-key                   the key of the hub's unguessable ids (mode 0600)
+//! state/approvals.json            actions held for the owner's approval
 //! state/reflexes/  state/mca/  state/notes/
 //! threads/inbox/<id>.md            the queue
 //! threads/doing/ deferred/ archived/ reflections/<cadence>/   where items go
@@ -123,6 +124,8 @@ impl Layout {
         owner_token => ".git/cn-owner-token";
         /// `.git/cn-id-key`: the secret that makes the ids of impulse items unguessable.
         id_key => ".git/cn-id-key";
+        /// `state/approvals.json`: actions held for the owner's approval.
+        approvals => "state/approvals.json";
         /// `state/reflexes/`.
         reflexes => "state/reflexes";
         /// `state/mca/`: what was surfaced to the owner.
@@ -175,7 +178,8 @@ impl Layout {
         if let Some(why) = self.read_protected(rel) {
             return Some(why);
         }
-        let protected: [(PathBuf, &'static str); 13] = [
+        let protected: [(PathBuf, &'static str); 14] = [
+            (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
             (PathBuf::from(LOCK), "the hub lock"),
             (PathBuf::from(".gitignore"), "what the hub commits"),

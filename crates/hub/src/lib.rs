@@ -4,6 +4,7 @@
 //! prompts) and ids (`id`). Every other crate takes a `&Hub` or its config section, never a
 //! path it builds itself.
 
+pub mod approvals;
 pub mod child;
 pub mod config;
 pub mod git;
@@ -13,6 +14,7 @@ pub mod journal;
 pub mod layout;
 pub mod owner_token;
 pub mod redact;
+pub mod sandbox;
 pub mod tasks;
 
 pub use config::{ConfigError, HubConfig};

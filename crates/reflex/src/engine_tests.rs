@@ -287,7 +287,7 @@ fn reflexes_call_reflexes_and_policy_limits_actions() {
 }
 
 #[test]
-fn the_executive_writes_a_reflex_that_is_dry_run_enabled_and_committed() {
+fn the_executive_writes_a_reflex_that_is_dry_run_held_then_approved_and_committed() {
     let dir = hub(&[("state/reflexes/greeting.yaml", HELLO)]);
     let git = |args: &[&str]| {
         let o = std::process::Command::new("git").arg("-C").arg(dir.path()).args(args).output().unwrap();
@@ -312,8 +312,14 @@ fn the_executive_writes_a_reflex_that_is_dry_run_enabled_and_committed() {
     let mut ctx = cn_tools::ToolContext::new(dir.path());
     ctx.item = Some("m-9".into());
     let out = tool.call(&ctx, json!({"name": "ping", "yaml": yaml}).as_object().cloned().unwrap()).unwrap();
-    assert_eq!(out["committed"], true, "{out}");
     assert_eq!(out["dry_run"]["steps"][0]["output"], "(dry run: reply pong)");
+    // Held: not live until the owner approves.
+    let id = out["held"].as_str().unwrap().to_string();
+    assert!(!dir.path().join("state/reflexes/ping.yaml").exists(), "{out}");
+    let layout = cn_hub::Layout::new(dir.path());
+    let approval = cn_hub::approvals::decide(&layout, &id, true).unwrap();
+    let installed = crate::apply_approved(dir.path(), &approval).unwrap();
+    assert!(installed.committed);
     assert_eq!(std::fs::read_to_string(dir.path().join("state/reflexes/ping.yaml")).unwrap(), yaml);
     assert!(git(&["log", "--oneline", "-1"]).contains("reflex: write ping"));
     assert!(journal(&dir).iter().any(|j| j["action"] == "write" && j["name"] == "ping"));
@@ -329,7 +335,7 @@ fn github_api_extract_json_files_ideas_log_and_shell() {
         (
             "cn.yaml",
             &format!(
-                "reflexes:\n  github_api: {api}/\n  grants:\n    1: [github_api, extract_json, write_file, add_idea, log, shell]\npolicy:\n  shell: true\n  urls: [\"{api}/\"]\n"
+                "reflexes:\n  github_api: {api}/\n  grants:\n    1: [github_api, extract_json, write_file, add_idea, log, shell]\npolicy:\n  shell: true\n  sandbox: false\n  urls: [\"{api}/\"]\n"
             ),
         ),
         (

@@ -38,4 +38,4 @@ pub use load_error::LoadError;
 pub use mode::Mode;
 pub use reflex::{Reflex, Step, Trigger, TriggerKind};
 pub use stats::{Disabled, ReflexStats, RunOutcome, Stats};
-pub use write::{reflex_write_tool, WriteError, Written};
+pub use write::{apply_approved, reflex_write_tool, Installed, WriteError, Written};

@@ -1,11 +1,14 @@
 //! Self-extension: the executive writes or changes a reflex with one tool call,
 //! `reflex_write {name, yaml, text?}`. The new reflex is checked like any file, then dry-run
 //! against the item that prompted it (it must take that item and every step must be
-//! allowed), and only then written (atomically) to `state/reflexes/NAME.yaml`, journaled and
-//! committed to the hub with git.
+//! allowed), and then **held for the owner's approval** (`cn_hub::approvals`): a reflex
+//! answers strangers without a model, so a prompt-injected executive must not be able to
+//! install one. `cn approve ID` writes it (atomically) to `state/reflexes/NAME.yaml`,
+//! journals and commits it ([`apply_approved`]); `cn deny ID` or the timeout drops it.
 //!
-//! Invariant: a reflex the executive writes is never enabled unless it loaded and its dry
-//! run on the prompting item succeeded; on any failure the old file (if any) is untouched.
+//! Invariant: a reflex the executive writes is never enabled unless it loaded, its dry run
+//! on the prompting item succeeded, and the owner approved it; on any failure the old file
+//! (if any) is untouched.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -37,21 +40,34 @@ pub enum WriteError {
     DryRun { text: String, problem: String },
     #[error("cannot write {}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Approval(#[from] cn_hub::approvals::ApprovalError),
+    #[error("approval `{0}` does not hold a reflex (tool reflex_write with name and yaml)")]
+    NotAReflex(String),
 }
 
-/// What a successful write did.
+/// What a successful write did: the reflex checked, dry-run and held for approval.
 #[derive(Debug, Clone, Serialize)]
 pub struct Written {
+    /// Where it will be written once approved.
+    pub path: PathBuf,
+    /// The approval holding it (`cn approve ID`).
+    pub approval: cn_hub::approvals::Approval,
+    pub dry_run: Handled,
+}
+
+/// What approving a held reflex did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Installed {
     pub path: PathBuf,
     /// Whether a git commit recorded it (false when the hub is not a git repository, or the
     /// file did not change).
     pub committed: bool,
-    pub dry_run: Handled,
 }
 
 impl Engine {
     /// Validate, dry-run against `text` (or the latest escalated item with id `item`), then
-    /// enable by writing the file, journal it and commit it.
+    /// hold it for the owner's approval (journaled); nothing is written yet.
     pub fn write_reflex(
         &mut self,
         name: &str,
@@ -106,21 +122,58 @@ impl Engine {
             return Err(WriteError::DryRun { text, problem });
         }
 
-        let io = |source: std::io::Error| WriteError::Io { path: path.clone(), source };
-        cn_storage::write_atomic(&path, yaml.as_bytes()).map_err(io)?;
-        self.reload();
-        let committed = commit(self.hub(), name);
+        let layout = cn_hub::Layout::new(self.hub());
+        let timeout =
+            self.registry().ctx.policy.approval_timeout_secs.unwrap_or(cn_hub::approvals::DEFAULT_TIMEOUT_SECS);
+        let rel = layout.relative(&path).display().to_string();
+        let approval = cn_hub::approvals::hold(
+            &layout,
+            "reflex_write",
+            serde_json::json!({"name": name, "yaml": yaml}),
+            format!("write {rel} and enable reflex `{name}` (level {}), exactly:\n{yaml}", dry.level),
+            "nothing: every reflex the executive writes waits for its own approval".into(),
+            item.map(str::to_string),
+            None,
+            timeout,
+        )?;
         self.journal(
             &Entry::new("reflex")
                 .with("pattern", name)
                 .with("name", name)
                 .with("action", "write")
-                .with("outcome", "enabled")
-                .with("dry_run_on", text.as_str())
-                .with("committed", committed),
+                .with("outcome", "held")
+                .with("approval", approval.id.as_str())
+                .with("dry_run_on", text.as_str()),
         );
-        Ok(Written { path, committed, dry_run: dry })
+        Ok(Written { path, approval, dry_run: dry })
     }
+}
+
+/// Run an approved `reflex_write`: write the reflex the owner approved, exactly as shown,
+/// journal and commit it. The running daemon's engine picks the file up on its next reload.
+pub fn apply_approved(hub: &std::path::Path, approval: &cn_hub::approvals::Approval) -> Result<Installed, WriteError> {
+    let field = |k: &str| approval.params.get(k).and_then(Value::as_str);
+    let (Some(name), Some(yaml), "reflex_write") = (field("name"), field("yaml"), approval.tool.as_str()) else {
+        return Err(WriteError::NotAReflex(approval.id.clone()));
+    };
+    if !reflex::is_name(name) {
+        return Err(WriteError::Name(name.to_string()));
+    }
+    let layout = cn_hub::Layout::new(hub);
+    let path = layout.reflex(name);
+    cn_storage::write_atomic(&path, yaml.as_bytes()).map_err(|source| WriteError::Io { path: path.clone(), source })?;
+    let committed = commit(hub, name);
+    let entry = Entry::new("reflex")
+        .with("pattern", name)
+        .with("name", name)
+        .with("action", "write")
+        .with("outcome", "enabled")
+        .with("approval", approval.id.as_str())
+        .with("committed", committed);
+    if let Err(err) = cn_hub::journal::HubJournal::append_to(&layout.state(), &entry) {
+        tracing::error!(%err, "cannot journal the approved reflex");
+    }
+    Ok(Installed { path, committed })
 }
 
 /// `git add` + `git commit` of the one file, if the hub is a git repository.
@@ -160,18 +213,19 @@ struct Params {
 pub fn reflex_write_tool(engine: Arc<Mutex<Engine>>) -> Arc<dyn Tool> {
     typed(
         "reflex_write",
-        "Create or change a reflex (state/reflexes/NAME.yaml) so items like this one are handled without you. \
-         It is checked and dry-run against the item first, then enabled and committed.",
+        "Propose a new or changed reflex (state/reflexes/NAME.yaml) so items like this one are handled without you. \
+         It is checked and dry-run against the item first, then held until the owner approves it.",
         move |ctx, p: Params| {
             let mut engine = engine.lock().map_err(|_| ToolError::Failed("the reflex engine is unavailable".into()))?;
             let written =
                 engine.write_reflex(&p.name, &p.yaml, p.text.as_deref(), ctx.item.as_deref()).map_err(|e| match e {
-                    WriteError::Io { .. } => ToolError::Failed(e.to_string()),
+                    WriteError::Io { .. } | WriteError::Approval(_) => ToolError::Failed(e.to_string()),
                     e => ToolError::BadParams(e.to_string()),
                 })?;
             Ok(serde_json::json!({
                 "path": written.path.strip_prefix(engine.hub()).unwrap_or(&written.path),
-                "committed": written.committed,
+                "held": written.approval.id,
+                "note": "held until the owner approves it (`cn approve ID`); it is not live yet",
                 "dry_run": written.dry_run,
             }))
         },

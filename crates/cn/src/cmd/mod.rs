@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod approvals;
 mod ask;
 mod chat;
 mod demo;
@@ -83,6 +84,12 @@ pub enum Command {
     Ask(ask::Args),
     /// The embedded local model: `cn model pull`.
     Model(model::Args),
+    /// Actions held for your approval: what each runs, and what "always allow" remembers.
+    Approvals(approvals::ListArgs),
+    /// Approve a held action: it runs now.
+    Approve(approvals::IdArgs),
+    /// Deny a held action: it never runs.
+    Deny(approvals::IdArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -105,5 +112,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Journal(args) => journal::run(cli.hub.as_deref(), args),
         Command::Ask(args) => ask::run(args, cli.hub),
         Command::Model(args) => model::run(args),
+        Command::Approvals(args) => approvals::list(cli.hub.as_deref(), args),
+        Command::Approve(args) => approvals::approve(cli.hub.as_deref(), args),
+        Command::Deny(args) => approvals::deny(cli.hub.as_deref(), args),
     }
 }

@@ -1,12 +1,14 @@
 //! `shell` — run a command with `sh -c` in the hub. Off unless the policy says `shell: true`;
 //! run by `cn_hub::child`: only `policy.env`'s variables (and a minimal `PATH`, `HOME`,
 //! `LANG`), its whole process group killed at the policy's time limit or when `sh` exits,
-//! its output cut (and the command stopped) at the size limit.
+//! its output cut (and the command stopped) at the size limit; sandboxed (`cn_hub::sandbox`:
+//! writes only in the hub, no network unless `policy.shell_network`) unless
+//! `policy.sandbox: false`.
 
 use std::sync::Arc;
 
 use cn_compute::ToolError;
-use cn_hub::child::Child;
+use cn_hub::child::{Child, ChildError};
 use cn_tools::{typed, Tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -30,13 +32,22 @@ pub(crate) fn tool() -> Arc<dyn Tool> {
             // One runner for every child: cleared environment, own process group (killed
             // whole at the limit or when `sh` exits), output read as it comes up to the cap.
             let limit = usize::try_from(super::max_bytes(ctx)).unwrap_or(usize::MAX);
-            let out = Child::shell(&p.command)
+            let mut child = Child::shell(&p.command)
                 .cwd(&ctx.workdir)
                 .pass_env(&ctx.policy.env)
                 .timeout(super::timeout(ctx))
-                .max_output(limit)
-                .run()
-                .map_err(|e| ToolError::Failed(e.to_string()))?;
+                .max_output(limit);
+            if ctx.policy.sandboxed() {
+                // Writes only in the hub (or the loop's tree), no network unless granted.
+                child = child.sandbox(cn_hub::sandbox::Sandbox {
+                    writable: vec![ctx.workdir.clone()],
+                    network: ctx.policy.shell_network,
+                });
+            }
+            let out = child.run().map_err(|e| match e {
+                ChildError::Sandbox(e) => ToolError::Denied(e.to_string()),
+                e => ToolError::Failed(e.to_string()),
+            })?;
             let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
             if out.truncated {
                 text.push_str(&format!("\n[output cut at {limit} bytes; the command was stopped]"));

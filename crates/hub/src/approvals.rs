@@ -1,0 +1,170 @@
+//! Approvals: an action that needs the owner's word is held in `state/approvals.json`
+//! (journaled, nothing lost) until the owner approves or denies it (`cn approvals`,
+//! `cn approve ID`, `cn deny ID`); one left pending past `policy.approval_timeout_secs` is
+//! denied. Each record says exactly what will run and what "always allow" would remember.
+//!
+//! Invariants: the file is protected (no tool writes it; `Layout::write_protected`); ids are
+//! random (`ap-` and 12 hex digits); a decided approval is never decided again.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Layout;
+
+/// Pending approvals time out after this long unless `policy.approval_timeout_secs` says.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 3 * 86_400;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pending,
+    Approved,
+    Denied,
+}
+
+/// One held action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Approval {
+    pub id: String,
+    /// The tool whose call is held (`reflex_write`).
+    pub tool: String,
+    /// The call's parameters, exactly as they will be used.
+    pub params: Value,
+    /// What approving runs, in words a person checks.
+    pub runs: String,
+    /// What "always allow" would remember.
+    pub remembers: String,
+    /// Who asked: the item the call was made for, and its sender.
+    pub item: Option<String>,
+    pub from: Option<String>,
+    /// Unix seconds.
+    pub created: i64,
+    pub expires: i64,
+    pub status: Status,
+    /// Why it was decided so (`approved by the owner`, `timed out`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApprovalError {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("no approval `{id}` (see `cn approvals`)")]
+    Unknown { id: String },
+    #[error("approval `{id}` was already {status:?}: {why}")]
+    Decided { id: String, status: Status, why: String },
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+fn load(layout: &Layout) -> Result<BTreeMap<String, Approval>, ApprovalError> {
+    let path = layout.approvals();
+    cn_storage::read_json_or_default(&path).map_err(|source| ApprovalError::Io { path, source })
+}
+
+fn save(layout: &Layout, all: &BTreeMap<String, Approval>) -> Result<(), ApprovalError> {
+    let path = layout.approvals();
+    cn_storage::write_json_atomic(&path, all).map_err(|source| ApprovalError::Io { path, source })
+}
+
+/// Deny what timed out; true when something changed.
+fn expire(all: &mut BTreeMap<String, Approval>, at: i64) -> bool {
+    let mut changed = false;
+    for a in all.values_mut().filter(|a| a.status == Status::Pending && a.expires <= at) {
+        a.status = Status::Denied;
+        a.decided = Some("timed out (policy.approval_timeout_secs)".into());
+        changed = true;
+    }
+    changed
+}
+
+/// Hold a call: a fresh pending approval, saved; its id.
+#[allow(clippy::too_many_arguments)]
+pub fn hold(
+    layout: &Layout,
+    tool: &str,
+    params: Value,
+    runs: String,
+    remembers: String,
+    item: Option<String>,
+    from: Option<String>,
+    timeout_secs: u64,
+) -> Result<Approval, ApprovalError> {
+    let mut all = load(layout)?;
+    let created = now();
+    let approval = Approval {
+        id: crate::id::prefixed("ap"),
+        tool: tool.into(),
+        params,
+        runs,
+        remembers,
+        item,
+        from,
+        created,
+        expires: created.saturating_add(i64::try_from(timeout_secs).unwrap_or(i64::MAX)),
+        status: Status::Pending,
+        decided: None,
+    };
+    all.insert(approval.id.clone(), approval.clone());
+    save(layout, &all)?;
+    Ok(approval)
+}
+
+/// Every approval (timed-out ones denied first), oldest first.
+pub fn list(layout: &Layout) -> Result<Vec<Approval>, ApprovalError> {
+    let mut all = load(layout)?;
+    if expire(&mut all, now()) {
+        save(layout, &all)?;
+    }
+    let mut v: Vec<Approval> = all.into_values().collect();
+    v.sort_by_key(|a| a.created);
+    Ok(v)
+}
+
+/// Decide a pending approval; the decided record (the caller runs an approved one).
+pub fn decide(layout: &Layout, id: &str, approve: bool) -> Result<Approval, ApprovalError> {
+    let mut all = load(layout)?;
+    expire(&mut all, now());
+    let a = all.get_mut(id).ok_or_else(|| ApprovalError::Unknown { id: id.into() })?;
+    if a.status != Status::Pending {
+        let why = a.decided.clone().unwrap_or_default();
+        let status = a.status;
+        save(layout, &all)?;
+        return Err(ApprovalError::Decided { id: id.into(), status, why });
+    }
+    a.status = if approve { Status::Approved } else { Status::Denied };
+    a.decided = Some(if approve { "approved by the owner" } else { "denied by the owner" }.into());
+    let out = a.clone();
+    save(layout, &all)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_approved_denied_and_timed_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Layout::new(dir.path());
+        let hold = |t| hold(&l, "reflex_write", Value::Null, "write x".into(), "nothing".into(), None, None, t);
+        let a = hold(60).unwrap();
+        let b = hold(60).unwrap();
+        let c = hold(0).unwrap();
+        assert!(a.id.starts_with("ap-") && a.id != b.id);
+        assert_eq!(decide(&l, &a.id, true).unwrap().status, Status::Approved);
+        assert!(matches!(decide(&l, &a.id, false), Err(ApprovalError::Decided { .. })));
+        assert_eq!(decide(&l, &b.id, false).unwrap().status, Status::Denied);
+        let listed = list(&l).unwrap();
+        let timed_out = listed.iter().find(|x| x.id == c.id).unwrap();
+        assert_eq!(timed_out.status, Status::Denied);
+        assert!(timed_out.decided.as_deref().unwrap().contains("timed out"));
+        assert!(matches!(decide(&l, "ap-nope", true), Err(ApprovalError::Unknown { .. })));
+    }
+}
