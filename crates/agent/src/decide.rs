@@ -264,9 +264,14 @@ pub fn read_output(hub: &Hub) -> Result<Option<Recorded>> {
     Ok(Some(Recorded { id: id.to_string(), turn, gtd, decided: decided.to_string(), key: key.to_string(), automatic }))
 }
 
+/// Whether the journal holds the decision `key`: streamed (the journal grows without bound;
+/// reading it whole after every restart grew the daemon's memory with it — the soak).
 fn journaled(state: &Path, key: &str) -> Result<bool> {
-    let read = HubJournal::read(state)?;
-    Ok(read.entries.iter().rev().any(|e| e.kind() == "decision" && e.0.get("key").and_then(Value::as_str) == Some(key)))
+    let mut found = false;
+    HubJournal::scan(state, |e| {
+        found = found || (e.kind() == "decision" && e.0.get("key").and_then(Value::as_str) == Some(key));
+    })?;
+    Ok(found)
 }
 
 /// Where a decided item goes: `threads/deferred/`, `threads/reflections/<cadence>/` for a

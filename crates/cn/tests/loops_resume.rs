@@ -36,7 +36,7 @@ fn scripted_loop(scripts: &Path, actuator: &str) -> String {
     let actuator =
         if actuator == "command" { format!("{{command: \"{}\"}}", act.display()) } else { actuator.to_string() };
     format!(
-        "---\nmax-iterations: 5\nsensors:\n  check:\n    command: \"{}\"\n    target: \"F.txt says fixed\"\ncontroller: {{command: \"{}\"}}\nactuator: {actuator}\n---\n\n# Task\n\nMake src/F.txt say fixed.\n",
+        "---\nmax-iterations: 5\nenv: [KILL_AT, MARKER]\nsensors:\n  check:\n    command: \"{}\"\n    target: \"F.txt says fixed\"\ncontroller: {{command: \"{}\"}}\nactuator: {actuator}\n---\n\n# Task\n\nMake src/F.txt say fixed.\n",
         sensor.display(),
         controller.display()
     )

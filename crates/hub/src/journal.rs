@@ -64,6 +64,18 @@ impl HubJournal {
         Journal::read(&path).map_err(|source| JournalError { path, source })
     }
 
+    /// Stream the journal in `state_dir`: `f` sees each whole entry in order, one in memory
+    /// at a time (a missing file has none; lines that do not parse are passed over).
+    pub fn scan(state_dir: &Path, mut f: impl FnMut(Entry)) -> Result<(), JournalError> {
+        let path = Self::path_in(state_dir);
+        Journal::scan(&path, |line| {
+            if let Ok(e) = line {
+                f(e);
+            }
+        })
+        .map_err(|source| JournalError { path, source })
+    }
+
     pub fn path(&self) -> &Path {
         self.journal.path()
     }

@@ -74,6 +74,7 @@ fn fresh() -> (tempfile::TempDir, Loop) {
         controller: Component::Command("in-process".into()),
         actuator: Component::Command("in-process".into()),
         text: "---\nmax-iterations: 20\n---\n# Task\n".into(),
+        env: Vec::new(),
     };
     let orchestrator = Box::new(GitOrchestrator::new(run.clone(), g.clone()).unwrap());
     let lp =

@@ -22,6 +22,9 @@ pub struct LoopRun {
     pub dir: PathBuf,
     /// `dir/loop-run`, absolute (what `CN_LOOP_RUN` holds).
     pub run: PathBuf,
+    /// Variables of cn's environment the components see (task.md's `env:`), besides a
+    /// minimal `PATH`, `HOME`, `LANG` and `CN_LOOP_*`.
+    pub env: Vec<String>,
 }
 
 impl LoopRun {
@@ -30,7 +33,7 @@ impl LoopRun {
             .canonicalize()
             .map_err(|e| LoopError::input_from(format!("{}: cannot open the loop's directory", dir.display()), e))?;
         let run = dir.join(LOOP_RUN);
-        Ok(LoopRun { dir, run })
+        Ok(LoopRun { dir, run, env: Vec::new() })
     }
 
     pub fn path(&self, file: &str) -> PathBuf {

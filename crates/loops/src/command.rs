@@ -55,6 +55,7 @@ pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: 
         .args(["-O", "globstar", "-c", command])
         .cwd(&run.dir)
         .pass_env(COMPONENT_ENV)
+        .pass_env(&run.env)
         .env("CN_LOOP_RUN", &run.run)
         .env("CN_LOOP_ITERATION", iteration.to_string())
         .merge_stderr()

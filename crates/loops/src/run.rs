@@ -59,9 +59,10 @@ impl Loop {
     /// Check everything (DIR, task.md, the components) before anything runs, and take the
     /// loop's lock (`.git/.cn.lock`) so two runs never interleave.
     pub fn open(dir: &Path, defaults: &Defaults, models: &mut dyn ModelFactory) -> Result<Loop> {
-        let run = LoopRun::new(dir)?;
+        let mut run = LoopRun::new(dir)?;
         let git = Git::open(&run.dir)?;
         let task = Task::load(&run, defaults)?;
+        run.env = task.env.clone();
         let controller: Box<dyn Controller> = match &task.controller {
             Component::Command(c) => Box::new(CommandController { command: c.clone() }),
             Component::Model { model, answers } => Box::new(ModelController {

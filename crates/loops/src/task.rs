@@ -41,6 +41,9 @@ pub struct Task {
     pub actuator: Component,
     /// The whole file, as the controller's prompt quotes it.
     pub text: String,
+    /// `env:` — names of variables the command components see from cn's environment
+    /// (everything else is withheld; `cn_hub::child`).
+    pub env: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -122,9 +125,9 @@ impl Task {
             return Err(bad("the frontmatter is not a mapping".into()));
         };
         for key in front.keys() {
-            if !["max-iterations", "sensors", "controller", "actuator"].contains(&key.as_str()) {
+            if !["max-iterations", "sensors", "controller", "actuator", "env"].contains(&key.as_str()) {
                 return Err(bad(format!(
-                    "unknown frontmatter field `{key}` (known: max-iterations, sensors, controller, actuator)"
+                    "unknown frontmatter field `{key}` (known: max-iterations, sensors, controller, actuator, env)"
                 )));
             }
         }
@@ -165,7 +168,16 @@ impl Task {
         if controller == Component::Manual {
             return Err(bad("frontmatter field `controller`: `manual` is for the actuator only".into()));
         }
-        Ok(Task { max_iterations, sensors, controller, actuator, text: text.to_string() })
+        let env = match front.get("env") {
+            None => Vec::new(),
+            Some(Value::Array(names)) => names
+                .iter()
+                .map(|n| n.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| bad("frontmatter field `env`: give a list of variable names".into()))?,
+            Some(_) => return Err(bad("frontmatter field `env`: give a list of variable names".into())),
+        };
+        Ok(Task { max_iterations, sensors, controller, actuator, text: text.to_string(), env })
     }
 }
 

@@ -340,17 +340,22 @@ impl NotificationPoller {
 
 /// Poll forever every `every` (or GitHub's `X-Poll-Interval` if longer), admitting percepts.
 pub async fn run_poller(mut poller: NotificationPoller, every: Duration, attention: Attention) {
+    let mut failures = 0u32;
     loop {
         match poller.poll().await {
             Ok(percepts) => {
+                failures = 0;
                 for p in percepts {
                     attention.admit(p);
                 }
             }
-            Err(e) => tracing::warn!(%e, "GitHub notifications poll failed; will retry"),
+            Err(e) => {
+                failures = failures.saturating_add(1);
+                tracing::warn!(%e, failures, "GitHub notifications poll failed; will retry with backoff");
+            }
         }
         let wait = poller.poll_interval.map_or(every, |p| p.max(every));
-        tokio::time::sleep(wait).await;
+        tokio::time::sleep(super::backoff(wait, failures)).await;
     }
 }
 
@@ -368,6 +373,14 @@ mod tests {
         assert!(!verify_signature(b"It's a Secret to Everybody", body, None));
         assert!(!verify_signature(b"It's a Secret to Everybody", body, Some("sha1=abc")));
         assert!(!verify_signature(b"It's a Secret to Everybody", body, Some("sha256=zz")));
+    }
+
+    #[test]
+    fn backoff_doubles_per_failure_within_bounds() {
+        let s = Duration::from_secs;
+        let waits: Vec<Duration> = (0..8).map(|f| super::super::backoff(s(60), f)).collect();
+        assert_eq!(waits, [s(60), s(120), s(240), s(480), s(960), s(1800), s(1800), s(1800)]);
+        assert_eq!(super::super::backoff(s(3600), 3), s(3600), "never less than the interval");
     }
 
     #[test]

@@ -78,6 +78,15 @@ pub enum SenseError {
     Config(#[from] ConfigError),
 }
 
+/// The wait before the next try of a sense that failed `failures` times in a row: `every`
+/// doubled per failure (up to 32×), at most [`BACKOFF_MAX`], never less than `every`.
+pub fn backoff(every: std::time::Duration, failures: u32) -> std::time::Duration {
+    every.saturating_mul(1 << failures.min(5)).min(BACKOFF_MAX.max(every))
+}
+
+/// The longest a failing sense waits between tries.
+pub const BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
 /// Most bytes one outbound read takes (a calendar, a page of GitHub notifications).
 pub const BODY_MAX: usize = 8 << 20;
 

@@ -34,6 +34,7 @@ impl Sense for PeersSense {
 pub async fn run(hub: PathBuf, every: Duration) {
     let every = every.max(Duration::from_secs(1));
     let mut reported = BTreeSet::new();
+    let mut failures = 0u32;
     loop {
         let root = hub.clone();
         let synced = tokio::task::spawn_blocking(move || {
@@ -54,8 +55,10 @@ pub async fn run(hub: PathBuf, every: Duration) {
             tracing::warn!(error = %e, "peer sync");
             journal(&hub, e);
         }
+        // A failing sync is retried with backoff; one that succeeds resets it.
+        failures = if errors.is_empty() { 0 } else { failures.saturating_add(1) };
         reported = errors;
-        tokio::time::sleep(every).await;
+        tokio::time::sleep(super::backoff(every, failures.saturating_sub(1))).await;
     }
 }
 
@@ -64,7 +67,7 @@ fn journal(hub: &std::path::Path, error: &str) {
         .with("id", cn_hub::id::prefixed("peers"))
         .with("summary", "peer mail could not be synced")
         .with("context", error)
-        .with("outcome", "retried every interval; reported again when the error changes");
+        .with("outcome", "retried with backoff (the interval doubled per failure, at most 30 min); reported again when the error changes");
     let appended = HubJournal::append_to(&cn_hub::Layout::new(hub).state(), &entry);
     if let Err(e) = appended {
         tracing::error!(%e, "cannot write the journal");
