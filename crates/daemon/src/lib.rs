@@ -9,7 +9,7 @@
 //! the thinking budget's `ask` decorator, and [`HubMind`] (attention over percepts, inbox
 //! items and impulses). As a daemon ([`RunMode::Daemon`]) it also starts the senses and the
 //! hub watcher, answers on their channels, writes `state/run.json`, rests on attention, and
-//! releases idle code pages ([`resident`]).
+//! releases idle code pages ([`resident`]) and keeps the hub repository packed ([`upkeep`]).
 //!
 //! Invariants: the run lock is held for the whole run and released when it returns; the
 //! senses stop before `run` returns; a stop (the caller's [`StopToken`]) lets the current
@@ -19,6 +19,7 @@ pub mod config;
 pub mod context;
 pub mod mind;
 pub mod resident;
+pub mod upkeep;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -205,6 +206,12 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         let idle_attention = attention.clone();
         decorators.push(cn_autonomy::rest_decorator(attention, pacing, stop.clone()));
         // Idle, the resident set is what the idle loop touches (see `resident`).
+        let upkeep_attention = idle_attention.clone();
+        decorators.push(upkeep::maintain_repository(
+            cn_hub::git::Git::new(&root),
+            move || !upkeep_attention.active_within(pacing.idle),
+            handled.clone(),
+        ));
         decorators
             .push(resident::release_when_idle(move || !idle_attention.active_within(pacing.idle), handled.clone()));
     }

@@ -66,6 +66,9 @@ pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: 
         Ok(out) if out.truncated => (out.stdout, None, format!("\n[output cut at {READ_MAX} bytes; stopped]\n")),
         Ok(out) => (out.stdout, out.status.and_then(|s| s.code()), String::new()),
         Err(ChildError::Spawn { source, .. }) => return Err(spawn_error(source)),
+        Err(e @ ChildError::Sandbox(_)) => {
+            return Err(spawn_error(std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.to_string())))
+        }
         Err(ChildError::TimedOut { output, after, .. }) => {
             (output.stdout, None, format!("\n[ran past {after:?}; killed with its process group]\n"))
         }
