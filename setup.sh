@@ -12,4 +12,7 @@ cn="${CARGO_TARGET_DIR:-target}/release/cn"
 echo "==> fetching the local model (SmolLM2-135M-Instruct)"
 "$cn" model pull
 echo "==> set up in $(( $(date +%s) - start )) s; running the demo"
+# The demo's hubs carry their own git identity; its loop repository needs one on a machine
+# with none configured: EMAIL is git's last fallback (your global config is not touched).
+export EMAIL="${EMAIL:-cn-demo@localhost}"
 exec "$cn" demo "$@"

@@ -2,4 +2,7 @@
 # The second command of the quick start: the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")"
+# Scratch repositories the tests make need an identity on a machine with none configured;
+# EMAIL is git's last fallback, below any user.email (the hubs' own identity wins).
+export EMAIL="${EMAIL:-cn-tests@localhost}"
 exec cargo test --workspace --locked

@@ -29,5 +29,6 @@ if ! command -v cargo >/dev/null; then
   echo "cn needs a Rust toolchain (cargo); install it with rustup, then run this again." >&2
   exit 1
 fi
-git config --global user.name >/dev/null 2>&1 || git config --global user.name "cn"
-git config --global user.email >/dev/null 2>&1 || git config --global user.email "cn@localhost"
+# The user's global git configuration is left alone: a hub carries its own identity in its
+# repository config (`cn init` sets it). Tests and the demo commit in scratch repositories
+# too; git's `EMAIL` fallback (test.sh, setup.sh) covers a machine with no identity at all.

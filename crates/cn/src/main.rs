@@ -46,5 +46,12 @@ fn init_tracing(verbose: u8) -> Result<(), String> {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("CN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init().map_err(|e| e.to_string())
+    // Colour only for a terminal: a log file or a pipe gets plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .try_init()
+        .map_err(|e| e.to_string())
 }

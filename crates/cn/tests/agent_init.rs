@@ -59,6 +59,13 @@ fn small_things_are_refused_or_said_clearly() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    // A broken reflex is reported once, in plain text when stderr is not a terminal.
+    std::fs::write(hub.join("state/reflexes/broken.yaml"), "name: broken\ntrigger:\n  pattern: \"(oops\"\n").unwrap();
+    let out = cn(&["run", "--until-idle"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("broken.yaml").count(), 1, "{err}");
+    assert!(!err.contains('\u{1b}'), "colour codes in a pipe: {err:?}");
+    std::fs::remove_file(hub.join("state/reflexes/broken.yaml")).unwrap();
     // An empty --message is refused, naming the flag.
     cn_ok(&hub, &["chat", "--no-wait", "a question"]);
     cn_ok(&hub, &["input"]);

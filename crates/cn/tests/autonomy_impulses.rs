@@ -57,7 +57,10 @@ fn tasks_are_added_listed_and_done_in_the_documents_format() {
     assert_eq!(ok(cn(hub.path(), &["task", "list"])).lines().count(), 1);
     let all: serde_json::Value =
         serde_json::from_str(&ok(cn(hub.path(), &["task", "list", "--all", "--json"]))).unwrap();
-    assert_eq!(all[0]["done"], true);
+    // One order: the open tasks first, then the done ones.
+    let done: Vec<&serde_json::Value> = all.as_array().unwrap().iter().filter(|t| t["id"] == id).collect();
+    assert_eq!(done[0]["done"], true);
+    assert_eq!(all[1]["id"], id, "the done task comes after the open one: {all}");
     // Usage errors exit 2.
     assert_eq!(cn(hub.path(), &["task", "add", "x", "--due", "whenever"]).status.code(), Some(2));
     assert_eq!(cn(hub.path(), &["task", "add", "x", "--priority", "9"]).status.code(), Some(2));

@@ -275,7 +275,8 @@ impl HubMind {
             }
             return;
         }
-        let at = Timestamp::now() + cn_autonomy::jiff::SignedDuration::from_hours(FOLLOW_UP_HOURS);
+        let at = Timestamp::from_second(Timestamp::now().as_second() + FOLLOW_UP_HOURS * 3600)
+            .unwrap_or_else(|_| Timestamp::now());
         let why = if noop { "a noop does not do it" } else { "a level below the executive cannot do it" };
         match tasks.follow_up(&task, at) {
             Ok(_) => self.note(

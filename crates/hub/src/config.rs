@@ -102,7 +102,8 @@ pub struct HubConfig {
 /// "; did you mean `budget`?" for serde's "unknown field `bugdet`, expected one of `name`,
 /// …" when one expected key is within a few edits of the unknown one; else "".
 fn did_you_mean(message: &str) -> String {
-    let Some(rest) = message.strip_prefix("unknown field `") else { return String::new() };
+    let Some(at) = message.find("unknown field `") else { return String::new() };
+    let rest = &message[at + "unknown field `".len()..];
     let Some((unknown, expected)) = rest.split_once('`') else { return String::new() };
     let best = expected
         .split('`')

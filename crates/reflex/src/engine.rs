@@ -112,6 +112,8 @@ pub struct Engine {
     recent: VecDeque<(Option<String>, String, Option<String>)>,
     /// The hub's own name, the variable `me` (a reflex introduces the agent by it).
     me: Option<String>,
+    /// The broken-file errors reported already.
+    reported: std::collections::HashSet<String>,
 }
 
 impl Engine {
@@ -152,9 +154,15 @@ impl Engine {
             last_check: Instant::now(),
             recent: VecDeque::new(),
             me: None,
+            reported: std::collections::HashSet::new(),
         };
-        engine.reload();
+        engine.reload_quietly();
         engine
+    }
+
+    /// The first load: its errors are the caller's to report ([`Engine::errors`]).
+    fn reload_quietly(&mut self) {
+        self.load_catalog(false);
     }
 
     /// The level-2 model (`local_prompt`, and `classifier: local` triage).
@@ -230,12 +238,22 @@ impl Engine {
         out
     }
 
-    /// Re-read every reflex file now.
+    /// Re-read every reflex file now. A broken file is reported once, when it first shows
+    /// (the caller reports those found on construction: see [`Engine::errors`]), not at every
+    /// reload.
     pub fn reload(&mut self) {
+        self.load_catalog(true);
+    }
+
+    fn load_catalog(&mut self, report: bool) {
         self.catalog = Catalog::load(&self.dir, &self.registry);
-        for e in &self.catalog.errors {
-            tracing::warn!("reflex skipped: {e}");
+        let now: std::collections::HashSet<String> = self.catalog.errors.iter().map(ToString::to_string).collect();
+        if report {
+            for e in now.difference(&self.reported) {
+                tracing::warn!("reflex skipped: {e}");
+            }
         }
+        self.reported = now;
         let files: BTreeMap<String, PathBuf> =
             self.catalog.reflexes.iter().map(|r| (r.name.clone(), r.file.clone())).collect();
         for name in self.stats.reenable_changed(&files) {

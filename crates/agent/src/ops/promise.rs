@@ -44,7 +44,9 @@ pub fn task_of(ctx: &Ctx, message: &str) -> Result<Option<String>> {
     let mut task = Task::new(format!("Keep my word to {}: \"{sentence}\"", ctx.item.from));
     task.id = format!("task-{}", cn_hub::id::stable(&format!("promise:{}", ctx.key)));
     task.context = Some(format!("Promised in a reply on item {} (thread {})", ctx.item.id, ctx.item.thread));
-    task.follow_up = Some(jiff::Timestamp::now() + jiff::SignedDuration::from_hours(FOLLOW_UP_HOURS));
+    // To the second, as every time a person reads in tasks.json.
+    let at = jiff::Timestamp::now().as_second() + FOLLOW_UP_HOURS * 3600;
+    task.follow_up = jiff::Timestamp::from_second(at).ok();
     let tasks = tasks_in(&ctx.hub.layout().state());
     tasks.add_once(task.clone())?;
     Ok(Some(task.id))

@@ -53,10 +53,12 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 return Err(UsageError("cn task add: the task text is empty".into()).into());
             }
             let mut task = Task::new(text);
+            // To the second: "2h" from now has no use for nanoseconds.
             task.due = due
                 .map(|d| when::parse(&d, cn_autonomy::jiff::Timestamp::now(), Direction::Future))
                 .transpose()
-                .map_err(|e| UsageError(format!("cn task add --due: {e}")))?;
+                .map_err(|e| UsageError(format!("cn task add --due: {e}")))?
+                .map(|t| cn_autonomy::jiff::Timestamp::from_second(t.as_second()).unwrap_or(t));
             task.priority = priority;
             task.context = context;
             file.add(task.clone()).context("cannot add the task")?;
@@ -64,12 +66,16 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         }
         Sub::List { all, json } => {
             let loaded = file.load()?;
-            let shown: Vec<&Task> = if all { loaded.iter().collect() } else { tasks::ordered(&loaded) };
+            // One order: the open tasks as `ordered` puts them, then (with --all) the done ones.
+            let mut shown: Vec<&Task> = tasks::ordered(&loaded);
+            if all {
+                shown.extend(loaded.iter().filter(|t| t.done));
+            }
             if json {
                 println!("{}", serde_json::to_string_pretty(&shown)?);
             } else {
                 for t in shown {
-                    let due = t.due.map_or_else(|| "-".to_string(), |d| d.to_string());
+                    let due = t.due.map_or_else(|| "-".to_string(), |d| d.strftime("%Y-%m-%dT%H:%M:%SZ").to_string());
                     let prio = t.priority.map_or_else(|| "-".to_string(), |p| format!("p{p}"));
                     let done = if t.done { "  (done)" } else { "" };
                     println!("{}  {due:<20}  {prio:<2}  {}{done}", t.id, t.task);
