@@ -16,6 +16,7 @@
 //! act finish and ends a rest at once.
 
 pub mod config;
+pub mod economy;
 pub mod mind;
 pub mod resident;
 

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod ask;
+mod budget;
 mod chat;
 mod demo;
 mod hub;
@@ -81,6 +82,8 @@ pub enum Command {
     Journal(journal::Args),
     /// Ask a level (2 local, 3 executive) and print the model's markdown.
     Ask(ask::Args),
+    /// Today's executive spend and reservations, items by level, tokens saved by reflexes.
+    Budget(budget::Args),
     /// The embedded local model: `cn model pull`.
     Model(model::Args),
 }
@@ -104,6 +107,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Schedule(args) => schedule::run(cli.hub.as_deref(), args),
         Command::Journal(args) => journal::run(cli.hub.as_deref(), args),
         Command::Ask(args) => ask::run(args, cli.hub),
+        Command::Budget(args) => budget::run(cli.hub.as_deref(), args),
         Command::Model(args) => model::run(args),
     }
 }
