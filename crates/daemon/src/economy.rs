@@ -74,7 +74,7 @@ pub fn report(hub: &cn_hub::Hub) -> Result<Report, cn_models::ledger::BudgetErro
 
     let (tokens, calls) =
         state.history.iter().chain(std::iter::once(&state.today)).fold((0, 0), |(t, c), d| (t + d.tokens, c + d.calls));
-    let call_tokens = if calls > 0 { tokens / calls } else { DEFAULT_CALL_TOKENS };
+    let call_tokens = tokens.checked_div(calls).unwrap_or(DEFAULT_CALL_TOKENS);
     let stats = cn_reflex::Stats::open(layout.reflex_stats());
     let saved = stats
         .map
