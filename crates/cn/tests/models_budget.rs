@@ -125,4 +125,26 @@ fn sixteen_processes_never_pass_a_cap_that_fits_four_calls() {
     assert_eq!(state["calls"], 4);
     assert_eq!(state["refused"], 12);
     assert_eq!(state["reserved"].as_array().map(Vec::len), Some(0), "every reservation settled: {state}");
+
+    // `cn budget` reports the same day.
+    std::fs::write(shared.path().join("cn.yaml"), {
+        let c = std::fs::read_to_string(shared.path().join("cn.yaml")).unwrap();
+        format!("name: shared\n{c}")
+    })
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cn"))
+        .arg("--hub")
+        .arg(shared.path())
+        .args(["budget", "--json"])
+        .env_remove("CN_HUB")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((report["today"]["tokens"].as_u64(), report["today"]["calls"].as_u64()), (Some(cap), Some(4)));
+    assert_eq!((report["today"]["refused"].as_u64(), report["in_flight"].as_u64()), (Some(12), Some(0)));
+    assert_eq!(report["cap_tokens"].as_u64(), Some(cap));
+    let text = Command::new(env!("CARGO_BIN_EXE_cn")).arg("--hub").arg(shared.path()).arg("budget").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains(&format!("{cap} executive tokens of {cap}")), "{text}");
 }

@@ -17,6 +17,7 @@
 
 pub mod config;
 pub mod context;
+pub mod economy;
 pub mod mind;
 pub mod resident;
 pub mod upkeep;

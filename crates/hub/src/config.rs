@@ -535,6 +535,9 @@ pub struct ReflexConfig {
     /// Level → actions a reflex of that level may run. Absent: every action whose own level
     /// is at most the reflex's level.
     pub grants: Option<BTreeMap<Level, Grant>>,
+    /// The hub's time zone (IANA, e.g. `Europe/Paris`) for due times read from messages and
+    /// the clock; absent means the system's.
+    pub time_zone: Option<String>,
 }
 
 impl Default for ReflexConfig {
@@ -545,6 +548,7 @@ impl Default for ReflexConfig {
             github_api: "https://api.github.com".into(),
             prompt_max_chars: 6000,
             grants: None,
+            time_zone: None,
         }
     }
 }

@@ -28,7 +28,7 @@ use crate::load::Catalog;
 use crate::load_error::LoadError;
 use crate::mode::Mode;
 use crate::reflex::{Reflex, Trigger, TriggerKind};
-use crate::spec;
+use crate::spec::{self, EXECUTIVE_INTENT};
 use crate::stats::{self, RunOutcome, Stats};
 use crate::vars;
 
@@ -81,6 +81,9 @@ pub struct Handled {
     pub trigger: Option<TriggerKind>,
     #[serde(skip)]
     pub latency: Duration,
+    /// What the level-2 triage answered (an intent or `executive`), when it was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub triage: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -114,6 +117,8 @@ pub struct Engine {
     me: Option<String>,
     /// The broken-file errors reported already.
     reported: std::collections::HashSet<String>,
+    /// What the level-2 triage answered for the item being handled (for [`Handled::triage`]).
+    triaged: std::sync::Mutex<Option<String>>,
 }
 
 impl Engine {
@@ -155,6 +160,7 @@ impl Engine {
             recent: VecDeque::new(),
             me: None,
             reported: std::collections::HashSet::new(),
+            triaged: std::sync::Mutex::new(None),
         };
         engine.reload_quietly();
         engine
@@ -286,9 +292,12 @@ impl Engine {
     pub fn run(&mut self, input: &Input, mode: Mode) -> Handled {
         let start = Instant::now();
         self.maybe_reload();
-        let Some((index, kind, vars)) = self.find(input) else {
+        let found = self.find(input);
+        let triage = self.triaged.lock().ok().and_then(|mut t| t.take());
+        let Some((index, kind, vars)) = found else {
             self.remember(input);
             return Handled {
+                triage,
                 reflex: None,
                 level: 3,
                 vars: Map::new(),
@@ -329,6 +338,7 @@ impl Engine {
             error,
             trigger: Some(kind),
             latency: start.elapsed(),
+            triage,
         };
         if mode != Mode::DryRun {
             self.journal_run(&handled, input, outcome, mode);
@@ -391,18 +401,24 @@ impl Engine {
             let r = &self.catalog.reflexes[*i];
             intents.extend(r.trigger.intents.iter().map(|n| (n.as_str(), r.description.as_str())));
         }
-        let mut list = String::new();
+        // The executive first: a small model leans to the first choices, and a wrong
+        // "executive" costs one call where a wrong intent answers a person badly.
+        let mut list =
+            format!("- {EXECUTIVE_INTENT}: a question or a request to write, explain, plan, check or decide\n");
         for (name, desc) in &intents {
             list.push_str(&format!("- {name}{}{desc}\n", if desc.is_empty() { "" } else { ": " }));
         }
-        list.push_str("- none: anything else\n");
-        let alternatives: Vec<String> =
-            intents.iter().map(|(n, _)| format!("\"{n}\"")).chain(["\"none\"".to_string()]).collect();
+        let alternatives: Vec<String> = [format!("\"{EXECUTIVE_INTENT}\"")]
+            .into_iter()
+            .chain(intents.iter().map(|(n, _)| format!("\"{n}\"")))
+            .collect();
         let plan = Plan {
             level: 2,
-            system: "You sort messages by intent. Answer with exactly one intent name from the list and nothing else."
-                .into(),
-            prompt: format!("Intents:\n{list}\nMessage: {}\n\nIntent:", p.text),
+            system: "You sort a person's message into one category. Answer with the category name only.".into(),
+            prompt: format!(
+                "Categories:\n{list}\nExamples:\nMessage: Why is the build slow?\nCategory: {EXECUTIVE_INTENT}\nMessage: Write a toast for my dad\nCategory: {EXECUTIVE_INTENT}\n\nMessage: {}\nCategory:",
+                p.text
+            ),
             max_tokens: 16,
             grammar: Some(format!("root ::= {}", alternatives.join(" | "))),
             item: p.id.map(String::from),
@@ -428,6 +444,9 @@ impl Engine {
             .trim_matches(|c: char| c == '`' || c == '"' || c == '\'' || c == '.' || c == '*')
             .to_ascii_lowercase();
         let intent = intents.iter().find(|(n, _)| *n == word).map(|(n, _)| n.to_string());
+        if let Ok(mut t) = self.triaged.lock() {
+            *t = Some(word.clone());
+        }
         if intent.is_none() {
             tracing::info!(answer = %word, "level-2 triage chose no listed intent; escalating");
         }
@@ -690,6 +709,9 @@ fn heuristics(t: &Trigger, text: &str) -> Option<Map<String, Value>> {
         if !k.is_match(text) {
             return None;
         }
+    }
+    if t.unless.as_ref().is_some_and(|u| u.is_match(text)) {
+        return None;
     }
     if let Some(q) = t.question {
         if is_question(text) != q {

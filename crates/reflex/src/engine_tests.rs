@@ -157,7 +157,7 @@ fn levels_zero_one_two_then_escalate() {
         ("state/reflexes/time.yaml", TRIAGE),
     ]);
     let (mut e, replies) = engine(&dir);
-    let model = Scripted::new(["ask-time", "`none`", "banana"]);
+    let model = Scripted::new(["ask-time", "`executive`", "banana"]);
     let asked = model.asked.clone();
     e.set_model(Box::new(model));
 
@@ -182,7 +182,8 @@ fn levels_zero_one_two_then_escalate() {
         "{}",
         plan.prompt
     );
-    assert_eq!(plan.grammar.as_deref(), Some("root ::= \"ask-time\" | \"none\""));
+    assert_eq!(plan.grammar.as_deref(), Some("root ::= \"executive\" | \"ask-time\""));
+    assert!(plan.prompt.contains("- executive: a question"), "needs the executive is always a choice");
     for text in ["explain monads", "write me a poem"] {
         let h = e.handle(&Input::new(text));
         assert_eq!((h.reflex, h.level, h.escalate), (None, 3, true));

@@ -28,6 +28,8 @@ mod spec;
 mod stats;
 pub mod testing;
 mod vars;
+pub mod vet;
+pub mod when;
 mod write;
 
 pub use actions::{NoReplier, Replier, ReplyError, Target};

@@ -7,7 +7,7 @@
 //!   pattern: "summarize (https?://\\S+)"   # level 0: a regex (all patterns run as one RegexSet)
 //!   extract: [url]                        # names for its capture groups (named groups work too)
 //!   source: discord                       # optional: only percepts from this sense (or a list)
-//!   # level 1 heuristics (all given must hold): keywords: [..], min_length, max_length,
+//!   # level 1 heuristics (all given must hold): keywords: [..], unless: [..], min_length, max_length,
 //!   #   question: true|false, has_url: true (sets $url)
 //!   # level 2: classifier: local, intents: [..]  (the local model picks one intent)
 //! level: 2          # optional; at least the level its trigger and actions need
@@ -64,6 +64,8 @@ pub struct Trigger {
     pub sources: Vec<String>,
     pub intents: Vec<String>,
     pub keywords: Option<Regex>,
+    /// Any of these words and the reflex does not take the item.
+    pub unless: Option<Regex>,
     pub min_length: Option<usize>,
     pub max_length: Option<usize>,
     pub question: Option<bool>,
@@ -123,6 +125,9 @@ struct RawTrigger {
     intents: Vec<String>,
     #[serde(default)]
     keywords: Vec<String>,
+    /// Words that keep the reflex off an item (level 1): a request to write, explain, decide …
+    #[serde(default)]
+    unless: Vec<String>,
     min_length: Option<usize>,
     max_length: Option<usize>,
     question: Option<bool>,
@@ -338,12 +343,15 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
             err("trigger.extract", format!("`{name}` is not a variable name (letters, digits, `_`)"));
         }
     }
-    let keywords = if raw.keywords.is_empty() {
-        None
-    } else {
-        let alternatives: Vec<String> = raw.keywords.iter().map(|k| regex::escape(k)).collect();
+    let words = |list: &[String]| {
+        if list.is_empty() {
+            return None;
+        }
+        let alternatives: Vec<String> = list.iter().map(|k| regex::escape(k)).collect();
         Regex::new(&format!(r"(?i)\b(?:{})\b", alternatives.join("|"))).ok()
     };
+    let keywords = words(&raw.keywords);
+    let unless = words(&raw.unless);
     let local = raw.classifier == Some(Classifier::Local);
     if local && raw.intents.is_empty() {
         err("trigger.intents", "`classifier: local` needs a list of intents for the model to choose from".into());
@@ -352,10 +360,10 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
         err("trigger.intents", "intents are only used with `classifier: local`".into());
     }
     for intent in &raw.intents {
-        if !is_name(intent) || intent == "none" {
+        if !is_name(intent) || intent == "none" || intent == spec::EXECUTIVE_INTENT {
             err(
                 "trigger.intents",
-                format!("`{intent}` is not an intent name (lowercase letters, digits, `-`; not `none`)"),
+                format!("`{intent}` is not an intent name (lowercase letters, digits, `-`; not `none` or `executive`)"),
             );
         }
     }
@@ -370,6 +378,7 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
         },
         intents: raw.intents,
         keywords,
+        unless,
         min_length: raw.min_length,
         max_length: raw.max_length,
         question: raw.question,
@@ -394,7 +403,12 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
 }
 
 pub(crate) fn has_heuristics(t: &Trigger) -> bool {
-    t.keywords.is_some() || t.min_length.is_some() || t.max_length.is_some() || t.question.is_some() || t.has_url
+    t.keywords.is_some()
+        || t.unless.is_some()
+        || t.min_length.is_some()
+        || t.max_length.is_some()
+        || t.question.is_some()
+        || t.has_url
 }
 
 /// A reflex or intent name: what a file may be called.

@@ -35,9 +35,16 @@ pub const SPECS: &[Spec] = &[
     Spec { name: "add_idea", level: 0, main: "idea", pure: false },
     Spec { name: "log", level: 0, main: "message", pure: false },
     Spec { name: "shell", level: 1, main: "command", pure: false },
+    Spec { name: "when", level: 0, main: "text", pure: true },
+    Spec { name: "clock", level: 0, main: "format", pure: true },
+    Spec { name: "activity", level: 0, main: "period", pure: true },
+    Spec { name: "vet", level: 0, main: "text", pure: false },
     // Not an effect: ends the pipeline and hands the item to the executive.
     Spec { name: "escalate", level: 0, main: "reason", pure: true },
 ];
+
+/// The level-2 triage's answer for "none of the listed intents: this needs the executive".
+pub const EXECUTIVE_INTENT: &str = "executive";
 
 pub fn spec(name: &str) -> Option<&'static Spec> {
     SPECS.iter().find(|s| s.name == name)

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod approvals;
 mod ask;
+mod budget;
 mod chat;
 mod demo;
 mod hub;
@@ -82,6 +83,8 @@ pub enum Command {
     Journal(journal::Args),
     /// Ask a level (2 local, 3 executive) and print the model's markdown.
     Ask(ask::Args),
+    /// Today's executive spend and reservations, items by level, tokens saved by reflexes.
+    Budget(budget::Args),
     /// The embedded local model: `cn model pull`.
     Model(model::Args),
     /// Actions held for your approval: what each runs, and what "always allow" remembers.
@@ -111,6 +114,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Schedule(args) => schedule::run(cli.hub.as_deref(), args),
         Command::Journal(args) => journal::run(cli.hub.as_deref(), args),
         Command::Ask(args) => ask::run(args, cli.hub),
+        Command::Budget(args) => budget::run(cli.hub.as_deref(), args),
         Command::Model(args) => model::run(args),
         Command::Approvals(args) => approvals::list(cli.hub.as_deref(), args),
         Command::Approve(args) => approvals::approve(cli.hub.as_deref(), args),

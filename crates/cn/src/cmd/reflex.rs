@@ -49,8 +49,12 @@ pub enum Sub {
         /// The sense the percept comes from (for reflexes limited to one source).
         #[arg(long, value_name = "SENSE")]
         source: Option<String>,
+        /// Read one percept a line from stdin and print one JSON object a line (with its
+        /// `text`); the level-2 model triages even with --dry-run (a benchmark's mode).
+        #[arg(long, conflicts_with = "text")]
+        lines: bool,
         /// The percept's text (several words are joined with spaces).
-        #[arg(required = true, num_args = 1.., value_name = "TEXT")]
+        #[arg(required_unless_present = "lines", num_args = 1.., value_name = "TEXT")]
         text: Vec<String>,
     },
 }
@@ -67,22 +71,36 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     }
     match args.command {
         Sub::List { json } => list(&engine, json),
-        Sub::Test { dry_run, json, source, text } => {
+        Sub::Test { dry_run, json, source, lines, text } => {
             for e in engine.errors() {
                 eprintln!("cn: reflex skipped: {e}");
             }
             if let Some(model) = scripted_model()? {
                 engine.set_model(Box::new(model));
-            } else if !dry_run {
+            } else if !dry_run || lines {
                 match cn_models::model_of(&config.models, &config.budget, &hub, "local") {
                     Ok(m) => engine.set_model(m),
                     Err(e) => tracing::warn!(%e, "reflexes have no level-2 model"),
                 }
             }
+            let mode = if dry_run { Mode::DryRun } else { Mode::Test };
+            if lines {
+                for line in std::io::stdin().lines() {
+                    let line = line?;
+                    let mut input = Input::new(line.trim());
+                    input.source = source.as_deref();
+                    let handled = engine.run(&input, mode);
+                    let mut v = serde_json::to_value(&handled)?;
+                    v["text"] = Value::String(line.trim().to_string());
+                    v["latency_ms"] = json!(handled.latency.as_secs_f64() * 1000.0);
+                    println!("{v}");
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             let text = text.join(" ");
             let mut input = Input::new(&text);
             input.source = source.as_deref();
-            let handled = engine.run(&input, if dry_run { Mode::DryRun } else { Mode::Test });
+            let handled = engine.run(&input, mode);
             if json {
                 println!("{}", serde_json::to_string_pretty(&handled)?);
             } else {

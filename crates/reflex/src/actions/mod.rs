@@ -9,6 +9,7 @@
 //! confined to it), the policy (URL allowlist, size and time limits, shell on/off), the
 //! injected [`Replier`] and level-2 model. The model never sees any of it.
 
+mod clock;
 mod extract_json;
 mod fetch_url;
 mod files;
@@ -129,7 +130,11 @@ pub(crate) fn registry(shared: &Arc<Shared>, policy: cn_tools::Policy) -> Regist
         .register(tasks::add_task(shared))
         .register(tasks::add_idea(shared))
         .register(log::tool(shared))
-        .register(shell::tool());
+        .register(shell::tool())
+        .register(clock::when(shared))
+        .register(clock::clock(shared))
+        .register(clock::activity(shared))
+        .register(clock::vet());
     for name in ["local_prompt", "ollama_prompt"] {
         r.register(prompt::tool(name, shared));
     }

@@ -1,0 +1,157 @@
+//! `when`, `clock` and `activity` — the routine a person asks about: when something is due
+//! (read from the text in the hub's time zone, see [`crate::when`]), what time and day it is,
+//! and what the agent has been doing today (from the journal).
+
+use std::sync::Arc;
+
+use cn_hub::journal::{summary, ts, HubJournal};
+use cn_tools::{typed, Tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::Shared;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WhenParams {
+    /// The text that may say when (e.g. "call mom tomorrow at 6pm").
+    text: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ClockParams {
+    /// A strftime format; absent gives `time`, `date` and `zone` separately.
+    format: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ActivityParams {
+    /// Only `today` for now.
+    period: Option<String>,
+}
+
+fn now(shared: &Shared) -> jiff::Zoned {
+    jiff::Timestamp::now().to_zoned(crate::when::time_zone(shared.config.time_zone.as_deref()))
+}
+
+pub(crate) fn when(shared: &Arc<Shared>) -> Arc<dyn Tool> {
+    let shared = shared.clone();
+    typed(
+        "when",
+        "Read a due time from text in the hub's time zone: {due (RFC 3339 or null), human, phrase, rest, note}.",
+        move |_ctx, p: WhenParams| {
+            Ok(match crate::when::find(&p.text, &now(&shared)) {
+                Some(d) => json!({
+                    "due": d.rfc3339(),
+                    "human": d.human(),
+                    "phrase": d.phrase,
+                    "note": format!(" (due {})", d.human()),
+                    "rest": d.rest,
+                }),
+                None => json!({"due": null, "human": "", "phrase": "", "note": "", "rest": p.text.trim()}),
+            })
+        },
+    )
+}
+
+pub(crate) fn clock(shared: &Arc<Shared>) -> Arc<dyn Tool> {
+    let shared = shared.clone();
+    typed("clock", "The time and date now in the hub's time zone: {time, date, zone}.", move |_ctx, p: ClockParams| {
+        let now = now(&shared);
+        Ok(match p.format {
+            Some(f) => Value::String(now.strftime(&f).to_string()),
+            None => json!({
+                "time": now.strftime("%H:%M").to_string(),
+                "date": now.strftime("%A, %-d %B %Y").to_string(),
+                "zone": now.time_zone().iana_name().unwrap_or("local"),
+            }),
+        })
+    })
+}
+
+pub(crate) fn activity(shared: &Arc<Shared>) -> Arc<dyn Tool> {
+    let shared = shared.clone();
+    typed(
+        "activity",
+        "What I have done today, from the journal, in a sentence or two.",
+        move |_ctx, p: ActivityParams| {
+            if p.period.as_deref().is_some_and(|p| p != "today") {
+                return Err(cn_compute::ToolError::BadParams("period: only `today` is supported".into()));
+            }
+            let now = now(&shared);
+            let midnight = now.start_of_day().map(|z| z.timestamp()).unwrap_or_else(|_| now.timestamp());
+            let read = HubJournal::read(&cn_hub::Layout::new(&shared.hub).state())
+                .map_err(|e| cn_compute::ToolError::Failed(e.to_string()))?;
+            let today: Vec<_> = read.entries.iter().filter(|e| ts(e).is_some_and(|t| t >= midnight)).collect();
+            let count = |kind: &str| today.iter().filter(|e| e.kind() == kind).count();
+            let reflexes = today
+                .iter()
+                .filter(|e| e.kind() == "reflex" && e.0.get("skipped_executive") == Some(&Value::Bool(true)))
+                .count();
+            let decided = count("decision");
+            let recent: Vec<String> = today
+                .iter()
+                .rev()
+                .filter(|e| e.kind() == "decision")
+                .map(|e| summary(e))
+                .filter(|s| !s.is_empty())
+                .take(3)
+                .collect();
+            let mut text = if decided + reflexes == 0 {
+                "Nothing yet today: no items have come in since midnight.".to_string()
+            } else {
+                format!(
+                    "Today so far I have decided {decided} item{} and answered {reflexes} by reflex.",
+                    if decided == 1 { "" } else { "s" }
+                )
+            };
+            if !recent.is_empty() {
+                text.push_str(&format!(" Most recently: {}.", recent.join("; ")));
+            }
+            let open = cn_hub::tasks::tasks_in(&cn_hub::Layout::new(&shared.hub).state())
+                .load()
+                .map(|t| t.iter().filter(|t| !t.done).count())
+                .unwrap_or(0);
+            if open > 0 {
+                text.push_str(&format!(" {open} task{} open.", if open == 1 { " is" } else { "s are" }));
+            }
+            Ok(Value::String(text))
+        },
+    )
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct VetParams {
+    /// The text the local model wrote for a person.
+    text: String,
+    /// What it should be about (a fetched page, the item).
+    source: Option<String>,
+    /// What it was asked (it must not just repeat it).
+    prompt: Option<String>,
+    /// Sent instead when the text is unfit; without it the step fails and the item goes up.
+    fallback: Option<String>,
+}
+
+/// `vet` — pass the local model's text on only if it is fit to send (see [`crate::vet`]).
+pub(crate) fn vet() -> Arc<dyn Tool> {
+    typed(
+        "vet",
+        "Check text the local model wrote before a person sees it: empty, repeating the prompt or itself, or off the content → the fallback, or the item goes to the executive.",
+        |_ctx, p: VetParams| {
+            let verdict =
+                crate::vet::check(&p.text, p.prompt.as_deref().unwrap_or(""), p.source.as_deref().unwrap_or(""));
+            match (verdict, p.fallback) {
+                (Ok(()), _) => Ok(Value::String(p.text.trim().to_string())),
+                (Err(why), Some(fallback)) => {
+                    tracing::info!(%why, "local text unfit: the template answer is sent instead");
+                    Ok(Value::String(fallback))
+                }
+                (Err(why), None) => Err(cn_compute::ToolError::Failed(why.to_string())),
+            }
+        },
+    )
+}
