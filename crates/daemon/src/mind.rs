@@ -676,7 +676,7 @@ impl cn_compute::Mind for HubMind {
     fn plan(&mut self, outcomes: &Outcomes) -> Plan {
         self.moves += 1;
         // The time, so "tomorrow" and "by Friday" mean something.
-        let now = cn_autonomy::jiff::Zoned::now();
+        let now = jiff::Zoned::now();
         let clock = format!(
             "Now: {} ({}, time zone {})",
             now.strftime("%Y-%m-%d %H:%M:%S %:z"),
