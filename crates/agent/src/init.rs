@@ -32,7 +32,7 @@ fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 21] {
         (l.note("systems"), include_str!("templates/systems.md"), false),
         (l.note("reflexes"), include_str!("templates/reflexes.md"), false),
         (l.note("actions"), include_str!("templates/actions.md"), false),
-        (l.reflex("hello"), include_str!("templates/hello.yaml"), false),
+        (l.reflex("hello"), include_str!("templates/hello.yaml"), true),
         (l.reflex("summarize-url"), include_str!("templates/summarize-url.yaml"), false),
         // The starter set: the routine answered below the executive (issue 17).
         (l.reflex("thanks"), include_str!("templates/thanks.yaml"), false),

@@ -135,7 +135,8 @@ fn the_executive_knows_the_time_and_why_shows_the_whole_chain() {
         seen.display()
     );
     let hub = scripted_hub(dir.path(), &exec, &exec);
-    cn_ok(&hub, &["chat", "What did you do today?"]);
+    // Not a starter reflex's (those answer "what did you do today" from the journal).
+    cn_ok(&hub, &["chat", "Could you check the deploy logs for errors?"]);
     let out = cn_ok(&hub, &["chat", "Remind me tomorrow"]);
     assert_eq!(out.trim(), "Tomorrow it is.");
     let prompt = std::fs::read_to_string(&seen).unwrap();

@@ -9,12 +9,13 @@ use daemon_common::*;
 
 const MINUTE: Duration = Duration::from_secs(60);
 
-/// Never decides on its first four answers (the move limit is four), then acknowledges.
+/// Never decides on its first eight answers (the move limit is four; the starter set's
+/// level-2 triage may take one answer a pass), then acknowledges.
 const STUBBORN: &str = r#"cat > /dev/null
 dir=$(dirname "$0")
 n=$(cat "$dir/count" 2>/dev/null || echo 0)
 echo $((n + 1)) > "$dir/count"
-if [ "$n" -lt 4 ]; then
+if [ "$n" -lt 8 ]; then
   printf 'Thinking.\n```yaml\ntool: read_file\npath: cn.yaml\n```\n'
 else
   printf '```yaml\ntool: ack\nreason: done now\n```\n'

@@ -67,7 +67,11 @@ impl Daemon {
         let child = &mut self.child;
         wait_until(Duration::from_secs(60), "the daemon to write state/run.json", || {
             if let Ok(Some(status)) = child.try_wait() {
-                panic!("the daemon exited early: {status}");
+                let mut err = String::new();
+                if let Some(mut stderr) = child.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut stderr, &mut err);
+                }
+                panic!("the daemon exited early: {status}: {err}");
             }
             let info: Value = serde_json::from_str(&std::fs::read_to_string(&path).ok()?).ok()?;
             info["owner_url"].as_str().map(str::to_string)
