@@ -358,32 +358,36 @@ impl Engine {
     /// The first reflex that takes `input`, its trigger kind and extracted variables.
     fn find(&self, p: &Input) -> Option<(usize, TriggerKind, Map<String, Value>)> {
         let reflexes = &self.catalog.reflexes;
-        let accept = |i: usize| {
+        // `matched`: the set already matched the reflex's pattern, so its own regex is
+        // compiled only to read captures.
+        let accept = |i: usize, matched: bool| {
             let r = &reflexes[i];
             if !source_ok(&r.trigger, p.source) {
                 return None;
             }
             let mut vars = heuristics(&r.trigger, p.text)?;
-            if let Some(re) = &r.trigger.pattern {
-                vars.extend(captures(re, &r.trigger.extract, p.text)?);
+            if let Some(pattern) = &r.trigger.pattern {
+                if !matched || pattern.captures_anything() {
+                    vars.extend(captures(pattern.regex()?, &r.trigger.extract, p.text)?);
+                }
             }
             Some((i, r.trigger.kind, vars))
         };
         // Level 0 (and patterns narrowed by heuristics).
         let found = match &self.catalog.set {
-            Some(set) => set.matches(p.text).iter().find_map(|k| accept(self.catalog.set_owner[k])),
-            None => self.catalog.set_owner.iter().find_map(|&i| accept(i)),
+            Some(set) => set.matches(p.text).iter().find_map(|k| accept(self.catalog.set_owner[k], true)),
+            None => self.catalog.set_owner.iter().find_map(|&i| accept(i, false)),
         };
         if found.is_some() {
             return found;
         }
         // Level 1.
-        if let Some(found) = self.catalog.heuristic.iter().find_map(|&i| accept(i)) {
+        if let Some(found) = self.catalog.heuristic.iter().find_map(|&i| accept(i, false)) {
             return Some(found);
         }
         // Level 2: only asked when some reflex wants it, so an idle hub spends nothing.
         let candidates: Vec<(usize, Map<String, Value>)> =
-            self.catalog.local.iter().filter_map(|&i| accept(i).map(|(i, _, v)| (i, v))).collect();
+            self.catalog.local.iter().filter_map(|&i| accept(i, false).map(|(i, _, v)| (i, v))).collect();
         if candidates.is_empty() {
             return None;
         }
@@ -550,9 +554,10 @@ impl Engine {
             inner.insert(key.into(), env.get(key).cloned().unwrap_or(Value::Null));
         }
         inner.extend(params);
-        if let (Some(re), Some(text)) =
-            (&callee.trigger.pattern, inner.get("text").and_then(Value::as_str).map(String::from))
-        {
+        if let (Some(re), Some(text)) = (
+            callee.trigger.pattern.as_ref().and_then(|p| p.regex()),
+            inner.get("text").and_then(Value::as_str).map(String::from),
+        ) {
             if let Some(caught) = captures(re, &callee.trigger.extract, &text) {
                 inner.extend(caught);
             }

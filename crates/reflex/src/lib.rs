@@ -23,6 +23,7 @@ mod html;
 mod load;
 mod load_error;
 mod mode;
+pub mod pattern;
 pub mod reflex;
 mod spec;
 mod stats;

@@ -136,8 +136,8 @@ impl Catalog {
             }
             match r.trigger.kind {
                 TriggerKind::Pattern => {
-                    if let Some(re) = &r.trigger.pattern {
-                        patterns.push(re.as_str().to_string());
+                    if let Some(p) = &r.trigger.pattern {
+                        patterns.push(p.as_str().to_string());
                         self.set_owner.push(i);
                     }
                 }

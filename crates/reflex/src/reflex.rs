@@ -34,11 +34,11 @@ use std::path::{Path, PathBuf};
 
 use cn_compute::Level;
 use cn_tools::Registry;
-use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::load_error::{locate, LoadError};
+use crate::pattern::Pattern;
 use crate::spec;
 use crate::vars;
 
@@ -59,13 +59,13 @@ pub enum TriggerKind {
 #[derive(Debug, Clone)]
 pub struct Trigger {
     pub kind: TriggerKind,
-    pub pattern: Option<Regex>,
+    pub pattern: Option<Pattern>,
     pub extract: Vec<String>,
     pub sources: Vec<String>,
     pub intents: Vec<String>,
-    pub keywords: Option<Regex>,
+    pub keywords: Option<Pattern>,
     /// Any of these words and the reflex does not take the item.
-    pub unless: Option<Regex>,
+    pub unless: Option<Pattern>,
     pub min_length: Option<usize>,
     pub max_length: Option<usize>,
     pub question: Option<bool>,
@@ -179,8 +179,8 @@ pub fn compile(
     // Variables a step may use: what the trigger defines, then each earlier step's output.
     let mut defined: BTreeSet<String> = ["text", "source", "item", "me"].iter().map(|s| s.to_string()).collect();
     defined.extend(trigger.extract.iter().cloned());
-    if let Some(re) = &trigger.pattern {
-        defined.extend(re.capture_names().flatten().map(String::from));
+    if let Some(p) = &trigger.pattern {
+        defined.extend(p.names().iter().cloned());
     }
     if trigger.has_url {
         defined.insert("url".into());
@@ -322,15 +322,15 @@ pub fn compile(
 
 fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, String)) -> Trigger {
     let had_pattern = raw.pattern.is_some();
-    let pattern = raw.pattern.as_deref().and_then(|p| match Regex::new(p) {
-        Ok(re) => Some(re),
+    let pattern = raw.pattern.as_deref().and_then(|p| match Pattern::parse(p) {
+        Ok(p) => Some(p),
         Err(e) => {
             err("trigger.pattern", format!("not a valid regex: {e}"));
             None
         }
     });
-    if let Some(re) = &pattern {
-        let groups = re.captures_len() - 1;
+    if let Some(p) = &pattern {
+        let groups = p.groups();
         if raw.extract.len() > groups {
             err(
                 "trigger.extract",
@@ -348,7 +348,7 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
             return None;
         }
         let alternatives: Vec<String> = list.iter().map(|k| regex::escape(k)).collect();
-        Regex::new(&format!(r"(?i)\b(?:{})\b", alternatives.join("|"))).ok()
+        Pattern::parse(&format!(r"(?i)\b(?:{})\b", alternatives.join("|"))).ok()
     };
     let keywords = words(&raw.keywords);
     let unless = words(&raw.unless);
