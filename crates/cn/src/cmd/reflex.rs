@@ -164,35 +164,7 @@ fn one_line(v: &Value, max: usize) -> String {
 }
 
 fn list(engine: &Engine, as_json: bool) -> anyhow::Result<ExitCode> {
-    let rows: Vec<Value> = engine
-        .reflexes()
-        .iter()
-        .map(|r| {
-            let s = engine.stats().get(&r.name).cloned().unwrap_or_default();
-            let status = match (&s.disabled, r.enabled) {
-                (Some(_), _) => "disabled (failing)",
-                (None, false) => "off",
-                (None, true) => "enabled",
-            };
-            json!({
-                "name": r.name,
-                "description": r.description,
-                "level": r.level,
-                "trigger": r.trigger.kind,
-                "callable": r.callable,
-                "status": status,
-                "fired": s.fired,
-                "succeeded": s.succeeded,
-                "failed": s.failed,
-                "escalated": s.escalated,
-                "latency_ms_p50": s.latency_ms_p50,
-                "latency_ms_last": s.latency_ms_last,
-                "last_fired": s.last_fired,
-                "disabled": s.disabled.as_ref().map(|d| json!({"at": d.at, "reason": d.reason})),
-                "file": r.file.strip_prefix(engine.hub()).unwrap_or(&r.file),
-            })
-        })
-        .collect();
+    let rows = cn_reflex::listing(engine);
     let errors = engine.errors();
     if as_json {
         println!("{}", serde_json::to_string_pretty(&json!({"reflexes": rows, "errors": errors}))?);
