@@ -50,8 +50,22 @@ fn the_owner_watches_and_steers_the_agent_in_a_browser() {
         3600,
     )
     .unwrap();
-    // Something in the pool and something due, for the Now view.
+    // Something in the pool (attention's spool, as a daemon left it) and something due.
     cn_ok(&hub, &["task", "add", "renew the certificate", "--due", "2099-01-01T09:00:00Z"]);
+    let out = std::process::Command::new("date").args(["-u", "-d", "-7 min", "+%FT%TZ"]).output().unwrap();
+    let at = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let percept = |id: &str, sense: &str, summary: &str| {
+        json!({"add": {"kind": "percept", "id": id, "sense": sense, "owner": false, "summary": summary,
+                       "at": at, "data": {}}})
+        .to_string()
+    };
+    let spool = [
+        percept("p-gh1", "github", "GitHub: review requested on #42"),
+        percept("p-dc1", "discord", "Discord: bob asks about the release"),
+        percept("p-gone", "github", "GitHub: an issue closed"),
+        json!({"done": "p-gone"}).to_string(),
+    ];
+    std::fs::write(hub.join("state/attention.jsonl"), spool.join("\n") + "\n").unwrap();
 
     let serve = Serve::start(&hub, &[]);
     let browser = Browser::start();
@@ -66,18 +80,19 @@ fn the_owner_watches_and_steers_the_agent_in_a_browser() {
     browser.goto(&serve.url);
     browser.wait("body[data-shown=now]");
     assert!(!browser.url().contains("token"), "the token left the address bar: {}", browser.url());
-    let hub_name = browser.wait("#hub-name");
-    assert_eq!(browser.text(&hub_name), "ada");
-    browser.wait("#now-due tbody tr");
-    let due = browser.text(&browser.wait("#now-due"));
+    browser.wait_text("#hub-name", |t| t == "ada");
+    let due = browser.wait_text("#now-due", |t| t.contains("renew the certificate")).replace('\t', " ");
     assert!(due.contains("schedule daily-reflection"), "the hub's schedule, next firing: {due}");
     assert!(due.contains("2099-01-01 09:00:00 UTC task renew the certificate"), "{due}");
-    assert_eq!(browser.eval("return document.cookie"), json!(""), "scripts cannot read the HttpOnly cookie");
+    let pool = browser.attrs("#now-pool tbody tr[data-id]", "data-id");
+    assert_eq!(pool, ["p-dc1", "p-gh1"], "pending items, most salient first (discord 50 > github 40)");
+    let why_score = browser.texts("#now-pool tbody tr[data-id=p-gh1]").concat();
+    assert!(why_score.contains("source github 40") && why_score.contains("waited"), "{why_score}");
+    assert_eq!(browser.eval("return document.cookie", json!([])), json!(""), "scripts cannot read the HttpOnly cookie");
     shoot("now");
 
     // Journal: an item decided by the real binary appears live.
-    let tab = browser.wait("#tabs button[data-view=journal]");
-    browser.click(&tab);
+    browser.click("#tabs button[data-view=journal]");
     browser.wait("body[data-shown=journal]");
     browser.wait("#live:not(.off)");
     let out = cn_cmd(&hub).args(["chat", "--no-wait", "good evening, how are you?"]).output().unwrap();
@@ -85,67 +100,61 @@ fn the_owner_watches_and_steers_the_agent_in_a_browser() {
     let id = queued.trim().rsplit(' ').next().unwrap().to_string();
     assert!(queued.contains("queued"), "{queued}");
     cn_ok(&hub, &["run", "--once"]);
-    let entry = browser.wait(&format!("#journal-list li.entry[data-id='{id}'][data-type=decision]"));
-    browser.click(&entry);
-    let chain = browser.wait("#why-chain li");
-    assert!(!browser.text(&chain).is_empty());
-    let commit = browser.wait("#why-commits li");
+    browser.click(&format!("#journal-list li.entry[data-id='{id}'][data-type=decision]"));
+    browser.wait_text("#why-chain li", |t| t.contains("salience"));
+    let shown = browser.wait_text("#why-commits li", |t| !t.is_empty());
     let log = std::process::Command::new("git").current_dir(&hub).args(["log", "--format=%h"]).output().unwrap();
     let hashes = String::from_utf8_lossy(&log.stdout).to_string();
-    let shown = browser.text(&commit);
     assert!(hashes.lines().any(|h| shown.starts_with(h)), "the chain ends in a real commit: {shown}");
+    assert!(shown.contains(&id), "{shown}");
     shoot("journal");
 
     // Thought and money: the chart reads the ledger's days.
-    browser.click(&browser.wait("#tabs button[data-view=money]"));
+    browser.click("#tabs button[data-view=money]");
     browser.wait("body[data-shown=money]");
     let bars = wait_until(Duration::from_secs(30), "the chart's bars", || {
-        let b = browser.all("#chart svg rect.bar");
-        (b.len() == 3).then_some(b)
+        let days = browser.attrs("#chart svg rect.bar", "data-day");
+        (days.len() == 3).then_some(days)
     });
-    let tokens: Vec<String> = bars.iter().map(|b| browser.attr(b, "data-tokens").unwrap()).collect();
-    assert_eq!(tokens, ["12000", "3000", "4200"]);
-    let days: Vec<String> = bars.iter().map(|b| browser.attr(b, "data-day").unwrap()).collect();
-    assert_eq!(days, ["2026-01-01", "2026-01-02", today().as_str()]);
-    let left = browser.text(&browser.wait("#budget-left"));
-    assert_eq!(left, "left today: 45,800 tokens");
+    assert_eq!(bars, ["2026-01-01", "2026-01-02", today().as_str()]);
+    assert_eq!(browser.attrs("#chart svg rect.bar", "data-tokens"), ["12000", "3000", "4200"]);
+    let heights = browser.attrs("#chart svg rect.bar", "height");
+    let h: Vec<f64> = heights.iter().map(|v| v.parse().unwrap()).collect();
+    assert!(h[0] > h[2] && h[2] > h[1] && h[1] > 0.0, "bars drawn to scale: {h:?}");
+    browser.wait_text("#budget-left", |t| t == "left today: 45,800 tokens");
     shoot("money");
 
-    browser.click(&browser.wait("#tabs button[data-view=reflexes]"));
-    let hello = browser.wait("#reflex-table tr[data-name=hello] td.status");
-    assert_eq!(browser.text(&hello), "enabled");
+    browser.click("#tabs button[data-view=reflexes]");
+    browser.wait_text("#reflex-table tr[data-name=hello] td.status", |t| t == "enabled");
     shoot("reflexes");
 
     // Approvals: exactly what would run, then approve it.
-    browser.click(&browser.wait("#tabs button[data-view=approvals]"));
+    browser.click("#tabs button[data-view=approvals]");
     let card = format!(".approval[data-id='{}']", held.id);
-    let runs = browser.wait(&format!("{card} pre.runs"));
-    assert_eq!(browser.text(&runs).trim(), held.runs.trim());
+    browser.wait_text(&format!("{card} pre.runs"), |t| t.trim() == held.runs.trim());
     shoot("approvals");
-    browser.click(&browser.wait(&format!("{card} button.approve")));
-    wait_until(Duration::from_secs(30), "the approval to show approved", || {
-        let s = browser.all(&format!("{card} .approval-status")).into_iter().next()?;
-        (browser.text(&s) == "approved").then_some(())
-    });
+    browser.click(&format!("{card} button.approve"));
+    browser.wait_text(&format!("{card} .approval-status"), |t| t == "approved");
     assert_eq!(std::fs::read_to_string(hub.join("state/reflexes/greet.yaml")).unwrap(), yaml);
 
-    browser.click(&browser.wait("#tabs button[data-view=peers]"));
+    browser.click("#tabs button[data-view=peers]");
     browser.wait("body[data-shown=peers]");
     shoot("peers");
-    browser.click(&browser.wait("#tabs button[data-view=loops]"));
+    browser.click("#tabs button[data-view=loops]");
     browser.wait("body[data-shown=loops]");
     shoot("loops");
 
     // Chat as the owner: with no daemon the message waits in the inbox; `cn run --once`
     // answers it and the page shows the answer.
-    browser.click(&browser.wait("#tabs button[data-view=chat]"));
-    let input = browser.wait("#chat-text");
-    browser.type_in(&input, "hello");
-    browser.click(&browser.wait("#chat-form button"));
-    let pending = browser.wait("#chat-log li.agent[data-id]");
-    let chat_id = browser.attr(&pending, "data-id").unwrap();
+    browser.click("#tabs button[data-view=chat]");
+    browser.type_in(&browser.wait("#chat-text"), "hello");
+    browser.click("#chat-form button");
+    let chat_id = wait_until(Duration::from_secs(60), "the message to be accepted", || {
+        browser.attrs("#chat-log li.agent[data-id]", "data-id").into_iter().next()
+    });
     cn_ok(&hub, &["run", "--once"]);
-    let answered = browser.wait(&format!("#chat-log li.agent[data-id='{chat_id}']:not(.pending)"));
-    assert!(browser.text(&answered).contains("Hello! I'm ada"), "{}", browser.text(&answered));
+    let answer =
+        browser.wait_text(&format!("#chat-log li.agent[data-id='{chat_id}']:not(.pending)"), |t| !t.is_empty());
+    assert!(answer.contains("Hello! I'm ada"), "{answer}");
     shoot("chat");
 }

@@ -49,6 +49,8 @@ fn the_owner_only_with_the_token_traded_for_a_strict_cookie() {
         assert!(set.contains(part), "{set}");
     }
     let cookie = serve.cookie();
+    let again = http(serve.addr, "GET", &format!("/?token={}", serve.token), &[("Cookie", &cookie)], "");
+    assert_eq!(again.status, 303, "the printed address opened again still drops the token: {again:?}");
     let page = http(serve.addr, "GET", "/", &[("Cookie", &cookie)], "");
     assert_eq!(page.status, 200);
     assert!(page.body.contains("<script src=\"/app.js\""), "{}", page.body);

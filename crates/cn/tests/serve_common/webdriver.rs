@@ -64,6 +64,11 @@ impl Browser {
     }
 
     fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        self.try_call(method, path, body).unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"))
+    }
+
+    /// The answer's `value`, or the error WebDriver gave (e.g. a stale element).
+    fn try_call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, Value> {
         let url = format!("{}{}", self.base, path);
         let mut resp = match body {
             Some(b) => self.agent.post(&url).header("content-type", "application/json").send(b.to_string()),
@@ -73,8 +78,11 @@ impl Browser {
         .unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"));
         let status = resp.status().as_u16();
         let v: Value = serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();
-        assert!(status < 300, "WebDriver {method} {path}: {status} {v}");
-        v["value"].clone()
+        if status < 300 {
+            Ok(v["value"].clone())
+        } else {
+            Err(v["value"].clone())
+        }
     }
 
     fn session(&self, rest: &str) -> String {
@@ -102,25 +110,44 @@ impl Browser {
         wait_until(Duration::from_secs(60), &format!("an element `{css}`"), || self.all(css).into_iter().next())
     }
 
-    pub fn text(&self, el: &str) -> String {
-        self.call("GET", &self.session(&format!("/element/{el}/text")), None).as_str().unwrap_or("").to_string()
-    }
-
-    pub fn attr(&self, el: &str, name: &str) -> Option<String> {
-        self.call("GET", &self.session(&format!("/element/{el}/attribute/{name}")), None).as_str().map(str::to_string)
-    }
-
-    pub fn click(&self, el: &str) {
-        self.call("POST", &self.session(&format!("/element/{el}/click")), Some(json!({})));
-    }
-
     pub fn type_in(&self, el: &str, text: &str) {
         self.call("POST", &self.session(&format!("/element/{el}/value")), Some(json!({"text": text})));
     }
 
-    /// Run `script` in the page (WebDriver's script runs outside the page's CSP).
-    pub fn eval(&self, script: &str) -> Value {
-        self.call("POST", &self.session("/execute/sync"), Some(json!({"script": script, "args": []})))
+    /// Click the first element matching `css`, waiting for it; a view that re-renders under
+    /// the click (a stale element) is clicked again.
+    pub fn click(&self, css: &str) {
+        wait_until(Duration::from_secs(60), &format!("to click `{css}`"), || {
+            let el = self.all(css).into_iter().next()?;
+            self.try_call("POST", &self.session(&format!("/element/{el}/click")), Some(json!({}))).ok()
+        });
+    }
+
+    /// Run `script` in the page with `args` (WebDriver's script runs outside the page's CSP).
+    pub fn eval(&self, script: &str, args: Value) -> Value {
+        self.call("POST", &self.session("/execute/sync"), Some(json!({"script": script, "args": args})))
+    }
+
+    /// The rendered text of every element matching `css`, read at one instant.
+    pub fn texts(&self, css: &str) -> Vec<String> {
+        let v = self.eval("return [...document.querySelectorAll(arguments[0])].map(e => e.innerText)", json!([css]));
+        serde_json::from_value(v).unwrap_or_default()
+    }
+
+    /// Attribute `name` of every element matching `css`, read at one instant.
+    pub fn attrs(&self, css: &str, name: &str) -> Vec<String> {
+        let v = self.eval(
+            "return [...document.querySelectorAll(arguments[0])].map(e => e.getAttribute(arguments[1]) || '')",
+            json!([css, name]),
+        );
+        serde_json::from_value(v).unwrap_or_default()
+    }
+
+    /// Wait (with a deadline) until the first element matching `css` has text `ok` accepts.
+    pub fn wait_text(&self, css: &str, ok: impl Fn(&str) -> bool) -> String {
+        wait_until(Duration::from_secs(60), &format!("the text of `{css}`"), || {
+            self.texts(css).into_iter().next().filter(|t| ok(t))
+        })
     }
 
     /// A PNG of the window.

@@ -277,12 +277,13 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         .map(|(_, v)| v.to_string());
     let from_query =
         (req.uri().path() == "/" && req.method() == Method::GET).then(|| query(req.uri(), "token")).flatten();
-    let proof = if bearer.is_some_and(matches) {
+    // The query first: opening the printed address again always drops the token from it.
+    let proof = if from_query.as_deref().is_some_and(matches) {
+        Proof::Query
+    } else if bearer.is_some_and(matches) {
         Proof::Bearer
     } else if cookie.as_deref().is_some_and(matches) {
         Proof::Cookie
-    } else if from_query.as_deref().is_some_and(matches) {
-        Proof::Query
     } else {
         return refuse(
             StatusCode::UNAUTHORIZED,
