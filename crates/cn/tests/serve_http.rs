@@ -184,6 +184,13 @@ fn a_reflex_is_switched_off_and_on_from_the_page_and_committed() {
     assert!(String::from_utf8_lossy(&log.stdout).contains("reflex: disable hello"));
     assert_eq!(http(serve.addr, "POST", "/api/reflexes/hello/enable", &auth, "{}").status, 200);
     assert_eq!(status(), "enabled");
+    // The same switch from the command line.
+    cn_ok(&hub, &["reflex", "disable", "hello"]);
+    assert_eq!(status(), "off");
+    cn_ok(&hub, &["reflex", "enable", "hello"]);
+    assert_eq!(status(), "enabled");
+    let out = cn_cmd(&hub).args(["reflex", "disable", "no-such"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     let bad = http(serve.addr, "POST", "/api/reflexes/..%2Fcn/disable", &auth, "{}");
     assert_eq!(bad.status, 409, "{bad:?}");
     assert_eq!(http(serve.addr, "GET", "/api/answer/..%2F..%2Fcn", &auth, "").status, 400);
@@ -225,4 +232,43 @@ fn inside_the_daemon_chat_goes_to_attention_and_the_answer_comes_back() {
     assert!(why["commits"][0].as_str().unwrap().contains(&id), "{why}");
     assert!(daemon.stop().success());
     assert!(std::net::TcpStream::connect(addr).is_err(), "the control room stops with the daemon");
+}
+
+#[test]
+fn the_loops_and_peers_views_read_what_the_commands_wrote() {
+    let (_dir, hub) = setup();
+    // A loop on a project inside the hub: two iterations that never meet the target.
+    let project = hub.join("project");
+    std::fs::create_dir_all(project.join("loop-run")).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").current_dir(&project).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.name", "Loop Test"]);
+    git(&["config", "user.email", "loop@test.invalid"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "initial"]);
+    std::fs::write(
+        project.join("loop-run/task.md"),
+        "---\nmax-iterations: 2\nsensors:\n  a:\n    command: \"echo sensed-one\"\ncontroller: {command: \"printf -- '---\\\\ntarget-met: false\\\\n---\\\\nAgain.\\\\n' > $CN_LOOP_RUN/controller-output.md\"}\nactuator: {command: \"echo $CN_LOOP_ITERATION >> acted.txt\"}\n---\n\nNever done.\n",
+    )
+    .unwrap();
+    let out = cn_cmd(&hub).args(["loop", "run"]).arg(&project).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    cn_ok(&hub, &["peer", "add", "bob", "/srv/git/bob.git"]);
+
+    let serve = Serve::start(&hub, &[]);
+    let bearer = format!("Bearer {}", serve.token);
+    let auth = [("Authorization", bearer.as_str())];
+    let loops = http(serve.addr, "GET", "/api/loops", &auth, "").json();
+    let l = &loops["loops"][0];
+    assert_eq!(l["dir"], "project", "{loops}");
+    let iterations = l["iterations"].as_array().unwrap();
+    assert!(iterations.len() >= 2, "{loops}");
+    let head = std::process::Command::new("git").current_dir(&project).args(["rev-parse", "HEAD"]).output().unwrap();
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    assert!(iterations.iter().any(|i| head.starts_with(i["commit"].as_str().unwrap())), "the commits: {loops}");
+    assert!(l["sensor"].as_str().unwrap().contains("sensed-one"), "the sensor's output: {loops}");
+    let peers = http(serve.addr, "GET", "/api/peers", &auth, "").json();
+    assert_eq!(peers["peers"], json!([{"name": "bob", "remote": "/srv/git/bob.git"}]), "{peers}");
 }
