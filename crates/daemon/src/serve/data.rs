@@ -304,3 +304,43 @@ pub fn loops(hub: &Hub) -> Value {
         .collect();
     json!({"loops": loops})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_live_journal_reads_whole_lines_only_and_resumes_past_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let first = "{\"type\":\"decision\",\"id\":\"a\"}\n";
+        std::fs::write(&path, format!("{first}not json\n{{\"type\":\"reflex\",\"id\":\"b\"}}\n{{\"type\":\"torn"))
+            .unwrap();
+        let read = journal_from(&path, 0, 1 << 20);
+        let ids: Vec<&str> = read.entries.iter().filter_map(|(_, e)| e.get("id")?.as_str()).collect();
+        assert_eq!(ids, ["a", "b"], "a foreign line is skipped, the torn last line waits");
+        assert_eq!(read.entries[0].0, first.len() as u64, "each entry carries the offset past its line");
+        let torn_at = read.offset;
+        assert_eq!(std::fs::read(&path).unwrap()[torn_at as usize..], *b"{\"type\":\"torn");
+        // The writer finishes the line: the next read starts there and gets it.
+        std::fs::write(&path, [std::fs::read(&path).unwrap(), b"\"}\n".to_vec()].concat()).unwrap();
+        let next = journal_from(&path, torn_at, 1 << 20);
+        assert_eq!(next.entries.len(), 1);
+        assert_eq!(next.entries[0].1["type"], "torn");
+        // A journal shorter than the offset (replaced) is read from its start.
+        std::fs::write(&path, first).unwrap();
+        assert_eq!(journal_from(&path, next.offset, 1 << 20).entries.len(), 1);
+        // No file: nothing, and the offset stays.
+        assert_eq!(journal_from(&dir.path().join("none"), 7, 10).offset, 7);
+    }
+
+    #[test]
+    fn ids_from_the_page_cannot_name_a_path() {
+        for ok in ["5e260680e019", "p-e8e7321ecd6f", "schedule-daily-1700000000", "task:1.2"] {
+            assert!(plain_id(ok), "{ok}");
+        }
+        for bad in ["", "../cn", "a/b", "..", "a\\b", "x\0", &"a".repeat(201)] {
+            assert!(!plain_id(bad), "{bad:?}");
+        }
+    }
+}
