@@ -207,6 +207,9 @@ fn inside_the_daemon_chat_goes_to_attention_and_the_answer_comes_back() {
     assert!(!control.contains("token"), "run.json never holds the token: {control}");
     let addr: std::net::SocketAddr = control.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
     let token = std::fs::read_to_string(hub.join(".git/cn-owner-token")).unwrap();
+    // `cn serve` gives the daemon's control room, with the token, instead of a second one.
+    let out = cn_ok(&hub, &["serve"]);
+    assert_eq!(out.trim(), format!("{control}?token={}", token.trim()));
     let bearer = format!("Bearer {}", token.trim());
     let auth = [("Authorization", bearer.as_str()), ("Content-Type", "application/json")];
     let now = http(addr, "GET", "/api/now", &auth, "").json();

@@ -46,7 +46,8 @@ pub struct RunOptions {
     /// Called once the daemon's senses listen (their HTTP address, if any), before the loop
     /// starts: the binary tells the person where the owner endpoint is.
     pub on_listening: Option<fn(Option<SocketAddr>)>,
-    /// Called with the control room's address (token included) when `serve:` starts it.
+    /// Called with the control room's address (without the token: stderr may end in a log;
+    /// `cn serve` prints it with the token) when `serve:` starts it.
     pub on_serving: Option<fn(&str)>,
 }
 
@@ -121,6 +122,15 @@ pub fn owner_url(hub: &Path) -> Option<String> {
     }
     let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run_info(hub)).ok()?).ok()?;
     info["owner_url"].as_str().map(str::to_string)
+}
+
+/// The control room the daemon running on `hub` serves (without the token), if one does.
+pub fn control_url(hub: &Path) -> Option<String> {
+    if !cn_storage::ProcessLock::is_held(&run_lock(hub)) {
+        return None;
+    }
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run_info(hub)).ok()?).ok()?;
+    info["control_url"].as_str().map(str::to_string)
 }
 
 /// Run the agent on `hub` until `options.mode` says stop, or `stop` is set.
@@ -218,7 +228,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         if let Some(serve_config) = &serve_config {
             let server = serve::Server::start(serve_hub.clone(), serve_config, Some(attention.clone()))?;
             if let Some(tell) = options.on_serving {
-                tell(&server.url());
+                tell(&server.base_url());
             }
             control = Some(server);
         }

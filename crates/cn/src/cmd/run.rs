@@ -55,7 +55,7 @@ fn listening(addr: Option<std::net::SocketAddr>) {
 
 /// SIGINT / SIGTERM ask the loop to stop after the current act; a second one exits at once.
 fn serving(url: &str) {
-    eprintln!("cn run: control room at {url}");
+    eprintln!("cn run: control room at {url} (`cn serve` prints the address with your token)");
 }
 
 pub fn stop_on_signals(stop: &StopToken) -> anyhow::Result<()> {

@@ -1,7 +1,9 @@
 //! `cn serve [--bind ADDR] [--allow-remote]` — the control room: a web page to watch and
 //! steer the agent (`cn_daemon::serve`). The first line of output is the address to open,
 //! with the owner token in it. It serves the hub's files whether a daemon runs or not, until
-//! SIGINT or SIGTERM.
+//! SIGINT or SIGTERM — except when the daemon running on the hub already serves the control
+//! room (`serve:` in cn.yaml) and no `--bind` is given: then it prints that one's address
+//! with the token and exits.
 
 use std::io::Write;
 use std::path::Path;
@@ -23,6 +25,14 @@ pub struct Args {
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = cn_agent::Hub::find(hub).context("cn serve needs a hub")?;
+    if args.bind.is_none() {
+        if let Some(url) = cn_daemon::control_url(hub.root()) {
+            let token = cn_hub::owner_token::load_or_create(hub.layout(), &hub.config().senses.owner)?;
+            println!("{url}?token={token}");
+            eprintln!("cn serve: the daemon serves the control room; open the address above");
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     let mut config = hub.config().serve.clone().unwrap_or_default();
     if let Some(bind) = args.bind {
         config.bind = bind;
