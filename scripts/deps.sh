@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what a fresh machine lacks to build and test cn: Debian packages (cmake, clang and
 # libclang for the embedded llama.cpp engine; git; a JDK for the AI-loop walkthrough; pip for
-# fetching the local model). Idempotent: installs only what is missing.
+# fetching the local model; Chromium and chromedriver for the control room's browser tests).
+# Idempotent: installs only what is missing.
 set -euo pipefail
 
 missing=()
@@ -15,6 +16,9 @@ command -v python3 >/dev/null || missing+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 command -v cc >/dev/null || missing+=(build-essential)
 command -v strace >/dev/null || missing+=(strace)   # a test counts the files `cn run` opens
+# The control room's browser tests drive headless Chromium over WebDriver.
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
 
 if ((${#missing[@]})); then
   echo "==> installing Debian packages: ${missing[*]}"

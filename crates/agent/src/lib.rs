@@ -14,6 +14,7 @@
 //!
 //! Architecture Invariant: every command that changes a hub holds the hub lock.
 
+pub mod answer;
 pub mod args;
 pub mod decide;
 pub mod error;
@@ -29,6 +30,7 @@ pub mod queue;
 pub mod sync;
 pub mod tools;
 
+pub use answer::answer_to;
 pub use args::{parse_out, OutArgs, OutArgsError};
 pub use decide::{decide, decide_locked, recover_locked, validate, Decided};
 pub use error::{AgentError, ParseError, Result};

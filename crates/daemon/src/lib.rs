@@ -15,11 +15,13 @@
 //! senses stop before `run` returns; a stop (the caller's [`StopToken`]) lets the current
 //! act finish and ends a rest at once.
 
+pub mod approve;
 pub mod config;
 pub mod context;
 pub mod economy;
 pub mod mind;
 pub mod resident;
+pub mod serve;
 pub mod upkeep;
 
 use std::net::SocketAddr;
@@ -44,11 +46,14 @@ pub struct RunOptions {
     /// Called once the daemon's senses listen (their HTTP address, if any), before the loop
     /// starts: the binary tells the person where the owner endpoint is.
     pub on_listening: Option<fn(Option<SocketAddr>)>,
+    /// Called with the control room's address (without the token: stderr may end in a log;
+    /// `cn serve` prints it with the token) when `serve:` starts it.
+    pub on_serving: Option<fn(&str)>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { mode: RunMode::Daemon, max_moves: 4, on_listening: None }
+        RunOptions { mode: RunMode::Daemon, max_moves: 4, on_listening: None, on_serving: None }
     }
 }
 
@@ -85,13 +90,18 @@ pub enum DaemonError {
     #[error(transparent)]
     Senses(#[from] SenseError),
     #[error(transparent)]
+    Serve(#[from] serve::ServeError),
+    #[error(transparent)]
     Prepare(#[from] cn_compute::PrepareError),
 }
 
 impl DaemonError {
     /// The hub or its configuration is at fault (the binary's exit code 2), not the run.
     pub fn is_usage(&self) -> bool {
-        matches!(self, DaemonError::Config(_) | DaemonError::Busy { .. } | DaemonError::Senses(_))
+        matches!(
+            self,
+            DaemonError::Config(_) | DaemonError::Busy { .. } | DaemonError::Senses(_) | DaemonError::Serve(_)
+        )
     }
 }
 
@@ -114,6 +124,15 @@ pub fn owner_url(hub: &Path) -> Option<String> {
     info["owner_url"].as_str().map(str::to_string)
 }
 
+/// The control room the daemon running on `hub` serves (without the token), if one does.
+pub fn control_url(hub: &Path) -> Option<String> {
+    if !cn_storage::ProcessLock::is_held(&run_lock(hub)) {
+        return None;
+    }
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run_info(hub)).ok()?).ok()?;
+    info["control_url"].as_str().map(str::to_string)
+}
+
 /// Run the agent on `hub` until `options.mode` says stop, or `stop` is set.
 pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<RunReport, DaemonError> {
     let root = hub.root().to_path_buf();
@@ -129,6 +148,9 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
 
     let DaemonConfig { kernel, autonomy, models, tiered, policy } = config;
     let budget_config = hub.config().budget.clone();
+    let serve_config = hub.config().serve.clone();
+    let serve_hub = hub.clone();
+    let mut control: Option<serve::Server> = None;
     let mut ctx = cn_tools::ToolContext::new(&root);
     ctx.hub = Some(root.clone());
     ctx.policy = policy;
@@ -202,7 +224,15 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         if let Some(tell) = options.on_listening {
             tell(listening);
         }
-        write_run_info(&root, listening);
+        // `serve:` in cn.yaml: the control room runs inside the daemon, on its live pool.
+        if let Some(serve_config) = &serve_config {
+            let server = serve::Server::start(serve_hub.clone(), serve_config, Some(attention.clone()))?;
+            if let Some(tell) = options.on_serving {
+                tell(&server.base_url());
+            }
+            control = Some(server);
+        }
+        write_run_info(&root, listening, control.as_ref().map(serve::Server::base_url));
         senses = Some(started);
         let idle_attention = attention.clone();
         decorators.push(cn_autonomy::rest_decorator(attention, pacing, stop.clone()));
@@ -232,6 +262,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         outcome_capacity: 64,
     };
     let state = cn_compute::begin(inputs)?;
+    drop(control);
     drop(senses);
     Ok(RunReport { mode, moves: state.moves, decided: handled.load(Ordering::Relaxed), listening })
 }
@@ -265,11 +296,12 @@ fn reflexes(
 
 /// Write `state/run.json`: who is running and where its owner endpoint listens (for
 /// `cn chat`). A failure is logged: the daemon runs without it.
-fn write_run_info(hub: &Path, addr: Option<SocketAddr>) {
+fn write_run_info(hub: &Path, addr: Option<SocketAddr>, control: Option<String>) {
     let info = serde_json::json!({
         "pid": std::process::id(),
         "started": cn_storage::now_rfc3339(),
         "owner_url": addr.map(|a| format!("http://{a}{}", cn_autonomy::senses::OWNER_PATH)),
+        "control_url": control,
     });
     if let Err(e) = cn_storage::write_json_atomic(&run_info(hub), &info) {
         tracing::warn!(%e, "cannot write state/run.json");

@@ -97,6 +97,9 @@ pub struct HubConfig {
     pub attention: PoolConfig,
     #[serde(deserialize_with = "or_default")]
     pub senses: SensesConfig,
+    /// `serve:` present (even empty): the daemon serves the control room too.
+    #[serde(deserialize_with = "present")]
+    pub serve: Option<ServeConfig>,
 }
 
 /// "; did you mean `budget`?" for serde's "unknown field `bugdet`, expected one of `name`,
@@ -159,7 +162,30 @@ impl Default for HubConfig {
             pacing: Pacing::default(),
             attention: PoolConfig::default(),
             senses: SensesConfig::default(),
+            serve: None,
         }
+    }
+}
+
+/// A section whose presence means "on": `key:` with nothing after it is on with defaults.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<Option<T>, D::Error> {
+    Ok(Some(Option::<T>::deserialize(d)?.unwrap_or_default()))
+}
+
+/// `serve:` — the control room's web server (`cn serve`, and the daemon when present).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServeConfig {
+    /// The address to listen on; port 0 picks a free port.
+    pub bind: String,
+    /// Listen on an address other than loopback. The page is plain HTTP, so the owner token
+    /// would cross the network in clear: off unless the owner says so.
+    pub allow_remote: bool,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig { bind: "127.0.0.1:0".into(), allow_remote: false }
     }
 }
 
@@ -967,6 +993,17 @@ mod tests {
         assert_eq!((c.attention.capacity, c.attention.weights.owner), (5, 1.0));
         assert_eq!(c.senses.peers, Some(PeersConfig { every: Duration::from_secs(30) }));
         assert_eq!(c.senses.discord.map(|d| d.channels), Some(vec![1, 2]));
+    }
+
+    #[test]
+    fn serve_is_on_when_present_even_empty() {
+        let p = Path::new("/h/cn.yaml");
+        assert_eq!(HubConfig::parse("name: a\n", p).unwrap().serve, None);
+        assert_eq!(HubConfig::parse("name: a\nserve:\n", p).unwrap().serve, Some(ServeConfig::default()));
+        let c = HubConfig::parse("serve:\n  bind: 127.0.0.1:8787\n", p).unwrap().serve.unwrap();
+        assert_eq!((c.bind.as_str(), c.allow_remote), ("127.0.0.1:8787", false));
+        let e = HubConfig::parse("serve:\n  bnid: x\n", p).unwrap_err().to_string();
+        assert!(e.contains("bnid") && e.contains("did you mean `bind`"), "{e}");
     }
 
     #[test]

@@ -241,6 +241,16 @@ pub fn why<'a>(entries: &'a [Entry], id: &str) -> Vec<&'a Entry> {
     entries.iter().filter(|e| item_id(e) == Some(id)).collect()
 }
 
+/// The chain's last link: the hub's commits that recorded item `id`'s decision, one
+/// `"<short hash> <subject>"` each (none when the hub is no git repository).
+pub fn why_commits(hub: &Path, id: &str) -> Vec<String> {
+    let grep = format!("item {id} from");
+    crate::git::Git::new(hub)
+        .run(&["log", "--format=%h %s", "--fixed-strings", "--grep", &grep])
+        .map(|log| log.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
 /// One line for a person: time, type, summary.
 pub fn line(e: &Entry) -> String {
     let ts = e.0.get("ts").and_then(Value::as_str).unwrap_or("-");

@@ -176,8 +176,55 @@ pub fn apply_approved(hub: &std::path::Path, approval: &cn_hub::approvals::Appro
     Ok(Installed { path, committed })
 }
 
+/// The owner turns a reflex on or off (`cn reflex enable|disable`, the control room): the
+/// file's top-level `enabled:` line is set (added after `name:` when absent; the rest of the
+/// file, comments included, is kept), written atomically, journaled and committed. A reflex
+/// the engine disabled for failing is re-enabled by the changed file.
+pub fn set_enabled(hub: &std::path::Path, name: &str, on: bool) -> Result<Installed, WriteError> {
+    if !reflex::is_name(name) {
+        return Err(WriteError::Name(name.to_string()));
+    }
+    let layout = cn_hub::Layout::new(hub);
+    let path = layout.reflex(name);
+    let text = std::fs::read_to_string(&path).map_err(|source| WriteError::Io { path: path.clone(), source })?;
+    let text = with_enabled(&text, on);
+    cn_storage::write_atomic(&path, text.as_bytes()).map_err(|source| WriteError::Io { path: path.clone(), source })?;
+    let action = if on { "enable" } else { "disable" };
+    let committed = commit_as(hub, name, &format!("reflex: {action} {name}"));
+    let entry = Entry::new("reflex")
+        .with("pattern", name)
+        .with("name", name)
+        .with("action", action)
+        .with("outcome", if on { "enabled" } else { "off" })
+        .with("by", "owner")
+        .with("committed", committed);
+    if let Err(err) = cn_hub::journal::HubJournal::append_to(&layout.state(), &entry) {
+        tracing::error!(%err, "cannot journal the reflex switch");
+    }
+    Ok(Installed { path, committed })
+}
+
+/// `text` with its top-level `enabled:` set to `on`.
+fn with_enabled(text: &str, on: bool) -> String {
+    let line = format!("enabled: {on}");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if let Some(l) = lines.iter_mut().find(|l| l.starts_with("enabled:")) {
+        *l = line;
+    } else {
+        let at = lines.iter().position(|l| l.starts_with("name:")).map_or(0, |i| i + 1);
+        lines.insert(at, line);
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
 /// `git add` + `git commit` of the one file, if the hub is a git repository.
 fn commit(hub: &std::path::Path, name: &str) -> bool {
+    commit_as(hub, name, &format!("reflex: write {name}"))
+}
+
+fn commit_as(hub: &std::path::Path, name: &str, message: &str) -> bool {
     if !hub.join(".git").exists() {
         return false;
     }
@@ -189,7 +236,7 @@ fn commit(hub: &std::path::Path, name: &str) -> bool {
         tracing::warn!(%err, "git add failed");
         return false;
     }
-    match git.run(&["commit", "-m", &format!("reflex: write {name}"), "--", &rel]) {
+    match git.run(&["commit", "-m", message, "--", &rel]) {
         Ok(_) => true,
         Err(err) => {
             tracing::info!(%err, "nothing committed");
@@ -230,4 +277,16 @@ pub fn reflex_write_tool(engine: Arc<Mutex<Engine>>) -> Arc<dyn Tool> {
             }))
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn enabled_is_set_in_place_or_added_after_the_name() {
+        let a = "# a comment\nname: x\nenabled: true\nlevel: 0\n";
+        assert_eq!(super::with_enabled(a, false), "# a comment\nname: x\nenabled: false\nlevel: 0\n");
+        let b = "name: x\nlevel: 0\n";
+        assert_eq!(super::with_enabled(b, false), "name: x\nenabled: false\nlevel: 0\n");
+        assert_eq!(super::with_enabled("level: 0\n", true), "enabled: true\nlevel: 0\n");
+    }
 }

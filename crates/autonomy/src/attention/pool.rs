@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use jiff::Timestamp;
 use serde::Serialize;
 
-use super::salience::{self, Salience, Scored};
+use super::salience::{self, Salience, Scored, Weights};
 use super::Input;
 
 /// Pool settings (`attention:` in cn.yaml; the type lives in `cn_hub::config`).
@@ -30,6 +30,13 @@ pub struct Pooled {
     pub merged: Vec<Input>,
     /// How many items were merged in all.
     pub merged_count: u64,
+}
+
+impl Pooled {
+    /// Its salience at `now`, explained.
+    pub fn salience(&self, w: &Weights, now: Timestamp) -> Salience {
+        Salience::at(&self.scored, w, now)
+    }
 }
 
 /// How many merged items a pooled item keeps in full; the rest are counted.

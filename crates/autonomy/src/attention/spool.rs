@@ -41,8 +41,8 @@ impl Spool {
 /// saw it grow by 0.6 MB a minute under 10 webhooks a second).
 pub const COMPACT_EVERY: usize = 20_000;
 
-/// Rewrite the spool at `path` with its pending items only; them, in admission order.
-fn compact(path: &Path) -> io::Result<Vec<Pending>> {
+/// Replay the spool's lines: each pending item with the line that added it.
+fn replay(path: &Path) -> io::Result<Vec<(Entry, Pending)>> {
     // Streamed: memory holds the items still pending, never the whole file (reading it whole
     // after a SIGKILL grew the daemon's RSS by the spool's size — the soak).
     // Replay in order: an item re-added after it was closed (deferred) is pending again.
@@ -73,9 +73,21 @@ fn compact(path: &Path) -> io::Result<Vec<Pending>> {
         }
         slots.push(Some((e, (item, into))));
     })?;
+    Ok(slots.into_iter().flatten().collect())
+}
+
+/// The items still pending in the spool at `path`, in admission order, without changing the
+/// file (what the control room shows while a daemon owns the spool).
+pub fn pending(path: &Path) -> io::Result<Vec<Pending>> {
+    Ok(replay(path)?.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Rewrite the spool at `path` with its pending items only; them, in admission order.
+fn compact(path: &Path) -> io::Result<Vec<Pending>> {
+    let slots = replay(path)?;
     let mut pending = Vec::new();
     let mut text = Vec::new();
-    for (e, p) in slots.into_iter().flatten() {
+    for (e, p) in slots {
         serde_json::to_writer(&mut text, &e.0).map_err(io::Error::other)?;
         text.push(b'\n');
         pending.push(p);

@@ -104,7 +104,7 @@ fn refuse(status: StatusCode, why: &str) -> (StatusCode, Json<Value>) {
 
 /// A `Host` a browser reaches only on this machine: `localhost` or an IP address (a DNS
 /// rebinding attack names the attacker's domain).
-fn local_host(host: &str) -> bool {
+pub fn local_host(host: &str) -> bool {
     let name = match host.strip_prefix('[') {
         Some(rest) => rest.split(']').next().unwrap_or(""),
         None => host.rsplit_once(':').map_or(host, |(h, port)| if port.parse::<u16>().is_ok() { h } else { host }),

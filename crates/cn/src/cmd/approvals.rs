@@ -54,27 +54,22 @@ pub fn list(hub: Option<&Path>, args: ListArgs) -> anyhow::Result<ExitCode> {
 
 pub fn approve(hub: Option<&Path>, args: IdArgs) -> anyhow::Result<ExitCode> {
     let hub = super::hub::open(hub)?;
-    let _lock = cn_agent::lock(&hub).map_err(super::hub::report_err)?;
-    let a = approvals::decide(hub.layout(), &args.id, true).map_err(|e| UsageError(e.to_string()))?;
-    match a.tool.as_str() {
-        "reflex_write" => {
-            let done = cn_reflex::apply_approved(hub.root(), &a)?;
-            println!("approved {}: {} written and enabled", a.id, hub.layout().relative(&done.path).display());
-        }
-        other => return Err(UsageError(format!("approval {} holds `{other}`, which cn cannot run", a.id)).into()),
-    }
+    let done = cn_daemon::approve::approve(&hub, &args.id).map_err(usage)?;
+    println!("approved {}: {} written and enabled", done.approval.id, done.wrote.display());
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn deny(hub: Option<&Path>, args: IdArgs) -> anyhow::Result<ExitCode> {
     let hub = super::hub::open(hub)?;
-    let _lock = cn_agent::lock(&hub).map_err(super::hub::report_err)?;
-    let a = approvals::decide(hub.layout(), &args.id, false).map_err(|e| UsageError(e.to_string()))?;
-    let entry = cn_storage::Entry::new("approval")
-        .with("id", a.id.as_str())
-        .with("tool", a.tool.as_str())
-        .with("outcome", "denied");
-    cn_hub::journal::HubJournal::append_to(&hub.layout().state(), &entry)?;
+    let a = cn_daemon::approve::deny(&hub, &args.id).map_err(usage)?;
     println!("denied {}: nothing runs", a.id);
     Ok(ExitCode::SUCCESS)
+}
+
+fn usage(e: cn_daemon::approve::ApproveError) -> anyhow::Error {
+    match e {
+        cn_daemon::approve::ApproveError::Lock(e) => super::hub::report_err(e),
+        e if e.is_usage() => UsageError(e.to_string()).into(),
+        e => e.into(),
+    }
 }

@@ -12,12 +12,12 @@
 //! `/quit`.
 
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use cn_agent::{Hub, Place};
+use cn_agent::Hub;
 
 use super::UsageError;
 
@@ -93,8 +93,8 @@ fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::
     }
     let deadline = Instant::now() + timeout;
     loop {
-        if let Some(path) = decided(hub, &id)? {
-            return Ok(Some(answer(&path)?));
+        if let Some(answer) = cn_agent::answer_to(hub, &id)? {
+            return Ok(Some(answer));
         }
         if Instant::now() >= deadline {
             bail!("no answer within {}s; the message stays queued as {id}", timeout.as_secs());
@@ -136,14 +136,6 @@ fn post(hub: &Hub, url: &str, text: &str) -> anyhow::Result<String> {
     }
 }
 
-/// Where the item `id` was filed once decided (archived, a reflection, or deferred).
-fn decided(hub: &Hub, id: &str) -> anyhow::Result<Option<PathBuf>> {
-    Ok(match cn_agent::locate(hub, id)? {
-        Some(Place::Decided(p)) | Some(Place::Deferred(p)) => Some(p),
-        _ => None,
-    })
-}
-
 /// Handle one item with this binary's `cn run --once` (the most salient: the owner's first).
 fn run_once(hub: &Path) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find the cn binary")?;
@@ -159,44 +151,4 @@ fn run_once(hub: &Path) -> anyhow::Result<()> {
         Some(3) => bail!("cn run --once found nothing to do; is the message still queued?"),
         _ => bail!("cn run --once failed: {}", String::from_utf8_lossy(&out.stderr).trim()),
     }
-}
-
-/// What the agent answered: a reply's text; for any other decision, what was done (closed,
-/// deferred until when, handed up to the executive …) — an op's reason is not an answer.
-fn answer(path: &Path) -> anyhow::Result<String> {
-    let item = cn_agent::Item::read(path)?;
-    let notes: Vec<&str> = item.content.split("\n## ").skip(1).collect();
-    let last = notes.last().copied().unwrap_or("");
-    // "do reply — ada (time)\n\nthe text": the heading names the decision; the text follows.
-    let (heading, body) = last.split_once("\n\n").unwrap_or((last, ""));
-    let decision = heading.split(" — ").next().unwrap_or("").trim();
-    let body = body.trim();
-    let until = item.doc.get_str("until");
-    Ok(match decision {
-        "do reply" => body.to_string(),
-        "defer" if body.contains(cn_agent::HAND_UP) => match until {
-            Some(u) => format!("{} (I'll look at it again at {u})", cn_agent::HAND_UP),
-            None => cn_agent::HAND_UP.to_string(),
-        },
-        _ => {
-            let what = match decision {
-                "do noop" => "closed without doing anything".to_string(),
-                "do ack" => "acknowledged".to_string(),
-                "do send" => "sent mail".to_string(),
-                "do surface" => "surfaced".to_string(),
-                "do commit" => "committed".to_string(),
-                "defer" => until.map_or_else(|| "deferred".to_string(), |u| format!("deferred until {u}")),
-                "delegate" => "delegated".to_string(),
-                "delete" => "deleted".to_string(),
-                other => other.to_string(),
-            };
-            // The op's own note, labelled as the decision's, not as an answer.
-            let note = body.lines().next().unwrap_or("").trim();
-            if note.is_empty() {
-                format!("({what})")
-            } else {
-                format!("({what}: {note})")
-            }
-        }
-    })
 }

@@ -66,13 +66,8 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         }
         // The last link: the commit that recorded the decision.
         if !json {
-            let grep = format!("item {id} from");
-            if let Ok(log) =
-                cn_hub::git::Git::new(&hub).run(&["log", "--format=%h %s", "--fixed-strings", "--grep", &grep])
-            {
-                for line in log.lines() {
-                    println!("commit      {line}");
-                }
+            for line in cn_hub::journal::why_commits(&hub, &id) {
+                println!("commit      {line}");
             }
         }
         return Ok(ExitCode::SUCCESS);

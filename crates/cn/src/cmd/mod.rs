@@ -24,6 +24,7 @@ mod reflex;
 mod run;
 mod schedule;
 mod send;
+mod serve;
 mod sync;
 mod task;
 
@@ -93,6 +94,8 @@ pub enum Command {
     Approve(approvals::IdArgs),
     /// Deny a held action: it never runs.
     Deny(approvals::IdArgs),
+    /// The control room: a web page to watch and steer the agent (prints its address first).
+    Serve(serve::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -119,5 +122,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Approvals(args) => approvals::list(cli.hub.as_deref(), args),
         Command::Approve(args) => approvals::approve(cli.hub.as_deref(), args),
         Command::Deny(args) => approvals::deny(cli.hub.as_deref(), args),
+        Command::Serve(args) => serve::run(cli.hub.as_deref(), args),
     }
 }

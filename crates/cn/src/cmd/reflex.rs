@@ -1,4 +1,4 @@
-//! `cn reflex list|test` — the owner's view of the reflexes.
+//! `cn reflex list|test|enable|disable` — the owner's view of the reflexes, and the switch.
 //!
 //! `cn reflex list [--json]`: every reflex with its level, trigger and analytics (fired,
 //! succeeded, failed, escalated, latency), and every file that did not load (file:line:
@@ -32,6 +32,10 @@ pub struct Args {
 
 #[derive(Subcommand, Debug)]
 pub enum Sub {
+    /// Turn a reflex on (sets `enabled: true` in its file, journals and commits it).
+    Enable { name: String },
+    /// Turn a reflex off (sets `enabled: false` in its file, journals and commits it).
+    Disable { name: String },
     /// List the reflexes with their analytics, and the files that did not load.
     List {
         /// One JSON object instead of a table.
@@ -71,6 +75,8 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     }
     match args.command {
         Sub::List { json } => list(&engine, json),
+        Sub::Enable { name } => switch(&hub, &name, true),
+        Sub::Disable { name } => switch(&hub, &name, false),
         Sub::Test { dry_run, json, source, lines, text } => {
             for e in engine.errors() {
                 eprintln!("cn: reflex skipped: {e}");
@@ -163,36 +169,17 @@ fn one_line(v: &Value, max: usize) -> String {
     }
 }
 
+/// `cn reflex enable|disable NAME`, under the hub lock (the control room's switch too).
+fn switch(hub: &Path, name: &str, on: bool) -> anyhow::Result<ExitCode> {
+    let _lock = cn_storage::HubLock::acquire(hub, cn_agent::lock::lock_timeout())
+        .with_context(|| format!("cannot take the hub lock of {}", hub.display()))?;
+    cn_reflex::set_enabled(hub, name, on).map_err(|e| UsageError(e.to_string()))?;
+    println!("reflex {name} {}", if on { "enabled" } else { "disabled" });
+    Ok(ExitCode::SUCCESS)
+}
+
 fn list(engine: &Engine, as_json: bool) -> anyhow::Result<ExitCode> {
-    let rows: Vec<Value> = engine
-        .reflexes()
-        .iter()
-        .map(|r| {
-            let s = engine.stats().get(&r.name).cloned().unwrap_or_default();
-            let status = match (&s.disabled, r.enabled) {
-                (Some(_), _) => "disabled (failing)",
-                (None, false) => "off",
-                (None, true) => "enabled",
-            };
-            json!({
-                "name": r.name,
-                "description": r.description,
-                "level": r.level,
-                "trigger": r.trigger.kind,
-                "callable": r.callable,
-                "status": status,
-                "fired": s.fired,
-                "succeeded": s.succeeded,
-                "failed": s.failed,
-                "escalated": s.escalated,
-                "latency_ms_p50": s.latency_ms_p50,
-                "latency_ms_last": s.latency_ms_last,
-                "last_fired": s.last_fired,
-                "disabled": s.disabled.as_ref().map(|d| json!({"at": d.at, "reason": d.reason})),
-                "file": r.file.strip_prefix(engine.hub()).unwrap_or(&r.file),
-            })
-        })
-        .collect();
+    let rows = cn_reflex::listing(engine);
     let errors = engine.errors();
     if as_json {
         println!("{}", serde_json::to_string_pretty(&json!({"reflexes": rows, "errors": errors}))?);

@@ -31,7 +31,8 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     };
     let stop = StopToken::new();
     stop_on_signals(&stop)?;
-    let options = RunOptions { mode, max_moves: args.max_moves, on_listening: Some(listening) };
+    let options =
+        RunOptions { mode, max_moves: args.max_moves, on_listening: Some(listening), on_serving: Some(serving) };
     let report = match cn_daemon::run(hub, options, stop) {
         Ok(report) => report,
         Err(e) if e.is_usage() => return Err(super::UsageError(e.to_string()).into()),
@@ -53,6 +54,10 @@ fn listening(addr: Option<std::net::SocketAddr>) {
 }
 
 /// SIGINT / SIGTERM ask the loop to stop after the current act; a second one exits at once.
+fn serving(url: &str) {
+    eprintln!("cn run: control room at {url} (`cn serve` prints the address with your token)");
+}
+
 pub fn stop_on_signals(stop: &StopToken) -> anyhow::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals =

@@ -1,0 +1,556 @@
+//! The control room: `cn serve`, a web page to watch and steer the agent (issue 20).
+//!
+//! One axum server on its own thread and tokio runtime, serving a page whose assets are
+//! embedded in the binary (`assets/`: HTML, CSS and vanilla JS; no build step, no CDN) and a
+//! JSON API over the hub's files ([`data`]): Now, Journal (live over server-sent events),
+//! Thought and money, Reflexes, Approvals, Peers, Loops, and Chat as the owner. It runs alone
+//! on a hub's files (`cn serve`) or inside the daemon when `cn.yaml` has `serve:`; inside,
+//! the Now view reads the live attention pool and chat admits the owner's message to it as
+//! the owner endpoint does.
+//!
+//! Invariants (the owner only; see SECURITY.md):
+//! - Every request carries the hub's owner token — `Authorization: Bearer`, or the cookie the
+//!   page load sets — compared in constant time, or gets 401 and nothing else. The token is
+//!   taken from the query only on `GET /?token=…`, which sets an `HttpOnly; SameSite=Strict`
+//!   cookie and redirects to `/` so the token leaves the address bar and history.
+//! - Every response says `Referrer-Policy: no-referrer` and a CSP without inline script
+//!   (`script-src 'self'`), `X-Frame-Options: DENY`, `nosniff`.
+//! - `Host` must be a loopback name or an IP address (DNS rebinding); every mutating request
+//!   is a `POST` with `Content-Type: application/json` whose `Origin`, when the token came
+//!   by cookie, must be present and the page's own.
+//! - The server binds loopback unless `allow_remote` is set ([`ServeError::Remote`]).
+
+pub mod data;
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{Path as UrlPath, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::middleware::Next;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use cn_autonomy::Attention;
+use cn_hub::config::ServeConfig;
+use cn_hub::Hub;
+use serde_json::{json, Value};
+use subtle::ConstantTimeEq;
+use tokio::sync::watch;
+
+/// The page's assets, embedded in the binary.
+const INDEX_HTML: &str = include_str!("assets/index.html");
+const APP_JS: &str = include_str!("assets/app.js");
+const APP_CSS: &str = include_str!("assets/app.css");
+
+/// The CSP of every response: scripts and styles from the page's origin only, no inline
+/// script, no framing, requests only back to the server.
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; \
+                       base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// Most bytes of journal one live update sends.
+const EVENT_BATCH_BYTES: usize = 1 << 20;
+
+/// Why the control room cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("serve: `{bind}` is not an address to listen on (write IP:PORT, e.g. 127.0.0.1:8787; port 0 picks one)")]
+    Address { bind: String },
+    #[error(
+        "serve: {addr} is not a loopback address; the page is plain HTTP, so the owner token would cross the \
+         network in clear. Bind 127.0.0.1 or [::1] (and tunnel, e.g. ssh -L), or pass --allow-remote \
+         (`serve.allow_remote: true`) if you mean it"
+    )]
+    Remote { addr: SocketAddr },
+    #[error("serve: cannot listen on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error("serve: {0}")]
+    Token(#[from] cn_hub::owner_token::TokenError),
+    #[error("serve: cannot start its thread: {0}")]
+    Thread(std::io::Error),
+}
+
+/// A running control room; it stops when dropped.
+pub struct Server {
+    addr: SocketAddr,
+    token: String,
+    shutdown: watch::Sender<bool>,
+}
+
+impl Server {
+    /// Bind `config.bind` and serve `hub` on a thread of its own. `attention`: the daemon's
+    /// live pool (inside the daemon), else `None` (alone on the hub's files).
+    pub fn start(hub: Hub, config: &ServeConfig, attention: Option<Attention>) -> Result<Server, ServeError> {
+        let addr: SocketAddr = config.bind.parse().map_err(|_| ServeError::Address { bind: config.bind.clone() })?;
+        if !addr.ip().is_loopback() && !config.allow_remote {
+            return Err(ServeError::Remote { addr });
+        }
+        let token = cn_hub::owner_token::load_or_create(hub.layout(), &hub.config().senses.owner)?;
+        let listener = std::net::TcpListener::bind(addr).map_err(|source| ServeError::Bind { addr, source })?;
+        let addr = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
+        listener.set_nonblocking(true).map_err(|source| ServeError::Bind { addr, source })?;
+        let (shutdown, stopped) = watch::channel(false);
+        let app = App {
+            hub,
+            token: token.clone(),
+            cookie: format!("cn_owner_{}", addr.port()),
+            attention,
+            journal: watch::channel(0).1,
+            shutdown: stopped.clone(),
+        };
+        std::thread::Builder::new()
+            .name("cn-serve".into())
+            .spawn(move || serve(listener, app, stopped))
+            .map_err(ServeError::Thread)?;
+        Ok(Server { addr, token, shutdown })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The address to open, with the owner token (what `cn serve` prints first).
+    pub fn url(&self) -> String {
+        format!("http://{}/?token={}", self.addr, self.token)
+    }
+
+    /// The address without the token.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shutdown.send_replace(true);
+    }
+}
+
+/// The server's thread: a tokio runtime, the journal watcher, axum until shutdown.
+fn serve(listener: std::net::TcpListener, mut app: App, mut stopped: watch::Receiver<bool>) {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return tracing::error!(%e, "control room: cannot start its runtime"),
+    };
+    runtime.block_on(async move {
+        let (bump, journal) = watch::channel(0u64);
+        app.journal = journal;
+        // Kept alive for the server's life: a change to state/ wakes the live journal.
+        let _watcher = watch_journal(&app.hub, bump);
+        let listener = match tokio::net::TcpListener::from_std(listener) {
+            Ok(l) => l,
+            Err(e) => return tracing::error!(%e, "control room: cannot listen"),
+        };
+        let router = router(Arc::new(app));
+        let stop = async move {
+            let _ = stopped.wait_for(|s| *s).await;
+        };
+        if let Err(e) = axum::serve(listener, router).with_graceful_shutdown(stop).await {
+            tracing::error!(%e, "control room: the server stopped");
+        }
+    });
+}
+
+/// Watch `state/` (the journal is appended there) and bump `bump` on every change. Without
+/// a watcher (the system refuses one) the live view falls back to a look every second.
+fn watch_journal(hub: &Hub, bump: watch::Sender<u64>) -> Option<notify::RecommendedWatcher> {
+    use notify::Watcher;
+    let journal = cn_hub::journal::HubJournal::path_in(&hub.layout().state());
+    let name = journal.file_name().map(|n| n.to_os_string());
+    let tick = bump.clone();
+    let handler = move |res: notify::Result<notify::Event>| {
+        if let Ok(ev) = res {
+            if ev.paths.iter().any(|p| p.file_name().map(|n| n.to_os_string()) == name) {
+                bump.send_modify(|g| *g += 1);
+            }
+        }
+    };
+    let watched = notify::recommended_watcher(handler)
+        .and_then(|mut w| w.watch(&hub.layout().state(), notify::RecursiveMode::NonRecursive).map(|()| w));
+    match watched {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::warn!(%e, "control room: no file watcher; the live journal looks every second");
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(Duration::from_secs(1));
+                loop {
+                    every.tick().await;
+                    if tick.is_closed() {
+                        break;
+                    }
+                    tick.send_modify(|g| *g += 1);
+                }
+            });
+            None
+        }
+    }
+}
+
+/// What every handler shares.
+struct App {
+    hub: Hub,
+    token: String,
+    /// The cookie's name carries the port: cookies are not kept apart by port, and two hubs
+    /// served on one machine must not overwrite each other's.
+    cookie: String,
+    attention: Option<Attention>,
+    /// Bumped when the journal may have grown.
+    journal: watch::Receiver<u64>,
+    shutdown: watch::Receiver<bool>,
+}
+
+type Shared = Arc<App>;
+
+fn router(app: Shared) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
+        .route("/api/now", get(now))
+        .route("/api/journal", get(journal))
+        .route("/api/events", get(events))
+        .route("/api/why/{id}", get(why))
+        .route("/api/money", get(money))
+        .route("/api/reflexes", get(reflexes))
+        .route("/api/reflexes/{name}/{switch}", post(reflex_switch))
+        .route("/api/approvals", get(approvals))
+        .route("/api/approvals/{id}/{verdict}", post(approval_verdict))
+        .route("/api/peers", get(peers))
+        .route("/api/loops", get(loops))
+        .route("/api/chat", post(chat))
+        .route("/api/answer/{id}", get(answer))
+        .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
+        .with_state(app)
+}
+
+/// Headers every response carries.
+fn harden(headers: &mut HeaderMap) {
+    headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    headers.insert("content-security-policy", HeaderValue::from_static(CSP));
+    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    headers.insert("cross-origin-resource-policy", HeaderValue::from_static("same-origin"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+fn refuse(status: StatusCode, why: &str) -> Response {
+    let mut r = (status, Json(json!({"error": why}))).into_response();
+    harden(r.headers_mut());
+    r
+}
+
+/// A query parameter's value, percent-decoded.
+fn query(uri: &Uri, key: &str) -> Option<String> {
+    url::form_urlencoded::parse(uri.query()?.as_bytes()).find(|(k, _)| k == key).map(|(_, v)| v.into_owned())
+}
+
+/// How a request proved it is the owner's.
+#[derive(PartialEq)]
+enum Proof {
+    Bearer,
+    Cookie,
+    Query,
+}
+
+/// The owner's check before every route (see the module's invariants).
+async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    let host = text(header::HOST).unwrap_or("").to_string();
+    if !cn_autonomy::senses::owner::local_host(&host) {
+        return refuse(StatusCode::FORBIDDEN, "the Host header must be an IP address or localhost");
+    }
+    let matches = |given: &str| bool::from(given.as_bytes().ct_eq(app.token.as_bytes()));
+    let bearer = text(header::AUTHORIZATION).and_then(|v| v.strip_prefix("Bearer "));
+    let cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, _)| *k == app.cookie)
+        .map(|(_, v)| v.to_string());
+    let from_query =
+        (req.uri().path() == "/" && req.method() == Method::GET).then(|| query(req.uri(), "token")).flatten();
+    // The query first: opening the printed address again always drops the token from it.
+    let proof = if from_query.as_deref().is_some_and(matches) {
+        Proof::Query
+    } else if bearer.is_some_and(matches) {
+        Proof::Bearer
+    } else if cookie.as_deref().is_some_and(matches) {
+        Proof::Cookie
+    } else {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "the owner token is missing or wrong: open the address `cn serve` printed (it carries the token)",
+        );
+    };
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        if req.method() != Method::POST {
+            return refuse(StatusCode::METHOD_NOT_ALLOWED, "only GET and POST");
+        }
+        let origin = text(header::ORIGIN);
+        let own = format!("http://{host}");
+        match origin {
+            Some(o) if o != own => return refuse(StatusCode::FORBIDDEN, "cross-origin requests are refused"),
+            None if proof == Proof::Cookie => {
+                return refuse(StatusCode::FORBIDDEN, "a request with the page's cookie must say its Origin")
+            }
+            _ => {}
+        }
+        let json_body = text(header::CONTENT_TYPE)
+            .and_then(|ct| ct.split(';').next())
+            .is_some_and(|ct| ct.trim().eq_ignore_ascii_case("application/json"));
+        if !json_body {
+            return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "send JSON with Content-Type: application/json");
+        }
+    }
+    if proof == Proof::Query {
+        // The token leaves the address bar: a cookie only this origin's scripts cannot read.
+        let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
+        let cookie = format!("{}={}; Path=/; HttpOnly; SameSite=Strict", app.cookie, app.token);
+        if let Ok(v) = HeaderValue::from_str(&cookie) {
+            r.headers_mut().insert(header::SET_COOKIE, v);
+        }
+        harden(r.headers_mut());
+        return r;
+    }
+    let mut r = next.run(req).await;
+    harden(r.headers_mut());
+    r
+}
+
+fn asset(kind: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
+async fn index() -> Response {
+    asset("text/html; charset=utf-8", INDEX_HTML)
+}
+
+/// Run blocking file and git work off the server's thread.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Response> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| refuse(StatusCode::INTERNAL_SERVER_ERROR, &format!("the request's work failed: {e}")))
+}
+
+/// A GET view built from the hub's files.
+async fn view(app: Shared, f: fn(&Hub) -> Value) -> Response {
+    match blocking(move || f(&app.hub)).await {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+async fn now(State(app): State<Shared>) -> Response {
+    match blocking(move || data::now(&app.hub, app.attention.as_ref())).await {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+async fn money(State(app): State<Shared>) -> Response {
+    view(app, data::money).await
+}
+
+async fn reflexes(State(app): State<Shared>) -> Response {
+    view(app, data::reflexes).await
+}
+
+async fn approvals(State(app): State<Shared>) -> Response {
+    view(app, data::approvals).await
+}
+
+async fn peers(State(app): State<Shared>) -> Response {
+    view(app, data::peers).await
+}
+
+async fn loops(State(app): State<Shared>) -> Response {
+    view(app, data::loops).await
+}
+
+/// The timeline's first page: the journal's last entries and where live updates continue.
+async fn journal(State(app): State<Shared>) -> Response {
+    match blocking(move || data::journal_tail(&app.hub.layout().state())).await {
+        Ok(read) => {
+            let entries: Vec<Value> = read.entries.into_iter().map(|(_, e)| Value::Object(e)).collect();
+            Json(json!({"entries": entries, "offset": read.offset})).into_response()
+        }
+        Err(r) => r,
+    }
+}
+
+/// The live journal: every entry appended after `?from=OFFSET` (or the `Last-Event-ID` a
+/// reconnecting browser sends), one event each, its id the offset just past it.
+async fn events(State(app): State<Shared>, headers: HeaderMap, uri: Uri) -> Response {
+    let from = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| query(&uri, "from"))
+        .and_then(|v| v.parse::<u64>().ok());
+    let path = cn_hub::journal::HubJournal::path_in(&app.hub.layout().state());
+    let from = from.unwrap_or_else(|| std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
+    let state = (VecDeque::<Event>::new(), from, app.journal.clone(), app.shutdown.clone(), path);
+    let stream =
+        futures_util::stream::unfold(state, |(mut queued, mut offset, mut changed, mut stop, path)| async move {
+            loop {
+                if let Some(ev) = queued.pop_front() {
+                    return Some((Ok::<_, Infallible>(ev), (queued, offset, changed, stop, path)));
+                }
+                if *stop.borrow() {
+                    return None;
+                }
+                changed.borrow_and_update();
+                let read = data::journal_from(&path, offset, EVENT_BATCH_BYTES);
+                offset = read.offset;
+                for (end, entry) in read.entries {
+                    let data = Value::Object(entry).to_string();
+                    queued.push_back(Event::default().event("entry").id(end.to_string()).data(data));
+                }
+                if !queued.is_empty() {
+                    continue;
+                }
+                tokio::select! {
+                    r = changed.changed() => if r.is_err() { return None },
+                    _ = stop.wait_for(|s| *s) => return None,
+                }
+            }
+        });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
+}
+
+async fn why(State(app): State<Shared>, UrlPath(id): UrlPath<String>) -> Response {
+    if !data::plain_id(&id) {
+        return refuse(StatusCode::BAD_REQUEST, "not an id");
+    }
+    match blocking(move || data::why(&app.hub, &id)).await {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+/// `POST /api/approvals/{id}/approve|deny`.
+async fn approval_verdict(State(app): State<Shared>, UrlPath((id, verdict)): UrlPath<(String, String)>) -> Response {
+    let yes = match verdict.as_str() {
+        "approve" => true,
+        "deny" => false,
+        other => return refuse(StatusCode::NOT_FOUND, &format!("`{other}`: approve or deny")),
+    };
+    let done = blocking(move || {
+        if yes {
+            crate::approve::approve(&app.hub, &id).map(|a| json!({"approved": a}))
+        } else {
+            crate::approve::deny(&app.hub, &id).map(|a| json!({"denied": a}))
+        }
+    })
+    .await;
+    match done {
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(e)) if e.is_usage() => refuse(StatusCode::CONFLICT, &e.to_string()),
+        Ok(Err(e)) => refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(r) => r,
+    }
+}
+
+/// `POST /api/reflexes/{name}/enable|disable`.
+async fn reflex_switch(State(app): State<Shared>, UrlPath((name, switch)): UrlPath<(String, String)>) -> Response {
+    let on = match switch.as_str() {
+        "enable" => true,
+        "disable" => false,
+        other => return refuse(StatusCode::NOT_FOUND, &format!("`{other}`: enable or disable")),
+    };
+    let done = blocking(move || {
+        let _lock = cn_agent::lock(&app.hub).map_err(|e| e.to_string())?;
+        cn_reflex::set_enabled(app.hub.root(), &name, on).map_err(|e| e.to_string())
+    })
+    .await;
+    match done {
+        Ok(Ok(i)) => Json(json!({"enabled": on, "committed": i.committed})).into_response(),
+        Ok(Err(e)) => refuse(StatusCode::CONFLICT, &e),
+        Err(r) => r,
+    }
+}
+
+/// `POST /api/chat {"text"}`: a message from the owner, by the path `cn chat` takes —
+/// inside the daemon straight into attention (as the owner endpoint admits it); alone, to the
+/// running daemon's owner endpoint, or into the inbox when no daemon runs.
+async fn chat(State(app): State<Shared>, body: Bytes) -> Response {
+    let text = match serde_json::from_slice::<Value>(&body) {
+        Ok(v) => v.get("text").and_then(Value::as_str).unwrap_or("").trim().to_string(),
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("body is not JSON: {e}")),
+    };
+    if text.is_empty() {
+        return refuse(StatusCode::BAD_REQUEST, "empty message: send {\"text\": \"...\"}");
+    }
+    if let Some(attention) = &app.attention {
+        let p = cn_autonomy::senses::owner::percept(&text, None);
+        let id = p.id.clone();
+        attention.admit(p);
+        return (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response();
+    }
+    if let Some(url) = crate::owner_url(app.hub.root()) {
+        return match post_owner(&url, &app.token, &text).await {
+            Ok(id) => (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response(),
+            Err(e) => refuse(StatusCode::BAD_GATEWAY, &format!("the daemon at {url}: {e}")),
+        };
+    }
+    let queued =
+        blocking(move || cn_agent::enqueue_new(&app.hub, cn_agent::OWNER, cn_agent::Cadence::Inbox, &text)).await;
+    match queued {
+        Ok(Ok(item)) => (
+            StatusCode::ACCEPTED,
+            Json(json!({"accepted": item.id, "by": "inbox", "note": "no daemon runs: the message waits in the inbox for `cn run`"})),
+        )
+            .into_response(),
+        Ok(Err(e)) => refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(r) => r,
+    }
+}
+
+/// Post one owner message to a daemon's endpoint on loopback (HTTP/1.1, one request).
+async fn post_owner(url: &str, token: &str, text: &str) -> Result<String, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").ok_or("not an http:// address")?;
+    let (authority, path) = rest.split_once('/').map_or((rest, "/"), |(a, _)| (a, cn_autonomy::senses::OWNER_PATH));
+    let body = json!({"text": text}).to_string();
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(authority).await.map_err(|e| e.to_string())?;
+        stream.write_all(request.as_bytes()).await.map_err(|e| e.to_string())?;
+        let mut answer = Vec::new();
+        stream.take(64 * 1024).read_to_end(&mut answer).await.map_err(|e| e.to_string())?;
+        Ok::<_, String>(answer)
+    };
+    let answer = tokio::time::timeout(Duration::from_secs(30), exchange).await.map_err(|_| "no answer in 30s")??;
+    let answer = String::from_utf8_lossy(&answer);
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let v: Value = serde_json::from_str(body.trim()).unwrap_or(Value::Null);
+    match v["accepted"].as_str() {
+        Some(id) if head.starts_with("HTTP/1.1 202") => Ok(id.to_string()),
+        _ => Err(v["error"].as_str().unwrap_or(head.lines().next().unwrap_or("no answer")).to_string()),
+    }
+}
+
+/// `GET /api/answer/{id}`: the agent's answer once the item is decided.
+async fn answer(State(app): State<Shared>, UrlPath(id): UrlPath<String>) -> Response {
+    if !data::plain_id(&id) {
+        return refuse(StatusCode::BAD_REQUEST, "not an id");
+    }
+    match blocking(move || cn_agent::answer_to(&app.hub, &id)).await {
+        Ok(Ok(Some(a))) => Json(json!({"decided": true, "answer": a})).into_response(),
+        Ok(Ok(None)) => Json(json!({"decided": false})).into_response(),
+        Ok(Err(e)) => refuse(StatusCode::BAD_REQUEST, &e.to_string()),
+        Err(r) => r,
+    }
+}
