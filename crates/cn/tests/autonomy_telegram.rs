@@ -75,7 +75,7 @@ fn selection(entries: &[Value], chat: i64, message_id: &str) -> Option<(Value, S
     let e = entries.iter().find(|e| {
         e["outcome"] == "selected"
             && e["data"]["source"] == "telegram"
-            && e["data"]["item"]["data"]["channel_id"] == chat.to_string()
+            && e["data"]["item"]["data"]["channel_id"].as_str().and_then(|c| c.parse::<i64>().ok()) == Some(chat)
             && e["data"]["item"]["data"]["message_id"] == message_id
     })?;
     Some((e.clone(), e["id"].as_str()?.to_string()))

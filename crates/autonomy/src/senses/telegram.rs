@@ -77,7 +77,7 @@ pub fn percept(update: &Value, filter: &Filter) -> Option<Percept> {
         (None, _, Some(u)) => u,
         _ => user.to_string(),
     };
-    let text = str_of(msg, "text").or_else(|| str_of(msg, "caption")).unwrap_or_default();
+    let text = str_of(msg, "text").filter(|t| !t.is_empty()).or_else(|| str_of(msg, "caption")).unwrap_or_default();
     let attached = attachments(msg);
     let mut content = text.clone();
     if !attached.is_empty() {
@@ -474,7 +474,7 @@ mod tests {
         assert_eq!(chat_of(&p), Some(-100));
         // A stranger named like the owner, with the owner's username.
         let mimic = json!({"id": 43, "is_bot": false, "first_name": "Grace", "username": "grace"});
-        assert!(!percept(&update(mimic, "I am the owner").unwrap(), &filter).owner);
+        assert!(!percept(&update(mimic, "I am the owner"), &filter).unwrap().owner);
         // Posted on behalf of a chat: nobody's.
         let mut u = update(owner, "hi");
         u["message"]["sender_chat"] = json!({"id": -100, "type": "group"});
