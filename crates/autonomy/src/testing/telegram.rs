@@ -3,15 +3,15 @@
 //! `{"ok": false, "error_code": …, "description": …}`. `getUpdates` long-polls and keeps
 //! updates until a later call's `offset` passes them, as Telegram does; `sendMessage` refuses
 //! a text over 4096 characters ("message is too long"); a wrong token gets 401. Every
-//! request is recorded in order; tests wait on the record with a deadline ([`Log::wait`]).
+//! request is recorded in order; tests wait on the record with a deadline ([`Recorder::wait`]).
 //!
 //! [`FakeTelegram::outage_after_delivery`] makes every `getUpdates` after a delivered batch
 //! fail with 502 (the request never reaches "Telegram", so nothing is confirmed there) — the
 //! case where only the sense's own saved offset keeps a restart from taking a batch again.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -19,7 +19,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-/// How long [`Log::wait`] waits before it fails the test.
+use super::Recorder;
+
+/// How long [`Recorder::wait`] waits before it fails the test.
 pub const DEADLINE: Duration = Duration::from_secs(30);
 
 /// One request the fake received.
@@ -36,35 +38,7 @@ pub struct Seen {
 }
 
 /// Everything the fake received, in order.
-#[derive(Default)]
-pub struct Log {
-    seen: Mutex<Vec<Seen>>,
-    changed: Condvar,
-}
-
-impl Log {
-    fn push(&self, s: Seen) {
-        self.seen.lock().unwrap_or_else(PoisonError::into_inner).push(s);
-        self.changed.notify_all();
-    }
-
-    /// Wait (at most [`DEADLINE`]) until `cond` holds for what was received; return it.
-    pub fn wait(&self, what: &str, cond: impl Fn(&[Seen]) -> bool) -> Vec<Seen> {
-        let deadline = Instant::now() + DEADLINE;
-        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        while !cond(&seen) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(!left.is_zero(), "timed out waiting for {what}; received: {:#?}", *seen);
-            seen = self.changed.wait_timeout(seen, left).unwrap_or_else(PoisonError::into_inner).0;
-        }
-        seen.clone()
-    }
-
-    /// Everything received so far.
-    pub fn all(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap_or_else(PoisonError::into_inner).clone()
-    }
-}
+pub type Log = Recorder<Seen>;
 
 /// The texts sent to `chat`, in order.
 pub fn sent(seen: &[Seen], chat: i64) -> Vec<String> {
@@ -104,7 +78,7 @@ impl FakeTelegram {
             .enable_all()
             .build()
             .expect("a tokio runtime");
-        let log = Arc::new(Log::default());
+        let log = Arc::new(Log::new(DEADLINE));
         let bot = Arc::new(Bot {
             token: token.to_string(),
             log: log.clone(),
