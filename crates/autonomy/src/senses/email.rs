@@ -332,6 +332,13 @@ fn check_server(key: &str, s: &MailServerConfig) -> Result<(), SenseError> {
     if s.port == 0 {
         return Err(start_error(format!("senses.email.{key}.port is not set")));
     }
+    if key == "imap" && s.security == MailSecurity::Starttls {
+        return Err(start_error(
+            "senses.email.imap.security: starttls is not supported for IMAP; use tls (port 993), or plain to a \
+             loopback server"
+                .into(),
+        ));
+    }
     if s.security == MailSecurity::Plain && !loopback(&s.host) {
         return Err(start_error(format!(
             "senses.email.{key}.security: plain sends the password in clear; it is allowed only to a loopback \
@@ -486,10 +493,8 @@ impl Reader {
                     .map_err(|e| imap_error(&format!("TLS with {}", s.host), e))?;
                 Ok(Box::new(tls))
             }
-            MailSecurity::Starttls => Err(imap_error(
-                "senses.email.imap.security",
-                "starttls is not supported for IMAP; use tls (port 993) or plain on loopback",
-            )),
+            // Refused when the sense is configured (`check_server`).
+            MailSecurity::Starttls => Err(imap_error("senses.email.imap.security", "starttls is not supported")),
         }
     }
 
@@ -747,5 +752,8 @@ mod tests {
         assert!(check_server("imap", &s).unwrap_err().to_string().contains("senses.email.imap.security"));
         let s = MailServerConfig { host: "127.0.0.1".into(), ..s };
         assert!(check_server("imap", &s).is_ok());
+        let s = MailServerConfig { security: MailSecurity::Starttls, ..s };
+        assert!(check_server("imap", &s).unwrap_err().to_string().contains("starttls is not supported for IMAP"));
+        assert!(check_server("smtp", &s).is_ok());
     }
 }
