@@ -19,6 +19,7 @@ command -v strace >/dev/null || missing+=(strace)   # a test counts the files `c
 # The control room's browser tests drive headless Chromium over WebDriver.
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v dovecot >/dev/null || missing+=(dovecot-imapd)   # the email sense's tests: a real IMAP server
 
 if ((${#missing[@]})); then
   echo "==> installing Debian packages: ${missing[*]}"
@@ -27,6 +28,13 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The email sense's tests send answers to a real SMTP server: Python's aiosmtpd.
+if ! python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
+  echo "==> installing aiosmtpd (Python) for the email tests"
+  python3 -m pip install --quiet aiosmtpd 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages aiosmtpd
 fi
 
 if ! command -v cargo >/dev/null; then

@@ -8,8 +8,8 @@
 use std::path::Path;
 
 pub use cn_hub::config::{
-    duration, env_secret, CalendarConfig, ConfigError, DiscordConfig, FilesConfig, GithubConfig, OwnerConfig,
-    PeersConfig, PollConfig, SensesConfig,
+    duration, env_secret, CalendarConfig, ConfigError, DiscordConfig, EmailConfig, FilesConfig, GithubConfig,
+    MailSecurity, MailServerConfig, OwnerConfig, PeersConfig, PollConfig, SensesConfig, TelegramConfig,
 };
 use cn_hub::HubConfig;
 

@@ -10,7 +10,8 @@
 //! - [`autonomous`]: `AutonomousLoop`, the document's autonomous loop, steps 1–2 (step 3,
 //!   choosing and working on an item, is the hub's mind in cn-daemon).
 //! - [`rest`]: the daemon's event-driven pacing (`rest` decorator).
-//! - `testing` (feature `testing`): fakes for tests — a Discord gateway and API on loopback.
+//! - `testing` (feature `testing`): fakes for tests — a Discord gateway and API, and a Telegram
+//!   Bot API, on loopback.
 //!
 //! Invariants: owner items are never shed and always come out first; every state file is
 //! written atomically and a malformed one is reported, never overwritten.

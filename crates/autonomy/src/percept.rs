@@ -12,6 +12,9 @@ pub enum SenseKind {
     /// The owner's endpoint or `cn chat`.
     Owner,
     Discord,
+    Telegram,
+    /// Mail over IMAP.
+    Email,
     Github,
     Calendar,
     File,
@@ -24,6 +27,8 @@ impl SenseKind {
         match self {
             SenseKind::Owner => "owner",
             SenseKind::Discord => "discord",
+            SenseKind::Telegram => "telegram",
+            SenseKind::Email => "email",
             SenseKind::Github => "github",
             SenseKind::Calendar => "calendar",
             SenseKind::File => "file",

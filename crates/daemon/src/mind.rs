@@ -602,7 +602,10 @@ fn percept_item(id: &str, p: &Percept, c: &Candidate) -> Item {
     if let Some(thread) = p.data.get("thread").and_then(Value::as_str) {
         item.set("thread", thread);
     }
-    for key in ["channel_id", "message_id", "author_id"] {
+    // Where to answer: the channel (a Discord channel, a Telegram chat, a mail's sender),
+    // the message, its author; for email the thread (subject, references) and whether the
+    // mail may be answered at all.
+    for key in ["channel_id", "message_id", "author_id", "reply_subject", "references", "no_reply"] {
         if let Some(v) =
             p.data.get(key).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string())))
         {

@@ -643,6 +643,8 @@ impl Default for PoolConfig {
 pub struct Weights {
     pub owner: f64,
     pub discord: f64,
+    pub telegram: f64,
+    pub email: f64,
     pub github: f64,
     pub calendar: f64,
     pub file: f64,
@@ -665,6 +667,8 @@ impl Default for Weights {
         Weights {
             owner: 1000.0,
             discord: 50.0,
+            telegram: 50.0,
+            email: 45.0,
             github: 40.0,
             calendar: 45.0,
             file: 10.0,
@@ -689,6 +693,8 @@ pub struct SensesConfig {
     pub owner: OwnerConfig,
     pub github: Option<GithubConfig>,
     pub discord: Option<DiscordConfig>,
+    pub telegram: Option<TelegramConfig>,
+    pub email: Option<EmailConfig>,
     pub files: Option<FilesConfig>,
     pub calendar: Vec<CalendarConfig>,
     pub peers: Option<PeersConfig>,
@@ -701,6 +707,8 @@ impl Default for SensesConfig {
             owner: OwnerConfig::default(),
             github: None,
             discord: None,
+            telegram: None,
+            email: None,
             files: None,
             calendar: Vec::new(),
             peers: None,
@@ -808,21 +816,152 @@ impl Default for DiscordConfig {
 
 /// Discord ids (snowflakes) as YAML numbers or strings: `[1234]` or `["1234"]`.
 fn snowflakes<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    numeric_ids(d, "a Discord id")
+}
+
+/// Ids written as YAML numbers or strings, each read as a `T`; `what` names one in errors.
+fn numeric_ids<'de, D, T>(d: D, what: &str) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + std::str::FromStr,
+{
     #[derive(Deserialize)]
     #[serde(untagged)]
-    enum Raw {
-        Number(u64),
+    enum Raw<T> {
+        Number(T),
         Text(String),
     }
-    Vec::<Raw>::deserialize(d)?
+    Vec::<Raw<T>>::deserialize(d)?
         .into_iter()
         .map(|r| match r {
             Raw::Number(n) => Ok(n),
             Raw::Text(t) => {
-                t.trim().parse().map_err(|_| serde::de::Error::custom(format!("`{t}` is not a Discord id (a number)")))
+                t.trim().parse().map_err(|_| serde::de::Error::custom(format!("`{t}` is not {what} (a number)")))
             }
         })
         .collect()
+}
+
+/// `senses.telegram:` — a bot on Telegram's Bot API, long polling `getUpdates` (no public
+/// URL needed); its messages become percepts, and the daemon answers in the same chat.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TelegramConfig {
+    /// Environment variable holding the bot token (from @BotFather).
+    pub token_env: String,
+    /// Telegram user ids whose messages count as the owner's (a username can change hands;
+    /// an id cannot).
+    #[serde(deserialize_with = "telegram_ids")]
+    pub owners: Vec<i64>,
+    /// Chat ids whose messages are sensed; empty: every chat the bot is in (and private
+    /// chats).
+    #[serde(deserialize_with = "telegram_ids")]
+    pub chats: Vec<i64>,
+    /// Base URL of the Bot API (`/bot<token>/<method>` follows it).
+    pub api_base: String,
+    /// How long one `getUpdates` long poll waits for a message before asking again.
+    #[serde(with = "duration")]
+    pub poll_timeout: Duration,
+    /// How often "typing…" is sent again while a model works (Telegram shows it for five
+    /// seconds).
+    #[serde(with = "duration")]
+    pub typing_every: Duration,
+}
+
+impl Default for TelegramConfig {
+    fn default() -> Self {
+        TelegramConfig {
+            token_env: "TELEGRAM_BOT_TOKEN".into(),
+            owners: Vec::new(),
+            chats: Vec::new(),
+            api_base: "https://api.telegram.org".into(),
+            poll_timeout: Duration::from_secs(30),
+            typing_every: Duration::from_secs(4),
+        }
+    }
+}
+
+/// `senses.email:` — mail read over IMAP from one folder (IDLE where the server offers it,
+/// polling otherwise) and answered over SMTP, threaded. The owner is an address in `owners`,
+/// and only when the receiving server's `Authentication-Results` (from `authserv_id`) pass
+/// or the secret tag (from `tag_env`) is present: a From line alone is forgeable.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmailConfig {
+    /// The agent's own address: the From of its answers.
+    pub address: String,
+    pub imap: MailServerConfig,
+    pub smtp: MailServerConfig,
+    /// The folder read (`INBOX` unless set).
+    pub folder: String,
+    /// Addresses whose mail counts as the owner's (when authenticated, see above).
+    pub owners: Vec<String>,
+    /// The authserv-id of the receiving server whose `Authentication-Results` are trusted
+    /// (e.g. `mx.example.com`); none: no such header is trusted.
+    pub authserv_id: Option<String>,
+    /// Environment variable holding a secret tag; mail with it in the subject or in a
+    /// recipient's `+tag` counts as authenticated.
+    pub tag_env: Option<String>,
+    /// How often the folder is read when the server has no IDLE (and the longest an IDLE
+    /// waits before it is renewed).
+    #[serde(with = "duration")]
+    pub poll_every: Duration,
+}
+
+impl Default for EmailConfig {
+    fn default() -> Self {
+        EmailConfig {
+            address: String::new(),
+            imap: MailServerConfig { port: 993, ..MailServerConfig::default() },
+            smtp: MailServerConfig { port: 465, ..MailServerConfig::default() },
+            folder: "INBOX".into(),
+            owners: Vec::new(),
+            authserv_id: None,
+            tag_env: None,
+            poll_every: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One mail server (`senses.email.imap`, `senses.email.smtp`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MailServerConfig {
+    pub host: String,
+    pub port: u16,
+    /// `tls` (implicit TLS: 993, 465), `starttls` (SMTP 587), or `plain` (only to a loopback
+    /// address: a password never crosses a network in clear).
+    pub security: MailSecurity,
+    /// The login; the agent's address when empty.
+    pub user: String,
+    /// Environment variable holding the password.
+    pub password_env: String,
+}
+
+impl Default for MailServerConfig {
+    fn default() -> Self {
+        MailServerConfig {
+            host: String::new(),
+            port: 0,
+            security: MailSecurity::Tls,
+            user: String::new(),
+            password_env: "CN_EMAIL_PASSWORD".into(),
+        }
+    }
+}
+
+/// How a mail connection is protected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MailSecurity {
+    Tls,
+    Starttls,
+    Plain,
+}
+
+/// Telegram ids as YAML numbers or strings (group chats are negative): `[42]`, `["-100123"]`.
+fn telegram_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
+    numeric_ids(d, "a Telegram id")
 }
 
 /// `senses.files:` — a debounced watcher.
@@ -1044,6 +1183,32 @@ mod tests {
             HubConfig::parse_with_raw("name: sigma\nbudget: {daily_tokens: 5}\n", Path::new("cn.yaml")).unwrap();
         assert_eq!(raw.get("budget.daily_tokens"), Some(&serde_json::json!(5)));
         assert_eq!(BudgetConfig::from_config(&raw).unwrap().daily_tokens, Some(5));
+    }
+
+    #[test]
+    fn telegram_and_email_sections_parse_and_misspellings_are_named() {
+        let c = parse(
+            "senses:\n  telegram: {token_env: T, owners: [42, \"-100123\"], api_base: \"http://127.0.0.1:9\"}\n  \
+             email:\n    address: a@example.net\n    owners: [me@example.org]\n    authserv_id: mx.example.net\n    \
+             imap: {host: 127.0.0.1, port: 143, security: plain}\n    smtp: {host: smtp.example.net, port: 587, security: starttls}\n",
+        )
+        .unwrap();
+        let t = c.senses.telegram.unwrap();
+        assert_eq!(
+            (t.owners, t.api_base.as_str(), t.poll_timeout),
+            (vec![42, -100123], "http://127.0.0.1:9", Duration::from_secs(30))
+        );
+        let e = c.senses.email.unwrap();
+        assert_eq!(
+            (e.imap.security, e.smtp.security, e.folder.as_str()),
+            (MailSecurity::Plain, MailSecurity::Starttls, "INBOX")
+        );
+        let err = parse("senses:\n  telegram: {ownres: [1]}\n").unwrap_err().to_string();
+        assert!(err.ends_with("did you mean `owners`?"), "{err}");
+        let err = parse("senses:\n  telegram: {owners: [\"@grace\"]}\n").unwrap_err().to_string();
+        assert!(err.contains("`@grace` is not a Telegram id"), "{err}");
+        let err = parse("senses:\n  email: {imap: {security: tsl}}\n").unwrap_err().to_string();
+        assert!(err.contains("tsl"), "{err}");
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //! state/reflex-stats.json          each reflex's runs and failures
 //! state/peers.json                 peers added with `cn peer add` (name → git remote)
 //! state/received.json              mail already taken (commit → item id): never twice
+//! state/telegram.json              the Telegram updates already taken (the getUpdates offset)
+//! state/email.json                 the mail already taken (the folder's UIDVALIDITY, last UID)
 //! state/run.lock  state/run.json   the one `cn run` on this hub; where it listens
 //! .git/cn-owner-token              the owner endpoint's token (mode 0600; never committed)
 //! .git/cn-id-key                   the key of the hub's unguessable ids (mode 0600)
@@ -115,6 +117,11 @@ impl Layout {
         peers => "state/peers.json";
         /// `state/received.json`.
         received => "state/received.json";
+        /// `state/telegram.json`: the Bot API update offset already taken (never answered
+        /// twice across a restart).
+        telegram => "state/telegram.json";
+        /// `state/email.json`: the folder's UIDVALIDITY and the last message UID taken.
+        email => "state/email.json";
         /// `state/run.lock`: held by the one `cn run` on this hub.
         run_lock => "state/run.lock";
         /// `state/run.json`: who runs and where the owner endpoint listens.
@@ -178,7 +185,7 @@ impl Layout {
         if let Some(why) = self.read_protected(rel) {
             return Some(why);
         }
-        let protected: [(PathBuf, &'static str); 14] = [
+        let protected: [(PathBuf, &'static str); 16] = [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
             (PathBuf::from(LOCK), "the hub lock"),
@@ -191,6 +198,8 @@ impl Layout {
             (self.relative(&self.budget()).into(), "the thinking budget"),
             (self.relative(&self.reflex_stats()).into(), "the reflexes' health"),
             (self.relative(&self.received()).into(), "the mail already taken"),
+            (self.relative(&self.telegram()).into(), "the Telegram messages already taken"),
+            (self.relative(&self.email()).into(), "the mail already taken"),
             (self.relative(&self.run_info()).into(), "the daemon's address"),
             (self.relative(&self.run_lock()).into(), "the daemon's lock"),
         ];

@@ -26,6 +26,8 @@ fn source(w: &Weights, item: &Input) -> (&'static str, f64) {
             match p.sense {
                 SenseKind::Owner => 0.0, // the owner bonus below covers it
                 SenseKind::Discord => w.discord,
+                SenseKind::Telegram => w.telegram,
+                SenseKind::Email => w.email,
                 SenseKind::Github => w.github,
                 SenseKind::Calendar => w.calendar,
                 SenseKind::File => w.file,

@@ -25,7 +25,6 @@
 //! - Answers mention nobody: a model's text cannot ping @everyone or a role.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -40,7 +39,7 @@ use twilight_model::channel::Message;
 use twilight_model::id::marker::{ChannelMarker, UserMarker};
 use twilight_model::id::Id;
 
-use super::{first_line, Running, Sense, SenseContext, SenseError};
+use super::{block_on, first_line, Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
 use crate::channel::Channel;
 use crate::config::{env_secret, DiscordConfig};
@@ -98,37 +97,7 @@ pub fn channel_of(p: &Percept) -> Option<u64> {
     p.data.get("channel_id").and_then(Value::as_str).and_then(|c| c.parse().ok())
 }
 
-/// Cut `text` into messages of at most `max` characters, at a line break or else a space in
-/// the second half of each piece when there is one. Pieces of only whitespace are dropped.
-pub fn split(text: &str, max: usize) -> Vec<String> {
-    let max = max.max(1);
-    let mut out = Vec::new();
-    let mut rest = text.trim_end();
-    while !rest.is_empty() {
-        let Some((limit, _)) = rest.char_indices().nth(max) else {
-            out.push(rest.to_string());
-            break;
-        };
-        let window = &rest[..limit];
-        let late = |i: &usize| *i >= limit / 2 && *i > 0;
-        let (head, tail) =
-            match window.rfind('\n').filter(late).or_else(|| window.rfind(char::is_whitespace).filter(late)) {
-                Some(cut) => {
-                    let (head, tail) = rest.split_at(cut);
-                    // Drop the separator itself.
-                    let sep = tail.chars().next().map_or(0, char::len_utf8);
-                    (head, &tail[sep..])
-                }
-                None => rest.split_at(limit),
-            };
-        let head = head.trim_end();
-        if !head.trim().is_empty() {
-            out.push(head.to_string());
-        }
-        rest = tail;
-    }
-    out
-}
+pub use super::split;
 
 /// Discord (`senses.discord`) as a [`Sense`]: the gateway's messages become percepts, and
 /// its [`DiscordChannel`] answers there.
@@ -419,23 +388,6 @@ impl DiscordHandle {
                 .map_err(|e| discord_error(format!("reacting in channel {channel_id}: {e}")))
         })?
     }
-}
-
-/// Run `fut` on the senses' runtime and wait for it on this (synchronous) thread.
-fn block_on<T: Send + 'static>(
-    runtime: &tokio::runtime::Handle,
-    fut: impl Future<Output = T> + Send + 'static,
-) -> Result<T, SenseError> {
-    if tokio::runtime::Handle::try_current().is_ok() {
-        return Err(discord_error(
-            "a blocking call from async code (it would stall the runtime); call it from a synchronous thread",
-        ));
-    }
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    runtime.spawn(async move {
-        let _ = tx.send(fut.await);
-    });
-    rx.recv().map_err(|_| discord_error("the senses have stopped"))
 }
 
 async fn wait_ended(mut ended: watch::Receiver<()>) {

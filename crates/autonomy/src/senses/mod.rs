@@ -1,13 +1,13 @@
 //! Senses — real clients that turn events outside the agent into percepts and admit them to
 //! attention: the owner's HTTP endpoint, GitHub (webhooks and notification polling), Discord
-//! (the gateway, and a [`Channel`] to answer on with the typing indicator), a file watcher,
-//! calendars, peer mail, and the hub itself. Each is enabled in cn.yaml (`senses:`); base URLs
+//! (the gateway), Telegram (Bot API long polling) and email (IMAP in, SMTP out) — each with a
+//! [`Channel`] to answer on — a file watcher, calendars, peer mail, and the hub itself. Each is enabled in cn.yaml (`senses:`); base URLs
 //! are configurable so tests run them against servers on loopback.
 //!
 //! Every sense is one [`Sense`]: it starts on the senses' runtime given a [`SenseContext`]
 //! (the hub, the runtime, attention to admit percepts into, the HTTP routes it may mount) and
 //! returns what keeps it running, with an optional [`Channel`] to answer on. A new channel
-//! (Telegram, email) is one file implementing `Sense` plus its section in `senses:` and one
+//! is one file implementing `Sense` plus its section in `senses:` and one
 //! line in [`configured`]; [`Senses::start`] is a loop over them.
 //!
 //! The senses run on a small tokio runtime of their own (one worker thread), so the daemon's
@@ -19,11 +19,14 @@
 
 pub mod calendar;
 pub mod discord;
+#[cfg(feature = "email")]
+pub mod email;
 pub mod files;
 pub mod github;
 pub mod hub;
 pub mod owner;
 pub mod peers;
+pub mod telegram;
 
 use std::any::Any;
 use std::net::SocketAddr;
@@ -72,8 +75,20 @@ pub enum SenseError {
     Parse { message: String },
     #[error("discord: {message}")]
     Discord { message: String },
+    /// Mail that could not be read or sent (no password in it).
+    #[error("email: {message}")]
+    Email { message: String },
+    /// A Bot API call Telegram refused or could not answer (the token is never in it).
+    #[error("telegram {method}: {message}")]
+    Telegram { method: &'static str, message: String },
     #[error("discord: posting part {part}/{parts} to channel {channel}: {source}")]
     DiscordPost { part: usize, parts: usize, channel: u64, source: twilight_http::Error },
+    /// A blocking call (an answer, a typing indicator's stop) from async code: it would
+    /// stall the senses' runtime.
+    #[error("a blocking call from async code (it would stall the runtime); call it from a synchronous thread")]
+    FromAsync,
+    #[error("the senses have stopped")]
+    Stopped,
     #[error(transparent)]
     Config(#[from] ConfigError),
 }
@@ -118,6 +133,55 @@ pub(crate) fn first_line(text: &str, max: usize) -> String {
     } else {
         line.to_string()
     }
+}
+
+/// Cut `text` into messages of at most `max` characters, at a line break or else a space in
+/// the second half of each piece when there is one. Pieces of only whitespace are dropped.
+pub fn split(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let mut out = Vec::new();
+    let mut rest = text.trim_end();
+    while !rest.is_empty() {
+        let Some((limit, _)) = rest.char_indices().nth(max) else {
+            out.push(rest.to_string());
+            break;
+        };
+        let window = &rest[..limit];
+        let late = |i: &usize| *i >= limit / 2 && *i > 0;
+        let (head, tail) =
+            match window.rfind('\n').filter(late).or_else(|| window.rfind(char::is_whitespace).filter(late)) {
+                Some(cut) => {
+                    let (head, tail) = rest.split_at(cut);
+                    // Drop the separator itself.
+                    let sep = tail.chars().next().map_or(0, char::len_utf8);
+                    (head, &tail[sep..])
+                }
+                None => rest.split_at(limit),
+            };
+        let head = head.trim_end();
+        if !head.trim().is_empty() {
+            out.push(head.to_string());
+        }
+        rest = tail;
+    }
+    out
+}
+
+/// Run `fut` on the senses' runtime and wait for it on this (synchronous) thread: how the
+/// daemon's synchronous kernel answers on a channel. Refused (rather than deadlocking) from
+/// async code.
+pub(crate) fn block_on<T: Send + 'static>(
+    runtime: &tokio::runtime::Handle,
+    fut: impl std::future::Future<Output = T> + Send + 'static,
+) -> Result<T, SenseError> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(SenseError::FromAsync);
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    runtime.spawn(async move {
+        let _ = tx.send(fut.await);
+    });
+    rx.recv().map_err(|_| SenseError::Stopped)
 }
 
 /// What a sense gets when it starts.
@@ -193,6 +257,22 @@ pub fn configured(hub: &Path, config: &SensesConfig) -> Result<Vec<Box<dyn Sense
     }
     if let Some(discord) = config.discord.as_ref().map(discord::DiscordSense::configured).transpose()? {
         senses.push(Box::new(discord));
+    }
+    if let Some(telegram) = config.telegram.as_ref().map(telegram::TelegramSense::configured).transpose()? {
+        senses.push(Box::new(telegram));
+    }
+    #[cfg(feature = "email")]
+    if let Some(email) = config.email.as_ref().map(email::EmailSense::configured).transpose()? {
+        senses.push(Box::new(email));
+    }
+    #[cfg(not(feature = "email"))]
+    if config.email.is_some() {
+        return Err(SenseError::Start {
+            sense: "email",
+            message: "senses.email is set, but this cn was built without the email sense \
+                      (build it with `cargo build --release --features email`)"
+                .into(),
+        });
     }
     if let Some(p) = &config.peers {
         senses.push(Box::new(peers::PeersSense { every: p.every }));

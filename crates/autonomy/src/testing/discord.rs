@@ -2,13 +2,13 @@
 //! IDENTIFY, READY, MESSAGE_CREATE dispatches with the real payload shape, heartbeat ACKs)
 //! and an axum server standing in for the HTTP API, recording every IDENTIFY, typing trigger
 //! and posted message in order. Tests wait on what was recorded, with a deadline
-//! ([`Log::wait`]), never for a fixed time.
+//! ([`super::Recorder::wait`]), never for a fixed time.
 //!
 //! Point `senses.discord.gateway_url` and `api_base` at it ([`FakeDiscord::sense_yaml`]).
 
 use std::collections::HashSet;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -18,7 +18,9 @@ use serde_json::{json, Value};
 use tokio::sync::watch;
 use tokio_websockets::Message;
 
-/// How long [`Log::wait`] waits before it fails the test.
+use super::Recorder;
+
+/// How long [`Recorder::wait`] waits before it fails the test.
 pub const DEADLINE: Duration = Duration::from_secs(20);
 /// The bot's own user id (in READY).
 pub const BOT_ID: &str = "900";
@@ -36,39 +38,27 @@ pub struct Seen {
     pub auth: Option<String>,
 }
 
-/// Everything the fake received, in order.
-#[derive(Default)]
+/// Everything the fake received, in order (a [`Recorder`]: `wait`, `all`).
 pub struct Log {
-    seen: Mutex<Vec<Seen>>,
-    changed: Condvar,
+    seen: Recorder<Seen>,
     /// Channels where posting a message answers 403 Missing Access.
     denied: Mutex<HashSet<u64>>,
 }
 
+impl Default for Log {
+    fn default() -> Self {
+        Log { seen: Recorder::new(DEADLINE), denied: Mutex::default() }
+    }
+}
+
+impl std::ops::Deref for Log {
+    type Target = Recorder<Seen>;
+    fn deref(&self) -> &Recorder<Seen> {
+        &self.seen
+    }
+}
+
 impl Log {
-    fn push(&self, s: Seen) {
-        self.seen.lock().unwrap_or_else(PoisonError::into_inner).push(s);
-        self.changed.notify_all();
-    }
-
-    /// Wait (at most [`DEADLINE`]) until `cond` holds for what was received; return it.
-    /// Panics naming `what`, with everything received, when the deadline passes.
-    pub fn wait(&self, what: &str, cond: impl Fn(&[Seen]) -> bool) -> Vec<Seen> {
-        let deadline = Instant::now() + DEADLINE;
-        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        while !cond(&seen) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(!left.is_zero(), "timed out waiting for {what}; received: {:?}", *seen);
-            seen = self.changed.wait_timeout(seen, left).unwrap_or_else(PoisonError::into_inner).0;
-        }
-        seen.clone()
-    }
-
-    /// Everything received so far.
-    pub fn all(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap_or_else(PoisonError::into_inner).clone()
-    }
-
     /// What was received for `channel` (typing triggers and messages), in order.
     pub fn in_channel(&self, channel: u64) -> Vec<Seen> {
         self.all().into_iter().filter(|s| s.channel == channel).collect()
