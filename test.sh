@@ -2,6 +2,8 @@
 # The second command of the quick start: the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")"
+# What the tests drive besides cn (Chromium, Dovecot, aiosmtpd); installs only what is missing.
+bash scripts/deps.sh --test
 # Scratch repositories the tests make need an identity on a machine with none configured;
 # EMAIL is git's last fallback, below any user.email (the hubs' own identity wins).
 export EMAIL="${EMAIL:-cn-tests@localhost}"

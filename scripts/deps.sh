@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Install what a fresh machine lacks to build and test cn: Debian packages (cmake, clang and
 # libclang for the embedded llama.cpp engine; git; a JDK for the AI-loop walkthrough; pip for
-# fetching the local model; Chromium and chromedriver for the control room's browser tests).
-# Idempotent: installs only what is missing.
+# fetching the local model). With --test, also what the test suite drives: Chromium and
+# chromedriver (the control room's browser tests), Dovecot and Python's aiosmtpd (the email
+# sense's IMAP and SMTP servers). Idempotent: installs only what is missing.
 set -euo pipefail
+tests=false
+[ "${1:-}" = "--test" ] && tests=true
 
 missing=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
@@ -16,10 +19,12 @@ command -v python3 >/dev/null || missing+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 command -v cc >/dev/null || missing+=(build-essential)
 command -v strace >/dev/null || missing+=(strace)   # a test counts the files `cn run` opens
-# The control room's browser tests drive headless Chromium over WebDriver.
-command -v chromium >/dev/null || missing+=(chromium)
-command -v chromedriver >/dev/null || missing+=(chromium-driver)
-command -v dovecot >/dev/null || missing+=(dovecot-imapd)   # the email sense's tests: a real IMAP server
+if $tests; then
+  # The control room's browser tests drive headless Chromium over WebDriver.
+  command -v chromium >/dev/null || missing+=(chromium)
+  command -v chromedriver >/dev/null || missing+=(chromium-driver)
+  command -v dovecot >/dev/null || missing+=(dovecot-imapd)   # the email sense's tests: a real IMAP server
+fi
 
 if ((${#missing[@]})); then
   echo "==> installing Debian packages: ${missing[*]}"
@@ -31,7 +36,7 @@ if ((${#missing[@]})); then
 fi
 
 # The email sense's tests send answers to a real SMTP server: Python's aiosmtpd.
-if ! python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
+if $tests && ! python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
   echo "==> installing aiosmtpd (Python) for the email tests"
   python3 -m pip install --quiet aiosmtpd 2>/dev/null \
     || python3 -m pip install --quiet --break-system-packages aiosmtpd
