@@ -14,7 +14,8 @@
 //!                                  reservations, its lock, the processes holding them
 //! state/reflex-stats.json          each reflex's runs and failures
 //! state/peers.json                 peers added with `cn peer add` (name → git remote)
-//! state/received.json              mail already taken (commit → item id): never twice
+//! state/received.json              mail taken before the read-only layout (commit → item id)
+//! state/peer-mail.json             per peer: mail received and not yet released, last fetch
 //! state/run.lock  state/run.json   the one `cn run` on this hub; where it listens
 //! .git/cn-owner-token              the owner endpoint's token (mode 0600; never committed)
 //! .git/cn-id-key                   the key of the hub's unguessable ids (mode 0600)
@@ -113,8 +114,12 @@ impl Layout {
         reflex_stats => "state/reflex-stats.json";
         /// `state/peers.json`.
         peers => "state/peers.json";
-        /// `state/received.json`.
+        /// `state/received.json`: mail taken before issue 19's layout (commit → item id),
+        /// read so mail in flight then is not delivered twice; no longer written.
         received => "state/received.json";
+        /// `state/peer-mail.json`: per peer, the mail received and not yet released by its
+        /// sender (whose receipts this hub publishes), the last fetch, what waits each way.
+        peer_mail => "state/peer-mail.json";
         /// `state/run.lock`: held by the one `cn run` on this hub.
         run_lock => "state/run.lock";
         /// `state/run.json`: who runs and where the owner endpoint listens.
@@ -178,7 +183,7 @@ impl Layout {
         if let Some(why) = self.read_protected(rel) {
             return Some(why);
         }
-        let protected: [(PathBuf, &'static str); 14] = [
+        let protected: [(PathBuf, &'static str); 15] = [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
             (PathBuf::from(LOCK), "the hub lock"),
@@ -191,6 +196,7 @@ impl Layout {
             (self.relative(&self.budget()).into(), "the thinking budget"),
             (self.relative(&self.reflex_stats()).into(), "the reflexes' health"),
             (self.relative(&self.received()).into(), "the mail already taken"),
+            (self.relative(&self.peer_mail()).into(), "the mail already taken"),
             (self.relative(&self.run_info()).into(), "the daemon's address"),
             (self.relative(&self.run_lock()).into(), "the daemon's lock"),
         ];
