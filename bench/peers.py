@@ -26,6 +26,8 @@ import time
 CN = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else "target/release/cn")
 OUT = os.path.realpath(sys.argv[2] if len(sys.argv) > 2 else "/tmp/cn-bench-peers")
 RUNS = int(os.environ.get("RUNS", "5"))
+# QUICK=1: small sizes, to check the script itself (not figures).
+QUICK = os.environ.get("QUICK") == "1"
 ENV = dict(os.environ, CN_LOG="error")
 ENV.pop("CN_HUB", None)
 
@@ -120,7 +122,7 @@ def main():
     results = {}
 
     # 1 and 2: two hubs, growth with mail.
-    for n in (10, 100, 1000):
+    for n in (10, 100) if QUICK else (10, 100, 1000):
         root = fresh(f"pair{n}")
         hub(root, "a"), hub(root, "b")
         connect(root, ["a", "b"])
@@ -129,7 +131,7 @@ def main():
         print(f"{n:5d} messages a->b: a sync + b sync {h:8.1f} ms   whole cycle {c:8.1f} ms", flush=True)
 
     # 3: growth with peers (10 messages from each to hub 'r').
-    for k in (1, 2, 4, 8, 16):
+    for k in (1, 2) if QUICK else (1, 2, 4, 8, 16):
         root = fresh(f"peers{k}")
         names = ["r"] + [f"p{i}" for i in range(k)]
         for nm in names:
@@ -155,10 +157,13 @@ def main():
     hub(root, "a"), hub(root, "b")
     connect(root, ["a", "b"])
     before = pair_sync(root, 10)
-    for total in (1000, 3000):
-        while SEQ[0] < total:
-            fill(root, "a", "b", 500)
+    delivered = 0
+    for total in (200,) if QUICK else (1000, 3000):
+        while delivered < total:
+            step = 100 if QUICK else 500
+            fill(root, "a", "b", step)
             drain(root, ["a", "b"])
+            delivered += step
         after = pair_sync(root, 10)
         results[f"history_{total}"] = {"before_a+b_ms": before[0], "after_a+b_ms": after[0],
                                        "before_cycle_ms": before[1], "after_cycle_ms": after[1]}
@@ -174,7 +179,7 @@ def main():
     for a in names:
         for b in names:
             if a != b:
-                fill(root, a, b, 50)
+                fill(root, a, b, 5 if QUICK else 50)
     t = time.perf_counter()
     drain(root, names, max_rounds=8)
     total = (time.perf_counter() - t) * 1000
@@ -182,10 +187,12 @@ def main():
     for nm in names:
         d = os.path.join(root, nm, "threads/inbox")
         ids += [n for n in os.listdir(d) if n.endswith(".md")]
-    assert len(ids) == 1000 and len(set(ids)) == 1000, (len(ids), len(set(ids)))
+    expected = 100 if QUICK else 1000
+    assert len(ids) == expected and len(set(ids)) == expected, (len(ids), len(set(ids)))
     left = run("git", "-C", os.path.join(root, "h1.git"), "for-each-ref", "refs/heads/")
     results["five_hubs_1000"] = {"drain_ms": total, "delivered": len(ids), "refs_left_h1": len(left.splitlines())}
-    print(f"five hubs, 1000 messages: drained in {total:.0f} ms; {len(ids)} delivered, each once", flush=True)
+    print(f"five hubs, {expected} messages: drained in {total:.0f} ms; {len(ids)} delivered, each once; "
+          f"{len(left.splitlines())} branches left in h1.git", flush=True)
 
     with open(os.path.join(OUT, "peers.json"), "w") as f:
         json.dump(results, f, indent=1)
