@@ -311,8 +311,20 @@ fn take_from(
     // mail's commit (its envelope) and file with one `git cat-file --batch`.
     let git = Git::new(hub.root());
     for chunk in fresh.chunks(CHUNK) {
-        // Housekeeping is the owner's (or the daemon's) business, not every sync's.
-        let mut args = vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--", remote];
+        // Housekeeping is the owner's (or the daemon's) business, not every sync's. A mail is
+        // a root commit, sharing nothing with this hub's history: offering that history to
+        // the peer ("have" lines) would only make a fetch grow with every mail ever filed.
+        let mut args = vec![
+            "-c",
+            "fetch.negotiationAlgorithm=noop",
+            "fetch",
+            "-q",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--no-auto-maintenance",
+            "--",
+            remote,
+        ];
         args.extend(chunk.iter().map(|(_, sha, _)| sha.as_str()));
         git.run(&args)?;
     }
