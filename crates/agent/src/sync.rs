@@ -49,7 +49,7 @@ use crate::hub::Hub;
 use crate::item::{Item, NOTICE};
 use crate::lock::lock;
 use crate::mail::{post, Mail};
-use crate::queue::{enqueue, locate, md_files};
+use crate::queue::{locate, md_files};
 use cn_hub::id::stable as stable_id;
 
 /// Where a hub keeps its outgoing mail: `refs/heads/cn-mail/<to>/<id>`.
@@ -334,19 +334,32 @@ fn take_from(
     }
     let out = git.run_bytes_with_input(&["cat-file", "--batch"], request.as_bytes())?;
     let mut objects = parse_batch(&out, 2 * fresh.len()).into_iter();
+    let mut filed = Vec::new();
 
     for (id, sha, old) in &fresh {
         let (commit, file) = (objects.next().flatten(), objects.next().flatten());
         let read = check(me, peer, id, *old, commit, file);
         let outcome = match read {
             Ok(mail) => {
-                if locate(hub, &mail.id)?.is_none() {
-                    enqueue(hub, &item_of(&mail, peer))?;
-                    report.received.push(mail.id.clone());
-                    "filed".to_string()
-                } else {
-                    report.duplicates += 1;
-                    "duplicate".to_string()
+                match locate(hub, &mail.id)? {
+                    None => {
+                        // Atomic now, durable below with the whole batch (before the record).
+                        let path = hub.inbox().join(format!("{}.md", mail.id));
+                        let bytes = item_of(&mail, peer).render();
+                        cn_storage::write_atomic_unsynced(&path, bytes.as_bytes()).map_err(io_at(&path))?;
+                        filed.push(path);
+                        report.received.push(mail.id.clone());
+                        "filed".to_string()
+                    }
+                    Some(place) => {
+                        // Filed by a sync that stopped before its record: make sure it is on
+                        // disk before this one records it.
+                        if let crate::queue::Place::Inbox(path) = place {
+                            filed.push(path);
+                        }
+                        report.duplicates += 1;
+                        "duplicate".to_string()
+                    }
                 }
             }
             Err(why) => {
@@ -357,6 +370,9 @@ fn take_from(
         };
         record.received.insert(id.clone(), Taken { commit: sha.clone(), outcome, at: cn_storage::now_rfc3339() });
     }
+    // Every item on disk before the caller records them (and then publishes receipts).
+    let inbox = hub.inbox();
+    cn_storage::sync_files(&filed, &[inbox.as_path()]).map_err(io_at(&inbox))?;
     record.waiting_in = 0;
     Ok(seen)
 }
@@ -561,6 +577,7 @@ fn publish(
         want.insert(r, Some(receipt.clone()));
     }
 
+    let mut push_errors = Vec::new();
     let mut after = before.iter().map(|(name, (_, sha))| (name.clone(), sha.clone())).collect::<BTreeMap<_, _>>();
     if !want.is_empty() {
         let specs: Vec<String> = want
@@ -573,9 +590,10 @@ fn publish(
         for chunk in specs.chunks(CHUNK) {
             let mut args = vec!["push", "-q", "--no-verify", "origin"];
             args.extend(chunk.iter().map(String::as_str));
-            // The exit code is not the verdict: the listing below is.
+            // The exit code is not the verdict: the listing below is (a push that failed on
+            // a ref a killed sync's push was still updating may have landed all the same).
             if let Err(e) = Git::new(hub.root()).run(&args) {
-                report.errors.push(e.to_string());
+                push_errors.push(e.to_string());
             }
         }
         after = list(hub, "origin", &patterns)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
@@ -617,11 +635,15 @@ fn publish(
     }
     if !unconfirmed.is_empty() {
         return Err(AgentError::Invalid(format!(
-            "origin does not show {} of the {} ref changes pushed (e.g. {}); they are retried at the next sync",
+            "origin does not show {} of the {} ref changes pushed (e.g. {}); they are retried at the next sync{}",
             unconfirmed.len(),
             want.len(),
-            unconfirmed[0]
+            unconfirmed[0],
+            push_errors.first().map(|e| format!(": {e}")).unwrap_or_default()
         )));
+    }
+    for e in push_errors {
+        tracing::info!(error = %e, "git push failed, but origin shows every change");
     }
     Ok(())
 }
