@@ -26,8 +26,9 @@ import time
 CN = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else "target/release/cn")
 OUT = os.path.realpath(sys.argv[2] if len(sys.argv) > 2 else "/tmp/cn-bench-peers")
 RUNS = int(os.environ.get("RUNS", "5"))
-# QUICK=1: small sizes, to check the script itself (not figures).
+# QUICK=1: small sizes, to check the script itself (not figures). PAIR_ONLY=1: part 1-2 only.
 QUICK = os.environ.get("QUICK") == "1"
+PAIR_ONLY = os.environ.get("PAIR_ONLY") == "1"
 ENV = dict(os.environ, CN_LOG="error")
 ENV.pop("CN_HUB", None)
 
@@ -130,6 +131,8 @@ def main():
         results[f"pair_{n}"] = {"a+b_ms": h, "cycle_ms": c}
         print(f"{n:5d} messages a->b: a sync + b sync {h:8.1f} ms   whole cycle {c:8.1f} ms", flush=True)
 
+    if PAIR_ONLY:
+        return
     # 3: growth with peers (10 messages from each to hub 'r').
     for k in (1, 2) if QUICK else (1, 2, 4, 8, 16):
         root = fresh(f"peers{k}")
