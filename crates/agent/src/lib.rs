@@ -17,6 +17,7 @@
 pub mod answer;
 pub mod args;
 pub mod decide;
+pub mod envelope;
 pub mod error;
 pub mod gtd;
 pub mod handup;
@@ -46,7 +47,7 @@ pub use queue::{
     current, enqueue, enqueue_new, enqueue_reflection, locate, pending, release_due, resume, return_current, take,
     take_next, take_next_locked, Place,
 };
-pub use sync::{sync, sync_locked, SyncReport};
+pub use sync::{peer_mail, peer_status, sync, sync_locked, PeerStatus, SyncReport};
 pub use tools::{op_tool_names, ops_prompt, register_ops};
 
 use cn_hub::git::Git;
@@ -79,6 +80,11 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
 /// `cn peer add`: record a peer (a local path is made absolute, so git finds it from
 /// anywhere).
 pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {
+    if sync::RESERVED_NAMES.contains(&name) {
+        return Err(AgentError::Invalid(format!(
+            "peer name `{name}` is reserved (its branches hold every peer's mail and receipts); choose another"
+        )));
+    }
     let _lock = lock(hub)?;
     let path = std::path::Path::new(remote);
     let remote = match path.exists().then(|| path.canonicalize()) {

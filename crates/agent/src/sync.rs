@@ -1,32 +1,63 @@
-//! `cn sync`: mail between peers over git.
+//! `cn sync`: mail between peers over git, where every hub writes only to its own `origin`
+//! and only reads its peers'.
 //!
-//! - **In**: for each peer, fetch the branches `<me>/*` of its remote, file each as an item
-//!   in `threads/inbox/` with `from` set to the peer's name, and delete the branches taken
-//!   from the peer's remote. A branch whose thread cannot be read (no `<thread-id>.md`, bad
-//!   frontmatter, wrong address) is an orphan: it is rejected with a notice to its sender.
-//! - **Out**: every mail in `threads/mail/outbox/` becomes a one-file commit pushed to this
-//!   hub's `origin` as the branch `<peer>/<thread-id>`, then moves to `threads/mail/sent/`.
+//! In a hub's own repository (`origin`):
 //!
-//! Invariants: never deliver the same mail twice — `state/received.json` records every commit
-//! taken, and an item id the hub already holds is not filed again. A mail's commit is built
-//! from its content and date alone, so pushing it again after a crash yields the same commit,
-//! which the peer recognizes. A crash at any point loses nothing: mail leaves the outbox only
-//! after its push succeeded, and a branch is deleted only after its item is filed.
+//! - `refs/heads/cn-mail/<to>/<id>` — a mail it sent, not yet acknowledged: a root commit
+//!   holding `<id>.md`, whose message is the [`Envelope`] (sender, recipient, id, created,
+//!   the SHA-256 of the file's bytes);
+//! - `refs/heads/cn-receipt/<from>/<id>` — a receipt: it took mail `<id>` from peer `<from>`.
+//!
+//! One sync:
+//!
+//! 1. **In.** For each peer, list (read-only) its `cn-mail/<me>/*`, its `cn-receipt/<me>/*`
+//!    and the old layout's `<me>/*`; fetch the new mail by hash, check each envelope and
+//!    file the mail in `threads/inbox/` (or reject it with a notice to its sender), then
+//!    record what was taken in `state/peer-mail.json`.
+//! 2. **Out.** In one push to `origin`: the outbox's mail; a receipt for every mail taken
+//!    that its sender still lists; the deletion of every mail of ours a peer has receipted,
+//!    and of every receipt whose mail its sender has since removed (whereupon the record of
+//!    it is dropped, so nothing grows with the history of all mail ever sent).
+//! 3. **Verify.** List `origin` again: a ref counts as pushed (or deleted) only when the
+//!    remote shows it so, whatever git's exit code said. Only then does a mail leave the
+//!    outbox for `threads/mail/sent/`.
+//!
+//! Invariants:
+//! - No hub writes to another's repository; a peer's repository is only listed and fetched.
+//! - Never twice: a mail is filed only when neither the record nor the hub holds its id; a
+//!   crash between filing and recording is caught by the hub holding it. A mail's commit is
+//!   built from its bytes and date alone, so pushing it again yields the same commit.
+//! - Never lost: an item is filed (atomically) before it is recorded, and recorded before
+//!   its receipt is published; a sender deletes its mail only after a receipt, and only once
+//!   the mail's file is in `sent/`, so nothing is pushed again after it was released.
+//! - A peer's bytes are bytes: split by git's byte counts, checked against the envelope's
+//!   digest, decoded only then; what cannot be read is rejected with a notice, recorded and
+//!   receipted like any mail, so it is never read again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::path::PathBuf;
 
 use cn_hub::git::{Git, GitError};
 use cn_hub::journal::HubJournal;
 use cn_storage::Entry;
+use serde::{Deserialize, Serialize};
 
+use crate::envelope::Envelope;
 use crate::error::{io_at, AgentError, Result};
 use crate::hub::Hub;
 use crate::item::{Item, NOTICE};
 use crate::lock::lock;
 use crate::mail::{post, Mail};
-use crate::queue::{enqueue, locate, md_files};
+use crate::queue::{locate, md_files};
 use cn_hub::id::stable as stable_id;
+
+/// Where a hub keeps its outgoing mail: `refs/heads/cn-mail/<to>/<id>`.
+pub const MAIL_REFS: &str = "refs/heads/cn-mail/";
+/// Where a hub keeps its receipts: `refs/heads/cn-receipt/<from>/<id>`.
+pub const RECEIPT_REFS: &str = "refs/heads/cn-receipt/";
+/// Names no peer may have: they are the top directories of the mail layout.
+pub const RESERVED_NAMES: [&str; 2] = ["cn-mail", "cn-receipt"];
 
 /// What a sync did.
 #[derive(Debug, Default, Clone)]
@@ -35,17 +66,62 @@ pub struct SyncReport {
     pub sent: Vec<String>,
     /// Items filed in the inbox (ids).
     pub received: Vec<String>,
-    /// Orphan branches rejected (`peer/branch`).
+    /// Mail rejected (`peer/id`), each with a notice to its sender.
     pub rejected: Vec<String>,
-    /// Branches already taken before (deleted again, not filed).
+    /// Mail listed again that was already taken (not filed again).
     pub duplicates: usize,
+    /// Receipts published in `origin` (`peer/id`).
+    pub receipts: Vec<String>,
+    /// Mail of ours released after its recipient's receipt (`peer/id`).
+    pub released: Vec<String>,
     /// Peers or mail that failed; the rest of the sync went on.
     pub errors: Vec<String>,
     pub committed: bool,
 }
 
+/// `state/peer-mail.json`: what this hub knows of each peer's mail.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct PeerMail {
+    #[serde(default)]
+    pub peers: BTreeMap<String, PeerRecord>,
+}
+
+/// One peer's part of [`PeerMail`].
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct PeerRecord {
+    /// Mail taken from this peer that it still lists (id → what became of it): each holds a
+    /// receipt in `origin` until the peer releases the mail.
+    #[serde(default)]
+    pub received: BTreeMap<String, Taken>,
+    /// When this peer's repository was last listed and fetched without an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_fetch: Option<String>,
+    /// The last sync's error for this peer, if it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// At the last fetch: mail the peer lists for this hub and this hub has not taken.
+    #[serde(default)]
+    pub waiting_in: usize,
+    /// At the last sync: mail of ours in `origin` the peer has not receipted yet.
+    #[serde(default)]
+    pub waiting_out: usize,
+}
+
+/// A mail taken from a peer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Taken {
+    /// The mail's commit in the sender's repository.
+    pub commit: String,
+    /// `filed`, `duplicate`, or `rejected: why`.
+    pub outcome: String,
+    pub at: String,
+}
+
 /// The one local ref outgoing mail commits are built on (each a root commit).
 const SCRATCH: &str = "refs/cn/outbox";
+/// The local ref of the receipt commit (one empty commit every receipt points at).
+const RECEIPT_COMMIT: &str = "refs/cn/receipt";
 
 /// Most refs one git command line names, to stay far below the OS argument limit.
 const CHUNK: usize = 400;
@@ -56,18 +132,54 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     sync_locked(hub)
 }
 
+/// Read `state/peer-mail.json` (empty when absent).
+pub fn peer_mail(hub: &Hub) -> Result<PeerMail> {
+    let path = hub.layout().peer_mail();
+    cn_storage::read_json_or_default(&path).map_err(io_at(&path))
+}
+
+fn save(hub: &Hub, state: &PeerMail) -> Result<()> {
+    let path = hub.layout().peer_mail();
+    cn_storage::write_json_atomic(&path, state).map_err(io_at(&path))
+}
+
 /// [`sync`] for a caller already holding the hub lock.
 pub fn sync_locked(hub: &Hub) -> Result<SyncReport> {
     let mut report = SyncReport::default();
-    for (name, peer) in hub.peers()? {
-        if let Err(e) = take_from(hub, &name, &peer.remote, &mut report) {
-            report.errors.push(format!("peer {name}: {e}"));
+    let peers = hub.peers()?;
+    let mut state = peer_mail(hub)?;
+    // A peer removed with `cn peer rm` is forgotten with it.
+    state.peers.retain(|name, _| peers.contains_key(name));
+    let legacy_path = hub.layout().received();
+    let legacy: BTreeMap<String, String> =
+        cn_storage::read_json_or_default(&legacy_path).map_err(io_at(&legacy_path))?;
+
+    // 1. In.
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    for (name, peer) in &peers {
+        let record = state.peers.entry(name.clone()).or_default();
+        match take_from(hub, name, &peer.remote, record, &legacy, &mut report) {
+            Ok(s) => {
+                record.last_fetch = Some(cn_storage::now_rfc3339());
+                record.last_error = None;
+                seen.insert(name.clone(), s);
+            }
+            Err(e) => {
+                let e = format!("peer {name}: {e}");
+                record.last_error = Some(e.clone());
+                report.errors.push(e);
+            }
         }
     }
-    // After taking, so an orphan's notice leaves in this same sync.
-    if let Err(e) = push_outbox(hub, &mut report) {
+    // Recorded before any receipt is published: a receipt always stands for a filed mail.
+    save(hub, &state)?;
+
+    // 2. and 3. Out, verified.
+    if let Err(e) = publish(hub, &peers, &seen, &mut state, &mut report) {
         report.errors.push(e.to_string());
     }
+    save(hub, &state)?;
+
     if !(report.sent.is_empty() && report.received.is_empty() && report.rejected.is_empty()) {
         let entry = Entry::new("sync")
             .with("sent", report.sent.clone())
@@ -85,102 +197,236 @@ pub fn sync_locked(hub: &Hub) -> Result<SyncReport> {
     Ok(report)
 }
 
-type Received = BTreeMap<String, String>;
+/// What one peer's repository showed this sync.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Mail it lists for this hub (ids, both layouts).
+    mail: BTreeSet<String>,
+    /// Its receipts for our mail (ids).
+    receipts: BTreeSet<String>,
+}
 
-fn take_from(hub: &Hub, peer: &str, remote: &str, report: &mut SyncReport) -> Result<()> {
-    let me = hub.name();
-    let prefix = format!("refs/heads/{me}/");
-    // List the branches addressed to us; fetch their commits by hash, so no local ref is
-    // written (or has to be cleaned up) per mail.
-    cn_hub::git::check_remote(remote).map_err(AgentError::Invalid)?;
-    let listing = Git::new(hub.root()).run(&["ls-remote", "--heads", "--", remote, &format!("{prefix}*")])?;
-    let branches: Vec<(String, String)> = listing
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .filter_map(|(sha, r)| Some((sha.to_string(), r.strip_prefix(&prefix)?.to_string())))
-        .collect();
-    if branches.is_empty() {
-        return Ok(());
-    }
+/// A ref of the mail layout, read from a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum MailRef {
+    /// `cn-mail/<peer>/<id>`.
+    Mail { peer: String, id: String },
+    /// `cn-receipt/<peer>/<id>`.
+    Receipt { peer: String, id: String },
+    /// The old layout's `<peer>/<id>` (mail awaiting `peer`, before receipts existed).
+    Legacy { peer: String, id: String },
+}
 
-    let received_path = hub.layout().received();
-    let mut received: Received = cn_storage::read_json_or_default(&received_path).map_err(io_at(&received_path))?;
-
-    // Read every new branch's thread with one `git cat-file --batch`.
-    let fresh: Vec<(String, String)> =
-        branches.iter().filter(|(sha, _)| !received.contains_key(sha)).cloned().collect();
-    report.duplicates += branches.len() - fresh.len();
-    for chunk in fresh.chunks(CHUNK) {
-        // Housekeeping is the owner's (or the daemon's) business, not every sync's.
-        let mut args = vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--", remote];
-        args.extend(chunk.iter().map(|(sha, _)| sha.as_str()));
-        Git::new(hub.root()).run(&args)?;
-    }
-    let mut request = String::new();
-    for (sha, tid) in &fresh {
-        let _ = writeln!(request, "{sha}:{tid}.md");
-    }
-    let blobs = if fresh.is_empty() {
-        Vec::new()
-    } else {
-        let out = Git::new(hub.root()).run_bytes_with_input(&["cat-file", "--batch"], request.as_bytes())?;
-        parse_batch(&out, fresh.len())
-    };
-
-    for ((sha, tid), blob) in fresh.iter().zip(blobs) {
-        let read = blob.ok_or_else(|| format!("the branch has no file {tid}.md")).and_then(|bytes| {
-            let text = String::from_utf8(bytes).map_err(|e| {
-                format!("{tid}.md is not UTF-8 text (an invalid byte at offset {})", e.utf8_error().valid_up_to())
-            })?;
-            // The report's line for a person to read.
-            let mail = Mail::parse(&text).map_err(|e| e.to_string())?;
-            if mail.id != *tid {
-                return Err(format!("its thread id `{}` does not match the branch", mail.id));
+impl MailRef {
+    fn parse(name: &str) -> Option<MailRef> {
+        let rest = name.strip_prefix("refs/heads/")?;
+        let (top, rest) = rest.split_once('/')?;
+        let (a, b) = match rest.split_once('/') {
+            Some((a, b)) => (a, Some(b)),
+            None => (rest, None),
+        };
+        let ok = |s: &str| crate::hub::valid_name(s);
+        match (top, b) {
+            ("cn-mail", Some(id)) if ok(a) && ok(id) => Some(MailRef::Mail { peer: a.into(), id: id.into() }),
+            ("cn-receipt", Some(id)) if ok(a) && ok(id) => Some(MailRef::Receipt { peer: a.into(), id: id.into() }),
+            (peer, None) if ok(peer) && ok(a) && !RESERVED_NAMES.contains(&peer) => {
+                Some(MailRef::Legacy { peer: peer.into(), id: a.into() })
             }
-            if mail.to != me {
-                return Err(format!("it is addressed to `{}`, not `{me}`", mail.to));
-            }
-            Ok(mail)
-        });
-        match read {
-            Ok(mail) => {
-                if locate(hub, &mail.id)?.is_none() {
-                    enqueue(hub, &item_of(&mail, peer))?;
-                    report.received.push(mail.id.clone());
-                } else {
-                    report.duplicates += 1;
-                }
-                received.insert(sha.clone(), mail.id);
-            }
-            Err(why) => {
-                let notice = Mail {
-                    id: stable_id(&format!("{me}:orphan:{sha}")),
-                    to: peer.to_string(),
-                    from: me.to_string(),
-                    thread: tid.clone(),
-                    created: cn_storage::now_rfc3339(),
-                    kind: Some(NOTICE.into()),
-                    reply_to: None,
-                    subject: Some(format!("rejected: {me}/{tid}")),
-                    depth: 0,
-                    body: format!("{me} could not read the thread on branch `{me}/{tid}` and rejected it: {why}.\n"),
-                };
-                post(hub, &notice)?;
-                tracing::warn!(peer, branch = %tid, %why, "rejected an orphan branch");
-                report.rejected.push(format!("{peer}/{tid}"));
-                received.insert(sha.clone(), format!("orphan:{tid}"));
-            }
+            _ => None,
         }
     }
-    cn_storage::write_json_atomic(&received_path, &received).map_err(io_at(&received_path))?;
 
-    // Everything listed is now filed (or known): delete it at the peer.
-    let names: Vec<String> = branches.iter().map(|(_, tid)| format!("{me}/{tid}")).collect();
-    for chunk in names.chunks(CHUNK) {
-        let mut args = vec!["push", "-q", "--delete", "--", remote];
-        args.extend(chunk.iter().map(String::as_str));
-        Git::new(hub.root()).run(&args)?;
+    fn name(&self) -> String {
+        match self {
+            MailRef::Mail { peer, id } => format!("{MAIL_REFS}{peer}/{id}"),
+            MailRef::Receipt { peer, id } => format!("{RECEIPT_REFS}{peer}/{id}"),
+            MailRef::Legacy { peer, id } => format!("refs/heads/{peer}/{id}"),
+        }
     }
+}
+
+/// `git ls-remote --heads REMOTE PATTERNS…`: the mail layout's refs it shows, with their
+/// commits.
+fn list(hub: &Hub, remote: &str, patterns: &[String]) -> Result<Vec<(MailRef, String)>> {
+    let mut args = vec!["ls-remote", "--heads", "--", remote];
+    args.extend(patterns.iter().map(String::as_str));
+    let out = Git::new(hub.root()).run(&args)?;
+    Ok(out
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter(|(sha, _)| sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
+        .filter_map(|(sha, name)| Some((MailRef::parse(name.trim())?, sha.to_string())))
+        .collect())
+}
+
+/// Take the mail `peer` holds for this hub; what its repository showed.
+fn take_from(
+    hub: &Hub,
+    peer: &str,
+    remote: &str,
+    record: &mut PeerRecord,
+    legacy: &BTreeMap<String, String>,
+    report: &mut SyncReport,
+) -> Result<Seen> {
+    let me = hub.name();
+    cn_hub::git::check_remote(remote).map_err(AgentError::Invalid)?;
+    let patterns = [format!("{MAIL_REFS}{me}/*"), format!("{RECEIPT_REFS}{me}/*"), format!("refs/heads/{me}/*")];
+    let mut seen = Seen::default();
+    // id → (commit, in the old layout); the new layout wins when both list an id.
+    let mut listed: BTreeMap<String, (String, bool)> = BTreeMap::new();
+    for (r, sha) in list(hub, remote, &patterns)? {
+        match r {
+            MailRef::Mail { peer: to, id } if to == me => {
+                listed.insert(id, (sha, false));
+            }
+            MailRef::Legacy { peer: to, id } if to == me => {
+                listed.entry(id).or_insert((sha, true));
+            }
+            MailRef::Receipt { peer: from, id } if from == me => {
+                seen.receipts.insert(id);
+            }
+            _ => {}
+        }
+    }
+    seen.mail = listed.keys().cloned().collect();
+    let mut fresh: Vec<(String, String, bool)> = Vec::new();
+    for (id, (sha, old)) in listed {
+        match record.received.entry(id) {
+            std::collections::btree_map::Entry::Occupied(_) => report.duplicates += 1,
+            std::collections::btree_map::Entry::Vacant(slot) if old && legacy.contains_key(&sha) => {
+                // Taken by this hub before the upgrade: recorded now, so it is receipted.
+                report.duplicates += 1;
+                let outcome = "taken before the read-only layout".to_string();
+                slot.insert(Taken { commit: sha, outcome, at: cn_storage::now_rfc3339() });
+            }
+            std::collections::btree_map::Entry::Vacant(slot) => fresh.push((slot.into_key(), sha, old)),
+        }
+    }
+    record.waiting_in = fresh.len();
+    if fresh.is_empty() {
+        return Ok(seen);
+    }
+
+    // Fetch by hash, so no local ref is written (or cleaned up) per mail; then read every
+    // mail's commit (its envelope) and file with one `git cat-file --batch`.
+    let git = Git::new(hub.root());
+    for chunk in fresh.chunks(CHUNK) {
+        // Housekeeping is the owner's (or the daemon's) business, not every sync's. A mail is
+        // a root commit, sharing nothing with this hub's history: offering that history to
+        // the peer ("have" lines) would only make a fetch grow with every mail ever filed.
+        let mut args = vec![
+            "-c",
+            "fetch.negotiationAlgorithm=noop",
+            "fetch",
+            "-q",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--no-auto-maintenance",
+            "--",
+            remote,
+        ];
+        args.extend(chunk.iter().map(|(_, sha, _)| sha.as_str()));
+        git.run(&args)?;
+    }
+    let mut request = String::new();
+    for (id, sha, _) in &fresh {
+        let _ = writeln!(request, "{sha}\n{sha}:{id}.md");
+    }
+    let out = git.run_bytes_with_input(&["cat-file", "--batch"], request.as_bytes())?;
+    let mut objects = parse_batch(&out, 2 * fresh.len()).into_iter();
+    let mut filed = Vec::new();
+
+    for (id, sha, old) in &fresh {
+        let (commit, file) = (objects.next().flatten(), objects.next().flatten());
+        let read = check(me, peer, id, *old, commit, file);
+        let outcome = match read {
+            Ok(mail) => {
+                match locate(hub, &mail.id)? {
+                    None => {
+                        // Atomic now, durable below with the whole batch (before the record).
+                        let path = hub.inbox().join(format!("{}.md", mail.id));
+                        let bytes = item_of(&mail, peer).render();
+                        cn_storage::write_atomic_unsynced(&path, bytes.as_bytes()).map_err(io_at(&path))?;
+                        filed.push(path);
+                        report.received.push(mail.id.clone());
+                        "filed".to_string()
+                    }
+                    Some(place) => {
+                        // Filed by a sync that stopped before its record: make sure it is on
+                        // disk before this one records it.
+                        if let crate::queue::Place::Inbox(path) = place {
+                            filed.push(path);
+                        }
+                        report.duplicates += 1;
+                        "duplicate".to_string()
+                    }
+                }
+            }
+            Err(why) => {
+                reject(hub, peer, id, sha, &why)?;
+                report.rejected.push(format!("{peer}/{id}"));
+                format!("rejected: {why}")
+            }
+        };
+        record.received.insert(id.clone(), Taken { commit: sha.clone(), outcome, at: cn_storage::now_rfc3339() });
+    }
+    // Every item on disk before the caller records them (and then publishes receipts).
+    let inbox = hub.inbox();
+    cn_storage::sync_files(&filed, &[inbox.as_path()]).map_err(io_at(&inbox))?;
+    record.waiting_in = 0;
+    Ok(seen)
+}
+
+/// The mail in `file` if it is what its envelope and branch say, else why not.
+fn check(
+    me: &str,
+    peer: &str,
+    id: &str,
+    old: bool,
+    commit: Option<Object>,
+    file: Option<Object>,
+) -> Result<Mail, String> {
+    let bytes = match file {
+        Some(Object { kind, bytes }) if kind == "blob" => bytes,
+        _ => return Err(format!("the branch has no file {id}.md")),
+    };
+    // The old layout had no envelope; its mail is checked as it always was.
+    if !old {
+        let commit =
+            commit.filter(|o| o.kind == "commit").ok_or_else(|| "the branch's tip is not a commit".to_string())?;
+        Envelope::from_commit(&commit.bytes)?.check(peer, me, id, &bytes)?;
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!("{id}.md is not UTF-8 text (an invalid byte at offset {})", e.utf8_error().valid_up_to())
+    })?;
+    let mail = Mail::parse(&text).map_err(|e| e.to_string())?;
+    if mail.id != id {
+        return Err(format!("its thread id `{}` does not match the branch", mail.id));
+    }
+    if mail.to != me {
+        return Err(format!("it is addressed to `{}`, not `{me}`", mail.to));
+    }
+    Ok(mail)
+}
+
+/// Tell `peer` its mail `id` was rejected, and why (once: the notice's id derives from the
+/// mail's commit).
+fn reject(hub: &Hub, peer: &str, id: &str, sha: &str, why: &str) -> Result<()> {
+    let me = hub.name();
+    let notice = Mail {
+        id: stable_id(&format!("{me}:orphan:{sha}")),
+        to: peer.to_string(),
+        from: me.to_string(),
+        thread: id.to_string(),
+        created: cn_storage::now_rfc3339(),
+        kind: Some(NOTICE.into()),
+        reply_to: None,
+        subject: Some(format!("rejected: {me}/{id}")),
+        depth: 0,
+        body: format!("{me} could not read your mail `{id}` to {me} and rejected it: {why}.\n"),
+    };
+    post(hub, &notice)?;
+    tracing::warn!(peer, mail = %id, %why, "rejected a peer's mail");
     Ok(())
 }
 
@@ -205,9 +451,17 @@ fn item_of(mail: &Mail, peer: &str) -> Item {
     Item::from_doc(item.doc.clone()).unwrap_or(item)
 }
 
+/// One object of `git cat-file --batch` output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Object {
+    /// `blob`, `commit`, `tree` or `tag`.
+    pub kind: String,
+    pub bytes: Vec<u8>,
+}
+
 /// Split `git cat-file --batch` output into one entry per request (`None` when missing).
 /// Works on bytes: git's sizes count bytes, and a peer's file may hold any bytes at all.
-pub fn parse_batch(out: &[u8], n: usize) -> Vec<Option<Vec<u8>>> {
+pub fn parse_batch(out: &[u8], n: usize) -> Vec<Option<Object>> {
     let mut result = Vec::with_capacity(n);
     let mut rest = out;
     while result.len() < n && !rest.is_empty() {
@@ -219,8 +473,7 @@ pub fn parse_batch(out: &[u8], n: usize) -> Vec<Option<Vec<u8>>> {
         let kind = parts.next();
         match (kind, size) {
             (Some(kind), Some(size)) if after.len() >= size => {
-                // A tree or commit where a file should be is not a thread.
-                result.push((kind == "blob").then(|| after[..size].to_vec()));
+                result.push(Some(Object { kind: kind.to_string(), bytes: after[..size].to_vec() }));
                 let tail = &after[size..];
                 rest = tail.strip_prefix(b"\n").unwrap_or(tail);
             }
@@ -234,25 +487,200 @@ pub fn parse_batch(out: &[u8], n: usize) -> Vec<Option<Vec<u8>>> {
     result
 }
 
-fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
+/// A mail of the outbox, ready to push.
+struct Outgoing {
+    path: PathBuf,
+    mail: Mail,
+    commit: String,
+}
+
+/// Push the outbox, receipts and releases to `origin` in one go, then confirm each on the
+/// remote and act only on what is confirmed.
+fn publish(
+    hub: &Hub,
+    peers: &BTreeMap<String, crate::hub::Peer>,
+    seen: &BTreeMap<String, Seen>,
+    state: &mut PeerMail,
+    report: &mut SyncReport,
+) -> Result<()> {
     let files = md_files(&hub.outbox())?;
-    if files.is_empty() {
-        return Ok(());
-    }
-    if Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_err() {
+    let owes_receipts = state.peers.values().any(|r| !r.received.is_empty());
+    let has_origin = Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_ok();
+    if !has_origin {
+        if files.is_empty() && !owes_receipts {
+            return Ok(());
+        }
         return Err(AgentError::Invalid(format!(
-            "{} mail wait in the outbox but the hub has no git remote `origin` to push to; add one with `git -C {} remote add origin URL`",
+            "{} mail and {} receipts wait to be published but the hub has no git remote `origin`; add one with `git -C {} remote add origin URL`",
             files.len(),
+            state.peers.values().map(|r| r.received.len()).sum::<usize>(),
             hub.root().display()
         )));
     }
+    let patterns = own_patterns(peers);
+    let before: BTreeMap<String, (MailRef, String)> =
+        list(hub, "origin", &patterns)?.into_iter().map(|(r, sha)| (r.name(), (r, sha))).collect();
+    // Receipts owed: mail taken that its sender still lists, with no receipt in origin yet.
+    let mut owed = Vec::new();
+    for (peer, record) in &state.peers {
+        let Some(s) = seen.get(peer) else { continue };
+        for id in record.received.keys().filter(|id| s.mail.contains(*id)) {
+            let r = MailRef::Receipt { peer: peer.clone(), id: id.clone() }.name();
+            if !before.contains_key(&r) {
+                owed.push(r);
+            }
+        }
+    }
+    // An idle sync starts no fast-import.
+    let (outgoing, receipt) = if files.is_empty() && owed.is_empty() {
+        (Vec::new(), String::new())
+    } else {
+        build_commits(hub, &files, report)?
+    };
+    let receipted = |peer: &str, id: &str| seen.get(peer).is_some_and(|s| s.receipts.contains(id));
+
+    // ref → the commit it should point at (None: deleted).
+    let mut want: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut pushing: Vec<&Outgoing> = Vec::new();
+    for o in &outgoing {
+        if receipted(&o.mail.to, &o.mail.id) {
+            // Delivered already (the push made it before a crash): it only moves to sent.
+            to_sent(hub, o, report)?;
+            continue;
+        }
+        let r = MailRef::Mail { peer: o.mail.to.clone(), id: o.mail.id.clone() }.name();
+        if before.get(&r).map(|(_, sha)| sha) != Some(&o.commit) {
+            want.insert(r, Some(o.commit.clone()));
+        }
+        pushing.push(o);
+    }
+    for (name, (r, _)) in &before {
+        match r {
+            // Our mail, receipted by its recipient: released (its file is in sent/ first).
+            MailRef::Mail { peer, id } | MailRef::Legacy { peer, id } if receipted(peer, id) => {
+                let file = hub.outbox().join(format!("{id}.md"));
+                if file.is_file() {
+                    let sent = hub.sent().join(format!("{id}.md"));
+                    std::fs::create_dir_all(hub.sent()).map_err(io_at(&hub.sent()))?;
+                    std::fs::rename(&file, &sent).map_err(io_at(&file))?;
+                }
+                want.insert(name.clone(), None);
+            }
+            // Our receipt for mail its sender no longer lists: retired.
+            MailRef::Receipt { peer, id } if seen.get(peer).is_some_and(|s| !s.mail.contains(id)) => {
+                want.insert(name.clone(), None);
+            }
+            _ => {}
+        }
+    }
+    for r in owed {
+        want.insert(r, Some(receipt.clone()));
+    }
+
+    let mut push_errors = Vec::new();
+    let mut after = before.iter().map(|(name, (_, sha))| (name.clone(), sha.clone())).collect::<BTreeMap<_, _>>();
+    if !want.is_empty() {
+        let specs: Vec<String> = want
+            .iter()
+            .map(|(r, sha)| match sha {
+                Some(sha) => format!("+{sha}:{r}"),
+                None => format!(":{r}"),
+            })
+            .collect();
+        for chunk in specs.chunks(CHUNK) {
+            let mut args = vec!["push", "-q", "--no-verify", "origin"];
+            args.extend(chunk.iter().map(String::as_str));
+            // The exit code is not the verdict: the listing below is (a push that failed on
+            // a ref a killed sync's push was still updating may have landed all the same).
+            if let Err(e) = Git::new(hub.root()).run(&args) {
+                push_errors.push(e.to_string());
+            }
+        }
+        after = list(hub, "origin", &patterns)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
+    }
+    let mut unconfirmed = Vec::new();
+    for (r, sha) in &want {
+        if after.get(r) != sha.as_ref() {
+            unconfirmed.push(r.clone());
+            continue;
+        }
+        match MailRef::parse(r) {
+            Some(MailRef::Receipt { peer, id }) if sha.is_some() => report.receipts.push(format!("{peer}/{id}")),
+            Some(MailRef::Mail { peer, id } | MailRef::Legacy { peer, id }) if sha.is_none() => {
+                report.released.push(format!("{peer}/{id}"))
+            }
+            _ => {}
+        }
+    }
+    for o in pushing {
+        let r = MailRef::Mail { peer: o.mail.to.clone(), id: o.mail.id.clone() }.name();
+        if after.get(&r) == Some(&o.commit) {
+            to_sent(hub, o, report)?;
+        }
+    }
+    // A receipt's record goes once its sender no longer lists the mail and the receipt is
+    // gone from origin (or was never published).
+    for (peer, record) in state.peers.iter_mut() {
+        let Some(s) = seen.get(peer) else { continue };
+        record.received.retain(|id, _| {
+            s.mail.contains(id) || after.contains_key(&MailRef::Receipt { peer: peer.clone(), id: id.clone() }.name())
+        });
+    }
+    for (peer, record) in state.peers.iter_mut() {
+        record.waiting_out = after
+            .keys()
+            .filter_map(|r| MailRef::parse(r))
+            .filter(|r| matches!(r, MailRef::Mail { peer: p, .. } | MailRef::Legacy { peer: p, .. } if p == peer))
+            .count();
+    }
+    if !unconfirmed.is_empty() {
+        return Err(AgentError::Invalid(format!(
+            "origin does not show {} of the {} ref changes pushed (e.g. {}); they are retried at the next sync{}",
+            unconfirmed.len(),
+            want.len(),
+            unconfirmed[0],
+            push_errors.first().map(|e| format!(": {e}")).unwrap_or_default()
+        )));
+    }
+    for e in push_errors {
+        tracing::info!(error = %e, "git push failed, but origin shows every change");
+    }
+    Ok(())
+}
+
+/// What this hub lists in its own origin: its mail (both layouts) and its receipts.
+fn own_patterns(peers: &BTreeMap<String, crate::hub::Peer>) -> Vec<String> {
+    let mut p = vec![format!("{MAIL_REFS}*"), format!("{RECEIPT_REFS}*")];
+    p.extend(peers.keys().map(|name| format!("refs/heads/{name}/*")));
+    p
+}
+
+fn to_sent(hub: &Hub, o: &Outgoing, report: &mut SyncReport) -> Result<()> {
+    let to = hub.sent().join(format!("{}.md", o.mail.id));
+    std::fs::create_dir_all(hub.sent()).map_err(io_at(&hub.sent()))?;
+    std::fs::rename(&o.path, &to).map_err(io_at(&o.path))?;
+    report.sent.push(o.mail.id.clone());
+    Ok(())
+}
+
+/// One `git fast-import` builds every outbox mail's commit (its message the envelope) and the
+/// receipt commit; a mail that cannot be read stays in the outbox, reported.
+fn build_commits(hub: &Hub, files: &[PathBuf], report: &mut SyncReport) -> Result<(Vec<Outgoing>, String)> {
     let me = hub.name();
-    let mut stream = String::new();
+    let mut stream = Vec::new();
+    // Mark 1: the receipt — the same empty commit in every hub.
+    let _ = write!(
+        Bytes(&mut stream),
+        "reset {RECEIPT_COMMIT}\ncommit {RECEIPT_COMMIT}\nmark :1\nauthor cn <cn@cn.invalid> 0 +0000\ncommitter cn <cn@cn.invalid> 0 +0000\ndata 11\ncn receipt\ndeleteall\n\n"
+    );
     let mut outgoing = Vec::new();
     for path in files {
-        let text = std::fs::read_to_string(&path).map_err(io_at(&path))?;
-        let mail = match Mail::parse(&text) {
-            Ok(m) if crate::hub::valid_name(&m.to) => m,
+        let bytes = std::fs::read(path).map_err(io_at(path))?;
+        let parsed = std::str::from_utf8(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Mail::parse(t).map_err(|e| e.to_string()));
+        let mail = match parsed {
+            Ok(m) if crate::hub::valid_name(&m.to) && !RESERVED_NAMES.contains(&m.to.as_str()) => m,
             Ok(m) => {
                 report.errors.push(format!(
                     "{}: `to` {:?} is not a peer name; fix or remove the file",
@@ -267,28 +695,28 @@ fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
             }
         };
         // The commit's date is the mail's, so the same mail always makes the same commit.
-        let epoch = time::OffsetDateTime::parse(&mail.created, &time::format_description::well_known::Rfc3339)
-            .map(|t| t.unix_timestamp())
-            .unwrap_or(0);
-        let subject = format!("mail {} from {me} to {}", mail.id, mail.to);
+        let (epoch, created) =
+            match time::OffsetDateTime::parse(&mail.created, &time::format_description::well_known::Rfc3339) {
+                Ok(t) => (t.unix_timestamp(), mail.created.clone()),
+                Err(_) => (0, cn_storage::rfc3339(time::OffsetDateTime::UNIX_EPOCH)),
+            };
+        let message = Envelope::new(me, &mail.to, &mail.id, &created, &bytes).render();
         // Every mail is a root commit on one scratch ref; its hash comes back as a mark.
         let _ = write!(
-            stream,
-            "reset {SCRATCH}\ncommit {SCRATCH}\nmark :{}\nauthor {me} <{me}@cn.invalid> {epoch} +0000\ncommitter {me} <{me}@cn.invalid> {epoch} +0000\ndata {}\n{subject}\nM 100644 inline {}.md\ndata {}\n{text}\n",
-            outgoing.len() + 1,
-            subject.len(),
+            Bytes(&mut stream),
+            "reset {SCRATCH}\ncommit {SCRATCH}\nmark :{}\nauthor {me} <{me}@cn.invalid> {epoch} +0000\ncommitter {me} <{me}@cn.invalid> {epoch} +0000\ndata {}\n{message}\nM 100644 inline {}.md\ndata {}\n",
+            outgoing.len() + 2,
+            message.len(),
             mail.id,
-            text.len()
+            bytes.len()
         );
-        outgoing.push((path, mail));
-    }
-    if outgoing.is_empty() {
-        return Ok(());
+        stream.extend_from_slice(&bytes);
+        stream.push(b'\n');
+        outgoing.push((path.clone(), mail));
     }
     let marks_path = std::env::temp_dir().join(format!("cn-marks-{}-{}", std::process::id(), cn_hub::id::new()));
     let marks_arg = format!("--export-marks={}", marks_path.display());
-    let imported =
-        Git::new(hub.root()).run_with_input(&["fast-import", "--quiet", "--force", &marks_arg], stream.as_bytes());
+    let imported = Git::new(hub.root()).run_with_input(&["fast-import", "--quiet", "--force", &marks_arg], &stream);
     let marks = std::fs::read_to_string(&marks_path).map_err(io_at(&marks_path));
     let _ = std::fs::remove_file(&marks_path);
     imported?;
@@ -297,45 +725,115 @@ fn push_outbox(hub: &Hub, report: &mut SyncReport) -> Result<()> {
         .filter_map(|l| l.strip_prefix(':')?.split_once(' '))
         .filter_map(|(n, sha)| Some((n.parse().ok()?, sha.to_string())))
         .collect();
-    let outgoing: Vec<(std::path::PathBuf, Mail, String)> = outgoing
+    let missing = || {
+        AgentError::Git(GitError::Failed {
+            dir: hub.root().to_path_buf(),
+            args: "fast-import".into(),
+            stderr: "it did not report a commit for every mail".into(),
+        })
+    };
+    let receipt = marks.get(&1).cloned().ok_or_else(missing)?;
+    let outgoing = outgoing
         .into_iter()
         .enumerate()
-        .map(|(i, (p, m))| marks.get(&(i + 1)).map(|sha| (p, m, sha.clone())))
-        .collect::<Option<_>>()
-        .ok_or_else(|| {
-            AgentError::Git(GitError::Failed {
-                dir: hub.root().to_path_buf(),
-                args: "fast-import".into(),
-                stderr: "it did not report a commit for every mail".into(),
-            })
-        })?;
-    for chunk in outgoing.chunks(CHUNK) {
-        let specs: Vec<String> =
-            chunk.iter().map(|(_, m, sha)| format!("+{sha}:refs/heads/{}/{}", m.to, m.id)).collect();
-        let mut args = vec!["push", "-q", "origin"];
-        args.extend(specs.iter().map(String::as_str));
-        Git::new(hub.root()).run(&args)?;
-        for (path, mail, _) in chunk {
-            let to = hub.sent().join(format!("{}.md", mail.id));
-            std::fs::create_dir_all(hub.sent()).map_err(io_at(&hub.sent()))?;
-            std::fs::rename(path, &to).map_err(io_at(path))?;
-            report.sent.push(mail.id.clone());
+        .map(|(i, (path, mail))| marks.get(&(i + 2)).map(|sha| Outgoing { path, mail, commit: sha.clone() }))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(missing)?;
+    Ok((outgoing, receipt))
+}
+
+/// `write!` into a byte buffer (the fast-import stream carries the mail's bytes as they are).
+struct Bytes<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for Bytes<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// `cn peer list`'s view of one peer.
+#[derive(Debug, Clone, Serialize)]
+pub struct PeerStatus {
+    pub name: String,
+    pub remote: String,
+    pub last_fetch: Option<String>,
+    pub last_error: Option<String>,
+    /// Mail to the peer not yet pushed (the outbox) plus pushed and not yet receipted.
+    pub waiting_out: usize,
+    /// Mail the peer held for this hub at the last fetch that is not taken yet.
+    pub waiting_in: usize,
+    /// Receipts this hub holds for the peer until it releases the mail.
+    pub receipts_pending: usize,
+}
+
+/// Each peer's mail as of the last sync, plus the outbox now (no network).
+pub fn peer_status(hub: &Hub) -> Result<Vec<PeerStatus>> {
+    let state = peer_mail(hub)?;
+    let mut outbox: BTreeMap<String, usize> = BTreeMap::new();
+    for path in md_files(&hub.outbox())? {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        if let Ok(mail) = Mail::parse(&text) {
+            *outbox.entry(mail.to).or_default() += 1;
         }
     }
-    Ok(())
+    Ok(hub
+        .peers()?
+        .into_iter()
+        .map(|(name, peer)| {
+            let r = state.peers.get(&name).cloned().unwrap_or_default();
+            PeerStatus {
+                waiting_out: r.waiting_out + outbox.get(&name).copied().unwrap_or(0),
+                waiting_in: r.waiting_in,
+                receipts_pending: r.received.len(),
+                last_fetch: r.last_fetch,
+                last_error: r.last_error,
+                remote: peer.remote,
+                name,
+            }
+        })
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn blob(b: &[u8]) -> Option<Object> {
+        Some(Object { kind: "blob".into(), bytes: b.to_vec() })
+    }
+
     #[test]
     fn batch_output_splits_per_request() {
         let out = b"aaa blob 5\nhello\nbbb:x.md missing\nccc blob 0\n\n";
-        assert_eq!(parse_batch(out, 3), vec![Some(b"hello".to_vec()), None, Some(Vec::new())]);
+        assert_eq!(parse_batch(out, 3), vec![blob(b"hello"), None, blob(b"")]);
         assert_eq!(parse_batch(b"", 2), vec![None, None]);
         // Sizes are bytes: invalid UTF-8 does not shift the next entry.
         let out = b"aaa blob 2\n\xff\xfe\nbbb blob 3\n\xe2\x9c\x93\n";
-        assert_eq!(parse_batch(out, 2), vec![Some(vec![0xff, 0xfe]), Some("\u{2713}".as_bytes().to_vec())]);
+        assert_eq!(parse_batch(out, 2), vec![blob(&[0xff, 0xfe]), blob("\u{2713}".as_bytes())]);
+        let out = b"ccc commit 3\nabc\n";
+        assert_eq!(parse_batch(out, 1), vec![Some(Object { kind: "commit".into(), bytes: b"abc".to_vec() })]);
+    }
+
+    #[test]
+    fn the_ref_layout_reads_both_generations_and_nothing_else() {
+        let p = MailRef::parse;
+        assert_eq!(p("refs/heads/cn-mail/b/m1"), Some(MailRef::Mail { peer: "b".into(), id: "m1".into() }));
+        assert_eq!(p("refs/heads/cn-receipt/a/m1"), Some(MailRef::Receipt { peer: "a".into(), id: "m1".into() }));
+        assert_eq!(p("refs/heads/b/m1"), Some(MailRef::Legacy { peer: "b".into(), id: "m1".into() }));
+        for bad in [
+            "refs/heads/main",
+            "refs/heads/cn-mail/b",
+            "refs/heads/b/m1/x",
+            "refs/tags/b/m1",
+            "refs/heads/b/..",
+            "refs/heads/cn-mail/b/x/y",
+        ] {
+            assert_eq!(p(bad), None, "{bad}");
+        }
+        for r in [p("refs/heads/cn-mail/b/m1"), p("refs/heads/cn-receipt/a/m1"), p("refs/heads/b/m1")] {
+            let r = r.unwrap();
+            assert_eq!(p(&r.name()), Some(r));
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! Peers over git, end to end: three hubs with bare repositories on disk as their remotes.
 //! a sends to b, b delegates to c (a is notified), c replies to b — a peer's `reply-to`
-//! naming someone else is not trusted; mail is never delivered twice
-//! and an orphan branch is rejected with a notice to its sender.
+//! naming someone else is not trusted; mail is never delivered twice; a hub writes only its
+//! own repository (mail and receipts there, released and retired by their owners); and an
+//! orphan branch is rejected with a notice to its sender. (`peers_readonly.rs` runs the same
+//! over read-only git servers.)
 
 mod agent_common;
 
@@ -51,12 +53,13 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
     let r = json(&cn_ok(&a, &["sync", "--json"]));
     assert_eq!(r["sent"].as_array().unwrap().len(), 1);
     let thread = r["sent"][0].as_str().unwrap().to_string();
-    assert_eq!(branches(&a_bare), [format!("b/{thread}")]);
+    assert_eq!(branches(&a_bare), [format!("cn-mail/b/{thread}")]);
     assert_eq!(md_names(&a.join("threads/mail/sent")), [format!("{thread}.md")]);
 
     let r = json(&cn_ok(&b, &["sync", "--json"]));
     assert_eq!(r["received"], serde_json::json!([thread]));
-    assert!(branches(&a_bare).is_empty(), "the taken branch is deleted");
+    assert_eq!(branches(&a_bare), [format!("cn-mail/b/{thread}")], "b never writes a's repository");
+    assert_eq!(branches(&b_bare), [format!("cn-receipt/a/{thread}")], "b receipts in its own");
     let item = json(&cn_ok(&b, &["input", "--json"]));
     assert_eq!((item["from"].as_str(), item["content"].as_str()), (Some("a"), Some("Please review PR #42\n")));
 
@@ -64,7 +67,7 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
     cn_ok(&b, &["out", "delegate", "--to", "c"]);
     let r = json(&cn_ok(&b, &["sync", "--json"]));
     assert_eq!(r["sent"].as_array().unwrap().len(), 2, "{r}");
-    assert_eq!(branches(&b_bare).len(), 2);
+    assert_eq!(branches(&b_bare).iter().filter(|b| b.starts_with("cn-mail/")).count(), 2);
 
     let r = json(&cn_ok(&c, &["sync", "--json"]));
     assert_eq!(r["received"].as_array().unwrap().len(), 1, "{r}");
@@ -87,18 +90,25 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
     let from_c = items.iter().find(|(f, _, _)| f == "c").expect("c's reply");
     assert!(from_c.2.contains("LGTM") && from_c.2.contains(&format!("thread: {thread}")), "{}", from_c.2);
     assert!(!from_c.2.contains("reply-to"), "{}", from_c.2);
+    // Senders release what was receipted; receivers retire their receipts after that.
+    for _ in 0..2 {
+        for hub in [&a, &b, &c] {
+            cn_ok(hub, &["sync"]);
+        }
+    }
     for bare in [&a_bare, &b_bare, &c_bare] {
         assert!(branches(bare).is_empty(), "{}: {:?}", bare.display(), branches(bare));
     }
 
-    // Never twice: a mail pushed again (as after a crash between push and filing it as sent)
-    // is the same commit, and b recognizes it.
+    // Never twice: a mail pushed again (as if its file went back to the outbox) is the same
+    // commit, and b, which holds the item, does not file it again.
     let sent = md_names(&c.join("threads/mail/sent"));
     std::fs::rename(c.join("threads/mail/sent").join(&sent[0]), c.join("threads/mail/outbox").join(&sent[0])).unwrap();
     cn_ok(&c, &["sync"]);
     assert_eq!(branches(&c_bare).len(), 1);
     let r = json(&cn_ok(&b, &["sync", "--json"]));
     assert_eq!((r["received"].as_array().unwrap().len(), r["duplicates"].as_u64()), (0, Some(1)), "{r}");
+    cn_ok(&c, &["sync"]);
     assert!(branches(&c_bare).is_empty());
     assert_eq!(inbox_items(&b).len(), 1);
 
@@ -128,15 +138,17 @@ fn an_orphan_branch_is_rejected_with_a_notice_to_its_sender() {
     std::fs::write(scratch.join("notes.txt"), "not a thread").unwrap();
     git(&scratch, &["add", "-A"]);
     git(&scratch, &["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "junk"]);
-    git(&scratch, &["push", "-q", a_bare.to_str().unwrap(), "HEAD:refs/heads/b/bogus"]);
+    git(&scratch, &["push", "-q", a_bare.to_str().unwrap(), "HEAD:refs/heads/cn-mail/b/bogus"]);
 
     let r = json(&cn_ok(&b, &["sync", "--json"]));
     assert_eq!(r["rejected"], serde_json::json!(["a/bogus"]), "{r}");
     assert!(r["received"].as_array().unwrap().is_empty());
-    assert!(branches(&a_bare).is_empty(), "the orphan is deleted");
+    assert_eq!(branches(&a_bare), ["cn-mail/b/bogus"], "a's branch is a's to delete");
+    assert_eq!(r["receipts"], serde_json::json!(["a/bogus"]), "{r}");
     assert_eq!(r["sent"].as_array().unwrap().len(), 1, "the notice leaves in the same sync");
     let r = json(&cn_ok(&a, &["sync", "--json"]));
     assert_eq!(r["received"].as_array().unwrap().len(), 1);
+    assert_eq!(r["released"], serde_json::json!(["b/bogus"]), "{r}");
     let items = inbox_items(&a);
     assert_eq!(items[0].1, "notice");
     assert!(items[0].2.contains("b/bogus") && items[0].2.contains("no file bogus.md"), "{}", items[0].2);

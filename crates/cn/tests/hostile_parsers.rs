@@ -80,6 +80,7 @@ proptest! {
     #[test]
     fn sync_batch_reader(b in bytes(), n in 0usize..5) {
         let _ = cn_agent::sync::parse_batch(&b, n);
+        let _ = cn_agent::envelope::Envelope::from_commit(&b);
     }
 
     #[test]

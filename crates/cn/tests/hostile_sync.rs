@@ -13,14 +13,19 @@ fn json(s: &str) -> serde_json::Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("{e}: {s}"))
 }
 
-/// Push a branch `to/tid` holding `tid.md` with exactly `bytes` to `bare`.
+/// Push a mail branch `cn-mail/to/tid` holding `tid.md` with exactly `bytes` to `bare`, its
+/// envelope true to those bytes.
 fn push_raw_mail(root: &Path, bare: &Path, to: &str, tid: &str, bytes: &[u8]) {
     let scratch = root.join(format!("scratch-{tid}"));
     git(root, &["init", "-q", scratch.to_str().unwrap()]);
     std::fs::write(scratch.join(format!("{tid}.md")), bytes).unwrap();
     git(&scratch, &["add", "-A"]);
-    git(&scratch, &["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "mail"]);
-    git(&scratch, &["push", "-q", bare.to_str().unwrap(), &format!("HEAD:refs/heads/{to}/{tid}")]);
+    let envelope = format!(
+        "mail {tid} from a to {to}\n\ncn-envelope: 1\nfrom: a\nto: {to}\nid: {tid}\ncreated: 2026-01-01T00:00:00Z\nsha256: {}\n",
+        cn_hub::id::sha256_hex(bytes)
+    );
+    git(&scratch, &["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", &envelope]);
+    git(&scratch, &["push", "-q", bare.to_str().unwrap(), &format!("HEAD:refs/heads/cn-mail/{to}/{tid}")]);
 }
 
 fn mail(tid: &str, body: &[u8]) -> Vec<u8> {
@@ -51,8 +56,8 @@ fn mail_with_bytes_that_are_not_utf8_is_rejected_not_fatal() {
     let item = std::fs::read_to_string(b.join("threads/inbox/m2-good.md")).unwrap();
     assert!(item.contains("héllo wörld ✓\n"), "the good mail arrives byte for byte: {item}");
     // The bad mail is recorded as taken: the sender hears why, and no later sync reads it.
-    let received = std::fs::read_to_string(b.join("state/received.json")).unwrap();
-    assert!(received.contains("orphan:m1-bad"), "{received}");
+    let received = std::fs::read_to_string(b.join("state/peer-mail.json")).unwrap();
+    assert!(received.contains("\"m1-bad\"") && received.contains("rejected: m1-bad.md is not UTF-8"), "{received}");
     let notice_dir = b.join("threads/mail/sent");
     let notices = md_names(&notice_dir);
     assert_eq!(notices.len(), 1, "{notices:?}");

@@ -68,13 +68,32 @@ pub fn check_remote(remote: &str) -> Result<(), String> {
     if remote.contains("::") {
         return refuse("git transport helpers (`x::…`) are not allowed");
     }
-    if let Some((scheme, _)) = remote.split_once("://") {
+    if let Some((scheme, rest)) = remote.split_once("://") {
         return match scheme.to_ascii_lowercase().as_str() {
             "https" | "ssh" | "git" | "file" => Ok(()),
+            // Plain HTTP only to this machine: a git server on loopback (a test's, or one
+            // the owner runs beside the hub); anything farther needs TLS.
+            "http" if is_loopback_authority(rest) => Ok(()),
+            "http" => refuse("plain http is allowed only to a loopback host (127.0.0.1, localhost); use https"),
             other => refuse(&format!("transport `{other}` is not allowed (use https, ssh, git, file or a path)")),
         };
     }
     Ok(())
+}
+
+/// Whether the authority of a URL (what follows `scheme://`) names a loopback host. Any
+/// `user:password@` is skipped; the host must then be exactly `127.0.0.1` or `localhost`
+/// (`[::1]` would pass here, but its `::` is refused earlier as a transport helper's mark),
+/// followed by a port, a path or nothing.
+fn is_loopback_authority(rest: &str) -> bool {
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(v6) = host_port.strip_prefix('[') {
+        v6.split_once(']').map_or("", |(h, _)| h)
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    matches!(host.to_ascii_lowercase().as_str(), "127.0.0.1" | "::1" | "localhost")
 }
 
 /// One repository directory (a working tree, a subdirectory of one, or a bare repository).
@@ -278,10 +297,22 @@ mod tests {
 
     #[test]
     fn remotes_that_git_would_read_as_options_or_helpers_are_refused() {
-        for ok in ["https://h/r.git", "ssh://git@h/r", "git@github.com:o/r.git", "/srv/r.git", "../r", "file:///r"] {
+        for ok in [
+            "https://h/r.git",
+            "ssh://git@h/r",
+            "git@github.com:o/r.git",
+            "/srv/r.git",
+            "../r",
+            "file:///r",
+            "http://127.0.0.1:8080/a.git",
+            "http://u:p@localhost/a.git",
+        ] {
             assert!(check_remote(ok).is_ok(), "{ok}");
         }
-        for bad in ["--upload-pack=touch /tmp/x", "-u", "", "ext::sh -c touch% x", "http://h/r", "a\nb", "fd::3"] {
+        for bad in ["--upload-pack=touch /tmp/x", "-u", "", "ext::sh -c touch% x", "http://h/r", "a\nb", "fd::3"]
+            .into_iter()
+            .chain(["http://127.0.0.1.evil.example/r", "http://localhost@evil.example/r", "http://evil/127.0.0.1"])
+        {
             assert!(check_remote(bad).is_err(), "{bad}");
         }
     }

@@ -44,6 +44,13 @@ pub fn keyed(key: &str, seed: &str) -> String {
     digest[..6].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The SHA-256 of `bytes` as 64 lowercase hex digits: a mail's content digest in its
+/// envelope, checked by the receiver.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
 fn fresh() -> u64 {
     static N: AtomicU64 = AtomicU64::new(0);
     static KEY: OnceLock<std::collections::hash_map::RandomState> = OnceLock::new();

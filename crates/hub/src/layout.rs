@@ -14,7 +14,8 @@
 //!                                  reservations, its lock, the processes holding them
 //! state/reflex-stats.json          each reflex's runs and failures
 //! state/peers.json                 peers added with `cn peer add` (name → git remote)
-//! state/received.json              mail already taken (commit → item id): never twice
+//! state/received.json              mail taken before the read-only layout (commit → item id)
+//! state/peer-mail.json             per peer: mail received and not yet released, last fetch
 //! state/telegram.json              the Telegram updates already taken (the getUpdates offset)
 //! state/email.json                 the mail already taken (the folder's UIDVALIDITY, last UID)
 //! state/run.lock  state/run.json   the one `cn run` on this hub; where it listens
@@ -115,13 +116,17 @@ impl Layout {
         reflex_stats => "state/reflex-stats.json";
         /// `state/peers.json`.
         peers => "state/peers.json";
-        /// `state/received.json`.
+        /// `state/received.json`: mail taken before issue 19's layout (commit → item id),
+        /// read so mail in flight then is not delivered twice; no longer written.
         received => "state/received.json";
         /// `state/telegram.json`: the Bot API update offset already taken (never answered
         /// twice across a restart).
         telegram => "state/telegram.json";
         /// `state/email.json`: the folder's UIDVALIDITY and the last message UID taken.
         email => "state/email.json";
+        /// `state/peer-mail.json`: per peer, the mail received and not yet released by its
+        /// sender (whose receipts this hub publishes), the last fetch, what waits each way.
+        peer_mail => "state/peer-mail.json";
         /// `state/run.lock`: held by the one `cn run` on this hub.
         run_lock => "state/run.lock";
         /// `state/run.json`: who runs and where the owner endpoint listens.
@@ -185,7 +190,7 @@ impl Layout {
         if let Some(why) = self.read_protected(rel) {
             return Some(why);
         }
-        let protected: [(PathBuf, &'static str); 16] = [
+        let protected: [(PathBuf, &'static str); 17] = [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
             (PathBuf::from(LOCK), "the hub lock"),
@@ -200,6 +205,7 @@ impl Layout {
             (self.relative(&self.received()).into(), "the mail already taken"),
             (self.relative(&self.telegram()).into(), "the Telegram messages already taken"),
             (self.relative(&self.email()).into(), "the mail already taken"),
+            (self.relative(&self.peer_mail()).into(), "the peer mail taken and not yet released"),
             (self.relative(&self.run_info()).into(), "the daemon's address"),
             (self.relative(&self.run_lock()).into(), "the daemon's lock"),
         ];

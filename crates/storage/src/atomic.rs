@@ -20,6 +20,28 @@ pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_via_rename(path, bytes, false)
 }
 
+/// Make files written with [`write_atomic_unsynced`] durable together: their data synced from
+/// a few threads at once (the file system commits concurrent syncs as one), then each of
+/// `dirs` once, so their renames are durable too. For a batch whose files must all be on disk
+/// before something else is published (peer mail filed before its receipt).
+pub fn sync_files(paths: &[std::path::PathBuf], dirs: &[&Path]) -> io::Result<()> {
+    const THREADS: usize = 8;
+    let per = paths.len().div_ceil(THREADS).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = paths
+            .chunks(per)
+            .map(|chunk| scope.spawn(move || chunk.iter().try_for_each(|p| File::open(p)?.sync_data())))
+            .collect();
+        handles
+            .into_iter()
+            .try_for_each(|h| h.join().unwrap_or_else(|_| Err(io::Error::other("a sync thread panicked"))))
+    })?;
+    for dir in dirs {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
 fn write_via_rename(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,

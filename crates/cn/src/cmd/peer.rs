@@ -1,4 +1,5 @@
-//! `cn peer add NAME REMOTE` / `cn peer list` — the hubs this agent mails. Peers added here
+//! `cn peer add NAME REMOTE` / `cn peer list` — the hubs this agent mails, and how its mail
+//! with each stands. Peers added here
 //! live in `state/peers.json`; `cn.yaml`'s `peers:` (name: remote) is read too.
 
 use std::path::Path;
@@ -10,8 +11,13 @@ pub enum Command {
     Add { name: String, remote: String },
     /// Remove a peer added with `cn peer add`.
     Rm { name: String },
-    /// List the peers.
-    List,
+    /// List the peers: remote, last successful fetch, mail waiting each way, receipts pending
+    /// (as of the last sync; the outbox as it is now).
+    List {
+        /// Print JSON, one object per peer.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(hub: Option<&Path>, cmd: Command) -> anyhow::Result<ExitCode> {
@@ -35,9 +41,22 @@ pub fn run(hub: Option<&Path>, cmd: Command) -> anyhow::Result<ExitCode> {
                 .commit_paths_quick(&format!("cn peer rm {name}"), &cn_hub::layout::OWN)?;
             println!("peer {name} removed");
         }
-        Command::List => {
-            for (name, peer) in hub.peers().map_err(super::hub::report_err)? {
-                println!("{name}\t{}", peer.remote);
+        Command::List { json } => {
+            let peers = cn_agent::peer_status(&hub).map_err(super::hub::report_err)?;
+            if json {
+                println!("{}", serde_json::to_string(&peers)?);
+            }
+            for p in peers.iter().filter(|_| !json) {
+                let fetched = p.last_fetch.as_deref().unwrap_or("never");
+                println!(
+                    "{}\t{}\tfetched {fetched}\tout {} waiting\tin {} waiting\t{} receipts pending{}",
+                    p.name,
+                    p.remote,
+                    p.waiting_out,
+                    p.waiting_in,
+                    p.receipts_pending,
+                    p.last_error.as_deref().map(|e| format!("\terror: {e}")).unwrap_or_default()
+                );
             }
         }
     }

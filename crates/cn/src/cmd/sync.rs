@@ -1,6 +1,7 @@
-//! `cn sync` — take mail addressed to this agent from every peer's remote, and push the
-//! outbox to `origin` as `<peer>/<thread-id>` branches. A peer that fails does not stop the
-//! others; the command then exits 1 after reporting.
+//! `cn sync` — take mail addressed to this agent from every peer's remote (read-only), and
+//! publish in `origin` — the only repository it writes — the outbox, receipts for what it
+//! took, and the release of mail its peers have receipted. A peer that fails does not stop
+//! the others; the command then exits 1 after reporting.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -18,7 +19,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         let v = serde_json::json!({
             "sent": r.sent, "received": r.received, "rejected": r.rejected,
-            "duplicates": r.duplicates, "errors": r.errors,
+            "duplicates": r.duplicates, "receipts": r.receipts, "released": r.released, "errors": r.errors,
         });
         println!("{v}");
     } else {
