@@ -15,6 +15,7 @@ command -v python3 >/dev/null || missing+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 command -v cc >/dev/null || missing+=(build-essential)
 command -v strace >/dev/null || missing+=(strace)   # a test counts the files `cn run` opens
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)   # the MCP tests' venv
 
 if ((${#missing[@]})); then
   echo "==> installing Debian packages: ${missing[*]}"
@@ -32,3 +33,13 @@ fi
 # The user's global git configuration is left alone: a hub carries its own identity in its
 # repository config (`cn init` sets it). Tests and the demo commit in scratch repositories
 # too; git's `EMAIL` fallback (test.sh, setup.sh) covers a machine with no identity at all.
+
+# The MCP tests (crates/cn/tests/mcp_server.rs, crates/mcp/tests/client.rs) use the official
+# Python MCP client and the reference `mcp-server-time`, in a venv of their own. In CI a
+# missing venv fails those tests.
+venv="${CN_MCP_VENV:-$HOME/.cache/cn/mcp-venv}"
+if ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1 || [ ! -x "$venv/bin/mcp-server-time" ]; then
+  echo "==> installing the MCP test client and server into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q 'mcp==2.3.0' 'mcp-server-time==2026.10.19'
+fi
