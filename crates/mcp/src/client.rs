@@ -465,3 +465,22 @@ impl Tool for McpTool {
         r.map_err(|e| ToolError::Failed(cn_hub::redact::redact(&e.to_string())))
     }
 }
+
+/// The reflex action `mcp`: the reflex's level must be granted the tool by name
+/// (`reflexes.grants`, e.g. `1: [mcp, time.*]`), then the server's trust rule applies.
+impl cn_reflex::McpCaller for McpClients {
+    fn call(&self, ctx: &ToolContext, tool: &str, args: Map<String, Value>) -> Result<Value, ToolError> {
+        let Some((server, name)) = tool.split_once('.') else {
+            return Err(ToolError::BadParams(format!("mcp: `tool` is `server.tool`, not `{tool}`")));
+        };
+        if !ctx.policy.allows(ctx.level, tool) {
+            return Err(ToolError::Denied(format!(
+                "mcp: level {} may not call `{tool}` (grant it by its server's name, `{server}.*`)",
+                ctx.level
+            )));
+        }
+        self.admits(server, ctx)?;
+        McpClients::call(self, server, name, args)
+            .map_err(|e| ToolError::Failed(cn_hub::redact::redact(&e.to_string())))
+    }
+}

@@ -168,3 +168,41 @@ fn wait_for<T>(mut f: impl FnMut() -> Option<T>, deadline: Duration) -> Option<T
     }
     None
 }
+
+/// The reflex action `mcp` inside a pipeline: granted by the server's name, it calls the
+/// real server; not granted, the step fails and the item is escalated, nothing called.
+#[test]
+fn a_reflex_pipeline_calls_an_mcp_tool() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub_with_item(dir.path(), cn_agent::OWNER);
+    std::fs::create_dir_all(hub.join("state/reflexes")).unwrap();
+    std::fs::write(
+        hub.join("state/reflexes/utc-now.yaml"),
+        "name: utc-now\ndescription: The time in UTC, from the time server\ntrigger:\n  pattern: \"utc time please\"\npipeline:\n  - action: mcp\n    tool: time.get_current_time\n    args: {timezone: UTC}\n    output: now\n  - action: log\n    message: \"{{now}}\"\n",
+    )
+    .unwrap();
+    let bin = venv.join("bin/mcp-server-time").display().to_string();
+    let config = BTreeMap::from([("time".to_string(), server(vec![bin], Duration::from_secs(30)))]);
+    let clients = McpClients::new(&hub, &config).unwrap();
+    let run = |grants: &[&str]| {
+        let policy = Policy::default().grant(0, grants).grant(1, grants);
+        let mut engine = cn_reflex::Engine::with_config(&hub, cn_reflex::ReflexConfig::default(), policy);
+        engine.set_mcp(std::sync::Arc::new(clients.clone()));
+        engine.handle(&cn_reflex::Input::new("utc time please"))
+    };
+    let handled = run(&["mcp", "time.*", "log"]);
+    assert_eq!(handled.reflex.as_deref(), Some("utc-now"), "{handled:?}");
+    assert!(!handled.escalate, "{handled:?}");
+    let step = &handled.steps[0];
+    assert_eq!(step.action, "mcp");
+    assert!(step.output["text"].as_str().is_some_and(|t| t.contains("UTC")), "{step:?}");
+
+    // `mcp` granted, the server not: refused before anything is called.
+    let starts = clients.starts("time");
+    let handled = run(&["mcp", "log"]);
+    assert!(handled.escalate, "{handled:?}");
+    let err = handled.error.clone().unwrap_or_default();
+    assert!(err.contains("time.get_current_time"), "{err}");
+    assert_eq!(clients.starts("time"), starts);
+}
