@@ -1022,6 +1022,28 @@ mod tests {
     }
 
     #[test]
+    fn mcp_servers_are_checked_with_the_key_named() {
+        let c = parse("mcp:\n  time: {command: [mcp-server-time], env: [TZ], timeout: 5s}\n  web: {url: 'http://127.0.0.1:9/mcp', callers: anyone}\n").unwrap();
+        assert_eq!(c.mcp["time"].command.as_deref(), Some(&["mcp-server-time".to_string()][..]));
+        assert_eq!(c.mcp["time"].timeout, Duration::from_secs(5));
+        assert_eq!(c.mcp["time"].callers, McpCallers::Owner);
+        assert_eq!(c.mcp["web"].callers, McpCallers::Anyone);
+        for (yaml, says) in [
+            ("mcp:\n  t: {}\n", "exactly one of `command`"),
+            ("mcp:\n  t: {command: [x], url: 'http://a/'}\n", "exactly one of"),
+            ("mcp:\n  t: {command: []}\n", "`command` is empty"),
+            ("mcp:\n  t: {url: 'http://u:secret@a/'}\n", "without credentials"),
+            ("mcp:\n  t.x: {command: [x]}\n", "letters, digits"),
+            ("mcp:\n  t: {command: [x], comand: [y]}\n", "comand"),
+            ("mcp:\n  t: {command: [x], callers: everyone}\n", "everyone"),
+        ] {
+            let e = parse(yaml).unwrap_err().to_string();
+            assert!(e.contains(says) && e.contains("mcp"), "{yaml}: {e}");
+            assert!(!e.contains("secret"), "{e}");
+        }
+    }
+
+    #[test]
     fn every_section_parses_from_the_template() {
         let c = parse(&TEMPLATE.replace("{{name}}", "sigma")).unwrap();
         assert_eq!(c.name.as_deref(), Some("sigma"));
