@@ -24,6 +24,7 @@ if $tests; then
   command -v chromium >/dev/null || missing+=(chromium)
   command -v chromedriver >/dev/null || missing+=(chromium-driver)
   command -v dovecot >/dev/null || missing+=(dovecot-imapd)   # the email sense's tests: a real IMAP server
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)   # the MCP tests' venv
 fi
 
 if ((${#missing[@]})); then
@@ -49,3 +50,13 @@ fi
 # The user's global git configuration is left alone: a hub carries its own identity in its
 # repository config (`cn init` sets it). Tests and the demo commit in scratch repositories
 # too; git's `EMAIL` fallback (test.sh, setup.sh) covers a machine with no identity at all.
+
+# The MCP tests (crates/cn/tests/mcp_server.rs, crates/mcp/tests/client.rs) use the official
+# Python MCP client and the reference `mcp-server-time`, in a venv of their own; without it
+# those tests fail.
+venv="${CN_MCP_VENV:-$HOME/.cache/cn/mcp-venv}"
+if $tests && { ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1 || [ ! -x "$venv/bin/mcp-server-time" ]; }; then
+  echo "==> installing the MCP test client and server into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q 'mcp==2.3.0' 'mcp-server-time==2026.10.19'
+fi

@@ -158,6 +158,9 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     cn_agent::register_ops(&mut registry, &hub);
     registry.register(cn_autonomy::notes::note_write_tool());
     let reflexes = reflexes(&hub, &models, &mut registry);
+    // MCP servers' tools (`mcp:`): in the registry as `server.tool`, and for the reflexes'
+    // `mcp` action. Listing them is bounded by each server's timeout.
+    let _mcp = mcp_clients(&hub, &mut registry, reflexes.as_ref());
 
     let level = |l: u8| LevelPlan {
         level: l,
@@ -292,6 +295,32 @@ fn reflexes(
     let engine = Arc::new(Mutex::new(engine));
     registry.register(cn_reflex::reflex_write_tool(engine.clone()));
     Some(engine)
+}
+
+/// The clients of `cn.yaml`'s `mcp:` servers, their tools registered; `None` without servers.
+fn mcp_clients(
+    hub: &cn_agent::Hub,
+    registry: &mut cn_tools::Registry,
+    reflexes: Option<&Arc<Mutex<cn_reflex::Engine>>>,
+) -> Option<cn_mcp::McpClients> {
+    let config = &hub.config().mcp;
+    if config.is_empty() {
+        return None;
+    }
+    let clients = match cn_mcp::McpClients::new(hub.root(), config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cn run: MCP servers not started: {e}");
+            return None;
+        }
+    };
+    clients.register(registry);
+    if let Some(engine) = reflexes {
+        if let Ok(mut engine) = engine.lock() {
+            engine.set_mcp(Arc::new(clients.clone()));
+        }
+    }
+    Some(clients)
 }
 
 /// Write `state/run.json`: who is running and where its owner endpoint listens (for

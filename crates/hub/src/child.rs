@@ -199,6 +199,22 @@ impl Child {
         cmd
     }
 
+    /// Start a long-lived child that talks on its stdin and stdout (an MCP server on stdio):
+    /// the same cleared environment, directory and own process group as [`Child::run`]'s,
+    /// stderr discarded. The time limit and the cap do not apply: the caller bounds each
+    /// exchange. Dropping the [`Spawned`] kills the whole group.
+    pub fn spawn(mut self) -> Result<Spawned, ChildError> {
+        let program = self.program();
+        let mut cmd = self.command();
+        if let Some(sandbox) = &self.sandbox {
+            sandbox.apply(&mut cmd)?;
+        }
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        let child = cmd.spawn().map_err(|source| ChildError::Spawn { program, source })?;
+        let group = Group(child.id());
+        Ok(Spawned { child, _group: group })
+    }
+
     /// Run to the end (or the timeout, or the cap).
     pub fn run(mut self) -> Result<ChildOutput, ChildError> {
         let started = Instant::now();
@@ -356,6 +372,23 @@ fn spawn_reader<R: Read + Send + 'static>(mut pipe: R, stream: Stream, tx: mpsc:
 }
 
 /// A process group, SIGKILLed when dropped (and on [`Group::kill`]).
+/// A child started by [`Child::spawn`]: its pipes are `child.stdin` and `child.stdout`; its
+/// process group is killed when this is dropped.
+pub struct Spawned {
+    pub child: std::process::Child,
+    _group: Group,
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        // The group is killed by `_group`; reap the leader so it leaves no zombie.
+        self._group.kill();
+        // A leader that left its group is not reached by the group's kill: kill it too.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 struct Group(u32);
 
 impl Group {

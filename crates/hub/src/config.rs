@@ -100,6 +100,9 @@ pub struct HubConfig {
     /// `serve:` present (even empty): the daemon serves the control room too.
     #[serde(deserialize_with = "present")]
     pub serve: Option<ServeConfig>,
+    /// MCP servers whose tools join the registry as `server.tool` (cn-mcp).
+    #[serde(deserialize_with = "or_default")]
+    pub mcp: BTreeMap<String, McpServer>,
 }
 
 /// "; did you mean `budget`?" for serde's "unknown field `bugdet`, expected one of `name`,
@@ -163,6 +166,7 @@ impl Default for HubConfig {
             attention: PoolConfig::default(),
             senses: SensesConfig::default(),
             serve: None,
+            mcp: BTreeMap::new(),
         }
     }
 }
@@ -254,6 +258,38 @@ impl HubConfig {
 
     /// Checks a type cannot express.
     fn check(&self, path: &Path) -> Result<(), ConfigError> {
+        for (name, server) in &self.mcp {
+            let invalid =
+                |message: String| ConfigError::Value { path: path.to_path_buf(), key: format!("mcp.{name}"), message };
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                return Err(invalid(
+                    "a server's name is letters, digits, `-` and `_` (its tools are `name.tool`)".into(),
+                ));
+            }
+            match (&server.command, &server.url) {
+                (Some(c), None) if c.is_empty() || c[0].is_empty() => {
+                    return Err(invalid("`command` is empty: give the program and its arguments as a list".into()))
+                }
+                (Some(_), None) => {}
+                (None, Some(u)) => match url::Url::parse(u) {
+                    Ok(url) if matches!(url.scheme(), "http" | "https") && url.password().is_none() => {}
+                    _ => {
+                        return Err(invalid(format!(
+                            "`url` {} is not an http(s) URL without credentials",
+                            crate::redact::redact(u)
+                        )))
+                    }
+                },
+                _ => {
+                    return Err(invalid(
+                        "give exactly one of `command` (a stdio server) or `url` (streamable HTTP)".into(),
+                    ))
+                }
+            }
+            if server.timeout.is_zero() {
+                return Err(invalid("`timeout` must be more than 0".into()));
+            }
+        }
         if !(0.0..=1.0).contains(&self.reflexes.disable_above) {
             return Err(ConfigError::Value {
                 path: path.to_path_buf(),
@@ -414,14 +450,22 @@ impl BudgetConfig {
 // policy: (cn-tools)
 
 /// The tool names (or `prefix*` globs) a level may call.
+///
+/// A namespaced tool (`server.tool`: an MCP server's) is matched by a glob only when the
+/// glob names its namespace (`server.*`): a bare `*` or `se*` grants none of them, so adding
+/// a server to `mcp:` widens no level until the owner names it here.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Grant(pub Vec<String>);
 
 impl Grant {
     pub fn allows(&self, tool: &str) -> bool {
+        let namespace = tool.split_once('.').map(|(ns, _)| ns);
         self.0.iter().any(|g| match g.strip_suffix('*') {
-            Some(prefix) => tool.starts_with(prefix),
+            Some(prefix) => {
+                tool.starts_with(prefix)
+                    && namespace.is_none_or(|ns| prefix.len() > ns.len() && prefix.as_bytes()[ns.len()] == b'.')
+            }
             None => g == tool,
         })
     }
@@ -589,6 +633,57 @@ impl Default for ReflexConfig {
 pub struct LoopsConfig {
     pub controller: Option<serde_json::Value>,
     pub actuator: Option<serde_json::Value>,
+}
+
+// ---------------------------------------------------------------------------------------
+// mcp: (cn-mcp)
+
+/// One entry of `mcp:` — an MCP server. Its tools are `name.tool` in the registry, and no
+/// level may call them until `policy.levels` names them (`name.*` or `name.tool`).
+///
+/// ```yaml
+/// mcp:
+///   time:
+///     command: [uvx, mcp-server-time]
+///     env: [TZ]
+///   search:
+///     url: http://127.0.0.1:8931/mcp
+///     callers: anyone
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServer {
+    /// A stdio server: the program and its arguments, run through `cn_hub::child` (cleared
+    /// environment, own process group).
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// A streamable-HTTP server.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Environment variables a stdio server gets from cn's, besides `child::BASE_ENV`.
+    #[serde(default)]
+    pub env: Vec<String>,
+    /// Longest the start or any one call may take (default 30 s); past it the server is
+    /// restarted, after a backoff.
+    #[serde(default = "mcp_timeout", with = "duration")]
+    pub timeout: Duration,
+    /// Whose items may cause a call: `owner` (default: only while the current item is the
+    /// owner's) or `anyone`.
+    #[serde(default)]
+    pub callers: McpCallers,
+}
+
+fn mcp_timeout() -> Duration {
+    Duration::from_secs(30)
+}
+
+/// Whose items may cause calls to an MCP server's tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum McpCallers {
+    #[default]
+    Owner,
+    Anyone,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1089,6 +1184,28 @@ mod tests {
 
     fn parse(yaml: &str) -> Result<HubConfig, ConfigError> {
         HubConfig::parse(yaml, Path::new("/h/cn.yaml"))
+    }
+
+    #[test]
+    fn mcp_servers_are_checked_with_the_key_named() {
+        let c = parse("mcp:\n  time: {command: [mcp-server-time], env: [TZ], timeout: 5s}\n  web: {url: 'http://127.0.0.1:9/mcp', callers: anyone}\n").unwrap();
+        assert_eq!(c.mcp["time"].command.as_deref(), Some(&["mcp-server-time".to_string()][..]));
+        assert_eq!(c.mcp["time"].timeout, Duration::from_secs(5));
+        assert_eq!(c.mcp["time"].callers, McpCallers::Owner);
+        assert_eq!(c.mcp["web"].callers, McpCallers::Anyone);
+        for (yaml, says) in [
+            ("mcp:\n  t: {}\n", "exactly one of `command`"),
+            ("mcp:\n  t: {command: [x], url: 'http://a/'}\n", "exactly one of"),
+            ("mcp:\n  t: {command: []}\n", "`command` is empty"),
+            ("mcp:\n  t: {url: 'http://u:secret@a/'}\n", "without credentials"),
+            ("mcp:\n  t.x: {command: [x]}\n", "letters, digits"),
+            ("mcp:\n  t: {command: [x], comand: [y]}\n", "comand"),
+            ("mcp:\n  t: {command: [x], callers: everyone}\n", "everyone"),
+        ] {
+            let e = parse(yaml).unwrap_err().to_string();
+            assert!(e.contains(says) && e.contains("mcp"), "{yaml}: {e}");
+            assert!(!e.contains("secret"), "{e}");
+        }
     }
 
     #[test]

@@ -185,6 +185,13 @@ impl Engine {
         }
     }
 
+    /// The MCP client for the `mcp` action (the daemon's, when `mcp:` names servers).
+    pub fn set_mcp(&mut self, caller: Arc<dyn actions::McpCaller>) {
+        if let Ok(mut m) = self.shared.mcp.write() {
+            *m = Some(caller);
+        }
+    }
+
     /// How `reply` and `react` reach the sender.
     pub fn set_replier(&mut self, replier: Arc<dyn Replier>) {
         if let Ok(mut r) = self.shared.replier.write() {

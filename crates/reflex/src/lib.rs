@@ -34,7 +34,7 @@ pub mod vet;
 pub mod when;
 mod write;
 
-pub use actions::{NoReplier, Replier, ReplyError, Target};
+pub use actions::{McpCaller, NoReplier, Replier, ReplyError, Target};
 pub use config::{ConfigError, ReflexConfig};
 pub use engine::{Engine, Handled, Input, StepRun};
 pub use html::html_to_text;

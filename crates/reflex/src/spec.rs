@@ -34,6 +34,7 @@ pub const SPECS: &[Spec] = &[
     Spec { name: "add_task", level: 0, main: "task", pure: false },
     Spec { name: "add_idea", level: 0, main: "idea", pure: false },
     Spec { name: "log", level: 0, main: "message", pure: false },
+    Spec { name: "mcp", level: 1, main: "tool", pure: false },
     Spec { name: "shell", level: 1, main: "command", pure: false },
     Spec { name: "when", level: 0, main: "text", pure: true },
     Spec { name: "clock", level: 0, main: "format", pure: true },

@@ -28,6 +28,16 @@ mod tests {
     }
 
     #[test]
+    fn namespaced_tools_need_their_namespace_named() {
+        let p = Policy::default().grant(1, &["*"]).grant(2, &["ti*"]).grant(3, &["time.*"]).grant(0, &["time.now"]);
+        assert!(p.allows(1, "reply"));
+        assert!(!p.allows(1, "time.now"), "a bare `*` grants no MCP server's tools");
+        assert!(!p.allows(2, "time.now"));
+        assert!(p.allows(3, "time.now") && !p.allows(3, "timer.now"));
+        assert!(p.allows(0, "time.now") && !p.allows(0, "time.later"));
+    }
+
+    #[test]
     fn config_errors_name_the_key() {
         let v = serde_json::json!({"levels": {"2": ["reply"]}, "bogus": 1});
         let e = Policy::from_config(Some(&v)).unwrap_err();

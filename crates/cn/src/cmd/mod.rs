@@ -16,6 +16,7 @@ mod init;
 mod input;
 mod journal;
 mod loop_cmd;
+mod mcp;
 mod model;
 mod out;
 mod parse;
@@ -63,6 +64,8 @@ pub enum Command {
     Input(input::Args),
     /// Decide the current item: cn out <do|defer|delegate|delete> [op] [flags].
     Out(out::Args),
+    /// Serve the agent interface (input, out, tasks, ideas, journal) as an MCP server on stdio.
+    Mcp(mcp::Args),
     /// Mail a peer (sent by the next `cn sync`).
     Send(send::Args),
     /// Exchange mail with peers over git.
@@ -107,6 +110,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Init(args) => init::run(cli.hub.as_deref(), args),
         Command::Input(args) => input::run(cli.hub.as_deref(), args),
         Command::Out(args) => out::run(cli.hub.as_deref(), args),
+        Command::Mcp(args) => mcp::run(cli.hub.as_deref(), args),
         Command::Send(args) => send::run(cli.hub.as_deref(), args),
         Command::Sync(args) => sync::run(cli.hub.as_deref(), args),
         Command::Peer(cmd) => peer::run(cli.hub.as_deref(), cmd),

@@ -16,6 +16,7 @@ mod files;
 mod github_api;
 mod http;
 mod log;
+mod mcp;
 mod prompt;
 mod reply;
 mod shell;
@@ -32,6 +33,7 @@ use cn_storage::Entry;
 use cn_tools::{Registry, ToolContext};
 
 pub use crate::spec::{default_grants, spec, Spec, SPECS};
+pub use mcp::McpCaller;
 pub use reply::{NoReplier, Replier, ReplyError, Target};
 
 use crate::config::ReflexConfig;
@@ -52,6 +54,8 @@ pub(crate) struct Shared {
     pub turn: Mutex<Turn>,
     pub models: Mutex<Models>,
     pub replier: RwLock<Arc<dyn Replier>>,
+    /// The MCP client the `mcp` action calls through, when the daemon has servers.
+    pub mcp: RwLock<Option<Arc<dyn McpCaller>>>,
     journal: Mutex<Option<HubJournal>>,
 }
 
@@ -71,6 +75,7 @@ impl Shared {
             turn: Mutex::new(Turn::default()),
             models: Mutex::new(Models::default()),
             replier: RwLock::new(Arc::new(NoReplier)),
+            mcp: RwLock::new(None),
             journal: Mutex::new(None),
         }
     }
@@ -130,6 +135,7 @@ pub(crate) fn registry(shared: &Arc<Shared>, policy: cn_tools::Policy) -> Regist
         .register(tasks::add_task(shared))
         .register(tasks::add_idea(shared))
         .register(log::tool(shared))
+        .register(mcp::tool(shared))
         .register(shell::tool())
         .register(clock::when(shared))
         .register(clock::clock(shared))

@@ -1,0 +1,369 @@
+//! `cn mcp`: the agent layer's interface — "the agent's entire interface is cn input / cn
+//! out" — served as MCP tools on stdio, so any MCP client (a coding agent) can be the agent.
+//!
+//! Tools: `input` (the current item, taking the next from the queue as `cn input` does),
+//! `out` (a decision, the fields `cn out --json` prints), and the read-only `tasks`,
+//! `ideas`, `journal` ("what did you do") and `why` ("why did you do that").
+//!
+//! Invariant: `out` takes exactly `cn out`'s path — its arguments become `cn out`'s words,
+//! parsed by [`cn_agent::parse_out`] and performed by [`cn_agent::decide`] — so it accepts
+//! and refuses what `cn out` does, with the same messages, and a refused decision writes
+//! nothing. A refusal is a tool error (`isError`), which the client's model reads; a
+//! protocol error is kept for a request that names no tool of ours.
+//!
+//! The hub's functions block (files, the hub lock, git), so every call runs on tokio's
+//! blocking pool and the stdio loop keeps answering pings meanwhile.
+
+use std::sync::Arc;
+
+use cn_agent::{AgentError, Hub};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{json, Map, Value};
+
+use crate::McpError;
+
+/// How many journal entries `journal` returns at most (the newest), unless asked for fewer.
+pub const JOURNAL_LIMIT: usize = 200;
+
+/// Serve the hub's agent interface on stdin/stdout until the client closes the stream.
+pub fn serve_stdio(hub: Hub) -> Result<(), McpError> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(McpError::Runtime)?;
+    rt.block_on(async move {
+        let service = AgentServer { hub: Arc::new(hub) }
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| McpError::Start(e.to_string()))?;
+        service.waiting().await.map_err(|e| McpError::Start(e.to_string()))?;
+        Ok(())
+    })
+}
+
+/// The MCP server over one hub.
+#[derive(Clone)]
+pub struct AgentServer {
+    hub: Arc<Hub>,
+}
+
+impl AgentServer {
+    pub fn new(hub: Hub) -> AgentServer {
+        AgentServer { hub: Arc::new(hub) }
+    }
+}
+
+impl ServerHandler for AgentServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("cn", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!(
+                "You are the agent of the cn hub `{}`. Call `input` for the current item, think, then \
+                 decide it with `out` (one decision per item); repeat until `input` says the queue is \
+                 empty. cn performs every effect.",
+                self.hub.name()
+            ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if !TOOL_NAMES.contains(&name.as_str()) {
+            return Err(ErrorData::invalid_params(
+                format!("no tool `{name}` (the tools are {})", TOOL_NAMES.join(", ")),
+                None,
+            ));
+        }
+        let hub = Arc::clone(&self.hub);
+        let args = request.arguments.unwrap_or_default();
+        let answer = tokio::task::spawn_blocking(move || call(&hub, &name, &args))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("the tool stopped: {e}"), None))?;
+        Ok(match answer {
+            Ok(value) => {
+                let text = serde_json::to_string(&value).unwrap_or_default();
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                if let Value::Object(m) = value {
+                    result.structured_content = Some(Value::Object(m));
+                }
+                result
+            }
+            Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+        }
+        .into())
+    }
+}
+
+const TOOL_NAMES: &[&str] = &["input", "out", "tasks", "ideas", "journal", "why"];
+
+fn schema(v: Value) -> Arc<JsonObject> {
+    match v {
+        Value::Object(m) => Arc::new(m),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// The tools and their schemas; `out`'s fields come from the ops' own list.
+pub fn tools() -> Vec<Tool> {
+    let mut fields = Map::new();
+    fields.insert("gtd".into(), json!({"type": "string", "enum": cn_agent::gtd::GTD_NAMES, "description": "The decision: do, defer, delegate or delete."}));
+    fields.insert(
+        "op".into(),
+        json!({"type": "string", "enum": cn_agent::gtd::OP_NAMES, "description": "With `do`: what to do."}),
+    );
+    for kind in cn_agent::gtd::KINDS {
+        let props = kind.schema().get("properties").cloned().unwrap_or(Value::Null);
+        for f in kind.fields {
+            if fields.contains_key(f.name) {
+                continue;
+            }
+            let mut p = props.get(f.name).cloned().unwrap_or_else(|| json!({}));
+            if let Value::Object(o) = &mut p {
+                o.insert("type".into(), "string".into());
+            }
+            fields.insert(f.name.into(), p);
+        }
+    }
+    let forms: Vec<String> = cn_agent::gtd::KINDS.iter().map(|k| k.form()).collect();
+    let out_doc = format!(
+        "Decide the current item, as `cn out` does: cn files it, performs the effect, notifies the sender, \
+         journals and commits. The fields are `cn out`'s flags; the forms:\n{}\nAn invalid decision is \
+         refused with the reason and nothing is written.",
+        forms.join("\n")
+    );
+    vec![
+        Tool::new(
+            "input",
+            "The current item: {id, from, content, cadence}. With none current, cn takes the next from the \
+             queue (its order, not yours). With an empty queue: {\"empty\": true}.",
+            schema(json!({"type": "object", "properties": {}})),
+        )
+        .annotate(ToolAnnotations::new().read_only(false).destructive(false)),
+        Tool::new("out", out_doc, schema(json!({"type": "object", "properties": fields, "required": ["gtd"]}))),
+        Tool::new(
+            "tasks",
+            "The agent's commitments (state/tasks.json): open ones, due first; `all` includes done ones.",
+            schema(json!({"type": "object", "properties": {"all": {"type": "boolean"}}})),
+        )
+        .annotate(ToolAnnotations::new().read_only(true)),
+        Tool::new(
+            "ideas",
+            "Curiosities to explore when idle (state/ideas.json).",
+            schema(json!({"type": "object", "properties": {}})),
+        )
+        .annotate(ToolAnnotations::new().read_only(true)),
+        Tool::new(
+            "journal",
+            "What did you do: journal entries, oldest first (the newest `limit`, default 200). `since`: RFC \
+             3339, a date, or a span back from now (2h, 1 day); `type`: decision, impulse, reflex, \
+             exploration, action or observation.",
+            schema(json!({"type": "object", "properties": {
+                "since": {"type": "string"},
+                "type": {"type": "string"},
+                "limit": {"type": "integer", "minimum": 1}
+            }})),
+        )
+        .annotate(ToolAnnotations::new().read_only(true)),
+        Tool::new(
+            "why",
+            "Why did you do that: every journal entry of one item id, trigger to outcome, and the commits \
+             that recorded its decision.",
+            schema(json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]})),
+        )
+        .annotate(ToolAnnotations::new().read_only(true)),
+    ]
+}
+
+/// Run one tool: its answer, or the message of a refusal.
+fn call(hub: &Hub, name: &str, args: &JsonObject) -> Result<Value, String> {
+    match name {
+        "input" => input(hub),
+        "out" => out(hub, args),
+        "tasks" => tasks(hub, args),
+        "ideas" => ideas(hub),
+        "journal" => journal(hub, args),
+        "why" => why(hub, args),
+        other => Err(format!("no tool `{other}`")),
+    }
+}
+
+fn input(hub: &Hub) -> Result<Value, String> {
+    match cn_agent::take_next(hub) {
+        Ok(Some(item)) => Ok(item.to_json()),
+        Ok(None) => Ok(json!({"empty": true, "message": "the queue is empty: nothing in threads/inbox/"})),
+        Err(AgentError::Empty(m)) => Ok(json!({"empty": true, "message": m})),
+        Err(e) => Err(format!("cn input: {e}")),
+    }
+}
+
+/// `out`'s arguments as `cn out`'s words: `gtd`, `op`, then `--field=value` for the rest
+/// (the `=` form, so a value starting with `--` stays a value).
+pub fn out_words(args: &JsonObject) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let text = |k: &str, v: &Value| match v {
+        Value::String(s) => Ok(s.clone()),
+        other => Err(format!("cn out: `{k}` must be a string, not {other}")),
+    };
+    if let Some(g) = args.get("gtd") {
+        words.push(text("gtd", g)?);
+    }
+    if let Some(op) = args.get("op") {
+        words.push(text("op", op)?);
+    }
+    for (k, v) in args {
+        if k == "gtd" || k == "op" {
+            continue;
+        }
+        // `cn out`'s own switches are not fields of a decision.
+        if k == "json" || k == "dry-run" || k.contains('=') {
+            return Err(format!("cn out: unknown field `{k}`"));
+        }
+        words.push(format!("--{k}={}", text(k, v)?));
+    }
+    Ok(words)
+}
+
+fn out(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
+    let words = out_words(args)?;
+    let parsed = cn_agent::parse_out(&words).map_err(|e| format!("cn out: {e}"))?;
+    match cn_agent::decide(hub, &parsed.gtd) {
+        Ok(d) => Ok(Value::Object(d.to_json())),
+        Err(e) => Err(format!("cn out: {e}")),
+    }
+}
+
+fn tasks(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
+    let all = args.get("all").and_then(Value::as_bool).unwrap_or(false);
+    let file = cn_autonomy::impulses::tasks_of(hub.root());
+    let loaded = file.load().map_err(|e| e.to_string())?;
+    let mut shown: Vec<&cn_autonomy::impulses::Task> = cn_autonomy::impulses::tasks::ordered(&loaded);
+    if all {
+        shown.extend(loaded.iter().filter(|t| t.done));
+    }
+    Ok(json!({ "tasks": shown }))
+}
+
+fn ideas(hub: &Hub) -> Result<Value, String> {
+    let ideas = cn_autonomy::impulses::ideas_of(hub.root()).load().map_err(|e| e.to_string())?;
+    Ok(json!({ "ideas": ideas }))
+}
+
+fn journal(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
+    use cn_autonomy::when::{self, Direction};
+    let str_arg = |k: &str| match args.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(format!("journal: `{k}` must be a string, not {other}")),
+    };
+    let since = str_arg("since")?
+        .map(|s| when::parse(&s, cn_autonomy::jiff::Timestamp::now(), Direction::Past))
+        .transpose()
+        .map_err(|e| format!("journal: since: {e}"))?;
+    let kind = str_arg("type")?;
+    if let Some(k) = &kind {
+        k.parse::<cn_hub::journal::Kind>().map_err(|e| format!("journal: type: {e}"))?;
+    }
+    let limit = match args.get("limit") {
+        None | Some(Value::Null) => JOURNAL_LIMIT,
+        Some(v) => match v.as_u64() {
+            Some(n) if n >= 1 => usize::try_from(n).unwrap_or(usize::MAX),
+            _ => return Err(format!("journal: `limit` must be a whole number from 1, not {v}")),
+        },
+    };
+    let query = cn_hub::journal::Query { since, kind };
+    // Streamed: only the newest `limit` matches are kept in memory.
+    let mut kept = std::collections::VecDeque::new();
+    let mut total = 0usize;
+    cn_hub::journal::HubJournal::scan(&hub.layout().state(), |e| {
+        if query.matches(&e) {
+            total += 1;
+            if kept.len() == limit {
+                kept.pop_front();
+            }
+            kept.push_back(Value::Object(e.0));
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(json!({ "entries": Vec::from(kept), "matched": total }))
+}
+
+fn why(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
+    let Some(Value::String(id)) = args.get("id") else {
+        return Err("why: `id` (a string, the item's id) is required".into());
+    };
+    let mut entries = Vec::new();
+    cn_hub::journal::HubJournal::scan(&hub.layout().state(), |e| {
+        if cn_hub::journal::item_id(&e) == Some(id.as_str()) {
+            entries.push(Value::Object(e.0));
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    if entries.is_empty() {
+        return Err(format!("why: no journal entry has id `{id}`"));
+    }
+    let grep = format!("item {id} from");
+    let commits: Vec<String> = cn_hub::git::Git::new(hub.root())
+        .run(&["log", "--format=%h %s", "--fixed-strings", "--grep", &grep])
+        .map(|log| log.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    Ok(json!({ "id": id, "entries": entries, "commits": commits }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(v: Value) -> JsonObject {
+        match v {
+            Value::Object(m) => m,
+            _ => JsonObject::new(),
+        }
+    }
+
+    #[test]
+    fn out_words_are_cn_outs() {
+        let w = out_words(&obj(json!({"gtd": "do", "op": "send", "to": "pi", "message": "--hello"}))).unwrap();
+        assert_eq!(w, ["do", "send", "--to=pi", "--message=--hello"]);
+        let parsed = cn_agent::parse_out(&w).unwrap();
+        assert_eq!(parsed.gtd.to_command(), r#"do send --to "pi" --message "--hello""#);
+    }
+
+    #[test]
+    fn out_words_refuse_what_cn_out_refuses() {
+        for (args, says) in [
+            (json!({"gtd": "do", "op": "reply"}), "missing --message"),
+            (json!({"gtd": "maybe"}), "unknown gtd `maybe`"),
+            (json!({"gtd": "defer", "reason": "x", "message": "y"}), "`--message` does not belong"),
+            (json!({"gtd": "defer", "reason": 3}), "`reason` must be a string"),
+            (json!({"gtd": "defer", "reason": "x", "dry-run": "1"}), "unknown field `dry-run`"),
+            (json!({"reason": "x"}), "no gtd given"),
+        ] {
+            let err = out_words(&obj(args.clone()))
+                .and_then(|w| cn_agent::parse_out(&w).map(|_| ()).map_err(|e| format!("cn out: {e}")))
+                .unwrap_err();
+            assert!(err.contains(says), "{args}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_out_schema_names_every_field() {
+        let out = tools().into_iter().find(|t| t.name == "out").unwrap();
+        let props = out.input_schema.get("properties").and_then(Value::as_object).unwrap();
+        for f in ["gtd", "op", "message", "to", "body", "reason", "desc", "artifact", "until"] {
+            assert!(props.contains_key(f), "{f}");
+        }
+    }
+}
