@@ -1,12 +1,12 @@
 //! The official Python MCP client (PyPI `mcp`), for the MCP tests: `scripts/deps.sh`
-//! installs it in a venv ($CN_MCP_VENV, default ~/.cache/cn/mcp-venv). In CI (`$CI` set) a
-//! missing client fails the test; elsewhere the test says why it is skipped.
+//! `--test` (which `./test.sh` runs) installs it in a venv ($CN_MCP_VENV, default
+//! ~/.cache/cn/mcp-venv); a missing client fails the test.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The venv's python, if it can import `mcp`.
+/// The venv's python, which can import `mcp` (panics, naming the fix, when it cannot).
 pub fn python() -> Option<PathBuf> {
     let venv = std::env::var_os("CN_MCP_VENV")
         .map(PathBuf::from)
@@ -16,10 +16,7 @@ pub fn python() -> Option<PathBuf> {
     if ok {
         return Some(py);
     }
-    let msg = format!("the Python MCP client is not installed at {} (run scripts/deps.sh)", venv.display());
-    assert!(std::env::var_os("CI").is_none(), "{msg}");
-    eprintln!("SKIPPED: {msg}");
-    None
+    panic!("the Python MCP client is not installed at {} (run scripts/deps.sh --test)", venv.display());
 }
 
 /// Run `client.py` against `command args…` with `calls` (a JSON list of [tool, args]);
