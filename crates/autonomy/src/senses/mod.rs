@@ -270,7 +270,7 @@ pub fn configured(hub: &Path, config: &SensesConfig) -> Result<Vec<Box<dyn Sense
         return Err(SenseError::Start {
             sense: "email",
             message: "senses.email is set, but this cn was built without the email sense \
-                      (build it with `cargo build --release --features email`)"
+                      (the default build has it: `cargo build --release -p cn`)"
                 .into(),
         });
     }
