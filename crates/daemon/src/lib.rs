@@ -23,6 +23,7 @@ pub mod mind;
 pub mod resident;
 pub mod serve;
 pub mod upkeep;
+pub mod vet;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -180,6 +181,8 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     }
     let attention = auto.attention.clone();
     let pacing = auto.pacing;
+    let vet_hub = hub.clone();
+    let vet_local = models.local().provider == Some(cn_models::ProviderKind::Embedded);
     let mut mind = HubMind::new(hub, auto, mode, stop.clone(), local, executive).max_moves(options.max_moves);
     if let Some(engine) = reflexes {
         mind = mind.with_reflexes(engine);
@@ -257,7 +260,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         parts: Parts {
             mind: Box::new(mind),
             model: Box::new(tiered),
-            tools: Box::new(registry),
+            tools: Box::new(vet::Vetted::new(registry, vet_hub, vet_local)),
             store: Box::new(store),
         },
         decorators,

@@ -364,8 +364,12 @@ pub struct ProviderConfig {
     pub context_tokens: Option<u32>,
     /// Retries after the first try (429, 5xx, timeouts, cut streams).
     pub retries: Option<u32>,
-    /// For `embedded`: CPU threads.
+    /// For `embedded`: the most CPU threads an ask uses (fewer when the CPUs are busy;
+    /// default: the CPUs, at most 4).
     pub threads: Option<u32>,
+    /// For `embedded`: free the model after it has gone unused this long (`5m` by default;
+    /// `never` keeps it loaded). The next ask loads it again (~150 ms).
+    pub release_after: Option<ReleaseAfter>,
     /// Dollars per million input / output tokens (the budget's cost cap uses them).
     pub price_per_mtok_in: Option<f64>,
     pub price_per_mtok_out: Option<f64>,
@@ -380,6 +384,41 @@ impl ProviderConfig {
         (tokens_in as f64 * self.price_per_mtok_in.unwrap_or(0.0)
             + tokens_out as f64 * self.price_per_mtok_out.unwrap_or(0.0))
             / 1_000_000.0
+    }
+}
+
+/// `release_after:` of the embedded model: a duration, or `never`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseAfter {
+    After(Duration),
+    Never,
+}
+
+impl ReleaseAfter {
+    /// How long the model stays loaded unused; `None` for ever.
+    pub fn duration(self) -> Option<Duration> {
+        match self {
+            ReleaseAfter::After(d) => Some(d),
+            ReleaseAfter::Never => None,
+        }
+    }
+}
+
+impl Serialize for ReleaseAfter {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ReleaseAfter::After(d) => duration::serialize(d, s),
+            ReleaseAfter::Never => s.serialize_str("never"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ReleaseAfter {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match duration::Raw::deserialize(d)? {
+            duration::Raw::Text(t) if t.trim() == "never" => Ok(ReleaseAfter::Never),
+            raw => raw.duration().map(ReleaseAfter::After).map_err(serde::de::Error::custom),
+        }
     }
 }
 
@@ -1137,17 +1176,25 @@ pub mod duration {
         s.serialize_str(&format!("{sd:#}"))
     }
 
+    /// A duration as written in YAML: seconds as a number, or text such as `5s`.
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    pub enum Raw {
+        Secs(f64),
+        Text(String),
+    }
+
+    impl Raw {
+        pub fn duration(self) -> Result<Duration, String> {
+            match self {
+                Raw::Secs(s) => Duration::try_from_secs_f64(s).map_err(|e| e.to_string()),
+                Raw::Text(t) => parse(&t),
+            }
+        }
+    }
+
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Secs(f64),
-            Text(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::Secs(s) => Duration::try_from_secs_f64(s).map_err(serde::de::Error::custom),
-            Raw::Text(t) => parse(&t).map_err(serde::de::Error::custom),
-        }
+        Raw::deserialize(d)?.duration().map_err(serde::de::Error::custom)
     }
 }
 

@@ -131,6 +131,9 @@ impl Layout {
         run_lock => "state/run.lock";
         /// `state/run.json`: who runs and where the owner endpoint listens.
         run_info => "state/run.json";
+        /// `state/cache/`: this machine's caches (the local model's prompt keys and values);
+        /// never committed.
+        cache => "state/cache";
         /// `.git/cn-owner-token`: the owner endpoint's bearer token, inside git's own
         /// directory so it is never committed, pushed, or readable by a tool.
         owner_token => ".git/cn-owner-token";
@@ -190,7 +193,7 @@ impl Layout {
         if let Some(why) = self.read_protected(rel) {
             return Some(why);
         }
-        let protected: [(PathBuf, &'static str); 17] = [
+        let protected: [(PathBuf, &'static str); 18] = [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
             (PathBuf::from(LOCK), "the hub lock"),
@@ -208,6 +211,7 @@ impl Layout {
             (self.relative(&self.peer_mail()).into(), "the peer mail taken and not yet released"),
             (self.relative(&self.run_info()).into(), "the daemon's address"),
             (self.relative(&self.run_lock()).into(), "the daemon's lock"),
+            (self.relative(&self.cache()).into(), "cn's caches (llama.cpp loads them)"),
         ];
         protected.into_iter().find(|(p, _)| rel.starts_with(p)).map(|(_, why)| why)
     }
