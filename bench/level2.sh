@@ -15,7 +15,7 @@ DIR=$(mktemp -d)
 PIDS=""
 trap 'for p in $PIDS; do kill $p 2>/dev/null || true; done; rm -rf "$DIR"' EXIT
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ms() { date +%s%N | awk '{printf "%d", $1 / 1e6}'; }
+ms() { date +%s%3N; }
 ITEM="Please remind me to review PR #42 on Monday and tell Alice it is done."
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -40,7 +40,8 @@ for p in $BUSY; do kill $p; done
 
 "$CN" init "$DIR/hub" --name ada > /dev/null
 sed -i 's/^senses: {}$/senses:\n  bind: 127.0.0.1:0/' "$DIR/hub/cn.yaml"
-printf 'models:\n  local:\n    release_after: 2s\npacing:\n  idle: 1s\n  active: 1s\n' >> "$DIR/hub/cn.yaml"
+sed -i 's/^    provider: embedded$/    provider: embedded\n    release_after: 2s/' "$DIR/hub/cn.yaml"
+printf 'pacing:\n  idle: 1s\n  active: 1s\n' >> "$DIR/hub/cn.yaml"
 "$CN" --hub "$DIR/hub" run 2> "$DIR/err" &
 PID=$!; PIDS="$PIDS $PID"
 n=0; while [ ! -s "$DIR/hub/state/run.json" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done

@@ -20,6 +20,7 @@ pub mod config;
 pub mod context;
 pub mod economy;
 pub mod mind;
+pub mod reflection;
 pub mod resident;
 pub mod serve;
 pub mod upkeep;

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cn_agent::{Cadence, Gtd, Hub, Item, Place, OWNER};
-use cn_autonomy::jiff::{SignedDuration, Timestamp};
+use cn_autonomy::jiff::Timestamp;
 use serde_json::{json, Value};
 
 use cn_autonomy::journal::{self, Kind, Record};
@@ -252,40 +252,13 @@ impl HubMind {
         if item.doc.get_str("impulse") != Some(ImpulseSource::Schedule.name()) {
             return false;
         }
-        let days = match item.cadence {
-            Cadence::Daily => 1,
-            Cadence::Weekly => 7,
-            Cadence::Monthly => 31,
-            Cadence::Quarterly => 92,
-            Cadence::Yearly => 366,
-            Cadence::Inbox | Cadence::Adhoc => return false,
-        };
-        // The last reflection of this cadence and the last other decision, from the journal.
-        let reflections = [Cadence::Daily, Cadence::Weekly, Cadence::Monthly, Cadence::Quarterly, Cadence::Yearly];
-        let (mut last_reflection, mut last_work) = (None::<Timestamp>, None::<Timestamp>);
-        let scanned = cn_hub::journal::HubJournal::scan(&self.hub.path("state"), |e| {
-            let Some(t) = (e.kind() == "decision").then(|| cn_hub::journal::ts(&e)).flatten() else { return };
-            match e.0.get("cadence").and_then(Value::as_str) {
-                Some(c) if c == item.cadence.as_str() => last_reflection = last_reflection.max(Some(t)),
-                Some(c) if reflections.iter().any(|r| r.as_str() == c) => {}
-                _ => last_work = last_work.max(Some(t)),
-            }
-        });
-        // Since the last one; without one, over the cadence's period.
-        let since = last_reflection.unwrap_or_else(|| Timestamp::now() - SignedDuration::from_hours(24 * days));
-        let busy = last_work.is_some_and(|t| t >= since);
-        if busy || scanned.is_err() {
-            return false;
+        match crate::reflection::work_since_last(&self.hub, item.cadence) {
+            Some(work) if work.is_empty() => {}
+            _ => return false,
         }
         let reason = format!(
             "A quiet {}: nothing was decided since the last reflection, so there is nothing to reflect on.",
-            match item.cadence {
-                Cadence::Daily => "day",
-                Cadence::Weekly => "week",
-                Cadence::Monthly => "month",
-                Cadence::Quarterly => "quarter",
-                _ => "year",
-            }
+            crate::reflection::period_word(item.cadence)
         );
         match cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason }))) {
             Ok(_) => true,

@@ -4,7 +4,9 @@
 //! decision is made. Text that is empty, repeats the item, repeats itself or is not about it
 //! ("The item is not available for delivery" on "Write a one-line status note") is not
 //! sent: the item is handed up instead ([`cn_agent::handup::hand_up`]: deferred with "I'll
-//! need my executive for that — queued" and a time to come back), and the journal says why.
+//! need my executive for that — queued" and a time to come back) — or, for a reflection, closed
+//! with a true digest of what was decided since the last one ([`crate::reflection`]) — and
+//! the journal says why.
 //!
 //! Only the local model's own calls (level 2, through the kernel's act) are vetted here, and
 //! only when level 2 is the embedded model (the tiny one the checks were made for; a model
@@ -12,7 +14,7 @@
 //! Reflexes' template answers are the owner's words, and a reflex's model text has its own
 //! `vet` step.
 
-use cn_agent::Hub;
+use cn_agent::{Gtd, Hub};
 use cn_compute::{Level, ToolCall, ToolError, Tools};
 use cn_storage::Entry;
 use serde_json::Value;
@@ -41,15 +43,23 @@ impl<T: Tools> Vetted<T> {
         };
         let text = call.params.get(field).and_then(Value::as_str)?;
         let why = cn_reflex::vet::check(text, &item.content, &item.content).err()?;
-        let handed = cn_agent::handup::hand_up(&item, time::OffsetDateTime::now_utc());
+        // A reflection gets a true account of what was decided; anything else goes up.
+        let reflection = impulse.then(|| crate::reflection::work_since_last(&self.hub, item.cadence)).flatten();
+        let (handed, what) = match reflection {
+            Some(work) => {
+                let reason = crate::reflection::digest(item.cadence, &work);
+                (Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), "answered with a digest of the journal")
+            }
+            None => (cn_agent::handup::hand_up(&item, time::OffsetDateTime::now_utc()), "handed up"),
+        };
         let entry = Entry::new("observation")
             .with("id", item.id.as_str())
-            .with("summary", format!("the local model's {} for {} was not sent: {why}; handed up", call.tool, item.id))
+            .with("summary", format!("the local model's {} for {} was not sent: {why}; {what}", call.tool, item.id))
             .with("context", text.chars().take(200).collect::<String>());
         if let Err(e) = cn_hub::journal::HubJournal::append_to(&self.hub.path("state"), &entry) {
             tracing::warn!(%e, "cannot journal the hand-up of {}", item.id);
         }
-        tracing::info!(item = %item.id, %why, "local model text unfit: handed up");
+        tracing::info!(item = %item.id, %why, what, "local model text unfit");
         Some(
             cn_agent::decide_below_executive(&self.hub, &handed)
                 .map(|d| Value::Object(d.to_json()))
@@ -137,6 +147,32 @@ mod tests {
         assert_eq!(tools.inner.0, ["reply", "reply"]);
         assert_eq!(off.inner.0, ["reply"]);
         assert!(cn_agent::current(&hub).unwrap().is_some(), "nothing decided by the wrapper");
+    }
+
+    #[test]
+    fn a_reflection_the_local_model_cannot_write_gets_a_true_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ada");
+        cn_agent::init(&root, Some("ada")).unwrap();
+        let hub = Hub::open(&root).unwrap();
+        for (op, id) in [("reply", "o-1"), ("reply", "o-2"), ("defer", "o-3")] {
+            let e = Entry::new("decision").with("id", id).with("op", op).with("cadence", "inbox");
+            cn_hub::journal::HubJournal::append_to(&hub.path("state"), &e).unwrap();
+        }
+        let mut item = Item::new("r-1", "ada", Cadence::Daily, "Reflect: what did I do yesterday?");
+        item.set("impulse", "schedule");
+        cn_agent::enqueue(&hub, &item).unwrap();
+        cn_agent::take(&hub, "r-1").unwrap().expect("taken");
+        let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
+        let result = tools.call(2, &call("noop", "reason", "The item was caught up, and I'm back.")).unwrap();
+        assert!(tools.inner.0.is_empty());
+        assert_eq!(result["op"], "ack", "{result}");
+        let reason = result["reason"].as_str().unwrap();
+        assert_eq!(
+            reason,
+            "Since the last daily reflection: 3 item(s) decided (1 defer, 2 reply). Reflecting on them needs my executive."
+        );
+        assert!(root.join("threads/reflections/daily/r-1.md").is_file(), "closed where reflections go");
     }
 
     #[test]

@@ -88,11 +88,15 @@ mod tests {
 
     #[test]
     fn release_after_is_a_duration_or_never() {
-        let local = |v: &str| ModelsConfig::from_config(&config(&format!("models:\n  local:\n    release_after: {v}\n")));
+        let local =
+            |v: &str| ModelsConfig::from_config(&config(&format!("models:\n  local:\n    release_after: {v}\n")));
         assert_eq!(local("never").unwrap().local().release_after, Some(ReleaseAfter::Never));
         let after = local("90s").unwrap().local().release_after;
         assert_eq!(after, Some(ReleaseAfter::After(std::time::Duration::from_secs(90))));
-        assert_eq!(local("30").unwrap().local().release_after.and_then(ReleaseAfter::duration).map(|d| d.as_secs()), Some(30));
+        assert_eq!(
+            local("30").unwrap().local().release_after.and_then(ReleaseAfter::duration).map(|d| d.as_secs()),
+            Some(30)
+        );
         let e = local("soon").unwrap_err().to_string();
         assert!(e.contains("soon") && e.contains("duration"), "{e}");
     }
