@@ -452,8 +452,7 @@ impl Engine {
         if !matches!(op.as_str(), "reply" | "ack") {
             return None;
         }
-        let layout = cn_hub::Layout::new(self.hub());
-        let path = layout.state().join("reflex-learning.json");
+        let path = cn_hub::Layout::new(self.hub()).reflex_learning();
         let mut seen: Vec<Seen> = cn_storage::read_json_or_default(&path).unwrap_or_default();
         let mut filings: Vec<String> =
             decided.tools.iter().filter(|t| FILINGS.contains(&t.as_str())).cloned().collect();
