@@ -132,6 +132,9 @@ pub struct HubMind {
     /// The level that last worked on the current item (a model's plan, or a reflex); `None`
     /// when only `cn out` (the owner) decided it.
     level: Option<Level>,
+    /// What a shadow reflex would have done with the current item, compared with the real
+    /// decision when it comes (kept in memory: a restart in between loses one comparison).
+    shadow: Option<cn_reflex::ShadowRun>,
 }
 
 /// Lines of the recent-journal digest in the executive's prompt.
@@ -172,6 +175,7 @@ impl HubMind {
             reflexes: None,
             channels: Vec::new(),
             level: None,
+            shadow: None,
         }
     }
 
@@ -227,6 +231,7 @@ impl HubMind {
         let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
         let handled = engine.handle(&cn_reflex::Input::new(&item.content).source(source).id(&item.id));
         drop(engine);
+        self.shadow = handled.shadow.clone();
         if handled.escalate {
             return false;
         }
@@ -265,6 +270,47 @@ impl HubMind {
             Err(e) => {
                 tracing::error!(%e, "cannot close the quiet reflection {}", item.id);
                 false
+            }
+        }
+    }
+
+    /// The current item was decided by a level above the reflexes (or the owner): compare a
+    /// shadow reflex's would-be decision with it, or, when none ran, let the reflexes learn
+    /// from it (a proposal after several executive decisions of one shape).
+    fn learn(&mut self, item: &Item, outcomes: &Outcomes) {
+        let Some(engine) = self.reflexes.clone() else { return };
+        let shadow = self.shadow.take().filter(|s| s.item.as_deref() == Some(item.id.as_str()));
+        let Some(recorded) = cn_agent::decide::read_output(&self.hub).ok().flatten().filter(|r| r.id == item.id) else {
+            return;
+        };
+        let gtd = &recorded.gtd;
+        let op = gtd.op().map_or(gtd.name(), |o| o.name()).to_string();
+        let message = gtd.to_json().get("message").and_then(Value::as_str).map(String::from);
+        let tools = outcomes
+            .since(self.mark)
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Acted { call, result: Ok(_) } => Some(call.tool.clone()),
+                _ => None,
+            })
+            .collect();
+        let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
+        let decided = cn_reflex::Decided {
+            op,
+            message,
+            tools,
+            level: self.level,
+            text: item.content.clone(),
+            source: Some(source.to_string()),
+            item: Some(item.id.clone()),
+        };
+        let Ok(mut engine) = engine.lock() else { return };
+        match shadow {
+            Some(run) => {
+                engine.settle_shadow(&run, &decided);
+            }
+            None => {
+                engine.observe_decision(&decided);
             }
         }
     }
@@ -660,6 +706,7 @@ impl cn_compute::Mind for HubMind {
                         return Decision::Move;
                     }
                     Ok(_) => {
+                        self.learn(&item, outcomes);
                         self.finish(&item);
                         continue;
                     }

@@ -647,6 +647,30 @@ pub struct ReflexConfig {
     /// The hub's time zone (IANA, e.g. `Europe/Paris`) for due times read from messages and
     /// the clock; absent means the system's.
     pub time_zone: Option<String>,
+    /// Reflexes learned from the executive: shadow mode, promotion, proposals.
+    #[serde(deserialize_with = "or_default")]
+    pub learn: LearnConfig,
+}
+
+/// `reflexes.learn:` — how reflexes learned from the executive earn the right to act.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LearnConfig {
+    /// Agreements with the executive (on distinct messages) after which a shadow reflex is
+    /// promoted to active by itself; 0: only the owner promotes (`cn reflex approve`).
+    pub promote_after: u64,
+    /// A promoted learned reflex is checked again every Nth item it takes (that item also
+    /// goes to the executive, the reflex in shadow); a disagreement demotes it. 0: never.
+    pub check_every: u64,
+    /// Executive decisions of one shape after which cn proposes (in shadow) the reflex that
+    /// would have made them; 0: never.
+    pub propose_after: u64,
+}
+
+impl Default for LearnConfig {
+    fn default() -> Self {
+        LearnConfig { promote_after: 10, check_every: 20, propose_after: 3 }
+    }
 }
 
 impl Default for ReflexConfig {
@@ -658,6 +682,7 @@ impl Default for ReflexConfig {
             prompt_max_chars: 6000,
             grants: None,
             time_zone: None,
+            learn: LearnConfig::default(),
         }
     }
 }
@@ -1320,6 +1345,10 @@ mod tests {
         assert!(m.contains("models.local") && m.contains("provder"), "{m}");
         let m = parse("pacing: {idle: soon}\n").unwrap_err().to_string();
         assert!(m.contains("pacing.idle"), "{m}");
+        let m = parse("reflexes:\n  learn:\n    promote_afterr: 2\n").unwrap_err().to_string();
+        assert!(m.contains("promote_afterr") && m.contains("did you mean `promote_after`"), "{m}");
+        let c = parse("reflexes:\n  learn:\n    promote_after: 0\n").unwrap();
+        assert_eq!((c.reflexes.learn.promote_after, c.reflexes.learn.check_every), (0, 20));
         let m = parse("reflexes:\n  disable_above: 2\n").unwrap_err().to_string();
         assert!(m.contains("reflexes.disable_above") && m.contains("/h/cn.yaml"), "{m}");
     }
