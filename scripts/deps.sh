@@ -52,7 +52,7 @@ fi
 # repository config (`cn init` sets it). Tests and the demo commit in scratch repositories
 # too; git's `EMAIL` fallback (test.sh, setup.sh) covers a machine with no identity at all.
 
-# The MCP tests (crates/cn/tests/mcp_server.rs, crates/mcp/tests/client.rs) use the official
+# The MCP tests (crates/cn/tests/mcp_server.rs, mcp_daemon.rs, crates/mcp/tests/client.rs) use the official
 # Python MCP client and the reference `mcp-server-time`, in a venv of their own; without it
 # those tests fail.
 venv="${CN_MCP_VENV:-$HOME/.cache/cn/mcp-venv}"

@@ -160,14 +160,17 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     cn_agent::register_ops(&mut registry, &hub);
     registry.register(cn_autonomy::notes::note_write_tool());
     let reflexes = reflexes(&hub, &models, &mut registry);
-    // MCP servers' tools (`mcp:`): in the registry as `server.tool`, and for the reflexes'
-    // `mcp` action. Listing them is bounded by each server's timeout.
-    let _mcp = mcp_clients(&hub, &mut registry, reflexes.as_ref());
+    // MCP servers' tools (`mcp:`): they join the registry as `server.tool` once their
+    // server answers (started in the background: a server that hangs delays nothing), and
+    // serve the reflexes' `mcp` action.
+    let _mcp = mcp_clients(&hub, &registry, reflexes.as_ref()).map(CloseMcp);
 
     let level = |l: u8| LevelPlan {
         level: l,
         docs: registry.docs_for(l).into_iter().cloned().collect(),
         limits: cn_models::level_limits(&models, l),
+        late: registry.late(),
+        policy: registry.ctx.policy.clone(),
     };
     let local = level(2);
     let executive_configured = tiered.has(3);
@@ -301,10 +304,12 @@ fn reflexes(
     Some(engine)
 }
 
-/// The clients of `cn.yaml`'s `mcp:` servers, their tools registered; `None` without servers.
+/// The clients of `cn.yaml`'s `mcp:` servers, starting in the background: each server's
+/// tools join `registry` when it answers, and the journal says so (or that it is down, the
+/// first time). `None` without servers.
 fn mcp_clients(
     hub: &cn_agent::Hub,
-    registry: &mut cn_tools::Registry,
+    registry: &cn_tools::Registry,
     reflexes: Option<&Arc<Mutex<cn_reflex::Engine>>>,
 ) -> Option<cn_mcp::McpClients> {
     let config = &hub.config().mcp;
@@ -318,13 +323,37 @@ fn mcp_clients(
             return None;
         }
     };
-    clients.register(registry);
+    let journal = hub.layout().journal();
+    clients.join_when_ready(registry.late(), move |server, joined| {
+        let entry = match joined {
+            cn_mcp::Joined::Ready(tools) => cn_storage::Entry::new("observation")
+                .with("summary", format!("MCP server `{server}` is ready: {} tools", tools.len()))
+                .with("server", server)
+                .with("tools", tools),
+            cn_mcp::Joined::Down(error) => cn_storage::Entry::new("observation")
+                .with("summary", format!("MCP server `{server}` is down; retrying with backoff"))
+                .with("server", server)
+                .with("error", error),
+        };
+        if let Err(e) = cn_storage::Journal::open(&journal).and_then(|mut j| j.append(&entry)) {
+            tracing::warn!(%e, "cannot journal the MCP server's state");
+        }
+    });
     if let Some(engine) = reflexes {
         if let Ok(mut engine) = engine.lock() {
             engine.set_mcp(Arc::new(clients.clone()));
         }
     }
     Some(clients)
+}
+
+/// Closes the MCP clients when the run ends, however it ends (their servers die with it).
+struct CloseMcp(cn_mcp::McpClients);
+
+impl Drop for CloseMcp {
+    fn drop(&mut self) {
+        self.0.close();
+    }
 }
 
 /// Write `state/run.json`: who is running and where its owner endpoint listens (for

@@ -58,11 +58,14 @@ pub enum RunMode {
     Daemon,
 }
 
-/// Per-level tool docs and limits, fixed at start.
+/// Per-level tool docs and limits, fixed at start, plus the tools that join later (an MCP
+/// server's, once it answers) as far as `policy` grants them to the level.
 pub struct LevelPlan {
     pub level: Level,
     pub docs: Vec<ToolDoc>,
     pub limits: LevelLimits,
+    pub late: cn_tools::LateTools,
+    pub policy: cn_tools::Policy,
 }
 
 /// Reflex replies decide the current item with the `reply` op (journaled, committed, and
@@ -796,7 +799,8 @@ impl cn_compute::Mind for HubMind {
                 thread.push(format!("What you did lately (from your journal):\n{digest}"));
             }
         }
-        let docs: Vec<&ToolDoc> = level.docs.iter().collect();
+        let late = level.late.docs_for(&level.policy, level.level);
+        let docs: Vec<&ToolDoc> = level.docs.iter().chain(&late).collect();
         let recent = outcomes.since(self.mark);
         let input = PlanInput {
             level: level.level,

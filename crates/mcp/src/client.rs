@@ -3,9 +3,11 @@
 //! `server.list_resources` / `server.read_resource` for their resources.
 //!
 //! Invariants:
-//! - Nothing here can block the daemon: the start and every call have the server's
-//!   `timeout`, and a call waits on its answer with that deadline (plus a short grace)
-//!   whatever the server or the runtime do.
+//! - Nothing here can block the daemon: the daemon starts its servers in the background
+//!   ([`McpClients::join_when_ready`]: their tools join the registry once listed), the start
+//!   and every call have the server's `timeout`, and a call waits on its answer with that
+//!   deadline (plus a short grace) whatever the server or the runtime do.
+//! - [`McpClients::close`] (the daemon's stop) kills every server, started or starting.
 //! - A server that dies, hangs past its timeout or cannot start is dropped (a stdio
 //!   server's process group killed) and started again on a later call after a backoff that
 //!   doubles from 1 s to 60 s; while it backs off, its calls fail at once, saying when the
@@ -50,6 +52,20 @@ const GRACE: Duration = Duration::from_secs(2);
 pub struct McpClients {
     rt: Arc<tokio::runtime::Runtime>,
     servers: BTreeMap<String, Arc<Server>>,
+    /// Who the caller is when no item is current: `cn reflex test` runs for the owner at the
+    /// terminal (or the sense `--source` names), not for `state/input.md`.
+    caller: Option<String>,
+    /// Set by [`McpClients::close`]: every call in flight ends and every server stops.
+    closed: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+/// What [`McpClients::join_when_ready`] reports of a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Joined {
+    /// Its tools joined the registry: their names.
+    Ready(Vec<String>),
+    /// It could not be reached (the first failure only; it is retried with backoff).
+    Down(String),
 }
 
 /// One server: its config and its connection, if up.
@@ -101,7 +117,15 @@ impl McpClients {
                 (name.clone(), Arc::new(s))
             })
             .collect();
-        Ok(McpClients { rt: Arc::new(rt), servers })
+        let (closed, _) = tokio::sync::watch::channel(false);
+        Ok(McpClients { rt: Arc::new(rt), servers, caller: None, closed: Arc::new(closed) })
+    }
+
+    /// The same clients, calling for `from` (the owner, or a sense's name) whatever item is
+    /// current: for `cn reflex test`, where the text comes from the terminal.
+    pub fn calling_for(mut self, from: &str) -> McpClients {
+        self.caller = Some(from.to_string());
+        self
     }
 
     pub fn is_empty(&self) -> bool {
@@ -125,9 +149,19 @@ impl McpClients {
             return Err(McpError::Unknown(server.to_string()));
         };
         let timeout = s.config.timeout;
+        if self.is_closed() {
+            return Err(McpError::Call { server: server.to_string(), message: "closed".into() });
+        }
         let (tx, rx) = std::sync::mpsc::channel();
+        let mut closed = self.closed.subscribe();
         self.rt.spawn(async move {
-            let _ = tx.send(s.run(what, f).await);
+            let name = s.name.clone();
+            // Closing cancels the call, and with it a start in progress (its process killed).
+            let r = tokio::select! {
+                r = s.run(what, f) => r,
+                _ = closed.wait_for(|c| *c) => Err(McpError::Call { server: name, message: "closed".into() }),
+            };
+            let _ = tx.send(r);
         });
         // Waiting for the lock, starting and the call are each bounded by `timeout`.
         match rx.recv_timeout(timeout * 3 + GRACE) {
@@ -237,20 +271,127 @@ impl McpClients {
         rx.recv_timeout(GRACE).unwrap_or(0)
     }
 
-    /// Register every listed tool, and the resource tools, in `registry`.
+    /// Register every listed tool, and the resource tools, in `registry`, now (each server
+    /// listed within its timeout; what the daemon does in the background is
+    /// [`McpClients::join_when_ready`]).
     pub fn register(&self, registry: &mut cn_tools::Registry) {
         let tools = self.tools();
-        for t in &tools {
-            registry.register(Arc::new(McpTool::call(self.clone(), t)));
-        }
         for server in self.servers.keys() {
-            for tool in [McpTool::list_resources(self.clone(), server), McpTool::read_resource(self.clone(), server)] {
-                let taken = tools.iter().any(|t| format!("{}.{}", t.server, t.name) == tool.doc.name);
-                if !taken {
-                    registry.register(Arc::new(tool));
-                }
+            for tool in self.registry_tools(server, &tools) {
+                registry.register(tool);
             }
         }
+    }
+
+    /// A server's registry tools: its listed `tools` and, unless it has tools of those
+    /// names, `list_resources` and `read_resource`.
+    fn registry_tools(&self, server: &str, tools: &[RemoteTool]) -> Vec<Arc<dyn Tool>> {
+        let mut out: Vec<Arc<dyn Tool>> = Vec::new();
+        for t in tools.iter().filter(|t| t.server == server) {
+            out.push(Arc::new(McpTool::call(self.clone(), t)));
+        }
+        for tool in [McpTool::list_resources(self.clone(), server), McpTool::read_resource(self.clone(), server)] {
+            if !tools.iter().any(|t| format!("{}.{}", t.server, t.name) == tool.doc.name) {
+                out.push(Arc::new(tool));
+            }
+        }
+        out
+    }
+
+    /// Start every server in the background, and add its tools to `late` once it has listed
+    /// them: the caller never waits for a server. A server that cannot start or list is
+    /// tried again after its backoff (1 s doubling to 60 s) until it answers; `report` hears
+    /// of each server's first failure and of its tools joining. The thread ends when every
+    /// server has joined, or when these clients are dropped (it holds them only while it
+    /// tries).
+    pub fn join_when_ready(&self, late: cn_tools::LateTools, report: impl Fn(&str, Joined) + Send + 'static) {
+        let rt = Arc::downgrade(&self.rt);
+        let servers = self.servers.clone();
+        let caller = self.caller.clone();
+        let closed = self.closed.clone();
+        let spawned = std::thread::Builder::new().name("cn-mcp-join".into()).spawn(move || {
+            let mut waiting: Vec<String> = servers.keys().cloned().collect();
+            let mut reported = std::collections::BTreeSet::new();
+            while !waiting.is_empty() {
+                let mut next_try: Option<Instant> = None;
+                for name in std::mem::take(&mut waiting) {
+                    // Held only for this try: dropping the daemon's clients ends the thread.
+                    let Some(rt) = rt.upgrade() else { return };
+                    let clients =
+                        McpClients { rt, servers: servers.clone(), caller: caller.clone(), closed: closed.clone() };
+                    if clients.is_closed() {
+                        return;
+                    }
+                    match clients.list_tools(&name) {
+                        Ok(tools) => {
+                            let mut names = Vec::new();
+                            for tool in clients.registry_tools(&name, &tools) {
+                                let tool_name = tool.doc().name.clone();
+                                if late.register(tool) {
+                                    names.push(tool_name);
+                                } else {
+                                    tracing::warn!(server = %name, tool = %tool_name, "an MCP tool shadows a built-in tool: left out");
+                                }
+                            }
+                            report(&name, Joined::Ready(names));
+                        }
+                        Err(e) => {
+                            if reported.insert(name.clone()) {
+                                report(&name, Joined::Down(cn_hub::redact::redact(&e.to_string())));
+                            }
+                            let at = clients.retry_at(&name).unwrap_or_else(|| Instant::now() + BACKOFF_MIN);
+                            next_try = Some(next_try.map_or(at, |t| t.min(at)));
+                            waiting.push(name);
+                        }
+                    }
+                }
+                if let Some(at) = next_try {
+                    // The backoff itself: nothing to wait on but the clock.
+                    std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                }
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::error!(%e, "cannot start the MCP servers' thread");
+        }
+    }
+
+    /// Stop every server (a stdio server's process group killed) and end the calls in flight;
+    /// later calls fail. The daemon closes its clients when it stops: a server still starting
+    /// in the background would otherwise outlive it.
+    pub fn close(&self) {
+        self.closed.send_replace(true);
+        let (tx, rx) = std::sync::mpsc::channel();
+        for s in self.servers.values().cloned() {
+            let tx = tx.clone();
+            self.rt.spawn(async move {
+                if let Ok(mut state) = tokio::time::timeout(GRACE, s.state.lock()).await {
+                    state.conn = None;
+                }
+                let _ = tx.send(());
+            });
+        }
+        drop(tx);
+        let deadline = Instant::now() + GRACE;
+        for _ in 0..self.servers.len() {
+            if rx.recv_timeout(deadline.saturating_duration_since(Instant::now())).is_err() {
+                break;
+            }
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        *self.closed.borrow()
+    }
+
+    /// When `server` may be started again, if it is backing off.
+    fn retry_at(&self, server: &str) -> Option<Instant> {
+        let s = self.servers.get(server).cloned()?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.rt.spawn(async move {
+            let _ = tx.send(s.state.lock().await.retry_at);
+        });
+        rx.recv_timeout(GRACE).ok().flatten()
     }
 
     /// Whether a call to `server` may be made for the current item (the trust boundary).
@@ -261,14 +402,18 @@ impl McpClients {
         if s.config.callers == McpCallers::Anyone {
             return Ok(());
         }
-        let hub = ctx.hub.as_deref().unwrap_or(&ctx.workdir);
-        let current = cn_agent::Item::read_opt(&cn_hub::Layout::new(hub).input()).ok().flatten();
-        match current {
-            Some(item) if item.from == cn_agent::OWNER => Ok(()),
-            Some(item) => Err(ToolError::Denied(format!(
-                "MCP server `{server}` takes calls for the owner's items only, and this item is from `{}` \
-                 (the owner may set `mcp.{server}.callers: anyone`)",
-                item.from
+        let from = match &self.caller {
+            Some(from) => Some(from.clone()),
+            None => {
+                let hub = ctx.hub.as_deref().unwrap_or(&ctx.workdir);
+                cn_agent::Item::read_opt(&cn_hub::Layout::new(hub).input()).ok().flatten().map(|i| i.from)
+            }
+        };
+        match from {
+            Some(from) if from == cn_agent::OWNER => Ok(()),
+            Some(from) => Err(ToolError::Denied(format!(
+                "MCP server `{server}` takes calls for the owner's items only, and this item is from `{from}` \
+                 (the owner may set `mcp.{server}.callers: anyone`)"
             ))),
             None => Err(ToolError::Denied(format!(
                 "MCP server `{server}` takes calls for the owner's items only, and there is no current item"
@@ -328,6 +473,8 @@ impl Server {
 
     async fn connect(&self) -> Result<Conn, String> {
         if let Some(url) = &self.config.url {
+            // reqwest has no TLS provider of its own: without one installed it panics.
+            let _ = rustls::crypto::ring::default_provider().install_default();
             let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
             let service = ().serve(transport).await.map_err(|e| cn_hub::redact::redact(&e.to_string()))?;
             return Ok(Conn { service, _child: None });

@@ -10,7 +10,7 @@
 pub mod client;
 pub mod server;
 
-pub use client::{McpClients, RemoteTool};
+pub use client::{Joined, McpClients, RemoteTool};
 pub use server::{serve_stdio, AgentServer};
 
 /// What can go wrong serving or reaching MCP.

@@ -1,6 +1,8 @@
 //! The MCP client against real servers: the reference `mcp-server-time` (PyPI), its tools in
-//! the registry under policy and the trust boundary; and a flaky server (hangs, dies) that is
-//! restarted with backoff without ever blocking the caller past its timeout.
+//! the registry under policy and the trust boundary; a server built on the official Python
+//! SDK over streamable HTTP and over stdio (tools, calls, resources); and a flaky server
+//! (hangs, dies) that is restarted with backoff without ever blocking the caller past its
+//! timeout.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -153,6 +155,108 @@ fn a_server_that_hangs_or_dies_is_restarted_with_backoff_and_never_blocks() {
     // An unknown server is an error naming it.
     let e = clients.call("nope", "x", Map::new()).unwrap_err().to_string();
     assert!(e.contains("nope"), "{e}");
+}
+
+/// The official SDK's server (`support/reference_server.py`) over streamable HTTP on a free
+/// loopback port; killed when dropped.
+struct HttpServer(std::process::Child, String);
+
+impl HttpServer {
+    fn start(venv: &Path) -> HttpServer {
+        use std::io::BufRead;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/reference_server.py");
+        let mut child = std::process::Command::new(venv.join("bin/python"))
+            .arg(script)
+            .arg("--http")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Its first line is `PORT <n>`, printed once it listens (EOF if it died first).
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let port = line.trim().strip_prefix("PORT ").unwrap_or_else(|| panic!("the server did not start: {line:?}"));
+        HttpServer(child, format!("http://127.0.0.1:{port}/mcp"))
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Through the registry at level 3 for an owner's item: list the server's tools, call `add`,
+/// list and read its resource.
+fn exercise_reference_server(hub: &Path, clients: &McpClients) {
+    let mut ctx = ToolContext::new(hub);
+    ctx.hub = Some(hub.to_path_buf());
+    ctx.policy = Policy::default().grant(3, &["ref.*"]);
+    let listed = clients.list_tools("ref").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(listed.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["add"]);
+    let mut registry = Registry::new(ctx);
+    clients.register(&mut registry);
+    let names: Vec<&str> = registry.docs_for(3).into_iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["ref.add", "ref.list_resources", "ref.read_resource"]);
+    let add = registry.get("ref.add").unwrap().doc().clone();
+    assert_eq!(add.description, "(MCP server `ref`) Add two integers.");
+    assert_eq!(add.params["required"], json!(["a", "b"]), "{}", add.params);
+
+    let sum = registry.run(3, &call("ref.add", json!({"a": 2, "b": 40}))).unwrap();
+    assert_eq!(sum["text"], "42", "{sum}");
+    assert_eq!(sum["structured"], json!({"result": 42}), "{sum}");
+    let bad = registry.run(3, &call("ref.add", json!({"a": "two"})));
+    assert!(matches!(&bad, Err(ToolError::Failed(m)) if m.contains("add")), "{bad:?}");
+
+    let listed = registry.run(3, &call("ref.list_resources", json!({}))).unwrap();
+    let first = &listed.as_array().expect("a list")[0];
+    assert_eq!(first["uri"], "note://greeting", "{listed}");
+    let read = registry.run(3, &call("ref.read_resource", json!({"uri": "note://greeting"}))).unwrap();
+    assert_eq!(
+        read,
+        json!({"contents": [{"uri": "note://greeting", "mimeType": "text/plain", "text": "hello from the reference server"}]})
+    );
+    let missing = registry.run(3, &call("ref.read_resource", json!({"uri": "note://nope"})));
+    assert!(matches!(&missing, Err(ToolError::Failed(m)) if m.contains("note://nope")), "{missing:?}");
+    assert!(matches!(registry.run(3, &call("ref.read_resource", json!({}))), Err(ToolError::BadParams(_))));
+    assert_eq!(clients.starts("ref"), 1, "one session served it all");
+}
+
+#[test]
+fn the_official_sdks_server_over_streamable_http_lists_calls_and_reads() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub_with_item(dir.path(), cn_agent::OWNER);
+    let http = HttpServer::start(&venv);
+    let config = McpServer {
+        command: None,
+        url: Some(http.1.clone()),
+        env: Vec::new(),
+        timeout: Duration::from_secs(30),
+        callers: McpCallers::Owner,
+    };
+    let clients = McpClients::new(&hub, &BTreeMap::from([("ref".to_string(), config)])).unwrap();
+    exercise_reference_server(&hub, &clients);
+
+    // The server goes away: a call fails (within its timeout) and the client backs off.
+    drop(http);
+    let t = Instant::now();
+    let gone = clients.call("ref", "add", json!({"a": 1, "b": 1}).as_object().unwrap().clone());
+    assert!(gone.is_err(), "{gone:?}");
+    assert!(t.elapsed() < Duration::from_secs(35), "blocked for {:?}", t.elapsed());
+}
+
+#[test]
+fn the_official_sdks_server_over_stdio_lists_calls_and_reads() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub_with_item(dir.path(), cn_agent::OWNER);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/reference_server.py");
+    let command = vec![venv.join("bin/python").display().to_string(), script.display().to_string()];
+    let clients =
+        McpClients::new(&hub, &BTreeMap::from([("ref".to_string(), server(command, Duration::from_secs(30)))]))
+            .unwrap();
+    exercise_reference_server(&hub, &clients);
 }
 
 /// Poll `f` until it gives something or the deadline passes.

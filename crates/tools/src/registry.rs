@@ -1,7 +1,7 @@
 //! The tool registry: name → tool, and the kernel's `Tools` implementation.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use cn_compute::{Level, ToolCall, ToolError};
 use schemars::JsonSchema;
@@ -108,18 +108,63 @@ where
 #[derive(Clone)]
 pub struct Registry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
+    late: LateTools,
     pub ctx: ToolContext,
+}
+
+/// Tools that join after the registry is built (an MCP server's, once it answers): shared by
+/// the registry and its clones, consulted after the registry's own (a late tool never
+/// replaces one of those), under the same policy.
+#[derive(Clone, Default)]
+pub struct LateTools {
+    tools: Arc<RwLock<BTreeMap<String, Arc<dyn Tool>>>>,
+    /// The registry's own tools' names.
+    own: Arc<RwLock<std::collections::BTreeSet<String>>>,
+}
+
+impl LateTools {
+    /// Add a tool (a later one of the same name replaces it); false, and nothing added, when
+    /// the registry has its own tool of that name.
+    pub fn register(&self, tool: Arc<dyn Tool>) -> bool {
+        let name = tool.doc().name.clone();
+        if self.own.read().map_or(true, |own| own.contains(&name)) {
+            return false;
+        }
+        if let Ok(mut tools) = self.tools.write() {
+            tools.insert(name, tool);
+        }
+        true
+    }
+
+    fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools.read().ok()?.get(name).cloned()
+    }
+
+    /// The docs of the late tools `policy` lets `level` call.
+    pub fn docs_for(&self, policy: &crate::Policy, level: Level) -> Vec<ToolDoc> {
+        let Ok(tools) = self.tools.read() else { return Vec::new() };
+        tools.values().map(|t| t.doc()).filter(|d| policy.allows(level, &d.name)).cloned().collect()
+    }
 }
 
 impl Registry {
     pub fn new(ctx: ToolContext) -> Self {
-        Registry { tools: BTreeMap::new(), ctx }
+        Registry { tools: BTreeMap::new(), late: LateTools::default(), ctx }
     }
 
     /// Add a tool; a later tool of the same name replaces the earlier one.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> &mut Self {
-        self.tools.insert(tool.doc().name.clone(), tool);
+        let name = tool.doc().name.clone();
+        if let Ok(mut own) = self.late.own.write() {
+            own.insert(name.clone());
+        }
+        self.tools.insert(name, tool);
         self
+    }
+
+    /// Where tools that join later go (see [`LateTools`]).
+    pub fn late(&self) -> LateTools {
+        self.late.clone()
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
@@ -130,15 +175,17 @@ impl Registry {
         self.tools.keys().map(String::as_str)
     }
 
-    /// The docs of the tools `level` may call: what plan puts in that level's prompt.
+    /// The docs of the tools `level` may call: what plan puts in that level's prompt. The
+    /// late tools joined so far are `late().docs_for(..)`.
     pub fn docs_for(&self, level: Level) -> Vec<&ToolDoc> {
         self.tools.values().map(|t| t.doc()).filter(|d| self.ctx.policy.allows(level, &d.name)).collect()
     }
 
     /// Check and run one call. The one place a level's permission is decided.
     pub fn run(&self, level: Level, call: &ToolCall) -> Result<Value, ToolError> {
-        let tool = self.tools.get(&call.tool).ok_or_else(|| {
-            let known: Vec<&str> = self.docs_for(level).into_iter().map(|d| d.name.as_str()).collect();
+        let tool = self.tools.get(&call.tool).cloned().or_else(|| self.late.get(&call.tool)).ok_or_else(|| {
+            let mut known: Vec<String> = self.docs_for(level).into_iter().map(|d| d.name.clone()).collect();
+            known.extend(self.late.docs_for(&self.ctx.policy, level).into_iter().map(|d| d.name));
             ToolError::Unknown(format!("{} (this level may call: {})", call.tool, known.join(", ")))
         })?;
         if !self.ctx.policy.allows(level, &call.tool) {
@@ -205,5 +252,25 @@ mod tests {
         assert_eq!(docs[0].param_names(), vec![("text".to_string(), true), ("times".to_string(), false)]);
         let text = docs[0].to_prompt();
         assert!(text.contains("tool: echo") && text.contains("text: ...  # What to echo."), "{text}");
+    }
+
+    #[test]
+    fn late_tools_join_a_built_registry_under_its_policy_and_never_replace_its_own() {
+        let r = registry();
+        let clone = r.clone();
+        let echo_call = call("late.echo", json!({"text": "hi"}));
+        assert!(matches!(r.run(3, &echo_call), Err(ToolError::Unknown(_))), "not joined yet");
+        let late = r.late();
+        assert!(late.register(typed("late.echo", "Echo, late.", |_ctx, p: Echo| Ok(json!(p.text)))));
+        assert!(!late.register(typed("echo", "An impostor.", |_ctx, _p: Echo| Ok(json!("impostor")))));
+        // Level 3 is granted `echo` only: the late tool is refused, then granted, it runs.
+        assert!(matches!(clone.run(3, &echo_call), Err(ToolError::Denied(_))));
+        let mut granted = r.clone();
+        granted.ctx.policy = Policy::default().grant(3, &["echo", "late.*"]);
+        assert_eq!(granted.run(3, &echo_call), Ok(json!("hi")), "a clone made before the join sees it");
+        let names: Vec<String> = late.docs_for(&granted.ctx.policy, 3).into_iter().map(|d| d.name).collect();
+        assert_eq!(names, ["late.echo"]);
+        assert!(late.docs_for(&granted.ctx.policy, 2).is_empty());
+        assert_eq!(r.run(3, &call("echo", json!({"text": "a"}))), Ok(json!("a")), "the registry's own echo runs");
     }
 }

@@ -13,6 +13,10 @@
 //! `--dry-run` nothing with an effect runs at all (fetches included). `--json` prints one
 //! object `{"reflex", "level", "vars", "steps": [{"action", "output"}], "escalate"}`.
 //!
+//! The `mcp` action calls the servers of cn.yaml's `mcp:` (started on the first call, stopped
+//! when the command ends), for the owner, or for the sense `--source` names (so a server that
+//! takes the owner's calls only refuses it, as in the daemon).
+//!
 //! The level-2 model: until the binary wires the configured one, `CN_SCRIPTED_ANSWERS=FILE`
 //! (a test facility) answers from FILE — a JSON array of strings, one per model call, or
 //! else the whole file as the one answer. Without it a level-2 step fails with "no level-2
@@ -105,6 +109,12 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
                     Ok(m) => engine.set_model(m),
                     Err(e) => tracing::warn!(%e, "reflexes have no level-2 model"),
                 }
+            }
+            // `mcp:` servers for the `mcp` action, started on its first call; the text comes
+            // from the owner at the terminal, or from the sense `--source` names.
+            if !config.mcp.is_empty() {
+                let clients = cn_mcp::McpClients::new(&hub, &config.mcp).map_err(|e| anyhow::anyhow!(e))?;
+                engine.set_mcp(std::sync::Arc::new(clients.calling_for(source.as_deref().unwrap_or(cn_agent::OWNER))));
             }
             let mode = if dry_run { Mode::DryRun } else { Mode::Test };
             if lines {

@@ -1,10 +1,10 @@
 //! `mcp` — call a tool of an MCP server (`cn.yaml`'s `mcp:`) inside a pipeline:
 //! `{action: mcp, tool: time.get_current_time, args: {timezone: UTC}}`.
 //!
-//! The reflex crate knows no MCP: the daemon injects an [`McpCaller`] (cn-mcp's client),
+//! The reflex crate knows no MCP: the daemon and `cn reflex test` inject an [`McpCaller`] (cn-mcp's client),
 //! which checks that `policy.levels` grants the reflex's level the tool by its server's name
 //! and applies the server's trust rule, so a reflex reaches no server the owner did not name.
-//! Without one (no `mcp:` servers, `cn reflex test`), the action fails, saying so.
+//! Without one (no `mcp:` servers), the action fails, saying so.
 
 use std::sync::Arc;
 
