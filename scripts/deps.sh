@@ -61,3 +61,9 @@ if $tests && { ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1 || [ ! -x "$
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q 'mcp==2.3.0' 'mcp-server-time==2026.10.19'
 fi
+
+# The fuzz targets (fuzz/, run by scripts/fuzz.sh in CI) are built and run by cargo-fuzz.
+if $tests && ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "==> installing cargo-fuzz for the fuzz targets"
+  cargo install cargo-fuzz --locked
+fi

@@ -168,6 +168,11 @@ fn complete(
             entry = entry.with(&k, v);
         }
         HubJournal::append_to(&state, &entry)?;
+        // The journal rotates here, after a decision (cn.yaml `journal:`); a failure to rotate
+        // loses nothing and is tried again at the next decision.
+        if let Err(err) = HubJournal::rotate_if_due(&state, &hub.config().journal) {
+            tracing::warn!(%err, "cannot rotate the journal");
+        }
     }
 
     if let Some(dir) = place_path.parent() {

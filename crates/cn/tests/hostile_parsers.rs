@@ -1,8 +1,7 @@
 //! Every parser of outside input, fed arbitrary bytes and arbitrary mutations of valid
 //! input: none may panic (release builds abort on panic, so a panic is a dead daemon). What
-//! each returns is not checked here — only that it returns. A stand-in for the libFuzzer
-//! targets the issue asks for (cargo-fuzz is not installed on this machine), run by
-//! `cargo test` on every CI run.
+//! each returns is not checked here — only that it returns. The quick companion of the
+//! libFuzzer targets under `fuzz/` (scripts/fuzz.sh), run by every `cargo test`.
 
 use std::io::Cursor;
 

@@ -5,7 +5,6 @@
 //! Both are bounded: the thread's messages are cut to a few hundred characters each and at
 //! most [`MAX_THREAD`] of them are kept; the digest reads only the journal's tail.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use cn_agent::{Hub, Item};
@@ -44,18 +43,9 @@ pub fn thread_of(hub: &Hub, item: &Item) -> Vec<String> {
 /// The last `lines` decisions and observations of the journal, one short line each
 /// ("17:02 decision do reply: … (item from owner)").
 pub fn journal_digest(path: &Path, lines: usize) -> String {
-    let Ok(mut file) = std::fs::File::open(path) else { return String::new() };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if file.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES))).is_err() {
-        return String::new();
-    }
-    let mut text = String::new();
-    if file.read_to_string(&mut text).is_err() {
-        let mut bytes = Vec::new();
-        let _ = file.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)));
-        let _ = file.read_to_end(&mut bytes);
-        text = String::from_utf8_lossy(&bytes).into_owned();
-    }
+    // Across a rotation: the last segment's tail too when the live file is short.
+    let Ok(bytes) = cn_storage::Journal::tail(path, TAIL_BYTES) else { return String::new() };
+    let text = String::from_utf8_lossy(&bytes);
     let mut out: Vec<String> = text
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -92,5 +82,21 @@ mod tests {
         let d = journal_digest(&path, 3);
         assert_eq!(d.lines().count(), 3, "{d}");
         assert!(d.ends_with("- 2026-11-23 10:19 decision do reply: answer 19"), "{d}");
+    }
+
+    #[test]
+    fn a_journal_rotated_a_moment_ago_still_gives_the_last_decisions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let line = |i: usize| {
+            format!("{{\"ts\":\"2026-11-23T10:{i:02}:00Z\",\"type\":\"decision\",\"summary\":\"answer {i}\"}}\n")
+        };
+        std::fs::write(&path, (0..5).map(line).collect::<String>()).unwrap();
+        let rotation = cn_storage::Rotation { bytes: 1, daily: false };
+        assert!(cn_storage::Journal::rotate_if_due(&path, &rotation).unwrap().is_some());
+        std::fs::write(&path, line(5)).unwrap();
+        let d = journal_digest(&path, 3);
+        let whats: Vec<&str> = d.lines().map(|l| l.rsplit(' ').next().unwrap()).collect();
+        assert_eq!(whats, ["3", "4", "5"], "{d}");
     }
 }

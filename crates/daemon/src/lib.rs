@@ -151,6 +151,11 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     let DaemonConfig { kernel, autonomy, models, tiered, policy } = config;
     let budget_config = hub.config().budget.clone();
     let serve_config = hub.config().serve.clone();
+    // A journal due for rotation (cn.yaml `journal:`) rotates as the daemon starts, and after
+    // each decision (`cn_agent::decide`).
+    if let Err(err) = cn_hub::journal::HubJournal::rotate_if_due(&hub.layout().state(), &hub.config().journal) {
+        tracing::warn!(%err, "cannot rotate the journal");
+    }
     let serve_hub = hub.clone();
     let mut control: Option<serve::Server> = None;
     let mut ctx = cn_tools::ToolContext::new(&root);

@@ -103,6 +103,35 @@ pub struct HubConfig {
     /// MCP servers whose tools join the registry as `server.tool` (cn-mcp).
     #[serde(deserialize_with = "or_default")]
     pub mcp: BTreeMap<String, McpServer>,
+    /// When `state/journal.jsonl` moves to a segment under `state/journal/`.
+    #[serde(deserialize_with = "or_default")]
+    pub journal: JournalConfig,
+}
+
+/// The journal's rotation (`journal:`): `state/journal.jsonl` becomes the next segment
+/// `state/journal/NNNNNN.jsonl` when a decision is journaled and it is due (or when the
+/// daemon starts). Readers stream every segment, then the live file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct JournalConfig {
+    /// Rotate once the live file holds this many bytes; 0 never rotates by size. Default
+    /// 4 MiB (about 1,500 items a daemon decided): every commit of the hub stores a new blob
+    /// of the live file, so its size bounds what each decision adds to `.git`.
+    pub rotate_bytes: u64,
+    /// Also rotate on the first decision of a new UTC day. Default off.
+    pub rotate_daily: bool,
+}
+
+impl Default for JournalConfig {
+    fn default() -> Self {
+        JournalConfig { rotate_bytes: 4 << 20, rotate_daily: false }
+    }
+}
+
+impl JournalConfig {
+    pub fn rotation(&self) -> cn_storage::Rotation {
+        cn_storage::Rotation { bytes: self.rotate_bytes, daily: self.rotate_daily }
+    }
 }
 
 /// "; did you mean `budget`?" for serde's "unknown field `bugdet`, expected one of `name`,
@@ -167,6 +196,7 @@ impl Default for HubConfig {
             senses: SensesConfig::default(),
             serve: None,
             mcp: BTreeMap::new(),
+            journal: JournalConfig::default(),
         }
     }
 }

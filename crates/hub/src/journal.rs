@@ -80,6 +80,17 @@ impl HubJournal {
         self.journal.path()
     }
 
+    /// Move the journal in `state_dir` to its next segment (`state/journal/NNNNNN.jsonl`) if
+    /// `config` says it is due; the segment's path when it did. Crash- and race-safe
+    /// (`cn_storage::Journal::rotate_if_due`); every reader here reads across segments.
+    pub fn rotate_if_due(
+        state_dir: &Path,
+        config: &crate::config::JournalConfig,
+    ) -> Result<Option<PathBuf>, JournalError> {
+        let path = Self::path_in(state_dir);
+        Journal::rotate_if_due(&path, &config.rotation()).map_err(|source| JournalError { path, source })
+    }
+
     /// Append one entry as one line (a single write). A `decision` entry is made durable
     /// (`fdatasync`) before this returns; other entries are not (the fsync policy: a power
     /// loss may take the last observations, never a decision; a crash of cn takes nothing).

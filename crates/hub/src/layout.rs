@@ -8,6 +8,7 @@
 //! .cn.lock                         the hub lock (commands that change the hub hold it)
 //! state/input.md  state/output.md  the current item; the decision on it
 //! state/journal.jsonl  state/interactions.jsonl   what happened; what models were asked
+//! state/journal/NNNNNN.jsonl                    the journal's older segments (rotated)
 //! state/tasks.json  ideas.json  schedule.json  schedule-state.json   impulses
 //! state/attention.jsonl            attention's spool (percepts survive a restart)
 //! state/budget.json  budget.lock  budget-holders/   the thinking budget's spend and
@@ -95,6 +96,8 @@ impl Layout {
         output_abandoned => "state/output.abandoned.md";
         /// `state/journal.jsonl`.
         journal => "state/journal.jsonl";
+        /// `state/journal/`: the journal's older segments, `NNNNNN.jsonl`, oldest first.
+        journal_segments => "state/journal";
         /// `state/interactions.jsonl`.
         interactions => "state/interactions.jsonl";
         /// `state/tasks.json`.
@@ -196,7 +199,7 @@ impl Layout {
         if let Some(why) = self.read_protected(rel) {
             return Some(why);
         }
-        let protected: [(PathBuf, &'static str); 19] = [
+        let protected: [(PathBuf, &'static str); 20] = [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
             (PathBuf::from(LOCK), "the hub lock"),
@@ -205,6 +208,7 @@ impl Layout {
             (self.relative(&self.reflexes()).into(), "the reflexes (the executive writes them with reflex_write)"),
             (self.relative(&self.core_seed()).into(), "the core memory"),
             (self.relative(&self.journal()).into(), "the journal"),
+            (self.relative(&self.journal_segments()).into(), "the journal"),
             (self.relative(&self.interactions()).into(), "the journal of model calls"),
             (self.relative(&self.budget()).into(), "the thinking budget"),
             (self.relative(&self.reflex_stats()).into(), "the reflexes' health"),

@@ -8,9 +8,19 @@
 //! opened with [`Journal::open_synced`] after every append. Cost: `cargo bench -p cn-storage
 //! --bench journal` (BENCHMARKS.md). Reads stream line by line (a line over
 //! [`LINE_MAX`] bytes is skipped and reported, not held).
+//!
+//! Rotation: [`Journal::rotate_if_due`] renames `X.jsonl` to the next segment `X/NNNNNN.jsonl`
+//! (numbered from 1, oldest first) once it passes a size or a day ([`Rotation`]); the next
+//! append creates a new `X.jsonl`. Reads ([`Journal::scan`]) stream every segment in order,
+//! then the live file. Rotation is a rename under an exclusive lock on the live file, and
+//! every append holds a shared lock on it and first checks that its file is still the one at
+//! `X.jsonl` (reopening it if not): so no line is lost or lands in a segment after the
+//! rotation, whichever processes append at once, and a crash leaves either the old name or
+//! the new one, never a copy.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use cn_compute::{Answer, Level, ModelError, Outcome, Plan, Store};
@@ -65,11 +75,7 @@ impl Journal {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let file = open_append(&path)?;
         let mut journal = Journal { path, file, line: Vec::with_capacity(512), sync: false };
         journal.seal_torn_line()?;
         Ok(journal)
@@ -112,11 +118,105 @@ impl Journal {
         self.line.clear();
         serde_json::to_writer(&mut self.line, value).map_err(io::Error::other)?;
         self.line.push(b'\n');
-        self.file.write_all(&self.line)?;
-        if self.sync {
-            self.file.sync_data()?;
+        self.follow_rotation()?;
+        let written = self.file.write_all(&self.line);
+        let synced = written.and_then(|()| if self.sync { self.file.sync_data() } else { Ok(()) });
+        let unlocked = self.file.unlock();
+        synced.and(unlocked)
+    }
+
+    /// Take the shared append lock on the file at `self.path`, reopening it first if a
+    /// rotation renamed the one this handle holds (the lock is held on return).
+    fn follow_rotation(&mut self) -> io::Result<()> {
+        loop {
+            self.file.lock_shared()?;
+            let mine = self.file.metadata()?;
+            match std::fs::metadata(&self.path) {
+                Ok(now) if now.dev() == mine.dev() && now.ino() == mine.ino() => return Ok(()),
+                _ => {
+                    // Rotated (or removed) under us: append to the file now at the path.
+                    let _ = self.file.unlock();
+                    self.file = open_append(&self.path)?;
+                }
+            }
         }
-        Ok(())
+    }
+
+    /// The segments of the journal at `path`, oldest first: `X/NNNNNN.jsonl` beside
+    /// `X.jsonl`.
+    pub fn segments(path: &Path) -> io::Result<Vec<PathBuf>> {
+        let dir = segment_dir(path);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", dir.display()))),
+        };
+        let mut numbered: Vec<(u64, PathBuf)> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let name = e.file_name();
+                let n = name.to_str()?.strip_suffix(".jsonl")?.parse::<u64>().ok()?;
+                Some((n, e.path()))
+            })
+            .collect();
+        numbered.sort();
+        Ok(numbered.into_iter().map(|(_, p)| p).collect())
+    }
+
+    /// The journal's last `max` bytes or fewer, across the rotation: the live file's tail,
+    /// after the last segment's when the live file is shorter. May start mid-line.
+    pub fn tail(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        let live_len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        if live_len < max {
+            if let Some(last) = Self::segments(path)?.last() {
+                read_tail(last, max - live_len, &mut out)?;
+            }
+        }
+        read_tail(path, max.min(live_len), &mut out)?;
+        Ok(out)
+    }
+
+    /// The segment whose file is `id` (`(device, inode)`, see [`file_id`]): where the live
+    /// file went when it rotated.
+    pub fn segment_of(path: &Path, id: (u64, u64)) -> Option<PathBuf> {
+        let segments = Self::segments(path).ok()?;
+        segments.into_iter().rev().find(|s| file_id(s) == Some(id))
+    }
+
+    /// Rename the journal at `path` to its next segment if `rotation` says it is due (its size
+    /// reached `rotation.bytes`, or `rotation.daily` and its first entry is from an earlier
+    /// UTC day than today's). Returns the segment it became, if any. Safe with
+    /// any number of processes appending or rotating at once (see the module's doc).
+    pub fn rotate_if_due(path: &Path, rotation: &Rotation) -> io::Result<Option<PathBuf>> {
+        let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        let file = match OpenOptions::new().read(true).open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(at(e)),
+        };
+        file.lock().map_err(at)?;
+        let mine = file.metadata().map_err(at)?;
+        let still_live = std::fs::metadata(path).is_ok_and(|m| m.dev() == mine.dev() && m.ino() == mine.ino());
+        if !still_live || mine.len() == 0 || !rotation.due(mine.len(), || first_day(&file)) {
+            return Ok(None);
+        }
+        let dir = segment_dir(path);
+        std::fs::create_dir_all(&dir).map_err(at)?;
+        let next = Self::segments(path)?
+            .last()
+            .and_then(|p| p.file_stem()?.to_str()?.parse::<u64>().ok())
+            .map_or(1, |n| n + 1);
+        let segment = dir.join(format!("{next:06}.jsonl"));
+        // What was appended is on disk before the name changes, and the rename is durable
+        // before the lock is released: a power loss keeps one name or the other.
+        file.sync_data().map_err(at)?;
+        std::fs::rename(path, &segment).map_err(at)?;
+        for d in [Some(dir.as_path()), path.parent()].into_iter().flatten() {
+            File::open(d).and_then(|d| d.sync_all()).map_err(at)?;
+        }
+        drop(file);
+        Ok(Some(segment))
     }
 
     /// Read every whole entry; lines that are not a JSON object are skipped and reported.
@@ -131,14 +231,46 @@ impl Journal {
 
     /// Stream the journal at `path` line by line: each whole entry, or why a line was
     /// skipped. Memory stays one line (at most [`LINE_MAX`]), whatever the file's size.
+    /// Segments first, oldest first, then the live file; `Skipped::line` counts lines within
+    /// the file that held it.
     pub fn scan(path: &Path, mut f: impl FnMut(Result<Entry, Skipped>)) -> io::Result<()> {
-        use std::io::{BufRead, Read};
         let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-        let file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        // The live file is opened before the segments are listed: a rotation in between makes
+        // it a segment too, read once (as the open file), after the others.
+        let live = match File::open(path) {
+            Ok(f) => Some(f),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(at(e)),
         };
+        let live_id = match &live {
+            Some(file) => {
+                let m = file.metadata().map_err(at)?;
+                Some((m.dev(), m.ino()))
+            }
+            None => None,
+        };
+        for segment in Self::segments(path)? {
+            let file = match File::open(&segment) {
+                Ok(f) => f,
+                // Removed by hand between the listing and now: nothing to read.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", segment.display()))),
+            };
+            let meta = file.metadata()?;
+            if Some((meta.dev(), meta.ino())) == live_id {
+                continue;
+            }
+            Self::scan_file(&segment, file, &mut f)?;
+        }
+        match live {
+            Some(file) => Self::scan_file(path, file, &mut f),
+            None => Ok(()),
+        }
+    }
+
+    fn scan_file(path: &Path, file: File, f: &mut impl FnMut(Result<Entry, Skipped>)) -> io::Result<()> {
+        use std::io::{BufRead, Read};
+        let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
         let mut reader = io::BufReader::with_capacity(64 * 1024, file);
         let mut line = Vec::new();
         let mut n = 0;
@@ -172,6 +304,67 @@ impl Journal {
             }
         }
     }
+}
+
+/// A file's identity, `(device, inode)`: the same across a rename.
+pub fn file_id(path: &Path) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Append the last `max` bytes of the file at `path` (if it exists) to `out`.
+fn read_tail(path: &Path, max: u64, out: &mut Vec<u8>) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    };
+    let len = file.metadata()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(max)))?;
+    file.take(max).read_to_end(out)?;
+    Ok(())
+}
+
+fn open_append(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Where the segments of the journal at `X.jsonl` live: the directory `X` beside it.
+pub fn segment_dir(path: &Path) -> PathBuf {
+    path.with_extension("")
+}
+
+/// The UTC day (`YYYY-MM-DD`) of a journal file's first entry, if it has one.
+fn first_day(file: &File) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let mut first = Vec::new();
+    io::BufReader::new(file.try_clone().ok()?.take(64 * 1024)).read_until(b'\n', &mut first).ok()?;
+    let v: Value = serde_json::from_slice(&first).ok()?;
+    Some(v.get("ts")?.as_str()?.get(..10)?.to_string())
+}
+
+/// When the journal moves to a new file (`journal:` in cn.yaml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rotation {
+    /// Rotate once the live file holds this many bytes (0: never by size).
+    pub bytes: u64,
+    /// Rotate once the live file's first entry is from an earlier UTC day.
+    pub daily: bool,
+}
+
+impl Rotation {
+    fn due(&self, len: u64, first_day: impl FnOnce() -> Option<String>) -> bool {
+        (self.bytes > 0 && len >= self.bytes) || (self.daily && first_day().is_some_and(|d| d < today()))
+    }
+}
+
+/// Today's UTC date, `YYYY-MM-DD`.
+fn today() -> String {
+    crate::now_rfc3339().get(..10).unwrap_or_default().to_string()
 }
 
 /// What reading a journal found.
@@ -355,5 +548,91 @@ mod scan_tests {
         assert_eq!(read.skipped.len(), 2, "{:?}", read.skipped);
         assert!(read.skipped[0].error.contains("longer than"));
         assert_eq!((read.skipped[0].line, read.skipped[1].line), (2, 3));
+    }
+}
+
+#[cfg(test)]
+mod rotation_tests {
+    use super::*;
+
+    fn summaries(p: &Path) -> Vec<String> {
+        let read = Journal::read(p).unwrap();
+        assert!(read.skipped.is_empty(), "{:?}", read.skipped);
+        read.entries.iter().map(|e| e.0["summary"].as_str().unwrap().to_string()).collect()
+    }
+
+    #[test]
+    fn a_journal_past_its_size_becomes_a_segment_and_reads_stream_across_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("journal.jsonl");
+        let rotation = Rotation { bytes: 200, daily: false };
+        // One long-lived handle (the daemon's) and one per entry (a command's).
+        let mut held = Journal::open(&p).unwrap();
+        let mut segments = Vec::new();
+        for i in 0..30 {
+            if i % 2 == 0 {
+                held.append(&Entry::new("decision").with("summary", format!("e{i}"))).unwrap();
+            } else {
+                Journal::open(&p).unwrap().append(&Entry::new("decision").with("summary", format!("e{i}"))).unwrap();
+            }
+            segments.extend(Journal::rotate_if_due(&p, &rotation).unwrap());
+        }
+        assert!(segments.len() >= 5, "{segments:?}");
+        assert_eq!(Journal::segments(&p).unwrap(), segments, "numbered in order");
+        assert_eq!(segments[0], dir.path().join("journal/000001.jsonl"));
+        let expected: Vec<String> = (0..30).map(|i| format!("e{i}")).collect();
+        assert_eq!(summaries(&p), expected, "every entry, once, in order");
+        for s in &segments {
+            assert!(std::fs::metadata(s).unwrap().len() >= 200, "{}", s.display());
+        }
+        // Below the size nothing rotates.
+        assert_eq!(Journal::rotate_if_due(&p, &Rotation { bytes: 1 << 20, daily: false }).unwrap(), None);
+    }
+
+    #[test]
+    fn a_journal_begun_on_an_earlier_day_rotates_daily_and_a_missing_or_empty_one_never() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("journal.jsonl");
+        let daily = Rotation { bytes: 0, daily: true };
+        assert_eq!(Journal::rotate_if_due(&p, &daily).unwrap(), None);
+        let mut j = Journal::open(&p).unwrap();
+        assert_eq!(Journal::rotate_if_due(&p, &daily).unwrap(), None, "empty");
+        j.append(&Entry::new("decision").with("summary", "today")).unwrap();
+        assert_eq!(Journal::rotate_if_due(&p, &daily).unwrap(), None, "begun today");
+        std::fs::write(&p, "{\"ts\":\"2020-01-01T00:00:00Z\",\"type\":\"decision\",\"summary\":\"old\"}\n").unwrap();
+        let seg = Journal::rotate_if_due(&p, &daily).unwrap().expect("rotated");
+        assert!(!p.exists());
+        j.append(&Entry::new("decision").with("summary", "new")).unwrap();
+        assert_eq!(summaries(&p), ["old", "new"]);
+        assert_eq!(std::fs::read_to_string(seg).unwrap().lines().count(), 1);
+    }
+
+    #[test]
+    fn writers_in_threads_lose_nothing_while_others_rotate() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("journal.jsonl");
+        let rotation = Rotation { bytes: 2048, daily: false };
+        std::thread::scope(|s| {
+            for w in 0..3 {
+                let p = &p;
+                s.spawn(move || {
+                    let mut j = Journal::open(p).unwrap();
+                    for i in 0..300 {
+                        j.append(&Entry::new("decision").with("summary", format!("{w}-{i}"))).unwrap();
+                        if i % 7 == 0 {
+                            Journal::rotate_if_due(p, &rotation).unwrap();
+                        }
+                    }
+                });
+            }
+        });
+        let all = summaries(&p);
+        assert_eq!(all.len(), 900);
+        for w in 0..3 {
+            let mine: Vec<&String> = all.iter().filter(|s| s.starts_with(&format!("{w}-"))).collect();
+            let expected: Vec<String> = (0..300).map(|i| format!("{w}-{i}")).collect();
+            assert_eq!(mine, expected.iter().collect::<Vec<_>>(), "writer {w}'s entries, each once, in order");
+        }
+        assert!(Journal::segments(&p).unwrap().len() > 10);
     }
 }

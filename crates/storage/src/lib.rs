@@ -14,7 +14,7 @@ pub mod stamp;
 
 pub use atomic::{read_json_or_default, sync_files, write_atomic, write_atomic_unsynced, write_json_atomic};
 pub use frontmatter::{Doc, FrontmatterError};
-pub use journal::{Entry, Journal, JournalRead, JournalStore, Skipped};
+pub use journal::{Entry, Journal, JournalRead, JournalStore, Rotation, Skipped};
 pub use lock::{HubLock, ProcessLock};
 pub use stamp::Stamp;
 

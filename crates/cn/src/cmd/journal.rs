@@ -3,6 +3,7 @@
 //! entry of one item, trigger to outcome, with context, reasoning and outcome.
 //!
 //! Torn or malformed lines (a crash's partial last line) are skipped and reported on stderr.
+//! The journal is streamed across its rotated segments (`state/journal/`), oldest first.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 use cn_autonomy::journal::{self, Kind, Query};
 use cn_autonomy::when::{self, Direction};
 use cn_hub::journal::HubJournal;
-use cn_storage::Entry;
+use cn_storage::{Entry, Journal};
 use serde_json::Value;
 
 use super::UsageError;
@@ -48,18 +49,30 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = super::hub::root(hub)?;
     let state = cn_hub::Layout::new(&hub).state();
     let path = HubJournal::path_in(&state);
-    let read = HubJournal::read(&state)?;
-    for s in &read.skipped {
-        eprintln!("cn: {}: skipped line {} (torn or not a JSON object): {}", path.display(), s.line, s.error);
-    }
+    // Read as a stream across the rotated segments, then the live file: one entry in memory
+    // at a time (`why` keeps its item's entries).
+    let scan = |f: &mut dyn FnMut(Entry)| {
+        Journal::scan(&path, |line| match line {
+            Ok(e) => f(e),
+            Err(s) => {
+                eprintln!("cn: {}: skipped line {} (torn or not a JSON object): {}", path.display(), s.line, s.error)
+            }
+        })
+        .map_err(|source| cn_hub::journal::JournalError { path: path.clone(), source })
+    };
     if let Some(Sub::Why { id, json }) = args.command {
-        let chain = journal::why(&read.entries, &id);
+        let mut chain = Vec::new();
+        scan(&mut |e| {
+            if journal::item_id(&e) == Some(id.as_str()) {
+                chain.push(e);
+            }
+        })?;
         if chain.is_empty() {
             return Err(UsageError(format!("no journal entry has id `{id}` in {}", path.display())).into());
         }
-        for e in chain {
+        for e in &chain {
             if json {
-                println!("{}", serde_json::to_string(&e.0)?);
+                println!("{}", Value::Object(e.0.clone()));
             } else {
                 print_detail(e);
             }
@@ -84,13 +97,15 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         k.parse::<Kind>().map_err(|e| UsageError(format!("--type: {e}")))?;
     }
     let query = Query { since, kind: args.kind };
-    for e in read.entries.iter().filter(|e| query.matches(e)) {
-        if args.json {
-            println!("{}", serde_json::to_string(&e.0)?);
-        } else {
-            println!("{}", journal::line(e));
+    scan(&mut |e| {
+        if query.matches(&e) {
+            if args.json {
+                println!("{}", Value::Object(e.0));
+            } else {
+                println!("{}", journal::line(&e));
+            }
         }
-    }
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

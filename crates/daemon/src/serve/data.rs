@@ -171,15 +171,29 @@ pub struct JournalRead {
 /// [`JOURNAL_TAIL_BYTES`]), and the offset live updates continue from.
 pub fn journal_tail(state: &Path) -> JournalRead {
     let path = cn_hub::journal::HubJournal::path_in(state);
-    let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let mut read = tail_of(&path);
+    if read.entries.len() < JOURNAL_FIRST {
+        // Rotated a moment ago: the first page continues into the last segment.
+        if let Some(last) = cn_storage::Journal::segments(&path).ok().and_then(|s| s.last().cloned()) {
+            let mut earlier = tail_of(&last).entries;
+            earlier.append(&mut read.entries);
+            read.entries = earlier;
+        }
+    }
+    let skip = read.entries.len().saturating_sub(JOURNAL_FIRST);
+    read.entries.drain(..skip);
+    read
+}
+
+/// The entries in the last [`JOURNAL_TAIL_BYTES`] of one file, and its length.
+fn tail_of(path: &Path) -> JournalRead {
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let start = len.saturating_sub(JOURNAL_TAIL_BYTES);
-    let mut read = journal_from(&path, start, JOURNAL_TAIL_BYTES as usize);
+    let mut read = journal_from(path, start, JOURNAL_TAIL_BYTES as usize);
     if start > 0 && !read.entries.is_empty() {
         // The first line was cut in the middle.
         read.entries.remove(0);
     }
-    let skip = read.entries.len().saturating_sub(JOURNAL_FIRST);
-    read.entries.drain(..skip);
     read
 }
 
@@ -332,6 +346,21 @@ mod tests {
         assert_eq!(journal_from(&path, next.offset, 1 << 20).entries.len(), 1);
         // No file: nothing, and the offset stays.
         assert_eq!(journal_from(&dir.path().join("none"), 7, 10).offset, 7);
+    }
+
+    #[test]
+    fn the_first_page_continues_into_the_last_segment_after_a_rotation() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = cn_hub::journal::HubJournal::path_in(dir.path());
+        let line = |i: usize| format!("{{\"type\":\"decision\",\"id\":\"e{i}\"}}\n");
+        std::fs::write(&path, (0..3).map(line).collect::<String>()).unwrap();
+        let rotation = cn_storage::Rotation { bytes: 1, daily: false };
+        assert!(cn_storage::Journal::rotate_if_due(&path, &rotation).unwrap().is_some());
+        std::fs::write(&path, line(3)).unwrap();
+        let read = journal_tail(dir.path());
+        let ids: Vec<&str> = read.entries.iter().filter_map(|(_, e)| e.get("id")?.as_str()).collect();
+        assert_eq!(ids, ["e0", "e1", "e2", "e3"]);
+        assert_eq!(read.offset, line(3).len() as u64, "live updates continue in the live file");
     }
 
     #[test]

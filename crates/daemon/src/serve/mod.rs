@@ -397,32 +397,49 @@ async fn events(State(app): State<Shared>, headers: HeaderMap, uri: Uri) -> Resp
         .and_then(|v| v.parse::<u64>().ok());
     let path = cn_hub::journal::HubJournal::path_in(&app.hub.layout().state());
     let from = from.unwrap_or_else(|| std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
-    let state = (VecDeque::<Event>::new(), from, app.journal.clone(), app.shutdown.clone(), path);
-    let stream =
-        futures_util::stream::unfold(state, |(mut queued, mut offset, mut changed, mut stop, path)| async move {
-            loop {
-                if let Some(ev) = queued.pop_front() {
-                    return Some((Ok::<_, Infallible>(ev), (queued, offset, changed, stop, path)));
-                }
-                if *stop.borrow() {
-                    return None;
-                }
-                changed.borrow_and_update();
-                let read = data::journal_from(&path, offset, EVENT_BATCH_BYTES);
-                offset = read.offset;
-                for (end, entry) in read.entries {
-                    let data = Value::Object(entry).to_string();
-                    queued.push_back(Event::default().event("entry").id(end.to_string()).data(data));
-                }
-                if !queued.is_empty() {
-                    continue;
-                }
-                tokio::select! {
-                    r = changed.changed() => if r.is_err() { return None },
-                    _ = stop.wait_for(|s| *s) => return None,
-                }
+    // The file the offset is in, by identity: when the journal rotates, the rest of that file
+    // (now a segment) is sent before the new one is read from its start.
+    let file = cn_storage::journal::file_id(&path);
+    let state = (VecDeque::<Event>::new(), (from, file), app.journal.clone(), app.shutdown.clone(), path);
+    let stream = futures_util::stream::unfold(state, |(mut queued, mut at, mut changed, mut stop, path)| async move {
+        loop {
+            if let Some(ev) = queued.pop_front() {
+                return Some((Ok::<_, Infallible>(ev), (queued, at, changed, stop, path)));
             }
-        });
+            if *stop.borrow() {
+                return None;
+            }
+            changed.borrow_and_update();
+            let (offset, file) = at;
+            let live = cn_storage::journal::file_id(&path);
+            let rotated = file.is_some() && live != file;
+            let source = match file.filter(|_| rotated) {
+                Some(id) => cn_storage::Journal::segment_of(&path, id),
+                None => Some(path.clone()),
+            };
+            let read = match &source {
+                Some(p) => data::journal_from(p, offset, EVENT_BATCH_BYTES),
+                None => data::JournalRead { entries: Vec::new(), offset },
+            };
+            at = (read.offset, if file.is_none() { live } else { file });
+            for (end, entry) in read.entries {
+                let data = Value::Object(entry).to_string();
+                queued.push_back(Event::default().event("entry").id(end.to_string()).data(data));
+            }
+            if !queued.is_empty() {
+                continue;
+            }
+            if rotated {
+                // That segment is read to its end: follow the live file from its start.
+                at = (0, live);
+                continue;
+            }
+            tokio::select! {
+                r = changed.changed() => if r.is_err() { return None },
+                _ = stop.wait_for(|s| *s) => return None,
+            }
+        }
+    });
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
 }
 
