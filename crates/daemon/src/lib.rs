@@ -20,6 +20,7 @@ pub mod config;
 pub mod context;
 pub mod economy;
 pub mod mind;
+pub mod otel;
 pub mod resident;
 pub mod serve;
 pub mod upkeep;
@@ -93,6 +94,9 @@ pub enum DaemonError {
     Serve(#[from] serve::ServeError),
     #[error(transparent)]
     Prepare(#[from] cn_compute::PrepareError),
+    /// `otel:` cannot start (a header's variable is not set).
+    #[error("cn.yaml {0}")]
+    Telemetry(String),
 }
 
 impl DaemonError {
@@ -100,7 +104,11 @@ impl DaemonError {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            DaemonError::Config(_) | DaemonError::Busy { .. } | DaemonError::Senses(_) | DaemonError::Serve(_)
+            DaemonError::Config(_)
+                | DaemonError::Busy { .. }
+                | DaemonError::Senses(_)
+                | DaemonError::Serve(_)
+                | DaemonError::Telemetry(_)
         )
     }
 }
@@ -148,6 +156,14 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
 
     let DaemonConfig { kernel, autonomy, models, tiered, policy } = config;
     let budget_config = hub.config().budget.clone();
+    // `otel:`: traces exported in the background; stopped (its last batch sent) at the end.
+    let telemetry = match &hub.config().otel {
+        Some(otel) => {
+            let agent = hub.config().name.clone().unwrap_or_else(|| "cn".into());
+            Some(FlushOnDrop(otel::Telemetry::start(otel, &agent, &models).map_err(DaemonError::Telemetry)?))
+        }
+        None => None,
+    };
     let serve_config = hub.config().serve.clone();
     let serve_hub = hub.clone();
     let mut control: Option<serve::Server> = None;
@@ -186,6 +202,9 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     let mut mind = HubMind::new(hub, auto, mode, stop.clone(), local, executive).max_moves(options.max_moves);
     if let Some(engine) = reflexes {
         mind = mind.with_reflexes(engine);
+    }
+    if let Some(t) = &telemetry {
+        mind = mind.with_telemetry(t.0.clone());
     }
     let handled = mind.handled();
     let mut decorators = Vec::new();
@@ -259,8 +278,14 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         config: Some(kernel.into()),
         parts: Parts {
             mind: Box::new(mind),
-            model: Box::new(tiered),
-            tools: Box::new(registry),
+            model: match &telemetry {
+                Some(t) => t.0.model(Box::new(tiered)),
+                None => Box::new(tiered),
+            },
+            tools: match &telemetry {
+                Some(t) => t.0.tools(Box::new(registry)),
+                None => Box::new(registry),
+            },
             store: Box::new(store),
         },
         decorators,
@@ -341,6 +366,15 @@ fn mcp_clients(
         }
     }
     Some(clients)
+}
+
+/// Sends the last spans when the run ends, however it ends.
+struct FlushOnDrop(otel::Telemetry);
+
+impl Drop for FlushOnDrop {
+    fn drop(&mut self) {
+        self.0.shutdown();
+    }
 }
 
 /// Closes the MCP clients when the run ends, however it ends (their servers die with it).
