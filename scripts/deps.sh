@@ -24,6 +24,7 @@ if $tests; then
   command -v chromium >/dev/null || missing+=(chromium)
   command -v chromedriver >/dev/null || missing+=(chromium-driver)
   command -v dovecot >/dev/null || missing+=(dovecot-imapd)   # the email sense's tests: a real IMAP server
+  command -v faketime >/dev/null || missing+=(faketime)       # an injected clock for the idle-week test
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)   # the MCP tests' venv
 fi
 

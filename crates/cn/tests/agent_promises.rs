@@ -45,6 +45,43 @@ fn an_owner_request_at_level_2_is_never_closed_by_a_noop() {
     }
 }
 
+/// Issue 17's finding in `cn demo`: a task falling due was decided by the embedded model with
+/// "The item is not available for delivery". Whatever the local model writes now, what
+/// reaches a thread is about the task, or the task is handed up honestly (left open, back
+/// later) — never the embarrassing line.
+#[test]
+fn a_task_falling_due_at_level_2_gets_no_embarrassing_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = default_hub(dir.path(), "ada");
+    let task = "Write a one-line status note for the owner";
+    cn_ok(&hub, &["task", "add", task, "--due", "2000-01-01T00:00:00Z", "--priority", "1"]);
+    cn_ok(&hub, &["run", "--until-idle"]);
+    let entries = journal(&hub);
+    let decision = entries
+        .iter()
+        .find(|e| e["type"] == "decision" && e["from"] == "ada")
+        .unwrap_or_else(|| panic!("no decision on the task: {entries:#?}"));
+    if decision["op"] == "reply" {
+        let message = decision["message"].as_str().unwrap_or_default();
+        let content = format!("Task due: {task}");
+        assert!(cn_reflex::vet::check(message, &content, &content).is_ok(), "an unfit reply was sent: {decision}");
+    } else {
+        assert_eq!(decision["gtd"], "defer", "{decision}");
+        assert_eq!(decision["reason"], cn_agent::HAND_UP, "{decision}");
+        assert!(decision["until"].is_string(), "{decision}");
+        let unfit = entries.iter().find(|e| e["summary"].as_str().is_some_and(|s| s.contains("was not sent")));
+        assert!(unfit.is_some(), "a hand-up by the vet is journaled with its reason: {entries:#?}");
+    }
+    let all = serde_json::to_string(&tasks(&hub)).unwrap();
+    assert!(!all.contains("\"done\":true"), "a level-2 decision completed the task: {all}");
+    for dir in ["threads/archived", "threads/deferred"] {
+        for e in std::fs::read_dir(hub.join(dir)).unwrap().flatten() {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            assert!(!text.contains("not available for"), "{}: {text}", e.path().display());
+        }
+    }
+}
+
 /// A hub whose local level and executive are shell scripts (`local`, `exec`), with no
 /// minimum interval between autonomous executive calls.
 fn scripted_hub(root: &Path, local: &str, exec: &str) -> PathBuf {
@@ -70,6 +107,77 @@ fn tasks(hub: &Path) -> Vec<serde_json::Value> {
 
 fn task<'a>(all: &'a [serde_json::Value], text: &str) -> &'a serde_json::Value {
     all.iter().find(|t| t["task"].as_str().is_some_and(|s| s.contains(text))).unwrap_or_else(|| panic!("{all:#?}"))
+}
+
+/// Schedule state as if the daily reflection last fired a day and an hour ago, so the next
+/// run fires it once.
+fn a_day_passes(hub: &Path) {
+    let then = time::OffsetDateTime::now_utc() - time::Duration::hours(25);
+    let state = serde_json::json!({"daily-reflection": {"last_fired": cn_storage::rfc3339(then)}});
+    std::fs::write(hub.join("state/schedule-state.json"), state.to_string()).unwrap();
+}
+
+/// `cn ARGS` on `hub` with the clock `day` days ahead (libfaketime: an injected clock for
+/// the real binary).
+fn cn_on_day(hub: &Path, day: u32, args: &[&str]) {
+    let out = Command::new("faketime")
+        .arg("-f")
+        .arg(format!("+{day}d"))
+        .arg(env!("CARGO_BIN_EXE_cn"))
+        .arg("--hub")
+        .arg(hub)
+        .args(args)
+        .output()
+        .expect("faketime (Debian's faketime; scripts/deps.sh --test installs it)");
+    assert!(out.status.success(), "day {day}: cn {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// An idle week costs no thinking (issue 17): a daily reflection over a day in which nothing
+/// was decided is closed without a model; after a day with work, it goes to the executive.
+/// Seven days on an injected clock, the real binary.
+#[test]
+fn an_idle_week_costs_no_executive_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = dir.path().join("exec.calls");
+    let exec = format!(
+        "cat >/dev/null; echo call >> {}; printf '```yaml\\ntool: ack\\nreason: reflected on the review\\n```\\n'\n",
+        calls.display()
+    );
+    let hub =
+        scripted_hub(dir.path(), "cat >/dev/null; printf '```yaml\\ntool: noop\\nreason: small\\n```\\n'\n", &exec);
+    a_day_passes(&hub);
+    for day in 0..7 {
+        cn_on_day(&hub, day, &["run", "--until-idle"]);
+    }
+    assert!(!calls.exists(), "the executive was asked in an idle week: {:?}", std::fs::read_to_string(&calls));
+    let quiet: Vec<_> = journal(&hub)
+        .into_iter()
+        .filter(|e| e["type"] == "decision" && e["cadence"] == "daily")
+        .map(|e| e["reason"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(quiet.len(), 7, "one reflection a day: {quiet:?}");
+    assert!(quiet.iter().all(|r| r.starts_with("A quiet day")), "{quiet:?}");
+    let budget: serde_json::Value = serde_json::from_str(&cn_ok(&hub, &["budget", "--json"])).unwrap();
+    let days = budget["history"].as_array().into_iter().flatten().chain([&budget["today"]]);
+    let spent: u64 = days.map(|d| d["tokens"].as_u64().unwrap_or(0)).sum();
+    assert_eq!(spent, 0, "{budget}");
+
+    // A day with work: the owner's request was decided, so the reflection after it is the
+    // executive's (and the one after that, with nothing new, is quiet again).
+    cn_on_day(&hub, 7, &["chat", "Please review the release checklist"]);
+    cn_on_day(&hub, 8, &["run", "--until-idle"]);
+    let n = std::fs::read_to_string(&calls).unwrap_or_default().lines().count();
+    assert_eq!(n, 2, "the owner's item and the reflection after it went to the executive");
+    let reasons: Vec<_> = journal(&hub)
+        .into_iter()
+        .filter(|e| e["type"] == "decision" && e["cadence"] == "daily")
+        .map(|e| e["reason"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let reflected = reasons.iter().filter(|r| *r == "reflected on the review").count();
+    assert_eq!(
+        reflected, 1,
+        "the first reflection after the work was the executive's, the next quiet again: {reasons:?}"
+    );
 }
 
 /// The issue's finding: "Task due: Write release notes → do noop → task done". Only a

@@ -31,12 +31,8 @@ impl Receiver {
         let py = mcp_support::python().expect("the test venv");
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otel_support/receiver.py");
         let out = dir.join("received.jsonl");
-        let mut child = std::process::Command::new(py)
-            .arg(script)
-            .arg(&out)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child =
+            std::process::Command::new(py).arg(script).arg(&out).stdout(std::process::Stdio::piped()).spawn().unwrap();
         let mut line = String::new();
         std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let port = line.trim().strip_prefix("PORT ").unwrap_or_else(|| panic!("the receiver did not start: {line:?}"));
@@ -77,12 +73,8 @@ fn traced_hub(dir: &Path, endpoint: &str) -> PathBuf {
 }
 
 fn run_once(hub: &Path) -> std::process::Output {
-    let out = cn_cmd(hub)
-        .env("CN_LOG", "warn")
-        .env("CN_TEST_OTEL_AUTH", SECRET)
-        .args(["run", "--once"])
-        .output()
-        .unwrap();
+    let out =
+        cn_cmd(hub).env("CN_LOG", "warn").env("CN_TEST_OTEL_AUTH", SECRET).args(["run", "--once"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     out
 }
@@ -132,7 +124,8 @@ fn a_decided_item_is_one_trace_with_genai_spans() {
     assert_eq!(a["gen_ai.system"], "command");
     assert_eq!(a["gen_ai.request.model"], "scripted-local");
     assert_eq!(a["cn.level"], 2);
-    let (tin, tout) = (a["gen_ai.usage.input_tokens"].as_i64().unwrap(), a["gen_ai.usage.output_tokens"].as_i64().unwrap());
+    let (tin, tout) =
+        (a["gen_ai.usage.input_tokens"].as_i64().unwrap(), a["gen_ai.usage.output_tokens"].as_i64().unwrap());
     assert!(tin > 0 && tout > 0, "{a:#}");
     let cost = a["cn.cost_usd"].as_f64().unwrap();
     assert!((cost - (tin as f64 * 2.0 + tout as f64 * 10.0) / 1e6).abs() < 1e-12, "{a:#}");
@@ -162,6 +155,7 @@ fn with_the_collector_down_the_item_is_decided_and_the_header_is_never_shown() {
     assert!(decided_at(&journal(&hub), "it-1").is_some(), "the item was decided");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("OpenTelemetry export failed"), "the failure is reported: {stderr}");
+    assert!(stderr.contains("4 spans dropped"), "the item's four spans are counted as dropped: {stderr}");
     let journal_text = std::fs::read_to_string(hub.join("state/journal.jsonl")).unwrap();
     for text in [stderr.as_ref(), journal_text.as_str()] {
         assert!(!text.contains("otel-secret"), "the header's value leaked: {text}");

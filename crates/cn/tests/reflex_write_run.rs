@@ -1,7 +1,8 @@
 //! Self-extension through `cn run`: the executive writes a reflex with the `reflex_write`
 //! tool (granted to level 3 by the hub's policy); the reflex is dry-run against the item that
-//! prompted it and held for the owner's approval; once `cn approve` enables and commits it,
-//! the next such message is answered at level 0 without asking any model.
+//! prompted it and written in shadow mode (it cannot act); once the owner approves it with
+//! `cn reflex approve`, the next such message is answered at level 0 without asking any
+//! model. (Promotion by agreement is in reflex_shadow.rs.)
 
 mod daemon_common;
 
@@ -54,31 +55,28 @@ fn the_executive_writes_a_reflex_that_answers_the_next_message_at_level_zero() {
     let out = cn_cmd(&hub).args(["chat", "--timeout", "60", "What is the status?"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(dir.path().join("exec-calls")).unwrap().lines().count(), 2);
-    // Held for the owner's approval: nothing is live yet.
-    assert!(!hub.join("state/reflexes/status.yaml").exists(), "the reflex waits for approval");
+    // Written in shadow: it exists, committed, but cannot act; nothing is held.
+    let reflex = std::fs::read_to_string(hub.join("state/reflexes/status.yaml")).unwrap();
+    assert!(reflex.contains("All systems green.") && reflex.contains("mode: shadow"), "{reflex}");
     let entries = journal(&hub);
     assert!(
         entries.iter().any(|e| e["type"] == "reflex"
             && e["action"] == "write"
-            && e["outcome"] == "held"
+            && e["outcome"] == "shadow"
             && e["name"] == "status"
             && e["dry_run_on"].as_str().is_some_and(|t| t.trim() == "What is the status?")),
         "{entries:#?}"
     );
-    let pending: serde_json::Value = serde_json::from_str(&cn_ok(&hub, &["approvals", "--json"])).unwrap();
-    assert_eq!(pending.as_array().unwrap().len(), 1, "{pending}");
-    let id = pending[0]["id"].as_str().unwrap().to_string();
-    assert!(pending[0]["runs"].as_str().unwrap().contains("All systems green."), "it shows exactly what runs");
-    let listed = cn_ok(&hub, &["approvals"]);
-    assert!(listed.contains(&id) && listed.contains("always allow would remember"), "{listed}");
-
-    // The owner approves: written, enabled, committed.
-    cn_ok(&hub, &["approve", &id]);
-    let reflex = std::fs::read_to_string(hub.join("state/reflexes/status.yaml")).unwrap();
-    assert!(reflex.contains("All systems green."), "{reflex}");
-    let log = std::process::Command::new("git").arg("-C").arg(&hub).args(["log", "--format=%s"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&log.stdout).contains("reflex: write status"), "committed to the hub");
     assert!(cn_ok(&hub, &["approvals"]).contains("nothing waits"));
+    let log = std::process::Command::new("git").arg("-C").arg(&hub).args(["log", "--format=%s"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&log.stdout).contains("reflex: write status (shadow)"), "committed to the hub");
+
+    // The owner approves it: active, committed.
+    assert!(cn_ok(&hub, &["reflex", "approve", "status"]).contains("approved"));
+    let reflex = std::fs::read_to_string(hub.join("state/reflexes/status.yaml")).unwrap();
+    assert!(reflex.contains("mode: active"), "{reflex}");
+    let log = std::process::Command::new("git").arg("-C").arg(&hub).args(["log", "--format=%s"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&log.stdout).contains("reflex: promote status (owner)"));
 
     // The next status question: the new reflex answers, no model is asked.
     let out = cn_ok(&hub, &["chat", "--timeout", "60", "status, please"]);

@@ -50,6 +50,12 @@ fn the_owner_watches_and_steers_the_agent_in_a_browser() {
         3600,
     )
     .unwrap();
+    // A reflex learned from the executive, still in shadow.
+    std::fs::write(
+        hub.join("state/reflexes/status.yaml"),
+        "name: status\nmode: shadow\nlearned: executive\ntrigger:\n  pattern: \"(?i)\\\\bstatus\\\\b\"\npipeline:\n  - action: reply\n    message: All green.\n",
+    )
+    .unwrap();
     // Something in the pool (attention's spool, as a daemon left it) and something due.
     cn_ok(&hub, &["task", "add", "renew the certificate", "--due", "2099-01-01T09:00:00Z"]);
     let out = std::process::Command::new("date").args(["-u", "-d", "-7 min", "+%FT%TZ"]).output().unwrap();
@@ -126,7 +132,14 @@ fn the_owner_watches_and_steers_the_agent_in_a_browser() {
 
     browser.click("#tabs button[data-view=reflexes]");
     browser.wait_text("#reflex-table tr[data-name=hello] td.status", |t| t == "enabled");
+    browser.wait_text("#reflex-table tr[data-name=hello] td.mode", |t| t == "active");
+    browser.wait_text("#reflex-table tr[data-name=status] td.mode", |t| t.starts_with("shadow"));
     shoot("reflexes");
+    // Approve (promote) the shadow reflex: the page shows it active, the file says so.
+    browser.click("#reflex-table tr[data-name=status] button.approve");
+    browser.wait_text("#reflex-table tr[data-name=status] td.mode", |t| t.starts_with("active"));
+    let promoted = std::fs::read_to_string(hub.join("state/reflexes/status.yaml")).unwrap();
+    assert!(promoted.contains("mode: active"), "{promoted}");
 
     // Approvals: exactly what would run, then approve it.
     browser.click("#tabs button[data-view=approvals]");

@@ -72,9 +72,7 @@ pub fn report(hub: &cn_hub::Hub) -> Result<Report, cn_models::ledger::BudgetErro
         *levels.entry(level).or_default() += 1;
     }
 
-    let (tokens, calls) =
-        state.history.iter().chain(std::iter::once(&state.today)).fold((0, 0), |(t, c), d| (t + d.tokens, c + d.calls));
-    let call_tokens = tokens.checked_div(calls).unwrap_or(DEFAULT_CALL_TOKENS);
+    let call_tokens = average_call(&state);
     let stats = cn_reflex::Stats::open(layout.reflex_stats());
     let saved = stats
         .map
@@ -95,6 +93,21 @@ pub fn report(hub: &cn_hub::Hub) -> Result<Report, cn_models::ledger::BudgetErro
         saved,
         history: state.history,
     })
+}
+
+/// The tokens an executive call has cost on this hub on average (all days of the ledger),
+/// or [`DEFAULT_CALL_TOKENS`] before any: what a reflex's answered item is counted as saving.
+fn average_call(state: &cn_models::ledger::BudgetState) -> u64 {
+    let (tokens, calls) =
+        state.history.iter().chain(std::iter::once(&state.today)).fold((0, 0), |(t, c), d| (t + d.tokens, c + d.calls));
+    tokens.checked_div(calls).unwrap_or(DEFAULT_CALL_TOKENS)
+}
+
+/// [`average_call`] for `hub` (an unreadable ledger counts as none yet).
+pub fn call_tokens(hub: &cn_hub::Hub) -> u64 {
+    let config = hub.config();
+    let ledger = cn_models::ledger_of(&config.budget, &config.models, hub.root());
+    ledger.read().map_or(DEFAULT_CALL_TOKENS, |s| average_call(&s))
 }
 
 impl fmt::Display for Report {

@@ -21,9 +21,11 @@ pub mod context;
 pub mod economy;
 pub mod mind;
 pub mod otel;
+pub mod reflection;
 pub mod resident;
 pub mod serve;
 pub mod upkeep;
+pub mod vet;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -199,6 +201,8 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     }
     let attention = auto.attention.clone();
     let pacing = auto.pacing;
+    let vet_hub = hub.clone();
+    let vet_local = models.local().provider == Some(cn_models::ProviderKind::Embedded);
     let mut mind = HubMind::new(hub, auto, mode, stop.clone(), local, executive).max_moves(options.max_moves);
     if let Some(engine) = reflexes {
         mind = mind.with_reflexes(engine);
@@ -282,9 +286,12 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
                 Some(t) => t.0.model(Box::new(tiered)),
                 None => Box::new(tiered),
             },
-            tools: match &telemetry {
-                Some(t) => t.0.tools(Box::new(registry)),
-                None => Box::new(registry),
+            tools: {
+                let vetted = vet::Vetted::new(registry, vet_hub, vet_local);
+                match &telemetry {
+                    Some(t) => t.0.tools(Box::new(vetted)),
+                    None => Box::new(vetted),
+                }
             },
             store: Box::new(store),
         },

@@ -137,6 +137,9 @@ pub struct HubMind {
     level: Option<Level>,
     /// `otel:`: a span per item (its model and tool calls are the children).
     telemetry: Option<crate::otel::Telemetry>,
+    /// What a shadow reflex would have done with the current item, compared with the real
+    /// decision when it comes (kept in memory: a restart in between loses one comparison).
+    shadow: Option<cn_reflex::ShadowRun>,
 }
 
 /// Lines of the recent-journal digest in the executive's prompt.
@@ -178,6 +181,7 @@ impl HubMind {
             channels: Vec::new(),
             level: None,
             telemetry: None,
+            shadow: None,
         }
     }
 
@@ -239,6 +243,7 @@ impl HubMind {
         let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
         let handled = engine.handle(&cn_reflex::Input::new(&item.content).source(source).id(&item.id));
         drop(engine);
+        self.shadow = handled.shadow.clone();
         if handled.escalate {
             return false;
         }
@@ -254,6 +259,72 @@ impl HubMind {
             }
         }
         true
+    }
+
+    /// A scheduled reflection when nothing was decided since the last one of its cadence (no
+    /// item other than reflections; without an earlier one, over the cadence's period) is
+    /// closed without a model: there is nothing to reflect on, and a quiet
+    /// week costs no thinking. True when it closed the item.
+    fn quiet_reflection(&mut self, item: &Item) -> bool {
+        if item.doc.get_str("impulse") != Some(ImpulseSource::Schedule.name()) {
+            return false;
+        }
+        match crate::reflection::work_since_last(&self.hub, item.cadence) {
+            Some(work) if work.is_empty() => {}
+            _ => return false,
+        }
+        let reason = format!(
+            "A quiet {}: nothing was decided since the last reflection, so there is nothing to reflect on.",
+            crate::reflection::period_word(item.cadence)
+        );
+        match cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason }))) {
+            Ok(_) => true,
+            Err(e) => {
+                tracing::error!(%e, "cannot close the quiet reflection {}", item.id);
+                false
+            }
+        }
+    }
+
+    /// The current item was decided by a level above the reflexes (or the owner): compare a
+    /// shadow reflex's would-be decision with it, or, when none ran, let the reflexes learn
+    /// from it (a proposal after several executive decisions of one shape).
+    fn learn(&mut self, item: &Item, outcomes: &Outcomes) {
+        let Some(engine) = self.reflexes.clone() else { return };
+        let shadow = self.shadow.take().filter(|s| s.item.as_deref() == Some(item.id.as_str()));
+        let Some(recorded) = cn_agent::decide::read_output(&self.hub).ok().flatten().filter(|r| r.id == item.id) else {
+            return;
+        };
+        let gtd = &recorded.gtd;
+        let op = gtd.op().map_or(gtd.name(), |o| o.name()).to_string();
+        let message = gtd.to_json().get("message").and_then(Value::as_str).map(String::from);
+        let tools = outcomes
+            .since(self.mark)
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Acted { call, result: Ok(_) } => Some(call.tool.clone()),
+                _ => None,
+            })
+            .collect();
+        let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
+        let decided = cn_reflex::Decided {
+            op,
+            message,
+            tools,
+            level: self.level,
+            text: item.content.clone(),
+            source: Some(source.to_string()),
+            item: Some(item.id.clone()),
+        };
+        let Ok(mut engine) = engine.lock() else { return };
+        match shadow {
+            Some(run) => {
+                engine.settle_shadow(&run, &decided);
+            }
+            None => {
+                engine.observe_decision(&decided);
+            }
+        }
     }
 
     /// Idle: rest, or stop when running to idle.
@@ -653,6 +724,7 @@ impl cn_compute::Mind for HubMind {
                         return Decision::Move;
                     }
                     Ok(_) => {
+                        self.learn(&item, outcomes);
                         self.finish(&item);
                         continue;
                     }
@@ -673,6 +745,10 @@ impl cn_compute::Mind for HubMind {
                             .with("summary", format!("took item {} from {}", item.id, item.from))
                             .with("context", first_line(&item.content)),
                     );
+                    if self.quiet_reflection(&item) {
+                        self.finish(&item);
+                        continue;
+                    }
                     if self.reflex(&item) {
                         self.level = Some(2);
                         self.finish(&item);

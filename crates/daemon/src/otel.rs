@@ -31,7 +31,9 @@ use cn_hub::config::{ModelsConfig, OtelConfig};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
 use opentelemetry_proto::tonic::resource::v1::Resource;
-use opentelemetry_proto::tonic::trace::v1::{span::SpanKind, status::StatusCode, ResourceSpans, ScopeSpans, Span, Status};
+use opentelemetry_proto::tonic::trace::v1::{
+    span::SpanKind, status::StatusCode, ResourceSpans, ScopeSpans, Span, Status,
+};
 use prost::Message;
 use serde_json::Value;
 
@@ -111,7 +113,9 @@ impl Telemetry {
             match std::env::var(var) {
                 Ok(v) => headers.push((header.clone(), v)),
                 Err(_) => {
-                    return Err(format!("otel.headers_env: `{header}` names the environment variable {var}, which is not set"))
+                    return Err(format!(
+                        "otel.headers_env: `{header}` names the environment variable {var}, which is not set"
+                    ))
                 }
             }
         }
@@ -258,6 +262,13 @@ impl Telemetry {
         let Some(done) = self.inner.done.lock().ok().and_then(|mut d| d.take()) else { return };
         // The exporter's request gives up after the timeout; a second is its grace.
         let _ = done.recv_timeout(self.inner.timeout + Duration::from_secs(1));
+        let dropped = self.dropped();
+        if dropped > 0 {
+            tracing::warn!(
+                "OpenTelemetry: {dropped} spans dropped (queue full or export failed), {} exported",
+                self.exported()
+            );
+        }
     }
 }
 
@@ -331,11 +342,8 @@ struct Exporter {
 
 impl Exporter {
     fn run(self, rx: Receiver<Finished>) {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(self.timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
+        let agent: ureq::Agent =
+            ureq::Agent::config_builder().timeout_global(Some(self.timeout)).http_status_as_error(false).build().into();
         let mut batch = Vec::new();
         let mut due = Instant::now() + self.interval;
         let mut down = false;
@@ -422,6 +430,7 @@ impl Exporter {
                     Attr::Float(f) => any_value::Value::DoubleValue(f),
                 }),
             }),
+            ..Default::default()
         };
         let spans = spans
             .into_iter()
@@ -470,4 +479,53 @@ impl Exporter {
 /// `error.type`: the error's kind, its text up to the first colon (short and low-cardinality).
 fn error_type(message: &str) -> String {
     message.split(':').next().unwrap_or(message).trim().chars().take(64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(endpoint: String, queue: usize) -> OtelConfig {
+        OtelConfig {
+            endpoint,
+            headers_env: Default::default(),
+            service_name: "cn".into(),
+            queue,
+            interval: Duration::from_millis(1),
+            timeout: Duration::from_secs(2),
+        }
+    }
+
+    /// A collector that accepts and never answers: the exporter's post hangs, the queue fills,
+    /// and every span after that is dropped and counted; queuing one never waits.
+    #[test]
+    fn a_hanging_collector_blocks_nothing_and_spans_are_dropped_and_counted() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        let t = Telemetry::start(&config(url, 1), "ada", &ModelsConfig::default()).unwrap();
+        t.begin_item("it-0", "pi", "inbox");
+        t.end_item(Some(2), None);
+        // The exporter is posting that span (and hangs): wait for its connection.
+        let (_held, _) = listener.accept().unwrap();
+        for i in 1..=10 {
+            t.begin_item(&format!("it-{i}"), "pi", "inbox");
+            t.end_item(Some(2), None);
+        }
+        assert_eq!(t.dropped(), 9, "one span fits the queue, nine are dropped");
+        assert_eq!(t.exported(), 0);
+    }
+
+    #[test]
+    fn a_header_value_never_shows_in_an_export_error() {
+        let e = Exporter {
+            endpoint: "http://127.0.0.1:9/v1/traces".into(),
+            headers: vec![("authorization".into(), "Bearer s3cret-value".into())],
+            service: "cn".into(),
+            interval: Duration::from_millis(1),
+            timeout: Duration::from_secs(1),
+            dropped: Arc::default(),
+            exported: Arc::default(),
+        };
+        assert_eq!(e.scrub("bad header Bearer s3cret-value here".into()), "bad header [redacted] here");
+    }
 }

@@ -347,7 +347,8 @@ impl HubConfig {
                 message,
             };
             match url::Url::parse(&otel.endpoint) {
-                Ok(u) if matches!(u.scheme(), "http" | "https") && u.password().is_none() && u.username().is_empty() => {}
+                Ok(u)
+                    if matches!(u.scheme(), "http" | "https") && u.password().is_none() && u.username().is_empty() => {}
                 _ => {
                     return Err(invalid(
                         "endpoint",
@@ -365,7 +366,8 @@ impl HubConfig {
                 return Err(invalid("interval", "`interval` and `timeout` must be more than 0".into()));
             }
             for (header, var) in &otel.headers_env {
-                let token = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b));
+                let token =
+                    |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b));
                 if !token(header) || !token(var) {
                     return Err(invalid(
                         "headers_env",
@@ -448,8 +450,12 @@ pub struct ProviderConfig {
     pub context_tokens: Option<u32>,
     /// Retries after the first try (429, 5xx, timeouts, cut streams).
     pub retries: Option<u32>,
-    /// For `embedded`: CPU threads.
+    /// For `embedded`: the most CPU threads an ask uses (fewer when the CPUs are busy;
+    /// default: the CPUs, at most 4).
     pub threads: Option<u32>,
+    /// For `embedded`: free the model after it has gone unused this long (`5m` by default;
+    /// `never` keeps it loaded). The next ask loads it again (~150 ms).
+    pub release_after: Option<ReleaseAfter>,
     /// Dollars per million input / output tokens (the budget's cost cap uses them).
     pub price_per_mtok_in: Option<f64>,
     pub price_per_mtok_out: Option<f64>,
@@ -464,6 +470,41 @@ impl ProviderConfig {
         (tokens_in as f64 * self.price_per_mtok_in.unwrap_or(0.0)
             + tokens_out as f64 * self.price_per_mtok_out.unwrap_or(0.0))
             / 1_000_000.0
+    }
+}
+
+/// `release_after:` of the embedded model: a duration, or `never`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseAfter {
+    After(Duration),
+    Never,
+}
+
+impl ReleaseAfter {
+    /// How long the model stays loaded unused; `None` for ever.
+    pub fn duration(self) -> Option<Duration> {
+        match self {
+            ReleaseAfter::After(d) => Some(d),
+            ReleaseAfter::Never => None,
+        }
+    }
+}
+
+impl Serialize for ReleaseAfter {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ReleaseAfter::After(d) => duration::serialize(d, s),
+            ReleaseAfter::Never => s.serialize_str("never"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ReleaseAfter {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match duration::Raw::deserialize(d)? {
+            duration::Raw::Text(t) if t.trim() == "never" => Ok(ReleaseAfter::Never),
+            raw => raw.duration().map(ReleaseAfter::After).map_err(serde::de::Error::custom),
+        }
     }
 }
 
@@ -692,6 +733,30 @@ pub struct ReflexConfig {
     /// The hub's time zone (IANA, e.g. `Europe/Paris`) for due times read from messages and
     /// the clock; absent means the system's.
     pub time_zone: Option<String>,
+    /// Reflexes learned from the executive: shadow mode, promotion, proposals.
+    #[serde(deserialize_with = "or_default")]
+    pub learn: LearnConfig,
+}
+
+/// `reflexes.learn:` — how reflexes learned from the executive earn the right to act.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LearnConfig {
+    /// Agreements with the executive (on distinct messages) after which a shadow reflex is
+    /// promoted to active by itself; 0: only the owner promotes (`cn reflex approve`).
+    pub promote_after: u64,
+    /// A promoted learned reflex is checked again every Nth item it takes (that item also
+    /// goes to the executive, the reflex in shadow); a disagreement demotes it. 0: never.
+    pub check_every: u64,
+    /// Executive decisions of one shape after which cn proposes (in shadow) the reflex that
+    /// would have made them; 0: never.
+    pub propose_after: u64,
+}
+
+impl Default for LearnConfig {
+    fn default() -> Self {
+        LearnConfig { promote_after: 10, check_every: 20, propose_after: 3 }
+    }
 }
 
 impl Default for ReflexConfig {
@@ -703,6 +768,7 @@ impl Default for ReflexConfig {
             prompt_max_chars: 6000,
             grants: None,
             time_zone: None,
+            learn: LearnConfig::default(),
         }
     }
 }
@@ -1221,17 +1287,25 @@ pub mod duration {
         s.serialize_str(&format!("{sd:#}"))
     }
 
+    /// A duration as written in YAML: seconds as a number, or text such as `5s`.
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    pub enum Raw {
+        Secs(f64),
+        Text(String),
+    }
+
+    impl Raw {
+        pub fn duration(self) -> Result<Duration, String> {
+            match self {
+                Raw::Secs(s) => Duration::try_from_secs_f64(s).map_err(|e| e.to_string()),
+                Raw::Text(t) => parse(&t),
+            }
+        }
+    }
+
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Secs(f64),
-            Text(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::Secs(s) => Duration::try_from_secs_f64(s).map_err(serde::de::Error::custom),
-            Raw::Text(t) => parse(&t).map_err(serde::de::Error::custom),
-        }
+        Raw::deserialize(d)?.duration().map_err(serde::de::Error::custom)
     }
 }
 
@@ -1378,6 +1452,10 @@ mod tests {
         assert!(m.contains("models.local") && m.contains("provder"), "{m}");
         let m = parse("pacing: {idle: soon}\n").unwrap_err().to_string();
         assert!(m.contains("pacing.idle"), "{m}");
+        let m = parse("reflexes:\n  learn:\n    promote_afterr: 2\n").unwrap_err().to_string();
+        assert!(m.contains("promote_afterr") && m.contains("did you mean `promote_after`"), "{m}");
+        let c = parse("reflexes:\n  learn:\n    promote_after: 0\n").unwrap();
+        assert_eq!((c.reflexes.learn.promote_after, c.reflexes.learn.check_every), (0, 20));
         let m = parse("reflexes:\n  disable_above: 2\n").unwrap_err().to_string();
         assert!(m.contains("reflexes.disable_above") && m.contains("/h/cn.yaml"), "{m}");
     }

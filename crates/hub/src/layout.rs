@@ -12,7 +12,8 @@
 //! state/attention.jsonl            attention's spool (percepts survive a restart)
 //! state/budget.json  budget.lock  budget-holders/   the thinking budget's spend and
 //!                                  reservations, its lock, the processes holding them
-//! state/reflex-stats.json          each reflex's runs and failures
+//! state/reflex-stats.json          each reflex's runs and failures (and agreement, in shadow)
+//! state/reflex-learning.json       recent executive decisions a reflex may be proposed from
 //! state/peers.json                 peers added with `cn peer add` (name → git remote)
 //! state/received.json              mail taken before the read-only layout (commit → item id)
 //! state/peer-mail.json             per peer: mail received and not yet released, last fetch
@@ -114,6 +115,8 @@ impl Layout {
         budget_holders => "state/budget-holders";
         /// `state/reflex-stats.json`.
         reflex_stats => "state/reflex-stats.json";
+        /// `state/reflex-learning.json`: the recent executive decisions proposals read.
+        reflex_learning => "state/reflex-learning.json";
         /// `state/peers.json`.
         peers => "state/peers.json";
         /// `state/received.json`: mail taken before issue 19's layout (commit → item id),
@@ -131,6 +134,9 @@ impl Layout {
         run_lock => "state/run.lock";
         /// `state/run.json`: who runs and where the owner endpoint listens.
         run_info => "state/run.json";
+        /// `state/cache/`: this machine's caches (the local model's prompt keys and values);
+        /// never committed.
+        cache => "state/cache";
         /// `.git/cn-owner-token`: the owner endpoint's bearer token, inside git's own
         /// directory so it is never committed, pushed, or readable by a tool.
         owner_token => ".git/cn-owner-token";
@@ -190,7 +196,7 @@ impl Layout {
         if let Some(why) = self.read_protected(rel) {
             return Some(why);
         }
-        let protected: [(PathBuf, &'static str); 17] = [
+        let protected: [(PathBuf, &'static str); 19] = [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
             (PathBuf::from(LOCK), "the hub lock"),
@@ -202,12 +208,14 @@ impl Layout {
             (self.relative(&self.interactions()).into(), "the journal of model calls"),
             (self.relative(&self.budget()).into(), "the thinking budget"),
             (self.relative(&self.reflex_stats()).into(), "the reflexes' health"),
+            (self.relative(&self.reflex_learning()).into(), "what the reflexes learn from"),
             (self.relative(&self.received()).into(), "the mail already taken"),
             (self.relative(&self.telegram()).into(), "the Telegram messages already taken"),
             (self.relative(&self.email()).into(), "the mail already taken"),
             (self.relative(&self.peer_mail()).into(), "the peer mail taken and not yet released"),
             (self.relative(&self.run_info()).into(), "the daemon's address"),
             (self.relative(&self.run_lock()).into(), "the daemon's lock"),
+            (self.relative(&self.cache()).into(), "cn's caches (llama.cpp loads them)"),
         ];
         protected.into_iter().find(|(p, _)| rel.starts_with(p)).map(|(_, why)| why)
     }

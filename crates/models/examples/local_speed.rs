@@ -12,7 +12,7 @@
 //! Usage: local_speed [threads] [runs]   (model: `cn model path`, or $CN_MODEL_PATH)
 
 use cn_compute::Model;
-use cn_models::embedded::{Embedded, DEFAULT_THREADS};
+use cn_models::embedded::Embedded;
 use cn_models::plan::default_tool_docs;
 use cn_models::{build_plan, LevelLimits, PlanInput};
 
@@ -25,7 +25,7 @@ const OTHER: &str = "Can you tell Bob the build is green again and close the tic
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let threads: i32 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(DEFAULT_THREADS);
+    let threads: i32 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(2);
     let runs: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(3);
     let path = cn_models::pull::model_path()
         .filter(|p| p.is_file())
@@ -39,11 +39,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     };
 
-    let mut model = Embedded::new(&path).with_threads(threads);
+    let mut model = Embedded::new(&path).with_fixed_threads(threads);
     model.load()?;
     println!("threads {threads}: load {} ms", model.stats.load.as_millis());
-    let mut stepwise = Embedded::new(&path).with_threads(threads).without_jump_forward();
-    let mut full = Embedded::new(&path).with_threads(threads).with_full_grammar().without_jump_forward();
+    let mut stepwise = Embedded::new(&path).with_fixed_threads(threads).without_jump_forward();
+    let mut full = Embedded::new(&path).with_fixed_threads(threads).with_full_grammar().without_jump_forward();
     let constrained = plan_for(PROMPT);
     let mut raw = plan_for(LONG);
     raw.grammar = None;
@@ -92,7 +92,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // The prompt cache: a fresh context evaluates the whole plan; the next item's plan
     // shares the system prompt and tool docs, and only its end is evaluated.
-    let mut cold = Embedded::new(&path).with_threads(threads);
+    let mut cold = Embedded::new(&path).with_fixed_threads(threads);
     cold.load()?;
     for (name, item) in [("first item, fresh context", PROMPT), ("next item, prompt start reused", OTHER)] {
         cold.ask(&plan_for(item))?;
@@ -114,7 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let plan = plan_for(item);
         let mut answers = Vec::new();
         for (i, sum) in sums.iter_mut().enumerate() {
-            let m = Embedded::new(&path).with_threads(threads);
+            let m = Embedded::new(&path).with_fixed_threads(threads);
             let mut m = if i == 0 { m } else { m.without_jump_forward() };
             answers.push(m.ask(&plan)?.markdown);
             let s = m.stats;

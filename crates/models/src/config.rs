@@ -6,6 +6,8 @@
 //! models:
 //!   local:                       # level 2
 //!     provider: embedded         # embedded | ollama | openai | command | replay
+//!     # threads: 2               (the most; fewer while the CPUs are busy)
+//!     # release_after: 5m        (free the model when unused this long; `never` keeps it)
 //!     # path: /models/SmolLM2-135M-Instruct.Q4_1.gguf   (default: the cache, see `cn model pull`)
 //!   executive:                   # level 3 (absent: no executive, plan stays at level 2)
 //!     provider: anthropic        # anthropic | openai | ollama | command | replay
@@ -26,7 +28,7 @@
 //! itself is read from the environment when a provider is built and never printed.
 
 pub use cn_hub::config::{
-    BudgetConfig, CommandLine, ConfigError, ModelsConfig, OnExhausted, ProviderConfig, ProviderKind,
+    BudgetConfig, CommandLine, ConfigError, ModelsConfig, OnExhausted, ProviderConfig, ProviderKind, ReleaseAfter,
 };
 
 /// An API key read from the environment. Its Debug and Display never show it.
@@ -82,6 +84,21 @@ mod tests {
 
         let e = ModelsConfig::from_config(&config("models:\n  local:\n    provder: ollama\n")).unwrap_err();
         assert!(e.to_string().contains("provder"), "{e}");
+    }
+
+    #[test]
+    fn release_after_is_a_duration_or_never() {
+        let local =
+            |v: &str| ModelsConfig::from_config(&config(&format!("models:\n  local:\n    release_after: {v}\n")));
+        assert_eq!(local("never").unwrap().local().release_after, Some(ReleaseAfter::Never));
+        let after = local("90s").unwrap().local().release_after;
+        assert_eq!(after, Some(ReleaseAfter::After(std::time::Duration::from_secs(90))));
+        assert_eq!(
+            local("30").unwrap().local().release_after.and_then(ReleaseAfter::duration).map(|d| d.as_secs()),
+            Some(30)
+        );
+        let e = local("soon").unwrap_err().to_string();
+        assert!(e.contains("soon") && e.contains("duration"), "{e}");
     }
 
     #[test]

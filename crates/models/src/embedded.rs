@@ -1,11 +1,28 @@
 //! The embedded local model: llama.cpp on the CPU (crate `llama-cpp-2`) running
 //! SmolLM2-135M-Instruct, the default level 2.
 //!
-//! The model loads on first use and stays loaded for the life of the process (one
-//! `LlamaBackend`, one model per file, both leaked on purpose: they are process-wide
-//! resources and a context borrows the model for `'static`). Each ask clears the context's
-//! KV cache, feeds the ChatML prompt, and samples greedily — through the plan's grammar when
-//! it has one — until end of generation or `max_tokens`.
+//! The model loads on first use and is shared by every `Embedded` of the process that names
+//! the same file (one `LlamaBackend`, one model per file, counted: the last user frees it).
+//! Each ask feeds the ChatML prompt — evaluating only what its start does not share with
+//! what the context already holds — and samples greedily, through the plan's grammar when
+//! it has one, until end of generation or `max_tokens`.
+//!
+//! Three things keep it cheap on a small, shared machine:
+//! - **Threads by what is free.** Before each ask the threads are chosen from the CPUs not
+//!   busy at that moment (`/proc/loadavg`'s running count), at most the configured number:
+//!   llama.cpp's workers spin-wait for each other, so two threads on two busy cores crawl,
+//!   where one thread does not. A change of thread count makes a new context and moves the
+//!   held keys and values into it (`state_seq_get` / `state_seq_set`), so the prompt cache
+//!   survives.
+//! - **Release when idle.** A model unused for `release_after` (default 5 min) is freed with
+//!   its context by [`release_idle`], which the daemon calls while it rests: the idle daemon
+//!   returns to its few MB, and the next ask loads it again (~150 ms).
+//! - **A prompt cache on disk.** The keys and values of the level's system prompt and tool
+//!   docs (the same from one ask to the next) are saved once to the hub's
+//!   `state/cache/local-model-<key>.kv`; a fresh process (`cn ask --level 2`, a restarted
+//!   daemon) loads them instead of evaluating ~180 prompt tokens again. The key names the
+//!   model file (path, size, mtime) and the context size; a file that does not load is
+//!   ignored and replaced.
 //!
 //! The grammar is checked lazily, as llama.cpp's own common sampler does: the greedy token
 //! of the raw logits is offered to the grammar alone (a one-candidate array), and only when
@@ -30,11 +47,12 @@
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use cn_compute::{Answer, Model, ModelError, Plan};
 use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::session::LlamaStateSeqFlags;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
@@ -45,14 +63,21 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
-pub const DEFAULT_THREADS: i32 = 2;
+/// The most threads an ask uses when `threads:` is not set (fewer when CPUs are busy): a
+/// 135M model gains little past four.
+pub const MAX_DEFAULT_THREADS: i32 = 4;
 /// Context window (prompt + answer). SmolLM2 was trained on 8192; 2048 keeps memory and
 /// prompt time small, and plan fits level 2's prompt well within it.
 pub const DEFAULT_CONTEXT: u32 = 2048;
+/// How long an unused model stays loaded when `release_after:` is not set.
+pub const DEFAULT_RELEASE_AFTER: Duration = Duration::from_secs(300);
 const BATCH: usize = 512;
 
 static BACKEND: Mutex<Option<&'static LlamaBackend>> = Mutex::new(None);
-static MODELS: Mutex<Vec<(PathBuf, &'static LlamaModel)>> = Mutex::new(Vec::new());
+/// The loaded models: file, model, how many [`ModelUse`]s hold it.
+static MODELS: Mutex<Vec<(PathBuf, &'static LlamaModel, usize)>> = Mutex::new(Vec::new());
+/// Every `Embedded`'s slot, for [`release_idle`].
+static SLOTS: Mutex<Vec<Weak<Mutex<Slot>>>> = Mutex::new(Vec::new());
 
 fn backend() -> Result<&'static LlamaBackend, ModelError> {
     let mut slot = BACKEND.lock().map_err(|_| ModelError::Other("llama backend lock poisoned".into()))?;
@@ -67,24 +92,89 @@ fn backend() -> Result<&'static LlamaBackend, ModelError> {
     Ok(b)
 }
 
-/// Load `path` once per process; later calls get the same model.
-fn load(path: &Path) -> Result<&'static LlamaModel, ModelError> {
-    let backend = backend()?;
-    let mut models = MODELS.lock().map_err(|_| ModelError::Other("model cache lock poisoned".into()))?;
-    if let Some((_, m)) = models.iter().find(|(p, _)| p == path) {
-        return Ok(m);
+/// One holder's use of a loaded model; the model is freed when the last use is dropped.
+struct ModelUse(&'static LlamaModel);
+
+impl ModelUse {
+    /// Load `path`, or share the model already loaded from it.
+    fn acquire(path: &Path) -> Result<ModelUse, ModelError> {
+        let backend = backend()?;
+        let mut models = MODELS.lock().map_err(|_| ModelError::Other("model cache lock poisoned".into()))?;
+        if let Some((_, m, users)) = models.iter_mut().find(|(p, _, _)| p == path) {
+            *users += 1;
+            return Ok(ModelUse(m));
+        }
+        if !path.is_file() {
+            return Err(ModelError::Config(format!(
+                "the local model {} is missing; run `cn model pull` (or set CN_MODEL_PATH / models.local.path)",
+                path.display()
+            )));
+        }
+        let m = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|e| ModelError::Config(format!("cannot load {}: {e}", path.display())))?;
+        let m: &'static LlamaModel = Box::leak(Box::new(m));
+        models.push((path.to_path_buf(), m, 1));
+        Ok(ModelUse(m))
     }
-    if !path.is_file() {
-        return Err(ModelError::Config(format!(
-            "the local model {} is missing; run `cn model pull` (or set CN_MODEL_PATH / models.local.path)",
-            path.display()
-        )));
+}
+
+impl Drop for ModelUse {
+    fn drop(&mut self) {
+        // A poisoned lock leaks the model rather than risk freeing it while in use.
+        let Ok(mut models) = MODELS.lock() else { return };
+        let Some(i) = models.iter().position(|(_, m, _)| std::ptr::eq(*m, self.0)) else { return };
+        models[i].2 -= 1;
+        if models[i].2 == 0 {
+            let (_, model, _) = models.swap_remove(i);
+            // SAFETY: `model` came from `Box::leak` in `acquire` and is no longer in
+            // MODELS, so no new use can start. Every reference to it lives in a `Loaded`
+            // (its context, borrowing the model, and this use), and `Loaded` drops its context
+            // before its use (field order); an ask borrows it only while holding its slot.
+            // This was the last use, so nothing refers to the model any more.
+            drop(unsafe { Box::from_raw(model as *const LlamaModel as *mut LlamaModel) });
+        }
     }
-    let m = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
-        .map_err(|e| ModelError::Config(format!("cannot load {}: {e}", path.display())))?;
-    let m: &'static LlamaModel = Box::leak(Box::new(m));
-    models.push((path.to_path_buf(), m));
-    Ok(m)
+}
+
+/// Free every embedded model that has gone unused for its `release_after`, with its context;
+/// returns how many were released. A model in the middle of an ask is skipped. The next ask
+/// loads it again.
+pub fn release_idle() -> usize {
+    let slots: Vec<Arc<Mutex<Slot>>> = match SLOTS.lock() {
+        Ok(mut all) => {
+            all.retain(|w| w.strong_count() > 0);
+            all.iter().filter_map(Weak::upgrade).collect()
+        }
+        Err(_) => return 0,
+    };
+    let mut released = 0;
+    for slot in slots {
+        let Ok(mut s) = slot.try_lock() else { continue };
+        let due = s.release_after.is_some_and(|after| s.last_used.elapsed() >= after);
+        if due && s.loaded.take().is_some() {
+            released += 1;
+        }
+    }
+    released
+}
+
+/// Threads for an ask: the CPUs not busy right now (`cpus` less the runnable tasks other
+/// than this one), at least 1 and at most `max`.
+fn threads_for(cpus: usize, running: Option<usize>, max: i32) -> i32 {
+    let busy = running.map_or(0, |r| r.saturating_sub(1));
+    let free = cpus.saturating_sub(busy) as i32;
+    free.clamp(1, max.max(1))
+}
+
+/// The tasks running or runnable on the machine this instant (`/proc/loadavg`'s fourth
+/// field, `running/total`), this one included.
+fn running_now() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_ascii_whitespace().nth(3)?.split('/').next()?.parse().ok()
+}
+
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Timings of the last ask, for benchmarks and logs.
@@ -120,58 +210,116 @@ impl Stats {
 
 pub struct Embedded {
     path: PathBuf,
+    /// The most threads an ask uses (fewer when CPUs are busy).
     threads: i32,
     n_ctx: u32,
-    ctx: Option<LlamaContext<'static>>,
-    model: Option<&'static LlamaModel>,
     /// Run the grammar over the whole vocabulary at every token (see `with_full_grammar`).
     full_grammar: bool,
+    /// Jump forward over the text the grammar forces (see `jump_forward`); off only in tests
+    /// and benchmarks that compare against token by token decoding.
+    jump_forward: bool,
+    /// Choose threads by the machine's load before each ask (off: always `threads`).
+    by_load: bool,
+    /// The model and context while loaded; shared with [`release_idle`].
+    slot: Arc<Mutex<Slot>>,
+    /// Where the prompt's keys and values are kept between processes, if anywhere.
+    prompt_cache: Option<PathBuf>,
+    /// The prompt cache was written by this process (or found good): not again.
+    prompt_cache_done: bool,
+    pub stats: Stats,
+}
+
+/// What an `Embedded` holds while loaded, and when it was last used.
+struct Slot {
+    loaded: Option<Loaded>,
+    last_used: Instant,
+    release_after: Option<Duration>,
+}
+
+/// A loaded model and its context. Field order matters: the context borrows the model and
+/// is dropped before `model` gives the model up.
+struct Loaded {
+    ctx: LlamaContext<'static>,
+    /// What jump-forward offers the grammar to learn which bytes may come next (found on the
+    /// first ask with a grammar).
+    bytes: Option<ByteProbe>,
     /// The tokens whose keys and values the context holds, at positions 0.., as the last
     /// ask left them (its prompt, then each token it generated and decoded). Empty when the
     /// cache's state is unknown (an ask failed) — the next ask then starts from scratch.
     cached: Vec<LlamaToken>,
-    /// Jump forward over the text the grammar forces (see `jump_forward`); off only in tests
-    /// and benchmarks that compare against token-by-token decoding.
-    jump_forward: bool,
-    /// What jump-forward offers the grammar to learn which bytes may come next (found on the
-    /// first ask with a grammar).
-    bytes: Option<ByteProbe>,
-    pub stats: Stats,
+    threads: i32,
+    model: ModelUse,
 }
 
 impl std::fmt::Debug for Embedded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let loaded = self.slot.lock().map(|s| s.loaded.is_some()).unwrap_or(false);
         f.debug_struct("Embedded")
             .field("path", &self.path)
             .field("threads", &self.threads)
-            .field("loaded", &self.model.is_some())
+            .field("loaded", &loaded)
             .finish()
     }
 }
 
+fn lock(slot: &Mutex<Slot>) -> Result<MutexGuard<'_, Slot>, ModelError> {
+    slot.lock().map_err(|_| ModelError::Other("the local model's lock is poisoned".into()))
+}
+
 impl Embedded {
     pub fn new(path: impl Into<PathBuf>) -> Self {
+        let slot = Arc::new(Mutex::new(Slot {
+            loaded: None,
+            last_used: Instant::now(),
+            release_after: Some(DEFAULT_RELEASE_AFTER),
+        }));
+        if let Ok(mut all) = SLOTS.lock() {
+            all.push(Arc::downgrade(&slot));
+        }
         Embedded {
             path: path.into(),
-            threads: DEFAULT_THREADS,
+            threads: (cpus() as i32).clamp(1, MAX_DEFAULT_THREADS),
             n_ctx: DEFAULT_CONTEXT,
-            ctx: None,
-            model: None,
             full_grammar: false,
-            cached: Vec::new(),
             jump_forward: true,
-            bytes: None,
+            by_load: true,
+            slot,
+            prompt_cache: None,
+            prompt_cache_done: false,
             stats: Stats::default(),
         }
     }
 
+    /// At most `threads` threads (fewer when the machine's CPUs are busy).
     pub fn with_threads(mut self, threads: i32) -> Self {
         self.threads = threads.max(1);
         self
     }
 
+    /// Exactly `threads` threads, whatever the load (benchmarks that compare thread counts).
+    pub fn with_fixed_threads(mut self, threads: i32) -> Self {
+        self.threads = threads.max(1);
+        self.by_load = false;
+        self
+    }
+
     pub fn with_context(mut self, n_ctx: u32) -> Self {
         self.n_ctx = n_ctx.max(256);
+        self
+    }
+
+    /// Free the model after it has gone unused this long (`None`: keep it loaded); see
+    /// [`release_idle`].
+    pub fn with_release_after(self, after: Option<Duration>) -> Self {
+        if let Ok(mut s) = self.slot.lock() {
+            s.release_after = after;
+        }
+        self
+    }
+
+    /// Keep the prompt's keys and values in `dir` between processes (see the module doc).
+    pub fn with_prompt_cache(mut self, dir: &Path) -> Self {
+        self.prompt_cache = cache_key(&self.path, self.n_ctx).map(|key| dir.join(format!("local-model-{key}.kv")));
         self
     }
 
@@ -195,29 +343,134 @@ impl Embedded {
         &self.path
     }
 
+    /// Whether the model is loaded now (it is freed by [`release_idle`]).
+    pub fn is_loaded(&self) -> bool {
+        self.slot.lock().map(|s| s.loaded.is_some()).unwrap_or(false)
+    }
+
+    /// The threads the last ask ran with.
+    pub fn threads_used(&self) -> Option<i32> {
+        self.slot.lock().ok().and_then(|s| s.loaded.as_ref().map(|l| l.threads))
+    }
+
     /// Load the model and make the context now rather than on the first ask.
     pub fn load(&mut self) -> Result<(), ModelError> {
-        if self.ctx.is_some() {
-            return Ok(());
+        let slot = self.slot.clone();
+        let mut s = lock(&slot)?;
+        let threads = self.threads_now();
+        self.ensure_loaded(&mut s, threads)
+    }
+
+    fn threads_now(&self) -> i32 {
+        if self.by_load {
+            threads_for(cpus(), running_now(), self.threads)
+        } else {
+            self.threads
         }
-        let started = Instant::now();
-        let model = load(&self.path)?;
+    }
+
+    fn new_context(&self, model: &'static LlamaModel, threads: i32) -> Result<LlamaContext<'static>, ModelError> {
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(self.n_ctx))
             .with_n_batch(BATCH as u32)
-            .with_n_threads(self.threads)
-            .with_n_threads_batch(self.threads)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads)
             // llama.cpp's default (auto) turns flash attention on wherever the backend has
             // it; on these CPUs it decodes this model ~13 % slower (llama-bench, fa 0 vs 1
             // at depth 512), so it is off, as in llama-bench.
             .with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
-        let ctx = model
+        model
             .new_context(backend()?, params)
-            .map_err(|e| ModelError::Other(format!("cannot create a llama.cpp context: {e}")))?;
-        self.model = Some(model);
-        self.ctx = Some(ctx);
-        self.stats.load = started.elapsed();
+            .map_err(|e| ModelError::Other(format!("cannot create a llama.cpp context: {e}")))
+    }
+
+    /// Have a model and a context with `threads` threads in `slot`: load them (with the
+    /// prompt cache from disk, if any), or move the held keys and values into a context with
+    /// the new thread count.
+    fn ensure_loaded(&mut self, slot: &mut Slot, threads: i32) -> Result<(), ModelError> {
+        let started = Instant::now();
+        self.stats.load = Duration::ZERO;
+        match slot.loaded.take() {
+            Some(loaded) if loaded.threads == threads => slot.loaded = Some(loaded),
+            Some(Loaded { ctx, bytes, cached, model, .. }) => {
+                let held =
+                    if cached.is_empty() { None } else { ctx.state_seq_get(0, LlamaStateSeqFlags::empty()).ok() };
+                drop(ctx);
+                let mut ctx = self.new_context(model.0, threads)?;
+                let cached = match held {
+                    Some(state) if ctx.state_seq_set(&state, 0).is_ok() => cached,
+                    _ => {
+                        ctx.clear_kv_cache();
+                        Vec::new()
+                    }
+                };
+                tracing::debug!(
+                    threads,
+                    kept = cached.len(),
+                    ms = started.elapsed().as_millis() as u64,
+                    "local model: threads changed"
+                );
+                slot.loaded = Some(Loaded { ctx, bytes, cached, threads, model });
+            }
+            None => {
+                let model = ModelUse::acquire(&self.path)?;
+                let mut ctx = self.new_context(model.0, threads)?;
+                let cached = self.read_prompt_cache(&mut ctx);
+                slot.loaded = Some(Loaded { ctx, bytes: None, cached, threads, model });
+                self.stats.load = started.elapsed();
+            }
+        }
         Ok(())
+    }
+
+    /// The tokens of the prompt cache file loaded into `ctx`'s sequence 0, or none.
+    fn read_prompt_cache(&mut self, ctx: &mut LlamaContext<'static>) -> Vec<LlamaToken> {
+        let Some(path) = self.prompt_cache.as_ref().filter(|p| p.is_file()) else { return Vec::new() };
+        match ctx.state_seq_load_file(path, 0, self.n_ctx as usize) {
+            Ok((tokens, _)) => tokens,
+            Err(err) => {
+                tracing::debug!(path = %path.display(), %err, "the local model's prompt cache does not load; it will be written again");
+                ctx.clear_kv_cache();
+                Vec::new()
+            }
+        }
+    }
+
+    /// After an ask that reused little of its prompt, save what the context holds for the
+    /// next process (once per process; temp file + rename).
+    fn write_prompt_cache(&mut self, ctx: &LlamaContext<'static>, held: &[LlamaToken]) {
+        let Some(path) = self.prompt_cache.clone() else { return };
+        if self.prompt_cache_done {
+            return;
+        }
+        self.prompt_cache_done = true;
+        if self.stats.prompt_reused * 4 >= self.stats.prompt_tokens * 3 {
+            return; // the file (or this process) already holds most of the prompt
+        }
+        let Some(dir) = path.parent() else { return };
+        let tmp = dir.join(format!(".local-model.kv.tmp.{}", std::process::id()));
+        let saved = std::fs::create_dir_all(dir)
+            .map_err(|e| e.to_string())
+            .and_then(|()| ctx.state_seq_save_file(&tmp, 0, held).map_err(|e| e.to_string()))
+            .and_then(|_| std::fs::rename(&tmp, &path).map_err(|e| e.to_string()));
+        match saved {
+            Ok(()) => {
+                // Caches of other model files or context sizes are stale now.
+                if let Ok(entries) = std::fs::read_dir(dir) {
+                    for e in entries.flatten() {
+                        let name = e.file_name();
+                        let name = name.to_string_lossy();
+                        if name.starts_with("local-model-") && name.ends_with(".kv") && e.path() != path {
+                            let _ = std::fs::remove_file(e.path());
+                        }
+                    }
+                }
+            }
+            Err(err) => {
+                let _ = std::fs::remove_file(&tmp);
+                tracing::debug!(path = %path.display(), %err, "the local model's prompt cache was not saved");
+            }
+        }
     }
 
     /// The ChatML prompt as tokens: markers parsed as special tokens, content never.
@@ -247,27 +500,54 @@ impl Embedded {
 
 impl Model for Embedded {
     fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
+        let slot = self.slot.clone();
+        let mut s = lock(&slot)?;
+        let threads = self.threads_now();
+        self.ensure_loaded(&mut s, threads)?;
+        let Some(loaded) = s.loaded.as_mut() else {
+            return Err(ModelError::Other("the local model did not load".into()));
+        };
         // What the context holds is known again only once this ask succeeds.
-        let cached = std::mem::take(&mut self.cached);
-        let (answer, kept) = self.ask_from(plan, cached)?;
-        self.cached = kept;
+        let cached = std::mem::take(&mut loaded.cached);
+        let result = self.ask_from(plan, loaded, cached);
+        s.last_used = Instant::now();
+        let (answer, kept) = result?;
+        if let Some(loaded) = s.loaded.as_mut() {
+            if plan.grammar.is_some() {
+                self.write_prompt_cache(&loaded.ctx, &kept);
+            }
+            loaded.cached = kept;
+        }
         Ok(answer)
     }
 }
 
+/// What names a prompt cache: the model file (path, size, modification time) and the
+/// context size, hashed.
+fn cache_key(path: &Path, n_ctx: u32) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let meta = std::fs::metadata(path).ok()?;
+    let mtime = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    let mut h = Sha256::new();
+    h.update(path.as_os_str().as_encoded_bytes());
+    h.update(meta.len().to_le_bytes());
+    h.update(mtime.to_le_bytes());
+    h.update(n_ctx.to_le_bytes());
+    Some(h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect())
+}
+
 impl Embedded {
-    /// One ask, given what the context holds (`cached`); returns the answer and what the
-    /// context holds after it.
-    fn ask_from(&mut self, plan: &Plan, cached: Vec<LlamaToken>) -> Result<(Answer, Vec<LlamaToken>), ModelError> {
+    /// One ask, given the loaded model and what its context holds (`cached`); returns the
+    /// answer and what the context holds after it.
+    fn ask_from(
+        &mut self,
+        plan: &Plan,
+        loaded: &mut Loaded,
+        cached: Vec<LlamaToken>,
+    ) -> Result<(Answer, Vec<LlamaToken>), ModelError> {
         let started = Instant::now();
-        let was_loaded = self.ctx.is_some();
-        self.load()?;
-        if was_loaded {
-            self.stats.load = Duration::ZERO;
-        }
-        let (Some(model), Some(ctx)) = (self.model, self.ctx.as_mut()) else {
-            return Err(ModelError::Other("the local model did not load".into()));
-        };
+        let model = loaded.model.0;
+        let ctx = &mut loaded.ctx;
         let max_tokens = if plan.max_tokens > 0 { plan.max_tokens as usize } else { 256 };
         let max_tokens = max_tokens.min(self.n_ctx as usize / 2);
         let tokens = Embedded::prompt_tokens(model, plan, self.n_ctx as usize - max_tokens);
@@ -317,7 +597,7 @@ impl Embedded {
         let mut all = LlamaTokenDataArray::new(Vec::new(), false);
         let mut probe = LlamaTokenDataArray::new(Vec::with_capacity(257), false);
         let probe_bytes = match grammar {
-            Some(_) if self.jump_forward => Some(&*self.bytes.get_or_insert_with(|| ByteProbe::new(model))),
+            Some(_) if self.jump_forward => Some(&*loaded.bytes.get_or_insert_with(|| ByteProbe::new(model))),
             _ => None,
         };
         let t1 = Instant::now();
@@ -428,7 +708,7 @@ impl Embedded {
             model: self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "embedded".into()),
             tokens_in: tokens.len() as u64,
             tokens_out: generated as u64,
-            elapsed: started.elapsed(),
+            elapsed: started.elapsed() + self.stats.load,
         };
         Ok((answer, held))
     }
@@ -587,7 +867,22 @@ fn allowed(grammar: &mut LlamaSampler, one: &mut LlamaTokenDataArray, token: Lla
 
 #[cfg(test)]
 mod tests {
-    use super::greedy;
+    use super::{greedy, threads_for};
+
+    #[test]
+    fn threads_are_the_cpus_nobody_else_is_running_on() {
+        // Idle machine (only this thread runs): every CPU, up to the most allowed.
+        assert_eq!(threads_for(2, Some(1), 4), 2);
+        assert_eq!(threads_for(8, Some(1), 4), 4);
+        // One other busy task on two CPUs: one thread. Load 4 on two: still one, never zero.
+        assert_eq!(threads_for(2, Some(2), 4), 1);
+        assert_eq!(threads_for(2, Some(5), 4), 1);
+        assert_eq!(threads_for(8, Some(4), 4), 4);
+        assert_eq!(threads_for(8, Some(7), 4), 2);
+        // Load unknown (no /proc): the most allowed.
+        assert_eq!(threads_for(2, None, 2), 2);
+        assert_eq!(threads_for(1, Some(0), 0), 1);
+    }
 
     #[test]
     fn greedy_takes_the_first_of_equal_maxima_like_llama_cpp() {

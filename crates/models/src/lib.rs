@@ -36,7 +36,9 @@ use std::path::{Path, PathBuf};
 use cn_compute::{Config, Model};
 
 pub use budget::{Budget, BudgetState, Budgeted, Refusal, SharedBudget};
-pub use config::{BudgetConfig, ConfigError, ModelsConfig, OnExhausted, ProviderConfig, ProviderKind, Secret};
+pub use config::{
+    BudgetConfig, ConfigError, ModelsConfig, OnExhausted, ProviderConfig, ProviderKind, ReleaseAfter, Secret,
+};
 pub use grammar::grammar;
 pub use ledger::{Ledger, Metered};
 pub use plan::{build_plan, choose_level, LevelLimits, PlanInput};
@@ -182,6 +184,8 @@ fn embedded(cfg: &ProviderConfig, key: &str, hub: &Path) -> Result<Box<dyn Model
     if let Some(c) = cfg.context_tokens {
         m = m.with_context(c + cfg.max_tokens.unwrap_or(LevelLimits::default_for(2).max_tokens));
     }
+    let release_after = cfg.release_after.map_or(Some(embedded::DEFAULT_RELEASE_AFTER), |r| r.duration());
+    m = m.with_release_after(release_after).with_prompt_cache(&cn_hub::Layout::new(hub).cache());
     Ok(Box::new(m))
 }
 
@@ -191,6 +195,19 @@ fn embedded(_: &ProviderConfig, key: &str, _: &Path) -> Result<Box<dyn Model>, C
         key: format!("{key}.provider"),
         message: "this cn was built without the `local-model` feature; use ollama or openai for level 2".into(),
     })
+}
+
+/// Free the embedded models that have gone unused for their `release_after` (the daemon calls
+/// this while it rests); how many were freed. Without the `local-model` feature, none.
+pub fn release_idle_models() -> usize {
+    #[cfg(feature = "local-model")]
+    {
+        embedded::release_idle()
+    }
+    #[cfg(not(feature = "local-model"))]
+    {
+        0
+    }
 }
 
 /// The embedded model's file: `path:` in cn.yaml (relative to the hub), else

@@ -84,6 +84,10 @@ pub struct Handled {
     /// What the level-2 triage answered (an intent or `executive`), when it was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub triage: Option<String>,
+    /// A shadow reflex's run on this escalated item: what it would have done, to compare
+    /// with the decision the item gets ([`Engine::settle_shadow`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<crate::learn::ShadowRun>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,7 +98,7 @@ pub struct StepRun {
     pub error: Option<String>,
 }
 
-enum Stop {
+pub(crate) enum Stop {
     Escalate(String),
     Failed(String),
 }
@@ -301,34 +305,43 @@ impl Engine {
         self.maybe_reload();
         let found = self.find(input);
         let triage = self.triaged.lock().ok().and_then(|mut t| t.take());
+        let escalated = |shadow| Handled {
+            triage: triage.clone(),
+            reflex: None,
+            level: 3,
+            vars: Map::new(),
+            steps: vec![],
+            escalate: true,
+            error: None,
+            trigger: None,
+            latency: start.elapsed(),
+            shadow,
+        };
         let Some((index, kind, vars)) = found else {
             self.remember(input);
-            return Handled {
-                triage,
-                reflex: None,
-                level: 3,
-                vars: Map::new(),
-                steps: vec![],
-                escalate: true,
-                error: None,
-                trigger: None,
-                latency: start.elapsed(),
+            // What the live reflexes leave to the models, a shadow reflex may try.
+            let shadow = if mode == Mode::Live {
+                let found = self.catalog.shadows.clone().into_iter().find_map(|i| self.accept(i, false, input));
+                found.map(|(i, _, vars)| self.run_shadow(i, vars, input, false))
+            } else {
+                None
             };
+            return escalated(shadow);
         };
-        let reflex = &self.catalog.reflexes[index];
-        let target = Target {
-            item: input.id.map(String::from),
-            source: input.source.map(String::from),
-            text: input.text.to_string(),
-        };
-        if let Ok(mut t) = self.shared.turn.lock() {
-            *t = Turn { mode, reflex: reflex.name.clone(), target };
+        // A promoted learned reflex is checked now and then: this item goes to the executive
+        // too, the reflex only in shadow (`reflexes.learn.check_every`).
+        if mode == Mode::Live && self.catalog.reflexes[index].learned.is_some() {
+            let every = self.shared.config.learn.check_every;
+            let name = self.catalog.reflexes[index].name.clone();
+            if self.stats.check_due(&name, every) {
+                self.remember(input);
+                let shadow = self.run_shadow(index, vars, input, true);
+                return escalated(Some(shadow));
+            }
         }
-        let mut env = vars.clone();
-        env.insert("text".into(), Value::String(input.text.to_string()));
-        env.insert("source".into(), input.source.map_or(Value::Null, |s| Value::String(s.into())));
-        env.insert("item".into(), input.id.map_or(Value::Null, |s| Value::String(s.into())));
-        env.insert("me".into(), self.me.clone().map_or(Value::Null, Value::String));
+        let reflex = &self.catalog.reflexes[index];
+        self.set_turn(mode, &reflex.name, input);
+        let mut env = self.env(&vars, input);
         let mut steps = Vec::with_capacity(reflex.steps.len());
         let stop = self.run_steps(reflex, &mut env, mode, 0, &mut steps).err();
         let (escalate, error, outcome) = match stop {
@@ -346,6 +359,7 @@ impl Engine {
             trigger: Some(kind),
             latency: start.elapsed(),
             triage,
+            shadow: None,
         };
         if mode != Mode::DryRun {
             self.journal_run(&handled, input, outcome, mode);
@@ -362,24 +376,54 @@ impl Engine {
         handled
     }
 
+    /// Whether reflex `i` takes `p`: its trigger kind and extracted variables. `matched`:
+    /// the set already matched the reflex's pattern, so its own regex is compiled only to
+    /// read captures.
+    pub(crate) fn accept(
+        &self,
+        i: usize,
+        matched: bool,
+        p: &Input,
+    ) -> Option<(usize, TriggerKind, Map<String, Value>)> {
+        let r = &self.catalog.reflexes[i];
+        if !source_ok(&r.trigger, p.source) {
+            return None;
+        }
+        let mut vars = heuristics(&r.trigger, p.text)?;
+        if let Some(pattern) = &r.trigger.pattern {
+            if !matched || pattern.captures_anything() {
+                vars.extend(captures(pattern.regex()?, &r.trigger.extract, p.text)?);
+            }
+        }
+        Some((i, r.trigger.kind, vars))
+    }
+
+    /// The run's variables: what the trigger extracted, plus `text`, `source`, `item`, `me`.
+    pub(crate) fn env(&self, vars: &Map<String, Value>, input: &Input) -> Map<String, Value> {
+        let mut env = vars.clone();
+        env.insert("text".into(), Value::String(input.text.to_string()));
+        env.insert("source".into(), input.source.map_or(Value::Null, |s| Value::String(s.into())));
+        env.insert("item".into(), input.id.map_or(Value::Null, |s| Value::String(s.into())));
+        env.insert("me".into(), self.me.clone().map_or(Value::Null, Value::String));
+        env
+    }
+
+    /// What the actions read for this run (the mode, the reflex, whom it answers).
+    pub(crate) fn set_turn(&self, mode: Mode, reflex: &str, input: &Input) {
+        let target = Target {
+            item: input.id.map(String::from),
+            source: input.source.map(String::from),
+            text: input.text.to_string(),
+        };
+        if let Ok(mut t) = self.shared.turn.lock() {
+            *t = Turn { mode, reflex: reflex.to_string(), target };
+        }
+    }
+
     /// The first reflex that takes `input`, its trigger kind and extracted variables.
     fn find(&self, p: &Input) -> Option<(usize, TriggerKind, Map<String, Value>)> {
         let reflexes = &self.catalog.reflexes;
-        // `matched`: the set already matched the reflex's pattern, so its own regex is
-        // compiled only to read captures.
-        let accept = |i: usize, matched: bool| {
-            let r = &reflexes[i];
-            if !source_ok(&r.trigger, p.source) {
-                return None;
-            }
-            let mut vars = heuristics(&r.trigger, p.text)?;
-            if let Some(pattern) = &r.trigger.pattern {
-                if !matched || pattern.captures_anything() {
-                    vars.extend(captures(pattern.regex()?, &r.trigger.extract, p.text)?);
-                }
-            }
-            Some((i, r.trigger.kind, vars))
-        };
+        let accept = |i: usize, matched: bool| self.accept(i, matched, p);
         // Level 0 (and patterns narrowed by heuristics).
         let found = match &self.catalog.set {
             Some(set) => set.matches(p.text).iter().find_map(|k| accept(self.catalog.set_owner[k], true)),
@@ -464,7 +508,7 @@ impl Engine {
         intent
     }
 
-    fn run_steps(
+    pub(crate) fn run_steps(
         &self,
         r: &Reflex,
         env: &mut Map<String, Value>,
@@ -534,12 +578,17 @@ impl Engine {
             }));
         }
         if let Some(spec) = spec::spec(&step.action) {
-            if mode == Mode::DryRun && !spec.pure {
+            if matches!(mode, Mode::DryRun | Mode::Shadow) && !spec.pure {
                 // Say what would happen, and whether policy would allow it, without doing it.
                 if !self.registry.ctx.policy.allows(r.level, spec.name) {
                     return Err(Stop::Failed(format!("not allowed: level {} may not call `{}`", r.level, spec.name)));
                 }
                 let main = params.get(spec.main).map(vars::as_text).unwrap_or_default();
+                if mode == Mode::Shadow {
+                    // What it would have done, whole: a reply's text is compared with the
+                    // real one.
+                    return Ok(Value::String(main));
+                }
                 return Ok(Value::String(format!("(dry run: {} {})", spec.name, short(&main, 200))));
             }
             return self
@@ -681,6 +730,18 @@ impl Engine {
 
     pub(crate) fn journal(&self, e: &Entry) {
         self.shared.journal(e);
+    }
+
+    pub(crate) fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    pub(crate) fn stats_mut(&mut self) -> &mut Stats {
+        &mut self.stats
+    }
+
+    pub(crate) fn config(&self) -> &ReflexConfig {
+        &self.shared.config
     }
 }
 

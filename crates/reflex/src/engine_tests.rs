@@ -288,7 +288,7 @@ fn reflexes_call_reflexes_and_policy_limits_actions() {
 }
 
 #[test]
-fn the_executive_writes_a_reflex_that_is_dry_run_held_then_approved_and_committed() {
+fn the_executive_writes_a_reflex_that_is_dry_run_then_written_in_shadow_and_committed() {
     let dir = hub(&[("state/reflexes/greeting.yaml", HELLO)]);
     let git = |args: &[&str]| {
         let o = std::process::Command::new("git").arg("-C").arg(dir.path()).args(args).output().unwrap();
@@ -297,36 +297,154 @@ fn the_executive_writes_a_reflex_that_is_dry_run_held_then_approved_and_committe
     };
     git(&["init", "-q"]);
     git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"]);
-    let (mut e, _) = engine(&dir);
+    let (mut e, replies) = engine(&dir);
     assert!(e.handle(&Input::new("ping").id("m-9")).escalate);
-    let yaml = "name: ping\ntrigger: {pattern: '^ping$'}\npipeline:\n  - action: reply\n    message: pong\n";
+    let yaml =
+        "name: ping\nmode: active\ntrigger: {pattern: '^ping$'}\npipeline:\n  - action: reply\n    message: pong\n";
 
-    // Refused: it does not take the item; it does not load; it is misnamed.
+    // Refused: it does not take the item; it does not load; it is misnamed; it is the owner's.
     let err = e.write_reflex("ping", &yaml.replace("^ping$", "^pong$"), None, Some("m-9")).unwrap_err();
     assert!(err.to_string().contains("does not match"), "{err}");
     let err = e.write_reflex("ping", &yaml.replace("reply", "replyy"), None, Some("m-9")).unwrap_err();
-    assert!(err.to_string().contains("ping.yaml:4: `pipeline[0].action`"), "{err}");
+    assert!(err.to_string().contains("`pipeline[0].action`"), "{err}");
     assert!(matches!(e.write_reflex("pong", yaml, None, Some("m-9")), Err(WriteError::Mismatch { .. })));
+    let err = e.write_reflex("greeting", &HELLO.replace("Hello!", "Go away"), Some("hi"), None).unwrap_err();
+    assert!(matches!(err, WriteError::Owners(_)), "{err}");
     assert!(!dir.path().join("state/reflexes/ping.yaml").exists());
 
-    let tool = crate::reflex_write_tool(Arc::new(Mutex::new(e)));
+    let engine_ = Arc::new(Mutex::new(e));
+    let tool = crate::reflex_write_tool(engine_.clone());
     let mut ctx = cn_tools::ToolContext::new(dir.path());
     ctx.item = Some("m-9".into());
     let out = tool.call(&ctx, json!({"name": "ping", "yaml": yaml}).as_object().cloned().unwrap()).unwrap();
     assert_eq!(out["dry_run"]["steps"][0]["output"], "(dry run: reply pong)");
-    // Held: not live until the owner approves.
-    let id = out["held"].as_str().unwrap().to_string();
-    assert!(!dir.path().join("state/reflexes/ping.yaml").exists(), "{out}");
-    let layout = cn_hub::Layout::new(dir.path());
-    let approval = cn_hub::approvals::decide(&layout, &id, true).unwrap();
-    let installed = crate::apply_approved(dir.path(), &approval).unwrap();
-    assert!(installed.committed);
-    assert_eq!(std::fs::read_to_string(dir.path().join("state/reflexes/ping.yaml")).unwrap(), yaml);
-    assert!(git(&["log", "--oneline", "-1"]).contains("reflex: write ping"));
-    assert!(journal(&dir).iter().any(|j| j["action"] == "write" && j["name"] == "ping"));
+    assert_eq!(out["mode"], "shadow");
+    // Written in shadow, marked learned, whatever the YAML said; committed and journaled.
+    let written = std::fs::read_to_string(dir.path().join("state/reflexes/ping.yaml")).unwrap();
+    assert!(written.contains("mode: shadow\n") && written.contains("learned: executive\n"), "{written}");
+    assert!(!written.contains("mode: active"), "{written}");
+    assert!(git(&["log", "--oneline", "-1"]).contains("reflex: write ping (shadow)"));
+    assert!(journal(&dir).iter().any(|j| j["action"] == "write" && j["name"] == "ping" && j["outcome"] == "shadow"));
+    // It runs without effect: nothing sent, the item escalates, what it would do is kept.
+    drop(tool);
+    let mut e = Arc::try_unwrap(engine_).ok().unwrap().into_inner().unwrap();
+    let h = e.handle(&Input::new("ping").id("m-10"));
+    assert!(h.escalate && h.reflex.is_none(), "{h:?}");
+    let run = h.shadow.expect("a shadow run");
+    assert_eq!((run.reflex.as_str(), run.op.as_str(), run.message.as_deref()), ("ping", "reply", Some("pong")));
+    assert!(replies.0.lock().unwrap().is_empty(), "a shadow reflex sends nothing");
+    assert!(journal(&dir).iter().any(|j| j["action"] == "shadow" && j["would_reply"] == "pong" && j["item"] == "m-10"));
+}
+
+fn decided(op: &str, message: Option<&str>, text: &str, id: &str) -> crate::Decided {
+    crate::Decided {
+        op: op.into(),
+        message: message.map(String::from),
+        tools: vec![],
+        level: Some(3),
+        text: text.into(),
+        source: Some("owner".into()),
+        item: Some(id.into()),
+    }
+}
+
+const LEARNED: &str = "name: status\nmode: shadow\nlearned: executive\ntrigger: {pattern: '(?i)status'}\npipeline:\n  - action: reply\n    message: All systems green.\n";
+
+#[test]
+fn agreement_on_distinct_messages_promotes_and_a_check_that_disagrees_demotes() {
+    let dir = hub(&[
+        ("state/reflexes/status.yaml", LEARNED),
+        ("cn.yaml", "reflexes:\n  learn:\n    promote_after: 2\n    check_every: 2\n"),
+    ]);
     let (mut e, replies) = engine(&dir);
-    e.handle(&Input::new("ping"));
-    assert_eq!(replies.0.lock().unwrap()[0].1, "pong");
+    let shadow = |e: &mut Engine, text: &str, id: &str| e.handle(&Input::new(text).id(id)).shadow.unwrap();
+    // The same message twice counts once.
+    let r = shadow(&mut e, "status?", "a");
+    assert_eq!(
+        e.settle_shadow(&r, &decided("reply", Some("All systems green!"), "status?", "a")),
+        crate::Verdict::Agreed { distinct: 1 }
+    );
+    let r = shadow(&mut e, "status?", "b");
+    assert_eq!(
+        e.settle_shadow(&r, &decided("reply", Some("all systems green"), "status?", "b")),
+        crate::Verdict::Agreed { distinct: 1 }
+    );
+    assert_eq!(e.reflex("status").unwrap().mode, crate::ReflexMode::Shadow);
+    let r = shadow(&mut e, "what's the status", "c");
+    assert_eq!(
+        e.settle_shadow(&r, &decided("reply", Some("All systems green."), "what's the status", "c")),
+        crate::Verdict::Agreed { distinct: 2 }
+    );
+    // Promoted: it answers now.
+    assert_eq!(e.reflex("status").unwrap().mode, crate::ReflexMode::Active);
+    assert!(std::fs::read_to_string(dir.path().join("state/reflexes/status.yaml")).unwrap().contains("mode: active"));
+    let h = e.handle(&Input::new("status now").id("d"));
+    assert!(!h.escalate && h.shadow.is_none(), "{h:?}");
+    assert_eq!(replies.0.lock().unwrap().len(), 1);
+    // Its second run is checked: the item goes up too, the reflex in shadow.
+    let h = e.handle(&Input::new("status again").id("e"));
+    let r = h.shadow.clone().unwrap();
+    assert!(h.escalate && r.check, "{h:?}");
+    assert_eq!(replies.0.lock().unwrap().len(), 1, "nothing sent on a check");
+    assert!(matches!(
+        e.settle_shadow(&r, &decided("reply", Some("The database is down, I am on it."), "status again", "e")),
+        crate::Verdict::Disagreed(_)
+    ));
+    assert_eq!(e.reflex("status").unwrap().mode, crate::ReflexMode::Shadow, "demoted");
+    let j = journal(&dir);
+    assert!(j.iter().any(|x| x["action"] == "promote" && x["by"] == "agreement"), "{j:?}");
+    assert!(j.iter().any(|x| x["action"] == "demote" && x["by"] == "disagreement"), "{j:?}");
+    assert!(j.iter().any(|x| x["action"] == "compare" && x["outcome"] == "disagreed"), "{j:?}");
+    // The owner approves it again.
+    crate::learn::approve(&mut e, "status").unwrap();
+    assert_eq!(e.reflex("status").unwrap().mode, crate::ReflexMode::Active);
+    assert!(crate::learn::approve(&mut e, "status").is_err(), "active already");
+    let s = e.stats().get("status").unwrap();
+    assert_eq!((s.agreed, s.compared), (3, 4));
+}
+
+#[test]
+fn a_learned_reflex_that_fetches_is_never_promoted_by_agreement() {
+    let dir = hub(&[
+        (
+            "state/reflexes/peek.yaml",
+            "name: peek\nmode: shadow\nlearned: executive\ntrigger: {pattern: 'peek (\\S+)', extract: [url]}\npipeline:\n  - action: fetch_url\n    input: $url\n  - action: reply\n    message: seen\n",
+        ),
+        ("cn.yaml", "reflexes:\n  learn:\n    promote_after: 2\n"),
+    ]);
+    let (mut e, _) = engine(&dir);
+    for (i, t) in
+        ["peek https://example.com/a", "peek https://example.com/b", "peek https://example.com/c"].iter().enumerate()
+    {
+        let r = e.handle(&Input::new(t).id(&i.to_string())).shadow.unwrap();
+        assert!(matches!(
+            e.settle_shadow(&r, &decided("reply", Some("seen"), t, &i.to_string())),
+            crate::Verdict::Agreed { .. }
+        ));
+    }
+    assert_eq!(e.reflex("peek").unwrap().mode, crate::ReflexMode::Shadow);
+    let j = journal(&dir);
+    let refused: Vec<_> = j.iter().filter(|x| x["action"] == "promote" && x["outcome"] == "refused").collect();
+    assert_eq!(refused.len(), 1, "journaled once: {j:?}");
+    assert!(refused[0]["reason"].as_str().unwrap().contains("fetch_url"));
+}
+
+#[test]
+fn several_executive_decisions_of_one_shape_propose_a_shadow_reflex() {
+    let dir = hub(&[("cn.yaml", "reflexes:\n  learn:\n    propose_after: 3\n")]);
+    let (mut e, _) = engine(&dir);
+    assert_eq!(e.observe_decision(&decided("reply", Some("You're welcome!"), "thanks a lot", "1")), None);
+    // Another op, another shape.
+    assert_eq!(e.observe_decision(&decided("ack", None, "thanks again", "2")), None);
+    assert_eq!(e.observe_decision(&decided("reply", Some("You're welcome!"), "many thanks for the fix", "3")), None);
+    let name = e.observe_decision(&decided("reply", Some("You're welcome!"), "Thanks!", "4")).expect("proposed");
+    assert_eq!(name, "learned-reply-thanks");
+    let r = e.reflex(&name).unwrap();
+    assert_eq!((r.mode, r.learned), (crate::ReflexMode::Shadow, Some(crate::Learned::Proposal)));
+    let h = e.handle(&Input::new("thanks, you rock").source("owner").id("5"));
+    assert!(h.escalate);
+    assert_eq!(h.shadow.unwrap().message.as_deref(), Some("You're welcome!"));
+    assert!(journal(&dir).iter().any(|x| x["action"] == "propose" && x["name"] == "learned-reply-thanks"));
 }
 
 #[test]

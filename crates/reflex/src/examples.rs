@@ -25,7 +25,10 @@ pub const NOTES: &str = r#"# Reflexes
 
 A reflex answers an item without waking me. Each is a file `state/reflexes/NAME.yaml`; I
 create or change one with the `reflex_write` tool (`name`, `yaml`, and `text`: the message
-it should handle). It is checked, dry-run on that message, then enabled and committed.
+it should handle). It is checked, dry-run on that message, then written in shadow mode and
+committed: it records what it would have done on the next such messages (compared with what
+I do) and acts once the owner approves it or it has agreed with me often enough. I may change
+only the reflexes I or cn wrote (`learned:`), not the owner's.
 
 ```yaml
 name: summarize-url              # lowercase letters, digits, `-`

@@ -6,9 +6,16 @@ use serde_json::{json, Value};
 use crate::engine::Engine;
 
 /// One row per loaded reflex: name, description, level, trigger, callable, status (`enabled`,
-/// `off`, `disabled (failing)`), fired, succeeded, failed, escalated, latencies, last fired,
-/// why it was disabled, and its file relative to the hub.
-pub fn listing(engine: &Engine) -> Vec<Value> {
+/// `off`, `disabled (failing)`), mode (`active`, `shadow`), who learned it (`executive`,
+/// `proposal`, or null for the owner's), agreement (`agreed` of `compared` shadow runs, and
+/// the distinct messages counting toward promotion), fired, succeeded, failed, escalated,
+/// latencies, last fired, why it was disabled or why promotion was refused, the executive
+/// tokens it saved, and its file relative to the hub.
+///
+/// Tokens saved: the items it answered (runs that did not escalate) × `call_tokens`, the
+/// average tokens of an executive call on this hub (the budget ledger's all-time tokens over
+/// its calls; `cn budget` reports the same figure per reflex). Shadow runs save nothing.
+pub fn listing(engine: &Engine, call_tokens: u64) -> Vec<Value> {
     engine
         .reflexes()
         .iter()
@@ -26,6 +33,13 @@ pub fn listing(engine: &Engine) -> Vec<Value> {
                 "trigger": r.trigger.kind,
                 "callable": r.callable,
                 "status": status,
+                "mode": r.mode,
+                "learned": r.learned,
+                "agreed": s.agreed,
+                "compared": s.compared,
+                "agreed_distinct": s.agreed_on.len(),
+                "promotion_refused": s.promotion_refused,
+                "tokens_saved": s.fired.saturating_sub(s.escalated) * call_tokens,
                 "fired": s.fired,
                 "succeeded": s.succeeded,
                 "failed": s.failed,

@@ -25,6 +25,9 @@ pub(crate) struct Catalog {
     pub set_owner: Vec<usize>,
     pub heuristic: Vec<usize>,
     pub local: Vec<usize>,
+    /// Enabled reflexes in shadow mode with a pattern or heuristic trigger: tried, without
+    /// effects, on what the live reflexes leave to the models.
+    pub shadows: Vec<usize>,
     /// (file, mtime, len) of what was loaded, to notice changes.
     pub seen: Vec<(PathBuf, Option<SystemTime>, u64)>,
 }
@@ -129,9 +132,17 @@ impl Catalog {
         self.set_owner.clear();
         self.heuristic.clear();
         self.local.clear();
+        self.shadows.clear();
         let mut patterns = Vec::new();
         for (i, r) in self.reflexes.iter().enumerate() {
             if !r.enabled || disabled.contains(&r.name) {
+                continue;
+            }
+            if r.mode == reflex::ReflexMode::Shadow {
+                // A level-2 trigger would ask the local model for every item: not in shadow.
+                if matches!(r.trigger.kind, TriggerKind::Pattern | TriggerKind::Heuristic) {
+                    self.shadows.push(i);
+                }
                 continue;
             }
             match r.trigger.kind {

@@ -14,4 +14,8 @@ pub enum Mode {
     Test,
     /// Nothing with an effect runs (fetches included); nothing is journaled or counted.
     DryRun,
+    /// A shadow reflex's run: as a dry run (no effect, fetches, local model and files
+    /// included), but each effect's full text is kept as what it would have done, and the
+    /// run is journaled (`action: shadow`) to be compared with the real decision.
+    Shadow,
 }

@@ -13,6 +13,10 @@
 //! level: 2          # optional; at least the level its trigger and actions need
 //! callable: false   # true: other reflexes may run it as a step (`action: NAME`)
 //! enabled: true
+//! mode: active      # or shadow: it runs on the items it matches without any effect, records
+//!                   # what it would have done, and the item goes on as if it had not matched
+//! learned: executive  # written by cn: the executive wrote it (or `proposal`: cn proposed it);
+//!                     # a learned reflex is compared with the executive and may be promoted
 //! pipeline:
 //!   - action: fetch_url     # a core action or a callable reflex
 //!     input: $url           # the action's main parameter; `$var` is a value, `{{var}}` text
@@ -82,6 +86,26 @@ pub struct Step {
     pub line: usize,
 }
 
+/// Whether a reflex acts, or only says what it would have done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReflexMode {
+    #[default]
+    Active,
+    /// Runs without effects and records what it would have done (see `learn`).
+    Shadow,
+}
+
+/// Who wrote a learned reflex (cn sets it; the owner's own reflexes have none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Learned {
+    /// The executive wrote it with `reflex_write`.
+    Executive,
+    /// cn proposed it after several executive decisions of one shape.
+    Proposal,
+}
+
 #[derive(Debug, Clone)]
 pub struct Reflex {
     pub name: String,
@@ -89,6 +113,8 @@ pub struct Reflex {
     pub level: Level,
     pub callable: bool,
     pub enabled: bool,
+    pub mode: ReflexMode,
+    pub learned: Option<Learned>,
     pub trigger: Trigger,
     pub steps: Vec<Step>,
     pub file: PathBuf,
@@ -106,6 +132,9 @@ struct RawReflex {
     callable: bool,
     #[serde(default = "yes")]
     enabled: bool,
+    #[serde(default)]
+    mode: ReflexMode,
+    learned: Option<Learned>,
     pipeline: Vec<Map<String, Value>>,
 }
 
@@ -314,6 +343,8 @@ pub fn compile(
         level,
         callable: raw.callable,
         enabled: raw.enabled,
+        mode: raw.mode,
+        learned: raw.learned,
         trigger,
         steps,
         file: file.to_path_buf(),

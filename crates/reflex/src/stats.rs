@@ -39,6 +39,16 @@ pub struct ReflexStats {
     pub window_fired: u64,
     pub window_failed: u64,
     pub disabled: Option<Disabled>,
+    /// Shadow runs compared with the decision their item then got, and how many agreed.
+    pub compared: u64,
+    pub agreed: u64,
+    /// Hashes of the distinct messages it agreed on since it last changed mode or last
+    /// disagreed: what promotion counts (so one message sent ten times counts once).
+    pub agreed_on: Vec<u64>,
+    /// Live runs since a promoted learned reflex was last checked against the executive.
+    pub since_check: u64,
+    /// Why promotion by agreement was refused (an action only the owner may grant).
+    pub promotion_refused: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -134,6 +144,65 @@ impl Stats {
         }
         self.persist(false);
         None
+    }
+
+    /// Whether this live run of a promoted learned reflex is the one checked against the
+    /// executive (every `every`th; never when `every` is 0).
+    pub fn check_due(&mut self, name: &str, every: u64) -> bool {
+        if every == 0 {
+            return false;
+        }
+        let s = self.map.entry(name.to_string()).or_default();
+        s.since_check += 1;
+        self.dirty = true;
+        if s.since_check >= every {
+            s.since_check = 0;
+            self.persist(true);
+            return true;
+        }
+        self.persist(false);
+        false
+    }
+
+    /// Count one comparison; returns the number of distinct messages agreed on since the
+    /// last reset (a disagreement resets it).
+    pub fn compare(&mut self, name: &str, agreed: bool, text_hash: u64) -> usize {
+        let s = self.map.entry(name.to_string()).or_default();
+        s.compared += 1;
+        if agreed {
+            s.agreed += 1;
+            if !s.agreed_on.contains(&text_hash) {
+                s.agreed_on.push(text_hash);
+            }
+        } else {
+            s.agreed_on.clear();
+        }
+        let distinct = s.agreed_on.len();
+        self.dirty = true;
+        self.persist(true);
+        distinct
+    }
+
+    /// A change of mode starts a fresh count.
+    pub fn mode_changed(&mut self, name: &str) {
+        let s = self.map.entry(name.to_string()).or_default();
+        s.agreed_on.clear();
+        s.since_check = 0;
+        s.promotion_refused = None;
+        self.dirty = true;
+        self.persist(true);
+    }
+
+    /// Remember why promotion was refused; true the first time (to journal it once).
+    pub fn refuse_promotion(&mut self, name: &str, why: &str) -> bool {
+        let s = self.map.entry(name.to_string()).or_default();
+        if s.promotion_refused.as_deref() == Some(why) {
+            return false;
+        }
+        s.promotion_refused = Some(why.to_string());
+        self.dirty = true;
+        self.persist(true);
+        true
     }
 
     /// Re-enable every disabled reflex whose file changed since; returns their names.

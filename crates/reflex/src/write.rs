@@ -1,14 +1,22 @@
 //! Self-extension: the executive writes or changes a reflex with one tool call,
 //! `reflex_write {name, yaml, text?}`. The new reflex is checked like any file, then dry-run
 //! against the item that prompted it (it must take that item and every step must be
-//! allowed), and then **held for the owner's approval** (`cn_hub::approvals`): a reflex
-//! answers strangers without a model, so a prompt-injected executive must not be able to
-//! install one. `cn approve ID` writes it (atomically) to `state/reflexes/NAME.yaml`,
-//! journals and commits it ([`apply_approved`]); `cn deny ID` or the timeout drops it.
+//! allowed), and then written **in shadow mode** (`mode: shadow`, `learned: executive`,
+//! whatever the YAML said): it runs on the items it matches without any effect, and records
+//! what it would have done, until the owner approves it (`cn reflex approve NAME`) or it has
+//! agreed with the executive often enough (see [`crate::learn`]). A reflex answers strangers
+//! without a model, so a prompt-injected executive must not be able to install one that
+//! acts: a shadow reflex cannot act.
 //!
-//! Invariant: a reflex the executive writes is never enabled unless it loaded, its dry run
-//! on the prompting item succeeded, and the owner approved it; on any failure the old file
-//! (if any) is untouched.
+//! The executive may rewrite the reflexes it (or cn) wrote — the rewrite starts in shadow
+//! again — but not the owner's own (a file without `learned:`).
+//!
+//! Held `reflex_write` approvals from before shadow mode are still carried out by
+//! [`apply_approved`] (`cn approve ID`).
+//!
+//! Invariant: a reflex the executive writes never acts unless it loaded, its dry run on the
+//! prompting item succeeded, and the owner approved it or it agreed with the executive as
+//! `reflexes.learn` requires; on any failure the old file (if any) is untouched.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -44,15 +52,17 @@ pub enum WriteError {
     Approval(#[from] cn_hub::approvals::ApprovalError),
     #[error("approval `{0}` does not hold a reflex (tool reflex_write with name and yaml)")]
     NotAReflex(String),
+    #[error("`{0}` is the owner's reflex: the executive may change only reflexes it or cn wrote (learned ones)")]
+    Owners(String),
 }
 
-/// What a successful write did: the reflex checked, dry-run and held for approval.
+/// What a successful write did: the reflex checked, dry-run and written in shadow mode.
 #[derive(Debug, Clone, Serialize)]
 pub struct Written {
-    /// Where it will be written once approved.
+    /// Where it was written.
     pub path: PathBuf,
-    /// The approval holding it (`cn approve ID`).
-    pub approval: cn_hub::approvals::Approval,
+    /// Whether a git commit recorded it.
+    pub committed: bool,
     pub dry_run: Handled,
 }
 
@@ -67,7 +77,7 @@ pub struct Installed {
 
 impl Engine {
     /// Validate, dry-run against `text` (or the latest escalated item with id `item`), then
-    /// hold it for the owner's approval (journaled); nothing is written yet.
+    /// write it in shadow mode (journaled, committed).
     pub fn write_reflex(
         &mut self,
         name: &str,
@@ -79,6 +89,12 @@ impl Engine {
             return Err(WriteError::Name(name.to_string()));
         }
         let path = self.dir().join(format!("{name}.yaml"));
+        if self.reflex(name).is_some_and(|r| r.learned.is_none()) {
+            return Err(WriteError::Owners(name.to_string()));
+        }
+        // Written in shadow, marked learned, whatever the YAML says; the dry run tries it
+        // as if active.
+        let yaml = &crate::learn::with_key(&crate::learn::with_key(yaml, "learned", "executive"), "mode", "shadow");
         // Check it among the others, as the loader would: callables, duplicate intents.
         let mut callables: std::collections::BTreeSet<String> =
             self.reflexes().iter().filter(|r| r.callable).map(|r| r.name.clone()).collect();
@@ -91,6 +107,8 @@ impl Engine {
         if new.name != name {
             return Err(WriteError::Mismatch { name: name.to_string(), found: new.name });
         }
+        let mut new = new;
+        new.mode = reflex::ReflexMode::Active;
         let others: Vec<_> = self.reflexes().iter().filter(|r| r.name != name).cloned().collect();
         let texts: Vec<String> = vec![yaml.to_string(); others.len() + 1];
         let mut trial = Catalog::default();
@@ -122,30 +140,23 @@ impl Engine {
             return Err(WriteError::DryRun { text, problem });
         }
 
-        let layout = cn_hub::Layout::new(self.hub());
-        let timeout =
-            self.registry().ctx.policy.approval_timeout_secs.unwrap_or(cn_hub::approvals::DEFAULT_TIMEOUT_SECS);
-        let rel = layout.relative(&path).display().to_string();
-        let approval = cn_hub::approvals::hold(
-            &layout,
-            "reflex_write",
-            serde_json::json!({"name": name, "yaml": yaml}),
-            format!("write {rel} and enable reflex `{name}` (level {}), exactly:\n{yaml}", dry.level),
-            "nothing: every reflex the executive writes waits for its own approval".into(),
-            item.map(str::to_string),
-            None,
-            timeout,
-        )?;
+        cn_storage::write_atomic(&path, yaml.as_bytes())
+            .map_err(|source| WriteError::Io { path: path.clone(), source })?;
+        let hub = self.hub().to_path_buf();
+        let committed = commit_as(&hub, name, &format!("reflex: write {name} (shadow)"));
+        self.stats_mut().mode_changed(name);
         self.journal(
             &Entry::new("reflex")
                 .with("pattern", name)
                 .with("name", name)
                 .with("action", "write")
-                .with("outcome", "held")
-                .with("approval", approval.id.as_str())
-                .with("dry_run_on", text.as_str()),
+                .with("outcome", "shadow")
+                .with("learned", "executive")
+                .with("dry_run_on", text.as_str())
+                .with("committed", committed),
         );
-        Ok(Written { path, approval, dry_run: dry })
+        self.reload();
+        Ok(Written { path, committed, dry_run: dry })
     }
 }
 
@@ -206,17 +217,7 @@ pub fn set_enabled(hub: &std::path::Path, name: &str, on: bool) -> Result<Instal
 
 /// `text` with its top-level `enabled:` set to `on`.
 fn with_enabled(text: &str, on: bool) -> String {
-    let line = format!("enabled: {on}");
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    if let Some(l) = lines.iter_mut().find(|l| l.starts_with("enabled:")) {
-        *l = line;
-    } else {
-        let at = lines.iter().position(|l| l.starts_with("name:")).map_or(0, |i| i + 1);
-        lines.insert(at, line);
-    }
-    let mut out = lines.join("\n");
-    out.push('\n');
-    out
+    crate::learn::with_key(text, "enabled", if on { "true" } else { "false" })
 }
 
 /// `git add` + `git commit` of the one file, if the hub is a git repository.
@@ -224,7 +225,7 @@ fn commit(hub: &std::path::Path, name: &str) -> bool {
     commit_as(hub, name, &format!("reflex: write {name}"))
 }
 
-fn commit_as(hub: &std::path::Path, name: &str, message: &str) -> bool {
+pub(crate) fn commit_as(hub: &std::path::Path, name: &str, message: &str) -> bool {
     if !hub.join(".git").exists() {
         return false;
     }
@@ -260,19 +261,20 @@ struct Params {
 pub fn reflex_write_tool(engine: Arc<Mutex<Engine>>) -> Arc<dyn Tool> {
     typed(
         "reflex_write",
-        "Propose a new or changed reflex (state/reflexes/NAME.yaml) so items like this one are handled without you. \
-         It is checked and dry-run against the item first, then held until the owner approves it.",
+        "Write a new or changed reflex (state/reflexes/NAME.yaml) so items like this one are handled without you. \
+         It is checked and dry-run against the item first, then starts in shadow mode: it records what it would have \
+         done on the next such items, and acts once the owner approves it or it has agreed with you often enough.",
         move |ctx, p: Params| {
             let mut engine = engine.lock().map_err(|_| ToolError::Failed("the reflex engine is unavailable".into()))?;
             let written =
                 engine.write_reflex(&p.name, &p.yaml, p.text.as_deref(), ctx.item.as_deref()).map_err(|e| match e {
-                    WriteError::Io { .. } | WriteError::Approval(_) => ToolError::Failed(e.to_string()),
+                    WriteError::Io { .. } => ToolError::Failed(e.to_string()),
                     e => ToolError::BadParams(e.to_string()),
                 })?;
             Ok(serde_json::json!({
                 "path": written.path.strip_prefix(engine.hub()).unwrap_or(&written.path),
-                "held": written.approval.id,
-                "note": "held until the owner approves it (`cn approve ID`); it is not live yet",
+                "mode": "shadow",
+                "note": "written in shadow mode: it records what it would do and acts once the owner approves it or it has agreed with you often enough",
                 "dry_run": written.dry_run,
             }))
         },

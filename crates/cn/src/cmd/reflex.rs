@@ -1,8 +1,12 @@
 //! `cn reflex list|test|enable|disable` — the owner's view of the reflexes, and the switch.
 //!
-//! `cn reflex list [--json]`: every reflex with its level, trigger and analytics (fired,
-//! succeeded, failed, escalated, latency), and every file that did not load (file:line:
-//! field: what is wrong) — those make the exit code 2.
+//! `cn reflex list [--json]`: every reflex with its level, trigger, mode (active or shadow,
+//! and `*` when learned from the executive), agreement with the executive (agreed/compared),
+//! the executive tokens it saved, and analytics (fired, succeeded, failed, escalated,
+//! latency), and every file that did not load (file:line: field: what is wrong) — those make
+//! the exit code 2.
+//!
+//! `cn reflex approve NAME`: the owner promotes a shadow reflex (see `cn_reflex::learn`).
 //!
 //! `cn reflex test [--dry-run] [--json] [--source S] TEXT`: what would happen to TEXT as a
 //! percept. Effects run, except that `reply` and `react` only say what they would send; with
@@ -40,6 +44,8 @@ pub enum Sub {
     Enable { name: String },
     /// Turn a reflex off (sets `enabled: false` in its file, journals and commits it).
     Disable { name: String },
+    /// Promote a shadow reflex: it acts from now on (sets `mode: active`, journals, commits).
+    Approve { name: String },
     /// List the reflexes with their analytics, and the files that did not load.
     List {
         /// One JSON object instead of a table.
@@ -78,7 +84,18 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         engine = engine.named(me);
     }
     match args.command {
-        Sub::List { json } => list(&engine, json),
+        Sub::List { json } => {
+            let call_tokens = cn_agent::Hub::find(Some(&hub))
+                .map_or(cn_daemon::economy::DEFAULT_CALL_TOKENS, |h| cn_daemon::economy::call_tokens(&h));
+            list(&engine, json, call_tokens)
+        }
+        Sub::Approve { name } => {
+            let _lock = cn_storage::HubLock::acquire(&hub, cn_agent::lock::lock_timeout())
+                .with_context(|| format!("cannot take the hub lock of {}", hub.display()))?;
+            cn_reflex::learn::approve(&mut engine, &name).map_err(|e| UsageError(e.to_string()))?;
+            println!("reflex {name} approved: active from now on");
+            Ok(ExitCode::SUCCESS)
+        }
         Sub::Enable { name } => switch(&hub, &name, true),
         Sub::Disable { name } => switch(&hub, &name, false),
         Sub::Test { dry_run, json, source, lines, text } => {
@@ -188,8 +205,8 @@ fn switch(hub: &Path, name: &str, on: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn list(engine: &Engine, as_json: bool) -> anyhow::Result<ExitCode> {
-    let rows = cn_reflex::listing(engine);
+fn list(engine: &Engine, as_json: bool, call_tokens: u64) -> anyhow::Result<ExitCode> {
+    let rows = cn_reflex::listing(engine, call_tokens);
     let errors = engine.errors();
     if as_json {
         println!("{}", serde_json::to_string_pretty(&json!({"reflexes": rows, "errors": errors}))?);
@@ -197,15 +214,23 @@ fn list(engine: &Engine, as_json: bool) -> anyhow::Result<ExitCode> {
         println!("no reflexes in {}", cn_hub::Layout::new(engine.hub()).reflexes().display());
     } else {
         println!(
-            "{:<24} {:>5} {:<9} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8}  STATUS",
-            "NAME", "LEVEL", "TRIGGER", "FIRED", "OK", "FAILED", "ESC", "P50 ms", "LAST ms"
+            "{:<24} {:>5} {:<9} {:<7} {:>7} {:>7} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8}  STATUS",
+            "NAME", "LEVEL", "TRIGGER", "MODE", "AGREED", "SAVED", "FIRED", "OK", "FAILED", "ESC", "P50 ms", "LAST ms"
         );
         for r in &rows {
+            let learned = if r["learned"].is_string() { "*" } else { "" };
+            let agreed = match r["compared"].as_u64().unwrap_or(0) {
+                0 => "-".to_string(),
+                n => format!("{}/{n}", r["agreed"].as_u64().unwrap_or(0)),
+            };
             println!(
-                "{:<24} {:>5} {:<9} {:>6} {:>6} {:>6} {:>6} {:>8.1} {:>8.1}  {}",
+                "{:<24} {:>5} {:<9} {:<7} {:>7} {:>7} {:>6} {:>6} {:>6} {:>6} {:>8.1} {:>8.1}  {}",
                 r["name"].as_str().unwrap_or(""),
                 r["level"].as_u64().unwrap_or(0),
                 r["trigger"].as_str().unwrap_or(""),
+                format!("{}{learned}", r["mode"].as_str().unwrap_or("")),
+                agreed,
+                r["tokens_saved"].as_u64().unwrap_or(0),
                 r["fired"].as_u64().unwrap_or(0),
                 r["succeeded"].as_u64().unwrap_or(0),
                 r["failed"].as_u64().unwrap_or(0),
@@ -215,6 +240,9 @@ fn list(engine: &Engine, as_json: bool) -> anyhow::Result<ExitCode> {
                 r["status"].as_str().unwrap_or(""),
             );
         }
+    }
+    if !as_json && rows.iter().any(|r| r["learned"].is_string()) {
+        println!("(* learned from the executive; AGREED: agreed/compared in shadow; SAVED: executive tokens)");
     }
     for e in errors {
         eprintln!("cn: reflex skipped: {e}");

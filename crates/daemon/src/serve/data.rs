@@ -237,7 +237,7 @@ pub fn money(hub: &Hub) -> Value {
 pub fn reflexes(hub: &Hub) -> Value {
     let engine = cn_reflex::Engine::of_hub(hub);
     let errors: Vec<String> = engine.errors().iter().map(|e| e.to_string()).collect();
-    json!({"reflexes": cn_reflex::listing(&engine), "errors": errors})
+    json!({"reflexes": cn_reflex::listing(&engine, crate::economy::call_tokens(hub)), "errors": errors})
 }
 
 /// Every approval, pending first, with exactly what approving runs.

@@ -459,12 +459,25 @@ async fn approval_verdict(State(app): State<Shared>, UrlPath((id, verdict)): Url
     }
 }
 
-/// `POST /api/reflexes/{name}/enable|disable`.
+/// `POST /api/reflexes/{name}/enable|disable|approve` (approve: promote a shadow reflex).
 async fn reflex_switch(State(app): State<Shared>, UrlPath((name, switch)): UrlPath<(String, String)>) -> Response {
     let on = match switch.as_str() {
         "enable" => true,
         "disable" => false,
-        other => return refuse(StatusCode::NOT_FOUND, &format!("`{other}`: enable or disable")),
+        "approve" => {
+            let done = blocking(move || {
+                let _lock = cn_agent::lock(&app.hub).map_err(|e| e.to_string())?;
+                let mut engine = cn_reflex::Engine::of_hub(&app.hub);
+                cn_reflex::learn::approve(&mut engine, &name).map_err(|e| e.to_string())
+            })
+            .await;
+            return match done {
+                Ok(Ok(committed)) => Json(json!({"mode": "active", "committed": committed})).into_response(),
+                Ok(Err(e)) => refuse(StatusCode::CONFLICT, &e),
+                Err(r) => r,
+            };
+        }
+        other => return refuse(StatusCode::NOT_FOUND, &format!("`{other}`: enable, disable or approve")),
     };
     let done = blocking(move || {
         let _lock = cn_agent::lock(&app.hub).map_err(|e| e.to_string())?;

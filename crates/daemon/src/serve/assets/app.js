@@ -193,7 +193,11 @@ async function showReflexes() {
       el('td', {}, r.name), el('td', {}, r.level), el('td', {}, r.trigger), el('td', {}, r.fired), el('td', {}, r.succeeded),
       el('td', {}, r.failed), el('td', {}, r.escalated), el('td', {}, r.fired ? Number(r.latency_ms_p50).toFixed(1) : '—'),
       el('td', { class: 'status' }, r.status, r.disabled ? el('div', { class: 'mute' }, r.disabled.reason) : ''),
-      el('td', {}, el('button', { class: 'act switch', onclick: () => act(`/api/reflexes/${encodeURIComponent(r.name)}/${on ? 'disable' : 'enable'}`, showReflexes) }, on ? 'disable' : 'enable')));
+      el('td', { class: 'mode' }, r.mode, r.learned ? el('div', { class: 'mute' }, 'learned: ' + r.learned) : ''),
+      el('td', { class: 'agreement' }, r.compared ? `${r.agreed}/${r.compared}` : '—', r.promotion_refused ? el('div', { class: 'mute' }, r.promotion_refused) : ''),
+      el('td', {}, r.tokens_saved),
+      el('td', {}, el('button', { class: 'act switch', onclick: () => act(`/api/reflexes/${encodeURIComponent(r.name)}/${on ? 'disable' : 'enable'}`, showReflexes) }, on ? 'disable' : 'enable'),
+        r.mode === 'shadow' ? el('button', { class: 'act approve', onclick: () => act(`/api/reflexes/${encodeURIComponent(r.name)}/approve`, showReflexes) }, 'approve') : ''));
   }));
   $('#reflex-errors').replaceChildren(...d.errors.map((e) => el('p', { class: 'err' }, e)));
 }

@@ -1,0 +1,187 @@
+//! No embarrassing decisions from the local model: text it writes for a person — a reply's
+//! message, or the reason it gives for closing one of the agent's own impulses (a task
+//! falling due, a reflection) — is vetted ([`cn_reflex::vet`]) against the item before the
+//! decision is made. Text that is empty, repeats the item, repeats itself or is not about it
+//! ("The item is not available for delivery" on "Write a one-line status note") is not
+//! sent: the item is handed up instead ([`cn_agent::handup::hand_up`]: deferred with "I'll
+//! need my executive for that — queued" and a time to come back) — or, for a reflection, closed
+//! with a true digest of what was decided since the last one ([`crate::reflection`]) — and
+//! the journal says why.
+//!
+//! Only the local model's own calls (level 2, through the kernel's act) are vetted here, and
+//! only when level 2 is the embedded model (the tiny one the checks were made for; a model
+//! the owner configured instead — Ollama, an API, a command — is trusted with its words).
+//! Reflexes' template answers are the owner's words, and a reflex's model text has its own
+//! `vet` step.
+
+use cn_agent::{Gtd, Hub};
+use cn_compute::{Level, ToolCall, ToolError, Tools};
+use cn_storage::Entry;
+use serde_json::Value;
+
+/// The daemon's tools, with the local model's person-facing text vetted first.
+pub struct Vetted<T> {
+    inner: T,
+    hub: Hub,
+    /// Vet level 2's text (level 2 is the embedded model).
+    enabled: bool,
+}
+
+impl<T: Tools> Vetted<T> {
+    pub fn new(inner: T, hub: Hub, enabled: bool) -> Self {
+        Vetted { inner, hub, enabled }
+    }
+
+    /// The hand-up's result when `call` carries unfit text for the current item.
+    fn refuse_unfit(&self, call: &ToolCall) -> Option<Result<Value, ToolError>> {
+        let item = cn_agent::current(&self.hub).ok().flatten()?;
+        let impulse = item.doc.get_str("impulse").is_some();
+        let field = match call.tool.as_str() {
+            "reply" => "message",
+            "noop" | "ack" if impulse => "reason",
+            _ => return None,
+        };
+        let text = call.params.get(field).and_then(Value::as_str)?;
+        let why = cn_reflex::vet::check(text, &item.content, &item.content).err()?;
+        // A reflection gets a true account of what was decided; anything else goes up.
+        let reflection = impulse.then(|| crate::reflection::work_since_last(&self.hub, item.cadence)).flatten();
+        let (handed, what) = match reflection {
+            Some(work) => {
+                let reason = crate::reflection::digest(item.cadence, &work);
+                (Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), "answered with a digest of the journal")
+            }
+            None => (cn_agent::handup::hand_up(&item, time::OffsetDateTime::now_utc()), "handed up"),
+        };
+        let entry = Entry::new("observation")
+            .with("id", item.id.as_str())
+            .with("summary", format!("the local model's {} for {} was not sent: {why}; {what}", call.tool, item.id))
+            .with("context", text.chars().take(200).collect::<String>());
+        if let Err(e) = cn_hub::journal::HubJournal::append_to(&self.hub.path("state"), &entry) {
+            tracing::warn!(%e, "cannot journal the hand-up of {}", item.id);
+        }
+        tracing::info!(item = %item.id, %why, what, "local model text unfit");
+        Some(
+            cn_agent::decide_below_executive(&self.hub, &handed)
+                .map(|d| Value::Object(d.to_json()))
+                .map_err(|e| ToolError::Failed(e.to_string())),
+        )
+    }
+}
+
+impl<T: Tools> Tools for Vetted<T> {
+    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Value, ToolError> {
+        if level == 2 && self.enabled {
+            if let Some(result) = self.refuse_unfit(call) {
+                return result;
+            }
+        }
+        self.inner.call(level, call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cn_agent::{Cadence, Item};
+
+    /// Records the calls that got through.
+    struct Inner(Vec<String>);
+
+    impl Tools for Inner {
+        fn call(&mut self, _level: Level, call: &ToolCall) -> Result<Value, ToolError> {
+            self.0.push(call.tool.clone());
+            Ok(Value::Null)
+        }
+    }
+
+    fn call(tool: &str, field: &str, text: &str) -> ToolCall {
+        let mut params = serde_json::Map::new();
+        params.insert(field.into(), Value::String(text.into()));
+        ToolCall { tool: tool.into(), params, block: 0, line: 1 }
+    }
+
+    /// A hub whose current item is a task falling due (an impulse of the agent's own).
+    fn hub_with_due_task() -> (tempfile::TempDir, Hub) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ada");
+        cn_agent::init(&root, Some("ada")).unwrap();
+        let hub = Hub::open(&root).unwrap();
+        let mut item = Item::new("t-1", "ada", Cadence::Inbox, "Task due: Write a one-line status note for the owner");
+        item.set("impulse", "tasks");
+        item.set("task", "Write a one-line status note for the owner");
+        cn_agent::enqueue(&hub, &item).unwrap();
+        cn_agent::take(&hub, "t-1").unwrap().expect("taken");
+        (dir, hub)
+    }
+
+    #[test]
+    fn the_demo_line_is_not_sent_and_the_task_is_handed_up() {
+        let (_dir, hub) = hub_with_due_task();
+        let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
+        let result = tools.call(2, &call("reply", "message", "The item is not available for delivery")).unwrap();
+        assert!(tools.inner.0.is_empty(), "the reply never reached the op");
+        assert_eq!(result["gtd"], "defer", "{result}");
+        assert_eq!(result["reason"], cn_agent::HAND_UP, "{result}");
+        assert!(result["until"].is_string(), "comes back by itself: {result}");
+        assert!(cn_agent::current(&hub).unwrap().is_none(), "the item was decided");
+        let journal = std::fs::read_to_string(hub.path("state/journal.jsonl")).unwrap();
+        assert!(journal.contains("was not sent") && journal.contains("not about the content"), "{journal}");
+        let archived: String = std::fs::read_dir(hub.path("threads/deferred"))
+            .unwrap()
+            .flatten()
+            .map(|e| std::fs::read_to_string(e.path()).unwrap())
+            .collect();
+        assert!(!archived.contains("not available for delivery"), "the unfit text is in no thread: {archived}");
+    }
+
+    #[test]
+    fn a_fit_reply_and_other_levels_go_through() {
+        let (_dir, hub) = hub_with_due_task();
+        let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
+        let fit = call("reply", "message", "Status note for the owner: the release is on track.");
+        tools.call(2, &fit).unwrap();
+        // The executive's words and the same text from a level that is not the tiny model.
+        tools.call(3, &call("reply", "message", "The item is not available for delivery")).unwrap();
+        let mut off = Vetted::new(Inner(Vec::new()), hub.clone(), false);
+        off.call(2, &call("reply", "message", "The item is not available for delivery")).unwrap();
+        assert_eq!(tools.inner.0, ["reply", "reply"]);
+        assert_eq!(off.inner.0, ["reply"]);
+        assert!(cn_agent::current(&hub).unwrap().is_some(), "nothing decided by the wrapper");
+    }
+
+    #[test]
+    fn a_reflection_the_local_model_cannot_write_gets_a_true_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ada");
+        cn_agent::init(&root, Some("ada")).unwrap();
+        let hub = Hub::open(&root).unwrap();
+        for (op, id) in [("reply", "o-1"), ("reply", "o-2"), ("defer", "o-3")] {
+            let e = Entry::new("decision").with("id", id).with("op", op).with("cadence", "inbox");
+            cn_hub::journal::HubJournal::append_to(&hub.path("state"), &e).unwrap();
+        }
+        let mut item = Item::new("r-1", "ada", Cadence::Daily, "Reflect: what did I do yesterday?");
+        item.set("impulse", "schedule");
+        cn_agent::enqueue(&hub, &item).unwrap();
+        cn_agent::take(&hub, "r-1").unwrap().expect("taken");
+        let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
+        let result = tools.call(2, &call("noop", "reason", "The item was caught up, and I'm back.")).unwrap();
+        assert!(tools.inner.0.is_empty());
+        assert_eq!(result["op"], "ack", "{result}");
+        let reason = result["reason"].as_str().unwrap();
+        assert_eq!(
+            reason,
+            "Since the last daily reflection: 3 item(s) decided (1 defer, 2 reply). Reflecting on them needs my executive."
+        );
+        assert!(root.join("threads/reflections/daily/r-1.md").is_file(), "closed where reflections go");
+    }
+
+    #[test]
+    fn a_noop_on_an_impulse_must_say_something_about_it() {
+        let (_dir, hub) = hub_with_due_task();
+        let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
+        let result =
+            tools.call(2, &call("noop", "reason", "The item was caught up, but it was caught up again.")).unwrap();
+        assert_eq!(result["reason"], cn_agent::HAND_UP, "{result}");
+        assert!(tools.inner.0.is_empty());
+    }
+}
