@@ -67,3 +67,10 @@ if $tests && ! cargo fuzz --version >/dev/null 2>&1; then
   echo "==> installing cargo-fuzz for the fuzz targets"
   cargo install cargo-fuzz --locked
 fi
+# The OpenTelemetry export test (crates/cn/tests/otel_export.rs) decodes what cn sends with the
+# official `opentelemetry-proto` package, in the same venv.
+if $tests && ! "$venv/bin/python" -c 'import opentelemetry.proto.collector.trace.v1.trace_service_pb2' >/dev/null 2>&1; then
+  echo "==> installing the OTLP message types into $venv"
+  [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q 'opentelemetry-proto==1.45.2'
+fi

@@ -20,6 +20,7 @@ pub mod config;
 pub mod context;
 pub mod economy;
 pub mod mind;
+pub mod otel;
 pub mod reflection;
 pub mod resident;
 pub mod serve;
@@ -95,6 +96,9 @@ pub enum DaemonError {
     Serve(#[from] serve::ServeError),
     #[error(transparent)]
     Prepare(#[from] cn_compute::PrepareError),
+    /// `otel:` cannot start (a header's variable is not set).
+    #[error("cn.yaml {0}")]
+    Telemetry(String),
 }
 
 impl DaemonError {
@@ -102,7 +106,11 @@ impl DaemonError {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            DaemonError::Config(_) | DaemonError::Busy { .. } | DaemonError::Senses(_) | DaemonError::Serve(_)
+            DaemonError::Config(_)
+                | DaemonError::Busy { .. }
+                | DaemonError::Senses(_)
+                | DaemonError::Serve(_)
+                | DaemonError::Telemetry(_)
         )
     }
 }
@@ -150,6 +158,14 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
 
     let DaemonConfig { kernel, autonomy, models, tiered, policy } = config;
     let budget_config = hub.config().budget.clone();
+    // `otel:`: traces exported in the background; stopped (its last batch sent) at the end.
+    let telemetry = match &hub.config().otel {
+        Some(otel) => {
+            let agent = hub.config().name.clone().unwrap_or_else(|| "cn".into());
+            Some(FlushOnDrop(otel::Telemetry::start(otel, &agent, &models).map_err(DaemonError::Telemetry)?))
+        }
+        None => None,
+    };
     let serve_config = hub.config().serve.clone();
     // A journal due for rotation (cn.yaml `journal:`) rotates as the daemon starts, and after
     // each decision (`cn_agent::decide`).
@@ -195,6 +211,9 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     let mut mind = HubMind::new(hub, auto, mode, stop.clone(), local, executive).max_moves(options.max_moves);
     if let Some(engine) = reflexes {
         mind = mind.with_reflexes(engine);
+    }
+    if let Some(t) = &telemetry {
+        mind = mind.with_telemetry(t.0.clone());
     }
     let handled = mind.handled();
     let mut decorators = Vec::new();
@@ -268,8 +287,17 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         config: Some(kernel.into()),
         parts: Parts {
             mind: Box::new(mind),
-            model: Box::new(tiered),
-            tools: Box::new(vet::Vetted::new(registry, vet_hub, vet_local)),
+            model: match &telemetry {
+                Some(t) => t.0.model(Box::new(tiered)),
+                None => Box::new(tiered),
+            },
+            tools: {
+                let vetted = vet::Vetted::new(registry, vet_hub, vet_local);
+                match &telemetry {
+                    Some(t) => t.0.tools(Box::new(vetted)),
+                    None => Box::new(vetted),
+                }
+            },
             store: Box::new(store),
         },
         decorators,
@@ -350,6 +378,15 @@ fn mcp_clients(
         }
     }
     Some(clients)
+}
+
+/// Sends the last spans when the run ends, however it ends.
+struct FlushOnDrop(otel::Telemetry);
+
+impl Drop for FlushOnDrop {
+    fn drop(&mut self) {
+        self.0.shutdown();
+    }
 }
 
 /// Closes the MCP clients when the run ends, however it ends (their servers die with it).

@@ -135,6 +135,8 @@ pub struct HubMind {
     /// The level that last worked on the current item (a model's plan, or a reflex); `None`
     /// when only `cn out` (the owner) decided it.
     level: Option<Level>,
+    /// `otel:`: a span per item (its model and tool calls are the children).
+    telemetry: Option<crate::otel::Telemetry>,
     /// What a shadow reflex would have done with the current item, compared with the real
     /// decision when it comes (kept in memory: a restart in between loses one comparison).
     shadow: Option<cn_reflex::ShadowRun>,
@@ -178,8 +180,15 @@ impl HubMind {
             reflexes: None,
             channels: Vec::new(),
             level: None,
+            telemetry: None,
             shadow: None,
         }
+    }
+
+    /// Trace every item as a span (`otel:` in cn.yaml).
+    pub fn with_telemetry(mut self, telemetry: crate::otel::Telemetry) -> Self {
+        self.telemetry = Some(telemetry);
+        self
     }
 
     /// Offer new items to these reflexes first (levels 0–2) before any model is asked. The
@@ -408,6 +417,9 @@ impl HubMind {
 
     /// The current item was decided (by a model's op, a reflex, `cn out`, or the move limit).
     fn finish(&mut self, item: &Item) {
+        if let Some(t) = &self.telemetry {
+            t.end_item(self.level, None);
+        }
         self.current = None;
         self.moves = 0;
         self.settle_task(item);
@@ -430,6 +442,9 @@ impl HubMind {
     fn preempt(&mut self, item: &Item) {
         match cn_agent::return_current(&self.hub) {
             Ok(Some(back)) if back.id == item.id => {
+                if let Some(t) = &self.telemetry {
+                    t.end_item(self.level, Some("paused: the owner comes first"));
+                }
                 self.auto.record(
                     Record::new(Kind::Decision, item.id.as_str(), format!("paused {}: the owner comes first", item.id))
                         .reasoning("an owner item arrived; autonomous work yields at the next decide")
@@ -721,6 +736,9 @@ impl cn_compute::Mind for HubMind {
             }
             match self.next_item() {
                 Ok(Some(item)) => {
+                    if let Some(t) = &self.telemetry {
+                        t.begin_item(&item.id, &item.from, item.cadence.as_str());
+                    }
                     self.note(
                         Entry::new("observation")
                             .with("id", item.id.as_str())

@@ -106,6 +106,8 @@ pub struct HubConfig {
     /// When `state/journal.jsonl` moves to a segment under `state/journal/`.
     #[serde(deserialize_with = "or_default")]
     pub journal: JournalConfig,
+    /// `otel:` present: the daemon exports its traces over OTLP/HTTP (cn-daemon's `otel`).
+    pub otel: Option<OtelConfig>,
 }
 
 /// The journal's rotation (`journal:`): `state/journal.jsonl` becomes the next segment
@@ -197,6 +199,7 @@ impl Default for HubConfig {
             serve: None,
             mcp: BTreeMap::new(),
             journal: JournalConfig::default(),
+            otel: None,
         }
     }
 }
@@ -221,6 +224,53 @@ impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig { bind: "127.0.0.1:0".into(), allow_remote: false }
     }
+}
+
+/// `otel:` — OpenTelemetry export of the daemon's traces (a span per item, per model call,
+/// per tool call, with the GenAI semantic conventions) over OTLP/HTTP in protobuf:
+///
+/// ```yaml
+/// otel:
+///   endpoint: http://127.0.0.1:4318/v1/traces
+///   headers_env: {authorization: OTEL_AUTH}   # header → the variable holding its value
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OtelConfig {
+    /// The collector's OTLP/HTTP traces URL (loopback or not: the owner's choice).
+    pub endpoint: String,
+    /// Headers sent with every export (an auth token, say), each value read from the named
+    /// environment variable so that no secret sits in cn.yaml; never shown in errors.
+    #[serde(default)]
+    pub headers_env: BTreeMap<String, String>,
+    /// The resource's `service.name`.
+    #[serde(default = "otel_service")]
+    pub service_name: String,
+    /// Most finished spans waiting for export; beyond it new spans are dropped and counted.
+    #[serde(default = "otel_queue")]
+    pub queue: usize,
+    /// How often a batch is sent (at most 512 spans each).
+    #[serde(default = "otel_interval", with = "duration")]
+    pub interval: Duration,
+    /// The longest an export request may take.
+    #[serde(default = "otel_timeout", with = "duration")]
+    pub timeout: Duration,
+}
+
+fn otel_service() -> String {
+    "cn".into()
+}
+
+fn otel_queue() -> usize {
+    2048
+}
+
+fn otel_interval() -> Duration {
+    Duration::from_secs(2)
+}
+
+fn otel_timeout() -> Duration {
+    Duration::from_secs(5)
 }
 
 /// A section written as `key:` with nothing after it is its default, as when absent.
@@ -318,6 +368,42 @@ impl HubConfig {
             }
             if server.timeout.is_zero() {
                 return Err(invalid("`timeout` must be more than 0".into()));
+            }
+        }
+        if let Some(otel) = &self.otel {
+            let invalid = |key: &str, message: String| ConfigError::Value {
+                path: path.to_path_buf(),
+                key: format!("otel.{key}"),
+                message,
+            };
+            match url::Url::parse(&otel.endpoint) {
+                Ok(u)
+                    if matches!(u.scheme(), "http" | "https") && u.password().is_none() && u.username().is_empty() => {}
+                _ => {
+                    return Err(invalid(
+                        "endpoint",
+                        format!(
+                            "{} is not an http(s) URL without credentials (put a token in `headers_env`)",
+                            crate::redact::redact(&otel.endpoint)
+                        ),
+                    ))
+                }
+            }
+            if otel.queue == 0 {
+                return Err(invalid("queue", "must be more than 0".into()));
+            }
+            if otel.interval.is_zero() || otel.timeout.is_zero() {
+                return Err(invalid("interval", "`interval` and `timeout` must be more than 0".into()));
+            }
+            for (header, var) in &otel.headers_env {
+                let token =
+                    |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b));
+                if !token(header) || !token(var) {
+                    return Err(invalid(
+                        "headers_env",
+                        format!("`{header}: {var}` is not a header name and an environment variable's name"),
+                    ));
+                }
             }
         }
         if !(0.0..=1.0).contains(&self.reflexes.disable_above) {
@@ -1286,6 +1372,27 @@ mod tests {
 
     fn parse(yaml: &str) -> Result<HubConfig, ConfigError> {
         HubConfig::parse(yaml, Path::new("/h/cn.yaml"))
+    }
+
+    #[test]
+    fn otel_is_checked_and_unknown_keys_get_a_suggestion() {
+        assert_eq!(parse("name: a\n").unwrap().otel, None, "off unless present");
+        let c = parse("otel:\n  endpoint: https://collector.example:4318/v1/traces\n  headers_env: {authorization: OTEL_AUTH}\n  interval: 500ms\n").unwrap();
+        let o = c.otel.unwrap();
+        assert_eq!(o.headers_env["authorization"], "OTEL_AUTH");
+        assert_eq!((o.service_name.as_str(), o.queue, o.interval), ("cn", 2048, Duration::from_millis(500)));
+        for (yaml, want) in [
+            ("otel:\n  endpoint: ftp://x/\n", "otel.endpoint"),
+            ("otel:\n  endpoint: http://u:secret@x/v1/traces\n", "without credentials"),
+            ("otel:\n  endpoint: http://x/\n  queue: 0\n", "otel.queue"),
+            ("otel:\n  endpoint: http://x/\n  headers_env: {'a b': X}\n", "otel.headers_env"),
+            ("otel:\n  endpoint: http://x/\n  endpont: 1\n", "did you mean `endpoint`?"),
+            ("otel:\n  headers_env: {}\n", "endpoint"),
+        ] {
+            let e = parse(yaml).unwrap_err().to_string();
+            assert!(e.contains(want), "{yaml}: {e}");
+            assert!(!e.contains("secret"), "{e}");
+        }
     }
 
     #[test]
