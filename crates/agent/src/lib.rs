@@ -85,6 +85,11 @@ pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {
             "peer name `{name}` is reserved (its branches hold every peer's mail and receipts); choose another"
         )));
     }
+    if name == OWNER || name == hub.name() {
+        return Err(AgentError::Invalid(format!(
+            "peer name `{name}` is reserved (items from `{name}` are the owner's or the agent's own); choose another"
+        )));
+    }
     let _lock = lock(hub)?;
     let path = std::path::Path::new(remote);
     let remote = match path.exists().then(|| path.canonicalize()) {

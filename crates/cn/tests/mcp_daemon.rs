@@ -61,20 +61,7 @@ fn venv() -> PathBuf {
 /// A hub whose executive is `EXECUTIVE`, level 3 granted `grants`, with `mcp` (YAML under
 /// `mcp:`) and a GitHub webhook.
 fn mcp_hub(dir: &Path, grants: &str, mcp: &str) -> PathBuf {
-    let extra = format!("    3: [reply, noop, ack, defer{grants}]\nmcp:\n{mcp}");
-    let hub = hub(dir, "ada", LOCAL, &extra);
-    let script = dir.join("exec.sh");
-    std::fs::write(&script, EXECUTIVE).unwrap();
-    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace(
-        "senses:\n  bind: 127.0.0.1:0\n",
-        &format!(
-            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n\
-             senses:\n  bind: 127.0.0.1:0\n  github:\n    secret_env: CN_TEST_HOOK_SECRET\n",
-            script.display()
-        ),
-    );
-    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
-    hub
+    executive_hub(dir, LOCAL, EXECUTIVE, &format!("    3: [reply, noop, ack, defer{grants}]\nmcp:\n{mcp}"))
 }
 
 /// `mcp-server-time` behind `tee`, so the test sees every request cn sent it.

@@ -227,19 +227,27 @@ yaml: |
     std::fs::write(dir.join("reflex-call"), promo).unwrap();
     std::fs::write(dir.join("write-now"), "").unwrap();
     say(dir, "Buy now at https://evil.example/");
-    let stranger = |n: usize, text: &str| {
+    let item = |from: &str, n: usize, text: &str| {
         let id = format!("s{n}");
         std::fs::write(
             hub.join(format!("threads/inbox/{id}.md")),
             format!(
-                "---\nid: {id}\nfrom: mallory\ncadence: inbox\nqueued: 2026-01-06T15:00:0{}Z\n---\n\n{text}\n",
+                "---\nid: {id}\nfrom: {from}\ncadence: inbox\nqueued: 2026-01-06T15:00:0{}Z\n---\n\n{text}\n",
                 n % 10
             ),
         )
         .unwrap();
         cn_ok(&hub, &["run", "--until-idle"]);
     };
+    let stranger = |n: usize, text: &str| item("mallory", n, text);
+    // A stranger's item cannot make the executive write a reflex at all (it is held for the
+    // owner's approval); the executive writes it on the owner's item.
     stranger(0, "what is the price?");
+    assert!(!hub.join("state/reflexes/promo.yaml").exists());
+    let held = cn_ok(&hub, &["approvals"]);
+    assert!(held.contains("reflex_write") && held.contains("from mallory"), "{held}");
+    std::fs::write(dir.join("write-now"), "").unwrap();
+    item("owner", 9, "what is the price?");
     assert_eq!(mode_in_file(&hub, "promo"), "shadow");
     for n in 1..=4 {
         stranger(n, "what is the price?");

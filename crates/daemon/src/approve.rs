@@ -1,15 +1,21 @@
 //! The owner's word on an action held for approval (`cn approve|deny`, the control room's
-//! Approvals view): under the hub lock, the approval is decided in `state/approvals.json`,
-//! and an approved action runs now — a held `reflex_write` is written, journaled and
-//! committed ([`cn_reflex::apply_approved`]); a denial is journaled and nothing runs.
+//! Approvals view, a reply `approve ID` / `deny ID` in the owner's chat): under the hub lock,
+//! the approval is decided in `state/approvals.json`, and an approved action runs now, on the
+//! owner's word — a held `reflex_write` is written, journaled and committed
+//! ([`cn_reflex::apply_approved`]); a held `send` or `delegate` mails the peer; any other
+//! held tool call runs through the tools it was asked of, at the level that asked, under
+//! today's policy. A denial is journaled and nothing runs.
 //!
 //! Invariant: only these two functions decide an approval, and both are reached only from
-//! the owner (the CLI, or a request bearing the owner token).
+//! the owner (the CLI, a request bearing the owner token, an item whose provenance is the
+//! owner's).
 
 use std::path::PathBuf;
 
+use cn_compute::ToolCall;
 use cn_hub::approvals::{self, Approval, ApprovalError};
 use cn_hub::Hub;
+use serde_json::Value;
 
 /// Why the owner's word could not be carried out.
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +28,8 @@ pub enum ApproveError {
     Apply { id: String, source: cn_reflex::WriteError },
     #[error("approval {id} holds `{tool}`, which cn cannot run")]
     Tool { id: String, tool: String },
+    #[error("approval {id}: `{tool}` failed: {message}")]
+    Run { id: String, tool: String, message: String },
     #[error(transparent)]
     Journal(#[from] cn_hub::journal::JournalError),
 }
@@ -43,33 +51,125 @@ impl ApproveError {
 pub struct Approved {
     pub approval: Approval,
     /// The file written (a reflex), relative to the hub.
-    pub wrote: PathBuf,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrote: Option<PathBuf>,
     pub committed: bool,
+    /// What the call returned (a fetched page, a file's text, a mail's id …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+}
+
+impl Approved {
+    /// One line a person reads: what ran.
+    pub fn summary(&self) -> String {
+        let a = &self.approval;
+        match (&self.wrote, &self.output) {
+            (Some(path), _) => format!("approved {}: {} written and enabled", a.id, path.display()),
+            (None, Some(out)) => {
+                let text = match out {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let text = cn_hub::redact::redact(&text);
+                let cut = text.char_indices().nth(600).map_or(text.len(), |(i, _)| i);
+                let more = if cut < text.len() { "…" } else { "" };
+                format!("approved {}: `{}` ran: {}{more}", a.id, a.tool, &text[..cut])
+            }
+            (None, None) => format!("approved {}: `{}` ran", a.id, a.tool),
+        }
+    }
 }
 
 /// Approve `id` and run what it holds.
 pub fn approve(hub: &Hub, id: &str) -> Result<Approved, ApproveError> {
-    let _lock = cn_agent::lock(hub)?;
+    let lock = cn_agent::lock(hub)?;
     let a = approvals::decide(hub.layout(), id, true)?;
-    match a.tool.as_str() {
+    let done = match a.tool.as_str() {
         "reflex_write" => {
             let done = cn_reflex::apply_approved(hub.root(), &a)
                 .map_err(|source| ApproveError::Apply { id: a.id.clone(), source })?;
-            let wrote = hub.layout().relative(&done.path).to_path_buf();
-            Ok(Approved { approval: a, wrote, committed: done.committed })
+            let wrote = Some(hub.layout().relative(&done.path).to_path_buf());
+            Approved { approval: a, wrote, committed: done.committed, output: None }
         }
-        other => Err(ApproveError::Tool { id: a.id.clone(), tool: other.to_string() }),
-    }
+        "send" | "delegate" => {
+            // Mailing takes the hub lock itself.
+            drop(lock);
+            let mail = mail_peer(hub, &a)?;
+            Approved { approval: a, wrote: None, committed: true, output: Some(Value::String(mail)) }
+        }
+        _ => {
+            let output = run_call(hub, &a)?;
+            Approved { approval: a, wrote: None, committed: false, output: Some(output) }
+        }
+    };
+    journal(hub, &done.approval, "approved")?;
+    Ok(done)
 }
 
 /// Deny `id`: nothing runs; the denial is journaled.
 pub fn deny(hub: &Hub, id: &str) -> Result<Approval, ApproveError> {
     let _lock = cn_agent::lock(hub)?;
     let a = approvals::decide(hub.layout(), id, false)?;
+    journal(hub, &a, "denied")?;
+    Ok(a)
+}
+
+fn journal(hub: &Hub, a: &Approval, outcome: &str) -> Result<(), ApproveError> {
     let entry = cn_storage::Entry::new("approval")
         .with("id", a.id.as_str())
         .with("tool", a.tool.as_str())
-        .with("outcome", "denied");
+        .with("outcome", outcome);
     cn_hub::journal::HubJournal::append_to(&hub.layout().state(), &entry)?;
-    Ok(a)
+    Ok(())
+}
+
+/// A held `send` (its message) or `delegate` (the item it would have forwarded, found where
+/// it went) mailed to the peer as the owner's `cn send`; the mail's id.
+fn mail_peer(hub: &Hub, a: &Approval) -> Result<String, ApproveError> {
+    let field = |k: &str| a.params.get(k).and_then(Value::as_str).map(str::to_string);
+    let failed = |message: String| ApproveError::Run { id: a.id.clone(), tool: a.tool.clone(), message };
+    let to = field("to").ok_or_else(|| failed("no `to` peer".into()))?;
+    let (message, body) = if a.tool == "send" {
+        (field("message").unwrap_or_default(), field("body"))
+    } else {
+        let item = a.item.as_deref().ok_or_else(|| failed("no item to forward".into()))?;
+        let path = match cn_agent::locate(hub, item).map_err(|e| failed(e.to_string()))? {
+            Some(cn_agent::Place::Inbox(p) | cn_agent::Place::Deferred(p) | cn_agent::Place::Decided(p)) => p,
+            Some(cn_agent::Place::Current) => hub.layout().input(),
+            None => return Err(failed(format!("item {item} is gone"))),
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+        let content = cn_storage::Doc::parse(&text).map(|d| d.body).unwrap_or(text);
+        (format!("forwarded: item {item}"), Some(content))
+    };
+    let mail = cn_agent::send(hub, &to, &message, body.as_deref()).map_err(|e| failed(e.to_string()))?;
+    Ok(format!("mail {} to {to} (sent by the next `cn sync`)", mail.id))
+}
+
+/// Run a held tool call on the owner's word, through the tools the level that asked has: the
+/// executive's (level 3: notes, tasks, ideas, reading files) or the reflexes' actions.
+fn run_call(hub: &Hub, a: &Approval) -> Result<Value, ApproveError> {
+    let level = a.level.unwrap_or(3);
+    let engine = cn_reflex::Engine::of_hub(hub);
+    let registry = if level >= 3 {
+        let mut ctx = cn_tools::ToolContext::new(hub.root());
+        ctx.hub = Some(hub.root().to_path_buf());
+        ctx.policy = hub.config().policy.clone();
+        let mut r = cn_tools::Registry::new(ctx);
+        r.register(cn_autonomy::notes::note_write_tool());
+        for name in crate::ENGINE_TOOLS {
+            if let Some(tool) = engine.registry().get(name) {
+                r.register(tool.clone());
+            }
+        }
+        r
+    } else {
+        engine.registry().clone()
+    };
+    let params = a.params.as_object().cloned().unwrap_or_default();
+    registry.run_approved(level, &ToolCall::new(&a.tool, params)).map_err(|e| ApproveError::Run {
+        id: a.id.clone(),
+        tool: a.tool.clone(),
+        message: cn_hub::redact::redact(&e.to_string()),
+    })
 }

@@ -310,6 +310,10 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     Ok(RunReport { mode, moves: state.moves, decided: handled.load(Ordering::Relaxed), listening })
 }
 
+/// The reflex engine's actions the executive also calls: its own state tools and reading
+/// files in the hub.
+pub(crate) const ENGINE_TOOLS: [&str; 3] = ["add_task", "add_idea", "read_file"];
+
 /// The reflex engine (levels 0–2) with its level-2 model, and its tools in `registry`: the
 /// agent's own state tools come from it, so the same code writes tasks and ideas whether a
 /// reflex or the executive asks. `None` (reflexes off) when the engine cannot load.
@@ -327,7 +331,7 @@ fn reflexes(
         Ok(m) => engine.set_model(m),
         Err(e) => eprintln!("cn run: reflexes have no level-2 model: {e}"),
     }
-    for name in ["add_task", "add_idea", "read_file"] {
+    for name in ENGINE_TOOLS {
         if let Some(tool) = engine.registry().get(name) {
             registry.register(tool.clone());
         }

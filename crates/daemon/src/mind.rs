@@ -261,6 +261,51 @@ impl HubMind {
         true
     }
 
+    /// Who `item` is from (`cn_hub::Provenance`): what its tool calls may cause.
+    fn provenance(&self, item: &Item) -> cn_hub::Provenance {
+        let peers = self.hub.peers().unwrap_or_default();
+        cn_hub::Provenance::of_item(&item.doc, |name| peers.contains_key(name))
+    }
+
+    /// The owner's word on a held action, as a message (`approve ap-…` or `deny ap-…` in
+    /// `cn chat`, the owner's Discord or Telegram DM): decided here, without a model, and
+    /// answered with what ran. Only an item whose provenance is the owner's decides; the
+    /// same words from anyone else are an ordinary message. True when it was one.
+    fn owner_word(&mut self, item: &Item, from: &cn_hub::Provenance) -> bool {
+        if !from.is_owner() || item.from != OWNER {
+            return false;
+        }
+        let mut words = item.content.split_whitespace();
+        let (Some(verb), Some(id), None) = (words.next(), words.next(), words.next()) else { return false };
+        let approve = match verb.to_ascii_lowercase().as_str() {
+            "approve" => true,
+            "deny" => false,
+            _ => return false,
+        };
+        if !id.starts_with("ap-") {
+            return false;
+        }
+        let message = if approve {
+            match crate::approve::approve(&self.hub, id) {
+                Ok(done) => done.summary(),
+                Err(e) => format!("Could not approve {id}: {e}"),
+            }
+        } else {
+            match crate::approve::deny(&self.hub, id) {
+                Ok(a) => format!("denied {}: nothing runs", a.id),
+                Err(e) => format!("Could not deny {id}: {e}"),
+            }
+        };
+        let reply = Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }));
+        match cn_agent::decide(&self.hub, &reply) {
+            Ok(_) => true,
+            Err(e) => {
+                tracing::error!(%e, "cannot answer the owner's word on {id}");
+                false
+            }
+        }
+    }
+
     /// A scheduled reflection when nothing was decided since the last one of its cadence (no
     /// item other than reflections; without an earlier one, over the cadence's period) is
     /// closed without a model: there is nothing to reflect on, and a quiet
@@ -581,6 +626,11 @@ impl HubMind {
                 };
                 let mut item = Item::new(&id, self.hub.name(), cadence, &content);
                 item.set("impulse", imp.source.name());
+                // A task or idea someone other than the owner filed brings its item back
+                // as theirs (`cn_hub::Provenance`): filing cannot launder a request.
+                if let Some(source) = imp.data.get("source").and_then(Value::as_str) {
+                    item.set("source", source);
+                }
                 if let Some(origin) = imp.data.get("id").and_then(Value::as_str) {
                     match imp.source {
                         ImpulseSource::Task => item.set("task", origin),
@@ -739,13 +789,15 @@ impl cn_compute::Mind for HubMind {
                     if let Some(t) = &self.telemetry {
                         t.begin_item(&item.id, &item.from, item.cadence.as_str());
                     }
+                    let from = self.provenance(&item);
                     self.note(
                         Entry::new("observation")
                             .with("id", item.id.as_str())
                             .with("summary", format!("took item {} from {}", item.id, item.from))
+                            .with("provenance", from.label())
                             .with("context", first_line(&item.content)),
                     );
-                    if self.quiet_reflection(&item) {
+                    if self.owner_word(&item, &from) || self.quiet_reflection(&item) {
                         self.finish(&item);
                         continue;
                     }

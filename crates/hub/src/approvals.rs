@@ -40,6 +40,9 @@ pub struct Approval {
     /// Who asked: the item the call was made for, and its sender.
     pub item: Option<String>,
     pub from: Option<String>,
+    /// The level that made the call (it runs at that level, under the policy of the day).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<u8>,
     /// Unix seconds.
     pub created: i64,
     pub expires: i64,
@@ -84,6 +87,18 @@ fn expire(all: &mut BTreeMap<String, Approval>, at: i64) -> bool {
     changed
 }
 
+/// A call to hold: what [`request`] records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub tool: String,
+    pub params: Value,
+    pub runs: String,
+    pub remembers: String,
+    pub item: Option<String>,
+    pub from: Option<String>,
+    pub level: Option<u8>,
+}
+
 /// Hold a call: a fresh pending approval, saved; its id.
 #[allow(clippy::too_many_arguments)]
 pub fn hold(
@@ -96,16 +111,32 @@ pub fn hold(
     from: Option<String>,
     timeout_secs: u64,
 ) -> Result<Approval, ApprovalError> {
+    let req = Request { tool: tool.into(), params, runs, remembers, item, from, level: None };
+    request(layout, req, timeout_secs)
+}
+
+/// Hold a call, once: the pending approval already holding the same call for the same item
+/// (a model retrying, a reflex and the executive asking alike), else a fresh one.
+pub fn request(layout: &Layout, req: Request, timeout_secs: u64) -> Result<Approval, ApprovalError> {
     let mut all = load(layout)?;
+    expire(&mut all, now());
+    if let Some(same) = all
+        .values()
+        .find(|a| a.status == Status::Pending && a.tool == req.tool && a.params == req.params && a.item == req.item)
+    {
+        return Ok(same.clone());
+    }
     let created = now();
+    let Request { tool, params, runs, remembers, item, from, level } = req;
     let approval = Approval {
         id: crate::id::prefixed("ap"),
-        tool: tool.into(),
+        tool,
         params,
         runs,
         remembers,
         item,
         from,
+        level,
         created,
         expires: created.saturating_add(i64::try_from(timeout_secs).unwrap_or(i64::MAX)),
         status: Status::Pending,
@@ -113,6 +144,21 @@ pub fn hold(
     };
     all.insert(approval.id.clone(), approval.clone());
     save(layout, &all)?;
+    let mut entry = cn_storage::Entry::new("approval")
+        .with("id", approval.id.as_str())
+        .with("tool", approval.tool.as_str())
+        .with("outcome", "held")
+        .with("runs", crate::redact::redact(&approval.runs).as_str());
+    if let Some(item) = &approval.item {
+        entry = entry.with("item", item.as_str());
+    }
+    if let Some(from) = &approval.from {
+        entry = entry.with("from", from.as_str());
+    }
+    // The hold is saved; a journal that cannot be written loses its line, not the approval.
+    if let Err(e) = crate::journal::HubJournal::append_to(&layout.state(), &entry) {
+        tracing::warn!(%e, "cannot journal approval {}", approval.id);
+    }
     Ok(approval)
 }
 
@@ -153,10 +199,12 @@ mod tests {
     fn held_approved_denied_and_timed_out() {
         let dir = tempfile::tempdir().unwrap();
         let l = Layout::new(dir.path());
-        let hold = |t| hold(&l, "reflex_write", Value::Null, "write x".into(), "nothing".into(), None, None, t);
-        let a = hold(60).unwrap();
-        let b = hold(60).unwrap();
-        let c = hold(0).unwrap();
+        let hold =
+            |n: u32, t| hold(&l, "reflex_write", Value::from(n), "write x".into(), "nothing".into(), None, None, t);
+        let a = hold(1, 60).unwrap();
+        let b = hold(2, 60).unwrap();
+        assert_eq!(hold(2, 60).unwrap().id, b.id, "the same call for the same item is held once");
+        let c = hold(3, 0).unwrap();
         assert!(a.id.starts_with("ap-") && a.id != b.id);
         assert_eq!(decide(&l, &a.id, true).unwrap().status, Status::Approved);
         assert!(matches!(decide(&l, &a.id, false), Err(ApprovalError::Decided { .. })));

@@ -656,11 +656,66 @@ pub struct Policy {
     pub sandbox: Option<bool>,
     /// Whether a sandboxed command may use TCP.
     pub shell_network: bool,
+    /// What an item from someone other than the owner may cause, by provenance: `anyone`
+    /// (default [`ANYONE`]: answer, file, defer, drop), `peers`, `peer:NAME`, a sense
+    /// (`github`, `discord` …) or `SENSE:USER`. An item's calls outside these, even ones its
+    /// level grants, are held for the owner's approval. The owner's items may cause
+    /// everything their level grants.
+    pub from: BTreeMap<String, Grant>,
 }
+
+/// What anyone's item may cause unless `policy.from.anyone` says otherwise: be answered,
+/// filed (tasks, ideas: marked with their source), deferred, dropped or surfaced to the
+/// owner — and the reflexes' steps that change nothing outside the run (templates, the
+/// clock, the local model's triage). Fetching, reading or writing files, mailing peers, the
+/// shell, GitHub's API, notes and reflexes need the owner.
+pub const ANYONE: &[&str] = &[
+    "reply",
+    "react",
+    "noop",
+    "ack",
+    "defer",
+    "delete",
+    "surface",
+    "commit",
+    "add_task",
+    "add_idea",
+    "log",
+    "template",
+    "extract_json",
+    "when",
+    "clock",
+    "activity",
+    "vet",
+    "escalate",
+    "local_prompt",
+    "ollama_prompt",
+];
 
 impl Policy {
     pub fn allows(&self, level: Level, tool: &str) -> bool {
         self.levels.get(&level).is_some_and(|g| g.allows(tool))
+    }
+
+    /// Whether an item from `who` may cause a call of `tool` (its level's grant is checked
+    /// apart, by [`Policy::allows`]): the owner's may cause anything; anyone else's what
+    /// `from.anyone` (default [`ANYONE`]) or the narrower keys of `who` grant. An MCP server's
+    /// tools (`server.tool`, and the reflexes' `mcp` action) are left to that server's
+    /// `callers:`, which admits the owner's items only unless it says `anyone`.
+    pub fn allows_from(&self, who: &crate::Provenance, tool: &str) -> bool {
+        if who.is_owner() || tool.contains('.') || tool == "mcp" {
+            return true;
+        }
+        who.policy_keys().iter().any(|key| match self.from.get(key) {
+            Some(grant) => grant.allows(tool),
+            None => key == "anyone" && ANYONE.contains(&tool),
+        })
+    }
+
+    /// The line of `cn.yaml` that would let `who`'s items cause `tool` without asking.
+    pub fn widening(who: &crate::Provenance, tool: &str) -> String {
+        let key = who.policy_keys().pop().unwrap_or_else(|| "anyone".into());
+        format!("policy.from.{key}: [{tool}]  (added to cn.yaml under `policy: from:`)")
     }
 
     /// Whether commands run sandboxed (`policy.sandbox`, default true).

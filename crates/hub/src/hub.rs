@@ -215,6 +215,12 @@ pub fn valid_name(s: &str) -> bool {
         && !s.contains("..")
 }
 
+/// The names of the hub's peers at `layout` (empty when cn.yaml or the peers file cannot be
+/// read: an unknown sender is then nobody's peer, which grants less, never more).
+pub fn peer_names(layout: &Layout) -> Vec<String> {
+    Hub::open(layout.root()).ok().and_then(|h| h.peers().ok()).map(|p| p.into_keys().collect()).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

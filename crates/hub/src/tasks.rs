@@ -115,6 +115,10 @@ pub struct Task {
     /// level that could not do it). A commitment without a due time is followed up at it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follow_up: Option<Timestamp>,
+    /// Who asked for it, when not the owner ([`crate::Provenance::label`]): the item the
+    /// task brings back is as trusted as that, never more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -130,6 +134,7 @@ impl Task {
             done: false,
             status: None,
             follow_up: None,
+            source: None,
             extra: Map::new(),
         }
     }
@@ -208,6 +213,9 @@ pub struct Idea {
     /// When it was last explored (kept in the file, so a restart does not explore it again).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explored: Option<Timestamp>,
+    /// Who sparked it, when not the owner (as a task's `source`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -221,6 +229,7 @@ impl Idea {
             added: Some(added),
             interest: None,
             explored: None,
+            source: None,
             extra: Map::new(),
         }
     }

@@ -79,6 +79,29 @@ fn level0(c: &mut Criterion) {
             black_box(h)
         })
     });
+    // As in the daemon: the item is current in `state/input.md`, and every step's call reads
+    // its provenance there (a sense's item; a peer's, which also reads cn.yaml's peers).
+    std::fs::write(
+        dir.path().join("cn.yaml"),
+        "name: bench
+peers:
+  ada: /nowhere
+",
+    )
+    .unwrap();
+    for (what, from) in [("a stranger's", "from: discord\nsense: discord\nauthor-id: '7'"), ("a peer's", "from: ada")] {
+        let item = format!(
+            "---\nid: i-1\n{from}\ncadence: inbox\nqueued: 2026-11-24T00:00:00Z\nthread: i-1\n---\nhello there\n"
+        );
+        std::fs::write(dir.path().join("state/input.md"), item).unwrap();
+        g.bench_function(format!("reply end to end, {what} current item (provenance checked per call)"), |b| {
+            b.iter(|| {
+                let h = e.handle(&Input::new(black_box("hello there")).source("discord"));
+                assert!(!h.escalate);
+                black_box(h)
+            })
+        });
+    }
     g.finish();
 }
 

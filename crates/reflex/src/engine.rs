@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use cn_compute::{Level, Model, Plan, ToolCall};
+use cn_compute::{Level, Model, Plan, ToolCall, ToolError};
 use cn_storage::Entry;
 use cn_tools::{Policy, Registry};
 use regex::Regex;
@@ -231,6 +231,12 @@ impl Engine {
     }
 
     /// The registry the actions run through (its docs describe every action).
+    /// Whom the reflexes' calls are made for when the caller knows (`cn reflex test
+    /// --source`); unset, each call's provenance is the hub's current item's.
+    pub fn set_caller(&mut self, from: cn_hub::Provenance) {
+        self.registry.ctx.from = Some(from);
+    }
+
     pub fn registry(&self) -> &Registry {
         &self.registry
     }
@@ -591,10 +597,12 @@ impl Engine {
                 }
                 return Ok(Value::String(format!("(dry run: {} {})", spec.name, short(&main, 200))));
             }
-            return self
-                .registry
-                .run(r.level, &ToolCall::new(spec.name, params))
-                .map_err(|e| Stop::Failed(e.to_string()));
+            // A step held for the owner's approval is no failure of the reflex (a stranger
+            // could otherwise disable it by asking): the item goes up, saying why.
+            return self.registry.run(r.level, &ToolCall::new(spec.name, params)).map_err(|e| match e {
+                ToolError::Held(_) => Stop::Escalate(format!("reflex {}: {e}", r.name)),
+                e => Stop::Failed(e.to_string()),
+            });
         }
         // A call to another reflex.
         let callee = self

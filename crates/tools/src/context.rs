@@ -17,11 +17,24 @@ pub struct ToolContext {
     pub level: Level,
     /// The item the call works on, if any.
     pub item: Option<String>,
+    /// Who the call is made for, when the caller knows (`cn reflex test --source`, a test).
+    /// Unset, the registry reads it from the hub's current item ([`ToolContext::provenance`]).
+    pub from: Option<cn_hub::Provenance>,
 }
 
 impl ToolContext {
     pub fn new(workdir: impl Into<PathBuf>) -> Self {
-        ToolContext { workdir: workdir.into(), hub: None, policy: Policy::default(), level: 0, item: None }
+        ToolContext { workdir: workdir.into(), hub: None, policy: Policy::default(), level: 0, item: None, from: None }
+    }
+
+    /// Who the call is made for, and the item: [`ToolContext::from`] when set, else the
+    /// provenance of the hub's current item (`state/input.md`). `None` outside an item (the
+    /// owner's own commands, a loop's tree).
+    pub fn provenance(&self) -> Option<(cn_hub::Provenance, Option<String>)> {
+        if let Some(from) = &self.from {
+            return Some((from.clone(), self.item.clone()));
+        }
+        cn_hub::Provenance::of_current(&cn_hub::Layout::new(self.hub.as_ref()?))
     }
 
     /// Resolve `path` inside the working directory, or refuse.

@@ -38,6 +38,35 @@ mod tests {
     }
 
     #[test]
+    fn provenance_decides_what_an_item_may_cause_and_a_line_widens_it() {
+        use cn_hub::Provenance;
+        let v = serde_json::json!({"levels": {"3": ["fetch_url"]}, "from": {"github": ["fetch_url"], "peer:pi": ["send"], "discord:42": ["note_write"]}});
+        let p = Policy::from_config(Some(&v)).unwrap();
+        let stranger = Provenance::parse("discord:7");
+        let pi = Provenance::Peer("pi".into());
+        assert!(Policy::default().allows_from(&Provenance::Owner, "shell"), "the owner's may cause anything");
+        for tool in ["reply", "add_task", "defer", "delete", "template"] {
+            assert!(p.allows_from(&stranger, tool), "{tool}");
+        }
+        for tool in ["fetch_url", "note_write", "send", "write_file", "read_file", "reflex_write", "shell"] {
+            assert!(!p.allows_from(&stranger, tool), "{tool}");
+        }
+        assert!(p.allows_from(&Provenance::parse("github:mallory"), "fetch_url"), "a sense's line covers its users");
+        assert!(p.allows_from(&pi, "send") && !p.allows_from(&Provenance::Peer("ada".into()), "send"));
+        assert!(
+            p.allows_from(&Provenance::parse("discord:42"), "note_write") && !p.allows_from(&stranger, "note_write")
+        );
+        assert!(p.allows_from(&stranger, "time.now"), "MCP tools are their server's `callers:` to decide");
+        // `anyone` replaces the default.
+        let narrow = Policy::from_config(Some(&serde_json::json!({"from": {"anyone": ["reply"]}}))).unwrap();
+        assert!(narrow.allows_from(&stranger, "reply") && !narrow.allows_from(&stranger, "add_task"));
+        assert_eq!(
+            Policy::widening(&Provenance::parse("github:mallory"), "fetch_url"),
+            "policy.from.github:mallory: [fetch_url]  (added to cn.yaml under `policy: from:`)"
+        );
+    }
+
+    #[test]
     fn config_errors_name_the_key() {
         let v = serde_json::json!({"levels": {"2": ["reply"]}, "bogus": 1});
         let e = Policy::from_config(Some(&v)).unwrap_err();

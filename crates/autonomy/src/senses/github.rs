@@ -144,7 +144,7 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
         Percept::new(SenseKind::Github, summary)
             .key(key)
             .owner(owner)
-            .data(json!({"event": event, "action": action, "repository": repo, "sender": sender, "payload": payload})),
+            .data(json!({"event": event, "action": action, "repository": repo, "sender": sender, "author_id": sender, "payload": payload})),
     )
 }
 

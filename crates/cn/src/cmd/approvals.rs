@@ -38,7 +38,12 @@ pub fn list(hub: Option<&Path>, args: ListArgs) -> anyhow::Result<ExitCode> {
         println!("nothing waits for your approval");
     }
     for a in shown {
-        let from = a.item.as_deref().map(|i| format!(" (for item {i})")).unwrap_or_default();
+        let mut from = a.item.as_deref().map(|i| format!(" (for item {i}")).unwrap_or_default();
+        if let Some(who) = &a.from {
+            from = if from.is_empty() { format!(" (from {who})") } else { format!("{from} from {who})") };
+        } else if !from.is_empty() {
+            from.push(')');
+        }
         println!("{} · {} · {:?}{from}", a.id, a.tool, a.status);
         println!("  runs: {}", a.runs.replace('\n', "\n    "));
         println!("  always allow would remember: {}", a.remembers);
@@ -55,7 +60,7 @@ pub fn list(hub: Option<&Path>, args: ListArgs) -> anyhow::Result<ExitCode> {
 pub fn approve(hub: Option<&Path>, args: IdArgs) -> anyhow::Result<ExitCode> {
     let hub = super::hub::open(hub)?;
     let done = cn_daemon::approve::approve(&hub, &args.id).map_err(usage)?;
-    println!("approved {}: {} written and enabled", done.approval.id, done.wrote.display());
+    println!("{}", done.summary());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -110,6 +110,8 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
                     Err(e) => tracing::warn!(%e, "reflexes have no level-2 model"),
                 }
             }
+            // The text's provenance decides what its reflex may cause, as in the daemon.
+            engine.set_caller(source.as_deref().map_or(cn_hub::Provenance::Owner, cn_hub::Provenance::parse));
             // `mcp:` servers for the `mcp` action, started on its first call; the text comes
             // from the owner at the terminal, or from the sense `--source` names.
             if !config.mcp.is_empty() {

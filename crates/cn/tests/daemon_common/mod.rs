@@ -44,6 +44,24 @@ pub fn hub(root: &Path, name: &str, model: &str, extra: &str) -> PathBuf {
     hub
 }
 
+/// [`hub`] with a level-3 executive too — the shell script `executive` — and a GitHub
+/// webhook whose secret is in `$CN_TEST_HOOK_SECRET`.
+pub fn executive_hub(root: &Path, model: &str, executive: &str, extra: &str) -> PathBuf {
+    let hub = hub(root, "ada", model, extra);
+    let script = root.join("exec.sh");
+    std::fs::write(&script, executive).unwrap();
+    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace(
+        "senses:\n  bind: 127.0.0.1:0\n",
+        &format!(
+            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n\
+             senses:\n  bind: 127.0.0.1:0\n  github:\n    secret_env: CN_TEST_HOOK_SECRET\n",
+            script.display()
+        ),
+    );
+    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    hub
+}
+
 /// The daemon: `cn run` on `hub`, with `env`.
 pub struct Daemon {
     pub child: Child,

@@ -38,7 +38,7 @@ struct Idea {
 
 pub(crate) fn add_task(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     let shared = shared.clone();
-    typed("add_task", "Add a commitment to state/tasks.json.", move |_ctx, p: Task| {
+    typed("add_task", "Add a commitment to state/tasks.json.", move |ctx, p: Task| {
         let due = match &p.due {
             Some(due) => {
                 let bad = |e: &dyn std::fmt::Display| {
@@ -55,6 +55,7 @@ pub(crate) fn add_task(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         task.due = due;
         task.priority = Some(p.priority.unwrap_or(2));
         task.context = Some(p.context.unwrap_or_else(|| format!("reflex {}: {}", turn.reflex, turn.target.text)));
+        task.source = source(ctx);
         let id = task.id.clone();
         tasks_in(&cn_hub::Layout::new(&shared.hub).state()).add(task).map_err(failed)?;
         Ok(Value::String(id))
@@ -63,17 +64,23 @@ pub(crate) fn add_task(shared: &Arc<Shared>) -> Arc<dyn Tool> {
 
 pub(crate) fn add_idea(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     let shared = shared.clone();
-    typed("add_idea", "Add a curiosity to state/ideas.json.", move |_ctx, p: Idea| {
+    typed("add_idea", "Add a curiosity to state/ideas.json.", move |ctx, p: Idea| {
         let turn = shared.turn();
         // Whole seconds, as the file has always been written.
         let now = Timestamp::now();
         let added = Timestamp::from_second(now.as_second()).unwrap_or(now);
         let sparked_by = p.sparked_by.unwrap_or_else(|| format!("reflex {}: {}", turn.reflex, turn.target.text));
-        let idea = cn_hub::tasks::Idea::new(p.idea, Some(sparked_by), added);
+        let mut idea = cn_hub::tasks::Idea::new(p.idea, Some(sparked_by), added);
+        idea.source = source(ctx);
         let id = idea.id.clone();
         ideas_in(&cn_hub::Layout::new(&shared.hub).state()).add(idea).map_err(failed)?;
         Ok(Value::String(id))
     })
+}
+
+/// Whom a filed task or idea came from: none for the owner's (and the owner's commands).
+fn source(ctx: &cn_tools::ToolContext) -> Option<String> {
+    ctx.from.as_ref().filter(|f| !f.is_owner()).map(cn_hub::Provenance::label)
 }
 
 /// A state file that cannot be written fails the step; the message names the file.

@@ -212,7 +212,7 @@ async function showApprovals() {
   const pending = d.approvals.filter((a) => a.status === 'pending');
   $('#approvals-count').textContent = pending.length || '';
   $('#approval-list').replaceChildren(...(d.approvals.length ? d.approvals.map((a) => el('div', { class: 'approval' + (a.status === 'pending' ? '' : ' decided'), 'data-id': a.id },
-    el('div', {}, el('b', {}, a.tool), ' · ', el('span', { class: 'approval-status' }, a.status), a.item ? el('span', { class: 'mute' }, ' · for item ' + a.item) : ''),
+    el('div', {}, el('b', {}, a.tool), ' · ', el('span', { class: 'approval-status' }, a.status), a.item ? el('span', { class: 'mute' }, ' · for item ' + a.item) : '', a.from ? el('span', { class: 'mute approval-from' }, ' · from ' + a.from) : ''),
     el('div', { class: 'mute' }, 'what approving runs, exactly:'), el('pre', { class: 'runs' }, a.runs),
     a.remembers ? el('div', { class: 'mute' }, 'always allow would remember: ', a.remembers) : '',
     a.decided ? el('div', { class: 'mute' }, 'decided: ', a.decided) : '',
