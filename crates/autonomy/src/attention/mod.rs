@@ -159,16 +159,19 @@ impl Attention {
     /// `state/attention.jsonl`) on admission, and what was pending there is admitted again.
     /// Returns the handle and how many items were restored.
     pub fn durable(config: PoolConfig, path: &std::path::Path) -> std::io::Result<(Self, usize)> {
-        let (spool, pending) = spool::Spool::open(path)?;
+        let (spool, spooled) = spool::Spool::open(path)?;
         let attention = Attention::new(config);
-        let restored = pending.len();
+        let restored = spooled.pending.len() + spooled.extra.values().sum::<u64>() as usize;
         {
             let mut s = attention.state();
-            for (item, _into) in pending {
+            for (item, _into) in spooled.pending {
                 // Already in the spool: admit to the pool only. Coalesced items coalesce again.
                 if let Admission::Displaced { shed: id } | Admission::Shed { id } = s.pool.admit(item) {
                     s.spool_done(&id);
                 }
+            }
+            for (id, n) in &spooled.extra {
+                s.pool.count_merged(id, *n);
             }
             s.generation += 1;
             s.spool = Some(spool);
@@ -379,6 +382,24 @@ mod tests {
             std::iter::from_fn(|| a.decide(Timestamp::now())).map(|c| c.item.summary().to_string()).collect();
         assert_eq!(back, ["gh 1", "gh 2", "gh 3"]);
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 3, "compacted on open");
+    }
+
+    #[test]
+    fn a_restart_restores_a_flood_as_the_pool_held_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("attention.jsonl");
+        {
+            let (a, _) = Attention::durable(PoolConfig::default(), &path).unwrap();
+            for i in 0..=300 {
+                a.admit(Percept::new(SenseKind::Github, format!("comment {i}")).key("github:acme#7"));
+            }
+        }
+        let (a, restored) = Attention::durable(PoolConfig::default(), &path).unwrap();
+        assert_eq!(restored, 301);
+        let c = a.decide(Timestamp::now()).unwrap();
+        assert_eq!(c.item.summary(), "comment 0");
+        assert_eq!((c.merged.len(), c.merged_count), (pool::KEEP_MERGED, 300), "the count survives the restart");
+        assert!(a.decide(Timestamp::now()).is_none());
     }
 
     #[test]

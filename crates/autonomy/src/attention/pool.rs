@@ -193,6 +193,18 @@ impl Pool {
         Some(std::mem::take(&mut self.report))
     }
 
+    /// Count `n` more items merged into the pooled item `id` than it keeps (a restored spool
+    /// keeps [`KEEP_MERGED`] of them in full and their number). False when `id` is not pooled.
+    pub fn count_merged(&mut self, id: &str, n: u64) -> bool {
+        match self.items.values_mut().find(|p| p.item.id() == id) {
+            Some(p) => {
+                p.merged_count += n;
+                true
+            }
+            None => false,
+        }
+    }
+
     fn coalesce(&mut self, rank: Rank, item: Input) -> Admission {
         self.report.coalesced += 1;
         let scored = salience::score(&item, &self.config.weights, false);
