@@ -81,14 +81,20 @@ impl HubJournal {
     }
 
     /// Move the journal in `state_dir` to its next segment (`state/journal/NNNNNN.jsonl`) if
-    /// `config` says it is due; the segment's path when it did. Crash- and race-safe
-    /// (`cn_storage::Journal::rotate_if_due`); every reader here reads across segments.
+    /// `config` says it is due, and the model calls' journal (`state/interactions.jsonl`,
+    /// to `state/interactions/`) likewise; the journal's segment path when it rotated.
+    /// Crash- and race-safe (`cn_storage::Journal::rotate_if_due`); every reader reads
+    /// across segments.
     pub fn rotate_if_due(
         state_dir: &Path,
         config: &crate::config::JournalConfig,
     ) -> Result<Option<PathBuf>, JournalError> {
+        let rotation = config.rotation();
+        let interactions = state_dir.join(crate::layout::INTERACTIONS);
+        Journal::rotate_if_due(&interactions, &rotation)
+            .map_err(|source| JournalError { path: interactions, source })?;
         let path = Self::path_in(state_dir);
-        Journal::rotate_if_due(&path, &config.rotation()).map_err(|source| JournalError { path, source })
+        Journal::rotate_if_due(&path, &rotation).map_err(|source| JournalError { path, source })
     }
 
     /// Append one entry as one line (a single write). A `decision` entry is made durable
@@ -289,6 +295,27 @@ pub fn summary(e: &Entry) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_model_calls_journal_rotates_with_the_journal_and_reads_across_segments() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let mut interactions = Journal::open(state.join(crate::layout::INTERACTIONS)).unwrap();
+        let mut journal = HubJournal::open(&state).unwrap();
+        let config = crate::config::JournalConfig { rotate_bytes: 200, rotate_daily: false };
+        for i in 0..10 {
+            interactions.append(&Entry::new("interaction").with("n", i).with("prompt", "x".repeat(100))).unwrap();
+            journal.append(&Entry::new("decision").with("n", i)).unwrap();
+            HubJournal::rotate_if_due(&state, &config).unwrap();
+        }
+        let layout = crate::Layout::new(dir.path());
+        assert!(Journal::segments(&layout.interactions()).unwrap().len() >= 3);
+        let read = Journal::read(&layout.interactions()).unwrap();
+        let ns: Vec<u64> =
+            read.entries.iter().filter_map(|e| e.0.get("n").and_then(serde_json::Value::as_u64)).collect();
+        assert_eq!(ns, (0..10).collect::<Vec<u64>>(), "every call once, in order, across segments");
+        assert!(layout.write_protected(std::path::Path::new("state/interactions/000001.jsonl")).is_some());
+    }
 
     #[test]
     fn records_round_trip_in_the_documents_shape() {

@@ -9,6 +9,7 @@
 //! state/input.md  state/output.md  the current item; the decision on it
 //! state/journal.jsonl  state/interactions.jsonl   what happened; what models were asked
 //! state/journal/NNNNNN.jsonl                    the journal's older segments (rotated)
+//! state/interactions/NNNNNN.jsonl               the model calls' older segments (rotated)
 //! state/tasks.json  ideas.json  schedule.json  schedule-state.json   impulses
 //! state/attention.jsonl            attention's spool (percepts survive a restart)
 //! state/budget.json  budget.lock  budget-holders/   the thinking budget's spend and
@@ -100,6 +101,8 @@ impl Layout {
         journal_segments => "state/journal";
         /// `state/interactions.jsonl`.
         interactions => "state/interactions.jsonl";
+        /// `state/interactions/`: its older segments, rotated with the journal.
+        interaction_segments => "state/interactions";
         /// `state/tasks.json`.
         tasks => "state/tasks.json";
         /// `state/ideas.json`.
@@ -199,7 +202,7 @@ impl Layout {
         if let Some(why) = self.read_protected(rel) {
             return Some(why);
         }
-        let protected: [(PathBuf, &'static str); 20] = [
+        let protected: [(PathBuf, &'static str); 21] = [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
             (PathBuf::from(LOCK), "the hub lock"),
@@ -210,6 +213,7 @@ impl Layout {
             (self.relative(&self.journal()).into(), "the journal"),
             (self.relative(&self.journal_segments()).into(), "the journal"),
             (self.relative(&self.interactions()).into(), "the journal of model calls"),
+            (self.relative(&self.interaction_segments()).into(), "the journal of model calls"),
             (self.relative(&self.budget()).into(), "the thinking budget"),
             (self.relative(&self.reflex_stats()).into(), "the reflexes' health"),
             (self.relative(&self.reflex_learning()).into(), "what the reflexes learn from"),

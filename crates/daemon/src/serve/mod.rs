@@ -386,20 +386,40 @@ async fn journal(State(app): State<Shared>) -> Response {
     }
 }
 
+/// Where an event id points: `DEV.INO.OFFSET` (the offset just past an entry of the file
+/// with that identity, which may since have become a segment), or a bare `OFFSET` in the
+/// live file (`?from=`).
+fn event_position(id: &str) -> Option<(u64, Option<(u64, u64)>)> {
+    let mut parts = id.split('.');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(offset), None, None, None) => Some((offset.parse().ok()?, None)),
+        (Some(dev), Some(ino), Some(offset), None) => {
+            Some((offset.parse().ok()?, Some((dev.parse().ok()?, ino.parse().ok()?))))
+        }
+        _ => None,
+    }
+}
+
 /// The live journal: every entry appended after `?from=OFFSET` (or the `Last-Event-ID` a
-/// reconnecting browser sends), one event each, its id the offset just past it.
+/// reconnecting browser sends), one event each, its id naming the file and the offset just
+/// past it — so a browser reconnecting after the journal rotated gets the rest of the old
+/// file (now a segment), then the new one, and nothing twice.
 async fn events(State(app): State<Shared>, headers: HeaderMap, uri: Uri) -> Response {
     let from = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string)
         .or_else(|| query(&uri, "from"))
-        .and_then(|v| v.parse::<u64>().ok());
+        .and_then(|v| event_position(&v));
     let path = cn_hub::journal::HubJournal::path_in(&app.hub.layout().state());
-    let from = from.unwrap_or_else(|| std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
     // The file the offset is in, by identity: when the journal rotates, the rest of that file
     // (now a segment) is sent before the new one is read from its start.
-    let file = cn_storage::journal::file_id(&path);
+    let live = cn_storage::journal::file_id(&path);
+    let (from, file) = match from {
+        Some((offset, Some(file))) => (offset, Some(file)),
+        Some((offset, None)) => (offset, live),
+        None => (std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0), live),
+    };
     let state = (VecDeque::<Event>::new(), (from, file), app.journal.clone(), app.shutdown.clone(), path);
     let stream = futures_util::stream::unfold(state, |(mut queued, mut at, mut changed, mut stop, path)| async move {
         loop {
@@ -421,10 +441,15 @@ async fn events(State(app): State<Shared>, headers: HeaderMap, uri: Uri) -> Resp
                 Some(p) => data::journal_from(p, offset, EVENT_BATCH_BYTES),
                 None => data::JournalRead { entries: Vec::new(), offset },
             };
-            at = (read.offset, if file.is_none() { live } else { file });
+            let file = if file.is_none() { live } else { file };
+            at = (read.offset, file);
             for (end, entry) in read.entries {
                 let data = Value::Object(entry).to_string();
-                queued.push_back(Event::default().event("entry").id(end.to_string()).data(data));
+                let id = match file {
+                    Some((dev, ino)) => format!("{dev}.{ino}.{end}"),
+                    None => end.to_string(),
+                };
+                queued.push_back(Event::default().event("entry").id(id).data(data));
             }
             if !queued.is_empty() {
                 continue;
