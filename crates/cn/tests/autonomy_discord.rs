@@ -44,7 +44,8 @@ esac
 
 /// A hub whose cn.yaml points the Discord sense at `fake`, with `OWNER_ID` as the owner.
 fn discord_hub(root: &Path, fake: &FakeDiscord) -> std::path::PathBuf {
-    let hub = hub(root, "ada", MODEL, "");
+    // Level 3 may write notes (there is no executive: only an approved call runs there).
+    let hub = hub(root, "ada", MODEL, "    3: [note_write]\n");
     let senses = "senses:\n  bind: 127.0.0.1:0\n";
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
     assert!(yaml.contains(senses), "{yaml}");
@@ -181,5 +182,47 @@ fn the_owners_discord_message_is_handled_with_the_owners_salience() {
     let prompts = std::fs::read_to_string(dir.path().join("prompts")).unwrap();
     assert!(prompts.contains("From: owner") && prompts.contains("How are things?"), "{prompts}");
     assert!(!dir.path().join("started").exists(), "the owner's message took the owner's path");
+    assert!(daemon.stop().success());
+}
+
+/// The owner's word on a held action, as a Discord message: `approve ID` from the owner's
+/// id runs it and answers with what ran; the same words from anyone else approve nothing.
+#[test]
+fn the_owner_approves_a_held_action_by_discord_message_and_a_stranger_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeDiscord::start(Vec::new());
+    let hub = discord_hub(dir.path(), &fake);
+    // The stranger's message gets its ordinary answer at once.
+    std::fs::write(dir.path().join("gate"), "").unwrap();
+    let hold = |name: &str| {
+        let req = cn_hub::approvals::Request {
+            tool: "note_write".into(),
+            params: json!({"name": name, "content": "held from discord"}),
+            runs: format!("`note_write` {name}"),
+            remembers: "policy.from.discord:7: [note_write]".into(),
+            item: None,
+            from: Some("discord:7".into()),
+            level: Some(3),
+        };
+        cn_hub::approvals::request(&cn_hub::Layout::new(&hub), req, 3600).unwrap().id
+    };
+    let (mine, theirs) = (hold("mine"), hold("theirs"));
+    let daemon = start(&hub, &fake);
+    let note = |name: &str| hub.join(format!("state/notes/{name}.md"));
+
+    fake.dispatch(message_payload(3101, 12, ("7", "mallory", None, false), &format!("approve {theirs}")));
+    decided(&hub, "3101");
+    assert!(!note("theirs").exists(), "a stranger's words approved an action");
+    fake.dispatch(message_payload(3102, 12, (OWNER_ID, "grace", Some("Grace"), false), &format!("approve {mine}")));
+    let seen = fake.log.wait("the answer to the owner's approval", |s| {
+        messages(s, 12).iter().any(|m| m.contains(&format!("approved {mine}")))
+    });
+    let answer = messages(&seen, 12).into_iter().find(|m| m.contains(&format!("approved {mine}"))).unwrap();
+    assert!(answer.contains("note_write"), "{answer}");
+    assert_eq!(std::fs::read_to_string(note("mine")).unwrap(), "held from discord");
+    assert!(!note("theirs").exists());
+    let listed: Vec<Value> = serde_json::from_str(&cn_ok(&hub, &["approvals", "--all", "--json"])).unwrap();
+    let status = |id: &str| listed.iter().find(|a| a["id"] == id).map(|a| a["status"].clone()).unwrap();
+    assert_eq!((status(&mine), status(&theirs)), (json!("approved"), json!("pending")));
     assert!(daemon.stop().success());
 }

@@ -1,6 +1,7 @@
 //! What a tool runs with and the model never sees: where it is, and what it may touch.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use cn_compute::{Level, ToolError};
 
@@ -20,21 +21,57 @@ pub struct ToolContext {
     /// Who the call is made for, when the caller knows (`cn reflex test --source`, a test).
     /// Unset, the registry reads it from the hub's current item ([`ToolContext::provenance`]).
     pub from: Option<cn_hub::Provenance>,
+    /// The current item's provenance as last read, by the file's identity: an item's
+    /// frontmatter does not change while it is current, so each item is read once however
+    /// many calls its decision makes. Shared by clones.
+    seen: Arc<Mutex<Option<(FileStamp, Current)>>>,
+}
+
+/// A file's identity and version: device, inode, length, modification time.
+type FileStamp = (u64, u64, u64, i64, i64);
+/// The current item's provenance and id.
+type Current = (cn_hub::Provenance, Option<String>);
+
+fn stamp(path: &Path) -> Option<FileStamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
 }
 
 impl ToolContext {
     pub fn new(workdir: impl Into<PathBuf>) -> Self {
-        ToolContext { workdir: workdir.into(), hub: None, policy: Policy::default(), level: 0, item: None, from: None }
+        ToolContext {
+            workdir: workdir.into(),
+            hub: None,
+            policy: Policy::default(),
+            level: 0,
+            item: None,
+            from: None,
+            seen: Arc::default(),
+        }
     }
 
     /// Who the call is made for, and the item: [`ToolContext::from`] when set, else the
     /// provenance of the hub's current item (`state/input.md`). `None` outside an item (the
     /// owner's own commands, a loop's tree).
-    pub fn provenance(&self) -> Option<(cn_hub::Provenance, Option<String>)> {
+    pub fn provenance(&self) -> Option<Current> {
         if let Some(from) = &self.from {
             return Some((from.clone(), self.item.clone()));
         }
-        cn_hub::Provenance::of_current(&cn_hub::Layout::new(self.hub.as_ref()?))
+        let layout = cn_hub::Layout::new(self.hub.as_ref()?);
+        let now = stamp(&layout.input())?;
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, current)) = seen.as_ref() {
+            if *at == now {
+                return Some(current.clone());
+            }
+        }
+        let current = cn_hub::Provenance::of_current(&layout)?;
+        // Kept only if the file did not change while it was read.
+        if stamp(&layout.input()) == Some(now) {
+            *seen = Some((now, current.clone()));
+        }
+        Some(current)
     }
 
     /// Resolve `path` inside the working directory, or refuse.
@@ -159,6 +196,28 @@ mod tests {
         assert!(ctx.confine_write("cn.yaml").is_ok());
         assert!(ctx.confine_write(".git/hooks/pre-commit").is_err());
         assert!(ctx.confine_read(".env").is_err());
+    }
+
+    #[test]
+    fn provenance_is_the_current_items_and_follows_the_next_item() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ctx = ToolContext::new(dir.path());
+        ctx.hub = Some(dir.path().to_path_buf());
+        assert!(ctx.provenance().is_none(), "no current item: the owner's own command");
+        std::fs::create_dir_all(dir.path().join("state")).unwrap();
+        let current = |id: &str, from: &str, sense: &str| {
+            let tmp = dir.path().join("state/.input.md");
+            std::fs::write(&tmp, format!("---\nid: {id}\nfrom: {from}\n{sense}---\nhi\n")).unwrap();
+            std::fs::rename(&tmp, dir.path().join("state/input.md")).unwrap();
+        };
+        current("i-1", "github", "sense: github\nauthor-id: mallory\n");
+        let clone = ctx.clone();
+        for c in [&ctx, &clone, &ctx] {
+            let (from, id) = c.provenance().unwrap();
+            assert_eq!((from.label().as_str(), id.as_deref()), ("github:mallory", Some("i-1")));
+        }
+        current("i-2", "owner", "");
+        assert_eq!(clone.provenance().unwrap(), (cn_hub::Provenance::Owner, Some("i-2".to_string())));
     }
 
     #[test]
