@@ -312,9 +312,9 @@ mod tests {
         assert!(Journal::segments(&layout.interactions()).unwrap().len() >= 3);
         let read = Journal::read(&layout.interactions()).unwrap();
         let ns: Vec<u64> =
-            read.entries.iter().filter_map(|e| e.0.get("n").and_then(serde_json::Value::as_u64)).collect();
+            read.entries.iter().filter_map(|e| e.0.get("n").and_then(Value::as_u64)).collect();
         assert_eq!(ns, (0..10).collect::<Vec<u64>>(), "every call once, in order, across segments");
-        assert!(layout.write_protected(std::path::Path::new("state/interactions/000001.jsonl")).is_some());
+        assert!(layout.write_protected(Path::new("state/interactions/000001.jsonl")).is_some());
     }
 
     #[test]
