@@ -68,9 +68,10 @@ fn mcp_hub(dir: &Path, grants: &str, mcp: &str) -> PathBuf {
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace(
         "senses:\n  bind: 127.0.0.1:0\n",
         &format!(
-            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n\
+            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n    sandbox: {{write: ['{}']}}\n\
              senses:\n  bind: 127.0.0.1:0\n  github:\n    secret_env: CN_TEST_HOOK_SECRET\n",
-            script.display()
+            script.display(),
+            dir.display()
         ),
     );
     std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
