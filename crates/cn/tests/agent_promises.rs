@@ -91,11 +91,12 @@ fn scripted_hub(root: &Path, local: &str, exec: &str) -> PathBuf {
     std::fs::write(root.join("local.sh"), local).unwrap();
     std::fs::write(root.join("exec.sh"), exec).unwrap();
     let yaml = format!(
-        "name: ada\nmodels:\n  local: {{provider: command, command: [sh, {l}], timeout_secs: 60}}\n  \
-         executive: {{provider: command, command: [sh, {e}], timeout_secs: 60}}\n\
+        "name: ada\nmodels:\n  local: {{provider: command, command: [sh, {l}], timeout_secs: 60, sandbox: {{write: ['{r}']}}}}\n  \
+         executive: {{provider: command, command: [sh, {e}], timeout_secs: 60, sandbox: {{write: ['{r}']}}}}\n\
          budget: {{daily_tokens: 1000000, min_interval_secs: 0}}\nsenses:\n  bind: 127.0.0.1:0\n",
         l = root.join("local.sh").display(),
-        e = root.join("exec.sh").display()
+        e = root.join("exec.sh").display(),
+        r = root.display()
     );
     std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
     hub

@@ -171,9 +171,11 @@ fn a_loop_in_a_subdirectory_commits_only_its_directory() {
     git(root, &["commit", "-q", "-m", "other"]);
     let p = root.join("proj");
     std::fs::create_dir_all(p.join("loop-run")).unwrap();
+    // The sandbox lets components create files in the tree's directories, not at its top.
+    std::fs::create_dir_all(p.join("out")).unwrap();
     std::fs::write(
         p.join("loop-run/task.md"),
-        task("max-iterations: 3\nsensors:\n  s:\n    command: \"cat ok.txt\"\ncontroller: {command: \"if [ -e ok.txt ]; then m=true; else m=false; fi; printf -- '---\\\\ntarget-met: %s\\\\n---\\\\n' $m > $CN_LOOP_RUN/controller-output.md\"}\nactuator: {command: \"echo yes > ok.txt\"}\n"),
+        task("max-iterations: 3\nsensors:\n  s:\n    command: \"cat out/ok.txt\"\ncontroller: {command: \"if [ -e out/ok.txt ]; then m=true; else m=false; fi; printf -- '---\\\\ntarget-met: %s\\\\n---\\\\n' $m > $CN_LOOP_RUN/controller-output.md\"}\nactuator: {command: \"echo yes > out/ok.txt\"}\n"),
     )
     .unwrap();
     // A change outside DIR is not the loop's business: neither refused nor committed.
@@ -186,5 +188,5 @@ fn a_loop_in_a_subdirectory_commits_only_its_directory() {
     }
     assert_eq!(git(root, &["status", "--porcelain"]), " M other.txt\n");
     let body = git(root, &["log", "-1", "--skip=1", "--format=%b"]);
-    assert!(body.contains("Files changed: ok.txt."), "{body}");
+    assert!(body.contains("Files changed: out/ok.txt."), "{body}");
 }

@@ -36,7 +36,8 @@ fn scripted_loop(scripts: &Path, actuator: &str) -> String {
     let actuator =
         if actuator == "command" { format!("{{command: \"{}\"}}", act.display()) } else { actuator.to_string() };
     format!(
-        "---\nmax-iterations: 5\nenv: [KILL_AT, MARKER]\nsensors:\n  check:\n    command: \"{}\"\n    target: \"F.txt says fixed\"\ncontroller: {{command: \"{}\"}}\nactuator: {actuator}\n---\n\n# Task\n\nMake src/F.txt say fixed.\n",
+        "---\nmax-iterations: 5\nenv: [KILL_AT, MARKER]\nsandbox: {{write: [\"{}\"]}}\nsensors:\n  check:\n    command: \"{}\"\n    target: \"F.txt says fixed\"\ncontroller: {{command: \"{}\"}}\nactuator: {actuator}\n---\n\n# Task\n\nMake src/F.txt say fixed.\n",
+        scripts.display(),
         sensor.display(),
         controller.display()
     )
@@ -105,6 +106,8 @@ fn sigkill_at_any_point_resumes_without_repeating_or_losing() {
         let scripts = tempfile::tempdir().unwrap();
         let dir = repo(&scripted_loop(scripts.path(), "command"));
         let p = dir.path();
+        // The sandbox lets a component create files in the tree's directories, not at its top.
+        std::fs::create_dir(p.join("src")).unwrap();
         let marker = scripts.path().join("marker");
         let out = kill_at(p, &marker, point);
         assert_eq!(out.status.code(), Some(0), "{point}: {}", text(&out));
@@ -175,16 +178,17 @@ fn manual_actuator_waits_for_cn_loop_done() {
 #[test]
 fn max_iterations_ends_the_loop_without_actuating() {
     let dir = repo(
-        "---\nmax-iterations: 2\nsensors:\n  a:\n    command: \"echo one\"\n  b:\n    command: \"echo two; exit 4\"\ncontroller: {command: \"printf -- '---\\\\ntarget-met: false\\\\n---\\\\nAgain.\\\\n' > $CN_LOOP_RUN/controller-output.md\"}\nactuator: {command: \"echo $CN_LOOP_ITERATION >> acted.txt\"}\n---\n\nNever done.\n",
+        "---\nmax-iterations: 2\nsensors:\n  a:\n    command: \"echo one\"\n  b:\n    command: \"echo two; exit 4\"\ncontroller: {command: \"printf -- '---\\\\ntarget-met: false\\\\n---\\\\nAgain.\\\\n' > $CN_LOOP_RUN/controller-output.md\"}\nactuator: {command: \"echo $CN_LOOP_ITERATION >> src/acted.txt\"}\n---\n\nNever done.\n",
     );
     let p = dir.path();
+    std::fs::create_dir(p.join("src")).unwrap();
     let out = run(p, &["loop", "run"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(
         iterations(p),
         [(0, "running".to_string()), (1, "running".to_string()), (2, "max-iterations".to_string())]
     );
-    assert_eq!(std::fs::read_to_string(p.join("acted.txt")).unwrap(), "1\n", "only iteration 1 actuates");
+    assert_eq!(std::fs::read_to_string(p.join("src/acted.txt")).unwrap(), "1\n", "only iteration 1 actuates");
     let shas = shas(p);
     assert_eq!(
         front(p, &shas[3], "orchestrator-output.md"),

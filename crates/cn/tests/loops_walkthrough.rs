@@ -129,6 +129,9 @@ fn walkthrough(kind: &str, controller: &Path, actuator: &Path) -> tempfile::Temp
     };
     let components = format!("controller: {}\nactuator: {}\n", spec(controller), spec(actuator));
     let dir = repo(&task(&components));
+    // A sandboxed component creates files and directories inside the tree's directories,
+    // never at its top (that right would reach `.git/`): the project has its `src/`.
+    std::fs::create_dir(dir.path().join("src")).unwrap();
     let out = run(dir.path(), &["loop", "run"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("iteration 3: complete"), "{}", text(&out));

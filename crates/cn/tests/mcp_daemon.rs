@@ -64,13 +64,15 @@ fn mcp_hub(dir: &Path, grants: &str, mcp: &str) -> PathBuf {
     executive_hub(dir, LOCAL, EXECUTIVE, &format!("    3: [reply, noop, ack, defer{grants}]\nmcp:\n{mcp}"))
 }
 
-/// `mcp-server-time` behind `tee`, so the test sees every request cn sent it.
+/// `mcp-server-time` behind `tee`, so the test sees every request cn sent it (its sandbox
+/// lets it write that one file).
 fn time_server(venv: &Path, requests: &Path) -> String {
     let bin = venv.join("bin/mcp-server-time");
+    std::fs::write(requests, "").unwrap();
     format!(
-        "  time:\n    command: [sh, -c, \"tee -a '{}' | '{}' --local-timezone UTC\"]\n    timeout: 30s\n",
-        requests.display(),
-        bin.display()
+        "  time:\n    command: [sh, -c, \"tee -a '{r}' | '{}' --local-timezone UTC\"]\n    timeout: 30s\n    sandbox: {{write: ['{r}']}}\n",
+        bin.display(),
+        r = requests.display(),
     )
 }
 
@@ -162,10 +164,11 @@ fn the_executive_calls_an_mcp_tool_for_the_owner_and_never_for_a_stranger() {
 fn a_server_that_hangs_at_start_delays_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("stuck.pid");
+    std::fs::write(&pidfile, "").unwrap();
     // It hangs far longer than the test waits for the owner's answer.
     let mcp = format!(
-        "  stuck:\n    command: [sh, -c, \"echo $$ > '{}'; exec sleep 3600\"]\n    timeout: 300s\n",
-        pidfile.display()
+        "  stuck:\n    command: [sh, -c, \"echo $$ > '{p}'; exec sleep 3600\"]\n    timeout: 300s\n    sandbox: {{write: ['{p}']}}\n",
+        p = pidfile.display()
     );
     let hub = hub(dir.path(), "ada", LOCAL, &format!("mcp:\n{mcp}"));
     let mut daemon = Daemon::start(&hub, &[]);

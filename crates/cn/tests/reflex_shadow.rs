@@ -48,7 +48,11 @@ fn setup(dir: &Path, learn: &str) -> PathBuf {
     let script = dir.join("exec.sh");
     std::fs::write(&script, EXECUTIVE).unwrap();
     let exec =
-        format!("  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n", script.display());
+        format!(
+            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n    sandbox: {{write: ['{}']}}\n",
+            script.display(),
+            script.parent().unwrap().display()
+        );
     let hub = hub(
         dir,
         "ada",

@@ -43,7 +43,11 @@ fn the_executive_writes_a_reflex_that_answers_the_next_message_at_level_zero() {
     let script = dir.path().join("exec.sh");
     std::fs::write(&script, EXECUTIVE).unwrap();
     let extra =
-        format!("  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n", script.display());
+        format!(
+            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n    sandbox: {{write: ['{}']}}\n",
+            script.display(),
+            script.parent().unwrap().display()
+        );
     let hub = hub(dir.path(), "ada", LOCAL, "");
     // The executive goes under `models:`, and level 3 gets the hub template's grants.
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("senses:", &format!("{extra}senses:")).replace(

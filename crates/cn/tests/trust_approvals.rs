@@ -36,7 +36,11 @@ fn setup(dir: &std::path::Path, timeout: &str) -> std::path::PathBuf {
     let script = dir.join("exec.sh");
     std::fs::write(&script, EXECUTIVE).unwrap();
     let exec =
-        format!("  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n", script.display());
+        format!(
+            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n    sandbox: {{write: ['{}']}}\n",
+            script.display(),
+            script.parent().unwrap().display()
+        );
     let hub = hub(dir, "ada", LOCAL, &format!("    3: [reply, noop, ack, defer, reflex_write]\n{timeout}"));
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("senses:", &format!("{exec}senses:"));
     std::fs::write(hub.join("cn.yaml"), yaml).unwrap();

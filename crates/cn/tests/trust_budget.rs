@@ -24,7 +24,11 @@ fn the_budgets_fallback_acts_with_the_level_it_asked() {
         "    3: [reply, noop, ack, defer, add_task]\nbudget:\n  daily_tokens: 1\n  on_exhausted: local\n",
     );
     let exec =
-        format!("  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n", script.display());
+        format!(
+            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n    sandbox: {{write: ['{}']}}\n",
+            script.display(),
+            script.parent().unwrap().display()
+        );
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("senses:", &format!("{exec}senses:"));
     std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
     let tasks_before = std::fs::read_to_string(hub.join("state/tasks.json")).unwrap();

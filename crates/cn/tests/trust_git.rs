@@ -56,3 +56,36 @@ fn a_credentialed_remote_never_reaches_a_message_the_journal_or_a_commit() {
     let log = std::process::Command::new("git").arg("-C").arg(&hub).args(["log", "--format=%B"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&log.stdout).contains("hunter2"));
 }
+
+#[test]
+fn git_and_what_it_runs_see_only_a_scrubbed_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", ACK, "git:\n  env: [CN_NAMED_FOR_GIT]\n");
+    // git runs `core.sshCommand` for an ssh remote, with git's environment: it dumps it.
+    let dump = dir.path().join("git-env.txt");
+    let script = dir.path().join("ssh.sh");
+    std::fs::write(&script, format!("#!/bin/sh\nenv > '{}'\nexit 1\n", dump.display())).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let git = |args: &[&str]| std::process::Command::new("git").arg("-C").arg(&hub).args(args).status().unwrap();
+    assert!(git(&["config", "core.sshCommand", script.to_str().unwrap()]).success());
+    cn_ok(&hub, &["peer", "add", "pi", "ssh://pi.invalid/pi.git"]);
+    // cn's environment holds an API key and a GIT_SSH_COMMAND that would replace the
+    // configured command (and run anything).
+    let pwned = dir.path().join("PWNED");
+    let out = cn_cmd(&hub)
+        .arg("sync")
+        .env("ANTHROPIC_API_KEY", "sk-test-secret")
+        .env("GIT_SSH_COMMAND", format!("touch {}; false", pwned.display()))
+        .env("CN_NAMED_FOR_GIT", "named")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!pwned.exists(), "git took GIT_SSH_COMMAND from cn's environment: {text}");
+    let env =
+        std::fs::read_to_string(&dump).unwrap_or_else(|e| panic!("git did not run core.sshCommand ({e}): {text}"));
+    assert!(!env.contains("sk-test-secret"), "{env}");
+    assert!(!env.contains("ANTHROPIC_API_KEY"), "{env}");
+    assert!(env.contains("CN_NAMED_FOR_GIT=named"), "a variable git.env names is passed: {env}");
+    assert!(env.contains("GIT_TERMINAL_PROMPT=0"), "{env}");
+    assert!(env.lines().any(|l| l.starts_with("PATH=")), "{env}");
+}

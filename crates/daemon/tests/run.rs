@@ -38,9 +38,10 @@ fn hub(root: &Path, model: &str) -> PathBuf {
     let script = root.join("model.sh");
     std::fs::write(&script, model).unwrap();
     let yaml = format!(
-        "name: ada\nmodels:\n  local:\n    provider: command\n    command: [sh, {script}]\n    timeout_secs: 60\n\
+        "name: ada\nmodels:\n  local:\n    provider: command\n    command: [sh, {script}]\n    timeout_secs: 60\n    sandbox: {{write: ['{root}']}}\n\
          senses:\n  bind: 127.0.0.1:0\npolicy:\n  levels:\n    0: [reply, noop, ack]\n    2: [reply, noop, ack, defer]\n",
-        script = script.display()
+        script = script.display(),
+        root = root.display()
     );
     std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
     hub

@@ -26,8 +26,30 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Variables every child gets from cn's environment (when cn has them): enough to find
-/// programs, a home and a locale; nothing secret.
+/// programs, a home and a locale; nothing secret. Every `LC_*` variable is passed too.
 pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "TZ"];
+
+/// What a child's cleared environment starts from: [`BASE_ENV`], every `LC_*`, then `names`
+/// (those cn has), and a default `PATH` when cn has none. Git uses it too
+/// (`crate::git::Git`).
+pub fn base_env<S: AsRef<str>>(names: &[S]) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = Vec::new();
+    let wanted = BASE_ENV.iter().copied().chain(names.iter().map(AsRef::as_ref));
+    for name in wanted {
+        if let Some(v) = std::env::var_os(name) {
+            env.push((name.into(), v));
+        }
+    }
+    for (k, v) in std::env::vars_os() {
+        if k.to_str().is_some_and(|k| k.starts_with("LC_") && k != "LC_ALL") {
+            env.push((k, v));
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        env.push(("PATH".into(), DEFAULT_PATH.into()));
+    }
+    env
+}
 
 /// `PATH` when cn itself has none.
 const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -177,15 +199,7 @@ impl Child {
 
     fn command(&mut self) -> Command {
         let mut cmd = Command::new(&self.program);
-        cmd.args(&self.args).env_clear();
-        for name in BASE_ENV.iter().copied().chain(self.pass.iter().map(String::as_str)) {
-            if let Some(v) = std::env::var_os(name) {
-                cmd.env(name, v);
-            }
-        }
-        if std::env::var_os("PATH").is_none() {
-            cmd.env("PATH", DEFAULT_PATH);
-        }
+        cmd.args(&self.args).env_clear().envs(base_env(&self.pass));
         for (k, v) in &self.set {
             cmd.env(k, v);
         }
@@ -206,13 +220,28 @@ impl Child {
     pub fn spawn(mut self) -> Result<Spawned, ChildError> {
         let program = self.program();
         let mut cmd = self.command();
-        if let Some(sandbox) = &self.sandbox {
-            sandbox.apply(&mut cmd)?;
-        }
+        let tmp = self.confine(&mut cmd)?;
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
         let child = cmd.spawn().map_err(|source| ChildError::Spawn { program, source })?;
         let group = Group(child.id());
-        Ok(Spawned { child, _group: group })
+        Ok(Spawned { child, _group: group, _tmp: tmp })
+    }
+
+    /// Install the sandbox, if one was asked for, with a private temporary directory (the
+    /// child's `TMPDIR`, removed when the returned handle drops): the only temp it may write.
+    fn confine(&self, cmd: &mut Command) -> Result<Option<tempfile::TempDir>, ChildError> {
+        let Some(sandbox) = &self.sandbox else { return Ok(None) };
+        let tmp = tempfile::Builder::new().prefix("cn-child-").tempdir().map_err(|e| {
+            crate::sandbox::SandboxError::Unavailable {
+                why: format!("cannot make its temporary directory: {e}"),
+                way_out: sandbox.way_out.clone(),
+            }
+        })?;
+        let mut sandbox = sandbox.clone();
+        sandbox.writable.push(tmp.path().to_path_buf());
+        sandbox.apply(cmd)?;
+        cmd.env("TMPDIR", tmp.path());
+        Ok(Some(tmp))
     }
 
     /// Run to the end (or the timeout, or the cap).
@@ -221,9 +250,7 @@ impl Child {
         let program = self.program();
         let spawn_err = |source| ChildError::Spawn { program: program.clone(), source };
         let mut cmd = self.command();
-        if let Some(sandbox) = &self.sandbox {
-            sandbox.apply(&mut cmd)?;
-        }
+        let _tmp = self.confine(&mut cmd)?;
         let (tx, rx) = mpsc::channel::<Chunk>();
         let merged = if self.merge {
             let (reader, writer) = std::io::pipe().map_err(spawn_err)?;
@@ -377,6 +404,7 @@ fn spawn_reader<R: Read + Send + 'static>(mut pipe: R, stream: Stream, tx: mpsc:
 pub struct Spawned {
     pub child: std::process::Child,
     _group: Group,
+    _tmp: Option<tempfile::TempDir>,
 }
 
 impl Drop for Spawned {

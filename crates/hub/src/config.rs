@@ -108,6 +108,18 @@ pub struct HubConfig {
     pub journal: JournalConfig,
     /// `otel:` present: the daemon exports its traces over OTLP/HTTP (cn-daemon's `otel`).
     pub otel: Option<OtelConfig>,
+    /// What git sees of cn's environment (`crate::git`).
+    #[serde(deserialize_with = "or_default")]
+    pub git: GitConfig,
+}
+
+/// The `git:` section: git (and the hooks, ssh and credential helpers it runs) gets a
+/// scrubbed environment — `child::BASE_ENV`, `LC_*`, `git::GIT_BASE_ENV` —
+/// plus the variables named here (a proxy, `GIT_SSH_COMMAND`, …).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GitConfig {
+    pub env: Vec<String>,
 }
 
 /// The journal's rotation (`journal:`): `state/journal.jsonl` becomes the next segment
@@ -200,6 +212,7 @@ impl Default for HubConfig {
             mcp: BTreeMap::new(),
             journal: JournalConfig::default(),
             otel: None,
+            git: GitConfig::default(),
         }
     }
 }
@@ -326,6 +339,9 @@ impl HubConfig {
     /// [`HubConfig::parse`], plus the value as-is.
     pub fn parse_with_raw(text: &str, path: &Path) -> Result<(HubConfig, cn_compute::Config), ConfigError> {
         let config = HubConfig::parse(text, path)?;
+        // The hub's git runs with what `git.env` names from here on (`Hub::open` and
+        // `HubConfig::load` both read cn.yaml through here).
+        crate::git::pass_env(&config.git.env);
         let raw = if text.trim().is_empty() {
             cn_compute::Config::default()
         } else {
@@ -492,6 +508,11 @@ pub struct ProviderConfig {
     /// For `command`: environment variables the program sees, besides a minimal `PATH`,
     /// `HOME`, `LANG`; every other variable of cn's environment is withheld.
     pub env: Vec<String>,
+    /// For `command`: the program runs in the Landlock sandbox (`cn_hub::sandbox`), writing
+    /// only its own temporary directory (TCP allowed: it reaches its API) — unless this
+    /// changes it (`{write: [~/.claude], network: false}`) or says `false`.
+    #[serde(skip_serializing_if = "crate::sandbox::SandboxSpec::is_default")]
+    pub sandbox: crate::sandbox::SandboxSpec,
 }
 
 impl ProviderConfig {
@@ -906,6 +927,11 @@ pub struct McpServer {
     /// owner's) or `anyone`.
     #[serde(default)]
     pub callers: McpCallers,
+    /// A stdio server runs in the Landlock sandbox (`cn_hub::sandbox`): it writes only its
+    /// own temporary directory and has no network, unless this widens it
+    /// (`{network: true, write: [~/.cache/uv]}`) or says `false`.
+    #[serde(default)]
+    pub sandbox: crate::sandbox::SandboxSpec,
 }
 
 fn mcp_timeout() -> Duration {

@@ -2,9 +2,14 @@
 //! transport and a loop's clock, and any remote git understands works. Nothing here speaks a
 //! protocol itself; this is the one place that spawns git.
 //!
+//! Invariant: git runs with a scrubbed environment: only `child::BASE_ENV`, `LC_*`,
+//! [`GIT_BASE_ENV`] and the names of cn.yaml's `git.env` ([`pass_env`]) reach git and what
+//! git runs (hooks, ssh, credential helpers); an API key in cn's environment does not, nor a
+//! `GIT_*` variable that was not named.
+//!
 //! Invariant: git never waits for a person. Its stdin is closed (unless input is given),
 //! `GIT_TERMINAL_PROMPT=0` makes its own credential prompts fail, and `GIT_ASKPASS` is set
-//! empty (unless the caller's environment sets one) so neither `core.askPass` nor
+//! empty (unless `git.env` names it) so neither `core.askPass` nor
 //! `SSH_ASKPASS` pops up a dialog; a remote that needs a password fails with git's message
 //! instead of hanging the daemon. (ssh's own passphrase prompt is left to the user's ssh
 //! setup: forcing `BatchMode` through `GIT_SSH_COMMAND` would override `core.sshCommand`.)
@@ -43,6 +48,24 @@ impl GitError {
             GitError::Failed { stderr, .. } => stderr,
             GitError::Spawn { .. } => "",
         }
+    }
+}
+
+/// Variables git gets from cn's environment besides `child::BASE_ENV` (and `LC_*`): where
+/// its own configuration lives, the ssh agent that pushes to an ssh remote, and
+/// `GIT_CEILING_DIRECTORIES` (it only stops git's search for a repository; it can redirect
+/// git nowhere).
+pub const GIT_BASE_ENV: &[&str] = &["XDG_CONFIG_HOME", "SSH_AUTH_SOCK", "GIT_CEILING_DIRECTORIES"];
+
+/// The names `git.env` in cn.yaml adds for every git command (set by [`pass_env`]).
+static PASS_ENV: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
+
+/// Let git see these variables of cn's environment too (cn.yaml's `git.env`: a proxy,
+/// `GIT_SSH_COMMAND`, …); each call replaces the last. Reading cn.yaml
+/// ([`crate::config::HubConfig::parse_with_raw`]) calls it with the hub's list.
+pub fn pass_env(names: &[String]) {
+    if let Ok(mut n) = PASS_ENV.write() {
+        *n = names.to_vec();
     }
 }
 
@@ -119,9 +142,15 @@ impl Git {
         // per-iteration and per-decision git calls cheap.
         let mut c = Command::new("git");
         c.arg("-C").arg(&self.dir).args(args);
+        // A scrubbed environment, like every child's (`crate::child`): what git itself needs
+        // and what `git.env` names, never an API key of cn's or a `GIT_*` variable that
+        // would redirect git (`GIT_DIR`, `GIT_SSH_COMMAND`, `GIT_CONFIG_*`).
+        let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
+        let names: Vec<&str> = GIT_BASE_ENV.iter().copied().chain(named.iter().map(String::as_str)).collect();
+        c.env_clear().envs(crate::child::base_env(&names));
         c.env("GIT_TERMINAL_PROMPT", "0");
         c.env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS);
-        if std::env::var_os("GIT_ASKPASS").is_none() {
+        if !named.iter().any(|n| n == "GIT_ASKPASS") {
             c.env("GIT_ASKPASS", "");
         }
         c

@@ -202,7 +202,14 @@ impl Layout {
         if let Some(why) = self.read_protected(rel) {
             return Some(why);
         }
-        let protected: [(PathBuf, &'static str); 21] = [
+        self.protected_paths().into_iter().find(|(p, _)| rel.starts_with(p)).map(|(_, why)| why)
+    }
+
+    /// The paths (relative to the root) [`Layout::write_protected`] protects by place, each
+    /// with why; `.git/` and secret files, protected by name anywhere, are not listed. The
+    /// sandbox (`crate::sandbox::Sandbox::for_hub`) leaves each of them unwritable.
+    pub fn protected_paths(&self) -> [(PathBuf, &'static str); 21] {
+        [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
             (PathBuf::from(LOCK), "the hub lock"),
@@ -224,8 +231,7 @@ impl Layout {
             (self.relative(&self.run_info()).into(), "the daemon's address"),
             (self.relative(&self.run_lock()).into(), "the daemon's lock"),
             (self.relative(&self.cache()).into(), "cn's caches (llama.cpp loads them)"),
-        ];
-        protected.into_iter().find(|(p, _)| rel.starts_with(p)).map(|(_, why)| why)
+        ]
     }
 
     /// Why no tool may read `rel` (relative to the root): git's directory (its config holds

@@ -75,6 +75,7 @@ fn fresh() -> (tempfile::TempDir, Loop) {
         actuator: Component::Command("in-process".into()),
         text: "---\nmax-iterations: 20\n---\n# Task\n".into(),
         env: Vec::new(),
+        sandbox: Default::default(),
     };
     let orchestrator = Box::new(GitOrchestrator::new(run.clone(), g.clone()).unwrap());
     let lp =

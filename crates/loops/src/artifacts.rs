@@ -25,6 +25,8 @@ pub struct LoopRun {
     /// Variables of cn's environment the components see (task.md's `env:`), besides a
     /// minimal `PATH`, `HOME`, `LANG` and `CN_LOOP_*`.
     pub env: Vec<String>,
+    /// task.md's `sandbox:` for the command components (default: the sandbox).
+    pub sandbox: cn_hub::sandbox::SandboxSpec,
 }
 
 impl LoopRun {
@@ -33,7 +35,7 @@ impl LoopRun {
             .canonicalize()
             .map_err(|e| LoopError::input_from(format!("{}: cannot open the loop's directory", dir.display()), e))?;
         let run = dir.join(LOOP_RUN);
-        Ok(LoopRun { dir, run, env: Vec::new() })
+        Ok(LoopRun { dir, run, env: Vec::new(), sandbox: Default::default() })
     }
 
     pub fn path(&self, file: &str) -> PathBuf {

@@ -3,11 +3,15 @@
 //! `CN_LOOP_ITERATION` in the environment. Standard output and error are captured together,
 //! in the order the program wrote them. Run by `cn_hub::child`: a cleared environment (a
 //! minimal `PATH`, `HOME`, `LANG`, the build variables of `COMPONENT_ENV`), a time limit, an
-//! output cap, the whole process group killed.
+//! output cap, the whole process group killed; in the Landlock sandbox (`cn_hub::sandbox`)
+//! unless task.md says `sandbox: false`: writes only in the tree outside `.git/` (in its
+//! existing directories and files: a new top-level entry would need a right that reaches
+//! `.git/` too) and a private `TMPDIR`, no network unless `sandbox: {network: true}`.
 
 use std::time::Duration;
 
 use cn_hub::child::{Child, ChildError};
+use cn_hub::sandbox::Sandbox;
 
 use crate::artifacts::LoopRun;
 use crate::error::{LoopError, Result};
@@ -51,7 +55,7 @@ pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: 
     let spawn_error = |e: std::io::Error| LoopError::component_from(role, format!("cannot run `{command}`"), e);
     // The one child runner: a cleared environment, its own process group (killed whole at
     // the time limit or when bash exits), output read as it comes and capped.
-    let ran = Child::new("bash")
+    let mut child = Child::new("bash")
         .args(["-O", "globstar", "-c", command])
         .cwd(&run.dir)
         .pass_env(COMPONENT_ENV)
@@ -60,8 +64,15 @@ pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: 
         .env("CN_LOOP_ITERATION", iteration.to_string())
         .merge_stderr()
         .timeout(COMPONENT_TIMEOUT)
-        .max_output(READ_MAX)
-        .run();
+        .max_output(READ_MAX);
+    // Writes only in the loop's tree (never its `.git/`: the loop's clock, and a hook or a
+    // config written there would run outside the sandbox) and a private temporary directory;
+    // no network; unless task.md's `sandbox:` says otherwise.
+    let base = Sandbox::for_tree(&run.dir).way_out("`sandbox: false` in loop-run/task.md's frontmatter");
+    if let Some(sandbox) = run.sandbox.widen(base) {
+        child = child.sandbox(sandbox);
+    }
+    let ran = child.run();
     let (bytes, code, note) = match ran {
         Ok(out) if out.truncated => (out.stdout, None, format!("\n[output cut at {READ_MAX} bytes; stopped]\n")),
         Ok(out) => (out.stdout, out.status.and_then(|s| s.code()), String::new()),

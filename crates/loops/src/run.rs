@@ -63,6 +63,7 @@ impl Loop {
         let git = Git::open(&run.dir)?;
         let task = Task::load(&run, defaults)?;
         run.env = task.env.clone();
+        run.sandbox = task.sandbox.clone();
         let controller: Box<dyn Controller> = match &task.controller {
             Component::Command(c) => Box::new(CommandController { command: c.clone() }),
             Component::Model { model, answers } => Box::new(ModelController {

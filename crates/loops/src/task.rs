@@ -25,6 +25,9 @@ sensors:
 # Which components to use; defaults come from cn.yaml's `loops:` key.
 #   controller: {model: executive}        # or {model: local}, or {command: "./judge.sh"}
 #   actuator: {model: executive}          # or {command: "my-coding-agent ..."}, or manual
+# Command components run sandboxed: they write only in this tree's directories (never
+# .git/, nor a new top-level file) and their own TMPDIR, with no network.
+#   sandbox: {network: true, write: [~/.m2]}   # widen it; `sandbox: false` turns it off
 ---
 
 # Task
@@ -44,6 +47,10 @@ pub struct Task {
     /// `env:` — names of variables the command components see from cn's environment
     /// (everything else is withheld; `cn_hub::child`).
     pub env: Vec<String>,
+    /// `sandbox:` — how the command components are sandboxed: absent or `true`, writes only
+    /// in the tree (never its `.git/`) and a private temporary directory, no network;
+    /// `false`, unsandboxed; `{network: true, write: [paths]}` widens it.
+    pub sandbox: cn_hub::sandbox::SandboxSpec,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -125,9 +132,9 @@ impl Task {
             return Err(bad("the frontmatter is not a mapping".into()));
         };
         for key in front.keys() {
-            if !["max-iterations", "sensors", "controller", "actuator", "env"].contains(&key.as_str()) {
+            if !["max-iterations", "sensors", "controller", "actuator", "env", "sandbox"].contains(&key.as_str()) {
                 return Err(bad(format!(
-                    "unknown frontmatter field `{key}` (known: max-iterations, sensors, controller, actuator, env)"
+                    "unknown frontmatter field `{key}` (known: max-iterations, sensors, controller, actuator, env, sandbox)"
                 )));
             }
         }
@@ -177,7 +184,13 @@ impl Task {
                 .ok_or_else(|| bad("frontmatter field `env`: give a list of variable names".into()))?,
             Some(_) => return Err(bad("frontmatter field `env`: give a list of variable names".into())),
         };
-        Ok(Task { max_iterations, sensors, controller, actuator, text: text.to_string(), env })
+        let sandbox = match front.get("sandbox") {
+            None => Default::default(),
+            Some(v) => {
+                serde_json::from_value(v.clone()).map_err(|e| bad(format!("frontmatter field `sandbox`: {e}")))?
+            }
+        };
+        Ok(Task { max_iterations, sensors, controller, actuator, text: text.to_string(), env, sandbox })
     }
 }
 

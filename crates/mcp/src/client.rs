@@ -482,12 +482,15 @@ impl Server {
         let Some((program, args)) = self.config.command.as_deref().and_then(<[String]>::split_first) else {
             return Err("no command".into());
         };
-        let mut spawned = cn_hub::child::Child::new(program)
-            .args(args)
-            .pass_env(&self.config.env)
-            .cwd(&self.hub)
-            .spawn()
-            .map_err(|e| e.to_string())?;
+        let mut child = cn_hub::child::Child::new(program).args(args).pass_env(&self.config.env).cwd(&self.hub);
+        // Sandboxed unless its entry says `sandbox: false`: its own temporary directory, no
+        // network, unless the entry widens it.
+        let base = cn_hub::sandbox::Sandbox::nothing()
+            .way_out(format!("`sandbox: false` under `mcp.{}` in cn.yaml", self.name));
+        if let Some(sandbox) = self.config.sandbox.widen(base) {
+            child = child.sandbox(sandbox);
+        }
+        let mut spawned = child.spawn().map_err(|e| e.to_string())?;
         let (Some(stdin), Some(stdout)) = (spawned.child.stdin.take(), spawned.child.stdout.take()) else {
             return Err("its pipes were not opened".into());
         };

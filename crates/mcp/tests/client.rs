@@ -27,7 +27,14 @@ fn venv() -> Option<PathBuf> {
 }
 
 fn server(command: Vec<String>, timeout: Duration) -> McpServer {
-    McpServer { command: Some(command), url: None, env: Vec::new(), timeout, callers: McpCallers::Owner }
+    McpServer {
+        command: Some(command),
+        url: None,
+        env: Vec::new(),
+        timeout,
+        callers: McpCallers::Owner,
+        sandbox: Default::default(),
+    }
 }
 
 /// A hub directory whose current item is from `from`.
@@ -234,6 +241,7 @@ fn the_official_sdks_server_over_streamable_http_lists_calls_and_reads() {
         env: Vec::new(),
         timeout: Duration::from_secs(30),
         callers: McpCallers::Owner,
+        sandbox: Default::default(),
     };
     let clients = McpClients::new(&hub, &BTreeMap::from([("ref".to_string(), config)])).unwrap();
     exercise_reference_server(&hub, &clients);

@@ -220,8 +220,11 @@ fn count_files(dir: &Path) -> usize {
 /// sensor compiles, the controller reads the exit status, the actuator fixes the line.
 fn loop_fixture(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir.join("loop-run"))?;
+    // In a directory: the loop's sandbox lets components create and replace files in the
+    // tree's directories, not at its top, where `.git/` is.
+    std::fs::create_dir_all(dir.join("src"))?;
     std::fs::write(
-        dir.join("hello.c"),
+        dir.join("src/hello.c"),
         "#include <stdio.h>\nint main(void) {\n    printf(\"hello\\n\")\n    return 0;\n}\n",
     )?;
     std::fs::write(
@@ -230,17 +233,17 @@ fn loop_fixture(dir: &Path) -> anyhow::Result<()> {
 max-iterations: 3
 sensors:
   compilation:
-    command: "cc -c hello.c -o /dev/null"
+    command: "cc -c src/hello.c -o /dev/null"
     target: "no errors"
 controller:
-  command: "if grep -q '^exit-status: 0' \"$CN_LOOP_RUN/sensor-output.md\"; then printf -- '---\ntarget-met: true\n---\n\nThe program compiles.\n' > \"$CN_LOOP_RUN/controller-output.md\"; else printf -- '---\ntarget-met: false\n---\n\nFix the compile errors in hello.c.\n' > \"$CN_LOOP_RUN/controller-output.md\"; fi"
+  command: "if grep -q '^exit-status: 0' \"$CN_LOOP_RUN/sensor-output.md\"; then printf -- '---\ntarget-met: true\n---\n\nThe program compiles.\n' > \"$CN_LOOP_RUN/controller-output.md\"; else printf -- '---\ntarget-met: false\n---\n\nFix the compile errors in src/hello.c.\n' > \"$CN_LOOP_RUN/controller-output.md\"; fi"
 actuator:
-  command: "sed -i 's/printf(\"hello\\\\n\")$/printf(\"hello\\\\n\");/' hello.c && echo added the missing semicolon"
+  command: "sed -i 's/printf(\"hello\\\\n\")$/printf(\"hello\\\\n\");/' src/hello.c && echo added the missing semicolon"
 ---
 
 # Task
 
-Make hello.c compile.
+Make src/hello.c compile.
 "#,
     )?;
     Ok(())

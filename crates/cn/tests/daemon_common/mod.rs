@@ -36,9 +36,10 @@ pub fn hub(root: &Path, name: &str, model: &str, extra: &str) -> PathBuf {
     let script = root.join(format!("{name}-model.sh"));
     std::fs::write(&script, model).unwrap();
     let yaml = format!(
-        "name: {name}\nmodels:\n  local:\n    provider: command\n    command: [sh, {script}]\n    timeout_secs: 60\n\
+        "name: {name}\nmodels:\n  local:\n    provider: command\n    command: [sh, {script}]\n    timeout_secs: 60\n    sandbox: {{write: ['{root}']}}\n\
          senses:\n  bind: 127.0.0.1:0\npolicy:\n  levels:\n    0: [reply, noop, ack]\n    2: [reply, noop, ack, defer]\n{extra}",
-        script = script.display()
+        script = script.display(),
+        root = root.display()
     );
     std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
     hub
@@ -53,9 +54,10 @@ pub fn executive_hub(root: &Path, model: &str, executive: &str, extra: &str) -> 
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace(
         "senses:\n  bind: 127.0.0.1:0\n",
         &format!(
-            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n\
+            "  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n    sandbox: {{write: ['{}']}}\n\
              senses:\n  bind: 127.0.0.1:0\n  github:\n    secret_env: CN_TEST_HOOK_SECRET\n",
-            script.display()
+            script.display(),
+            root.display()
         ),
     );
     std::fs::write(hub.join("cn.yaml"), yaml).unwrap();

@@ -3,7 +3,11 @@
 //! executive.
 //!
 //! Invariants: the program runs with a deadline and is killed when it passes; a non-zero
-//! exit or an empty answer is an error (with the tail of its stderr), never an answer.
+//! exit or an empty answer is an error (with the tail of its stderr), never an answer. It
+//! runs in the Landlock sandbox (`cn_hub::sandbox`): it writes only its own temporary
+//! directory (it may use the network: it reaches its API), unless its cn.yaml entry changes
+//! that (`sandbox: {write: [~/.claude], network: false}`) or says `sandbox: false`; where the
+//! kernel cannot sandbox it is refused with a message naming that way out.
 
 use std::time::{Duration, Instant};
 
@@ -23,6 +27,8 @@ pub struct CommandModel {
     pub name: String,
     /// Variables of cn's environment the program sees (`env:` in its cn.yaml entry).
     pub env: Vec<String>,
+    /// The sandbox it runs in (`sandbox:` in its entry); `None` when the entry says `false`.
+    pub sandbox: Option<cn_hub::sandbox::Sandbox>,
 }
 
 impl CommandModel {
@@ -31,7 +37,8 @@ impl CommandModel {
             CommandLine::Shell(s) => s.split_whitespace().next().unwrap_or("command").to_string(),
             CommandLine::Argv(a) => a.first().cloned().unwrap_or_else(|| "command".into()),
         };
-        CommandModel { command, timeout, name, env: Vec::new() }
+        let sandbox = Some(base_sandbox("the model's cn.yaml entry"));
+        CommandModel { command, timeout, name, env: Vec::new(), sandbox }
     }
 
     pub fn from_config(cfg: &ProviderConfig, key: &str) -> Result<Self, ConfigError> {
@@ -49,6 +56,7 @@ impl CommandModel {
         let timeout = cfg.timeout_secs.map(Duration::from_secs).unwrap_or(super::DEFAULT_TIMEOUT);
         let mut m = CommandModel::new(command, timeout);
         m.env = cfg.env.clone();
+        m.sandbox = cfg.sandbox.widen(base_sandbox(&format!("`{key}` in cn.yaml")));
         if let Some(model) = &cfg.model {
             m.name = model.clone();
         }
@@ -67,8 +75,21 @@ impl CommandModel {
                 None => Child::new(""),
             },
         };
-        child.pass_env(&self.env).stdin(input).timeout(self.timeout).max_output(MAX_OUTPUT)
+        let child = child.pass_env(&self.env).stdin(input).timeout(self.timeout).max_output(MAX_OUTPUT);
+        match &self.sandbox {
+            Some(sandbox) => child.sandbox(sandbox.clone()),
+            None => child,
+        }
     }
+}
+
+/// A command model's default sandbox: it writes only its own temporary directory (never the
+/// hub: a coding agent fed a stranger's text could be talked into editing it) and may use the
+/// network (a model's program reaches its API).
+fn base_sandbox(entry: &str) -> cn_hub::sandbox::Sandbox {
+    let mut sandbox = cn_hub::sandbox::Sandbox::nothing().way_out(format!("`sandbox: false` in {entry}"));
+    sandbox.network = true;
+    sandbox
 }
 
 /// The text the program reads: the system prompt, then the user prompt.

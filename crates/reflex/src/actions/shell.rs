@@ -2,8 +2,9 @@
 //! run by `cn_hub::child`: only `policy.env`'s variables (and a minimal `PATH`, `HOME`,
 //! `LANG`), its whole process group killed at the policy's time limit or when `sh` exits,
 //! its output cut (and the command stopped) at the size limit; sandboxed (`cn_hub::sandbox`:
-//! writes only in the hub, no network unless `policy.shell_network`) unless
-//! `policy.sandbox: false`.
+//! writes only in the hub outside its protected paths — never `.git/`, `cn.yaml`,
+//! `state/peers.json`, … — and its own temporary directory, no network unless
+//! `policy.shell_network`) unless `policy.sandbox: false`.
 
 use std::sync::Arc;
 
@@ -38,11 +39,17 @@ pub(crate) fn tool() -> Arc<dyn Tool> {
                 .timeout(super::timeout(ctx))
                 .max_output(limit);
             if ctx.policy.sandboxed() {
-                // Writes only in the hub (or the loop's tree), no network unless granted.
-                child = child.sandbox(cn_hub::sandbox::Sandbox {
-                    writable: vec![ctx.workdir.clone()],
-                    network: ctx.policy.shell_network,
-                });
+                // Writes only in the hub (or the loop's tree) outside its protected paths
+                // (`.git/`, `cn.yaml`, …), no network unless granted.
+                let canonical = |p: &std::path::Path| p.canonicalize().ok();
+                let in_hub = ctx.hub.as_deref().is_some_and(|h| canonical(h) == canonical(&ctx.workdir));
+                let mut sandbox = if in_hub {
+                    cn_hub::sandbox::Sandbox::for_hub(&ctx.workdir)
+                } else {
+                    cn_hub::sandbox::Sandbox::for_tree(&ctx.workdir)
+                };
+                sandbox.network = ctx.policy.shell_network;
+                child = child.sandbox(sandbox);
             }
             let out = child.run().map_err(|e| match e {
                 ChildError::Sandbox(e) => ToolError::Denied(e.to_string()),
