@@ -2,13 +2,14 @@
 //! through real git remotes, greet each other. Before, the `hello` reflex and the level-2
 //! replies bounced between them round after round; now an automatic answer is never sent in
 //! reply to another agent's automatic message, so the exchange ends by itself: a's greeting,
-//! b's automatic answer (introducing itself by its own name), and nothing more.
+//! b's automatic answer (introducing itself by its own name), and nothing more — over a
+//! minute of both daemons running together, the bound checked all along.
 
 mod daemon_common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use daemon_common::*;
 
@@ -69,10 +70,27 @@ fn two_default_hubs_greeting_each_other_stop_by_themselves() {
     let answer = answer.expect("beta answered");
     assert!(answer.contains("Hello! I'm beta.") && answer.contains("kind: auto"), "{answer}");
 
+    // Left running together for the minute after that (both syncing every second, so
+    // a loop would go round dozens of times), the two exchange no more than the greeting and
+    // its answer: the count is checked all along the window and fails the moment it is exceeded.
+    let sent = || mails(&alpha.join("threads/mail/sent")).len() + mails(&beta.join("threads/mail/sent")).len();
+    let peer_decisions = |hub: &Path| {
+        journal(hub)
+            .iter()
+            .filter(|e| e["type"] == "decision" && e["place"].is_string())
+            .filter(|e| e["from"] == "alpha" || e["from"] == "beta")
+            .count()
+    };
+    let window = Instant::now() + MINUTE;
+    wait_until(MINUTE * 2, "the minute's window to pass", || {
+        let (n, decided) = (sent(), peer_decisions(&alpha) + peer_decisions(&beta));
+        assert!(n <= 2 && decided <= 2, "the hubs went on: {n} mails sent, {decided} peer items decided");
+        (Instant::now() >= window).then_some(())
+    });
     // Nothing is waiting to go out on either side: the exchange is over at two messages.
     assert!(mails(&alpha.join("threads/mail/outbox")).is_empty());
     assert!(mails(&beta.join("threads/mail/outbox")).is_empty());
-    assert_eq!(mails(&alpha.join("threads/mail/sent")).len() + mails(&beta.join("threads/mail/sent")).len(), 2);
+    assert_eq!(sent(), 2);
     assert!(a.stop().success());
     assert!(b.stop().success());
 }

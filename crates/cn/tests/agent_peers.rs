@@ -7,7 +7,7 @@
 
 mod agent_common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agent_common::*;
 
@@ -28,6 +28,15 @@ fn inbox_items(hub: &Path) -> Vec<(String, String, String)> {
             (front(&p, "from").unwrap(), front(&p, "kind").unwrap_or_default(), text)
         })
         .collect()
+}
+
+/// Hubs a and b, each with a bare repository as its origin, each the other's peer.
+fn two_peers(root: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    let (a, a_bare) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    (a, a_bare, b, b_bare)
 }
 
 #[test]
@@ -62,6 +71,9 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
     assert_eq!(branches(&b_bare), [format!("cn-receipt/a/{thread}")], "b receipts in its own");
     let item = json(&cn_ok(&b, &["input", "--json"]));
     assert_eq!((item["from"].as_str(), item["content"].as_str()), (Some("a"), Some("Please review PR #42\n")));
+    // The mail's subject (its summary line) is in the JSON, and `cn input --help` says so.
+    assert_eq!(item["subject"], "Please review", "{item}");
+    assert!(cn_ok(&b, &["input", "--help"]).contains("subject"));
 
     // b delegates to c; a hears of it.
     cn_ok(&b, &["out", "delegate", "--to", "c"]);
@@ -128,10 +140,7 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
 fn an_orphan_branch_is_rejected_with_a_notice_to_its_sender() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let (a, a_bare) = hub_with_origin(root, "a");
-    let (b, b_bare) = hub_with_origin(root, "b");
-    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
-    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    let (a, a_bare, b, _) = two_peers(root);
     // A branch for b whose thread cannot be read: no <thread-id>.md in it.
     let scratch = root.join("scratch");
     git(root, &["init", "-q", scratch.to_str().unwrap()]);
@@ -158,10 +167,7 @@ fn an_orphan_branch_is_rejected_with_a_notice_to_its_sender() {
 fn an_unreachable_peer_does_not_stop_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let (a, a_bare) = hub_with_origin(root, "a");
-    let (b, b_bare) = hub_with_origin(root, "b");
-    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
-    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    let (a, _, b, _) = two_peers(root);
     cn_ok(&b, &["peer", "add", "ghost", root.join("nowhere.git").to_str().unwrap()]);
     cn_ok(&a, &["send", "--to", "b", "--message", "hello"]);
     cn_ok(&a, &["sync"]);
@@ -175,4 +181,45 @@ fn an_unreachable_peer_does_not_stop_the_others() {
     let out = cn(&a, &["send", "--to", "nobody", "--message", "x"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cn peer add nobody"));
+}
+
+/// A thread between two hubs has a depth limit: two owners answering every message by hand
+/// (each answer a real mail over the hubs' git remotes) get `MAX_THREAD_DEPTH` answers
+/// through; the answer past the limit is neither mailed nor turned into a notice.
+#[test]
+fn a_thread_past_its_depth_limit_mails_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a, _, b, _) = two_peers(root);
+    cn_ok(&a, &["send", "--to", "b", "--message", "ping"]);
+    cn_ok(&a, &["sync"]);
+    let limit = cn_agent::item::MAX_THREAD_DEPTH as usize;
+    let mut delivered = 0;
+    for turn in 1..=2 * limit {
+        let (me, other) = if turn % 2 == 1 { (&b, &a) } else { (&a, &b) };
+        let r = json(&cn_ok(me, &["sync", "--json"]));
+        assert_eq!(r["received"].as_array().map(Vec::len), Some(1), "turn {turn}: {r}");
+        delivered += 1;
+        cn_ok(me, &["input"]);
+        let depth: usize = front(&me.join("state/input.md"), "depth").map_or(0, |d| d.parse().unwrap());
+        assert_eq!(depth, delivered - 1, "turn {turn}");
+        cn_ok(me, &["out", "do", "reply", "--message", &format!("answer {turn}")]);
+        let outbox = md_names(&me.join("threads/mail/outbox"));
+        if depth < limit {
+            assert_eq!(outbox.len(), 1, "turn {turn}: an answer within the limit is mailed");
+            cn_ok(me, &["sync"]);
+            continue;
+        }
+        // Past the limit: nothing to mail — no answer, no notice — and the journal says why.
+        assert!(outbox.is_empty(), "turn {turn}: {outbox:?}");
+        let said = std::fs::read_to_string(me.join("state/journal.jsonl")).unwrap();
+        assert!(said.contains(&format!("the thread reached its limit of {limit} messages")), "{said}");
+        cn_ok(me, &["sync"]);
+        let r = json(&cn_ok(other, &["sync", "--json"]));
+        assert_eq!(r["received"], serde_json::json!([]), "{r}");
+        assert!(md_names(&other.join("threads/inbox")).is_empty());
+        assert_eq!(delivered, limit + 1, "the first mail and {limit} answers");
+        return;
+    }
+    panic!("the thread went past {limit} answers");
 }

@@ -9,6 +9,8 @@ use std::process::Command;
 
 use daemon_common::*;
 
+const MINUTE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// A default hub, as `cn init` writes it: level 2 is the embedded SmolLM2, no executive.
 fn default_hub(root: &Path, name: &str) -> PathBuf {
     let hub = root.join(name);
@@ -267,6 +269,85 @@ fn the_executive_knows_the_time_and_why_shows_the_whole_chain() {
     }
 }
 
+/// A reflex that ran without replying (one the owner wrote: it files a task and says nothing)
+/// does not close the owner's request with an ack below the executive: the owner is told what
+/// it did, from its steps' results. Another's item it handled is closed, saying which reflex.
+#[test]
+fn a_silent_reflex_tells_the_owner_what_it_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let never = "cat > /dev/null; printf '```yaml\\ntool: noop\\nreason: not a reflex\\n```\\n'\n";
+    let hub = scripted_hub(dir.path(), never, never);
+    std::fs::write(
+        hub.join("state/reflexes/file-it.yaml"),
+        "name: file-it\ndescription: File a task and say nothing\nlevel: 0\ntrigger:\n  pattern: \"(?i)^file (?P<what>.+?)\\\\s*$\"\n\
+         pipeline:\n  - action: add_task\n    task: \"{{what}}\"\n    output: id\n",
+    )
+    .unwrap();
+    let out = cn_ok(&hub, &["chat", "file the tax return"]);
+    let all = tasks(&hub);
+    let id = task(&all, "the tax return")["id"].as_str().unwrap().to_string();
+    assert_eq!(out.trim(), format!("My reflex `file-it` took this and did: add_task → {id}."));
+    let entries = journal(&hub);
+    let decision = entries.iter().rev().find(|e| e["type"] == "decision" && e["from"] == "owner").unwrap();
+    assert_eq!((&decision["gtd"], &decision["op"]), (&"do".into(), &"reply".into()), "{decision}");
+
+    // A peer's item the same reflex handles is closed with an ack naming it.
+    std::fs::write(
+        hub.join("threads/inbox/p1.md"),
+        "---\nid: p1\nfrom: pi\ncadence: inbox\nqueued: 2026-01-06T15:00:00Z\n---\nfile the rent\n",
+    )
+    .unwrap();
+    cn_ok(&hub, &["run", "--until-idle"]);
+    let entries = journal(&hub);
+    let decision = entries.iter().rev().find(|e| e["type"] == "decision" && e["id"] == "p1").unwrap();
+    assert_eq!(
+        (&decision["op"], &decision["reason"]),
+        (&"ack".into(), &"handled by reflex file-it".into()),
+        "{decision}"
+    );
+}
+
+/// The executive reads the item's thread in its prompt, and `cn journal why ID` shows the
+/// actions it took with their results (issue 18, point 5).
+#[test]
+fn the_executive_reads_the_thread_and_why_shows_the_action_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("prompt.txt");
+    let asked = dir.path().join("asked");
+    // The first ask reads a file; the second answers.
+    let exec = format!(
+        "cat > {seen}\nif [ -f {asked} ]; then printf '```yaml\\ntool: reply\\nmessage: Step 7 broke.\\n```\\n'; \
+         else touch {asked}; printf '```yaml\\ntool: read_file\\npath: notes/build.txt\\n```\\n'; fi\n",
+        seen = seen.display(),
+        asked = asked.display()
+    );
+    let local = "cat > /dev/null; printf '```yaml\\ntool: noop\\nreason: later\\n```\\n'\n";
+    let hub = scripted_hub(dir.path(), local, &exec);
+    std::fs::create_dir_all(hub.join("notes")).unwrap();
+    std::fs::write(hub.join("notes/build.txt"), "The build broke on step 7 (linking).\n").unwrap();
+    let put = |id: &str, queued: &str, text: &str| {
+        let item = format!("---\nid: {id}\nfrom: owner\ncadence: inbox\nqueued: {queued}\nthread: t1\n---\n{text}\n");
+        std::fs::write(hub.join(format!("threads/inbox/{id}.md")), item).unwrap();
+    };
+    put("b1", "2026-01-06T15:00:00Z", "The nightly build failed again.");
+    cn_ok(&hub, &["input"]);
+    cn_ok(&hub, &["out", "do", "reply", "--message", "I will look into it."]);
+    put("b2", "2026-01-06T16:00:00Z", "Could you look at why the build failed?");
+    cn_ok(&hub, &["run", "--once"]);
+    let prompt = std::fs::read_to_string(&seen).unwrap();
+    assert!(prompt.contains("## Thread") && prompt.contains("owner: The nightly build failed again."), "{prompt}");
+    let why = cn_ok(&hub, &["journal", "why", "b2"]);
+    for part in [
+        "read_file",
+        "params: {\"path\":\"notes/build.txt\"}",
+        "result:",
+        "The build broke on step 7",
+        "do reply: Step 7 broke.",
+    ] {
+        assert!(why.contains(part), "`{part}` missing from:\n{why}");
+    }
+}
+
 /// The budget's active-session check: while an executive session runs (here this test,
 /// announced as `cn chat` announces itself), autonomous work stays below the executive; once
 /// it has ended, the executive takes autonomous work again.
@@ -287,6 +368,102 @@ fn no_autonomous_executive_work_while_an_executive_session_runs() {
     cn_ok(&hub, &["task", "add", "Water the plants", "--due", "2020-01-01"]);
     cn_ok(&hub, &["run", "--until-idle"]);
     assert!(marker.exists(), "the session ended: the executive works again");
+}
+
+/// The same check end to end: a real `cn chat` process (waiting for a line on its stdin)
+/// holds the session while a running daemon takes an autonomous task; the daemon leaves the
+/// executive alone and the journal says why. Once chat has quit, the next autonomous work
+/// goes to the executive again and the journal says the session ended.
+#[test]
+fn a_running_daemon_defers_to_a_cn_chat_session_and_resumes_after() {
+    let dir = tempfile::tempdir().unwrap();
+    defers_to_a_session_while_it_runs(dir.path(), "chat", |hub| {
+        let chat = cn_cmd(hub)
+            .arg("chat")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // EOF on its stdin ends the chat.
+        (chat, Box::new(|chat: &mut std::process::Child| drop(chat.stdin.take())))
+    });
+}
+
+/// An AI loop's controller is an executive session too: a real `cn loop run` on the hub
+/// (its sensor waiting for a file the test writes) holds it while the daemon defers.
+#[test]
+fn a_running_daemon_defers_to_a_cn_loop_run_and_resumes_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = dir.path().join("code");
+    let go = dir.path().join("go");
+    std::fs::create_dir_all(code.join("loop-run")).unwrap();
+    std::fs::write(code.join("README"), "code\n").unwrap();
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "user.name", "Loop Test"],
+        &["config", "user.email", "loop@test.invalid"],
+        &["add", "README"],
+        &["commit", "-q", "-m", "initial"],
+    ] {
+        assert!(Command::new("git").args(args).current_dir(&code).status().unwrap().success());
+    }
+    let task = format!(
+        "---\nmax-iterations: 1\nsensors:\n  s:\n    command: \"while [ ! -e {go} ]; do sleep 0.05; done; echo measured\"\n\
+         controller: {{command: \"printf -- '---\\\\ntarget-met: true\\\\n---\\\\n' > $CN_LOOP_RUN/controller-output.md\"}}\n\
+         actuator: {{command: \"true\"}}\n---\n\n# Task\n\nMeasure.\n",
+        go = go.display()
+    );
+    std::fs::write(code.join("loop-run/task.md"), task).unwrap();
+    defers_to_a_session_while_it_runs(dir.path(), "loop", |hub| {
+        let run = cn_cmd(hub).args(["loop", "run"]).arg(&code).stdout(std::process::Stdio::null()).spawn().unwrap();
+        // The sensor finishes once `go` exists; the loop then ends (its target is met).
+        (run, Box::new(move |_: &mut std::process::Child| std::fs::write(&go, "").unwrap()))
+    });
+}
+
+type Holder = (std::process::Child, Box<dyn FnOnce(&mut std::process::Child)>);
+
+/// With `hold` (a real cn process announcing a `what` session) running, a daemon on a
+/// scripted hub decides an autonomous task below the executive and journals why; after the
+/// process has ended (`hold`'s second part makes it end), the executive works again.
+fn defers_to_a_session_while_it_runs(root: &Path, what: &str, hold: impl FnOnce(&Path) -> Holder) {
+    let marker = root.join("exec-asked");
+    let exec =
+        format!("cat > /dev/null; touch {}\nprintf '```yaml\\ntool: ack\\nreason: done\\n```\\n'\n", marker.display());
+    let local = "cat > /dev/null; printf '```yaml\\ntool: noop\\nreason: later\\n```\\n'\n";
+    let hub = scripted_hub(root, local, &exec);
+    let (mut holder, end) = hold(&hub);
+    let sessions = hub.join("state/sessions");
+    let file = format!("{}-{what}.json", holder.id());
+    wait_until(MINUTE, "the session to be announced", || sessions.join(&file).is_file().then_some(()));
+    let daemon = Daemon::start(&hub, &[]);
+    cn_ok(&hub, &["task", "add", "Tidy the notes", "--due", "2020-01-01"]);
+    let said = |entries: &[serde_json::Value], text: &str| {
+        entries.iter().find(|e| e["summary"].as_str().is_some_and(|s| s.contains(text))).cloned()
+    };
+    let deferred = wait_until(MINUTE, "the task decided at the local level", || {
+        let entries = journal(&hub);
+        entries.iter().any(|e| e["type"] == "decision" && e["from"] == "ada").then_some(entries)
+    });
+    assert!(!marker.exists(), "the executive was asked while the {what} session ran");
+    let why = format!("an executive session runs ({what}, pid {})", holder.id());
+    assert!(said(&deferred, &why).is_some(), "`{why}` not journaled: {deferred:#?}");
+
+    end(&mut holder);
+    let status = wait_until(MINUTE, "the session's process to end", || holder.try_wait().unwrap());
+    assert!(status.success(), "{what}: {status}");
+    assert!(!sessions.join(&file).exists(), "the session file is removed when it ends");
+    cn_ok(&hub, &["task", "add", "Water the plants", "--due", "2020-01-01"]);
+    let deadline = std::time::Instant::now() + MINUTE;
+    while !marker.exists() {
+        let entries = journal(&hub);
+        assert!(std::time::Instant::now() < deadline, "the executive was not asked again: {entries:#?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let entries = journal(&hub);
+    let resumed = format!("session ({what}, pid {}) has ended: autonomous executive work resumes", holder.id());
+    assert!(said(&entries, &resumed).is_some(), "`{resumed}` not journaled: {entries:#?}");
+    assert!(daemon.stop().success());
 }
 
 /// Exploring an idea is journaled (idea, duration, outcome, what was learned) and the idea is

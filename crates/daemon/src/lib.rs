@@ -224,13 +224,38 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         let for_mind = budget.clone();
         // No autonomous executive work while an executive session (an interactive `cn chat`,
         // a loop's controller, the owner's coding agent) runs: see cn_models::session.
+        // The daemon's own command-provider calls announce sessions too; they are not another's.
+        // The journal says when autonomous executive work stops for a session and resumes.
         let mut sessions = cn_models::Sessions::in_state(&state_dir);
+        let mut deferring: Option<cn_models::Session> = None;
+        let journal_dir = state_dir.clone();
         mind = mind.executive_allowed(move |owner| {
             if owner {
                 return true;
             }
-            let active = sessions.active();
-            if let Some(s) = active.first() {
+            let me = std::process::id();
+            let running = sessions.active().into_iter().find(|s| s.pid != me);
+            let summary = match (&running, &deferring) {
+                (Some(s), None) => Some(format!(
+                    "no autonomous executive work: an executive session runs ({}, pid {}); autonomous items go to the local level",
+                    s.what, s.pid
+                )),
+                (None, Some(s)) => Some(format!(
+                    "the executive session ({}, pid {}) has ended: autonomous executive work resumes",
+                    s.what, s.pid
+                )),
+                _ => None,
+            };
+            if let Some(summary) = summary {
+                let entry = cn_storage::Entry::new("observation")
+                    .with("summary", summary)
+                    .with("outcome", "budget: session check");
+                if let Err(e) = cn_hub::journal::HubJournal::append_to(&journal_dir, &entry) {
+                    tracing::warn!(%e, "cannot journal the session check");
+                }
+            }
+            deferring = running;
+            if let Some(s) = &deferring {
                 tracing::info!(pid = s.pid, what = %s.what, "an executive session runs: no autonomous executive work");
                 return false;
             }

@@ -247,12 +247,23 @@ impl HubMind {
         if handled.escalate {
             return false;
         }
-        // A reflex that ran without replying still handled the item: close it, saying which.
+        // A reflex that ran without replying still handled the item. Another's item is closed
+        // saying which reflex; an owner's request is never closed below the executive: the
+        // owner is told what the reflex did, from its steps' results.
         if let Ok(Some(now)) = cn_agent::current(&self.hub) {
             if now.id == item.id {
-                let reason = format!("handled by reflex {}", handled.reflex.as_deref().unwrap_or("?"));
-                if let Err(e) = cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })))
-                {
+                let name = handled.reflex.as_deref().unwrap_or("?");
+                let decided = if item.from == OWNER {
+                    let message = what_the_reflex_did(name, &handled.steps);
+                    cn_agent::decide_below_executive(
+                        &self.hub,
+                        &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message })),
+                    )
+                } else {
+                    let reason = format!("handled by reflex {name}");
+                    cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })))
+                };
+                if let Err(e) = decided {
                     tracing::error!(%e, "cannot close {} after its reflex", item.id);
                     return false;
                 }
@@ -896,5 +907,35 @@ fn describe(o: &Outcome) -> String {
         Outcome::Acted { call, result: Err(e) } => format!("{} failed: {e}", call.tool),
         Outcome::Unparsed(e) => format!("unparsed block: {}", e.message),
         Outcome::AskFailed { error, .. } => format!("model failed: {error}"),
+    }
+}
+
+/// What a reflex that ran without replying did, in words for the owner: each step's action
+/// and its result as the step gave it (shortened), nothing more.
+fn what_the_reflex_did(reflex: &str, steps: &[cn_reflex::StepRun]) -> String {
+    const MOST: usize = 160;
+    let done: Vec<String> = steps
+        .iter()
+        .map(|s| {
+            let result = match &s.output {
+                Value::Null => String::new(),
+                Value::String(t) => t.trim().to_string(),
+                other => other.to_string(),
+            };
+            let mut short: String = result.chars().take(MOST).collect();
+            if result.chars().count() > MOST {
+                short.push('…');
+            }
+            if short.is_empty() {
+                s.action.clone()
+            } else {
+                format!("{} → {short}", s.action)
+            }
+        })
+        .collect();
+    if done.is_empty() {
+        format!("My reflex `{reflex}` took this and did nothing more (it has no steps).")
+    } else {
+        format!("My reflex `{reflex}` took this and did: {}.", done.join("; "))
     }
 }

@@ -89,11 +89,31 @@ impl<T: Serialize + DeserializeOwned> JsonList<T> {
     }
     /// Append one item (read, push, atomic write); a malformed file stays as it is.
     pub fn add(&self, item: T) -> Result<(), StateError> {
+        self.change(|all| {
+            all.push(item);
+            ((), true)
+        })
+    }
+
+    /// Read, change and write the list as one step: `f` changes the items and says whether
+    /// to write them. Held under a lock (`.cn.lock` beside the file), so two processes
+    /// changing it at once — `cn task add` while the daemon follows a task up — lose nothing.
+    pub fn change<R>(&self, f: impl FnOnce(&mut Vec<T>) -> (R, bool)) -> Result<R, StateError> {
+        let dir = self.path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let io = |source| StateError::Io { path: dir.join(".cn.lock"), source };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let _lock = cn_storage::HubLock::acquire(dir, LOCK_WAIT).map_err(io)?;
         let mut all = self.load()?;
-        all.push(item);
-        self.save(&all)
+        let (out, write) = f(&mut all);
+        if write {
+            self.save(&all)?;
+        }
+        Ok(out)
     }
 }
+
+/// How long a change to a state list waits for another process's change to finish.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// One commitment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -161,32 +181,32 @@ pub fn tasks_in(state_dir: &Path) -> Tasks {
 impl JsonList<Task> {
     /// Mark a task done; false if no task has that id.
     pub fn complete(&self, id: &str) -> Result<bool, StateError> {
-        let mut all = self.load()?;
-        let Some(t) = all.iter_mut().find(|t| t.id == id) else { return Ok(false) };
-        t.done = true;
-        t.status = Some("done".into());
-        self.save(&all)?;
-        Ok(true)
+        self.change(|all| {
+            let Some(t) = all.iter_mut().find(|t| t.id == id) else { return (false, false) };
+            t.done = true;
+            t.status = Some("done".into());
+            (true, true)
+        })
     }
 
     /// Leave a task open and come back to it at `at`; false if no open task has that id.
     pub fn follow_up(&self, id: &str, at: Timestamp) -> Result<bool, StateError> {
-        let mut all = self.load()?;
-        let Some(t) = all.iter_mut().find(|t| t.id == id && !t.done) else { return Ok(false) };
-        t.follow_up = Some(at);
-        self.save(&all)?;
-        Ok(true)
+        self.change(|all| {
+            let Some(t) = all.iter_mut().find(|t| t.id == id && !t.done) else { return (false, false) };
+            t.follow_up = Some(at);
+            (true, true)
+        })
     }
 
     /// Add `task` unless a task with its id is there already (a repeated effect adds it once).
     pub fn add_once(&self, task: Task) -> Result<bool, StateError> {
-        let mut all = self.load()?;
-        if all.iter().any(|t| t.id == task.id) {
-            return Ok(false);
-        }
-        all.push(task);
-        self.save(&all)?;
-        Ok(true)
+        self.change(|all| {
+            if all.iter().any(|t| t.id == task.id) {
+                return (false, false);
+            }
+            all.push(task);
+            (true, true)
+        })
     }
 }
 
@@ -238,11 +258,11 @@ impl Idea {
 impl JsonList<Idea> {
     /// Mark an idea explored at `at`; false if no idea has that id.
     pub fn mark_explored(&self, id: &str, at: Timestamp) -> Result<bool, StateError> {
-        let mut all = self.load()?;
-        let Some(i) = all.iter_mut().find(|i| i.id == id) else { return Ok(false) };
-        i.explored = Some(at);
-        self.save(&all)?;
-        Ok(true)
+        self.change(|all| {
+            let Some(i) = all.iter_mut().find(|i| i.id == id) else { return (false, false) };
+            i.explored = Some(at);
+            (true, true)
+        })
     }
 }
 
@@ -335,5 +355,25 @@ mod tests {
         assert_eq!(ideas[0]["added"], "2026-01-06T15:00:00Z");
         assert_eq!(ideas[0]["sparked_by"], "a walk");
         assert!(ideas[0]["id"].as_str().unwrap().starts_with("idea-"));
+    }
+
+    #[test]
+    fn changes_at_once_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let tasks = tasks_in(dir.path());
+        let adders: Vec<_> = (0..8)
+            .map(|n| {
+                let tasks = tasks.clone();
+                std::thread::spawn(move || {
+                    for i in 0..10 {
+                        tasks.add(Task::new(format!("task {n}.{i}"))).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for a in adders {
+            a.join().unwrap();
+        }
+        assert_eq!(tasks.load().unwrap().len(), 80);
     }
 }

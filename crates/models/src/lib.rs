@@ -157,7 +157,14 @@ fn raw_provider(
         ProviderKind::Anthropic => Box::new(provider::Anthropic::from_config(cfg, key)?),
         ProviderKind::Openai => Box::new(provider::OpenAi::from_config(cfg, key)?),
         ProviderKind::Ollama => Box::new(provider::Ollama::from_config(cfg, key)?),
-        ProviderKind::Command => Box::new(provider::CommandModel::from_config(cfg, key)?),
+        ProviderKind::Command => {
+            let m = provider::CommandModel::from_config(cfg, key)?;
+            // The executive's command is an executive session while it runs (session.rs).
+            match key {
+                "models.executive" => Box::new(m.with_session(&cn_hub::Layout::new(hub).state())),
+                _ => Box::new(m),
+            }
+        }
         ProviderKind::Replay => {
             let path = cfg.path.as_ref().map(|p| hub.join(p)).ok_or_else(|| ConfigError::Invalid {
                 key: format!("{key}.path"),

@@ -40,13 +40,17 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let file = ideas_of(&hub);
     match args.command {
         Sub::Rm { id } => {
-            let mut ideas = file.load()?;
-            let before = ideas.len();
-            ideas.retain(|i| i.id != id);
-            if ideas.len() == before {
+            let removed = file
+                .change(|ideas| {
+                    let before = ideas.len();
+                    ideas.retain(|i| i.id != id);
+                    let removed = ideas.len() != before;
+                    (removed, removed)
+                })
+                .context("cannot remove the idea")?;
+            if !removed {
                 return Err(UsageError(format!("no idea `{id}` in {}", file.path().display())).into());
             }
-            file.save(&ideas).context("cannot remove the idea")?;
         }
         Sub::Add { text, sparked_by, interest } => {
             if text.trim().is_empty() {

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Print `{"id","from","content","cadence"}` instead of the item file.
+    /// Print `{"id","from","content","cadence"}` instead of the item file, with `"subject"`
+    /// when the item is a mail that has one.
     #[arg(long)]
     pub json: bool,
 }

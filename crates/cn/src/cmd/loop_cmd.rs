@@ -83,6 +83,10 @@ fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode>
         (None, Some(r)) => read(r)?,
         (None, None) => cn_hub::HubConfig::default(),
     };
+    // A loop's controller is an executive session of its hub while the loop runs: the daemon
+    // on the hub does no autonomous executive work meanwhile (cn_models::session).
+    let _session =
+        root.as_ref().and_then(|r| cn_models::Sessions::in_state(&cn_hub::Layout::new(r).state()).begin("loop").ok());
     let base = root.unwrap_or_else(|| dir.to_path_buf());
     let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, cn_loops::BoxError> {
         Ok(cn_models::model_of(&config.models, &config.budget, &base, kind)?)

@@ -29,6 +29,10 @@ pub struct CommandModel {
     pub env: Vec<String>,
     /// The sandbox it runs in (`sandbox:` in its entry); `None` when the entry says `false`.
     pub sandbox: Option<cn_hub::sandbox::Sandbox>,
+    /// The hub's state directory when the program is the executive: each call is an
+    /// executive session there ([`crate::Sessions`]), so no daemon on the hub starts
+    /// autonomous executive work meanwhile.
+    pub session: Option<std::path::PathBuf>,
 }
 
 impl CommandModel {
@@ -38,7 +42,13 @@ impl CommandModel {
             CommandLine::Argv(a) => a.first().cloned().unwrap_or_else(|| "command".into()),
         };
         let sandbox = Some(base_sandbox("the model's cn.yaml entry"));
-        CommandModel { command, timeout, name, env: Vec::new(), sandbox }
+        CommandModel { command, timeout, name, env: Vec::new(), sandbox, session: None }
+    }
+
+    /// Announce each call as an executive session in the hub whose state directory is `state`.
+    pub fn with_session(mut self, state: &std::path::Path) -> Self {
+        self.session = Some(state.to_path_buf());
+        self
     }
 
     pub fn from_config(cfg: &ProviderConfig, key: &str) -> Result<Self, ConfigError> {
@@ -104,6 +114,7 @@ pub fn stdin_text(plan: &Plan) -> String {
 impl Model for CommandModel {
     fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
         let started = Instant::now();
+        let _session = self.session.as_ref().and_then(|state| crate::Sessions::in_state(state).begin("command").ok());
         let out = match self.child(stdin_text(plan)).run() {
             Ok(out) => out,
             Err(ChildError::Spawn { source, .. }) => {
@@ -179,5 +190,15 @@ mod tests {
         assert!(matches!(m.ask(&plan("x")).unwrap_err(), ModelError::Malformed(_)));
         let mut m = CommandModel::new(CommandLine::Argv(vec!["/nonexistent/agent".into()]), Duration::from_secs(10));
         assert!(matches!(m.ask(&plan("x")).unwrap_err(), ModelError::Connect(_)));
+    }
+
+    #[test]
+    fn an_executive_call_is_a_session_while_it_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let listing = format!("cat > /dev/null; ls {}", dir.path().join("sessions").display());
+        let mut m = CommandModel::new(CommandLine::Shell(listing), Duration::from_secs(10)).with_session(dir.path());
+        let a = m.ask(&plan("x")).unwrap();
+        assert!(a.markdown.contains(&format!("{}-command.json", std::process::id())), "{}", a.markdown);
+        assert!(crate::Sessions::in_state(dir.path()).active().is_empty(), "the session ends with the call");
     }
 }
