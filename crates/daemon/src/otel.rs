@@ -108,6 +108,8 @@ fn nonzero<const N: usize>() -> [u8; N] {
 pub enum OtelError {
     #[error("otel.headers_env: `{header}` names the environment variable {var}, which is not set")]
     HeaderEnv { header: String, var: String },
+    #[error("cannot start the OpenTelemetry exporter: {source}")]
+    Thread { source: std::io::Error },
 }
 
 /// Why one export failed. The transport's error is kept only as text, scrubbed of every
@@ -151,7 +153,7 @@ impl Telemetry {
                 exporter.run(rx);
                 let _ = done_tx.send(());
             })
-            .map_err(|e| format!("cannot start the OpenTelemetry exporter: {e}"))?;
+            .map_err(|source| OtelError::Thread { source })?;
         Ok(Telemetry {
             inner: Arc::new(Inner {
                 queue: Mutex::new(Some(tx)),
