@@ -17,6 +17,26 @@
 //! holds it against where the mail was fetched (the sender is the peer whose repository holds
 //! it), the branch it came on, this hub's name and the content's own digest.
 
+/// Why a mail's envelope is missing or does not fit the mail (the reason in the notice the
+/// sender gets).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvelopeError {
+    #[error("its commit carries no envelope (`cn-envelope: 1`)")]
+    Missing,
+    #[error("its envelope has no `{0}`")]
+    NoField(&'static str),
+    #[error("its envelope says it is from `{said}`, but it came from `{peer}`")]
+    From { said: String, peer: String },
+    #[error("its envelope addresses it to `{said}`, not `{me}`")]
+    To { said: String, me: String },
+    #[error("its envelope's id `{said}` does not match the branch's `{id}`")]
+    Id { said: String, id: String },
+    #[error("its envelope's `created` {0:?} is not an RFC 3339 time")]
+    Created(String),
+    #[error("its content's sha256 is {actual}, but its envelope says {said} (altered or truncated)")]
+    Digest { actual: String, said: String },
+}
+
 /// The envelope of one mail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Envelope {
@@ -52,12 +72,12 @@ impl Envelope {
 
     /// The envelope in a raw commit object (`git cat-file` output: headers, a blank line,
     /// the message), or why there is none.
-    pub fn from_commit(commit: &[u8]) -> Result<Envelope, String> {
+    pub fn from_commit(commit: &[u8]) -> Result<Envelope, EnvelopeError> {
         let start = commit.windows(2).position(|w| w == b"\n\n").map_or(commit.len(), |i| i + 2);
         let message = String::from_utf8_lossy(&commit[start..]);
         let mut lines = message.lines().skip_while(|l| l.trim() != VERSION);
         if lines.next().is_none() {
-            return Err("its commit carries no envelope (`cn-envelope: 1`)".into());
+            return Err(EnvelopeError::Missing);
         }
         let mut fields = std::collections::BTreeMap::new();
         for line in lines {
@@ -65,7 +85,7 @@ impl Envelope {
                 fields.entry(k.trim()).or_insert_with(|| v.trim().to_string());
             }
         }
-        let mut take = |k: &str| fields.remove(k).ok_or_else(|| format!("its envelope has no `{k}`"));
+        let mut take = |k: &'static str| fields.remove(k).ok_or(EnvelopeError::NoField(k));
         Ok(Envelope {
             from: take("from")?,
             to: take("to")?,
@@ -77,25 +97,22 @@ impl Envelope {
 
     /// Why this envelope does not fit mail `id` fetched from peer `peer` for `me` with bytes
     /// `content`, or `Ok`.
-    pub fn check(&self, peer: &str, me: &str, id: &str, content: &[u8]) -> Result<(), String> {
+    pub fn check(&self, peer: &str, me: &str, id: &str, content: &[u8]) -> Result<(), EnvelopeError> {
         if self.from != peer {
-            return Err(format!("its envelope says it is from `{}`, but it came from `{peer}`", self.from));
+            return Err(EnvelopeError::From { said: self.from.clone(), peer: peer.to_string() });
         }
         if self.to != me {
-            return Err(format!("its envelope addresses it to `{}`, not `{me}`", self.to));
+            return Err(EnvelopeError::To { said: self.to.clone(), me: me.to_string() });
         }
         if self.id != id {
-            return Err(format!("its envelope's id `{}` does not match the branch's `{id}`", self.id));
+            return Err(EnvelopeError::Id { said: self.id.clone(), id: id.to_string() });
         }
         if time::OffsetDateTime::parse(&self.created, &time::format_description::well_known::Rfc3339).is_err() {
-            return Err(format!("its envelope's `created` {:?} is not an RFC 3339 time", self.created));
+            return Err(EnvelopeError::Created(self.created.clone()));
         }
         let actual = cn_hub::id::sha256_hex(content);
         if !self.sha256.eq_ignore_ascii_case(&actual) {
-            return Err(format!(
-                "its content's sha256 is {actual}, but its envelope says {} (altered or truncated)",
-                self.sha256
-            ));
+            return Err(EnvelopeError::Digest { actual, said: self.sha256.clone() });
         }
         Ok(())
     }
@@ -117,21 +134,21 @@ mod tests {
         let back = Envelope::from_commit(&commit_of(&e.render())).unwrap();
         assert_eq!(back, e);
         assert_eq!(back.check("a", "b", "m1", body), Ok(()));
-        assert!(back.check("a", "b", "m1", b"other").unwrap_err().contains("sha256"));
-        assert!(back.check("mallory", "b", "m1", body).unwrap_err().contains("from `a`"));
-        assert!(back.check("a", "c", "m1", body).unwrap_err().contains("not `c`"));
-        assert!(back.check("a", "b", "m2", body).unwrap_err().contains("`m2`"));
+        assert!(back.check("a", "b", "m1", b"other").unwrap_err().to_string().contains("sha256"));
+        assert!(back.check("mallory", "b", "m1", body).unwrap_err().to_string().contains("from `a`"));
+        assert!(back.check("a", "c", "m1", body).unwrap_err().to_string().contains("not `c`"));
+        assert!(back.check("a", "b", "m2", body).unwrap_err().to_string().contains("`m2`"));
         let mut late = e.clone();
         late.created = "yesterday".into();
-        assert!(late.check("a", "b", "m1", body).unwrap_err().contains("RFC 3339"));
+        assert!(late.check("a", "b", "m1", body).unwrap_err().to_string().contains("RFC 3339"));
     }
 
     #[test]
     fn a_commit_without_an_envelope_or_a_field_is_named() {
-        assert!(Envelope::from_commit(&commit_of("junk\n")).unwrap_err().contains("no envelope"));
+        assert!(Envelope::from_commit(&commit_of("junk\n")).unwrap_err().to_string().contains("no envelope"));
         let e =
             Envelope::from_commit(&commit_of("x\n\ncn-envelope: 1\nfrom: a\nto: b\nid: m\ncreated: t\n")).unwrap_err();
-        assert!(e.contains("`sha256`"), "{e}");
+        assert!(e.to_string().contains("`sha256`"), "{e}");
         // Bytes that are not UTF-8 anywhere in the object are no crash.
         assert!(Envelope::from_commit(b"\xff\xfe\n\n\xff").is_err());
         assert!(Envelope::from_commit(b"").is_err());

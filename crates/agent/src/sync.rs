@@ -363,6 +363,7 @@ fn take_from(
                 }
             }
             Err(why) => {
+                let why = why.to_string();
                 reject(hub, peer, id, sha, &why)?;
                 report.rejected.push(format!("{peer}/{id}"));
                 format!("rejected: {why}")
@@ -377,6 +378,25 @@ fn take_from(
     Ok(seen)
 }
 
+/// Why a peer's mail is rejected (the reason in the notice its sender gets).
+#[derive(Debug, thiserror::Error)]
+enum Rejected {
+    #[error("the branch has no file {0}.md")]
+    NoFile(String),
+    #[error("the branch's tip is not a commit")]
+    TipNotACommit,
+    #[error(transparent)]
+    Envelope(#[from] crate::envelope::EnvelopeError),
+    #[error("{id}.md is not UTF-8 text (an invalid byte at offset {})", source.utf8_error().valid_up_to())]
+    NotUtf8 { id: String, source: std::string::FromUtf8Error },
+    #[error(transparent)]
+    Mail(#[from] crate::error::ParseError),
+    #[error("its thread id `{0}` does not match the branch")]
+    Thread(String),
+    #[error("it is addressed to `{to}`, not `{me}`")]
+    To { to: String, me: String },
+}
+
 /// The mail in `file` if it is what its envelope and branch say, else why not.
 fn check(
     me: &str,
@@ -385,26 +405,23 @@ fn check(
     old: bool,
     commit: Option<Object>,
     file: Option<Object>,
-) -> Result<Mail, String> {
+) -> std::result::Result<Mail, Rejected> {
     let bytes = match file {
         Some(Object { kind, bytes }) if kind == "blob" => bytes,
-        _ => return Err(format!("the branch has no file {id}.md")),
+        _ => return Err(Rejected::NoFile(id.to_string())),
     };
     // The old layout had no envelope; its mail is checked as it always was.
     if !old {
-        let commit =
-            commit.filter(|o| o.kind == "commit").ok_or_else(|| "the branch's tip is not a commit".to_string())?;
+        let commit = commit.filter(|o| o.kind == "commit").ok_or(Rejected::TipNotACommit)?;
         Envelope::from_commit(&commit.bytes)?.check(peer, me, id, &bytes)?;
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!("{id}.md is not UTF-8 text (an invalid byte at offset {})", e.utf8_error().valid_up_to())
-    })?;
-    let mail = Mail::parse(&text).map_err(|e| e.to_string())?;
+    let text = String::from_utf8(bytes).map_err(|source| Rejected::NotUtf8 { id: id.to_string(), source })?;
+    let mail = Mail::parse(&text)?;
     if mail.id != id {
-        return Err(format!("its thread id `{}` does not match the branch", mail.id));
+        return Err(Rejected::Thread(mail.id));
     }
     if mail.to != me {
-        return Err(format!("it is addressed to `{}`, not `{me}`", mail.to));
+        return Err(Rejected::To { to: mail.to, me: me.to_string() });
     }
     Ok(mail)
 }

@@ -8,7 +8,6 @@
 //! it; impulses restored from the spool after a restart are not offered a second time.
 
 use std::io;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use cn_hub::journal::HubJournal;
@@ -32,11 +31,11 @@ impl AutonomousLoop {
     /// Open a hub: the durable queue `state/attention.jsonl` (what was pending comes back),
     /// the journal `state/journal.jsonl`, and the impulse files. Returns it and how many
     /// items were restored.
-    pub fn open(hub: &Path, config: &AutonomyConfig) -> io::Result<(Self, usize)> {
-        let layout = cn_hub::Layout::new(hub);
+    pub fn open(hub: &cn_hub::Hub, config: &AutonomyConfig) -> io::Result<(Self, usize)> {
+        let layout = hub.layout();
         let (attention, restored) = Attention::durable(config.attention.clone(), &layout.attention())?;
         let journal = HubJournal::open(&layout.state()).map_err(|e| io::Error::new(e.source.kind(), e))?;
-        let mut impulses = ImpulseSources::of_hub(hub, Timestamp::now());
+        let mut impulses = ImpulseSources::of_hub(hub.root(), Timestamp::now());
         attention.with_pool(|pool| {
             for pooled in pool.iter() {
                 if let crate::Input::Impulse(i) = &pooled.item {
@@ -94,13 +93,19 @@ mod tests {
     use crate::impulses::{tasks_of, Task};
     use crate::percept::{Percept, SenseKind};
 
+    /// The hub in `dir`, with the cn.yaml it needs to open.
+    fn open(dir: &std::path::Path) -> cn_hub::Hub {
+        std::fs::write(dir.join("cn.yaml"), "name: t\n").unwrap();
+        cn_hub::Hub::open(dir).unwrap()
+    }
+
     #[test]
     fn a_due_task_is_admitted_once_and_survives_a_restart_without_being_offered_again() {
         let hub = tempfile::tempdir().unwrap();
         let mut t = Task::new("Review PR #42");
         t.due = Some("2026-01-07T10:00:00Z".parse().unwrap());
         tasks_of(hub.path()).add(t.clone()).unwrap();
-        let (mut a, restored) = AutonomousLoop::open(hub.path(), &AutonomyConfig::default()).unwrap();
+        let (mut a, restored) = AutonomousLoop::open(&open(hub.path()), &AutonomyConfig::default()).unwrap();
         assert_eq!(restored, 0);
         assert_eq!(a.gather(Timestamp::now(), false), 1);
         assert_eq!(a.gather(Timestamp::now(), false), 0, "offered once per due time");
@@ -110,7 +115,7 @@ mod tests {
         a.attention.done(&first);
         drop(a);
         // The task is still queued after a restart, and not offered (nor coalesced) again.
-        let (mut a, restored) = AutonomousLoop::open(hub.path(), &AutonomyConfig::default()).unwrap();
+        let (mut a, restored) = AutonomousLoop::open(&open(hub.path()), &AutonomyConfig::default()).unwrap();
         assert_eq!(restored, 1);
         assert_eq!(a.gather(Timestamp::now(), false), 0);
         let task = a.attention.decide(Timestamp::now()).unwrap();

@@ -78,9 +78,28 @@ pub enum CronError {
     #[error("cron expression `{expr}` has {count} fields; expected 5: minute hour day-of-month month day-of-week")]
     FieldCount { expr: String, count: usize },
     #[error("cron {field} field `{text}`: {reason}")]
-    Field { field: Field, text: String, reason: String },
+    Field { field: Field, text: String, reason: FieldProblem },
     #[error("cron expression `{expr}`: {reason}")]
     Other { expr: String, reason: String },
+}
+
+/// What is wrong with one field of a cron expression.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FieldProblem {
+    #[error("empty list element")]
+    EmptyElement,
+    #[error("step `{0}` is not a number")]
+    StepNotANumber(String),
+    #[error("step {step} is out of range 1-{hi}")]
+    StepOutOfRange { step: u32, hi: u32 },
+    #[error("range {0}-{1} runs backwards")]
+    Backwards(u32, u32),
+    #[error("{value} is out of range {lo}-{hi}")]
+    OutOfRange { value: u32, lo: u32, hi: u32 },
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    #[error("`{text}` is not a number or a name ({names})")]
+    NotANumberOrName { text: String, names: String },
 }
 
 /// A parsed, validated five-field cron expression.
@@ -154,18 +173,18 @@ impl FromStr for Cron {
 
 /// Check one field and rewrite names as numbers.
 fn normalize(field: Field, text: &str) -> Result<String, CronError> {
-    let err = |reason: String| CronError::Field { field, text: text.to_string(), reason };
+    let err = |reason: FieldProblem| CronError::Field { field, text: text.to_string(), reason };
     let (lo, hi) = field.bounds();
     let mut items = Vec::new();
     for item in text.split(',') {
         if item.is_empty() {
-            return Err(err("empty list element".into()));
+            return Err(err(FieldProblem::EmptyElement));
         }
         let (range, step) = match item.split_once('/') {
             Some((r, s)) => {
-                let step: u32 = s.parse().map_err(|_| err(format!("step `{s}` is not a number")))?;
+                let step: u32 = s.parse().map_err(|_| err(FieldProblem::StepNotANumber(s.to_string())))?;
                 if step == 0 || step > hi {
-                    return Err(err(format!("step {step} is out of range 1-{hi}")));
+                    return Err(err(FieldProblem::StepOutOfRange { step, hi }));
                 }
                 (r, Some(step))
             }
@@ -176,7 +195,7 @@ fn normalize(field: Field, text: &str) -> Result<String, CronError> {
         } else if let Some((a, b)) = range.split_once('-') {
             let (a, b) = (value(field, a, lo, hi).map_err(err)?, value(field, b, lo, hi).map_err(err)?);
             if a > b {
-                return Err(err(format!("range {a}-{b} runs backwards")));
+                return Err(err(FieldProblem::Backwards(a, b)));
             }
             format!("{a}-{b}")
         } else {
@@ -196,15 +215,15 @@ fn normalize(field: Field, text: &str) -> Result<String, CronError> {
     Ok(items.join(","))
 }
 
-fn value(field: Field, text: &str, lo: u32, hi: u32) -> Result<u32, String> {
+fn value(field: Field, text: &str, lo: u32, hi: u32) -> Result<u32, FieldProblem> {
     if let Some(v) = field.name_value(text) {
         return Ok(v);
     }
     match text.parse::<u32>() {
         Ok(v) if (lo..=hi).contains(&v) => Ok(v),
-        Ok(v) => Err(format!("{v} is out of range {lo}-{hi}")),
-        Err(_) if field.names().is_empty() => Err(format!("`{text}` is not a number")),
-        Err(_) => Err(format!("`{text}` is not a number or a name ({})", field.names().join(", "))),
+        Ok(value) => Err(FieldProblem::OutOfRange { value, lo, hi }),
+        Err(_) if field.names().is_empty() => Err(FieldProblem::NotANumber(text.to_string())),
+        Err(_) => Err(FieldProblem::NotANumberOrName { text: text.to_string(), names: field.names().join(", ") }),
     }
 }
 

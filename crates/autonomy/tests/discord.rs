@@ -31,7 +31,7 @@ fn start(fake: &FakeDiscord, token_env: &str, token: &str, extra: &str) -> (Sens
     let hub = tempfile::tempdir().unwrap();
     let config = AutonomyConfig::from_yaml(&fake.yaml(token_env, extra)).unwrap();
     let attention = Attention::new(PoolConfig::default());
-    let senses = Senses::start(hub.path(), &config.senses, attention.clone()).unwrap();
+    let senses = Senses::start(&common::open_hub(hub.path()), &config.senses, attention.clone()).unwrap();
     (senses, attention)
 }
 
@@ -164,7 +164,10 @@ fn config_errors_name_the_key() {
         "senses:\n  owner: {enabled: false}\n  discord: {token_env: CN_TEST_DISCORD_TOKEN_UNSET}\n",
     )
     .unwrap();
-    let e = Senses::start(hub.path(), &config.senses, attention.clone()).err().expect("no token, no start").to_string();
+    let e = Senses::start(&common::open_hub(hub.path()), &config.senses, attention.clone())
+        .err()
+        .expect("no token, no start")
+        .to_string();
     assert!(
         e.contains("senses.discord.token_env") && e.contains("CN_TEST_DISCORD_TOKEN_UNSET") && e.contains("not set"),
         "{e}"
@@ -174,6 +177,9 @@ fn config_errors_name_the_key() {
     let config =
         AutonomyConfig::from_yaml("senses:\n  owner: {enabled: false}\n  discord: {token_env: CN_TEST_DISCORD_TOKEN_D, gateway_url: 'http://127.0.0.1:9'}\n")
             .unwrap();
-    let e = Senses::start(hub.path(), &config.senses, attention).err().expect("not a websocket URL").to_string();
+    let e = Senses::start(&common::open_hub(hub.path()), &config.senses, attention)
+        .err()
+        .expect("not a websocket URL")
+        .to_string();
     assert!(e.contains("gateway_url") && !e.contains("token-d"), "{e}");
 }

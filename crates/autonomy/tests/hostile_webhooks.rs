@@ -29,7 +29,7 @@ fn form_encoded_deliveries_redeliveries_and_ping() {
     )
     .unwrap();
     let attention = Attention::new(PoolConfig::default());
-    let senses = Senses::start(hub.path(), &config.senses, attention.clone()).unwrap();
+    let senses = Senses::start(&common::open_hub(hub.path()), &config.senses, attention.clone()).unwrap();
     let url = format!("http://{}/github/webhook", senses.local_addr().unwrap());
     let client = reqwest::Client::new();
     let post = |event: &str, delivery: &str, content_type: &str, body: Vec<u8>| {

@@ -29,7 +29,7 @@ fn fixture(name: &str) -> Vec<u8> {
 fn start(hub: &std::path::Path, yaml: &str) -> (Senses, Attention, SocketAddr) {
     let config = AutonomyConfig::from_yaml(yaml).unwrap();
     let attention = Attention::new(PoolConfig::default());
-    let senses = Senses::start(hub, &config.senses, attention.clone()).unwrap();
+    let senses = Senses::start(&common::open_hub(hub), &config.senses, attention.clone()).unwrap();
     let addr = senses.local_addr().unwrap();
     assert!(addr.ip().is_loopback());
     (senses, attention, addr)
@@ -203,7 +203,7 @@ fn file_changes_become_debounced_percepts_but_state_does_not() {
         AutonomyConfig::from_yaml("senses:\n  owner: {enabled: false}\n  files: {paths: ['.'], debounce: 100ms}\n")
             .unwrap();
     let attention = Attention::new(PoolConfig::default());
-    let senses = Senses::start(hub.path(), &config.senses, attention.clone()).unwrap();
+    let senses = Senses::start(&common::open_hub(hub.path()), &config.senses, attention.clone()).unwrap();
     assert!(senses.local_addr().is_none(), "no HTTP endpoint enabled, no server");
     std::fs::write(hub.path().join("state/journal.jsonl"), "{}\n").unwrap();
     for i in 0..5 {
@@ -237,7 +237,7 @@ fn a_calendar_event_becomes_a_percept_before_it_starts() {
     )
     .unwrap();
     let attention = Attention::new(PoolConfig::default());
-    let senses = Senses::start(hub.path(), &config.senses, attention.clone()).unwrap();
+    let senses = Senses::start(&common::open_hub(hub.path()), &config.senses, attention.clone()).unwrap();
     wait_until(&attention, "the calendar percept", |a| a.len() == 1);
     let c = attention.decide(jiff::Timestamp::now()).unwrap();
     assert!(c.item.summary().starts_with("Calendar: Call with Ada starts in "), "{}", c.item.summary());
@@ -250,7 +250,7 @@ fn a_flood_stays_bounded_and_the_owner_message_sent_during_it_comes_first() {
     let hub = tempfile::tempdir().unwrap();
     let config = AutonomyConfig::from_yaml("senses:\n  bind: 127.0.0.1:0\nattention:\n  capacity: 200\n").unwrap();
     let attention = Attention::new(config.attention.clone());
-    let senses = Senses::start(hub.path(), &config.senses, attention.clone()).unwrap();
+    let senses = Senses::start(&common::open_hub(hub.path()), &config.senses, attention.clone()).unwrap();
     let url = format!("http://{}/owner/message", senses.local_addr().unwrap());
     let (half, at_half) = std::sync::mpsc::channel();
     let (sent, owner_sent) = std::sync::mpsc::channel::<()>();

@@ -219,7 +219,7 @@ fn block_calls(content: &str, block: usize, line: usize, out: &mut Vec<Parsed>) 
             for (i, item) in items.into_iter().enumerate() {
                 let result = match item {
                     Value::Object(map) => call(map, block, line),
-                    other => Err(format!("is {}, expected a mapping with a `tool` key", kind(&other))),
+                    other => Err(NotACall::NotAMapping(kind(&other))),
                 };
                 match result {
                     Ok(c) => calls.push(Parsed::Call(c)),
@@ -241,12 +241,25 @@ fn block_calls(content: &str, block: usize, line: usize, out: &mut Vec<Parsed>) 
     }
 }
 
-fn call(mut params: Map<String, Value>, block: usize, line: usize) -> Result<ToolCall, String> {
+/// Why a block (or a list item in it) is not a tool call.
+#[derive(Debug, thiserror::Error)]
+enum NotACall {
+    #[error("`tool` is empty")]
+    EmptyTool,
+    #[error("`tool` is {0}, expected the tool's name")]
+    ToolNotAName(&'static str),
+    #[error("has no `tool` key")]
+    NoTool,
+    #[error("is {0}, expected a mapping with a `tool` key")]
+    NotAMapping(&'static str),
+}
+
+fn call(mut params: Map<String, Value>, block: usize, line: usize) -> Result<ToolCall, NotACall> {
     match params.remove("tool") {
         Some(Value::String(tool)) if !tool.trim().is_empty() => Ok(ToolCall { tool, params, block, line }),
-        Some(Value::String(_)) => Err("`tool` is empty".into()),
-        Some(other) => Err(format!("`tool` is {}, expected the tool's name", kind(&other))),
-        None => Err("has no `tool` key".into()),
+        Some(Value::String(_)) => Err(NotACall::EmptyTool),
+        Some(other) => Err(NotACall::ToolNotAName(kind(&other))),
+        None => Err(NotACall::NoTool),
     }
 }
 

@@ -98,7 +98,7 @@ pub enum DaemonError {
     Prepare(#[from] cn_compute::PrepareError),
     /// `otel:` cannot start (a header's variable is not set).
     #[error("cn.yaml {0}")]
-    Telemetry(String),
+    Telemetry(otel::OtelError),
 }
 
 impl DaemonError {
@@ -199,13 +199,14 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
 
     let mode = options.mode;
     let state_dir = hub.layout().state();
-    let (auto, restored) = cn_autonomy::AutonomousLoop::open(&root, &autonomy)
+    let (auto, restored) = cn_autonomy::AutonomousLoop::open(&hub, &autonomy)
         .map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
     if restored > 0 {
         tracing::info!(restored, "percepts and impulses restored from state/attention.jsonl");
     }
     let attention = auto.attention.clone();
     let pacing = auto.pacing;
+    // The senses and the vetted tools use the hub too (the mind takes this one).
     let vet_hub = hub.clone();
     let vet_local = models.local().provider == Some(cn_models::ProviderKind::Embedded);
     let mut mind = HubMind::new(hub, auto, mode, stop.clone(), local, executive).max_moves(options.max_moves);
@@ -268,9 +269,9 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     let mut senses = None;
     let mut listening = None;
     if mode == RunMode::Daemon {
-        let mut all = cn_autonomy::senses::configured(&root, &autonomy.senses)?;
+        let mut all = cn_autonomy::senses::configured(&vet_hub, &autonomy.senses)?;
         all.push(Box::new(HubWatcher));
-        let mut started = Senses::start_all(&root, &autonomy.senses, all, attention.clone())?;
+        let mut started = Senses::start_all(&vet_hub, &autonomy.senses, all, attention.clone())?;
         for channel in started.take_channels() {
             mind = mind.with_channel(channel);
         }

@@ -103,20 +103,35 @@ fn nonzero<const N: usize>() -> [u8; N] {
     }
 }
 
+/// Why `otel:` cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum OtelError {
+    #[error("otel.headers_env: `{header}` names the environment variable {var}, which is not set")]
+    HeaderEnv { header: String, var: String },
+    #[error("cannot start the OpenTelemetry exporter: {source}")]
+    Thread { source: std::io::Error },
+}
+
+/// Why one export failed. The transport's error is kept only as text, scrubbed of every
+/// header value and redacted (its source could carry a header value, so it is dropped).
+#[derive(Debug, thiserror::Error)]
+enum ExportError {
+    #[error("{0}")]
+    Send(String),
+    #[error("the collector answered {0}")]
+    Status(ureq::http::StatusCode),
+}
+
 impl Telemetry {
     /// Start the exporter for `config` (the agent is `agent`, its models `models`). Header
     /// values are read from the environment now; a variable that is not set is an error
     /// naming it (never its value).
-    pub fn start(config: &OtelConfig, agent: &str, models: &ModelsConfig) -> Result<Telemetry, String> {
+    pub fn start(config: &OtelConfig, agent: &str, models: &ModelsConfig) -> Result<Telemetry, OtelError> {
         let mut headers = Vec::new();
         for (header, var) in &config.headers_env {
             match std::env::var(var) {
                 Ok(v) => headers.push((header.clone(), v)),
-                Err(_) => {
-                    return Err(format!(
-                        "otel.headers_env: `{header}` names the environment variable {var}, which is not set"
-                    ))
-                }
+                Err(_) => return Err(OtelError::HeaderEnv { header: header.clone(), var: var.clone() }),
             }
         }
         let (tx, rx) = std::sync::mpsc::sync_channel(config.queue);
@@ -138,7 +153,7 @@ impl Telemetry {
                 exporter.run(rx);
                 let _ = done_tx.send(());
             })
-            .map_err(|e| format!("cannot start the OpenTelemetry exporter: {e}"))?;
+            .map_err(|source| OtelError::Thread { source })?;
         Ok(Telemetry {
             inner: Arc::new(Inner {
                 queue: Mutex::new(Some(tx)),
@@ -395,18 +410,19 @@ impl Exporter {
     }
 
     /// One OTLP/HTTP request; the error names no header value.
-    fn post(&self, agent: &ureq::Agent, spans: Vec<Finished>) -> Result<(), String> {
+    fn post(&self, agent: &ureq::Agent, spans: Vec<Finished>) -> Result<(), ExportError> {
         let body = self.encode(spans).encode_to_vec();
         let mut req = agent.post(&self.endpoint).header("content-type", "application/x-protobuf");
         for (k, v) in &self.headers {
             req = req.header(k.as_str(), v.as_str());
         }
-        let resp = req.send(&body[..]).map_err(|e| self.scrub(cn_hub::redact::redact(&e.to_string())))?;
+        let resp =
+            req.send(&body[..]).map_err(|e| ExportError::Send(self.scrub(cn_hub::redact::redact(&e.to_string()))))?;
         let status = resp.status();
         if status.is_success() {
             Ok(())
         } else {
-            Err(format!("the collector answered {status}"))
+            Err(ExportError::Status(status))
         }
     }
 

@@ -1383,14 +1383,28 @@ pub mod duration {
 
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn parse(text: &str) -> Result<Duration, String> {
+    /// A duration that is none (the message is serde's, naming the key and line).
+    #[derive(Debug, thiserror::Error)]
+    pub enum DurationError {
+        #[error("`{text}`: {source}")]
+        Secs { text: String, source: std::time::TryFromFloatSecsError },
+        #[error(transparent)]
+        Number(#[from] std::time::TryFromFloatSecsError),
+        #[error("`{text}` is not a duration such as 5s, 1m or 500ms: {source}")]
+        Text { text: String, source: jiff::Error },
+        #[error("`{text}` is negative")]
+        Negative { text: String },
+    }
+
+    pub fn parse(text: &str) -> Result<Duration, DurationError> {
         let t = text.trim();
         if let Ok(secs) = t.parse::<f64>() {
-            return Duration::try_from_secs_f64(secs).map_err(|e| format!("`{text}`: {e}"));
+            return Duration::try_from_secs_f64(secs)
+                .map_err(|source| DurationError::Secs { text: text.to_string(), source });
         }
         let sd: jiff::SignedDuration =
-            t.parse().map_err(|e| format!("`{text}` is not a duration such as 5s, 1m or 500ms: {e}"))?;
-        Duration::try_from(sd).map_err(|_| format!("`{text}` is negative"))
+            t.parse().map_err(|source| DurationError::Text { text: text.to_string(), source })?;
+        Duration::try_from(sd).map_err(|_| DurationError::Negative { text: text.to_string() })
     }
 
     pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -1407,9 +1421,9 @@ pub mod duration {
     }
 
     impl Raw {
-        pub fn duration(self) -> Result<Duration, String> {
+        pub fn duration(self) -> Result<Duration, DurationError> {
             match self {
-                Raw::Secs(s) => Duration::try_from_secs_f64(s).map_err(|e| e.to_string()),
+                Raw::Secs(s) => Ok(Duration::try_from_secs_f64(s)?),
                 Raw::Text(t) => parse(&t),
             }
         }

@@ -169,9 +169,10 @@ impl Task {
                 )
             }
         };
-        let controller =
-            component("controller", front.get("controller").or(defaults.controller.as_ref())).map_err(&bad)?;
-        let actuator = component("actuator", front.get("actuator").or(defaults.actuator.as_ref())).map_err(&bad)?;
+        let controller = component("controller", front.get("controller").or(defaults.controller.as_ref()))
+            .map_err(|p| bad(p.to_string()))?;
+        let actuator = component("actuator", front.get("actuator").or(defaults.actuator.as_ref()))
+            .map_err(|p| bad(p.to_string()))?;
         if controller == Component::Manual {
             return Err(bad("frontmatter field `controller`: `manual` is for the actuator only".into()));
         }
@@ -194,20 +195,33 @@ impl Task {
     }
 }
 
-fn sensor(name: &str, spec: &Value) -> Result<SensorSpec, String> {
+/// What is wrong with a `sensors.NAME` entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum SensorProblem {
+    #[error("expected `{{command: \"…\", target: \"…\"}}`")]
+    NotAMapping,
+    #[error("unknown field `{0}` (known: command, target)")]
+    UnknownField(String),
+    #[error("`command` is empty")]
+    EmptyCommand,
+    #[error("`command` must be a string")]
+    CommandNotAString,
+    #[error("no `command`; every sensor needs the command to run")]
+    NoCommand,
+}
+
+fn sensor(name: &str, spec: &Value) -> Result<SensorSpec, SensorProblem> {
     let Value::Object(map) = spec else {
-        return Err("expected `{command: \"…\", target: \"…\"}`".into());
+        return Err(SensorProblem::NotAMapping);
     };
-    for key in map.keys() {
-        if key != "command" && key != "target" {
-            return Err(format!("unknown field `{key}` (known: command, target)"));
-        }
+    if let Some(key) = map.keys().find(|k| *k != "command" && *k != "target") {
+        return Err(SensorProblem::UnknownField(key.clone()));
     }
     let command = match map.get("command") {
         Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
-        Some(Value::String(_)) => return Err("`command` is empty".into()),
-        Some(_) => return Err("`command` must be a string".into()),
-        None => return Err("no `command`; every sensor needs the command to run".into()),
+        Some(Value::String(_)) => return Err(SensorProblem::EmptyCommand),
+        Some(_) => return Err(SensorProblem::CommandNotAString),
+        None => return Err(SensorProblem::NoCommand),
     };
     let target = match map.get("target") {
         None | Some(Value::Null) => None,
@@ -217,52 +231,76 @@ fn sensor(name: &str, spec: &Value) -> Result<SensorSpec, String> {
     Ok(SensorSpec { name: name.to_string(), command, target })
 }
 
-fn component(role: &str, spec: Option<&Value>) -> Result<Component, String> {
-    let field = format!("frontmatter field `{role}`");
+/// What is wrong with the `controller` or `actuator` field (`role`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ComponentProblem {
+    #[error(
+        "frontmatter field `{0}` is missing and cn.yaml has no `loops.{0}` default; give `{{model: executive}}`, `{{model: local}}` or `{{command: \"…\"}}`"
+    )]
+    Missing(&'static str),
+    #[error("frontmatter field `{0}`: give `model` or `command`, not both")]
+    Both(&'static str),
+    #[error("frontmatter field `{role}`: `model: {model}` is not one of local, executive, scripted")]
+    UnknownModel { role: &'static str, model: String },
+    #[error("frontmatter field `{role}`: unknown field `{key}` (known: {known})")]
+    UnknownField { role: &'static str, key: String, known: &'static str },
+    #[error("frontmatter field `{0}`: `answers` must be a file path")]
+    AnswersNotAPath(&'static str),
+    #[error("frontmatter field `{0}`: `model: scripted` needs `answers: FILE`")]
+    ScriptedWithoutAnswers(&'static str),
+    #[error("frontmatter field `{0}`: `command` must be a non-empty string")]
+    BadCommand(&'static str),
+    #[error("frontmatter field `{0}`: `model` must be local, executive or scripted")]
+    ModelNotAString(&'static str),
+    #[error("frontmatter field `{0}`: give `model` or `command`")]
+    Neither(&'static str),
+    #[error("frontmatter field `{role}` is {value}; expected `{{model: …}}`, `{{command: \"…\"}}`{or_manual}")]
+    Other { role: &'static str, value: String, or_manual: &'static str },
+}
+
+fn component(role: &'static str, spec: Option<&Value>) -> Result<Component, ComponentProblem> {
+    use ComponentProblem as P;
     match spec {
-        None | Some(Value::Null) => Err(format!(
-            "{field} is missing and cn.yaml has no `loops.{role}` default; give `{{model: executive}}`, `{{model: local}}` or `{{command: \"…\"}}`"
-        )),
+        None | Some(Value::Null) => Err(P::Missing(role)),
         Some(Value::String(s)) if s == "manual" => Ok(Component::Manual),
         Some(Value::Object(map)) => {
             let model = map.get("model");
             let command = map.get("command");
             match (model, command) {
-                (Some(_), Some(_)) => Err(format!("{field}: give `model` or `command`, not both")),
+                (Some(_), Some(_)) => Err(P::Both(role)),
                 (Some(Value::String(m)), None) => {
                     if !MODEL_KINDS.contains(&m.as_str()) {
-                        return Err(format!("{field}: `model: {m}` is not one of local, executive, scripted"));
+                        return Err(P::UnknownModel { role, model: m.clone() });
                     }
-                    for key in map.keys() {
-                        if key != "model" && key != "answers" {
-                            return Err(format!("{field}: unknown field `{key}` (known: model, answers)"));
-                        }
+                    if let Some(key) = map.keys().find(|k| *k != "model" && *k != "answers") {
+                        return Err(P::UnknownField { role, key: key.clone(), known: "model, answers" });
                     }
                     let answers = match map.get("answers") {
                         None => None,
                         Some(Value::String(p)) => Some(PathBuf::from(p)),
-                        Some(_) => return Err(format!("{field}: `answers` must be a file path")),
+                        Some(_) => return Err(P::AnswersNotAPath(role)),
                     };
                     if m == "scripted" && answers.is_none() {
-                        return Err(format!("{field}: `model: scripted` needs `answers: FILE`"));
+                        return Err(P::ScriptedWithoutAnswers(role));
                     }
                     Ok(Component::Model { model: m.clone(), answers })
                 }
                 (None, Some(Value::String(c))) if !c.trim().is_empty() => {
                     if let Some(key) = map.keys().find(|k| *k != "command") {
-                        return Err(format!("{field}: unknown field `{key}` (known: command)"));
+                        return Err(P::UnknownField { role, key: key.clone(), known: "command" });
                     }
                     Ok(Component::Command(c.clone()))
                 }
-                (None, Some(_)) => Err(format!("{field}: `command` must be a non-empty string")),
-                (Some(_), None) => Err(format!("{field}: `model` must be local, executive or scripted")),
-                (None, None) => Err(format!("{field}: give `model` or `command`")),
+                (None, Some(_)) => Err(P::BadCommand(role)),
+                (Some(_), None) => Err(P::ModelNotAString(role)),
+                (None, None) => Err(P::Neither(role)),
             }
         }
-        Some(other) => Err(format!(
-            "{field} is {other}; expected `{{model: …}}`, `{{command: \"…\"}}`{}",
-            if role == "actuator" { " or `manual`" } else { "" }
-        )),
+        Some(other) => Err(P::Other {
+            role,
+            value: other.to_string(),
+            or_manual: if role == "actuator" { " or `manual`" } else { "" },
+        }),
     }
 }
 

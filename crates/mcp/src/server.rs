@@ -187,7 +187,8 @@ pub fn tools() -> Vec<Tool> {
     ]
 }
 
-/// Run one tool: its answer, or the message of a refusal.
+/// Run one tool: its answer, or the message of a refusal. (The tool handlers return strings
+/// on purpose: an error here is the MCP tool error the client shows, the edge.)
 fn call(hub: &Hub, name: &str, args: &JsonObject) -> Result<Value, String> {
     match name {
         "input" => input(hub),

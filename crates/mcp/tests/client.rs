@@ -297,7 +297,8 @@ fn a_reflex_pipeline_calls_an_mcp_tool() {
     let clients = McpClients::new(&hub, &config).unwrap();
     let run = |grants: &[&str]| {
         let policy = Policy::default().grant(0, grants).grant(1, grants);
-        let mut engine = cn_reflex::Engine::with_config(&hub, cn_reflex::ReflexConfig::default(), policy);
+        let mut engine =
+            cn_reflex::Engine::with_config(&cn_hub::Layout::new(&hub), cn_reflex::ReflexConfig::default(), policy);
         engine.set_mcp(std::sync::Arc::new(clients.clone()));
         engine.handle(&cn_reflex::Input::new("utc time please"))
     };

@@ -54,7 +54,9 @@ fn hundred() -> Vec<(String, String)> {
 }
 
 fn engine(dir: &Path) -> Engine {
-    let mut e = Engine::load(dir).unwrap();
+    let layout = cn_hub::Layout::new(dir);
+    let (config, policy) = cn_reflex::config::read(&layout).unwrap();
+    let mut e = Engine::with_config(&layout, config, policy);
     assert!(e.errors().is_empty(), "{:?}", e.errors());
     e.set_replier(Arc::new(Sink));
     e

@@ -13,8 +13,6 @@
 //!     0: [reply, react, log, template, add_task, add_idea]
 //! ```
 
-use std::path::Path;
-
 pub use cn_hub::config::{ConfigError, ReflexConfig};
 use cn_hub::HubConfig;
 use cn_tools::Policy;
@@ -31,9 +29,10 @@ pub fn of(config: &HubConfig) -> (ReflexConfig, Policy) {
     (config.reflexes.clone(), policy)
 }
 
-/// The same, read from `hub/cn.yaml` (a missing file is all defaults).
-pub fn from_hub(hub: &Path) -> Result<(ReflexConfig, Policy), ConfigError> {
-    Ok(of(&HubConfig::load(&cn_hub::Layout::new(hub).config())?))
+/// The same, read from the hub's `cn.yaml` (a missing file is all defaults; a hub with only
+/// reflexes needs no `name`, so this takes the layout, not an open [`cn_hub::Hub`]).
+pub fn read(hub: &cn_hub::Layout) -> Result<(ReflexConfig, Policy), ConfigError> {
+    Ok(of(&HubConfig::load(&hub.config())?))
 }
 
 #[cfg(test)]
@@ -48,7 +47,7 @@ mod tests {
             "models: {executive: {provider: anthropic}}\npolicy:\n  levels:\n    2: [reply, noop]\n  urls: [\"https://example.com/\"]\n  max_bytes: 1000\nreflexes:\n  min_samples: 3\n  grants:\n    0: [reply]\n",
         )
         .unwrap();
-        let (config, policy) = from_hub(dir.path()).unwrap();
+        let (config, policy) = read(&cn_hub::Layout::new(dir.path())).unwrap();
         assert_eq!(config.min_samples, 3);
         assert_eq!(policy.max_bytes, Some(1000));
         assert!(
@@ -56,9 +55,9 @@ mod tests {
             "reflex grants replace the model's: {policy:?}"
         );
         std::fs::write(dir.path().join("cn.yaml"), "reflexes:\n  disable_above: 2\n").unwrap();
-        assert!(from_hub(dir.path()).unwrap_err().to_string().contains("reflexes.disable_above"));
+        assert!(read(&cn_hub::Layout::new(dir.path())).unwrap_err().to_string().contains("reflexes.disable_above"));
         std::fs::write(dir.path().join("cn.yaml"), "reflexes:\n  min_sample: 2\n").unwrap();
-        assert!(from_hub(dir.path()).unwrap_err().to_string().contains("min_sample"));
+        assert!(read(&cn_hub::Layout::new(dir.path())).unwrap_err().to_string().contains("min_sample"));
         let (_, policy) = of(&HubConfig::default());
         assert!(policy.allows(2, "local_prompt") && policy.allows(1, "fetch_url") && !policy.allows(0, "fetch_url"));
     }

@@ -23,7 +23,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::actions::{self, Replier, Shared, Target, Turn};
-use crate::config::{self, ConfigError, ReflexConfig};
+use crate::config::{self, ReflexConfig};
 use crate::load::Catalog;
 use crate::load_error::LoadError;
 use crate::mode::Mode;
@@ -126,17 +126,10 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Load the hub's reflexes with the config and policy in its `cn.yaml`. Broken reflex
-    /// files do not fail this (see [`Engine::errors`]); a broken `cn.yaml` does.
-    pub fn load(hub: &Path) -> Result<Engine, ConfigError> {
-        let (config, policy) = config::from_hub(hub)?;
-        Ok(Engine::with_config(hub, config, policy))
-    }
-
     /// Load the reflexes of an open hub, with the config it has already read.
     pub fn of_hub(hub: &cn_hub::Hub) -> Engine {
         let (config, policy) = config::of(hub.config());
-        Engine::with_config(hub.root(), config, policy).named(hub.name())
+        Engine::with_config(hub.layout(), config, policy).named(hub.name())
     }
 
     /// The agent's own name, the variable `me`.
@@ -145,10 +138,12 @@ impl Engine {
         self
     }
 
-    /// Load with a config already read (the daemon's). `policy`'s level grants are used as
-    /// the reflex grants; see [`crate::config::of`] to derive both from `cn.yaml`.
-    pub fn with_config(hub: &Path, config: ReflexConfig, policy: Policy) -> Engine {
-        let hub = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
+    /// Load the reflexes of the hub laid out at `hub` with a config already read (a hub with
+    /// only reflexes needs no `name`: `cn reflex`). Broken reflex files do not fail this (see
+    /// [`Engine::errors`]). `policy`'s level grants are used as the reflex grants; see
+    /// [`crate::config::of`] and [`crate::config::read`] to derive both from `cn.yaml`.
+    pub fn with_config(hub: &cn_hub::Layout, config: ReflexConfig, policy: Policy) -> Engine {
+        let hub = hub.root().canonicalize().unwrap_or_else(|_| hub.root().to_path_buf());
         let shared = Arc::new(Shared::new(hub.clone(), config));
         let registry = actions::registry(&shared, policy);
         let layout = cn_hub::Layout::new(&hub);
@@ -571,7 +566,9 @@ impl Engine {
         mode: Mode,
         depth: usize,
     ) -> Result<Value, Stop> {
-        let params = match vars::substitute(&Value::Object(step.params.clone()), env).map_err(Stop::Failed)? {
+        let params = match vars::substitute(&Value::Object(step.params.clone()), env)
+            .map_err(|e| Stop::Failed(e.to_string()))?
+        {
             Value::Object(m) => m,
             _ => Map::new(),
         };

@@ -56,8 +56,15 @@ fn allow(base: &str) -> String {
     format!("policy:\n  urls: [\"{base}/\"]\n")
 }
 
+/// The engine of the hub in `dir`, with the config and policy in its cn.yaml.
+fn load(dir: &Path) -> Engine {
+    let layout = cn_hub::Layout::new(dir);
+    let (config, policy) = config::read(&layout).unwrap();
+    Engine::with_config(&layout, config, policy)
+}
+
 fn engine(dir: &tempfile::TempDir) -> (Engine, Arc<Recorder>) {
-    let mut e = Engine::load(dir.path()).unwrap();
+    let mut e = load(dir.path());
     assert!(e.errors().is_empty(), "{:?}", e.errors());
     let r = Arc::new(Recorder::default());
     e.set_replier(r.clone());
@@ -208,7 +215,7 @@ fn a_reflex_failing_too_often_is_disabled_journaled_and_surfaced() {
         ("cn.yaml", "reflexes:\n  min_samples: 2\n  disable_above: 0.5\n"),
         ("state/reflexes/greeting.yaml", HELLO),
     ]);
-    let mut e = Engine::load(dir.path()).unwrap();
+    let mut e = load(dir.path());
     e.set_reload_interval(Duration::ZERO);
     // No replier: every run fails at its first step.
     for _ in 0..2 {
@@ -226,7 +233,7 @@ fn a_reflex_failing_too_often_is_disabled_journaled_and_surfaced() {
     assert!(doc.body.contains("failed 2 of its last 2 runs"), "{}", doc.body);
     // Still disabled after a restart; editing the file re-enables it.
     drop(e);
-    let mut e = Engine::load(dir.path()).unwrap();
+    let mut e = load(dir.path());
     e.set_reload_interval(Duration::ZERO);
     assert!(e.handle(&Input::new("hi")).reflex.is_none());
     let f = std::fs::File::options().write(true).open(dir.path().join("state/reflexes/greeting.yaml")).unwrap();

@@ -159,17 +159,28 @@ pub fn gist_agrees(a: &str, b: &str) -> bool {
     shared * 2 >= short.len()
 }
 
-/// Whether `run` agrees with `decided`; the disagreement's reason otherwise.
-pub fn agrees(run: &ShadowRun, decided: &Decided) -> Result<(), String> {
+/// How a shadow run disagrees with the decision (the journal's `reason`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Disagreement {
+    #[error("it would have done `{would}`, the decision was `{real}`")]
+    Op { would: String, real: String },
+    #[error("it would have run `{0}`, which the decision did not")]
+    Effect(String),
+    #[error("its reply {would:?} differs from the real one {real:?}")]
+    Reply { would: String, real: String },
+}
+
+/// Whether `run` agrees with `decided`; the disagreement otherwise.
+pub fn agrees(run: &ShadowRun, decided: &Decided) -> Result<(), Disagreement> {
     if !same_op(&run.op, &decided.op) {
-        return Err(format!("it would have done `{}`, the decision was `{}`", run.op, decided.op));
+        return Err(Disagreement::Op { would: run.op.clone(), real: decided.op.clone() });
     }
     if let Some(extra) = run.effects.iter().find(|e| !decided.tools.contains(e)) {
-        return Err(format!("it would have run `{extra}`, which the decision did not"));
+        return Err(Disagreement::Effect(extra.clone()));
     }
     if let (Some(would), Some(real)) = (&run.message, &decided.message) {
         if !gist_agrees(would, real) {
-            return Err(format!("its reply {would:?} differs from the real one {real:?}"));
+            return Err(Disagreement::Reply { would: would.clone(), real: real.clone() });
         }
     }
     Ok(())
@@ -368,7 +379,7 @@ impl Engine {
             return Verdict::NotCompared(why);
         }
         if decided.level.is_some_and(|l| l < 3) {
-            let verdict = agrees(run, decided);
+            let verdict = agrees(run, decided).map_err(|d| d.to_string());
             let why = "decided below the executive: not counted";
             self.journal(
                 &e.with("outcome", if verdict.is_ok() { "agreed" } else { "disagreed" })
@@ -377,7 +388,7 @@ impl Engine {
             );
             return Verdict::NotCompared(why.into());
         }
-        let verdict = agrees(run, decided);
+        let verdict = agrees(run, decided).map_err(|d| d.to_string());
         let agreed = verdict.is_ok();
         let distinct = self.stats_mut().compare(&run.reflex, agreed, text_hash(&run.text));
         let s = self.stats().get(&run.reflex).cloned().unwrap_or_default();
@@ -624,9 +635,9 @@ mod tests {
         )
         .is_ok());
         assert!(agrees(&run("ack", None, &[]), &decided("noop", None, &[])).is_ok(), "ack and noop are one");
-        let e = agrees(&run("reply", Some("hi"), &[]), &decided("ack", None, &[])).unwrap_err();
+        let e = agrees(&run("reply", Some("hi"), &[]), &decided("ack", None, &[])).unwrap_err().to_string();
         assert!(e.contains("`reply`") && e.contains("`ack`"), "{e}");
-        let e = agrees(&run("ack", None, &["add_task"]), &decided("ack", None, &[])).unwrap_err();
+        let e = agrees(&run("ack", None, &["add_task"]), &decided("ack", None, &[])).unwrap_err().to_string();
         assert!(e.contains("add_task"), "{e}");
         assert!(agrees(&run("ack", None, &["add_task"]), &decided("ack", None, &["add_task", "read_file"])).is_ok());
         assert!(agrees(

@@ -74,12 +74,21 @@ pub fn as_text(v: &Value) -> String {
     }
 }
 
+/// A variable a parameter names that is not defined, as written (`$name`, `{{name}}`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Undefined {
+    #[error("`${0}` is not defined")]
+    Whole(String),
+    #[error("`{{{{{0}}}}}` is not defined")]
+    Placeholder(String),
+}
+
 /// Replace variables in a parameter value. An unknown variable is an error naming it.
-pub fn substitute(v: &Value, env: &Map<String, Value>) -> Result<Value, String> {
+pub fn substitute(v: &Value, env: &Map<String, Value>) -> Result<Value, Undefined> {
     Ok(match v {
         Value::String(s) => {
             if let Some(name) = whole(s) {
-                return lookup(env, name).cloned().ok_or_else(|| format!("`${name}` is not defined"));
+                return lookup(env, name).cloned().ok_or_else(|| Undefined::Whole(name.to_string()));
             }
             if !s.contains("{{") {
                 return Ok(v.clone());
@@ -89,7 +98,7 @@ pub fn substitute(v: &Value, env: &Map<String, Value>) -> Result<Value, String> 
             while let Some(start) = rest.find("{{") {
                 let Some((name, after)) = next_placeholder(rest) else { break };
                 out.push_str(&rest[..start]);
-                let value = lookup(env, name).ok_or_else(|| format!("`{{{{{name}}}}}` is not defined"))?;
+                let value = lookup(env, name).ok_or_else(|| Undefined::Placeholder(name.to_string()))?;
                 out.push_str(&as_text(value));
                 rest = after;
             }
@@ -97,9 +106,9 @@ pub fn substitute(v: &Value, env: &Map<String, Value>) -> Result<Value, String> 
             Value::String(out)
         }
         Value::Array(a) => Value::Array(a.iter().map(|x| substitute(x, env)).collect::<Result<_, _>>()?),
-        Value::Object(o) => {
-            Value::Object(o.iter().map(|(k, x)| Ok((k.clone(), substitute(x, env)?))).collect::<Result<_, String>>()?)
-        }
+        Value::Object(o) => Value::Object(
+            o.iter().map(|(k, x)| Ok((k.clone(), substitute(x, env)?))).collect::<Result<_, Undefined>>()?,
+        ),
         other => other.clone(),
     })
 }
@@ -123,7 +132,8 @@ mod tests {
         assert_eq!(substitute(&json!("costs $5 {{"), env).unwrap(), json!("costs $5 {{"));
         assert_eq!(substitute(&json!("$.pr.title"), env).unwrap(), json!("$.pr.title"));
         assert_eq!(substitute(&json!("$5"), env).unwrap(), json!("$5"));
-        assert!(substitute(&json!("{{nope}}"), env).unwrap_err().contains("nope"));
+        assert_eq!(substitute(&json!("{{nope}}"), env).unwrap_err().to_string(), "`{{nope}}` is not defined");
+        assert_eq!(substitute(&json!("$nope"), env).unwrap_err().to_string(), "`$nope` is not defined");
         assert_eq!(references(&json!({"a": "$url", "b": "{{x.y}} {{z}}"})), ["url", "x", "z"]);
     }
 }

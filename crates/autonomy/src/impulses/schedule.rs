@@ -113,20 +113,25 @@ impl Schedule {
         Ok(true)
     }
 
-    /// Add an entry; the name must be new (names key the fire state).
-    pub fn add(&self, entry: ScheduleEntry) -> Result<Result<ScheduleEntry, String>, StateError> {
+    /// Add an entry; the name must be new (names key the fire state). The outer error is
+    /// the file's, the inner one the caller's (a name taken).
+    pub fn add(&self, entry: ScheduleEntry) -> Result<Result<ScheduleEntry, NameTaken>, StateError> {
         let mut all = self.load()?;
         if all.iter().any(|e| e.name == entry.name) {
-            return Ok(Err(format!(
-                "a schedule entry named `{}` already exists in {}",
-                entry.name,
-                self.path.display()
-            )));
+            return Ok(Err(NameTaken { name: entry.name, path: self.path.clone() }));
         }
         all.push(entry.clone());
         state::write(&self.path, &all)?;
         Ok(Ok(entry))
     }
+}
+
+/// A schedule entry's name already in use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a schedule entry named `{name}` already exists in {}", path.display())]
+pub struct NameTaken {
+    pub name: String,
+    pub path: PathBuf,
 }
 
 /// Which entries fire at `now`. `started` is when this daemon started: a scheduled time

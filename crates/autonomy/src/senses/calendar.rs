@@ -177,8 +177,12 @@ pub struct CalendarSense {
 }
 
 impl CalendarSense {
-    pub fn configured(config: &CalendarConfig, hub: &Path) -> Self {
-        CalendarSense { source: CalendarSource::parse(&config.source, hub), lead: config.lead, refresh: config.refresh }
+    pub fn configured(config: &CalendarConfig, hub: &cn_hub::Hub) -> Self {
+        CalendarSense {
+            source: CalendarSource::parse(&config.source, hub.root()),
+            lead: config.lead,
+            refresh: config.refresh,
+        }
     }
 }
 

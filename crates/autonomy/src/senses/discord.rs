@@ -39,7 +39,7 @@ use twilight_model::channel::Message;
 use twilight_model::id::marker::{ChannelMarker, UserMarker};
 use twilight_model::id::Id;
 
-use super::{block_on, first_line, Running, Sense, SenseContext, SenseError};
+use super::{block_on, first_line, BadUrl, Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
 use crate::channel::Channel;
 use crate::config::{env_secret, DiscordConfig};
@@ -133,8 +133,9 @@ pub fn start(
     runtime: &tokio::runtime::Runtime,
 ) -> Result<DiscordHandle, SenseError> {
     let err = |message: String| SenseError::Start { sense: "discord", message };
-    let (host, plain_http) = api_host(&config.api_base).map_err(err)?;
-    let gateway_url = config.gateway_url.as_deref().map(gateway_url).transpose().map_err(err)?;
+    let url = |url| SenseError::Url { sense: "discord", url };
+    let (host, plain_http) = api_host(&config.api_base).map_err(url)?;
+    let gateway_url = config.gateway_url.as_deref().map(gateway_url).transpose().map_err(url)?;
     let _entered = runtime.enter();
     super::install_tls_provider();
     let http = Client::builder()
@@ -166,8 +167,12 @@ pub fn start(
 
 /// `https://discord.com` → (`discord.com`, false): twilight's proxy is a host (and path)
 /// plus whether to speak plain HTTP.
-fn api_host(base: &str) -> Result<(String, bool), String> {
-    let bad = || format!("senses.discord.api_base `{base}` is not an http(s) URL such as https://discord.com");
+fn api_host(base: &str) -> Result<(String, bool), BadUrl> {
+    let bad = || BadUrl {
+        key: "senses.discord.api_base",
+        url: base.to_string(),
+        expected: "an http(s) URL such as https://discord.com",
+    };
     let uri: Uri = base.parse().map_err(|_| bad())?;
     let plain = match uri.scheme_str() {
         Some("https") => false,
@@ -183,9 +188,9 @@ fn api_host(base: &str) -> Result<(String, bool), String> {
 
 /// A gateway URL twilight can connect to (it appends `/?v=10&encoding=json` and panics on a
 /// URL it cannot parse, so it is checked here).
-fn gateway_url(url: &str) -> Result<String, String> {
+fn gateway_url(url: &str) -> Result<String, BadUrl> {
     let url = url.trim_end_matches('/');
-    let bad = || format!("senses.discord.gateway_url `{url}` is not a ws:// or wss:// URL");
+    let bad = || BadUrl { key: "senses.discord.gateway_url", url: url.to_string(), expected: "a ws:// or wss:// URL" };
     let uri: Uri = format!("{url}/?v=10&encoding=json").parse().map_err(|_| bad())?;
     match (uri.scheme_str(), uri.authority()) {
         (Some("ws" | "wss"), Some(_)) => Ok(url.to_string()),
@@ -544,10 +549,10 @@ mod tests {
     fn api_base_and_gateway_url_are_checked() {
         assert_eq!(api_host("https://discord.com").unwrap(), ("discord.com".into(), false));
         assert_eq!(api_host("http://127.0.0.1:8080/").unwrap(), ("127.0.0.1:8080".into(), true));
-        assert!(api_host("discord.com").unwrap_err().contains("api_base"));
+        assert!(api_host("discord.com").unwrap_err().to_string().contains("api_base"));
         assert!(api_host("ftp://x").is_err());
         assert_eq!(gateway_url("ws://127.0.0.1:9/").unwrap(), "ws://127.0.0.1:9");
-        assert!(gateway_url("http://127.0.0.1:9").unwrap_err().contains("gateway_url"));
+        assert!(gateway_url("http://127.0.0.1:9").unwrap_err().to_string().contains("gateway_url"));
         assert!(gateway_url("wss://").is_err());
     }
 }

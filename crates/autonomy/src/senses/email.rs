@@ -390,7 +390,7 @@ impl Sense for EmailSense {
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
         super::install_tls_provider();
         let tls = tls_config().map_err(|e| start_error(format!("the TLS setup failed: {e}")))?;
-        let state = cn_hub::Layout::new(ctx.hub).email();
+        let state = ctx.hub.layout().email();
         let mailer = mailer(&self.config, &self.smtp_password)?;
         let reader = Reader {
             config: self.config.clone(),

@@ -70,7 +70,7 @@ impl Sense for FilesSense {
     }
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
-        Ok(Running::keep(watch(ctx.hub, &self.paths, self.debounce, self.ignore, ctx.attention.clone())?))
+        Ok(Running::keep(watch(ctx.hub.root(), &self.paths, self.debounce, self.ignore, ctx.attention.clone())?))
     }
 }
 

@@ -193,8 +193,19 @@ impl Seen {
     }
 }
 
+/// Why a delivery's body holds no JSON payload (the message is the 400's `error`).
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    #[error("a form-encoded body without a `payload` field")]
+    NoPayloadField,
+    #[error("the form's `payload` is not JSON: {source}")]
+    FormNotJson { source: serde_json::Error },
+    #[error("body is not JSON: {source}")]
+    NotJson { source: serde_json::Error },
+}
+
 /// The JSON payload of a delivery, whichever content type GitHub used.
-pub fn webhook_payload(content_type: Option<&str>, body: &[u8]) -> Result<Value, String> {
+pub fn webhook_payload(content_type: Option<&str>, body: &[u8]) -> Result<Value, PayloadError> {
     let form = content_type
         .and_then(|c| c.split(';').next())
         .is_some_and(|c| c.trim().eq_ignore_ascii_case("application/x-www-form-urlencoded"));
@@ -202,10 +213,10 @@ pub fn webhook_payload(content_type: Option<&str>, body: &[u8]) -> Result<Value,
         let payload = form_urlencoded::parse(body)
             .find(|(k, _)| k == "payload")
             .map(|(_, v)| v.into_owned())
-            .ok_or("a form-encoded body without a `payload` field")?;
-        serde_json::from_str(&payload).map_err(|e| format!("the form's `payload` is not JSON: {e}"))
+            .ok_or(PayloadError::NoPayloadField)?;
+        serde_json::from_str(&payload).map_err(|source| PayloadError::FormNotJson { source })
     } else {
-        serde_json::from_slice(body).map_err(|e| format!("body is not JSON: {e}"))
+        serde_json::from_slice(body).map_err(|source| PayloadError::NotJson { source })
     }
 }
 
@@ -228,7 +239,7 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
     }
     let payload = match webhook_payload(header("content-type"), &body) {
         Ok(v) => v,
-        Err(e) => return (StatusCode::BAD_REQUEST, Json(json!({"error": e}))),
+        Err(e) => return (StatusCode::BAD_REQUEST, Json(json!({"error": e.to_string()}))),
     };
     match percept_for(event, &payload, &hook.owners) {
         None if event == "ping" => {

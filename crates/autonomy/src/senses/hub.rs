@@ -51,7 +51,7 @@ impl Sense for HubWatcher {
     }
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
-        Ok(Running::keep(watch(ctx.hub, ctx.attention.clone())?))
+        Ok(Running::keep(watch(ctx.hub.root(), ctx.attention.clone())?))
     }
 }
 

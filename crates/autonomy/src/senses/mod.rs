@@ -30,7 +30,6 @@ pub mod telegram;
 
 use std::any::Any;
 use std::net::SocketAddr;
-use std::path::Path;
 
 use axum::Router;
 
@@ -43,6 +42,17 @@ pub const OWNER_PATH: &str = "/owner/message";
 /// Where GitHub delivers webhooks.
 pub const GITHUB_PATH: &str = "/github/webhook";
 
+/// A URL in cn.yaml a sense cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{key} `{url}` is not {expected}")]
+pub struct BadUrl {
+    /// The cn.yaml key (`senses.discord.api_base`).
+    pub key: &'static str,
+    pub url: String,
+    /// What it should be (`an http(s) URL such as https://discord.com`).
+    pub expected: &'static str,
+}
+
 /// A sense that could not start or run.
 #[derive(Debug, thiserror::Error)]
 pub enum SenseError {
@@ -53,6 +63,10 @@ pub enum SenseError {
     Start { sense: &'static str, message: String },
     #[error("cannot start the {sense} sense: {source}")]
     Client { sense: &'static str, source: reqwest::Error },
+    /// (The URL's error is in the message, so it is not also the source: `cn` prints the
+    /// chain.)
+    #[error("cannot start the {sense} sense: {url}")]
+    Url { sense: &'static str, url: BadUrl },
     #[error("cannot start the {sense} sense: cannot create {path}: {source}")]
     Create { sense: &'static str, path: std::path::PathBuf, source: std::io::Error },
     #[error("cannot start the {sense} sense: {}{source}", path.as_ref().map(|p| format!("cannot watch {}: ", p.display())).unwrap_or_default())]
@@ -186,8 +200,8 @@ pub(crate) fn block_on<T: Send + 'static>(
 
 /// What a sense gets when it starts.
 pub struct SenseContext<'a> {
-    /// The hub's root (relative paths in cn.yaml are relative to it).
-    pub hub: &'a Path,
+    /// The open hub (relative paths in cn.yaml are relative to its root).
+    pub hub: &'a cn_hub::Hub,
     /// The senses' runtime: spawn tasks on it; they end when [`Senses`] is dropped.
     pub runtime: &'a tokio::runtime::Runtime,
     /// Where percepts go.
@@ -244,7 +258,7 @@ pub trait Sense: Send {
 
 /// The senses `config` enables, in start order. Secrets are read from the environment here,
 /// so a missing one is reported before anything starts.
-pub fn configured(hub: &Path, config: &SensesConfig) -> Result<Vec<Box<dyn Sense>>, SenseError> {
+pub fn configured(hub: &cn_hub::Hub, config: &SensesConfig) -> Result<Vec<Box<dyn Sense>>, SenseError> {
     let mut senses: Vec<Box<dyn Sense>> = Vec::new();
     if let Some(owner) = owner::OwnerSense::configured(hub, &config.owner)? {
         senses.push(Box::new(owner));
@@ -299,14 +313,14 @@ pub struct Senses {
 
 impl Senses {
     /// Start every sense `config` enables, admitting percepts to `attention`.
-    pub fn start(hub: &Path, config: &SensesConfig, attention: Attention) -> Result<Senses, SenseError> {
+    pub fn start(hub: &cn_hub::Hub, config: &SensesConfig, attention: Attention) -> Result<Senses, SenseError> {
         Senses::start_all(hub, config, configured(hub, config)?, attention)
     }
 
     /// Start `senses` (from [`configured`], and any the caller adds), admitting percepts to
     /// `attention`; the HTTP server listens on `config.bind` when a sense mounted a route.
     pub fn start_all(
-        hub: &Path,
+        hub: &cn_hub::Hub,
         config: &SensesConfig,
         senses: Vec<Box<dyn Sense>>,
         attention: Attention,

@@ -38,11 +38,11 @@ pub struct OwnerSense {
 impl OwnerSense {
     /// `None` when `senses.owner.enabled` is false; the token read from the variable
     /// `senses.owner.token_env` names, else from the hub's token file (made if missing).
-    pub fn configured(hub: &std::path::Path, config: &OwnerConfig) -> Result<Option<Self>, SenseError> {
+    pub fn configured(hub: &cn_hub::Hub, config: &OwnerConfig) -> Result<Option<Self>, SenseError> {
         if !config.enabled {
             return Ok(None);
         }
-        let token = cn_hub::owner_token::load_or_create(&cn_hub::Layout::new(hub), config)
+        let token = cn_hub::owner_token::load_or_create(hub.layout(), config)
             .map_err(|e| SenseError::Start { sense: "owner", message: e.to_string() })?;
         Ok(Some(OwnerSense { token }))
     }

@@ -24,7 +24,7 @@ impl Sense for PeersSense {
     }
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
-        ctx.runtime.spawn(run(ctx.hub.to_path_buf(), self.every));
+        ctx.runtime.spawn(run(ctx.hub.root().to_path_buf(), self.every));
         Ok(Running::tasks())
     }
 }

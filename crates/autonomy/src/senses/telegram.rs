@@ -32,7 +32,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use super::{block_on, first_line, read_capped, split, Running, Sense, SenseContext, SenseError, BODY_MAX};
+use super::{block_on, first_line, read_capped, split, BadUrl, Running, Sense, SenseContext, SenseError, BODY_MAX};
 use crate::attention::Attention;
 use crate::channel::Channel;
 use crate::config::{env_secret, TelegramConfig};
@@ -235,8 +235,7 @@ impl Sense for TelegramSense {
     }
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
-        let err = |message: String| SenseError::Start { sense: "telegram", message };
-        let base = api_base(&self.config.api_base).map_err(err)?;
+        let base = api_base(&self.config.api_base).map_err(|url| SenseError::Url { sense: "telegram", url })?;
         super::install_tls_provider();
         let http = reqwest::Client::builder()
             .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
@@ -244,7 +243,7 @@ impl Sense for TelegramSense {
             .map_err(|source| SenseError::Client { sense: "telegram", source })?;
         let api = Arc::new(Api { http, base, token: self.token });
         let filter = Filter { chats: self.config.chats.clone(), owners: self.config.owners.clone() };
-        let state = cn_hub::Layout::new(ctx.hub).telegram();
+        let state = ctx.hub.layout().telegram();
         let poll_timeout = self.config.poll_timeout.clamp(Duration::from_secs(1), Duration::from_secs(50));
         ctx.runtime.spawn(poll(api.clone(), filter, ctx.attention.clone(), state, poll_timeout));
         let channel = TelegramChannel {
@@ -258,14 +257,18 @@ impl Sense for TelegramSense {
 }
 
 /// `https://api.telegram.org/` → `https://api.telegram.org`, checked.
-fn api_base(base: &str) -> Result<String, String> {
+fn api_base(base: &str) -> Result<String, BadUrl> {
     let trimmed = base.trim_end_matches('/');
     let ok = (trimmed.starts_with("https://") || trimmed.starts_with("http://"))
         && trimmed.split_once("://").is_some_and(|(_, rest)| !rest.is_empty() && !rest.contains(['?', '#', '@', ' ']));
     if ok {
         Ok(trimmed.to_string())
     } else {
-        Err(format!("senses.telegram.api_base `{base}` is not an http(s) URL such as https://api.telegram.org"))
+        Err(BadUrl {
+            key: "senses.telegram.api_base",
+            url: base.to_string(),
+            expected: "an http(s) URL such as https://api.telegram.org",
+        })
     }
 }
 
@@ -515,7 +518,7 @@ mod tests {
     #[test]
     fn api_base_is_checked() {
         assert_eq!(api_base("https://api.telegram.org/").unwrap(), "https://api.telegram.org");
-        assert!(api_base("api.telegram.org").unwrap_err().contains("senses.telegram.api_base"));
+        assert!(api_base("api.telegram.org").unwrap_err().to_string().contains("senses.telegram.api_base"));
         assert!(api_base("https://user@evil").is_err());
     }
 }

@@ -17,3 +17,10 @@ pub fn wait_until(attention: &Attention, what: &str, mut cond: impl FnMut(&Atten
         attention.wait(seen, left);
     }
 }
+
+/// The hub in `dir`, with the cn.yaml it needs to open (senses take an open hub).
+#[allow(dead_code)]
+pub fn open_hub(dir: &std::path::Path) -> cn_hub::Hub {
+    std::fs::write(dir.join("cn.yaml"), "name: t\n").unwrap();
+    cn_hub::Hub::open(dir).unwrap()
+}

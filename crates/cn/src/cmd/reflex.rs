@@ -77,9 +77,10 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     // The one hub finder (cn_hub); not finding one is a usage error.
     let hub = cn_hub::find_hub(hub.as_deref()).map_err(|e| UsageError(e.to_string()))?;
     // cn.yaml is read once, here (a hub with only reflexes needs no `name`).
-    let config = cn_hub::HubConfig::load(&cn_hub::Layout::new(&hub).config()).map_err(|e| UsageError(e.to_string()))?;
+    let layout = cn_hub::Layout::new(&hub);
+    let config = cn_hub::HubConfig::load(&layout.config()).map_err(|e| UsageError(e.to_string()))?;
     let (reflex_config, policy) = cn_reflex::config::of(&config);
-    let mut engine = Engine::with_config(&hub, reflex_config, policy);
+    let mut engine = Engine::with_config(&layout, reflex_config, policy);
     if let Some(me) = config.name.as_deref() {
         engine = engine.named(me);
     }

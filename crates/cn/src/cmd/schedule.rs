@@ -79,7 +79,10 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                     UsageError(format!("schedule entry `{}`: `{}` never fires: {e}", entry.name, entry.cron)).into()
                 );
             }
-            Schedule::of_hub(&hub).add(entry).context("cannot add the schedule entry")?.map_err(UsageError)?;
+            Schedule::of_hub(&hub)
+                .add(entry)
+                .context("cannot add the schedule entry")?
+                .map_err(|e| UsageError(e.to_string()))?;
             Ok(ExitCode::SUCCESS)
         }
         Sub::Rm { name } => {

@@ -6,27 +6,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub fn cn_cmd(hub: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cn"));
-    c.arg("--hub").arg(hub).env_remove("CN_HUB").env("CN_LOG", "error");
-    c
-}
+#[path = "../hub_common/mod.rs"]
+mod hub_common;
+pub use hub_common::{cn_cmd, cn_ok, init_hub};
 
 pub fn cn(hub: &Path, args: &[&str]) -> Output {
     cn_cmd(hub).args(args).output().expect("cn runs")
-}
-
-/// Run cn and require success; its stdout.
-pub fn cn_ok(hub: &Path, args: &[&str]) -> String {
-    let out = cn(hub, args);
-    assert!(
-        out.status.success(),
-        "cn {args:?} failed ({:?}): {}{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 pub fn git(dir: &Path, args: &[&str]) -> String {
@@ -37,9 +22,7 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 
 /// `cn init` a hub named `name` under `root`, with a bare repository as its `origin`.
 pub fn hub_with_origin(root: &Path, name: &str) -> (PathBuf, PathBuf) {
-    let hub = root.join(name);
-    let out = Command::new(env!("CARGO_BIN_EXE_cn")).args(["init"]).arg(&hub).args(["--name", name]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let hub = init_hub(root, name);
     let bare = root.join(format!("{name}.git"));
     git(root, &["init", "-q", "--bare", bare.to_str().unwrap()]);
     git(&hub, &["remote", "add", "origin", bare.to_str().unwrap()]);

@@ -10,29 +10,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub fn cn_cmd(hub: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cn"));
-    c.arg("--hub").arg(hub).env_remove("CN_HUB").env("CN_LOG", "error");
-    c
-}
-
-pub fn cn_ok(hub: &Path, args: &[&str]) -> String {
-    let out = cn_cmd(hub).args(args).output().expect("cn runs");
-    assert!(
-        out.status.success(),
-        "cn {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+#[path = "../hub_common/mod.rs"]
+mod hub_common;
+pub use hub_common::{cn_cmd, cn_ok, init_hub};
 
 /// `cn init` a hub `name` under `root` whose level-2 model is the shell script `model`,
 /// with `extra` appended to cn.yaml. The owner endpoint listens on a free loopback port.
 pub fn hub(root: &Path, name: &str, model: &str, extra: &str) -> PathBuf {
-    let hub = root.join(name);
-    let out = Command::new(env!("CARGO_BIN_EXE_cn")).arg("init").arg(&hub).args(["--name", name]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let hub = init_hub(root, name);
     let script = root.join(format!("{name}-model.sh"));
     std::fs::write(&script, model).unwrap();
     let yaml = format!(
