@@ -311,8 +311,7 @@ mod tests {
         let layout = crate::Layout::new(dir.path());
         assert!(Journal::segments(&layout.interactions()).unwrap().len() >= 3);
         let read = Journal::read(&layout.interactions()).unwrap();
-        let ns: Vec<u64> =
-            read.entries.iter().filter_map(|e| e.0.get("n").and_then(Value::as_u64)).collect();
+        let ns: Vec<u64> = read.entries.iter().filter_map(|e| e.0.get("n").and_then(Value::as_u64)).collect();
         assert_eq!(ns, (0..10).collect::<Vec<u64>>(), "every call once, in order, across segments");
         assert!(layout.write_protected(Path::new("state/interactions/000001.jsonl")).is_some());
     }

@@ -6,8 +6,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+// Test binaries that use both common modules load it twice: two copies of small functions.
+#[allow(clippy::duplicate_mod)]
 #[path = "../hub_common/mod.rs"]
 mod hub_common;
+#[allow(unused_imports)]
 pub use hub_common::{cn_cmd, cn_ok, init_hub};
 
 pub fn cn(hub: &Path, args: &[&str]) -> Output {

@@ -10,8 +10,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+// Test binaries that use both common modules load it twice: two copies of small functions.
+#[allow(clippy::duplicate_mod)]
 #[path = "../hub_common/mod.rs"]
 mod hub_common;
+#[allow(unused_imports)]
 pub use hub_common::{cn_cmd, cn_ok, init_hub};
 
 /// `cn init` a hub `name` under `root` whose level-2 model is the shell script `model`,
