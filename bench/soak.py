@@ -188,8 +188,11 @@ def owner_load(d):
         if not base:
             continue
         n += 1
+        # The owner endpoint takes the owner's token only (issue 15).
+        with open(os.path.join(HUB, ".git", "cn-owner-token")) as f:
+            token = f.read().strip()
         status, body = post(base + "/owner/message", json.dumps({"text": f"Owner message {n}"}).encode(),
-                            {"content-type": "application/json"})
+                            {"content-type": "application/json", "authorization": f"Bearer {token}"})
         if status == 202:
             OWNER_IDS.append(body["accepted"])
             STATS["owner_sent"] += 1

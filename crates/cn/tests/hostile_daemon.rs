@@ -59,9 +59,11 @@ fn react_then_reply_in_one_reflex_replies_once() {
     std::fs::write(hub.join("threads/inbox/hi-1.md"), text).unwrap();
     let mut daemon = Daemon::start(&hub, &[]);
     daemon.owner_url();
-    let entries = wait_until(MINUTE, "hi-1 decided", || {
+    // The decision is journaled just before the item is renamed to where it belongs: wait for
+    // both.
+    let entries = wait_until(MINUTE, "hi-1 decided and archived", || {
         let e = journal(&hub);
-        decided_at(&e, "hi-1").map(|_| e)
+        decided_at(&e, "hi-1").filter(|_| hub.join("threads/archived/hi-1.md").is_file()).map(|_| e)
     });
     let decisions: Vec<&serde_json::Value> =
         entries.iter().filter(|e| e["type"] == "decision" && e["id"] == "hi-1" && e["place"].is_string()).collect();
