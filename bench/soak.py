@@ -276,11 +276,14 @@ def sampler(d, out):
 def journal():
     entries = []
     state = os.path.join(HUB, "state")
-    # Rotated journals (journal.*.jsonl) first, then the live one.
-    names = sorted(n for n in os.listdir(state) if n.startswith("journal") and n.endswith(".jsonl"))
-    names.sort(key=lambda n: (n == "journal.jsonl", n))
-    for name in names:
-        with open(os.path.join(state, name), errors="replace") as f:
+    # The rotated segments (state/journal/NNNNNN.jsonl) oldest first, then the live file.
+    seg_dir = os.path.join(state, "journal")
+    segments = sorted(n for n in os.listdir(seg_dir) if n.endswith(".jsonl")) if os.path.isdir(seg_dir) else []
+    paths = [os.path.join(seg_dir, n) for n in segments] + [os.path.join(state, "journal.jsonl")]
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        with open(path, errors="replace") as f:
             for line in f:
                 try:
                     entries.append(json.loads(line))
