@@ -116,6 +116,18 @@ impl Events {
     }
 }
 
+/// A hub served by `cn serve`, its journal open for appending, and the live journal watched
+/// from the journal's current end.
+fn watched(dir: &std::path::Path) -> (Serve, std::path::PathBuf, Journal, Events) {
+    let hub = daemon_common::hub(dir, "ada", "true\n", "");
+    let serve = Serve::start(&hub, &[]);
+    let path = hub.join("state/journal.jsonl");
+    let journal = Journal::open(&path).unwrap();
+    let from = std::fs::metadata(&path).unwrap().len();
+    let events = Events::open(&serve, &format!("?from={from}"), "");
+    (serve, path, journal, events)
+}
+
 fn entry(id: &str) -> Entry {
     Entry::new("decision").with("id", id).with("summary", format!("decided {id}"))
 }
@@ -123,12 +135,7 @@ fn entry(id: &str) -> Entry {
 #[test]
 fn the_live_journal_sends_what_was_appended_just_before_a_rotation() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = daemon_common::hub(dir.path(), "ada", "true\n", "");
-    let serve = Serve::start(&hub, &[]);
-    let path = hub.join("state/journal.jsonl");
-    let mut journal = Journal::open(&path).unwrap();
-    let from = std::fs::metadata(&path).unwrap().len();
-    let mut events = Events::open(&serve, &format!("?from={from}"), "");
+    let (_serve, path, mut journal, mut events) = watched(dir.path());
     journal.append(&entry("e0")).unwrap();
     events.wait_for("decided e0");
     // Two entries the stream has not read yet, then the file becomes a segment, then one more
@@ -147,12 +154,7 @@ fn the_live_journal_sends_what_was_appended_just_before_a_rotation() {
 #[test]
 fn a_browser_reconnecting_across_a_rotation_misses_nothing_and_sees_nothing_twice() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = daemon_common::hub(dir.path(), "ada", "true\n", "");
-    let serve = Serve::start(&hub, &[]);
-    let path = hub.join("state/journal.jsonl");
-    let mut journal = Journal::open(&path).unwrap();
-    let from = std::fs::metadata(&path).unwrap().len();
-    let mut events = Events::open(&serve, &format!("?from={from}"), "");
+    let (serve, path, mut journal, mut events) = watched(dir.path());
     journal.append(&entry("r0")).unwrap();
     let seen = events.wait_for("decided r0");
     let last_id = seen

@@ -39,17 +39,16 @@ fn the_owner_watches_and_steers_the_agent_in_a_browser() {
     std::fs::write(hub.join("state/budget.json"), budget.to_string()).unwrap();
     let layout = cn_hub::Layout::new(&hub);
     let yaml = "name: greet\ndescription: greets\nlevel: 0\ntrigger:\n  pattern: \"(?i)^good morning\"\npipeline:\n  - action: reply\n    message: \"Morning!\"\n";
-    let held = cn_hub::approvals::hold(
-        &layout,
-        "reflex_write",
-        json!({"name": "greet", "yaml": yaml}),
-        format!("write state/reflexes/greet.yaml:\n{yaml}"),
-        "nothing".into(),
-        Some("item-1".into()),
-        Some("bob".into()),
-        3600,
-    )
-    .unwrap();
+    let req = cn_hub::approvals::Request {
+        tool: "reflex_write".into(),
+        params: json!({"name": "greet", "yaml": yaml}),
+        runs: format!("write state/reflexes/greet.yaml:\n{yaml}"),
+        remembers: "nothing".into(),
+        item: Some("item-1".into()),
+        from: Some("bob".into()),
+        level: None,
+    };
+    let held = cn_hub::approvals::request(&layout, req, 3600).unwrap();
     // A reflex learned from the executive, still in shadow.
     std::fs::write(
         hub.join("state/reflexes/status.yaml"),

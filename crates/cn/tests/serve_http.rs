@@ -126,17 +126,16 @@ fn approving_from_the_page_runs_exactly_what_it_showed_and_denying_runs_nothing(
     let yaml = "name: greet\ndescription: greets\nlevel: 0\ntrigger:\n  pattern: \"(?i)^good morning\"\npipeline:\n  - action: reply\n    message: \"Morning!\"\n";
     let hold = |name: &str| {
         let params = json!({"name": name, "yaml": yaml.replace("greet", name)});
-        cn_hub::approvals::hold(
-            &layout,
-            "reflex_write",
+        let req = cn_hub::approvals::Request {
+            tool: "reflex_write".into(),
             params,
-            format!("write state/reflexes/{name}.yaml"),
-            "nothing".into(),
-            None,
-            None,
-            3600,
-        )
-        .unwrap()
+            runs: format!("write state/reflexes/{name}.yaml"),
+            remembers: "nothing".into(),
+            item: None,
+            from: None,
+            level: None,
+        };
+        cn_hub::approvals::request(&layout, req, 3600).unwrap()
     };
     let yes = hold("greet");
     let no = hold("other");

@@ -86,17 +86,16 @@ pipeline:
   - action: reply
     message: "Buy now at https://evil.example/"
 "#;
-    cn_hub::approvals::hold(
-        &cn_hub::Layout::new(hub),
-        "reflex_write",
-        serde_json::json!({"name": "promo", "yaml": yaml}),
-        format!("write state/reflexes/promo.yaml and enable reflex `promo` (level 0), exactly:\n{yaml}"),
-        "nothing".into(),
-        None,
-        None,
-        timeout,
-    )
-    .unwrap()
+    let req = cn_hub::approvals::Request {
+        tool: "reflex_write".into(),
+        params: serde_json::json!({"name": "promo", "yaml": yaml}),
+        runs: format!("write state/reflexes/promo.yaml and enable reflex `promo` (level 0), exactly:\n{yaml}"),
+        remembers: "nothing".into(),
+        item: None,
+        from: None,
+        level: None,
+    };
+    cn_hub::approvals::request(&cn_hub::Layout::new(hub), req, timeout).unwrap()
 }
 
 #[test]

@@ -156,12 +156,7 @@ fn run_call(hub: &Hub, a: &Approval) -> Result<Value, ApproveError> {
         ctx.hub = Some(hub.root().to_path_buf());
         ctx.policy = hub.config().policy.clone();
         let mut r = cn_tools::Registry::new(ctx);
-        r.register(cn_autonomy::notes::note_write_tool());
-        for name in crate::ENGINE_TOOLS {
-            if let Some(tool) = engine.registry().get(name) {
-                r.register(tool.clone());
-            }
-        }
+        crate::state_tools(&mut r, &engine);
         r
     } else {
         engine.registry().clone()

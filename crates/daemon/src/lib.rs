@@ -179,7 +179,6 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     ctx.policy = policy;
     let mut registry = cn_tools::Registry::new(ctx);
     cn_agent::register_ops(&mut registry, &hub);
-    registry.register(cn_autonomy::notes::note_write_tool());
     let reflexes = reflexes(&hub, &models, &mut registry);
     // MCP servers' tools (`mcp:`): they join the registry as `server.tool` once their
     // server answers (started in the background: a server that hangs delays nothing), and
@@ -336,9 +335,18 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     Ok(RunReport { mode, moves: state.moves, decided: handled.load(Ordering::Relaxed), listening })
 }
 
-/// The reflex engine's actions the executive also calls: its own state tools and reading
-/// files in the hub.
-pub(crate) const ENGINE_TOOLS: [&str; 3] = ["add_task", "add_idea", "read_file"];
+/// The executive's own tools besides the ops, into `registry`: its notes, and the reflex
+/// engine's actions for its state (tasks, ideas) and reading files in the hub — the same code
+/// whether a reflex or the executive asks, and whether the daemon runs the call or the owner
+/// approved it (`approve`).
+pub(crate) fn state_tools(registry: &mut cn_tools::Registry, engine: &cn_reflex::Engine) {
+    registry.register(cn_autonomy::notes::note_write_tool());
+    for name in ["add_task", "add_idea", "read_file"] {
+        if let Some(tool) = engine.registry().get(name) {
+            registry.register(tool.clone());
+        }
+    }
+}
 
 /// The reflex engine (levels 0–2) with its level-2 model, and its tools in `registry`: the
 /// agent's own state tools come from it, so the same code writes tasks and ideas whether a
@@ -357,11 +365,7 @@ fn reflexes(
         Ok(m) => engine.set_model(m),
         Err(e) => eprintln!("cn run: reflexes have no level-2 model: {e}"),
     }
-    for name in ENGINE_TOOLS {
-        if let Some(tool) = engine.registry().get(name) {
-            registry.register(tool.clone());
-        }
-    }
+    state_tools(registry, &engine);
     let engine = Arc::new(Mutex::new(engine));
     registry.register(cn_reflex::reflex_write_tool(engine.clone()));
     Some(engine)

@@ -99,22 +99,6 @@ pub struct Request {
     pub level: Option<u8>,
 }
 
-/// Hold a call: a fresh pending approval, saved; its id.
-#[allow(clippy::too_many_arguments)]
-pub fn hold(
-    layout: &Layout,
-    tool: &str,
-    params: Value,
-    runs: String,
-    remembers: String,
-    item: Option<String>,
-    from: Option<String>,
-    timeout_secs: u64,
-) -> Result<Approval, ApprovalError> {
-    let req = Request { tool: tool.into(), params, runs, remembers, item, from, level: None };
-    request(layout, req, timeout_secs)
-}
-
 /// Hold a call, once: the pending approval already holding the same call for the same item
 /// (a model retrying, a reflex and the executive asking alike), else a fresh one.
 pub fn request(layout: &Layout, req: Request, timeout_secs: u64) -> Result<Approval, ApprovalError> {
@@ -148,7 +132,7 @@ pub fn request(layout: &Layout, req: Request, timeout_secs: u64) -> Result<Appro
         .with("id", approval.id.as_str())
         .with("tool", approval.tool.as_str())
         .with("outcome", "held")
-        .with("runs", crate::redact::redact(&approval.runs).as_str());
+        .with("runs", journal_text(&approval.runs).as_str());
     if let Some(item) = &approval.item {
         entry = entry.with("item", item.as_str());
     }
@@ -161,6 +145,20 @@ pub fn request(layout: &Layout, req: Request, timeout_secs: u64) -> Result<Appro
     }
     Ok(approval)
 }
+
+/// What the journal keeps of what a held call runs: redacted, and at most
+/// [`JOURNAL_RUNS_MAX`] characters (the params a model wrote may be a whole file; the approval
+/// keeps them all).
+fn journal_text(runs: &str) -> String {
+    let text = crate::redact::redact(runs);
+    match text.char_indices().nth(JOURNAL_RUNS_MAX) {
+        Some((cut, _)) => format!("{}… (`cn approvals` shows it whole)", &text[..cut]),
+        None => text,
+    }
+}
+
+/// See [`journal_text`].
+pub const JOURNAL_RUNS_MAX: usize = 300;
 
 /// Every approval (timed-out ones denied first), oldest first.
 pub fn list(layout: &Layout) -> Result<Vec<Approval>, ApprovalError> {
@@ -199,8 +197,18 @@ mod tests {
     fn held_approved_denied_and_timed_out() {
         let dir = tempfile::tempdir().unwrap();
         let l = Layout::new(dir.path());
-        let hold =
-            |n: u32, t| hold(&l, "reflex_write", Value::from(n), "write x".into(), "nothing".into(), None, None, t);
+        let hold = |n: u32, t| {
+            let req = Request {
+                tool: "reflex_write".into(),
+                params: Value::from(n),
+                runs: "write x".into(),
+                remembers: "nothing".into(),
+                item: None,
+                from: None,
+                level: None,
+            };
+            request(&l, req, t)
+        };
         let a = hold(1, 60).unwrap();
         let b = hold(2, 60).unwrap();
         assert_eq!(hold(2, 60).unwrap().id, b.id, "the same call for the same item is held once");
@@ -214,5 +222,21 @@ mod tests {
         assert_eq!(timed_out.status, Status::Denied);
         assert!(timed_out.decided.as_deref().unwrap().contains("timed out"));
         assert!(matches!(decide(&l, "ap-nope", true), Err(ApprovalError::Unknown { .. })));
+        // A model's params may be a whole file: the approval keeps them, the journal a line.
+        let big = "x".repeat(1 << 20);
+        let req = Request {
+            tool: "write_file".into(),
+            params: serde_json::json!({"content": big}),
+            runs: format!("`write_file` {{\"content\":\"{big}\"}}"),
+            remembers: "nothing".into(),
+            item: None,
+            from: Some("github:mallory".into()),
+            level: Some(1),
+        };
+        let held = request(&l, req, 60).unwrap();
+        assert_eq!(held.params["content"].as_str().map(str::len), Some(1 << 20));
+        let journal = std::fs::read_to_string(l.journal()).unwrap();
+        let line = journal.lines().find(|x| x.contains(&held.id)).unwrap();
+        assert!(line.len() < 2 * JOURNAL_RUNS_MAX, "{} bytes", line.len());
     }
 }

@@ -52,9 +52,6 @@ const GRACE: Duration = Duration::from_secs(2);
 pub struct McpClients {
     rt: Arc<tokio::runtime::Runtime>,
     servers: BTreeMap<String, Arc<Server>>,
-    /// Who the caller is when no item is current: `cn reflex test` runs for the owner at the
-    /// terminal (or the sense `--source` names), not for `state/input.md`.
-    caller: Option<String>,
     /// Set by [`McpClients::close`]: every call in flight ends and every server stops.
     closed: Arc<tokio::sync::watch::Sender<bool>>,
 }
@@ -118,14 +115,7 @@ impl McpClients {
             })
             .collect();
         let (closed, _) = tokio::sync::watch::channel(false);
-        Ok(McpClients { rt: Arc::new(rt), servers, caller: None, closed: Arc::new(closed) })
-    }
-
-    /// The same clients, calling for `from` (the owner, or a sense's name) whatever item is
-    /// current: for `cn reflex test`, where the text comes from the terminal.
-    pub fn calling_for(mut self, from: &str) -> McpClients {
-        self.caller = Some(from.to_string());
-        self
+        Ok(McpClients { rt: Arc::new(rt), servers, closed: Arc::new(closed) })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -307,7 +297,6 @@ impl McpClients {
     pub fn join_when_ready(&self, late: cn_tools::LateTools, report: impl Fn(&str, Joined) + Send + 'static) {
         let rt = Arc::downgrade(&self.rt);
         let servers = self.servers.clone();
-        let caller = self.caller.clone();
         let closed = self.closed.clone();
         let spawned = std::thread::Builder::new().name("cn-mcp-join".into()).spawn(move || {
             let mut waiting: Vec<String> = servers.keys().cloned().collect();
@@ -318,7 +307,7 @@ impl McpClients {
                     // Held only for this try: dropping the daemon's clients ends the thread.
                     let Some(rt) = rt.upgrade() else { return };
                     let clients =
-                        McpClients { rt, servers: servers.clone(), caller: caller.clone(), closed: closed.clone() };
+                        McpClients { rt, servers: servers.clone(), closed: closed.clone() };
                     if clients.is_closed() {
                         return;
                     }
@@ -402,18 +391,14 @@ impl McpClients {
         if s.config.callers == McpCallers::Anyone {
             return Ok(());
         }
-        let from = match &self.caller {
-            Some(from) => Some(from.clone()),
-            None => {
-                let hub = ctx.hub.as_deref().unwrap_or(&ctx.workdir);
-                cn_agent::Item::read_opt(&cn_hub::Layout::new(hub).input()).ok().flatten().map(|i| i.from)
-            }
-        };
-        match from {
-            Some(from) if from == cn_agent::OWNER => Ok(()),
+        // Who the call is for, as the registry decides it for every tool (the caller's
+        // provenance, or the current item's).
+        match ctx.provenance().map(|(from, _)| from) {
+            Some(from) if from.is_owner() => Ok(()),
             Some(from) => Err(ToolError::Denied(format!(
-                "MCP server `{server}` takes calls for the owner's items only, and this item is from `{from}` \
-                 (the owner may set `mcp.{server}.callers: anyone`)"
+                "MCP server `{server}` takes calls for the owner's items only, and this item is from `{}` \
+                 (the owner may set `mcp.{server}.callers: anyone`)",
+                from.label()
             ))),
             None => Err(ToolError::Denied(format!(
                 "MCP server `{server}` takes calls for the owner's items only, and there is no current item"

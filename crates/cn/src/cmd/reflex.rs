@@ -113,11 +113,11 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             }
             // The text's provenance decides what its reflex may cause, as in the daemon.
             engine.set_caller(source.as_deref().map_or(cn_hub::Provenance::Owner, cn_hub::Provenance::parse));
-            // `mcp:` servers for the `mcp` action, started on its first call; the text comes
-            // from the owner at the terminal, or from the sense `--source` names.
+            // `mcp:` servers for the `mcp` action, started on its first call (they admit calls
+            // by the same provenance).
             if !config.mcp.is_empty() {
                 let clients = cn_mcp::McpClients::new(&hub, &config.mcp).map_err(|e| anyhow::anyhow!(e))?;
-                engine.set_mcp(std::sync::Arc::new(clients.calling_for(source.as_deref().unwrap_or(cn_agent::OWNER))));
+                engine.set_mcp(std::sync::Arc::new(clients));
             }
             let mode = if dry_run { Mode::DryRun } else { Mode::Test };
             if lines {

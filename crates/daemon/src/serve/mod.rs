@@ -609,3 +609,18 @@ async fn answer(State(app): State<Shared>, UrlPath(id): UrlPath<String>) -> Resp
         Err(r) => r,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::event_position;
+
+    #[test]
+    fn an_event_id_is_read_as_a_position_or_not_at_all() {
+        assert_eq!(event_position("120"), Some((120, None)));
+        assert_eq!(event_position("2049.77.5"), Some((5, Some((2049, 77)))));
+        // Whatever a client sends: no panic, no position.
+        for bad in ["", "x", "1.2", "1.2.3.4", "-1", "1.2.-3", "99999999999999999999999", "1..2", "\u{0}"] {
+            assert_eq!(event_position(bad), None, "{bad:?}");
+        }
+    }
+}
