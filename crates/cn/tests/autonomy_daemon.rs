@@ -137,11 +137,7 @@ fn a_flood_of_ten_thousand_percepts_stays_bounded_and_the_owner_comes_first() {
     let dir = tempfile::tempdir().unwrap();
     let hub = hub(dir.path(), "ada", ACK, "attention:\n  capacity: 200\n");
     // The webhook needs its secret from the environment.
-    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace(
-        "senses:\n  bind: 127.0.0.1:0\n",
-        "senses:\n  bind: 127.0.0.1:0\n  github:\n    secret_env: CN_TEST_HOOK_SECRET\n",
-    );
-    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    add_webhook(&hub);
     let secret = "flood-secret";
     let mut daemon = Daemon::start(&hub, &[("CN_TEST_HOOK_SECRET", secret)]);
     let owner_url = daemon.owner_url();

@@ -140,7 +140,15 @@ pub struct HubMind {
     /// What a shadow reflex would have done with the current item, compared with the real
     /// decision when it comes (kept in memory: a restart in between loses one comparison).
     shadow: Option<cn_reflex::ShadowRun>,
+    /// The hub could not record a decision (a full disk): no item is taken before this, and
+    /// the wait doubles while it lasts — so a full disk costs a few model calls a minute, not
+    /// a loop of them (the disk-full bench saw 240 failed writes a second without it).
+    stalled: Option<(std::time::Instant, std::time::Duration)>,
 }
+
+/// The first wait after the hub could not record a decision; it doubles up to [`STALL_MAX`].
+const STALL_FIRST: std::time::Duration = std::time::Duration::from_secs(1);
+const STALL_MAX: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Lines of the recent-journal digest in the executive's prompt.
 const JOURNAL_DIGEST_LINES: usize = 12;
@@ -182,6 +190,7 @@ impl HubMind {
             level: None,
             telemetry: None,
             shadow: None,
+            stalled: None,
         }
     }
 
@@ -528,13 +537,20 @@ impl HubMind {
         let until = Some(cn_storage::rfc3339_after(self.auto.pacing.retry_deferred));
         let gtd = Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until });
         match cn_agent::decide_below_executive(&self.hub, &gtd) {
-            Ok(_) => self.note(
-                Entry::new("decision")
-                    .with("id", item.id.as_str())
-                    .with("summary", format!("deferred {}: move limit", item.id))
-                    .with("reasoning", reason),
-            ),
-            Err(e) => tracing::error!(%e, "cannot defer {}", item.id),
+            Ok(_) => {
+                self.stalled = None;
+                self.note(
+                    Entry::new("decision")
+                        .with("id", item.id.as_str())
+                        .with("summary", format!("deferred {}: move limit", item.id))
+                        .with("reasoning", reason),
+                );
+            }
+            Err(e) => {
+                let wait = self.stalled.map_or(STALL_FIRST, |(_, w)| (w * 2).min(STALL_MAX));
+                tracing::error!(%e, "cannot defer {}; taking no item for {wait:?}", item.id);
+                self.stalled = Some((std::time::Instant::now() + wait, wait));
+            }
         }
         self.finish(item);
     }
@@ -771,6 +787,9 @@ impl cn_compute::Mind for HubMind {
             if self.stop.is_stopped() {
                 return Decision::Rest;
             }
+            if self.stalled.is_some_and(|(until, _)| std::time::Instant::now() < until) {
+                return Decision::Rest;
+            }
             if let Some(item) = self.current.clone() {
                 match cn_agent::current(&self.hub) {
                     Ok(Some(now)) if now.id == item.id => {
@@ -785,6 +804,8 @@ impl cn_compute::Mind for HubMind {
                         return Decision::Move;
                     }
                     Ok(_) => {
+                        // Decided: the hub takes writes again.
+                        self.stalled = None;
                         self.learn(&item, outcomes);
                         self.finish(&item);
                         continue;

@@ -3,7 +3,8 @@
 //! do?" and "why?". Decisions go here; debugging goes to `tracing`.
 //!
 //! Durability: appends are single writes (a crash of cn loses at most a torn last line,
-//! sealed on the next open). [`Journal::sync`] makes what was appended survive a power loss
+//! sealed on the next open; a write that fails part-way — a full disk — is sealed by the same
+//! handle at once, or before its next line, so the next entry never glues onto it). [`Journal::sync`] makes what was appended survive a power loss
 //! (`fdatasync`); the hub's journal calls it after every `decision` entry, and a journal
 //! opened with [`Journal::open_synced`] after every append. Cost: `cargo bench -p cn-storage
 //! --bench journal` (BENCHMARKS.md). Reads stream line by line (a line over
@@ -60,6 +61,8 @@ pub struct Journal {
     file: File,
     line: Vec<u8>,
     sync: bool,
+    /// The last append failed and may have left part of its line; seal it before the next.
+    torn: bool,
 }
 
 impl Journal {
@@ -76,7 +79,7 @@ impl Journal {
             std::fs::create_dir_all(dir)?;
         }
         let file = open_append(&path)?;
-        let mut journal = Journal { path, file, line: Vec::with_capacity(512), sync: false };
+        let mut journal = Journal { path, file, line: Vec::with_capacity(512), sync: false, torn: false };
         journal.seal_torn_line()?;
         Ok(journal)
     }
@@ -116,10 +119,17 @@ impl Journal {
 
     pub fn append_value<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
         self.line.clear();
+        if self.torn {
+            // A blank line, which readers skip, if the failed write left nothing.
+            self.line.push(b'\n');
+        }
         serde_json::to_writer(&mut self.line, value).map_err(io::Error::other)?;
         self.line.push(b'\n');
         self.follow_rotation()?;
         let written = self.file.write_all(&self.line);
+        // A failed write may have left part of the line: end it now if the disk takes a byte,
+        // else before the next line.
+        self.torn = written.is_err() && self.file.write_all(b"\n").is_err();
         let synced = written.and_then(|()| if self.sync { self.file.sync_data() } else { Ok(()) });
         let unlocked = self.file.unlock();
         synced.and(unlocked)

@@ -194,28 +194,54 @@ impl Attention {
         self.shared.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Offer a percept or impulse; wakes a resting daemon.
+    /// Offer a percept or impulse; wakes a resting daemon. When the spool cannot record it (a
+    /// full disk), it is admitted all the same — held in memory, logged — so a sense that
+    /// cannot ask again loses nothing while the daemon runs; see [`Attention::admit_durable`].
     pub fn admit(&self, item: impl Into<Input>) -> Admission {
-        let item = item.into();
-        let mut s = self.state();
-        // Spool first: once a sense is answered, the item must survive a kill.
-        let spooled = s.spool.is_some().then(|| item.clone());
-        let admission = s.pool.admit(item);
-        if let (Some(spool), Some(item)) = (s.spool.as_mut(), spooled) {
-            match &admission {
-                Admission::Admitted => spool.add(&item, None),
-                Admission::Coalesced { into } => spool.add(&item, Some(into)),
-                Admission::Displaced { shed } => {
-                    spool.add(&item, None);
-                    spool.done(shed);
-                }
-                Admission::Shed { .. } => {}
+        match self.offer(item.into(), false) {
+            Ok(admission) => admission,
+            Err((admission, e)) => {
+                tracing::error!(%e, "attention: admitted in memory only; it would not survive a crash");
+                admission
             }
+        }
+    }
+
+    /// Offer an item only if the spool records it: when it cannot (a full disk), nothing is
+    /// admitted and the error says why — for a sense that can answer "not taken, send it
+    /// again" (the owner endpoint and the webhooks answer 507).
+    pub fn admit_durable(&self, item: impl Into<Input>) -> Result<Admission, spool::NotSpooled> {
+        self.offer(item.into(), true).map_err(|(_, e)| e)
+    }
+
+    /// Spool first (once a sense is answered, the item must survive a kill), then the pool.
+    /// Err: the spool failed; with `durable`, nothing was admitted (the admission is
+    /// `Shed` then), else the item is in the pool.
+    fn offer(&self, item: Input, durable: bool) -> Result<Admission, (Admission, spool::NotSpooled)> {
+        let mut s = self.state();
+        let State { pool, spool, .. } = &mut *s;
+        let mut failed = None;
+        if let Some(spool) = spool.as_mut() {
+            let into = pool.coalesce_target(&item).map(str::to_string);
+            if let Err(e) = spool.add(&item, into.as_deref()) {
+                if durable {
+                    return Err((Admission::Shed { id: item.id().to_string() }, e));
+                }
+                failed = Some(e);
+            }
+        }
+        let admission = pool.admit(item);
+        if let (Some(spool), Admission::Displaced { shed: id } | Admission::Shed { id }) = (spool.as_mut(), &admission)
+        {
+            spool.done(id);
         }
         s.generation += 1;
         drop(s);
         self.shared.changed.notify_all();
-        admission
+        match failed {
+            None => Ok(admission),
+            Some(e) => Err((admission, e)),
+        }
     }
 
     /// Wake a waiting rest without admitting anything: something outside the pool changed
@@ -400,6 +426,18 @@ mod tests {
         assert_eq!(c.item.summary(), "comment 0");
         assert_eq!((c.merged.len(), c.merged_count), (pool::KEEP_MERGED, 300), "the count survives the restart");
         assert!(a.decide(Timestamp::now()).is_none());
+    }
+
+    #[test]
+    fn an_item_the_spool_cannot_record_is_refused_when_it_must_be_durable() {
+        let a = Attention::new(PoolConfig::default());
+        a.state().spool = Some(spool::Spool::on_full_disk());
+        let e = a.admit_durable(Percept::new(SenseKind::Owner, "hello")).unwrap_err().to_string();
+        assert!(e.contains("/dev/full") && e.contains("No space left"), "{e}");
+        assert!(a.is_empty(), "refused: nothing admitted, so the sender may send it again");
+        // A sense that cannot ask again: the item is held in memory while the daemon runs.
+        a.admit(Percept::new(SenseKind::Github, "gh"));
+        assert_eq!(a.len(), 1);
     }
 
     #[test]

@@ -164,6 +164,16 @@ impl Pool {
         admission
     }
 
+    /// The id of the pooled item `item` would be coalesced into, if any (what [`Pool::admit`]
+    /// will answer with `Coalesced`).
+    pub fn coalesce_target(&self, item: &Input) -> Option<&str> {
+        if item.owner() {
+            return None;
+        }
+        let rank = self.by_key.get(item.key()?)?;
+        self.items.get(rank).map(|p| p.item.id())
+    }
+
     /// Take the most salient item (owner items first), with its salience at `now`.
     pub fn decide(&mut self, now: Timestamp) -> Option<Candidate> {
         let rank = *self.items.last_key_value()?.0;

@@ -148,25 +148,40 @@ fn compact(path: &Path) -> io::Result<Restored> {
     Ok(Restored { pending, extra })
 }
 
+/// An item the spool could not record (a full disk, a read-only file system): it was not
+/// admitted, so whoever sent it may send it again.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot record the item in {}: {error}", path.display())]
+pub struct NotSpooled {
+    pub path: PathBuf,
+    pub error: io::Error,
+}
+
 impl Spool {
-    pub fn add(&mut self, item: &Input, into: Option<&str>) {
+    /// Record an admitted item (coalesced into `into`, if any); an error when the line was not
+    /// written (the file is as it was: `Journal::append` writes a line in one `write`).
+    pub fn add(&mut self, item: &Input, into: Option<&str>) -> Result<(), NotSpooled> {
         let mut e = Entry(serde_json::Map::new());
         e.0.insert("add".into(), serde_json::to_value(item).unwrap_or(Value::Null));
         if let Some(i) = into {
             e.0.insert("into".into(), i.into());
         }
-        self.write(&e);
+        self.write(&e)
     }
 
+    /// Record that an item was closed. A failure is logged: the item comes back after a
+    /// restart and is decided again, which is safe (deciding is idempotent on the hub's files).
     pub fn done(&mut self, id: &str) {
         let mut e = Entry(serde_json::Map::new());
         e.0.insert("done".into(), id.into());
-        self.write(&e);
+        if let Err(err) = self.write(&e) {
+            tracing::error!(%err, item = id, "spool: cannot record a closed item; it returns after a restart");
+        }
     }
 
-    fn write(&mut self, e: &Entry) {
-        if let Err(err) = self.journal.append(e) {
-            tracing::error!(path = %self.journal.path().display(), %err, "spool: cannot append; this item would not survive a crash");
+    fn write(&mut self, e: &Entry) -> Result<(), NotSpooled> {
+        if let Err(error) = self.journal.append(e) {
+            return Err(NotSpooled { path: self.journal.path().to_path_buf(), error });
         }
         self.appended += 1;
         if self.appended >= COMPACT_EVERY {
@@ -178,6 +193,15 @@ impl Spool {
                 Err(err) => tracing::error!(path = %path.display(), %err, "spool: cannot compact; it keeps growing"),
             }
         }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+impl Spool {
+    /// A spool whose every append fails as on a full disk (`/dev/full`: ENOSPC).
+    pub(crate) fn on_full_disk() -> Spool {
+        Spool { journal: Journal::open("/dev/full").unwrap(), appended: 0 }
     }
 }
 
@@ -193,10 +217,10 @@ mod tests {
         let (mut spool, restored) = Spool::open(&path).unwrap();
         assert!(restored.pending.is_empty());
         let kept = Input::Percept(Percept::new(SenseKind::Owner, "kept"));
-        spool.add(&kept, None);
+        spool.add(&kept, None).unwrap();
         for i in 0..COMPACT_EVERY {
             let p = Input::Percept(Percept::new(SenseKind::Github, format!("p{i}")));
-            spool.add(&p, None);
+            spool.add(&p, None).unwrap();
             spool.done(p.id());
         }
         let lines = std::fs::read_to_string(&path).unwrap().lines().count();
@@ -213,10 +237,10 @@ mod tests {
         let path = dir.path().join("attention.jsonl");
         let (mut spool, _) = Spool::open(&path).unwrap();
         let target = Input::Percept(Percept::new(SenseKind::Github, "issue 7").key("github:acme#7"));
-        spool.add(&target, None);
+        spool.add(&target, None).unwrap();
         for i in 0..1000 {
             let p = Input::Percept(Percept::new(SenseKind::Github, format!("comment {i}")).key("github:acme#7"));
-            spool.add(&p, Some(target.id()));
+            spool.add(&p, Some(target.id())).unwrap();
         }
         drop(spool);
         let (spool, restored) = Spool::open(&path).unwrap();

@@ -39,6 +39,17 @@ use crate::config::{ConfigError, SensesConfig};
 
 /// Where the owner endpoint listens.
 pub const OWNER_PATH: &str = "/owner/message";
+
+/// The answer of an HTTP sense whose item the spool could not record (a full disk): 507, and
+/// nothing taken, so the sender sends it again. The details go to the log, not to the sender.
+pub fn not_recorded(
+    sense: &str,
+    e: &crate::attention::spool::NotSpooled,
+) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
+    tracing::error!(sense, %e, "refused an item the hub cannot record (507)");
+    let error = "the hub cannot record it now (its disk is full or read-only); nothing was taken: send it again later";
+    (axum::http::StatusCode::INSUFFICIENT_STORAGE, axum::Json(serde_json::json!({ "error": error })))
+}
 /// Where GitHub delivers webhooks.
 pub const GITHUB_PATH: &str = "/github/webhook";
 

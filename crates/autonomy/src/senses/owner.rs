@@ -8,7 +8,8 @@
 //! so no web page can send a "simple" cross-site request; a request whose `Origin` is not the
 //! endpoint's own, or whose `Host` is not a loopback name or an IP address (DNS rebinding),
 //! is refused with 403; more than [`BURST`] requests at once, refilled at [`PER_SECOND`], get
-//! 429.
+//! 429. 202 means the message is in attention's spool (it survives a kill); when the spool
+//! cannot be written (a full disk) the answer is 507 and nothing was taken.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -156,8 +157,10 @@ pub async fn receive(
     }
     let p = percept(&text, thread.as_deref());
     let id = p.id.clone();
-    ep.attention.admit(p);
-    (StatusCode::ACCEPTED, Json(json!({"accepted": id})))
+    match ep.attention.admit_durable(p) {
+        Ok(_) => (StatusCode::ACCEPTED, Json(json!({"accepted": id}))),
+        Err(e) => super::not_recorded("owner", &e),
+    }
 }
 
 #[cfg(test)]

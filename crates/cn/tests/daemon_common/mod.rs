@@ -33,6 +33,15 @@ pub fn hub(root: &Path, name: &str, model: &str, extra: &str) -> PathBuf {
     hub
 }
 
+/// Give a [`hub`] a GitHub webhook whose secret is in `$CN_TEST_HOOK_SECRET`.
+pub fn add_webhook(hub: &Path) {
+    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace(
+        "senses:\n  bind: 127.0.0.1:0\n",
+        "senses:\n  bind: 127.0.0.1:0\n  github:\n    secret_env: CN_TEST_HOOK_SECRET\n",
+    );
+    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+}
+
 /// [`hub`] with a level-3 executive too — the shell script `executive` — and a GitHub
 /// webhook whose secret is in `$CN_TEST_HOOK_SECRET`.
 pub fn executive_hub(root: &Path, model: &str, executive: &str, extra: &str) -> PathBuf {

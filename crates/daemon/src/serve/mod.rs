@@ -547,8 +547,10 @@ async fn chat(State(app): State<Shared>, body: Bytes) -> Response {
     if let Some(attention) = &app.attention {
         let p = cn_autonomy::senses::owner::percept(&text, None);
         let id = p.id.clone();
-        attention.admit(p);
-        return (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response();
+        return match attention.admit_durable(p) {
+            Ok(_) => (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response(),
+            Err(e) => cn_autonomy::senses::not_recorded("control room", &e).into_response(),
+        };
     }
     if let Some(url) = crate::owner_url(app.hub.root()) {
         return match post_owner(&url, &app.token, &text).await {
