@@ -504,7 +504,7 @@ impl HubMind {
     }
 
     /// An owner item waits: put the current (autonomous) item back in the inbox, undecided.
-    fn preempt(&mut self, item: &Item) {
+    fn preempt(&mut self, item: &Item) -> bool {
         match cn_agent::return_current(&self.hub) {
             Ok(Some(back)) if back.id == item.id => {
                 if let Some(t) = &self.telemetry {
@@ -521,15 +521,21 @@ impl HubMind {
                 for channel in &mut self.channels {
                     channel.finished(item, None);
                 }
+                true
             }
             // Decided meanwhile (a recorded decision was finished): the next decide sees it.
-            Ok(_) => {}
-            Err(e) => tracing::error!(%e, "cannot pause {} for the owner", item.id),
+            Ok(_) => true,
+            Err(e) => {
+                tracing::error!(%e, "cannot pause {} for the owner", item.id);
+                false
+            }
         }
     }
 
-    /// The move limit: defer the current item with the reason.
-    fn defer_current(&mut self, item: &Item, outcomes: &Outcomes) {
+    /// The move limit: defer the current item with the reason. False when the hub could not
+    /// record it: the item stays current (nothing is finished, no channel told), and the next
+    /// decide after the stall tries the defer again, without asking a model.
+    fn defer_current(&mut self, item: &Item, outcomes: &Outcomes) -> bool {
         let last = outcomes.since(self.mark).last().map(describe).unwrap_or_else(|| "no tool call".into());
         let reason = format!("no decision after {} moves (last: {last})", self.moves);
         // Always with an `until`: an item the daemon defers itself comes back (an owner's
@@ -545,14 +551,25 @@ impl HubMind {
                         .with("summary", format!("deferred {}: move limit", item.id))
                         .with("reasoning", reason),
                 );
+                self.finish(item);
+                true
             }
             Err(e) => {
-                let wait = self.stalled.map_or(STALL_FIRST, |(_, w)| (w * 2).min(STALL_MAX));
-                tracing::error!(%e, "cannot defer {}; taking no item for {wait:?}", item.id);
-                self.stalled = Some((std::time::Instant::now() + wait, wait));
+                tracing::error!(%e, "cannot defer {}", item.id);
+                false
             }
         }
-        self.finish(item);
+    }
+
+    /// The hub could not record a decision: take no item for a while (1 s, doubling to
+    /// [`STALL_MAX`] while it lasts), and wake when the wait is over.
+    fn stall(&mut self) -> Decision {
+        let wait = self.stalled.map_or(STALL_FIRST, |(_, w)| (w * 2).min(STALL_MAX));
+        let until = std::time::Instant::now() + wait;
+        tracing::warn!("the hub cannot record a decision; taking no item for {wait:?}");
+        self.stalled = Some((until, wait));
+        self.auto.attention.wake_at(Some(until));
+        Decision::Rest
     }
 
     /// Offer attention the inbox items it has not seen (`cn input`, peer mail, items put
@@ -787,18 +804,23 @@ impl cn_compute::Mind for HubMind {
             if self.stop.is_stopped() {
                 return Decision::Rest;
             }
-            if self.stalled.is_some_and(|(until, _)| std::time::Instant::now() < until) {
+            if let Some((until, _)) = self.stalled.filter(|(until, _)| std::time::Instant::now() < *until) {
+                self.auto.attention.wake_at(Some(until));
                 return Decision::Rest;
             }
             if let Some(item) = self.current.clone() {
                 match cn_agent::current(&self.hub) {
                     Ok(Some(now)) if now.id == item.id => {
                         if item.from != OWNER && self.auto.attention.owner_waiting() {
-                            self.preempt(&item);
+                            if !self.preempt(&item) {
+                                return self.stall();
+                            }
                             continue;
                         }
                         if self.moves >= self.max_moves {
-                            self.defer_current(&item, outcomes);
+                            if !self.defer_current(&item, outcomes) {
+                                return self.stall();
+                            }
                             continue;
                         }
                         return Decision::Move;

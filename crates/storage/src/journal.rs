@@ -3,8 +3,11 @@
 //! do?" and "why?". Decisions go here; debugging goes to `tracing`.
 //!
 //! Durability: appends are single writes (a crash of cn loses at most a torn last line,
-//! sealed on the next open; a write that fails part-way — a full disk — is sealed by the same
-//! handle at once, or before its next line, so the next entry never glues onto it). [`Journal::sync`] makes what was appended survive a power loss
+//! sealed on the next open). A write that fails part-way (a full disk) is ended at once with
+//! `~` and a newline, and every append first checks, under its lock, that the file ends a line
+//! (sealing it the same way if not, whichever handle or process cut it): the fragment — even
+//! one whose JSON happens to be complete — is skipped as one line and never glued to the next
+//! entry, and an append that returned an error never reads as an entry. [`Journal::sync`] makes what was appended survive a power loss
 //! (`fdatasync`); the hub's journal calls it after every `decision` entry, and a journal
 //! opened with [`Journal::open_synced`] after every append. Cost: `cargo bench -p cn-storage
 //! --bench journal` (BENCHMARKS.md). Reads stream line by line (a line over
@@ -61,8 +64,6 @@ pub struct Journal {
     file: File,
     line: Vec<u8>,
     sync: bool,
-    /// The last append failed and may have left part of its line; seal it before the next.
-    torn: bool,
 }
 
 impl Journal {
@@ -79,7 +80,7 @@ impl Journal {
             std::fs::create_dir_all(dir)?;
         }
         let file = open_append(&path)?;
-        let mut journal = Journal { path, file, line: Vec::with_capacity(512), sync: false, torn: false };
+        let mut journal = Journal { path, file, line: Vec::with_capacity(512), sync: false };
         journal.seal_torn_line()?;
         Ok(journal)
     }
@@ -119,30 +120,60 @@ impl Journal {
 
     pub fn append_value<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> io::Result<()> {
         self.line.clear();
-        if self.torn {
-            // A blank line, which readers skip, if the failed write left nothing.
-            self.line.push(b'\n');
-        }
         serde_json::to_writer(&mut self.line, value).map_err(io::Error::other)?;
         self.line.push(b'\n');
-        self.follow_rotation()?;
-        let written = self.file.write_all(&self.line);
-        // A failed write may have left part of the line: end it now if the disk takes a byte,
-        // else before the next line.
-        self.torn = written.is_err() && self.file.write_all(b"\n").is_err();
+        let len = self.follow_rotation()?;
+        let written = self.seal_if_cut(len).and_then(|()| self.write_line());
         let synced = written.and_then(|()| if self.sync { self.file.sync_data() } else { Ok(()) });
         let unlocked = self.file.unlock();
         synced.and(unlocked)
     }
 
+    /// What ends a line cut short: `~` makes it no JSON, so it is skipped whole.
+    const SEAL: &'static [u8] = b"~\n";
+
+    /// If the file (`len` bytes) does not end a line, a write was cut short: end it.
+    fn seal_if_cut(&mut self, len: u64) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let mut last = [b'\n'];
+        if len > 0 {
+            self.file.read_at(&mut last, len - 1)?;
+        }
+        if last[0] == b'\n' {
+            return Ok(());
+        }
+        self.file.write_all(Self::SEAL)
+    }
+
+    /// Write `self.line`; if the write fails part-way, end the fragment at once if the disk
+    /// takes it (else the next append does).
+    fn write_line(&mut self) -> io::Result<()> {
+        let mut done = 0;
+        while done < self.line.len() {
+            match self.file.write(&self.line[done..]) {
+                Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    if done > 0 {
+                        let _ = self.file.write_all(Self::SEAL);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Take the shared append lock on the file at `self.path`, reopening it first if a
-    /// rotation renamed the one this handle holds (the lock is held on return).
-    fn follow_rotation(&mut self) -> io::Result<()> {
+    /// rotation renamed the one this handle holds (the lock is held on return); the file's
+    /// length.
+    fn follow_rotation(&mut self) -> io::Result<u64> {
         loop {
             self.file.lock_shared()?;
             let mine = self.file.metadata()?;
             match std::fs::metadata(&self.path) {
-                Ok(now) if now.dev() == mine.dev() && now.ino() == mine.ino() => return Ok(()),
+                Ok(now) if now.dev() == mine.dev() && now.ino() == mine.ino() => return Ok(mine.len()),
                 _ => {
                     // Rotated (or removed) under us: append to the file now at the path.
                     let _ = self.file.unlock();
@@ -336,8 +367,10 @@ fn read_tail(path: &Path, max: u64, out: &mut Vec<u8>) -> io::Result<()> {
 }
 
 fn open_append(path: &Path) -> io::Result<File> {
+    // Readable too: an append checks that the file ends a line.
     OpenOptions::new()
         .create(true)
+        .read(true)
         .append(true)
         .open(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
@@ -351,10 +384,20 @@ pub fn segment_dir(path: &Path) -> PathBuf {
 /// The UTC day (`YYYY-MM-DD`) of a journal file's first entry, if it has one.
 fn first_day(file: &File) -> Option<String> {
     use std::io::{BufRead, Read};
-    let mut first = Vec::new();
-    io::BufReader::new(file.try_clone().ok()?.take(64 * 1024)).read_until(b'\n', &mut first).ok()?;
-    let v: Value = serde_json::from_slice(&first).ok()?;
-    Some(v.get("ts")?.as_str()?.get(..10)?.to_string())
+    // The first entry with a time in the file's first 64 KiB (a sealed fragment or a blank
+    // line may come first).
+    let mut reader = io::BufReader::new(file.try_clone().ok()?.take(64 * 1024));
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).ok()? == 0 {
+            return None;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(&line) else { continue };
+        if let Some(day) = v.get("ts").and_then(Value::as_str).and_then(|t| t.get(..10)) {
+            return Some(day.to_string());
+        }
+    }
 }
 
 /// When the journal moves to a new file (`journal:` in cn.yaml).
@@ -535,6 +578,25 @@ mod tests {
         let read = Journal::read(&p).unwrap();
         assert_eq!(read.entries.len(), 3, "only the torn line is lost: {:?}", read.skipped);
         assert_eq!(read.entries[2].kind(), "observation");
+    }
+
+    #[test]
+    fn a_line_another_writer_cut_short_is_sealed_before_the_next_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("journal.jsonl");
+        let mut j = Journal::open(&p).unwrap();
+        j.append(&Entry::new("decision").with("summary", "a")).unwrap();
+        // Another handle's write failed just before its newline (a full disk): its JSON is
+        // complete, but the append returned an error, so it must not read as an entry.
+        let mut other = OpenOptions::new().append(true).open(&p).unwrap();
+        other.write_all(br#"{"ts":"2026-11-24T05:00:00Z","type":"decision","summary":"failed"}"#).unwrap();
+        // This handle (open before the cut) appends next: not glued, not resurrected.
+        j.append(&Entry::new("observation").with("summary", "b")).unwrap();
+        j.append(&Entry::new("observation").with("summary", "c")).unwrap();
+        let read = Journal::read(&p).unwrap();
+        let summaries: Vec<&str> = read.entries.iter().filter_map(|e| e.0.get("summary")?.as_str()).collect();
+        assert_eq!(summaries, ["a", "b", "c"], "skipped: {:?}", read.skipped);
+        assert_eq!(read.skipped.len(), 1, "the fragment is one skipped line");
     }
 }
 
