@@ -1,5 +1,6 @@
 //! The agent layer's errors. Each says what was wrong, where, and what to do; the binary maps
-//! [`AgentError::Invalid`] to a usage error (exit 2) and [`AgentError::Empty`] to exit 3.
+//! [`AgentError::Invalid`] and [`AgentError::Remote`] to a usage error (exit 2) and
+//! [`AgentError::Empty`] to exit 3.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +12,9 @@ pub enum AgentError {
     /// A decision or command that cannot be performed as given (unknown peer, bad hash, …).
     #[error("{0}")]
     Invalid(String),
+    /// A peer's remote git may not be given (a usage error, as `Invalid`).
+    #[error(transparent)]
+    Remote(#[from] cn_hub::git::RemoteRefused),
     /// Nothing to do: an empty queue, or no current item to decide.
     #[error("{0}")]
     Empty(String),
@@ -38,6 +42,10 @@ pub enum AgentError {
     /// A cn.yaml that cannot be used.
     #[error(transparent)]
     Config(#[from] cn_hub::ConfigError),
+    /// The owner token or the hub's id key could not be read or made (the message names the
+    /// file).
+    #[error(transparent)]
+    Token(#[from] cn_hub::owner_token::TokenError),
 }
 
 /// The hub's own errors keep their meaning here (an unknown peer stays a usage error).
@@ -46,6 +54,7 @@ impl From<cn_hub::HubError> for AgentError {
         match e {
             cn_hub::HubError::NoHub(m) => AgentError::NoHub(m),
             cn_hub::HubError::Invalid(m) => AgentError::Invalid(m),
+            cn_hub::HubError::Remote(r) => AgentError::Remote(r),
             cn_hub::HubError::Io { path, source } => AgentError::Io { path, source },
             cn_hub::HubError::Config(c) => AgentError::Config(c),
         }
@@ -53,7 +62,7 @@ impl From<cn_hub::HubError> for AgentError {
 }
 
 /// Why a text is not an item or a mail.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ParseError {
     #[error(transparent)]
     Frontmatter(#[from] cn_storage::FrontmatterError),

@@ -118,8 +118,7 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
         git.run(&["config", "--local", "user.email", &format!("{name}@cn.invalid")])?;
     }
     // The owner endpoint's token, inside .git so it is never committed.
-    cn_hub::owner_token::ensure_file(&layout)
-        .map_err(|e| AgentError::Format { path: layout.owner_token(), message: e.to_string() })?;
+    cn_hub::owner_token::ensure_file(&layout)?;
     // Only init's own files are staged and committed; a second init that added nothing
     // leaves the owner's uncommitted edits alone.
     let committed = if own.is_empty() {

@@ -269,7 +269,7 @@ fn take_from(
     report: &mut SyncReport,
 ) -> Result<Seen> {
     let me = hub.name();
-    cn_hub::git::check_remote(remote).map_err(AgentError::Invalid)?;
+    cn_hub::git::check_remote(remote)?;
     let patterns = [format!("{MAIL_REFS}{me}/*"), format!("{RECEIPT_REFS}{me}/*"), format!("refs/heads/{me}/*")];
     let mut seen = Seen::default();
     // id → (commit, in the old layout); the new layout wins when both list an id.
@@ -376,6 +376,15 @@ fn take_from(
     cn_storage::sync_files(&filed, &[inbox.as_path()]).map_err(io_at(&inbox))?;
     record.waiting_in = 0;
     Ok(seen)
+}
+
+/// Why a mail in the outbox cannot be sent (the report says so, with the file).
+#[derive(Debug, thiserror::Error)]
+enum Unsendable {
+    #[error(transparent)]
+    NotUtf8(std::str::Utf8Error),
+    #[error(transparent)]
+    Mail(crate::error::ParseError),
 }
 
 /// Why a peer's mail is rejected (the reason in the notice its sender gets).
@@ -694,8 +703,8 @@ fn build_commits(hub: &Hub, files: &[PathBuf], report: &mut SyncReport) -> Resul
     for path in files {
         let bytes = std::fs::read(path).map_err(io_at(path))?;
         let parsed = std::str::from_utf8(&bytes)
-            .map_err(|e| e.to_string())
-            .and_then(|t| Mail::parse(t).map_err(|e| e.to_string()));
+            .map_err(Unsendable::NotUtf8)
+            .and_then(|t| Mail::parse(t).map_err(Unsendable::Mail));
         let mail = match parsed {
             Ok(m) if crate::hub::valid_name(&m.to) && !RESERVED_NAMES.contains(&m.to.as_str()) => m,
             Ok(m) => {

@@ -35,7 +35,7 @@ impl AutonomousLoop {
         let layout = hub.layout();
         let (attention, restored) = Attention::durable(config.attention.clone(), &layout.attention())?;
         let journal = HubJournal::open(&layout.state()).map_err(|e| io::Error::new(e.source.kind(), e))?;
-        let mut impulses = ImpulseSources::of_hub(hub.root(), Timestamp::now());
+        let mut impulses = ImpulseSources::of_hub(hub, Timestamp::now());
         attention.with_pool(|pool| {
             for pooled in pool.iter() {
                 if let crate::Input::Impulse(i) = &pooled.item {

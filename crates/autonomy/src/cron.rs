@@ -73,14 +73,16 @@ impl fmt::Display for Field {
 }
 
 /// Why an expression is not a standard cron expression.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum CronError {
     #[error("cron expression `{expr}` has {count} fields; expected 5: minute hour day-of-month month day-of-week")]
     FieldCount { expr: String, count: usize },
     #[error("cron {field} field `{text}`: {reason}")]
     Field { field: Field, text: String, reason: FieldProblem },
+    /// What the cron library itself refused (its error is in the message, so it is not
+    /// also the source; shared, so that the error stays `Clone`).
     #[error("cron expression `{expr}`: {reason}")]
-    Other { expr: String, reason: String },
+    Other { expr: String, reason: std::sync::Arc<croner::errors::CronError> },
 }
 
 /// What is wrong with one field of a cron expression.
@@ -145,7 +147,7 @@ impl Cron {
     }
 
     fn other(&self, e: croner::errors::CronError) -> CronError {
-        CronError::Other { expr: self.expr.clone(), reason: e.to_string() }
+        CronError::Other { expr: self.expr.clone(), reason: std::sync::Arc::new(e) }
     }
 }
 
@@ -166,7 +168,7 @@ impl FromStr for Cron {
             .dom_and_dow(false)
             .build()
             .parse(&pattern)
-            .map_err(|e| CronError::Other { expr: expr.to_string(), reason: e.to_string() })?;
+            .map_err(|e| CronError::Other { expr: expr.to_string(), reason: std::sync::Arc::new(e) })?;
         Ok(Cron { expr: expr.to_string(), inner })
     }
 }

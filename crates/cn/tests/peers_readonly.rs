@@ -21,18 +21,6 @@ fn json(s: &str) -> serde_json::Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("{e}: {s}"))
 }
 
-fn init(root: &Path, name: &str) -> PathBuf {
-    let hub = root.join(name);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cn"))
-        .arg("init")
-        .arg(&hub)
-        .args(["--name", name])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    hub
-}
-
 /// The branches of the mail layout left in a repository.
 fn mail_refs(bare: &Path) -> Vec<String> {
     heads(bare).into_iter().filter(|h| h.starts_with("cn-mail/") || h.starts_with("cn-receipt/")).collect()
@@ -78,7 +66,7 @@ fn four_hubs_on_read_only_servers_mail_each_other_once() {
     let mut hubs = BTreeMap::new();
     let mut read_url = BTreeMap::new();
     for name in names {
-        let hub = init(root, name);
+        let hub = init_hub(root, name);
         let bare = bare(&srv, name);
         let (own, read) = match name {
             "a" | "c" => (bare.to_str().unwrap().to_string(), daemon.url(name)),
@@ -283,7 +271,7 @@ fn pair(root: &Path) -> (GitDaemon, (PathBuf, PathBuf), (PathBuf, PathBuf)) {
     let srv = root.join("srv");
     std::fs::create_dir(&srv).unwrap();
     let daemon = GitDaemon::start(&srv);
-    let (a, b) = (init(root, "a"), init(root, "b"));
+    let (a, b) = (init_hub(root, "a"), init_hub(root, "b"));
     let (a_bare, b_bare) = (bare(&srv, "a"), bare(&srv, "b"));
     git(&a, &["remote", "add", "origin", a_bare.to_str().unwrap()]);
     git(&b, &["remote", "add", "origin", b_bare.to_str().unwrap()]);

@@ -3,15 +3,15 @@
 //! their due time read in the hub's time zone, ideas, the time, and "what did you do today"
 //! from the journal — and what is not routine escalates.
 
+mod hub_common;
+
 use std::path::Path;
-use std::process::Command;
+
+use hub_common::{cn_cmd, init_hub};
 
 fn cn(hub: &Path, args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_cn"))
-        .arg("--hub")
-        .arg(hub)
+    let out = cn_cmd(hub)
         .args(args)
-        .env_remove("CN_HUB")
         // No level-2 model here: what reaches the triage escalates (the scripted model says so).
         .env("CN_SCRIPTED_ANSWERS", hub.join("answers.json"))
         .output()
@@ -31,9 +31,7 @@ fn reply(h: &serde_json::Value) -> String {
 #[test]
 fn a_fresh_hub_answers_the_routine_and_escalates_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = dir.path().join("hub");
-    let out = Command::new(env!("CARGO_BIN_EXE_cn")).arg("init").arg(&hub).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let hub = init_hub(dir.path(), "hub");
     let config = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
     std::fs::write(hub.join("cn.yaml"), format!("{config}\nreflexes:\n  time_zone: Pacific/Auckland\n")).unwrap();
     std::fs::write(hub.join("answers.json"), r#"["executive", "executive", "executive"]"#).unwrap();

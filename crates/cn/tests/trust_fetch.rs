@@ -4,12 +4,15 @@
 //! never follows a redirect to another host. The owner's line naming a loopback host (as
 //! `cn demo` writes) still lets the page be fetched.
 
+mod hub_common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 
+use hub_common::{cn_cmd, init_hub};
 use serde_json::Value;
 
 /// A loopback server answering every request with `status` and `extra` headers; it records
@@ -41,20 +44,8 @@ fn server(status: &str, extra: String, body: &'static str) -> (String, Arc<Mutex
     (url, seen)
 }
 
-fn init(dir: &Path) -> PathBuf {
-    let hub = dir.join("ada");
-    let out = Command::new(env!("CARGO_BIN_EXE_cn")).arg("init").arg(&hub).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    hub
-}
-
 fn cn(hub: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cn"));
-    c.arg("--hub").arg(hub).args(args).env_remove("CN_HUB").env("CN_LOG", "error");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().unwrap()
+    cn_cmd(hub).args(args).envs(env.iter().copied()).output().unwrap()
 }
 
 /// `cn reflex test --json TEXT` (live fetches; replies are only described).
@@ -78,7 +69,7 @@ fn add_policy(hub: &Path, line: &str) {
 #[test]
 fn the_summarize_reflex_never_reaches_loopback_or_metadata_for_a_stranger() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = init(dir.path());
+    let hub = init_hub(dir.path(), "ada");
     let (base, seen) = server("200 OK", String::new(), "<p>internal admin page</p>");
     let port = base.rsplit(':').next().unwrap();
     for url in [
@@ -110,7 +101,7 @@ fn the_summarize_reflex_never_reaches_loopback_or_metadata_for_a_stranger() {
 #[test]
 fn allowlist_entries_are_not_string_prefixes() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = init(dir.path());
+    let hub = init_hub(dir.path(), "ada");
     let (base, seen) = server("200 OK", String::new(), "<p>evil</p>");
     let hostport = base.trim_start_matches("http://");
     add_policy(&hub, "  urls: [\"https://example.com\", \"http://example.com\"]");
@@ -130,7 +121,7 @@ fn allowlist_entries_are_not_string_prefixes() {
 #[test]
 fn a_redirect_is_checked_again_and_the_token_stays_with_its_host() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = init(dir.path());
+    let hub = init_hub(dir.path(), "ada");
     // B: a second loopback host that records what reaches it.
     let (b, b_seen) = server("200 OK", String::new(), "{\"ok\": true}");
     // A: the allowlisted page, redirecting to B.
@@ -142,7 +133,7 @@ fn a_redirect_is_checked_again_and_the_token_stays_with_its_host() {
     assert!(b_seen.lock().unwrap().is_empty(), "the redirect was followed to an unlisted host");
 
     // github_api: the owner lists both hosts; the API redirects to B; the token stays with A.
-    let hub2 = init(&dir.path().join("two"));
+    let hub2 = init_hub(&dir.path().join("two"), "ada");
     add_policy(&hub2, &format!("  urls: [\"{a}/\", \"{b}/\"]"));
     let config = hub2.join("cn.yaml");
     let text = std::fs::read_to_string(&config).unwrap();

@@ -4,24 +4,15 @@
 //! On a kernel that cannot sandbox, the command is refused (fail closed); the test then fails
 //! unless `CN_TEST_NO_LANDLOCK` says the machine is known to lack Landlock ABI 4.
 
+mod hub_common;
+
 use std::path::Path;
 use std::process::Command;
 
-fn init(dir: &Path) -> std::path::PathBuf {
-    let hub = dir.join("ada");
-    let out = Command::new(env!("CARGO_BIN_EXE_cn")).arg("init").arg(&hub).output().unwrap();
-    assert!(out.status.success());
-    hub
-}
+use hub_common::{cn_cmd, init_hub};
 
 fn reflex_test(hub: &Path, text: &str) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_cn"))
-        .arg("--hub")
-        .arg(hub)
-        .args(["reflex", "test", "--json", text])
-        .env_remove("CN_HUB")
-        .output()
-        .unwrap();
+    let out = cn_cmd(hub).args(["reflex", "test", "--json", text]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -29,7 +20,7 @@ fn reflex_test(hub: &Path, text: &str) -> serde_json::Value {
 #[test]
 fn a_granted_shell_still_writes_only_in_the_hub_and_reaches_no_network() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = init(dir.path());
+    let hub = init_hub(dir.path(), "ada");
     let outside = dir.path().join("outside");
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -241,7 +232,7 @@ fn an_mcp_stdio_server_sees_no_secret_and_writes_only_what_its_entry_grants() {
     let bin = venv.join("bin/mcp-server-time");
     assert!(bin.is_file(), "the MCP test server is not installed at {} (scripts/deps.sh --test)", bin.display());
     let dir = tempfile::tempdir().unwrap();
-    let hub = init(dir.path());
+    let hub = init_hub(dir.path(), "ada");
     let dump = dir.path().join("dump");
     std::fs::create_dir_all(&dump).unwrap();
     let config = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();

@@ -30,6 +30,13 @@ pub enum ApproveError {
     Tool { id: String, tool: String },
     #[error("approval {id}: `{tool}` failed: {message}")]
     Run { id: String, tool: String, message: String },
+    /// The agent layer could not find the item or send the mail. (Its error is in the
+    /// message, so it is not also the source: `cn` prints the chain.)
+    #[error("approval {id}: `{tool}` failed: {error}")]
+    Agent { id: String, tool: String, error: Box<cn_agent::AgentError> },
+    /// The item to forward could not be read (its error is in the message).
+    #[error("approval {id}: `{tool}` failed: {}: {error}", path.display())]
+    Read { id: String, tool: String, path: PathBuf, error: std::io::Error },
     #[error(transparent)]
     Journal(#[from] cn_hub::journal::JournalError),
 }
@@ -128,21 +135,27 @@ fn journal(hub: &Hub, a: &Approval, outcome: &str) -> Result<(), ApproveError> {
 fn mail_peer(hub: &Hub, a: &Approval) -> Result<String, ApproveError> {
     let field = |k: &str| a.params.get(k).and_then(Value::as_str).map(str::to_string);
     let failed = |message: String| ApproveError::Run { id: a.id.clone(), tool: a.tool.clone(), message };
+    let agent_failed = |error| ApproveError::Agent { id: a.id.clone(), tool: a.tool.clone(), error: Box::new(error) };
     let to = field("to").ok_or_else(|| failed("no `to` peer".into()))?;
     let (message, body) = if a.tool == "send" {
         (field("message").unwrap_or_default(), field("body"))
     } else {
         let item = a.item.as_deref().ok_or_else(|| failed("no item to forward".into()))?;
-        let path = match cn_agent::locate(hub, item).map_err(|e| failed(e.to_string()))? {
+        let path = match cn_agent::locate(hub, item).map_err(agent_failed)? {
             Some(cn_agent::Place::Inbox(p) | cn_agent::Place::Deferred(p) | cn_agent::Place::Decided(p)) => p,
             Some(cn_agent::Place::Current) => hub.layout().input(),
             None => return Err(failed(format!("item {item} is gone"))),
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(&path).map_err(|error| ApproveError::Read {
+            id: a.id.clone(),
+            tool: a.tool.clone(),
+            path: path.clone(),
+            error,
+        })?;
         let content = cn_storage::Doc::parse(&text).map(|d| d.body).unwrap_or(text);
         (format!("forwarded: item {item}"), Some(content))
     };
-    let mail = cn_agent::send(hub, &to, &message, body.as_deref()).map_err(|e| failed(e.to_string()))?;
+    let mail = cn_agent::send(hub, &to, &message, body.as_deref()).map_err(agent_failed)?;
     Ok(format!("mail {} to {to} (sent by the next `cn sync`)", mail.id))
 }
 

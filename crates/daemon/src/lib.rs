@@ -275,9 +275,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
             mind = mind.with_channel(channel);
         }
         if let Some(discord) = started.discord() {
-            mind = mind.with_reactor(Arc::new(move |channel, message, emoji| {
-                discord.react(channel, message, emoji).map_err(|e| e.to_string())
-            }));
+            mind = mind.with_reactor(Arc::new(move |channel, message, emoji| discord.react(channel, message, emoji)));
         }
         listening = started.local_addr();
         if let Some(tell) = options.on_listening {
@@ -379,11 +377,10 @@ fn mcp_clients(
     registry: &cn_tools::Registry,
     reflexes: Option<&Arc<Mutex<cn_reflex::Engine>>>,
 ) -> Option<cn_mcp::McpClients> {
-    let config = &hub.config().mcp;
-    if config.is_empty() {
+    if hub.config().mcp.is_empty() {
         return None;
     }
-    let clients = match cn_mcp::McpClients::new(hub.root(), config) {
+    let clients = match cn_mcp::McpClients::of_hub(hub) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("cn run: MCP servers not started: {e}");

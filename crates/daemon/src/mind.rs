@@ -77,8 +77,8 @@ struct HubReplier {
     reactor: Option<Reactor>,
 }
 
-/// A real reaction: (channel id, message id, emoji).
-pub type Reactor = Arc<dyn Fn(u64, u64, &str) -> Result<(), String> + Send + Sync>;
+/// A real reaction: (channel id, message id, emoji); the channel's error if it failed.
+pub type Reactor = Arc<dyn Fn(u64, u64, &str) -> Result<(), cn_autonomy::senses::SenseError> + Send + Sync>;
 
 impl cn_reflex::Replier for HubReplier {
     fn reply(&self, _to: &cn_reflex::Target, message: &str) -> Result<(), cn_reflex::ReplyError> {
@@ -95,8 +95,7 @@ impl cn_reflex::Replier for HubReplier {
             Some((i.doc.get_str("channel-id")?.parse::<u64>().ok()?, i.doc.get_str("message-id")?.parse::<u64>().ok()?))
         });
         if let (Some(react), Some((channel, message))) = (&self.reactor, on_discord) {
-            return react(channel, message, emoji)
-                .map_err(|e| cn_reflex::ReplyError::channel(std::io::Error::other(e)));
+            return react(channel, message, emoji).map_err(cn_reflex::ReplyError::channel);
         }
         let id = to.item.clone().or(current.map(|i| i.id)).unwrap_or_default();
         let entry = Entry::new("reaction")
@@ -647,10 +646,7 @@ impl HubMind {
                 };
                 // Keyed with the hub's secret, so a peer cannot pre-file the item (same id:
                 // "already handled") and suppress the run.
-                let key = cn_hub::owner_token::id_key(self.hub.layout()).map_err(|e| cn_agent::AgentError::Format {
-                    path: self.hub.layout().id_key(),
-                    message: e.to_string(),
-                })?;
+                let key = cn_hub::owner_token::id_key(self.hub.layout()).map_err(cn_agent::AgentError::from)?;
                 let id = cn_hub::id::keyed(&key, &seed);
                 if cn_agent::locate(&self.hub, &id)?.is_some() {
                     return Ok(None);

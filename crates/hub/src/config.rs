@@ -63,6 +63,14 @@ pub enum ConfigError {
     /// A section a layer cannot build from (a provider without a model, …).
     #[error("cn.yaml `{key}`: {message}")]
     Invalid { key: String, message: String },
+    /// A section whose value does not fit its type. (serde's error is in the message, so it
+    /// is not also the source: `cn` prints the chain.)
+    #[error("cn.yaml `{key}`: {error}")]
+    Section { key: String, error: serde_json::Error },
+    /// A file a key names that cannot be used (a recording to replay, …); its error is in the
+    /// message, so it is not also the source.
+    #[error("cn.yaml `{key}`: {error}")]
+    File { key: String, error: Box<dyn std::error::Error + Send + Sync> },
     /// A model's API key is not in the environment.
     #[error("cn.yaml `{key}`: environment variable {var} is not set (export your API key as {var}, or change `api_key_env`)")]
     MissingKey { key: String, var: String },
@@ -437,8 +445,7 @@ impl HubConfig {
 fn section<T: serde::de::DeserializeOwned + Default>(config: &cn_compute::Config, key: &str) -> Result<T, ConfigError> {
     match config.get(key) {
         None | Some(serde_json::Value::Null) => Ok(T::default()),
-        Some(v) => serde_json::from_value(v.clone())
-            .map_err(|e| ConfigError::Invalid { key: key.into(), message: e.to_string() }),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|error| ConfigError::Section { key: key.into(), error }),
     }
 }
 
@@ -797,8 +804,9 @@ impl Policy {
     pub fn from_config(value: Option<&serde_json::Value>) -> Result<Policy, ConfigError> {
         match value {
             None | Some(serde_json::Value::Null) => Ok(Policy::documented()),
-            Some(v) => serde_json::from_value(v.clone())
-                .map_err(|e| ConfigError::Invalid { key: "policy".into(), message: e.to_string() }),
+            Some(v) => {
+                serde_json::from_value(v.clone()).map_err(|error| ConfigError::Section { key: "policy".into(), error })
+            }
         }
     }
 }

@@ -73,23 +73,48 @@ pub fn pass_env(names: &[String]) {
 /// (runs a command) or `fd`. A peer's remote is held to the stricter [`check_remote`].
 pub const ALLOWED_PROTOCOLS: &str = "https:ssh:git:file:http";
 
+/// A peer's remote git may not be given: which, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("peer remote `{remote}` refused: {why}")]
+pub struct RemoteRefused {
+    pub remote: String,
+    pub why: RemoteProblem,
+}
+
+/// What is wrong with a peer's remote (see [`check_remote`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RemoteProblem {
+    #[error("it is empty; give a git URL or path")]
+    Empty,
+    #[error("it starts with `-`, which git would read as an option")]
+    Option,
+    #[error("it holds a control character")]
+    Control,
+    #[error("git transport helpers (`x::…`) are not allowed")]
+    Helper,
+    #[error("plain http is allowed only to a loopback host (127.0.0.1, localhost); use https")]
+    PlainHttp,
+    #[error("transport `{0}` is not allowed (use https, ssh, git, file or a path)")]
+    Transport(String),
+}
+
 /// Why `remote` may not be given to git, or `Ok`: it must not be empty or start with `-`
 /// (git would read it as an option: `--upload-pack=CMD` runs CMD), must not hold a control
 /// character, and must be an `https://`, `ssh://`, `git://` or `file://` URL, an scp-like
 /// `user@host:path`, or a local path (never a `transport::address` helper such as `ext::`).
-pub fn check_remote(remote: &str) -> Result<(), String> {
-    let refuse = |why: &str| Err(format!("peer remote `{remote}` refused: {why}"));
+pub fn check_remote(remote: &str) -> Result<(), RemoteRefused> {
+    let refuse = |why: RemoteProblem| Err(RemoteRefused { remote: remote.to_string(), why });
     if remote.trim().is_empty() {
-        return refuse("it is empty; give a git URL or path");
+        return refuse(RemoteProblem::Empty);
     }
     if remote.starts_with('-') {
-        return refuse("it starts with `-`, which git would read as an option");
+        return refuse(RemoteProblem::Option);
     }
     if remote.chars().any(char::is_control) {
-        return refuse("it holds a control character");
+        return refuse(RemoteProblem::Control);
     }
     if remote.contains("::") {
-        return refuse("git transport helpers (`x::…`) are not allowed");
+        return refuse(RemoteProblem::Helper);
     }
     if let Some((scheme, rest)) = remote.split_once("://") {
         return match scheme.to_ascii_lowercase().as_str() {
@@ -97,8 +122,8 @@ pub fn check_remote(remote: &str) -> Result<(), String> {
             // Plain HTTP only to this machine: a git server on loopback (a test's, or one
             // the owner runs beside the hub); anything farther needs TLS.
             "http" if is_loopback_authority(rest) => Ok(()),
-            "http" => refuse("plain http is allowed only to a loopback host (127.0.0.1, localhost); use https"),
-            other => refuse(&format!("transport `{other}` is not allowed (use https, ssh, git, file or a path)")),
+            "http" => refuse(RemoteProblem::PlainHttp),
+            other => refuse(RemoteProblem::Transport(other.to_string())),
         };
     }
     Ok(())
@@ -344,6 +369,13 @@ mod tests {
         {
             assert!(check_remote(bad).is_err(), "{bad}");
         }
+        let refused = check_remote("--upload-pack=x").unwrap_err();
+        assert_eq!(refused.why, RemoteProblem::Option);
+        assert_eq!(
+            refused.to_string(),
+            "peer remote `--upload-pack=x` refused: it starts with `-`, which git would read as an option"
+        );
+        assert_eq!(check_remote("gopher://h/r").unwrap_err().why, RemoteProblem::Transport("gopher".into()));
     }
 
     fn repo() -> (tempfile::TempDir, Git) {

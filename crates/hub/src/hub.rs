@@ -32,6 +32,9 @@ pub enum HubError {
     /// A request that cannot be performed as given (unknown peer, bad peer name, …).
     #[error("{0}")]
     Invalid(String),
+    /// A peer's remote git may not be given.
+    #[error(transparent)]
+    Remote(#[from] crate::git::RemoteRefused),
 }
 
 fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> HubError + '_ {
@@ -184,7 +187,7 @@ impl Hub {
                 "peer name `{name}` must be letters, digits, `-` or `_` (it becomes a git branch prefix)"
             )));
         }
-        crate::git::check_remote(remote).map_err(HubError::Invalid)?;
+        crate::git::check_remote(remote)?;
         let file = self.layout.peers();
         let mut peers: BTreeMap<String, Peer> = cn_storage::read_json_or_default(&file).map_err(io_at(&file))?;
         peers.insert(name.to_string(), Peer { remote: remote.to_string() });

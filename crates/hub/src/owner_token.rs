@@ -21,8 +21,9 @@ pub enum TokenError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("the owner token {} is empty; delete it and run `cn run` again to make a new one", path.display())]
     Empty { path: PathBuf },
+    /// (getrandom's error is in the message, so it is not also the source.)
     #[error("the system gives no randomness for the owner token: {0}")]
-    Random(String),
+    Random(getrandom::Error),
     #[error(transparent)]
     Config(#[from] ConfigError),
 }
@@ -75,7 +76,7 @@ fn read_file(path: &Path) -> Result<Option<String>, TokenError> {
 fn create(path: &Path) -> Result<String, TokenError> {
     let io = |source| TokenError::Io { path: path.into(), source };
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| TokenError::Random(e.to_string()))?;
+    getrandom::fill(&mut bytes).map_err(TokenError::Random)?;
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;

@@ -183,7 +183,7 @@ impl Sandbox {
                 Some(r) => r
                     .restrict_self()
                     .map(drop)
-                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.to_string())),
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e)),
                 None => Ok(()),
             }
         };

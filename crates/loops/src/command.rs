@@ -78,7 +78,7 @@ pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: 
         Ok(out) => (out.stdout, out.status.and_then(|s| s.code()), String::new()),
         Err(ChildError::Spawn { source, .. }) => return Err(spawn_error(source)),
         Err(e @ ChildError::Sandbox(_)) => {
-            return Err(spawn_error(std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.to_string())))
+            return Err(spawn_error(std::io::Error::new(std::io::ErrorKind::PermissionDenied, e)))
         }
         Err(ChildError::TimedOut { output, after, .. }) => {
             (output.stdout, None, format!("\n[ran past {after:?}; killed with its process group]\n"))

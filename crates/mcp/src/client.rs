@@ -21,7 +21,7 @@
 //!   the names its `env:` lists), the hub as its directory, its own process group.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -34,7 +34,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
 use tokio::sync::Mutex;
 
-use crate::McpError;
+use crate::{ConnectError, McpError};
 
 /// A call's future, borrowing the connection.
 type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
@@ -98,8 +98,14 @@ pub struct RemoteTool {
 }
 
 impl McpClients {
-    /// The servers of `config` (`mcp:`) for the hub at `hub`; nothing is started yet.
-    pub fn new(hub: &Path, config: &BTreeMap<String, McpServer>) -> Result<McpClients, McpError> {
+    /// The servers of the open hub's `mcp:`; nothing is started yet.
+    pub fn of_hub(hub: &cn_hub::Hub) -> Result<McpClients, McpError> {
+        McpClients::new(hub.layout(), &hub.config().mcp)
+    }
+
+    /// The servers of `config` (`mcp:`, already read) for the hub laid out at `hub` (a hub
+    /// with only reflexes needs no `name`: `cn reflex`); nothing is started yet.
+    pub fn new(hub: &cn_hub::Layout, config: &BTreeMap<String, McpServer>) -> Result<McpClients, McpError> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("cn-mcp")
@@ -109,8 +115,12 @@ impl McpClients {
         let servers = config
             .iter()
             .map(|(name, c)| {
-                let s =
-                    Server { name: name.clone(), config: c.clone(), hub: hub.to_path_buf(), state: Mutex::default() };
+                let s = Server {
+                    name: name.clone(),
+                    config: c.clone(),
+                    hub: hub.root().to_path_buf(),
+                    state: Mutex::default(),
+                };
                 (name.clone(), Arc::new(s))
             })
             .collect();
@@ -434,7 +444,12 @@ impl Server {
             state.starts += 1;
             match tokio::time::timeout(timeout, self.connect()).await {
                 Ok(Ok(conn)) => state.conn = Some(conn),
-                Ok(Err(e)) => return Err(fail(&mut state, err(format!("cannot start: {e}")))),
+                Ok(Err(error)) => {
+                    return Err(fail(
+                        &mut state,
+                        McpError::NotStarted { server: self.name.clone(), error: Box::new(error) },
+                    ))
+                }
                 Err(_) => return Err(fail(&mut state, err(format!("did not start within {timeout:?}")))),
             }
         }
@@ -456,16 +471,17 @@ impl Server {
         }
     }
 
-    async fn connect(&self) -> Result<Conn, String> {
+    async fn connect(&self) -> Result<Conn, ConnectError> {
         if let Some(url) = &self.config.url {
             // reqwest has no TLS provider of its own: without one installed it panics.
             let _ = rustls::crypto::ring::default_provider().install_default();
             let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
-            let service = ().serve(transport).await.map_err(|e| cn_hub::redact::redact(&e.to_string()))?;
+            let service =
+                ().serve(transport).await.map_err(|e| ConnectError::Http(cn_hub::redact::redact(&e.to_string())))?;
             return Ok(Conn { service, _child: None });
         }
         let Some((program, args)) = self.config.command.as_deref().and_then(<[String]>::split_first) else {
-            return Err("no command".into());
+            return Err(ConnectError::NoCommand);
         };
         let mut child = cn_hub::child::Child::new(program).args(args).pass_env(&self.config.env).cwd(&self.hub);
         // Sandboxed unless its entry says `sandbox: false`: its own temporary directory, no
@@ -475,13 +491,13 @@ impl Server {
         if let Some(sandbox) = self.config.sandbox.widen(base) {
             child = child.sandbox(sandbox);
         }
-        let mut spawned = child.spawn().map_err(|e| e.to_string())?;
+        let mut spawned = child.spawn()?;
         let (Some(stdin), Some(stdout)) = (spawned.child.stdin.take(), spawned.child.stdout.take()) else {
-            return Err("its pipes were not opened".into());
+            return Err(ConnectError::NoPipes);
         };
-        let stdin = tokio::process::ChildStdin::from_std(stdin).map_err(|e| e.to_string())?;
-        let stdout = tokio::process::ChildStdout::from_std(stdout).map_err(|e| e.to_string())?;
-        let service = ().serve((stdout, stdin)).await.map_err(|e| e.to_string())?;
+        let stdin = tokio::process::ChildStdin::from_std(stdin).map_err(ConnectError::Pipe)?;
+        let stdout = tokio::process::ChildStdout::from_std(stdout).map_err(ConnectError::Pipe)?;
+        let service = ().serve((stdout, stdin)).await.map_err(|e| ConnectError::Handshake(Box::new(e)))?;
         Ok(Conn { service, _child: Some(spawned) })
     }
 }

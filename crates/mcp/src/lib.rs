@@ -19,16 +19,47 @@ pub enum McpError {
     /// The async runtime could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
-    /// The MCP session could not start or ended in error.
+    /// The MCP session could not start. (The inner errors are in the messages, so they are
+    /// not also the source: `cn` prints the chain.)
     #[error("MCP session: {0}")]
-    Start(String),
+    Start(Box<rmcp::service::ServerInitializeError>),
+    /// The MCP session's task ended in error.
+    #[error("MCP session: {0}")]
+    Ended(tokio::task::JoinError),
     /// No server of that name in `mcp:`.
     #[error("no MCP server `{0}` in cn.yaml's `mcp:`")]
     Unknown(String),
+    /// The server could not be started. (Its error is in the message, so it is not also the
+    /// source: `cn` prints the chain.)
+    #[error("MCP server `{server}`: cannot start: {error}")]
+    NotStarted { server: String, error: Box<ConnectError> },
     /// The server could not be reached, failed or did not answer in time.
     #[error("MCP server `{server}`: {message}")]
     Call { server: String, message: String },
     /// The server ran the tool and it reported an error.
     #[error("MCP server `{server}`, tool `{tool}` failed: {message}")]
     ToolFailed { server: String, tool: String, message: String },
+}
+
+/// Why a server could not be started: its messages are the underlying errors' own.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The HTTP transport's error, redacted: it may quote the URL, credentials and all, so
+    /// it is kept only as text.
+    #[error("{0}")]
+    Http(String),
+    /// A stdio server's entry has no command (cn.yaml's check makes this unreachable).
+    #[error("no command")]
+    NoCommand,
+    /// The server's process could not be started (or sandboxed).
+    #[error(transparent)]
+    Spawn(#[from] cn_hub::child::ChildError),
+    #[error("its pipes were not opened")]
+    NoPipes,
+    /// Its pipes could not join the async runtime.
+    #[error(transparent)]
+    Pipe(std::io::Error),
+    /// The MCP handshake failed.
+    #[error(transparent)]
+    Handshake(Box<rmcp::service::ClientInitializeError>),
 }

@@ -37,8 +37,8 @@ pub fn serve_stdio(hub: Hub) -> Result<(), McpError> {
         let service = AgentServer { hub: Arc::new(hub) }
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|e| McpError::Start(e.to_string()))?;
-        service.waiting().await.map_err(|e| McpError::Start(e.to_string()))?;
+            .map_err(|e| McpError::Start(Box::new(e)))?;
+        service.waiting().await.map_err(McpError::Ended)?;
         Ok(())
     })
 }

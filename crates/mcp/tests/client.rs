@@ -62,7 +62,7 @@ fn a_reference_servers_tools_join_the_registry_under_policy_and_trust() {
         "time".to_string(),
         server(vec![bin, "--local-timezone".into(), "UTC".into()], Duration::from_secs(30)),
     )]);
-    let clients = McpClients::new(&hub, &config).unwrap();
+    let clients = McpClients::new(&cn_hub::Layout::new(&hub), &config).unwrap();
     let mut ctx = ToolContext::new(&hub);
     ctx.hub = Some(hub.clone());
     // Level 2 has `*`, which names no server: only level 3, granted `time.*`, may call it.
@@ -127,7 +127,7 @@ fn a_server_that_hangs_or_dies_is_restarted_with_backoff_and_never_blocks() {
         std::env::set_var("CN_MCP_TEST_SECRET", "sk-do-not-pass");
         std::env::set_var("CN_MCP_TEST_NAMED", "passed");
     }
-    let clients = McpClients::new(&hub, &BTreeMap::from([("flaky".to_string(), s)])).unwrap();
+    let clients = McpClients::new(&cn_hub::Layout::new(&hub), &BTreeMap::from([("flaky".to_string(), s)])).unwrap();
     let echo = |text: &str| {
         let mut args = Map::new();
         args.insert("text".into(), text.into());
@@ -245,7 +245,7 @@ fn the_official_sdks_server_over_streamable_http_lists_calls_and_reads() {
         callers: McpCallers::Owner,
         sandbox: Default::default(),
     };
-    let clients = McpClients::new(&hub, &BTreeMap::from([("ref".to_string(), config)])).unwrap();
+    let clients = McpClients::new(&cn_hub::Layout::new(&hub), &BTreeMap::from([("ref".to_string(), config)])).unwrap();
     exercise_reference_server(&hub, &clients);
 
     // The server goes away: a call fails (within its timeout) and the client backs off.
@@ -263,9 +263,11 @@ fn the_official_sdks_server_over_stdio_lists_calls_and_reads() {
     let hub = hub_with_item(dir.path(), cn_agent::OWNER);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/reference_server.py");
     let command = vec![venv.join("bin/python").display().to_string(), script.display().to_string()];
-    let clients =
-        McpClients::new(&hub, &BTreeMap::from([("ref".to_string(), server(command, Duration::from_secs(30)))]))
-            .unwrap();
+    let clients = McpClients::new(
+        &cn_hub::Layout::new(&hub),
+        &BTreeMap::from([("ref".to_string(), server(command, Duration::from_secs(30)))]),
+    )
+    .unwrap();
     exercise_reference_server(&hub, &clients);
 }
 
@@ -296,7 +298,7 @@ fn a_reflex_pipeline_calls_an_mcp_tool() {
     .unwrap();
     let bin = venv.join("bin/mcp-server-time").display().to_string();
     let config = BTreeMap::from([("time".to_string(), server(vec![bin], Duration::from_secs(30)))]);
-    let clients = McpClients::new(&hub, &config).unwrap();
+    let clients = McpClients::new(&cn_hub::Layout::new(&hub), &config).unwrap();
     let run = |grants: &[&str]| {
         let policy = Policy::default().grant(0, grants).grant(1, grants);
         let mut engine =

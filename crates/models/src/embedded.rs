@@ -450,9 +450,9 @@ impl Embedded {
         let Some(dir) = path.parent() else { return };
         let tmp = dir.join(format!(".local-model.kv.tmp.{}", std::process::id()));
         let saved = std::fs::create_dir_all(dir)
-            .map_err(|e| e.to_string())
-            .and_then(|()| ctx.state_seq_save_file(&tmp, 0, held).map_err(|e| e.to_string()))
-            .and_then(|_| std::fs::rename(&tmp, &path).map_err(|e| e.to_string()));
+            .map_err(CacheError::Io)
+            .and_then(|()| ctx.state_seq_save_file(&tmp, 0, held).map_err(CacheError::Save))
+            .and_then(|_| std::fs::rename(&tmp, &path).map_err(CacheError::Io));
         match saved {
             Ok(()) => {
                 // Caches of other model files or context sizes are stale now.
@@ -863,6 +863,15 @@ fn allowed(grammar: &mut LlamaSampler, one: &mut LlamaTokenDataArray, token: Lla
     one.sorted = false;
     grammar.apply(one);
     one.data.first().is_some_and(|d| d.logit() != f32::NEG_INFINITY)
+}
+
+/// Why the prompt cache was not saved (logged, never fatal: the next process recomputes).
+#[derive(Debug, thiserror::Error)]
+enum CacheError {
+    #[error(transparent)]
+    Io(std::io::Error),
+    #[error(transparent)]
+    Save(llama_cpp_2::context::session::SaveSeqStateError),
 }
 
 #[cfg(test)]

@@ -171,7 +171,7 @@ fn raw_provider(
                 message: "missing: the recording to replay".into(),
             })?;
             let replay = Replay::from_file(&path)
-                .map_err(|e| ConfigError::Invalid { key: format!("{key}.path"), message: e.to_string() })?;
+                .map_err(|e| ConfigError::File { key: format!("{key}.path"), error: Box::new(e) })?;
             Box::new(replay)
         }
         ProviderKind::Embedded => embedded(cfg, key, hub)?,

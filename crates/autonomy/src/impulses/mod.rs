@@ -11,7 +11,6 @@ pub mod schedule;
 pub mod tasks;
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -93,7 +92,8 @@ const IDEA_AGAIN: SignedDuration = SignedDuration::from_hours(24);
 
 impl ImpulseSources {
     /// `started`: when the daemon started (schedule times before it were missed while down).
-    pub fn of_hub(hub: &Path, started: Timestamp) -> Self {
+    pub fn of_hub(hub: &cn_hub::Hub, started: Timestamp) -> Self {
+        let hub = hub.root();
         let schedule_files = Schedule::of_hub(hub);
         ImpulseSources {
             tasks: Cached::new(tasks_of(hub).path()),
@@ -269,6 +269,12 @@ mod tests {
         s.parse().unwrap()
     }
 
+    /// The hub in `dir`, with the cn.yaml it needs to open.
+    fn open(dir: &std::path::Path) -> cn_hub::Hub {
+        std::fs::write(dir.join("cn.yaml"), "name: t\n").unwrap();
+        cn_hub::Hub::open(dir).unwrap()
+    }
+
     #[test]
     fn due_tasks_once_ideas_only_when_idle() {
         let hub = tempfile::tempdir().unwrap();
@@ -282,7 +288,7 @@ mod tests {
         tasks.add(later).unwrap();
         ideas_of(hub.path()).add(Idea::new("memory consolidation", None, ts("2026-01-06T15:00:00Z"))).unwrap();
 
-        let mut src = ImpulseSources::of_hub(hub.path(), ts("2026-01-07T00:00:00Z"));
+        let mut src = ImpulseSources::of_hub(&open(hub.path()), ts("2026-01-07T00:00:00Z"));
         let c = src.check(ts("2026-01-07T10:00:01Z"), false);
         assert_eq!(c.impulses.len(), 1);
         assert_eq!(c.impulses[0].id, due.id);
@@ -303,7 +309,7 @@ mod tests {
         let path = hub.path().join("state/tasks.json");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, "[{\"id\": 1}]").unwrap();
-        let mut src = ImpulseSources::of_hub(hub.path(), Timestamp::now());
+        let mut src = ImpulseSources::of_hub(&open(hub.path()), Timestamp::now());
         let c = src.check(Timestamp::now(), false);
         assert_eq!(c.problems.len(), 1);
         assert!(c.problems[0].contains("tasks.json") && c.problems[0].contains("[0].id"), "{:?}", c.problems);

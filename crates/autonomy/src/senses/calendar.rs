@@ -5,7 +5,7 @@
 //! Recurring events (RRULE) are read as their first occurrence only.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use icalendar::{CalendarDateTime, Component, DatePerhapsTime, EventLike};
@@ -126,12 +126,12 @@ pub enum CalendarSource {
 }
 
 impl CalendarSource {
-    /// `http(s)://…` is a URL; anything else a path relative to `hub`.
-    pub fn parse(source: &str, hub: &Path) -> Self {
+    /// `http(s)://…` is a URL; anything else a path relative to the hub's root.
+    pub fn parse(source: &str, hub: &cn_hub::Hub) -> Self {
         if source.starts_with("http://") || source.starts_with("https://") {
             CalendarSource::Url(source.to_string())
         } else {
-            CalendarSource::File(hub.join(source))
+            CalendarSource::File(hub.root().join(source))
         }
     }
 
@@ -178,11 +178,7 @@ pub struct CalendarSense {
 
 impl CalendarSense {
     pub fn configured(config: &CalendarConfig, hub: &cn_hub::Hub) -> Self {
-        CalendarSense {
-            source: CalendarSource::parse(&config.source, hub.root()),
-            lead: config.lead,
-            refresh: config.refresh,
-        }
+        CalendarSense { source: CalendarSource::parse(&config.source, hub), lead: config.lead, refresh: config.refresh }
     }
 }
 

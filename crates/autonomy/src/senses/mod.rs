@@ -72,6 +72,10 @@ pub enum SenseError {
     /// A setting the sense cannot use (the message names the cn.yaml key).
     #[error("cannot start the {sense} sense: {message}")]
     Start { sense: &'static str, message: String },
+    /// The owner's token could not be read or made. (Its error is in the message, so it is
+    /// not also the source.)
+    #[error("cannot start the owner sense: {0}")]
+    OwnerToken(cn_hub::owner_token::TokenError),
     #[error("cannot start the {sense} sense: {source}")]
     Client { sense: &'static str, source: reqwest::Error },
     /// (The URL's error is in the message, so it is not also the source: `cn` prints the

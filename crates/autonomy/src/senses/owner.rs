@@ -43,8 +43,7 @@ impl OwnerSense {
         if !config.enabled {
             return Ok(None);
         }
-        let token = cn_hub::owner_token::load_or_create(hub.layout(), config)
-            .map_err(|e| SenseError::Start { sense: "owner", message: e.to_string() })?;
+        let token = cn_hub::owner_token::load_or_create(hub.layout(), config).map_err(SenseError::OwnerToken)?;
         Ok(Some(OwnerSense { token }))
     }
 }

@@ -22,6 +22,7 @@ pub fn root(hub: Option<&Path>) -> anyhow::Result<std::path::PathBuf> {
 pub fn report_err(e: impl Into<AgentError>) -> anyhow::Error {
     match e.into() {
         AgentError::Invalid(m) => UsageError(m).into(),
+        AgentError::Remote(r) => UsageError(r.to_string()).into(),
         e => e.into(),
     }
 }

@@ -116,7 +116,7 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             // `mcp:` servers for the `mcp` action, started on its first call (they admit calls
             // by the same provenance).
             if !config.mcp.is_empty() {
-                let clients = cn_mcp::McpClients::new(&hub, &config.mcp).map_err(|e| anyhow::anyhow!(e))?;
+                let clients = cn_mcp::McpClients::new(&layout, &config.mcp).map_err(|e| anyhow::anyhow!(e))?;
                 engine.set_mcp(std::sync::Arc::new(clients));
             }
             let mode = if dry_run { Mode::DryRun } else { Mode::Test };

@@ -1,6 +1,7 @@
 //! What every end-to-end test of a hub needs: the real `cn` binary pointed at a hub (with
 //! `CN_HUB` removed and logging quiet), and a fresh hub made by `cn init`. Included by
-//! `agent_common` and `daemon_common` (`#[path]`), which re-export it.
+//! `agent_common` and `daemon_common` (`#[path]`), which re-export it, and directly by tests
+//! that need nothing else (`mod hub_common;`).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
