@@ -10,7 +10,7 @@ thread_local! {
     /// An engine over an empty hub, only for its registry of core actions.
     static ENGINE: (tempfile::TempDir, cn_reflex::Engine) = {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let engine = cn_reflex::Engine::with_config(dir.path(), Default::default(), cn_tools::Policy::default());
+        let engine = cn_reflex::Engine::with_config(&cn_hub::Layout::new(dir.path()), Default::default(), cn_tools::Policy::default());
         (dir, engine)
     };
 }
