@@ -19,8 +19,7 @@ use crate::lock::lock;
 use crate::ops::Defer;
 use crate::Decided;
 
-/// What a level that cannot do the owner's request says, as the reason of its defer.
-pub const HAND_UP: &str = "I'll need my executive for that — queued";
+pub use cn_compute::HAND_UP;
 
 /// The first wait before a handed-up item is back in the queue.
 const FIRST_BACK: Duration = Duration::hours(1);
@@ -38,6 +37,22 @@ pub fn drops_owner_request(item: &Item, gtd: &Gtd) -> bool {
         Gtd::Defer(d) => d.until.is_none(),
         _ => true,
     }
+}
+
+/// Whether `item` is a person's own request: the owner's, or a message a peer sent (not its
+/// automatic answer or notice, and not an impulse of this agent's), whose sender hears what
+/// became of it. The small local model may answer such a request, never close it: what it
+/// cannot answer it hands up ([`hand_up`]), since any reason it gave would reach the sender.
+pub fn from_a_person(hub: &Hub, item: &Item) -> Result<bool> {
+    if item.doc.get_str("impulse").is_some() || item.is_automatic() {
+        return Ok(false);
+    }
+    if item.from == OWNER {
+        return Ok(true);
+    }
+    let peers = hub.peers()?;
+    let told = item.reply_to.iter().chain(std::iter::once(&item.from));
+    Ok(told.into_iter().any(|p| peers.contains_key(p.as_str()) && p.as_str() != hub.name()))
 }
 
 /// The hand-up decision for `item`: a defer with [`HAND_UP`] and when it comes back.

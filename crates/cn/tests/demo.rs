@@ -59,6 +59,14 @@ fn the_demo_shows_every_layer_and_journals_it() {
     assert!(of("decision").len() >= 5, "{:#?}", of("decision"));
     // bob got ada's answer over git
     assert!(files(&dir.path().join("bob/threads/inbox")) >= 1);
+    // and it is an answer or an honest hand-up: the small model does not close a person's
+    // request with a reason it made up ("The release notes today are not available.")
+    for entry in std::fs::read_dir(dir.path().join("bob/threads/inbox")).unwrap().flatten() {
+        let mail = std::fs::read_to_string(entry.path()).unwrap();
+        if mail.contains("decided on your item") {
+            assert!(mail.contains("defer") && mail.contains("I'll need my executive for that"), "{mail}");
+        }
+    }
     // the loop compiled the program, in one commit per iteration
     let status = Command::new(env!("CARGO_BIN_EXE_cn"))
         .args(["loop", "status"])

@@ -12,6 +12,11 @@ use serde_json::{Map, Value};
 /// Intelligence level. 0 and 1 are reflexes, 2 the local model, 3 the executive.
 pub type Level = u8;
 
+/// What a level below the executive says when it cannot do a person's request: the reason of
+/// the defer that hands the item up, to come back when the executive (or a level that can)
+/// takes it.
+pub const HAND_UP: &str = "I'll need my executive for that — queued";
+
 /// What `decide` returns: the only choice between action and stillness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -36,13 +36,28 @@ impl<T: Tools> Vetted<T> {
     fn refuse_unfit(&self, call: &ToolCall) -> Option<Result<Value, ToolError>> {
         let item = cn_agent::current(&self.hub).ok().flatten()?;
         let impulse = item.doc.get_str("impulse").is_some();
-        let field = match call.tool.as_str() {
-            "reply" => "message",
-            "noop" | "ack" if impulse => "reason",
+        let text = |field: &str| call.params.get(field).and_then(Value::as_str).unwrap_or_default().to_string();
+        let (why, text) = match call.tool.as_str() {
+            "reply" => {
+                let text = text("message");
+                (cn_reflex::vet::check(&text, &item.content, &item.content).err()?.to_string(), text)
+            }
+            "noop" | "ack" if impulse => {
+                let text = text("reason");
+                (cn_reflex::vet::check(&text, &item.content, &item.content).err()?.to_string(), text)
+            }
+            // A person's request is answered or handed up, never closed by the small model:
+            // whatever reason it gave ("The release notes today are not available") would be
+            // a claim it cannot know, and the notice would carry it to the sender. Unknown
+            // peers (the list unreadable) count as persons.
+            op if cn_agent::op_tool_names().contains(&op)
+                && cn_agent::handup::from_a_person(&self.hub, &item).unwrap_or(!impulse) =>
+            {
+                let why = format!("it may answer {}'s request, not decide it with `{op}`", item.from);
+                (why, text(if op == "defer" || op == "noop" || op == "ack" { "reason" } else { "message" }))
+            }
             _ => return None,
         };
-        let text = call.params.get(field).and_then(Value::as_str)?;
-        let why = cn_reflex::vet::check(text, &item.content, &item.content).err()?;
         // A reflection gets a true account of what was decided; anything else goes up.
         let reflection = impulse.then(|| crate::reflection::work_since_last(&self.hub, item.cadence)).flatten();
         let (handed, what) = match reflection {
@@ -183,5 +198,73 @@ mod tests {
             tools.call(2, &call("noop", "reason", "The item was caught up, but it was caught up again.")).unwrap();
         assert_eq!(result["reason"], cn_agent::HAND_UP, "{result}");
         assert!(tools.inner.0.is_empty());
+    }
+
+    /// A hub with a peer `bob` whose message is the current item.
+    fn hub_with_request_from(from: &str, text: &str) -> (tempfile::TempDir, Hub) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ada");
+        cn_agent::init(&root, Some("ada")).unwrap();
+        let hub = Hub::open(&root).unwrap();
+        let remote = dir.path().join("bob.git");
+        cn_agent::add_peer(&hub, "bob", remote.to_str().unwrap()).unwrap();
+        let hub = Hub::open(&root).unwrap();
+        cn_agent::enqueue(&hub, &Item::new("m-1", from, Cadence::Inbox, text)).unwrap();
+        cn_agent::take(&hub, "m-1").unwrap().expect("taken");
+        (dir, hub)
+    }
+
+    /// Every file of the hub but the journal (which records what was refused), as text.
+    fn hub_text(dir: &std::path::Path) -> String {
+        let mut out = String::new();
+        for entry in walkdir(dir) {
+            if !entry.ends_with("journal.jsonl") && !entry.components().any(|c| c.as_os_str() == ".git") {
+                out.push_str(&std::fs::read_to_string(&entry).unwrap_or_default());
+            }
+        }
+        out
+    }
+
+    fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut files = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files.extend(walkdir(&p));
+            } else {
+                files.push(p);
+            }
+        }
+        files
+    }
+
+    #[test]
+    fn a_peers_request_is_never_closed_by_the_small_model() {
+        // The demo's step 6: bob asks, the tiny model says `noop` with a claim it cannot know,
+        // and the notice would have carried that claim back to bob.
+        let (dir, hub) = hub_with_request_from("bob", "Can you look at the release notes today?");
+        let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
+        let claim = "The release notes today are not available.";
+        let result = tools.call(2, &call("noop", "reason", claim)).unwrap();
+        assert!(tools.inner.0.is_empty(), "the noop never reached the op");
+        assert_eq!(result["gtd"], "defer", "{result}");
+        assert_eq!(result["reason"], cn_agent::HAND_UP, "{result}");
+        let text = hub_text(dir.path());
+        assert!(!text.contains(claim), "the claim is in no thread and no mail");
+        assert!(text.contains("decided on your item `m-1`: defer"), "bob is told it went up: {text}");
+        let journal = std::fs::read_to_string(hub.path("state/journal.jsonl")).unwrap();
+        assert!(journal.contains("may answer bob's request, not decide it with `noop`"), "{journal}");
+    }
+
+    #[test]
+    fn a_strangers_item_may_be_closed_and_a_peers_request_answered() {
+        let (_dir, hub) = hub_with_request_from("someone@example.com", "Cheap watches, click here");
+        let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
+        tools.call(2, &call("noop", "reason", "Spam: an advertisement for watches.")).unwrap();
+        assert_eq!(tools.inner.0, ["noop"], "nobody is told, nothing goes up");
+        let (_dir, hub) = hub_with_request_from("bob", "What time is the release meeting on Monday?");
+        let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
+        tools.call(2, &call("reply", "message", "The release meeting on Monday is at 10:00.")).unwrap();
+        assert_eq!(tools.inner.0, ["reply"], "a fit answer is sent");
     }
 }

@@ -160,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     d.detail(format!("{} · threads/reflections/daily/ holds {reflections}", d.last_decision(&d.hub)?));
 
     // 6. Mail: a second hub mails ada over git; ada replies; the sender is notified.
-    d.progress("a second hub (bob) sends mail over git; ada answers; bob receives it");
+    d.progress("a second hub (bob) mails ada a request over git; ada hands it up (no pretending); bob is told");
     let bob = d.root.join("bob");
     let bob_remote = d.root.join("remotes/bob.git");
     d.cn(&bob, &["init", bob.to_str().unwrap_or("bob"), "--name", "bob"])?;
