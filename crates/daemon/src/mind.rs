@@ -877,21 +877,28 @@ impl cn_compute::Mind for HubMind {
 
     fn plan(&mut self, outcomes: &Outcomes) -> Plan {
         self.moves += 1;
-        // The time, so "tomorrow" and "by Friday" mean something.
-        let now = jiff::Zoned::now();
-        let clock = format!(
-            "Now: {} ({}, time zone {})",
-            now.strftime("%Y-%m-%d %H:%M:%S %:z"),
-            now.strftime("%A"),
-            now.time_zone().iana_name().unwrap_or("local")
-        );
-        let (content, id, owner) = match &self.current {
-            Some(i) => (format!("{clock}\nFrom: {}\n\n{}", i.from, i.content), Some(i.id.clone()), i.from == OWNER),
-            None => (String::new(), None, false),
-        };
+        let owner = self.current.as_ref().is_some_and(|i| i.from == OWNER);
         let use_exec = match &self.executive {
             Some(_) => (self.executive_allowed)(owner),
             None => false,
+        };
+        // The time, so "tomorrow" and "by Friday" mean something. The local level gets it to
+        // the minute: every token after the first that differs from the last ask is evaluated
+        // again (the prompt cache), and seconds and a zone name cost it ~25 of them.
+        let now = jiff::Zoned::now();
+        let clock = if use_exec {
+            format!(
+                "Now: {} ({}, time zone {})",
+                now.strftime("%Y-%m-%d %H:%M:%S %:z"),
+                now.strftime("%A"),
+                now.time_zone().iana_name().unwrap_or("local")
+            )
+        } else {
+            format!("Now: {} ({})", now.strftime("%Y-%m-%d %H:%M %:z"), now.strftime("%A"))
+        };
+        let (content, id) = match &self.current {
+            Some(i) => (format!("{clock}\nFrom: {}\n\n{}", i.from, i.content), Some(i.id.clone())),
+            None => (String::new(), None),
         };
         self.level = Some(match (&self.executive, use_exec) {
             (Some(l), true) => l.level,

@@ -142,10 +142,45 @@ pub fn build_plan(input: &PlanInput<'_>, limits: LevelLimits) -> Plan {
         prompt,
         max_tokens: limits.max_tokens,
         tools: input.tools.iter().map(|d| d.name.clone()).collect(),
-        grammar: Some(crate::grammar::grammar(input.tools)),
+        grammar: Some(match below_executive_on_owner(input) {
+            Some(docs) => crate::grammar::grammar(&docs.iter().collect::<Vec<_>>()),
+            None => crate::grammar::grammar(input.tools),
+        }),
         item: input.item_id.clone(),
         owner: input.owner,
     }
+}
+
+/// On an owner's item below the executive, the grammar forces the reason of every decision
+/// but an answer to be the honest hand-up ([`cn_compute::HAND_UP`]): `noop`, `ack` or `defer`
+/// on an owner's request becomes the hand-up anyway (an owner's request is never closed below
+/// the executive), so the model's words for it — "The item is finished and I'm done." — are
+/// not worth generating, and it costs a choice of tool and no free text. The tools offered are
+/// the same (offering fewer pushes the small model to `reply` with made-up news). `None`
+/// when no tool is changed.
+fn below_executive_on_owner(input: &PlanInput<'_>) -> Option<Vec<ToolDoc>> {
+    if !input.owner || input.level >= 3 {
+        return None;
+    }
+    let hand_up = serde_json::json!({
+        "type": "object",
+        "properties": {"reason": {"type": "string", "const": cn_compute::HAND_UP}},
+        "required": ["reason"],
+    });
+    let mut changed = false;
+    let docs = input
+        .tools
+        .iter()
+        .map(|d| {
+            let mut d = (*d).clone();
+            if matches!(d.name.as_str(), "noop" | "ack" | "defer") {
+                d.params = hand_up.clone();
+                changed = true;
+            }
+            d
+        })
+        .collect();
+    changed.then_some(docs)
 }
 
 /// The tools `cn ask` offers when no registry is at hand: the decisions of the agent
@@ -243,6 +278,28 @@ mod tests {
         assert_eq!((plan.level, plan.max_tokens, plan.owner), (2, 320, true));
         assert_eq!(plan.tools, vec!["reply"]);
         assert!(plan.grammar.unwrap().contains("tool: reply"));
+    }
+
+    #[test]
+    fn below_the_executive_an_owners_item_is_answered_or_handed_up_with_a_forced_reason() {
+        let docs = default_tool_docs();
+        let tools: Vec<&ToolDoc> = docs.iter().collect();
+        let plan_for = |owner: bool, level: Level| {
+            let input =
+                PlanInput { level, item: "Check the nightly backup", owner, tools: &tools, ..Default::default() };
+            build_plan(&input, LevelLimits::default_for(level)).grammar.unwrap()
+        };
+        let owner = plan_for(true, 2);
+        for tool in ["reply", "defer", "noop"] {
+            assert!(owner.contains(&format!("tool: {tool}")), "the same tools: {owner}");
+        }
+        assert!(owner.contains("need my executive for that"), "the hand-up's reason is forced: {owner}");
+        assert!(!owner.contains("until"), "the hand-up sets its own time: {owner}");
+        // Others' items, and the executive, choose among every tool and write their reasons.
+        for (who, level) in [(false, 2), (true, 3)] {
+            let g = plan_for(who, level);
+            assert!(g.contains("tool: noop") && !g.contains("need my executive"), "{g}");
+        }
     }
 
     #[test]
