@@ -41,8 +41,8 @@ pub fn drops_owner_request(item: &Item, gtd: &Gtd) -> bool {
 
 /// Whether `item` is a person's own request: the owner's, or a message a peer sent (not its
 /// automatic answer or notice, and not an impulse of this agent's), whose sender hears what
-/// became of it. The small local model may answer such a request, never close it: what it
-/// cannot answer it hands up ([`hand_up`]), since any reason it gave would reach the sender.
+/// became of it. The small local model does not decide such a message itself (the daemon's
+/// vetting hands it up, [`hand_up`]): its answer or its reason would reach the sender.
 pub fn from_a_person(hub: &Hub, item: &Item) -> Result<bool> {
     if item.doc.get_str("impulse").is_some() || item.is_automatic() {
         return Ok(false);

@@ -6,7 +6,11 @@
 //! sent: the item is handed up instead ([`cn_agent::handup::hand_up`]: deferred with "I'll
 //! need my executive for that — queued" and a time to come back) — or, for a reflection, closed
 //! with a true digest of what was decided since the last one ([`crate::reflection`]) — and
-//! the journal says why.
+//! the journal says why. A person's own message (the owner's or a peer's, see
+//! [`cn_agent::handup::from_a_person`]) is never decided by the small model at all: what
+//! reaches it is what the reflexes and the triage judged is not small talk, so its reply
+//! would be made-up news and its reason for a noop a claim it cannot know — every decision of
+//! it becomes the hand-up, and the sender hears "I'll need my executive for that — queued".
 //!
 //! Only the local model's own calls (level 2, through the kernel's act) are vetted here, and
 //! only when level 2 is the embedded model (the tiny one the checks were made for; a model
@@ -38,6 +42,19 @@ impl<T: Tools> Vetted<T> {
         let impulse = item.doc.get_str("impulse").is_some();
         let text = |field: &str| call.params.get(field).and_then(Value::as_str).unwrap_or_default().to_string();
         let (why, text) = match call.tool.as_str() {
+            // A person's own message that reached this level is one the reflexes and the
+            // triage left to the executive: not a greeting, thanks or small talk. The small
+            // model does not pretend to do it — its reply would be made-up news ("The nightly
+            // backup finished and I'm glad to say it was a success."), its reason for a noop a
+            // claim it cannot know ("The release notes today are not available."), and either
+            // reaches the sender — so every decision of it becomes the hand-up. Unknown peers
+            // (the list unreadable) count as persons.
+            op if cn_agent::op_tool_names().contains(&op)
+                && cn_agent::handup::from_a_person(&self.hub, &item).unwrap_or(!impulse) =>
+            {
+                let why = format!("it does not decide {}'s request (`{op}`): the executive does", item.from);
+                (why, text(if op == "reply" { "message" } else { "reason" }))
+            }
             "reply" => {
                 let text = text("message");
                 (cn_reflex::vet::check(&text, &item.content, &item.content).err()?.to_string(), text)
@@ -45,16 +62,6 @@ impl<T: Tools> Vetted<T> {
             "noop" | "ack" if impulse => {
                 let text = text("reason");
                 (cn_reflex::vet::check(&text, &item.content, &item.content).err()?.to_string(), text)
-            }
-            // A person's request is answered or handed up, never closed by the small model:
-            // whatever reason it gave ("The release notes today are not available") would be
-            // a claim it cannot know, and the notice would carry it to the sender. Unknown
-            // peers (the list unreadable) count as persons.
-            op if cn_agent::op_tool_names().contains(&op)
-                && cn_agent::handup::from_a_person(&self.hub, &item).unwrap_or(!impulse) =>
-            {
-                let why = format!("it may answer {}'s request, not decide it with `{op}`", item.from);
-                (why, text(if op == "defer" || op == "noop" || op == "ack" { "reason" } else { "message" }))
             }
             _ => return None,
         };
@@ -253,18 +260,29 @@ mod tests {
         assert!(!text.contains(claim), "the claim is in no thread and no mail");
         assert!(text.contains("decided on your item `m-1`: defer"), "bob is told it went up: {text}");
         let journal = std::fs::read_to_string(hub.path("state/journal.jsonl")).unwrap();
-        assert!(journal.contains("may answer bob's request, not decide it with `noop`"), "{journal}");
+        assert!(journal.contains("does not decide bob's request (`noop`)"), "{journal}");
     }
 
     #[test]
-    fn a_strangers_item_may_be_closed_and_a_peers_request_answered() {
+    fn a_strangers_item_may_be_closed_by_the_small_model() {
         let (_dir, hub) = hub_with_request_from("someone@example.com", "Cheap watches, click here");
         let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
         tools.call(2, &call("noop", "reason", "Spam: an advertisement for watches.")).unwrap();
         assert_eq!(tools.inner.0, ["noop"], "nobody is told, nothing goes up");
-        let (_dir, hub) = hub_with_request_from("bob", "What time is the release meeting on Monday?");
-        let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
-        tools.call(2, &call("reply", "message", "The release meeting on Monday is at 10:00.")).unwrap();
-        assert_eq!(tools.inner.0, ["reply"], "a fit answer is sent");
+    }
+
+    #[test]
+    fn made_up_news_for_a_person_is_not_sent() {
+        // Fit by every check of the text — about the item, not empty, not repeated — and made
+        // up: the small model cannot know when the meeting is.
+        for from in ["bob", cn_agent::OWNER] {
+            let (dir, hub) = hub_with_request_from(from, "What time is the release meeting on Monday?");
+            let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
+            let news = "The release meeting on Monday is at 10:00.";
+            let result = tools.call(2, &call("reply", "message", news)).unwrap();
+            assert!(tools.inner.0.is_empty(), "the reply never reached the op");
+            assert_eq!(result["reason"], cn_agent::HAND_UP, "{result}");
+            assert!(!hub_text(dir.path()).contains(news), "the made-up answer is in no thread and no mail");
+        }
     }
 }
