@@ -59,9 +59,9 @@ pub enum ConnectError {
     Spawn(#[from] cn_hub::child::ChildError),
     #[error("its pipes were not opened")]
     NoPipes,
-    /// Its pipes could not join the async runtime.
-    #[error(transparent)]
-    Pipe(std::io::Error),
+    /// Its pipes could not join the async runtime (the source says why).
+    #[error("its pipes could not join the async runtime")]
+    Pipe(#[source] std::io::Error),
     /// The MCP handshake failed.
     #[error(transparent)]
     Handshake(Box<rmcp::service::ClientInitializeError>),
