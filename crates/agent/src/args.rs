@@ -170,7 +170,8 @@ pub fn parse_out<S: AsRef<str>>(args: &[S]) -> Result<OutArgs, OutArgsError> {
         return Err(err(format!("`--{k}` does not belong to this form"), kind.form()));
     }
     // Cannot fail: every field is a string and the values are exactly the fields.
-    let gtd = kind.build(values).map_err(|e| err(format!("bad fields: {e}"), kind.form()))?;
+    let gtd =
+        kind.build(values).map_err(|e| err(format!("bad fields: {e}", e = cn_compute::Chain(&e)), kind.form()))?;
     Ok(OutArgs { gtd, dry_run, json })
 }
 

@@ -171,7 +171,7 @@ fn complete(
         // The journal rotates here, after a decision (cn.yaml `journal:`); a failure to rotate
         // loses nothing and is tried again at the next decision.
         if let Err(err) = HubJournal::rotate_if_due(&state, &hub.config().journal) {
-            tracing::warn!(%err, "cannot rotate the journal");
+            tracing::warn!(err = %cn_compute::Chain(&err), "cannot rotate the journal");
         }
     }
 

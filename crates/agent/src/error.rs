@@ -25,7 +25,7 @@ pub enum AgentError {
     /// as a `#[source]`: the message already says it, and a `{:#}` chain would say it twice.
     #[error("{path}: {error}")]
     Parse { path: PathBuf, error: ParseError },
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io { path: PathBuf, source: std::io::Error },
     /// A git command failed; it carries git's own explanation.
     #[error(transparent)]

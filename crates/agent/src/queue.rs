@@ -147,7 +147,7 @@ pub fn pending(hub: &Hub) -> Result<Vec<(Item, PathBuf)>> {
             Err(e) => {
                 // A malformed file is left where it is for a person to fix; it must not
                 // block the queue.
-                warn!("skipping {}: {e}", p.display());
+                warn!("skipping {}: {e}", p.display(), e = cn_compute::Chain(&e));
                 None
             }
         })

@@ -165,7 +165,7 @@ pub fn sync_locked(hub: &Hub) -> Result<SyncReport> {
                 seen.insert(name.clone(), s);
             }
             Err(e) => {
-                let e = format!("peer {name}: {e}");
+                let e = format!("peer {name}: {e}", e = cn_compute::Chain(&e));
                 record.last_error = Some(e.clone());
                 report.errors.push(e);
             }
@@ -176,7 +176,7 @@ pub fn sync_locked(hub: &Hub) -> Result<SyncReport> {
 
     // 2. and 3. Out, verified.
     if let Err(e) = publish(hub, &peers, &seen, &mut state, &mut report) {
-        report.errors.push(e.to_string());
+        report.errors.push(cn_compute::chain(&e));
     }
     save(hub, &state)?;
 
@@ -363,7 +363,7 @@ fn take_from(
                 }
             }
             Err(why) => {
-                let why = why.to_string();
+                let why = cn_compute::chain(&why);
                 reject(hub, peer, id, sha, &why)?;
                 report.rejected.push(format!("{peer}/{id}"));
                 format!("rejected: {why}")
@@ -619,7 +619,7 @@ fn publish(
             // The exit code is not the verdict: the listing below is (a push that failed on
             // a ref a killed sync's push was still updating may have landed all the same).
             if let Err(e) = Git::new(hub.root()).run(&args) {
-                push_errors.push(e.to_string());
+                push_errors.push(cn_compute::chain(&e));
             }
         }
         after = list(hub, "origin", &patterns)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
@@ -716,7 +716,11 @@ fn build_commits(hub: &Hub, files: &[PathBuf], report: &mut SyncReport) -> Resul
                 continue;
             }
             Err(e) => {
-                report.errors.push(format!("{}: {e}; fix or remove the file", path.display()));
+                report.errors.push(format!(
+                    "{}: {e}; fix or remove the file",
+                    path.display(),
+                    e = cn_compute::Chain(&e)
+                ));
                 continue;
             }
         };

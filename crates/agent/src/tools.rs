@@ -53,7 +53,10 @@ impl Tool for OpTool {
 
     fn call(&self, ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError> {
         // The model reads the message: it names the missing or unknown field.
-        let gtd = self.kind.build(params).map_err(|e| ToolError::BadParams(format!("{}: {e}", self.kind.name)))?;
+        let gtd = self
+            .kind
+            .build(params)
+            .map_err(|e| ToolError::BadParams(format!("{}: {e}", self.kind.name, e = cn_compute::Chain(&e))))?;
         // Below the executive, an owner's request is answered or handed up, never dropped.
         let decided = if ctx.level < 3 {
             crate::handup::decide_below_executive(&self.hub, &gtd)
@@ -70,7 +73,7 @@ fn result(decided: crate::Result<crate::Decided>) -> Result<Value, ToolError> {
     match decided {
         Ok(d) => Ok(Value::Object(d.to_json())),
         Err(AgentError::Invalid(m)) => Err(ToolError::BadParams(m)),
-        Err(e) => Err(ToolError::Failed(e.to_string())),
+        Err(e) => Err(ToolError::Failed(cn_compute::chain(&e))),
     }
 }
 

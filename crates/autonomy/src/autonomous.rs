@@ -82,7 +82,7 @@ impl AutonomousLoop {
     /// Append one entry to the journal (a failure is logged, never fatal to the loop).
     pub fn append(&mut self, entry: &cn_storage::Entry) {
         if let Err(e) = self.journal.append(entry) {
-            tracing::error!(path = %self.journal.path().display(), %e, "cannot write the journal");
+            tracing::error!(path = %self.journal.path().display(), e = %cn_compute::Chain(&e), "cannot write the journal");
         }
     }
 }

@@ -231,7 +231,7 @@ fn value(field: Field, text: &str, lo: u32, hi: u32) -> Result<u32, FieldProblem
 
 /// A time zone name that names none.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("unknown time zone `{name}` (use an IANA name such as Europe/Berlin): {source}")]
+#[error("unknown time zone `{name}` (use an IANA name such as Europe/Berlin)")]
 pub struct TimeZoneError {
     pub name: String,
     pub source: jiff::Error,

@@ -113,7 +113,7 @@ pub fn note_write_tool() -> std::sync::Arc<dyn cn_tools::Tool> {
                 )));
             }
             cn_storage::write_atomic(&path, p.content.as_bytes())
-                .map_err(|e| cn_compute::ToolError::Failed(format!("{}: {e}", path.display())))?;
+                .map_err(|e| cn_compute::ToolError::Failed(format!("{}: {e}", path.display(), e = cn_compute::Chain(&e))))?;
             Ok(serde_json::json!({"path": layout.relative(&path), "bytes": p.content.len()}))
         },
     )

@@ -50,7 +50,7 @@ pub fn bridge_stop(attention: &Attention, stop: StopToken) {
         attention.stop();
     });
     if let Err(e) = spawned {
-        tracing::error!(%e, "cannot start the stop bridge; rests will end only by timeout or percept");
+        tracing::error!(e = %cn_compute::Chain(&e), "cannot start the stop bridge; rests will end only by timeout or percept");
     }
 }
 

@@ -16,7 +16,7 @@ pub enum Direction {
 pub enum WhenError {
     #[error("`{text}` is not a time: use RFC 3339 (2026-01-07T10:00:00Z), a date (2026-01-07) or a span (2h, 1 day)")]
     NotATime { text: String },
-    #[error("`{text}`: {source}")]
+    #[error("`{text}` is out of range")]
     OutOfRange { text: String, source: jiff::Error },
 }
 

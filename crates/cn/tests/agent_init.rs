@@ -95,3 +95,22 @@ fn small_things_are_refused_or_said_clearly() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("cn.yaml") && err.contains("bugdet") && err.contains("did you mean `budget`?"), "{err}");
 }
+
+/// An error names what failed and where, and its cause once (ARCHITECTURE.md, errors): the
+/// library keeps the system's error as the source, and `cn` prints the chain. (The state
+/// file's error used to be in its message and its source, so `cn` said it twice.)
+#[test]
+fn an_unreadable_state_file_is_named_and_its_cause_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = init_hub(dir.path(), "ada");
+    let tasks = hub.join("state/tasks.json");
+    std::fs::remove_file(&tasks).unwrap();
+    std::fs::create_dir(&tasks).unwrap();
+    for args in [&["task", "list"][..], &["task", "add", "Call the dentist"]] {
+        let out = cn_cmd(&hub).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("state/tasks.json: Is a directory"), "{args:?}: {err}");
+        assert_eq!(err.matches("Is a directory").count(), 1, "{args:?}: {err}");
+    }
+}

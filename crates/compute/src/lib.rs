@@ -15,6 +15,7 @@
 mod act;
 mod ask;
 mod begin;
+mod chain;
 mod decide;
 mod decorator;
 mod r#loop;
@@ -30,6 +31,7 @@ mod types;
 pub use act::act;
 pub use ask::ask;
 pub use begin::begin;
+pub use chain::{chain, Chain};
 pub use decide::decide;
 pub use decorator::{ActFn, AskFn, DecideFn, Decorator, ParseFn, PlanFn, RestFn, Step, UnknownStep, Verbs};
 pub use parse::parse;

@@ -71,9 +71,9 @@ pub struct Prepared {
 
 #[derive(Debug, thiserror::Error)]
 pub enum PrepareError {
-    #[error("cannot read config {path}: {source}")]
+    #[error("cannot read config {path}")]
     Read { path: PathBuf, source: std::io::Error },
-    #[error("config {path} is not valid YAML: {source}")]
+    #[error("config {path} is not valid YAML")]
     Yaml { path: PathBuf, source: serde_yaml_ng::Error },
 }
 

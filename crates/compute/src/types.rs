@@ -268,9 +268,9 @@ impl Config {
 /// Why [`Config::load`] found no config: the file is there but unreadable, or not YAML.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigLoadError {
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Read { path: std::path::PathBuf, source: std::io::Error },
-    #[error("{} is not valid YAML: {source}", path.display())]
+    #[error("{} is not valid YAML", path.display())]
     Yaml { path: std::path::PathBuf, source: serde_yaml_ng::Error },
 }
 

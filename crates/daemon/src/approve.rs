@@ -24,16 +24,20 @@ pub enum ApproveError {
     Lock(#[from] cn_agent::AgentError),
     #[error(transparent)]
     Approval(#[from] ApprovalError),
-    #[error("approval {id}: {source}")]
+    #[error("approval {id}")]
     Apply { id: String, source: cn_reflex::WriteError },
     #[error("approval {id} holds `{tool}`, which cn cannot run")]
     Tool { id: String, tool: String },
     #[error("approval {id}: `{tool}` failed: {message}")]
     Run { id: String, tool: String, message: String },
-    /// The agent layer could not find the item or send the mail. (Its error is in the
-    /// message, so it is not also the source: `cn` prints the chain.)
-    #[error("approval {id}: `{tool}` failed: {error}")]
-    Agent { id: String, tool: String, error: Box<cn_agent::AgentError> },
+    /// The agent layer could not find the item or send the mail (the source says why).
+    #[error("approval {id}: `{tool}` failed")]
+    Agent {
+        id: String,
+        tool: String,
+        #[source]
+        error: Box<cn_agent::AgentError>,
+    },
     /// The item to forward could not be read (its error is in the message).
     #[error("approval {id}: `{tool}` failed: {}: {error}", path.display())]
     Read { id: String, tool: String, path: PathBuf, error: std::io::Error },
@@ -178,6 +182,6 @@ fn run_call(hub: &Hub, a: &Approval) -> Result<Value, ApproveError> {
     registry.run_approved(level, &ToolCall::new(&a.tool, params)).map_err(|e| ApproveError::Run {
         id: a.id.clone(),
         tool: a.tool.clone(),
-        message: cn_hub::redact::redact(&e.to_string()),
+        message: cn_hub::redact::redact(&cn_compute::chain(&e)),
     })
 }

@@ -170,7 +170,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     // A journal due for rotation (cn.yaml `journal:`) rotates as the daemon starts, and after
     // each decision (`cn_agent::decide`).
     if let Err(err) = cn_hub::journal::HubJournal::rotate_if_due(&hub.layout().state(), &hub.config().journal) {
-        tracing::warn!(%err, "cannot rotate the journal");
+        tracing::warn!(err = %cn_compute::Chain(&err), "cannot rotate the journal");
     }
     let serve_hub = hub.clone();
     let mut control: Option<serve::Server> = None;
@@ -251,7 +251,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
                     .with("summary", summary)
                     .with("outcome", "budget: session check");
                 if let Err(e) = cn_hub::journal::HubJournal::append_to(&journal_dir, &entry) {
-                    tracing::warn!(%e, "cannot journal the session check");
+                    tracing::warn!(e = %cn_compute::Chain(&e), "cannot journal the session check");
                 }
             }
             deferring = running;
@@ -357,11 +357,11 @@ fn reflexes(
     let root = hub.root();
     let mut engine = cn_reflex::Engine::of_hub(hub);
     for e in engine.errors() {
-        eprintln!("cn run: reflex skipped: {e}");
+        eprintln!("cn run: reflex skipped: {e}", e = cn_compute::Chain(&e));
     }
     match cn_models::provider(&models.local(), "models.local", root) {
         Ok(m) => engine.set_model(m),
-        Err(e) => eprintln!("cn run: reflexes have no level-2 model: {e}"),
+        Err(e) => eprintln!("cn run: reflexes have no level-2 model: {e}", e = cn_compute::Chain(&e)),
     }
     state_tools(registry, &engine);
     let engine = Arc::new(Mutex::new(engine));
@@ -383,7 +383,7 @@ fn mcp_clients(
     let clients = match cn_mcp::McpClients::of_hub(hub) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("cn run: MCP servers not started: {e}");
+            eprintln!("cn run: MCP servers not started: {e}", e = cn_compute::Chain(&e));
             return None;
         }
     };
@@ -400,7 +400,7 @@ fn mcp_clients(
                 .with("error", error),
         };
         if let Err(e) = cn_storage::Journal::open(&journal).and_then(|mut j| j.append(&entry)) {
-            tracing::warn!(%e, "cannot journal the MCP server's state");
+            tracing::warn!(e = %cn_compute::Chain(&e), "cannot journal the MCP server's state");
         }
     });
     if let Some(engine) = reflexes {
@@ -439,6 +439,6 @@ fn write_run_info(hub: &Path, addr: Option<SocketAddr>, control: Option<String>)
         "control_url": control,
     });
     if let Err(e) = cn_storage::write_json_atomic(&run_info(hub), &info) {
-        tracing::warn!(%e, "cannot write state/run.json");
+        tracing::warn!(e = %cn_compute::Chain(&e), "cannot write state/run.json");
     }
 }

@@ -272,7 +272,7 @@ impl HubMind {
                     cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })))
                 };
                 if let Err(e) = decided {
-                    tracing::error!(%e, "cannot close {} after its reflex", item.id);
+                    tracing::error!(e = %cn_compute::Chain(&e), "cannot close {} after its reflex", item.id);
                     return false;
                 }
             }
@@ -307,19 +307,19 @@ impl HubMind {
         let message = if approve {
             match crate::approve::approve(&self.hub, id) {
                 Ok(done) => done.summary(),
-                Err(e) => format!("Could not approve {id}: {e}"),
+                Err(e) => format!("Could not approve {id}: {e}", e = cn_compute::Chain(&e)),
             }
         } else {
             match crate::approve::deny(&self.hub, id) {
                 Ok(a) => format!("denied {}: nothing runs", a.id),
-                Err(e) => format!("Could not deny {id}: {e}"),
+                Err(e) => format!("Could not deny {id}: {e}", e = cn_compute::Chain(&e)),
             }
         };
         let reply = Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }));
         match cn_agent::decide(&self.hub, &reply) {
             Ok(_) => true,
             Err(e) => {
-                tracing::error!(%e, "cannot answer the owner's word on {id}");
+                tracing::error!(e = %cn_compute::Chain(&e), "cannot answer the owner's word on {id}");
                 false
             }
         }
@@ -344,7 +344,7 @@ impl HubMind {
         match cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason }))) {
             Ok(_) => true,
             Err(e) => {
-                tracing::error!(%e, "cannot close the quiet reflection {}", item.id);
+                tracing::error!(e = %cn_compute::Chain(&e), "cannot close the quiet reflection {}", item.id);
                 false
             }
         }
@@ -418,7 +418,7 @@ impl HubMind {
                         .with("summary", format!("task {task} done"))
                         .with("outcome", "done"),
                 ),
-                Err(e) => tracing::error!(%e, "cannot mark task {task} done"),
+                Err(e) => tracing::error!(e = %cn_compute::Chain(&e), "cannot mark task {task} done"),
             }
             return;
         }
@@ -432,7 +432,7 @@ impl HubMind {
                     .with("summary", format!("task {task} left open: {why}; followed up at {at}"))
                     .with("outcome", "open"),
             ),
-            Err(e) => tracing::error!(%e, "cannot set the follow-up of task {task}"),
+            Err(e) => tracing::error!(e = %cn_compute::Chain(&e), "cannot set the follow-up of task {task}"),
         }
     }
 
@@ -475,7 +475,7 @@ impl HubMind {
                 .with("learned", learned),
         );
         if let Err(e) = cn_autonomy::impulses::ideas::ideas_of(self.hub.root()).mark_explored(&idea, now) {
-            tracing::error!(%e, "cannot mark idea {idea} explored");
+            tracing::error!(e = %cn_compute::Chain(&e), "cannot mark idea {idea} explored");
         }
     }
 
@@ -525,7 +525,7 @@ impl HubMind {
             // Decided meanwhile (a recorded decision was finished): the next decide sees it.
             Ok(_) => true,
             Err(e) => {
-                tracing::error!(%e, "cannot pause {} for the owner", item.id);
+                tracing::error!(e = %cn_compute::Chain(&e), "cannot pause {} for the owner", item.id);
                 false
             }
         }
@@ -554,7 +554,7 @@ impl HubMind {
                 true
             }
             Err(e) => {
-                tracing::error!(%e, "cannot defer {}", item.id);
+                tracing::error!(e = %cn_compute::Chain(&e), "cannot defer {}", item.id);
                 false
             }
         }
@@ -610,7 +610,7 @@ impl HubMind {
                 Ok(item) => item,
                 Err(e) => {
                     // Left where it is for a person to fix; reported once.
-                    tracing::warn!("skipping {}: {e}", entry.path().display());
+                    tracing::warn!("skipping {}: {e}", entry.path().display(), e = cn_compute::Chain(&e));
                     self.unreadable.insert(id.to_string());
                     continue;
                 }
@@ -829,7 +829,7 @@ impl cn_compute::Mind for HubMind {
                         continue;
                     }
                     Err(e) => {
-                        tracing::error!(%e, "cannot read the current item");
+                        tracing::error!(e = %cn_compute::Chain(&e), "cannot read the current item");
                         return Decision::Rest;
                     }
                 }
@@ -863,11 +863,11 @@ impl cn_compute::Mind for HubMind {
                 }
                 Ok(None) => return self.idle(),
                 Err(e) => {
-                    tracing::error!(%e, "cannot take the next item");
+                    tracing::error!(e = %cn_compute::Chain(&e), "cannot take the next item");
                     self.note(
                         Entry::new("observation")
                             .with("summary", "cannot take the next item")
-                            .with("outcome", e.to_string()),
+                            .with("outcome", cn_compute::chain(&e)),
                     );
                     return self.idle();
                 }
@@ -950,9 +950,9 @@ fn first_line(s: &str) -> String {
 fn describe(o: &Outcome) -> String {
     match o {
         Outcome::Acted { call, result: Ok(_) } => format!("{} ok", call.tool),
-        Outcome::Acted { call, result: Err(e) } => format!("{} failed: {e}", call.tool),
+        Outcome::Acted { call, result: Err(e) } => format!("{} failed: {e}", call.tool, e = cn_compute::Chain(&e)),
         Outcome::Unparsed(e) => format!("unparsed block: {}", e.message),
-        Outcome::AskFailed { error, .. } => format!("model failed: {error}"),
+        Outcome::AskFailed { error, .. } => format!("model failed: {error}", error = cn_compute::Chain(&error)),
     }
 }
 

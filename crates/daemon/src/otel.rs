@@ -108,8 +108,10 @@ fn nonzero<const N: usize>() -> [u8; N] {
 pub enum OtelError {
     #[error("otel.headers_env: `{header}` names the environment variable {var}, which is not set")]
     HeaderEnv { header: String, var: String },
-    #[error("cannot start the OpenTelemetry exporter: {source}")]
-    Thread { source: std::io::Error },
+    /// (The error is in the message, not the source: `DaemonError::Telemetry` shows this
+    /// error's message only.)
+    #[error("cannot start the OpenTelemetry exporter: {error}")]
+    Thread { error: std::io::Error },
 }
 
 /// Why one export failed. The transport's error is kept only as text, scrubbed of every
@@ -153,7 +155,7 @@ impl Telemetry {
                 exporter.run(rx);
                 let _ = done_tx.send(());
             })
-            .map_err(|source| OtelError::Thread { source })?;
+            .map_err(|source| OtelError::Thread { error: source })?;
         Ok(Telemetry {
             inner: Arc::new(Inner {
                 queue: Mutex::new(Some(tx)),
@@ -316,7 +318,7 @@ impl Model for TracedModel {
                 attrs.push(("cn.cost_usd", Attr::Float(cost)));
                 None
             }
-            Err(e) => Some(e.to_string()),
+            Err(e) => Some(cn_compute::chain(&e)),
         };
         let name = if model.is_empty() { "chat".to_string() } else { format!("chat {model}") };
         self.telemetry.child(name, SpanKind::Client, start, attrs, error);
@@ -416,8 +418,9 @@ impl Exporter {
         for (k, v) in &self.headers {
             req = req.header(k.as_str(), v.as_str());
         }
-        let resp =
-            req.send(&body[..]).map_err(|e| ExportError::Send(self.scrub(cn_hub::redact::redact(&e.to_string()))))?;
+        let resp = req
+            .send(&body[..])
+            .map_err(|e| ExportError::Send(self.scrub(cn_hub::redact::redact(&cn_compute::chain(&e)))))?;
         let status = resp.status();
         if status.is_success() {
             Ok(())

@@ -54,7 +54,7 @@ pub struct Approval {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApprovalError {
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error("no approval `{id}` (see `cn approvals`)")]
     Unknown { id: String },
@@ -141,7 +141,7 @@ pub fn request(layout: &Layout, req: Request, timeout_secs: u64) -> Result<Appro
     }
     // The hold is saved; a journal that cannot be written loses its line, not the approval.
     if let Err(e) = crate::journal::HubJournal::append_to(&layout.state(), &entry) {
-        tracing::warn!(%e, "cannot journal approval {}", approval.id);
+        tracing::warn!(e = %cn_compute::Chain(&e), "cannot journal approval {}", approval.id);
     }
     Ok(approval)
 }

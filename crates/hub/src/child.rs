@@ -59,7 +59,7 @@ const GRACE: Duration = Duration::from_millis(500);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ChildError {
-    #[error("cannot run `{program}`: {source}")]
+    #[error("cannot run `{program}`")]
     Spawn { program: String, source: std::io::Error },
     #[error("`{program}` ran past its time limit of {after:?} and was killed (with its process group)")]
     TimedOut { program: String, after: Duration, output: Box<ChildOutput> },
@@ -233,7 +233,7 @@ impl Child {
         let Some(sandbox) = &self.sandbox else { return Ok(None) };
         let tmp = tempfile::Builder::new().prefix("cn-child-").tempdir().map_err(|e| {
             crate::sandbox::SandboxError::Unavailable {
-                why: format!("cannot make its temporary directory: {e}"),
+                why: format!("cannot make its temporary directory: {e}", e = cn_compute::Chain(&e)),
                 way_out: sandbox.way_out.clone(),
             }
         })?;

@@ -30,14 +30,14 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// Why `cn.yaml` (or a section of it) cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
     /// Not YAML at all; the message carries the line and column.
-    #[error("{path} is not valid YAML: {source}")]
+    #[error("{path} is not valid YAML")]
     Syntax {
         path: PathBuf,
         #[source]
@@ -67,10 +67,13 @@ pub enum ConfigError {
     /// is not also the source: `cn` prints the chain.)
     #[error("cn.yaml `{key}`: {error}")]
     Section { key: String, error: serde_json::Error },
-    /// A file a key names that cannot be used (a recording to replay, …); its error is in the
-    /// message, so it is not also the source.
-    #[error("cn.yaml `{key}`: {error}")]
-    File { key: String, error: Box<dyn std::error::Error + Send + Sync> },
+    /// A file a key names that cannot be used (a recording to replay, …); the source says why.
+    #[error("cn.yaml `{key}`")]
+    File {
+        key: String,
+        #[source]
+        error: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A model's API key is not in the environment.
     #[error("cn.yaml `{key}`: environment variable {var} is not set (export your API key as {var}, or change `api_key_env`)")]
     MissingKey { key: String, var: String },
@@ -1394,11 +1397,11 @@ pub mod duration {
     /// A duration that is none (the message is serde's, naming the key and line).
     #[derive(Debug, thiserror::Error)]
     pub enum DurationError {
-        #[error("`{text}`: {source}")]
+        #[error("`{text}` is out of range")]
         Secs { text: String, source: std::time::TryFromFloatSecsError },
         #[error(transparent)]
         Number(#[from] std::time::TryFromFloatSecsError),
-        #[error("`{text}` is not a duration such as 5s, 1m or 500ms: {source}")]
+        #[error("`{text}` is not a duration such as 5s, 1m or 500ms")]
         Text { text: String, source: jiff::Error },
         #[error("`{text}` is negative")]
         Negative { text: String },

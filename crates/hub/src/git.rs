@@ -32,7 +32,7 @@ pub enum GitError {
     #[error("git {args} (in {dir}) failed: {stderr}")]
     Failed { dir: PathBuf, args: String, stderr: String },
     /// git could not be started (or waited for).
-    #[error("git {args} (in {dir}) failed: cannot run git: {source}; is git installed?")]
+    #[error("git {args} (in {dir}) failed: cannot run git (is git installed?)")]
     Spawn {
         dir: PathBuf,
         args: String,
@@ -280,7 +280,7 @@ impl Git {
     /// Git's automatic maintenance (packing loose objects); failures only logged.
     pub fn maintain(&self) {
         if let Err(e) = self.run(&["maintenance", "run", "--auto", "--quiet"]) {
-            tracing::warn!(error = %e, "git maintenance");
+            tracing::warn!(error = %cn_compute::Chain(&e), "git maintenance");
         }
     }
 

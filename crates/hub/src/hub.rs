@@ -23,7 +23,7 @@ pub enum HubError {
     NoHub(String),
     #[error(transparent)]
     Config(#[from] ConfigError),
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         path: PathBuf,
         #[source]
@@ -266,6 +266,19 @@ mod tests {
         assert!(e.contains("`name`"), "{e}");
         std::fs::write(dir.path().join(CONFIG), "").unwrap();
         assert!(Hub::open(dir.path()).unwrap_err().to_string().contains("`name`"));
+    }
+
+    /// The message says what failed and where; the source says why; the chain (what `cn`
+    /// and every other edge prints) says each once.
+    #[test]
+    fn an_unreadable_config_is_named_and_its_cause_said_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join(CONFIG);
+        std::fs::create_dir(&config).unwrap();
+        let e = HubConfig::load(&config).unwrap_err();
+        let cause = std::io::Error::from_raw_os_error(21).to_string(); // EISDIR
+        assert_eq!(e.to_string(), format!("cannot read {}", config.display()));
+        assert_eq!(cn_compute::chain(&e), format!("cannot read {}: {cause}", config.display()));
     }
 
     #[test]

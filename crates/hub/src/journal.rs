@@ -23,7 +23,7 @@ pub const FILE: &str = "journal.jsonl";
 
 /// The journal could not be opened, appended to or read.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: {source}")]
+#[error("{path}")]
 pub struct JournalError {
     pub path: PathBuf,
     #[source]

@@ -17,7 +17,7 @@ use crate::Layout;
 /// Why the owner token cannot be had.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
-    #[error("the owner token {}: {source}", path.display())]
+    #[error("the owner token {}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error("the owner token {} is empty; delete it and run `cn run` again to make a new one", path.display())]
     Empty { path: PathBuf },

@@ -253,7 +253,10 @@ mod tests {
             Err(e) => {
                 assert!(e.to_string().contains("policy.sandbox: false"), "{e}");
                 assert!(std::env::var_os("CN_TEST_NO_LANDLOCK").is_some(), "no Landlock ABI 4 here: {e}");
-                eprintln!("*** this kernel cannot sandbox: only the refusal was tested ({e}) ***");
+                eprintln!(
+                    "*** this kernel cannot sandbox: only the refusal was tested ({e}) ***",
+                    e = cn_compute::Chain(&e)
+                );
             }
         }
     }

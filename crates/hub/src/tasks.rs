@@ -27,7 +27,7 @@ pub const IDEAS_FILE: &str = "ideas.json";
 pub enum StateError {
     #[error("{path}: line {line}, column {column}, field `{field}`: {message}; fix the file by hand (it was left unchanged)")]
     Malformed { path: PathBuf, line: usize, column: usize, field: String, message: String },
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io { path: PathBuf, source: io::Error },
 }
 

@@ -114,7 +114,7 @@ impl Actuator for ModelActuator {
                         }
                         Err(e) => {
                             failed += 1;
-                            calls.push(format!("- `{}` `{path}` → failed: {e}", call.tool));
+                            calls.push(format!("- `{}` `{path}` → failed: {e}", call.tool, e = cn_compute::Chain(&e)));
                         }
                     }
                 }

@@ -18,16 +18,16 @@ pub enum LoopError {
     Git(#[from] cn_hub::git::GitError),
     /// Bad input found through another error (an unreadable directory or answers file, a
     /// model that cannot be made, the loop's lock held); the cause is the source.
-    #[error("{message}: {source}")]
+    #[error("{message}")]
     InputFrom { message: String, source: BoxError },
     /// A component failed through another error (a command that cannot start, a model
     /// that gave no answer); the cause is the source.
-    #[error("{role}: {message}: {source}")]
+    #[error("{role}: {message}")]
     ComponentFrom { role: &'static str, message: String, source: BoxError },
     /// A controller model's answer that says neither `target-met: true` nor `false`.
-    #[error("{role}: {source}")]
+    #[error("{role}")]
     Answer { role: &'static str, source: NoTargetMet },
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io { path: PathBuf, source: std::io::Error },
 }
 

@@ -281,7 +281,7 @@ impl Loop {
     fn guard(&mut self, n: u64, f: impl FnOnce(&mut Loop) -> Result<Status>) -> Result<Status> {
         let result = f(self);
         if let Err(e) = &result {
-            let current = format!("Iteration {n} failed: {e}. Nothing of it is committed; fix the cause, then `cn loop run` retries iteration {n}.");
+            let current = format!("Iteration {n} failed: {e}. Nothing of it is committed; fix the cause, then `cn loop run` retries iteration {n}.", e = cn_compute::Chain(&e));
             if let Err(e2) = self.record(n, Status::Failed, &current, None) {
                 tracing::error!(error = %e2, "could not record the failure");
             }

@@ -177,7 +177,9 @@ impl McpClients {
         for name in self.servers.keys() {
             match self.list_tools(name) {
                 Ok(tools) => out.extend(tools),
-                Err(e) => tracing::warn!(server = %name, "MCP server's tools not listed: {e}"),
+                Err(e) => {
+                    tracing::warn!(server = %name, "MCP server's tools not listed: {e}", e = cn_compute::Chain(&e))
+                }
             }
         }
         out
@@ -336,7 +338,7 @@ impl McpClients {
                         }
                         Err(e) => {
                             if reported.insert(name.clone()) {
-                                report(&name, Joined::Down(cn_hub::redact::redact(&e.to_string())));
+                                report(&name, Joined::Down(cn_hub::redact::redact(&cn_compute::chain(&e))));
                             }
                             let at = clients.retry_at(&name).unwrap_or_else(|| Instant::now() + BACKOFF_MIN);
                             next_try = Some(next_try.map_or(at, |t| t.min(at)));
@@ -351,7 +353,7 @@ impl McpClients {
             }
         });
         if let Err(e) = spawned {
-            tracing::error!(%e, "cannot start the MCP servers' thread");
+            tracing::error!(e = %cn_compute::Chain(&e), "cannot start the MCP servers' thread");
         }
     }
 
@@ -508,7 +510,7 @@ fn fail(state: &mut State, e: McpError) -> McpError {
     state.failures = state.failures.saturating_add(1);
     let backoff = BACKOFF_MIN.saturating_mul(1u32 << state.failures.saturating_sub(1).min(6)).min(BACKOFF_MAX);
     state.retry_at = Some(Instant::now() + backoff);
-    tracing::warn!(failures = state.failures, ?backoff, "MCP server failed: {e}");
+    tracing::warn!(failures = state.failures, ?backoff, "MCP server failed: {e}", e = cn_compute::Chain(&e));
     e
 }
 
@@ -613,7 +615,7 @@ impl Tool for McpTool {
                 self.clients.read_resource(&self.server, uri)
             }
         };
-        r.map_err(|e| ToolError::Failed(cn_hub::redact::redact(&e.to_string())))
+        r.map_err(|e| ToolError::Failed(cn_hub::redact::redact(&cn_compute::chain(&e))))
     }
 }
 
@@ -632,6 +634,6 @@ impl cn_reflex::McpCaller for McpClients {
         }
         self.admits(server, ctx)?;
         McpClients::call(self, server, name, args)
-            .map_err(|e| ToolError::Failed(cn_hub::redact::redact(&e.to_string())))
+            .map_err(|e| ToolError::Failed(cn_hub::redact::redact(&cn_compute::chain(&e))))
     }
 }

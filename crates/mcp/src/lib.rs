@@ -17,7 +17,7 @@ pub use server::{serve_stdio, AgentServer};
 #[derive(Debug, thiserror::Error)]
 pub enum McpError {
     /// The async runtime could not start.
-    #[error("cannot start the async runtime: {0}")]
+    #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),
     /// The MCP session could not start. (The inner errors are in the messages, so they are
     /// not also the source: `cn` prints the chain.)
@@ -29,10 +29,13 @@ pub enum McpError {
     /// No server of that name in `mcp:`.
     #[error("no MCP server `{0}` in cn.yaml's `mcp:`")]
     Unknown(String),
-    /// The server could not be started. (Its error is in the message, so it is not also the
-    /// source: `cn` prints the chain.)
-    #[error("MCP server `{server}`: cannot start: {error}")]
-    NotStarted { server: String, error: Box<ConnectError> },
+    /// The server could not be started (the source says why).
+    #[error("MCP server `{server}`: cannot start")]
+    NotStarted {
+        server: String,
+        #[source]
+        error: Box<ConnectError>,
+    },
     /// The server could not be reached, failed or did not answer in time.
     #[error("MCP server `{server}`: {message}")]
     Call { server: String, message: String },
@@ -56,9 +59,9 @@ pub enum ConnectError {
     Spawn(#[from] cn_hub::child::ChildError),
     #[error("its pipes were not opened")]
     NoPipes,
-    /// Its pipes could not join the async runtime.
-    #[error(transparent)]
-    Pipe(std::io::Error),
+    /// Its pipes could not join the async runtime (the source says why).
+    #[error("its pipes could not join the async runtime")]
+    Pipe(#[source] std::io::Error),
     /// The MCP handshake failed.
     #[error(transparent)]
     Handshake(Box<rmcp::service::ClientInitializeError>),

@@ -206,7 +206,7 @@ fn input(hub: &Hub) -> Result<Value, String> {
         Ok(Some(item)) => Ok(item.to_json()),
         Ok(None) => Ok(json!({"empty": true, "message": "the queue is empty: nothing in threads/inbox/"})),
         Err(AgentError::Empty(m)) => Ok(json!({"empty": true, "message": m})),
-        Err(e) => Err(format!("cn input: {e}")),
+        Err(e) => Err(format!("cn input: {e}", e = cn_compute::Chain(&e))),
     }
 }
 
@@ -239,17 +239,17 @@ pub fn out_words(args: &JsonObject) -> Result<Vec<String>, String> {
 
 fn out(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
     let words = out_words(args)?;
-    let parsed = cn_agent::parse_out(&words).map_err(|e| format!("cn out: {e}"))?;
+    let parsed = cn_agent::parse_out(&words).map_err(|e| format!("cn out: {e}", e = cn_compute::Chain(&e)))?;
     match cn_agent::decide(hub, &parsed.gtd) {
         Ok(d) => Ok(Value::Object(d.to_json())),
-        Err(e) => Err(format!("cn out: {e}")),
+        Err(e) => Err(format!("cn out: {e}", e = cn_compute::Chain(&e))),
     }
 }
 
 fn tasks(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
     let all = args.get("all").and_then(Value::as_bool).unwrap_or(false);
     let file = cn_autonomy::impulses::tasks_of(hub.root());
-    let loaded = file.load().map_err(|e| e.to_string())?;
+    let loaded = file.load().map_err(|e| cn_compute::chain(&e))?;
     let mut shown: Vec<&cn_autonomy::impulses::Task> = cn_autonomy::impulses::tasks::ordered(&loaded);
     if all {
         shown.extend(loaded.iter().filter(|t| t.done));
@@ -258,7 +258,7 @@ fn tasks(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
 }
 
 fn ideas(hub: &Hub) -> Result<Value, String> {
-    let ideas = cn_autonomy::impulses::ideas_of(hub.root()).load().map_err(|e| e.to_string())?;
+    let ideas = cn_autonomy::impulses::ideas_of(hub.root()).load().map_err(|e| cn_compute::chain(&e))?;
     Ok(json!({ "ideas": ideas }))
 }
 
@@ -272,10 +272,10 @@ fn journal(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
     let since = str_arg("since")?
         .map(|s| when::parse(&s, cn_autonomy::jiff::Timestamp::now(), Direction::Past))
         .transpose()
-        .map_err(|e| format!("journal: since: {e}"))?;
+        .map_err(|e| format!("journal: since: {e}", e = cn_compute::Chain(&e)))?;
     let kind = str_arg("type")?;
     if let Some(k) = &kind {
-        k.parse::<cn_hub::journal::Kind>().map_err(|e| format!("journal: type: {e}"))?;
+        k.parse::<cn_hub::journal::Kind>().map_err(|e| format!("journal: type: {e}", e = cn_compute::Chain(&e)))?;
     }
     let limit = match args.get("limit") {
         None | Some(Value::Null) => JOURNAL_LIMIT,
@@ -297,7 +297,7 @@ fn journal(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
             kept.push_back(Value::Object(e.0));
         }
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| cn_compute::chain(&e))?;
     Ok(json!({ "entries": Vec::from(kept), "matched": total }))
 }
 
@@ -311,7 +311,7 @@ fn why(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
             entries.push(Value::Object(e.0));
         }
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| cn_compute::chain(&e))?;
     if entries.is_empty() {
         return Err(format!("why: no journal entry has id `{id}`"));
     }

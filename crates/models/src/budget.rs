@@ -83,7 +83,7 @@ impl Budget {
         match verdict {
             Ok(v) => v,
             Err(e) => {
-                tracing::error!(%e, "cannot read the thinking budget: refusing");
+                tracing::error!(e = %cn_compute::Chain(&e), "cannot read the thinking budget: refusing");
                 Err(Refusal::Paced { wait_secs: 0 })
             }
         }
@@ -116,7 +116,7 @@ impl Budget {
             }
         });
         verdict.unwrap_or_else(|e| {
-            tracing::error!(%e, "cannot update the thinking budget: refusing");
+            tracing::error!(e = %cn_compute::Chain(&e), "cannot update the thinking budget: refusing");
             Err(Refusal::Paced { wait_secs: 0 })
         })
     }

@@ -119,7 +119,7 @@ impl BudgetState {
 
 #[derive(Debug, thiserror::Error)]
 pub enum BudgetError {
-    #[error("thinking budget {path}: {source}")]
+    #[error("thinking budget {path}")]
     Io { path: PathBuf, source: std::io::Error },
 }
 
@@ -400,7 +400,7 @@ pub struct Metered<M> {
 impl<M: Model> Model for Metered<M> {
     fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
         let wanted = if plan.max_tokens > 0 { plan.max_tokens } else { self.default_max_tokens };
-        let ledger_error = |e: BudgetError| ModelError::Other(e.to_string());
+        let ledger_error = |e: BudgetError| ModelError::Other(cn_compute::chain(&e));
         let ticket = match self.ledger.reserve(input_estimate(plan), wanted).map_err(ledger_error)? {
             Ok(ticket) => ticket,
             Err(refusal) => return Err(ModelError::Budget(refusal.to_string())),
@@ -420,7 +420,7 @@ impl<M: Model> Model for Metered<M> {
             }
             Err(error) => {
                 if let Err(e) = self.ledger.fail(&ticket, &error) {
-                    tracing::error!(%e, "cannot charge a failed executive call");
+                    tracing::error!(e = %cn_compute::Chain(&e), "cannot charge a failed executive call");
                 }
                 Err(error)
             }

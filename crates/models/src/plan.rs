@@ -222,9 +222,13 @@ fn describe(o: &Outcome) -> String {
     };
     match o {
         Outcome::Acted { call, result: Ok(v) } => one_line(format!("`{}` succeeded: {v}", call.tool)),
-        Outcome::Acted { call, result: Err(e) } => one_line(format!("`{}` failed: {e}", call.tool)),
+        Outcome::Acted { call, result: Err(e) } => {
+            one_line(format!("`{}` failed: {e}", call.tool, e = cn_compute::Chain(&e)))
+        }
         Outcome::Unparsed(e) => one_line(format!("a YAML block did not parse: {}", e.message)),
-        Outcome::AskFailed { level, error } => one_line(format!("asking level {level} failed: {error}")),
+        Outcome::AskFailed { level, error } => {
+            one_line(format!("asking level {level} failed: {error}", error = cn_compute::Chain(&error)))
+        }
     }
 }
 

@@ -37,7 +37,7 @@ pub enum PullError {
         "{path}: sha256 is {actual}, expected {MODEL_SHA256}; the download is corrupt or not the expected release"
     )]
     Hash { path: PathBuf, actual: String },
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io { path: PathBuf, source: io::Error },
 }
 

@@ -58,7 +58,7 @@ pub fn recording(path: impl Into<PathBuf>) -> std::io::Result<Decorator> {
             let result = inner(state, plan);
             if let Ok(mut r) = recorder.lock() {
                 if let Err(e) = r.record(&kept, &result) {
-                    tracing::warn!(error = %e, "could not record the interaction");
+                    tracing::warn!(error = %cn_compute::Chain(&e), "could not record the interaction");
                 }
             }
             result
@@ -84,7 +84,7 @@ impl<M: Model> Model for Recording<M> {
     fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
         let result = self.inner.ask(plan);
         if let Err(e) = self.recorder.record(plan, &result) {
-            tracing::warn!(error = %e, "could not record the interaction");
+            tracing::warn!(error = %cn_compute::Chain(&e), "could not record the interaction");
         }
         result
     }
@@ -96,7 +96,7 @@ pub enum ReplayError {
     /// The file cannot be read (the journal reader's error names the file).
     #[error(transparent)]
     Read(#[from] std::io::Error),
-    #[error("{}: interaction {number}: {source}", path.display())]
+    #[error("{}: interaction {number}", path.display())]
     Interaction { path: PathBuf, number: usize, source: serde_json::Error },
 }
 

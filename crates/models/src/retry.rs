@@ -94,7 +94,7 @@ impl<M: Model> Model for Retry<M> {
                 return Err(error);
             }
             let Some(wait) = delay(&self.policy, attempt, &error) else { return Err(error) };
-            tracing::info!(attempt, ?wait, %error, "model call failed; retrying");
+            tracing::info!(attempt, ?wait, error = %cn_compute::Chain(&error), "model call failed; retrying");
             (self.policy.sleep)(wait);
         }
     }

@@ -265,7 +265,7 @@ impl Engine {
 
     fn load_catalog(&mut self, report: bool) {
         self.catalog = Catalog::load(&self.dir, &self.registry);
-        let now: std::collections::HashSet<String> = self.catalog.errors.iter().map(ToString::to_string).collect();
+        let now: std::collections::HashSet<String> = self.catalog.errors.iter().map(|e| cn_compute::chain(e)).collect();
         if report {
             for e in now.difference(&self.reported) {
                 tracing::warn!("reflex skipped: {e}");
@@ -488,7 +488,7 @@ impl Engine {
         let answer = match model.ask(&plan) {
             Ok(a) => a.markdown,
             Err(err) => {
-                tracing::warn!(%err, "level-2 triage failed; escalating");
+                tracing::warn!(err = %cn_compute::Chain(&err), "level-2 triage failed; escalating");
                 return None;
             }
         };
@@ -567,7 +567,7 @@ impl Engine {
         depth: usize,
     ) -> Result<Value, Stop> {
         let params = match vars::substitute(&Value::Object(step.params.clone()), env)
-            .map_err(|e| Stop::Failed(e.to_string()))?
+            .map_err(|e| Stop::Failed(cn_compute::chain(&e)))?
         {
             Value::Object(m) => m,
             _ => Map::new(),
@@ -597,8 +597,8 @@ impl Engine {
             // A step held for the owner's approval is no failure of the reflex (a stranger
             // could otherwise disable it by asking): the item goes up, saying why.
             return self.registry.run(r.level, &ToolCall::new(spec.name, params)).map_err(|e| match e {
-                ToolError::Held(_) => Stop::Escalate(format!("reflex {}: {e}", r.name)),
-                e => Stop::Failed(e.to_string()),
+                ToolError::Held(_) => Stop::Escalate(format!("reflex {}: {e}", r.name, e = cn_compute::Chain(&e))),
+                e => Stop::Failed(cn_compute::chain(&e)),
             });
         }
         // A call to another reflex.
@@ -688,7 +688,7 @@ impl Engine {
             &format!("Reflex `{name}` disabled"),
             &body,
         ) {
-            tracing::error!(%err, "cannot surface the disabled reflex");
+            tracing::error!(err = %cn_compute::Chain(&err), "cannot surface the disabled reflex");
         }
     }
 

@@ -235,7 +235,7 @@ pub fn set_mode(hub: &Path, name: &str, mode: ReflexMode, by: &str, reason: &str
         .with("reason", reason)
         .with("committed", committed);
     if let Err(err) = cn_hub::journal::HubJournal::append_to(&layout.state(), &entry) {
-        tracing::error!(%err, "cannot journal the reflex's mode");
+        tracing::error!(err = %cn_compute::Chain(&err), "cannot journal the reflex's mode");
     }
     Ok(committed)
 }
@@ -412,7 +412,9 @@ impl Engine {
                             self.stats_mut().mode_changed(&run.reflex);
                             self.reload();
                         }
-                        Err(err) => tracing::error!(%err, "cannot demote reflex {}", run.reflex),
+                        Err(err) => {
+                            tracing::error!(err = %cn_compute::Chain(&err), "cannot demote reflex {}", run.reflex)
+                        }
                     }
                 }
                 Verdict::Disagreed(why)
@@ -442,7 +444,9 @@ impl Engine {
                                 self.stats_mut().mode_changed(&run.reflex);
                                 self.reload();
                             }
-                            Err(err) => tracing::error!(%err, "cannot promote reflex {}", run.reflex),
+                            Err(err) => {
+                                tracing::error!(err = %cn_compute::Chain(&err), "cannot promote reflex {}", run.reflex)
+                            }
                         }
                     }
                 }
@@ -505,7 +509,7 @@ impl Engine {
             seen.retain(|s| !used.contains(&s.item));
         }
         if let Err(err) = cn_storage::write_json_atomic(&path, &seen) {
-            tracing::error!(%err, "cannot write {}", path.display());
+            tracing::error!(err = %cn_compute::Chain(&err), "cannot write {}", path.display());
         }
         proposed
     }
@@ -573,7 +577,7 @@ impl Engine {
             return None;
         }
         if let Err(err) = cn_storage::write_atomic(&path, yaml.as_bytes()) {
-            tracing::error!(%err, "cannot write the proposed reflex {}", path.display());
+            tracing::error!(err = %cn_compute::Chain(&err), "cannot write the proposed reflex {}", path.display());
             return None;
         }
         let hub = self.hub().to_path_buf();

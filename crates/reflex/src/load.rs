@@ -49,7 +49,7 @@ impl Catalog {
                     file: path.clone(),
                     line: None,
                     field: String::new(),
-                    message: e.to_string(),
+                    message: cn_compute::chain(&e),
                 }),
             }
         }
@@ -159,7 +159,9 @@ impl Catalog {
         }
         // Each pattern compiled alone already, so the set compiles too; if the size limit
         // is hit, fall back to trying each reflex's own regex.
-        self.set = RegexSet::new(&patterns).map_err(|e| tracing::warn!(%e, "cannot build the level-0 RegexSet")).ok();
+        self.set = RegexSet::new(&patterns)
+            .map_err(|e| tracing::warn!(e = %cn_compute::Chain(&e), "cannot build the level-0 RegexSet"))
+            .ok();
     }
 
     /// Whether the files on disk differ from what was loaded.

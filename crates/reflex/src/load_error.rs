@@ -35,7 +35,7 @@ impl std::error::Error for LoadError {}
 impl LoadError {
     /// serde_yaml_ng says `path: message at line L column C`; split that into our fields.
     pub(crate) fn from_yaml(file: &Path, e: &serde_yaml_ng::Error) -> LoadError {
-        let mut message = e.to_string();
+        let mut message = cn_compute::chain(&e);
         if let Some(at) = message.rfind(" at line ") {
             message.truncate(at);
         }

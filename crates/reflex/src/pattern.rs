@@ -63,7 +63,7 @@ impl Pattern {
             .get_or_init(|| {
                 Regex::new(&self.source)
                     .map_err(
-                        |e| tracing::warn!(pattern = %short(&self.source), %e, "a reflex pattern does not compile"),
+                        |e| tracing::warn!(pattern = %short(&self.source), e = %cn_compute::Chain(&e), "a reflex pattern does not compile"),
                     )
                     .ok()
             })

@@ -82,7 +82,7 @@ impl Stats {
         let map = match cn_storage::read_json_or_default(&path) {
             Ok(m) => m,
             Err(err) => {
-                tracing::error!(%err, "reflex stats unreadable; starting afresh and keeping the old file as .bad");
+                tracing::error!(err = %cn_compute::Chain(&err), "reflex stats unreadable; starting afresh and keeping the old file as .bad");
                 let _ = std::fs::rename(&path, path.with_extension("json.bad"));
                 BTreeMap::new()
             }
@@ -239,7 +239,9 @@ impl Stats {
                 self.dirty = false;
                 self.last_write = Some(Instant::now());
             }
-            Err(err) => tracing::error!(path = %self.path.display(), %err, "cannot write reflex stats"),
+            Err(err) => {
+                tracing::error!(path = %self.path.display(), err = %cn_compute::Chain(&err), "cannot write reflex stats")
+            }
         }
     }
 }

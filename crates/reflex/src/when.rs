@@ -235,7 +235,7 @@ fn tidy(s: &str) -> String {
 pub fn time_zone(name: Option<&str>) -> TimeZone {
     match name {
         Some(n) => TimeZone::get(n).unwrap_or_else(|e| {
-            tracing::warn!(zone = n, %e, "unknown time zone; using the system's");
+            tracing::warn!(zone = n, e = %cn_compute::Chain(&e), "unknown time zone; using the system's");
             TimeZone::system()
         }),
         None => TimeZone::system(),

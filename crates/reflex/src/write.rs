@@ -46,7 +46,7 @@ pub enum WriteError {
     NoItem,
     #[error("the dry run on {text:?} {problem}")]
     DryRun { text: String, problem: String },
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Approval(#[from] cn_hub::approvals::ApprovalError),
@@ -182,7 +182,7 @@ pub fn apply_approved(hub: &std::path::Path, approval: &cn_hub::approvals::Appro
         .with("approval", approval.id.as_str())
         .with("committed", committed);
     if let Err(err) = cn_hub::journal::HubJournal::append_to(&layout.state(), &entry) {
-        tracing::error!(%err, "cannot journal the approved reflex");
+        tracing::error!(err = %cn_compute::Chain(&err), "cannot journal the approved reflex");
     }
     Ok(Installed { path, committed })
 }
@@ -210,7 +210,7 @@ pub fn set_enabled(hub: &std::path::Path, name: &str, on: bool) -> Result<Instal
         .with("by", "owner")
         .with("committed", committed);
     if let Err(err) = cn_hub::journal::HubJournal::append_to(&layout.state(), &entry) {
-        tracing::error!(%err, "cannot journal the reflex switch");
+        tracing::error!(err = %cn_compute::Chain(&err), "cannot journal the reflex switch");
     }
     Ok(Installed { path, committed })
 }
@@ -234,13 +234,13 @@ pub(crate) fn commit_as(hub: &std::path::Path, name: &str, message: &str) -> boo
     let rel = layout.relative(&file).to_string_lossy().into_owned();
     let git = cn_hub::git::Git::new(hub);
     if let Err(err) = git.run(&["add", "--", &rel]) {
-        tracing::warn!(%err, "git add failed");
+        tracing::warn!(err = %cn_compute::Chain(&err), "git add failed");
         return false;
     }
     match git.run(&["commit", "-m", message, "--", &rel]) {
         Ok(_) => true,
         Err(err) => {
-            tracing::info!(%err, "nothing committed");
+            tracing::info!(err = %cn_compute::Chain(&err), "nothing committed");
             false
         }
     }
@@ -268,8 +268,8 @@ pub fn reflex_write_tool(engine: Arc<Mutex<Engine>>) -> Arc<dyn Tool> {
             let mut engine = engine.lock().map_err(|_| ToolError::Failed("the reflex engine is unavailable".into()))?;
             let written =
                 engine.write_reflex(&p.name, &p.yaml, p.text.as_deref(), ctx.item.as_deref()).map_err(|e| match e {
-                    WriteError::Io { .. } => ToolError::Failed(e.to_string()),
-                    e => ToolError::BadParams(e.to_string()),
+                    WriteError::Io { .. } => ToolError::Failed(cn_compute::chain(&e)),
+                    e => ToolError::BadParams(cn_compute::chain(&e)),
                 })?;
             Ok(serde_json::json!({
                 "path": written.path.strip_prefix(engine.hub()).unwrap_or(&written.path),

@@ -341,7 +341,7 @@ impl Journal {
             match serde_json::from_slice::<Value>(&line) {
                 Ok(Value::Object(m)) => f(Ok(Entry(m))),
                 Ok(_) => f(Err(Skipped { line: n, error: "not a JSON object".into() })),
-                Err(e) => f(Err(Skipped { line: n, error: e.to_string() })),
+                Err(e) => f(Err(Skipped { line: n, error: cn_compute::chain(&e) })),
             }
         }
     }
@@ -477,10 +477,10 @@ impl Store for JournalStore {
                 .with("tokens_in", a.tokens_in)
                 .with("tokens_out", a.tokens_out)
                 .with("elapsed_ms", a.elapsed.as_millis() as u64),
-            Err(err) => e.with("error", err.to_string()),
+            Err(err) => e.with("error", cn_compute::chain(&err)),
         };
         if let Err(err) = self.interactions.append(&e) {
-            tracing::error!(path = %self.interactions.path().display(), %err, "cannot record interaction");
+            tracing::error!(path = %self.interactions.path().display(), err = %cn_compute::Chain(&err), "cannot record interaction");
         }
     }
 
@@ -493,7 +493,7 @@ impl Store for JournalStore {
             e = e.with("reasoning", r);
         }
         if let Err(err) = self.journal.append(&e) {
-            tracing::error!(path = %self.journal.path().display(), %err, "cannot journal action");
+            tracing::error!(path = %self.journal.path().display(), err = %cn_compute::Chain(&err), "cannot journal action");
         }
     }
 }
@@ -531,7 +531,7 @@ pub fn outcome_entry(level: Level, outcome: &Outcome) -> Entry {
                 .with("params", Value::Object(call.params.clone()));
             match result {
                 Ok(v) => e.with("outcome", "ok").with("result", v.clone()),
-                Err(err) => e.with("outcome", "error").with("error", err.to_string()),
+                Err(err) => e.with("outcome", "error").with("error", cn_compute::chain(&err)),
             }
         }
         Outcome::Unparsed(p) => Entry::new("observation")
@@ -543,7 +543,7 @@ pub fn outcome_entry(level: Level, outcome: &Outcome) -> Entry {
         Outcome::AskFailed { level, error } => Entry::new("observation")
             .with("level", *level)
             .with("summary", "the model did not answer")
-            .with("error", error.to_string()),
+            .with("error", cn_compute::chain(&error)),
     }
 }
 

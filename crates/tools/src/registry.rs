@@ -240,7 +240,7 @@ impl Registry {
                     a.id, a.id
                 ))
             }
-            Err(e) => ToolError::Denied(format!("{refused}, and it could not be held: {e}")),
+            Err(e) => ToolError::Denied(format!("{refused}, and it could not be held: {e}", e = cn_compute::Chain(&e))),
         }
     }
 }

@@ -201,7 +201,7 @@ impl Attention {
         match self.offer(item.into(), false) {
             Ok(admission) => admission,
             Err((admission, e)) => {
-                tracing::error!(%e, "attention: admitted in memory only; it would not survive a crash");
+                tracing::error!(e = %cn_compute::Chain(&e), "attention: admitted in memory only; it would not survive a crash");
                 admission
             }
         }

@@ -175,7 +175,7 @@ impl Spool {
         let mut e = Entry(serde_json::Map::new());
         e.0.insert("done".into(), id.into());
         if let Err(err) = self.write(&e) {
-            tracing::error!(%err, item = id, "spool: cannot record a closed item; it returns after a restart");
+            tracing::error!(err = %cn_compute::Chain(&err), item = id, "spool: cannot record a closed item; it returns after a restart");
         }
     }
 
@@ -190,7 +190,9 @@ impl Spool {
             // The file is rewritten by rename: reopen it to append to the new one.
             match compact(&path).and_then(|_| Journal::open(path.clone())) {
                 Ok(j) => self.journal = j,
-                Err(err) => tracing::error!(path = %path.display(), %err, "spool: cannot compact; it keeps growing"),
+                Err(err) => {
+                    tracing::error!(path = %path.display(), err = %cn_compute::Chain(&err), "spool: cannot compact; it keeps growing")
+                }
             }
         }
         Ok(())

@@ -115,16 +115,16 @@ impl ImpulseSources {
         // Problems are kept as their messages: they go to the journal, once each.
         match self.tasks.get() {
             Ok(tasks) => self.tasks_due(&tasks, now, idle, &mut out),
-            Err(e) => problems.push(e.to_string()),
+            Err(e) => problems.push(cn_compute::chain(&e)),
         }
         match self.schedule_due(now, &mut out) {
-            Ok(errors) => problems.extend(errors.iter().map(ToString::to_string)),
-            Err(e) => problems.push(e.to_string()),
+            Ok(errors) => problems.extend(errors.iter().map(|e| cn_compute::chain(e))),
+            Err(e) => problems.push(cn_compute::chain(&e)),
         }
         if idle && out.impulses.is_empty() {
             match self.ideas.get() {
                 Ok(ideas) => self.idea(&ideas, now, &mut out),
-                Err(e) => problems.push(e.to_string()),
+                Err(e) => problems.push(cn_compute::chain(&e)),
             }
         }
         // Report each problem once, until it goes away or changes.

@@ -47,9 +47,9 @@ impl ScheduleEntry {
 /// A schedule entry that cannot be evaluated.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum EntryError {
-    #[error("schedule entry `{name}`: {source}")]
+    #[error("schedule entry `{name}`")]
     Cron { name: String, source: CronError },
-    #[error("schedule entry `{name}`: {source}")]
+    #[error("schedule entry `{name}`")]
     TimeZone { name: String, source: cron::TimeZoneError },
 }
 
@@ -234,6 +234,8 @@ mod tests {
         check(&entries, &mut fired, ts("2026-01-01T10:00:00Z"), ts("2026-01-01T10:00:00Z"));
         let (f, e) = check(&entries, &mut fired, ts("2026-01-01T10:01:00Z"), ts("2026-01-01T10:00:00Z"));
         assert_eq!(f.len(), 1);
-        assert!(e[0].to_string().contains("hour"), "{}", e[0]);
+        // What the entry is and what is wrong with it, each said once (the chain, as reported).
+        let shown = cn_compute::chain(&e[0]);
+        assert!(shown.starts_with("schedule entry `bad`: ") && shown.matches("hour").count() == 1, "{shown}");
     }
 }

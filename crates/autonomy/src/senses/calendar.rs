@@ -197,7 +197,7 @@ impl Sense for CalendarSense {
 pub async fn run(source: CalendarSource, lead: Duration, refresh: Duration, attention: Attention) {
     let client = match client(super::FETCH_TIMEOUT) {
         Ok(c) => c,
-        Err(e) => return tracing::error!(%e, "calendar sense stopped"),
+        Err(e) => return tracing::error!(e = %cn_compute::Chain(&e), "calendar sense stopped"),
     };
     let mut announced = HashSet::new();
     let mut events_now: Vec<Event> = Vec::new();
@@ -206,7 +206,7 @@ pub async fn run(source: CalendarSource, lead: Duration, refresh: Duration, atte
         if tokio::time::Instant::now() >= next_refresh {
             match source.read(&client).await.and_then(|t| events(&t)) {
                 Ok(evs) => events_now = evs,
-                Err(e) => tracing::warn!(%e, "calendar not read; keeping the last copy"),
+                Err(e) => tracing::warn!(e = %cn_compute::Chain(&e), "calendar not read; keeping the last copy"),
             }
             next_refresh = tokio::time::Instant::now() + refresh;
         }

@@ -222,7 +222,7 @@ async fn run_gateway(mut shard: Shard, filter: Filter, attention: Attention) {
                 None => {}
             },
             Ok(GatewayMessage::Close(frame)) => tracing::warn!(?frame, "the Discord gateway closed the connection"),
-            Err(e) => tracing::warn!(error = %e, "Discord gateway"),
+            Err(e) => tracing::warn!(error = %cn_compute::Chain(&e), "Discord gateway"),
         }
     }
     tracing::error!("the Discord gateway refused the bot for good (a wrong token, or the Message Content intent not enabled for it); the Discord sense has stopped");
@@ -246,7 +246,7 @@ fn dispatch(text: &str) -> Option<Dispatch> {
     let payload: Payload = match serde_json::from_str(text) {
         Ok(p) => p,
         Err(e) => {
-            tracing::warn!(error = %e, "Discord gateway: a payload that is not JSON");
+            tracing::warn!(error = %cn_compute::Chain(&e), "Discord gateway: a payload that is not JSON");
             return None;
         }
     };
@@ -261,7 +261,7 @@ fn dispatch(text: &str) -> Option<Dispatch> {
         "MESSAGE_CREATE" => match serde_json::from_value::<Message>(payload.d) {
             Ok(msg) => Some(Dispatch::Message(Box::new(msg))),
             Err(e) => {
-                tracing::warn!(error = %e, "Discord gateway: a MESSAGE_CREATE that does not read");
+                tracing::warn!(error = %cn_compute::Chain(&e), "Discord gateway: a MESSAGE_CREATE that does not read");
                 None
             }
         },
@@ -390,7 +390,7 @@ impl DiscordHandle {
                 .create_reaction(channel, message, &kind)
                 .await
                 .map(|_| ())
-                .map_err(|e| discord_error(format!("reacting in channel {channel_id}: {e}")))
+                .map_err(|e| discord_error(format!("reacting in channel {channel_id}: {e}", e = cn_compute::Chain(&e))))
         })?
     }
 }
@@ -405,7 +405,7 @@ async fn wait_ended(mut ended: watch::Receiver<()>) {
 async fn keep_typing(inner: Arc<Inner>, channel: Id<ChannelMarker>, mut stop: watch::Receiver<bool>, _done: Done) {
     while !*stop.borrow() {
         if let Err(e) = inner.http.create_typing_trigger(channel).await {
-            tracing::warn!(%channel, error = %e, "Discord typing indicator");
+            tracing::warn!(%channel, error = %cn_compute::Chain(&e), "Discord typing indicator");
         }
         tokio::select! {
             _ = tokio::time::sleep(inner.typing_every) => {}
@@ -460,7 +460,7 @@ impl Typing {
                 wait_ended(e).await;
             }
         }) {
-            tracing::debug!(%e, "typing indicator asked to stop without waiting");
+            tracing::debug!(e = %cn_compute::Chain(&e), "typing indicator asked to stop without waiting");
         }
     }
 }
@@ -512,7 +512,7 @@ impl Channel for DiscordChannel {
         if let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }))) = decision {
             // `send` stops the channel's typing before the message goes out.
             if let Err(e) = self.handle.send(ch, message) {
-                tracing::error!(channel = ch, item = %item.id, %e, "cannot deliver the reply to Discord");
+                tracing::error!(channel = ch, item = %item.id, e = %cn_compute::Chain(&e), "cannot deliver the reply to Discord");
             }
         }
         if let Some(t) = self.typing.remove(&ch) {

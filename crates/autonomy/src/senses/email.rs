@@ -290,13 +290,13 @@ pub fn load_position(path: &Path) -> Option<Position> {
         Ok(text) => match serde_json::from_str(&text) {
             Ok(p) => Some(p),
             Err(e) => {
-                tracing::error!(path = %path.display(), %e, "the email position does not read; starting from new mail");
+                tracing::error!(path = %path.display(), e = %cn_compute::Chain(&e), "the email position does not read; starting from new mail");
                 None
             }
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
-            tracing::error!(path = %path.display(), %e, "cannot read the email position; starting from new mail");
+            tracing::error!(path = %path.display(), e = %cn_compute::Chain(&e), "cannot read the email position; starting from new mail");
             None
         }
     }
@@ -304,7 +304,7 @@ pub fn load_position(path: &Path) -> Option<Position> {
 
 fn save_position(path: &Path, p: Position) {
     if let Err(e) = cn_storage::write_json_atomic(path, &p) {
-        tracing::error!(path = %path.display(), %e, "cannot save the email position");
+        tracing::error!(path = %path.display(), e = %cn_compute::Chain(&e), "cannot save the email position");
     }
 }
 
@@ -470,7 +470,7 @@ impl Reader {
                 }
                 failures += 1;
                 let wait = super::backoff(Duration::from_secs(2), failures);
-                tracing::warn!(%e, ?wait, "email: the IMAP session ended; connecting again");
+                tracing::warn!(e = %cn_compute::Chain(&e), ?wait, "email: the IMAP session ended; connecting again");
                 tokio::time::sleep(wait).await;
             }
         }
@@ -656,7 +656,7 @@ impl Channel for EmailChannel {
         let email = match self.message(&thread, message) {
             Ok(m) => m,
             Err(e) => {
-                tracing::error!(item = %item.id, %e, "cannot deliver the reply by email");
+                tracing::error!(item = %item.id, e = %cn_compute::Chain(&e), "cannot deliver the reply by email");
                 return;
             }
         };
@@ -665,7 +665,7 @@ impl Channel for EmailChannel {
             mailer.send(email).await.map(|_| ()).map_err(|e| SenseError::Email { message: format!("smtp: {e}") })
         });
         if let Err(e) = sent.and_then(|r| r) {
-            tracing::error!(item = %item.id, to = %thread.to, %e, "cannot deliver the reply by email");
+            tracing::error!(item = %item.id, to = %thread.to, e = %cn_compute::Chain(&e), "cannot deliver the reply by email");
         }
     }
 }

@@ -97,7 +97,7 @@ pub fn watch(
             }
         }
         Ok(_) => {}
-        Err(e) => tracing::warn!(%e, "file watcher error"),
+        Err(e) => tracing::warn!(e = %cn_compute::Chain(&e), "file watcher error"),
     })
     .map_err(|source| SenseError::Watch { sense: "files", path: None, source })?;
     for p in paths {

@@ -198,9 +198,9 @@ impl Seen {
 pub enum PayloadError {
     #[error("a form-encoded body without a `payload` field")]
     NoPayloadField,
-    #[error("the form's `payload` is not JSON: {source}")]
+    #[error("the form's `payload` is not JSON")]
     FormNotJson { source: serde_json::Error },
-    #[error("body is not JSON: {source}")]
+    #[error("body is not JSON")]
     NotJson { source: serde_json::Error },
 }
 
@@ -239,7 +239,7 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
     }
     let payload = match webhook_payload(header("content-type"), &body) {
         Ok(v) => v,
-        Err(e) => return (StatusCode::BAD_REQUEST, Json(json!({"error": e.to_string()}))),
+        Err(e) => return (StatusCode::BAD_REQUEST, Json(json!({"error": cn_compute::chain(&e)}))),
     };
     match percept_for(event, &payload, &hook.owners) {
         None if event == "ping" => {
@@ -364,7 +364,7 @@ pub async fn run_poller(mut poller: NotificationPoller, every: Duration, attenti
             }
             Err(e) => {
                 failures = failures.saturating_add(1);
-                tracing::warn!(%e, failures, "GitHub notifications poll failed; will retry with backoff");
+                tracing::warn!(e = %cn_compute::Chain(&e), failures, "GitHub notifications poll failed; will retry with backoff");
             }
         }
         let wait = poller.poll_interval.map_or(every, |p| p.max(every));

@@ -75,7 +75,7 @@ pub fn watch(hub: &Path, attention: Attention) -> Result<HubWatch, SenseError> {
                 attention.poke();
             }
         }
-        Err(e) => tracing::warn!(%e, "hub watcher error"),
+        Err(e) => tracing::warn!(e = %cn_compute::Chain(&e), "hub watcher error"),
     })
     .map_err(|source| SenseError::Watch { sense: "hub", path: None, source })?;
     for dir in [&inbox, &state] {

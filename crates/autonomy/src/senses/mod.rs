@@ -46,7 +46,7 @@ pub fn not_recorded(
     sense: &str,
     e: &crate::attention::spool::NotSpooled,
 ) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
-    tracing::error!(sense, %e, "refused an item the hub cannot record (507)");
+    tracing::error!(sense, e = %cn_compute::Chain(&e), "refused an item the hub cannot record (507)");
     let error = "the hub cannot record it now (its disk is full or read-only); nothing was taken: send it again later";
     (axum::http::StatusCode::INSUFFICIENT_STORAGE, axum::Json(serde_json::json!({ "error": error })))
 }
@@ -67,37 +67,36 @@ pub struct BadUrl {
 /// A sense that could not start or run.
 #[derive(Debug, thiserror::Error)]
 pub enum SenseError {
-    #[error("cannot start the senses' runtime: {source}")]
+    #[error("cannot start the senses' runtime")]
     Runtime { source: std::io::Error },
     /// A setting the sense cannot use (the message names the cn.yaml key).
     #[error("cannot start the {sense} sense: {message}")]
     Start { sense: &'static str, message: String },
-    /// The owner's token could not be read or made. (Its error is in the message, so it is
-    /// not also the source.)
-    #[error("cannot start the owner sense: {0}")]
-    OwnerToken(cn_hub::owner_token::TokenError),
-    #[error("cannot start the {sense} sense: {source}")]
+    /// The owner's token could not be read or made (the source says why).
+    #[error("cannot start the owner sense")]
+    OwnerToken(#[source] cn_hub::owner_token::TokenError),
+    #[error("cannot start the {sense} sense")]
     Client { sense: &'static str, source: reqwest::Error },
     /// (The URL's error is in the message, so it is not also the source: `cn` prints the
     /// chain.)
     #[error("cannot start the {sense} sense: {url}")]
     Url { sense: &'static str, url: BadUrl },
-    #[error("cannot start the {sense} sense: cannot create {path}: {source}")]
+    #[error("cannot start the {sense} sense: cannot create {path}")]
     Create { sense: &'static str, path: std::path::PathBuf, source: std::io::Error },
-    #[error("cannot start the {sense} sense: {}{source}", path.as_ref().map(|p| format!("cannot watch {}: ", p.display())).unwrap_or_default())]
+    #[error("cannot start the {sense} sense{}", path.as_ref().map(|p| format!(": cannot watch {}", p.display())).unwrap_or_default())]
     Watch { sense: &'static str, path: Option<std::path::PathBuf>, source: notify::Error },
-    #[error("cannot listen on {addr} (senses.bind in cn.yaml): {source}")]
+    #[error("cannot listen on {addr} (senses.bind in cn.yaml)")]
     Bind { addr: SocketAddr, source: std::io::Error },
-    #[error("{url}: {source}")]
+    #[error("{url}")]
     Http { url: String, source: reqwest::Error },
     #[error("{url}: HTTP {status}")]
     Status { url: String, status: reqwest::StatusCode },
-    #[error("{url}: not {what}: {source}")]
+    #[error("{url}: not {what}")]
     NotJson { url: String, what: &'static str, source: serde_json::Error },
     /// An outbound read longer than its cap: cut, not read on.
     #[error("{url}: the answer is larger than {cap} bytes; not read further")]
     TooLarge { url: String, cap: usize },
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Read { path: std::path::PathBuf, source: std::io::Error },
     /// iCalendar text that does not parse (the parser reports a message, not an error type).
     #[error("calendar: {message}")]
@@ -110,7 +109,7 @@ pub enum SenseError {
     /// A Bot API call Telegram refused or could not answer (the token is never in it).
     #[error("telegram {method}: {message}")]
     Telegram { method: &'static str, message: String },
-    #[error("discord: posting part {part}/{parts} to channel {channel}: {source}")]
+    #[error("discord: posting part {part}/{parts} to channel {channel}")]
     DiscordPost { part: usize, parts: usize, channel: u64, source: twilight_http::Error },
     /// A blocking call (an answer, a typing indicator's stop) from async code: it would
     /// stall the senses' runtime.
@@ -369,7 +368,7 @@ impl Senses {
                     let _ = rx.await;
                 });
                 if let Err(e) = served.await {
-                    tracing::error!(%e, "the senses' HTTP server stopped");
+                    tracing::error!(e = %cn_compute::Chain(&e), "the senses' HTTP server stopped");
                 }
             });
             tracing::info!(?addr, "senses listening");

@@ -48,8 +48,8 @@ pub async fn run(hub: PathBuf, every: Duration) {
                 }
                 report.errors.into_iter().collect()
             }
-            Ok(Err(e)) => BTreeSet::from([e.to_string()]),
-            Err(e) => BTreeSet::from([format!("the sync task failed: {e}")]),
+            Ok(Err(e)) => BTreeSet::from([cn_compute::chain(&e)]),
+            Err(e) => BTreeSet::from([format!("the sync task failed: {e}", e = cn_compute::Chain(&e))]),
         };
         for e in errors.difference(&reported) {
             tracing::warn!(error = %e, "peer sync");
@@ -70,6 +70,6 @@ fn journal(hub: &std::path::Path, error: &str) {
         .with("outcome", "retried with backoff (the interval doubled per failure, at most 30 min); reported again when the error changes");
     let appended = HubJournal::append_to(&cn_hub::Layout::new(hub).state(), &entry);
     if let Err(e) = appended {
-        tracing::error!(%e, "cannot write the journal");
+        tracing::error!(e = %cn_compute::Chain(&e), "cannot write the journal");
     }
 }

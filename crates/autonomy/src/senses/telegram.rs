@@ -280,7 +280,7 @@ pub fn load_offset(path: &Path) -> Option<i64> {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
-            tracing::error!(path = %path.display(), %e, "cannot read the Telegram offset; starting from Telegram's own");
+            tracing::error!(path = %path.display(), e = %cn_compute::Chain(&e), "cannot read the Telegram offset; starting from Telegram's own");
             return None;
         }
     };
@@ -332,7 +332,7 @@ async fn poll(api: Arc<Api>, filter: Filter, attention: Attention, state: PathBu
                 if next != offset {
                     if let Some(n) = next {
                         if let Err(e) = save_offset(&state, n) {
-                            tracing::error!(path = %state.display(), %e, "cannot save the Telegram offset");
+                            tracing::error!(path = %state.display(), e = %cn_compute::Chain(&e), "cannot save the Telegram offset");
                         }
                     }
                     offset = next;
@@ -342,7 +342,7 @@ async fn poll(api: Arc<Api>, filter: Filter, attention: Attention, state: PathBu
             Err(CallError::Other(e)) => {
                 failures += 1;
                 let wait = super::backoff(Duration::from_secs(1), failures);
-                tracing::warn!(%e, ?wait, "Telegram getUpdates failed; trying again");
+                tracing::warn!(e = %cn_compute::Chain(&e), ?wait, "Telegram getUpdates failed; trying again");
                 tokio::time::sleep(wait).await;
             }
         }
@@ -379,7 +379,7 @@ async fn send(api: &Api, chat: i64, reply_to: Option<i64>, text: &str) -> Result
                 Err(CallError::Other(e)) => {
                     return Err(SenseError::Telegram {
                         method: "sendMessage",
-                        message: format!("part {}/{n} to chat {chat}: {e}", i + 1),
+                        message: format!("part {}/{n} to chat {chat}: {e}", i + 1, e = cn_compute::Chain(&e)),
                     })
                 }
             }
@@ -395,7 +395,7 @@ async fn keep_typing(api: Arc<Api>, chat: i64, every: Duration, mut stop: watch:
         tracing::trace!(chat, "Telegram: sendChatAction");
         let body = json!({"chat_id": chat, "action": "typing"});
         if let Err(CallError::Other(e)) = api.call("sendChatAction", &body, super::FETCH_TIMEOUT).await {
-            tracing::warn!(chat, %e, "Telegram typing indicator");
+            tracing::warn!(chat, e = %cn_compute::Chain(&e), "Telegram typing indicator");
         }
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
@@ -454,7 +454,7 @@ impl Channel for TelegramChannel {
             }
         });
         if let Err(e) = done.and_then(|r| r) {
-            tracing::error!(chat, item = %item.id, %e, "cannot deliver the reply to Telegram");
+            tracing::error!(chat, item = %item.id, e = %cn_compute::Chain(&e), "cannot deliver the reply to Telegram");
         }
     }
 }

@@ -74,7 +74,7 @@ pub fn deny(hub: Option<&Path>, args: IdArgs) -> anyhow::Result<ExitCode> {
 fn usage(e: cn_daemon::approve::ApproveError) -> anyhow::Error {
     match e {
         cn_daemon::approve::ApproveError::Lock(e) => super::hub::report_err(e),
-        e if e.is_usage() => UsageError(e.to_string()).into(),
+        e if e.is_usage() => UsageError(cn_compute::chain(&e)).into(),
         e => e.into(),
     }
 }

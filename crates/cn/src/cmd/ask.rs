@@ -33,13 +33,15 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let hub = hub.or_else(|| cn_agent::find_hub(None).ok());
     // cn.yaml is read once, here; a hub without a `name` still answers (so no `Hub::open`).
     let config = match &hub {
-        Some(h) => HubConfig::load(&Layout::new(h).config()).map_err(|e| UsageError(e.to_string()))?,
+        Some(h) => HubConfig::load(&Layout::new(h).config()).map_err(|e| UsageError(cn_compute::chain(&e)))?,
         None => HubConfig::default(),
     };
     let base = hub.clone().unwrap_or_else(|| PathBuf::from("."));
     let models = &config.models;
     let budget = match &hub {
-        Some(h) => Some(cn_models::budget_of(&config.budget, models, h).map_err(|e| UsageError(e.to_string()))?),
+        Some(h) => {
+            Some(cn_models::budget_of(&config.budget, models, h).map_err(|e| UsageError(cn_compute::chain(&e)))?)
+        }
         None => None,
     };
     let level = match args.level {
@@ -63,7 +65,7 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         PlanInput { level, core_seed: &core_seed, item: &item, owner: true, tools: &tools, ..Default::default() };
     let plan = build_plan(&input, cn_models::level_limits(models, level));
 
-    let tiered = cn_models::tiered(models, &config.budget, &base).map_err(|e| UsageError(e.to_string()))?;
+    let tiered = cn_models::tiered(models, &config.budget, &base).map_err(|e| UsageError(cn_compute::chain(&e)))?;
     let mut model: Box<dyn Model> = match budget {
         Some(budget) => Box::new(Budgeted { inner: tiered, budget }),
         None => Box::new(tiered),

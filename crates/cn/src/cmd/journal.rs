@@ -87,14 +87,17 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     }
     let now = cn_autonomy::jiff::Timestamp::now();
     let since = match (&args.since, args.today) {
-        (Some(s), _) => Some(when::parse(s, now, Direction::Past).map_err(|e| UsageError(format!("--since: {e}")))?),
+        (Some(s), _) => Some(
+            when::parse(s, now, Direction::Past)
+                .map_err(|e| UsageError(format!("--since: {e}", e = cn_compute::Chain(&e))))?,
+        ),
         (None, true) => {
-            Some(when::start_of_today(now).map_err(|e| anyhow::anyhow!("cannot tell when today began: {e}"))?)
+            Some(when::start_of_today(now).map_err(|e| anyhow::Error::new(e).context("cannot tell when today began"))?)
         }
         (None, false) => None,
     };
     if let Some(k) = &args.kind {
-        k.parse::<Kind>().map_err(|e| UsageError(format!("--type: {e}")))?;
+        k.parse::<Kind>().map_err(|e| UsageError(format!("--type: {e}", e = cn_compute::Chain(&e))))?;
     }
     let query = Query { since, kind: args.kind };
     scan(&mut |e| {

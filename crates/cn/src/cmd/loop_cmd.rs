@@ -67,7 +67,7 @@ pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 fn drive(dir: &Path, hub: Option<&Path>, done: bool) -> anyhow::Result<ExitCode> {
     let read = |root: &Path| {
-        cn_hub::HubConfig::load(&cn_hub::Layout::new(root).config()).map_err(|e| UsageError(e.to_string()))
+        cn_hub::HubConfig::load(&cn_hub::Layout::new(root).config()).map_err(|e| UsageError(cn_compute::chain(&e)))
     };
     // With --hub, its cn.yaml is read once and gives both the loop defaults and the models.
     let given = hub.map(read).transpose()?;
@@ -133,7 +133,7 @@ fn print_outcome(dir: &Path, o: &RunEnd) -> ExitCode {
 /// Bad input is a usage error (exit 2); the rest fails with context.
 fn report(e: LoopError) -> anyhow::Error {
     if e.is_input() {
-        anyhow::Error::new(UsageError(e.to_string()))
+        anyhow::Error::new(UsageError(cn_compute::chain(&e)))
     } else {
         anyhow::Error::new(e).context("loop")
     }

@@ -22,7 +22,8 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", cn_agent::args::grammar());
         return Ok(ExitCode::SUCCESS);
     }
-    let parsed = cn_agent::parse_out(&args.words).map_err(|e| UsageError(format!("cn out: {e}")))?;
+    let parsed =
+        cn_agent::parse_out(&args.words).map_err(|e| UsageError(format!("cn out: {e}", e = cn_compute::Chain(&e))))?;
     let hub = super::hub::open(hub)?;
     if parsed.dry_run {
         let gtd = cn_agent::validate(&hub, &parsed.gtd).map_err(super::hub::report_err)?;

@@ -75,10 +75,10 @@ pub enum Sub {
 
 pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     // The one hub finder (cn_hub); not finding one is a usage error.
-    let hub = cn_hub::find_hub(hub.as_deref()).map_err(|e| UsageError(e.to_string()))?;
+    let hub = cn_hub::find_hub(hub.as_deref()).map_err(|e| UsageError(cn_compute::chain(&e)))?;
     // cn.yaml is read once, here (a hub with only reflexes needs no `name`).
     let layout = cn_hub::Layout::new(&hub);
-    let config = cn_hub::HubConfig::load(&layout.config()).map_err(|e| UsageError(e.to_string()))?;
+    let config = cn_hub::HubConfig::load(&layout.config()).map_err(|e| UsageError(cn_compute::chain(&e)))?;
     let (reflex_config, policy) = cn_reflex::config::of(&config);
     let mut engine = Engine::with_config(&layout, reflex_config, policy);
     if let Some(me) = config.name.as_deref() {
@@ -93,7 +93,7 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         Sub::Approve { name } => {
             let _lock = cn_storage::HubLock::acquire(&hub, cn_agent::lock::lock_timeout())
                 .with_context(|| format!("cannot take the hub lock of {}", hub.display()))?;
-            cn_reflex::learn::approve(&mut engine, &name).map_err(|e| UsageError(e.to_string()))?;
+            cn_reflex::learn::approve(&mut engine, &name).map_err(|e| UsageError(cn_compute::chain(&e)))?;
             println!("reflex {name} approved: active from now on");
             Ok(ExitCode::SUCCESS)
         }
@@ -101,14 +101,14 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         Sub::Disable { name } => switch(&hub, &name, false),
         Sub::Test { dry_run, json, source, lines, text } => {
             for e in engine.errors() {
-                eprintln!("cn: reflex skipped: {e}");
+                eprintln!("cn: reflex skipped: {e}", e = cn_compute::Chain(&e));
             }
             if let Some(model) = scripted_model()? {
                 engine.set_model(Box::new(model));
             } else if !dry_run || lines {
                 match cn_models::model_of(&config.models, &config.budget, &hub, "local") {
                     Ok(m) => engine.set_model(m),
-                    Err(e) => tracing::warn!(%e, "reflexes have no level-2 model"),
+                    Err(e) => tracing::warn!(e = %cn_compute::Chain(&e), "reflexes have no level-2 model"),
                 }
             }
             // The text's provenance decides what its reflex may cause, as in the daemon.
@@ -203,7 +203,7 @@ fn one_line(v: &Value, max: usize) -> String {
 fn switch(hub: &Path, name: &str, on: bool) -> anyhow::Result<ExitCode> {
     let _lock = cn_storage::HubLock::acquire(hub, cn_agent::lock::lock_timeout())
         .with_context(|| format!("cannot take the hub lock of {}", hub.display()))?;
-    cn_reflex::set_enabled(hub, name, on).map_err(|e| UsageError(e.to_string()))?;
+    cn_reflex::set_enabled(hub, name, on).map_err(|e| UsageError(cn_compute::chain(&e)))?;
     println!("reflex {name} {}", if on { "enabled" } else { "disabled" });
     Ok(ExitCode::SUCCESS)
 }
@@ -248,7 +248,7 @@ fn list(engine: &Engine, as_json: bool, call_tokens: u64) -> anyhow::Result<Exit
         println!("(* learned from the executive; AGREED: agreed/compared in shadow; SAVED: executive tokens)");
     }
     for e in errors {
-        eprintln!("cn: reflex skipped: {e}");
+        eprintln!("cn: reflex skipped: {e}", e = cn_compute::Chain(&e));
     }
     Ok(if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) })
 }

@@ -35,7 +35,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         RunOptions { mode, max_moves: args.max_moves, on_listening: Some(listening), on_serving: Some(serving) };
     let report = match cn_daemon::run(hub, options, stop) {
         Ok(report) => report,
-        Err(e) if e.is_usage() => return Err(super::UsageError(e.to_string()).into()),
+        Err(e) if e.is_usage() => return Err(super::UsageError(cn_compute::chain(&e)).into()),
         Err(e) => return Err(e.into()),
     };
     eprintln!("cn run: {} move(s), {} item(s) decided", report.moves, report.decided);

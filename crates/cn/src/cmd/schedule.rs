@@ -71,18 +71,22 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 catch_up: no_catch_up.then_some(false),
                 extra: Default::default(),
             };
-            let (cron, tz) = entry.timing().map_err(|e| UsageError(e.to_string()))?;
+            let (cron, tz) = entry.timing().map_err(|e| UsageError(cn_compute::chain(&e)))?;
             // A cron that never fires (`0 0 31 2 *`: February 31st) is refused now, not found
             // out never.
             if let Err(e) = cron.next_after(Timestamp::now(), &tz) {
-                return Err(
-                    UsageError(format!("schedule entry `{}`: `{}` never fires: {e}", entry.name, entry.cron)).into()
-                );
+                return Err(UsageError(format!(
+                    "schedule entry `{}`: `{}` never fires: {e}",
+                    entry.name,
+                    entry.cron,
+                    e = cn_compute::Chain(&e)
+                ))
+                .into());
             }
             Schedule::of_hub(&hub)
                 .add(entry)
                 .context("cannot add the schedule entry")?
-                .map_err(|e| UsageError(e.to_string()))?;
+                .map_err(|e| UsageError(cn_compute::chain(&e)))?;
             Ok(ExitCode::SUCCESS)
         }
         Sub::Rm { name } => {
@@ -103,8 +107,10 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             let now = Timestamp::now();
             for e in &entries {
                 let next = match e.timing() {
-                    Ok((c, tz)) => c.next_after(now, &tz).map(|z| cron::rfc3339(&z)).unwrap_or_else(|e| e.to_string()),
-                    Err(err) => format!("invalid: {err}"),
+                    Ok((c, tz)) => {
+                        c.next_after(now, &tz).map(|z| cron::rfc3339(&z)).unwrap_or_else(|e| cn_compute::chain(&e))
+                    }
+                    Err(err) => format!("invalid: {err}", err = cn_compute::Chain(&err)),
                 };
                 let tz = e.tz.as_deref().unwrap_or("UTC");
                 println!("{}  `{}` {tz}  next {next}  {}", e.name, e.cron, e.action);
@@ -115,13 +121,14 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn next(expr: &str, after: Option<&str>, n: usize, tz: Option<&str>) -> anyhow::Result<ExitCode> {
-    let cron: Cron = expr.parse().map_err(|e: cron::CronError| UsageError(e.to_string()))?;
-    let tz = cron::time_zone(tz.unwrap_or("UTC")).map_err(|e| UsageError(format!("--tz: {e}")))?;
+    let cron: Cron = expr.parse().map_err(|e: cron::CronError| UsageError(cn_compute::chain(&e)))?;
+    let tz = cron::time_zone(tz.unwrap_or("UTC"))
+        .map_err(|e| UsageError(format!("--tz: {e}", e = cn_compute::Chain(&e))))?;
     let after = match after {
         None => Timestamp::now(),
-        Some(a) => {
-            a.parse::<Timestamp>().map_err(|e| UsageError(format!("--after `{a}` is not an RFC 3339 time: {e}")))?
-        }
+        Some(a) => a.parse::<Timestamp>().map_err(|e| {
+            UsageError(format!("--after `{a}` is not an RFC 3339 time: {e}", e = cn_compute::Chain(&e)))
+        })?,
     };
     let mut out = String::new();
     for z in cron.next_n(after, &tz, n)? {

@@ -40,7 +40,8 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     config.allow_remote |= args.allow_remote;
     let stop = cn_daemon::StopToken::new();
     super::run::stop_on_signals(&stop)?;
-    let server = cn_daemon::serve::Server::start(hub, &config, None).map_err(|e| super::UsageError(e.to_string()))?;
+    let server =
+        cn_daemon::serve::Server::start(hub, &config, None).map_err(|e| super::UsageError(cn_compute::chain(&e)))?;
     let mut out = std::io::stdout();
     writeln!(out, "{}", server.url())?;
     out.flush()?;

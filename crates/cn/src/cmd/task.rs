@@ -57,7 +57,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             task.due = due
                 .map(|d| when::parse(&d, cn_autonomy::jiff::Timestamp::now(), Direction::Future))
                 .transpose()
-                .map_err(|e| UsageError(format!("cn task add --due: {e}")))?
+                .map_err(|e| UsageError(format!("cn task add --due: {e}", e = cn_compute::Chain(&e))))?
                 .map(|t| cn_autonomy::jiff::Timestamp::from_second(t.as_second()).unwrap_or(t));
             task.priority = priority;
             task.context = context;

@@ -96,7 +96,7 @@ fn spool_pending(path: &Path) -> Vec<cn_autonomy::Input> {
     match cn_autonomy::attention::spool::pending(path) {
         Ok(p) => p.into_iter().filter(|(_, into)| into.is_none()).map(|(i, _)| i).collect(),
         Err(e) => {
-            tracing::warn!(path = %path.display(), %e, "control room: cannot read the attention spool");
+            tracing::warn!(path = %path.display(), e = %cn_compute::Chain(&e), "control room: cannot read the attention spool");
             Vec::new()
         }
     }
@@ -243,14 +243,14 @@ pub fn why(hub: &Hub, id: &str) -> Value {
 pub fn money(hub: &Hub) -> Value {
     match crate::economy::report(hub) {
         Ok(r) => serde_json::to_value(&r).unwrap_or(Value::Null),
-        Err(e) => json!({"error": e.to_string()}),
+        Err(e) => json!({"error": cn_compute::chain(&e)}),
     }
 }
 
 /// The reflexes with their analytics, and the files that did not load.
 pub fn reflexes(hub: &Hub) -> Value {
     let engine = cn_reflex::Engine::of_hub(hub);
-    let errors: Vec<String> = engine.errors().iter().map(|e| e.to_string()).collect();
+    let errors: Vec<String> = engine.errors().iter().map(|e| cn_compute::chain(&e)).collect();
     json!({"reflexes": cn_reflex::listing(&engine, crate::economy::call_tokens(hub)), "errors": errors})
 }
 
@@ -261,7 +261,7 @@ pub fn approvals(hub: &Hub) -> Value {
             all.sort_by_key(|a| (a.status != cn_hub::approvals::Status::Pending, std::cmp::Reverse(a.created)));
             json!({"approvals": all})
         }
-        Err(e) => json!({"error": e.to_string(), "approvals": []}),
+        Err(e) => json!({"error": cn_compute::chain(&e), "approvals": []}),
     }
 }
 
@@ -271,7 +271,7 @@ pub fn peers(hub: &Hub) -> Value {
     let layout = hub.layout();
     let peers: Vec<Value> = match hub.peers() {
         Ok(p) => p.into_iter().map(|(name, peer)| json!({"name": name, "remote": peer.remote})).collect(),
-        Err(e) => vec![json!({"error": e.to_string()})],
+        Err(e) => vec![json!({"error": cn_compute::chain(&e)})],
     };
     let syncs: Vec<Value> = journal_tail(&layout.state())
         .entries
@@ -312,7 +312,7 @@ pub fn loops(hub: &Hub) -> Value {
                     "sensor": sensor,
                     "iterations": s.commits.iter().map(|c| json!({"commit": c.sha, "iteration": c.iteration, "status": c.status, "body": c.body})).collect::<Vec<_>>(),
                 }),
-                Err(e) => json!({"dir": name, "error": e.to_string(), "sensor": sensor}),
+                Err(e) => json!({"dir": name, "error": cn_compute::chain(&e), "sensor": sensor}),
             }
         })
         .collect();

@@ -67,9 +67,9 @@ pub enum ServeError {
          (`serve.allow_remote: true`) if you mean it"
     )]
     Remote { addr: SocketAddr },
-    #[error("serve: cannot listen on {addr}: {source}")]
+    #[error("serve: cannot listen on {addr}")]
     Bind { addr: SocketAddr, source: std::io::Error },
-    #[error("serve: {0}")]
+    #[error("serve: the owner token")]
     Token(#[from] cn_hub::owner_token::TokenError),
     #[error("serve: cannot start its thread: {0}")]
     Thread(std::io::Error),
@@ -135,7 +135,7 @@ impl Drop for Server {
 fn serve(listener: std::net::TcpListener, mut app: App, mut stopped: watch::Receiver<bool>) {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
-        Err(e) => return tracing::error!(%e, "control room: cannot start its runtime"),
+        Err(e) => return tracing::error!(e = %cn_compute::Chain(&e), "control room: cannot start its runtime"),
     };
     runtime.block_on(async move {
         let (bump, journal) = watch::channel(0u64);
@@ -144,14 +144,14 @@ fn serve(listener: std::net::TcpListener, mut app: App, mut stopped: watch::Rece
         let _watcher = watch_journal(&app.hub, bump);
         let listener = match tokio::net::TcpListener::from_std(listener) {
             Ok(l) => l,
-            Err(e) => return tracing::error!(%e, "control room: cannot listen"),
+            Err(e) => return tracing::error!(e = %cn_compute::Chain(&e), "control room: cannot listen"),
         };
         let router = router(Arc::new(app));
         let stop = async move {
             let _ = stopped.wait_for(|s| *s).await;
         };
         if let Err(e) = axum::serve(listener, router).with_graceful_shutdown(stop).await {
-            tracing::error!(%e, "control room: the server stopped");
+            tracing::error!(e = %cn_compute::Chain(&e), "control room: the server stopped");
         }
     });
 }
@@ -175,7 +175,7 @@ fn watch_journal(hub: &Hub, bump: watch::Sender<u64>) -> Option<notify::Recommen
     match watched {
         Ok(w) => Some(w),
         Err(e) => {
-            tracing::warn!(%e, "control room: no file watcher; the live journal looks every second");
+            tracing::warn!(e = %cn_compute::Chain(&e), "control room: no file watcher; the live journal looks every second");
             tokio::spawn(async move {
                 let mut every = tokio::time::interval(Duration::from_secs(1));
                 loop {
@@ -335,9 +335,9 @@ async fn index() -> Response {
 
 /// Run blocking file and git work off the server's thread.
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Response> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| refuse(StatusCode::INTERNAL_SERVER_ERROR, &format!("the request's work failed: {e}")))
+    tokio::task::spawn_blocking(f).await.map_err(|e| {
+        refuse(StatusCode::INTERNAL_SERVER_ERROR, &format!("the request's work failed: {e}", e = cn_compute::Chain(&e)))
+    })
 }
 
 /// A GET view built from the hub's files.
@@ -495,8 +495,8 @@ async fn approval_verdict(State(app): State<Shared>, UrlPath((id, verdict)): Url
     .await;
     match done {
         Ok(Ok(v)) => Json(v).into_response(),
-        Ok(Err(e)) if e.is_usage() => refuse(StatusCode::CONFLICT, &e.to_string()),
-        Ok(Err(e)) => refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Ok(Err(e)) if e.is_usage() => refuse(StatusCode::CONFLICT, &cn_compute::chain(&e)),
+        Ok(Err(e)) => refuse(StatusCode::INTERNAL_SERVER_ERROR, &cn_compute::chain(&e)),
         Err(r) => r,
     }
 }
@@ -508,9 +508,9 @@ async fn reflex_switch(State(app): State<Shared>, UrlPath((name, switch)): UrlPa
         "disable" => false,
         "approve" => {
             let done = blocking(move || {
-                let _lock = cn_agent::lock(&app.hub).map_err(|e| e.to_string())?;
+                let _lock = cn_agent::lock(&app.hub).map_err(|e| cn_compute::chain(&e))?;
                 let mut engine = cn_reflex::Engine::of_hub(&app.hub);
-                cn_reflex::learn::approve(&mut engine, &name).map_err(|e| e.to_string())
+                cn_reflex::learn::approve(&mut engine, &name).map_err(|e| cn_compute::chain(&e))
             })
             .await;
             return match done {
@@ -522,8 +522,8 @@ async fn reflex_switch(State(app): State<Shared>, UrlPath((name, switch)): UrlPa
         other => return refuse(StatusCode::NOT_FOUND, &format!("`{other}`: enable, disable or approve")),
     };
     let done = blocking(move || {
-        let _lock = cn_agent::lock(&app.hub).map_err(|e| e.to_string())?;
-        cn_reflex::set_enabled(app.hub.root(), &name, on).map_err(|e| e.to_string())
+        let _lock = cn_agent::lock(&app.hub).map_err(|e| cn_compute::chain(&e))?;
+        cn_reflex::set_enabled(app.hub.root(), &name, on).map_err(|e| cn_compute::chain(&e))
     })
     .await;
     match done {
@@ -566,7 +566,7 @@ async fn chat(State(app): State<Shared>, body: Bytes) -> Response {
             Json(json!({"accepted": item.id, "by": "inbox", "note": "no daemon runs: the message waits in the inbox for `cn run`"})),
         )
             .into_response(),
-        Ok(Err(e)) => refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Ok(Err(e)) => refuse(StatusCode::INTERNAL_SERVER_ERROR, &cn_compute::chain(&e)),
         Err(r) => r,
     }
 }
@@ -607,7 +607,7 @@ async fn answer(State(app): State<Shared>, UrlPath(id): UrlPath<String>) -> Resp
     match blocking(move || cn_agent::answer_to(&app.hub, &id)).await {
         Ok(Ok(Some(a))) => Json(json!({"decided": true, "answer": a})).into_response(),
         Ok(Ok(None)) => Json(json!({"decided": false})).into_response(),
-        Ok(Err(e)) => refuse(StatusCode::BAD_REQUEST, &e.to_string()),
+        Ok(Err(e)) => refuse(StatusCode::BAD_REQUEST, &cn_compute::chain(&e)),
         Err(r) => r,
     }
 }

@@ -120,7 +120,7 @@ impl Model for CommandModel {
             Err(ChildError::Spawn { source, .. }) => {
                 return Err(ModelError::Connect(format!("cannot run `{}`: {source}", self.name)))
             }
-            Err(e @ ChildError::Sandbox(_)) => return Err(ModelError::Other(e.to_string())),
+            Err(e @ ChildError::Sandbox(_)) => return Err(ModelError::Other(cn_compute::chain(&e))),
             Err(ChildError::TimedOut { .. }) => {
                 return Err(ModelError::Timeout(format!(
                     "`{}` did not answer within {:?}; killed it",

@@ -84,7 +84,7 @@ pub(crate) fn activity(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             let now = now(&shared);
             let midnight = now.start_of_day().map(|z| z.timestamp()).unwrap_or_else(|_| now.timestamp());
             let read = HubJournal::read(&cn_hub::Layout::new(&shared.hub).state())
-                .map_err(|e| cn_compute::ToolError::Failed(e.to_string()))?;
+                .map_err(|e| cn_compute::ToolError::Failed(cn_compute::chain(&e)))?;
             let today: Vec<_> = read.entries.iter().filter(|e| ts(e).is_some_and(|t| t >= midnight)).collect();
             let count = |kind: &str| today.iter().filter(|e| e.kind() == kind).count();
             let reflexes = today
@@ -150,7 +150,7 @@ pub(crate) fn vet() -> Arc<dyn Tool> {
                     tracing::info!(%why, "local text unfit: the template answer is sent instead");
                     Ok(Value::String(fallback))
                 }
-                (Err(why), None) => Err(cn_compute::ToolError::Failed(why.to_string())),
+                (Err(why), None) => Err(cn_compute::ToolError::Failed(cn_compute::chain(&why))),
             }
         },
     )

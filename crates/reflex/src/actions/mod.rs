@@ -92,14 +92,14 @@ impl Shared {
             match HubJournal::open(&cn_hub::Layout::new(&self.hub).state()) {
                 Ok(j) => *guard = Some(j),
                 Err(err) => {
-                    tracing::error!(%err, "cannot open the journal");
+                    tracing::error!(err = %cn_compute::Chain(&err), "cannot open the journal");
                     return;
                 }
             }
         }
         if let Some(j) = guard.as_mut() {
             if let Err(err) = j.append(entry) {
-                tracing::error!(path = %j.path().display(), %err, "cannot journal a reflex entry");
+                tracing::error!(path = %j.path().display(), err = %cn_compute::Chain(&err), "cannot journal a reflex entry");
             }
         }
     }

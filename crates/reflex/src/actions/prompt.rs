@@ -51,7 +51,9 @@ pub(crate) fn tool(name: &str, shared: &Arc<Shared>) -> Arc<dyn Tool> {
             Some(m) => m,
             None => models.default.as_mut().ok_or_else(|| ToolError::Failed("no level-2 model configured".into()))?,
         };
-        let answer = model.ask(&plan).map_err(|e| ToolError::Failed(format!("the level-2 model: {e}")))?;
+        let answer = model
+            .ask(&plan)
+            .map_err(|e| ToolError::Failed(format!("the level-2 model: {e}", e = cn_compute::Chain(&e))))?;
         Ok(Value::String(answer.markdown.trim().to_string()))
     })
 }

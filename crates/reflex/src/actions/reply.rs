@@ -86,7 +86,7 @@ pub(crate) fn reply(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         if turn.mode == Mode::Live {
             let replier =
                 shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
-            replier.reply(&turn.target, &p.message).map_err(|e| ToolError::Failed(e.to_string()))?;
+            replier.reply(&turn.target, &p.message).map_err(|e| ToolError::Failed(cn_compute::chain(&e)))?;
         }
         Ok(Value::String(p.message))
     })
@@ -99,7 +99,7 @@ pub(crate) fn react(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         if turn.mode == Mode::Live {
             let replier =
                 shared.replier.read().map_err(|_| ToolError::Failed("the replier is unavailable".into()))?.clone();
-            replier.react(&turn.target, &p.emoji).map_err(|e| ToolError::Failed(e.to_string()))?;
+            replier.react(&turn.target, &p.emoji).map_err(|e| ToolError::Failed(cn_compute::chain(&e)))?;
         }
         Ok(Value::String(p.emoji))
     })

@@ -52,8 +52,8 @@ pub(crate) fn tool() -> Arc<dyn Tool> {
                 child = child.sandbox(sandbox);
             }
             let out = child.run().map_err(|e| match e {
-                ChildError::Sandbox(e) => ToolError::Denied(e.to_string()),
-                e => ToolError::Failed(e.to_string()),
+                ChildError::Sandbox(e) => ToolError::Denied(cn_compute::chain(&e)),
+                e => ToolError::Failed(cn_compute::chain(&e)),
             })?;
             let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
             if out.truncated {

@@ -85,5 +85,5 @@ fn source(ctx: &cn_tools::ToolContext) -> Option<String> {
 
 /// A state file that cannot be written fails the step; the message names the file.
 fn failed(e: StateError) -> ToolError {
-    ToolError::Failed(e.to_string())
+    ToolError::Failed(cn_compute::chain(&e))
 }
