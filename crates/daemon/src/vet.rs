@@ -85,7 +85,7 @@ impl<T: Tools> Vetted<T> {
         Some(
             cn_agent::decide_below_executive(&self.hub, &handed)
                 .map(|d| Value::Object(d.to_json()))
-                .map_err(|e| ToolError::Failed(e.to_string())),
+                .map_err(|e| ToolError::Failed(cn_compute::chain(&e))),
         )
     }
 }
