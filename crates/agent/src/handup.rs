@@ -57,9 +57,30 @@ pub fn from_a_person(hub: &Hub, item: &Item) -> Result<bool> {
 
 /// The hand-up decision for `item`: a defer with [`HAND_UP`] and when it comes back.
 pub fn hand_up(item: &Item, now: OffsetDateTime) -> Gtd {
+    Gtd::Defer(Defer { reason: HAND_UP.to_string(), until: Some(cn_storage::rfc3339(now + wait(item))) })
+}
+
+/// How long a hand-up of `item` waits: an hour, doubled for every hand-up it already had.
+fn wait(item: &Item) -> Duration {
     let before = item.content.matches(HAND_UP).count().min(16) as u32;
-    let back = (FIRST_BACK * 2_i32.saturating_pow(before)).min(MOST_BACK);
-    Gtd::Defer(Defer { reason: HAND_UP.to_string(), until: Some(cn_storage::rfc3339(now + back)) })
+    (FIRST_BACK * 2_i32.saturating_pow(before)).min(MOST_BACK)
+}
+
+/// A defer decided below the executive waits at least as long as a hand-up would. A time that
+/// has passed or is about to — the small model copies the prompt's "Now:" or today's date into
+/// `until` — would bring the item straight back to be deferred again, round and round. The
+/// reason is kept; a time it cannot read is left for the op to refuse.
+pub fn no_sooner_than_a_hand_up(item: &Item, gtd: Gtd, now: OffsetDateTime) -> Gtd {
+    let Gtd::Defer(Defer { reason, until: Some(until) }) = gtd else { return gtd };
+    let soonest = now + wait(item);
+    let at = crate::ops::parse_until(&until)
+        .ok()
+        .and_then(|u| OffsetDateTime::parse(&u, &time::format_description::well_known::Rfc3339).ok());
+    let until = match at {
+        Some(t) if t < soonest => cn_storage::rfc3339(soonest),
+        _ => until,
+    };
+    Gtd::Defer(Defer { reason, until: Some(until) })
 }
 
 /// A task's item deferred without a time gets one (a day on): a commitment always comes back.
@@ -76,10 +97,24 @@ pub fn with_next_time(item: &Item, gtd: Gtd, now: OffsetDateTime) -> Gtd {
 /// drop an owner's request — then the hand-up instead. Its answers are automatic messages
 /// (never sent in reply to another agent's automatic message). Holds the hub lock.
 pub fn decide_below_executive(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
+    decide_below(hub, gtd, false)
+}
+
+/// [`decide_below_executive`] for a model's own decision (an op tool called below the
+/// executive): a defer it chose also waits at least as long as a hand-up
+/// ([`no_sooner_than_a_hand_up`]). cn's own defers (the move limit's `retry_deferred`) keep
+/// the time they were configured with.
+pub fn decide_for_a_model_below_executive(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
+    decide_below(hub, gtd, true)
+}
+
+fn decide_below(hub: &Hub, gtd: &Gtd, models_own: bool) -> Result<Decided> {
     let _lock = lock(hub)?;
     crate::decide::recover_locked(hub)?;
+    let now = OffsetDateTime::now_utc();
     let gtd = match Item::read_opt(&hub.input())? {
-        Some(item) if drops_owner_request(&item, gtd) => hand_up(&item, OffsetDateTime::now_utc()),
+        Some(item) if drops_owner_request(&item, gtd) => hand_up(&item, now),
+        Some(item) if models_own => no_sooner_than_a_hand_up(&item, gtd.clone(), now),
         _ => gtd.clone(),
     };
     decide_locked_as(hub, &gtd, true)
@@ -100,6 +135,29 @@ mod tests {
         assert!(!drops_owner_request(&peer, &noop));
         assert!(!drops_owner_request(&owner, &Gtd::Do(Op::Reply(Reply { message: "hi".into() }))));
         assert!(drops_owner_request(&owner, &Gtd::Defer(Defer { reason: "later".into(), until: None })));
+    }
+
+    #[test]
+    fn a_defer_below_the_executive_does_not_come_straight_back() {
+        let now =
+            OffsetDateTime::parse("2026-11-24T08:59:30Z", &time::format_description::well_known::Rfc3339).unwrap();
+        let item = Item::new("m1", "beta", Cadence::Inbox, "Hello! I'm beta.");
+        let defer = |until: &str| Gtd::Defer(Defer { reason: "later".into(), until: Some(until.into()) });
+        let until = |g: Gtd| match g {
+            Gtd::Defer(d) => (d.reason, d.until.unwrap()),
+            other => panic!("{other:?}"),
+        };
+        // Today's date (midnight, passed), the prompt's minute, a minute on: an hour on instead.
+        for copied in ["2026-11-24", "2026-11-24T08:59:00Z", "2026-11-24T09:00:30Z"] {
+            assert_eq!(
+                until(no_sooner_than_a_hand_up(&item, defer(copied), now)),
+                ("later".to_string(), "2026-11-24T09:59:30Z".to_string()),
+                "{copied}"
+            );
+        }
+        // A real wait is kept, and so is a time the op will refuse.
+        assert_eq!(until(no_sooner_than_a_hand_up(&item, defer("2026-11-26"), now)).1, "2026-11-26");
+        assert_eq!(until(no_sooner_than_a_hand_up(&item, defer("soon"), now)).1, "soon");
     }
 
     #[test]

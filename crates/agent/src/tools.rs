@@ -57,9 +57,10 @@ impl Tool for OpTool {
             .kind
             .build(params)
             .map_err(|e| ToolError::BadParams(format!("{}: {e}", self.kind.name, e = cn_compute::Chain(&e))))?;
-        // Below the executive, an owner's request is answered or handed up, never dropped.
+        // Below the executive, an owner's request is answered or handed up, never dropped, and
+        // a defer the model chose does not bring the item straight back.
         let decided = if ctx.level < 3 {
-            crate::handup::decide_below_executive(&self.hub, &gtd)
+            crate::handup::decide_for_a_model_below_executive(&self.hub, &gtd)
         } else {
             decide(&self.hub, &gtd)
         };

@@ -44,7 +44,7 @@ impl OpKind for Defer {
     }
 }
 
-fn parse_until(s: &str) -> Result<String> {
+pub(crate) fn parse_until(s: &str) -> Result<String> {
     use time::format_description::well_known::Rfc3339;
     if let Ok(t) = time::OffsetDateTime::parse(s, &Rfc3339) {
         return Ok(cn_storage::rfc3339(t));

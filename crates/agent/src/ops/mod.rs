@@ -40,6 +40,7 @@ mod surface;
 
 pub use ack::Ack;
 pub use commit::Commit;
+pub(crate) use defer::parse_until;
 pub use defer::Defer;
 pub use delegate::Delegate;
 pub use delete::Delete;
