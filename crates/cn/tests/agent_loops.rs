@@ -84,7 +84,22 @@ fn two_default_hubs_greeting_each_other_stop_by_themselves() {
     let window = Instant::now() + MINUTE;
     wait_until(MINUTE * 2, "the minute's window to pass", || {
         let (n, decided) = (sent(), peer_decisions(&alpha) + peer_decisions(&beta));
-        assert!(n <= 2 && decided <= 2, "the hubs went on: {n} mails sent, {decided} peer items decided");
+        if n > 2 || decided > 2 {
+            // What each hub decided and did, for whoever reads the failure.
+            let log = |hub: &Path| {
+                journal(hub)
+                    .iter()
+                    .filter(|e| matches!(e["type"].as_str(), Some("decision" | "action" | "observation")))
+                    .map(|e| e.to_string().chars().take(300).collect::<String>())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            panic!(
+                "the hubs went on: {n} mails sent, {decided} peer items decided\nalpha:\n{}\nbeta:\n{}",
+                log(&alpha),
+                log(&beta)
+            );
+        }
         (Instant::now() >= window).then_some(())
     });
     // Nothing is waiting to go out on either side: the exchange is over at two messages.
