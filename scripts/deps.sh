@@ -52,7 +52,7 @@ fi
 # repository config (`cn init` sets it). Tests and the demo commit in scratch repositories
 # too; git's `EMAIL` fallback (test.sh, setup.sh) covers a machine with no identity at all.
 
-# The MCP tests (crates/cn/tests/mcp_server.rs, mcp_daemon.rs, crates/mcp/tests/client.rs) use the official
+# The MCP tests (crates/cn/tests/it/mcp_server.rs, mcp_daemon.rs, crates/mcp/tests/it/client.rs) use the official
 # Python MCP client and the reference `mcp-server-time`, in a venv of their own; without it
 # those tests fail.
 venv="${CN_MCP_VENV:-$HOME/.cache/cn/mcp-venv}"
@@ -67,7 +67,7 @@ if $tests && ! cargo fuzz --version >/dev/null 2>&1; then
   echo "==> installing cargo-fuzz for the fuzz targets"
   cargo install cargo-fuzz --locked
 fi
-# The OpenTelemetry export test (crates/cn/tests/otel_export.rs) decodes what cn sends with the
+# The OpenTelemetry export test (crates/cn/tests/it/otel_export.rs) decodes what cn sends with the
 # official `opentelemetry-proto` package, in the same venv.
 if $tests && ! "$venv/bin/python" -c 'import opentelemetry.proto.collector.trace.v1.trace_service_pb2' >/dev/null 2>&1; then
   echo "==> installing the OTLP message types into $venv"

@@ -1,0 +1,95 @@
+//! Helpers for the agent layer's end-to-end tests: run the real `cn` binary on real hubs
+//! (git repositories in temp dirs), with bare repositories as remotes.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::hub_common;
+#[allow(unused_imports)]
+pub use hub_common::{cn_cmd, cn_ok, init_hub};
+
+pub fn cn(hub: &Path, args: &[&str]) -> Output {
+    cn_cmd(hub).args(args).output().expect("cn runs")
+}
+
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
+    assert!(out.status.success(), "git {args:?} in {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `cn init` a hub named `name` under `root`, with a bare repository as its `origin`.
+pub fn hub_with_origin(root: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let hub = init_hub(root, name);
+    let bare = root.join(format!("{name}.git"));
+    git(root, &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    git(&hub, &["remote", "add", "origin", bare.to_str().unwrap()]);
+    (hub, bare)
+}
+
+/// Put an item straight into the inbox, as a sense or a person would.
+pub fn put_item(hub: &Path, id: &str, from: &str, cadence: &str, queued: &str, content: &str) {
+    let text = format!("---\nid: {id}\nfrom: {from}\ncadence: {cadence}\nqueued: {queued}\n---\n\n{content}\n");
+    std::fs::write(hub.join("threads/inbox").join(format!("{id}.md")), text).unwrap();
+}
+
+/// Every file of the hub (outside `.git`) with its bytes, plus HEAD: to prove nothing changed.
+pub fn snapshot(hub: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                out.insert(
+                    p.strip_prefix(root).unwrap().display().to_string(),
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                );
+            }
+        }
+    }
+    walk(hub, hub, &mut out);
+    out.insert("HEAD".into(), git(hub, &["rev-parse", "HEAD"]));
+    out
+}
+
+/// The paths whose content differs between two snapshots (short, for assertion messages).
+pub fn changed(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<String> {
+    a.keys().chain(b.keys()).filter(|k| a.get(*k) != b.get(*k)).cloned().collect()
+}
+
+/// The `.md` files (not temp files) of a directory, by name.
+pub fn md_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    v.sort();
+    v
+}
+
+/// Frontmatter field `key` of a markdown file.
+pub fn front(path: &Path, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let doc = cn_storage::Doc::parse(&text).ok()?;
+    doc.get_str(key).map(str::to_string)
+}
+
+pub fn journal(hub: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(hub.join("state/journal.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}

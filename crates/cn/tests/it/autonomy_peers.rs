@@ -1,0 +1,83 @@
+//! Peer mail through the daemon, end to end, no cron: hub `b` runs `cn run` with
+//! `senses.peers` on; hub `a` sends it a question over git (bare repositories on disk as the
+//! remotes). b's daemon syncs by itself, files the mail, decides it (a shell-script model
+//! replies), and its reply goes back out through b's next sync — `a` finds it with one
+//! `cn sync`. A peer whose remote is gone is journaled once, not at every tick.
+
+use crate::daemon_common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use daemon_common::*;
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+/// Replies to whatever it is asked.
+const REPLY: &str = "cat > /dev/null\nprintf '```yaml\\ntool: reply\\nmessage: all green on b\\n```\\n'\n";
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn bare(root: &Path, name: &str) -> PathBuf {
+    let path = root.join(format!("{name}.git"));
+    git(root, &["init", "-q", "--bare", path.to_str().unwrap()]);
+    path
+}
+
+#[test]
+fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a_bare, b_bare) = (bare(root, "a"), bare(root, "b"));
+    let a = root.join("a");
+    cn_ok(root, &["init", a.to_str().unwrap(), "--name", "a"]);
+    let b = hub(root, "b", REPLY, "");
+    let yaml = std::fs::read_to_string(b.join("cn.yaml"))
+        .unwrap()
+        .replace("  bind: 127.0.0.1:0\n", "  bind: 127.0.0.1:0\n  peers: {every: 1s}\n");
+    std::fs::write(b.join("cn.yaml"), yaml).unwrap();
+    for (hub, origin, peer, peer_bare) in [(&a, &a_bare, "b", &b_bare), (&b, &b_bare, "a", &a_bare)] {
+        git(hub, &["remote", "add", "origin", origin.to_str().unwrap()]);
+        cn_ok(hub, &["peer", "add", peer, peer_bare.to_str().unwrap()]);
+    }
+
+    let mut daemon = Daemon::start(&b, &[]);
+    daemon.owner_url();
+    cn_ok(&a, &["send", "--to", "b", "--message", "Status?", "--body", "How is the build on b?"]);
+    cn_ok(&a, &["sync"]);
+
+    // b's daemon takes the mail, decides it with a reply, and sends the reply on its own.
+    let entries = wait_until(MINUTE, "b to decide a's mail", || {
+        let e = journal(&b);
+        let took = e
+            .iter()
+            .find(|x| x["summary"].as_str().is_some_and(|s| s.starts_with("took item") && s.ends_with("from a")))?;
+        let id = took["id"].as_str()?.to_string();
+        decided_at(&e, &id).map(|at| (e.clone(), at))
+    });
+    assert_eq!(entries.0[entries.1]["op"], "reply", "{:#?}", entries.0[entries.1]);
+    let reply = wait_until(MINUTE, "b's reply to reach a", || {
+        cn_ok(&a, &["sync"]);
+        let inbox = std::fs::read_dir(a.join("threads/inbox")).ok()?;
+        inbox
+            .flatten()
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .find(|t| t.contains("all green on b"))
+    });
+    assert!(reply.contains("from: b"), "{reply}");
+
+    // A peer whose remote disappears: journaled once while the error stays the same.
+    std::fs::rename(&a_bare, root.join("a-gone.git")).unwrap();
+    let failed = |e: &serde_json::Value| e["summary"] == "peer mail could not be synced";
+    wait_until(MINUTE, "the failing peer journaled", || journal(&b).iter().any(failed).then_some(()));
+    // Give the daemon several more ticks (1 s each) against the missing remote.
+    let seen = std::time::Instant::now();
+    let ticks =
+        wait_until(MINUTE, "more sync ticks", || (seen.elapsed() >= Duration::from_secs(4)).then(|| journal(&b)));
+    assert_eq!(ticks.iter().filter(|e| failed(e)).count(), 1, "one report for the same error");
+    assert!(daemon.stop().success());
+}

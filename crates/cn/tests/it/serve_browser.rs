@@ -1,0 +1,172 @@
+//! The control room in a real browser: Debian's headless Chromium driven over WebDriver
+//! against the real `cn serve` on a real hub. The page loads with the printed address (and
+//! forgets the token), a journal entry appears live when the real `cn run --once` decides an
+//! item, the entry opens its "why" chain down to the git commit, an approval is approved
+//! from the page, and the chart reads the budget's days.
+//!
+//! With `CN_SCREENSHOTS=DIR` set, a PNG of every view is written there (docs/control-room/).
+
+use crate::daemon_common;
+use crate::serve_common;
+
+use std::time::Duration;
+
+use daemon_common::*;
+use serde_json::json;
+use serve_common::webdriver::Browser;
+use serve_common::*;
+
+const ACK: &str = "cat > /dev/null\nprintf '```yaml\\ntool: ack\\nreason: seen\\n```\\n'\n";
+
+fn today() -> String {
+    let out = std::process::Command::new("date").arg("+%F").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn the_owner_watches_and_steers_the_agent_in_a_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", ACK, "budget:\n  daily_tokens: 50000\n");
+    // Spend on earlier days and today, as the ledger keeps it.
+    let budget = json!({
+        "day": today(), "tokens": 4200, "cost": 0.042, "calls": 3, "refused": 0, "failed": 0,
+        "reserved": [],
+        "history": [
+            {"day": "2026-01-01", "tokens": 12000, "cost": 0.12, "calls": 6, "refused": 1, "failed": 0},
+            {"day": "2026-01-02", "tokens": 3000, "cost": 0.03, "calls": 2, "refused": 0, "failed": 1}
+        ]
+    });
+    std::fs::write(hub.join("state/budget.json"), budget.to_string()).unwrap();
+    let layout = cn_hub::Layout::new(&hub);
+    let yaml = "name: greet\ndescription: greets\nlevel: 0\ntrigger:\n  pattern: \"(?i)^good morning\"\npipeline:\n  - action: reply\n    message: \"Morning!\"\n";
+    let req = cn_hub::approvals::Request {
+        tool: "reflex_write".into(),
+        params: json!({"name": "greet", "yaml": yaml}),
+        runs: format!("write state/reflexes/greet.yaml:\n{yaml}"),
+        remembers: "nothing".into(),
+        item: Some("item-1".into()),
+        from: Some("bob".into()),
+        level: None,
+    };
+    let held = cn_hub::approvals::request(&layout, req, 3600).unwrap();
+    // A reflex learned from the executive, still in shadow.
+    std::fs::write(
+        hub.join("state/reflexes/status.yaml"),
+        "name: status\nmode: shadow\nlearned: executive\ntrigger:\n  pattern: \"(?i)\\\\bstatus\\\\b\"\npipeline:\n  - action: reply\n    message: All green.\n",
+    )
+    .unwrap();
+    // Something in the pool (attention's spool, as a daemon left it) and something due.
+    cn_ok(&hub, &["task", "add", "renew the certificate", "--due", "2099-01-01T09:00:00Z"]);
+    let out = std::process::Command::new("date").args(["-u", "-d", "-7 min", "+%FT%TZ"]).output().unwrap();
+    let at = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let percept = |id: &str, sense: &str, summary: &str| {
+        json!({"add": {"kind": "percept", "id": id, "sense": sense, "owner": false, "summary": summary,
+                       "at": at, "data": {}}})
+        .to_string()
+    };
+    let spool = [
+        percept("p-gh1", "github", "GitHub: review requested on #42"),
+        percept("p-dc1", "discord", "Discord: bob asks about the release"),
+        percept("p-gone", "github", "GitHub: an issue closed"),
+        json!({"done": "p-gone"}).to_string(),
+    ];
+    std::fs::write(hub.join("state/attention.jsonl"), spool.join("\n") + "\n").unwrap();
+
+    let serve = Serve::start(&hub, &[]);
+    let browser = Browser::start();
+    let shots = std::env::var_os("CN_SCREENSHOTS").map(std::path::PathBuf::from);
+    let shoot = |name: &str| {
+        if let Some(dir) = &shots {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join(format!("{name}.png")), browser.screenshot()).unwrap();
+        }
+    };
+
+    browser.goto(&serve.url);
+    browser.wait("body[data-shown=now]");
+    assert!(!browser.url().contains("token"), "the token left the address bar: {}", browser.url());
+    browser.wait_text("#hub-name", |t| t == "ada");
+    let due = browser.wait_text("#now-due", |t| t.contains("renew the certificate")).replace('\t', " ");
+    assert!(due.contains("schedule daily-reflection"), "the hub's schedule, next firing: {due}");
+    assert!(due.contains("2099-01-01 09:00:00 UTC task renew the certificate"), "{due}");
+    let pool = browser.attrs("#now-pool tbody tr[data-id]", "data-id");
+    assert_eq!(pool, ["p-dc1", "p-gh1"], "pending items, most salient first (discord 50 > github 40)");
+    let why_score = browser.texts("#now-pool tbody tr[data-id=p-gh1]").concat();
+    assert!(why_score.contains("source github 40") && why_score.contains("waited"), "{why_score}");
+    assert_eq!(browser.eval("return document.cookie", json!([])), json!(""), "scripts cannot read the HttpOnly cookie");
+    shoot("now");
+
+    // Journal: an item decided by the real binary appears live.
+    browser.click("#tabs button[data-view=journal]");
+    browser.wait("body[data-shown=journal]");
+    browser.wait("#live:not(.off)");
+    let out = cn_cmd(&hub).args(["chat", "--no-wait", "good evening, how are you?"]).output().unwrap();
+    let queued = String::from_utf8_lossy(&out.stderr);
+    let id = queued.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(queued.contains("queued"), "{queued}");
+    cn_ok(&hub, &["run", "--once"]);
+    browser.click(&format!("#journal-list li.entry[data-id='{id}'][data-type=decision]"));
+    browser.wait_text("#why-chain li", |t| t.contains("salience"));
+    let shown = browser.wait_text("#why-commits li", |t| !t.is_empty());
+    let log = std::process::Command::new("git").current_dir(&hub).args(["log", "--format=%h"]).output().unwrap();
+    let hashes = String::from_utf8_lossy(&log.stdout).to_string();
+    assert!(hashes.lines().any(|h| shown.starts_with(h)), "the chain ends in a real commit: {shown}");
+    assert!(shown.contains(&id), "{shown}");
+    shoot("journal");
+
+    // Thought and money: the chart reads the ledger's days.
+    browser.click("#tabs button[data-view=money]");
+    browser.wait("body[data-shown=money]");
+    let bars = wait_until(Duration::from_secs(30), "the chart's bars", || {
+        let days = browser.attrs("#chart svg rect.bar", "data-day");
+        (days.len() == 3).then_some(days)
+    });
+    assert_eq!(bars, ["2026-01-01", "2026-01-02", today().as_str()]);
+    assert_eq!(browser.attrs("#chart svg rect.bar", "data-tokens"), ["12000", "3000", "4200"]);
+    let heights = browser.attrs("#chart svg rect.bar", "height");
+    let h: Vec<f64> = heights.iter().map(|v| v.parse().unwrap()).collect();
+    assert!(h[0] > h[2] && h[2] > h[1] && h[1] > 0.0, "bars drawn to scale: {h:?}");
+    browser.wait_text("#budget-left", |t| t == "left today: 45,800 tokens");
+    shoot("money");
+
+    browser.click("#tabs button[data-view=reflexes]");
+    browser.wait_text("#reflex-table tr[data-name=hello] td.status", |t| t == "enabled");
+    browser.wait_text("#reflex-table tr[data-name=hello] td.mode", |t| t == "active");
+    browser.wait_text("#reflex-table tr[data-name=status] td.mode", |t| t.starts_with("shadow"));
+    shoot("reflexes");
+    // Approve (promote) the shadow reflex: the page shows it active, the file says so.
+    browser.click("#reflex-table tr[data-name=status] button.approve");
+    browser.wait_text("#reflex-table tr[data-name=status] td.mode", |t| t.starts_with("active"));
+    let promoted = std::fs::read_to_string(hub.join("state/reflexes/status.yaml")).unwrap();
+    assert!(promoted.contains("mode: active"), "{promoted}");
+
+    // Approvals: exactly what would run, then approve it.
+    browser.click("#tabs button[data-view=approvals]");
+    let card = format!(".approval[data-id='{}']", held.id);
+    browser.wait_text(&format!("{card} pre.runs"), |t| t.trim() == held.runs.trim());
+    shoot("approvals");
+    browser.click(&format!("{card} button.approve"));
+    browser.wait_text(&format!("{card} .approval-status"), |t| t == "approved");
+    assert_eq!(std::fs::read_to_string(hub.join("state/reflexes/greet.yaml")).unwrap(), yaml);
+
+    browser.click("#tabs button[data-view=peers]");
+    browser.wait("body[data-shown=peers]");
+    shoot("peers");
+    browser.click("#tabs button[data-view=loops]");
+    browser.wait("body[data-shown=loops]");
+    shoot("loops");
+
+    // Chat as the owner: with no daemon the message waits in the inbox; `cn run --once`
+    // answers it and the page shows the answer.
+    browser.click("#tabs button[data-view=chat]");
+    browser.type_in(&browser.wait("#chat-text"), "hello");
+    browser.click("#chat-form button");
+    let chat_id = wait_until(Duration::from_secs(60), "the message to be accepted", || {
+        browser.attrs("#chat-log li.agent[data-id]", "data-id").into_iter().next()
+    });
+    cn_ok(&hub, &["run", "--once"]);
+    let answer =
+        browser.wait_text(&format!("#chat-log li.agent[data-id='{chat_id}']:not(.pending)"), |t| !t.is_empty());
+    assert!(answer.contains("Hello! I'm ada"), "{answer}");
+    shoot("chat");
+}
