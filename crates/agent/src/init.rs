@@ -24,7 +24,7 @@ fn dirs(l: &Layout) -> Vec<PathBuf> {
 
 /// The files `cn init` writes (path, template). `{{name}}` becomes the agent's name in the
 /// files marked `true`.
-fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 21] {
+fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 18] {
     [
         (l.config(), include_str!("templates/cn.yaml"), true),
         (l.root().join(".gitignore"), include_str!("templates/gitignore"), false),
@@ -41,9 +41,6 @@ fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 21] {
         (l.reflex("idea"), include_str!("templates/idea.yaml"), false),
         (l.reflex("time"), include_str!("templates/time.yaml"), false),
         (l.reflex("doing"), include_str!("templates/doing.yaml"), false),
-        (l.reflex("triage-task"), include_str!("templates/triage-task.yaml"), false),
-        (l.reflex("triage-idea"), include_str!("templates/triage-idea.yaml"), false),
-        (l.reflex("triage-chat"), include_str!("templates/triage-chat.yaml"), false),
         (l.schedule(), include_str!("templates/schedule.json"), false),
         (l.tasks(), "[]\n", false),
         (l.ideas(), "[]\n", false),

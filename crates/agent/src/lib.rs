@@ -31,12 +31,12 @@ pub mod queue;
 pub mod sync;
 pub mod tools;
 
-pub use answer::answer_to;
+pub use answer::{Answer, HandUp};
 pub use args::{parse_out, OutArgs, OutArgsError};
-pub use decide::{decide, decide_locked, recover_locked, validate, Decided};
+pub use decide::{decide, decide_as, decide_locked, recover_locked, validate, DecideAs, Decided};
 pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
-pub use handup::{decide_below_executive, HAND_UP};
+pub use handup::{decide_below_executive, hand_up_current, HAND_UP};
 pub use hub::{find_hub, Hub, Peer, OWNER};
 pub use init::{init, InitReport};
 pub use item::{Cadence, Item};
@@ -44,11 +44,11 @@ pub use lock::lock;
 pub use mail::Mail;
 pub use ops::OpKind;
 pub use queue::{
-    current, enqueue, enqueue_new, enqueue_reflection, locate, pending, release_due, resume, return_current, take,
-    take_next, take_next_locked, Place,
+    answer_to, current, enqueue, enqueue_new, enqueue_reflection, locate, pending, release_due, resume, return_current,
+    take, take_next, take_next_locked, Place,
 };
 pub use sync::{peer_mail, peer_status, sync, sync_locked, PeerStatus, SyncReport};
-pub use tools::{op_tool_names, ops_prompt, register_ops};
+pub use tools::{op_tool_names, ops_prompt, register_ops, Decisions};
 
 use cn_hub::git::Git;
 use cn_hub::journal::HubJournal;

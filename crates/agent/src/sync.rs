@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use crate::envelope::Envelope;
 use crate::error::{io_at, AgentError, Result};
 use crate::hub::Hub;
-use crate::item::{Item, NOTICE};
+use crate::item::{Item, AUTO, NOTICE};
 use crate::lock::lock;
 use crate::mail::{post, Mail};
 use crate::queue::{locate, md_files};
@@ -474,6 +474,15 @@ fn item_of(mail: &Mail, peer: &str) -> Item {
     if mail.depth > 0 {
         item.set("depth", mail.depth.to_string());
     }
+    // cn says what the mail is, from the envelope it checked: the peer's message, or its
+    // automatic answer or notice (news on a thread, never new work). Answers go back to the
+    // sender (a `reply-to` is kept only when it names the sender).
+    let kind = match mail.kind.as_deref() {
+        Some(NOTICE) => cn_hub::Kind::Notice,
+        Some(AUTO) => cn_hub::Kind::Answer,
+        _ => cn_hub::Kind::Message,
+    };
+    item.set_origin(&cn_hub::Origin::peer(peer, kind).with_thread(mail.thread.as_str()));
     Item::from_doc(item.doc.clone()).unwrap_or(item)
 }
 

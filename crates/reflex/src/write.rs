@@ -94,7 +94,7 @@ impl Engine {
         }
         // Written in shadow, marked learned, whatever the YAML says; the dry run tries it
         // as if active.
-        let yaml = &crate::learn::with_key(&crate::learn::with_key(yaml, "learned", "executive"), "mode", "shadow");
+        let yaml = &crate::shadow::with_key(&crate::shadow::with_key(yaml, "learned", "executive"), "mode", "shadow");
         // Check it among the others, as the loader would: callables, duplicate intents.
         let mut callables: std::collections::BTreeSet<String> =
             self.reflexes().iter().filter(|r| r.callable).map(|r| r.name.clone()).collect();
@@ -217,7 +217,7 @@ pub fn set_enabled(hub: &std::path::Path, name: &str, on: bool) -> Result<Instal
 
 /// `text` with its top-level `enabled:` set to `on`.
 fn with_enabled(text: &str, on: bool) -> String {
-    crate::learn::with_key(text, "enabled", if on { "true" } else { "false" })
+    crate::shadow::with_key(text, "enabled", if on { "true" } else { "false" })
 }
 
 /// `git add` + `git commit` of the one file, if the hub is a git repository.

@@ -234,11 +234,14 @@ impl Registry {
         match cn_hub::approvals::request(&cn_hub::Layout::new(hub), req, timeout) {
             Ok(a) => {
                 tracing::info!(approval = %a.id, %tool, from = %from.label(), "held for the owner's approval");
-                ToolError::Held(format!(
-                    "{refused}: held as approval {} (the owner runs it with `cn approve {}`); \
-                     decide the item without it meanwhile (reply, defer or surface it)",
-                    a.id, a.id
-                ))
+                ToolError::Held {
+                    message: format!(
+                        "{refused}: held as approval {} (the owner runs it with `cn approve {}`); \
+                         decide the item without it meanwhile (reply, defer or surface it)",
+                        a.id, a.id
+                    ),
+                    approval: a.id,
+                }
             }
             Err(e) => ToolError::Denied(format!("{refused}, and it could not be held: {e}", e = cn_compute::Chain(&e))),
         }

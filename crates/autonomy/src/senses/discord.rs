@@ -495,8 +495,7 @@ impl DiscordChannel {
 
 /// The Discord channel an item came from (`channel-id` in its frontmatter).
 fn item_channel(item: &cn_agent::Item) -> Option<u64> {
-    (item.doc.get_str("sense") == Some("discord")).then_some(())?;
-    item.doc.get_str("channel-id")?.parse().ok()
+    item.origin(|_| false).answer.filter(|a| a.via == "discord")?.channel?.parse().ok()
 }
 
 impl Channel for DiscordChannel {
@@ -507,11 +506,11 @@ impl Channel for DiscordChannel {
         }
     }
 
-    fn finished(&mut self, item: &cn_agent::Item, decision: Option<&cn_agent::Gtd>) {
+    fn finished(&mut self, item: &cn_agent::Item, decided: Option<&cn_agent::Decided>) {
         let Some(ch) = item_channel(item) else { return };
-        if let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }))) = decision {
+        if let Some(message) = decided.and_then(cn_agent::Decided::told) {
             // `send` stops the channel's typing before the message goes out.
-            if let Err(e) = self.handle.send(ch, message) {
+            if let Err(e) = self.handle.send(ch, &message) {
                 tracing::error!(channel = ch, item = %item.id, e = %cn_compute::Chain(&e), "cannot deliver the reply to Discord");
             }
         }

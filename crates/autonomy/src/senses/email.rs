@@ -600,14 +600,13 @@ struct Thread {
 }
 
 fn item_thread(item: &cn_agent::Item) -> Option<Thread> {
-    (item.doc.get_str("sense") == Some("email")).then_some(())?;
-    let get = |k: &str| item.doc.get_str(k).map(str::to_string);
+    let answer = item.origin(|_| false).answer.filter(|a| a.via == "email")?;
     Some(Thread {
-        to: get("channel-id")?,
-        message_id: get("message-id").filter(|m| is_msg_id(m)),
-        subject: get("reply-subject").unwrap_or_else(|| "Re: your message".into()),
-        references: get("references").unwrap_or_default(),
-        no_reply: get("no-reply").as_deref() == Some("true"),
+        to: answer.to.or(answer.channel)?,
+        message_id: answer.message.filter(|m| is_msg_id(m)),
+        subject: answer.subject.unwrap_or_else(|| "Re: your message".into()),
+        references: answer.references.unwrap_or_default(),
+        no_reply: answer.no_reply,
     })
 }
 
@@ -646,9 +645,10 @@ impl EmailChannel {
 impl Channel for EmailChannel {
     fn typing(&mut self, _item: &cn_agent::Item, _level: cn_compute::Level) {}
 
-    fn finished(&mut self, item: &cn_agent::Item, decision: Option<&cn_agent::Gtd>) {
+    fn finished(&mut self, item: &cn_agent::Item, decided: Option<&cn_agent::Decided>) {
         let Some(thread) = item_thread(item) else { return };
-        let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }))) = decision else { return };
+        let Some(message) = decided.and_then(cn_agent::Decided::told) else { return };
+        let message = &message;
         if thread.no_reply {
             tracing::info!(item = %item.id, "email: automatic mail or a list; the answer is kept in the hub, not sent");
             return;

@@ -416,9 +416,9 @@ pub struct TelegramChannel {
 
 /// The chat an item came from and its message (`channel-id`, `message-id`).
 fn item_chat(item: &cn_agent::Item) -> Option<(i64, Option<i64>)> {
-    (item.doc.get_str("sense") == Some("telegram")).then_some(())?;
-    let chat = item.doc.get_str("channel-id")?.parse().ok()?;
-    Some((chat, item.doc.get_str("message-id").and_then(|m| m.parse().ok())))
+    let answer = item.origin(|_| false).answer.filter(|a| a.via == "telegram")?;
+    let chat = answer.channel?.parse().ok()?;
+    Some((chat, answer.message.and_then(|m| m.parse().ok())))
 }
 
 impl Channel for TelegramChannel {
@@ -433,16 +433,13 @@ impl Channel for TelegramChannel {
         self.typing.insert(chat, (stop, task));
     }
 
-    fn finished(&mut self, item: &cn_agent::Item, decision: Option<&cn_agent::Gtd>) {
+    fn finished(&mut self, item: &cn_agent::Item, decided: Option<&cn_agent::Decided>) {
         let Some((chat, message)) = item_chat(item) else { return };
         let typing = self.typing.remove(&chat);
         if let Some((stop, _)) = &typing {
             stop.send_replace(true);
         }
-        let reply = match decision {
-            Some(cn_agent::Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }))) => Some(message.clone()),
-            _ => None,
-        };
+        let reply = decided.and_then(cn_agent::Decided::told);
         let api = self.api.clone();
         let done = block_on(&self.runtime, async move {
             if let Some((_, task)) = typing {

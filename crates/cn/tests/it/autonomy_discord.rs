@@ -148,9 +148,25 @@ fn a_discord_message_is_answered_in_its_channel_typing_while_the_model_works() {
     let item = cn_storage::Doc::parse(&std::fs::read_to_string(hub.join(format!("threads/archived/{id}.md"))).unwrap())
         .unwrap();
     let front = |k: &str| item.get_str(k).map(str::to_string);
+    // Where to answer is the item's typed origin: the channel, the message, the author.
+    let origin = |k: &str| origin_field(&item, k);
     assert_eq!(
-        (front("from"), front("sense"), front("channel-id"), front("message-id"), front("author-id")),
-        (Some("discord".into()), Some("discord".into()), Some("10".into()), Some("2001".into()), Some("100".into()))
+        (
+            front("from"),
+            origin("sense"),
+            origin("answer.channel"),
+            origin("answer.message"),
+            origin("author"),
+            origin("kind")
+        ),
+        (
+            Some("discord".into()),
+            Some("discord".into()),
+            Some("10".into()),
+            Some("2001".into()),
+            Some("discord:100".into()),
+            Some("message".into())
+        )
     );
     assert!(item.body.contains("It fails on main."), "{}", item.body);
     let journal_text = std::fs::read_to_string(hub.join("state/journal.jsonl")).unwrap();

@@ -151,9 +151,17 @@ fn the_owner_is_obeyed_and_a_stranger_claiming_to_be_the_owner_is_only_answered(
         cn_storage::Doc::parse(&std::fs::read_to_string(hub.join(format!("threads/archived/{stranger}.md"))).unwrap())
             .unwrap();
     let front = |k: &str| item.get_str(k).map(str::to_string);
+    // Where to answer is the item's typed origin: the chat, the message; its author the stranger.
+    let origin = |k: &str| origin_field(&item, k);
     assert_eq!(
-        (front("from"), front("sense"), front("channel-id"), front("message-id"), front("author-id")),
-        (Some("telegram".into()), Some("telegram".into()), Some("77".into()), Some("9001".into()), Some("77".into()))
+        (front("from"), origin("sense"), origin("answer.channel"), origin("answer.message"), origin("author")),
+        (
+            Some("telegram".into()),
+            Some("telegram".into()),
+            Some("77".into()),
+            Some("9001".into()),
+            Some("telegram:77".into())
+        )
     );
     let prompts = std::fs::read_to_string(dir.path().join("prompts")).unwrap();
     assert!(prompts.contains("From: telegram\n"), "the stranger's provenance is cn's line: {prompts}");

@@ -8,6 +8,7 @@ mod agent_out;
 mod agent_peers;
 mod agent_promises;
 mod agent_reliability;
+mod asked;
 mod autonomy_chat;
 mod autonomy_daemon;
 mod autonomy_discord;

@@ -155,11 +155,14 @@ async function showMoney() {
     el('div', { class: 'mute' }, t.calls, ' calls, ', t.refused, ' refused, ', t.failed, ' failed · ', d.in_flight, ' in flight'));
   const levels = Object.entries(d.levels);
   const total = levels.reduce((a, [, n]) => a + n, 0);
-  $('#money-levels').replaceChildren(...(total ? levels.map(([l, n]) => el('div', { 'data-level': l }, 'L', l, ': ', n, ' (', Math.round(100 * n / total), '%)')) : [el('div', { class: 'mute' }, 'no items yet today')]));
+  $('#money-levels').replaceChildren(...(total ? levels.map(([l, n]) => el('div', { 'data-level': l }, 'L', l, ': ', n, ' (', Math.round(100 * n / total), '%)')) : [el('div', { class: 'mute' }, 'no items decided yet today')]),
+    ...(d.handed_up ? [el('div', { class: 'mute', id: 'handed-up' }, 'handed up: ', d.handed_up)] : []));
   const saved = Object.entries(d.saved).filter(([, [runs]]) => runs > 0);
   const savedTotal = saved.reduce((a, [, [, tok]]) => a + tok, 0);
-  $('#money-saved').replaceChildren(el('div', {}, el('b', { id: 'tokens-saved' }, num(savedTotal)), ' tokens (at ', num(d.call_tokens), ' a call)'),
-    ...saved.map(([name, [runs, tok]]) => el('div', { class: 'mute' }, name, ': ', runs, ' answered, ', num(tok))));
+  $('#money-saved').replaceChildren(...(d.call_tokens == null
+    ? [el('div', { class: 'mute', id: 'tokens-saved' }, 'none claimed: no executive call measured yet')]
+    : [el('div', {}, el('b', { id: 'tokens-saved' }, num(savedTotal)), ' tokens (at ', num(d.call_tokens), ' a call, measured)'),
+      ...saved.map(([name, [runs, tok]]) => el('div', { class: 'mute' }, name, ': ', runs, ' answered, ', num(tok)))]));
   chart([...d.history, t].slice(-30));
 }
 function chart(days) {
@@ -195,7 +198,7 @@ async function showReflexes() {
       el('td', { class: 'status' }, r.status, r.disabled ? el('div', { class: 'mute' }, r.disabled.reason) : ''),
       el('td', { class: 'mode' }, r.mode, r.learned ? el('div', { class: 'mute' }, 'learned: ' + r.learned) : ''),
       el('td', { class: 'agreement' }, r.compared ? `${r.agreed}/${r.compared}` : '—', r.promotion_refused ? el('div', { class: 'mute' }, r.promotion_refused) : ''),
-      el('td', {}, r.tokens_saved),
+      el('td', {}, r.tokens_saved == null ? '-' : r.tokens_saved),
       el('td', {}, el('button', { class: 'act switch', onclick: () => act(`/api/reflexes/${encodeURIComponent(r.name)}/${on ? 'disable' : 'enable'}`, showReflexes) }, on ? 'disable' : 'enable'),
         r.mode === 'shadow' ? el('button', { class: 'act approve', onclick: () => act(`/api/reflexes/${encodeURIComponent(r.name)}/approve`, showReflexes) }, 'approve') : ''));
   }));
