@@ -155,7 +155,12 @@ fn without_an_executive_a_request_waits_with_the_true_reason_until_one_is_config
     let answer = chat(&hub, "Book a table for two at 7pm");
     assert!(answer.contains("no executive is configured") && answer.contains("models.executive"), "{answer}");
     assert!(!answer.contains("queued"), "not the old token hand-up: {answer}");
-    let deferred = std::fs::read_dir(hub.join("threads/deferred")).unwrap().flatten().next().unwrap().path();
+    let deferred = std::fs::read_dir(hub.join("threads/deferred"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "md"))
+        .unwrap();
     let item = std::fs::read_to_string(&deferred).unwrap();
     assert!(item.contains("waits-for: executive") && !item.contains("\nuntil:"), "{item}");
     let d = decisions(&hub).pop().unwrap();
@@ -345,4 +350,138 @@ fn inbox_text(hub: &Path) -> String {
         all.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
     }
     all
+}
+
+/// Half an hour of a busy hub (issue 30's done-when), on an injected clock: a past-due task, an
+/// idea, a file the owner edits, a calendar event, and a peer mailing every five minutes. The
+/// daemon runs (libfaketime puts it five minutes further each round) and decides all of it —
+/// and files no task or idea of its own items or notices, sends no token answer, and keeps its
+/// commits bounded.
+#[test]
+fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ada, bob) = (init_hub(dir.path(), "ada"), init_hub(dir.path(), "bob"));
+    let _remotes = peers(dir.path(), &ada, &bob);
+    let start = time::OffsetDateTime::now_utc();
+    let ics_time = |t: time::OffsetDateTime| {
+        format!(
+            "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+            t.year(),
+            t.month() as u8,
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second()
+        )
+    };
+    std::fs::write(
+        ada.join("calendar.ics"),
+        format!(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//cn//test//EN\r\nBEGIN:VEVENT\r\nUID:standup@test\r\nDTSTAMP:{s}\r\nDTSTART:{e}\r\nSUMMARY:Team standup\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+            s = ics_time(start),
+            e = ics_time(start + time::Duration::minutes(20))
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(ada.join("notes")).unwrap();
+    std::fs::write(ada.join("notes/plan.md"), "v0\n").unwrap();
+    let path = ada.join("cn.yaml");
+    let yaml = std::fs::read_to_string(&path).unwrap().replacen(
+        "senses: {}\n",
+        "senses:\n  bind: 127.0.0.1:0\n  files: {paths: [notes], debounce: 100ms}\n  calendar: [{source: calendar.ics, lead: 15m}]\n  peers: {every: 5m}\n",
+        1,
+    );
+    std::fs::write(&path, yaml).unwrap();
+    git_commit_all(&ada);
+    cn_ok(&ada, &["task", "add", "file the expense report", "--due", "2000-01-01T00:00:00Z"]);
+    cn_ok(&ada, &["idea", "add", "Research memory consolidation"]);
+    let commits_before = commits(&ada);
+
+    for round in 0..=6u32 {
+        cn_ok(&bob, &["send", "--to", "ada", "--message", &format!("round {round}: hello ada, how are things?")]);
+        cn_ok(&bob, &["sync"]);
+        let _ = std::fs::remove_file(ada.join("state/run.json"));
+        let mut daemon = std::process::Command::new("faketime")
+            .arg("-f")
+            .arg(format!("+{}m", round * 5))
+            .arg(env!("CARGO_BIN_EXE_cn"))
+            .arg("--hub")
+            .arg(&ada)
+            .arg("run")
+            .env_remove("CN_HUB")
+            .env("CN_LOG", "error")
+            // The wall clock five minutes further each round; the monotonic clock (timers,
+            // the files sense's debounce) left alone.
+            .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("faketime (Debian's faketime; scripts/deps.sh --test installs it)");
+        // Once it listens, the owner edits a note (the files sense sees changes while it runs).
+        crate::daemon_common::wait_until(std::time::Duration::from_secs(60), "the daemon to start", || {
+            ada.join("state/run.json").exists().then_some(())
+        });
+        std::fs::write(ada.join("notes/plan.md"), format!("v{}\n", round + 1)).unwrap();
+        let said = format!("round {round}:");
+        crate::daemon_common::wait_until(
+            std::time::Duration::from_secs(90),
+            "bob's mail of this round decided",
+            || {
+                let entries = journal(&ada);
+                let took = entries.iter().find(|e| {
+                    e["type"] == "observation"
+                        && e["summary"].as_str().is_some_and(|s| s.ends_with("from bob"))
+                        && e["context"].as_str().is_some_and(|c| c.starts_with(&said))
+                })?;
+                let id = took["id"].as_str()?;
+                entries.iter().any(|e| e["type"] == "decision" && e["id"] == id).then_some(())
+            },
+        );
+        // The edit of this round was decided too (the files sense debounces it).
+        crate::daemon_common::wait_until(std::time::Duration::from_secs(90), "the file change decided", || {
+            let n = decisions(&ada).into_iter().filter(|d| d["from"] == "file").count();
+            (n as u32 > round).then_some(())
+        });
+        crate::daemon_common::signal(&daemon, "TERM");
+        let status = daemon.wait().unwrap();
+        assert!(status.success(), "round {round}: the daemon stopped with {status}");
+        cn_ok(&ada, &["sync"]);
+        cn_ok(&bob, &["sync"]);
+        cn_ok(&bob, &["run", "--until-idle"]);
+        cn_ok(&bob, &["sync"]);
+    }
+
+    // Nothing was filed from the agent's own items, the peer's answers or the notices.
+    assert_eq!(tasks(&ada).len(), 1, "{:?}", tasks(&ada));
+    assert_eq!(ideas(&ada).len(), 1, "{:?}", ideas(&ada));
+    assert_eq!(tasks(&bob).len(), 0, "{:?}", tasks(&bob));
+    assert_eq!(ideas(&bob).len(), 0, "{:?}", ideas(&bob));
+    let all = decisions(&ada);
+    assert!(all.iter().any(|d| d["from"] == "calendar"), "the calendar event was decided: {all:#?}");
+    for d in &all {
+        assert!(d["message"].as_str().is_none_or(|m| !cn_hub::origin::is_token_answer(m)), "a token answer: {d}");
+    }
+    // bob's greetings were answered by ada's hello reflex; ada's automatic answers were recorded
+    // on their threads at bob, never answered again.
+    let bobs = decisions(&bob);
+    assert!(
+        bobs.iter().all(|d| d["reason"].as_str().is_some_and(|r| r.starts_with("recorded on thread"))),
+        "{bobs:#?}"
+    );
+    // Commits stay bounded: a few a round (mail in, decisions, the sync), not one per tick.
+    let made = commits(&ada) - commits_before;
+    assert!(made <= 7 * 8, "{made} commits in half an hour");
+}
+
+fn git_commit_all(hub: &Path) {
+    for args in [&["add", "-A"][..], &["commit", "-qm", "test setup"][..]] {
+        let ok = std::process::Command::new("git").arg("-C").arg(hub).args(args).status().unwrap();
+        assert!(ok.success());
+    }
+}
+
+fn commits(hub: &Path) -> usize {
+    let out =
+        std::process::Command::new("git").arg("-C").arg(hub).args(["rev-list", "--count", "HEAD"]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
