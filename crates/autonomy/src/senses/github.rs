@@ -6,16 +6,21 @@
 //!
 //! Both of GitHub's content types are read: `application/json` and
 //! `application/x-www-form-urlencoded` (the JSON in the form field `payload`; GitHub's
-//! default for repository webhooks). A redelivery (the same `X-GitHub-Delivery`) is answered
-//! 200 and dropped: the receiver remembers the last [`DELIVERIES_MAX`] delivery ids in memory
-//! (a ring; a restart forgets them, and a redelivery after a restart is coalesced with its
-//! percept's key like any repeated event). `ping` is answered with `pong` and GitHub's zen.
+//! default for repository webhooks). A body is taken once: GitHub signs the body, not the
+//! delivery id, so a replayed body under a fresh `X-GitHub-Delivery` is the same delivery.
+//! The receiver remembers the SHA-256 of the last [`DELIVERIES_MAX`] bodies it took, in
+//! memory and in `state/github-deliveries.txt` (so a restart forgets none of them); the same
+//! body again is answered 200 and dropped. `ping` is answered with `pong` and GitHub's zen.
+//!
+//! Bounded (issue 34): the signature header's form and the event are checked before the
+//! body is read; the body is read at most [`BODY_MAX`] bytes, within the senses'
+//! `BODY_TIMEOUT`, by at most [`BODIES_AT_ONCE`] requests at a time.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
@@ -61,7 +66,8 @@ impl Sense for GithubSense {
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
         if let Some((secret, owners)) = self.webhook {
-            let hook = Webhook::new(secret, owners, ctx.attention.clone());
+            let mut hook = Webhook::new(secret, owners, ctx.attention.clone());
+            hook.remember_in(ctx.hub.layout().github_deliveries());
             ctx.mount(axum::Router::new().route(GITHUB_PATH, axum::routing::post(receive)).with_state(Arc::new(hook)));
         }
         if let Some((poller, every)) = self.poller {
@@ -148,7 +154,8 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
     )
 }
 
-/// Delivery ids the webhook receiver remembers, to drop redeliveries.
+/// Delivery bodies the webhook receiver remembers (their SHA-256), to drop redeliveries and
+/// replays.
 pub const DELIVERIES_MAX: usize = 4096;
 
 /// What the webhook route needs.
@@ -156,14 +163,82 @@ pub struct Webhook {
     pub secret: Vec<u8>,
     pub owners: Vec<String>,
     pub attention: Attention,
-    /// The last [`DELIVERIES_MAX`] delivery ids admitted: a set and its arrival order.
+    /// The SHA-256 (hex) of the last [`DELIVERIES_MAX`] bodies taken: a set and its arrival
+    /// order, and the file that keeps them across restarts.
     deliveries: Mutex<Seen>,
+    taken_file: Option<std::path::PathBuf>,
+    /// Bodies being read ([`BODIES_AT_ONCE`]).
+    reading: tokio::sync::Semaphore,
 }
 
 impl Webhook {
     pub fn new(secret: Vec<u8>, owners: Vec<String>, attention: Attention) -> Self {
-        Webhook { secret, owners, attention, deliveries: Mutex::new(Seen::new(DELIVERIES_MAX)) }
+        Webhook {
+            secret,
+            owners,
+            attention,
+            deliveries: Mutex::new(Seen::new(DELIVERIES_MAX)),
+            taken_file: None,
+            reading: tokio::sync::Semaphore::new(BODIES_AT_ONCE),
+        }
     }
+
+    /// Keep the bodies taken in `path` (`state/github-deliveries.txt`), starting from what
+    /// it holds: a replay after a restart is still a replay.
+    pub fn remember_in(&mut self, path: std::path::PathBuf) {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => {
+                tracing::error!(path = %path.display(), e = %cn_compute::Chain(&e), "cannot read the GitHub deliveries taken");
+                String::new()
+            }
+        };
+        if let Ok(mut seen) = self.deliveries.lock() {
+            for digest in text.lines().filter(|l| is_digest(l)) {
+                seen.insert(digest);
+            }
+        }
+        self.taken_file = Some(path);
+    }
+
+    /// Record `digest` as taken; false when it was taken before (a redelivery or a replay).
+    /// Checked and recorded at once, so two concurrent copies admit one percept.
+    fn take(&self, digest: &str) -> bool {
+        let Ok(mut seen) = self.deliveries.lock() else { return true };
+        if !seen.insert(digest) {
+            return false;
+        }
+        if let Some(path) = &self.taken_file {
+            if let Err(e) = append_taken(path, digest, &seen) {
+                tracing::error!(path = %path.display(), e = %cn_compute::Chain(&e), "cannot record a GitHub delivery taken");
+            }
+        }
+        true
+    }
+}
+
+fn is_digest(line: &str) -> bool {
+    line.len() == 64 && line.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Append `digest` to `path`; once the file holds twice what is remembered, rewrite it
+/// (atomically) with what is.
+fn append_taken(path: &std::path::Path, digest: &str, seen: &Seen) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    file.write_all(format!("{digest}\n").as_bytes())?;
+    file.sync_data()?;
+    let len = file.metadata()?.len();
+    if len > 2 * 65 * DELIVERIES_MAX as u64 {
+        let mut text = String::with_capacity(65 * seen.order.len());
+        for d in &seen.order {
+            text.push_str(d);
+            text.push('\n');
+        }
+        cn_storage::write_atomic(path, text.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// A bounded set: the last `cap` keys inserted.
@@ -220,10 +295,40 @@ pub fn webhook_payload(content_type: Option<&str>, body: &[u8]) -> Result<Value,
     }
 }
 
+/// The largest delivery body read (GitHub's own cap is 25 MB, but the events cn reads —
+/// issues, comments, pull requests, pushes — are far smaller).
+pub const BODY_MAX: usize = 4 << 20;
+
+/// Deliveries whose bodies are read at once: their signature can only be checked once the
+/// body is in, so reading is bounded to `BODIES_AT_ONCE × BODY_MAX` bytes, whoever sends.
+pub const BODIES_AT_ONCE: usize = 4;
+
 /// `POST /github/webhook`.
-pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body: Bytes) -> (StatusCode, Json<Value>) {
+pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body: Body) -> (StatusCode, Json<Value>) {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if !verify_signature(&hook.secret, &body, header("x-hub-signature-256")) {
+    // What can be checked before the body: a signature header of the right form, an event.
+    let signature = header("x-hub-signature-256").filter(|h| {
+        h.trim()
+            .strip_prefix("sha256=")
+            .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    });
+    if signature.is_none() {
+        tracing::warn!("GitHub webhook with a missing or malformed X-Hub-Signature-256 refused");
+        return (StatusCode::UNAUTHORIZED, Json(json!({"error": "missing or wrong X-Hub-Signature-256"})));
+    }
+    if header("x-github-event").is_none() {
+        return (StatusCode::BAD_REQUEST, Json(json!({"error": "missing X-GitHub-Event"})));
+    }
+    let body = {
+        let Ok(_reading) = tokio::time::timeout(super::BODY_TIMEOUT, hook.reading.acquire()).await else {
+            return (StatusCode::SERVICE_UNAVAILABLE, Json(json!({"error": "busy; deliver again later"})));
+        };
+        match super::read_body(&headers, body, BODY_MAX).await {
+            Ok(b) => b,
+            Err(e) => return e.answer(),
+        }
+    };
+    if !verify_signature(&hook.secret, &body, signature) {
         tracing::warn!("GitHub webhook with a missing or wrong X-Hub-Signature-256 refused");
         return (StatusCode::UNAUTHORIZED, Json(json!({"error": "missing or wrong X-Hub-Signature-256"})));
     }
@@ -231,11 +336,11 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
         return (StatusCode::BAD_REQUEST, Json(json!({"error": "missing X-GitHub-Event"})));
     };
     let delivery = header("x-github-delivery");
-    // Checked and recorded at once, so two concurrent redeliveries admit one percept.
-    let first = |d: &str| hook.deliveries.lock().map_or(true, |mut s| s.insert(d));
-    if let Some(d) = delivery.filter(|d| !first(d)) {
-        tracing::info!(delivery = d, "GitHub redelivery dropped");
-        return (StatusCode::OK, Json(json!({"duplicate": d})));
+    // The body, not the (unsigned) delivery id, is what was delivered.
+    let digest = hex::encode(<Sha256 as sha2::Digest>::digest(&body));
+    if !hook.take(&digest) {
+        tracing::info!(delivery, "GitHub delivery taken before (a redelivery or a replay) dropped");
+        return (StatusCode::OK, Json(json!({"duplicate": delivery.unwrap_or(&digest)})));
     }
     let payload = match webhook_payload(header("content-type"), &body) {
         Ok(v) => v,
