@@ -37,7 +37,7 @@ use serde_json::{json, Value};
 use tokio::sync::watch;
 use twilight_gateway::{ConfigBuilder, Intents, Message as GatewayMessage, Shard, ShardId};
 use twilight_http::Client;
-use twilight_model::channel::message::{AllowedMentions, MessageFlags, MessageType};
+use twilight_model::channel::message::{AllowedMentions, MessageFlags, MessageReferenceType, MessageType};
 use twilight_model::channel::Message;
 use twilight_model::id::marker::{ChannelMarker, UserMarker};
 use twilight_model::id::Id;
@@ -75,19 +75,31 @@ pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Op
         return None;
     }
     let author = msg.author.global_name.as_deref().unwrap_or(&msg.author.name);
-    let text = first_line(&msg.content, 200);
+    // A forward is its original author's words (Discord does not say who that was), not the
+    // forwarder's: never the owner's, whoever forwards it (issue 34).
+    let forwarded = msg.reference.as_ref().is_some_and(|r| r.kind == MessageReferenceType::Forward)
+        || !msg.message_snapshots.is_empty();
+    let content = if forwarded {
+        let quoted: Vec<&str> = msg.message_snapshots.iter().map(|s| s.message.content.as_str()).collect();
+        format!("(forwarded by {author}; its author is not known)\n\n{}", quoted.join("\n\n"))
+    } else {
+        msg.content.clone()
+    };
+    let text = first_line(&content, 200);
     let text = if text.is_empty() { "(no text)".to_string() } else { text };
+    let author_id = (!forwarded).then(|| msg.author.id.to_string());
     Some(
         Percept::new(SenseKind::Discord, format!("{author}: {text}"))
             .key(format!("discord:{channel}/{}", msg.id))
-            .owner(filter.owners.contains(&msg.author.id.get()))
+            .owner(filter.owners.contains(&msg.author.id.get()) && !forwarded)
             .data(json!({
                 "channel_id": channel.to_string(),
                 "message_id": msg.id.to_string(),
-                "author_id": msg.author.id.to_string(),
+                "author_id": author_id,
                 "author": author,
                 "guild_id": msg.guild_id.map(|g| g.to_string()),
-                "content": msg.content,
+                "forwarded": forwarded,
+                "content": content,
             })),
     )
 }
