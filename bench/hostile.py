@@ -105,10 +105,36 @@ def push_mail(root, bare, to, tid, body):
     shutil.rmtree(scratch)
 
 
+DAEMONS = []
+
+
+def served(root):
+    """`git daemon` serving the bare repositories under `root` read-only: the peer's side of a
+    fetch (its upload-pack) runs there, not as a child of the `cn` measured."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    d = subprocess.Popen(
+        ["git", "daemon", "--reuseaddr", f"--port={port}", "--listen=127.0.0.1", "--export-all", f"--base-path={root}", root],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    DAEMONS.append(d)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            return port
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("git daemon did not start")
+
+
 def pair(root):
     a, a_bare = hub(root, "a")
     b, b_bare = hub(root, "b")
-    run(CN, "--hub", b, "peer", "add", "a", a_bare)
+    port = served(root)
+    run(CN, "--hub", b, "peer", "add", "a", f"git://127.0.0.1:{port}/a.git")
     run(CN, "--hub", a, "peer", "add", "b", b_bare)
     return a, a_bare, b
 
@@ -249,9 +275,14 @@ def endpoint_figures(results):
 def main():
     os.makedirs(OUT, exist_ok=True)
     results = []
-    sync_figures(results)
-    nested_figures(results)
-    endpoint_figures(results)
+    try:
+        sync_figures(results)
+        nested_figures(results)
+        endpoint_figures(results)
+    finally:
+        for d in DAEMONS:
+            d.terminate()
+            d.wait()
     with open(os.path.join(OUT, "hostile.json"), "w") as f:
         json.dump(results, f, indent=1)
 

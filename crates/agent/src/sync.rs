@@ -656,6 +656,10 @@ fn check(
     if mail.to != me {
         return Err(Rejected::To { to: mail.to, me: me.to_string() });
     }
+    // The item it becomes must read back (its frontmatter is the mail's, a little longer):
+    // a mail just under what cn parses must not become an item just over it.
+    Item::from_doc(cn_storage::Doc::parse(&item_of(&mail, peer).render()).map_err(|e| Rejected::Mail(e.into()))?)
+        .map_err(Rejected::Mail)?;
     Ok(mail)
 }
 

@@ -236,9 +236,13 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// A message id we can put back in a header: no spaces, brackets or control characters.
+/// A message id we can put back in a header: no spaces, angle brackets or control
+/// characters — and no `[`, `]`, `{`, `}`, which a stranger could pile into the item's
+/// frontmatter past what cn parses (`cn_compute::yaml`).
 fn is_msg_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 250 && id.chars().all(|c| c.is_ascii_graphic() && !matches!(c, '<' | '>'))
+    !id.is_empty()
+        && id.len() <= 250
+        && id.chars().all(|c| c.is_ascii_graphic() && !matches!(c, '<' | '>' | '[' | ']' | '{' | '}'))
 }
 
 /// Does the `Authentication-Results` value `value` come from `authserv_id` and say the mail
