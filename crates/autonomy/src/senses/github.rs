@@ -8,9 +8,9 @@
 //! `application/x-www-form-urlencoded` (the JSON in the form field `payload`; GitHub's
 //! default for repository webhooks). A body is taken once: GitHub signs the body, not the
 //! delivery id, so a replayed body under a fresh `X-GitHub-Delivery` is the same delivery.
-//! The receiver remembers the SHA-256 of the last [`DELIVERIES_MAX`] bodies it took, in
-//! memory and in `state/github-deliveries.txt` (so a restart forgets none of them); the same
-//! body again is answered 200 and dropped. `ping` is answered with `pong` and GitHub's zen.
+//! The receiver remembers the SHA-256 of the bodies it took and their delivery ids (the last
+//! [`DELIVERIES_MAX`]), in memory and in `state/github-deliveries.txt` (so a restart forgets
+//! none of them); the same body, or the same delivery id, again is answered 200 and dropped. `ping` is answered with `pong` and GitHub's zen.
 //!
 //! Bounded (issue 34): the signature header's form and the event are checked before the
 //! body is read; the body is read at most [`BODY_MAX`] bytes, within the senses'
@@ -224,9 +224,9 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
     Some(Percept::new(SenseKind::Github, summary).key(key).owner(owner).data(data))
 }
 
-/// Delivery bodies the webhook receiver remembers (their SHA-256), to drop redeliveries and
-/// replays.
-pub const DELIVERIES_MAX: usize = 4096;
+/// Deliveries the webhook receiver remembers (their bodies' SHA-256 and their ids), to drop
+/// redeliveries and replays.
+pub const DELIVERIES_MAX: usize = 8192;
 
 /// What the webhook route needs.
 pub struct Webhook {
@@ -272,15 +272,21 @@ impl Webhook {
         self.taken_file = Some(path);
     }
 
-    /// Record `digest` as taken; false when it was taken before (a redelivery or a replay).
-    /// Checked and recorded at once, so two concurrent copies admit one percept.
-    fn take(&self, digest: &str) -> bool {
+    /// Record a delivery as taken by its body's digest and its delivery id; false when
+    /// either was taken before (a redelivery, in either content type, or a replay under a
+    /// fresh id). Checked and recorded at once, so two concurrent copies admit one percept.
+    fn take(&self, digest: &str, delivery: Option<&str>) -> bool {
         let Ok(mut seen) = self.deliveries.lock() else { return true };
-        if !seen.insert(digest) {
+        let id = delivery.filter(|d| is_delivery(d)).map(|d| format!("id:{d}"));
+        if seen.set.contains(digest) || id.as_ref().is_some_and(|i| seen.set.contains(i)) {
             return false;
         }
+        let keys: Vec<&str> = std::iter::once(digest).chain(id.as_deref()).collect();
+        for key in &keys {
+            seen.insert(key);
+        }
         if let Some(path) = &self.taken_file {
-            if let Err(e) = append_taken(path, digest, &seen) {
+            if let Err(e) = append_taken(path, &keys, &seen) {
                 tracing::error!(path = %path.display(), e = %cn_compute::Chain(&e), "cannot record a GitHub delivery taken");
             }
         }
@@ -288,20 +294,28 @@ impl Webhook {
     }
 }
 
+/// A line of `state/github-deliveries.txt`: a body's SHA-256, or `id:` and a delivery id.
 fn is_digest(line: &str) -> bool {
-    line.len() == 64 && line.bytes().all(|b| b.is_ascii_hexdigit())
+    (line.len() == 64 && line.bytes().all(|b| b.is_ascii_hexdigit()))
+        || line.strip_prefix("id:").is_some_and(is_delivery)
+}
+
+/// A delivery id worth remembering: GitHub's are GUIDs.
+fn is_delivery(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 /// Append `digest` to `path`; once the file holds twice what is remembered, rewrite it
 /// (atomically) with what is.
-fn append_taken(path: &std::path::Path, digest: &str, seen: &Seen) -> std::io::Result<()> {
+fn append_taken(path: &std::path::Path, keys: &[&str], seen: &Seen) -> std::io::Result<()> {
     use std::io::Write as _;
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-    file.write_all(format!("{digest}\n").as_bytes())?;
+    let lines: String = keys.iter().map(|k| format!("{k}\n")).collect();
+    file.write_all(lines.as_bytes())?;
     file.sync_data()?;
     let len = file.metadata()?.len();
-    if len > 2 * 65 * DELIVERIES_MAX as u64 {
-        let mut text = String::with_capacity(65 * seen.order.len());
+    if len > 2 * 2 * 70 * DELIVERIES_MAX as u64 {
+        let mut text = String::with_capacity(70 * seen.order.len());
         for d in &seen.order {
             text.push_str(d);
             text.push('\n');
@@ -408,7 +422,7 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
     let delivery = header("x-github-delivery");
     // The body, not the (unsigned) delivery id, is what was delivered.
     let digest = hex::encode(<Sha256 as sha2::Digest>::digest(&body));
-    if !hook.take(&digest) {
+    if !hook.take(&digest, delivery) {
         tracing::info!(delivery, "GitHub delivery taken before (a redelivery or a replay) dropped");
         return (StatusCode::OK, Json(json!({"duplicate": delivery.unwrap_or(&digest)})));
     }

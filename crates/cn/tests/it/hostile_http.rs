@@ -193,6 +193,6 @@ fn a_signed_body_replayed_under_a_fresh_delivery_id_is_taken_once_across_restart
     let other = body.replace("please run the deploy", "another issue");
     assert_eq!(deliver(&hook, "d-4", &other).0, 202, "another body is another delivery");
     let taken = std::fs::read_to_string(hub.join("state/github-deliveries.txt")).unwrap();
-    assert_eq!(taken.lines().count(), 2, "{taken}");
+    assert_eq!(taken.lines().filter(|l| !l.starts_with("id:")).count(), 2, "two bodies: {taken}");
     assert!(daemon.stop().success());
 }
