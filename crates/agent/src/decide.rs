@@ -103,6 +103,38 @@ pub fn decide_as(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
     decide_locked_full(hub, gtd, by)
 }
 
+/// The level `cn out` and `cn mcp`'s `out` decide at: they speak for the executive (a coding
+/// agent, or a script acting as the agent).
+pub const AGENT_LEVEL: cn_compute::Level = 3;
+
+/// Decide the current item as the agent through cn's own interface (`cn out`, `cn mcp`'s
+/// `out`): under the hub lock, the current item's provenance is checked exactly as the
+/// executive's op tools are (`cn_tools::check_from`, `policy.from`) — a peer's or a
+/// stranger's item may not make the agent `send` or `delegate` unless the owner allows it;
+/// such a decision is held for the owner's approval ([`AgentError::Held`]) and nothing is
+/// decided. Checked under the same lock the decision takes, so it is the item decided.
+pub fn decide_as_agent(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
+    let _lock = lock(hub)?;
+    recover_locked(hub)?;
+    if let Some(item) = Item::read_opt(&hub.input())? {
+        // A decision that cannot be made at all says so first (and holds nothing).
+        validate(hub, gtd)?;
+        let peers = hub.peers()?;
+        let from = cn_hub::Provenance::of_item(&item.doc, |name| peers.contains_key(name));
+        let params = gtd.fields().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
+        let name = gtd.kind().map_or_else(|| gtd.name(), |k| k.name);
+        let call = cn_compute::ToolCall::new(name, params);
+        let mut ctx = cn_tools::ToolContext::new(hub.root());
+        ctx.hub = Some(hub.root().to_path_buf());
+        ctx.policy = hub.config().policy.clone();
+        cn_tools::check_from(&ctx, AGENT_LEVEL, &call, &from, Some(item.id.clone())).map_err(|e| match e {
+            cn_compute::ToolError::Held { message: m, .. } | cn_compute::ToolError::Denied(m) => AgentError::Held(m),
+            other => AgentError::Held(other.to_string()),
+        })?;
+    }
+    decide_locked(hub, gtd)
+}
+
 /// Decide the current item for a caller already holding the hub lock (the daemon).
 pub fn decide_locked(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
     decide_locked_as(hub, gtd, false)

@@ -100,11 +100,16 @@ fn wait(item: &Item) -> Duration {
 
 /// A defer decided below the executive waits at least as long as a hand-up would. A time that
 /// has passed or is about to — the small model copies the prompt's "Now:" or today's date into
-/// `until` — would bring the item straight back to be deferred again, round and round. The
-/// reason is kept; a time it cannot read is left for the op to refuse.
+/// `until` — would bring the item straight back to be deferred again, round and round. A
+/// defer without a time would park the item for good — a stranger's message that talked the
+/// small model into it would never reach the executive — so it comes back as a hand-up does.
+/// The reason is kept; a time it cannot read is left for the op to refuse.
 pub fn no_sooner_than_a_hand_up(item: &Item, gtd: Gtd, now: OffsetDateTime) -> Gtd {
-    let Gtd::Defer(Defer { reason, until: Some(until) }) = gtd else { return gtd };
+    let Gtd::Defer(Defer { reason, until }) = gtd else { return gtd };
     let soonest = now + wait(item);
+    let Some(until) = until else {
+        return Gtd::Defer(Defer { reason, until: Some(cn_storage::rfc3339(soonest)) });
+    };
     let at = crate::ops::parse_until(&until)
         .ok()
         .and_then(|u| OffsetDateTime::parse(&u, &time::format_description::well_known::Rfc3339).ok());
@@ -195,6 +200,12 @@ mod tests {
         // A real wait is kept, and so is a time the op will refuse.
         assert_eq!(until(no_sooner_than_a_hand_up(&item, defer("2026-11-26"), now)).1, "2026-11-26");
         assert_eq!(until(no_sooner_than_a_hand_up(&item, defer("soon"), now)).1, "soon");
+        // No time at all: it would wait for good; it comes back as a hand-up does.
+        let parked = Gtd::Defer(Defer { reason: "later".into(), until: None });
+        assert_eq!(
+            until(no_sooner_than_a_hand_up(&item, parked, now)),
+            ("later".to_string(), "2026-11-24T09:59:30Z".to_string())
+        );
     }
 
     #[test]

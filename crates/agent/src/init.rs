@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use cn_hub::git::Git;
 
 use crate::error::{io_at, AgentError, Result};
-use crate::hub::valid_name;
 use crate::item::Cadence;
+use cn_hub::hub::name_problem;
 use cn_hub::Layout;
 
 /// The directories of a hub; each gets a `.gitkeep` so git keeps it while empty.
@@ -68,10 +68,8 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
         Some(n) => n.to_string(),
         None => root.file_name().and_then(|n| n.to_str()).map(default_name).unwrap_or_else(|| "cn".into()),
     };
-    if !valid_name(&name) {
-        return Err(AgentError::Invalid(format!(
-            "agent name `{name}` must be letters, digits, `-`, `_` or `.` (it becomes a git branch prefix); pass --name"
-        )));
+    if let Some(why) = name_problem(&name) {
+        return Err(AgentError::Invalid(format!("agent name: {why}; pass --name")));
     }
 
     let mut created = Vec::new();
@@ -161,7 +159,7 @@ fn default_name(dir: &str) -> String {
     let n: String =
         dir.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
     let n = n.trim_matches('-').to_string();
-    if valid_name(&n) {
+    if name_problem(&n).is_none() {
         n
     } else {
         "cn".into()

@@ -33,7 +33,9 @@ pub mod tools;
 
 pub use answer::{Answer, HandUp};
 pub use args::{parse_out, OutArgs, OutArgsError};
-pub use decide::{decide, decide_as, decide_locked, recover_locked, validate, DecideAs, Decided};
+pub use decide::{
+    decide, decide_as, decide_as_agent, decide_locked, recover_locked, validate, DecideAs, Decided, AGENT_LEVEL,
+};
 pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
 pub use handup::{decide_below_executive, hand_up_current, HAND_UP};
@@ -47,7 +49,7 @@ pub use queue::{
     answer_to, current, enqueue, enqueue_new, enqueue_reflection, locate, pending, release_due, resume, return_current,
     take, take_next, take_next_locked, Place,
 };
-pub use sync::{peer_mail, peer_status, sync, sync_locked, PeerStatus, SyncReport};
+pub use sync::{peer_mail, peer_status, sync, PeerStatus, SyncReport};
 pub use tools::{op_tool_names, ops_prompt, register_ops, Decisions};
 
 use cn_hub::git::Git;
@@ -80,15 +82,10 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
 /// `cn peer add`: record a peer (a local path is made absolute, so git finds it from
 /// anywhere).
 pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {
-    if sync::RESERVED_NAMES.contains(&name) {
-        return Err(AgentError::Invalid(format!(
-            "peer name `{name}` is reserved (its branches hold every peer's mail and receipts); choose another"
-        )));
-    }
-    if name == OWNER || name == hub.name() {
-        return Err(AgentError::Invalid(format!(
-            "peer name `{name}` is reserved (items from `{name}` are the owner's or the agent's own); choose another"
-        )));
+    // Checked before the lock too, so a refused name says so at once; `Hub::add_peer` checks
+    // the name and the remote again (credentials included) for every other caller.
+    if let Some(why) = cn_hub::hub::peer_name_problem(name, hub.name()) {
+        return Err(AgentError::Invalid(format!("peer name: {why}")));
     }
     let _lock = lock(hub)?;
     let path = std::path::Path::new(remote);

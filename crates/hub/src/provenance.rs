@@ -14,6 +14,10 @@ use cn_storage::Doc;
 
 use crate::{Layout, OWNER};
 
+/// The senses whose items are a public source's (`Provenance::Public`): the names a
+/// `policy.from:` key may give, alone or as `SENSE:USER`.
+pub const PUBLIC_SENSES: &[&str] = &["github", "discord", "telegram", "email", "calendar", "file"];
+
 /// Who an item (or a tool call made for it) is from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Provenance {

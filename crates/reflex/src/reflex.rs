@@ -209,6 +209,15 @@ pub fn compile(
     registry: &Registry,
     callables: &BTreeSet<String>,
 ) -> Result<Reflex, Vec<LoadError>> {
+    // A reflex the executive writes is a model's text: bounded before it is parsed.
+    if let Err(e) = cn_compute::yaml::check(text) {
+        return Err(vec![LoadError {
+            file: file.to_path_buf(),
+            line: None,
+            field: String::new(),
+            message: e.to_string(),
+        }]);
+    }
     let raw: RawReflex = serde_yaml_ng::from_str(text).map_err(|e| vec![LoadError::from_yaml(file, &e)])?;
     let mut errors = Vec::new();
     let err = |errors: &mut Vec<LoadError>, field: &str, message: String| {

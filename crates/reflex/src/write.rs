@@ -98,8 +98,9 @@ impl Engine {
         // Check it among the others, as the loader would: callables, duplicate intents.
         let mut callables: std::collections::BTreeSet<String> =
             self.reflexes().iter().filter(|r| r.callable).map(|r| r.name.clone()).collect();
-        if serde_yaml_ng::from_str::<Value>(yaml).ok().and_then(|v| v.get("callable").and_then(Value::as_bool))
-            == Some(true)
+        if cn_compute::yaml::check(yaml).is_ok()
+            && serde_yaml_ng::from_str::<Value>(yaml).ok().and_then(|v| v.get("callable").and_then(Value::as_bool))
+                == Some(true)
         {
             callables.insert(name.to_string());
         }

@@ -234,7 +234,11 @@ fn the_owner_approves_a_held_action_by_discord_message_and_a_stranger_cannot() {
         messages(s, 12).iter().any(|m| m.contains(&format!("approved {mine}")))
     });
     let answer = messages(&seen, 12).into_iter().find(|m| m.contains(&format!("approved {mine}"))).unwrap();
-    assert!(answer.contains("note_write"), "{answer}");
+    // Plain text: Discord's markdown escaped (the backticks and `_` of `note_write`), and no
+    // link previews (SUPPRESS_EMBEDS, 1 << 2) for a URL a model repeats.
+    assert!(answer.contains("\\`note\\_write\\`"), "{answer}");
+    let posted = seen.iter().find(|s| s.what == "message" && s.body["content"] == *answer).unwrap();
+    assert_eq!(posted.body["flags"], 4, "{:?}", posted.body);
     assert_eq!(std::fs::read_to_string(note("mine")).unwrap(), "held from discord");
     assert!(!note("theirs").exists());
     let listed: Vec<Value> = serde_json::from_str(&cn_ok(&hub, &["approvals", "--all", "--json"])).unwrap();
