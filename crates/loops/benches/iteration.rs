@@ -20,6 +20,7 @@ impl Sensor for InstantSensor {
             command: "javac src/**/*.java".into(),
             output: format!("{iteration} errors\n"),
             code: Some(1),
+            elapsed: Duration::ZERO,
         };
         let report = SensorReport { results: vec![("compilation".into(), r)] };
         run.write_doc(SENSOR_OUTPUT, &report.render())?;

@@ -11,7 +11,7 @@ use cn_storage::Doc;
 use serde_yaml_ng::{Mapping, Value};
 
 use crate::artifacts::{LoopRun, CONTROLLER_OUTPUT, LOOP_RUN, SENSOR_OUTPUT};
-use crate::command::run_command;
+use crate::command::{run_command, Role};
 use crate::error::{LoopError, NoTargetMet, Result};
 use crate::git::Git;
 use crate::model::ModelSource;
@@ -47,7 +47,7 @@ impl Controller for CommandController {
     fn control(&mut self, ctx: &Ctx, iteration: u64) -> Result<Judgment> {
         let file = LoopRun::rel(CONTROLLER_OUTPUT);
         ctx.run.remove(CONTROLLER_OUTPUT)?;
-        let done = run_command(ctx.run, ROLE, &self.command, iteration)?;
+        let done = run_command(ctx.run, Role::Controller, &self.command, iteration)?;
         if !done.success() {
             return Err(LoopError::component(
                 ROLE,

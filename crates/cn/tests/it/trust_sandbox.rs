@@ -236,6 +236,9 @@ fn a_command_model_writes_only_what_its_entry_grants() {
     assert!(!hub.join("threads/model-wrote").exists(), "the model wrote in the hub");
 }
 
+/// Each command component tries the same things: its writes in the tree count only for the
+/// actuator (the sensor's land in a throwaway view), and none reaches `.git/`, the outside or
+/// the network.
 #[test]
 fn a_loop_component_writes_only_its_tree_never_its_git_and_reaches_no_network() {
     let dir = tempfile::tempdir().unwrap();
@@ -247,6 +250,7 @@ fn a_loop_component_writes_only_its_tree_never_its_git_and_reaches_no_network() 
     let git = |args: &[&str]| {
         let out = Command::new("git").arg("-C").arg(&tree).args(args).output().unwrap();
         assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
     };
     git(&["init", "-q", "-b", "main"]);
     git(&["config", "user.name", "t"]);
@@ -256,19 +260,29 @@ fn a_loop_component_writes_only_its_tree_never_its_git_and_reaches_no_network() 
     git(&["commit", "-qm", "initial"]);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let sensor = format!(
-        "env > {d}/env.txt; echo '[core]fsmonitor=touch {o}' >> .git/config; echo '#!/bin/sh' > .git/hooks/post-commit; \
-         touch {o}; echo ok > src/in.txt; (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected >> {d}/env.txt; true",
-        d = dump.display(),
-        o = outside.display()
-    );
+    std::fs::write(
+        dump.join("probe.sh"),
+        format!(
+            "role=$1\nenv > {d}/env-$role.txt\necho '[core]fsmonitor=touch {o}' >> .git/config\n\
+             echo '#!/bin/sh' > .git/hooks/post-commit\ntouch {o}\necho $role > src/$role.txt\n\
+             (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected >> {d}/env-$role.txt\ntrue\n",
+            d = dump.display(),
+            o = outside.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dump.join("judge.sh"),
+        "[ \"$CN_LOOP_ITERATION\" -ge 2 ] && met=true || met=false\nprintf -- '---\\ntarget-met: %s\\n---\\n' $met > $CN_LOOP_RUN/controller-output.md\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(tree.join("loop-run")).unwrap();
     std::fs::write(
         tree.join("loop-run/task.md"),
         format!(
-            "---\nmax-iterations: 1\nenv: [CN_NAMED]\nsandbox: {{write: ['{}']}}\nsensors:\n  s:\n    command: \"{}\"\ncontroller: {{command: \"printf -- '---\\\\ntarget-met: true\\\\n---\\\\n' > $CN_LOOP_RUN/controller-output.md\"}}\nactuator: {{command: \"true\"}}\n---\n\n# Task\n\nNothing.\n",
-            dump.display(),
-            sensor.replace('"', "\\\"")
+            "---\nmax-iterations: 2\nenv: [CN_NAMED]\nsandbox: {{write: ['{d}']}}\nsensors:\n  s:\n    command: \"bash {d}/probe.sh sensor\"\n\
+             controller: {{command: \"bash {d}/judge.sh\"}}\nactuator: {{command: \"bash {d}/probe.sh actuator\"}}\n---\n\n# Task\n\nNothing.\n",
+            d = dump.display(),
         ),
     )
     .unwrap();
@@ -280,14 +294,28 @@ fn a_loop_component_writes_only_its_tree_never_its_git_and_reaches_no_network() 
         return;
     }
     assert!(out.status.success(), "{text}");
-    let env = check_env(&dump);
-    assert_eq!(std::fs::read_to_string(tree.join("src/in.txt")).unwrap(), "ok\n", "writes in the tree work");
-    assert_eq!(std::fs::read(tree.join(".git/config")).unwrap(), git_config, "the component wrote .git/config");
-    assert!(!tree.join(".git/hooks/post-commit").exists(), "the component wrote a git hook");
-    assert!(!outside.exists(), "the component wrote outside its tree");
-    assert!(!env.contains("connected"), "the component opened a TCP connection");
+    for role in ["sensor", "actuator"] {
+        let env = std::fs::read_to_string(dump.join(format!("env-{role}.txt"))).unwrap();
+        assert!(!env.contains(SECRET) && !env.contains("GIT_SSH_COMMAND"), "cn's secrets reached the {role}: {env}");
+        assert!(env.contains("CN_NAMED=named"), "{role}: {env}");
+        assert!(!env.contains("connected"), "the {role} opened a TCP connection");
+    }
+    assert_eq!(
+        std::fs::read_to_string(tree.join("src/actuator.txt")).unwrap(),
+        "actuator\n",
+        "the actuator writes the tree"
+    );
+    assert!(git(&["log", "--name-only", "--format="]).contains("src/actuator.txt"), "and it is committed");
+    assert!(!tree.join("src/sensor.txt").exists(), "the sensor's writes reached the tree");
+    assert!(
+        !git(&["log", "--all", "--name-only", "--format="]).contains("sensor.txt"),
+        "the sensor's writes were committed"
+    );
+    assert_eq!(std::fs::read(tree.join(".git/config")).unwrap(), git_config, "a component wrote .git/config");
+    assert!(!tree.join(".git/hooks/post-commit").exists(), "a component wrote a git hook");
+    assert!(!outside.exists(), "a component wrote outside its tree");
     listener.set_nonblocking(true).unwrap();
-    assert!(listener.accept().is_err(), "the component connected");
+    assert!(listener.accept().is_err(), "a component connected");
 }
 
 #[test]

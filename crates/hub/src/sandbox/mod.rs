@@ -265,11 +265,16 @@ impl Sandbox {
         sandbox
     }
 
-    /// Also bind these read-only, where the sandbox has a mount namespace (paths that do not
+    /// Also bind these read-only, where the kernel gives a user namespace (paths that do not
     /// exist are left out). Without one this adds nothing: the caller checks the paths after
-    /// the run instead.
-    pub fn bind_read_only(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Sandbox {
-        if self.in_namespace() {
+    /// the run instead (as a loop does its files).
+    pub fn protect(self, paths: impl IntoIterator<Item = PathBuf>) -> Sandbox {
+        self.protect_on(paths, kernel())
+    }
+
+    /// [`Sandbox::protect`] on a given kernel's layers.
+    pub fn protect_on(mut self, paths: impl IntoIterator<Item = PathBuf>, k: &Kernel) -> Sandbox {
+        if k.namespaces {
             self.read_only.extend(paths.into_iter().filter(|p| p.symlink_metadata().is_ok()));
         }
         self
@@ -509,8 +514,9 @@ fn secrets(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The owner token and id key of each hub that holds `root` (a loop in a hub's `loops/`).
-fn hub_tokens_above(root: &Path) -> Vec<PathBuf> {
+/// The owner token and id key of each hub that holds `root` (a loop in a hub's `loops/`),
+/// or that `root` is.
+pub fn hub_tokens_above(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in root.ancestors() {
         if dir.join(crate::layout::CONFIG).is_file() {
