@@ -32,6 +32,7 @@ mod loops_input;
 mod loops_progress;
 mod loops_resume;
 mod loops_support;
+mod loops_toolchains;
 mod loops_trust;
 mod loops_walkthrough;
 mod mcp_daemon;
