@@ -100,7 +100,20 @@ fn drive(dir: &Path, hub: Option<&Path>, done: bool, json: bool) -> anyhow::Resu
     let _session =
         root.as_ref().and_then(|r| cn_models::Sessions::in_state(&cn_hub::Layout::new(r).state()).begin("loop").ok());
     let base = root.unwrap_or_else(|| dir.to_path_buf());
-    let mut models = |_role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, cn_loops::BoxError> {
+    let mut models = |role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, cn_loops::BoxError> {
+        // A local controller judges under a grammar (cn_loops::controller::GRAMMAR); only
+        // the embedded model honors one, and a small model's free text rarely starts with
+        // `target-met`: refuse the others before anything runs.
+        let local = config.models.local();
+        if role == "controller" && kind == "local" && local.provider != Some(cn_hub::config::ProviderKind::Embedded) {
+            let provider = local.provider.map(|p| format!("{p:?}").to_lowercase()).unwrap_or_default();
+            return Err(format!(
+                "models.local is the `{provider}` provider, which cannot answer under the controller's grammar (`target-met`, then instructions); \
+                 in loop-run/task.md set `controller: {{model: executive}}` or a `controller: {{command: \"…\"}}` that writes controller-output.md, \
+                 or use the embedded model (`models.local: {{provider: embedded}}` in cn.yaml)"
+            )
+            .into());
+        }
         Ok(cn_models::model_of(&config.models, &config.budget, &base, kind)?)
     };
     // Each event as it happens: a line for people (the end is the outcome line below), or

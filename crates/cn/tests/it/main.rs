@@ -29,6 +29,7 @@ mod hostile_parsers;
 mod hostile_sync;
 mod hub_common;
 mod loops_input;
+mod loops_local;
 mod loops_progress;
 mod loops_resume;
 mod loops_support;
