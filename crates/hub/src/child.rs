@@ -206,7 +206,11 @@ impl Child {
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
         }
-        cmd.process_group(0);
+        // Its own process group, killed whole (a sandboxed child makes its own session,
+        // which is a new group too: `crate::sandbox`).
+        if self.sandbox.is_none() {
+            cmd.process_group(0);
+        }
         for f in self.configure.drain(..) {
             f(&mut cmd);
         }

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::artifacts::LoopRun;
+use crate::artifacts::{LoopRun, LOOP_RUN};
 use crate::error::{LoopError, Result};
 
 /// The files a component may not change, as they were before it ran.
@@ -50,6 +50,9 @@ impl Guard {
     /// Refuse what `role`'s `command` changed.
     pub(crate) fn after(&self, run: &LoopRun, role: &'static str, command: &str) -> Result<()> {
         let mut changes = Vec::new();
+        if !run.run.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+            changes.push(format!("replaced {LOOP_RUN}/ (it is no longer a folder)"));
+        }
         for (rel, was) in &self.files {
             let now = read(&run.dir.join(rel))?;
             match (was, &now) {

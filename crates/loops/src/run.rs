@@ -181,6 +181,20 @@ impl Loop {
         }
     }
 
+    /// Right before a commit: task.md is still the one this run read. The guard checks each
+    /// component; this holds against a process that outlived its component.
+    fn task_unchanged(&self, n: u64) -> Result<()> {
+        if self.run.read(TASK)?.as_deref() == Some(self.task.text.as_str()) {
+            return Ok(());
+        }
+        Err(LoopError::Tampered {
+            role: "a component's process",
+            command: format!("(iteration {n})"),
+            changes: vec![format!("changed {}", LoopRun::rel(TASK))],
+            dir: self.run.dir.clone(),
+        })
+    }
+
     fn committed(&mut self, n: u64, status: Status, files_changed: Vec<String>) {
         self.progress.emit(Event::Commit { iteration: n, status: status.to_string(), files_changed });
     }
@@ -266,6 +280,7 @@ impl Loop {
         let line = format!("**Iteration 0**: Initial measurement. {}", report.summary());
         self.record(0, Status::Running, "Loop is running. Initial measurement (iteration 0) done.", Some(&line))?;
         self.orchestrator.stage()?;
+        self.task_unchanged(0)?;
         self.orchestrator.commit(0, Status::Running, &line)?;
         self.committed(0, Status::Running, Vec::new());
         Ok(())
@@ -338,6 +353,7 @@ impl Loop {
     fn finish(&mut self, n: u64, status: Status, result: &str, line: &str, note: Option<String>) -> Result<Status> {
         self.orchestrator.stage()?;
         self.record_with(n, status, result, Some(line), note)?;
+        self.task_unchanged(n)?;
         self.orchestrator.commit(n, status, line)?;
         self.committed(n, status, Vec::new());
         Ok(status)
@@ -366,6 +382,7 @@ impl Loop {
         line.push_str(&report.summary());
         let current = format!("Loop is running. Iteration {n} completed. Target not yet met.");
         self.record_with(n, Status::Running, &current, Some(&line), note)?;
+        self.task_unchanged(n)?;
         self.orchestrator.commit(n, Status::Running, &line)?;
         self.committed(n, Status::Running, changed);
         Ok(Status::Running)

@@ -2,8 +2,8 @@
 //!
 //! - Landlock's ABI version (writes beneath granted paths; TCP from ABI 4; signal and
 //!   abstract-socket scoping from ABI 6);
-//! - whether an unprivileged user and mount namespace can be made and a bind mount made
-//!   read-only in it (off where `kernel.unprivileged_userns_clone=0`, where AppArmor
+//! - whether an unprivileged user, mount and PID namespace can be made and a bind mount
+//!   made read-only in it (off where `kernel.unprivileged_userns_clone=0`, where AppArmor
 //!   restricts user namespaces, in many containers);
 //! - per directory, whether an overlay can be mounted on it in such a namespace (the
 //!   throwaway view of a loop's tree).
@@ -113,7 +113,7 @@ fn landlock_abi() -> i32 {
 fn probe_namespaces() -> bool {
     let Ok(dir) = tempfile::Builder::new().prefix("cn-probe-").tempdir() else { return false };
     match Plan::new(&[dir.path().to_path_buf()], None) {
-        Ok(plan) => in_child(&plan),
+        Ok(plan) => in_child(&plan.with_pid_namespace()),
         Err(_) => false,
     }
 }

@@ -234,8 +234,9 @@ impl Sandbox {
     /// A loop's working tree at `root`: it writes anywhere in it but its git directory
     /// (`.git/`, or the `.git` file and the directories it points to) and its top-level
     /// secret files; it reads everything but the tokens of a hub that holds the tree. No
-    /// network. With namespaces the protected paths are bound read-only and the tree granted
-    /// whole; without, the tree is granted piecewise (no new top-level entries).
+    /// network. With namespaces (and `root` a repository's root) the protected paths are
+    /// bound read-only and the tree granted whole; otherwise the tree is granted piecewise
+    /// (no new top-level entries).
     pub fn for_tree(root: &Path) -> Sandbox {
         Sandbox::for_tree_on(root, kernel())
     }
@@ -243,7 +244,10 @@ impl Sandbox {
     /// [`Sandbox::for_tree`] on a given kernel's layers.
     pub fn for_tree_on(root: &Path, k: &Kernel) -> Sandbox {
         let layout = crate::Layout::new(root);
-        let mut sandbox = if k.namespaces {
+        // Namespaces only for a tree that is its repository's root: in a subdirectory of a
+        // repository there is no `.git` to bind, and granting the directory whole would let
+        // a command plant one there — which cn's own git would then obey.
+        let mut sandbox = if k.namespaces && root.join(".git").symlink_metadata().is_ok() {
             let mut ro = git_paths(root);
             if let Ok(entries) = std::fs::read_dir(root) {
                 for e in entries.flatten() {
@@ -349,7 +353,8 @@ impl Sandbox {
             }
             let existing: Vec<PathBuf> =
                 self.read_only.iter().filter(|p| p.symlink_metadata().is_ok()).cloned().collect();
-            let mut plan = mounts::Plan::new(&existing, cmd.get_current_dir()).map_err(|e| err(&e))?;
+            let mut plan =
+                mounts::Plan::new(&existing, cmd.get_current_dir()).map_err(|e| err(&e))?.with_pid_namespace();
             if let Some(o) = &self.overlay {
                 plan = plan
                     .overlay(&o.dir, &o.scratch)
@@ -370,7 +375,8 @@ impl Sandbox {
             }
             None => None,
         };
-        let mut filter = seccomp::Filter::new(!self.network, !k.scope).map_err(|e| err(&e))?;
+        // Without a PID namespace the command's processes are held in its process group.
+        let mut filter = seccomp::Filter::new(!self.network, !k.scope, plan.is_none()).map_err(|e| err(&e))?;
         let caps = mounts::DropCaps::for_this_process();
         keep_to_itself();
         let mut ruleset = Some(created);
@@ -379,6 +385,12 @@ impl Sandbox {
             // calls on prepared data; the rest opens one path, adds one rule, restricts the
             // process and installs a prepared filter — no allocation.
             unsafe {
+                // A session of its own: no controlling terminal, so no `TIOCSTI` typing into
+                // the owner's shell (bubblewrap's `--new-session`, for the same reason); and
+                // its own process group, which cn kills whole.
+                if libc::setsid() < 0 {
+                    return Err(mounts::step_error(mounts::Step::Session));
+                }
                 if let Some(plan) = &plan {
                     plan.enter()?;
                 }
@@ -654,8 +666,6 @@ mod tests {
                  echo done"
             );
             let mut cmd = Command::new("bash");
-            // Its own process group, as `crate::child::Child` gives every child.
-            std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
             cmd.arg("-c").arg(script).current_dir(&tree).stdin(std::process::Stdio::null());
             Sandbox::for_tree_on(&tree, &k).apply_on(&mut cmd, &k).unwrap();
             let out = cmd.output().unwrap();

@@ -33,14 +33,31 @@ pub(crate) enum Step {
     Landlock,
     Seccomp,
     Capabilities,
+    Fork,
+    Session,
 }
 
 impl Step {
+    /// Every step, in their codes' order.
+    const ALL: [Step; 14] = [
+        Step::Unshare,
+        Step::Setgroups,
+        Step::UidMap,
+        Step::GidMap,
+        Step::Private,
+        Step::Overlay,
+        Step::Bind,
+        Step::Remount,
+        Step::Chdir,
+        Step::Landlock,
+        Step::Seccomp,
+        Step::Capabilities,
+        Step::Fork,
+        Step::Session,
+    ];
+
     fn from_code(n: i32) -> Option<Step> {
-        use Step::*;
-        [Unshare, Setgroups, UidMap, GidMap, Private, Overlay, Bind, Remount, Chdir, Landlock, Seccomp, Capabilities]
-            .into_iter()
-            .find(|s| *s as i32 == n)
+        Step::ALL.into_iter().find(|s| *s as i32 == n)
     }
 
     pub(crate) fn doing(self) -> &'static str {
@@ -54,6 +71,8 @@ impl Step {
             Step::Landlock => "adding a Landlock rule",
             Step::Seccomp => "installing its seccomp filter",
             Step::Capabilities => "dropping its capabilities",
+            Step::Fork => "starting it as the first process of its PID namespace",
+            Step::Session => "giving it a session of its own",
         }
     }
 }
@@ -90,6 +109,11 @@ pub(crate) struct Plan {
     /// Entered again after the mounts (the directory the child was given may be beneath an
     /// overlay now).
     cwd: Option<CString>,
+    /// A PID namespace too: the command runs as its first process, so every process it
+    /// starts dies with it (the kernel kills a namespace whose first process exits) and no
+    /// pid it can name is outside. The forked child stays outside as its parent, relays its
+    /// exit status and holds nothing else open.
+    pid: bool,
 }
 
 fn c_path(p: &Path) -> io::Result<CString> {
@@ -111,7 +135,14 @@ impl Plan {
             read_only: ro,
             overlay: None,
             cwd: cwd.map(c_path).transpose()?,
+            pid: false,
         })
+    }
+
+    /// Run the command in a PID namespace of its own (see [`Plan::pid`]).
+    pub(crate) fn with_pid_namespace(mut self) -> Plan {
+        self.pid = true;
+        self
     }
 
     /// An overlay on `dir` whose writes go to `scratch` (which holds `upper/` and `work/`).
@@ -142,7 +173,8 @@ impl Plan {
         // SAFETY (whole body): system calls on NUL-terminated strings and buffers owned by
         // `self`, which outlives the calls; nothing is allocated.
         unsafe {
-            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
+            let pid = if self.pid { libc::CLONE_NEWPID } else { 0 };
+            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | pid) != 0 {
                 return Err(step_error(Step::Unshare));
             }
             // Kernels before 3.19 have no setgroups file; then the gid map needs no deny.
@@ -173,6 +205,20 @@ impl Plan {
                     return Err(step_error(Step::Remount));
                 }
             }
+            if self.pid {
+                match libc::fork() {
+                    n if n < 0 => return Err(step_error(Step::Fork)),
+                    0 => {
+                        // The namespace's first process: its own /proc where the kernel
+                        // allows one (cn is not in it); the host's otherwise, whose pids
+                        // this namespace cannot name anyway.
+                        let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+                        let _ =
+                            libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, std::ptr::null());
+                    }
+                    inner => relay(inner),
+                }
+            }
             if let Some(cwd) = &self.cwd {
                 if libc::chdir(cwd.as_ptr()) != 0 {
                     return Err(step_error(Step::Chdir));
@@ -180,6 +226,40 @@ impl Plan {
             }
         }
         Ok(())
+    }
+}
+
+/// The parent outside the PID namespace: close every descriptor but the standard three (the
+/// standard library's exec-status pipe among them, so the spawn returns once the inner
+/// process has exec'd), wait for the inner process and end as it did.
+///
+/// # Safety
+/// Between fork and exec: close, waitpid, signal, kill, _exit.
+unsafe fn relay(inner: libc::pid_t) -> ! {
+    // SAFETY: system calls on integers and a local status word.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
+            for fd in 3..4096 {
+                libc::close(fd);
+            }
+        }
+        let mut status = 0;
+        loop {
+            let r = libc::waitpid(inner, &mut status, 0);
+            if r == inner {
+                break;
+            }
+            if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                libc::_exit(127);
+            }
+        }
+        if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            libc::signal(sig, libc::SIG_DFL);
+            libc::kill(libc::getpid(), sig);
+            libc::_exit(128 + sig);
+        }
+        libc::_exit(libc::WEXITSTATUS(status))
     }
 }
 

@@ -10,7 +10,14 @@
 //!   daemon) are refused with `EPERM`, cn and its ancestors by number even after the pid
 //!   counter wraps. `pidfd_send_signal` answers `ENOSYS`, so callers fall back to `kill`.
 //!   What this cannot see: a process someone else started after the sandbox stays reachable
-//!   (Landlock's scope and a PID namespace have no such gap).
+//!   (Landlock's scope and a PID namespace have no such gap). `fcntl(F_SETOWN[_EX])` and the
+//!   `FIOSETOWN`/`SIOCSPGRP` ioctls, which would have the kernel send `SIGIO` (or any signal)
+//!   to another process, are refused too;
+//! - **no escape from the process group**, where there is no PID namespace to hold the
+//!   command's processes: `setsid` and `setpgid` to any group but the sandbox's own are
+//!   refused, so the whole group cn kills when the command ends (or times out) is every
+//!   process it started (`timeout(1)` ignores the refusal; `setsid(1)` and Python's
+//!   `start_new_session` fail there).
 //!
 //! Syscalls of another architecture (32-bit on a 64-bit kernel, x32) answer `ENOSYS`.
 //!
@@ -32,6 +39,7 @@ const RET_ERRNO: u32 = 0x0005_0000;
 const NR: u32 = 0;
 const ARCH: u32 = 4;
 const ARG0: u32 = 16;
+const ARG1: u32 = 24;
 
 #[cfg(target_arch = "x86_64")]
 const NATIVE: u32 = 0xC000_003E;
@@ -52,6 +60,9 @@ enum Label {
     Next,
     Nr,
     Socket,
+    Setpgid,
+    Fcntl,
+    Ioctl,
     Pid,
     Pos,
     Neg,
@@ -75,11 +86,12 @@ pub(crate) struct Filter {
 }
 
 impl Filter {
-    /// The filter for a sandbox without network (`network: false`) and, where Landlock has
-    /// no signal scope, with signals kept inside (`signals: true`); `None` when neither is
-    /// needed. Err when this architecture has no filter (the caller refuses to run).
-    pub(crate) fn new(no_network: bool, signals: bool) -> Result<Option<Filter>, String> {
-        if !no_network && !signals {
+    /// The filter for a sandbox without network (`no_network`), where Landlock has no
+    /// signal scope (`signals`: signals kept inside), and where no PID namespace holds its
+    /// processes (`contain`: no leaving the group); `None` when none is needed. Err when this
+    /// architecture has no filter (the caller refuses to run).
+    pub(crate) fn new(no_network: bool, signals: bool, contain: bool) -> Result<Option<Filter>, String> {
+        if !no_network && !signals && !contain {
             return Ok(None);
         }
         #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -87,7 +99,7 @@ impl Filter {
             return Err(format!("no seccomp filter for {}", std::env::consts::ARCH));
         }
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-        Ok(Some(Filter::assemble(&program(no_network, signals, &ancestors()))))
+        Ok(Some(Filter::assemble(&program(Rules { no_network, signals, contain }, &ancestors()))))
     }
 
     fn assemble(ins: &[Ins]) -> Filter {
@@ -157,27 +169,64 @@ impl Filter {
     }
 }
 
+/// Which of the filter's parts are needed.
+#[derive(Clone, Copy)]
+struct Rules {
+    no_network: bool,
+    signals: bool,
+    contain: bool,
+}
+
+/// `fcntl` commands that set a file's owner (x86-64 and arm64 numbers).
+const F_SETOWN: u32 = 8;
+const F_SETOWN_EX: u32 = 15;
+/// `ioctl`s that set a file's owner (the process `SIGIO` goes to).
+const FIOSETOWN: u32 = 0x8901;
+const SIOCSPGRP: u32 = 0x8902;
+
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-fn program(no_network: bool, signals: bool, forbidden: &[u32]) -> Vec<Ins> {
+fn program(r: Rules, forbidden: &[u32]) -> Vec<Ins> {
     use Ins::*;
     use Label::*;
     let nr = |s: libc::c_long| K::Const(s as u32);
     let mut p = vec![Ld(ARCH), Jmp(JEQ, K::Const(NATIVE), Nr, Enosys), At(Nr), Ld(NR)];
     #[cfg(target_arch = "x86_64")]
     p.push(Jmp(JGE, K::Const(0x4000_0000), Enosys, Next));
-    if no_network {
+    if r.no_network {
         p.push(Jmp(JEQ, nr(libc::SYS_socket), Socket, Next));
     }
-    if signals {
+    if r.signals {
         for s in
             [libc::SYS_kill, libc::SYS_tkill, libc::SYS_tgkill, libc::SYS_rt_sigqueueinfo, libc::SYS_rt_tgsigqueueinfo]
         {
             p.push(Jmp(JEQ, nr(s), Pid, Next));
         }
         p.push(Jmp(JEQ, nr(libc::SYS_pidfd_send_signal), Enosys, Next));
+        p.push(Jmp(JEQ, nr(libc::SYS_fcntl), Fcntl, Next));
+        p.push(Jmp(JEQ, nr(libc::SYS_ioctl), Ioctl, Next));
+    }
+    if r.contain {
+        p.push(Jmp(JEQ, nr(libc::SYS_setsid), Eperm, Next));
+        p.push(Jmp(JEQ, nr(libc::SYS_setpgid), Setpgid, Next));
     }
     p.push(Ret(RET_ALLOW));
-    if no_network {
+    if r.contain {
+        // setpgid(pid, pgid): only into the sandbox's own group.
+        p.extend([At(Setpgid), Ld(ARG1), Jmp(JEQ, K::OwnPid, Allow, Eperm)]);
+    }
+    if r.signals {
+        p.extend([
+            At(Fcntl),
+            Ld(ARG1),
+            Jmp(JEQ, K::Const(F_SETOWN), Eperm, Next),
+            Jmp(JEQ, K::Const(F_SETOWN_EX), Eperm, Allow),
+            At(Ioctl),
+            Ld(ARG1),
+            Jmp(JEQ, K::Const(FIOSETOWN), Eperm, Next),
+            Jmp(JEQ, K::Const(SIOCSPGRP), Eperm, Allow),
+        ]);
+    }
+    if r.no_network {
         p.extend([
             At(Socket),
             Ld(ARG0),
@@ -186,7 +235,7 @@ fn program(no_network: bool, signals: bool, forbidden: &[u32]) -> Vec<Ins> {
             Ret(RET_ERRNO | libc::EACCES as u32),
         ]);
     }
-    if signals {
+    if r.signals {
         p.extend([At(Pid), Ld(ARG0), Jmp(JEQ, K::Const(0), Allow, Next)]);
         for f in forbidden {
             p.push(Jmp(JEQ, K::Const(*f), Eperm, Next));
@@ -235,9 +284,9 @@ mod tests {
 
     #[test]
     fn jumps_land_on_their_labels_and_pids_are_patched() {
-        let f = Filter::assemble(&program(true, true, &[100, 200]));
+        let f = Filter::assemble(&program(Rules { no_network: true, signals: true, contain: true }, &[100, 200]));
         assert!(f.program.len() < 255);
-        assert_eq!(f.patch.len(), 2);
+        assert_eq!(f.patch.len(), 3);
         // The last two instructions return EPERM and ENOSYS.
         let n = f.program.len();
         assert_eq!(f.program[n - 1].k, RET_ERRNO | libc::ENOSYS as u32);
