@@ -92,9 +92,9 @@ fn allowed(ctx: &ToolContext, path: &str) -> Result<PathBuf, ToolError> {
         ))),
         // A cn.yaml at the top would choose the next run's models and sandboxes (and the
         // orchestrator commits what the actuator wrote).
-        Some(c) if c.as_os_str() == cn_hub::layout::CONFIG && full.parent() == Some(root.as_path()) => Err(
-            ToolError::Denied(format!("`{path}` is the tree's cn.yaml, which the actuator may not write")),
-        ),
+        Some(c) if c.as_os_str() == cn_hub::layout::CONFIG && full.parent() == Some(root.as_path()) => {
+            Err(ToolError::Denied(format!("`{path}` is the tree's cn.yaml, which the actuator may not write")))
+        }
         Some(_) => Ok(full),
     }
 }
@@ -121,7 +121,9 @@ mod tests {
         assert!(e.to_string().contains("does not occur"), "{e}");
         r.run(3, &call(REPLACE, json!({"path": "src/A.java", "old": "a b", "new": "c"}))).unwrap();
         assert_eq!(std::fs::read_to_string(dir.path().join("src/A.java")).unwrap(), "c a");
-        for bad in ["../x", "/etc/passwd", "loop-run/actuator-output.md", "loop-run/task.md", ".git/config", ".", "cn.yaml"] {
+        for bad in
+            ["../x", "/etc/passwd", "loop-run/actuator-output.md", "loop-run/task.md", ".git/config", ".", "cn.yaml"]
+        {
             let e = r.run(3, &call(WRITE_FILE, json!({"path": bad, "content": ""})));
             assert!(e.is_err(), "{bad}");
         }
