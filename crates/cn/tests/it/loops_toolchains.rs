@@ -269,3 +269,34 @@ fn a_python_project_with_pytest_commits_no_cache() {
         assert!(s1.contains("exit-status: 1") && s1.contains("assert 24 == 120"), "{s1}");
     });
 }
+
+/// Where the kernel gives no user namespace, an actuator cannot create a new entry at the
+/// tree's top; task.md's `sandbox: {write: [build]}` names the folder, and cn makes it. With a
+/// namespace it can create it either way.
+#[test]
+fn top_level_folders_an_actuator_creates_with_or_without_namespaces() {
+    with_both(|without| {
+        for declared in [false, true] {
+            let scripts = Scripts::new(&[], "mkdir -p gen && echo made > gen/out.txt || echo 'refused: gen/'");
+            let extra = if declared { "sandbox: {write: [gen]}\n" } else { "" };
+            let task = scripts.task(&[("check", "test -f gen/out.txt")], extra);
+            let repo = project(&[("README", "x\n")], &task);
+            let p = repo.path();
+            let o = run(p, "run", without);
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            let namespaces = stdout.contains("mount namespace");
+            if declared || namespaces {
+                complete_and_clean(p, &o, &[]);
+                assert_eq!(std::fs::read_to_string(p.join("gen/out.txt")).unwrap(), "made\n");
+                assert_eq!(files_changed(p), ["gen/out.txt"]);
+            } else {
+                // Refused, and the loop says so: the actuator's report and the start line.
+                assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+                assert!(stdout.contains("an actuator cannot create new entries at the top"), "{stdout}");
+                assert!(stdout.contains("`sandbox: {write: [build]}`"), "{stdout}");
+                let a = show(p, "HEAD", "loop-run/actuator-output.md");
+                assert!(a.contains("refused: gen/") && a.contains("Permission denied"), "{a}");
+            }
+        }
+    });
+}

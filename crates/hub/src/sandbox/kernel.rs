@@ -45,7 +45,10 @@ impl Kernel {
         parts.push(if self.scope { "signals scoped by Landlock".into() } else { "signals filtered by seccomp".into() });
         let mut s = parts.join(", ");
         if !self.namespaces {
-            s.push_str("; no user namespaces, so a command cannot create new entries at the top of a loop's tree");
+            s.push_str(
+                "; no user namespaces, so an actuator cannot create new entries at the top of a loop's tree \
+                 (name those folders in task.md, `sandbox: {write: [build]}`, and cn makes them)",
+            );
         }
         if !self.without.is_empty() {
             s.push_str(&format!(" (CN_TEST_SANDBOX_WITHOUT={})", self.without.join(",")));
