@@ -19,7 +19,12 @@ fn json_events_and_the_loops_view_follow_a_running_loop() {
     git(&project, &["init", "-q", "-b", "main"]);
     git(&project, &["config", "user.name", "Loop Test"]);
     git(&project, &["config", "user.email", "loop@test.invalid"]);
-    git(&project, &["commit", "-q", "--allow-empty", "-m", "initial"]);
+    // The actuator appends to a file in an existing folder (a new top-level entry would need
+    // namespaces: see loops_toolchains).
+    std::fs::create_dir_all(project.join("notes")).unwrap();
+    std::fs::write(project.join("notes/.keep"), "").unwrap();
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-q", "-m", "initial"]);
     // The sensor holds the first measurement until the test releases it.
     let release = dir.path().join("release");
     let sensor = dir.path().join("sensor.sh");
@@ -27,7 +32,7 @@ fn json_events_and_the_loops_view_follow_a_running_loop() {
     std::fs::write(
         project.join("loop-run/task.md"),
         format!(
-            "---\nmax-iterations: 2\nenv: [RELEASE]\nsensors:\n  wait:\n    command: \"{}\"\ncontroller: {{command: \"printf -- '---\\\\ntarget-met: false\\\\n---\\\\nAgain.\\\\n' > $CN_LOOP_RUN/controller-output.md\"}}\nactuator: {{command: \"echo $CN_LOOP_ITERATION >> acted.txt\"}}\n---\n\nNever done.\n",
+            "---\nmax-iterations: 2\nenv: [RELEASE]\nsensors:\n  wait:\n    command: \"{}\"\ncontroller: {{command: \"printf -- '---\\\\ntarget-met: false\\\\n---\\\\nAgain.\\\\n' > $CN_LOOP_RUN/controller-output.md\"}}\nactuator: {{command: \"echo $CN_LOOP_ITERATION >> notes/acted.txt\"}}\n---\n\nNever done.\n",
             sensor.display()
         ),
     )
@@ -92,7 +97,7 @@ fn json_events_and_the_loops_view_follow_a_running_loop() {
     let first = &events[1];
     assert_eq!((first["name"].as_str(), first["exit_status"].as_i64()), (Some("wait"), Some(3)), "{out}");
     assert!(first["elapsed_ms"].as_u64().is_some(), "{out}");
-    assert_eq!(events[6]["files_changed"], serde_json::json!(["acted.txt"]), "{out}");
+    assert_eq!(events[6]["files_changed"], serde_json::json!(["notes/acted.txt"]), "{out}");
 
     // Once it ended, the view shows the last run, not running.
     let loops = http(serve.addr, "GET", "/api/loops", &auth, "").json();
