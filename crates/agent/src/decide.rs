@@ -212,7 +212,7 @@ pub fn recover_locked(hub: &Hub) -> Result<()> {
         Err(AgentError::Invalid(why)) => {
             tracing::warn!(item = %id, %why, "an interrupted decision cannot be finished; it is set aside");
             let aside = hub.layout().output_abandoned();
-            std::fs::rename(hub.output(), &aside).map_err(io_at(&hub.output()))
+            cn_storage::beneath::rename(&hub.output(), &aside).map_err(io_at(&hub.output()))
         }
         Err(e) => Err(e),
     }
@@ -297,10 +297,8 @@ fn complete(
         }
     }
 
-    if let Some(dir) = place_path.parent() {
-        std::fs::create_dir_all(dir).map_err(io_at(dir))?;
-    }
-    std::fs::rename(hub.input(), &place_path).map_err(io_at(&hub.input()))?;
+    // Checked: no folder on the way is a link out of the hub (cn_storage::beneath).
+    cn_storage::beneath::rename(&hub.input(), &place_path).map_err(io_at(&hub.input()))?;
 
     let message = format!("cn out: {} {}\n\nitem {} from {}", item.id, gtd.summary(), item.id, item.from);
     let committed = Git::new(hub.root()).commit_paths_quick(&message, &cn_hub::layout::OWN)?;

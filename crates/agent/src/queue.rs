@@ -128,10 +128,7 @@ fn make_current(hub: &Hub, path: &Path) -> Result<Item> {
     }
     item.write(path)?;
     let input = hub.input();
-    if let Some(dir) = input.parent() {
-        std::fs::create_dir_all(dir).map_err(io_at(dir))?;
-    }
-    std::fs::rename(path, &input).map_err(io_at(path))?;
+    cn_storage::beneath::rename(path, &input).map_err(io_at(path))?;
     current(hub)?.ok_or_else(|| AgentError::Invalid(format!("{} vanished while it was taken", input.display())))
 }
 
@@ -143,8 +140,7 @@ pub fn return_current(hub: &Hub) -> Result<Option<Item>> {
     recover_locked(hub)?;
     let Some(item) = current(hub)? else { return Ok(None) };
     let to = hub.inbox().join(format!("{}.md", item.id));
-    std::fs::create_dir_all(hub.inbox()).map_err(io_at(&hub.inbox()))?;
-    std::fs::rename(hub.input(), &to).map_err(io_at(&hub.input()))?;
+    cn_storage::beneath::rename(&hub.input(), &to).map_err(io_at(&hub.input()))?;
     Ok(Some(item))
 }
 
@@ -181,8 +177,7 @@ pub fn release_due(hub: &Hub) -> Result<()> {
         let waited = executive && item.doc.get_str(crate::answer::WAITS_FOR) == Some("executive");
         if due || waited {
             let to = hub.inbox().join(format!("{}.md", item.id));
-            std::fs::create_dir_all(hub.inbox()).map_err(io_at(&hub.inbox()))?;
-            std::fs::rename(&path, &to).map_err(io_at(&path))?;
+            cn_storage::beneath::rename(&path, &to).map_err(io_at(&path))?;
         }
     }
     Ok(())

@@ -824,8 +824,7 @@ fn publish(
                 let file = hub.outbox().join(format!("{id}.md"));
                 if file.is_file() {
                     let sent = hub.sent().join(format!("{id}.md"));
-                    std::fs::create_dir_all(hub.sent()).map_err(io_at(&hub.sent()))?;
-                    std::fs::rename(&file, &sent).map_err(io_at(&file))?;
+                    cn_storage::beneath::rename(&file, &sent).map_err(io_at(&file))?;
                 }
                 want.insert(name.clone(), None);
             }
@@ -920,8 +919,7 @@ fn own_patterns(peers: &BTreeMap<String, crate::hub::Peer>) -> Vec<String> {
 
 fn to_sent(hub: &Hub, o: &Outgoing, report: &mut SyncReport) -> Result<()> {
     let to = hub.sent().join(format!("{}.md", o.mail.id));
-    std::fs::create_dir_all(hub.sent()).map_err(io_at(&hub.sent()))?;
-    std::fs::rename(&o.path, &to).map_err(io_at(&o.path))?;
+    cn_storage::beneath::rename(&o.path, &to).map_err(io_at(&o.path))?;
     report.sent.push(o.mail.id.clone());
     Ok(())
 }

@@ -91,6 +91,8 @@ impl Hub {
         let text = std::fs::read_to_string(&path).map_err(io_at(&path))?;
         let (config, raw) = HubConfig::parse_with_raw(&text, &path)?;
         let name = config.name.clone().filter(|n| valid_name(n)).ok_or(ConfigError::Name { path })?;
+        // cn's writes in this hub never follow a link out of it (cn_storage::beneath).
+        cn_storage::beneath::hold(layout.root());
         Ok(Hub { layout, name, config, raw })
     }
 

@@ -235,14 +235,22 @@ async function showPeers() {
     el('h2', {}, 'Syncs that moved mail'),
     d.syncs.length ? el('table', {}, el('tbody', {}, ...d.syncs.map((s) => el('tr', {}, el('td', {}, when(s.ts)), el('td', {}, 'in: ', (s.received || []).length, ' · out: ', (s.sent || []).length, ' · rejected: ', (s.rejected || []).length))))) : el('p', { class: 'mute' }, 'none yet'));
 }
+let loopsTimer = null;
 async function showLoops() {
   const d = await api('/api/loops');
   $('#loop-list').replaceChildren(...(d.loops.length ? d.loops.map((l) => el('div', { class: 'card' },
-    el('h2', {}, l.dir, l.status ? ' · ' + l.status : '', l.iteration !== undefined ? ' · iteration ' + l.iteration : ''),
+    el('h2', {}, l.dir, l.status ? ' · ' + l.status : '', l.iteration !== undefined ? ' · iteration ' + l.iteration : '',
+      l.progress && l.progress.running ? el('span', { class: 'running' }, ' · running') : ''),
     l.error ? el('p', { class: 'err' }, l.error) : '',
+    l.progress && l.progress.lines.length ? [el('div', { class: 'mute' }, l.progress.running ? 'this run, as it goes:' : 'the last run:'), el('pre', { class: 'progress' }, l.progress.lines.join('\n'))] : '',
     l.iterations ? el('table', {}, el('tbody', {}, ...l.iterations.map((i) => el('tr', {}, el('td', {}, i.iteration), el('td', {}, el('code', {}, String(i.commit).slice(0, 10))), el('td', {}, i.status), el('td', { class: 'mute' }, i.body))))) : '',
     l.sensor ? [el('div', { class: 'mute' }, 'sensor output:'), el('pre', {}, l.sensor)] : ''))
     : [el('p', { class: 'mute' }, 'no loop here (a directory of the hub with a loop-run/: cn loop init DIR)')]));
+  // Follow a running loop: read it again every 2 s while this view is shown.
+  clearTimeout(loopsTimer);
+  if (d.loops.some((l) => l.progress && l.progress.running)) {
+    loopsTimer = setTimeout(() => { if (current === 'loops') showLoops().catch(() => {}); }, 2000);
+  }
 }
 
 // ---- Chat
