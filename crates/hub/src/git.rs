@@ -56,6 +56,15 @@ pub enum Exceeded {
     FileSize(u64),
 }
 
+/// What a git run by [`Git::run_for`] said: whether it succeeded, its stdout, and its stderr
+/// (redacted, one line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ran {
+    pub ok: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
 /// Limits for a git command that reads someone else's bytes (a peer's mail):
 /// [`Git::run_bounded`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -298,13 +307,11 @@ impl Git {
         }
     }
 
-    /// Run git within `bounds` (see [`Bounds`]), `input` on its stdin; its stdout on success.
-    /// For commands that take a peer's bytes: a fetch whose pack or objects would pass the
-    /// size limit fails with [`Exceeded::FileSize`] and nothing is left of it when
-    /// `bounds.objects` is a directory the caller removes.
-    pub fn run_bounded(&self, args: &[&str], input: Option<&[u8]>, bounds: &Bounds) -> Result<Vec<u8>, GitError> {
+    /// git as a bounded child (`crate::child`: its own process group, killed past `timeout`,
+    /// `output` bytes kept) with the scrubbed environment of [`Git::command`].
+    fn child(&self, args: &[&str], timeout: Duration, output: usize) -> crate::child::Child {
         let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
-        let mut child = crate::child::Child::new("git")
+        let child = crate::child::Child::new("git")
             .arg("-C")
             .arg(&self.dir)
             .args(args)
@@ -313,11 +320,21 @@ impl Git {
             .env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS)
             // git's messages in English: "File too large" is how a passed size limit shows.
             .env("LC_ALL", "C")
-            .timeout(bounds.timeout)
-            .max_output(bounds.output);
-        if !named.iter().any(|n| n == "GIT_ASKPASS") {
-            child = child.env("GIT_ASKPASS", "");
+            .timeout(timeout)
+            .max_output(output);
+        if named.iter().any(|n| n == "GIT_ASKPASS") {
+            child
+        } else {
+            child.env("GIT_ASKPASS", "")
         }
+    }
+
+    /// Run git within `bounds` (see [`Bounds`]), `input` on its stdin; its stdout on success.
+    /// For commands that take a peer's bytes: a fetch whose pack or objects would pass the
+    /// size limit fails with [`Exceeded::FileSize`] and nothing is left of it when
+    /// `bounds.objects` is a directory the caller removes.
+    pub fn run_bounded(&self, args: &[&str], input: Option<&[u8]>, bounds: &Bounds) -> Result<Vec<u8>, GitError> {
+        let mut child = self.child(args, bounds.timeout, bounds.output);
         if let Some(dir) = &bounds.objects {
             let store = self.git_dir()?.join("objects");
             child = child.env("GIT_OBJECT_DIRECTORY", dir).env("GIT_ALTERNATE_OBJECT_DIRECTORIES", store);
@@ -382,6 +399,41 @@ impl Git {
                 Err(GitError::Bounded { dir: self.dir.clone(), args: shown(), why: Exceeded::FileSize(limit) })
             }
             _ => Err(self.failed(args, &out.stderr)),
+        }
+    }
+
+    /// Run git for at most `timeout` (killed with its process group past it), keeping what
+    /// it said on both streams whatever its exit: for a push whose per-ref verdicts
+    /// (`--porcelain`, on stdout) matter as much as whether it succeeded. `Err` only when git
+    /// could not run or ran out of time.
+    pub fn run_for(&self, args: &[&str], timeout: Duration) -> Result<Ran, GitError> {
+        match self.child(args, timeout, 1 << 20).run() {
+            Ok(out) => Ok(Ran {
+                ok: out.success(),
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: crate::redact::redact(String::from_utf8_lossy(&out.stderr).trim()).replace('\n', "; "),
+            }),
+            Err(crate::child::ChildError::TimedOut { after, .. }) => Err(GitError::Bounded {
+                dir: self.dir.clone(),
+                args: crate::redact::redact(&args.join(" ")),
+                why: Exceeded::Time(after),
+            }),
+            Err(e) => {
+                let source = match e {
+                    crate::child::ChildError::Spawn { source, .. } => source,
+                    other => io::Error::other(other.to_string()),
+                };
+                Err(self.spawn_error(args, source))
+            }
+        }
+    }
+
+    /// The error of a [`Git::run_for`] that ran and failed.
+    pub fn failure(&self, args: &[&str], ran: &Ran) -> GitError {
+        GitError::Failed {
+            dir: self.dir.clone(),
+            args: crate::redact::redact(&args.join(" ")),
+            stderr: ran.stderr.clone(),
         }
     }
 
