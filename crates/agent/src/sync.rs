@@ -22,6 +22,12 @@
 //!    remote shows it so, whatever git's exit code said. Only then does a mail leave the
 //!    outbox for `threads/mail/sent/`.
 //!
+//! Peers are listed and fetched concurrently ([`PEERS_AT_ONCE`] at a time), each with one
+//! listing when it holds nothing new. When the hub lives in origin (cn.yaml `origin:`), the
+//! out step commits first and pushes the hub's branch in the same atomic push as the first
+//! refs (renewing the lease, when leased); a clone that does not hold the hub's lease does
+//! not sync at all.
+//!
 //! Invariants:
 //! - No hub writes to another's repository; a peer's repository is only listed and fetched.
 //! - Never twice: a mail is filed only when neither the record nor the hub holds its id; a
@@ -147,6 +153,10 @@ const BATCH_BYTES: u64 = 16 << 20;
 /// — a stranger's slow or hostile mail never holds the hub — and only what was read is filed
 /// under it.
 pub fn sync(hub: &Hub) -> Result<SyncReport> {
+    // A clone of a leased hub takes and publishes mail only while it holds the lease: a
+    // standby's receipt would release mail the active daemon never filed.
+    cn_hub::lease::check(hub.layout(), &hub.config().origin)?;
+    let upstream = cn_hub::lease::Upstream::of(hub)?;
     let peers = hub.peers()?;
     let known = peer_mail(hub)?;
     let legacy_path = hub.layout().received();
@@ -156,14 +166,31 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     let mut fetched: BTreeMap<String, Result<Fetched>> = BTreeMap::new();
     if !peers.is_empty() {
         let quarantine = Quarantine::new(hub)?;
-        for (name, peer) in &peers {
-            let record = known.peers.get(name);
-            fetched.insert(name.clone(), fetch_from(hub, name, &peer.remote, record, &legacy, cap, &quarantine));
-        }
+        // Peers are listed and fetched at once, a bounded number at a time: a sync of a
+        // hundred peers waits for about one peer's round trips, not a hundred's.
+        let jobs: Vec<(&String, &crate::hub::Peer)> = peers.iter().collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results = std::sync::Mutex::new(&mut fetched);
+        std::thread::scope(|scope| {
+            for _ in 0..PEERS_AT_ONCE.min(jobs.len()) {
+                scope.spawn(|| {
+                    while let Some((name, peer)) = jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                        let record = known.peers.get(*name);
+                        let got = fetch_from(hub, name, &peer.remote, record, &legacy, cap, &quarantine);
+                        results.lock().unwrap_or_else(|p| p.into_inner()).insert((*name).clone(), got);
+                    }
+                });
+            }
+        });
     }
     let _lock = lock(hub)?;
-    file_and_publish(hub, &peers, fetched)
+    file_and_publish(hub, &peers, fetched, upstream.as_ref())
 }
+
+/// Most peers listed and fetched at once by one sync: enough that a hundred peers 25 ms away
+/// take about a second (BENCHMARKS.md), few enough that a git server's connection limit
+/// (git daemon's default is 32) holds two hubs syncing at once.
+pub const PEERS_AT_ONCE: usize = 16;
 
 /// Read `state/peer-mail.json` (empty when absent).
 pub fn peer_mail(hub: &Hub) -> Result<PeerMail> {
@@ -182,6 +209,7 @@ fn file_and_publish(
     hub: &Hub,
     peers: &BTreeMap<String, crate::hub::Peer>,
     fetched: BTreeMap<String, Result<Fetched>>,
+    upstream: Option<&cn_hub::lease::Upstream>,
 ) -> Result<SyncReport> {
     let mut report = SyncReport::default();
     let mut state = peer_mail(hub)?;
@@ -209,7 +237,7 @@ fn file_and_publish(
     save(hub, &state)?;
 
     // 2. and 3. Out, verified.
-    if let Err(e) = publish(hub, peers, &seen, &mut state, &mut report) {
+    if let Err(e) = publish(hub, peers, &seen, &mut state, &mut report, upstream) {
         report.errors.push(cn_compute::chain(&e));
     }
     save(hub, &state)?;
@@ -228,6 +256,13 @@ fn file_and_publish(
         report.rejected.len()
     );
     report.committed = Git::new(hub.root()).commit_all(&message)?;
+    // The hub in origin (`origin.push`): what this sync recorded goes there now, not at the
+    // daemon's next push.
+    if let (Some(up), true) = (upstream, report.committed) {
+        if let Err(e) = up.push(&[]) {
+            report.errors.push(cn_compute::chain(&e));
+        }
+    }
     Ok(report)
 }
 
@@ -765,6 +800,7 @@ fn publish(
     seen: &BTreeMap<String, Seen>,
     state: &mut PeerMail,
     report: &mut SyncReport,
+    upstream: Option<&cn_hub::lease::Upstream>,
 ) -> Result<()> {
     let files = md_files(&hub.outbox())?;
     let owes_receipts = state.peers.values().any(|r| !r.received.is_empty());
@@ -849,7 +885,18 @@ fn publish(
                 None => format!(":{r}"),
             })
             .collect();
-        for chunk in specs.chunks(CHUNK) {
+        if let Some(up) = upstream {
+            // The hub lives in origin: what this sync filed and recorded (and the mail it
+            // releases, moved to sent/) is committed and pushed with the first refs, in one
+            // atomic push that also renews the lease — a receipt never reaches origin before
+            // the record of its mail does, and a clone that lost the lease publishes nothing.
+            Git::new(hub.root()).commit_all("cn sync: mail taken and released, before publishing")?;
+            if let Err(e) = up.push(specs.get(..CHUNK.min(specs.len())).unwrap_or_default()) {
+                return Err(e.into());
+            }
+        }
+        let rest = if upstream.is_some() { specs.get(CHUNK..).unwrap_or_default() } else { &specs[..] };
+        for chunk in rest.chunks(CHUNK) {
             let mut args = vec!["push", "-q", "--no-verify", "origin"];
             args.extend(chunk.iter().map(String::as_str));
             // The exit code is not the verdict: the listing below is (a push that failed on

@@ -19,9 +19,11 @@ pub mod approve;
 pub mod config;
 pub mod context;
 pub mod economy;
+pub mod fleet;
 pub mod mind;
 pub mod otel;
 pub mod reflection;
+pub mod replica;
 pub mod resident;
 pub mod serve;
 pub mod upkeep;
@@ -99,6 +101,12 @@ pub enum DaemonError {
     /// `otel:` cannot start (a header's variable is not set).
     #[error("cn.yaml {0}")]
     Telemetry(otel::OtelError),
+    /// The hub's origin (cn.yaml `origin:`) cannot be used.
+    #[error(transparent)]
+    Origin(cn_hub::lease::LeaseError),
+    /// `--once` / `--until-idle` on a clone that does not hold the hub's lease (why).
+    #[error("this clone is a standby: {0}; run it where the lease is held, or as a daemon to take over when it ends")]
+    Standby(String),
 }
 
 impl DaemonError {
@@ -111,6 +119,7 @@ impl DaemonError {
                 | DaemonError::Senses(_)
                 | DaemonError::Serve(_)
                 | DaemonError::Telemetry(_)
+                | DaemonError::Standby(_)
         )
     }
 }
@@ -156,6 +165,32 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         return Err(DaemonError::Busy { root, lock });
     };
 
+    // cn.yaml `origin:`: the hub kept in origin; leased, one active daemon among its clones.
+    match cn_hub::lease::Upstream::of(&hub).map_err(DaemonError::Origin)? {
+        Some(upstream) if upstream.lease().is_some() => fleet::run(hub, options, stop, upstream),
+        Some(upstream) => {
+            let replica = Arc::new(replica::Replica::start(upstream, StopToken::new()));
+            let report = active(hub, config, options, stop, Some(replica.clone()));
+            if let Ok(r) = Arc::try_unwrap(replica) {
+                r.finish();
+            }
+            report
+        }
+        None => active(hub, config, options, stop, None),
+    }
+}
+
+/// The agent at work on `hub` (its run lock held by the caller): the registry, the models,
+/// the mind, the senses and the loop, until `stop`. With `replica`, the hub's commits go to
+/// origin (and leased, the mind writes through at item boundaries).
+pub(crate) fn active(
+    hub: cn_agent::Hub,
+    config: DaemonConfig,
+    options: RunOptions,
+    stop: StopToken,
+    replica: Option<Arc<replica::Replica>>,
+) -> Result<RunReport, DaemonError> {
+    let root = hub.root().to_path_buf();
     let DaemonConfig { kernel, autonomy, models, tiered, policy } = config;
     let budget_config = hub.config().budget.clone();
     // `otel:`: traces exported in the background; stopped (its last batch sent) at the end.
@@ -224,6 +259,9 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     }
     if let Some(t) = &telemetry {
         mind = mind.with_telemetry(t.0.clone());
+    }
+    if let Some(r) = &replica {
+        mind = mind.with_replica(r.clone());
     }
     let handled = mind.handled();
     let mut decorators = Vec::new();
@@ -462,6 +500,7 @@ impl Drop for CloseMcp {
 fn write_run_info(hub: &Path, addr: Option<SocketAddr>, control: Option<String>) {
     let info = serde_json::json!({
         "pid": std::process::id(),
+        "role": "active",
         "started": cn_storage::now_rfc3339(),
         "owner_url": addr.map(|a| format!("http://{a}{}", cn_autonomy::senses::OWNER_PATH)),
         "control_url": control,

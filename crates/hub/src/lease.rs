@@ -286,8 +286,13 @@ impl Upstream {
         let key = crate::owner_token::id_key(&self.layout)?;
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         Ok(Me {
-            label: format!("{}@{}:{}", self.name, host.trim(), self.layout.root().display()),
-            key: crate::id::keyed(&key, "cn lease: the id key's fingerprint").chars().take(16).collect(),
+            label: format!(
+                "{}@{}:{}",
+                self.name,
+                host.trim(),
+                self.layout.root().canonicalize().unwrap_or_else(|_| self.layout.root().to_path_buf()).display()
+            ),
+            key: key_fingerprint(&key),
             clone_id,
         })
     }
@@ -627,6 +632,12 @@ impl Upstream {
 /// Held while this clone pushes (closing the file releases the `flock`).
 struct PushLock {
     _file: std::fs::File,
+}
+
+/// The fingerprint of an id key, as the lease shows it: says whether two clones share the key
+/// without telling the key.
+pub fn key_fingerprint(key: &str) -> String {
+    crate::id::keyed(key, "cn lease: the id key's fingerprint").chars().take(16).collect()
 }
 
 /// Whether this clone may decide now: always without `origin.lease`; with it, only while it

@@ -9,12 +9,14 @@ mod approvals;
 mod ask;
 mod budget;
 mod chat;
+mod clone;
 mod demo;
 mod hub;
 mod idea;
 mod init;
 mod input;
 mod journal;
+mod lease;
 mod loop_cmd;
 mod mcp;
 mod model;
@@ -60,6 +62,10 @@ pub enum Command {
     Parse(parse::Args),
     /// Create a hub: a git repository with cn.yaml, state/ and threads/.
     Init(init::Args),
+    /// A working hub from the hub's origin on this machine (its state; fresh secrets).
+    Clone(clone::Args),
+    /// The hub's lease in origin: who holds it, and whether this clone is active or standing by.
+    Lease(lease::Args),
     /// Print the current item (taking the next from the queue when there is none).
     Input(input::Args),
     /// Decide the current item: cn out <do|defer|delegate|delete> [op] [flags].
@@ -108,6 +114,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(cli.hub.as_deref(), args),
         Command::Chat(args) => chat::run(cli.hub.as_deref(), args),
         Command::Init(args) => init::run(cli.hub.as_deref(), args),
+        Command::Clone(args) => clone::run(cli.hub.as_deref(), args),
+        Command::Lease(args) => lease::run(cli.hub.as_deref(), args),
         Command::Input(args) => input::run(cli.hub.as_deref(), args),
         Command::Out(args) => out::run(cli.hub.as_deref(), args),
         Command::Mcp(args) => mcp::run(cli.hub.as_deref(), args),

@@ -22,6 +22,7 @@ mod autonomy_telegram;
 mod daemon_common;
 mod daemon_config_once;
 mod demo;
+mod fleet_failover;
 mod hostile_children;
 mod hostile_daemon;
 mod hostile_disk;

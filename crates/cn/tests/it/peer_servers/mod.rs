@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `git daemon` on 127.0.0.1 exporting every repository under `root`; receive-pack is off
-/// (git daemon's default), so every push is refused.
+/// (git daemon's default), so every push is refused — unless started [`GitDaemon::writable`].
 pub struct GitDaemon {
     child: Child,
     pub port: u16,
@@ -22,10 +22,21 @@ pub struct GitDaemon {
 
 impl GitDaemon {
     pub fn start(root: &Path) -> GitDaemon {
+        GitDaemon::serve(root, &[])
+    }
+
+    /// A `git daemon` anyone may push to (`--enable=receive-pack`), as a team's own git
+    /// server holding every hub's origin: the fleet tests' server.
+    pub fn writable(root: &Path) -> GitDaemon {
+        GitDaemon::serve(root, &["--enable=receive-pack", "--max-connections=0"])
+    }
+
+    fn serve(root: &Path, extra: &[&str]) -> GitDaemon {
         // A free port: bind, note it, release it; git daemon takes it a moment later.
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new("git")
             .args(["daemon", "--reuseaddr", "--export-all", "--informative-errors", "--listen=127.0.0.1"])
+            .args(extra)
             .arg(format!("--port={port}"))
             .arg(format!("--base-path={}", root.display()))
             .arg(root)
