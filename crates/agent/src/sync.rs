@@ -292,11 +292,14 @@ struct Fetched {
 /// the inbox. One left by a killed sync is removed by the next after a day.
 struct Quarantine {
     dir: tempfile::TempDir,
+    /// The hub's own object store (`.git/objects`), the quarantine's alternate.
+    store: PathBuf,
 }
 
 impl Quarantine {
     fn new(hub: &Hub) -> Result<Quarantine> {
-        let parent = Git::new(hub.root()).git_dir()?.join("cn-mail-in");
+        let git_dir = Git::new(hub.root()).git_dir()?;
+        let parent = git_dir.join("cn-mail-in");
         std::fs::create_dir_all(&parent).map_err(io_at(&parent))?;
         if let Ok(entries) = std::fs::read_dir(&parent) {
             let day = std::time::Duration::from_secs(86_400);
@@ -310,7 +313,7 @@ impl Quarantine {
         let dir = tempfile::Builder::new().prefix("sync-").tempdir_in(&parent).map_err(io_at(&parent))?;
         let pack = dir.path().join("pack");
         std::fs::create_dir_all(&pack).map_err(io_at(&pack))?;
-        Ok(Quarantine { dir })
+        Ok(Quarantine { dir, store: git_dir.join("objects") })
     }
 
     /// Bounds for a git command on a peer's bytes, its objects in the quarantine.
@@ -321,6 +324,7 @@ impl Quarantine {
             file_size,
             memory: Some(PEER_GIT_MEMORY),
             objects: Some(self.dir.path().to_path_buf()),
+            store: Some(self.store.clone()),
         }
     }
 }

@@ -83,6 +83,10 @@ pub struct Bounds {
     /// `GIT_OBJECT_DIRECTORY`; the store stays readable as an alternate): what is fetched
     /// leaves nothing in the repository once the directory is removed.
     pub objects: Option<PathBuf>,
+    /// The repository's own object store, read as the alternate of `objects` (found by asking
+    /// git when `None`: a caller making many bounded calls gives it once, saving a process
+    /// each — a sync of a hundred peers made some six hundred).
+    pub store: Option<PathBuf>,
 }
 
 impl GitError {
@@ -336,7 +340,10 @@ impl Git {
     pub fn run_bounded(&self, args: &[&str], input: Option<&[u8]>, bounds: &Bounds) -> Result<Vec<u8>, GitError> {
         let mut child = self.child(args, bounds.timeout, bounds.output);
         if let Some(dir) = &bounds.objects {
-            let store = self.git_dir()?.join("objects");
+            let store = match &bounds.store {
+                Some(store) => store.clone(),
+                None => self.git_dir()?.join("objects"),
+            };
             child = child.env("GIT_OBJECT_DIRECTORY", dir).env("GIT_ALTERNATE_OBJECT_DIRECTORIES", store);
         }
         if let Some(bytes) = input {

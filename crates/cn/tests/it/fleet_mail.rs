@@ -56,7 +56,9 @@ fn inbox(hub: &Path) -> BTreeMap<String, String> {
     let mut found = BTreeMap::new();
     for e in std::fs::read_dir(hub.join("threads/inbox")).unwrap().flatten() {
         let text = std::fs::read_to_string(e.path()).unwrap();
-        let field = |k: &str| text.lines().find_map(|l| l.strip_prefix(k)).map(|v| v.trim().trim_matches(['\'', '"']).to_string());
+        let field = |k: &str| {
+            text.lines().find_map(|l| l.strip_prefix(k)).map(|v| v.trim().trim_matches(['\'', '"']).to_string())
+        };
         let (Some(id), Some(from)) = (field("id: "), field("from: ")) else { continue };
         assert!(found.insert(id.clone(), from).is_none(), "{id} twice in {}", hub.display());
     }
