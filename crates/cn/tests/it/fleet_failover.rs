@@ -295,6 +295,12 @@ fn the_standby_takes_over_a_killed_active_daemon_and_every_item_is_decided_once(
     let f = Fleet::new();
     let started = cn_autonomy::jiff::Timestamp::now();
     let (mut a, b) = f.start();
+    // The standby takes no mail and publishes nothing: its receipt would release mail the
+    // active daemon never filed.
+    let refused = cn_cmd(&f.b).arg("sync").output().unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("does not hold the hub's lease"), "{said}");
     let mail = f.mail(6, 3);
 
     // a is mid-decision on the marked mail, whose take is in origin already.
