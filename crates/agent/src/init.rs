@@ -24,7 +24,7 @@ fn dirs(l: &Layout) -> Vec<PathBuf> {
 
 /// The files `cn init` writes (path, template). `{{name}}` becomes the agent's name in the
 /// files marked `true`.
-fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 18] {
+fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 19] {
     [
         (l.config(), include_str!("templates/cn.yaml"), true),
         (l.root().join(".gitignore"), include_str!("templates/gitignore"), false),
@@ -36,6 +36,7 @@ fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 18] {
         (l.reflex("summarize-url"), include_str!("templates/summarize-url.yaml"), false),
         // The starter set: the routine answered below the executive (issue 17).
         (l.reflex("thanks"), include_str!("templates/thanks.yaml"), false),
+        (l.reflex("bye"), include_str!("templates/bye.yaml"), true),
         (l.reflex("remind"), include_str!("templates/remind.yaml"), false),
         (l.reflex("task"), include_str!("templates/task.yaml"), false),
         (l.reflex("idea"), include_str!("templates/idea.yaml"), false),
