@@ -169,35 +169,10 @@ fn did_you_mean(message: &str) -> String {
         .split('`')
         .skip(1)
         .step_by(2)
-        .map(|k| (edit_distance(unknown, k), k))
+        .map(|k| (crate::words::edit_distance(unknown, k), k))
         .filter(|(d, k)| *d <= (k.len().max(unknown.len()) / 3).max(1))
         .min_by_key(|(d, _)| *d);
     best.map(|(_, k)| format!("; did you mean `{k}`?")).unwrap_or_default()
-}
-
-/// Levenshtein distance with adjacent transpositions counted as one edit (`bugdet` →
-/// `budget` is one).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 /// `policy:` with nothing after it is the documented policy, as when absent.
@@ -1658,7 +1633,7 @@ mod tests {
         let c = parse("name: a\n").unwrap();
         assert!(c.policy.allows(2, "defer") && c.policy.allows(3, "delegate") && !c.policy.allows(2, "send"));
         assert_eq!(parse("name: a\npolicy:\n").unwrap().policy, Policy::documented());
-        assert_eq!(edit_distance("bugdet", "budget"), 1);
+        assert_eq!(crate::words::edit_distance("bugdet", "budget"), 1);
     }
 
     #[test]
