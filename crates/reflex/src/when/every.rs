@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use jiff::Zoned;
 use regex::{Captures, Regex};
 
-use super::{capitalized, number, ordinal, tidy, time_match, time_of, WhenError, MONTHS, NUMBERS};
+use super::{capitalized, compile, number, ordinal, time_match, time_of, without, WhenError};
 
 /// A repeating time found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,9 +26,6 @@ pub struct Every {
     pub rest: String,
 }
 
-const WEEKDAY: &str =
-    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun";
-
 fn every_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -42,20 +39,14 @@ fn every_re() -> &'static Regex {
               | (?:every|each)\s+(?P<unit1>minute|hour|day|weekday|weekend|week|month|year|morning|afternoon|evening|night)
               | (?P<daily>daily|nightly|hourly|weekly|monthly)
               | (?:on\s+)?(?P<plural>(?:WEEKDAY)s(?:\s*(?:,|and|&)\s*(?:WEEKDAY)s)*)
-            )\b(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?"
-            .replace("WEEKDAY", WEEKDAY)
-            .replace("MONTHS", MONTHS)
-            .replace("NUMBERS", NUMBERS);
-        Regex::new(&pattern).unwrap_or_else(|e| unreachable!("the every pattern compiles: {e}"))
+            )\b(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?";
+        compile("every", pattern)
     })
 }
 
 fn weekday_word_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(&format!(r"(?i)\b(?:on\s+)?(?P<d>{WEEKDAY})s?\b"))
-            .unwrap_or_else(|e| unreachable!("the weekday pattern compiles: {e}"))
-    })
+    RE.get_or_init(|| compile("weekday", r"(?i)\b(?:on\s+)?(?P<d>WEEKDAY)s?\b"))
 }
 
 /// Cron's day of the week (Sunday 0) and its name, for a weekday word.
@@ -175,21 +166,16 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         return Err(ask("not a time I can repeat"));
     }
     let _ = now;
-    let mut rest = String::with_capacity(text.len());
     let mut spans = vec![all.range()];
     if uses_time {
         spans.extend(time.as_ref().and_then(|t| t.get(0)).map(|m| m.range()));
     }
-    spans.sort_by_key(|r| r.start);
-    let mut from = 0;
-    for r in &spans {
-        if r.start >= from {
-            rest.push_str(&text[from..r.start]);
-            from = r.end;
-        }
-    }
-    rest.push_str(&text[from..]);
-    Ok(Some(Every { cron, human, phrase: phrase_with_time(&phrase, time.as_ref(), uses_time), rest: tidy(&rest) }))
+    Ok(Some(Every {
+        cron,
+        human,
+        phrase: phrase_with_time(&phrase, time.as_ref(), uses_time),
+        rest: without(&text, spans),
+    }))
 }
 
 fn phrase_with_time(phrase: &str, time: Option<&Captures>, uses_time: bool) -> String {

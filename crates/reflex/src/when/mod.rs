@@ -101,6 +101,34 @@ const NUMBERS: &str =
     "a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|forty|ninety";
 const UNITS: &str = r"min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?";
 
+const WEEKDAY: &str =
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun";
+
+/// A pattern with its word lists filled in (`MONTHS`, `NUMBERS`, `UNITS`, `WEEKDAY`), compiled.
+fn compile(what: &str, pattern: &str) -> Regex {
+    let pattern = pattern
+        .replace("MONTHS", MONTHS)
+        .replace("NUMBERS", NUMBERS)
+        .replace("UNITS", UNITS)
+        .replace("WEEKDAY", WEEKDAY);
+    Regex::new(&pattern).unwrap_or_else(|e| unreachable!("the {what} pattern compiles: {e}"))
+}
+
+/// `text` without the byte ranges `spans` (overlapping ones counted once), tidied.
+fn without(text: &str, mut spans: Vec<Range<usize>>) -> String {
+    spans.sort_by_key(|r| r.start);
+    let mut rest = String::with_capacity(text.len());
+    let mut from = 0;
+    for r in &spans {
+        if r.start >= from {
+            rest.push_str(&text[from..r.start]);
+            from = r.end;
+        }
+    }
+    rest.push_str(&text[from..]);
+    tidy(&rest)
+}
+
 fn day_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -121,11 +149,8 @@ fn day_re() -> &'static Regex {
               | in\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)\b
               | in\s+(?P<half>half\s+an\s+hour)\b
               | the\s+(?P<dom>\d{1,3})(?:st|nd|rd|th)\b(?:\s+of\s+(?:the\s+)?(?P<domnext>next\s+month)|\s+of\s+(?:the|this)\s+month)?
-            )(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?"
-            .replace("MONTHS", MONTHS)
-            .replace("NUMBERS", NUMBERS)
-            .replace("UNITS", UNITS);
-        Regex::new(&pattern).unwrap_or_else(|e| unreachable!("the day pattern compiles: {e}"))
+            )(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?";
+        compile("day", pattern)
     })
 }
 
@@ -288,10 +313,7 @@ fn day_match(text: &str) -> Option<Captures<'_>> {
 
 fn unit_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(&format!(r"(?i)^\s*(?:{UNITS})\b"))
-            .unwrap_or_else(|e| unreachable!("the unit pattern compiles: {e}"))
-    })
+    RE.get_or_init(|| compile("unit", r"(?i)^\s*(?:UNITS)\b"))
 }
 
 /// The first time phrase outside `skip` (the day phrase), and not "by 2 days".
@@ -364,19 +386,8 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
     if at <= *now {
         return Err(WhenError::past(&phrase, at, now));
     }
-    let mut spans: Vec<Range<usize>> =
-        [day_span, time.as_ref().and_then(|c| c.get(0)).map(|m| m.range())].into_iter().flatten().collect();
-    spans.sort_by_key(|r| r.start);
-    let mut rest = String::with_capacity(text.len());
-    let mut from = 0;
-    for r in &spans {
-        if r.start >= from {
-            rest.push_str(&text[from..r.start]);
-            from = r.end;
-        }
-    }
-    rest.push_str(&text[from..]);
-    Ok(Some(Due { at, phrase, rest: tidy(&rest), day_given, time_given }))
+    let spans = [day_span, time.as_ref().and_then(|c| c.get(0)).map(|m| m.range())].into_iter().flatten().collect();
+    Ok(Some(Due { at, phrase, rest: without(&text, spans), day_given, time_given }))
 }
 
 /// The due time in `text`, or `None` when it says none — or one that cannot be used (see
@@ -632,10 +643,10 @@ fn ordinal(n: i8) -> String {
 fn shift_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        let pattern = r"(?i)\b(?:back\s+(?:by\s+)?|by\s+|for\s+|another\s+)(?:(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)|(?P<half>half\s+an\s+hour))\b(?:\s+later)?"
-            .replace("NUMBERS", NUMBERS)
-            .replace("UNITS", UNITS);
-        Regex::new(&pattern).unwrap_or_else(|e| unreachable!("the shift pattern compiles: {e}"))
+        compile(
+            "shift",
+            r"(?i)\b(?:back\s+(?:by\s+)?|by\s+|for\s+|another\s+)(?:(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)|(?P<half>half\s+an\s+hour))\b(?:\s+later)?",
+        )
     })
 }
 
@@ -657,7 +668,7 @@ pub fn shift(text: &str) -> Option<Shift> {
         (_, _, Some(_)) => 30.minutes(),
         _ => return None,
     };
-    let rest = tidy(&format!("{} {}", &text[..all.start()], &text[all.end()..]));
+    let rest = without(text, vec![all.range()]);
     Some(Shift { span, phrase: all.as_str().trim().to_string(), rest })
 }
 
