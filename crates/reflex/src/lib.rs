@@ -27,6 +27,7 @@ mod load_error;
 mod mode;
 pub mod pattern;
 pub mod reflex;
+pub mod routine;
 mod spec;
 mod stats;
 pub mod testing;

@@ -298,7 +298,12 @@ fn ends_a_phrase(after: &str) -> bool {
 /// The first day phrase worth reading: abbreviations of weekdays count only after "on", "by",
 /// "next" … ("put on sun cream" says nothing about Sunday).
 fn day_match(text: &str) -> Option<Captures<'_>> {
-    day_re().captures_iter(text).find(|c| {
+    day_matches(text).next()
+}
+
+/// Every day phrase worth reading, in order.
+fn day_matches(text: &str) -> impl Iterator<Item = Captures<'_>> {
+    day_re().captures_iter(text).filter(move |c| {
         let introduced = c.name("prep").is_some() || c.name("rel").is_some();
         match (c.name("weekday"), c.name("num_a")) {
             (Some(wd), _) if wd.as_str().len() > 5 => true,
@@ -385,6 +390,14 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
     };
     if at <= *now {
         return Err(WhenError::past(&phrase, at, now));
+    }
+    // Another date phrase further on that cannot be read ("tomorrow … and … on the 45th")
+    // makes the whole text a question too.
+    for other in day_matches(&text).skip(1) {
+        let shown = other.get(0).map_or("", |m| m.as_str());
+        if let Err(e @ WhenError::Unreadable { .. }) = day_at(&other, None, now, shown) {
+            return Err(e);
+        }
     }
     let spans = [day_span, time.as_ref().and_then(|c| c.get(0)).map(|m| m.range())].into_iter().flatten().collect();
     Ok(Some(Due { at, phrase, rest: without(&text, spans), day_given, time_given }))
@@ -475,7 +488,8 @@ fn day_at(c: &Captures, t: Option<Time>, now: &Zoned, phrase: &str) -> Result<(Z
         if t.is_none() && vague && at <= *now {
             return Ok((later_today(now).ok_or_else(|| WhenError::past(phrase, at, now))?, true));
         }
-        return Ok((at, false));
+        // "tonight", "this evening" say a time of day; "today" does not.
+        return Ok((at, w != "today"));
     }
     if let Some(unit) = text("endunit") {
         let date = match unit.as_str() {
@@ -487,12 +501,13 @@ fn day_at(c: &Captures, t: Option<Time>, now: &Zoned, phrase: &str) -> Result<(Z
         if unit == "day" && t.is_none() && at <= *now {
             return Ok((later_today(now).ok_or_else(|| WhenError::past(phrase, at, now))?, true));
         }
-        return Ok((at, false));
+        // The end of a day, week or month is its close of business: a time of day.
+        return Ok((at, true));
     }
     if text("endof").is_some() {
         // "eod"
         let at = on(today, t.unwrap_or(hm(17, 0)))?;
-        return Ok((if at <= *now { later_today(now).unwrap_or(at) } else { at }, false));
+        return Ok((if at <= *now { later_today(now).unwrap_or(at) } else { at }, true));
     }
     if let Some(w) = text("weekend") {
         let saturday = if w.starts_with("next") {
@@ -505,7 +520,7 @@ fn day_at(c: &Captures, t: Option<Time>, now: &Zoned, phrase: &str) -> Result<(Z
         return Ok((on(saturday, nine)?, false));
     }
     if c.name("thisweek").is_some() {
-        return Ok((on(this_weeks(today, Weekday::Friday)?, t.unwrap_or(hm(17, 0)))?, false));
+        return Ok((on(this_weeks(today, Weekday::Friday)?, t.unwrap_or(hm(17, 0)))?, true));
     }
     if c.name("nextweek").is_some() {
         return Ok((on(next_weeks(today, Weekday::Monday)?, nine)?, false));
