@@ -670,11 +670,28 @@ pub struct Policy {
     pub from: BTreeMap<String, Grant>,
 }
 
+/// The executive's tools for the agent's own state (document 003's task queue, ideas backlog
+/// and schedule): the reflex engine's actions of those names, granted to level 3 by default.
+pub const STATE_TOOLS: &[&str] = &[
+    "add_task",
+    "add_idea",
+    "tasks_list",
+    "task_done",
+    "task_move",
+    "task_cancel",
+    "ideas_list",
+    "idea_drop",
+    "schedule_add",
+    "schedule_list",
+    "schedule_remove",
+];
+
 /// What anyone's item may cause unless `policy.from.anyone` says otherwise: be answered,
 /// filed (tasks, ideas: marked with their source), deferred, dropped or surfaced to the
-/// owner — and the reflexes' steps that change nothing outside the run (templates, the
+/// owner; list, complete, move or cancel what it filed itself (the routine's tools refuse
+/// another's) — and the reflexes' steps that change nothing outside the run (templates, the
 /// clock, the local model's triage). Fetching, reading or writing files, mailing peers, the
-/// shell, GitHub's API, notes and reflexes need the owner.
+/// shell, GitHub's API, the schedule, notes and reflexes need the owner.
 pub const ANYONE: &[&str] = &[
     "reply",
     "react",
@@ -686,6 +703,15 @@ pub const ANYONE: &[&str] = &[
     "commit",
     "add_task",
     "add_idea",
+    // The routine and its tools keep an item to what it filed itself (`source`): another's
+    // task, idea or the schedule is refused by the tool.
+    "routine",
+    "tasks_list",
+    "task_done",
+    "task_move",
+    "task_cancel",
+    "ideas_list",
+    "idea_drop",
     "log",
     "template",
     "extract_json",
@@ -757,25 +783,9 @@ impl Policy {
             .grant(0, &["reply", "noop", "ack"])
             .grant(1, &["reply", "noop", "ack", "defer"])
             .grant(2, &["reply", "noop", "ack", "defer"])
-            .grant(
-                3,
-                &[
-                    "reply",
-                    "send",
-                    "noop",
-                    "ack",
-                    "surface",
-                    "commit",
-                    "defer",
-                    "delegate",
-                    "delete",
-                    "add_task",
-                    "add_idea",
-                    "reflex_write",
-                    "note_write",
-                    "read_file",
-                ],
-            )
+            .grant(3, &["reply", "send", "noop", "ack", "surface", "commit", "defer", "delegate", "delete"])
+            .grant(3, STATE_TOOLS)
+            .grant(3, &["reflex_write", "note_write", "read_file"])
     }
 
     /// Read `policy:` from a config value; absent means the documented defaults.

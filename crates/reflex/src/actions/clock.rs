@@ -34,7 +34,7 @@ struct ActivityParams {
 }
 
 fn now(shared: &Shared) -> jiff::Zoned {
-    jiff::Timestamp::now().to_zoned(crate::when::time_zone(shared.config.time_zone.as_deref()))
+    shared.now()
 }
 
 pub(crate) fn when(shared: &Arc<Shared>) -> Arc<dyn Tool> {

@@ -29,7 +29,7 @@ use jiff::Zoned;
 use crate::when::{Due, Every, WhenError};
 
 pub use parse::{parse, recognizes};
-pub use perform::{perform, Done, Outcome, RoutineError, World};
+pub use perform::{act, perform, Act, Done, NameError, Outcome, RoutineError, World};
 
 /// Whether the person said the words were about a task ("mark the tax thing as done", "the
 /// plumber task"), or only made a statement that may be about one ("I called the plumber").

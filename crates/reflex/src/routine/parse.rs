@@ -45,10 +45,12 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     }
 }
 
-/// Whether `text` is a routine request (or one to ask about): the `routine` trigger.
+/// Whether `text` is for the routine: a request the patterns read (or one to ask about), or
+/// one in the routine's words they are unsure of (for the local model to classify). The
+/// `routine: true` trigger.
 pub fn recognizes(text: &str) -> bool {
     let now = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC);
-    !matches!(parse(text, &now), Parsed::NotRoutine)
+    !matches!(parse(text, &now), Parsed::NotRoutine) || super::classify::unsure(text)
 }
 
 /// A clause cleaned for the frames: greetings, politeness and end punctuation gone.
@@ -539,7 +541,7 @@ pattern!(
     add_re,
     "add",
     r"(?ix)^(?:
-        (?:remind\s+me|set\s+(?:a\s+|me\s+a\s+)?reminder|(?:make|create|add)\s+a\s+reminder)\s*(?:(?P<lead>(?:at|in|on|by|tomorrow|tonight|today|next|this|before|until)\b.*?)\s+)?(?:to|about|that|of|for|:)\s*(?P<a>.+)
+        (?:remind\s+me|set\s+(?:a\s+|me\s+a\s+)?reminder|(?:make|create|add)\s+a\s+reminder)\s*(?:(?P<lead>(?:at|in|on|by|tomorrow|tonight|today|next|this|before|until)\b.*?)\s+)?(?:(?:to|about|that|of|for)\b|:)\s*(?P<a>.+)
       | reminder\s*(?:[:\-–]|to\b)\s*(?P<b>.+)
       | (?:add|ad|create|make|log|open|new|put)\s+(?:a\s+|an\s+|the\s+|new\s+|another\s+)*(?:task|todo|to-do|item|action\s+item)s?(?:\s*[:\-–]\s*|\s+(?:to|for|that\s+says|saying)\s+|\s+)(?P<c>.+)
       | (?:to-?do|todo|task|action\s+item)\s*[:\-–]\s*(?P<d>.+)
@@ -578,7 +580,8 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
         Err(e) => return Some(Err(e)),
     };
     let task = unquote(&task);
-    if task.is_empty() {
+    // "remind me about it": the words name nothing of their own (a thread's context would).
+    if cn_hub::words::content(&task).is_empty() {
         return None;
     }
     Some(Ok(Request::AddTask { task, due }))

@@ -186,8 +186,10 @@ impl From<StateError> for RoutineError {
     }
 }
 
-/// One thing to change or read, once every request resolved.
-enum Step {
+/// One thing to change or read, once every request resolved (and what the executive's
+/// tools do, one at a time: `task_done`, `task_move` …).
+#[derive(Debug, Clone)]
+pub enum Act {
     Add(Task),
     AddEvery(ScheduleEntry, String),
     List(Filter),
@@ -253,11 +255,11 @@ pub fn perform(parsed: &Parsed, world: &World) -> Result<Done, RoutineError> {
         Parsed::Routine(r) => r,
     };
     let mut files = Files::of(&world.layout);
-    let mut steps = Vec::new();
+    let mut acts = Vec::new();
     let mut held = Vec::new();
     for request in requests {
         match resolve(request, world, &mut files)? {
-            Ok(step) => steps.push(step),
+            Ok(a) => acts.push(a),
             Err(outcome) => held.push(outcome),
         }
     }
@@ -265,8 +267,8 @@ pub fn perform(parsed: &Parsed, world: &World) -> Result<Done, RoutineError> {
         return Ok(done(held, world));
     }
     let mut outcomes = Vec::new();
-    for step in steps {
-        match apply(step, world, &files) {
+    for a in acts {
+        match apply(a, world, &files) {
             Ok(o) => outcomes.push(o),
             Err(source) => {
                 let so_far = super::answer::answer(&outcomes, &world.now);
@@ -322,6 +324,80 @@ fn entry_words(e: &ScheduleEntry) -> Vec<String> {
     content(&format!("{} {}", e.name.replace(['-', '_'], " "), e.action))
 }
 
+/// Why a tool's name for a task, an idea or a schedule entry names no single one.
+#[derive(Debug, thiserror::Error)]
+pub enum NameError {
+    #[error("no {kind} matches “{name}” (list them to see the ids)")]
+    None { name: String, kind: &'static str },
+    #[error("several match “{name}”: {listed}; call again with one id")]
+    Several { name: String, listed: String },
+    #[error("`{id}` is not one an item from {who} may change: it was not filed by them")]
+    NotYours { id: String, who: String },
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+impl World {
+    /// The open task `name` names: its id, or its words (two matching is an error listing
+    /// both). Only the asker's (see [`World::owns`]); another's id is refused as such.
+    pub fn task(&self, name: &str) -> Result<Task, NameError> {
+        let all = tasks::tasks_in(&self.layout.state()).load()?;
+        if let Some(t) = all.iter().find(|t| t.id == name.trim()) {
+            if !self.owns(t.source.as_deref()) {
+                return Err(NameError::NotYours { id: t.id.clone(), who: self.who.to_string() });
+            }
+            if !t.done {
+                return Ok(t.clone());
+            }
+        }
+        let found = best(&content(name), self.open(&all).map(|t| (t.clone(), content(&t.task))), Fit::weak);
+        match Found::from(found) {
+            Found::One(t) => Ok(t),
+            Found::None => Err(NameError::None { name: name.into(), kind: "open task" }),
+            Found::Several(all) => Err(NameError::Several {
+                name: name.into(),
+                listed: all.iter().map(|t| format!("{} ({})", t.id, t.task)).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// The idea `name` names: its id or its words; only the asker's.
+    pub fn idea(&self, name: &str) -> Result<Idea, NameError> {
+        let all = tasks::ideas_in(&self.layout.state()).load()?;
+        if let Some(i) = all.iter().find(|i| i.id == name.trim()) {
+            if !self.owns(i.source.as_deref()) {
+                return Err(NameError::NotYours { id: i.id.clone(), who: self.who.to_string() });
+            }
+            return Ok(i.clone());
+        }
+        let mine = all.iter().filter(|i| self.owns(i.source.as_deref()));
+        match Found::from(best(&content(name), mine.map(|i| (i.clone(), content(&i.idea))), Fit::weak)) {
+            Found::One(i) => Ok(i),
+            Found::None => Err(NameError::None { name: name.into(), kind: "idea" }),
+            Found::Several(all) => Err(NameError::Several {
+                name: name.into(),
+                listed: all.iter().map(|i| format!("{} ({})", i.id, i.idea)).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// The schedule entry `name` names: its name or its words.
+    pub fn entry(&self, name: &str) -> Result<ScheduleEntry, NameError> {
+        let all = Schedule::in_layout(&self.layout).load()?;
+        if let Some(e) = all.iter().find(|e| e.name == name.trim()) {
+            return Ok(e.clone());
+        }
+        match Found::from(best(&content(name), all.iter().map(|e| (e.clone(), entry_words(e))), Fit::weak)) {
+            Found::One(e) => Ok(e),
+            Found::None => Err(NameError::None { name: name.into(), kind: "schedule entry" }),
+            Found::Several(all) => Err(NameError::Several {
+                name: name.into(),
+                listed: all.iter().map(|e| format!("{} ({})", e.name, e.action)).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+}
+
 /// What a search found: none, one, or several (to ask which).
 enum Found<T> {
     None,
@@ -372,7 +448,7 @@ fn one_task(found: Vec<Task>, words: &str, said: Said) -> Result<Result<Task, Ou
 }
 
 /// One request against the files: the step to take, or the outcome that holds it.
-fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result<Step, Outcome>, RoutineError> {
+fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result<Act, Outcome>, RoutineError> {
     Ok(match request {
         Request::AddTask { task, due } => {
             let mut t = Task::new(task.clone());
@@ -380,7 +456,7 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
             t.priority = Some(2);
             t.context = Some(world.context());
             t.source = world.source();
-            Ok(Step::Add(t))
+            Ok(Act::Add(t))
         }
         Request::AddEvery { action, every } => {
             if !world.who.is_owner() {
@@ -401,23 +477,23 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
                 catch_up: Some(false),
                 extra,
             };
-            Ok(Step::AddEvery(entry, every.human.clone()))
+            Ok(Act::AddEvery(entry, every.human.clone()))
         }
-        Request::ListTasks { filter } => Ok(Step::List(*filter)),
+        Request::ListTasks { filter } => Ok(Act::List(*filter)),
         Request::Complete { words, said } => {
             let found = tasks_named(words, *said, world, files)?;
-            one_task(found, words, *said)?.map(Step::Complete)
+            one_task(found, words, *said)?.map(Act::Complete)
         }
         Request::Show { words } => {
             let found = tasks_named(words, Said::Explicit, world, files)?;
-            one_task(found, words, Said::Explicit)?.map(Step::Show)
+            one_task(found, words, Said::Explicit)?.map(Act::Show)
         }
         Request::Move { words, to, said } => {
             let found = tasks_named(words, *said, world, files)?;
             match one_task(found, words, *said)? {
                 Err(held) => Err(held),
                 Ok(task) => match moved_to(&task, to, &world.now) {
-                    Some(at) => Ok(Step::Move(task, seconds(at.timestamp()))),
+                    Some(at) => Ok(Act::Move(task, seconds(at.timestamp()))),
                     None => Err(Outcome::AskWhen { task }),
                 },
             }
@@ -425,13 +501,13 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
         Request::Cancel { words, said } => {
             let found = tasks_named(words, *said, world, files)?;
             if !found.is_empty() {
-                return Ok(one_task(found, words, *said)?.map(Step::Cancel));
+                return Ok(one_task(found, words, *said)?.map(Act::Cancel));
             }
             // No task: a schedule entry of that name ("cancel the daily reflection").
             match (entries_named(words, enough(*said), files)?, world.who.is_owner()) {
-                (Found::None, _) => one_task(Vec::new(), words, *said)?.map(Step::Cancel),
+                (Found::None, _) => one_task(Vec::new(), words, *said)?.map(Act::Cancel),
                 (_, false) => Err(world.schedule_refused()),
-                (Found::One(e), true) => Ok(Step::Unschedule(e)),
+                (Found::One(e), true) => Ok(Act::Unschedule(e)),
                 (Found::Several(all), true) => Err(which_entries(words, &all)),
             }
         }
@@ -441,23 +517,23 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
             }
             match entries_named(words, Fit::weak, files)? {
                 Found::None => Err(Outcome::NoMatch { words: words.clone(), kind: Kind::Entry }),
-                Found::One(e) => Ok(Step::Unschedule(e)),
+                Found::One(e) => Ok(Act::Unschedule(e)),
                 Found::Several(all) => Err(which_entries(words, &all)),
             }
         }
         Request::AddIdea { idea } => {
             let mut i = Idea::new(idea.clone(), Some(world.context()), seconds(world.now.timestamp()));
             i.source = world.source();
-            Ok(Step::AddIdea(i))
+            Ok(Act::AddIdea(i))
         }
-        Request::ListIdeas => Ok(Step::ListIdeas),
+        Request::ListIdeas => Ok(Act::ListIdeas),
         Request::DropIdea { words } => {
             let query = content(words);
             let all = files.ideas()?;
             let mine = all.iter().filter(|i| world.owns(i.source.as_deref()));
             match Found::from(best(&query, mine.map(|i| (i.clone(), content(&i.idea))), Fit::weak)) {
                 Found::None => Err(Outcome::NoMatch { words: words.clone(), kind: Kind::Idea }),
-                Found::One(i) => Ok(Step::DropIdea(i)),
+                Found::One(i) => Ok(Act::DropIdea(i)),
                 Found::Several(all) => Err(which(words, Kind::Idea, &all, |i| i.idea.clone(), |i| i.id.clone())),
             }
         }
@@ -465,7 +541,7 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
             if !world.who.is_owner() {
                 return Ok(Err(world.schedule_refused()));
             }
-            Ok(Step::ListSchedule)
+            Ok(Act::ListSchedule)
         }
     })
 }
@@ -477,14 +553,14 @@ fn entries_named(words: &str, enough: fn(&Fit) -> bool, files: &mut Files) -> Re
 }
 
 /// Whole seconds, as the files have always been written.
-fn seconds(t: Timestamp) -> Timestamp {
+pub fn seconds(t: Timestamp) -> Timestamp {
     Timestamp::from_second(t.as_second()).unwrap_or(t)
 }
 
 /// Where `task` moves to: a day alone keeps its time of day (09:00 if it had none); a time
 /// alone keeps its day while that is still ahead; a span counts from its due time or now,
 /// whichever is later. `None` when no time was said.
-fn moved_to(task: &Task, to: &Target, now: &Zoned) -> Option<Zoned> {
+pub fn moved_to(task: &Task, to: &Target, now: &Zoned) -> Option<Zoned> {
     let tz = now.time_zone();
     let due = task.due.map(|d| d.to_zoned(tz.clone()));
     let base = || due.clone().filter(|d| d > now).unwrap_or_else(|| now.clone());
@@ -505,7 +581,7 @@ fn moved_to(task: &Task, to: &Target, now: &Zoned) -> Option<Zoned> {
 }
 
 /// A schedule entry's name from its action: `take-my-vitamins`.
-fn slug(action: &str) -> String {
+pub fn slug(action: &str) -> String {
     let words: Vec<String> = action
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -522,20 +598,25 @@ fn slug(action: &str) -> String {
     }
 }
 
-/// Take one step.
-fn apply(step: Step, world: &World, files: &Files) -> Result<Outcome, StateError> {
+/// Do one act in `world`, as a tool asks (the routine's messages go through [`perform`]).
+pub fn act(a: Act, world: &World) -> Result<Outcome, StateError> {
+    apply(a, world, &Files::of(&world.layout))
+}
+
+/// Take one act.
+fn apply(step: Act, world: &World, files: &Files) -> Result<Outcome, StateError> {
     let gone = |kind| Outcome::NoMatch { words: String::new(), kind };
     Ok(match step {
-        Step::Add(task) => {
+        Act::Add(task) => {
             files.tasks.add(task.clone())?;
             Outcome::Added { task }
         }
-        Step::AddEvery(entry, human) => {
+        Act::AddEvery(entry, human) => {
             let entry = files.schedule.add_unique(entry)?;
             let next = entry.timing().ok().and_then(|(cron, tz)| cron.next_after(world.now.timestamp(), &tz).ok());
             Outcome::Scheduled { entry, human, next }
         }
-        Step::List(filter) => {
+        Act::List(filter) => {
             let all = files.tasks.load()?;
             let mut tasks: Vec<Task> = tasks::ordered(&all)
                 .into_iter()
@@ -548,7 +629,7 @@ fn apply(step: Step, world: &World, files: &Files) -> Result<Outcome, StateError
             }
             Outcome::Listed { filter, tasks }
         }
-        Step::Complete(task) => match files.tasks.complete_open(&task.id)? {
+        Act::Complete(task) => match files.tasks.complete_open(&task.id)? {
             Some(task) => {
                 let all = files.tasks.load()?;
                 let left_today = world.open(&all).filter(|t| Filter::Today.keeps(t, &world.now)).count();
@@ -556,35 +637,35 @@ fn apply(step: Step, world: &World, files: &Files) -> Result<Outcome, StateError
             }
             None => gone(Kind::Task),
         },
-        Step::Move(task, at) => match files.tasks.reschedule(&task.id, at)? {
+        Act::Move(task, at) => match files.tasks.reschedule(&task.id, at)? {
             Some((before, after)) => Outcome::Moved { before: Box::new(before), after: Box::new(after) },
             None => gone(Kind::Task),
         },
-        Step::Cancel(task) => match files.tasks.cancel(&task.id)? {
+        Act::Cancel(task) => match files.tasks.cancel(&task.id)? {
             Some(task) => {
                 let all = files.tasks.load()?;
                 Outcome::Cancelled { task, open: world.open(&all).count() }
             }
             None => gone(Kind::Task),
         },
-        Step::Show(task) => Outcome::Shown { task },
-        Step::AddIdea(idea) => {
+        Act::Show(task) => Outcome::Shown { task },
+        Act::AddIdea(idea) => {
             files.ideas.add(idea.clone())?;
             Outcome::IdeaAdded { idea }
         }
-        Step::ListIdeas => {
+        Act::ListIdeas => {
             let ideas = files.ideas.load()?.into_iter().filter(|i| world.owns(i.source.as_deref())).collect();
             Outcome::IdeasListed { ideas }
         }
-        Step::DropIdea(idea) => match files.ideas.drop_idea(&idea.id)? {
+        Act::DropIdea(idea) => match files.ideas.drop_idea(&idea.id)? {
             Some(idea) => {
                 let left = files.ideas.load()?.iter().filter(|i| world.owns(i.source.as_deref())).count();
                 Outcome::IdeaDropped { idea, left }
             }
             None => gone(Kind::Idea),
         },
-        Step::ListSchedule => Outcome::ScheduleListed { entries: files.schedule.load()? },
-        Step::Unschedule(entry) => match files.schedule.remove_entry(&entry.name)? {
+        Act::ListSchedule => Outcome::ScheduleListed { entries: files.schedule.load()? },
+        Act::Unschedule(entry) => match files.schedule.remove_entry(&entry.name)? {
             Some(entry) => Outcome::Unscheduled { entry },
             None => gone(Kind::Entry),
         },

@@ -211,3 +211,118 @@ fn a_file_that_cannot_be_written_leaves_the_request_undone_and_says_why() {
     let e = hub.owner("what's on my list?");
     assert!(e.contains("tasks.json: line 1") && e.contains("fix the file by hand"), "{e}");
 }
+
+/// The executive's routine tools, run through the registry as the executive's calls are, for
+/// an item from `who`.
+fn tools(hub: &Hub, who: Provenance) -> cn_tools::Registry {
+    let (config, policy) = crate::config::of(&cn_hub::HubConfig::default());
+    let shared = std::sync::Arc::new(crate::actions::Shared::new(hub.path().to_path_buf(), config));
+    if let Ok(mut clock) = shared.clock.lock() {
+        *clock = Some(hub.now.clone());
+    }
+    let mut registry = crate::actions::registry(&shared, policy);
+    registry.ctx.from = Some(who);
+    registry
+}
+
+fn call(
+    r: &cn_tools::Registry,
+    tool: &str,
+    params: serde_json::Value,
+) -> Result<serde_json::Value, cn_compute::ToolError> {
+    r.run(1, &cn_compute::ToolCall::new(tool, params.as_object().cloned().unwrap_or_default()))
+}
+
+/// The attack, through the tools: a stranger's or a peer's item cannot complete, move or
+/// cancel the owner's tasks, drop the owner's ideas, or touch the schedule — by id or by words
+/// — while it may file and close its own.
+#[test]
+fn the_tools_keep_a_stranger_to_what_it_filed() {
+    use cn_compute::ToolError;
+    use serde_json::json;
+    let hub = Hub::new();
+    let before = [hub.read("tasks.json"), hub.read("ideas.json"), hub.read("schedule.json")];
+    for who in [mallory(), Provenance::Peer("ada".into())] {
+        let r = tools(&hub, who.clone());
+        for (tool, params) in [
+            ("task_done", json!({"name": "task-car"})),
+            ("task_cancel", json!({"name": "task-plumber"})),
+            ("task_move", json!({"name": "task-bill", "to": "next Friday"})),
+            ("idea_drop", json!({"name": "idea-cello"})),
+        ] {
+            let e = call(&r, tool, params).unwrap_err();
+            assert!(matches!(&e, ToolError::Denied(m) if m.contains("not one an item from")), "{who}: {tool}: {e:?}");
+        }
+        for (tool, params) in [
+            ("task_done", json!({"name": "car insurance"})),
+            ("task_cancel", json!({"name": "the plumber"})),
+            ("idea_drop", json!({"name": "the cello"})),
+        ] {
+            let e = call(&r, tool, params).unwrap_err();
+            assert!(matches!(&e, ToolError::BadParams(m) if m.starts_with("no ")), "{who}: {tool}: {e:?}");
+        }
+        // The schedule is the owner's: held for the owner's word, never run.
+        for (tool, params) in [
+            ("schedule_add", json!({"action": "pay mallory", "every": "every Monday at 9am"})),
+            ("schedule_remove", json!({"name": "weekly-review"})),
+            ("schedule_list", json!({})),
+        ] {
+            let e = call(&r, tool, params).unwrap_err();
+            assert!(matches!(&e, ToolError::Held(_)), "{who}: {tool}: {e:?}");
+        }
+        // What they may see is what they filed.
+        let listed = call(&r, "tasks_list", json!({})).unwrap();
+        let mine: Vec<&str> = listed["tasks"].as_array().unwrap().iter().filter_map(|t| t["id"].as_str()).collect();
+        let expect: Vec<&str> = if who == mallory() { vec!["task-stranger"] } else { vec![] };
+        assert_eq!(mine, expect, "{who}");
+    }
+    assert_eq!(before, [hub.read("tasks.json"), hub.read("ideas.json"), hub.read("schedule.json")]);
+    // Their own they may close.
+    let r = tools(&hub, mallory());
+    let done = call(&r, "task_done", json!({"name": "task-stranger"})).unwrap();
+    assert_eq!(done["answer"], "Done: review my pull request — nothing else due today.");
+}
+
+#[test]
+fn the_tools_do_what_the_owner_asks_and_answer_what_changed() {
+    use serde_json::json;
+    let hub = Hub::new();
+    let r = tools(&hub, Provenance::Owner);
+    let today = call(&r, "tasks_list", json!({"filter": "today"})).unwrap();
+    assert_eq!(today["tasks"].as_array().unwrap().len(), 4);
+    let done = call(&r, "task_done", json!({"name": "the car insurance"})).unwrap();
+    assert_eq!(done, json!({"answer": "Done: renew the car insurance — 3 tasks left today.", "changed": true}));
+    let which = call(&r, "task_cancel", json!({"name": "the invoice"})).unwrap_err().to_string();
+    assert!(which.contains("several match “the invoice”: task-acme") && which.contains("task-globex"), "{which}");
+    let moved = call(&r, "task_move", json!({"name": "task-passport", "to": "by 2 days"})).unwrap();
+    assert_eq!(
+        moved["answer"],
+        "Moved: renew the passport — now due Sun 17 Jan 2027, 09:00 (was Fri 15 Jan 2027, 09:00)."
+    );
+    let bad = call(&r, "task_move", json!({"name": "task-dentist", "to": "next Smarch"})).unwrap_err().to_string();
+    assert!(bad.contains("“Smarch” is not a month"), "{bad}");
+    let added =
+        call(&r, "schedule_add", json!({"action": "water the ferns", "every": "every Tuesday at 7am"})).unwrap();
+    assert!(
+        added["answer"].as_str().unwrap().starts_with("Scheduled: water the ferns — every Tuesday at 07:00"),
+        "{added}"
+    );
+    let never = call(&r, "schedule_add", json!({"action": "x", "cron": "0 0 31 2 *"})).unwrap_err().to_string();
+    assert!(never.contains("never fires"), "{never}");
+    let gone = call(&r, "schedule_remove", json!({"name": "the ferns"})).unwrap();
+    assert_eq!(gone["answer"], "Removed from the schedule: water-the-ferns (water the ferns).");
+    let ideas = call(&r, "ideas_list", json!({"words": "cello"})).unwrap();
+    assert_eq!(ideas["ideas"][0]["id"], "idea-cello");
+    assert_eq!(call(&r, "idea_drop", json!({"name": "idea-cello"})).unwrap()["changed"], true);
+    // Every change is in the journal, for "what did you do today?".
+    let journal = std::fs::read_to_string(hub.state("journal.jsonl")).unwrap();
+    assert!(journal.contains("\"type\":\"routine\"") && journal.contains("Done: renew the car insurance"), "{journal}");
+}
+
+#[test]
+fn a_reminder_without_what_is_not_guessed() {
+    let now: Zoned = corpus::NOW.parse().unwrap();
+    // "to" must be a word: "Remind me tomorrow" says when, not what.
+    assert_eq!(parse("Remind me tomorrow", &now), super::Parsed::NotRoutine);
+    assert_eq!(parse("remind me about it", &now), super::Parsed::NotRoutine);
+}
