@@ -69,7 +69,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             cron,
             action: p.action.trim().to_string(),
             tz: Some(tz),
-            catch_up: Some(false),
+            catch_up: None,
             extra: Map::new(),
         };
         let (cron, tz) = entry.timing().map_err(|e| ToolError::BadParams(cn_compute::chain(&e)))?;

@@ -474,7 +474,7 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
                 cron: every.cron.clone(),
                 action: action.clone(),
                 tz: Some(tz),
-                catch_up: Some(false),
+                catch_up: None,
                 extra,
             };
             Ok(Act::AddEvery(entry, every.human.clone()))
