@@ -326,3 +326,33 @@ fn a_reminder_without_what_is_not_guessed() {
     assert_eq!(parse("Remind me tomorrow", &now), super::Parsed::NotRoutine);
     assert_eq!(parse("remind me about it", &now), super::Parsed::NotRoutine);
 }
+
+proptest::proptest! {
+    /// Whatever a stranger writes, the routine's parser never panics, and the trigger agrees
+    /// with it.
+    #[test]
+    fn any_message_is_parsed_without_panic(text in "\\PC{0,120}") {
+        let now: Zoned = corpus::NOW.parse().unwrap();
+        let parsed = parse(&text, &now);
+        if parsed != super::Parsed::NotRoutine {
+            proptest::prop_assert!(super::recognizes(&text));
+        }
+    }
+
+    /// Routine-like messages built from the corpus's words never panic either.
+    #[test]
+    fn routine_like_messages_are_parsed_without_panic(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                "(remind me to|add a task:|todo:|I need to|mark|done with|move|snooze|cancel|drop|every|what's on my|idea:) ",
+                "(the|my|a) (car insurance|plumber|invoice|list|ideas|schedule|task|reminder) ",
+                "(tomorrow|tonight|on the [0-9]{1,3}(st|th)|next (Friday|Smarch)|in [0-9]+ hours|at [0-9]{1,2}(pm|am)?|by an hour|back a week) ",
+                "(and|;|\\.|\\?|✅|as done|off my list|anymore) ",
+            ],
+            0..7,
+        )
+    ) {
+        let now: Zoned = corpus::NOW.parse().unwrap();
+        let _ = parse(&parts.concat(), &now);
+    }
+}
