@@ -136,8 +136,10 @@ fn a_persons_requests_reach_the_executive_and_small_talk_does_not() {
     }
     assert_eq!(exec.calls(), REQUESTS.len(), "small talk costs no executive call");
     let answer = chat(&hub, "remind me to call mom tomorrow at 5pm");
-    assert!(answer.starts_with("Reminder set: call mom"), "{answer}");
-    assert_eq!(tasks(&hub).len(), 1, "the routine did what was asked");
+    assert!(answer.starts_with("Added: call mom — due "), "{answer}");
+    let filed = tasks(&hub);
+    assert_eq!(filed.len(), 1, "the routine did what was asked");
+    assert!(filed[0]["due"].is_string(), "with its due time: {:?}", filed[0]);
     for d in decisions(&hub) {
         assert_ne!(d["message"], "👍", "{d}");
         assert!(d["level"].is_u64(), "every decision says which level made it: {d}");
