@@ -18,12 +18,12 @@ fn dirs(l: &Layout) -> Vec<PathBuf> {
     let mut dirs =
         vec![l.reflexes(), l.mca(), l.notes(), l.inbox(), l.doing(), l.deferred(), l.archived(), l.outbox(), l.sent()];
     dirs.extend(Cadence::ALL.iter().filter(|c| c.is_reflection()).map(|c| l.reflections(c.as_str())));
-    dirs.push(l.root().join("loops"));
+    dirs.push(l.loops());
     dirs
 }
 
-/// The files `cn init` writes (path, template). `{{name}}` becomes the agent's name in the
-/// files marked `true`.
+/// The files `cn init` writes (path, template). In the files marked `true`, `{{name}}`
+/// becomes the agent's name and `{{port}}` the owner endpoint's port ([`free_port`]).
 fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 21] {
     [
         (l.config(), include_str!("templates/cn.yaml"), true),
@@ -58,6 +58,9 @@ pub struct InitReport {
     pub name: String,
     /// Files written, relative to the hub.
     pub created: Vec<String>,
+    /// Every path init's commit holds: the files it wrote, the `.gitkeep` of each empty
+    /// directory, and a completed `.gitignore`.
+    pub committed_paths: Vec<String>,
     /// Files that were already there and were left alone.
     pub kept: Vec<String>,
     pub committed: bool,
@@ -83,6 +86,7 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
     // What init itself wrote: the only paths its commit stages (a folder made a hub keeps
     // its other files out of the commit — a `secret.env` stays the owner's business).
     let mut own = Vec::new();
+    let port = free_port().to_string();
     for d in dirs(&layout) {
         let keep = d.join(".gitkeep");
         if !keep.exists() {
@@ -96,7 +100,8 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
             kept.push(rel);
             continue;
         }
-        let text = if named { template.replace("{{name}}", &name) } else { template.to_string() };
+        let text =
+            if named { template.replace("{{name}}", &name).replace("{{port}}", &port) } else { template.to_string() };
         cn_storage::write_atomic(&path, text.as_bytes()).map_err(io_at(&path))?;
         created.push(rel);
     }
@@ -133,7 +138,24 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
         git.run(&commit)?;
         true
     };
-    Ok(InitReport { root, name, created, kept, committed })
+    Ok(InitReport { root, name, created, kept, committed_paths: if committed { own } else { Vec::new() }, committed })
+}
+
+/// A loopback port nothing listens on now, for `senses.bind`: so a second hub on the machine
+/// does not find its owner endpoint taken by the first (the daemon still reports a port taken
+/// later, naming `senses.bind`). Drawn at random from below Linux's ephemeral range, so two
+/// hubs made before either runs are unlikely to draw the same; 7878 if none is free.
+pub fn free_port() -> u16 {
+    const FIRST: u16 = 20000;
+    const SPAN: u64 = 12000;
+    for _ in 0..64 {
+        let draw = u64::from_str_radix(&cn_hub::id::new(), 16).unwrap_or(0) % SPAN;
+        let port = FIRST + draw as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    7878
 }
 
 /// Append the runtime lines of init's `.gitignore` that `path` lacks; true when it changed.

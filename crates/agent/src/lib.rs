@@ -77,6 +77,20 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
     Ok(mail)
 }
 
+/// How long `cn peer add` waits for a peer's remote to answer.
+pub const PEER_CHECK: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Whether peer `name`'s remote answers `git ls-remote` now: `None` when it does, else why
+/// not (git's message). A peer that does not answer is still a peer — a laptop that is
+/// offline today — so `cn peer add` warns with this and records it anyway.
+pub fn peer_unreachable(hub: &Hub, name: &str) -> Option<String> {
+    let peer = match hub.require_peer(name) {
+        Ok(p) => p,
+        Err(e) => return Some(cn_compute::chain(&e)),
+    };
+    Git::new(hub.root()).ls_remote_answers(&peer.remote, PEER_CHECK).err().map(|e| cn_compute::chain(&e))
+}
+
 /// `cn peer add`: record a peer (a local path is made absolute, so git finds it from
 /// anywhere).
 pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {

@@ -31,6 +31,9 @@ pub enum GitError {
     /// git ran and failed; `stderr` is git's own explanation (one line, `; `-joined).
     #[error("git {args} (in {dir}) failed: {stderr}")]
     Failed { dir: PathBuf, args: String, stderr: String },
+    /// git did not finish within its time limit and was killed.
+    #[error("git {args} (in {dir}) gave no answer within {} s", after.as_secs())]
+    Timeout { dir: PathBuf, args: String, after: Duration },
     /// git could not be started (or waited for).
     #[error("git {args} (in {dir}) failed: cannot run git (is git installed?)")]
     Spawn {
@@ -46,7 +49,7 @@ impl GitError {
     pub fn stderr(&self) -> &str {
         match self {
             GitError::Failed { stderr, .. } => stderr,
-            GitError::Spawn { .. } => "",
+            GitError::Spawn { .. } | GitError::Timeout { .. } => "",
         }
     }
 }
@@ -199,6 +202,58 @@ impl Git {
         self.finish(args, out)
     }
 
+    /// Whether `remote` answers: `git ls-remote --heads` on it, killed after `limit` (an
+    /// unreachable host must not hold a command for a TCP timeout). Its output is not read.
+    pub fn ls_remote_answers(&self, remote: &str, limit: Duration) -> Result<(), GitError> {
+        use std::os::unix::process::CommandExt;
+        let args = ["ls-remote", "--heads", "--", remote];
+        let mut child = self
+            .command(&args)
+            // Its own process group, so a timeout kills the ssh it started too.
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| self.spawn_error(&args, e))?;
+        // Read stderr on a thread so a chatty git cannot block on a full pipe.
+        let reader = child.stderr.take().map(|mut e| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let _ = io::Read::read_to_end(&mut e, &mut buf);
+                buf
+            })
+        });
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            match child.try_wait().map_err(|e| self.spawn_error(&args, e))? {
+                Some(status) => break Some(status),
+                None if Instant::now() >= deadline => {
+                    if let Ok(pid) = i32::try_from(child.id()) {
+                        // SAFETY: kill(2) with a negative pid signals the process group the
+                        // child leads (`process_group(0)`); no memory is involved.
+                        unsafe {
+                            libc::kill(-pid, libc::SIGKILL);
+                        }
+                    }
+                    let _ = child.wait();
+                    break None;
+                }
+                None => std::thread::sleep(Duration::from_millis(20)),
+            }
+        };
+        let stderr = reader.and_then(|r| r.join().ok()).unwrap_or_default();
+        match status {
+            Some(s) if s.success() => Ok(()),
+            Some(_) => Err(self.failed(&args, &stderr)),
+            None => Err(GitError::Timeout {
+                dir: self.dir.clone(),
+                args: crate::redact::redact(&args.join(" ")),
+                after: limit,
+            }),
+        }
+    }
+
     /// Run git with `input` on its stdin (`fast-import`, `hash-object --stdin`).
     pub fn run_with_input(&self, args: &[&str], input: &[u8]) -> Result<String, GitError> {
         self.run_bytes_with_input(args, input).map(|out| String::from_utf8_lossy(&out).into_owned())
@@ -281,6 +336,47 @@ impl Git {
     pub fn maintain(&self) {
         if let Err(e) = self.run(&["maintenance", "run", "--auto", "--quiet"]) {
             tracing::warn!(error = %cn_compute::Chain(&e), "git maintenance");
+        }
+    }
+
+    /// `git gc --auto`: nothing (a quick count of loose objects) until git's thresholds are
+    /// passed, then git packs in the background (`gc.autoDetach`) — after a commit made
+    /// without git's own housekeeping. Failures only logged.
+    pub fn gc_auto(&self) {
+        if let Err(e) = self.run(&["gc", "--auto", "--quiet"]) {
+            tracing::warn!(error = %cn_compute::Chain(&e), "git gc --auto");
+        }
+    }
+
+    /// Stage `paths` (those that exist) and fold them into HEAD's commit, keeping its message;
+    /// false when there was nothing to add. For the caller that made HEAD a moment ago and
+    /// knows no one has it yet.
+    pub fn amend_paths(&self, paths: &[&str]) -> Result<bool, GitError> {
+        let present: Vec<&str> = paths.iter().copied().filter(|p| self.dir.join(p).exists()).collect();
+        if present.is_empty() {
+            return Ok(false);
+        }
+        let mut status = vec!["--no-optional-locks", "status", "--porcelain", "--"];
+        status.extend_from_slice(&present);
+        if self.run(&status)?.trim().is_empty() {
+            return Ok(false);
+        }
+        let mut add = vec!["add", "-A", "--"];
+        add.extend_from_slice(&present);
+        let amend =
+            ["-c", "maintenance.auto=false", "commit", "-q", "--no-verify", "--no-gpg-sign", "--amend", "--no-edit"];
+        // Someone's `git status` takes the index's lock for a moment: wait it out.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match self.run(&add).and_then(|_| self.run(&amend)) {
+                Ok(_) => return Ok(true),
+                Err(GitError::Failed { ref stderr, .. })
+                    if stderr.contains("index.lock") && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => return Err(e),
+            }
         }
     }
 

@@ -302,8 +302,11 @@ pub fn configured(hub: &cn_hub::Hub, config: &SensesConfig) -> Result<Vec<Box<dy
                 .into(),
         });
     }
-    if let Some(p) = &config.peers {
-        senses.push(Box::new(peers::PeersSense { every: p.every }));
+    // Peer mail runs while the hub has peers (a peer added later restarts the senses: the
+    // daemon follows `state/peers.json` as it follows cn.yaml). An unreadable peers file
+    // starts it, so its sync reports the error.
+    if config.peers.enabled && hub.peers().map_or(true, |p| !p.is_empty()) {
+        senses.push(Box::new(peers::PeersSense { every: config.peers.every }));
     }
     if let Some(f) = config.files.as_ref().filter(|f| !f.paths.is_empty()) {
         senses.push(Box::new(files::FilesSense::configured(f)));

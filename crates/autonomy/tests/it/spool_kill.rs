@@ -64,7 +64,12 @@ fn sigkill_at_random_points_loses_no_acknowledged_item() {
         seed ^= seed << 17;
         let kill_after = 1 + (seed % 150) as usize;
         let mut proc = Command::new(&exe)
-            .args(["--exact", "spool_kill::sigkill_at_random_points_loses_no_acknowledged_item", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "spool_kill::sigkill_at_random_points_loses_no_acknowledged_item",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD, &path)
             .env("CN_SPOOL_KILL_ROUND", round.to_string())
             .stdout(Stdio::piped())
