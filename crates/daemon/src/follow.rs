@@ -141,7 +141,12 @@ pub fn decorator(
                         run.stop();
                         return;
                     }
-                    Err(why) => told(&running.hub, Some(&why)),
+                    Err(why) => {
+                        // Reading it set git's environment from it (`git.env`): the running
+                        // config's again.
+                        cn_hub::git::pass_env(&running.hub.config().git.env);
+                        told(&running.hub, Some(&why));
+                    }
                 }
             }
             inner();

@@ -85,7 +85,8 @@ pub enum SenseError {
     Create { sense: &'static str, path: std::path::PathBuf, source: std::io::Error },
     #[error("cannot start the {sense} sense{}", path.as_ref().map(|p| format!(": cannot watch {}", p.display())).unwrap_or_default())]
     Watch { sense: &'static str, path: Option<std::path::PathBuf>, source: notify::Error },
-    #[error("cannot listen on {addr} (senses.bind in cn.yaml)")]
+    /// (Another hub's daemon on the same port is the usual cause: say how to choose one.)
+    #[error("cannot listen on {addr} (senses.bind in cn.yaml; another hub's daemon may hold it: set a free port, or 127.0.0.1:0 to take any)")]
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error("{url}")]
     Http { url: String, source: reqwest::Error },

@@ -69,6 +69,13 @@ fn run_info(hub: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(hub.join("state/run.json")).unwrap_or_default()).unwrap_or_default()
 }
 
+/// `cn chat hello`'s answer (the hello reflex's).
+fn chat_ok(hub: &Path) -> String {
+    let out = cn(hub, &["chat", "--timeout", "60", "hello"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The first journal entry whose summary starts with `prefix`, after the first `skip` entries.
 fn entry_after(hub: &Path, skip: usize, prefix: &str) -> Option<Value> {
     journal(hub).into_iter().skip(skip).find(|e| e["summary"].as_str().is_some_and(|s| s.starts_with(prefix)))
@@ -138,6 +145,26 @@ fn the_daemon_follows_cn_yaml_as_it_is_edited_and_keeps_its_config_through_a_bad
     // Fixed: the refusal is over, the banner goes.
     std::fs::write(hub.join("cn.yaml"), &with_urls).unwrap();
     wait_until(MINUTE, "the banner to go", || run_info(&hub)["config_error"].is_null().then_some(()));
+
+    // An edit that passes the check but cannot start (its port is taken): refused, and the
+    // last config runs again, on its address.
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let seen = journal(&hub).len();
+    let owner_url = daemon.owner_url();
+    std::fs::write(hub.join("cn.yaml"), with_urls.replace("bind: 127.0.0.1:0", &format!("bind: 127.0.0.1:{port}")))
+        .unwrap();
+    let refused =
+        wait_until(MINUTE, "the unstartable edit to be refused", || entry_after(&hub, seen, "cn.yaml edit refused"));
+    let why = refused["summary"].as_str().unwrap();
+    assert!(why.contains(&format!("cannot listen on 127.0.0.1:{port}")) && why.contains("senses.bind"), "{why}");
+    wait_until(MINUTE, "the last config to run again", || {
+        (run_info(&hub)["owner_url"] == owner_url.as_str()).then_some(())
+    });
+    assert!(chat_ok(&hub).contains("Hello"), "the daemon answers on its old address");
+    std::fs::write(hub.join("cn.yaml"), &with_urls).unwrap();
+    wait_until(MINUTE, "the banner to go", || run_info(&hub)["config_error"].is_null().then_some(()));
+    drop(taken);
     let mut log = daemon.child.stderr.take().unwrap();
     let stopped = daemon.stop();
     assert!(stopped.success(), "{stopped:?}");
@@ -296,6 +323,16 @@ fn the_small_things_say_what_is_wrong() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("warning") && stderr(&out).contains("does not answer"), "{}", stderr(&out));
     assert!(cn_ok(&hub, &["peer", "list"]).contains("/no/such/path"));
+    // A port another program holds: `cn run` says which key to change.
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
+    let bind = yaml.lines().find(|l| l.trim_start().starts_with("bind: ")).unwrap().trim().to_string();
+    let busy = yaml.replace(&bind, &format!("bind: {}", taken.local_addr().unwrap()));
+    std::fs::write(hub.join("cn.yaml"), busy).unwrap();
+    let out = cn(&hub, &["run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("senses.bind") && stderr(&out).contains("free port"), "{}", stderr(&out));
+    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
     // One that answers is not.
     let bare = dir.path().join("bob.git");
     git(dir.path(), &["init", "-q", "--bare", bare.to_str().unwrap()]);

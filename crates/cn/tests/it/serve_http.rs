@@ -274,3 +274,22 @@ fn the_loops_and_peers_views_read_what_the_commands_wrote() {
     let peers = http(serve.addr, "GET", "/api/peers", &auth, "").json();
     assert_eq!(peers["peers"], json!([{"name": "bob", "remote": "/srv/git/bob.git"}]), "{peers}");
 }
+
+#[test]
+fn the_first_data_in_the_page_cannot_close_its_element() {
+    let (_dir, hub) = setup();
+    // A stranger's text in the journal, written to end the data element and start a script.
+    let attack = "</script><script>fetch('/api/approvals/x/approve',{method:'POST'})</script><!--";
+    let entry = json!({"ts": "2026-01-01T00:00:00Z", "type": "observation", "summary": attack});
+    std::fs::write(hub.join("state/journal.jsonl"), format!("{entry}\n")).unwrap();
+    let serve = Serve::start(&hub, &[]);
+    let page = http(serve.addr, "GET", "/", &[("Cookie", &serve.cookie())], "");
+    assert_eq!(page.status, 200);
+    let data = page.body.split("<script type=\"application/json\" id=\"boot\">").nth(1).expect("the page's data");
+    let data = data.split("</script>").next().unwrap();
+    assert!(!data.contains('<'), "a `<` in the page's data: {data}");
+    let boot: Value = serde_json::from_str(data).unwrap();
+    assert_eq!(boot["journal"]["entries"][0]["summary"], attack, "the text arrives whole, as data");
+    assert_eq!(boot["now"]["hub"], "ada");
+    assert_eq!(page.body.matches("<script").count(), 2, "the page's own script and its data, nothing more");
+}
