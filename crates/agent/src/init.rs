@@ -158,6 +158,19 @@ pub fn free_port() -> u16 {
     7878
 }
 
+/// Give a hub made by an older cn the runtime lines its `.gitignore` lacks (files a newer cn
+/// writes at run time, which a decision's commit would otherwise take in), and commit that
+/// change alone. The daemon calls it as it starts; true when it changed the file. A hub
+/// without `.gitignore` or without git is left alone.
+pub fn ensure_gitignore(root: &Path) -> Result<bool> {
+    let ignore = root.join(".gitignore");
+    if !ignore.is_file() || !root.join(".git").exists() || !complete_gitignore(&ignore)? {
+        return Ok(false);
+    }
+    Git::new(root).commit_paths_quick("cn: .gitignore ignores the runtime files of this cn", &[".gitignore"])?;
+    Ok(true)
+}
+
 /// Append the runtime lines of init's `.gitignore` that `path` lacks; true when it changed.
 fn complete_gitignore(path: &Path) -> Result<bool> {
     let mut text = std::fs::read_to_string(path).map_err(io_at(path))?;
@@ -172,7 +185,7 @@ fn complete_gitignore(path: &Path) -> Result<bool> {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str("# cn's locks, run state and caches (added by cn init)\n");
+    text.push_str("# cn's locks, run state and caches (added by cn)\n");
     for l in missing {
         text.push_str(l);
         text.push('\n');
@@ -221,5 +234,19 @@ mod tests {
         assert!(again.created.is_empty(), "{:?}", again.created);
         assert_eq!(std::fs::read_to_string(r.root.join("cn.yaml")).unwrap(), "name: changed\n");
         assert!(init(&root, Some("a/b")).is_err());
+    }
+
+    #[test]
+    fn an_older_hubs_gitignore_gets_the_runtime_lines_in_a_commit_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = init(&dir.path().join("sigma"), None).unwrap();
+        assert!(!ensure_gitignore(&r.root).unwrap(), "a fresh hub has them all");
+        let ignore = r.root.join(".gitignore");
+        let old = std::fs::read_to_string(&ignore).unwrap().replace("state/peer-status.json\n", "");
+        std::fs::write(&ignore, old).unwrap();
+        Git::new(&r.root).commit_paths_quick("an older cn", &[".gitignore"]).unwrap();
+        assert!(ensure_gitignore(&r.root).unwrap());
+        assert!(std::fs::read_to_string(&ignore).unwrap().contains("state/peer-status.json"));
+        assert!(Git::new(&r.root).is_clean(), "committed");
     }
 }

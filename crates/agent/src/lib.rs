@@ -38,7 +38,7 @@ pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
 pub use handup::{decide_below_executive, HAND_UP};
 pub use hub::{find_hub, Hub, Peer, OWNER};
-pub use init::{init, InitReport};
+pub use init::{ensure_gitignore, init, InitReport};
 pub use item::{Cadence, Item};
 pub use lock::lock;
 pub use mail::Mail;

@@ -200,6 +200,11 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     if let Err(err) = cn_hub::journal::HubJournal::rotate_if_due(&hub.layout().state(), &hub.config().journal) {
         tracing::warn!(err = %cn_compute::Chain(&err), "cannot rotate the journal");
     }
+    // A hub made by an older cn learns the runtime files this one writes, so no decision's
+    // commit takes them in.
+    if let Err(err) = cn_agent::ensure_gitignore(&root) {
+        tracing::warn!(err = %cn_compute::Chain(&err), "cannot complete .gitignore");
+    }
     let mode = options.mode;
     let state_dir = hub.layout().state();
     let (first, restored) = cn_autonomy::AutonomousLoop::open(&hub, &cn_autonomy::AutonomyConfig::of(hub.config()))
