@@ -18,9 +18,35 @@ pub const JOURNAL_TAIL_BYTES: u64 = 2 << 20;
 /// Entries the timeline starts with.
 pub const JOURNAL_FIRST: usize = 500;
 
+/// How much of the journal's end the Now view reads (for the current item's level and the
+/// last decisions): a little first — parsed on every refresh — then more only when that holds
+/// too few decisions.
+pub const NOW_TAIL_BYTES: [u64; 2] = [32 << 10, 256 << 10];
+
 /// The Now view: the daemon, the current item with its level and model, the attention pool
-/// with each item's salience explained, and what falls due next.
+/// with each item's salience explained, what falls due next and what was decided lately.
 pub fn now(hub: &Hub, attention: Option<&Attention>) -> Value {
+    let path = cn_hub::journal::HubJournal::path_in(&hub.layout().state());
+    let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let mut tail = Vec::new();
+    for bytes in NOW_TAIL_BYTES {
+        let start = len.saturating_sub(bytes);
+        tail = journal_from(&path, start, bytes as usize).entries;
+        if start > 0 && !tail.is_empty() {
+            // The first line was cut in the middle.
+            tail.remove(0);
+        }
+        let decisions = tail.iter().filter(|(_, e)| e.get("type").and_then(Value::as_str) == Some("decision")).count();
+        if start == 0 || decisions >= RECENT {
+            break;
+        }
+    }
+    now_from(hub, attention, &tail)
+}
+
+/// [`now`] over journal entries the caller has read already (the page's first load reads the
+/// journal's tail once for this and for the timeline).
+pub fn now_from(hub: &Hub, attention: Option<&Attention>, tail: &[(u64, serde_json::Map<String, Value>)]) -> Value {
     let layout = hub.layout();
     let running = cn_storage::ProcessLock::is_held(&layout.run_lock());
     let run: Value = if running {
@@ -31,7 +57,7 @@ pub fn now(hub: &Hub, attention: Option<&Attention>) -> Value {
     } else {
         Value::Null
     };
-    let current = current_item(hub);
+    let current = current_item(hub, tail);
     let config = hub.config();
     let model = |level: u8| {
         config.models.for_level(level).map(|p| {
@@ -73,7 +99,7 @@ pub fn now(hub: &Hub, attention: Option<&Attention>) -> Value {
         "pool": pool,
         "inbox": count_md(&layout.inbox()),
         "due": due_next(hub, now),
-        "recent": recent_decisions(&layout.state()),
+        "recent": recent_decisions(tail),
     })
 }
 
@@ -82,15 +108,13 @@ pub const RECENT: usize = 10;
 
 /// The last [`RECENT`] decisions in the journal's tail, newest first: when, on which item,
 /// from whom, what was decided.
-fn recent_decisions(state: &Path) -> Vec<Value> {
-    journal_tail(state)
-        .entries
-        .into_iter()
+fn recent_decisions(tail: &[(u64, serde_json::Map<String, Value>)]) -> Vec<Value> {
+    tail.iter()
         .rev()
         .filter(|(_, e)| e.get("type").and_then(Value::as_str) == Some("decision") && e.get("place").is_some())
         .take(RECENT)
         .map(|(_, e)| {
-            let e = readable(e);
+            let e = readable(e.clone());
             json!({
                 "ts": e.get("ts"), "id": e.get("id"), "from": e.get("from"), "summary": e.get("summary"),
                 "level": e.get("level"),
@@ -175,12 +199,11 @@ fn spool_pending(path: &Path) -> Vec<cn_autonomy::Input> {
 
 /// The item being worked on (`state/input.md`): its id, sender, first line, and the level
 /// the journal last saw it at.
-fn current_item(hub: &Hub) -> Value {
+fn current_item(hub: &Hub, tail: &[(u64, serde_json::Map<String, Value>)]) -> Value {
     let input = hub.layout().input();
     let Ok(item) = cn_agent::Item::read(&input) else { return Value::Null };
     let first = item.content.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-    let level = journal_tail(&hub.layout().state())
-        .entries
+    let level = tail
         .iter()
         .rev()
         .find(|(_, e)| e.get("id").and_then(Value::as_str) == Some(item.id.as_str()) && e.get("level").is_some())

@@ -241,6 +241,8 @@ fn router(app: Shared) -> Router {
         .route("/", get(index))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
         .route("/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
+        .route("/boot/now.js", get(boot_now))
+        .route("/boot/journal.js", get(boot_journal))
         .route("/api/now", get(now))
         .route("/api/journal", get(journal))
         .route("/api/events", get(events))
@@ -360,35 +362,38 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, kind)], body).into_response()
 }
 
-/// Where the page's first data goes in `index.html`.
-const BOOT_SLOT: &str = "<!--boot-->";
+async fn index() -> Response {
+    asset("text/html; charset=utf-8", INDEX_HTML)
+}
 
-/// The page, with its first data in it (the Now view and the journal's last entries, as
-/// `/api/now` and `/api/journal` give them) — so it shows them as soon as it has loaded,
-/// whatever the browser does with the fetches that follow (a fresh headless profile often
-/// captured the page before they came back). The JSON sits in a `<script
-/// type="application/json">`, which is data: the CSP's no-inline-script holds, and `<` is
-/// escaped so no text from the hub can end the element.
-async fn index(State(app): State<Shared>) -> Response {
-    let boot = blocking(move || {
-        let hub = app.hub();
-        let read = data::journal_tail(&hub.layout().state());
-        let entries: Vec<Value> = read.entries.into_iter().map(|(_, e)| Value::Object(data::readable(e))).collect();
-        json!({
-            "now": data::now(&hub, app.attention.as_ref()),
-            "journal": {"entries": entries, "offset": read.offset},
-        })
-    })
-    .await;
-    let slot = match boot {
-        Ok(boot) => {
-            let text = boot.to_string().replace('<', "\\u003c");
-            format!(r#"<script type="application/json" id="boot">{text}</script>"#)
+/// The page's first data, as scripts of its own: `/boot/now.js` (the Now view, before the
+/// page's script) and `/boot/journal.js` (the timeline, after it). Deferred scripts run before
+/// the page's `load` event, so the page shows its data the moment it has loaded — a fresh
+/// headless profile captured the page before its fetches came back, 3 loads in 4 — while the
+/// page itself still paints at once. Each is a JSON value (data, not code) handed to the
+/// page's script; the owner's token guards them like every route, and
+/// `Cross-Origin-Resource-Policy: same-origin` keeps other sites from loading them.
+async fn boot_now(State(app): State<Shared>) -> Response {
+    match blocking(move || data::now(&app.hub(), app.attention.as_ref())).await {
+        Ok(v) => asset_owned("text/javascript; charset=utf-8", format!("window.cnBootNow = {v};\n")),
+        Err(r) => r,
+    }
+}
+
+async fn boot_journal(State(app): State<Shared>) -> Response {
+    let read = blocking(move || data::journal_tail(&app.hub().layout().state())).await;
+    match read {
+        Ok(read) => {
+            let entries: Vec<Value> = read.entries.into_iter().map(|(_, e)| Value::Object(data::readable(e))).collect();
+            let v = json!({"entries": entries, "offset": read.offset});
+            asset_owned("text/javascript; charset=utf-8", format!("window.cnBootJournal({v});\n"))
         }
-        // The page fetches its data itself then.
-        Err(_) => String::new(),
-    };
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], INDEX_HTML.replace(BOOT_SLOT, &slot)).into_response()
+        Err(r) => r,
+    }
+}
+
+fn asset_owned(kind: &'static str, body: String) -> Response {
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
 }
 
 /// Run blocking file and git work off the server's thread.

@@ -315,29 +315,28 @@ async function show(name) {
     document.body.setAttribute('data-shown', name);
   } catch (e) { status(e.message, true); }
 }
-document.addEventListener('DOMContentLoaded', () => {
+// Deferred: the document is parsed when this runs; `/boot/now.js` ran before it and
+// `/boot/journal.js` runs after it, both before the load event (see the page's head).
+let journalStarted = false;
+window.cnBootJournal = (d) => { if (!journalStarted) { journalStarted = true; startJournal(d); } };
+(function init() {
   document.querySelectorAll('#tabs button').forEach((b) => b.addEventListener('click', () => show(b.dataset.view)));
   for (const id of ['#f-type', '#f-source', '#f-level', '#f-text']) $(id).addEventListener('input', renderJournal);
   $('#chat-form').addEventListener('submit', sendChat);
   const first = views[location.hash.slice(1)] ? location.hash.slice(1) : 'now';
-  // The page's first data came with it (`#boot`): shown now, before the load event, with no
-  // fetch to wait for; the live journal continues from where it ends.
-  const boot = bootData();
-  if (boot) startJournal(boot.journal);
-  else loadJournal().catch((e) => status(e.message, true));
   showApprovals().catch(() => {});
+  const boot = window.cnBootNow;
   if (boot && first === 'now') {
     current = 'now';
-    renderNow(boot.now);
+    renderNow(boot);
     performance.mark('cn-shown');
     document.body.setAttribute('data-shown', 'now');
   } else {
-    if (boot) banner(boot.now);
+    if (boot) banner(boot);
     show(first);
   }
-});
-function bootData() {
-  const b = document.getElementById('boot');
-  if (!b) return null;
-  try { return JSON.parse(b.textContent); } catch (_) { return null; }
-}
+  // Its data script did not come (an error): ask for the timeline.
+  window.addEventListener('load', () => {
+    if (!journalStarted) { journalStarted = true; loadJournal().catch((e) => status(e.message, true)); }
+  });
+})();
