@@ -3,7 +3,8 @@
 # libclang for the embedded llama.cpp engine; git; a JDK for the AI-loop walkthrough; pip for
 # fetching the local model). With --test, also what the test suite drives: Chromium and
 # chromedriver (the control room's browser tests), Dovecot and Python's aiosmtpd (the email
-# sense's IMAP and SMTP servers). Idempotent: installs only what is missing.
+# sense's IMAP and SMTP servers), pytest (an AI loop's sensor in the toolchain tests). Idempotent:
+# installs only what is missing.
 set -euo pipefail
 tests=false
 [ "${1:-}" = "--test" ] && tests=true
@@ -26,6 +27,9 @@ if $tests; then
   command -v dovecot >/dev/null || missing+=(dovecot-imapd)   # the email sense's tests: a real IMAP server
   command -v faketime >/dev/null || missing+=(faketime)       # an injected clock for the idle-week test
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)   # the MCP tests' venv
+  # The AI-loop toolchain tests (crates/cn/tests/it/loops_toolchains.rs): pytest as a sensor.
+  { python3 -m pytest --version || /usr/bin/python3 -m pytest --version; } >/dev/null 2>&1 || missing+=(python3-pytest)
+  command -v make >/dev/null || missing+=(make)
 fi
 
 if ((${#missing[@]})); then

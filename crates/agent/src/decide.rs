@@ -20,6 +20,7 @@ use cn_hub::journal::HubJournal;
 use cn_storage::{Doc, Entry};
 use serde_json::Value;
 
+use crate::answer::{Answer, HandUp};
 use crate::error::{format_at, io_at, parse_at, AgentError, Result};
 use crate::gtd::{Gtd, Op};
 use crate::hub::Hub;
@@ -27,11 +28,17 @@ use crate::item::{Item, NOTICE};
 use crate::lock::lock;
 use crate::ops::{Ctx, Effect, Target};
 
-/// What became of a decided item.
+/// What became of a decided item: the one typed record a decider hands back, which the daemon
+/// keeps (it re-reads no file to learn what it just did).
 #[derive(Debug, Clone)]
 pub struct Decided {
     pub item: Item,
     pub gtd: Gtd,
+    /// What the item's sender is told (also the decided item's `answer:`).
+    pub answer: Answer,
+    /// The level that decided: 0–2 a reflex or cn's own rules (1) below the executive, 2 the
+    /// local model, 3 the executive; `None` for `cn out` (the owner, or an agent acting as it).
+    pub level: Option<u8>,
     /// When it was decided (RFC 3339).
     pub decided: String,
     /// Where the item went, relative to the hub.
@@ -43,6 +50,20 @@ pub struct Decided {
 }
 
 impl Decided {
+    /// What the item's sender is told on the channel they wrote on: a reply's text, or — for a
+    /// person's message that was handed up — the true reason and what happens next. Nothing
+    /// for the closing of anything that was not a request (an impulse, an event, a notice).
+    pub fn told(&self) -> Option<String> {
+        match &self.answer {
+            Answer::Reply { text } => Some(text.clone()),
+            Answer::HandedUp { .. } if self.item.origin_kind().is_message() => {
+                let owner = self.item.origin(|_| false).author.is_owner();
+                Some(self.answer.to_person(owner))
+            }
+            _ => None,
+        }
+    }
+
     /// The flat decision object plus `id`, `place` and `mail`.
     pub fn to_json(&self) -> serde_json::Map<String, Value> {
         let mut m = self.gtd.to_json();
@@ -50,6 +71,12 @@ impl Decided {
         m.insert("place".into(), self.place.as_str().into());
         if !self.mail.is_empty() {
             m.insert("mail".into(), self.mail.clone().into());
+        }
+        if let Answer::Withheld { why, .. } = &self.answer {
+            m.insert("withheld".into(), why.as_str().into());
+        }
+        if let Answer::HandedUp { why, .. } = &self.answer {
+            m.insert("handed_up".into(), why.reason().into());
         }
         m
     }
@@ -69,6 +96,45 @@ pub fn decide(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
     decide_locked(hub, gtd)
 }
 
+/// Decide the current item, saying who decides ([`DecideAs`]): take the hub lock, then
+/// [`decide_locked_full`].
+pub fn decide_as(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
+    let _lock = lock(hub)?;
+    decide_locked_full(hub, gtd, by)
+}
+
+/// The level `cn out` and `cn mcp`'s `out` decide at: they speak for the executive (a coding
+/// agent, or a script acting as the agent).
+pub const AGENT_LEVEL: cn_compute::Level = 3;
+
+/// Decide the current item as the agent through cn's own interface (`cn out`, `cn mcp`'s
+/// `out`): under the hub lock, the current item's provenance is checked exactly as the
+/// executive's op tools are (`cn_tools::check_from`, `policy.from`) — a peer's or a
+/// stranger's item may not make the agent `send` or `delegate` unless the owner allows it;
+/// such a decision is held for the owner's approval ([`AgentError::Held`]) and nothing is
+/// decided. Checked under the same lock the decision takes, so it is the item decided.
+pub fn decide_as_agent(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
+    let _lock = lock(hub)?;
+    recover_locked(hub)?;
+    if let Some(item) = Item::read_opt(&hub.input())? {
+        // A decision that cannot be made at all says so first (and holds nothing).
+        validate(hub, gtd)?;
+        let peers = hub.peers()?;
+        let from = cn_hub::Provenance::of_item(&item.doc, |name| peers.contains_key(name));
+        let params = gtd.fields().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
+        let name = gtd.kind().map_or_else(|| gtd.name(), |k| k.name);
+        let call = cn_compute::ToolCall::new(name, params);
+        let mut ctx = cn_tools::ToolContext::new(hub.root());
+        ctx.hub = Some(hub.root().to_path_buf());
+        ctx.policy = hub.config().policy.clone();
+        cn_tools::check_from(&ctx, AGENT_LEVEL, &call, &from, Some(item.id.clone())).map_err(|e| match e {
+            cn_compute::ToolError::Held { message: m, .. } | cn_compute::ToolError::Denied(m) => AgentError::Held(m),
+            other => AgentError::Held(other.to_string()),
+        })?;
+    }
+    decide_locked(hub, gtd)
+}
+
 /// Decide the current item for a caller already holding the hub lock (the daemon).
 pub fn decide_locked(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
     decide_locked_as(hub, gtd, false)
@@ -77,16 +143,54 @@ pub fn decide_locked(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
 /// [`decide_locked`], saying whether a level below the executive decided (`automatic`: its
 /// answers are automatic messages, see [`crate::item::AUTO`]).
 pub fn decide_locked_as(hub: &Hub, gtd: &Gtd, automatic: bool) -> Result<Decided> {
+    decide_locked_full(hub, gtd, &DecideAs { automatic, ..DecideAs::default() })
+}
+
+/// Who decides, besides the decision itself.
+#[derive(Debug, Clone, Default)]
+pub struct DecideAs {
+    /// A level below the executive: its answers are automatic messages ([`crate::item::AUTO`]).
+    pub automatic: bool,
+    /// The level deciding (journaled; `cn budget` counts items by it).
+    pub level: Option<u8>,
+    /// A hand-up's true reason, recorded typed in the item's answer (with what it waits for,
+    /// [`crate::answer::WAITS_FOR`]).
+    pub handed_up: Option<HandUp>,
+}
+
+/// [`decide_locked`], saying who decides ([`DecideAs`]).
+pub fn decide_locked_full(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
+    let (automatic, handed_up) = (by.automatic, by.handed_up.as_ref());
     recover_locked(hub)?;
     let Some(item) = Item::read_opt(&hub.input())? else {
         return Err(AgentError::Empty(
             "there is no current item to decide; `cn input` takes the next one from the queue".into(),
         ));
     };
-    let gtd = crate::handup::with_next_time(&item, validate(hub, gtd)?, time::OffsetDateTime::now_utc());
+    // A task's item deferred without a time gets one (a day on): a commitment always comes back.
+    let gtd = match validate(hub, gtd)? {
+        Gtd::Defer(d) if item.doc.get_str("task").is_some() => {
+            Gtd::Defer(d.with_next_time(time::OffsetDateTime::now_utc()))
+        }
+        other => other,
+    };
     let decided = cn_storage::now_rfc3339();
     // Unique per decision (timestamps are per second; an item can come back within one).
     let key = cn_hub::id::new();
+    let mut item = item;
+    if let Some(why) = handed_up {
+        // Recorded before the decision, so a crash finished later keeps it.
+        Answer::of(&gtd, Some(why)).write(&mut item);
+        if let Some(waits) = why.waits_for() {
+            item.set(crate::answer::WAITS_FOR, waits);
+        }
+    }
+    if let Some(level) = by.level {
+        item.set("decided-at-level", u64::from(level));
+    }
+    if handed_up.is_some() || by.level.is_some() {
+        item.write(&hub.input())?;
+    }
     write_output(hub, &item, &gtd, &decided, &key, automatic)?;
     complete(hub, item, gtd, decided, key, true, automatic)
 }
@@ -108,7 +212,7 @@ pub fn recover_locked(hub: &Hub) -> Result<()> {
         Err(AgentError::Invalid(why)) => {
             tracing::warn!(item = %id, %why, "an interrupted decision cannot be finished; it is set aside");
             let aside = hub.layout().output_abandoned();
-            std::fs::rename(hub.output(), &aside).map_err(io_at(&hub.output()))
+            cn_storage::beneath::rename(&hub.output(), &aside).map_err(io_at(&hub.output()))
         }
         Err(e) => Err(e),
     }
@@ -125,9 +229,21 @@ fn complete(
 ) -> Result<Decided> {
     let ctx = Ctx { hub, item: &item, ts: &decided, key: &key, automatic };
     let effect = perform(&ctx, &gtd)?;
+    // A hand-up's answer was recorded with its reason before the decision; any other is the
+    // decision's, a reply that went nowhere withheld.
+    let handed_up = match Answer::of_item(&item) {
+        Answer::HandedUp { why, .. } if item.doc.get(crate::answer::KEY).is_some() => Some(why),
+        _ => None,
+    };
+    let level = item.doc.get("decided-at-level").and_then(|v| v.as_u64()).map(|l| l as u8);
+    let mut answer = Answer::of(&gtd, handed_up.as_ref());
+    if let Some(why) = effect.facts.get("withheld").and_then(Value::as_str) {
+        answer = answer.withheld(why);
+    }
 
     // Mark and annotate the item once (a repeat finds the mark and leaves it alone).
     if item.doc.get_str("decision-key") != Some(key.as_str()) {
+        answer.write(&mut item);
         item.set("decided", decided.as_str());
         item.set("decision-key", key.as_str());
         item.set("decision", gtd.summary());
@@ -167,6 +283,12 @@ fn complete(
         for (k, v) in effect.facts {
             entry = entry.with(&k, v);
         }
+        if let Some(why) = &handed_up {
+            entry = entry.with("handed_up", why.reason());
+        }
+        if let Some(level) = level {
+            entry = entry.with("level", level);
+        }
         HubJournal::append_to(&state, &entry)?;
         // The journal rotates here, after a decision (cn.yaml `journal:`); a failure to rotate
         // loses nothing and is tried again at the next decision.
@@ -175,10 +297,8 @@ fn complete(
         }
     }
 
-    if let Some(dir) = place_path.parent() {
-        std::fs::create_dir_all(dir).map_err(io_at(dir))?;
-    }
-    std::fs::rename(hub.input(), &place_path).map_err(io_at(&hub.input()))?;
+    // Checked: no folder on the way is a link out of the hub (cn_storage::beneath).
+    cn_storage::beneath::rename(&hub.input(), &place_path).map_err(io_at(&hub.input()))?;
 
     let message = format!("{COMMIT_PREFIX}{} {}\n\nitem {} from {}", item.id, gtd.summary(), item.id, item.from);
     let git = Git::new(hub.root());
@@ -189,7 +309,7 @@ fn complete(
     if committed {
         git.gc_auto();
     }
-    Ok(Decided { item, gtd, decided, place, mail: effect.mail, committed })
+    Ok(Decided { item, gtd, answer, level, decided, place, mail: effect.mail, committed })
 }
 
 /// How a decision's commit message starts: `cn out: <item id> <summary>`.
@@ -220,9 +340,10 @@ pub fn seal(hub: &Hub, id: &str) -> Result<bool> {
 fn perform(ctx: &Ctx, gtd: &Gtd) -> Result<Effect> {
     let mut effect = gtd.perform(ctx)?;
     // Automatic notification: a peer's item tells the peer what became of it. A reply is
-    // its own notice; a notice is never answered with one (no endless ping-pong).
+    // its own notice; another agent's automatic message (its automatic answer, a notice) is
+    // never answered with one (no endless ping-pong: it is news, recorded on its thread).
     let replied = matches!(gtd, Gtd::Do(Op::Reply(_)));
-    if !replied && !ctx.item.is_notice() {
+    if !replied && !ctx.item.is_automatic() {
         if let Some(peer) = ctx.notify_target()?.filter(|p| ctx.withheld(p).is_none()) {
             let mut m = ctx.mail(&peer, "notice", notice_text(ctx, gtd));
             m.kind = Some(NOTICE.to_string());
@@ -235,6 +356,13 @@ fn perform(ctx: &Ctx, gtd: &Gtd) -> Result<Effect> {
 
 fn notice_text(ctx: &Ctx, gtd: &Gtd) -> String {
     let mut s = format!("{} decided on your item `{}`: {}\n", ctx.hub.name(), ctx.item.id, gtd.label());
+    // A hand-up tells the sender the true reason and what happens next, in words.
+    if let Answer::HandedUp { why, until } = Answer::of_item(ctx.item) {
+        if ctx.item.doc.get(crate::answer::KEY).is_some() {
+            s.push_str(&format!("\n{}\n", why.tell(false, until.as_deref())));
+            return s;
+        }
+    }
     for (k, v) in gtd.fields() {
         s.push_str(&format!("\n{k}: {v}\n"));
     }

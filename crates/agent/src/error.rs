@@ -18,6 +18,10 @@ pub enum AgentError {
     /// Nothing to do: an empty queue, or no current item to decide.
     #[error("{0}")]
     Empty(String),
+    /// A decision the current item's sender may not cause: held for the owner's approval
+    /// (the message names the approval), nothing decided.
+    #[error("{0}")]
+    Held(String),
     /// A file that cannot be read as what it should be.
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },

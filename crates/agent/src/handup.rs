@@ -2,15 +2,18 @@
 //! the small local model) may answer the owner, but it may not close the owner's request
 //! with `noop`, `ack` or `delete` — only the executive (level 3) or the owner (`cn out`)
 //! does that. What such a level decides otherwise becomes the honest hand-up: the item is
-//! deferred with [`HAND_UP`] as its reason and a time to come back to the queue, when the
-//! executive (or a level that can) takes it.
+//! deferred with the true reason ([`HandUp`]) — no executive configured, the thinking budget
+//! spent, an effect held for the owner's approval, the executive failing — and comes back when
+//! that changes: at a time (the budget's reset, a retry), when an executive is configured
+//! ([`WAITS_FOR`] `executive`), or when the owner decides the held action ([`WAITS_FOR`] the
+//! approval's id). The person is told the reason and what happens next.
 //!
-//! The time to come back doubles with every hand-up the item already had (an hour, two,
-//! four …, at most a day), so an owner item no level can do does not churn the hub.
+//! The time to come back of a hand-up with no better time doubles with every hand-up the item
+//! already had (an hour, two, four …, at most a day), so an owner item no level can do does
+//! not churn the hub.
 
 use time::{Duration, OffsetDateTime};
 
-use crate::decide::decide_locked_as;
 use crate::error::Result;
 use crate::gtd::{Gtd, Op};
 use crate::hub::{Hub, OWNER};
@@ -25,6 +28,8 @@ pub use cn_compute::HAND_UP;
 const FIRST_BACK: Duration = Duration::hours(1);
 /// The longest.
 const MOST_BACK: Duration = Duration::days(1);
+
+pub use crate::answer::{HandUp, WAITS_FOR};
 
 /// Whether `gtd`, decided on `item` below the executive, would drop an owner's request:
 /// anything but an answer (`do reply`) or a defer with a time to come back.
@@ -55,24 +60,56 @@ pub fn from_a_person(hub: &Hub, item: &Item) -> Result<bool> {
     Ok(told.into_iter().any(|p| peers.contains_key(p.as_str()) && p.as_str() != hub.name()))
 }
 
-/// The hand-up decision for `item`: a defer with [`HAND_UP`] and when it comes back.
+/// The hand-up decision for `item` when only the executive can do it and it cannot take it
+/// now ([`HandUp::Later`]): a defer with a time to come back.
 pub fn hand_up(item: &Item, now: OffsetDateTime) -> Gtd {
-    Gtd::Defer(Defer { reason: HAND_UP.to_string(), until: Some(cn_storage::rfc3339(now + wait(item))) })
+    hand_up_for(item, &HandUp::Later, None, now)
+}
+
+/// The hand-up decision for `item` for `why`: a defer with its reason, back at `until` when
+/// given, never by itself when it waits for something else ([`HandUp::waits_for`]), else
+/// after the doubling wait.
+pub fn hand_up_for(item: &Item, why: &HandUp, until: Option<String>, now: OffsetDateTime) -> Gtd {
+    let until = match (until, why.waits_for()) {
+        (Some(u), _) => Some(u),
+        (None, Some(_)) => None,
+        (None, None) => Some(cn_storage::rfc3339(now + wait(item))),
+    };
+    Gtd::Defer(Defer { reason: why.reason(), until })
+}
+
+/// Hand the current item up for `why` (under the hub lock): deferred with the true reason,
+/// back at `until` or when what it waits for arrives; the sender is told (a peer by the
+/// automatic notice). The decision is journaled as a hand-up with its reason.
+pub fn hand_up_current(hub: &Hub, why: &HandUp, until: Option<String>) -> Result<Decided> {
+    let _lock = lock(hub)?;
+    crate::decide::recover_locked(hub)?;
+    let Some(item) = Item::read_opt(&hub.input())? else {
+        return Err(crate::AgentError::Empty("there is no current item to hand up".into()));
+    };
+    let gtd = hand_up_for(&item, why, until, OffsetDateTime::now_utc());
+    let by = crate::decide::DecideAs { automatic: true, level: Some(1), handed_up: Some(why.clone()) };
+    crate::decide::decide_locked_full(hub, &gtd, &by)
 }
 
 /// How long a hand-up of `item` waits: an hour, doubled for every hand-up it already had.
 fn wait(item: &Item) -> Duration {
-    let before = item.content.matches(HAND_UP).count().min(16) as u32;
+    let before = item.content.matches("handed up").count().max(item.content.matches(HAND_UP).count()).min(16) as u32;
     (FIRST_BACK * 2_i32.saturating_pow(before)).min(MOST_BACK)
 }
 
 /// A defer decided below the executive waits at least as long as a hand-up would. A time that
 /// has passed or is about to — the small model copies the prompt's "Now:" or today's date into
-/// `until` — would bring the item straight back to be deferred again, round and round. The
-/// reason is kept; a time it cannot read is left for the op to refuse.
+/// `until` — would bring the item straight back to be deferred again, round and round. A
+/// defer without a time would park the item for good — a stranger's message that talked the
+/// small model into it would never reach the executive — so it comes back as a hand-up does.
+/// The reason is kept; a time it cannot read is left for the op to refuse.
 pub fn no_sooner_than_a_hand_up(item: &Item, gtd: Gtd, now: OffsetDateTime) -> Gtd {
-    let Gtd::Defer(Defer { reason, until: Some(until) }) = gtd else { return gtd };
+    let Gtd::Defer(Defer { reason, until }) = gtd else { return gtd };
     let soonest = now + wait(item);
+    let Some(until) = until else {
+        return Gtd::Defer(Defer { reason, until: Some(cn_storage::rfc3339(soonest)) });
+    };
     let at = crate::ops::parse_until(&until)
         .ok()
         .and_then(|u| OffsetDateTime::parse(&u, &time::format_description::well_known::Rfc3339).ok());
@@ -83,42 +120,47 @@ pub fn no_sooner_than_a_hand_up(item: &Item, gtd: Gtd, now: OffsetDateTime) -> G
     Gtd::Defer(Defer { reason, until: Some(until) })
 }
 
-/// A task's item deferred without a time gets one (a day on): a commitment always comes back.
-pub fn with_next_time(item: &Item, gtd: Gtd, now: OffsetDateTime) -> Gtd {
-    match gtd {
-        Gtd::Defer(Defer { reason, until: None }) if item.doc.get_str("task").is_some() => {
-            Gtd::Defer(Defer { reason, until: Some(cn_storage::rfc3339(now + Duration::days(1))) })
-        }
-        other => other,
-    }
-}
-
-/// Decide the current item as a level below the executive: `gtd` as given, unless it would
-/// drop an owner's request — then the hand-up instead. Its answers are automatic messages
-/// (never sent in reply to another agent's automatic message). Holds the hub lock.
-pub fn decide_below_executive(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
-    decide_below(hub, gtd, false)
+/// Decide the current item as a level below the executive (`level`): `gtd` as given, unless it
+/// would drop an owner's request or answer a person with a token — then the hand-up instead.
+/// Its answers are automatic messages (never sent in reply to another agent's automatic
+/// message). Holds the hub lock.
+pub fn decide_below_executive(hub: &Hub, gtd: &Gtd, level: u8) -> Result<Decided> {
+    decide_below(hub, gtd, false, level)
 }
 
 /// [`decide_below_executive`] for a model's own decision (an op tool called below the
 /// executive): a defer it chose also waits at least as long as a hand-up
 /// ([`no_sooner_than_a_hand_up`]). cn's own defers (the move limit's `retry_deferred`) keep
 /// the time they were configured with.
-pub fn decide_for_a_model_below_executive(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
-    decide_below(hub, gtd, true)
+pub fn decide_for_a_model_below_executive(hub: &Hub, gtd: &Gtd, level: u8) -> Result<Decided> {
+    decide_below(hub, gtd, true, level)
 }
 
-fn decide_below(hub: &Hub, gtd: &Gtd, models_own: bool) -> Result<Decided> {
+fn decide_below(hub: &Hub, gtd: &Gtd, models_own: bool, level: u8) -> Result<Decided> {
     let _lock = lock(hub)?;
     crate::decide::recover_locked(hub)?;
     let now = OffsetDateTime::now_utc();
-    let gtd = match Item::read_opt(&hub.input())? {
-        Some(item) if drops_owner_request(&item, gtd) => hand_up(&item, now),
-        Some(item) if models_own => no_sooner_than_a_hand_up(&item, gtd.clone(), now),
-        _ => gtd.clone(),
+    let (gtd, why) = match Item::read_opt(&hub.input())? {
+        Some(item) if drops_owner_request(&item, gtd) || token_answer_to_a_person(&item, gtd) => {
+            (hand_up(&item, now), Some(HandUp::Later))
+        }
+        Some(item) if models_own => (no_sooner_than_a_hand_up(&item, gtd.clone(), now), None),
+        _ => (gtd.clone(), None),
     };
-    decide_locked_as(hub, &gtd, true)
+    let by = crate::decide::DecideAs { automatic: true, level: Some(level), handed_up: why };
+    crate::decide::decide_locked_full(hub, &gtd, &by)
 }
+
+/// Whether `gtd` answers a person's message with a token — "👍", "ok", "noted", "got it" —
+/// which neither does nor answers what was asked: a dropped request, never sent.
+pub fn token_answer_to_a_person(item: &Item, gtd: &Gtd) -> bool {
+    match gtd {
+        Gtd::Do(Op::Reply(r)) => item.origin_kind().is_message() && is_token_answer(&r.message),
+        _ => false,
+    }
+}
+
+pub use cn_hub::origin::is_token_answer;
 
 #[cfg(test)]
 mod tests {
@@ -158,6 +200,12 @@ mod tests {
         // A real wait is kept, and so is a time the op will refuse.
         assert_eq!(until(no_sooner_than_a_hand_up(&item, defer("2026-11-26"), now)).1, "2026-11-26");
         assert_eq!(until(no_sooner_than_a_hand_up(&item, defer("soon"), now)).1, "soon");
+        // No time at all: it would wait for good; it comes back as a hand-up does.
+        let parked = Gtd::Defer(Defer { reason: "later".into(), until: None });
+        assert_eq!(
+            until(no_sooner_than_a_hand_up(&item, parked, now)),
+            ("later".to_string(), "2026-11-24T09:59:30Z".to_string())
+        );
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use cn_hub::git::Git;
 
 use crate::error::{io_at, AgentError, Result};
-use crate::hub::valid_name;
 use crate::item::Cadence;
+use cn_hub::hub::name_problem;
 use cn_hub::Layout;
 
 /// The directories of a hub; each gets a `.gitkeep` so git keeps it while empty.
@@ -24,7 +24,7 @@ fn dirs(l: &Layout) -> Vec<PathBuf> {
 
 /// The files `cn init` writes (path, template). In the files marked `true`, `{{name}}`
 /// becomes the agent's name and `{{port}}` the owner endpoint's port ([`free_port`]).
-fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 21] {
+fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 18] {
     [
         (l.config(), include_str!("templates/cn.yaml"), true),
         (l.root().join(".gitignore"), include_str!("templates/gitignore"), false),
@@ -41,9 +41,6 @@ fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 21] {
         (l.reflex("idea"), include_str!("templates/idea.yaml"), false),
         (l.reflex("time"), include_str!("templates/time.yaml"), false),
         (l.reflex("doing"), include_str!("templates/doing.yaml"), false),
-        (l.reflex("triage-task"), include_str!("templates/triage-task.yaml"), false),
-        (l.reflex("triage-idea"), include_str!("templates/triage-idea.yaml"), false),
-        (l.reflex("triage-chat"), include_str!("templates/triage-chat.yaml"), false),
         (l.schedule(), include_str!("templates/schedule.json"), false),
         (l.tasks(), "[]\n", false),
         (l.ideas(), "[]\n", false),
@@ -74,10 +71,8 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
         Some(n) => n.to_string(),
         None => root.file_name().and_then(|n| n.to_str()).map(default_name).unwrap_or_else(|| "cn".into()),
     };
-    if !valid_name(&name) {
-        return Err(AgentError::Invalid(format!(
-            "agent name `{name}` must be letters, digits, `-`, `_` or `.` (it becomes a git branch prefix); pass --name"
-        )));
+    if let Some(why) = name_problem(&name) {
+        return Err(AgentError::Invalid(format!("agent name: {why}; pass --name")));
     }
 
     let mut created = Vec::new();
@@ -199,7 +194,7 @@ fn default_name(dir: &str) -> String {
     let n: String =
         dir.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
     let n = n.trim_matches('-').to_string();
-    if valid_name(&n) {
+    if name_problem(&n).is_none() {
         n
     } else {
         "cn".into()

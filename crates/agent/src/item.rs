@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use cn_hub::{Kind, Origin};
 use cn_storage::Doc;
 use serde::{Deserialize, Serialize};
 use serde_yaml_ng::Value;
@@ -169,12 +170,40 @@ impl Item {
     }
 
     pub fn is_notice(&self) -> bool {
-        self.kind.as_deref() == Some(NOTICE)
+        self.origin_kind() == Kind::Notice
     }
 
     /// Another agent's automatic message: its automatic answer or a notice.
     pub fn is_automatic(&self) -> bool {
-        matches!(self.kind.as_deref(), Some(NOTICE) | Some(AUTO))
+        self.origin_kind().is_automatic()
+    }
+
+    /// Where the item came from and where its answer goes (`cn_hub::Origin`): its `origin:`
+    /// field, or what an older cn's keys imply. `is_peer` says whether a name is a known peer.
+    pub fn origin(&self, is_peer: impl Fn(&str) -> bool) -> Origin {
+        Origin::of_doc(&self.doc, is_peer)
+    }
+
+    /// [`Item::origin`] with the hub's peers.
+    pub fn origin_in(&self, hub: &crate::Hub) -> Origin {
+        let peers = hub.peers().unwrap_or_default();
+        self.origin(|name| peers.contains_key(name))
+    }
+
+    /// What the item is (a person's message, an automatic answer, an impulse, an event): the
+    /// kind of its origin, which does not depend on who the peers are.
+    pub fn origin_kind(&self) -> Kind {
+        self.origin(|_| false).kind
+    }
+
+    /// Record where it came from (the one `origin:` field); its thread too, when the origin
+    /// names one.
+    pub fn set_origin(&mut self, origin: &Origin) {
+        origin.write(&mut self.doc);
+        if let Some(thread) = &origin.thread {
+            self.thread = thread.clone();
+            self.doc.set("thread", thread.as_str());
+        }
     }
 
     /// How deep in its thread (see [`MAX_THREAD_DEPTH`]).

@@ -31,12 +31,14 @@ pub mod queue;
 pub mod sync;
 pub mod tools;
 
-pub use answer::answer_to;
+pub use answer::{Answer, HandUp};
 pub use args::{parse_out, OutArgs, OutArgsError};
-pub use decide::{decide, decide_locked, recover_locked, validate, Decided};
+pub use decide::{
+    decide, decide_as, decide_as_agent, decide_locked, recover_locked, validate, DecideAs, Decided, AGENT_LEVEL,
+};
 pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
-pub use handup::{decide_below_executive, HAND_UP};
+pub use handup::{decide_below_executive, hand_up_current, HAND_UP};
 pub use hub::{find_hub, Hub, Peer, OWNER};
 pub use init::{ensure_gitignore, init, InitReport};
 pub use item::{Cadence, Item};
@@ -44,11 +46,11 @@ pub use lock::lock;
 pub use mail::Mail;
 pub use ops::OpKind;
 pub use queue::{
-    current, enqueue, enqueue_new, enqueue_reflection, locate, pending, release_due, resume, return_current, take,
-    take_next, take_next_locked, Place,
+    answer_to, current, enqueue, enqueue_new, enqueue_reflection, locate, pending, release_due, resume, return_current,
+    take, take_next, take_next_locked, Place,
 };
-pub use sync::{peer_mail, peer_status, sync, sync_locked, PeerStatus, SyncReport};
-pub use tools::{op_tool_names, ops_prompt, register_ops};
+pub use sync::{peer_mail, peer_status, sync, PeerStatus, SyncReport};
+pub use tools::{op_tool_names, ops_prompt, register_ops, Decisions};
 
 use cn_hub::git::Git;
 use cn_hub::journal::HubJournal;
@@ -78,7 +80,7 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
 }
 
 /// How long `cn peer add` waits for a peer's remote to answer.
-pub const PEER_CHECK: std::time::Duration = std::time::Duration::from_secs(15);
+pub const PEER_CHECK: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Whether peer `name`'s remote answers `git ls-remote` now: `None` when it does, else why
 /// not (git's message). A peer that does not answer is still a peer — a laptop that is
@@ -94,15 +96,10 @@ pub fn peer_unreachable(hub: &Hub, name: &str) -> Option<String> {
 /// `cn peer add`: record a peer (a local path is made absolute, so git finds it from
 /// anywhere).
 pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {
-    if sync::RESERVED_NAMES.contains(&name) {
-        return Err(AgentError::Invalid(format!(
-            "peer name `{name}` is reserved (its branches hold every peer's mail and receipts); choose another"
-        )));
-    }
-    if name == OWNER || name == hub.name() {
-        return Err(AgentError::Invalid(format!(
-            "peer name `{name}` is reserved (items from `{name}` are the owner's or the agent's own); choose another"
-        )));
+    // Checked before the lock too, so a refused name says so at once; `Hub::add_peer` checks
+    // the name and the remote again (credentials included) for every other caller.
+    if let Some(why) = cn_hub::hub::peer_name_problem(name, hub.name()) {
+        return Err(AgentError::Invalid(format!("peer name: {why}")));
     }
     let _lock = lock(hub)?;
     let path = std::path::Path::new(remote);

@@ -20,6 +20,7 @@ use crate::hub::{Hub, OWNER};
 use crate::item::{Cadence, Item};
 use crate::lock::lock;
 use cn_hub::id::new as new_id;
+use cn_hub::Origin;
 
 /// Where an item is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,9 +42,13 @@ pub fn enqueue(hub: &Hub, item: &Item) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Queue a new item from `from` with `content`; returns it.
+/// Queue a new item from `from` with `content`; returns it. The owner's is a message on
+/// `chat` (`cn chat`, the control room), answered there.
 pub fn enqueue_new(hub: &Hub, from: &str, cadence: Cadence, content: &str) -> Result<Item> {
-    let item = Item::new(&new_id(), from, cadence, content);
+    let mut item = Item::new(&new_id(), from, cadence, content);
+    if from == OWNER {
+        item.set_origin(&Origin::owner("chat"));
+    }
     enqueue(hub, &item)?;
     Ok(item)
 }
@@ -51,7 +56,8 @@ pub fn enqueue_new(hub: &Hub, from: &str, cadence: Cadence, content: &str) -> Re
 /// Queue a reflection for `cadence` (the schedule calls this): an item from the agent itself
 /// whose outcome, once decided, goes to `threads/reflections/<cadence>/`.
 pub fn enqueue_reflection(hub: &Hub, cadence: Cadence, prompt: &str) -> Result<Item> {
-    let item = Item::new(&new_id(), hub.name(), cadence, prompt);
+    let mut item = Item::new(&new_id(), hub.name(), cadence, prompt);
+    item.set_origin(&Origin::impulse(cn_hub::origin::ImpulseKind::Schedule, cn_hub::Provenance::Owner));
     enqueue(hub, &item)?;
     Ok(item)
 }
@@ -116,12 +122,13 @@ fn make_current(hub: &Hub, path: &Path) -> Result<Item> {
     // item (one deferred and back) is never mistaken for a pending one.
     let mut item = Item::read(path)?;
     item.set("turn", new_id());
+    // What an earlier turn answered, and what it waited for, are that turn's.
+    for stale in [crate::answer::KEY, crate::answer::WAITS_FOR, "decided-at-level"] {
+        item.doc.front.remove(stale);
+    }
     item.write(path)?;
     let input = hub.input();
-    if let Some(dir) = input.parent() {
-        std::fs::create_dir_all(dir).map_err(io_at(dir))?;
-    }
-    std::fs::rename(path, &input).map_err(io_at(path))?;
+    cn_storage::beneath::rename(path, &input).map_err(io_at(path))?;
     current(hub)?.ok_or_else(|| AgentError::Invalid(format!("{} vanished while it was taken", input.display())))
 }
 
@@ -133,8 +140,7 @@ pub fn return_current(hub: &Hub) -> Result<Option<Item>> {
     recover_locked(hub)?;
     let Some(item) = current(hub)? else { return Ok(None) };
     let to = hub.inbox().join(format!("{}.md", item.id));
-    std::fs::create_dir_all(hub.inbox()).map_err(io_at(&hub.inbox()))?;
-    std::fs::rename(hub.input(), &to).map_err(io_at(&hub.input()))?;
+    cn_storage::beneath::rename(&hub.input(), &to).map_err(io_at(&hub.input()))?;
     Ok(Some(item))
 }
 
@@ -156,9 +162,11 @@ pub fn pending(hub: &Hub) -> Result<Vec<(Item, PathBuf)>> {
     Ok(items)
 }
 
-/// Move deferred items whose `until` has passed back to the inbox.
+/// Move deferred items whose `until` has passed back to the inbox, and those waiting for an
+/// executive once one is configured.
 pub fn release_due(hub: &Hub) -> Result<()> {
     let now = time::OffsetDateTime::now_utc();
+    let executive = hub.config().models.executive.is_some();
     for path in md_files(&hub.deferred())? {
         let Ok(item) = Item::read(&path) else { continue };
         let due = item
@@ -166,13 +174,80 @@ pub fn release_due(hub: &Hub) -> Result<()> {
             .get_str("until")
             .and_then(|u| time::OffsetDateTime::parse(u, &time::format_description::well_known::Rfc3339).ok())
             .is_some_and(|u| u <= now);
-        if due {
+        let waited = executive && item.doc.get_str(crate::answer::WAITS_FOR) == Some("executive");
+        if due || waited {
             let to = hub.inbox().join(format!("{}.md", item.id));
-            std::fs::create_dir_all(hub.inbox()).map_err(io_at(&hub.inbox()))?;
-            std::fs::rename(&path, &to).map_err(io_at(&path))?;
+            cn_storage::beneath::rename(&path, &to).map_err(io_at(&path))?;
         }
     }
     Ok(())
+}
+
+/// Move the deferred items waiting for `what` (an approval's id, [`crate::answer::WAITS_FOR`])
+/// back to the inbox, with `note` added to each (what the owner decided); their ids. The
+/// caller holds the hub lock.
+pub fn release_waiting(hub: &Hub, what: &str, note: Option<&str>) -> Result<Vec<String>> {
+    let mut released = Vec::new();
+    for path in md_files(&hub.deferred())? {
+        let Ok(mut item) = Item::read(&path) else { continue };
+        if item.doc.get_str(crate::answer::WAITS_FOR) != Some(what) {
+            continue;
+        }
+        if let Some(note) = note {
+            if !item.content.ends_with('\n') {
+                item.content.push('\n');
+            }
+            item.content.push_str(&format!("\n## {what}\n\n{}\n", note.trim_end()));
+            item.write(&path)?;
+        }
+        let to = hub.inbox().join(format!("{}.md", item.id));
+        std::fs::create_dir_all(hub.inbox()).map_err(io_at(&hub.inbox()))?;
+        std::fs::rename(&path, &to).map_err(io_at(&path))?;
+        released.push(item.id);
+    }
+    Ok(released)
+}
+
+/// The answer to item `id` once it is decided (archived, a reflection, or deferred), for its
+/// sender; `None` while it waits or is being worked on.
+pub fn answer_to(hub: &Hub, id: &str) -> Result<Option<String>> {
+    let Some(path) = decided(hub, id)? else { return Ok(None) };
+    let item = Item::read(&path)?;
+    let owner = item.origin_in(hub).author.is_owner();
+    Ok(Some(crate::answer::Answer::of_item(&item).to_person(owner)))
+}
+
+/// Where the item `id` was filed once decided.
+fn decided(hub: &Hub, id: &str) -> Result<Option<PathBuf>> {
+    Ok(match locate(hub, id)? {
+        Some(Place::Decided(p)) | Some(Place::Deferred(p)) => Some(p),
+        _ => None,
+    })
+}
+
+/// What another process decided on item `id` (the owner's `cn out` while the daemon worked
+/// on it): the filed item and the decision `state/output.md` records. `None` while the item is
+/// undecided, or when the record is already another item's.
+pub fn read_decided(hub: &Hub, id: &str) -> Result<Option<crate::Decided>> {
+    let Some(rec) = crate::decide::read_output(hub)?.filter(|r| r.id == id) else { return Ok(None) };
+    let path = match locate(hub, id)? {
+        Some(Place::Decided(p)) | Some(Place::Deferred(p)) => p,
+        _ => return Ok(None),
+    };
+    let item = Item::read(&path)?;
+    let answer = crate::answer::Answer::of_item(&item);
+    let level = item.doc.get("decided-at-level").and_then(|v| v.as_u64()).map(|l| l as u8);
+    let place = path.strip_prefix(hub.root()).unwrap_or(&path).to_string_lossy().into_owned();
+    Ok(Some(crate::Decided {
+        item,
+        gtd: rec.gtd,
+        answer,
+        level,
+        decided: rec.decided,
+        place,
+        mail: Vec::new(),
+        committed: true,
+    }))
 }
 
 /// Where the item `id` is, if the hub holds it.

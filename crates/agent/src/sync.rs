@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use crate::envelope::Envelope;
 use crate::error::{io_at, AgentError, Result};
 use crate::hub::Hub;
-use crate::item::{Item, NOTICE};
+use crate::item::{Item, AUTO, NOTICE};
 use crate::lock::lock;
 use crate::mail::{post, Mail};
 use crate::queue::{locate, md_files};
@@ -143,10 +143,43 @@ const RECEIPT_COMMIT: &str = "refs/cn/receipt";
 /// Most refs one git command line names, to stay far below the OS argument limit.
 const CHUNK: usize = 400;
 
-/// Sync under the hub lock.
+/// How long one git command may take on a peer's repository (a listing, a fetch).
+const PEER_GIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Most bytes of a listing of a peer's mail refs (about 150,000 refs).
+const LISTING_MAX: usize = 16 << 20;
+
+/// The largest commit (a mail's envelope) or tree (its one file) taken from a peer.
+const ENVELOPE_MAX: u64 = 64 << 10;
+
+/// Most address space a git reading a peer's bytes may take: a pack's delta can describe an
+/// object of any size in a few bytes, and git builds it in memory.
+const PEER_GIT_MEMORY: u64 = 1 << 30;
+
+/// Most bytes of mail read into memory at once (many mails are read in batches of this).
+const BATCH_BYTES: u64 = 16 << 20;
+
+/// Sync: take the peers' mail, then publish under the hub lock. A peer's bytes are listed,
+/// fetched (within bounds, into a quarantine removed afterwards) and read *without* the lock
+/// — a stranger's slow or hostile mail never holds the hub — and only what was read is filed
+/// under it.
 pub fn sync(hub: &Hub) -> Result<SyncReport> {
+    let peers = hub.peers()?;
+    let known = peer_mail(hub)?;
+    let legacy_path = hub.layout().received();
+    let legacy: BTreeMap<String, String> =
+        cn_storage::read_json_or_default(&legacy_path).map_err(io_at(&legacy_path))?;
+    let cap = hub.config().mail.max_bytes;
+    let mut fetched: BTreeMap<String, Result<Fetched>> = BTreeMap::new();
+    if !peers.is_empty() {
+        let quarantine = Quarantine::new(hub)?;
+        for (name, peer) in &peers {
+            let record = known.peers.get(name);
+            fetched.insert(name.clone(), fetch_from(hub, name, &peer.remote, record, &legacy, cap, &quarantine));
+        }
+    }
     let _lock = lock(hub)?;
-    sync_locked(hub)
+    file_and_publish(hub, &peers, fetched)
 }
 
 /// Read `state/peer-mail.json` and `state/peer-status.json` (empty when absent).
@@ -203,26 +236,27 @@ fn write_if_changed(path: &std::path::Path, value: &impl Serialize) -> Result<bo
     Ok(true)
 }
 
-/// [`sync`] for a caller already holding the hub lock.
-pub fn sync_locked(hub: &Hub) -> Result<SyncReport> {
+/// Under the hub lock: file what was fetched (each mail only if no sync took it meanwhile),
+/// record it, then publish (2.) and verify (3.).
+fn file_and_publish(
+    hub: &Hub,
+    peers: &BTreeMap<String, crate::hub::Peer>,
+    fetched: BTreeMap<String, Result<Fetched>>,
+) -> Result<SyncReport> {
     let mut report = SyncReport::default();
-    let peers = hub.peers()?;
     let mut state = peer_mail(hub)?;
     // A peer removed with `cn peer rm` is forgotten with it.
     state.peers.retain(|name, _| peers.contains_key(name));
-    let legacy_path = hub.layout().received();
-    let legacy: BTreeMap<String, String> =
-        cn_storage::read_json_or_default(&legacy_path).map_err(io_at(&legacy_path))?;
 
     // 1. In.
     let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
-    for (name, peer) in &peers {
+    for (name, got) in fetched {
         let record = state.peers.entry(name.clone()).or_default();
-        match take_from(hub, name, &peer.remote, record, &legacy, &mut report) {
+        match got.and_then(|f| file_from(hub, &name, f, record, &mut report)) {
             Ok(s) => {
                 record.last_fetch = Some(cn_storage::now_rfc3339());
                 record.last_error = None;
-                seen.insert(name.clone(), s);
+                seen.insert(name, s);
             }
             Err(e) => {
                 let e = format!("peer {name}: {e}", e = cn_compute::Chain(&e));
@@ -235,7 +269,7 @@ pub fn sync_locked(hub: &Hub) -> Result<SyncReport> {
     let mut recorded = save(hub, &state)?;
 
     // 2. and 3. Out, verified.
-    if let Err(e) = publish(hub, &peers, &seen, &mut state, &mut report) {
+    if let Err(e) = publish(hub, peers, &seen, &mut state, &mut report) {
         report.errors.push(cn_compute::chain(&e));
     }
     recorded |= save(hub, &state)?;
@@ -284,6 +318,56 @@ struct Seen {
     receipts: BTreeSet<String>,
 }
 
+/// What was fetched from one peer, without the hub lock: what its repository showed, and
+/// every new mail read (or why it cannot be taken).
+#[derive(Debug, Default)]
+struct Fetched {
+    seen: Seen,
+    /// Mail of the old layout this hub took before the read-only layout: (id, commit).
+    taken_before: Vec<(String, String)>,
+    /// New mail: (id, commit, the mail or why it is rejected).
+    mail: Vec<(String, String, std::result::Result<Mail, Rejected>)>,
+}
+
+/// A directory in the hub's git directory where a sync's fetches put their objects (git's
+/// `GIT_OBJECT_DIRECTORY`), removed when the sync has read them: a peer's mail leaves
+/// nothing in `.git` — a mail refused as too large is not kept, and one filed is a file in
+/// the inbox. One left by a killed sync is removed by the next after a day.
+struct Quarantine {
+    dir: tempfile::TempDir,
+}
+
+impl Quarantine {
+    fn new(hub: &Hub) -> Result<Quarantine> {
+        let parent = Git::new(hub.root()).git_dir()?.join("cn-mail-in");
+        std::fs::create_dir_all(&parent).map_err(io_at(&parent))?;
+        if let Ok(entries) = std::fs::read_dir(&parent) {
+            let day = std::time::Duration::from_secs(86_400);
+            for e in entries.flatten() {
+                let old = e.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+                if old.is_some_and(|age| age > day) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        let dir = tempfile::Builder::new().prefix("sync-").tempdir_in(&parent).map_err(io_at(&parent))?;
+        let pack = dir.path().join("pack");
+        std::fs::create_dir_all(&pack).map_err(io_at(&pack))?;
+        Ok(Quarantine { dir })
+    }
+
+    /// Bounds for a git command on a peer's bytes, its objects in the quarantine.
+    fn bounds(&self, file_size: Option<u64>, output: usize) -> cn_hub::git::Bounds {
+        cn_hub::git::Bounds {
+            timeout: PEER_GIT_TIMEOUT,
+            output,
+            file_size,
+            memory: Some(PEER_GIT_MEMORY),
+            objects: Some(self.dir.path().to_path_buf()),
+        }
+    }
+}
+
 /// A ref of the mail layout, read from a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum MailRef {
@@ -324,11 +408,15 @@ impl MailRef {
 }
 
 /// `git ls-remote --heads REMOTE PATTERNS…`: the mail layout's refs it shows, with their
-/// commits.
-fn list(hub: &Hub, remote: &str, patterns: &[String]) -> Result<Vec<(MailRef, String)>> {
+/// commits. A peer's listing is bounded (`quarantine`: its time and size).
+fn list(hub: &Hub, remote: &str, patterns: &[String], bounded: Option<&Quarantine>) -> Result<Vec<(MailRef, String)>> {
     let mut args = vec!["ls-remote", "--heads", "--", remote];
     args.extend(patterns.iter().map(String::as_str));
-    let out = Git::new(hub.root()).run(&args)?;
+    let git = Git::new(hub.root());
+    let out = match bounded {
+        Some(q) => String::from_utf8_lossy(&git.run_bounded(&args, None, &q.bounds(None, LISTING_MAX))?).into_owned(),
+        None => git.run(&args)?,
+    };
     Ok(out
         .lines()
         .filter_map(|l| l.split_once('\t'))
@@ -337,22 +425,27 @@ fn list(hub: &Hub, remote: &str, patterns: &[String]) -> Result<Vec<(MailRef, St
         .collect())
 }
 
-/// Take the mail `peer` holds for this hub; what its repository showed.
-fn take_from(
+/// List, fetch and read the mail `peer` holds for this hub, without the hub lock. Mail
+/// `record` shows as taken is not fetched again; every new mail is fetched within bounds
+/// (its pack at most `cap` per mail, plus room for its envelope), its size checked before
+/// it is read (a file over `cap` bytes, or an envelope over [`ENVELOPE_MAX`], is rejected
+/// unread), then read and checked.
+fn fetch_from(
     hub: &Hub,
     peer: &str,
     remote: &str,
-    record: &mut PeerRecord,
+    record: Option<&PeerRecord>,
     legacy: &BTreeMap<String, String>,
-    report: &mut SyncReport,
-) -> Result<Seen> {
+    cap: u64,
+    quarantine: &Quarantine,
+) -> Result<Fetched> {
     let me = hub.name();
     cn_hub::git::check_remote(remote)?;
     let patterns = [format!("{MAIL_REFS}{me}/*"), format!("{RECEIPT_REFS}{me}/*"), format!("refs/heads/{me}/*")];
-    let mut seen = Seen::default();
+    let mut got = Fetched::default();
     // id → (commit, in the old layout); the new layout wins when both list an id.
     let mut listed: BTreeMap<String, (String, bool)> = BTreeMap::new();
-    for (r, sha) in list(hub, remote, &patterns)? {
+    for (r, sha) in list(hub, remote, &patterns, Some(quarantine))? {
         match r {
             MailRef::Mail { peer: to, id } if to == me => {
                 listed.insert(id, (sha, false));
@@ -361,62 +454,191 @@ fn take_from(
                 listed.entry(id).or_insert((sha, true));
             }
             MailRef::Receipt { peer: from, id } if from == me => {
-                seen.receipts.insert(id);
+                got.seen.receipts.insert(id);
             }
             _ => {}
         }
     }
-    seen.mail = listed.keys().cloned().collect();
+    got.seen.mail = listed.keys().cloned().collect();
     let mut fresh: Vec<(String, String, bool)> = Vec::new();
     for (id, (sha, old)) in listed {
-        match record.received.entry(id) {
-            std::collections::btree_map::Entry::Occupied(_) => report.duplicates += 1,
-            std::collections::btree_map::Entry::Vacant(slot) if old && legacy.contains_key(&sha) => {
-                // Taken by this hub before the upgrade: recorded now, so it is receipted.
-                report.duplicates += 1;
-                let outcome = "taken before the read-only layout".to_string();
-                slot.insert(Taken { commit: sha, outcome, at: cn_storage::now_rfc3339() });
+        if record.is_some_and(|r| r.received.contains_key(&id)) {
+            continue;
+        }
+        if old && legacy.contains_key(&sha) {
+            got.taken_before.push((id, sha));
+            continue;
+        }
+        fresh.push((id, sha, old));
+    }
+    if fresh.is_empty() {
+        return Ok(got);
+    }
+
+    // Fetch by hash into the quarantine, so no local ref is written (or cleaned up) per
+    // mail and nothing stays in the hub's store; then size, read and check every mail.
+    let git = Git::new(hub.root());
+    let per_mail = cap.saturating_add(2 * ENVELOPE_MAX);
+    let mut too_large: BTreeSet<String> = BTreeSet::new();
+    for chunk in fresh.chunks(CHUNK) {
+        let shas: Vec<&str> = chunk.iter().map(|(_, sha, _)| sha.as_str()).collect();
+        let limit = per_mail.saturating_mul(shas.len() as u64).saturating_add(1 << 20);
+        match fetch(&git, remote, &shas, cap, limit, quarantine) {
+            Ok(()) => {}
+            // One of them is too large: each alone, so the others are still taken.
+            Err(GitError::Bounded { why: cn_hub::git::Exceeded::FileSize(_), .. }) => {
+                for (_, sha, _) in chunk {
+                    match fetch(&git, remote, &[sha.as_str()], cap, per_mail, quarantine) {
+                        Ok(()) => {}
+                        Err(GitError::Bounded { why: cn_hub::git::Exceeded::FileSize(_), .. }) => {
+                            too_large.insert(sha.clone());
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                }
             }
-            std::collections::btree_map::Entry::Vacant(slot) => fresh.push((slot.into_key(), sha, old)),
+            Err(e) => return Err(e.into()),
         }
     }
-    record.waiting_in = fresh.len();
-    if fresh.is_empty() {
-        return Ok(seen);
+    let fetched: Vec<&(String, String, bool)> = fresh.iter().filter(|(_, sha, _)| !too_large.contains(sha)).collect();
+    let sizes = |specs: Vec<String>| sizes(&git, &specs, quarantine);
+    let commits = sizes(fetched.iter().map(|(_, sha, _)| sha.clone()).collect())?;
+    // A tree is looked into only when its commit is small enough to read.
+    let trees = sizes(fetched.iter().map(|(_, sha, _)| format!("{sha}^{{tree}}")).collect())?;
+    let files = sizes(fetched.iter().map(|(id, sha, _)| format!("{sha}:{id}.md")).collect())?;
+    let mut readable: Vec<(&String, &String, bool, u64)> = Vec::new();
+    for (i, (id, sha, old)) in fetched.iter().enumerate() {
+        let size = |list: &Vec<Option<(String, u64)>>| list.get(i).cloned().flatten();
+        let file = size(&files);
+        let why = match (size(&commits), size(&trees), &file) {
+            (Some((_, c)), _, _) | (_, Some((_, c)), _) if c > ENVELOPE_MAX => Some(Rejected::TooLarge {
+                what: "its envelope (the branch's commit or tree)",
+                size: c,
+                cap: ENVELOPE_MAX,
+            }),
+            (_, _, Some((kind, n))) if kind == "blob" && *n > cap => {
+                Some(Rejected::TooLarge { what: "the mail", size: *n, cap })
+            }
+            _ => None,
+        };
+        match why {
+            Some(why) => got.mail.push((id.clone(), sha.clone(), Err(why))),
+            None => readable.push((id, sha, *old, file.map_or(0, |(_, n)| n.min(cap)))),
+        }
     }
+    for sha in &too_large {
+        if let Some((id, sha, _)) = fresh.iter().find(|(_, s, _)| s == sha) {
+            let why = Rejected::TooLarge { what: "the mail", size: cap.saturating_add(1), cap };
+            got.mail.push((id.clone(), sha.clone(), Err(why)));
+        }
+    }
+    // Read in batches of at most BATCH_BYTES (or one mail), each mail's commit and file.
+    let mut rest = readable.as_slice();
+    while !rest.is_empty() {
+        let mut bytes = 0u64;
+        let mut n = 0;
+        while let Some((.., size)) = rest.get(n) {
+            let more = size.saturating_add(ENVELOPE_MAX);
+            if n > 0 && bytes.saturating_add(more) > BATCH_BYTES {
+                break;
+            }
+            bytes = bytes.saturating_add(more);
+            n += 1;
+        }
+        let (batch, later) = rest.split_at(n);
+        rest = later;
+        let mut request = String::new();
+        for (id, sha, ..) in batch {
+            let _ = writeln!(request, "{sha}\n{sha}:{id}.md");
+        }
+        let output = usize::try_from(bytes.saturating_add(1 << 20)).unwrap_or(usize::MAX);
+        let out =
+            git.run_bounded(&["cat-file", "--batch"], Some(request.as_bytes()), &quarantine.bounds(None, output))?;
+        let mut objects = parse_batch(&out, 2 * batch.len()).into_iter();
+        for (id, sha, old, _) in batch {
+            let (commit, file) = (objects.next().flatten(), objects.next().flatten());
+            got.mail.push(((*id).clone(), (*sha).clone(), check(me, peer, id, *old, commit, file)));
+        }
+    }
+    Ok(got)
+}
 
-    // Fetch by hash, so no local ref is written (or cleaned up) per mail; then read every
-    // mail's commit (its envelope) and file with one `git cat-file --batch`.
-    let git = Git::new(hub.root());
-    for chunk in fresh.chunks(CHUNK) {
-        // Housekeeping is the owner's (or the daemon's) business, not every sync's. A mail is
-        // a root commit, sharing nothing with this hub's history: offering that history to
-        // the peer ("have" lines) would only make a fetch grow with every mail ever filed.
-        let mut args = vec![
-            "-c",
-            "fetch.negotiationAlgorithm=noop",
-            "fetch",
-            "-q",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--no-auto-maintenance",
-            "--",
-            remote,
-        ];
-        args.extend(chunk.iter().map(|(_, sha, _)| sha.as_str()));
-        git.run(&args)?;
+/// Fetch `shas` from `remote` into the quarantine: no pack file over `limit` bytes, blobs
+/// over `cap` streamed rather than held in memory, one pack (never loose objects).
+fn fetch(
+    git: &Git,
+    remote: &str,
+    shas: &[&str],
+    cap: u64,
+    limit: u64,
+    quarantine: &Quarantine,
+) -> std::result::Result<(), GitError> {
+    let big = format!("core.bigFileThreshold={}", cap.max(1 << 10));
+    // Housekeeping is the owner's (or the daemon's) business, not every sync's. A mail is a
+    // root commit, sharing nothing with this hub's history: offering that history to the
+    // peer ("have" lines) would only make a fetch grow with every mail ever filed.
+    let mut args = vec![
+        "-c",
+        "fetch.negotiationAlgorithm=noop",
+        "-c",
+        "fetch.unpackLimit=1",
+        "-c",
+        "pack.threads=1",
+        "-c",
+        &big,
+        "fetch",
+        "-q",
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--no-auto-maintenance",
+        "--",
+        remote,
+    ];
+    args.extend_from_slice(shas);
+    git.run_bounded(&args, None, &quarantine.bounds(Some(limit), 1 << 20)).map(|_| ())
+}
+
+/// `git cat-file --batch-check` of `specs`: each one's type and size, `None` when missing.
+fn sizes(git: &Git, specs: &[String], quarantine: &Quarantine) -> Result<Vec<Option<(String, u64)>>> {
+    if specs.is_empty() {
+        return Ok(Vec::new());
     }
-    let mut request = String::new();
-    for (id, sha, _) in &fresh {
-        let _ = writeln!(request, "{sha}\n{sha}:{id}.md");
+    let mut request = specs.join("\n");
+    request.push('\n');
+    let out =
+        git.run_bounded(&["cat-file", "--batch-check"], Some(request.as_bytes()), &quarantine.bounds(None, 1 << 24))?;
+    let text = String::from_utf8_lossy(&out);
+    let mut lines = text.lines();
+    Ok(specs
+        .iter()
+        .map(|_| {
+            let mut words = lines.next()?.rsplitn(3, ' ');
+            let size = words.next()?.parse::<u64>().ok()?;
+            let kind = words.next()?.to_string();
+            Some((kind, size))
+        })
+        .collect())
+}
+
+/// Under the hub lock: file or reject what was fetched from `peer`, and record it in
+/// `record`; what its repository showed.
+fn file_from(hub: &Hub, peer: &str, got: Fetched, record: &mut PeerRecord, report: &mut SyncReport) -> Result<Seen> {
+    for (id, sha) in got.taken_before {
+        if let std::collections::btree_map::Entry::Vacant(slot) = record.received.entry(id) {
+            // Taken by this hub before the upgrade: recorded now, so it is receipted.
+            report.duplicates += 1;
+            let outcome = "taken before the read-only layout".to_string();
+            slot.insert(Taken { commit: sha, outcome, at: cn_storage::now_rfc3339() });
+        }
     }
-    let out = git.run_bytes_with_input(&["cat-file", "--batch"], request.as_bytes())?;
-    let mut objects = parse_batch(&out, 2 * fresh.len()).into_iter();
+    record.waiting_in = got.mail.len();
     let mut filed = Vec::new();
-
-    for (id, sha, old) in &fresh {
-        let (commit, file) = (objects.next().flatten(), objects.next().flatten());
-        let read = check(me, peer, id, *old, commit, file);
+    for (id, sha, read) in got.mail {
+        if record.received.contains_key(&id) {
+            // Taken by another sync while this one fetched.
+            report.duplicates += 1;
+            continue;
+        }
         let outcome = match read {
             Ok(mail) => {
                 match locate(hub, &mail.id)? {
@@ -442,18 +664,18 @@ fn take_from(
             }
             Err(why) => {
                 let why = cn_compute::chain(&why);
-                reject(hub, peer, id, sha, &why)?;
+                reject(hub, peer, &id, &sha, &why)?;
                 report.rejected.push(format!("{peer}/{id}"));
                 format!("rejected: {why}")
             }
         };
-        record.received.insert(id.clone(), Taken { commit: sha.clone(), outcome, at: cn_storage::now_rfc3339() });
+        record.received.insert(id, Taken { commit: sha, outcome, at: cn_storage::now_rfc3339() });
     }
     // Every item on disk before the caller records them (and then publishes receipts).
     let inbox = hub.inbox();
     cn_storage::sync_files(&filed, &[inbox.as_path()]).map_err(io_at(&inbox))?;
     record.waiting_in = 0;
-    Ok(seen)
+    Ok(got.seen)
 }
 
 /// Why a mail in the outbox cannot be sent (the report says so, with the file).
@@ -482,6 +704,8 @@ enum Rejected {
     Thread(String),
     #[error("it is addressed to `{to}`, not `{me}`")]
     To { to: String, me: String },
+    #[error("{what} is {size} bytes, more than this hub takes ({cap}; cn.yaml `mail.max_bytes` for the mail)")]
+    TooLarge { what: &'static str, size: u64, cap: u64 },
 }
 
 /// The mail in `file` if it is what its envelope and branch say, else why not.
@@ -510,6 +734,10 @@ fn check(
     if mail.to != me {
         return Err(Rejected::To { to: mail.to, me: me.to_string() });
     }
+    // The item it becomes must read back (its frontmatter is the mail's, a little longer):
+    // a mail just under what cn parses must not become an item just over it.
+    Item::from_doc(cn_storage::Doc::parse(&item_of(&mail, peer).render()).map_err(|e| Rejected::Mail(e.into()))?)
+        .map_err(Rejected::Mail)?;
     Ok(mail)
 }
 
@@ -552,6 +780,15 @@ fn item_of(mail: &Mail, peer: &str) -> Item {
     if mail.depth > 0 {
         item.set("depth", mail.depth.to_string());
     }
+    // cn says what the mail is, from the envelope it checked: the peer's message, or its
+    // automatic answer or notice (news on a thread, never new work). Answers go back to the
+    // sender (a `reply-to` is kept only when it names the sender).
+    let kind = match mail.kind.as_deref() {
+        Some(NOTICE) => cn_hub::Kind::Notice,
+        Some(AUTO) => cn_hub::Kind::Answer,
+        _ => cn_hub::Kind::Message,
+    };
+    item.set_origin(&cn_hub::Origin::peer(peer, kind).with_thread(mail.thread.as_str()));
     Item::from_doc(item.doc.clone()).unwrap_or(item)
 }
 
@@ -623,7 +860,7 @@ fn publish(
     }
     let patterns = own_patterns(peers);
     let before: BTreeMap<String, (MailRef, String)> =
-        list(hub, "origin", &patterns)?.into_iter().map(|(r, sha)| (r.name(), (r, sha))).collect();
+        list(hub, "origin", &patterns, None)?.into_iter().map(|(r, sha)| (r.name(), (r, sha))).collect();
     // Receipts owed: mail taken that its sender still lists, with no receipt in origin yet.
     let mut owed = Vec::new();
     for (peer, record) in &state.peers {
@@ -665,8 +902,7 @@ fn publish(
                 let file = hub.outbox().join(format!("{id}.md"));
                 if file.is_file() {
                     let sent = hub.sent().join(format!("{id}.md"));
-                    std::fs::create_dir_all(hub.sent()).map_err(io_at(&hub.sent()))?;
-                    std::fs::rename(&file, &sent).map_err(io_at(&file))?;
+                    cn_storage::beneath::rename(&file, &sent).map_err(io_at(&file))?;
                 }
                 want.insert(name.clone(), None);
             }
@@ -700,7 +936,7 @@ fn publish(
                 push_errors.push(cn_compute::chain(&e));
             }
         }
-        after = list(hub, "origin", &patterns)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
+        after = list(hub, "origin", &patterns, None)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
     }
     let mut unconfirmed = Vec::new();
     for (r, sha) in &want {
@@ -761,8 +997,7 @@ fn own_patterns(peers: &BTreeMap<String, crate::hub::Peer>) -> Vec<String> {
 
 fn to_sent(hub: &Hub, o: &Outgoing, report: &mut SyncReport) -> Result<()> {
     let to = hub.sent().join(format!("{}.md", o.mail.id));
-    std::fs::create_dir_all(hub.sent()).map_err(io_at(&hub.sent()))?;
-    std::fs::rename(&o.path, &to).map_err(io_at(&o.path))?;
+    cn_storage::beneath::rename(&o.path, &to).map_err(io_at(&o.path))?;
     report.sent.push(o.mail.id.clone());
     Ok(())
 }

@@ -14,7 +14,6 @@ use cn_compute::ToolError;
 use cn_tools::{Registry, Tool, ToolContext, ToolDoc};
 use serde_json::{Map, Value};
 
-use crate::decide::decide;
 use crate::error::AgentError;
 use crate::gtd::{Kind, KINDS, KIND_NAMES};
 use crate::hub::Hub;
@@ -38,12 +37,40 @@ pub fn ops_prompt() -> String {
     s
 }
 
+/// The decisions made in this process, as their deciders returned them: the daemon takes each
+/// one from here instead of reading back the files it just wrote. Shared by clones; holds the
+/// last [`Decisions::KEPT`] only.
+#[derive(Debug, Clone, Default)]
+pub struct Decisions(Arc<std::sync::Mutex<std::collections::VecDeque<crate::Decided>>>);
+
+impl Decisions {
+    const KEPT: usize = 32;
+
+    /// Keep a decision just made.
+    pub fn push(&self, decided: &crate::Decided) {
+        if let Ok(mut q) = self.0.lock() {
+            if q.len() == Self::KEPT {
+                q.pop_front();
+            }
+            q.push_back(decided.clone());
+        }
+    }
+
+    /// Take the latest decision on item `id`, if this process made one.
+    pub fn take(&self, id: &str) -> Option<crate::Decided> {
+        let mut q = self.0.lock().ok()?;
+        let at = q.iter().rposition(|d| d.item.id == id)?;
+        q.remove(at)
+    }
+}
+
 /// One form as a tool: its params are the form's fields.
 struct OpTool {
     kind: &'static Kind,
     doc: ToolDoc,
     /// The hub as opened once by whoever registered the ops (its cn.yaml is not read again).
     hub: Arc<Hub>,
+    decisions: Decisions,
 }
 
 impl Tool for OpTool {
@@ -60,10 +87,14 @@ impl Tool for OpTool {
         // Below the executive, an owner's request is answered or handed up, never dropped, and
         // a defer the model chose does not bring the item straight back.
         let decided = if ctx.level < 3 {
-            crate::handup::decide_for_a_model_below_executive(&self.hub, &gtd)
+            crate::handup::decide_for_a_model_below_executive(&self.hub, &gtd, ctx.level)
         } else {
-            decide(&self.hub, &gtd)
+            let by = crate::decide::DecideAs { level: Some(ctx.level), ..Default::default() };
+            crate::decide::decide_as(&self.hub, &gtd, &by)
         };
+        if let Ok(d) = &decided {
+            self.decisions.push(d);
+        }
         result(decided)
     }
 }
@@ -78,12 +109,13 @@ fn result(decided: crate::Result<crate::Decided>) -> Result<Value, ToolError> {
     }
 }
 
-/// Register the op tools for `hub` into `registry`.
-pub fn register_ops(registry: &mut Registry, hub: &Hub) {
+/// Register the op tools for `hub` into `registry`; each decision they make is kept in
+/// `decisions`.
+pub fn register_ops(registry: &mut Registry, hub: &Hub, decisions: &Decisions) {
     let hub = Arc::new(hub.clone());
     for kind in KINDS {
         let doc = ToolDoc { name: kind.name.into(), description: kind.doc.into(), params: kind.schema() };
-        registry.register(Arc::new(OpTool { kind, doc, hub: hub.clone() }));
+        registry.register(Arc::new(OpTool { kind, doc, hub: hub.clone(), decisions: decisions.clone() }));
     }
 }
 
@@ -106,7 +138,7 @@ mod tests {
         let mut ctx = ToolContext::new(hub.root());
         ctx.policy = cn_tools::Policy::default().grant(3, op_tool_names()).grant(2, &["reply"]);
         let mut registry = Registry::new(ctx);
-        register_ops(&mut registry, &hub);
+        register_ops(&mut registry, &hub, &Decisions::default());
         assert_eq!(registry.docs_for(3).len(), op_tool_names().len());
         let defer = registry.get("defer").unwrap().doc().param_names();
         assert_eq!(defer, vec![("reason".to_string(), true), ("until".to_string(), false)]);

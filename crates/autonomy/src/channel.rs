@@ -7,7 +7,7 @@
 //! Invariant: both calls return quickly and never fail the loop — a channel logs its own
 //! failures (an answer that cannot be delivered is still decided in the hub).
 
-use cn_agent::{Gtd, Item};
+use cn_agent::{Decided, Item};
 use cn_compute::Level;
 
 /// A place the agent answers on: typing indicator while a model works, the answer when the
@@ -16,8 +16,8 @@ pub trait Channel: Send {
     /// A model is about to work on `item` at `level` (called before every such move): show
     /// the typing indicator where the item came from, if it came from this channel.
     fn typing(&mut self, item: &Item, level: Level);
-    /// `item` left the current slot: decided (with the decision recorded in
-    /// `state/output.md`), or returned to the queue (`decision` is `None`). A reply is
-    /// delivered here; any end stops the typing indicator.
-    fn finished(&mut self, item: &Item, decision: Option<&Gtd>);
+    /// `item` left the current slot: decided (`decided`, as its decider returned it), or
+    /// returned to the queue (`None`). What the sender is told ([`Decided::told`]: a reply, or
+    /// why their request was handed up) is delivered here; any end stops the typing indicator.
+    fn finished(&mut self, item: &Item, decided: Option<&Decided>);
 }

@@ -1,6 +1,8 @@
 //! `Percept` — something sensed outside the agent (the owner, GitHub, the calendar, a file,
 //! a peer). Senses make them; attention scores them together with impulses.
 
+use cn_hub::origin::{AnswerTo, EventKind, Kind, Origin};
+use cn_hub::Provenance;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -89,5 +91,75 @@ impl Percept {
     pub fn owner(mut self, owner: bool) -> Self {
         self.owner = owner;
         self
+    }
+
+    /// A GitHub delivery whose text a person wrote: an issue or pull request opened or edited,
+    /// a comment, a review, a discussion.
+    fn written_by_a_person(&self) -> bool {
+        const WRITTEN: [&str; 7] = [
+            "issues",
+            "issue_comment",
+            "pull_request",
+            "pull_request_review",
+            "pull_request_review_comment",
+            "discussion",
+            "discussion_comment",
+        ];
+        let event = self.data.get("event").and_then(Value::as_str).unwrap_or_default();
+        let action = self.data.get("action").and_then(Value::as_str).unwrap_or_default();
+        WRITTEN.contains(&event) && matches!(action, "opened" | "created" | "edited" | "submitted" | "reopened")
+    }
+
+    /// Its typed origin (`cn_hub::Origin`), from what the sense recorded: who wrote it (the
+    /// owner when the sense authenticated them, else the sense's user), what it is (a
+    /// person's message on a chat sense or in a mail; an event from GitHub, the calendar, a
+    /// file) and where its answer goes (the chat, the message, the mail's thread).
+    pub fn origin(&self) -> Origin {
+        let text = |k: &str| {
+            self.data.get(k).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string())))
+        };
+        let author = if self.owner {
+            Provenance::Owner
+        } else {
+            Provenance::Public { sense: self.sense.name().into(), user: text("author_id").filter(|u| !u.is_empty()) }
+        };
+        let kind = match self.sense {
+            SenseKind::Owner | SenseKind::Discord | SenseKind::Telegram | SenseKind::Email | SenseKind::Peer => {
+                Kind::Message
+            }
+            // What a person wrote on GitHub (an issue, a comment, a review) is their message;
+            // anything else GitHub tells (a push, a check, a label) is an event.
+            SenseKind::Github if self.written_by_a_person() => Kind::Message,
+            SenseKind::Github => Kind::Event(EventKind::Webhook),
+            SenseKind::Calendar => Kind::Event(EventKind::Calendar),
+            SenseKind::File => Kind::Event(EventKind::File),
+        };
+        let answer = match self.sense {
+            SenseKind::Owner => Some(AnswerTo::via("chat")),
+            SenseKind::Discord | SenseKind::Telegram => Some(AnswerTo {
+                via: self.sense.name().into(),
+                channel: text("channel_id"),
+                message: text("message_id"),
+                ..AnswerTo::default()
+            }),
+            SenseKind::Email => Some(AnswerTo {
+                via: "email".into(),
+                to: text("channel_id").or_else(|| text("author_id")),
+                message: text("message_id"),
+                subject: text("reply_subject"),
+                references: text("references"),
+                no_reply: text("no_reply").as_deref() == Some("true"),
+                ..AnswerTo::default()
+            }),
+            // Nobody waits for an answer to an event.
+            SenseKind::Github | SenseKind::Calendar | SenseKind::File | SenseKind::Peer => None,
+        };
+        Origin {
+            sense: if self.sense == SenseKind::Owner { "chat".into() } else { self.sense.name().into() },
+            author,
+            kind,
+            thread: text("thread"),
+            answer,
+        }
     }
 }

@@ -27,6 +27,7 @@ mod scripted;
 mod state;
 mod stop;
 mod types;
+pub mod yaml;
 
 pub use act::act;
 pub use ask::ask;

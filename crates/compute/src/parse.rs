@@ -197,6 +197,10 @@ fn is_yaml(info: &str) -> bool {
 /// Turn one block's text into calls, or into one error entry for the whole block.
 fn block_calls(content: &str, block: usize, line: usize, out: &mut Vec<Parsed>) {
     let error = |message: String| Parsed::Error(ParseError { block, line, message });
+    if let Err(e) = crate::yaml::check_within(content, crate::yaml::MODEL_WORK_MAX) {
+        out.push(error(format!("YAML block {block} at line {line}: {e}")));
+        return;
+    }
     let value: Value = match serde_yaml_ng::from_str(content) {
         Ok(v) => v,
         Err(e) => {

@@ -102,9 +102,10 @@ pub enum ToolError {
     BadParams(String),
     #[error("not allowed: {0}")]
     Denied(String),
-    /// Not run: held until the owner approves or denies it (its id and what to do meanwhile).
-    #[error("held for the owner's approval: {0}")]
-    Held(String),
+    /// Not run: held until the owner approves or denies it: the approval's id, and a message
+    /// saying what to do meanwhile.
+    #[error("held for the owner's approval: {message}")]
+    Held { approval: String, message: String },
     #[error("{0}")]
     Failed(String),
 }

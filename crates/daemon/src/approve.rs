@@ -68,12 +68,24 @@ pub struct Approved {
     /// What the call returned (a fetched page, a file's text, a mail's id …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<Value>,
+    /// The item whose work waited for this approval, back in the queue to be finished (its
+    /// answer goes to whoever asked, where they asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumes: Option<String>,
 }
 
 impl Approved {
-    /// One line a person reads: what ran.
+    /// One line a person reads: what ran, and where its result goes.
     pub fn summary(&self) -> String {
         let a = &self.approval;
+        if let Some(item) = &self.resumes {
+            let to = a.from.as_deref().unwrap_or("whoever asked");
+            return format!(
+                "approved {}: {} ran; item {item} is back in the queue and its answer goes to {to}",
+                a.id,
+                a.what()
+            );
+        }
         match (&self.wrote, &self.output) {
             (Some(path), _) => format!("approved {}: {} written and enabled", a.id, path.display()),
             (None, Some(out)) => {
@@ -100,29 +112,66 @@ pub fn approve(hub: &Hub, id: &str) -> Result<Approved, ApproveError> {
             let done = cn_reflex::apply_approved(hub.root(), &a)
                 .map_err(|source| ApproveError::Apply { id: a.id.clone(), source })?;
             let wrote = Some(hub.layout().relative(&done.path).to_path_buf());
-            Approved { approval: a, wrote, committed: done.committed, output: None }
+            Approved { approval: a, wrote, committed: done.committed, output: None, resumes: None }
         }
         "send" | "delegate" => {
             // Mailing takes the hub lock itself.
             drop(lock);
             let mail = mail_peer(hub, &a)?;
-            Approved { approval: a, wrote: None, committed: true, output: Some(Value::String(mail)) }
+            let resumes = resume_waiting(hub, &a, &Value::String(mail.clone()))?;
+            Approved { approval: a, wrote: None, committed: true, output: Some(Value::String(mail)), resumes }
         }
         _ => {
             let output = run_call(hub, &a)?;
-            Approved { approval: a, wrote: None, committed: false, output: Some(output) }
+            drop(lock);
+            let resumes = resume_waiting(hub, &a, &output)?;
+            Approved { approval: a, wrote: None, committed: false, output: Some(output), resumes }
         }
     };
     journal(hub, &done.approval, "approved")?;
     Ok(done)
 }
 
-/// Deny `id`: nothing runs; the denial is journaled.
+/// Deny `id`: nothing runs; the denial is journaled, and the work that waited for it goes on
+/// without it (its sender is told).
 pub fn deny(hub: &Hub, id: &str) -> Result<Approval, ApproveError> {
-    let _lock = cn_agent::lock(hub)?;
+    let lock = cn_agent::lock(hub)?;
     let a = approvals::decide(hub.layout(), id, false)?;
+    drop(lock);
+    resume_waiting(hub, &a, &Value::Null)?;
     journal(hub, &a, "denied")?;
     Ok(a)
+}
+
+/// The work that waited for the owner's word goes on: the call's result is kept in the
+/// approval (a held reflex run resumes with it; the executive reads it in the item), and the
+/// item waiting for it goes back to the queue. The item's id, when one waited.
+fn resume_waiting(hub: &Hub, a: &Approval, result: &Value) -> Result<Option<String>, ApproveError> {
+    let Some(item) = a.item.clone() else { return Ok(None) };
+    let _lock = cn_agent::lock(hub)?;
+    let shown = match result {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    approvals::update(hub.layout(), &a.id, |rec| {
+        if !result.is_null() {
+            rec.result = Some(result.clone());
+        }
+    })?;
+    // The executive's item reads what the call returned; a reflex run takes it from the approval.
+    let note = match a.status {
+        approvals::Status::Approved if a.resume.is_none() => {
+            let cut = shown.char_indices().nth(4000).map_or(shown.len(), |(i, _)| i);
+            Some(format!("The owner approved {} ({}); it returned:\n\n{}", a.id, a.what(), &shown[..cut]))
+        }
+        approvals::Status::Denied if a.resume.is_none() => {
+            Some(format!("The owner denied {} ({}): it did not run.", a.id, a.what()))
+        }
+        _ => None,
+    };
+    let released = cn_agent::queue::release_waiting(hub, &a.id, note.as_deref()).map_err(ApproveError::from)?;
+    Ok(released.into_iter().find(|id| *id == item))
 }
 
 fn journal(hub: &Hub, a: &Approval, outcome: &str) -> Result<(), ApproveError> {

@@ -429,7 +429,9 @@ fn run_config(
     ctx.hub = Some(root.clone());
     ctx.policy = policy;
     let mut registry = cn_tools::Registry::new(ctx);
-    cn_agent::register_ops(&mut registry, hub);
+    // Every decision made in this process, as its decider returned it: the mind keeps them.
+    let decisions = cn_agent::Decisions::default();
+    cn_agent::register_ops(&mut registry, hub, &decisions);
     let reflexes = reflexes(hub, &models, &mut registry, options.mode);
     // MCP servers' tools (`mcp:`): they join the registry as `server.tool` once their
     // server answers (started in the background: a server that hangs delays nothing), and
@@ -451,10 +453,17 @@ fn run_config(
     let state_dir = hub.layout().state();
     let attention = auto.attention.clone();
     let pacing = auto.pacing;
+    let local_decides = models.local().provider.is_some_and(|p| p != cn_models::ProviderKind::Embedded);
+    let mut auto = auto;
+    auto.impulses.set_explore(executive_configured || local_decides);
     // The senses and the vetted tools use the hub too (the mind takes this one).
     let vet_local = models.local().provider == Some(cn_models::ProviderKind::Embedded);
-    let mut mind =
-        HubMind::new(hub.clone(), auto, mode, run_stop.clone(), local, executive).max_moves(options.max_moves);
+    let mut mind = HubMind::new(hub.clone(), auto, mode, run_stop.clone(), local, executive)
+        .max_moves(options.max_moves)
+        .with_decisions(decisions.clone())
+        // The embedded SmolLM2 classifies and extracts under a grammar; it never decides an
+        // item itself. A level-2 model the owner configured (Ollama, an API, a command) may.
+        .local_decides(local_decides);
     if let Some(engine) = reflexes {
         mind = mind.with_reflexes(engine);
     }
@@ -476,8 +485,15 @@ fn run_config(
         let mut deferring: Option<cn_models::Session> = None;
         let journal_dir = state_dir.clone();
         mind = mind.executive_allowed(move |owner| {
+            let refused = |b: &cn_models::Budget, owner: bool| -> Result<(), mind::Refused> {
+                b.check(owner, 0, cn_models::ledger::MIN_ANSWER_TOKENS).map_err(|r| mind::Refused {
+                    until: Some(r.retry_at(b.ledger().now())),
+                    why: cn_agent::HandUp::Budget { refusal: r.to_string() },
+                })
+            };
             if owner {
-                return true;
+                // The owner is never paced; only a spent cap refuses them.
+                return for_mind.lock().map_err(|_| poisoned()).and_then(|b| refused(&b, true));
             }
             let me = std::process::id();
             let running = sessions.active().into_iter().find(|s| s.pid != me);
@@ -503,9 +519,12 @@ fn run_config(
             deferring = running;
             if let Some(s) = &deferring {
                 tracing::info!(pid = s.pid, what = %s.what, "an executive session runs: no autonomous executive work");
-                return false;
+                return Err(mind::Refused {
+                    why: cn_agent::HandUp::Later,
+                    until: Some(cn_storage::rfc3339_after(std::time::Duration::from_secs(600))),
+                });
             }
-            for_mind.lock().map(|b| b.can_do_autonomous_work()).unwrap_or(false)
+            for_mind.lock().map_err(|_| poisoned()).and_then(|b| refused(&b, false))
         });
         decorators.push(cn_models::Budget::decorator(budget));
     }
@@ -600,7 +619,7 @@ fn run_config(
                 None => Box::new(tiered),
             },
             tools: {
-                let vetted = vet::Vetted::new(registry, vet_hub, vet_local);
+                let vetted = vet::Vetted::new(registry, vet_hub, vet_local).with_decisions(decisions);
                 match &telemetry {
                     Some(t) => t.0.tools(Box::new(vetted)),
                     None => Box::new(vetted),
@@ -615,6 +634,14 @@ fn run_config(
     let state = cn_compute::begin(inputs)?;
     drop(senses);
     Ok(Ran { moves: state.moves, decided: handled.load(Ordering::Relaxed), listening })
+}
+
+/// A poisoned budget lock refuses (a thread panicked holding it: nothing is known of the caps).
+fn poisoned() -> mind::Refused {
+    mind::Refused {
+        why: cn_agent::HandUp::Budget { refusal: "the thinking budget cannot be read".into() },
+        until: Some(cn_storage::rfc3339_after(std::time::Duration::from_secs(600))),
+    }
 }
 
 /// The executive's own tools besides the ops, into `registry`: its notes, and the reflex

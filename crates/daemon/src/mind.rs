@@ -36,6 +36,8 @@ use std::sync::{Arc, Mutex};
 
 use cn_agent::{Cadence, Gtd, Hub, Item, Place, OWNER};
 use cn_autonomy::jiff::Timestamp;
+use cn_hub::origin::{ImpulseKind, Kind as ItemKind};
+use cn_hub::Origin;
 use serde_json::{json, Value};
 
 use cn_autonomy::journal::{self, Kind, Record};
@@ -75,24 +77,25 @@ pub struct LevelPlan {
 struct HubReplier {
     hub: Hub,
     reactor: Option<Reactor>,
+    decisions: cn_agent::Decisions,
 }
 
 /// A real reaction: (channel id, message id, emoji); the channel's error if it failed.
 pub type Reactor = Arc<dyn Fn(u64, u64, &str) -> Result<(), cn_autonomy::senses::SenseError> + Send + Sync>;
 
 impl cn_reflex::Replier for HubReplier {
-    fn reply(&self, _to: &cn_reflex::Target, message: &str) -> Result<(), cn_reflex::ReplyError> {
-        cn_agent::decide_below_executive(
-            &self.hub,
-            &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message: message.to_string() })),
-        )
-        .map(|_| ())
-        .map_err(cn_reflex::ReplyError::channel)
+    fn reply(&self, to: &cn_reflex::Target, message: &str) -> Result<(), cn_reflex::ReplyError> {
+        let reply = Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message: message.trim().to_string() }));
+        let decided =
+            cn_agent::decide_below_executive(&self.hub, &reply, to.level).map_err(cn_reflex::ReplyError::channel)?;
+        self.decisions.push(&decided);
+        Ok(())
     }
     fn react(&self, to: &cn_reflex::Target, emoji: &str) -> Result<(), cn_reflex::ReplyError> {
         let current = cn_agent::queue::current(&self.hub).ok().flatten();
-        let on_discord = current.as_ref().filter(|i| i.doc.get_str("sense") == Some("discord")).and_then(|i| {
-            Some((i.doc.get_str("channel-id")?.parse::<u64>().ok()?, i.doc.get_str("message-id")?.parse::<u64>().ok()?))
+        let on_discord = current.as_ref().and_then(|i| {
+            let answer = i.origin(|_| false).answer.filter(|a| a.via == "discord")?;
+            Some((answer.channel?.parse::<u64>().ok()?, answer.message?.parse::<u64>().ok()?))
         });
         if let (Some(react), Some((channel, message))) = (&self.reactor, on_discord) {
             return react(channel, message, emoji).map_err(cn_reflex::ReplyError::channel);
@@ -112,8 +115,19 @@ pub struct HubMind {
     stop: StopToken,
     local: LevelPlan,
     executive: Option<LevelPlan>,
-    /// Whether the executive may be asked now (the thinking budget's answer).
-    executive_allowed: Box<dyn FnMut(bool) -> bool + Send>,
+    /// Whether the executive may be asked now for an item (`true`: the owner's): the
+    /// thinking budget's answer, or why not and until when.
+    executive_allowed: Box<dyn FnMut(bool) -> Result<(), Refused> + Send>,
+    /// Level 2 is a model the owner chose to trust with decisions (Ollama, an API, a command);
+    /// `false` for the embedded SmolLM2, which classifies and extracts under a grammar but
+    /// never decides an item itself.
+    local_decides: bool,
+    /// The level that works on the current item (chosen when it is taken).
+    work_level: Level,
+    /// The current item's origin (read once, when it is taken).
+    origin: Option<Origin>,
+    /// The decisions made in this process (the op tools', the reflexes', the mind's own).
+    decisions: cn_agent::Decisions,
     max_moves: u32,
     current: Option<Item>,
     moves: u32,
@@ -155,6 +169,19 @@ const JOURNAL_DIGEST_LINES: usize = 12;
 /// When a task a decision left open comes up again.
 const FOLLOW_UP_HOURS: i64 = 24;
 
+/// Why the executive may not take an item now, and when it may (the budget's reset, the
+/// pacing's next slot); `None` when nothing will change by itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub why: cn_agent::HandUp,
+    pub until: Option<String>,
+}
+
+/// A time to the second, as the journal and the hub's files keep times.
+fn second(t: Timestamp) -> String {
+    Timestamp::from_second(t.as_second()).unwrap_or(t).to_string()
+}
+
 impl HubMind {
     pub fn new(
         hub: Hub,
@@ -174,7 +201,11 @@ impl HubMind {
             stop,
             local,
             executive,
-            executive_allowed: Box::new(|_| true),
+            executive_allowed: Box::new(|_| Ok(())),
+            local_decides: true,
+            work_level: 2,
+            origin: None,
+            decisions: cn_agent::Decisions::default(),
             max_moves: 4,
             current: None,
             moves: 0,
@@ -203,7 +234,11 @@ impl HubMind {
     /// engine is shared (the executive's `reflex_write` tool changes it).
     pub fn with_reflexes(mut self, engine: Arc<Mutex<cn_reflex::Engine>>) -> Self {
         if let Ok(mut e) = engine.lock() {
-            e.set_replier(Arc::new(HubReplier { hub: self.hub.clone(), reactor: None }));
+            e.set_replier(Arc::new(HubReplier {
+                hub: self.hub.clone(),
+                reactor: None,
+                decisions: self.decisions.clone(),
+            }));
         }
         self.reflexes = Some(engine);
         self
@@ -212,7 +247,11 @@ impl HubMind {
     /// Reactions go to a channel that has them (Discord) through `reactor`.
     pub fn with_reactor(self, reactor: Reactor) -> Self {
         if let Some(Ok(mut e)) = self.reflexes.as_ref().map(|r| r.lock()) {
-            e.set_replier(Arc::new(HubReplier { hub: self.hub.clone(), reactor: Some(reactor) }));
+            e.set_replier(Arc::new(HubReplier {
+                hub: self.hub.clone(),
+                reactor: Some(reactor),
+                decisions: self.decisions.clone(),
+            }));
         }
         self
     }
@@ -234,9 +273,23 @@ impl HubMind {
         self
     }
 
-    /// Ask before every executive plan; `owner` says whether the item is the owner's.
-    pub fn executive_allowed(mut self, f: impl FnMut(bool) -> bool + Send + 'static) -> Self {
+    /// Ask before an item goes to the executive; `owner` says whether the item is the
+    /// owner's. Every refusal is journaled.
+    pub fn executive_allowed(mut self, f: impl FnMut(bool) -> Result<(), Refused> + Send + 'static) -> Self {
         self.executive_allowed = Box::new(f);
+        self
+    }
+
+    /// Whether level 2 may decide items (a model the owner trusts), or only classify under a
+    /// grammar (the embedded SmolLM2): see [`HubMind::local_decides`]'s field.
+    pub fn local_decides(mut self, decides: bool) -> Self {
+        self.local_decides = decides;
+        self
+    }
+
+    /// Keep the decisions made in this process here (the op tools register with the same).
+    pub fn with_decisions(mut self, decisions: cn_agent::Decisions) -> Self {
+        self.decisions = decisions;
         self
     }
 
@@ -245,19 +298,30 @@ impl HubMind {
     }
 
     /// Let the reflexes try the current item. True when one handled it (no model needed).
-    fn reflex(&mut self, item: &Item) -> bool {
+    /// They see its origin: a trigger takes only the kinds and authors it names (the triage,
+    /// only a person's message).
+    fn reflex(&mut self, item: &Item, origin: &Origin) -> bool {
         let Some(engine) = self.reflexes.clone() else { return false };
         let Ok(mut engine) = engine.lock() else { return false };
         let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
-        let handled = engine.handle(&cn_reflex::Input::new(&item.content).source(source).id(&item.id));
+        let handled = engine.handle(&cn_reflex::Input::new(&item.content).source(source).id(&item.id).origin(origin));
         drop(engine);
         self.shadow = handled.shadow.clone();
+        // A step held for the owner's approval: the item waits for their word (the sender is
+        // told), and the run resumes from that step once it comes.
+        if let Some(held) = &handled.held {
+            return self.wait_for_approval(item, &held.approval, serde_json::to_value(held).ok());
+        }
         if handled.escalate {
             return false;
         }
-        // A reflex that ran without replying still handled the item. Another's item is closed
-        // saying which reflex; an owner's request is never closed below the executive: the
-        // owner is told what the reflex did, from its steps' results.
+        self.close_after_reflex(item, &handled)
+    }
+
+    /// A reflex ran without replying: it still handled the item. Another's item is closed
+    /// saying which reflex; an owner's request is never closed below the executive: the owner
+    /// is told what the reflex did, from its steps' results. False when it cannot be recorded.
+    fn close_after_reflex(&mut self, item: &Item, handled: &cn_reflex::Handled) -> bool {
         if let Ok(Some(now)) = cn_agent::current(&self.hub) {
             if now.id == item.id {
                 let name = handled.reflex.as_deref().unwrap_or("?");
@@ -266,24 +330,82 @@ impl HubMind {
                     cn_agent::decide_below_executive(
                         &self.hub,
                         &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message })),
+                        handled.level,
                     )
                 } else {
                     let reason = format!("handled by reflex {name}");
-                    cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })))
+                    let by = cn_agent::DecideAs { automatic: true, level: Some(handled.level), handed_up: None };
+                    cn_agent::decide_as(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), &by)
                 };
-                if let Err(e) = decided {
-                    tracing::error!(e = %cn_compute::Chain(&e), "cannot close {} after its reflex", item.id);
-                    return false;
+                match decided {
+                    Ok(d) => self.decisions.push(&d),
+                    Err(e) => {
+                        tracing::error!(e = %cn_compute::Chain(&e), "cannot close {} after its reflex", item.id);
+                        return false;
+                    }
                 }
             }
         }
         true
     }
 
-    /// Who `item` is from (`cn_hub::Provenance`): what its tool calls may cause.
-    fn provenance(&self, item: &Item) -> cn_hub::Provenance {
-        let peers = self.hub.peers().unwrap_or_default();
-        cn_hub::Provenance::of_item(&item.doc, |name| peers.contains_key(name))
+    /// The current item waits for the owner's word on approval `id`: handed up saying what is
+    /// held (the sender is told); `resume` (a reflex's held run) is kept in the approval, so
+    /// the work goes on from there when the owner decides.
+    fn wait_for_approval(&mut self, item: &Item, id: &str, resume: Option<Value>) -> bool {
+        let layout = self.hub.layout().clone();
+        let what = match cn_hub::approvals::update(&layout, id, |a| {
+            if resume.is_some() {
+                a.resume = resume;
+            }
+        }) {
+            Ok(a) => a.what(),
+            Err(e) => {
+                tracing::error!(e = %cn_compute::Chain(&e), "cannot record how {} resumes after {id}", item.id);
+                "an action".into()
+            }
+        };
+        self.hand_up(item, &cn_agent::HandUp::Held { approval: id.to_string(), what }, None)
+    }
+
+    /// An item whose work waited for the owner's word on an approval, back once they gave it:
+    /// a reflex's held run resumes with the call's result (its reply goes to whoever asked);
+    /// a denial is told to them. True when that decided the item; otherwise (the executive's
+    /// item, which reads the result in its text) the item goes on as usual.
+    fn resume_after_approval(&mut self, item: &Item, origin: &Origin) -> bool {
+        let layout = self.hub.layout().clone();
+        let Ok(Some(a)) = cn_hub::approvals::decided_for(&layout, &item.id) else { return false };
+        if let Err(e) = cn_hub::approvals::update(&layout, &a.id, |r| r.settled = true) {
+            tracing::error!(e = %cn_compute::Chain(&e), "cannot settle approval {}", a.id);
+        }
+        let held = a.resume.clone().and_then(|v| serde_json::from_value::<cn_reflex::HeldRun>(v).ok());
+        let Some(held) = held else { return false };
+        if a.status == cn_hub::approvals::Status::Denied {
+            let who = if origin.author.is_owner() { "You" } else { "My owner" };
+            let message = format!("{who} declined {}, so I did not do it.", a.what());
+            let reply = Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }));
+            return match cn_agent::decide_below_executive(&self.hub, &reply, 1) {
+                Ok(d) => {
+                    self.decisions.push(&d);
+                    true
+                }
+                Err(e) => {
+                    tracing::error!(e = %cn_compute::Chain(&e), "cannot tell {} of the denial", item.id);
+                    false
+                }
+            };
+        }
+        let Some(engine) = self.reflexes.clone() else { return false };
+        let Ok(mut engine) = engine.lock() else { return false };
+        let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
+        let input = cn_reflex::Input::new(&item.content).source(source).id(&item.id).origin(origin);
+        let result = a.result.clone().unwrap_or(Value::Null);
+        let handled = engine.resume(&held, result, &input);
+        drop(engine);
+        match handled {
+            Some(h) if !h.escalate => self.close_after_reflex(item, &h),
+            _ => false,
+        }
     }
 
     /// The owner's word on a held action, as a message (`approve ap-…` or `deny ap-…` in
@@ -316,8 +438,11 @@ impl HubMind {
             }
         };
         let reply = Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }));
-        match cn_agent::decide(&self.hub, &reply) {
-            Ok(_) => true,
+        match cn_agent::decide_as(&self.hub, &reply, &cn_agent::DecideAs { level: Some(0), ..Default::default() }) {
+            Ok(d) => {
+                self.decisions.push(&d);
+                true
+            }
             Err(e) => {
                 tracing::error!(e = %cn_compute::Chain(&e), "cannot answer the owner's word on {id}");
                 false
@@ -341,25 +466,17 @@ impl HubMind {
             "A quiet {}: nothing was decided since the last reflection, so there is nothing to reflect on.",
             crate::reflection::period_word(item.cadence)
         );
-        match cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason }))) {
-            Ok(_) => true,
-            Err(e) => {
-                tracing::error!(e = %cn_compute::Chain(&e), "cannot close the quiet reflection {}", item.id);
-                false
-            }
-        }
+        self.ack_by_cn(item, reason, "cannot close the quiet reflection {}")
     }
 
     /// The current item was decided by a level above the reflexes (or the owner): compare a
     /// shadow reflex's would-be decision with it, or, when none ran, let the reflexes learn
     /// from it (a proposal after several executive decisions of one shape).
-    fn learn(&mut self, item: &Item, outcomes: &Outcomes) {
+    fn learn(&mut self, item: &Item, decided: Option<&cn_agent::Decided>, outcomes: &Outcomes) {
         let Some(engine) = self.reflexes.clone() else { return };
         let shadow = self.shadow.take().filter(|s| s.item.as_deref() == Some(item.id.as_str()));
-        let Some(recorded) = cn_agent::decide::read_output(&self.hub).ok().flatten().filter(|r| r.id == item.id) else {
-            return;
-        };
-        let gtd = &recorded.gtd;
+        let Some(decided) = decided else { return };
+        let gtd = &decided.gtd;
         let op = gtd.op().map_or(gtd.name(), |o| o.name()).to_string();
         let message = gtd.to_json().get("message").and_then(Value::as_str).map(String::from);
         let tools = outcomes
@@ -391,6 +508,124 @@ impl HubMind {
         }
     }
 
+    /// Who works on an item no reflex took: the executive when one is configured and the
+    /// budget allows (every refusal journaled), else level 2 when it is a model the owner
+    /// trusts to decide; else nobody — and why, for [`HubMind::close_truly`].
+    fn who_works(&mut self, origin: &Origin) -> Result<Level, Refused> {
+        let owner = origin.kind.is_message() && origin.author.is_owner();
+        if let Some(exec) = &self.executive {
+            let level = exec.level;
+            match (self.executive_allowed)(owner) {
+                Ok(()) => return Ok(level),
+                Err(refused) => {
+                    self.note(
+                        Entry::new("budget")
+                            .with("summary", format!("the executive was not asked: {}", refused.why.reason()))
+                            .with("outcome", "refused")
+                            .with("refusal", refused.why.reason())
+                            .with("until", refused.until.clone().map_or(Value::Null, Value::String)),
+                    );
+                    if self.local_decides {
+                        return Ok(self.local.level);
+                    }
+                    return Err(refused);
+                }
+            }
+        }
+        if self.local_decides {
+            return Ok(self.local.level);
+        }
+        Err(Refused { why: cn_agent::HandUp::NoExecutive, until: None })
+    }
+
+    /// Decide an item no level that could do it may take, truly, without a model: a person's
+    /// message is handed up with the reason (and waits for what it needs); the agent's own
+    /// impulses and events wait for the budget, or — with no executive at all — are closed
+    /// saying what happened and that nothing below the executive can do more (a reflection
+    /// gets its digest of the journal). Nothing is filed again as a task or an idea.
+    fn close_truly(&mut self, item: &Item, origin: &Origin, refused: Refused) -> bool {
+        if origin.kind.is_message() || refused.why != cn_agent::HandUp::NoExecutive {
+            return self.hand_up(item, &refused.why, refused.until);
+        }
+        let what = first_line(&item.content);
+        let reason = match origin.kind {
+            ItemKind::Impulse(ImpulseKind::Schedule) if item.cadence.is_reflection() => {
+                match crate::reflection::work_since_last(&self.hub, item.cadence) {
+                    Some(work) => crate::reflection::digest(item.cadence, &work),
+                    None => format!("{what}: nothing below the executive can reflect, and no executive is configured"),
+                }
+            }
+            ItemKind::Impulse(ImpulseKind::Task | ImpulseKind::FollowUp) => format!(
+                "{what} — nothing below the executive can do it and no executive is configured; the task stays open"
+            ),
+            ItemKind::Impulse(ImpulseKind::Idea) => format!(
+                "{what} — not explored: exploring needs an executive and none is configured; the idea stays"
+            ),
+            ItemKind::Impulse(ImpulseKind::Schedule) => format!(
+                "{what} — the schedule entry fired; nothing below the executive can do it and no executive is configured"
+            ),
+            _ => format!("noted: {what} (no reflex takes it, and no executive is configured)"),
+        };
+        self.ack_by_cn(item, reason, "cannot close {}")
+    }
+
+    /// Another agent's automatic answer or notice: recorded on its thread (the item is filed
+    /// with its thread), never new work, never answered.
+    fn record_on_thread(&mut self, item: &Item, origin: &Origin) -> bool {
+        let thread = origin.thread.as_deref().unwrap_or(&item.thread);
+        let reason = format!("recorded on thread {thread}: {}", first_line(&item.content));
+        self.ack_by_cn(item, reason, "cannot record {} on its thread")
+    }
+
+    /// Hand the current item up for `why` (deferred with the true reason; its sender told);
+    /// false when the hub could not record it.
+    fn hand_up(&mut self, item: &Item, why: &cn_agent::HandUp, until: Option<String>) -> bool {
+        match cn_agent::hand_up_current(&self.hub, why, until) {
+            Ok(d) => {
+                if self.current.as_ref().is_some_and(|c| c.id == item.id) {
+                    self.finish_with(item, Some(&d));
+                } else {
+                    self.decisions.push(&d);
+                }
+                true
+            }
+            Err(e) => {
+                tracing::error!(e = %cn_compute::Chain(&e), "cannot hand {} up", item.id);
+                false
+            }
+        }
+    }
+
+    /// Why the model working on the current item failed, if its last ask did: the budget's
+    /// refusal, or the executive's error (a level below it: only it can do the item now).
+    fn ask_failed(&self, outcomes: &Outcomes) -> Option<cn_agent::HandUp> {
+        match outcomes.since(self.mark).last()? {
+            Outcome::AskFailed { level, error } => Some(match error {
+                cn_compute::ModelError::Budget(refusal) => cn_agent::HandUp::Budget { refusal: refusal.clone() },
+                e if *level >= 3 => cn_agent::HandUp::ExecutiveFailed { error: cn_compute::chain(e) },
+                _ => cn_agent::HandUp::Later,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Close `item` with an `ack` saying `reason`, decided by cn's own rules (level 1, an
+    /// automatic answer); false when the hub could not record it (`failed`: what is logged,
+    /// `{}` the item's id).
+    fn ack_by_cn(&mut self, item: &Item, reason: String, failed: &str) -> bool {
+        let by = cn_agent::DecideAs { automatic: true, level: Some(1), handed_up: None };
+        match cn_agent::decide_as(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), &by) {
+            Ok(d) => {
+                self.decisions.push(&d);
+                true
+            }
+            Err(e) => {
+                tracing::error!(e = %cn_compute::Chain(&e), "{}", failed.replace("{}", &item.id));
+                false
+            }
+        }
+    }
+
     /// Idle: rest, or stop when running to idle.
     fn idle(&mut self) -> Decision {
         if self.mode != RunMode::Daemon {
@@ -403,12 +638,13 @@ impl HubMind {
     /// noop, and not a level below the executive (the small model cannot do a task, and a
     /// reflex only answers). Left open, the task is followed up a day later; a deferred item
     /// comes back by itself at its `until`.
-    fn settle_task(&mut self, item: &Item) {
+    fn settle_task(&mut self, item: &Item, decided: &cn_agent::Decided) {
         let Some(task) = item.doc.get_str("task").map(str::to_string) else { return };
-        let Ok(Some(Place::Decided(path))) = cn_agent::locate(&self.hub, &item.id) else { return };
-        let decision = Item::read(&path).ok().and_then(|i| i.doc.get_str("decision").map(str::to_string));
-        let noop = decision.as_deref().is_none_or(|d| d.starts_with("do noop"));
-        let below = self.level.is_some_and(|l| l < 3);
+        if matches!(decided.gtd, Gtd::Defer(_)) {
+            return;
+        }
+        let noop = matches!(decided.gtd, Gtd::Do(cn_agent::Op::Noop(_)));
+        let below = decided.level.is_some_and(|l| l < 3);
         let tasks = cn_autonomy::impulses::tasks::tasks_of(self.hub.root());
         if !noop && !below {
             match tasks.complete(&task) {
@@ -429,46 +665,42 @@ impl HubMind {
             Ok(_) => self.note(
                 Entry::new("observation")
                     .with("id", item.id.as_str())
-                    .with("summary", format!("task {task} left open: {why}; followed up at {at}"))
+                    .with("summary", format!("task {task} left open: {why}; followed up at {}", second(at)))
                     .with("outcome", "open"),
             ),
             Err(e) => tracing::error!(e = %cn_compute::Chain(&e), "cannot set the follow-up of task {task}"),
         }
     }
 
-    /// An item born of an idea, once decided, is an exploration: journaled (the idea, how
-    /// long, the outcome, what was learned — the decision's note) and the idea marked
-    /// explored in ideas.json.
-    fn settle_idea(&mut self, item: &Item) {
+    /// An item born of an idea, once explored (decided by the executive, or by the owner), is
+    /// an exploration: journaled (the idea, how long, the outcome, what was learned — the
+    /// decision's note) and the idea marked explored in ideas.json. One no level could explore
+    /// stays an idea.
+    fn settle_idea(&mut self, item: &Item, decided: &cn_agent::Decided) {
         let Some(idea) = item.doc.get_str("idea").map(str::to_string) else { return };
-        let Ok(Some(Place::Decided(path))) = cn_agent::locate(&self.hub, &item.id) else { return };
-        let Ok(done) = Item::read(&path) else { return };
+        if decided.level.is_some_and(|l| l < 3) || matches!(decided.gtd, Gtd::Defer(_)) {
+            return;
+        }
+        let done = &decided.item;
         let now = Timestamp::now();
         let began = done.queued.parse::<Timestamp>().unwrap_or(now);
         let duration = now.duration_since(began).as_secs().max(0);
-        let outcome = done.doc.get_str("decision").unwrap_or("decided").to_string();
+        let outcome = decided.gtd.summary();
+        // What was learned: the decision's own note on the item ("## do ack — …\n\nthe note").
         let learned: String = done
             .content
-            .rsplit(
-                "
-## ",
-            )
+            .rsplit("\n## ")
             .next()
-            .and_then(|n| {
-                n.split_once(
-                    "
-
-",
-                )
-            })
+            .and_then(|n| n.split_once("\n\n"))
             .map_or("", |(_, b)| b.trim())
             .chars()
             .take(500)
             .collect();
+        let idea_text = first_line(&item.content);
         self.note(
             Entry::new("exploration")
                 .with("id", item.id.as_str())
-                .with("idea", first_line(&item.content).trim_start_matches("Idea to explore: ").to_string())
+                .with("idea", idea_text.strip_prefix("Idea to explore: ").unwrap_or(&idea_text).to_string())
                 .with("idea_id", idea.as_str())
                 .with("duration_sec", duration)
                 .with("outcome", outcome)
@@ -479,22 +711,33 @@ impl HubMind {
         }
     }
 
-    /// The current item was decided (by a model's op, a reflex, `cn out`, or the move limit).
+    /// What was decided on `item`: as this process's decider returned it, or — decided by
+    /// another process (the owner's `cn out`) — as the hub recorded it.
+    fn decided(&self, item: &Item) -> Option<cn_agent::Decided> {
+        self.decisions.take(&item.id).or_else(|| cn_agent::queue::read_decided(&self.hub, &item.id).ok().flatten())
+    }
+
+    /// The current item was decided (by a model's op, a reflex, `cn out`, cn's own rules, or
+    /// the move limit).
     fn finish(&mut self, item: &Item) {
+        let decided = self.decided(item);
+        self.finish_with(item, decided.as_ref());
+    }
+
+    fn finish_with(&mut self, item: &Item, decided: Option<&cn_agent::Decided>) {
         if let Some(t) = &self.telemetry {
             t.end_item(self.level, None);
         }
         self.current = None;
+        self.origin = None;
         self.moves = 0;
-        self.settle_task(item);
-        self.settle_idea(item);
+        if let Some(d) = decided {
+            self.settle_task(item, d);
+            self.settle_idea(item, d);
+        }
         self.level = None;
-        // The recorded decision is read only when some channel may deliver it.
-        if !self.channels.is_empty() {
-            let recorded = cn_agent::decide::read_output(&self.hub).ok().flatten().filter(|r| r.id == item.id);
-            for channel in &mut self.channels {
-                channel.finished(item, recorded.as_ref().map(|r| &r.gtd));
-            }
+        for channel in &mut self.channels {
+            channel.finished(item, decided);
         }
         self.handled.fetch_add(1, Ordering::Relaxed);
         // What was written about the item after its decision's commit joins that commit.
@@ -545,8 +788,9 @@ impl HubMind {
         // request is handed up with that time, never left without one).
         let until = Some(cn_storage::rfc3339_after(self.auto.pacing.retry_deferred));
         let gtd = Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until });
-        match cn_agent::decide_below_executive(&self.hub, &gtd) {
-            Ok(_) => {
+        match cn_agent::decide_below_executive(&self.hub, &gtd, 1) {
+            Ok(d) => {
+                self.decisions.push(&d);
                 self.stalled = None;
                 self.note(
                     Entry::new("decision")
@@ -672,9 +916,24 @@ impl HubMind {
                 item.set("impulse", imp.source.name());
                 // A task or idea someone other than the owner filed brings its item back
                 // as theirs (`cn_hub::Provenance`): filing cannot launder a request.
-                if let Some(source) = imp.data.get("source").and_then(Value::as_str) {
+                let source = imp.data.get("source").and_then(Value::as_str);
+                if let Some(source) = source {
                     item.set("source", source);
                 }
+                let kind = match imp.source {
+                    // Due and not yet followed up: the task falling due; else a follow-up.
+                    ImpulseSource::Task
+                        if imp.data.get("due").is_some_and(|v| !v.is_null())
+                            && imp.data.get("follow_up").is_none_or(Value::is_null) =>
+                    {
+                        ImpulseKind::Task
+                    }
+                    ImpulseSource::Task => ImpulseKind::FollowUp,
+                    ImpulseSource::Idea => ImpulseKind::Idea,
+                    ImpulseSource::Schedule => ImpulseKind::Schedule,
+                };
+                let author = source.map_or(cn_hub::Provenance::Owner, cn_hub::Provenance::parse);
+                item.set_origin(&Origin::impulse(kind, author));
                 if let Some(origin) = imp.data.get("id").and_then(Value::as_str) {
                     match imp.source {
                         ImpulseSource::Task => item.set("task", origin),
@@ -782,19 +1041,9 @@ fn percept_item(id: &str, p: &Percept, c: &Candidate) -> Item {
     }
     let mut item = Item::new(id, &from, Cadence::Inbox, &content);
     item.set("sense", p.sense.name());
-    if let Some(thread) = p.data.get("thread").and_then(Value::as_str) {
-        item.set("thread", thread);
-    }
-    // Where to answer: the channel (a Discord channel, a Telegram chat, a mail's sender),
-    // the message, its author; for email the thread (subject, references) and whether the
-    // mail may be answered at all.
-    for key in ["channel_id", "message_id", "author_id", "reply_subject", "references", "no_reply"] {
-        if let Some(v) =
-            p.data.get(key).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string())))
-        {
-            item.set(&key.replace('_', "-"), v);
-        }
-    }
+    // Who wrote it, what it is and where to answer (the channel, the message, a mail's
+    // thread): the percept's typed origin, one field.
+    item.set_origin(&p.origin());
     item
 }
 
@@ -811,6 +1060,22 @@ impl cn_compute::Mind for HubMind {
             if let Some(item) = self.current.clone() {
                 match cn_agent::current(&self.hub) {
                     Ok(Some(now)) if now.id == item.id => {
+                        // The model failed: the item is handed up with the true reason (the
+                        // budget refused it, or the executive failed), not asked again and again.
+                        if let Some(why) = self.ask_failed(outcomes) {
+                            if !self.hand_up(&item, &why, None) {
+                                return self.stall();
+                            }
+                            continue;
+                        }
+                        // A call held for the owner's approval: the item waits for their word
+                        // (its sender is told), then comes back with what the call returned.
+                        if let Some(approval) = held_call(outcomes.since(self.mark).iter()) {
+                            if !self.wait_for_approval(&item, &approval, None) {
+                                return self.stall();
+                            }
+                            continue;
+                        }
                         if item.from != OWNER && self.auto.attention.owner_waiting() {
                             if !self.preempt(&item) {
                                 return self.stall();
@@ -828,8 +1093,9 @@ impl cn_compute::Mind for HubMind {
                     Ok(_) => {
                         // Decided: the hub takes writes again.
                         self.stalled = None;
-                        self.learn(&item, outcomes);
-                        self.finish(&item);
+                        let decided = self.decided(&item);
+                        self.learn(&item, decided.as_ref(), outcomes);
+                        self.finish_with(&item, decided.as_ref());
                         continue;
                     }
                     Err(e) => {
@@ -843,27 +1109,54 @@ impl cn_compute::Mind for HubMind {
                     if let Some(t) = &self.telemetry {
                         t.begin_item(&item.id, &item.from, item.cadence.as_str());
                     }
-                    let from = self.provenance(&item);
+                    let origin = item.origin_in(&self.hub);
                     self.note(
                         Entry::new("observation")
                             .with("id", item.id.as_str())
                             .with("summary", format!("took item {} from {}", item.id, item.from))
-                            .with("provenance", from.label())
+                            .with("origin", origin.describe())
+                            .with("provenance", origin.author.label())
+                            .with("kind", origin.kind.as_str())
                             .with("context", first_line(&item.content)),
                     );
-                    if self.owner_word(&item, &from) || self.quiet_reflection(&item) {
+                    if self.owner_word(&item, &origin.author)
+                        || self.quiet_reflection(&item)
+                        || self.resume_after_approval(&item, &origin)
+                    {
                         self.finish(&item);
                         continue;
                     }
-                    if self.reflex(&item) {
+                    if self.reflex(&item, &origin) {
                         self.level = Some(2);
                         self.finish(&item);
                         continue;
                     }
-                    self.current = Some(item);
-                    self.moves = 0;
-                    self.mark = outcomes.mark();
-                    return Decision::Move;
+                    // Another agent's automatic answer or notice is news on a thread: recorded
+                    // there, never new work (and never answered: two agents would go on).
+                    if origin.kind.is_automatic() {
+                        if !self.record_on_thread(&item, &origin) {
+                            return self.stall();
+                        }
+                        self.finish(&item);
+                        continue;
+                    }
+                    match self.who_works(&origin) {
+                        Ok(level) => {
+                            self.work_level = level;
+                            self.origin = Some(origin);
+                            self.current = Some(item);
+                            self.moves = 0;
+                            self.mark = outcomes.mark();
+                            return Decision::Move;
+                        }
+                        Err(refused) => {
+                            if !self.close_truly(&item, &origin, refused) {
+                                return self.stall();
+                            }
+                            self.finish(&item);
+                            continue;
+                        }
+                    }
                 }
                 Ok(None) => return self.idle(),
                 Err(e) => {
@@ -881,11 +1174,10 @@ impl cn_compute::Mind for HubMind {
 
     fn plan(&mut self, outcomes: &Outcomes) -> Plan {
         self.moves += 1;
-        let owner = self.current.as_ref().is_some_and(|i| i.from == OWNER);
-        let use_exec = match &self.executive {
-            Some(_) => (self.executive_allowed)(owner),
-            None => false,
-        };
+        // The owner's own message (pacing does not apply; the small model's grammar is the
+        // owner's), not the agent's own work on something the owner filed.
+        let owner = self.origin.as_ref().is_some_and(|o| o.kind.is_message() && o.author.is_owner());
+        let use_exec = self.executive.is_some() && self.work_level >= 3;
         // The time, so "tomorrow" and "by Friday" mean something. The local level gets it to
         // the minute: every token after the first that differs from the last ask is evaluated
         // again (the prompt cache), and seconds and a zone name cost it ~25 of them.
@@ -945,6 +1237,14 @@ impl cn_compute::Mind for HubMind {
         };
         build_plan(&input, level.limits)
     }
+}
+
+/// The approval a tool call was held as, if one was.
+fn held_call<'a>(mut outcomes: impl Iterator<Item = &'a Outcome>) -> Option<String> {
+    outcomes.find_map(|o| match o {
+        Outcome::Acted { result: Err(cn_compute::ToolError::Held { approval, .. }), .. } => Some(approval.clone()),
+        _ => None,
+    })
 }
 
 fn first_line(s: &str) -> String {

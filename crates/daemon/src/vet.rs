@@ -29,11 +29,19 @@ pub struct Vetted<T> {
     hub: Hub,
     /// Vet level 2's text (level 2 is the embedded model).
     enabled: bool,
+    /// Where a hand-up made here is kept for the mind.
+    decisions: cn_agent::Decisions,
 }
 
 impl<T: Tools> Vetted<T> {
     pub fn new(inner: T, hub: Hub, enabled: bool) -> Self {
-        Vetted { inner, hub, enabled }
+        Vetted { inner, hub, enabled, decisions: cn_agent::Decisions::default() }
+    }
+
+    /// Keep the decisions made here in `decisions` (the mind's).
+    pub fn with_decisions(mut self, decisions: cn_agent::Decisions) -> Self {
+        self.decisions = decisions;
+        self
     }
 
     /// The hand-up's result when `call` carries unfit text for the current item.
@@ -82,9 +90,19 @@ impl<T: Tools> Vetted<T> {
             tracing::warn!(%e, "cannot journal the hand-up of {}", item.id);
         }
         tracing::info!(item = %item.id, %why, what, "local model text unfit");
+        let decided = cn_agent::decide_below_executive(&self.hub, &handed, 2);
+        if let Ok(d) = &decided {
+            self.decisions.push(d);
+        }
+        // The call did not happen as asked: its result says so (the journal's action entry
+        // shows it withheld, not `ok`).
         Some(
-            cn_agent::decide_below_executive(&self.hub, &handed)
-                .map(|d| Value::Object(d.to_json()))
+            decided
+                .map(|d| {
+                    let mut v = d.to_json();
+                    v.insert("withheld".into(), Value::String(format!("{}: {why}", call.tool)));
+                    Value::Object(v)
+                })
                 .map_err(|e| ToolError::Failed(cn_compute::chain(&e))),
         )
     }
@@ -143,7 +161,7 @@ mod tests {
         let result = tools.call(2, &call("reply", "message", "The item is not available for delivery")).unwrap();
         assert!(tools.inner.0.is_empty(), "the reply never reached the op");
         assert_eq!(result["gtd"], "defer", "{result}");
-        assert_eq!(result["reason"], cn_agent::HAND_UP, "{result}");
+        assert_eq!(result["reason"], cn_agent::HandUp::Later.reason(), "{result}");
         assert!(result["until"].is_string(), "comes back by itself: {result}");
         assert!(cn_agent::current(&hub).unwrap().is_none(), "the item was decided");
         let journal = std::fs::read_to_string(hub.path("state/journal.jsonl")).unwrap();
@@ -203,7 +221,7 @@ mod tests {
         let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
         let result =
             tools.call(2, &call("noop", "reason", "The item was caught up, but it was caught up again.")).unwrap();
-        assert_eq!(result["reason"], cn_agent::HAND_UP, "{result}");
+        assert_eq!(result["reason"], cn_agent::HandUp::Later.reason(), "{result}");
         assert!(tools.inner.0.is_empty());
     }
 
@@ -255,7 +273,7 @@ mod tests {
         let result = tools.call(2, &call("noop", "reason", claim)).unwrap();
         assert!(tools.inner.0.is_empty(), "the noop never reached the op");
         assert_eq!(result["gtd"], "defer", "{result}");
-        assert_eq!(result["reason"], cn_agent::HAND_UP, "{result}");
+        assert_eq!(result["reason"], cn_agent::HandUp::Later.reason(), "{result}");
         let text = hub_text(dir.path());
         assert!(!text.contains(claim), "the claim is in no thread and no mail");
         assert!(text.contains("decided on your item `m-1`: defer"), "bob is told it went up: {text}");
@@ -281,7 +299,7 @@ mod tests {
             let news = "The release meeting on Monday is at 10:00.";
             let result = tools.call(2, &call("reply", "message", news)).unwrap();
             assert!(tools.inner.0.is_empty(), "the reply never reached the op");
-            assert_eq!(result["reason"], cn_agent::HAND_UP, "{result}");
+            assert_eq!(result["reason"], cn_agent::HandUp::Later.reason(), "{result}");
             assert!(!hub_text(dir.path()).contains(news), "the made-up answer is in no thread and no mail");
         }
     }

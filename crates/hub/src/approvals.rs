@@ -50,6 +50,16 @@ pub struct Approval {
     /// Why it was decided so (`approved by the owner`, `timed out`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided: Option<String>,
+    /// How the work that asked goes on once the owner decides: a reflex's run held at this
+    /// step (`cn_reflex::HeldRun`), resumed with the call's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<Value>,
+    /// What the call returned when the owner approved it (for the work that asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The work that asked has taken the owner's word (resumed, or told of the denial).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settled: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -125,6 +135,9 @@ pub fn request(layout: &Layout, req: Request, timeout_secs: u64) -> Result<Appro
         expires: created.saturating_add(i64::try_from(timeout_secs).unwrap_or(i64::MAX)),
         status: Status::Pending,
         decided: None,
+        resume: None,
+        result: None,
+        settled: false,
     };
     all.insert(approval.id.clone(), approval.clone());
     save(layout, &all)?;
@@ -169,6 +182,48 @@ pub fn list(layout: &Layout) -> Result<Vec<Approval>, ApprovalError> {
     let mut v: Vec<Approval> = all.into_values().collect();
     v.sort_by_key(|a| a.created);
     Ok(v)
+}
+
+/// One approval, if it exists (timed-out ones denied first).
+pub fn get(layout: &Layout, id: &str) -> Result<Option<Approval>, ApprovalError> {
+    Ok(list(layout)?.into_iter().find(|a| a.id == id))
+}
+
+/// Change one approval (under the caller's hub lock): record how its work resumes, the call's
+/// result, or that the work took the owner's word.
+pub fn update(layout: &Layout, id: &str, f: impl FnOnce(&mut Approval)) -> Result<Approval, ApprovalError> {
+    let mut all = load(layout)?;
+    let a = all.get_mut(id).ok_or_else(|| ApprovalError::Unknown { id: id.into() })?;
+    f(a);
+    let out = a.clone();
+    save(layout, &all)?;
+    Ok(out)
+}
+
+/// The decided approval whose work waits to go on for item `item` (approved with its result,
+/// or denied), not yet settled.
+pub fn decided_for(layout: &Layout, item: &str) -> Result<Option<Approval>, ApprovalError> {
+    Ok(list(layout)?.into_iter().find(|a| a.item.as_deref() == Some(item) && a.status != Status::Pending && !a.settled))
+}
+
+impl Approval {
+    /// The held call in words a person reads: `fetch_url` https://… (its main value).
+    pub fn what(&self) -> String {
+        let main = ["url", "message", "path", "to", "task", "idea", "name"]
+            .iter()
+            .find_map(|k| self.params.get(*k).and_then(Value::as_str))
+            .map(|v| {
+                let v = crate::redact::redact(v);
+                match v.char_indices().nth(120) {
+                    Some((cut, _)) => format!("{}…", &v[..cut]),
+                    None => v,
+                }
+            });
+        match main {
+            Some(v) => format!("`{}` {v}", self.tool),
+            None => format!("`{}`", self.tool),
+        }
+    }
 }
 
 /// Decide a pending approval; the decided record (the caller runs an approved one).

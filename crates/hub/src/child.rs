@@ -206,7 +206,11 @@ impl Child {
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
         }
-        cmd.process_group(0);
+        // Its own process group, killed whole (a sandboxed child makes its own session,
+        // which is a new group too: `crate::sandbox`).
+        if self.sandbox.is_none() {
+            cmd.process_group(0);
+        }
         for f in self.configure.drain(..) {
             f(&mut cmd);
         }
@@ -222,9 +226,18 @@ impl Child {
         let mut cmd = self.command();
         let tmp = self.confine(&mut cmd)?;
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
-        let child = cmd.spawn().map_err(|source| ChildError::Spawn { program, source })?;
+        let child = cmd.spawn().map_err(|source| self.spawn_error(program, source))?;
         let group = Group(child.id());
         Ok(Spawned { child, _group: group, _tmp: tmp })
+    }
+
+    /// A spawn error, or the sandbox's own failure in the child (a namespace step, Landlock,
+    /// the seccomp filter) when that is what it was.
+    fn spawn_error(&self, program: String, source: std::io::Error) -> ChildError {
+        match self.sandbox.as_ref().and_then(|s| crate::sandbox::SandboxError::from_spawn(&source, &s.way_out)) {
+            Some(e) => ChildError::Sandbox(e),
+            None => ChildError::Spawn { program, source },
+        }
     }
 
     /// Install the sandbox, if one was asked for, with a private temporary directory (the
@@ -261,7 +274,7 @@ impl Child {
             None
         };
         cmd.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-        let mut child = cmd.spawn().map_err(spawn_err)?;
+        let mut child = cmd.spawn().map_err(|source| self.spawn_error(program.clone(), source))?;
         // The Command holds the merged pipe's write ends: drop it so EOF can come.
         drop(cmd);
         let group = Group(child.id());

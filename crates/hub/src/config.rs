@@ -125,6 +125,25 @@ pub struct HubConfig {
     /// What git sees of cn's environment (`crate::git`).
     #[serde(deserialize_with = "or_default")]
     pub git: GitConfig,
+    /// Peer mail's limits (`cn sync`).
+    #[serde(deserialize_with = "or_default")]
+    pub mail: MailConfig,
+}
+
+/// The `mail:` section: how much of a peer's mail `cn sync` takes (issue 34). A mail whose
+/// file is larger is refused with a notice to its sender and receipted, so it is never
+/// fetched again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MailConfig {
+    /// Largest mail file taken from a peer, in bytes (default 1 MiB).
+    pub max_bytes: u64,
+}
+
+impl Default for MailConfig {
+    fn default() -> Self {
+        MailConfig { max_bytes: 1 << 20 }
+    }
 }
 
 /// The `git:` section: git (and the hooks, ssh and credential helpers it runs) gets a
@@ -227,6 +246,7 @@ impl Default for HubConfig {
             journal: JournalConfig::default(),
             otel: None,
             git: GitConfig::default(),
+            mail: MailConfig::default(),
         }
     }
 }
@@ -368,6 +388,8 @@ impl HubConfig {
 
     /// Checks a type cannot express.
     fn check(&self, path: &Path) -> Result<(), ConfigError> {
+        self.check_names(path)?;
+        check_policy_from(&self.policy, path)?;
         for (name, server) in &self.mcp {
             let invalid =
                 |message: String| ConfigError::Value { path: path.to_path_buf(), key: format!("mcp.{name}"), message };
@@ -506,6 +528,80 @@ fn walk(value: &serde_json::Value, written: Option<&serde_json::Value>, key: &mu
             out.push(Setting { key: key.clone(), value: value.clone(), from });
         }
     }
+}
+
+impl HubConfig {
+    /// `name:` and the names and remotes of `peers:` (issue 34): no name is empty,
+    /// path-like or reserved (`owner`, the mail layout's directories), no peer has the hub's
+    /// own name, and no peer's remote is one git may not be given or one that carries
+    /// credentials (cn.yaml is committed, and pushed to where every peer reads).
+    fn check_names(&self, path: &Path) -> Result<(), ConfigError> {
+        let invalid = |key: String, message: String| ConfigError::Value { path: path.to_path_buf(), key, message };
+        if let Some(name) = &self.name {
+            if let Some(why) = crate::hub::name_problem(name) {
+                return Err(invalid("name".into(), format!("the agent's name: {why}")));
+            }
+        }
+        for (peer, remote) in &self.peers {
+            let why = match &self.name {
+                Some(me) => crate::hub::peer_name_problem(peer, me),
+                None => crate::hub::name_problem(peer),
+            };
+            if let Some(why) = why {
+                return Err(invalid(format!("peers.{peer}"), format!("a peer's name: {why}")));
+            }
+            if let Err(e) = crate::git::check_remote(remote).and_then(|()| crate::git::check_no_credentials(remote)) {
+                return Err(invalid(format!("peers.{peer}"), e.to_string()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The keys `policy.from:` may have besides a sense's name (see [`check_policy_from`]).
+const FROM_KEYS: &[&str] = &["anyone", "peers"];
+
+/// Every key of `policy.from:` names a provenance (issue 34): `anyone`, `peers`,
+/// `peer:NAME`, a public sense (`github`, `discord` … [`crate::provenance::PUBLIC_SENSES`])
+/// or `SENSE:USER`. A misspelt key would otherwise widen nothing, silently.
+fn check_policy_from(policy: &Policy, path: &Path) -> Result<(), ConfigError> {
+    let senses = crate::provenance::PUBLIC_SENSES;
+    for key in policy.from.keys() {
+        let problem = match key.split_once(':') {
+            None if FROM_KEYS.contains(&key.as_str()) || senses.contains(&key.as_str()) => None,
+            None if key == crate::OWNER => {
+                Some("the owner's items may cause everything their level grants; there is nothing to widen".into())
+            }
+            None => {
+                let best = FROM_KEYS
+                    .iter()
+                    .chain(senses)
+                    .map(|k| (edit_distance(key, k), *k))
+                    .filter(|(d, k)| *d <= (k.len().max(key.len()) / 3).max(1))
+                    .min_by_key(|(d, _)| *d);
+                Some(format!(
+                    "not a provenance{}",
+                    best.map(|(_, k)| format!("; did you mean `{k}`?")).unwrap_or_default()
+                ))
+            }
+            Some(("peer", name)) => crate::hub::name_problem(name).map(|why| format!("a peer's name: {why}")),
+            Some((sense, user)) if senses.contains(&sense) => {
+                user.trim().is_empty().then(|| format!("`{sense}:` names no user (write `{sense}` for everyone on it)"))
+            }
+            Some((sense, _)) => Some(format!("`{sense}` is not a sense (`{key}` must be SENSE:USER or peer:NAME)")),
+        };
+        if let Some(problem) = problem {
+            return Err(ConfigError::Value {
+                path: path.to_path_buf(),
+                key: format!("policy.from.{key}"),
+                message: format!(
+                    "{problem} (keys are anyone, peers, peer:NAME, a sense — {} — or SENSE:USER)",
+                    senses.join(", ")
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Sections read from the kernel's as-is config (for callers that have only that).
@@ -810,8 +906,17 @@ impl Policy {
         })
     }
 
-    /// The line of `cn.yaml` that would let `who`'s items cause `tool` without asking.
+    /// The line of `cn.yaml` that would let `who`'s items cause `tool` without asking. Only
+    /// an authenticated author can be remembered: a public source without a user (an email
+    /// whose sender the receiving server did not authenticate, an event no one wrote) gets
+    /// "this once" only — a line for the whole sense would let anyone on it cause `tool`.
     pub fn widening(who: &crate::Provenance, tool: &str) -> String {
+        if let crate::Provenance::Public { sense, user: None } = who {
+            return format!(
+                "nothing: this once only (the sender on {sense} is not authenticated, so no line can name them; \
+                 `policy.from.{sense}` would let everyone on {sense} cause `{tool}`)"
+            );
+        }
         let key = who.policy_keys().pop().unwrap_or_else(|| "anyone".into());
         format!("policy.from.{key}: [{tool}]  (added to cn.yaml under `policy: from:`)")
     }
@@ -1137,6 +1242,10 @@ impl Default for Weights {
 pub struct SensesConfig {
     /// Address of the HTTP server for the owner endpoint and GitHub webhooks.
     pub bind: SocketAddr,
+    /// Whether `bind` may be an address other than loopback (issue 34): the owner endpoint
+    /// is plain HTTP, so its token would cross the network in clear. GitHub's webhook needs
+    /// a public address; put a TLS proxy in front, or say so here.
+    pub allow_remote: bool,
     pub owner: OwnerConfig,
     pub github: Option<GithubConfig>,
     pub discord: Option<DiscordConfig>,
@@ -1153,6 +1262,7 @@ impl Default for SensesConfig {
     fn default() -> Self {
         SensesConfig {
             bind: SocketAddr::from(([127, 0, 0, 1], 7878)),
+            allow_remote: false,
             owner: OwnerConfig::default(),
             github: None,
             discord: None,

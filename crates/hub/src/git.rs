@@ -31,9 +31,6 @@ pub enum GitError {
     /// git ran and failed; `stderr` is git's own explanation (one line, `; `-joined).
     #[error("git {args} (in {dir}) failed: {stderr}")]
     Failed { dir: PathBuf, args: String, stderr: String },
-    /// git did not finish within its time limit and was killed.
-    #[error("git {args} (in {dir}) gave no answer within {} s", after.as_secs())]
-    Timeout { dir: PathBuf, args: String, after: Duration },
     /// git could not be started (or waited for).
     #[error("git {args} (in {dir}) failed: cannot run git (is git installed?)")]
     Spawn {
@@ -42,6 +39,41 @@ pub enum GitError {
         #[source]
         source: io::Error,
     },
+    /// A bounded git ([`Git::run_bounded`]) went past a bound and was stopped.
+    #[error("git {args} (in {dir}) stopped: {why}")]
+    Bounded { dir: PathBuf, args: String, why: Exceeded },
+}
+
+/// Which bound a git command went past ([`Git::run_bounded`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Exceeded {
+    #[error("it ran past its time limit of {0:?} and was killed")]
+    Time(Duration),
+    #[error("it wrote more than {0} bytes of output")]
+    Output(usize),
+    /// A file it wrote (a fetched pack) would have grown past the limit (RLIMIT_FSIZE).
+    #[error("a file it wrote would have grown past {0} bytes")]
+    FileSize(u64),
+}
+
+/// Limits for a git command that reads someone else's bytes (a peer's mail):
+/// [`Git::run_bounded`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bounds {
+    /// Killed, with its process group, past this.
+    pub timeout: Duration,
+    /// Most bytes of stdout (and of stderr) kept; past it git is stopped.
+    pub output: usize,
+    /// No file git writes may grow past this many bytes (`RLIMIT_FSIZE`, with `SIGXFSZ`
+    /// ignored so git fails with its own error instead of dumping core).
+    pub file_size: Option<u64>,
+    /// No more address space than this (`RLIMIT_AS`): a pack's delta can describe an object
+    /// of any size from a few bytes, and git builds it in memory.
+    pub memory: Option<u64>,
+    /// Where new objects go instead of the repository's own store (a quarantine,
+    /// `GIT_OBJECT_DIRECTORY`; the store stays readable as an alternate): what is fetched
+    /// leaves nothing in the repository once the directory is removed.
+    pub objects: Option<PathBuf>,
 }
 
 impl GitError {
@@ -49,7 +81,7 @@ impl GitError {
     pub fn stderr(&self) -> &str {
         match self {
             GitError::Failed { stderr, .. } => stderr,
-            GitError::Spawn { .. } | GitError::Timeout { .. } => "",
+            GitError::Spawn { .. } | GitError::Bounded { .. } => "",
         }
     }
 }
@@ -99,6 +131,11 @@ pub enum RemoteProblem {
     PlainHttp,
     #[error("transport `{0}` is not allowed (use https, ssh, git, file or a path)")]
     Transport(String),
+    #[error(
+        "it carries credentials, which would be committed with the hub's peers (and read by every hub that \
+         fetches it); give git the credentials another way (a credential helper, an ssh key, `git.env`)"
+    )]
+    Credentials,
 }
 
 /// Why `remote` may not be given to git, or `Ok`: it must not be empty or start with `-`
@@ -128,6 +165,25 @@ pub fn check_remote(remote: &str) -> Result<(), RemoteRefused> {
             "http" => refuse(RemoteProblem::PlainHttp),
             other => refuse(RemoteProblem::Transport(other.to_string())),
         };
+    }
+    Ok(())
+}
+
+/// Refuse a peer's `remote` that carries credentials: a password (`user:password@`), or any
+/// user name in an `http(s)://`, `git://` or `file://` URL (`https://TOKEN@host/…` is how
+/// access tokens are usually written). The remote is recorded in `state/peers.json` or
+/// cn.yaml, both committed — and pushed to `origin`, which every peer reads. An ssh user
+/// (`ssh://git@host/…`, `git@host:path`) is a name, not a secret, and stays allowed.
+pub fn check_no_credentials(remote: &str) -> Result<(), RemoteRefused> {
+    let refused = || Err(RemoteRefused { remote: crate::redact::redact(remote), why: RemoteProblem::Credentials });
+    let Some((scheme, rest)) = remote.split_once("://") else {
+        // scp-like `user@host:path` or a local path: no password can be written there.
+        return Ok(());
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let Some((userinfo, _)) = authority.rsplit_once('@') else { return Ok(()) };
+    if userinfo.contains(':') || !scheme.eq_ignore_ascii_case("ssh") {
+        return refused();
     }
     Ok(())
 }
@@ -202,56 +258,12 @@ impl Git {
         self.finish(args, out)
     }
 
-    /// Whether `remote` answers: `git ls-remote --heads` on it, killed after `limit` (an
-    /// unreachable host must not hold a command for a TCP timeout). Its output is not read.
+    /// Whether `remote` answers: `git ls-remote` of its HEAD, stopped after `limit` with what
+    /// it started (an unreachable host must not hold a command for a TCP timeout).
     pub fn ls_remote_answers(&self, remote: &str, limit: Duration) -> Result<(), GitError> {
-        use std::os::unix::process::CommandExt;
-        let args = ["ls-remote", "--heads", "--", remote];
-        let mut child = self
-            .command(&args)
-            // Its own process group, so a timeout kills the ssh it started too.
-            .process_group(0)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| self.spawn_error(&args, e))?;
-        // Read stderr on a thread so a chatty git cannot block on a full pipe.
-        let reader = child.stderr.take().map(|mut e| {
-            std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                let _ = io::Read::read_to_end(&mut e, &mut buf);
-                buf
-            })
-        });
-        let deadline = Instant::now() + limit;
-        let status = loop {
-            match child.try_wait().map_err(|e| self.spawn_error(&args, e))? {
-                Some(status) => break Some(status),
-                None if Instant::now() >= deadline => {
-                    if let Ok(pid) = i32::try_from(child.id()) {
-                        // SAFETY: kill(2) with a negative pid signals the process group the
-                        // child leads (`process_group(0)`); no memory is involved.
-                        unsafe {
-                            libc::kill(-pid, libc::SIGKILL);
-                        }
-                    }
-                    let _ = child.wait();
-                    break None;
-                }
-                None => std::thread::sleep(Duration::from_millis(20)),
-            }
-        };
-        let stderr = reader.and_then(|r| r.join().ok()).unwrap_or_default();
-        match status {
-            Some(s) if s.success() => Ok(()),
-            Some(_) => Err(self.failed(&args, &stderr)),
-            None => Err(GitError::Timeout {
-                dir: self.dir.clone(),
-                args: crate::redact::redact(&args.join(" ")),
-                after: limit,
-            }),
-        }
+        // HEAD alone: the remote is reached and its answer stays a line or two.
+        let bounds = Bounds { timeout: limit, output: 64 << 10, file_size: None, memory: None, objects: None };
+        self.run_bounded(&["ls-remote", "--", remote, "HEAD"], None, &bounds).map(drop)
     }
 
     /// Run git with `input` on its stdin (`fast-import`, `hash-object --stdin`).
@@ -291,6 +303,93 @@ impl Git {
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
         } else {
             Err(self.failed(args, &out.stderr))
+        }
+    }
+
+    /// Run git within `bounds` (see [`Bounds`]), `input` on its stdin; its stdout on success.
+    /// For commands that take a peer's bytes: a fetch whose pack or objects would pass the
+    /// size limit fails with [`Exceeded::FileSize`] and nothing is left of it when
+    /// `bounds.objects` is a directory the caller removes.
+    pub fn run_bounded(&self, args: &[&str], input: Option<&[u8]>, bounds: &Bounds) -> Result<Vec<u8>, GitError> {
+        let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
+        let mut child = crate::child::Child::new("git")
+            .arg("-C")
+            .arg(&self.dir)
+            .args(args)
+            .pass_env(GIT_BASE_ENV.iter().copied().chain(named.iter().map(String::as_str)))
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS)
+            // git's messages in English: "File too large" is how a passed size limit shows.
+            .env("LC_ALL", "C")
+            .timeout(bounds.timeout)
+            .max_output(bounds.output);
+        if !named.iter().any(|n| n == "GIT_ASKPASS") {
+            child = child.env("GIT_ASKPASS", "");
+        }
+        if let Some(dir) = &bounds.objects {
+            let store = self.git_dir()?.join("objects");
+            child = child.env("GIT_OBJECT_DIRECTORY", dir).env("GIT_ALTERNATE_OBJECT_DIRECTORIES", store);
+        }
+        if let Some(bytes) = input {
+            child = child.stdin(bytes.to_vec());
+        }
+        let (file_size, memory) = (bounds.file_size, bounds.memory);
+        if file_size.is_some() || memory.is_some() {
+            child = child.configure(move |cmd| {
+                use std::os::unix::process::CommandExt as _;
+                // SAFETY: between fork and exec only async-signal-safe calls (setrlimit,
+                // signal) and no allocation.
+                unsafe {
+                    cmd.pre_exec(move || {
+                        let limit = |resource, bytes: u64| {
+                            let lim = libc::rlimit { rlim_cur: bytes as libc::rlim_t, rlim_max: bytes as libc::rlim_t };
+                            if libc::setrlimit(resource, &lim) != 0 {
+                                return Err(io::Error::last_os_error());
+                            }
+                            Ok(())
+                        };
+                        if let Some(bytes) = file_size {
+                            limit(libc::RLIMIT_FSIZE, bytes)?;
+                            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                        }
+                        if let Some(bytes) = memory {
+                            limit(libc::RLIMIT_AS, bytes)?;
+                        }
+                        Ok(())
+                    });
+                }
+            });
+        }
+        let shown = || crate::redact::redact(&args.join(" "));
+        let out = match child.run() {
+            Ok(out) => out,
+            Err(crate::child::ChildError::TimedOut { after, .. }) => {
+                return Err(GitError::Bounded { dir: self.dir.clone(), args: shown(), why: Exceeded::Time(after) })
+            }
+            Err(e) => {
+                let source = match e {
+                    crate::child::ChildError::Spawn { source, .. } => source,
+                    other => io::Error::other(other.to_string()),
+                };
+                return Err(self.spawn_error(args, source));
+            }
+        };
+        if out.truncated {
+            return Err(GitError::Bounded {
+                dir: self.dir.clone(),
+                args: shown(),
+                why: Exceeded::Output(bounds.output),
+            });
+        }
+        if out.success() {
+            return Ok(out.stdout);
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match file_size {
+            Some(limit) if stderr.contains("File too large") => {
+                Err(GitError::Bounded { dir: self.dir.clone(), args: shown(), why: Exceeded::FileSize(limit) })
+            }
+            _ => Err(self.failed(args, &out.stderr)),
         }
     }
 

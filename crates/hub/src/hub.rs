@@ -91,6 +91,8 @@ impl Hub {
         let text = std::fs::read_to_string(&path).map_err(io_at(&path))?;
         let (config, raw) = HubConfig::parse_with_raw(&text, &path)?;
         let name = config.name.clone().filter(|n| valid_name(n)).ok_or(ConfigError::Name { path })?;
+        // cn's writes in this hub never follow a link out of it (cn_storage::beneath).
+        cn_storage::beneath::hold(layout.root());
         Ok(Hub { layout, name, config, raw })
     }
 
@@ -157,6 +159,16 @@ impl Hub {
         let file = self.layout.peers();
         let added: BTreeMap<String, Peer> = cn_storage::read_json_or_default(&file).map_err(io_at(&file))?;
         out.extend(added);
+        // cn.yaml's names are checked when it is read, `cn peer add`'s when added; a name in
+        // `state/peers.json` from an older cn or a hand edit is dropped here, so no sender
+        // is ever `owner`, the hub itself or a path.
+        out.retain(|name, _| match peer_name_problem(name, &self.name) {
+            None => true,
+            Some(why) => {
+                tracing::warn!(file = %file.display(), "peer ignored: {why}");
+                false
+            }
+        });
         Ok(out)
     }
 
@@ -182,12 +194,11 @@ impl Hub {
 
     /// Add (or change) a peer in `state/peers.json`.
     pub fn add_peer(&self, name: &str, remote: &str) -> Result<(), HubError> {
-        if !valid_name(name) {
-            return Err(HubError::Invalid(format!(
-                "peer name `{name}` must be letters, digits, `-` or `_` (it becomes a git branch prefix)"
-            )));
+        if let Some(why) = peer_name_problem(name, &self.name) {
+            return Err(HubError::Invalid(format!("peer name: {why}")));
         }
         crate::git::check_remote(remote)?;
+        crate::git::check_no_credentials(remote)?;
         let file = self.layout.peers();
         let mut peers: BTreeMap<String, Peer> = cn_storage::read_json_or_default(&file).map_err(io_at(&file))?;
         peers.insert(name.to_string(), Peer { remote: remote.to_string() });
@@ -216,6 +227,46 @@ pub fn valid_name(s: &str) -> bool {
         && !s.starts_with(['-', '.'])
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
         && !s.contains("..")
+}
+
+/// Names no hub and no peer may have, whatever their case: `owner` (an item `from: owner` is
+/// the owner's: a peer or a hub by that name would make its mail the owner's word) and the
+/// top directories of the mail layout (`cn-mail`, `cn-receipt`: a peer by that name would
+/// read every peer's mail and receipts as its own).
+pub const RESERVED_NAMES: &[&str] = &[OWNER, "cn-mail", "cn-receipt"];
+
+/// Why `name` cannot name an agent (`cn init --name`, cn.yaml's `name:`) or a peer
+/// (`cn peer add`, cn.yaml's `peers:`): empty, path-like (a `/`, a leading `.` or `-`,
+/// `..`), not plain characters, or reserved ([`RESERVED_NAMES`]). `None` when it can.
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("a name cannot be empty".into());
+    }
+    if !valid_name(name) {
+        return Some(format!(
+            "`{name}` is not a plain name: use at most 64 letters, digits, `-`, `_` or `.`, not starting with `.` \
+             or `-` and without `..` (it becomes a file name and a git branch prefix)"
+        ));
+    }
+    if let Some(reserved) = RESERVED_NAMES.iter().find(|r| r.eq_ignore_ascii_case(name)) {
+        let why = if *reserved == OWNER {
+            "items from it would be the owner's"
+        } else {
+            "its branches hold every peer's mail and receipts"
+        };
+        return Some(format!("`{name}` is reserved ({why}); choose another"));
+    }
+    None
+}
+
+/// Why `name` cannot name a peer of the hub called `me`: [`name_problem`], or the hub's own
+/// name (its mail would be the agent's own). `None` when it can.
+pub fn peer_name_problem(name: &str, me: &str) -> Option<String> {
+    name_problem(name).or_else(|| {
+        name.eq_ignore_ascii_case(me).then(|| {
+            format!("`{name}` is this hub's own name (items from it would be the agent's own); choose another")
+        })
+    })
 }
 
 /// The names of the hub's peers at `layout` (empty when cn.yaml or the peers file cannot be

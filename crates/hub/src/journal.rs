@@ -339,7 +339,22 @@ pub fn summary(e: &Entry) -> String {
         _ => {}
     }
     if let Some(tool) = s("tool") {
-        return format!("{tool} → {}", s("outcome").unwrap_or("?"));
+        // An op tool's call that cn decided otherwise (a noop below the executive handed up
+        // as a defer, a reply withheld) shows what was decided, not the call.
+        let result = e.0.get("result");
+        let got = |k: &str| result.and_then(|r| r.get(k)).and_then(Value::as_str);
+        let decided = match (got("gtd"), got("op")) {
+            (Some("do"), Some(op)) => Some(op),
+            (Some(gtd), _) => Some(gtd),
+            _ => None,
+        };
+        let why = got("handed_up").or(got("withheld"));
+        return match (decided, why) {
+            (Some(d), Some(why)) if d != tool => format!("{tool} → {d} ({why})"),
+            (Some(d), None) if d != tool => format!("{tool} → {d}"),
+            (_, Some(why)) => format!("{tool} → {} ({why})", s("outcome").unwrap_or("?")),
+            _ => format!("{tool} → {}", s("outcome").unwrap_or("?")),
+        };
     }
     for k in ["action", "idea", "pattern", "context"] {
         if let Some(v) = s(k) {

@@ -21,6 +21,7 @@
 //! state/peer-mail.json             per peer: mail received and not yet released, last fetch
 //! state/telegram.json              the Telegram updates already taken (the getUpdates offset)
 //! state/email.json                 the mail already taken (the folder's UIDVALIDITY, last UID)
+//! state/github-deliveries.txt      the GitHub deliveries already taken (their bodies' SHA-256)
 //! state/run.lock  state/run.json   the one `cn run` on this hub; where it listens
 //! .git/cn-owner-token              the owner endpoint's token (mode 0600; never committed)
 //! .git/cn-id-key                   the key of the hub's unguessable ids (mode 0600)
@@ -133,6 +134,10 @@ impl Layout {
         telegram => "state/telegram.json";
         /// `state/email.json`: the folder's UIDVALIDITY and the last message UID taken.
         email => "state/email.json";
+        /// `state/github-deliveries.txt`: the SHA-256 of every GitHub delivery body taken
+        /// lately, one a line — a signed body is taken once, whatever its delivery id, across
+        /// restarts.
+        github_deliveries => "state/github-deliveries.txt";
         /// `state/peer-mail.json`: per peer, the mail received and not yet released by its
         /// sender (whose receipts this hub publishes). Changes only when mail moves.
         peer_mail => "state/peer-mail.json";
@@ -217,7 +222,7 @@ impl Layout {
     /// The paths (relative to the root) [`Layout::write_protected`] protects by place, each
     /// with why; `.git/` and secret files, protected by name anywhere, are not listed. The
     /// sandbox (`crate::sandbox::Sandbox::for_hub`) leaves each of them unwritable.
-    pub fn protected_paths(&self) -> [(PathBuf, &'static str); 23] {
+    pub fn protected_paths(&self) -> [(PathBuf, &'static str); 24] {
         [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
@@ -236,6 +241,7 @@ impl Layout {
             (self.relative(&self.received()).into(), "the mail already taken"),
             (self.relative(&self.telegram()).into(), "the Telegram messages already taken"),
             (self.relative(&self.email()).into(), "the mail already taken"),
+            (self.relative(&self.github_deliveries()).into(), "the GitHub deliveries already taken"),
             (self.relative(&self.peer_mail()).into(), "the peer mail taken and not yet released"),
             (self.relative(&self.peer_status()).into(), "how the peers' mail stands"),
             (self.relative(&self.working()).into(), "what the daemon works on"),

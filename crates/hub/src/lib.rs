@@ -1,7 +1,8 @@
 //! hub — the one place that knows a hub's format: where each file lives (`layout`), what
 //! `cn.yaml` says (`config`, parsed once into one typed section per layer), the journal
 //! (`journal`, one handle, the seed's typed entries), git (`git`, one wrapper that never
-//! prompts) and ids (`id`). Every other crate takes a `&Hub` or its config section, never a
+//! prompts), ids (`id`) and an item's typed origin (`origin`: sense, author, kind, thread,
+//! where to answer). Every other crate takes a `&Hub` or its config section, never a
 //! path it builds itself.
 
 pub mod approvals;
@@ -12,6 +13,7 @@ pub mod hub;
 pub mod id;
 pub mod journal;
 pub mod layout;
+pub mod origin;
 pub mod owner_token;
 pub mod provenance;
 pub mod redact;
@@ -21,4 +23,5 @@ pub mod tasks;
 pub use config::{ConfigError, HubConfig};
 pub use hub::{find_hub, valid_name, Hub, HubError, Peer, OWNER};
 pub use layout::Layout;
+pub use origin::{AnswerTo, Kind, Origin};
 pub use provenance::Provenance;

@@ -14,6 +14,10 @@ use cn_storage::Doc;
 
 use crate::{Layout, OWNER};
 
+/// The senses whose items are a public source's (`Provenance::Public`): the names a
+/// `policy.from:` key may give, alone or as `SENSE:USER`.
+pub const PUBLIC_SENSES: &[&str] = &["github", "discord", "telegram", "email", "calendar", "file"];
+
 /// Who an item (or a tool call made for it) is from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Provenance {
@@ -32,6 +36,11 @@ impl Provenance {
     /// The provenance of an item from its frontmatter; `is_peer` says whether a name is a
     /// known peer.
     pub fn of_item(doc: &Doc, is_peer: impl Fn(&str) -> bool) -> Provenance {
+        // The item's typed origin names its author (`crate::Origin`); an older cn's item
+        // says it in the keys below.
+        if let Some(label) = doc.get(crate::origin::KEY).and_then(|o| o.get("author")).and_then(|a| a.as_str()) {
+            return Provenance::parse(label);
+        }
         let from = doc.get_str("from").unwrap_or_default();
         if from == OWNER {
             return Provenance::Owner;
@@ -87,6 +96,24 @@ impl Provenance {
 
     pub fn is_owner(&self) -> bool {
         matches!(self, Provenance::Owner)
+    }
+
+    /// Whether a reflex's `from:` names this author: `anyone`, `owner`, `peer` (any peer) or
+    /// `peer:NAME`, `public` (anyone not the owner or a peer), a sense (`telegram`: its
+    /// strangers) or `SENSE:USER`.
+    pub fn matches(&self, pattern: &str) -> bool {
+        match (pattern, self) {
+            ("anyone", _) => true,
+            ("owner", Provenance::Owner) => true,
+            ("peer" | "peers", Provenance::Peer(_)) => true,
+            ("public", Provenance::Public { .. }) => true,
+            (p, Provenance::Peer(name)) => p.strip_prefix("peer:") == Some(name.as_str()),
+            (p, Provenance::Public { sense, user }) => match p.split_once(':') {
+                Some((s, u)) => s == sense && user.as_deref() == Some(u),
+                None => p == sense,
+            },
+            _ => false,
+        }
     }
 
     /// The `policy.from:` keys that may widen what this provenance may cause, narrowest

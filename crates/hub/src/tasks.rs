@@ -193,7 +193,7 @@ impl JsonList<Task> {
     pub fn follow_up(&self, id: &str, at: Timestamp) -> Result<bool, StateError> {
         self.change(|all| {
             let Some(t) = all.iter_mut().find(|t| t.id == id && !t.done) else { return (false, false) };
-            t.follow_up = Some(at);
+            t.follow_up = Some(to_second(at));
             (true, true)
         })
     }
@@ -246,7 +246,7 @@ impl Idea {
             id: crate::id::prefixed("idea"),
             idea: idea.into(),
             sparked_by,
-            added: Some(added),
+            added: Some(to_second(added)),
             interest: None,
             explored: None,
             source: None,
@@ -260,10 +260,16 @@ impl JsonList<Idea> {
     pub fn mark_explored(&self, id: &str, at: Timestamp) -> Result<bool, StateError> {
         self.change(|all| {
             let Some(i) = all.iter_mut().find(|i| i.id == id) else { return (false, false) };
-            i.explored = Some(at);
+            i.explored = Some(to_second(at));
             (true, true)
         })
     }
+}
+
+/// `t` to the second: the times in the state files are read by people, and a nanosecond is
+/// noise to them.
+pub fn to_second(t: Timestamp) -> Timestamp {
+    Timestamp::from_second(t.as_second()).unwrap_or(t)
 }
 
 /// The ideas file (`ideas.json`).

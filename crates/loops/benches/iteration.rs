@@ -8,8 +8,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cn_loops::{
-    Actuation, Actuator, CommandRun, Component, Controller, Ctx, Git, GitOrchestrator, Judgment, Loop, LoopRun, Result,
-    Sensor, SensorReport, SensorSpec, Task, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT, SENSOR_OUTPUT,
+    no_models, Actuation, Actuator, CommandRun, Component, Controller, Ctx, Defaults, Git, GitOrchestrator, Judgment,
+    Loop, LoopRun, Result, Sensor, SensorReport, SensorSpec, Task, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT, SENSOR_OUTPUT,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -20,6 +20,7 @@ impl Sensor for InstantSensor {
             command: "javac src/**/*.java".into(),
             output: format!("{iteration} errors\n"),
             code: Some(1),
+            elapsed: Duration::ZERO,
         };
         let report = SensorReport { results: vec![("compilation".into(), r)] };
         run.write_doc(SENSOR_OUTPUT, &report.render())?;
@@ -48,10 +49,8 @@ fn git(dir: &std::path::Path, args: &[&str]) {
     assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
 }
 
-/// A fresh repository and loop: iteration numbers (and the history every
-/// `orchestrator-output.md` carries) stay those of a real loop, not of thousands of
-/// iterations in one repository.
-fn fresh() -> (tempfile::TempDir, Loop) {
+/// A repository with `src/Factorial.java` committed and an empty `loop-run/`.
+fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     git(p, &["init", "-q"]);
@@ -62,6 +61,15 @@ fn fresh() -> (tempfile::TempDir, Loop) {
     std::fs::write(p.join("src/Factorial.java"), "// start\n").unwrap();
     git(p, &["add", "-A"]);
     git(p, &["commit", "-q", "-m", "initial"]);
+    dir
+}
+
+/// A fresh repository and loop: iteration numbers (and the history every
+/// `orchestrator-output.md` carries) stay those of a real loop, not of thousands of
+/// iterations in one repository.
+fn fresh() -> (tempfile::TempDir, Loop) {
+    let dir = repo();
+    let p = dir.path();
     let run = LoopRun::new(p).unwrap();
     let g = Git::open(&run.dir).unwrap();
     let task = Task {
@@ -77,6 +85,8 @@ fn fresh() -> (tempfile::TempDir, Loop) {
         env: Vec::new(),
         sandbox: Default::default(),
     };
+    // The orchestrator checks before each commit that task.md is the one it read.
+    std::fs::write(p.join("loop-run/task.md"), &task.text).unwrap();
     let orchestrator = Box::new(GitOrchestrator::new(run.clone(), g.clone()).unwrap());
     let lp =
         Loop::with_components(run, g, task, Box::new(InstantSensor), Box::new(NotYet), Box::new(Edit), orchestrator);
@@ -86,10 +96,27 @@ fn fresh() -> (tempfile::TempDir, Loop) {
 /// Iterations per loop before a fresh one starts (twice the document's max-iterations).
 const LOOP_LENGTH: u64 = 20;
 
-fn bench(c: &mut Criterion) {
+/// A loop whose three components are real, trivial commands, sandboxed as `cn loop run`
+/// runs them (`sandbox` is task.md's field): what an iteration costs with the sandbox, the
+/// sensor's throwaway view and the guard, beside the same with `sandbox: false`.
+fn fresh_commands(sandbox: &str) -> (tempfile::TempDir, Loop) {
+    let dir = repo();
+    let p = dir.path();
+    let task = format!(
+        "---\nmax-iterations: {LOOP_LENGTH}\nsandbox: {sandbox}\nsensors:\n  compilation:\n    command: \"true\"\n\
+         controller: {{command: \"printf -- '---\\\\ntarget-met: false\\\\n---\\\\n' > $CN_LOOP_RUN/controller-output.md\"}}\n\
+         actuator: {{command: \"echo $CN_LOOP_ITERATION > src/Factorial.java\"}}\n---\n\n# Task\n"
+    );
+    std::fs::write(p.join("loop-run/task.md"), task).unwrap();
+    let lp = Loop::open(p, &Defaults::default(), &mut no_models).unwrap();
+    (dir, lp)
+}
+
+/// Time `step` over loops from `fresh`, a new one every [`LOOP_LENGTH`] iterations.
+fn iterations(c: &mut Criterion, name: &str, fresh: impl Fn() -> (tempfile::TempDir, Loop)) {
     let (mut dir, mut lp) = fresh();
     let mut n = 0u64;
-    c.bench_function("loop iteration overhead (commit included)", |b| {
+    c.bench_function(name, |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
@@ -105,7 +132,14 @@ fn bench(c: &mut Criterion) {
             total
         })
     });
-    drop(dir);
+    drop((dir, lp));
+}
+
+fn bench(c: &mut Criterion) {
+    iterations(c, "loop iteration overhead (commit included)", fresh);
+    for (name, sandbox) in [("sandboxed", "true"), ("unsandboxed", "false")] {
+        iterations(c, &format!("loop iteration with three trivial commands, {name}"), || fresh_commands(sandbox));
+    }
 }
 
 criterion_group! {

@@ -11,7 +11,7 @@ use cn_storage::Doc;
 use serde_yaml_ng::{Mapping, Value};
 
 use crate::artifacts::{fenced, LoopRun, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT, LOOP_RUN};
-use crate::command::run_command;
+use crate::command::{run_command, Role};
 use crate::controller::Ctx;
 use crate::error::Result;
 use crate::model::ModelSource;
@@ -38,7 +38,7 @@ pub struct CommandActuator {
 impl Actuator for CommandActuator {
     fn actuate(&mut self, ctx: &Ctx, iteration: u64) -> Result<Actuation> {
         ctx.run.remove(ACTUATOR_OUTPUT)?;
-        let done = run_command(ctx.run, ROLE, &self.command, iteration)?;
+        let done = run_command(ctx.run, Role::Actuator, &self.command, iteration)?;
         let wrote = ctx.run.read(ACTUATOR_OUTPUT)?.is_some();
         if !wrote {
             let mut front = Mapping::new();

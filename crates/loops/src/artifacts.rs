@@ -15,6 +15,9 @@ pub const CONTROLLER_OUTPUT: &str = "controller-output.md";
 pub const ACTUATOR_OUTPUT: &str = "actuator-output.md";
 pub const ORCHESTRATOR_OUTPUT: &str = "orchestrator-output.md";
 
+/// Most bytes of one loop file cn reads.
+pub const MAX_ARTIFACT: u64 = 16 << 20;
+
 /// Where one loop lives: the codebase (a git working tree) and its `loop-run/`.
 #[derive(Debug, Clone)]
 pub struct LoopRun {
@@ -35,6 +38,9 @@ impl LoopRun {
             .canonicalize()
             .map_err(|e| LoopError::input_from(format!("{}: cannot open the loop's directory", dir.display()), e))?;
         let run = dir.join(LOOP_RUN);
+        // cn's writes in the tree never follow a link a component planted (`loop-run` swapped
+        // for a link out of the tree, say): cn_storage::beneath.
+        cn_storage::beneath::hold(&dir);
         Ok(LoopRun { dir, run, env: Vec::new(), sandbox: Default::default() })
     }
 
@@ -47,14 +53,34 @@ impl LoopRun {
         format!("{LOOP_RUN}/{file}")
     }
 
-    /// The file's text, or `None` when it does not exist.
+    /// The file's text, or `None` when it does not exist. A component writes some of these
+    /// files, so a link (to cn's own `/proc/self/environ`, to a key) is refused, not followed,
+    /// and a file past [`MAX_ARTIFACT`] is refused rather than read into memory.
     pub fn read(&self, file: &str) -> Result<Option<String>> {
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
         let path = self.path(file);
-        match std::fs::read_to_string(&path) {
-            Ok(t) => Ok(Some(t)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(LoopError::Io { path, source: e }),
+        let mut f = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Err(LoopError::input(format!(
+                    "{}: a symbolic link; the loop's files must be files (a component may have planted it)",
+                    path.display()
+                )))
+            }
+            Err(e) => return Err(LoopError::Io { path, source: e }),
+        };
+        let mut bytes = Vec::new();
+        (&mut f).take(MAX_ARTIFACT + 1).read_to_end(&mut bytes).map_err(LoopError::io(&path))?;
+        if bytes.len() as u64 > MAX_ARTIFACT {
+            return Err(LoopError::input(format!(
+                "{}: larger than {} MiB; a loop's file is markdown a model or a person reads",
+                path.display(),
+                MAX_ARTIFACT >> 20
+            )));
         }
+        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Write one artifact atomically: a killed process leaves the old file or the new one.

@@ -1,20 +1,60 @@
-//! Running a program as a component: `bash -O globstar -c COMMAND` in DIR, so the document's
+//! Running a program as a component: `bash -O globstar -c COMMAND`, so the document's
 //! `javac src/**/*.java` works literally, with `CN_LOOP_RUN` (absolute `loop-run/`) and
 //! `CN_LOOP_ITERATION` in the environment. Standard output and error are captured together,
 //! in the order the program wrote them. Run by `cn_hub::child`: a cleared environment (a
 //! minimal `PATH`, `HOME`, `LANG`, the build variables of `COMPONENT_ENV`), a time limit, an
-//! output cap, the whole process group killed; in the Landlock sandbox (`cn_hub::sandbox`)
-//! unless task.md says `sandbox: false`: writes only in the tree outside `.git/` (in its
-//! existing directories and files: a new top-level entry would need a right that reaches
-//! `.git/` too) and a private `TMPDIR`, no network unless `sandbox: {network: true}`.
+//! output cap, the whole process group killed; sandboxed (`cn_hub::sandbox`) unless task.md
+//! says `sandbox: false`, by role:
+//!
+//! - the **sensor** runs in the throwaway view of the tree (`crate::view`): it may write
+//!   anything there, and nothing of it is kept;
+//! - the **controller** writes only in `loop-run/` (its `controller-output.md`);
+//! - the **actuator** writes anywhere in the tree but its git directory (with a user
+//!   namespace, new top-level entries too; without one, in existing folders and those
+//!   task.md's `sandbox: {write: [build]}` names).
+//!
+//! None may change the loop's files but its own output ([`crate::guard`]); no network unless
+//! `sandbox: {network: true}`; a private `TMPDIR`.
 
 use std::time::Duration;
 
-use cn_hub::child::{Child, ChildError};
-use cn_hub::sandbox::Sandbox;
+use std::path::Path;
+use std::time::Instant;
 
-use crate::artifacts::LoopRun;
+use cn_hub::child::{Child, ChildError};
+use cn_hub::sandbox::{Overlay, Sandbox, SandboxSpec};
+
+use crate::artifacts::{LoopRun, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT};
 use crate::error::{LoopError, Result};
+use crate::guard::Guard;
+use crate::view::View;
+
+/// Which component a command is: what it may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Sensor,
+    Controller,
+    Actuator,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Sensor => "sensor",
+            Role::Controller => "controller",
+            Role::Actuator => "actuator",
+        }
+    }
+
+    /// The one file of `loop-run/` it may write.
+    fn own(self) -> Option<&'static str> {
+        match self {
+            Role::Sensor => None,
+            Role::Controller => Some(CONTROLLER_OUTPUT),
+            Role::Actuator => Some(ACTUATOR_OUTPUT),
+        }
+    }
+}
 
 /// Most output kept in an artifact; beyond it the tail is kept (errors come last).
 const MAX_OUTPUT: usize = 256 * 1024;
@@ -25,6 +65,8 @@ pub struct CommandRun {
     pub output: String,
     /// The exit code; `None` when a signal ended the program.
     pub code: Option<i32>,
+    /// How long it ran.
+    pub elapsed: Duration,
 }
 
 impl CommandRun {
@@ -51,13 +93,26 @@ const READ_MAX: usize = 16 * 1024 * 1024;
 /// build commonly needs, nothing secret.
 const COMPONENT_ENV: &[&str] = &["JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME", "GOPATH", "VIRTUAL_ENV"];
 
-pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: u64) -> Result<CommandRun> {
-    let spawn_error = |e: std::io::Error| LoopError::component_from(role, format!("cannot run `{command}`"), e);
+/// Run `command` as `role`'s component in DIR (the sensor: in `view`, which it requires).
+pub fn run_command(run: &LoopRun, role: Role, command: &str, iteration: u64) -> Result<CommandRun> {
+    run_in(run, role, command, iteration, None)
+}
+
+pub(crate) fn run_in(
+    run: &LoopRun,
+    role: Role,
+    command: &str,
+    iteration: u64,
+    view: Option<&View>,
+) -> Result<CommandRun> {
+    let name = role.name();
+    let spawn_error = |e: std::io::Error| LoopError::component_from(name, format!("cannot run `{command}`"), e);
+    let cwd: &Path = view.map_or(&run.dir, |v| v.cwd(run));
     // The one child runner: a cleared environment, its own process group (killed whole at
     // the time limit or when bash exits), output read as it comes and capped.
     let mut child = Child::new("bash")
         .args(["-O", "globstar", "-c", command])
-        .cwd(&run.dir)
+        .cwd(cwd)
         .pass_env(COMPONENT_ENV)
         .pass_env(&run.env)
         .env("CN_LOOP_RUN", &run.run)
@@ -65,20 +120,18 @@ pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: 
         .merge_stderr()
         .timeout(COMPONENT_TIMEOUT)
         .max_output(READ_MAX);
-    // Writes only in the loop's tree (never its `.git/`: the loop's clock, and a hook or a
-    // config written there would run outside the sandbox) and a private temporary directory;
-    // no network; unless task.md's `sandbox:` says otherwise.
-    let base = Sandbox::for_tree(&run.dir).way_out("`sandbox: false` in loop-run/task.md's frontmatter");
-    if let Some(sandbox) = run.sandbox.widen(base) {
+    if let Some(sandbox) = sandbox(run, role, view) {
         child = child.sandbox(sandbox);
     }
+    let guard = Guard::before(run, role.own())?;
+    let started = Instant::now();
     let ran = child.run();
     let (bytes, code, note) = match ran {
         Ok(out) if out.truncated => (out.stdout, None, format!("\n[output cut at {READ_MAX} bytes; stopped]\n")),
         Ok(out) => (out.stdout, out.status.and_then(|s| s.code()), String::new()),
         Err(ChildError::Spawn { source, .. }) => return Err(spawn_error(source)),
-        Err(e @ ChildError::Sandbox(_)) => {
-            return Err(spawn_error(std::io::Error::new(std::io::ErrorKind::PermissionDenied, e)))
+        Err(ChildError::Sandbox(e)) => {
+            return Err(LoopError::component_from(name, format!("cannot run `{command}`"), e))
         }
         Err(ChildError::TimedOut { output, after, .. }) => {
             (output.stdout, None, format!("\n[ran past {after:?}; killed with its process group]\n"))
@@ -92,5 +145,43 @@ pub fn run_command(run: &LoopRun, role: &'static str, command: &str, iteration: 
         }
         output = format!("[… {cut} bytes of earlier output left out …]\n{}", &output[cut..]);
     }
-    Ok(CommandRun { command: command.to_string(), output, code })
+    let elapsed = started.elapsed();
+    guard.after(run, name, command)?;
+    Ok(CommandRun { command: command.to_string(), output, code, elapsed })
 }
+
+/// The sandbox of `role` (see the module doc), or none when task.md says `sandbox: false`.
+fn sandbox(run: &LoopRun, role: Role, view: Option<&View>) -> Option<Sandbox> {
+    if run.sandbox == SandboxSpec::On(false) {
+        return None;
+    }
+    let base = match (role, view) {
+        (Role::Sensor, Some(View::Overlay(scratch))) => {
+            let mut s = Sandbox::for_tree(&run.dir);
+            s.overlay = Some(Overlay { dir: run.dir.clone(), scratch: scratch.path().to_path_buf() });
+            s
+        }
+        (Role::Sensor, Some(View::Copy(copy))) => {
+            let mut s = Sandbox::writes_in(copy.path());
+            s.unreadable = cn_hub::sandbox::hub_tokens_above(&run.dir);
+            s
+        }
+        (Role::Controller, _) => {
+            let mut s = Sandbox::writes_in(&run.run);
+            s.unreadable = cn_hub::sandbox::hub_tokens_above(&run.dir);
+            s
+        }
+        (Role::Sensor | Role::Actuator, _) => Sandbox::for_tree(&run.dir),
+    };
+    // The loop's files and a cn.yaml at the top, read-only where a namespace allows it (the
+    // guard checks them after the run everywhere). The sensor's view keeps them anyway.
+    let base = match role {
+        Role::Sensor => base,
+        _ => base.protect(Guard::protected(run, role.own())),
+    }
+    .way_out(WAY_OUT);
+    run.sandbox.widen_in(base, Some(&run.dir))
+}
+
+/// What a refusal of the sandbox names.
+const WAY_OUT: &str = "`sandbox: false` in loop-run/task.md's frontmatter";

@@ -11,7 +11,7 @@ use cn_storage::Doc;
 use serde_yaml_ng::{Mapping, Value};
 
 use crate::artifacts::{LoopRun, CONTROLLER_OUTPUT, LOOP_RUN, SENSOR_OUTPUT};
-use crate::command::run_command;
+use crate::command::{run_command, Role};
 use crate::error::{LoopError, NoTargetMet, Result};
 use crate::git::Git;
 use crate::model::ModelSource;
@@ -47,7 +47,7 @@ impl Controller for CommandController {
     fn control(&mut self, ctx: &Ctx, iteration: u64) -> Result<Judgment> {
         let file = LoopRun::rel(CONTROLLER_OUTPUT);
         ctx.run.remove(CONTROLLER_OUTPUT)?;
-        let done = run_command(ctx.run, ROLE, &self.command, iteration)?;
+        let done = run_command(ctx.run, Role::Controller, &self.command, iteration)?;
         if !done.success() {
             return Err(LoopError::component(
                 ROLE,
@@ -82,21 +82,44 @@ sees only your instructions.\n\nAnswer in markdown that starts with YAML frontma
 target-met: false\n---\n\n# Controller Output\n\n(what the sensor shows, and the instructions for the \
 actuator)\n\nWrite `target-met: true` only when the sensor output shows every target met.";
 
+/// What a local model's answer must be (llama.cpp's GBNF): the `target-met` frontmatter,
+/// then the heading and one to six lines of instructions — so even a tiny model answers a
+/// judgment that parses, and ends well inside `max_tokens`.
+pub const GRAMMAR: &str = r#"root ::= "---\ntarget-met: " ("true" | "false") "\n---\n\n# Controller Output\n\n" line{1,6}
+line ::= [^\x00-\x1F] [^\x00-\x1F]{0,159} "\n"
+"#;
+
 impl Controller for ModelController {
     fn control(&mut self, ctx: &Ctx, iteration: u64) -> Result<Judgment> {
         let sensor = ctx.run.read(SENSOR_OUTPUT)?.unwrap_or_else(|| "(no sensor output yet)".into());
-        let history = history(ctx.git);
-        let prompt = format!(
-            "This is iteration {iteration} of at most {}.\n\n# task.md\n\n{}\n\n# sensor-output.md\n\n{}\n\n# History (git log -p of loop-run/, newest first)\n\n{}",
-            ctx.task.max_iterations, ctx.task.text, sensor, history
-        );
+        let level = self.source.level();
+        let prompt = if level == 2 {
+            // A small local model: the task and the measurement's end only (a long history
+            // costs it seconds per thousand tokens and confuses it).
+            format!(
+                "This is iteration {iteration} of at most {}.\n\n# task.md\n\n{}\n\n# sensor-output.md (its end)\n\n{}",
+                ctx.task.max_iterations,
+                ctx.task.text,
+                tail(&sensor, LOCAL_SENSOR_CHARS)
+            )
+        } else {
+            format!(
+                "This is iteration {iteration} of at most {}.\n\n# task.md\n\n{}\n\n# sensor-output.md\n\n{}\n\n# History (git log -p of loop-run/, newest first)\n\n{}",
+                ctx.task.max_iterations,
+                ctx.task.text,
+                sensor,
+                history(ctx.git)
+            )
+        };
         let plan = Plan {
-            level: self.source.level(),
+            level,
             system: SYSTEM.into(),
             prompt,
-            max_tokens: 2048,
+            max_tokens: if level == 2 { 512 } else { 2048 },
             tools: Vec::new(),
-            grammar: None,
+            // A local model judges under the grammar (the binary refuses a local provider
+            // that cannot honor one); the executive answers freely and is parsed leniently.
+            grammar: (level == 2).then(|| GRAMMAR.to_string()),
             item: Some(format!("loop iteration {iteration} controller")),
             owner: false,
         };
@@ -109,6 +132,18 @@ impl Controller for ModelController {
         ctx.run.write_doc(CONTROLLER_OUTPUT, &Doc::new(front, body))?;
         Ok(Judgment { target_met })
     }
+}
+
+/// Most of `sensor-output.md` a local controller reads (its end: errors come last).
+const LOCAL_SENSOR_CHARS: usize = 3000;
+
+/// The last `max` bytes of `text` (at a character boundary).
+fn tail(text: &str, max: usize) -> &str {
+    let mut cut = text.len().saturating_sub(max);
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    &text[cut..]
 }
 
 /// The artifacts' recent history, bounded so the prompt stays small.
@@ -195,6 +230,14 @@ mod tests {
         assert!(parse_answer("\n**target-met: true**\nDone.").unwrap().0);
         assert!(!parse_answer("Target_Met: `no`\nstill broken").unwrap().0);
         assert!(parse_answer("---\ntarget-met: \"yes\"\n---\n").unwrap().0);
+    }
+
+    #[test]
+    fn the_grammar_says_what_parse_answer_reads() {
+        // A sample of what the grammar accepts parses to its judgment.
+        let sample = "---\ntarget-met: false\n---\n\n# Controller Output\n\nFix line 3.\n";
+        assert_eq!(parse_answer(sample).unwrap(), (false, "# Controller Output\n\nFix line 3.\n".to_string()));
+        assert!(GRAMMAR.starts_with("root ::= \"---\\ntarget-met: \" (\"true\" | \"false\")"), "{GRAMMAR}");
     }
 
     #[test]

@@ -29,6 +29,16 @@ pub enum LoopError {
     Answer { role: &'static str, source: NoTargetMet },
     #[error("{path}")]
     Io { path: PathBuf, source: std::io::Error },
+    /// A component changed the loop's files (`loop-run/` but its own output, or `cn.yaml`):
+    /// refused, the run stops, nothing of the iteration is committed.
+    #[error(
+        "{role} `{command}` {}: the loop's files are the orchestrator's, so the run stops here and nothing of this iteration is committed. \
+         See what it did with `git -C {dir} status -- loop-run cn.yaml`; restore them with `git -C {dir} checkout -- loop-run` \
+         (or commit them, if you changed them yourself), then run `cn loop run` again",
+        changes.join(", "),
+        dir = dir.display()
+    )]
+    Tampered { role: &'static str, command: String, changes: Vec<String>, dir: PathBuf },
 }
 
 impl LoopError {

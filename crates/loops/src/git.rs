@@ -10,6 +10,9 @@ use crate::error::{LoopError, Result};
 /// The subject every loop commit starts with; `status` and history find commits by it.
 pub const SUBJECT_PREFIX: &str = "loop: iteration ";
 
+/// The trailer that records which task.md an iteration ran (its SHA-256).
+pub const TASK_TRAILER: &str = "Task-SHA256: ";
+
 #[derive(Debug, Clone)]
 pub struct Git {
     git: cn_hub::git::Git,
@@ -26,6 +29,8 @@ pub struct LoopCommit {
     pub status: String,
     /// The commit body: the history line of that iteration.
     pub body: String,
+    /// The SHA-256 of the task.md the iteration ran (its `Task-SHA256:` trailer).
+    pub task_sha256: Option<String>,
 }
 
 impl Git {
@@ -142,11 +147,18 @@ impl Git {
             let Some((iteration, status)) = parse_subject(subject) else {
                 continue;
             };
+            // The body is the history line, then the trailer.
+            let body = body.unwrap_or("").trim();
+            let (line, task) = match body.rsplit_once(TASK_TRAILER) {
+                Some((line, hash)) => (line.trim(), Some(hash.trim().to_string())),
+                None => (body, None),
+            };
             commits.push(LoopCommit {
                 sha: sha.to_string(),
                 iteration,
                 status,
-                body: body.unwrap_or("").trim().to_string(),
+                body: line.to_string(),
+                task_sha256: task,
             });
             if iteration == 0 {
                 break;

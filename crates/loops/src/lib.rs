@@ -25,19 +25,22 @@ mod command;
 mod controller;
 mod error;
 mod git;
+mod guard;
 mod model;
 mod orchestrator;
+pub mod progress;
 mod run;
 mod sensor;
 mod status;
 mod task;
 mod tools;
+mod view;
 
 use std::path::Path;
 
 pub use actuator::{manual_done, Actuation, Actuator, CommandActuator, ManualActuator, ModelActuator};
 pub use artifacts::{LoopRun, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT, LOOP_RUN, ORCHESTRATOR_OUTPUT, SENSOR_OUTPUT, TASK};
-pub use command::{run_command, CommandRun};
+pub use command::{run_command, CommandRun, Role};
 pub use controller::{parse_answer, CommandController, Controller, Ctx, Judgment, ModelController};
 pub use error::{BoxError, LoopError, NoTargetMet, Result};
 pub use git::{Git, LoopCommit};
@@ -46,11 +49,24 @@ pub use orchestrator::{GitOrchestrator, Orchestrator, OrchestratorOutput, Status
 pub use run::{Loop, RunEnd};
 pub use sensor::{CommandSensor, Sensor, SensorReport};
 pub use status::{status, LoopStatus};
-pub use task::{Component, Defaults, SensorSpec, Task, TEMPLATE};
+pub use task::{config_is_committed, Component, Defaults, SensorSpec, Task, TEMPLATE};
 
 /// `cn loop run DIR` (`done: false`) or `cn loop done DIR` (`done: true`).
 pub fn run(dir: &Path, defaults: &Defaults, models: &mut dyn ModelFactory, done: bool) -> Result<RunEnd> {
     Loop::open(dir, defaults, models)?.run(done)
+}
+
+/// The same, handing each progress event to `sink` as it happens (`cn loop run` prints them).
+pub fn run_with(
+    dir: &Path,
+    defaults: &Defaults,
+    models: &mut dyn ModelFactory,
+    done: bool,
+    sink: impl FnMut(&progress::Event) + 'static,
+) -> Result<RunEnd> {
+    let mut lp = Loop::open(dir, defaults, models)?;
+    lp.progress = std::mem::replace(&mut lp.progress, progress::Progress::none()).with_sink(sink);
+    lp.run(done)
 }
 
 /// `cn loop init DIR`: write the `loop-run/task.md` template; refuse to overwrite one.

@@ -5,7 +5,8 @@
 //! `orchestrator-output.md`.
 //!
 //! Invariant: one commit per iteration, subject `loop: iteration N (status)`, body that
-//! iteration's history line; the history in the body is rebuilt from those commits.
+//! iteration's history line and a `Task-SHA256:` trailer (the task.md the run read, once, at
+//! its start); the history in the body is rebuilt from those commits.
 
 use std::fmt;
 
@@ -115,6 +116,8 @@ pub struct GitOrchestrator {
     pub run: LoopRun,
     pub git: Git,
     history: Vec<String>,
+    /// The SHA-256 of the task.md this run read: the trailer of each commit.
+    pub task_sha256: Option<String>,
     /// Whether `orchestrator-output.md` is tracked (committed once), so the commit takes it without staging everything again.
     tracked: bool,
 }
@@ -123,7 +126,7 @@ impl GitOrchestrator {
     pub fn new(run: LoopRun, git: Git) -> Result<GitOrchestrator> {
         let history = git.loop_commits()?.into_iter().map(|c| c.body).collect();
         let tracked = git.show_head(&LoopRun::rel(ORCHESTRATOR_OUTPUT)).is_some();
-        Ok(GitOrchestrator { run, git, history, tracked })
+        Ok(GitOrchestrator { run, git, history, task_sha256: None, tracked })
     }
 }
 
@@ -157,7 +160,11 @@ impl Orchestrator for GitOrchestrator {
     }
 
     fn commit(&mut self, iteration: u64, status: Status, line: &str) -> Result<()> {
-        self.git.commit(&git::subject(iteration, status.as_str()), line, !self.tracked)?;
+        let body = match &self.task_sha256 {
+            Some(h) => format!("{line}\n\n{}{h}", git::TASK_TRAILER),
+            None => line.to_string(),
+        };
+        self.git.commit(&git::subject(iteration, status.as_str()), &body, !self.tracked)?;
         self.tracked = true;
         self.history.push(line.to_string());
         Ok(())

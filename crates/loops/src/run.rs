@@ -16,16 +16,17 @@
 //! (`orchestrator-output.md` says `failed`, uncommitted), and `cn loop run` retries it.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::actuator::{manual_done, Actuation, Actuator, CommandActuator, ManualActuator, ModelActuator};
-use crate::artifacts::{LoopRun, ORCHESTRATOR_OUTPUT};
+use crate::artifacts::{LoopRun, ORCHESTRATOR_OUTPUT, TASK};
 use crate::controller::{CommandController, Controller, Ctx, ModelController};
 use crate::error::{LoopError, Result};
 use crate::git::Git;
 use crate::model::{ModelFactory, ModelSource};
 use crate::orchestrator::{GitOrchestrator, Orchestrator, OrchestratorOutput, Status};
-use crate::sensor::{CommandSensor, Sensor};
+use crate::progress::{Event, Progress};
+use crate::sensor::{CommandSensor, Sensor, SensorReport};
 use crate::task::{Component, Defaults, Task};
 
 /// How a `run` ended: the iteration it stopped at and the status it stopped with (the
@@ -52,6 +53,10 @@ pub struct Loop {
     pub controller: Box<dyn Controller>,
     pub actuator: Box<dyn Actuator>,
     pub orchestrator: Box<dyn Orchestrator>,
+    /// Where each component's and commit's event goes (`crate::progress`).
+    pub progress: Progress,
+    /// The iteration at work, for a failure's event.
+    at: u64,
     _lock: Option<cn_storage::HubLock>,
 }
 
@@ -61,7 +66,17 @@ impl Loop {
     pub fn open(dir: &Path, defaults: &Defaults, models: &mut dyn ModelFactory) -> Result<Loop> {
         let mut run = LoopRun::new(dir)?;
         let git = Git::open(&run.dir)?;
+        // task.md is read once, here. Once the loop has committed it, only the committed one
+        // is run: a change since is a component's (refused) or the owner's (to commit).
         let task = Task::load(&run, defaults)?;
+        let rel = LoopRun::rel(TASK);
+        if git.show_head(&rel).is_some_and(|committed| committed != task.text) {
+            return Err(LoopError::input(format!(
+                "{rel} differs from the one committed in {dir}: the loop runs only its committed task (a component may have rewritten it). \
+                 If you changed it, commit it yourself (`git -C {dir} commit -m 'loop task' -- {rel}`); if you did not, restore it (`git -C {dir} checkout -- {rel}`)",
+                dir = run.dir.display()
+            )));
+        }
         run.env = task.env.clone();
         run.sandbox = task.sandbox.clone();
         let controller: Box<dyn Controller> = match &task.controller {
@@ -83,10 +98,19 @@ impl Loop {
         let lock = cn_storage::HubLock::acquire(&git.git_dir()?, Duration::ZERO).map_err(|e| {
             LoopError::input_from(format!("{}: another `cn loop` is running here", run.dir.display()), e)
         })?;
+        // The top-level folders task.md's `sandbox: {write: [build]}` names: made by cn, so a
+        // component may write in them where it cannot create entries at the top itself.
+        for rel in task.sandbox.relative_writes().map_err(LoopError::input)? {
+            let path = run.dir.join(rel);
+            std::fs::create_dir_all(&path).map_err(LoopError::io(path))?;
+        }
         let sensor = Box::new(CommandSensor { specs: task.sensors.clone() });
-        let orchestrator = Box::new(GitOrchestrator::new(run.clone(), git.clone())?);
+        let mut orchestrator = Box::new(GitOrchestrator::new(run.clone(), git.clone())?);
+        orchestrator.task_sha256 = Some(sha256(&task.text));
+        let progress = Progress::to_file(&git.git_dir()?, &run.dir)?;
         let mut lp = Loop::with_components(run, git, task, sensor, controller, actuator, orchestrator);
         lp._lock = Some(lock);
+        lp.progress = progress;
         Ok(lp)
     }
 
@@ -100,17 +124,79 @@ impl Loop {
         actuator: Box<dyn Actuator>,
         orchestrator: Box<dyn Orchestrator>,
     ) -> Loop {
-        Loop { run, git, task, sensor, controller, actuator, orchestrator, _lock: None }
+        Loop {
+            run,
+            git,
+            task,
+            sensor,
+            controller,
+            actuator,
+            orchestrator,
+            progress: Progress::none(),
+            at: 0,
+            _lock: None,
+        }
     }
 
     /// `cn loop run` (`done: false`) and `cn loop done` (`done: true`): run iterations until
     /// the loop ends or waits for a person.
     pub fn run(&mut self, done: bool) -> Result<RunEnd> {
         let outcome = self.iterate(done);
-        if matches!(&outcome, Ok(o) if !o.nothing_to_do) {
-            self.git.maintain();
+        match &outcome {
+            Ok(o) if o.nothing_to_do => {}
+            Ok(o) => {
+                self.git.maintain();
+                self.progress.emit(Event::End { iteration: o.iteration, status: o.status.to_string() });
+            }
+            Err(e) => self.progress.emit(Event::Failed { iteration: self.at, error: cn_compute::chain(e) }),
         }
         outcome
+    }
+
+    /// The run's first event, once it is known to have work (`from`: its first iteration).
+    fn started(&mut self, from: u64) {
+        self.at = from;
+        self.progress.emit(Event::Start {
+            dir: self.run.dir.display().to_string(),
+            pid: std::process::id(),
+            sandbox: self.sandbox_line(),
+            iteration: from,
+        });
+    }
+
+    /// How this run's command components are sandboxed, for its start event.
+    fn sandbox_line(&self) -> String {
+        if self.task.sandbox == cn_hub::sandbox::SandboxSpec::On(false) {
+            return "off (task.md says `sandbox: false`)".into();
+        }
+        let view = if cn_hub::sandbox::overlay_works(&self.run.dir) { "an overlay" } else { "a copy of the tree" };
+        format!("{}; sensors run in {view}, thrown away after", cn_hub::sandbox::kernel().describe())
+    }
+
+    /// The sensors' events, one per sensor.
+    fn sensed(&mut self, n: u64, report: &SensorReport) {
+        for (name, r) in &report.results {
+            let outcome = format!("exit {}", r.status_text());
+            self.progress.emit(Event::component(n, "sensor", Some(name), r.elapsed, r.code, outcome));
+        }
+    }
+
+    /// Right before a commit: task.md is still the one this run read. The guard checks each
+    /// component; this holds against a process that outlived its component.
+    fn task_unchanged(&self, n: u64) -> Result<()> {
+        if self.run.read(TASK)?.as_deref() == Some(self.task.text.as_str()) {
+            return Ok(());
+        }
+        Err(LoopError::Tampered {
+            role: "a component's process",
+            command: format!("(iteration {n})"),
+            changes: vec![format!("changed {}", LoopRun::rel(TASK))],
+            dir: self.run.dir.clone(),
+        })
+    }
+
+    fn committed(&mut self, n: u64, status: Status, files_changed: Vec<String>) {
+        self.progress.emit(Event::Commit { iteration: n, status: status.to_string(), files_changed });
     }
 
     fn iterate(&mut self, done: bool) -> Result<RunEnd> {
@@ -131,6 +217,7 @@ impl Loop {
                         changed.join(", ")
                     )));
                 }
+                self.started(0);
                 self.initial()?;
                 1
             }
@@ -156,6 +243,7 @@ impl Loop {
                 )))
             }
             (true, true) => {
+                self.started(next);
                 let status = self.guard(next, |l| l.finish_manual(next))?;
                 if status != Status::Running {
                     return Ok(RunEnd { iteration: next, status, nothing_to_do: false, recovered, resumed_at: None });
@@ -169,6 +257,9 @@ impl Loop {
                 }
             }
             (false, false) => {}
+        }
+        if !(waiting && done) && committed.is_some() {
+            self.started(next);
         }
         let mut kept = recovered.clone();
         let resumed_at = (!recovered.is_empty()).then_some(next);
@@ -185,10 +276,14 @@ impl Loop {
     fn initial(&mut self) -> Result<()> {
         self.record(0, Status::Running, "Initial measurement in progress.", None)?;
         let report = self.sensor.sense(&self.run, 0)?;
+        self.sensed(0, &report);
         let line = format!("**Iteration 0**: Initial measurement. {}", report.summary());
         self.record(0, Status::Running, "Loop is running. Initial measurement (iteration 0) done.", Some(&line))?;
         self.orchestrator.stage()?;
-        self.orchestrator.commit(0, Status::Running, &line)
+        self.task_unchanged(0)?;
+        self.orchestrator.commit(0, Status::Running, &line)?;
+        self.committed(0, Status::Running, Vec::new());
+        Ok(())
     }
 
     /// One iteration; returns the status it ended with.
@@ -203,7 +298,8 @@ impl Loop {
             note = Some(format!(
                 "An interrupted run left uncommitted changes: {kept}. They are kept, the sensor was re-run on them, and they are committed with iteration {n}."
             ));
-            self.sensor.sense(&self.run, n)?;
+            let report = self.sensor.sense(&self.run, n)?;
+            self.sensed(n, &report);
         }
         self.record_with(
             n,
@@ -213,7 +309,10 @@ impl Loop {
             note.clone(),
         )?;
         let ctx = Ctx { run: &self.run, git: &self.git, task: &self.task };
+        let started = Instant::now();
         let judgment = self.controller.control(&ctx, n)?;
+        let judged = if judgment.target_met { "target met" } else { "target not met" };
+        self.progress.emit(Event::component(n, "controller", None, started.elapsed(), None, judged));
         if judgment.target_met {
             line.push_str(" Controller: target met. Loop complete.");
             let result = format!("The loop completed at iteration {n}. The target was met.");
@@ -226,7 +325,14 @@ impl Loop {
             return self.finish(n, Status::MaxIterations, &result, &line, note);
         }
         let ctx = Ctx { run: &self.run, git: &self.git, task: &self.task };
-        match self.actuator.actuate(&ctx, n)? {
+        let started = Instant::now();
+        let actuation = self.actuator.actuate(&ctx, n)?;
+        let outcome = match &actuation {
+            Actuation::Waiting => "waiting for a person (`cn loop done`)".to_string(),
+            Actuation::Done { summary } => summary.trim_start_matches("Actuator: ").trim_end_matches('.').to_string(),
+        };
+        self.progress.emit(Event::component(n, "actuator", None, started.elapsed(), None, outcome));
+        match actuation {
             Actuation::Waiting => {
                 let current = format!(
                     "Waiting for the actuator (a person), iteration {n}: follow loop-run/controller-output.md, edit the code, then run `cn loop done {}`.",
@@ -247,7 +353,9 @@ impl Loop {
     fn finish(&mut self, n: u64, status: Status, result: &str, line: &str, note: Option<String>) -> Result<Status> {
         self.orchestrator.stage()?;
         self.record_with(n, status, result, Some(line), note)?;
+        self.task_unchanged(n)?;
         self.orchestrator.commit(n, status, line)?;
+        self.committed(n, status, Vec::new());
         Ok(status)
     }
 
@@ -261,6 +369,7 @@ impl Loop {
 
     fn sense_and_commit(&mut self, n: u64, mut line: String, note: Option<String>) -> Result<Status> {
         let report = self.sensor.sense(&self.run, n)?;
+        self.sensed(n, &report);
         // Staging after the sensor lists the actuator's changes (and anything the sensor
         // left) in the same git process that stages them.
         let changed = self.orchestrator.stage()?;
@@ -273,12 +382,15 @@ impl Loop {
         line.push_str(&report.summary());
         let current = format!("Loop is running. Iteration {n} completed. Target not yet met.");
         self.record_with(n, Status::Running, &current, Some(&line), note)?;
+        self.task_unchanged(n)?;
         self.orchestrator.commit(n, Status::Running, &line)?;
+        self.committed(n, Status::Running, changed);
         Ok(Status::Running)
     }
 
     /// Run one iteration's work; on error, say so in `orchestrator-output.md` (uncommitted).
     fn guard(&mut self, n: u64, f: impl FnOnce(&mut Loop) -> Result<Status>) -> Result<Status> {
+        self.at = n;
         let result = f(self);
         if let Err(e) = &result {
             let current = format!("Iteration {n} failed: {e}. Nothing of it is committed; fix the cause, then `cn loop run` retries iteration {n}.", e = cn_compute::Chain(&e));
@@ -312,6 +424,11 @@ impl Loop {
             history,
         })
     }
+}
+
+fn sha256(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -1,16 +1,26 @@
 //! Sensor: observe the codebase, write `sensor-output.md`, change nothing, judge nothing.
 //!
+//! The sensors of one measurement run in task.md's order in one throwaway view of the tree
+//! (`crate::view`): what they write — `.class` files, `target/`, `.pytest_cache/` — is
+//! thrown away with it, so it never reaches the tree, the commit or the actuator's report.
+//!
 //! One sensor: frontmatter `sensor: NAME` and `exit-status: N`, then `## Command` and
 //! `## Output` as the document shows. Several: `sensors: [..]` and `exit-status: {name: N}`,
 //! then one `## NAME` section each (with `### Command`, `### Output`), in task.md's order.
+//! Each output keeps its last [`TAIL`] bytes (a long log's errors come last), with a note of
+//! what was left out.
 
 use cn_storage::Doc;
 use serde_yaml_ng::{Mapping, Value};
 
 use crate::artifacts::{fenced, LoopRun, SENSOR_OUTPUT};
-use crate::command::{run_command, CommandRun};
+use crate::command::{run_in, CommandRun, Role};
 use crate::error::Result;
 use crate::task::SensorSpec;
+use crate::view::View;
+
+/// Most of one sensor's output kept in `sensor-output.md` (its tail).
+pub const TAIL: usize = 32 * 1024;
 
 pub trait Sensor {
     /// Run every sensor and write `sensor-output.md`.
@@ -74,8 +84,29 @@ fn section(body: &mut String, level: &str, r: &CommandRun) {
     if r.output.trim().is_empty() {
         body.push_str("(no output)\n");
     } else {
-        body.push_str(&fenced("text", &r.output));
+        body.push_str(&fenced("text", tail(&r.output, TAIL).as_ref()));
     }
+}
+
+/// The last `max` bytes of `text` (from a line start when one is near), with a note of what
+/// was left out.
+fn tail(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return text.into();
+    }
+    let mut cut = text.len() - max;
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    if let Some(nl) = text[cut..].find('\n').filter(|n| *n < 200) {
+        cut += nl + 1;
+    }
+    format!(
+        "[… the first {cut} bytes of the output are left out; the last {} follow …]\n{}",
+        text.len() - cut,
+        &text[cut..]
+    )
+    .into()
 }
 
 /// The sensors of task.md, run as commands.
@@ -86,10 +117,12 @@ pub struct CommandSensor {
 impl Sensor for CommandSensor {
     fn sense(&mut self, run: &LoopRun, iteration: u64) -> Result<SensorReport> {
         let mut results = Vec::with_capacity(self.specs.len());
+        let view = View::new(run)?;
         for spec in &self.specs {
             tracing::info!(sensor = %spec.name, command = %spec.command, "sensing");
-            results.push((spec.name.clone(), run_command(run, "sensor", &spec.command, iteration)?));
+            results.push((spec.name.clone(), run_in(run, Role::Sensor, &spec.command, iteration, Some(&view))?));
         }
+        drop(view);
         let report = SensorReport { results };
         run.write_doc(SENSOR_OUTPUT, &report.render())?;
         Ok(report)
@@ -101,7 +134,7 @@ mod tests {
     use super::*;
 
     fn r(cmd: &str, out: &str, code: i32) -> CommandRun {
-        CommandRun { command: cmd.into(), output: out.into(), code: Some(code) }
+        CommandRun { command: cmd.into(), output: out.into(), code: Some(code), elapsed: Default::default() }
     }
 
     #[test]
@@ -120,5 +153,15 @@ mod tests {
         assert!(text.contains("sensors:\n- a\n- b\nexit-status:\n  a: 0\n  b: 2\n"), "{text}");
         assert!(text.contains("\n## a\n\n### Command\n\nx\n\n### Output\n\n(no output)\n"), "{text}");
         assert!(text.contains("\n## b\n"), "{text}");
+    }
+
+    #[test]
+    fn a_long_log_keeps_its_tail() {
+        let log: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+        let report = SensorReport { results: vec![("t".into(), r("x", &log, 1))] };
+        let text = report.render().render();
+        assert!(text.contains("line 19999\n") && !text.contains("line 10\n"), "kept the tail");
+        assert!(text.contains("bytes of the output are left out"), "said so");
+        assert!(text.len() < TAIL + 1000);
     }
 }

@@ -25,9 +25,12 @@ sensors:
 # Which components to use; defaults come from cn.yaml's `loops:` key.
 #   controller: {model: executive}        # or {model: local}, or {command: "./judge.sh"}
 #   actuator: {model: executive}          # or {command: "my-coding-agent ..."}, or manual
-# Command components run sandboxed: they write only in this tree's directories (never
-# .git/, nor a new top-level file) and their own TMPDIR, with no network.
-#   sandbox: {network: true, write: [~/.m2]}   # widen it; `sandbox: false` turns it off
+# Command components run sandboxed: they write in this tree (never .git/, nor loop-run/'s
+# files but their own) and their own TMPDIR, with no network; the sensors in a throwaway
+# view of the tree, so their output (.class files, build/) never reaches it. On a kernel
+# without user namespaces they cannot create new top-level entries: name those folders,
+# and cn creates them:  sandbox: {write: [build]}
+#   sandbox: {network: true, write: [~/.m2, build]}   # widen it; `sandbox: false` turns it off
 ---
 
 # Task
@@ -98,8 +101,32 @@ impl Defaults {
         let Some(path) = found else {
             return Ok(Defaults::default());
         };
+        config_is_committed(dir, &path)?;
         Ok(Defaults::of(&HubConfig::load(&path)?.loops))
     }
+}
+
+/// A `cn.yaml` inside the loop's tree chooses the run's models, components and sandboxes,
+/// and a component can write the tree: it is used only as committed (issue 34: the sandbox
+/// settings come only from the owner's committed task.md and cn.yaml). One outside the tree
+/// is out of every component's reach.
+pub fn config_is_committed(dir: &Path, config: &Path) -> Result<()> {
+    let (Ok(dir), Ok(config)) = (dir.canonicalize(), config.canonicalize()) else { return Ok(()) };
+    let Ok(rel) = config.strip_prefix(&dir) else { return Ok(()) };
+    let rel = rel.to_string_lossy();
+    let git = cn_hub::git::Git::new(&dir);
+    let status = git
+        .run(&["status", "--porcelain=v1", "--ignored", "--", &rel])
+        .map_err(|e| LoopError::input_from(format!("{}: cannot tell whether {rel} is committed", dir.display()), e))?;
+    if status.trim().is_empty() {
+        return Ok(());
+    }
+    Err(LoopError::input(format!(
+        "{}: {rel} is inside the loop's tree and not committed as it is; it would choose this run's models and sandboxes, and a component can write there. \
+         If it is yours, commit it (`git -C {d} add {rel} && git -C {d} commit -m config -- {rel}`); if not, remove it",
+        config.display(),
+        d = dir.display()
+    )))
 }
 
 const MODEL_KINDS: [&str; 3] = ["local", "executive", "scripted"];
@@ -185,12 +212,13 @@ impl Task {
                 .ok_or_else(|| bad("frontmatter field `env`: give a list of variable names".into()))?,
             Some(_) => return Err(bad("frontmatter field `env`: give a list of variable names".into())),
         };
-        let sandbox = match front.get("sandbox") {
+        let sandbox: cn_hub::sandbox::SandboxSpec = match front.get("sandbox") {
             None => Default::default(),
             Some(v) => {
                 serde_json::from_value(v.clone()).map_err(|e| bad(format!("frontmatter field `sandbox`: {e}")))?
             }
         };
+        sandbox.relative_writes().map_err(|e| bad(format!("frontmatter field `sandbox.write`: {e}")))?;
         Ok(Task { max_iterations, sensors, controller, actuator, text: text.to_string(), env, sandbox })
     }
 }

@@ -1,8 +1,9 @@
 //! The model actuator's hands: `write_file {path, content}` and `replace {path, old, new}`
 //! (an exact passage that must occur exactly once). Paths are confined to DIR
-//! (`cn_tools::confine`, symlinks included) and may not name `loop-run/` or `.git/`: the loop's
-//! artifacts belong to the orchestrator and its components, and the actuator's own
-//! `actuator-output.md` is written by the orchestrator from what these tools did.
+//! (`cn_tools::confine`, symlinks included) and may not name `loop-run/`, `.git/` or the
+//! tree's `cn.yaml`: the loop's artifacts and settings belong to the orchestrator and the
+//! owner, and the actuator's own `actuator-output.md` is written by the orchestrator from what
+//! these tools did.
 
 use std::path::{Path, PathBuf};
 
@@ -89,6 +90,11 @@ fn allowed(ctx: &ToolContext, path: &str) -> Result<PathBuf, ToolError> {
             "`{path}` is inside {}/, which the actuator may not edit",
             c.as_os_str().to_string_lossy()
         ))),
+        // A cn.yaml at the top would choose the next run's models and sandboxes (and the
+        // orchestrator commits what the actuator wrote).
+        Some(c) if c.as_os_str() == cn_hub::layout::CONFIG && full.parent() == Some(root.as_path()) => {
+            Err(ToolError::Denied(format!("`{path}` is the tree's cn.yaml, which the actuator may not write")))
+        }
         Some(_) => Ok(full),
     }
 }
@@ -115,7 +121,9 @@ mod tests {
         assert!(e.to_string().contains("does not occur"), "{e}");
         r.run(3, &call(REPLACE, json!({"path": "src/A.java", "old": "a b", "new": "c"}))).unwrap();
         assert_eq!(std::fs::read_to_string(dir.path().join("src/A.java")).unwrap(), "c a");
-        for bad in ["../x", "/etc/passwd", "loop-run/actuator-output.md", "loop-run/task.md", ".git/config", "."] {
+        for bad in
+            ["../x", "/etc/passwd", "loop-run/actuator-output.md", "loop-run/task.md", ".git/config", ".", "cn.yaml"]
+        {
             let e = r.run(3, &call(WRITE_FILE, json!({"path": bad, "content": ""})));
             assert!(e.is_err(), "{bad}");
         }

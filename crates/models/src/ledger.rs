@@ -134,6 +134,21 @@ pub enum Refusal {
     Paced { wait_secs: i64 },
 }
 
+impl Refusal {
+    /// When the refused call could run: a spent cap at the next local midnight, paced calls
+    /// when the interval is over (RFC 3339, to the second).
+    pub fn retry_at(&self, now: OffsetDateTime) -> String {
+        let at = match self {
+            Refusal::Paced { wait_secs } => now + time::Duration::seconds((*wait_secs).max(1)),
+            Refusal::Tokens { .. } | Refusal::Cost { .. } => now
+                .date()
+                .next_day()
+                .map_or(now + time::Duration::days(1), |d| d.midnight().assume_offset(now.offset())),
+        };
+        cn_storage::rfc3339(at)
+    }
+}
+
 /// A reservation made: settle it with [`Ledger::settle`] or [`Ledger::fail`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ticket {

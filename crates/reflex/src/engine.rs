@@ -46,11 +46,31 @@ pub struct Input<'a> {
     pub source: Option<&'a str>,
     /// Its id (thread, message), linking the journal entry to it.
     pub id: Option<&'a str>,
+    /// Where it came from (`cn_hub::Origin`): its kind and author decide which reflexes may
+    /// take it (a trigger's `kind:` and `from:`). Absent (`cn reflex test TEXT`): a person's
+    /// message from the owner, or from the `source` sense's public.
+    pub origin: Option<&'a cn_hub::Origin>,
 }
 
 impl<'a> Input<'a> {
     pub fn new(text: &'a str) -> Self {
-        Input { text, source: None, id: None }
+        Input { text: text.trim(), source: None, id: None, origin: None }
+    }
+    pub fn origin(mut self, origin: &'a cn_hub::Origin) -> Self {
+        self.origin = Some(origin);
+        self
+    }
+    /// Its kind: the origin's, else a person's message.
+    pub fn kind(&self) -> cn_hub::Kind {
+        self.origin.map_or(cn_hub::Kind::Message, |o| o.kind)
+    }
+    /// Its author: the origin's, else the owner (or the `source` sense's public).
+    pub fn author(&self) -> cn_hub::Provenance {
+        match (self.origin, self.source) {
+            (Some(o), _) => o.author.clone(),
+            (None, None | Some("owner")) => cn_hub::Provenance::Owner,
+            (None, Some(sense)) => cn_hub::Provenance::Public { sense: sense.into(), user: None },
+        }
     }
     pub fn source(mut self, source: &'a str) -> Self {
         self.source = Some(source);
@@ -87,7 +107,10 @@ pub struct Handled {
     /// A shadow reflex's run on this escalated item: what it would have done, to compare
     /// with the decision the item gets ([`Engine::settle_shadow`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub shadow: Option<crate::learn::ShadowRun>,
+    pub shadow: Option<crate::shadow::ShadowRun>,
+    /// A step held for the owner's approval: the item waits for it, then the run resumes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<HeldRun>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -101,6 +124,24 @@ pub struct StepRun {
 pub(crate) enum Stop {
     Escalate(String),
     Failed(String),
+    /// A step's call is held for the owner's approval (its id); the run can resume after it.
+    Held {
+        approval: String,
+        reason: String,
+        step: usize,
+    },
+}
+
+/// A pipeline stopped at a step held for the owner's approval: what [`Engine::resume`] needs
+/// to go on from there once the owner approved it (kept in the approval, `cn_hub::approvals`).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct HeldRun {
+    pub approval: String,
+    pub reflex: String,
+    /// The held step (0-based): its result is bound to its `output`, then the next runs.
+    pub step: usize,
+    /// The run's variables when it stopped.
+    pub env: Map<String, Value>,
 }
 
 /// How many nested reflex calls a pipeline may make.
@@ -123,6 +164,8 @@ pub struct Engine {
     reported: std::collections::HashSet<String>,
     /// What the level-2 triage answered for the item being handled (for [`Handled::triage`]).
     triaged: std::sync::Mutex<Option<String>>,
+    /// The running reflex's replies are checked for token answers (see [`Engine::run`]).
+    token_guard: std::cell::Cell<bool>,
 }
 
 impl Engine {
@@ -160,6 +203,7 @@ impl Engine {
             me: None,
             reported: std::collections::HashSet::new(),
             triaged: std::sync::Mutex::new(None),
+            token_guard: std::cell::Cell::new(false),
         };
         engine.reload_quietly();
         engine
@@ -317,6 +361,7 @@ impl Engine {
             trigger: None,
             latency: start.elapsed(),
             shadow,
+            held: None,
         };
         let Some((index, kind, vars)) = found else {
             self.remember(input);
@@ -341,14 +386,23 @@ impl Engine {
             }
         }
         let reflex = &self.catalog.reflexes[index];
-        self.set_turn(mode, &reflex.name, input);
+        self.set_turn(mode, reflex, input);
+        // A reflex that matched by evidence (a pattern) may answer small talk as it likes; a
+        // triage or a heuristic that answers a person's message with a token ("👍", "ok")
+        // drops a request, so such a reply escalates instead.
+        self.token_guard.set(input.kind().is_message() && reflex.trigger.kind != TriggerKind::Pattern);
         let mut env = self.env(&vars, input);
         let mut steps = Vec::with_capacity(reflex.steps.len());
-        let stop = self.run_steps(reflex, &mut env, mode, 0, &mut steps).err();
+        let stop = self.run_steps(reflex, &mut env, mode, 0, 0, &mut steps).err();
+        let mut held = None;
         let (escalate, error, outcome) = match stop {
             None => (false, None, RunOutcome::Ok),
             Some(Stop::Escalate(reason)) => (true, Some(reason), RunOutcome::Escalated),
             Some(Stop::Failed(err)) => (true, Some(err), RunOutcome::Failed),
+            Some(Stop::Held { approval, reason, step }) => {
+                held = Some(HeldRun { approval, reflex: reflex.name.clone(), step, env: env.clone() });
+                (true, Some(reason), RunOutcome::Escalated)
+            }
         };
         let handled = Handled {
             reflex: Some(reflex.name.clone()),
@@ -361,6 +415,7 @@ impl Engine {
             latency: start.elapsed(),
             triage,
             shadow: None,
+            held,
         };
         if mode != Mode::DryRun {
             self.journal_run(&handled, input, outcome, mode);
@@ -387,7 +442,7 @@ impl Engine {
         p: &Input,
     ) -> Option<(usize, TriggerKind, Map<String, Value>)> {
         let r = &self.catalog.reflexes[i];
-        if !source_ok(&r.trigger, p.source) {
+        if !source_ok(&r.trigger, p.source) || !r.trigger.takes(p.kind(), &p.author()) {
             return None;
         }
         let mut vars = heuristics(&r.trigger, p.text)?;
@@ -410,14 +465,16 @@ impl Engine {
     }
 
     /// What the actions read for this run (the mode, the reflex, whom it answers).
-    pub(crate) fn set_turn(&self, mode: Mode, reflex: &str, input: &Input) {
+    pub(crate) fn set_turn(&self, mode: Mode, reflex: &Reflex, input: &Input) {
         let target = Target {
             item: input.id.map(String::from),
             source: input.source.map(String::from),
             text: input.text.to_string(),
+            reflex: reflex.name.clone(),
+            level: reflex.level,
         };
         if let Ok(mut t) = self.shared.turn.lock() {
-            *t = Turn { mode, reflex: reflex.to_string(), target };
+            *t = Turn { mode, reflex: reflex.name.clone(), target };
         }
     }
 
@@ -515,10 +572,11 @@ impl Engine {
         env: &mut Map<String, Value>,
         mode: Mode,
         depth: usize,
+        from: usize,
         out: &mut Vec<StepRun>,
     ) -> Result<Value, Stop> {
         let mut last = Value::Null;
-        for (n, step) in r.steps.iter().enumerate() {
+        for (n, step) in r.steps.iter().enumerate().skip(from) {
             let fail = |err: String| {
                 Stop::Failed(format!("{}: step {} `{}` (line {}): {err}", r.name, n + 1, step.action, step.line))
             };
@@ -553,9 +611,63 @@ impl Engine {
                     }
                     return Err(if depth == 0 { fail(err) } else { Stop::Failed(err) });
                 }
+                Err(Stop::Held { approval, reason, .. }) => {
+                    if depth == 0 {
+                        out.push(StepRun {
+                            action: step.action.clone(),
+                            output: Value::String(reason.clone()),
+                            error: None,
+                        });
+                        return Err(Stop::Held { approval, reason, step: n });
+                    }
+                    // Inside a called reflex the run cannot resume where it stopped: it goes up.
+                    return Err(Stop::Escalate(reason));
+                }
             }
         }
         Ok(last)
+    }
+
+    /// Go on with a run that stopped at a step held for the owner's approval, now that the
+    /// owner approved it and the call returned `result`: the result is the held step's
+    /// output, then the rest of the pipeline runs (its reply decides the item). `None` when the
+    /// reflex is gone or was changed so that the step no longer fits.
+    pub fn resume(&mut self, held: &HeldRun, result: Value, input: &Input) -> Option<Handled> {
+        let start = Instant::now();
+        self.maybe_reload();
+        let index = self.catalog.reflexes.iter().position(|r| r.name == held.reflex)?;
+        let reflex = self.catalog.reflexes[index].clone();
+        let step = reflex.steps.get(held.step)?;
+        self.set_turn(Mode::Live, &reflex, input);
+        self.token_guard.set(false);
+        let mut env = held.env.clone();
+        if let Some(name) = &step.output {
+            env.insert(name.clone(), result.clone());
+        }
+        let mut steps = vec![StepRun { action: step.action.clone(), output: result, error: None }];
+        let stop = self.run_steps(&reflex, &mut env, Mode::Live, 0, held.step + 1, &mut steps).err();
+        let (escalate, error, outcome) = match stop {
+            None => (false, None, RunOutcome::Ok),
+            Some(Stop::Escalate(reason)) | Some(Stop::Held { reason, .. }) => {
+                (true, Some(reason), RunOutcome::Escalated)
+            }
+            Some(Stop::Failed(err)) => (true, Some(err), RunOutcome::Failed),
+        };
+        let handled = Handled {
+            reflex: Some(reflex.name.clone()),
+            level: reflex.level,
+            vars: held.env.clone(),
+            steps,
+            escalate,
+            error,
+            trigger: Some(reflex.trigger.kind),
+            latency: start.elapsed(),
+            triage: None,
+            shadow: None,
+            held: None,
+        };
+        self.journal_run(&handled, input, outcome, Mode::Live);
+        Some(handled)
     }
 
     fn run_step(
@@ -572,6 +684,16 @@ impl Engine {
             Value::Object(m) => m,
             _ => Map::new(),
         };
+        if step.action == "reply" && self.token_guard.get() {
+            let message = params.get("message").map(vars::as_text).unwrap_or_default();
+            if cn_hub::origin::is_token_answer(&message) {
+                return Err(Stop::Escalate(format!(
+                    "reflex {}: `{}` is a token answer, not an answer to what was asked",
+                    r.name,
+                    message.trim()
+                )));
+            }
+        }
         if step.action == "escalate" {
             let reason = params.get("reason").map(vars::as_text).unwrap_or_default();
             return Err(Stop::Escalate(if reason.is_empty() {
@@ -597,7 +719,11 @@ impl Engine {
             // A step held for the owner's approval is no failure of the reflex (a stranger
             // could otherwise disable it by asking): the item goes up, saying why.
             return self.registry.run(r.level, &ToolCall::new(spec.name, params)).map_err(|e| match e {
-                ToolError::Held(_) => Stop::Escalate(format!("reflex {}: {e}", r.name, e = cn_compute::Chain(&e))),
+                ToolError::Held { ref approval, .. } => Stop::Held {
+                    approval: approval.clone(),
+                    reason: format!("reflex {}: {e}", r.name, e = cn_compute::Chain(&e)),
+                    step: 0,
+                },
                 e => Stop::Failed(cn_compute::chain(&e)),
             });
         }
@@ -624,7 +750,7 @@ impl Engine {
             }
         }
         let mut ignored = Vec::new();
-        self.run_steps(callee, &mut inner, mode, depth + 1, &mut ignored).map_err(|s| match s {
+        self.run_steps(callee, &mut inner, mode, depth + 1, 0, &mut ignored).map_err(|s| match s {
             Stop::Failed(e) => Stop::Failed(format!("in reflex {}: {e}", callee.name)),
             other => other,
         })
@@ -633,7 +759,22 @@ impl Engine {
     fn journal_run(&self, h: &Handled, p: &Input, outcome: RunOutcome, mode: Mode) {
         let Some(name) = &h.reflex else { return };
         let actions: Vec<Value> = h.steps.iter().map(|s| Value::String(s.action.clone())).collect();
+        let how = match (&h.triage, h.trigger) {
+            (Some(class), _) => format!("the level-2 triage classed it `{class}`"),
+            (None, Some(TriggerKind::Pattern)) => "its pattern matched".to_string(),
+            (None, Some(TriggerKind::Heuristic)) => "its heuristics matched".to_string(),
+            _ => "it matched".to_string(),
+        };
+        let what = match (outcome, &h.error) {
+            (RunOutcome::Ok, _) => {
+                format!("did {}", h.steps.iter().map(|s| s.action.as_str()).collect::<Vec<_>>().join(" → "))
+            }
+            (RunOutcome::Escalated, Some(why)) => format!("escalated: {why}"),
+            (RunOutcome::Failed, Some(err)) => format!("failed: {err}"),
+            _ => "escalated".to_string(),
+        };
         let mut e = Entry::new("reflex")
+            .with("summary", format!("reflex `{name}` (level {}): {how}; {what}", h.level))
             .with("pattern", name.as_str())
             .with("name", name.as_str())
             .with("level", h.level)
@@ -658,6 +799,9 @@ impl Engine {
         }
         if let Some(err) = &h.error {
             e = e.with(if outcome == RunOutcome::Failed { "error" } else { "reason" }, err.as_str());
+        }
+        if let Some(class) = &h.triage {
+            e = e.with("triage", class.as_str());
         }
         if mode == Mode::Test {
             e = e.with("test", true);
@@ -808,11 +952,18 @@ fn heuristics(t: &Trigger, text: &str) -> Option<Map<String, Value>> {
 fn captures(re: &Regex, extract: &[String], text: &str) -> Option<Map<String, Value>> {
     let caps = re.captures(text)?;
     let mut vars = Map::new();
+    // Trimmed: a capture that runs to the end of a message keeps its newline otherwise.
     for (i, name) in extract.iter().enumerate() {
-        vars.insert(name.clone(), caps.get(i + 1).map_or(Value::Null, |m| Value::String(m.as_str().to_string())));
+        vars.insert(
+            name.clone(),
+            caps.get(i + 1).map_or(Value::Null, |m| Value::String(m.as_str().trim().to_string())),
+        );
     }
     for name in re.capture_names().flatten() {
-        vars.insert(name.to_string(), caps.name(name).map_or(Value::Null, |m| Value::String(m.as_str().to_string())));
+        vars.insert(
+            name.to_string(),
+            caps.name(name).map_or(Value::Null, |m| Value::String(m.as_str().trim().to_string())),
+        );
     }
     Some(vars)
 }

@@ -48,6 +48,8 @@ use serde_json::{json, Map, Value};
 use crate::engine::{Engine, Input, Stop};
 use crate::mode::Mode;
 use crate::reflex::{self, ReflexMode};
+use crate::shadow::with_key;
+pub use crate::shadow::ShadowRun;
 use crate::write::{commit_as, WriteError};
 
 /// Actions a learned reflex may have and still be promoted by agreement: answers and filings
@@ -72,25 +74,6 @@ const FILINGS: &[&str] = &["add_task", "add_idea"];
 
 /// How many recent executive decisions proposals look at.
 const RECENT_DECISIONS: usize = 64;
-
-/// What a shadow reflex would have done with an item.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShadowRun {
-    pub reflex: String,
-    pub level: Level,
-    /// `reply`, `ack`, or `escalate` / `error` (nothing to compare).
-    pub op: String,
-    /// The reply it would have sent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// The filings it would have made (`add_task`, `add_idea`).
-    pub effects: Vec<String>,
-    /// A promoted reflex checked on this item (a disagreement demotes it).
-    pub check: bool,
-    /// The item's text (what agreement is counted on) and id.
-    pub text: String,
-    pub item: Option<String>,
-}
 
 /// How an item was really decided.
 #[derive(Debug, Clone, Default)]
@@ -192,23 +175,6 @@ fn text_hash(text: &str) -> u64 {
     h.finish()
 }
 
-/// `text` with its top-level `key:` set to `value` (added after `name:` when absent; the
-/// rest of the file, comments included, is kept).
-pub(crate) fn with_key(text: &str, key: &str, value: &str) -> String {
-    let line = format!("{key}: {value}");
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let prefix = format!("{key}:");
-    if let Some(l) = lines.iter_mut().find(|l| l.starts_with(&prefix)) {
-        *l = line;
-    } else {
-        let at = lines.iter().position(|l| l.starts_with("name:")).map_or(0, |i| i + 1);
-        lines.insert(at, line);
-    }
-    let mut out = lines.join("\n");
-    out.push('\n');
-    out
-}
-
 /// Set a reflex's mode in its file (atomically), journal who did it and why, commit it.
 /// `by` is `owner`, `agreement` or `disagreement`.
 pub fn set_mode(hub: &Path, name: &str, mode: ReflexMode, by: &str, reason: &str) -> Result<bool, WriteError> {
@@ -305,12 +271,14 @@ impl Engine {
         check: bool,
     ) -> ShadowRun {
         let reflex = self.catalog().reflexes[index].clone();
-        self.set_turn(Mode::Shadow, &reflex.name, input);
+        self.set_turn(Mode::Shadow, &reflex, input);
         let mut env = self.env(&vars, input);
         let mut steps = Vec::new();
-        let stop = self.run_steps(&reflex, &mut env, Mode::Shadow, 0, &mut steps).err();
+        let stop = self.run_steps(&reflex, &mut env, Mode::Shadow, 0, 0, &mut steps).err();
         let (op, error) = match &stop {
-            Some(Stop::Escalate(reason)) => ("escalate".to_string(), Some(reason.clone())),
+            Some(Stop::Escalate(reason)) | Some(Stop::Held { reason, .. }) => {
+                ("escalate".to_string(), Some(reason.clone()))
+            }
             Some(Stop::Failed(err)) => ("error".to_string(), Some(err.clone())),
             None if steps.iter().any(|s| s.action == "reply") => ("reply".to_string(), None),
             None => ("ack".to_string(), None),

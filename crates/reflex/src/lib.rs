@@ -27,6 +27,7 @@ mod load_error;
 mod mode;
 pub mod pattern;
 pub mod reflex;
+pub mod shadow;
 mod spec;
 mod stats;
 pub mod testing;
@@ -37,7 +38,7 @@ mod write;
 
 pub use actions::{McpCaller, NoReplier, Replier, ReplyError, Target};
 pub use config::{ConfigError, ReflexConfig};
-pub use engine::{Engine, Handled, Input, StepRun};
+pub use engine::{Engine, Handled, HeldRun, Input, StepRun};
 pub use html::html_to_text;
 pub use learn::{Decided, ShadowRun, Verdict};
 pub use listing::listing;

@@ -14,8 +14,9 @@ use crate::engine::Engine;
 ///
 /// Tokens saved: the items it answered (runs that did not escalate) × `call_tokens`, the
 /// average tokens of an executive call on this hub (the budget ledger's all-time tokens over
-/// its calls; `cn budget` reports the same figure per reflex). Shadow runs save nothing.
-pub fn listing(engine: &Engine, call_tokens: u64) -> Vec<Value> {
+/// its calls; `cn budget` reports the same figure per reflex); null before any executive call
+/// was measured (nothing is claimed). Shadow runs save nothing.
+pub fn listing(engine: &Engine, call_tokens: Option<u64>) -> Vec<Value> {
     engine
         .reflexes()
         .iter()
@@ -39,7 +40,7 @@ pub fn listing(engine: &Engine, call_tokens: u64) -> Vec<Value> {
                 "compared": s.compared,
                 "agreed_distinct": s.agreed_on.len(),
                 "promotion_refused": s.promotion_refused,
-                "tokens_saved": s.fired.saturating_sub(s.escalated) * call_tokens,
+                "tokens_saved": call_tokens.map(|t| s.fired.saturating_sub(s.escalated) * t),
                 "fired": s.fired,
                 "succeeded": s.succeeded,
                 "failed": s.failed,

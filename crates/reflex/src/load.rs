@@ -56,6 +56,7 @@ impl Catalog {
         // Which names may be called as steps is needed before compiling any file.
         let callables: BTreeSet<String> = texts
             .iter()
+            .filter(|(_, t)| cn_compute::yaml::check(t).is_ok())
             .filter_map(|(_, t)| serde_yaml_ng::from_str::<serde_json::Value>(t).ok())
             .filter(|v| v.get("callable").and_then(|c| c.as_bool()) == Some(true))
             .filter_map(|v| v.get("name").and_then(|n| n.as_str()).map(String::from))

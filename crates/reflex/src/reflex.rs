@@ -74,6 +74,27 @@ pub struct Trigger {
     pub max_length: Option<usize>,
     pub question: Option<bool>,
     pub has_url: bool,
+    /// `from:` — whose items it takes (`owner`, `peer`, `peer:NAME`, `public`, a sense, or
+    /// `SENSE:USER`; `anyone`); empty: anyone's.
+    pub from: Vec<String>,
+    /// `kind:` — which kinds of item it takes (`message`, `answer`, `notice`, `impulse`,
+    /// `impulse:task` …, `event`, `event:file` …, `any`). Absent: a person's message, and —
+    /// for a pattern or a heuristic, not a level-2 triage — an event. The agent's own
+    /// impulses and another agent's automatic answers and notices reach only a reflex that
+    /// names them.
+    pub kinds: Vec<String>,
+}
+
+impl Trigger {
+    /// Whether it takes an item of this kind from this author.
+    pub fn takes(&self, kind: cn_hub::Kind, from: &cn_hub::Provenance) -> bool {
+        let kind_ok = if self.kinds.is_empty() {
+            kind.is_message() || (kind.is_event() && self.kind != TriggerKind::Local)
+        } else {
+            self.kinds.iter().any(|k| kind.matches(k))
+        };
+        kind_ok && (self.from.is_empty() || self.from.iter().any(|f| from.matches(f)))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -162,6 +183,8 @@ struct RawTrigger {
     question: Option<bool>,
     #[serde(default)]
     has_url: bool,
+    from: Option<OneOrMany>,
+    kind: Option<OneOrMany>,
 }
 
 #[derive(Deserialize)]
@@ -186,6 +209,15 @@ pub fn compile(
     registry: &Registry,
     callables: &BTreeSet<String>,
 ) -> Result<Reflex, Vec<LoadError>> {
+    // A reflex the executive writes is a model's text: bounded before it is parsed.
+    if let Err(e) = cn_compute::yaml::check(text) {
+        return Err(vec![LoadError {
+            file: file.to_path_buf(),
+            line: None,
+            field: String::new(),
+            message: e.to_string(),
+        }]);
+    }
     let raw: RawReflex = serde_yaml_ng::from_str(text).map_err(|e| vec![LoadError::from_yaml(file, &e)])?;
     let mut errors = Vec::new();
     let err = |errors: &mut Vec<LoadError>, field: &str, message: String| {
@@ -398,15 +430,36 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
             );
         }
     }
+    let list = |v: Option<OneOrMany>| match v {
+        None => vec![],
+        Some(OneOrMany::One(s)) => vec![s],
+        Some(OneOrMany::Many(v)) => v,
+    };
+    let kinds = list(raw.kind);
+    for k in &kinds {
+        if !cn_hub::Kind::known_pattern(k) {
+            err(
+                "trigger.kind",
+                format!(
+                    "`{k}` is not a kind of item (message, answer, notice, impulse, impulse:task, impulse:idea, \
+                     impulse:follow-up, impulse:schedule, event, event:file, event:calendar, event:webhook, any)"
+                ),
+            );
+        }
+    }
+    let from = list(raw.from);
+    for f in &from {
+        if f.trim().is_empty() {
+            err("trigger.from", "an empty author: give owner, peer, peer:NAME, public, a sense or SENSE:USER".into());
+        }
+    }
     let mut trigger = Trigger {
         kind: TriggerKind::None,
         pattern,
         extract: raw.extract,
-        sources: match raw.source {
-            None => vec![],
-            Some(OneOrMany::One(s)) => vec![s],
-            Some(OneOrMany::Many(v)) => v,
-        },
+        sources: list(raw.source),
+        from,
+        kinds,
         intents: raw.intents,
         keywords,
         unless,

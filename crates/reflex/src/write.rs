@@ -97,12 +97,13 @@ impl Engine {
         }
         // Written in shadow, marked learned, whatever the YAML says; the dry run tries it
         // as if active.
-        let yaml = &crate::learn::with_key(&crate::learn::with_key(yaml, "learned", "executive"), "mode", "shadow");
+        let yaml = &crate::shadow::with_key(&crate::shadow::with_key(yaml, "learned", "executive"), "mode", "shadow");
         // Check it among the others, as the loader would: callables, duplicate intents.
         let mut callables: std::collections::BTreeSet<String> =
             self.reflexes().iter().filter(|r| r.callable).map(|r| r.name.clone()).collect();
-        if serde_yaml_ng::from_str::<Value>(yaml).ok().and_then(|v| v.get("callable").and_then(Value::as_bool))
-            == Some(true)
+        if cn_compute::yaml::check(yaml).is_ok()
+            && serde_yaml_ng::from_str::<Value>(yaml).ok().and_then(|v| v.get("callable").and_then(Value::as_bool))
+                == Some(true)
         {
             callables.insert(name.to_string());
         }
@@ -229,7 +230,7 @@ pub(crate) fn read_named(path: &std::path::Path, name: &str) -> Result<String, W
 
 /// `text` with its top-level `enabled:` set to `on`.
 fn with_enabled(text: &str, on: bool) -> String {
-    crate::learn::with_key(text, "enabled", if on { "true" } else { "false" })
+    crate::shadow::with_key(text, "enabled", if on { "true" } else { "false" })
 }
 
 /// `git add` + `git commit` of the one file, if the hub is a git repository.

@@ -43,6 +43,7 @@ pub fn sync_files(paths: &[std::path::PathBuf], dirs: &[&Path]) -> io::Result<()
 }
 
 fn write_via_rename(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
+    crate::beneath::check(path)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -32,6 +32,9 @@ pub enum FrontmatterError {
     NotMapping,
     #[error("frontmatter field `{field}`: {error}")]
     Field { field: String, error: serde_yaml_ng::Error },
+    /// Too much nesting to parse at a bounded cost (a stranger's `[[[[…`).
+    #[error("the frontmatter is refused: {0}")]
+    TooComplex(cn_compute::yaml::TooComplex),
 }
 
 impl Doc {
@@ -47,6 +50,7 @@ impl Doc {
         let front = if yaml.trim().is_empty() {
             Mapping::new()
         } else {
+            cn_compute::yaml::check(yaml).map_err(FrontmatterError::TooComplex)?;
             match serde_yaml_ng::from_str::<Value>(yaml) {
                 Ok(Value::Mapping(m)) => m,
                 Ok(Value::Null) => Mapping::new(),

@@ -530,6 +530,9 @@ pub fn outcome_entry(level: Level, outcome: &Outcome) -> Entry {
                 .with("tool", call.tool.as_str())
                 .with("params", Value::Object(call.params.clone()));
             match result {
+                // A call cn did not carry out as asked (a reply the vetting withheld, handed up
+                // instead) says so: it is not `ok`.
+                Ok(v) if v.get("withheld").is_some() => e.with("outcome", "withheld").with("result", v.clone()),
                 Ok(v) => e.with("outcome", "ok").with("result", v.clone()),
                 Err(err) => e.with("outcome", "error").with("error", cn_compute::chain(&err)),
             }

@@ -7,6 +7,7 @@
 //! and report.
 
 pub mod atomic;
+pub mod beneath;
 pub mod frontmatter;
 pub mod journal;
 pub mod lock;

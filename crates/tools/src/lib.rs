@@ -13,4 +13,4 @@ mod registry;
 
 pub use context::{confine, ToolContext};
 pub use policy::{Grant, Policy};
-pub use registry::{typed, LateTools, Registry, Tool, ToolDoc};
+pub use registry::{check_from, typed, LateTools, Registry, Tool, ToolDoc};

@@ -194,9 +194,7 @@ impl Registry {
         let mut ctx = self.ctx.clone();
         ctx.level = level;
         if let Some((from, item)) = ctx.provenance() {
-            if !ctx.policy.allows_from(&from, &call.tool) {
-                return Err(self.hold(level, call, &from, item));
-            }
+            check_from(&ctx, level, call, &from, item.clone())?;
             ctx.from = Some(from);
             ctx.item = item;
         }
@@ -210,39 +208,54 @@ impl Registry {
         approved.ctx.from = Some(cn_hub::Provenance::Owner);
         approved.run(level, call)
     }
+}
 
-    /// A call `from`'s item may not cause: held for the owner's approval (journaled in
-    /// `state/approvals.json`, nothing run); the error tells the model so, and what to do
-    /// with the item meanwhile.
-    fn hold(&self, level: Level, call: &ToolCall, from: &cn_hub::Provenance, item: Option<String>) -> ToolError {
-        let tool = &call.tool;
-        let refused = format!("an item from {from} may not cause `{tool}` without the owner's approval");
-        let Some(hub) = &self.ctx.hub else { return ToolError::Denied(refused) };
-        let params = Value::Object(call.params.clone());
-        let shown = serde_json::to_string(&params).unwrap_or_default();
-        let on = item.as_deref().map_or(String::new(), |id| format!(" for item {id}"));
-        let req = cn_hub::approvals::Request {
-            tool: tool.clone(),
-            params,
-            runs: format!("`{tool}` {shown} at level {level}{on} from {}", from.label()),
-            remembers: cn_hub::config::Policy::widening(from, tool),
-            item,
-            from: Some(from.label()),
-            level: Some(level),
-        };
-        let timeout = self.ctx.policy.approval_timeout_secs.unwrap_or(cn_hub::approvals::DEFAULT_TIMEOUT_SECS);
-        match cn_hub::approvals::request(&cn_hub::Layout::new(hub), req, timeout) {
-            Ok(a) => {
-                tracing::info!(approval = %a.id, %tool, from = %from.label(), "held for the owner's approval");
-                ToolError::Held(format!(
+/// Whether the item from `from` (`item`: its id) may cause `call` (`policy.from`, see
+/// `Policy::allows_from`); when it may not, the call is held for the owner's approval
+/// (recorded in `state/approvals.json`, nothing run) and the error tells the caller so, and
+/// what to do with the item meanwhile. The one provenance check: [`Registry::run`] makes it
+/// for every tool call, and the front ends that decide without the registry (`cn out`,
+/// `cn mcp`'s `out`) make it for their decision.
+pub fn check_from(
+    ctx: &ToolContext,
+    level: Level,
+    call: &ToolCall,
+    from: &cn_hub::Provenance,
+    item: Option<String>,
+) -> Result<(), ToolError> {
+    if ctx.policy.allows_from(from, &call.tool) {
+        return Ok(());
+    }
+    let tool = &call.tool;
+    let refused = format!("an item from {from} may not cause `{tool}` without the owner's approval");
+    let Some(hub) = &ctx.hub else { return Err(ToolError::Denied(refused)) };
+    let params = Value::Object(call.params.clone());
+    let shown = serde_json::to_string(&params).unwrap_or_default();
+    let on = item.as_deref().map_or(String::new(), |id| format!(" for item {id}"));
+    let req = cn_hub::approvals::Request {
+        tool: tool.clone(),
+        params,
+        runs: format!("`{tool}` {shown} at level {level}{on} from {}", from.label()),
+        remembers: cn_hub::config::Policy::widening(from, tool),
+        item,
+        from: Some(from.label()),
+        level: Some(level),
+    };
+    let timeout = ctx.policy.approval_timeout_secs.unwrap_or(cn_hub::approvals::DEFAULT_TIMEOUT_SECS);
+    Err(match cn_hub::approvals::request(&cn_hub::Layout::new(hub), req, timeout) {
+        Ok(a) => {
+            tracing::info!(approval = %a.id, %tool, from = %from.label(), "held for the owner's approval");
+            ToolError::Held {
+                message: format!(
                     "{refused}: held as approval {} (the owner runs it with `cn approve {}`); \
                      decide the item without it meanwhile (reply, defer or surface it)",
                     a.id, a.id
-                ))
+                ),
+                approval: a.id,
             }
-            Err(e) => ToolError::Denied(format!("{refused}, and it could not be held: {e}", e = cn_compute::Chain(&e))),
         }
-    }
+        Err(e) => ToolError::Denied(format!("{refused}, and it could not be held: {e}", e = cn_compute::Chain(&e))),
+    })
 }
 
 impl cn_compute::Tools for Registry {

@@ -44,6 +44,17 @@ impl OpKind for Defer {
     }
 }
 
+impl Defer {
+    /// With a time to come back a day after `now` when it has none (a task's item: a
+    /// commitment always comes back).
+    pub(crate) fn with_next_time(self, now: time::OffsetDateTime) -> Defer {
+        match self.until {
+            Some(_) => self,
+            None => Defer { until: Some(cn_storage::rfc3339(now + time::Duration::days(1))), ..self },
+        }
+    }
+}
+
 pub(crate) fn parse_until(s: &str) -> Result<String> {
     use time::format_description::well_known::Rfc3339;
     if let Ok(t) = time::OffsetDateTime::parse(s, &Rfc3339) {

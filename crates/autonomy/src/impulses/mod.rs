@@ -85,6 +85,11 @@ pub struct ImpulseSources {
     offered_tasks: HashMap<String, Option<Timestamp>>,
     offered_ideas: HashMap<String, Timestamp>,
     reported: HashSet<String>,
+    /// Whether some level can work on the agent's own initiatives (an executive, or a level-2
+    /// model the owner trusts to decide). Without one, ideas are not raised and undated
+    /// commitments not followed up when idle: nothing could do more than close them. Tasks
+    /// falling due and schedule entries still come up (their time is the owner's).
+    explore: bool,
 }
 
 /// How long before the same idea may be offered again.
@@ -104,6 +109,7 @@ impl ImpulseSources {
             started,
             offered_tasks: HashMap::new(),
             offered_ideas: HashMap::new(),
+            explore: true,
             reported: HashSet::new(),
         }
     }
@@ -121,7 +127,7 @@ impl ImpulseSources {
             Ok(errors) => problems.extend(errors.iter().map(|e| cn_compute::chain(e))),
             Err(e) => problems.push(cn_compute::chain(&e)),
         }
-        if idle && out.impulses.is_empty() {
+        if idle && self.explore && out.impulses.is_empty() {
             match self.ideas.get() {
                 Ok(ideas) => self.idea(&ideas, now, &mut out),
                 Err(e) => problems.push(cn_compute::chain(&e)),
@@ -148,6 +154,12 @@ impl ImpulseSources {
         }
     }
 
+    /// Whether idle initiatives (ideas, undated commitments) are raised: only when some level
+    /// can work on them.
+    pub fn set_explore(&mut self, explore: bool) {
+        self.explore = explore;
+    }
+
     /// Let an item be offered again (its decision did not close it).
     pub fn release(&mut self, id: &str) {
         self.offered_tasks.remove(id);
@@ -172,7 +184,7 @@ impl ImpulseSources {
             // it open. A commitment with neither is followed up when idle, like an idea but
             // before one (document 003's "commitment follow-up").
             let next = t.next_time();
-            let ready = t.is_due(now) || (idle && next.is_none());
+            let ready = t.is_due(now) || (idle && self.explore && next.is_none());
             if !ready || self.offered_tasks.get(&t.id) == Some(&next) {
                 continue;
             }

@@ -23,6 +23,9 @@
 //!   and waits for their last trigger to be answered before it posts, so no trigger can
 //!   follow the message (which would show "typing…" again for ten seconds).
 //! - Answers mention nobody: a model's text cannot ping @everyone or a role.
+//! - Answers are plain text ([`plain`]): Discord's markdown is escaped and link previews are
+//!   suppressed, so a stranger's masked link or formatting repeated by a model is shown as
+//!   the characters it is.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,7 +37,7 @@ use serde_json::{json, Value};
 use tokio::sync::watch;
 use twilight_gateway::{ConfigBuilder, Intents, Message as GatewayMessage, Shard, ShardId};
 use twilight_http::Client;
-use twilight_model::channel::message::{AllowedMentions, MessageType};
+use twilight_model::channel::message::{AllowedMentions, MessageFlags, MessageReferenceType, MessageType};
 use twilight_model::channel::Message;
 use twilight_model::id::marker::{ChannelMarker, UserMarker};
 use twilight_model::id::Id;
@@ -72,21 +75,69 @@ pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Op
         return None;
     }
     let author = msg.author.global_name.as_deref().unwrap_or(&msg.author.name);
-    let text = first_line(&msg.content, 200);
+    // A forward is its original author's words (Discord does not say who that was), not the
+    // forwarder's: never the owner's, whoever forwards it (issue 34).
+    let forwarded = msg.reference.as_ref().is_some_and(|r| r.kind == MessageReferenceType::Forward)
+        || !msg.message_snapshots.is_empty();
+    let content = if forwarded {
+        let quoted: Vec<&str> = msg.message_snapshots.iter().map(|s| s.message.content.as_str()).collect();
+        format!("(forwarded by {author}; its author is not known)\n\n{}", quoted.join("\n\n"))
+    } else {
+        msg.content.clone()
+    };
+    let text = first_line(&content, 200);
     let text = if text.is_empty() { "(no text)".to_string() } else { text };
+    let author_id = (!forwarded).then(|| msg.author.id.to_string());
     Some(
         Percept::new(SenseKind::Discord, format!("{author}: {text}"))
             .key(format!("discord:{channel}/{}", msg.id))
-            .owner(filter.owners.contains(&msg.author.id.get()))
+            .owner(filter.owners.contains(&msg.author.id.get()) && !forwarded)
             .data(json!({
                 "channel_id": channel.to_string(),
                 "message_id": msg.id.to_string(),
-                "author_id": msg.author.id.to_string(),
+                "author_id": author_id,
                 "author": author,
                 "guild_id": msg.guild_id.map(|g| g.to_string()),
-                "content": msg.content,
+                "forwarded": forwarded,
+                "content": content,
             })),
     )
+}
+
+/// `text` as Discord shows it verbatim: every character Discord's markdown reads (`*`, `_`,
+/// `~`, `` ` ``, `|`, `[`, `]`, `<`, `>`, `\\`, and `#`, `-`, `+` at a line's start) escaped
+/// with a backslash. A model's answer may repeat a stranger's text, and a masked link
+/// (`[your bank](https://evil)`), a heading or a spoiler would then be posted as the
+/// agent's own formatting; escaped, it is plain text.
+pub fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut line_start = true;
+    for c in text.chars() {
+        let markup = matches!(c, '*' | '_' | '~' | '`' | '|' | '[' | ']' | '<' | '>' | '\\')
+            || (line_start && matches!(c, '#' | '-' | '+'));
+        if markup {
+            out.push('\\');
+        }
+        out.push(c);
+        line_start = c == '\n' || (line_start && c.is_whitespace());
+    }
+    out
+}
+
+/// `text` as the messages to post: cut at [`MESSAGE_MAX`] characters, each made [`plain`]; a
+/// part the escapes make too long is cut again at half the length (escaping at most doubles
+/// it), so no escape is ever split from its character.
+fn plain_parts(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in split(text, MESSAGE_MAX) {
+        let escaped = plain(&part);
+        if escaped.chars().count() <= MESSAGE_MAX {
+            out.push(escaped);
+        } else {
+            out.extend(split(&part, MESSAGE_MAX / 2).iter().map(|p| plain(p)));
+        }
+    }
+    out
 }
 
 /// The channel a Discord percept came from: where the answer goes.
@@ -349,7 +400,7 @@ impl DiscordHandle {
     pub fn send(&self, channel_id: u64, text: &str) -> Result<(), SenseError> {
         let channel = Id::<ChannelMarker>::new_checked(channel_id)
             .ok_or_else(|| discord_error(format!("{channel_id} is not a Discord channel id")))?;
-        let parts = split(text, MESSAGE_MAX);
+        let parts = plain_parts(text);
         let ended = self.inner.signal(channel_id, None);
         if parts.is_empty() {
             return Err(discord_error("an empty message cannot be sent"));
@@ -361,7 +412,10 @@ impl DiscordHandle {
             }
             let n = parts.len();
             for (i, part) in parts.iter().enumerate() {
-                if let Err(source) = inner.http.create_message(channel).content(part).await {
+                // No link previews either: a stranger's URL the model repeats is shown, not
+                // fetched by Discord and unfurled under the agent's name.
+                let sent = inner.http.create_message(channel).content(part).flags(MessageFlags::SUPPRESS_EMBEDS).await;
+                if let Err(source) = sent {
                     return Err(SenseError::DiscordPost { part: i + 1, parts: n, channel: channel.get(), source });
                 }
             }
@@ -495,8 +549,7 @@ impl DiscordChannel {
 
 /// The Discord channel an item came from (`channel-id` in its frontmatter).
 fn item_channel(item: &cn_agent::Item) -> Option<u64> {
-    (item.doc.get_str("sense") == Some("discord")).then_some(())?;
-    item.doc.get_str("channel-id")?.parse().ok()
+    item.origin(|_| false).answer.filter(|a| a.via == "discord")?.channel?.parse().ok()
 }
 
 impl Channel for DiscordChannel {
@@ -507,11 +560,11 @@ impl Channel for DiscordChannel {
         }
     }
 
-    fn finished(&mut self, item: &cn_agent::Item, decision: Option<&cn_agent::Gtd>) {
+    fn finished(&mut self, item: &cn_agent::Item, decided: Option<&cn_agent::Decided>) {
         let Some(ch) = item_channel(item) else { return };
-        if let Some(cn_agent::Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }))) = decision {
+        if let Some(message) = decided.and_then(cn_agent::Decided::told) {
             // `send` stops the channel's typing before the message goes out.
-            if let Err(e) = self.handle.send(ch, message) {
+            if let Err(e) = self.handle.send(ch, &message) {
                 tracing::error!(channel = ch, item = %item.id, e = %cn_compute::Chain(&e), "cannot deliver the reply to Discord");
             }
         }
@@ -543,6 +596,21 @@ mod tests {
         let parts = split(&words, 2000);
         assert!(parts.iter().all(|p| p.chars().count() <= 2000 && !p.starts_with(' ')));
         assert_eq!(parts.join(" ").split_whitespace().count(), 1000);
+    }
+
+    #[test]
+    fn answers_are_plain_text_whatever_markup_they_repeat() {
+        assert_eq!(plain("see [your bank](https://evil.test)"), "see \\[your bank\\](https://evil.test)");
+        assert_eq!(plain("# Heading\n- item\n  > quote"), "\\# Heading\n\\- item\n  \\> quote");
+        assert_eq!(
+            plain("a-b #1 **bold** ||x|| <@123> `c` \\"),
+            "a-b #1 \\*\\*bold\\*\\* \\|\\|x\\|\\| \\<@123\\> \\`c\\` \\\\"
+        );
+        // Long answers: every part within the limit, nothing lost, no escape cut off.
+        let text = "[".repeat(3000);
+        let parts = plain_parts(&text);
+        assert!(parts.len() > 2 && parts.iter().all(|p| p.chars().count() <= MESSAGE_MAX && p.starts_with("\\[")));
+        assert_eq!(parts.concat(), "\\[".repeat(3000));
     }
 
     #[test]

@@ -88,6 +88,12 @@ pub enum SenseError {
     /// (Another hub's daemon on the same port is the usual cause: say how to choose one.)
     #[error("cannot listen on {addr} (senses.bind in cn.yaml; another hub's daemon may hold it: set a free port, or 127.0.0.1:0 to take any)")]
     Bind { addr: SocketAddr, source: std::io::Error },
+    #[error(
+        "senses.bind: {addr} is not a loopback address; the owner endpoint is plain HTTP, so the owner token \
+         would cross the network in clear. Bind 127.0.0.1 (and put a TLS proxy or an ssh tunnel in front), or \
+         set `senses.allow_remote: true` in cn.yaml if you mean it"
+    )]
+    Remote { addr: SocketAddr },
     #[error("{url}")]
     Http { url: String, source: reqwest::Error },
     #[error("{url}: HTTP {status}")]
@@ -152,6 +158,110 @@ pub async fn read_capped(mut resp: reqwest::Response, url: &str, cap: usize) -> 
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+/// Most connections the senses' HTTP server holds at once; more wait in the kernel's
+/// backlog until one closes. Each costs at most its header buffer ([`HEADER_MAX`]) until the
+/// request is authenticated, so a flood of half-sent requests is bounded in memory.
+pub const CONNECTIONS_MAX: usize = 64;
+
+/// How long a client has to send a request's header; a slower one is disconnected.
+pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long a client has to send a body, once its request is authenticated (or, for
+/// GitHub, its headers checked).
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The longest a connection lives, whatever it does (keep-alive included).
+pub const CONNECTION_TIME: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Most bytes of a request's header.
+pub const HEADER_MAX: usize = 64 << 10;
+
+/// Serve `app` on `listener` until `stop`: one task per connection, at most
+/// [`CONNECTIONS_MAX`] at once, each with a header deadline ([`HEADER_TIMEOUT`]), a header
+/// cap ([`HEADER_MAX`]) and a lifetime ([`CONNECTION_TIME`]). (axum's own `serve` has
+/// neither a header deadline nor a connection limit.)
+async fn serve(listener: tokio::net::TcpListener, app: Router, mut stop: tokio::sync::oneshot::Receiver<()>) {
+    let permits = std::sync::Arc::new(tokio::sync::Semaphore::new(CONNECTIONS_MAX));
+    loop {
+        let permit = tokio::select! {
+            p = permits.clone().acquire_owned() => p,
+            _ = &mut stop => break,
+        };
+        let Ok(permit) = permit else { break };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors, say: wait a moment rather than spin.
+                    tracing::warn!(e = %cn_compute::Chain(&e), "the senses' HTTP server cannot accept a connection");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = &mut stop => break,
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_TIMEOUT).max_buf_size(HEADER_MAX);
+            let conn = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            match tokio::time::timeout(CONNECTION_TIME, conn).await {
+                Ok(Err(e)) => {
+                    tracing::debug!(e = %cn_compute::Chain(&e), "a senses' HTTP connection ended with an error")
+                }
+                Err(_) => tracing::debug!("a senses' HTTP connection reached its time limit"),
+                Ok(Ok(())) => {}
+            }
+        });
+    }
+}
+
+/// Why a request's body was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BodyError {
+    #[error("the body is larger than {0} bytes")]
+    TooLarge(usize),
+    #[error("the body did not arrive within {0:?}")]
+    TooSlow(std::time::Duration),
+    #[error("the body could not be read")]
+    Broken,
+}
+
+impl BodyError {
+    /// The HTTP answer: 413, 408 or 400 with the reason.
+    pub fn answer(self) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
+        let status = match self {
+            BodyError::TooLarge(_) => axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            BodyError::TooSlow(_) => axum::http::StatusCode::REQUEST_TIMEOUT,
+            BodyError::Broken => axum::http::StatusCode::BAD_REQUEST,
+        };
+        (status, axum::Json(serde_json::json!({ "error": self.to_string() })))
+    }
+}
+
+/// A request's body, read only now (after its request was authenticated), at most `cap`
+/// bytes (a declared `Content-Length` over it is refused before reading anything) and
+/// within [`BODY_TIMEOUT`].
+pub async fn read_body(
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Body,
+    cap: usize,
+) -> Result<axum::body::Bytes, BodyError> {
+    let declared = headers.get(axum::http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > cap as u64) {
+        return Err(BodyError::TooLarge(cap));
+    }
+    match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, cap)).await {
+        Err(_) => Err(BodyError::TooSlow(BODY_TIMEOUT)),
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(e)) => {
+            let too_large = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            Err(if too_large { BodyError::TooLarge(cap) } else { BodyError::Broken })
+        }
+    }
 }
 
 /// The first non-empty line of `text`, trimmed, cut to `max` characters (for summaries).
@@ -344,6 +454,9 @@ impl Senses {
         attention: Attention,
     ) -> Result<Senses, SenseError> {
         install_tls_provider();
+        if !config.bind.ip().is_loopback() && !config.allow_remote {
+            return Err(SenseError::Remote { addr: config.bind });
+        }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("cn-senses")
@@ -367,14 +480,7 @@ impl Senses {
             addr = listener.local_addr().ok();
             let (tx, rx) = tokio::sync::oneshot::channel::<()>();
             shutdown = Some(tx);
-            runtime.spawn(async move {
-                let served = axum::serve(listener, app).with_graceful_shutdown(async {
-                    let _ = rx.await;
-                });
-                if let Err(e) = served.await {
-                    tracing::error!(e = %cn_compute::Chain(&e), "the senses' HTTP server stopped");
-                }
-            });
+            runtime.spawn(serve(listener, app, rx));
             tracing::info!(?addr, "senses listening");
         }
 

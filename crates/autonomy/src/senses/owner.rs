@@ -7,14 +7,18 @@
 //! 401 and produces nothing. Only `Content-Type: application/json` is taken (415 otherwise),
 //! so no web page can send a "simple" cross-site request; a request whose `Origin` is not the
 //! endpoint's own, or whose `Host` is not a loopback name or an IP address (DNS rebinding),
-//! is refused with 403; more than [`BURST`] requests at once, refilled at [`PER_SECOND`], get
-//! 429. 202 means the message is in attention's spool (it survives a kill); when the spool
-//! cannot be written (a full disk) the answer is 507 and nothing was taken.
+//! is refused with 403; more than [`BURST`] authenticated requests at once, refilled at
+//! [`PER_SECOND`], get 429 (counted only once the token is checked, so requests without it
+//! cannot use up the owner's). The body is read only after all of that, at most
+//! [`BODY_MAX`] bytes within `senses::BODY_TIMEOUT` (413, 408 otherwise): a request without
+//! the token costs its header and nothing more. 202 means the message is in attention's
+//! spool (it survives a kill); when the spool cannot be written (a full disk) the answer is
+//! 507 and nothing was taken.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
@@ -30,6 +34,9 @@ use crate::percept::{Percept, SenseKind};
 pub const BURST: f64 = 20.0;
 /// Requests a second it takes after a burst.
 pub const PER_SECOND: f64 = 5.0;
+
+/// The largest message body the endpoint reads.
+pub const BODY_MAX: usize = 1 << 20;
 
 /// The owner endpoint as a [`Sense`]: mounts `POST /owner/message` on the senses' server.
 pub struct OwnerSense {
@@ -116,11 +123,8 @@ pub fn local_host(host: &str) -> bool {
 pub async fn receive(
     State(ep): State<Arc<OwnerEndpoint>>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> (StatusCode, Json<Value>) {
-    if !ep.admit() {
-        return refuse(StatusCode::TOO_MANY_REQUESTS, "too many requests; try again in a second");
-    }
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let host = header("host").unwrap_or("");
     if !local_host(host) {
@@ -138,12 +142,20 @@ pub async fn receive(
             "missing or wrong bearer token (the hub's owner token: `cn chat` sends it)",
         );
     }
+    // Counted only now: requests without the token cannot use up the owner's.
+    if !ep.admit() {
+        return refuse(StatusCode::TOO_MANY_REQUESTS, "too many requests; try again in a second");
+    }
     let json_body = header("content-type")
         .and_then(|ct| ct.split(';').next())
         .is_some_and(|ct| ct.trim().eq_ignore_ascii_case("application/json"));
     if !json_body {
         return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "send JSON with Content-Type: application/json");
     }
+    let body = match super::read_body(&headers, body, BODY_MAX).await {
+        Ok(b) => b,
+        Err(e) => return e.answer(),
+    };
     let (text, thread) = match serde_json::from_slice::<Value>(&body) {
         Ok(v) => (
             v.get("text").and_then(Value::as_str).unwrap_or("").to_string(),

@@ -86,8 +86,7 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     }
     match args.command {
         Sub::List { json } => {
-            let call_tokens = cn_agent::Hub::find(Some(&hub))
-                .map_or(cn_daemon::economy::DEFAULT_CALL_TOKENS, |h| cn_daemon::economy::call_tokens(&h));
+            let call_tokens = cn_agent::Hub::find(Some(&hub)).ok().and_then(|h| cn_daemon::economy::call_tokens(&h));
             list(&engine, json, call_tokens)
         }
         Sub::Approve { name } => {
@@ -208,7 +207,7 @@ fn switch(hub: &Path, name: &str, on: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn list(engine: &Engine, as_json: bool, call_tokens: u64) -> anyhow::Result<ExitCode> {
+fn list(engine: &Engine, as_json: bool, call_tokens: Option<u64>) -> anyhow::Result<ExitCode> {
     let rows = cn_reflex::listing(engine, call_tokens);
     let errors = engine.errors();
     if as_json {
@@ -233,7 +232,7 @@ fn list(engine: &Engine, as_json: bool, call_tokens: u64) -> anyhow::Result<Exit
                 r["trigger"].as_str().unwrap_or(""),
                 format!("{}{learned}", r["mode"].as_str().unwrap_or("")),
                 agreed,
-                r["tokens_saved"].as_u64().unwrap_or(0),
+                r["tokens_saved"].as_u64().map_or("-".to_string(), |t| t.to_string()),
                 r["fired"].as_u64().unwrap_or(0),
                 r["succeeded"].as_u64().unwrap_or(0),
                 r["failed"].as_u64().unwrap_or(0),
@@ -246,6 +245,9 @@ fn list(engine: &Engine, as_json: bool, call_tokens: u64) -> anyhow::Result<Exit
     }
     if !as_json && rows.iter().any(|r| r["learned"].is_string()) {
         println!("(* learned from the executive; AGREED: agreed/compared in shadow; SAVED: executive tokens)");
+    }
+    if !as_json && call_tokens.is_none() && !rows.is_empty() {
+        println!("(SAVED: none claimed until an executive call is measured on this hub)");
     }
     for e in errors {
         eprintln!("cn: reflex skipped: {e}", e = cn_compute::Chain(&e));

@@ -6,6 +6,7 @@
 //! over read-only git servers.)
 
 use crate::agent_common;
+use crate::hub_common;
 
 use std::path::{Path, PathBuf};
 
@@ -75,7 +76,13 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
     assert_eq!(item["subject"], "Please review", "{item}");
     assert!(cn_ok(&b, &["input", "--help"]).contains("subject"));
 
-    // b delegates to c; a hears of it.
+    // b delegates to c; a hears of it. A peer's item may not make b mail another peer
+    // unasked (issue 34: `cn out` is held like the executive's call) until b's owner says so.
+    let held = cn_cmd(&b).args(["out", "delegate", "--to", "c"]).output().unwrap();
+    let err = String::from_utf8_lossy(&held.stderr);
+    assert!(!held.status.success() && err.contains("held as approval ap-"), "{err}");
+    assert!(md_names(&b.join("threads/mail/outbox")).is_empty(), "nothing mailed");
+    hub_common::allow_from(&b, "peer:a", &["delegate"]);
     cn_ok(&b, &["out", "delegate", "--to", "c"]);
     let r = json(&cn_ok(&b, &["sync", "--json"]));
     assert_eq!(r["sent"].as_array().unwrap().len(), 2, "{r}");

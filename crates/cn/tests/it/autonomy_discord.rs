@@ -148,9 +148,25 @@ fn a_discord_message_is_answered_in_its_channel_typing_while_the_model_works() {
     let item = cn_storage::Doc::parse(&std::fs::read_to_string(hub.join(format!("threads/archived/{id}.md"))).unwrap())
         .unwrap();
     let front = |k: &str| item.get_str(k).map(str::to_string);
+    // Where to answer is the item's typed origin: the channel, the message, the author.
+    let origin = |k: &str| origin_field(&item, k);
     assert_eq!(
-        (front("from"), front("sense"), front("channel-id"), front("message-id"), front("author-id")),
-        (Some("discord".into()), Some("discord".into()), Some("10".into()), Some("2001".into()), Some("100".into()))
+        (
+            front("from"),
+            origin("sense"),
+            origin("answer.channel"),
+            origin("answer.message"),
+            origin("author"),
+            origin("kind")
+        ),
+        (
+            Some("discord".into()),
+            Some("discord".into()),
+            Some("10".into()),
+            Some("2001".into()),
+            Some("discord:100".into()),
+            Some("message".into())
+        )
     );
     assert!(item.body.contains("It fails on main."), "{}", item.body);
     let journal_text = std::fs::read_to_string(hub.join("state/journal.jsonl")).unwrap();
@@ -218,7 +234,11 @@ fn the_owner_approves_a_held_action_by_discord_message_and_a_stranger_cannot() {
         messages(s, 12).iter().any(|m| m.contains(&format!("approved {mine}")))
     });
     let answer = messages(&seen, 12).into_iter().find(|m| m.contains(&format!("approved {mine}"))).unwrap();
-    assert!(answer.contains("note_write"), "{answer}");
+    // Plain text: Discord's markdown escaped (the backticks and `_` of `note_write`), and no
+    // link previews (SUPPRESS_EMBEDS, 1 << 2) for a URL a model repeats.
+    assert!(answer.contains("\\`note\\_write\\`"), "{answer}");
+    let posted = seen.iter().find(|s| s.what == "message" && s.body["content"] == *answer).unwrap();
+    assert_eq!(posted.body["flags"], 4, "{:?}", posted.body);
     assert_eq!(std::fs::read_to_string(note("mine")).unwrap(), "held from discord");
     assert!(!note("theirs").exists());
     let listed: Vec<Value> = serde_json::from_str(&cn_ok(&hub, &["approvals", "--all", "--json"])).unwrap();

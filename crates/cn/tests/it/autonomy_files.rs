@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use daemon_common::*;
 
-const ACK: &str = "cat > /dev/null\nprintf '```yaml\\ntool: reply\\nmessage: noted\\n```\\n'\n";
+const ACK: &str = "cat > /dev/null\nprintf '```yaml\\ntool: reply\\nmessage: the plan is on track\\n```\\n'\n";
 
 #[test]
 fn reads_and_cns_own_writes_make_no_item_and_an_edit_makes_one() {
@@ -28,7 +28,7 @@ fn reads_and_cns_own_writes_make_no_item_and_an_edit_makes_one() {
     // `git add -A`, which reads every file in the tree); a person reads the notes.
     for i in 0..3 {
         let out = cn_ok(&hub, &["chat", &format!("question {i}")]);
-        assert_eq!(out.trim(), "noted");
+        assert_eq!(out.trim(), "the plan is on track");
         assert_eq!(std::fs::read_to_string(hub.join("notes/read-only.md")).unwrap(), "only ever read\n");
     }
     // A real edit: one item for it, and none for the file only read.

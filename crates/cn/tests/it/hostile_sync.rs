@@ -66,3 +66,129 @@ fn mail_with_bytes_that_are_not_utf8_is_rejected_not_fatal() {
     let again = json(&cn_ok(&b, &["sync", "--json"]));
     assert!(again["received"].as_array().unwrap().is_empty() && again["rejected"].as_array().unwrap().is_empty());
 }
+
+/// The size of everything under `dir`, in bytes.
+fn du(dir: &Path) -> u64 {
+    let mut total = 0;
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let m = e.metadata().unwrap();
+        total += if m.is_dir() { du(&e.path()) } else { m.len() };
+    }
+    total
+}
+
+/// Bytes no compressor shrinks (a xorshift stream), so a pack holds them at full size.
+fn noise(n: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b'a' + (x % 26) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn mail_over_the_cap_is_refused_with_a_notice_and_never_fetched_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a, a_bare) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    let yaml = std::fs::read_to_string(b.join("cn.yaml")).unwrap();
+    std::fs::write(b.join("cn.yaml"), format!("{yaml}\nmail:\n  max_bytes: 65536\n")).unwrap();
+    // A mail of 2 MB that compresses to nothing (read by size, never into memory), one of
+    // 2 MB that does not compress (refused while it is fetched), and a small one.
+    push_raw_mail(root, &a_bare, "b", "m1-zeros", &mail("m1-zeros", &vec![b'0'; 2 << 20]));
+    push_raw_mail(root, &a_bare, "b", "m2-noise", &mail("m2-noise", &noise(2 << 20)));
+    push_raw_mail(root, &a_bare, "b", "m3-small", &mail("m3-small", b"hello\n"));
+    let objects = b.join(".git/objects");
+    let before = du(&objects);
+
+    let r = json(&cn_ok(&b, &["sync", "--json"]));
+    assert_eq!(r["received"], serde_json::json!(["m3-small"]), "{r}");
+    let mut rejected: Vec<String> =
+        r["rejected"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+    rejected.sort();
+    assert_eq!(rejected, ["a/m1-zeros", "a/m2-noise"], "{r}");
+    let record = std::fs::read_to_string(b.join("state/peer-mail.json")).unwrap();
+    assert!(record.contains("more than this hub takes (65536; cn.yaml `mail.max_bytes`"), "{record}");
+    // Each sender hears why; nothing of the refused mail stays in b's repository.
+    let notices: Vec<String> = md_names(&b.join("threads/mail/sent"))
+        .iter()
+        .map(|n| std::fs::read_to_string(b.join("threads/mail/sent").join(n)).unwrap())
+        .collect();
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(notices.iter().all(|n| n.contains("more than this hub takes")), "{notices:?}");
+    let grown = du(&objects) - before;
+    assert!(grown < 256 << 10, "b's .git grew by {grown} bytes");
+    let quarantine = b.join(".git/cn-mail-in");
+    assert_eq!(std::fs::read_dir(&quarantine).unwrap().count(), 0, "the quarantine is emptied");
+
+    // Receipted: a releases them, and no later sync fetches them again.
+    cn_ok(&a, &["sync"]);
+    let again = json(&cn_ok(&b, &["sync", "--json"]));
+    assert!(again["received"].as_array().unwrap().is_empty() && again["rejected"].as_array().unwrap().is_empty());
+    assert!(du(&objects) - before < 256 << 10);
+}
+
+#[test]
+fn frontmatter_nested_past_the_bound_is_refused_unparsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a, a_bare) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    // 200,000 `[` in the frontmatter: libyaml would take the better part of a minute.
+    let bomb = format!(
+        "---\nid: m1-nest\nto: b\nfrom: a\nthread: m1-nest\ncreated: 2026-01-01T00:00:00Z\nx: {}\n---\n\nhi\n",
+        "[".repeat(200_000)
+    );
+    push_raw_mail(root, &a_bare, "b", "m1-nest", bomb.as_bytes());
+    push_raw_mail(root, &a_bare, "b", "m2-ok", &mail("m2-ok", b"hello\n"));
+    let r = json(&cn_ok(&b, &["sync", "--json"]));
+    assert_eq!(r["received"], serde_json::json!(["m2-ok"]), "{r}");
+    assert_eq!(r["rejected"], serde_json::json!(["a/m1-nest"]), "{r}");
+    let record = std::fs::read_to_string(b.join("state/peer-mail.json")).unwrap();
+    assert!(record.contains("more nesting than cn parses"), "refused before parsing: {record}");
+}
+
+#[test]
+fn the_hub_is_not_held_while_a_peer_is_read() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (b, _) = hub_with_origin(root, "b");
+    // A peer whose git server accepts and then says nothing: the sync waits on it.
+    let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = server.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for conn in server.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let _ = tx.send(());
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 1024];
+                while conn.read(&mut buf).is_ok_and(|n| n > 0) {}
+            });
+        }
+    });
+    // `cn peer add` asks the remote first (and, given no answer, records it with a warning).
+    cn_ok(&b, &["peer", "add", "slow", &format!("git://127.0.0.1:{port}/slow.git")]);
+    rx.recv_timeout(std::time::Duration::from_secs(60)).expect("peer add asked the peer");
+    let mut sync =
+        cn_cmd(&b).arg("sync").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the sync reaches the peer");
+    // While it waits, the owner's commands go on.
+    put_item(&b, "o1", "owner", "inbox", "2026-01-06T16:00:00Z", "hello");
+    cn_ok(&b, &["input"]);
+    cn_ok(&b, &["out", "do", "noop", "--reason", "seen"]);
+    assert!(b.join("threads/archived/o1.md").is_file());
+    assert!(sync.try_wait().unwrap().is_none(), "the sync was still waiting on the peer");
+    sync.kill().unwrap();
+    sync.wait().unwrap();
+}

@@ -9,6 +9,7 @@
 //! is retired after the release, and no hub could write another's repository.
 
 use crate::agent_common;
+use crate::hub_common;
 use crate::peer_servers;
 
 use std::collections::BTreeMap;
@@ -121,6 +122,7 @@ fn four_hubs_on_read_only_servers_mail_each_other_once() {
     assert_eq!((item["from"].as_str(), item["content"].as_str()), (Some("a"), Some("Please review PR #42\n")));
 
     // b delegates to c; a hears of it. c replies to b. d writes to a and to c.
+    hub_common::allow_from(b, "peer:a", &["delegate"]);
     cn_ok(b, &["out", "delegate", "--to", "c"]);
     cn_ok(d, &["send", "--to", "a", "--message", "hello a, from d"]);
     cn_ok(d, &["send", "--to", "c", "--message", "hello c, from d"]);

@@ -187,12 +187,13 @@ fn list_shows_analytics_and_names_broken_files() {
     let err = String::from_utf8_lossy(&o.stderr);
     let row = out.lines().find(|l| l.starts_with("summarize-url")).unwrap_or_else(|| panic!("{out}"));
     let cols: Vec<&str> = row.split_whitespace().collect();
-    // Mode, agreement (none compared), executive tokens saved (3 answered × 3000, the
-    // default call before the ledger has one), then the analytics.
+    // Mode, agreement (none compared), executive tokens saved (none claimed: no executive
+    // call was measured on this hub), then the analytics.
     assert_eq!(
         cols,
-        ["summarize-url", "2", "pattern", "active", "-", "9000", "4", "3", "1", "1", "12.5", "9.0", "enabled"]
+        ["summarize-url", "2", "pattern", "active", "-", "-", "4", "3", "1", "1", "12.5", "9.0", "enabled"]
     );
+    assert!(out.contains("none claimed until an executive call is measured"), "{out}");
     assert!(err.contains("broken.yaml:3: `trigger.pattern`: not a valid regex"), "{err}");
 
     let o = cn(hub.path(), &["reflex", "list", "--json"], None);
@@ -201,7 +202,8 @@ fn list_shows_analytics_and_names_broken_files() {
     assert_eq!(v["reflexes"][0]["fired"], 4);
     assert_eq!(
         (v["reflexes"][0]["mode"].as_str(), v["reflexes"][0]["tokens_saved"].as_u64()),
-        (Some("active"), Some(9000))
+        (Some("active"), None),
+        "no saving is claimed before an executive call was measured"
     );
     assert_eq!(v["errors"][0]["line"], 3);
     assert_eq!(v["errors"][0]["field"], "trigger.pattern");

@@ -1,7 +1,8 @@
 //! Git never takes a stranger's string where an option can go: a peer remote beginning with
-//! `--upload-pack=` is refused by `cn peer add` and never reaches git on `cn sync`; a git
-//! error with a credentialed remote URL is redacted before it reaches a message, the journal
-//! or a commit.
+//! `--upload-pack=` is refused by `cn peer add` and never reaches git on `cn sync`; a peer's
+//! remote with credentials is refused (it would be committed, issue 34), and a git error with
+//! the owner's credentialed `origin` is redacted before it reaches a message, the journal or
+//! a commit.
 
 use crate::daemon_common;
 
@@ -45,15 +46,40 @@ fn a_remote_that_is_an_option_never_runs_a_command() {
 fn a_credentialed_remote_never_reaches_a_message_the_journal_or_a_commit() {
     let dir = tempfile::tempdir().unwrap();
     let hub = hub(dir.path(), "ada", ACK, "");
-    // Nothing listens on port 9: git fails and quotes the URL.
-    cn_ok(&hub, &["peer", "add", "pi", "https://ada:hunter2@127.0.0.1:9/pi.git"]);
+    // A peer's remote is committed (state/peers.json, cn.yaml) and pushed to where every peer
+    // reads: one with credentials is refused, its password in no message.
+    for remote in ["https://ada:hunter2@127.0.0.1:9/pi.git", "https://hunter2@example.com/pi.git"] {
+        let out = cn_cmd(&hub).args(["peer", "add", "pi", remote]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("carries credentials") && !err.contains("hunter2"), "{err}");
+    }
+    assert!(!hub.join("state/peers.json").exists(), "nothing recorded");
+    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
+    std::fs::write(hub.join("cn.yaml"), format!("{yaml}peers:\n  pi: https://ada:hunter2@127.0.0.1:9/pi.git\n"))
+        .unwrap();
+    let out = cn_cmd(&hub).arg("sync").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("peers.pi") && err.contains("carries credentials"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+    std::fs::write(hub.join("cn.yaml"), &yaml).unwrap();
+
+    // The owner's own `origin` may carry them (git's config is never committed): git's
+    // errors quoting it are redacted. Nothing listens on port 9: git fails and quotes the URL.
+    let peer = dir.path().join("pi.git");
+    assert!(std::process::Command::new("git").args(["init", "-q", "--bare"]).arg(&peer).status().unwrap().success());
+    cn_ok(&hub, &["peer", "add", "pi", peer.to_str().unwrap()]);
+    let git = |args: &[&str]| std::process::Command::new("git").arg("-C").arg(&hub).args(args).status().unwrap();
+    assert!(git(&["remote", "add", "origin", "https://ada:hunter2@127.0.0.1:9/ada.git"]).success());
+    cn_ok(&hub, &["send", "--to", "pi", "--message", "hello"]);
     let out = cn_cmd(&hub).arg("sync").output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("127.0.0.1:9"), "git's error is shown: {text}");
     assert!(!text.contains("hunter2"), "{text}");
     let journal = std::fs::read_to_string(hub.join("state/journal.jsonl")).unwrap_or_default();
     assert!(!journal.contains("hunter2"), "{journal}");
-    let log = std::process::Command::new("git").arg("-C").arg(&hub).args(["log", "--format=%B"]).output().unwrap();
+    let log =
+        std::process::Command::new("git").arg("-C").arg(&hub).args(["log", "-p", "--format=%B"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&log.stdout).contains("hunter2"));
 }
 

@@ -81,18 +81,28 @@ fn only_the_owner_token_over_json_from_this_machine_reaches_the_agent() {
 }
 
 #[test]
-fn a_burst_of_guesses_is_rate_limited() {
+fn guesses_never_use_up_the_owners_rate_limit_and_the_owners_burst_is_limited() {
     let dir = tempfile::tempdir().unwrap();
     let hub = hub(dir.path(), "ada", MODEL, "");
     let mut daemon = Daemon::start(&hub, &[]);
     let url = daemon.owner_url();
-    let statuses: Vec<u16> = (0..60)
+    // Requests without the token are refused before they count (issue 34: they used to
+    // spend the owner's bucket, and `cn chat` got 429).
+    let guesses: Vec<u16> = (0..60)
         .map(|i| {
             let guess = format!("Bearer guess-{i}");
             raw_post(&url, &[("Content-Type", "application/json"), ("Authorization", &guess)], "{\"text\": \"x\"}")
         })
         .collect();
-    assert!(statuses.iter().all(|s| *s == 401 || *s == 429), "{statuses:?}");
-    assert!(statuses.contains(&429), "{statuses:?}");
+    assert!(guesses.iter().all(|s| *s == 401), "{guesses:?}");
+    let out = cn_ok(&hub, &["chat", "--timeout", "60", "what is the status?"]);
+    assert_eq!(out.trim(), "status is green");
+    // The owner's own burst is limited.
+    let (name, value) = owner_auth(&hub);
+    let owned: Vec<u16> = (0..60)
+        .map(|_| raw_post(&url, &[("Content-Type", "application/json"), (name, &value)], "{\"text\": \"x\"}"))
+        .collect();
+    assert!(owned.iter().all(|s| *s == 202 || *s == 429), "{owned:?}");
+    assert!(owned.contains(&429), "{owned:?}");
     assert!(daemon.stop().success());
 }

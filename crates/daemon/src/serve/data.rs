@@ -150,7 +150,7 @@ pub fn chat_history(hub: &Hub) -> Value {
         });
         let Some(item) = item else { continue };
         let text = item.content.split("\n## ").next().unwrap_or("").trim().to_string();
-        history.push(json!({"id": id, "ts": field("ts"), "text": text, "answer": cn_agent::answer::answer(&item)}));
+        history.push(json!({"id": id, "ts": field("ts"), "text": text, "answer": cn_agent::answer::Answer::of_item(&item).to_person(true)}));
     }
     history.reverse();
     // Messages still waiting: in the inbox, or being worked on.
@@ -417,19 +417,30 @@ pub fn loops(hub: &Hub) -> Value {
         .map(|d| {
             let name = hub.layout().relative(&d).display().to_string();
             let sensor = std::fs::read_to_string(d.join(cn_loops::LOOP_RUN).join(cn_loops::SENSOR_OUTPUT)).ok();
+            let progress = loop_progress(&d);
             match cn_loops::status(&d) {
                 Ok(s) => json!({
                     "dir": if name.is_empty() { ".".to_string() } else { name },
                     "iteration": s.iteration,
                     "status": s.status.to_string(),
                     "sensor": sensor,
+                    "progress": progress,
                     "iterations": s.commits.iter().map(|c| json!({"commit": c.sha, "iteration": c.iteration, "status": c.status, "body": c.body})).collect::<Vec<_>>(),
                 }),
-                Err(e) => json!({"dir": name, "error": cn_compute::chain(&e), "sensor": sensor}),
+                Err(e) => json!({"dir": name, "error": cn_compute::chain(&e), "sensor": sensor, "progress": progress}),
             }
         })
         .collect();
     json!({"loops": loops})
+}
+
+/// The latest run of the loop at `dir` as `cn loop run` printed it (its last 100 lines), and
+/// whether it is still running: the Loops view follows it.
+fn loop_progress(dir: &Path) -> Value {
+    let events = cn_loops::progress::read(dir).unwrap_or_default();
+    let lines: Vec<String> = events.iter().map(ToString::to_string).collect();
+    let from = lines.len().saturating_sub(100);
+    json!({"running": cn_loops::progress::running(&events), "lines": &lines[from..]})
 }
 
 #[cfg(test)]

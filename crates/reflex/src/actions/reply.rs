@@ -22,6 +22,9 @@ pub struct Target {
     pub source: Option<String>,
     /// The item's text.
     pub text: String,
+    /// The reflex answering and its level (journaled with the decision its reply makes).
+    pub reflex: String,
+    pub level: u8,
 }
 
 /// How replies and reactions reach the sender; implemented by the agent layer.

@@ -2,9 +2,11 @@
 //! run by `cn_hub::child`: only `policy.env`'s variables (and a minimal `PATH`, `HOME`,
 //! `LANG`), its whole process group killed at the policy's time limit or when `sh` exits,
 //! its output cut (and the command stopped) at the size limit; sandboxed (`cn_hub::sandbox`:
-//! writes only in the hub outside its protected paths — never `.git/`, `cn.yaml`,
-//! `state/peers.json`, … — and its own temporary directory, no network unless
-//! `policy.shell_network`) unless `policy.sandbox: false`.
+//! it writes only in the hub's folders that are not cn's — never `.git/`, `cn.yaml`,
+//! `state/`, `threads/`, `loops/`, which cn changes itself — and its own temporary
+//! directory; it reads neither `.git/` (the owner token) nor secret files; it signals nothing
+//! outside its own process group; no network unless `policy.shell_network`) unless
+//! `policy.sandbox: false`.
 
 use std::sync::Arc;
 
@@ -39,8 +41,8 @@ pub(crate) fn tool() -> Arc<dyn Tool> {
                 .timeout(super::timeout(ctx))
                 .max_output(limit);
             if ctx.policy.sandboxed() {
-                // Writes only in the hub (or the loop's tree) outside its protected paths
-                // (`.git/`, `cn.yaml`, …), no network unless granted.
+                // Writes only in the hub's own folders that are not cn's (or in the loop's
+                // tree but its `.git/`), reads no token, no network unless granted.
                 let canonical = |p: &std::path::Path| p.canonicalize().ok();
                 let in_hub = ctx.hub.as_deref().is_some_and(|h| canonical(h) == canonical(&ctx.workdir));
                 let mut sandbox = if in_hub {

@@ -162,6 +162,16 @@ pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, Value) {
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
+/// A field of an item's typed origin (`origin.KEY`, or `origin.answer.KEY` with `answer.`).
+pub fn origin_field(item: &cn_storage::Doc, key: &str) -> Option<String> {
+    let origin = item.get("origin")?;
+    let v = match key.strip_prefix("answer.") {
+        Some(k) => origin.get("answer")?.get(k)?,
+        None => origin.get(key)?,
+    };
+    v.as_str().map(str::to_string)
+}
+
 /// The `.md` files of a directory.
 pub fn md_count(dir: &Path) -> usize {
     std::fs::read_dir(dir)

@@ -33,3 +33,13 @@ pub fn init_hub(root: &Path, name: &str) -> PathBuf {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     hub
 }
+
+/// Let items from `key` (`peer:a`, `peers`, `github` …) cause `tools` unasked: the owner's
+/// line under `policy: from:` in a hub made by [`init_hub`].
+pub fn allow_from(hub: &Path, key: &str, tools: &[&str]) {
+    let path = hub.join("cn.yaml");
+    let yaml = std::fs::read_to_string(&path).unwrap();
+    let line = format!("\n  from:\n    \"{key}\": [{}]\n  shell: false", tools.join(", "));
+    assert!(yaml.contains("\n  shell: false"), "a cn.yaml from `cn init`: {yaml}");
+    std::fs::write(&path, yaml.replacen("\n  shell: false", &line, 1)).unwrap();
+}

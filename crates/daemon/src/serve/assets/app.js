@@ -173,11 +173,14 @@ async function showMoney() {
     el('div', { class: 'mute' }, t.calls, ' calls, ', t.refused, ' refused, ', t.failed, ' failed · ', d.in_flight, ' in flight'));
   const levels = Object.entries(d.levels);
   const total = levels.reduce((a, [, n]) => a + n, 0);
-  $('#money-levels').replaceChildren(...(total ? levels.map(([l, n]) => el('div', { 'data-level': l }, 'L', l, ': ', n, ' (', Math.round(100 * n / total), '%)')) : [el('div', { class: 'mute' }, 'no items yet today')]));
+  $('#money-levels').replaceChildren(...(total ? levels.map(([l, n]) => el('div', { 'data-level': l }, 'L', l, ': ', n, ' (', Math.round(100 * n / total), '%)')) : [el('div', { class: 'mute' }, 'no items decided yet today')]),
+    ...(d.handed_up ? [el('div', { class: 'mute', id: 'handed-up' }, 'handed up: ', d.handed_up)] : []));
   const saved = Object.entries(d.saved).filter(([, [runs]]) => runs > 0);
   const savedTotal = saved.reduce((a, [, [, tok]]) => a + tok, 0);
-  $('#money-saved').replaceChildren(el('div', {}, el('b', { id: 'tokens-saved' }, num(savedTotal)), ' tokens (at ', num(d.call_tokens), ' a call)'),
-    ...saved.map(([name, [runs, tok]]) => el('div', { class: 'mute' }, name, ': ', runs, ' answered, ', num(tok))));
+  $('#money-saved').replaceChildren(...(d.call_tokens == null
+    ? [el('div', { class: 'mute', id: 'tokens-saved' }, 'none claimed: no executive call measured yet')]
+    : [el('div', {}, el('b', { id: 'tokens-saved' }, num(savedTotal)), ' tokens (at ', num(d.call_tokens), ' a call, measured)'),
+      ...saved.map(([name, [runs, tok]]) => el('div', { class: 'mute' }, name, ': ', runs, ' answered, ', num(tok)))]));
   chart([...d.history, t].slice(-30));
 }
 function chart(days) {
@@ -213,7 +216,7 @@ async function showReflexes() {
       el('td', { class: 'status' }, r.status, r.disabled ? el('div', { class: 'mute' }, r.disabled.reason) : ''),
       el('td', { class: 'mode' }, r.mode, r.learned ? el('div', { class: 'mute' }, 'learned: ' + r.learned) : ''),
       el('td', { class: 'agreement' }, r.compared ? `${r.agreed}/${r.compared}` : '—', r.promotion_refused ? el('div', { class: 'mute' }, r.promotion_refused) : ''),
-      el('td', {}, r.tokens_saved),
+      el('td', {}, r.tokens_saved == null ? '-' : r.tokens_saved),
       el('td', {}, el('button', { class: 'act switch', onclick: () => act(`/api/reflexes/${encodeURIComponent(r.name)}/${on ? 'disable' : 'enable'}`, showReflexes) }, on ? 'disable' : 'enable'),
         r.mode === 'shadow' ? el('button', { class: 'act approve', onclick: () => act(`/api/reflexes/${encodeURIComponent(r.name)}/approve`, showReflexes) }, 'approve') : ''));
   }));
@@ -250,14 +253,22 @@ async function showPeers() {
     el('h2', {}, 'Syncs that moved mail'),
     d.syncs.length ? el('table', {}, el('tbody', {}, ...d.syncs.map((s) => el('tr', {}, el('td', {}, when(s.ts)), el('td', {}, 'in: ', (s.received || []).length, ' · out: ', (s.sent || []).length, ' · rejected: ', (s.rejected || []).length))))) : el('p', { class: 'mute' }, 'none yet'));
 }
+let loopsTimer = null;
 async function showLoops() {
   const d = await api('/api/loops');
   $('#loop-list').replaceChildren(...(d.loops.length ? d.loops.map((l) => el('div', { class: 'card' },
-    el('h2', {}, l.dir, l.status ? ' · ' + l.status : '', l.iteration !== undefined ? ' · iteration ' + l.iteration : ''),
+    el('h2', {}, l.dir, l.status ? ' · ' + l.status : '', l.iteration !== undefined ? ' · iteration ' + l.iteration : '',
+      l.progress && l.progress.running ? el('span', { class: 'running' }, ' · running') : ''),
     l.error ? el('p', { class: 'err' }, l.error) : '',
+    l.progress && l.progress.lines.length ? [el('div', { class: 'mute' }, l.progress.running ? 'this run, as it goes:' : 'the last run:'), el('pre', { class: 'progress' }, l.progress.lines.join('\n'))] : '',
     l.iterations ? el('table', {}, el('tbody', {}, ...l.iterations.map((i) => el('tr', {}, el('td', {}, i.iteration), el('td', {}, el('code', {}, String(i.commit).slice(0, 10))), el('td', {}, i.status), el('td', { class: 'mute' }, i.body))))) : '',
     l.sensor ? [el('div', { class: 'mute' }, 'sensor output:'), el('pre', {}, l.sensor)] : ''))
     : [el('p', { class: 'mute' }, 'no loop here (a directory of the hub with a loop-run/: cn loop init DIR)')]));
+  // Follow a running loop: read it again every 2 s while this view is shown.
+  clearTimeout(loopsTimer);
+  if (d.loops.some((l) => l.progress && l.progress.running)) {
+    loopsTimer = setTimeout(() => { if (current === 'loops') showLoops().catch(() => {}); }, 2000);
+  }
 }
 
 // ---- Chat

@@ -1,0 +1,469 @@
+//! An item's origin: the one typed account of where it came from and where its answer goes,
+//! carried from the sense that made it to the answer (DESIGN's "an item's trip").
+//!
+//! - the **sense** it came through (`chat`, `telegram`, `discord`, `email`, `github`,
+//!   `calendar`, `file`, `peer`, or `hub` for the agent's own impulses);
+//! - its **author** with their provenance ([`Provenance`]: the owner, a named peer, a stranger
+//!   of which sense) — who wrote the text, never who triggered its delivery;
+//! - its **kind** ([`Kind`]): a person's message, an automatic answer or a notice about a
+//!   thread, the agent's own impulse, or an event. The kind decides what the item can become:
+//!   only a person's message is a request; an automatic answer or a notice is recorded on its
+//!   thread; an impulse is worked or closed truly, never filed again as a task or idea;
+//! - its **thread**, and **where to answer** ([`AnswerTo`]).
+//!
+//! It is one field of the item's frontmatter, `origin:`, which cn writes and no sender sets
+//! (a peer's mail is made into an item by cn, which sets the origin itself). Items written by an
+//! older cn have none: [`Origin::of_doc`] derives it from the keys they carry (`from`,
+//! `sense`, `author-id`, `impulse`, `kind`, `channel-id` …).
+
+use std::fmt;
+
+use cn_storage::Doc;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::{Provenance, OWNER};
+
+/// What an item is, which decides what may come of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A person's message (the owner's, a peer's, a stranger's): a request or small talk.
+    /// Its effect, or an honest hand-up; never a token answer.
+    Message,
+    /// Another agent's automatic answer (a reply made below its executive).
+    Answer,
+    /// A notice: cn's report that a peer decided on an item of ours.
+    Notice,
+    /// The agent's own motive.
+    Impulse(ImpulseKind),
+    /// Something happened.
+    Event(EventKind),
+}
+
+/// Which impulse (document 003's impulse sources).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImpulseKind {
+    /// A task fell due.
+    Task,
+    /// An idea to explore (when idle).
+    Idea,
+    /// A commitment made in a reply, come back to be followed up.
+    FollowUp,
+    /// A schedule entry fired (reflections included).
+    Schedule,
+}
+
+/// Which event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    File,
+    Calendar,
+    /// A webhook's delivery (GitHub's events and notifications).
+    Webhook,
+}
+
+impl Kind {
+    /// Every kind, as written.
+    pub const ALL: [Kind; 10] = [
+        Kind::Message,
+        Kind::Answer,
+        Kind::Notice,
+        Kind::Impulse(ImpulseKind::Task),
+        Kind::Impulse(ImpulseKind::Idea),
+        Kind::Impulse(ImpulseKind::FollowUp),
+        Kind::Impulse(ImpulseKind::Schedule),
+        Kind::Event(EventKind::File),
+        Kind::Event(EventKind::Calendar),
+        Kind::Event(EventKind::Webhook),
+    ];
+
+    /// As written in frontmatter and in a reflex's `kind:`: `message`, `answer`, `notice`,
+    /// `impulse:task` … `event:webhook`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Message => "message",
+            Kind::Answer => "answer",
+            Kind::Notice => "notice",
+            Kind::Impulse(ImpulseKind::Task) => "impulse:task",
+            Kind::Impulse(ImpulseKind::Idea) => "impulse:idea",
+            Kind::Impulse(ImpulseKind::FollowUp) => "impulse:follow-up",
+            Kind::Impulse(ImpulseKind::Schedule) => "impulse:schedule",
+            Kind::Event(EventKind::File) => "event:file",
+            Kind::Event(EventKind::Calendar) => "event:calendar",
+            Kind::Event(EventKind::Webhook) => "event:webhook",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Whether a kind pattern of a reflex's trigger (`message`, `impulse` for every impulse,
+    /// `event:file`, `any`) takes this kind.
+    pub fn matches(self, pattern: &str) -> bool {
+        pattern == "any" || pattern == self.as_str() || self.as_str().split(':').next() == Some(pattern)
+    }
+
+    /// Whether a kind pattern names something (for checking a reflex file).
+    pub fn known_pattern(pattern: &str) -> bool {
+        pattern == "any" || Kind::ALL.iter().any(|k| k.matches(pattern))
+    }
+
+    /// A person's message: the only kind that is a request.
+    pub fn is_message(self) -> bool {
+        self == Kind::Message
+    }
+
+    /// Another agent's automatic message (an automatic answer or a notice): news about a
+    /// thread, never new work, and never answered automatically (two agents would answer each
+    /// other forever).
+    pub fn is_automatic(self) -> bool {
+        matches!(self, Kind::Answer | Kind::Notice)
+    }
+
+    pub fn is_impulse(self) -> bool {
+        matches!(self, Kind::Impulse(_))
+    }
+
+    pub fn is_event(self) -> bool {
+        matches!(self, Kind::Event(_))
+    }
+
+    /// The impulse kind of an impulse source's name (`task`, `idea`, `schedule`, `follow-up`).
+    pub fn of_impulse(source: &str) -> Kind {
+        Kind::Impulse(match source {
+            "idea" => ImpulseKind::Idea,
+            "schedule" => ImpulseKind::Schedule,
+            "follow-up" => ImpulseKind::FollowUp,
+            _ => ImpulseKind::Task,
+        })
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
+        let s = String::deserialize(d)?;
+        Kind::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown kind `{s}`")))
+    }
+}
+
+/// Where the answer to an item goes: the channel it came on and what that channel needs to
+/// answer there (a chat, a message to reply to, a mail's subject and references).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct AnswerTo {
+    /// The channel: `chat` (the owner's terminal, endpoint or control room), `telegram`,
+    /// `discord`, `email`, `peer` (mail over git), or `none` (nobody waits for an answer).
+    pub via: String,
+    /// Whom: a peer's name, a mail address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// The channel's conversation: a Discord channel id, a Telegram chat id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    /// The message answered (a reply quotes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// A mail's answer: its subject and `References`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references: Option<String>,
+    /// The sender must not be answered (an automatic mail, a list).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_reply: bool,
+}
+
+impl AnswerTo {
+    pub fn via(via: &str) -> AnswerTo {
+        AnswerTo { via: via.into(), ..AnswerTo::default() }
+    }
+    pub fn to(mut self, to: impl Into<String>) -> AnswerTo {
+        self.to = Some(to.into());
+        self
+    }
+}
+
+/// Where an item came from and where its answer goes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    pub sense: String,
+    #[serde(serialize_with = "label", deserialize_with = "unlabel")]
+    pub author: Provenance,
+    pub kind: Kind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<AnswerTo>,
+}
+
+fn label<S: Serializer>(p: &Provenance, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&p.label())
+}
+
+fn unlabel<'de, D: Deserializer<'de>>(d: D) -> Result<Provenance, D::Error> {
+    Ok(Provenance::parse(&String::deserialize(d)?))
+}
+
+/// The frontmatter key.
+pub const KEY: &str = "origin";
+
+impl Origin {
+    /// The owner's message on `sense` (`chat`, `telegram` …), answered there.
+    pub fn owner(sense: &str) -> Origin {
+        Origin {
+            sense: sense.into(),
+            author: Provenance::Owner,
+            kind: Kind::Message,
+            thread: None,
+            answer: Some(AnswerTo::via(if sense == "cli" { "chat" } else { sense })),
+        }
+    }
+
+    /// A peer's mail: a message, or its automatic answer or notice; answered by mail.
+    pub fn peer(name: &str, kind: Kind) -> Origin {
+        Origin {
+            sense: "peer".into(),
+            author: Provenance::Peer(name.into()),
+            kind,
+            thread: None,
+            answer: Some(AnswerTo::via("peer").to(name)),
+        }
+    }
+
+    /// The agent's own impulse, as trusted as `author` (who filed what it came from).
+    pub fn impulse(kind: ImpulseKind, author: Provenance) -> Origin {
+        Origin { sense: "hub".into(), author, kind: Kind::Impulse(kind), thread: None, answer: None }
+    }
+
+    pub fn with_thread(mut self, thread: impl Into<String>) -> Origin {
+        self.thread = Some(thread.into());
+        self
+    }
+
+    pub fn with_answer(mut self, answer: AnswerTo) -> Origin {
+        self.answer = Some(answer);
+        self
+    }
+
+    /// The item's origin: its `origin:` field, or — for an item an older cn wrote — derived
+    /// from the keys it carries. `is_peer` says whether a name is a known peer.
+    pub fn of_doc(doc: &Doc, is_peer: impl Fn(&str) -> bool) -> Origin {
+        if let Some(origin) = doc.get(KEY).and_then(|v| serde_yaml_ng::from_value::<Origin>(v.clone()).ok()) {
+            return origin;
+        }
+        Origin::legacy(doc, is_peer)
+    }
+
+    /// Store it as the item's `origin:` field.
+    pub fn write(&self, doc: &mut Doc) {
+        if let Ok(v) = serde_yaml_ng::to_value(self) {
+            doc.set(KEY, v);
+        }
+    }
+
+    /// The origin an older cn's keys imply.
+    fn legacy(doc: &Doc, is_peer: impl Fn(&str) -> bool) -> Origin {
+        let author = Provenance::of_item(doc, &is_peer);
+        let from = doc.get_str("from").unwrap_or_default();
+        let thread = doc.get_str("thread").map(str::to_string);
+        let kind = if let Some(source) = doc.get_str("impulse") {
+            Kind::of_impulse(source)
+        } else {
+            match doc.get_str("kind") {
+                Some("notice") => Kind::Notice,
+                Some("auto") => Kind::Answer,
+                _ => match doc.get_str("sense") {
+                    Some("file") => Kind::Event(EventKind::File),
+                    Some("calendar") => Kind::Event(EventKind::Calendar),
+                    Some("github") => Kind::Event(EventKind::Webhook),
+                    _ => Kind::Message,
+                },
+            }
+        };
+        let sense = if doc.get_str("impulse").is_some() {
+            "hub".to_string()
+        } else if let Some(sense) = doc.get_str("sense") {
+            sense.to_string()
+        } else if from == OWNER {
+            "chat".to_string()
+        } else if is_peer(from) {
+            "peer".to_string()
+        } else {
+            from.to_string()
+        };
+        let answer = match (&author, sense.as_str()) {
+            (_, "hub") => None,
+            (Provenance::Peer(name), _) => {
+                let to = doc.get_str("reply-to").unwrap_or(name);
+                Some(AnswerTo::via("peer").to(to))
+            }
+            _ => {
+                let get = |k: &str| doc.get_str(k).map(str::to_string);
+                Some(AnswerTo {
+                    via: if sense == "owner" { "chat".into() } else { sense.clone() },
+                    to: get("channel-id").or_else(|| get("author-id")).filter(|_| sense == "email"),
+                    channel: get("channel-id"),
+                    message: get("message-id"),
+                    subject: get("reply-subject"),
+                    references: get("references"),
+                    no_reply: doc.get_str("no-reply") == Some("true"),
+                })
+            }
+        };
+        Origin { sense, author, kind, thread, answer }
+    }
+
+    /// Whether this item is a person's message (a request or small talk).
+    pub fn is_a_persons_message(&self) -> bool {
+        self.kind.is_message()
+    }
+
+    /// One line for the journal: `a message from the owner on telegram`.
+    pub fn describe(&self) -> String {
+        let what = match self.kind {
+            Kind::Message => "a message",
+            Kind::Answer => "an automatic answer",
+            Kind::Notice => "a notice",
+            Kind::Impulse(ImpulseKind::Task) => "a task falling due",
+            Kind::Impulse(ImpulseKind::Idea) => "an idea to explore",
+            Kind::Impulse(ImpulseKind::FollowUp) => "a follow-up",
+            Kind::Impulse(ImpulseKind::Schedule) => "a schedule entry",
+            Kind::Event(EventKind::File) => "a file change",
+            Kind::Event(EventKind::Calendar) => "a calendar event",
+            Kind::Event(EventKind::Webhook) => "a webhook",
+        };
+        match self.kind {
+            Kind::Impulse(_) => format!("{what} (filed by {})", self.author),
+            _ => format!("{what} from {} on {}", self.author, self.sense),
+        }
+    }
+}
+
+/// A reply to a person that says nothing, so neither does nor answers what they asked (a
+/// dropped request): no letter or digit at all (an emoji, punctuation), or only words of assent
+/// ("ok", "noted", "sure thing", "will do"). A reply that says nothing: no letter or digit at all (an emoji, punctuation), or only
+/// words of assent ("ok", "noted", "sure thing", "will do").
+pub fn is_token_answer(text: &str) -> bool {
+    const ASSENT: &[&str] = &[
+        "ok",
+        "okay",
+        "k",
+        "kk",
+        "noted",
+        "got",
+        "it",
+        "done",
+        "sure",
+        "thing",
+        "will",
+        "do",
+        "on",
+        "roger",
+        "ack",
+        "acknowledged",
+        "understood",
+        "yes",
+        "yep",
+        "yup",
+        "fine",
+        "alright",
+        "right",
+        "cool",
+        "gotcha",
+        "seen",
+        "received",
+        "copy",
+        "that",
+        "👍",
+        "👌",
+        "✅",
+        "🙏",
+    ];
+    let t = text.trim();
+    if !t.chars().any(char::is_alphanumeric) {
+        return true;
+    }
+    let words: Vec<String> = t
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '.' || c == '!')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.len() <= 3 && words.iter().all(|w| ASSENT.contains(&w.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(keys: &[(&str, &str)]) -> Doc {
+        let mut d = Doc::default();
+        for (k, v) in keys {
+            d.set(k, *v);
+        }
+        d
+    }
+
+    #[test]
+    fn an_origin_is_one_field_and_reads_back() {
+        let o = Origin::peer("bob", Kind::Notice).with_thread("t1");
+        let mut d = doc(&[("id", "x"), ("from", "bob")]);
+        o.write(&mut d);
+        let text = d.render();
+        assert!(text.contains("origin:\n  sense: peer\n  author: peer:bob\n  kind: notice\n"), "{text}");
+        let back = Doc::parse(&text).unwrap();
+        assert_eq!(Origin::of_doc(&back, |_| false), o);
+    }
+
+    #[test]
+    fn an_older_items_keys_imply_its_origin() {
+        let peer = |n: &str| n == "bob";
+        let o = Origin::of_doc(&doc(&[("from", "owner")]), peer);
+        assert_eq!((o.sense.as_str(), &o.author, o.kind), ("chat", &Provenance::Owner, Kind::Message));
+        let o = Origin::of_doc(&doc(&[("from", "bob"), ("kind", "auto")]), peer);
+        assert_eq!((o.kind, o.answer.unwrap().to.as_deref()), (Kind::Answer, Some("bob")));
+        let o = Origin::of_doc(&doc(&[("from", "ada"), ("impulse", "idea"), ("source", "github:mallory")]), peer);
+        assert_eq!(o.kind, Kind::Impulse(ImpulseKind::Idea));
+        assert_eq!(o.author.label(), "github:mallory");
+        let o = Origin::of_doc(
+            &doc(&[("from", "telegram"), ("sense", "telegram"), ("author-id", "42"), ("channel-id", "42")]),
+            peer,
+        );
+        assert_eq!((o.kind, o.answer.unwrap().channel.as_deref()), (Kind::Message, Some("42")));
+        let o = Origin::of_doc(&doc(&[("from", "file"), ("sense", "file")]), peer);
+        assert_eq!(o.kind, Kind::Event(EventKind::File));
+    }
+
+    #[test]
+    fn token_answers_say_nothing() {
+        for t in ["👍", "ok", "Noted.", "got it!", "sure thing", "👍👍", "...", "Will do", "ok, noted"] {
+            assert!(is_token_answer(t), "{t}");
+        }
+        for t in ["You're welcome.", "Hello! I'm ada.", "Added to your tasks: buy milk.", "ok, it's 9:15"] {
+            assert!(!is_token_answer(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn kind_patterns() {
+        assert!(Kind::Impulse(ImpulseKind::Task).matches("impulse"));
+        assert!(Kind::Impulse(ImpulseKind::Task).matches("impulse:task"));
+        assert!(!Kind::Impulse(ImpulseKind::Task).matches("message"));
+        assert!(Kind::Notice.matches("any"));
+        assert!(Kind::known_pattern("event") && Kind::known_pattern("event:file") && !Kind::known_pattern("events"));
+        for k in Kind::ALL {
+            assert_eq!(Kind::parse(k.as_str()), Some(k));
+        }
+    }
+}
