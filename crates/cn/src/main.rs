@@ -2,6 +2,9 @@
 //! command to the crate that owns it. Exit codes: 0 ok, 1 failure, 2 bad usage or input,
 //! 3 nothing to do (an empty queue).
 
+// First: its printing macros shadow the standard ones in every module below (`out`).
+#[macro_use]
+mod out;
 mod cmd;
 
 use std::process::ExitCode;

@@ -740,6 +740,10 @@ impl HubMind {
             channel.finished(item, decided);
         }
         self.handled.fetch_add(1, Ordering::Relaxed);
+        // What was written about the item after its decision's commit joins that commit.
+        if let Err(e) = cn_agent::decide::seal(&self.hub, &item.id) {
+            tracing::warn!(e = %cn_compute::Chain(&e), item = %item.id, "cannot commit what the item's decision left");
+        }
         if self.mode == RunMode::Once {
             self.stop.stop();
         }

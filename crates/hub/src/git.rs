@@ -258,6 +258,14 @@ impl Git {
         self.finish(args, out)
     }
 
+    /// Whether `remote` answers: `git ls-remote` of its HEAD, stopped after `limit` with what
+    /// it started (an unreachable host must not hold a command for a TCP timeout).
+    pub fn ls_remote_answers(&self, remote: &str, limit: Duration) -> Result<(), GitError> {
+        // HEAD alone: the remote is reached and its answer stays a line or two.
+        let bounds = Bounds { timeout: limit, output: 64 << 10, file_size: None, memory: None, objects: None };
+        self.run_bounded(&["ls-remote", "--", remote, "HEAD"], None, &bounds).map(drop)
+    }
+
     /// Run git with `input` on its stdin (`fast-import`, `hash-object --stdin`).
     pub fn run_with_input(&self, args: &[&str], input: &[u8]) -> Result<String, GitError> {
         self.run_bytes_with_input(args, input).map(|out| String::from_utf8_lossy(&out).into_owned())
@@ -427,6 +435,47 @@ impl Git {
     pub fn maintain(&self) {
         if let Err(e) = self.run(&["maintenance", "run", "--auto", "--quiet"]) {
             tracing::warn!(error = %cn_compute::Chain(&e), "git maintenance");
+        }
+    }
+
+    /// `git gc --auto`: nothing (a quick count of loose objects) until git's thresholds are
+    /// passed, then git packs in the background (`gc.autoDetach`) — after a commit made
+    /// without git's own housekeeping. Failures only logged.
+    pub fn gc_auto(&self) {
+        if let Err(e) = self.run(&["gc", "--auto", "--quiet"]) {
+            tracing::warn!(error = %cn_compute::Chain(&e), "git gc --auto");
+        }
+    }
+
+    /// Stage `paths` (those that exist) and fold them into HEAD's commit, keeping its message;
+    /// false when there was nothing to add. For the caller that made HEAD a moment ago and
+    /// knows no one has it yet.
+    pub fn amend_paths(&self, paths: &[&str]) -> Result<bool, GitError> {
+        let present: Vec<&str> = paths.iter().copied().filter(|p| self.dir.join(p).exists()).collect();
+        if present.is_empty() {
+            return Ok(false);
+        }
+        let mut status = vec!["--no-optional-locks", "status", "--porcelain", "--"];
+        status.extend_from_slice(&present);
+        if self.run(&status)?.trim().is_empty() {
+            return Ok(false);
+        }
+        let mut add = vec!["add", "-A", "--"];
+        add.extend_from_slice(&present);
+        let amend =
+            ["-c", "maintenance.auto=false", "commit", "-q", "--no-verify", "--no-gpg-sign", "--amend", "--no-edit"];
+        // Someone's `git status` takes the index's lock for a moment: wait it out.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match self.run(&add).and_then(|_| self.run(&amend)) {
+                Ok(_) => return Ok(true),
+                Err(GitError::Failed { ref stderr, .. })
+                    if stderr.contains("index.lock") && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => return Err(e),
+            }
         }
     }
 

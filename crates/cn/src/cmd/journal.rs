@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use cn_autonomy::journal::{self, Kind, Query};
+use cn_autonomy::journal::{self, Query};
 use cn_autonomy::when::{self, Direction};
 use cn_hub::journal::HubJournal;
 use cn_storage::{Entry, Journal};
@@ -27,7 +27,8 @@ pub struct Args {
     /// Only entries at or after TIME: RFC 3339, a date, or a span back from now (2h, 1 day).
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
-    /// Only entries of this type (decision, impulse, reflex, exploration, action, observation).
+    /// Only entries of this type (decision, impulse, reflex, exploration, action, observation,
+    /// approval, interaction, log, reaction, send, sync).
     #[arg(long = "type", value_name = "TYPE")]
     pub kind: Option<String>,
     /// One JSON object a line, as stored.
@@ -97,11 +98,14 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         (None, false) => None,
     };
     if let Some(k) = &args.kind {
-        k.parse::<Kind>().map_err(|e| UsageError(format!("--type: {e}", e = cn_compute::Chain(&e))))?;
+        cn_hub::journal::entry_type(k).map_err(|e| UsageError(format!("--type: {e}", e = cn_compute::Chain(&e))))?;
     }
+    let filtered = query_words(&args);
     let query = Query { since, kind: args.kind };
+    let mut shown = 0usize;
     scan(&mut |e| {
         if query.matches(&e) {
+            shown += 1;
             if args.json {
                 println!("{}", Value::Object(e.0));
             } else {
@@ -109,7 +113,28 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     })?;
+    if shown == 0 && !args.json {
+        match filtered {
+            Some(filter) => println!("no journal entry matches {filter}"),
+            None => println!("the journal is empty: nothing has happened yet"),
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The filters given, in words (`--type sync --today`), or `None` for the whole journal.
+fn query_words(args: &Args) -> Option<String> {
+    let mut words = Vec::new();
+    if let Some(k) = &args.kind {
+        words.push(format!("--type {k}"));
+    }
+    if args.today {
+        words.push("--today".to_string());
+    }
+    if let Some(s) = &args.since {
+        words.push(format!("--since {s}"));
+    }
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 fn print_detail(e: &Entry) {

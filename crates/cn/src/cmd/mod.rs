@@ -9,6 +9,7 @@ mod approvals;
 mod ask;
 mod budget;
 mod chat;
+mod config;
 mod demo;
 mod hub;
 mod idea;
@@ -60,6 +61,9 @@ pub enum Command {
     Parse(parse::Args),
     /// Create a hub: a git repository with cn.yaml, state/ and threads/.
     Init(init::Args),
+    /// The hub's configuration: `show` every value with where it came from; `check` it as
+    /// `cn run` would.
+    Config(config::Args),
     /// Print the current item (taking the next from the queue when there is none).
     Input(input::Args),
     /// Decide the current item: cn out <do|defer|delegate|delete> [op] [flags].
@@ -79,9 +83,9 @@ pub enum Command {
     Reflex(reflex::Args),
     /// The agent's commitments (state/tasks.json): add, list, done.
     Task(task::Args),
-    /// Curiosities to explore when idle (state/ideas.json): add, list.
+    /// Curiosities to explore when idle (state/ideas.json): add, list, rm.
     Idea(idea::Args),
-    /// Recurring work (state/schedule.json): add, list; `next` prints a cron's fire times.
+    /// Recurring work (state/schedule.json): add, list, rm; `next` prints a cron's fire times.
     Schedule(schedule::Args),
     /// What the agent did (state/journal.jsonl), and `why ID`.
     Journal(journal::Args),
@@ -108,6 +112,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(cli.hub.as_deref(), args),
         Command::Chat(args) => chat::run(cli.hub.as_deref(), args),
         Command::Init(args) => init::run(cli.hub.as_deref(), args),
+        Command::Config(args) => config::run(cli.hub.as_deref(), args),
         Command::Input(args) => input::run(cli.hub.as_deref(), args),
         Command::Out(args) => out::run(cli.hub.as_deref(), args),
         Command::Mcp(args) => mcp::run(cli.hub.as_deref(), args),

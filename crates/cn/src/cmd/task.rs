@@ -73,6 +73,9 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&shown)?);
+            } else if shown.is_empty() {
+                let what = if all { "no tasks" } else { "no open tasks" };
+                println!("{what} (cn task add TEXT [--due TIME] adds one)");
             } else {
                 for t in shown {
                     let due = t.due.map_or_else(|| "-".to_string(), |d| d.strftime("%Y-%m-%dT%H:%M:%SZ").to_string());

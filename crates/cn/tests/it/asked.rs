@@ -388,10 +388,14 @@ fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
     std::fs::create_dir_all(ada.join("notes")).unwrap();
     std::fs::write(ada.join("notes/plan.md"), "v0\n").unwrap();
     let path = ada.join("cn.yaml");
-    let yaml = std::fs::read_to_string(&path).unwrap().replacen(
-        "senses: {}\n",
-        "senses:\n  bind: 127.0.0.1:0\n  files: {paths: [notes], debounce: 100ms}\n  calendar: [{source: calendar.ics, lead: 15m}]\n  peers: {every: 5m}\n",
-        1,
+    // cn init's `senses:` block (up to its blank line), replaced.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text.find("\nsenses:\n").expect("cn init writes senses:") + 1;
+    let end = start + text[start..].find("\n\n").unwrap() + 1;
+    let yaml = format!(
+        "{}senses:\n  bind: 127.0.0.1:0\n  files: {{paths: [notes], debounce: 100ms}}\n  calendar: [{{source: calendar.ics, lead: 15m}}]\n  peers: {{every: 5m}}\n{}",
+        &text[..start],
+        &text[end..]
     );
     std::fs::write(&path, yaml).unwrap();
     git_commit_all(&ada);
@@ -445,6 +449,7 @@ fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
             let n = decisions(&ada).into_iter().filter(|d| d["from"] == "file").count();
             (n as u32 > round).then_some(())
         });
+        // libfaketime is preloaded into the daemon itself: the signal reaches cn.
         crate::daemon_common::signal(&daemon, "TERM");
         let status = daemon.wait().unwrap();
         assert!(status.success(), "round {round}: the daemon stopped with {status}");

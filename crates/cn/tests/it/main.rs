@@ -21,6 +21,7 @@ mod autonomy_schedule;
 mod autonomy_telegram;
 mod daemon_common;
 mod daemon_config_once;
+mod daily_use;
 mod demo;
 mod hostile_children;
 mod hostile_daemon;
