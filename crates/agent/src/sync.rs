@@ -227,7 +227,7 @@ fn file_and_publish(
         report.received.len(),
         report.rejected.len()
     );
-    report.committed = Git::new(hub.root()).commit_all(&message)?;
+    report.committed = Git::new(hub.root()).commit_paths(&message, &cn_hub::layout::OWN)?;
     Ok(report)
 }
 
