@@ -24,7 +24,7 @@ fn dirs(l: &Layout) -> Vec<PathBuf> {
 
 /// The files `cn init` writes (path, template). `{{name}}` becomes the agent's name in the
 /// files marked `true`.
-fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 18] {
+fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 17] {
     [
         (l.config(), include_str!("templates/cn.yaml"), true),
         (l.root().join(".gitignore"), include_str!("templates/gitignore"), false),
@@ -36,9 +36,8 @@ fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 18] {
         (l.reflex("summarize-url"), include_str!("templates/summarize-url.yaml"), false),
         // The starter set: the routine answered below the executive (issue 17).
         (l.reflex("thanks"), include_str!("templates/thanks.yaml"), false),
-        (l.reflex("remind"), include_str!("templates/remind.yaml"), false),
-        (l.reflex("task"), include_str!("templates/task.yaml"), false),
-        (l.reflex("idea"), include_str!("templates/idea.yaml"), false),
+        (l.reflex("bye"), include_str!("templates/bye.yaml"), true),
+        (l.reflex("routine"), include_str!("templates/routine.yaml"), false),
         (l.reflex("time"), include_str!("templates/time.yaml"), false),
         (l.reflex("doing"), include_str!("templates/doing.yaml"), false),
         (l.schedule(), include_str!("templates/schedule.json"), false),
@@ -188,6 +187,8 @@ mod tests {
             serde_yaml_ng::from_str(&std::fs::read_to_string(r.root.join("cn.yaml")).unwrap()).unwrap();
         let policy = cn_tools::Policy::from_config(yaml.get("policy")).unwrap();
         assert!(policy.allows(3, "delegate") && !policy.allows(2, "send"));
+        // The grants `cn init` writes are the ones a cn.yaml without `policy:` means.
+        assert_eq!(policy.levels, cn_hub::config::Policy::documented().levels);
 
         std::fs::write(r.root.join("cn.yaml"), "name: changed\n").unwrap();
         let again = init(&root, Some("other")).unwrap();

@@ -362,12 +362,13 @@ fn poisoned() -> mind::Refused {
 }
 
 /// The executive's own tools besides the ops, into `registry`: its notes, and the reflex
-/// engine's actions for its state (tasks, ideas) and reading files in the hub — the same code
+/// engine's actions for its state (tasks, ideas, the schedule: the routine's tools) and
+/// reading files in the hub — the same code
 /// whether a reflex or the executive asks, and whether the daemon runs the call or the owner
 /// approved it (`approve`).
 pub(crate) fn state_tools(registry: &mut cn_tools::Registry, engine: &cn_reflex::Engine) {
     registry.register(cn_autonomy::notes::note_write_tool());
-    for name in ["add_task", "add_idea", "read_file"] {
+    for name in cn_hub::config::STATE_TOOLS.iter().chain(&["read_file"]) {
         if let Some(tool) = engine.registry().get(name) {
             registry.register(tool.clone());
         }

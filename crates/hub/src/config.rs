@@ -188,35 +188,10 @@ fn did_you_mean(message: &str) -> String {
         .split('`')
         .skip(1)
         .step_by(2)
-        .map(|k| (edit_distance(unknown, k), k))
+        .map(|k| (crate::words::edit_distance(unknown, k), k))
         .filter(|(d, k)| *d <= (k.len().max(unknown.len()) / 3).max(1))
         .min_by_key(|(d, _)| *d);
     best.map(|(_, k)| format!("; did you mean `{k}`?")).unwrap_or_default()
-}
-
-/// Levenshtein distance with adjacent transpositions counted as one edit (`bugdet` →
-/// `budget` is one).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 /// `policy:` with nothing after it is the documented policy, as when absent.
@@ -512,7 +487,7 @@ fn check_policy_from(policy: &Policy, path: &Path) -> Result<(), ConfigError> {
                 let best = FROM_KEYS
                     .iter()
                     .chain(senses)
-                    .map(|k| (edit_distance(key, k), *k))
+                    .map(|k| (crate::words::edit_distance(key, k), *k))
                     .filter(|(d, k)| *d <= (k.len().max(key.len()) / 3).max(1))
                     .min_by_key(|(d, _)| *d);
                 Some(format!(
@@ -791,11 +766,28 @@ pub struct Policy {
     pub from: BTreeMap<String, Grant>,
 }
 
+/// The executive's tools for the agent's own state (document 003's task queue, ideas backlog
+/// and schedule): the reflex engine's actions of those names, granted to level 3 by default.
+pub const STATE_TOOLS: &[&str] = &[
+    "add_task",
+    "add_idea",
+    "tasks_list",
+    "task_done",
+    "task_move",
+    "task_cancel",
+    "ideas_list",
+    "idea_drop",
+    "schedule_add",
+    "schedule_list",
+    "schedule_remove",
+];
+
 /// What anyone's item may cause unless `policy.from.anyone` says otherwise: be answered,
 /// filed (tasks, ideas: marked with their source), deferred, dropped or surfaced to the
-/// owner — and the reflexes' steps that change nothing outside the run (templates, the
+/// owner; list, complete, move or cancel what it filed itself (the routine's tools refuse
+/// another's) — and the reflexes' steps that change nothing outside the run (templates, the
 /// clock, the local model's triage). Fetching, reading or writing files, mailing peers, the
-/// shell, GitHub's API, notes and reflexes need the owner.
+/// shell, GitHub's API, the schedule, notes and reflexes need the owner.
 pub const ANYONE: &[&str] = &[
     "reply",
     "react",
@@ -807,6 +799,15 @@ pub const ANYONE: &[&str] = &[
     "commit",
     "add_task",
     "add_idea",
+    // The routine and its tools keep an item to what it filed itself (`source`): another's
+    // task, idea or the schedule is refused by the tool.
+    "routine",
+    "tasks_list",
+    "task_done",
+    "task_move",
+    "task_cancel",
+    "ideas_list",
+    "idea_drop",
     "log",
     "template",
     "extract_json",
@@ -887,25 +888,9 @@ impl Policy {
             .grant(0, &["reply", "noop", "ack"])
             .grant(1, &["reply", "noop", "ack", "defer"])
             .grant(2, &["reply", "noop", "ack", "defer"])
-            .grant(
-                3,
-                &[
-                    "reply",
-                    "send",
-                    "noop",
-                    "ack",
-                    "surface",
-                    "commit",
-                    "defer",
-                    "delegate",
-                    "delete",
-                    "add_task",
-                    "add_idea",
-                    "reflex_write",
-                    "note_write",
-                    "read_file",
-                ],
-            )
+            .grant(3, &["reply", "send", "noop", "ack", "surface", "commit", "defer", "delegate", "delete"])
+            .grant(3, STATE_TOOLS)
+            .grant(3, &["reflex_write", "note_write", "read_file"])
     }
 
     /// Read `policy:` from a config value; absent means the documented defaults.
@@ -1768,7 +1753,7 @@ mod tests {
         let c = parse("name: a\n").unwrap();
         assert!(c.policy.allows(2, "defer") && c.policy.allows(3, "delegate") && !c.policy.allows(2, "send"));
         assert_eq!(parse("name: a\npolicy:\n").unwrap().policy, Policy::documented());
-        assert_eq!(edit_distance("bugdet", "budget"), 1);
+        assert_eq!(crate::words::edit_distance("bugdet", "budget"), 1);
     }
 
     #[test]
