@@ -75,7 +75,7 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
     mail::post(hub, &mail)?;
     let entry = cn_storage::Entry::new("send").with("to", to).with("thread", mail.id.as_str()).with("message", message);
     HubJournal::append_to(&hub.path("state"), &entry)?;
-    Git::new(hub.root()).commit_all(&format!("cn send: mail {} to {to}", mail.id))?;
+    Git::new(hub.root()).commit_paths(&format!("cn send: mail {} to {to}", mail.id), &cn_hub::layout::OWN)?;
     Ok(mail)
 }
 
@@ -108,6 +108,6 @@ pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {
         _ => remote.to_string(),
     };
     hub.add_peer(name, &remote)?;
-    Git::new(hub.root()).commit_all(&format!("cn peer add {name}"))?;
+    Git::new(hub.root()).commit_paths(&format!("cn peer add {name}"), &cn_hub::layout::OWN)?;
     Ok(())
 }

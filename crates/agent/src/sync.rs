@@ -304,7 +304,7 @@ fn file_and_publish(
         } else {
             "cn sync: receipts settled".to_string()
         };
-        report.committed = Git::new(hub.root()).commit_all(&message)?;
+        report.committed = Git::new(hub.root()).commit_paths(&message, &cn_hub::layout::OWN)?;
     }
     Ok(report)
 }

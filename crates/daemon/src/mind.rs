@@ -702,6 +702,7 @@ impl HubMind {
                 .with("id", item.id.as_str())
                 .with("idea", idea_text.strip_prefix("Idea to explore: ").unwrap_or(&idea_text).to_string())
                 .with("idea_id", idea.as_str())
+                .with("provenance", item.origin_in(&self.hub).author.label())
                 .with("duration_sec", duration)
                 .with("outcome", outcome)
                 .with("learned", learned),

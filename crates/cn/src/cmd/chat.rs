@@ -42,7 +42,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         let text = args.message.join(" ");
         return match converse(&hub, &text, timeout, args.no_wait)? {
             Some(answer) => {
-                println!("{answer}");
+                println!("{}", super::shown(&answer));
                 Ok(ExitCode::SUCCESS)
             }
             None => Ok(ExitCode::SUCCESS),
@@ -70,10 +70,10 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             break;
         }
         match converse(&hub, text, timeout, args.no_wait) {
-            Ok(Some(answer)) => println!("{}> {answer}", hub.name()),
+            Ok(Some(answer)) => println!("{}> {}", hub.name(), super::shown(&answer)),
             Ok(None) => {}
             // One failed message does not end the conversation.
-            Err(e) => eprintln!("cn chat: {e:#}"),
+            Err(e) => eprintln!("cn chat: {}", super::shown_line(&format!("{e:#}"))),
         }
     }
     Ok(ExitCode::SUCCESS)

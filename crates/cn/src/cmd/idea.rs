@@ -70,7 +70,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 for i in &ideas {
                     let sparked = i.sparked_by.as_deref().map(|s| format!("  (sparked by {s})")).unwrap_or_default();
-                    println!("{}  {}{sparked}", i.id, i.idea);
+                    println!("{}  {}{}", i.id, super::shown_line(&i.idea), super::shown_line(&sparked));
                 }
             }
         }

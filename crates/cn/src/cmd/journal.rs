@@ -81,7 +81,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         // The last link: the commit that recorded the decision.
         if !json {
             for line in cn_hub::journal::why_commits(&hub, &id) {
-                println!("commit      {line}");
+                println!("commit      {}", super::shown_line(&line));
             }
         }
         return Ok(ExitCode::SUCCESS);
@@ -109,7 +109,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             if args.json {
                 println!("{}", Value::Object(e.0));
             } else {
-                println!("{}", journal::line(&e));
+                println!("{}", super::shown_line(&journal::line(&e)));
             }
         }
     })?;
@@ -138,23 +138,24 @@ fn query_words(args: &Args) -> Option<String> {
 }
 
 fn print_detail(e: &Entry) {
-    println!("{}", journal::line(e));
+    println!("{}", super::shown_line(&journal::line(e)));
     // An action: the call and what came of it.
     if e.kind() == "action" {
         if let Some(params) = e.0.get("params") {
-            println!("    params: {params}");
+            println!("    params: {}", super::shown_line(&params.to_string()));
         }
         if let Some(result) = e.0.get("result") {
             let shown: String = result.to_string().chars().take(300).collect();
-            println!("    result: {shown}");
+            println!("    result: {}", super::shown_line(&shown));
         }
     }
     for key in ["context", "reasoning", "outcome"] {
         if let Some(v) = e.0.get(key).and_then(Value::as_str) {
-            println!("    {key}: {v}");
+            // Lines of its own are indented under the key, never a journal line's look-alike.
+            println!("    {key}: {}", super::shown(v).replace('\n', "\n      "));
         }
     }
     if let Some(err) = e.0.get("error").and_then(Value::as_str) {
-        println!("    error: {err}");
+        println!("    error: {}", super::shown(err).replace('\n', "\n      "));
     }
 }

@@ -30,6 +30,12 @@ mod serve;
 mod sync;
 mod task;
 
+/// Text from the hub as the owner's terminal may show it (`cn_hub::redact::printable`, and
+/// `printable_line` for one line of a listing): a stranger's task, idea, journal line,
+/// approval or answer prints no escape sequence, no carriage return, and on a listing's line
+/// no line of its own.
+pub(crate) use cn_hub::redact::{printable as shown, printable_line as shown_line};
+
 /// Bad usage or input: reported on one line, exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

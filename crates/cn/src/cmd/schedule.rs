@@ -112,7 +112,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                     Err(err) => format!("invalid: {err}", err = cn_compute::Chain(&err)),
                 };
                 let tz = e.tz.as_deref().unwrap_or("UTC");
-                println!("{}  `{}` {tz}  next {next}  {}", e.name, e.cron, e.action);
+                println!("{}  `{}` {tz}  next {next}  {}", e.name, e.cron, super::shown_line(&e.action));
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -48,6 +48,7 @@ mod otel_export;
 mod parse_cli;
 mod peer_servers;
 mod peers_readonly;
+mod red_team;
 mod reflex_shadow;
 mod reflex_starter;
 mod reflex_test;
