@@ -79,7 +79,10 @@ def journal(cn, hub):
 
 
 def hub_with(cn, root, name, executive_url):
-    hub = os.path.join(root, name)
+    # Each hub is called `ada` (the hello reflex answers to its name), in its own folder.
+    hub = os.path.join(root, name, "ada")
+    os.makedirs(os.path.dirname(hub), exist_ok=True)
+    name = "ada"
     subprocess.run([cn, "init", hub, "--name", name], check=True, capture_output=True)
     extra = "senses:\n  bind: 127.0.0.1:0\n"
     if executive_url:
@@ -113,7 +116,7 @@ def run(cn, corpora):
     results = {}
     try:
         for setup, exec_url in (("executive", url), ("none", None)):
-            hub = hub_with(cn, root, f"ada-{setup}", exec_url)
+            hub = hub_with(cn, root, setup, exec_url)
             daemon = subprocess.Popen([cn, "--hub", hub, "run"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             deadline = time.time() + 60
             while not os.path.exists(os.path.join(hub, "state", "run.json")):
@@ -131,7 +134,11 @@ def run(cn, corpora):
                         ms = (time.time() - t0) * 1000
                         decisions = [e for e in journal(cn, hub) if e.get("type") == "decision" and e.get("from") == "owner"]
                         new = decisions[seen] if len(decisions) > seen else None
-                        called = len(Executive.calls) > before_calls
+                        # Only calls about this message count: with an executive the idle daemon
+                        # also explores (ideas, follow-ups) on its own.
+                        needle = json.dumps(msg)[1:-1]
+                        with Executive.lock:
+                            called = any(needle in body for body in Executive.calls[before_calls:])
                         answer = chat.stdout.strip()
                         outcome = classify(setup, cls, new, called, answer)
                         results.setdefault((setup, split, cls), []).append((msg, outcome, ms, answer))

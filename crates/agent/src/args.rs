@@ -86,6 +86,8 @@ pub fn parse_out<S: AsRef<str>>(args: &[S]) -> Result<OutArgs, OutArgsError> {
     let mut words: Vec<&str> = Vec::new();
     let mut flags: Vec<(&'static str, String)> = Vec::new();
     let (mut dry_run, mut json) = (false, false);
+    // An unknown flag is reported after the words: `do frobnicate --x 1` is about the op.
+    let mut unknown: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_ref();
@@ -109,7 +111,12 @@ pub fn parse_out<S: AsRef<str>>(args: &[S]) -> Result<OutArgs, OutArgsError> {
             "dry-run" | "json" => return Err(err(format!("--{name} takes no value"), form_of(&words))),
             _ => {
                 let Some(known) = value_flag(name) else {
-                    return Err(err(format!("unknown flag `--{name}`"), form_of(&words)));
+                    unknown.get_or_insert_with(|| format!("unknown flag `--{name}`"));
+                    // Its value, if it has one, is not a word of the form.
+                    if inline.is_none() && args.get(i).is_some_and(|v| !v.as_ref().starts_with("--")) {
+                        i += 1;
+                    }
+                    continue;
                 };
                 let value = match inline {
                     Some(v) => v.to_string(),
@@ -152,6 +159,9 @@ pub fn parse_out<S: AsRef<str>>(args: &[S]) -> Result<OutArgs, OutArgsError> {
     let taken = if op.is_some() { 2 } else { 1 };
     if let Some(stray) = words.get(taken) {
         return Err(err(format!("unexpected word `{stray}`"), kind.form()));
+    }
+    if let Some(problem) = unknown {
+        return Err(err(problem, kind.form()));
     }
 
     // The form's fields, taken one by one; whatever is left over is not part of the form.
@@ -297,6 +307,8 @@ mod tests {
             (&["done"], "unknown gtd `done`", &form_any()),
             (&["do"], "`do` needs an operation", &form_do()),
             (&["do", "shout", "--message", "x"], "unknown op `shout`", &form_do()),
+            (&["do", "frobnicate", "--x", "1"], "unknown op `frobnicate`", &form_do()),
+            (&["delegat", "--x", "1"], "unknown gtd `delegat`", &form_any()),
             (&["do", "reply"], "missing --message", "cn out do reply --message TEXT"),
             (&["do", "reply", "--message"], "--message needs a value", "cn out do reply --message TEXT"),
             (

@@ -303,9 +303,40 @@ fn complete(
     // Checked: no folder on the way is a link out of the hub (cn_storage::beneath).
     cn_storage::beneath::rename(&hub.input(), &place_path).map_err(io_at(&hub.input()))?;
 
-    let message = format!("cn out: {} {}\n\nitem {} from {}", item.id, gtd.summary(), item.id, item.from);
-    let committed = Git::new(hub.root()).commit_paths_quick(&message, &cn_hub::layout::OWN)?;
+    let message = format!("{COMMIT_PREFIX}{} {}\n\nitem {} from {}", item.id, gtd.summary(), item.id, item.from);
+    let git = Git::new(hub.root());
+    let committed = git.commit_paths_quick(&message, &cn_hub::layout::OWN)?;
+    // The per-item commit skips git's housekeeping (its latency would be paid by every
+    // decision); `gc --auto` only counts loose objects until packing is due, then packs in
+    // the background — so an afternoon of decisions does not leave hundreds of loose objects.
+    if committed {
+        git.gc_auto();
+    }
     Ok(Decided { item, gtd, answer, level, decided, place, mail: effect.mail, committed })
+}
+
+/// How a decision's commit message starts: `cn out: <item id> <summary>`.
+const COMMIT_PREFIX: &str = "cn out: ";
+
+/// After the daemon has finished with decided item `id`, fold what it wrote about the item
+/// since the decision's commit — the kernel's `action` entry for the op it called, a reflex's
+/// statistics, a settled task, a shadow reflex's comparison — into that commit (amended), so
+/// the decision's commit holds everything it changed and the hub is left clean. Only while
+/// HEAD is still that commit and no remote-tracking ref holds it; otherwise, if anything is
+/// left, it gets a commit of its own. True when something was committed.
+pub fn seal(hub: &Hub, id: &str) -> Result<bool> {
+    let _lock = lock(hub)?;
+    let git = Git::new(hub.root());
+    // HEAD's subject, then the refs that point at it (`origin/main` when it was pushed).
+    let head = git.run(&["log", "-1", "--decorate=full", "--format=%s%n%D"]).unwrap_or_default();
+    let mut lines = head.lines();
+    let ours =
+        lines.next().and_then(|s| s.strip_prefix(COMMIT_PREFIX)).and_then(|s| s.split_whitespace().next()) == Some(id);
+    let published = lines.next().is_some_and(|refs| refs.contains("refs/remotes/"));
+    if ours && !published {
+        return Ok(git.amend_paths(&cn_hub::layout::OWN)?);
+    }
+    Ok(git.commit_paths_quick(&format!("cn: after item {id}"), &cn_hub::layout::OWN)?)
 }
 
 /// Perform `gtd` on the item: the op's effect, then the automatic notification.

@@ -18,13 +18,13 @@ fn dirs(l: &Layout) -> Vec<PathBuf> {
     let mut dirs =
         vec![l.reflexes(), l.mca(), l.notes(), l.inbox(), l.doing(), l.deferred(), l.archived(), l.outbox(), l.sent()];
     dirs.extend(Cadence::ALL.iter().filter(|c| c.is_reflection()).map(|c| l.reflections(c.as_str())));
-    dirs.push(l.root().join("loops"));
+    dirs.push(l.loops());
     dirs
 }
 
-/// The files `cn init` writes (path, template). `{{name}}` becomes the agent's name in the
-/// files marked `true`.
-fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 18] {
+/// The files `cn init` writes (path, template). In the files marked `true`, `{{name}}`
+/// becomes the agent's name and `{{port}}` the owner endpoint's port ([`free_port`]).
+fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 17] {
     [
         (l.config(), include_str!("templates/cn.yaml"), true),
         (l.root().join(".gitignore"), include_str!("templates/gitignore"), false),
@@ -36,9 +36,8 @@ fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 18] {
         (l.reflex("summarize-url"), include_str!("templates/summarize-url.yaml"), false),
         // The starter set: the routine answered below the executive (issue 17).
         (l.reflex("thanks"), include_str!("templates/thanks.yaml"), false),
-        (l.reflex("remind"), include_str!("templates/remind.yaml"), false),
-        (l.reflex("task"), include_str!("templates/task.yaml"), false),
-        (l.reflex("idea"), include_str!("templates/idea.yaml"), false),
+        (l.reflex("bye"), include_str!("templates/bye.yaml"), true),
+        (l.reflex("routine"), include_str!("templates/routine.yaml"), false),
         (l.reflex("time"), include_str!("templates/time.yaml"), false),
         (l.reflex("doing"), include_str!("templates/doing.yaml"), false),
         (l.schedule(), include_str!("templates/schedule.json"), false),
@@ -55,6 +54,9 @@ pub struct InitReport {
     pub name: String,
     /// Files written, relative to the hub.
     pub created: Vec<String>,
+    /// Every path init's commit holds: the files it wrote, the `.gitkeep` of each empty
+    /// directory, and a completed `.gitignore`.
+    pub committed_paths: Vec<String>,
     /// Files that were already there and were left alone.
     pub kept: Vec<String>,
     pub committed: bool,
@@ -78,6 +80,7 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
     // What init itself wrote: the only paths its commit stages (a folder made a hub keeps
     // its other files out of the commit — a `secret.env` stays the owner's business).
     let mut own = Vec::new();
+    let port = free_port().to_string();
     for d in dirs(&layout) {
         let keep = d.join(".gitkeep");
         if !keep.exists() {
@@ -91,7 +94,8 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
             kept.push(rel);
             continue;
         }
-        let text = if named { template.replace("{{name}}", &name) } else { template.to_string() };
+        let text =
+            if named { template.replace("{{name}}", &name).replace("{{port}}", &port) } else { template.to_string() };
         cn_storage::write_atomic(&path, text.as_bytes()).map_err(io_at(&path))?;
         created.push(rel);
     }
@@ -128,7 +132,37 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
         git.run(&commit)?;
         true
     };
-    Ok(InitReport { root, name, created, kept, committed })
+    Ok(InitReport { root, name, created, kept, committed_paths: if committed { own } else { Vec::new() }, committed })
+}
+
+/// A loopback port nothing listens on now, for `senses.bind`: so a second hub on the machine
+/// does not find its owner endpoint taken by the first (the daemon still reports a port taken
+/// later, naming `senses.bind`). Drawn at random from below Linux's ephemeral range, so two
+/// hubs made before either runs are unlikely to draw the same; 7878 if none is free.
+pub fn free_port() -> u16 {
+    const FIRST: u16 = 20000;
+    const SPAN: u64 = 12000;
+    for _ in 0..64 {
+        let draw = u64::from_str_radix(&cn_hub::id::new(), 16).unwrap_or(0) % SPAN;
+        let port = FIRST + draw as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    7878
+}
+
+/// Give a hub made by an older cn the runtime lines its `.gitignore` lacks (files a newer cn
+/// writes at run time, which a decision's commit would otherwise take in), and commit that
+/// change alone. The daemon calls it as it starts; true when it changed the file. A hub
+/// without `.gitignore` or without git is left alone.
+pub fn ensure_gitignore(root: &Path) -> Result<bool> {
+    let ignore = root.join(".gitignore");
+    if !ignore.is_file() || !root.join(".git").exists() || !complete_gitignore(&ignore)? {
+        return Ok(false);
+    }
+    Git::new(root).commit_paths_quick("cn: .gitignore ignores the runtime files of this cn", &[".gitignore"])?;
+    Ok(true)
 }
 
 /// Append the runtime lines of init's `.gitignore` that `path` lacks; true when it changed.
@@ -145,7 +179,7 @@ fn complete_gitignore(path: &Path) -> Result<bool> {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str("# cn's locks, run state and caches (added by cn init)\n");
+    text.push_str("# cn's locks, run state and caches (added by cn)\n");
     for l in missing {
         text.push_str(l);
         text.push('\n');
@@ -188,11 +222,27 @@ mod tests {
             serde_yaml_ng::from_str(&std::fs::read_to_string(r.root.join("cn.yaml")).unwrap()).unwrap();
         let policy = cn_tools::Policy::from_config(yaml.get("policy")).unwrap();
         assert!(policy.allows(3, "delegate") && !policy.allows(2, "send"));
+        // The grants `cn init` writes are the ones a cn.yaml without `policy:` means.
+        assert_eq!(policy.levels, cn_hub::config::Policy::documented().levels);
 
         std::fs::write(r.root.join("cn.yaml"), "name: changed\n").unwrap();
         let again = init(&root, Some("other")).unwrap();
         assert!(again.created.is_empty(), "{:?}", again.created);
         assert_eq!(std::fs::read_to_string(r.root.join("cn.yaml")).unwrap(), "name: changed\n");
         assert!(init(&root, Some("a/b")).is_err());
+    }
+
+    #[test]
+    fn an_older_hubs_gitignore_gets_the_runtime_lines_in_a_commit_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = init(&dir.path().join("sigma"), None).unwrap();
+        assert!(!ensure_gitignore(&r.root).unwrap(), "a fresh hub has them all");
+        let ignore = r.root.join(".gitignore");
+        let old = std::fs::read_to_string(&ignore).unwrap().replace("state/peer-status.json\n", "");
+        std::fs::write(&ignore, old).unwrap();
+        Git::new(&r.root).commit_paths_quick("an older cn", &[".gitignore"]).unwrap();
+        assert!(ensure_gitignore(&r.root).unwrap());
+        assert!(std::fs::read_to_string(&ignore).unwrap().contains("state/peer-status.json"));
+        assert!(Git::new(&r.root).is_clean(), "committed");
     }
 }

@@ -41,7 +41,7 @@ pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
 pub use handup::{decide_below_executive, hand_up_current, HAND_UP};
 pub use hub::{find_hub, Hub, Peer, OWNER};
-pub use init::{init, InitReport};
+pub use init::{ensure_gitignore, init, InitReport};
 pub use item::{Cadence, Item};
 pub use lock::lock;
 pub use mail::Mail;
@@ -76,8 +76,22 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
     mail::post(hub, &mail)?;
     let entry = cn_storage::Entry::new("send").with("to", to).with("thread", mail.id.as_str()).with("message", message);
     HubJournal::append_to(&hub.path("state"), &entry)?;
-    Git::new(hub.root()).commit_all(&format!("cn send: mail {} to {to}", mail.id))?;
+    Git::new(hub.root()).commit_paths(&format!("cn send: mail {} to {to}", mail.id), &cn_hub::layout::OWN)?;
     Ok(mail)
+}
+
+/// How long `cn peer add` waits for a peer's remote to answer.
+pub const PEER_CHECK: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether peer `name`'s remote answers `git ls-remote` now: `None` when it does, else why
+/// not (git's message). A peer that does not answer is still a peer — a laptop that is
+/// offline today — so `cn peer add` warns with this and records it anyway.
+pub fn peer_unreachable(hub: &Hub, name: &str) -> Option<String> {
+    let peer = match hub.require_peer(name) {
+        Ok(p) => p,
+        Err(e) => return Some(cn_compute::chain(&e)),
+    };
+    Git::new(hub.root()).ls_remote_answers(&peer.remote, PEER_CHECK).err().map(|e| cn_compute::chain(&e))
 }
 
 /// `cn peer add`: record a peer (a local path is made absolute, so git finds it from
@@ -95,6 +109,6 @@ pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {
         _ => remote.to_string(),
     };
     hub.add_peer(name, &remote)?;
-    Git::new(hub.root()).commit_all(&format!("cn peer add {name}"))?;
+    Git::new(hub.root()).commit_paths(&format!("cn peer add {name}"), &cn_hub::layout::OWN)?;
     Ok(())
 }

@@ -92,7 +92,10 @@ pub struct PeerMail {
     pub peers: BTreeMap<String, PeerRecord>,
 }
 
-/// One peer's part of [`PeerMail`].
+/// One peer's part of [`PeerMail`]. Only `received` is kept in `state/peer-mail.json` (it
+/// changes only when mail moves); the rest is how the last sync found the peer, kept in the
+/// runtime file `state/peer-status.json` — so a sync that moved nothing changes no file the
+/// hub commits. (An older cn kept both in one file: read, then written apart.)
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct PeerRecord {
@@ -101,17 +104,31 @@ pub struct PeerRecord {
     #[serde(default)]
     pub received: BTreeMap<String, Taken>,
     /// When this peer's repository was last listed and fetched without an error.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing)]
     pub last_fetch: Option<String>,
     /// The last sync's error for this peer, if it failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing)]
     pub last_error: Option<String>,
     /// At the last fetch: mail the peer lists for this hub and this hub has not taken.
-    #[serde(default)]
+    #[serde(default, skip_serializing)]
     pub waiting_in: usize,
     /// At the last sync: mail of ours in `origin` the peer has not receipted yet.
-    #[serde(default)]
+    #[serde(default, skip_serializing)]
     pub waiting_out: usize,
+}
+
+/// One peer's line of `state/peer-status.json`: [`PeerRecord`]'s runtime half.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct PeerSeen {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_fetch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_error: Option<String>,
+    #[serde(default)]
+    waiting_in: usize,
+    #[serde(default)]
+    waiting_out: usize,
 }
 
 /// A mail taken from a peer.
@@ -192,15 +209,58 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
 /// (git daemon's default is 32) holds two hubs syncing at once.
 pub const PEERS_AT_ONCE: usize = 16;
 
-/// Read `state/peer-mail.json` (empty when absent).
+/// Read `state/peer-mail.json` and `state/peer-status.json` (empty when absent).
 pub fn peer_mail(hub: &Hub) -> Result<PeerMail> {
     let path = hub.layout().peer_mail();
-    cn_storage::read_json_or_default(&path).map_err(io_at(&path))
+    let mut state: PeerMail = cn_storage::read_json_or_default(&path).map_err(io_at(&path))?;
+    let status_path = hub.layout().peer_status();
+    // A status file that cannot be read is only missing figures: the next sync rewrites it.
+    let status: BTreeMap<String, PeerSeen> = cn_storage::read_json_or_default(&status_path).unwrap_or_default();
+    for (name, seen) in status {
+        let record = state.peers.entry(name).or_default();
+        if seen != PeerSeen::default() {
+            (record.last_fetch, record.last_error) = (seen.last_fetch, seen.last_error);
+            (record.waiting_in, record.waiting_out) = (seen.waiting_in, seen.waiting_out);
+        }
+    }
+    Ok(state)
 }
 
-fn save(hub: &Hub, state: &PeerMail) -> Result<()> {
-    let path = hub.layout().peer_mail();
-    cn_storage::write_json_atomic(&path, state).map_err(io_at(&path))
+/// Write what changed: `state/peer-mail.json` only when its records differ from the file's
+/// (so a sync that moved no mail leaves it alone), `state/peer-status.json` (runtime) only
+/// when the peers' figures differ. True when `peer-mail.json` was written.
+fn save(hub: &Hub, state: &PeerMail) -> Result<bool> {
+    let status: BTreeMap<&String, PeerSeen> = state
+        .peers
+        .iter()
+        .map(|(name, r)| {
+            let seen = PeerSeen {
+                last_fetch: r.last_fetch.clone(),
+                last_error: r.last_error.clone(),
+                waiting_in: r.waiting_in,
+                waiting_out: r.waiting_out,
+            };
+            (name, seen)
+        })
+        .collect();
+    write_if_changed(&hub.layout().peer_status(), &status)?;
+    let records = hub.layout().peer_mail();
+    if !records.exists() && state.peers.values().all(|r| r.received.is_empty()) {
+        // Nothing taken yet: no file to make.
+        return Ok(false);
+    }
+    write_if_changed(&records, state)
+}
+
+/// Write `value` as JSON to `path` unless the file already holds exactly that; true when
+/// written.
+fn write_if_changed(path: &std::path::Path, value: &impl Serialize) -> Result<bool> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| io_at(path)(std::io::Error::other(e)))?;
+    if std::fs::read_to_string(path).is_ok_and(|t| t.trim_end() == text.trim_end()) {
+        return Ok(false);
+    }
+    cn_storage::write_json_atomic(path, value).map_err(io_at(path))?;
+    Ok(true)
 }
 
 /// Under the hub lock: file what was fetched (each mail only if no sync took it meanwhile),
@@ -234,28 +294,46 @@ fn file_and_publish(
         }
     }
     // Recorded before any receipt is published: a receipt always stands for a filed mail.
-    save(hub, &state)?;
+    let mut recorded = save(hub, &state)?;
 
     // 2. and 3. Out, verified.
     if let Err(e) = publish(hub, peers, &seen, &mut state, &mut report, upstream) {
         report.errors.push(cn_compute::chain(&e));
     }
-    save(hub, &state)?;
+    recorded |= save(hub, &state)?;
 
-    if !(report.sent.is_empty() && report.received.is_empty() && report.rejected.is_empty()) {
+    let moved = !(report.sent.is_empty() && report.received.is_empty() && report.rejected.is_empty());
+    if moved {
         let entry = Entry::new("sync")
+            .with(
+                "summary",
+                format!(
+                    "peer mail synced: {} sent, {} received, {} rejected",
+                    report.sent.len(),
+                    report.received.len(),
+                    report.rejected.len()
+                ),
+            )
             .with("sent", report.sent.clone())
             .with("received", report.received.clone())
             .with("rejected", report.rejected.clone());
         HubJournal::append_to(&hub.path("state"), &entry)?;
     }
-    let message = format!(
-        "cn sync: sent {}, received {}, rejected {}",
-        report.sent.len(),
-        report.received.len(),
-        report.rejected.len()
-    );
-    report.committed = Git::new(hub.root()).commit_all(&message)?;
+    // A sync that moved no mail and changed no record commits nothing (an idle daemon syncs
+    // every minute; a commit each time would be 1,440 a day of nothing).
+    if moved || recorded {
+        let message = if moved {
+            format!(
+                "cn sync: sent {}, received {}, rejected {}",
+                report.sent.len(),
+                report.received.len(),
+                report.rejected.len()
+            )
+        } else {
+            "cn sync: receipts settled".to_string()
+        };
+        report.committed = Git::new(hub.root()).commit_paths(&message, &cn_hub::layout::OWN)?;
+    }
     // The hub in origin (`origin.push`): what this sync recorded goes there now, not at the
     // daemon's next push.
     if let (Some(up), true) = (upstream, report.committed) {
@@ -894,7 +972,8 @@ fn publish(
             // releases, moved to sent/) is committed and pushed with the first refs, in one
             // atomic push that also renews the lease — a receipt never reaches origin before
             // the record of its mail does, and a clone that lost the lease publishes nothing.
-            Git::new(hub.root()).commit_all("cn sync: mail taken and released, before publishing")?;
+            Git::new(hub.root())
+                .commit_paths("cn sync: mail taken and released, before publishing", &cn_hub::layout::OWN)?;
             if let Err(e) = up.push(specs.get(..CHUNK.min(specs.len())).unwrap_or_default()) {
                 return Err(e.into());
             }

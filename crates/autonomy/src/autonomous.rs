@@ -32,8 +32,16 @@ impl AutonomousLoop {
     /// the journal `state/journal.jsonl`, and the impulse files. Returns it and how many
     /// items were restored.
     pub fn open(hub: &cn_hub::Hub, config: &AutonomyConfig) -> io::Result<(Self, usize)> {
+        let (attention, restored) = Attention::durable(config.attention.clone(), &hub.layout().attention())?;
+        Ok((AutonomousLoop::with_attention(hub, config, attention)?, restored))
+    }
+
+    /// The loop over an attention that already runs — the daemon's, kept (with what it holds)
+    /// when cn.yaml changes under it: its pool takes `config.attention`, and the impulse
+    /// sources are read again, marking what the pool holds as offered.
+    pub fn with_attention(hub: &cn_hub::Hub, config: &AutonomyConfig, attention: Attention) -> io::Result<Self> {
         let layout = hub.layout();
-        let (attention, restored) = Attention::durable(config.attention.clone(), &layout.attention())?;
+        attention.with_pool(|pool| pool.set_config(config.attention.clone()));
         let journal = HubJournal::open(&layout.state()).map_err(|e| io::Error::new(e.source.kind(), e))?;
         let mut impulses = ImpulseSources::of_hub(hub, Timestamp::now());
         attention.with_pool(|pool| {
@@ -43,8 +51,7 @@ impl AutonomousLoop {
                 }
             }
         });
-        let me = AutonomousLoop { attention, impulses, pacing: config.pacing, journal };
-        Ok((me, restored))
+        Ok(AutonomousLoop { attention, impulses, pacing: config.pacing, journal })
     }
 
     /// Steps 1–2: check the impulse sources (ideas only when `idle`), admit what is due.

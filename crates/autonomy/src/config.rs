@@ -58,13 +58,12 @@ mod tests {
         assert_eq!(c.senses.github.unwrap().owners, ["alice"]);
         assert_eq!(c.senses.calendar[0].lead, Duration::from_secs(600));
         assert!(c.senses.owner.enabled);
-        assert_eq!(c.senses.peers, None, "peer sync is off unless asked for");
+        let on = |every| PeersConfig { enabled: true, every: Duration::from_secs(every) };
+        assert_eq!(c.senses.peers, on(300), "peer sync is on by default (it runs while the hub has peers)");
         let peers = |yaml: &str| AutonomyConfig::from_yaml(yaml).map(|c| c.senses.peers);
-        assert_eq!(peers("senses:\n  peers: {}\n").unwrap(), Some(PeersConfig { every: Duration::from_secs(300) }));
-        assert_eq!(
-            peers("senses:\n  peers: {every: 30s}\n").unwrap(),
-            Some(PeersConfig { every: Duration::from_secs(30) })
-        );
+        assert_eq!(peers("senses:\n  peers: {}\n").unwrap(), on(300));
+        assert_eq!(peers("senses:\n  peers: {every: 30s}\n").unwrap(), on(30));
+        assert!(!peers("senses:\n  peers: {enabled: false}\n").unwrap().enabled);
         let e = peers("senses:\n  peers: {every: soon}\n").unwrap_err().to_string();
         assert!(e.contains("senses.peers"), "{e}");
         let e = AutonomyConfig::from_yaml("senses:\n  github: {secret: x}\n").unwrap_err().to_string();

@@ -4,7 +4,7 @@
 //! - [`percept`]: `Percept`, something sensed; [`senses`]: the clients that sense them, each
 //!   a `Sense`; [`channel`]: `Channel`, a place to answer (the typing indicator, the reply).
 //! - [`impulses`]: `Impulse`, internal motivation from `tasks.json`, `schedule.json`,
-//!   `ideas.json`; [`cron`]: standard five-field cron.
+//!   `ideas.json`; [`cron`]: standard five-field cron (the hub's, `cn_hub::cron`).
 //! - [`attention`]: the bounded pool, `Salience`, the shared [`Attention`] handle.
 //! - [`journal`]: the document's entry types, and the "what?" / "why?" queries.
 //! - [`autonomous`]: `AutonomousLoop`, the document's autonomous loop, steps 1–2 (step 3,
@@ -20,7 +20,7 @@ pub mod attention;
 pub mod autonomous;
 pub mod channel;
 pub mod config;
-pub mod cron;
+pub use cn_hub::cron;
 pub mod hub;
 pub mod impulses;
 pub mod journal;

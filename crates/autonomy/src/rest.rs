@@ -32,6 +32,12 @@ pub fn rest_once(attention: &Attention, pacing: &Pacing) -> Wake {
 /// on the stop token (no CPU while it sleeps), so a stop wakes a rest at once.
 pub fn rest_decorator(attention: Attention, pacing: Pacing, stop: StopToken) -> Decorator {
     bridge_stop(&attention, stop);
+    rest_on(attention, pacing)
+}
+
+/// [`rest_decorator`] for an attention whose stop is already bridged (the daemon keeps one
+/// attention, and one bridge, across the configurations it runs).
+pub fn rest_on(attention: Attention, pacing: Pacing) -> Decorator {
     Decorator::Rest(Box::new(move |mut inner: RestFn| -> RestFn {
         Box::new(move || {
             inner();

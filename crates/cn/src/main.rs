@@ -2,6 +2,9 @@
 //! command to the crate that owns it. Exit codes: 0 ok, 1 failure, 2 bad usage or input,
 //! 3 nothing to do (an empty queue).
 
+// First: its printing macros shadow the standard ones in every module below (`out`).
+#[macro_use]
+mod out;
 mod cmd;
 
 use std::process::ExitCode;
@@ -17,7 +20,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // `{:#}` prints the whole context chain on one line: what failed, and why.
-            eprintln!("cn: {e:#}");
+            eprintln!("cn: {}", cn_hub::redact::printable_line(&format!("{e:#}")));
             // Bad usage or input: no hub where one was looked for, a cn.yaml that cannot be
             // used (README: exit 2).
             let no_hub = e.chain().any(|c| {

@@ -106,6 +106,10 @@ pub enum ToolError {
     /// saying what to do meanwhile.
     #[error("held for the owner's approval: {message}")]
     Held { approval: String, message: String },
+    /// Not run to an end at this level: the item is for a higher one (a reflex action that
+    /// finds the request is not its own, or cannot be done here), and this is why.
+    #[error("left to a higher level: {0}")]
+    Escalate(String),
     #[error("{0}")]
     Failed(String),
 }

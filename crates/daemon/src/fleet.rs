@@ -25,7 +25,7 @@ use cn_hub::journal::HubJournal;
 use cn_hub::lease::{Adopted, Upstream, Verdict, Watch};
 use cn_storage::Entry;
 
-use crate::{active, sections, DaemonError, RunMode, RunOptions, RunReport};
+use crate::{active, DaemonError, RunMode, RunOptions, RunReport};
 
 /// Run the hub's agent whenever this clone holds the lease, standing by otherwise, until
 /// `stop` (or, for `--once` / `--until-idle`, until that run is done).
@@ -102,7 +102,7 @@ pub fn run(
                 // The hub as origin has it now: its cn.yaml may differ from the one this clone
                 // started with.
                 let hub = cn_agent::Hub::open(&root).map_err(|e| DaemonError::Config(hub_config(e)))?;
-                let config = sections(&hub)?;
+                crate::check(&hub, options.mode)?;
                 journal_takeover(&hub, &why, held.term, &adopted);
                 let term = stop.child();
                 let replica = Arc::new(crate::replica::Replica::start(upstream.clone(), term.clone()));
@@ -111,7 +111,7 @@ pub fn run(
                     tracing::warn!(%e, "the takeover could not be pushed; standing by again");
                     continue;
                 }
-                let run = active(hub, config, options.clone(), term, Some(replica.clone()));
+                let run = active(hub, options.clone(), term, Some(replica.clone()));
                 let fenced = replica.fenced();
                 drop(replica);
                 let this = run?;

@@ -20,6 +20,7 @@ pub mod config;
 pub mod context;
 pub mod economy;
 pub mod fleet;
+pub mod follow;
 pub mod mind;
 pub mod otel;
 pub mod reflection;
@@ -28,6 +29,7 @@ pub mod resident;
 pub mod serve;
 pub mod upkeep;
 pub mod vet;
+pub mod working;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -152,10 +154,47 @@ pub fn control_url(hub: &Path) -> Option<String> {
     info["control_url"].as_str().map(str::to_string)
 }
 
+/// Everything `cn run` requires of cn.yaml before it starts anything, checked the same way
+/// when a changed cn.yaml is taken by a running daemon ([`follow`]): every section parses
+/// (done when the hub was opened), the models can be built (an API key's variable is set),
+/// the budget's ledger opens, `otel:` has its headers — and, for the daemon, which starts
+/// them, every sense has its secrets and settings and the control room may listen where
+/// `serve:` says (`--once` and `--until-idle` start neither).
+pub fn check(hub: &cn_agent::Hub, mode: RunMode) -> Result<(), DaemonError> {
+    let config = sections(hub)?;
+    if config.tiered.has(3) {
+        cn_models::budget_of(&hub.config().budget, &config.models, hub.root())?;
+    }
+    if let Some(otel) = &hub.config().otel {
+        otel::check(otel).map_err(DaemonError::Telemetry)?;
+    }
+    if mode == RunMode::Daemon {
+        cn_autonomy::senses::configured(hub, &config.autonomy.senses)?;
+        if let Some(serve_config) = &hub.config().serve {
+            serve::check(serve_config)?;
+        }
+    }
+    Ok(())
+}
+
+/// Open the hub at `root` again and [`check`] it: what a changed cn.yaml must pass before a
+/// running daemon takes it. The error is the chain, as the owner reads it.
+fn reopen(root: &Path) -> Result<cn_agent::Hub, String> {
+    let hub = cn_agent::Hub::open(root).map_err(|e| cn_compute::chain(&e))?;
+    check(&hub, RunMode::Daemon).map_err(|e| cn_compute::chain(&e))?;
+    Ok(hub)
+}
+
 /// Run the agent on `hub` until `options.mode` says stop, or `stop` is set.
+///
+/// As a daemon it follows cn.yaml ([`follow`]): a change that passes [`check`] ends the
+/// current run of the kernel between two items, and everything is assembled again from the
+/// new config — on the same attention (nothing waiting is lost), the same run lock, the same
+/// control room when `serve:` did not change. A new config that passes the check but still
+/// cannot start (its port is taken) is refused like a bad edit, and the last one runs again.
 pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<RunReport, DaemonError> {
     let root = hub.root().to_path_buf();
-    let config = sections(&hub)?;
+    check(&hub, options.mode)?;
 
     // One agent per hub: attention's spool and the current item are this process's.
     let lock = run_lock(&root);
@@ -170,27 +209,250 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         Some(upstream) if upstream.lease().is_some() => fleet::run(hub, options, stop, upstream),
         Some(upstream) => {
             let replica = Arc::new(replica::Replica::start(upstream, StopToken::new()));
-            let report = active(hub, config, options, stop, Some(replica.clone()));
+            let report = active(hub, options, stop, Some(replica.clone()));
             if let Ok(r) = Arc::try_unwrap(replica) {
                 r.finish();
             }
             report
         }
-        None => active(hub, config, options, stop, None),
+        None => active(hub, options, stop, None),
     }
 }
 
 /// The agent at work on `hub` (its run lock held by the caller): the registry, the models,
-/// the mind, the senses and the loop, until `stop`. With `replica`, the hub's commits go to
-/// origin (and leased, the mind writes through at item boundaries).
+/// the mind, the senses and the loop, following cn.yaml as a daemon, until `stop`. With
+/// `replica`, the hub's commits go to origin (and leased, the mind writes through at item
+/// boundaries); it outlives a reload of cn.yaml (the origin it pushes to is the one the
+/// daemon started with).
 pub(crate) fn active(
     hub: cn_agent::Hub,
-    config: DaemonConfig,
     options: RunOptions,
     stop: StopToken,
     replica: Option<Arc<replica::Replica>>,
 ) -> Result<RunReport, DaemonError> {
     let root = hub.root().to_path_buf();
+    // A journal due for rotation (cn.yaml `journal:`) rotates as the daemon starts, and after
+    // each decision (`cn_agent::decide`).
+    if let Err(err) = cn_hub::journal::HubJournal::rotate_if_due(&hub.layout().state(), &hub.config().journal) {
+        tracing::warn!(err = %cn_compute::Chain(&err), "cannot rotate the journal");
+    }
+    // A hub made by an older cn learns the runtime files this one writes, so no decision's
+    // commit takes them in.
+    if let Err(err) = cn_agent::ensure_gitignore(&root) {
+        tracing::warn!(err = %cn_compute::Chain(&err), "cannot complete .gitignore");
+    }
+    let mode = options.mode;
+    let state_dir = hub.layout().state();
+    let (first, restored) = cn_autonomy::AutonomousLoop::open(&hub, &cn_autonomy::AutonomyConfig::of(hub.config()))
+        .map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
+    if restored > 0 {
+        tracing::info!(restored, "percepts and impulses restored from state/attention.jsonl");
+    }
+    let attention = first.attention.clone();
+    let mut carried = Carried { replica, ..Carried::default() };
+    // Only the daemon follows cn.yaml; `--once` and `--until-idle` run one config.
+    let this_run = if mode == RunMode::Daemon {
+        let current = Arc::new(Mutex::new(StopToken::new()));
+        bridge_stop(stop.clone(), attention.clone(), current.clone());
+        match follow::Watch::start(&hub, attention.clone()) {
+            Ok(w) => carried.watch = Some(Arc::new(w)),
+            Err(e) => {
+                tracing::warn!(e = %cn_compute::Chain(&e), "cannot watch cn.yaml: the daemon runs on the config it started with")
+            }
+        }
+        Some(current)
+    } else {
+        None
+    };
+
+    let mut report = RunReport { mode, moves: 0, decided: 0, listening: None };
+    let mut hub = hub;
+    let mut auto = Some(first);
+    let mut last_good: Option<cn_agent::Hub> = None;
+    loop {
+        let run_stop = match &this_run {
+            Some(current) => {
+                let token = StopToken::new();
+                *current.lock().unwrap_or_else(|p| p.into_inner()) = token.clone();
+                if stop.is_stopped() {
+                    break;
+                }
+                token
+            }
+            None => stop.clone(),
+        };
+        let auto = match auto.take() {
+            Some(a) => a,
+            None => cn_autonomy::AutonomousLoop::with_attention(
+                &hub,
+                &cn_autonomy::AutonomyConfig::of(hub.config()),
+                attention.clone(),
+            )
+            .map_err(|source| DaemonError::State { path: state_dir.clone(), source })?,
+        };
+        let next: follow::Next = Arc::default();
+        let snapshot = follow::Snapshot::of(&hub);
+        match run_config(&snapshot, auto, &options, run_stop, &mut carried, next.clone()) {
+            Ok(ran) => {
+                report.moves += ran.moves;
+                report.decided += ran.decided;
+                report.listening = report.listening.or(ran.listening);
+            }
+            Err(e) => match last_good.take() {
+                // The new config passed the check but did not start: refused, the last runs.
+                Some(previous) => {
+                    carried.refused(&hub, &cn_compute::chain(&e));
+                    hub = previous;
+                    continue;
+                }
+                None => return Err(e),
+            },
+        }
+        let taken = next.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let Some(new) = taken.filter(|_| !stop.is_stopped()) else { break };
+        carried.reloaded(&snapshot, &new);
+        last_good = Some(std::mem::replace(&mut hub, new));
+    }
+    carried.stop();
+    Ok(report)
+}
+
+/// Stop the daemon's current run of the kernel and its attention when `stop` is set (a
+/// signal): a thread asleep on the token, one per daemon.
+fn bridge_stop(stop: StopToken, attention: cn_autonomy::Attention, current: Arc<Mutex<StopToken>>) {
+    let spawned = std::thread::Builder::new().name("cn-stop-bridge".into()).spawn(move || {
+        // Wake rarely (once an hour) just to re-arm; stop itself wakes it at once.
+        while !stop.wait(std::time::Duration::from_secs(3600)) {}
+        current.lock().unwrap_or_else(|p| p.into_inner()).stop();
+        attention.stop();
+    });
+    if let Err(e) = spawned {
+        tracing::error!(e = %cn_compute::Chain(&e), "cannot start the stop bridge; rests will end only by timeout or percept");
+    }
+}
+
+/// What outlives one config of the daemon: the cn.yaml watcher, the control room (while
+/// `serve:` stays the same), the addresses the senses bound, and what `state/run.json` says.
+#[derive(Default)]
+struct Carried {
+    watch: Option<Arc<follow::Watch>>,
+    control: Option<(cn_hub::config::ServeConfig, serve::Server)>,
+    /// The senses' configured address and the one it bound (port 0 keeps its port).
+    senses_bind: Option<(SocketAddr, SocketAddr)>,
+    info: Arc<Mutex<RunInfo>>,
+    /// The sections a reload changed, journaled once the new config runs.
+    reload: Option<Vec<String>>,
+    /// The pusher to origin (cn.yaml `origin:`), when the hub has one.
+    replica: Option<Arc<replica::Replica>>,
+}
+
+impl Carried {
+    /// A new config passed: once its senses listen, the banner goes and the journal says so
+    /// ([`Carried::running`]).
+    fn reloaded(&mut self, old: &follow::Snapshot, new: &cn_agent::Hub) {
+        let sections = old.changed_sections(new);
+        tracing::info!(?sections, "cn.yaml changed: the daemon runs on the new config");
+        self.reload = Some(sections);
+    }
+
+    /// The config runs (its senses listen): `state/run.json` says where, and — after a reload
+    /// — the journal says so (in that order: the page reads `state/run.json` when the
+    /// journal grows, and `cn chat` reads it to post).
+    fn running(&mut self, hub: &cn_agent::Hub, owner_url: Option<String>) {
+        let reload = self.reload.take();
+        {
+            let mut info = self.info.lock().unwrap_or_else(|p| p.into_inner());
+            info.owner_url = owner_url;
+            info.control_url = self.control.as_ref().map(|(_, s)| s.base_url());
+            if reload.is_some() {
+                info.config_error = None;
+            }
+            info.write(hub.root());
+        }
+        if let Some(sections) = reload {
+            // `peers` alone: `cn peer add|rm` changed state/peers.json, not cn.yaml.
+            let summary = if sections == ["peers"] {
+                "the peers changed (state/peers.json): now syncing with them".to_string()
+            } else {
+                format!("cn.yaml changed: now running on it ({})", sections.join(", "))
+            };
+            let entry = cn_storage::Entry::new("observation")
+                .with("id", cn_hub::id::prefixed("config"))
+                .with("summary", summary)
+                .with("sections", sections)
+                .with("outcome", "senses, models and reflexes started again on the new config");
+            journal(hub, &entry);
+        }
+    }
+
+    /// A changed cn.yaml the daemon cannot run: the log, the journal and the banner say why.
+    fn refused(&self, hub: &cn_agent::Hub, why: &str) {
+        refuse(hub, &self.info, why);
+    }
+
+    fn stop(&mut self) {
+        self.control = None;
+        self.watch = None;
+    }
+}
+
+/// Tell the owner that a changed cn.yaml was refused, and why: a log line, a journal entry,
+/// and `config_error` in `state/run.json` (the control room's banner).
+fn refuse(hub: &cn_agent::Hub, info: &Mutex<RunInfo>, why: &str) {
+    tracing::error!(error = %why, "cn.yaml changed but cannot be used; the daemon keeps the config it runs");
+    // run.json first: the page reads it when the journal grows.
+    {
+        let mut info = info.lock().unwrap_or_else(|p| p.into_inner());
+        info.config_error = Some(why.to_string());
+        info.write(hub.root());
+    }
+    let entry = cn_storage::Entry::new("observation")
+        .with("id", cn_hub::id::prefixed("config"))
+        .with("summary", format!("cn.yaml edit refused: {why}"))
+        .with("error", why)
+        .with("outcome", "the daemon keeps running on the config it had; fix cn.yaml and save it again");
+    journal(hub, &entry);
+}
+
+/// cn.yaml says again what the daemon runs: a refusal is over (the banner goes).
+fn undone(hub: &cn_agent::Hub, info: &Mutex<RunInfo>) {
+    let mut info = info.lock().unwrap_or_else(|p| p.into_inner());
+    if info.config_error.take().is_some() {
+        info.write(hub.root());
+        let entry = cn_storage::Entry::new("observation")
+            .with("id", cn_hub::id::prefixed("config"))
+            .with("summary", "cn.yaml is back to the config the daemon runs")
+            .with("outcome", "nothing to change");
+        journal(hub, &entry);
+    }
+}
+
+fn journal(hub: &cn_agent::Hub, entry: &cn_storage::Entry) {
+    if let Err(e) = cn_hub::journal::HubJournal::append_to(&hub.layout().state(), entry) {
+        tracing::warn!(e = %cn_compute::Chain(&e), "cannot write the journal");
+    }
+}
+
+/// What one config's run of the kernel did.
+struct Ran {
+    moves: u64,
+    decided: u64,
+    listening: Option<SocketAddr>,
+}
+
+/// Assemble the daemon from `hub`'s config and run the kernel until `run_stop` (a stop, or a
+/// changed cn.yaml that passed, put in `next`).
+fn run_config(
+    snapshot: &follow::Snapshot,
+    auto: cn_autonomy::AutonomousLoop,
+    options: &RunOptions,
+    run_stop: StopToken,
+    carried: &mut Carried,
+    next: follow::Next,
+) -> Result<Ran, DaemonError> {
+    let hub = &snapshot.hub;
+    let root = hub.root().to_path_buf();
+    let config = sections(hub)?;
     let DaemonConfig { kernel, autonomy, models, tiered, policy } = config;
     let budget_config = hub.config().budget.clone();
     // `otel:`: traces exported in the background; stopped (its last batch sent) at the end.
@@ -201,26 +463,18 @@ pub(crate) fn active(
         }
         None => None,
     };
-    let serve_config = hub.config().serve.clone();
-    // A journal due for rotation (cn.yaml `journal:`) rotates as the daemon starts, and after
-    // each decision (`cn_agent::decide`).
-    if let Err(err) = cn_hub::journal::HubJournal::rotate_if_due(&hub.layout().state(), &hub.config().journal) {
-        tracing::warn!(err = %cn_compute::Chain(&err), "cannot rotate the journal");
-    }
-    let serve_hub = hub.clone();
-    let mut control: Option<serve::Server> = None;
     let mut ctx = cn_tools::ToolContext::new(&root);
     ctx.hub = Some(root.clone());
     ctx.policy = policy;
     let mut registry = cn_tools::Registry::new(ctx);
     // Every decision made in this process, as its decider returned it: the mind keeps them.
     let decisions = cn_agent::Decisions::default();
-    cn_agent::register_ops(&mut registry, &hub, &decisions);
-    let reflexes = reflexes(&hub, &models, &mut registry);
+    cn_agent::register_ops(&mut registry, hub, &decisions);
+    let reflexes = reflexes(hub, &models, &mut registry, options.mode);
     // MCP servers' tools (`mcp:`): they join the registry as `server.tool` once their
     // server answers (started in the background: a server that hangs delays nothing), and
     // serve the reflexes' `mcp` action.
-    let _mcp = mcp_clients(&hub, &registry, reflexes.as_ref()).map(CloseMcp);
+    let _mcp = mcp_clients(hub, &registry, reflexes.as_ref()).map(CloseMcp);
 
     let level = |l: u8| LevelPlan {
         level: l,
@@ -235,20 +489,14 @@ pub(crate) fn active(
 
     let mode = options.mode;
     let state_dir = hub.layout().state();
-    let (auto, restored) = cn_autonomy::AutonomousLoop::open(&hub, &autonomy)
-        .map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
-    if restored > 0 {
-        tracing::info!(restored, "percepts and impulses restored from state/attention.jsonl");
-    }
     let attention = auto.attention.clone();
     let pacing = auto.pacing;
     let local_decides = models.local().provider.is_some_and(|p| p != cn_models::ProviderKind::Embedded);
     let mut auto = auto;
     auto.impulses.set_explore(executive_configured || local_decides);
     // The senses and the vetted tools use the hub too (the mind takes this one).
-    let vet_hub = hub.clone();
     let vet_local = models.local().provider == Some(cn_models::ProviderKind::Embedded);
-    let mut mind = HubMind::new(hub, auto, mode, stop.clone(), local, executive)
+    let mut mind = HubMind::new(hub.clone(), auto, mode, run_stop.clone(), local, executive)
         .max_moves(options.max_moves)
         .with_decisions(decisions.clone())
         // The embedded SmolLM2 classifies and extracts under a grammar; it never decides an
@@ -260,7 +508,7 @@ pub(crate) fn active(
     if let Some(t) = &telemetry {
         mind = mind.with_telemetry(t.0.clone());
     }
-    if let Some(r) = &replica {
+    if let Some(r) = &carried.replica {
         mind = mind.with_replica(r.clone());
     }
     let handled = mind.handled();
@@ -321,14 +569,23 @@ pub(crate) fn active(
         });
         decorators.push(cn_models::Budget::decorator(budget));
     }
+    // What the model works on now, for `cn chat` while it waits (`state/working.json`).
+    decorators.push(working::decorator(hub.layout().working()));
     // The daemon senses the world and rests on attention: a percept, a changed inbox or
     // impulse file, the next due time or a stop ends a rest at once.
     let mut senses = None;
     let mut listening = None;
     if mode == RunMode::Daemon {
-        let mut all = cn_autonomy::senses::configured(&vet_hub, &autonomy.senses)?;
+        // Port 0 in cn.yaml: the port it bound last time, so `cn chat` and webhooks keep it.
+        let mut senses_config = autonomy.senses.clone();
+        if let Some((configured, bound)) = carried.senses_bind {
+            if configured == senses_config.bind && configured.port() == 0 {
+                senses_config.bind = bound;
+            }
+        }
+        let mut all = cn_autonomy::senses::configured(hub, &senses_config)?;
         all.push(Box::new(HubWatcher));
-        let mut started = Senses::start_all(&vet_hub, &autonomy.senses, all, attention.clone())?;
+        let mut started = Senses::start_all(hub, &senses_config, all, attention.clone())?;
         for channel in started.take_channels() {
             mind = mind.with_channel(channel);
         }
@@ -336,33 +593,63 @@ pub(crate) fn active(
             mind = mind.with_reactor(Arc::new(move |channel, message, emoji| discord.react(channel, message, emoji)));
         }
         listening = started.local_addr();
+        if let Some(addr) = listening {
+            carried.senses_bind = Some((autonomy.senses.bind, addr));
+        }
         if let Some(tell) = options.on_listening {
             tell(listening);
         }
-        // `serve:` in cn.yaml: the control room runs inside the daemon, on its live pool.
-        if let Some(serve_config) = &serve_config {
-            let server = serve::Server::start(serve_hub.clone(), serve_config, Some(attention.clone()))?;
-            if let Some(tell) = options.on_serving {
-                tell(&server.base_url());
+        // `serve:` in cn.yaml: the control room runs inside the daemon, on its live pool —
+        // kept (the same address, every page open on it) while `serve:` does not change.
+        match (&hub.config().serve, carried.control.take()) {
+            (Some(wanted), Some((had, server))) if *wanted == had => {
+                server.set_hub(hub.clone());
+                carried.control = Some((had, server));
             }
-            control = Some(server);
+            (Some(wanted), old) => {
+                drop(old);
+                let server = serve::Server::start(hub.clone(), wanted, Some(attention.clone()))?;
+                if let Some(tell) = options.on_serving {
+                    tell(&server.base_url());
+                }
+                carried.control = Some((wanted.clone(), server));
+            }
+            (None, old) => drop(old),
         }
-        write_run_info(&root, listening, control.as_ref().map(serve::Server::base_url));
+        carried.running(hub, listening.map(|a| format!("http://{a}{}", cn_autonomy::senses::OWNER_PATH)));
         senses = Some(started);
-        let idle_attention = attention.clone();
-        decorators.push(cn_autonomy::rest_decorator(attention, pacing, stop.clone()));
+        decorators.push(cn_autonomy::rest::rest_on(attention.clone(), pacing));
         // Idle, the resident set is what the idle loop touches (see `resident`).
-        let upkeep_attention = idle_attention.clone();
+        let upkeep_attention = attention.clone();
         decorators.push(upkeep::maintain_repository(
             cn_hub::git::Git::new(&root),
             move || !upkeep_attention.active_within(pacing.idle),
             handled.clone(),
         ));
+        let idle_attention = attention.clone();
         decorators
             .push(resident::release_when_idle(move || !idle_attention.active_within(pacing.idle), handled.clone()));
+        // Outermost: a changed cn.yaml is taken at a rest, before anything else rests.
+        if let Some(watch) = &carried.watch {
+            let info = carried.info.clone();
+            let told = Box::new(move |hub: &cn_agent::Hub, why: Option<&str>| match why {
+                Some(why) => refuse(hub, &info, why),
+                None => undone(hub, &info),
+            });
+            decorators.push(follow::decorator(
+                watch.clone(),
+                snapshot.clone(),
+                attention.clone(),
+                reopen,
+                told,
+                next,
+                run_stop.clone(),
+            ));
+        }
     }
     let store = cn_storage::JournalStore::open(&state_dir)
         .map_err(|source| DaemonError::State { path: state_dir.clone(), source })?;
+    let vet_hub = hub.clone();
     let inputs = Inputs {
         workdir: root.clone(),
         config: Some(kernel.into()),
@@ -382,13 +669,12 @@ pub(crate) fn active(
             store: Box::new(store),
         },
         decorators,
-        stop,
+        stop: run_stop,
         outcome_capacity: 64,
     };
     let state = cn_compute::begin(inputs)?;
-    drop(control);
     drop(senses);
-    Ok(RunReport { mode, moves: state.moves, decided: handled.load(Ordering::Relaxed), listening })
+    Ok(Ran { moves: state.moves, decided: handled.load(Ordering::Relaxed), listening })
 }
 
 /// A poisoned budget lock refuses (a thread panicked holding it: nothing is known of the caps).
@@ -400,12 +686,13 @@ fn poisoned() -> mind::Refused {
 }
 
 /// The executive's own tools besides the ops, into `registry`: its notes, and the reflex
-/// engine's actions for its state (tasks, ideas) and reading files in the hub — the same code
+/// engine's actions for its state (tasks, ideas, the schedule: the routine's tools) and
+/// reading files in the hub — the same code
 /// whether a reflex or the executive asks, and whether the daemon runs the call or the owner
 /// approved it (`approve`).
 pub(crate) fn state_tools(registry: &mut cn_tools::Registry, engine: &cn_reflex::Engine) {
     registry.register(cn_autonomy::notes::note_write_tool());
-    for name in ["add_task", "add_idea", "read_file"] {
+    for name in cn_hub::config::STATE_TOOLS.iter().chain(&["read_file"]) {
         if let Some(tool) = engine.registry().get(name) {
             registry.register(tool.clone());
         }
@@ -419,11 +706,21 @@ fn reflexes(
     hub: &cn_agent::Hub,
     models: &cn_models::ModelsConfig,
     registry: &mut cn_tools::Registry,
+    mode: RunMode,
 ) -> Option<Arc<Mutex<cn_reflex::Engine>>> {
     let root = hub.root();
     let mut engine = cn_reflex::Engine::of_hub(hub);
     for e in engine.errors() {
         eprintln!("cn run: reflex skipped: {e}", e = cn_compute::Chain(&e));
+        // The daemon says so where the owner looks too (once per start or change of its
+        // config; `--once` runs for every `cn chat` without a daemon, so only its stderr).
+        if mode == RunMode::Daemon {
+            let entry = cn_storage::Entry::new("observation")
+                .with("id", cn_hub::id::prefixed("reflex"))
+                .with("summary", format!("a reflex file was skipped: {}", cn_compute::chain(&e)))
+                .with("outcome", "the other reflexes run; fix the file (`cn reflex list` shows the error)");
+            journal(hub, &entry);
+        }
     }
     match cn_models::provider(&models.local(), "models.local", root) {
         Ok(m) => engine.set_model(m),
@@ -495,17 +792,31 @@ impl Drop for CloseMcp {
     }
 }
 
-/// Write `state/run.json`: who is running and where its owner endpoint listens (for
-/// `cn chat`). A failure is logged: the daemon runs without it.
-fn write_run_info(hub: &Path, addr: Option<SocketAddr>, control: Option<String>) {
-    let info = serde_json::json!({
-        "pid": std::process::id(),
-        "role": "active",
-        "started": cn_storage::now_rfc3339(),
-        "owner_url": addr.map(|a| format!("http://{a}{}", cn_autonomy::senses::OWNER_PATH)),
-        "control_url": control,
-    });
-    if let Err(e) = cn_storage::write_json_atomic(&run_info(hub), &info) {
-        tracing::warn!(e = %cn_compute::Chain(&e), "cannot write state/run.json");
+/// `state/run.json`: who is running, where its owner endpoint and control room listen, and
+/// why the last change to cn.yaml was refused, if it was (the control room's banner).
+#[derive(Debug, Default)]
+struct RunInfo {
+    owner_url: Option<String>,
+    control_url: Option<String>,
+    config_error: Option<String>,
+    started: Option<String>,
+}
+
+impl RunInfo {
+    /// Write it (for `cn chat` and the control room). A failure is logged: the daemon runs
+    /// without it.
+    fn write(&mut self, hub: &Path) {
+        let started = self.started.get_or_insert_with(cn_storage::now_rfc3339).clone();
+        let info = serde_json::json!({
+            "pid": std::process::id(),
+            "role": "active",
+            "started": started,
+            "owner_url": self.owner_url,
+            "control_url": self.control_url,
+            "config_error": self.config_error,
+        });
+        if let Err(e) = cn_storage::write_json_atomic(&run_info(hub), &info) {
+            tracing::warn!(e = %cn_compute::Chain(&e), "cannot write state/run.json");
+        }
     }
 }

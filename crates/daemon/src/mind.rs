@@ -725,6 +725,7 @@ impl HubMind {
                 .with("id", item.id.as_str())
                 .with("idea", idea_text.strip_prefix("Idea to explore: ").unwrap_or(&idea_text).to_string())
                 .with("idea_id", idea.as_str())
+                .with("provenance", item.origin_in(&self.hub).author.label())
                 .with("duration_sec", duration)
                 .with("outcome", outcome)
                 .with("learned", learned),
@@ -766,6 +767,10 @@ impl HubMind {
             channel.finished(item, decided.filter(|_| told));
         }
         self.handled.fetch_add(1, Ordering::Relaxed);
+        // What was written about the item after its decision's commit joins that commit.
+        if let Err(e) = cn_agent::decide::seal(&self.hub, &item.id) {
+            tracing::warn!(e = %cn_compute::Chain(&e), item = %item.id, "cannot commit what the item's decision left");
+        }
         if self.mode == RunMode::Once {
             self.stop.stop();
         }

@@ -114,6 +114,24 @@ pub enum OtelError {
     Thread { error: std::io::Error },
 }
 
+/// Whether `otel:` can start: every header's variable is set (`cn run` checks it before
+/// it starts anything, and again for a changed cn.yaml).
+pub fn check(config: &OtelConfig) -> Result<(), OtelError> {
+    headers(config).map(drop)
+}
+
+/// The headers every export sends, each value read from its variable.
+fn headers(config: &OtelConfig) -> Result<Vec<(String, String)>, OtelError> {
+    config
+        .headers_env
+        .iter()
+        .map(|(header, var)| match std::env::var(var) {
+            Ok(v) => Ok((header.clone(), v)),
+            Err(_) => Err(OtelError::HeaderEnv { header: header.clone(), var: var.clone() }),
+        })
+        .collect()
+}
+
 /// Why one export failed. The transport's error is kept only as text, scrubbed of every
 /// header value and redacted (its source could carry a header value, so it is dropped).
 #[derive(Debug, thiserror::Error)]
@@ -129,13 +147,7 @@ impl Telemetry {
     /// values are read from the environment now; a variable that is not set is an error
     /// naming it (never its value).
     pub fn start(config: &OtelConfig, agent: &str, models: &ModelsConfig) -> Result<Telemetry, OtelError> {
-        let mut headers = Vec::new();
-        for (header, var) in &config.headers_env {
-            match std::env::var(var) {
-                Ok(v) => headers.push((header.clone(), v)),
-                Err(_) => return Err(OtelError::HeaderEnv { header: header.clone(), var: var.clone() }),
-            }
-        }
+        let headers = headers(config)?;
         let (tx, rx) = std::sync::mpsc::sync_channel(config.queue);
         let dropped = Arc::new(AtomicU64::new(0));
         let exported = Arc::new(AtomicU64::new(0));

@@ -17,8 +17,11 @@
 //! The section types live here (one type per concept; the layers `pub use` them) and their
 //! behaviour stays with the layer that owns it. Invariants: an unknown key at any level is an
 //! error naming the key path and the file (a typo must not silently mean "default"); a
-//! missing, empty or null section is its default; secrets are never in cn.yaml — a key such
-//! as `api_key_env` names the environment variable that holds one.
+//! missing, empty or null section is its default, and a section written in part merges with
+//! its default key by key — a mapping key by key, a list or a value replacing the default's
+//! (`policy.levels` over the documented grants, level by level; [`HubConfig::settings`] says
+//! where each value came from); secrets are never in cn.yaml — a key such as `api_key_env`
+//! names the environment variable that holds one.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -26,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cn_compute::Level;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Why `cn.yaml` (or a section of it) cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -84,7 +87,7 @@ pub enum ConfigError {
 }
 
 /// All of `cn.yaml`, one field per section.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HubConfig {
     /// The agent's name: peers address it as `<name>/<thread>` branches.
@@ -144,7 +147,7 @@ pub struct HubConfig {
 /// Absent, nothing but peer mail goes to origin, as before. With it, everything the hub
 /// commits — its journal, threads and notes — is readable by whoever can fetch origin,
 /// peers included (SECURITY.md).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct OriginConfig {
     /// Push the hub's commits to origin (a lease implies it).
@@ -152,7 +155,7 @@ pub struct OriginConfig {
     /// Hold `refs/cn/lease` in origin for this long at a time: the daemon that holds it is
     /// the only one that decides; another clone's daemon stands by and takes over when it
     /// expires. At least 1 s.
-    #[serde(deserialize_with = "duration_opt")]
+    #[serde(deserialize_with = "duration_opt", serialize_with = "duration_opt_out")]
     pub lease: Option<Duration>,
     /// The branch of origin the hub lives on (default: the branch checked out).
     pub branch: Option<String>,
@@ -162,6 +165,14 @@ impl OriginConfig {
     /// Whether the daemon pushes the hub's commits.
     pub fn pushes(&self) -> bool {
         self.push || self.lease.is_some()
+    }
+}
+
+/// An optional duration as `cn config show` prints it (`30s`), or null.
+fn duration_opt_out<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => duration::serialize(d, s),
+        None => s.serialize_none(),
     }
 }
 
@@ -176,7 +187,7 @@ fn duration_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::
 /// The `mail:` section: how much of a peer's mail `cn sync` takes (issue 34). A mail whose
 /// file is larger is refused with a notice to its sender and receipted, so it is never
 /// fetched again.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MailConfig {
     /// Largest mail file taken from a peer, in bytes (default 1 MiB).
@@ -192,7 +203,7 @@ impl Default for MailConfig {
 /// The `git:` section: git (and the hooks, ssh and credential helpers it runs) gets a
 /// scrubbed environment — `child::BASE_ENV`, `LC_*`, `git::GIT_BASE_ENV` —
 /// plus the variables named here (a proxy, `GIT_SSH_COMMAND`, …).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GitConfig {
     pub env: Vec<String>,
@@ -234,35 +245,10 @@ fn did_you_mean(message: &str) -> String {
         .split('`')
         .skip(1)
         .step_by(2)
-        .map(|k| (edit_distance(unknown, k), k))
+        .map(|k| (crate::words::edit_distance(unknown, k), k))
         .filter(|(d, k)| *d <= (k.len().max(unknown.len()) / 3).max(1))
         .min_by_key(|(d, _)| *d);
     best.map(|(_, k)| format!("; did you mean `{k}`?")).unwrap_or_default()
-}
-
-/// Levenshtein distance with adjacent transpositions counted as one edit (`bugdet` →
-/// `budget` is one).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 /// `policy:` with nothing after it is the documented policy, as when absent.
@@ -301,7 +287,7 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Re
 }
 
 /// `serve:` — the control room's web server (`cn serve`, and the daemon when present).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ServeConfig {
     /// The address to listen on; port 0 picks a free port.
@@ -325,7 +311,7 @@ impl Default for ServeConfig {
 ///   endpoint: http://127.0.0.1:4318/v1/traces
 ///   headers_env: {authorization: OTEL_AUTH}   # header → the variable holding its value
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OtelConfig {
     /// The collector's OTLP/HTTP traces URL (loopback or not: the owner's choice).
@@ -540,6 +526,67 @@ impl HubConfig {
     }
 }
 
+/// Where a value of the effective configuration comes from (`cn config show`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// cn.yaml writes it.
+    File,
+    /// cn.yaml does not: the documented default.
+    Default,
+}
+
+impl Source {
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::File => "cn.yaml",
+            Source::Default => "default",
+        }
+    }
+}
+
+/// One value of the effective configuration: its dotted key, the value, where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Setting {
+    pub key: String,
+    pub value: serde_json::Value,
+    pub from: Source,
+}
+
+impl HubConfig {
+    /// Every value the hub runs with, as the sections merged cn.yaml (`raw`: the file as
+    /// written) with the defaults: a map is walked key by key, a list or a scalar is one
+    /// value; each says whether cn.yaml writes it or it is the default. (`null`: unset — no
+    /// executive, no `otel:`.)
+    pub fn settings(&self, raw: &cn_compute::Config) -> Vec<Setting> {
+        let effective = serde_json::to_value(self).unwrap_or_default();
+        let mut out = Vec::new();
+        walk(&effective, Some(&raw.value), &mut String::new(), &mut out);
+        out
+    }
+}
+
+fn walk(value: &serde_json::Value, written: Option<&serde_json::Value>, key: &mut String, out: &mut Vec<Setting>) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (k, v) in map {
+                let at = key.len();
+                if !key.is_empty() {
+                    key.push('.');
+                }
+                key.push_str(k);
+                walk(v, written.and_then(|w| w.get(k)), key, out);
+                key.truncate(at);
+            }
+        }
+        _ => {
+            let from = if written.is_some_and(|w| !w.is_null()) { Source::File } else { Source::Default };
+            out.push(Setting { key: key.clone(), value: value.clone(), from });
+        }
+    }
+}
+
 impl HubConfig {
     /// `name:` and the names and remotes of `peers:` (issue 34): no name is empty,
     /// path-like or reserved (`owner`, the mail layout's directories), no peer has the hub's
@@ -586,7 +633,7 @@ fn check_policy_from(policy: &Policy, path: &Path) -> Result<(), ConfigError> {
                 let best = FROM_KEYS
                     .iter()
                     .chain(senses)
-                    .map(|k| (edit_distance(key, k), *k))
+                    .map(|k| (crate::words::edit_distance(key, k), *k))
                     .filter(|(d, k)| *d <= (k.len().max(key.len()) / 3).max(1))
                     .min_by_key(|(d, _)| *d);
                 Some(format!(
@@ -722,7 +769,7 @@ impl ReleaseAfter {
 }
 
 impl Serialize for ReleaseAfter {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             ReleaseAfter::After(d) => duration::serialize(d, s),
             ReleaseAfter::Never => s.serialize_str("never"),
@@ -828,12 +875,15 @@ impl Grant {
 }
 
 /// The `policy:` section: which tools each level may call; a level with no grant may call
-/// nothing. `Policy::default()` grants nothing; a `cn.yaml` without `policy:` means
-/// [`Policy::documented`].
+/// nothing. `Policy::default()` grants nothing; in cn.yaml every key merges with
+/// [`Policy::documented`]: a `policy:` that names only `urls:` keeps the documented levels,
+/// and `levels:` replaces the grant of each level it names (`3: []` empties one), keeping
+/// the others'.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Policy {
-    /// Level → grant.
+    /// Level → grant (from cn.yaml: over the documented grants, level by level).
+    #[serde(default = "documented_levels", deserialize_with = "levels_over_documented")]
     pub levels: BTreeMap<Level, Grant>,
     /// Whether the `shell` action may run at all.
     pub shell: bool,
@@ -865,11 +915,28 @@ pub struct Policy {
     pub from: BTreeMap<String, Grant>,
 }
 
+/// The executive's tools for the agent's own state (document 003's task queue, ideas backlog
+/// and schedule): the reflex engine's actions of those names, granted to level 3 by default.
+pub const STATE_TOOLS: &[&str] = &[
+    "add_task",
+    "add_idea",
+    "tasks_list",
+    "task_done",
+    "task_move",
+    "task_cancel",
+    "ideas_list",
+    "idea_drop",
+    "schedule_add",
+    "schedule_list",
+    "schedule_remove",
+];
+
 /// What anyone's item may cause unless `policy.from.anyone` says otherwise: be answered,
 /// filed (tasks, ideas: marked with their source), deferred, dropped or surfaced to the
-/// owner — and the reflexes' steps that change nothing outside the run (templates, the
+/// owner; list, complete, move or cancel what it filed itself (the routine's tools refuse
+/// another's) — and the reflexes' steps that change nothing outside the run (templates, the
 /// clock, the local model's triage). Fetching, reading or writing files, mailing peers, the
-/// shell, GitHub's API, notes and reflexes need the owner.
+/// shell, GitHub's API, the schedule, notes and reflexes need the owner.
 pub const ANYONE: &[&str] = &[
     "reply",
     "react",
@@ -881,6 +948,15 @@ pub const ANYONE: &[&str] = &[
     "commit",
     "add_task",
     "add_idea",
+    // The routine and its tools keep an item to what it filed itself (`source`): another's
+    // task, idea or the schedule is refused by the tool.
+    "routine",
+    "tasks_list",
+    "task_done",
+    "task_move",
+    "task_cancel",
+    "ideas_list",
+    "idea_drop",
     "log",
     "template",
     "extract_json",
@@ -961,25 +1037,9 @@ impl Policy {
             .grant(0, &["reply", "noop", "ack"])
             .grant(1, &["reply", "noop", "ack", "defer"])
             .grant(2, &["reply", "noop", "ack", "defer"])
-            .grant(
-                3,
-                &[
-                    "reply",
-                    "send",
-                    "noop",
-                    "ack",
-                    "surface",
-                    "commit",
-                    "defer",
-                    "delegate",
-                    "delete",
-                    "add_task",
-                    "add_idea",
-                    "reflex_write",
-                    "note_write",
-                    "read_file",
-                ],
-            )
+            .grant(3, &["reply", "send", "noop", "ack", "surface", "commit", "defer", "delegate", "delete"])
+            .grant(3, STATE_TOOLS)
+            .grant(3, &["reflex_write", "note_write", "read_file"])
     }
 
     /// Read `policy:` from a config value; absent means the documented defaults.
@@ -991,6 +1051,18 @@ impl Policy {
             }
         }
     }
+}
+
+fn documented_levels() -> BTreeMap<Level, Grant> {
+    Policy::documented().levels
+}
+
+/// `policy.levels` as cn.yaml writes it, over the documented grants: each level it names
+/// replaces that level's grant; a level it does not name keeps the documented one.
+fn levels_over_documented<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<Level, Grant>, D::Error> {
+    let mut levels = documented_levels();
+    levels.extend(Option::<BTreeMap<Level, Grant>>::deserialize(d)?.unwrap_or_default());
+    Ok(levels)
 }
 
 /// Same scheme, host and port (the scheme's default when none is written).
@@ -1012,7 +1084,7 @@ fn url_matches(entry: &str, url: &url::Url) -> bool {
 // reflexes: (cn-reflex)
 
 /// The `reflexes:` section.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ReflexConfig {
     /// Failure rate (0–1) above which a reflex is disabled and surfaced.
@@ -1023,8 +1095,9 @@ pub struct ReflexConfig {
     pub github_api: String,
     /// A `local_prompt` longer than this many characters is cut to it.
     pub prompt_max_chars: usize,
-    /// Level → actions a reflex of that level may run. Absent: every action whose own level
-    /// is at most the reflex's level.
+    /// Level → actions a reflex of that level may run. By default every action whose own
+    /// level is at most the reflex's level (`write_file` and `shell` only when named); each
+    /// level named here replaces that level's default, the others keep theirs.
     pub grants: Option<BTreeMap<Level, Grant>>,
     /// The hub's time zone (IANA, e.g. `Europe/Paris`) for due times read from messages and
     /// the clock; absent means the system's.
@@ -1035,7 +1108,7 @@ pub struct ReflexConfig {
 }
 
 /// `reflexes.learn:` — how reflexes learned from the executive earn the right to act.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LearnConfig {
     /// Agreements with the executive (on distinct messages) after which a shadow reflex is
@@ -1074,7 +1147,7 @@ impl Default for ReflexConfig {
 
 /// The `loops:` section: the components `cn loop` uses when task.md names none. Kept as
 /// values: cn-loops parses a component spec the same way from task.md and from here.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LoopsConfig {
     pub controller: Option<serde_json::Value>,
@@ -1096,7 +1169,7 @@ pub struct LoopsConfig {
 ///     url: http://127.0.0.1:8931/mcp
 ///     callers: anyone
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpServer {
     /// A stdio server: the program and its arguments, run through `cn_hub::child` (cleared
@@ -1129,7 +1202,7 @@ fn mcp_timeout() -> Duration {
 }
 
 /// Whose items may cause calls to an MCP server's tools.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum McpCallers {
     #[default]
@@ -1231,7 +1304,7 @@ impl Default for Weights {
 }
 
 /// `senses:` — each sense is on when its key is present (the owner endpoint by default).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SensesConfig {
     /// Address of the HTTP server for the owner endpoint and GitHub webhooks.
@@ -1247,7 +1320,9 @@ pub struct SensesConfig {
     pub email: Option<EmailConfig>,
     pub files: Option<FilesConfig>,
     pub calendar: Vec<CalendarConfig>,
-    pub peers: Option<PeersConfig>,
+    /// Peer mail: on by default — the daemon syncs whenever the hub has peers.
+    #[serde(deserialize_with = "or_default")]
+    pub peers: PeersConfig,
 }
 
 impl Default for SensesConfig {
@@ -1262,13 +1337,13 @@ impl Default for SensesConfig {
             email: None,
             files: None,
             calendar: Vec::new(),
-            peers: None,
+            peers: PeersConfig::default(),
         }
     }
 }
 
 /// `senses.owner:` — `POST /owner/message`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct OwnerConfig {
     pub enabled: bool,
@@ -1283,7 +1358,7 @@ impl Default for OwnerConfig {
 }
 
 /// `senses.github:` — webhook receiver and/or notification polling.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GithubConfig {
     /// Environment variable holding the webhook secret (e.g. `CN_GITHUB_WEBHOOK_SECRET`);
@@ -1295,7 +1370,7 @@ pub struct GithubConfig {
 }
 
 /// `senses.github.poll:` — the notifications API.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PollConfig {
     pub token_env: String,
@@ -1314,24 +1389,26 @@ impl Default for PollConfig {
     }
 }
 
-/// `senses.peers:` — the daemon runs `cn sync` every `every` (mail in from peers, the
-/// outbox out to `origin`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// `senses.peers:` — while the hub has peers (cn.yaml's `peers:` or `cn peer add`), the
+/// daemon runs `cn sync` every `every` (mail in from peers, the outbox out to `origin`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PeersConfig {
+    /// `false`: the daemon never syncs (`cn sync` by hand, or from cron).
+    pub enabled: bool,
     #[serde(with = "duration")]
     pub every: Duration,
 }
 
 impl Default for PeersConfig {
     fn default() -> Self {
-        PeersConfig { every: Duration::from_secs(300) }
+        PeersConfig { enabled: true, every: Duration::from_secs(300) }
     }
 }
 
 /// `senses.discord:` — a bot on Discord's gateway; its messages become percepts, and the
 /// daemon answers through it (with the typing indicator while it works).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DiscordConfig {
     /// Environment variable holding the bot token.
@@ -1395,7 +1472,7 @@ where
 
 /// `senses.telegram:` — a bot on Telegram's Bot API, long polling `getUpdates` (no public
 /// URL needed); its messages become percepts, and the daemon answers in the same chat.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TelegramConfig {
     /// Environment variable holding the bot token (from @BotFather).
@@ -1436,7 +1513,7 @@ impl Default for TelegramConfig {
 /// polling otherwise) and answered over SMTP, threaded. The owner is an address in `owners`,
 /// and only when the receiving server's `Authentication-Results` (from `authserv_id`) pass
 /// or the secret tag (from `tag_env`) is present: a From line alone is forgeable.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EmailConfig {
     /// The agent's own address: the From of its answers.
@@ -1475,7 +1552,7 @@ impl Default for EmailConfig {
 }
 
 /// One mail server (`senses.email.imap`, `senses.email.smtp`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MailServerConfig {
     pub host: String,
@@ -1502,7 +1579,7 @@ impl Default for MailServerConfig {
 }
 
 /// How a mail connection is protected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MailSecurity {
     Tls,
@@ -1516,7 +1593,7 @@ fn telegram_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
 }
 
 /// `senses.files:` — a debounced watcher.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FilesConfig {
     /// Paths to watch, relative to the hub (or absolute).
@@ -1544,7 +1621,7 @@ impl Default for FilesConfig {
 }
 
 /// One `senses.calendar:` entry.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CalendarConfig {
     /// An `http(s)://` URL or a file path (relative to the hub).
@@ -1709,7 +1786,7 @@ mod tests {
 
     #[test]
     fn every_section_parses_from_the_template() {
-        let c = parse(&TEMPLATE.replace("{{name}}", "sigma")).unwrap();
+        let c = parse(&TEMPLATE.replace("{{name}}", "sigma").replace("{{port}}", "23456")).unwrap();
         assert_eq!(c.name.as_deref(), Some("sigma"));
         assert!(c.peers.is_empty());
         assert_eq!(c.models.local().provider, Some(ProviderKind::Embedded));
@@ -1721,7 +1798,31 @@ mod tests {
         assert_eq!(c.loops, LoopsConfig::default());
         assert_eq!(c.pacing, Pacing::default());
         assert_eq!(c.attention, PoolConfig::default());
-        assert_eq!(c.senses, SensesConfig::default());
+        assert_eq!(c.senses.bind, SocketAddr::from(([127, 0, 0, 1], 23456)));
+        assert_eq!(c.senses.peers, PeersConfig { enabled: true, every: Duration::from_secs(60) });
+        assert_eq!(
+            SensesConfig { bind: c.senses.bind, peers: c.senses.peers.clone(), ..SensesConfig::default() },
+            c.senses
+        );
+    }
+
+    #[test]
+    fn a_partial_section_merges_with_the_documented_defaults_key_by_key() {
+        // `policy:` with only `urls:` keeps the documented levels (a calendar item once ended
+        // "level 2 may not call `noop`").
+        let c = parse("policy:\n  urls: [https://example.com/]\n").unwrap();
+        assert_eq!(c.policy.levels, Policy::documented().levels);
+        assert!(c.policy.allows(2, "noop") && c.policy.url_allowed(&url::Url::parse("https://example.com/a").unwrap()));
+        // A level named replaces that level's grant; the others keep theirs; `[]` empties one.
+        let c = parse("policy:\n  levels:\n    2: [reply]\n    0: []\n").unwrap();
+        assert!(c.policy.allows(2, "reply") && !c.policy.allows(2, "noop"));
+        assert!(!c.policy.allows(0, "reply"), "an empty list grants nothing");
+        assert_eq!(c.policy.levels[&1], Policy::documented().levels[&1]);
+        assert_eq!(c.policy.levels[&3], Policy::documented().levels[&3]);
+        // A partial `senses:` keeps the rest of its defaults.
+        let c = parse("senses:\n  peers: {every: 30s}\n").unwrap();
+        assert_eq!(c.senses.bind, SensesConfig::default().bind);
+        assert!(c.senses.owner.enabled && c.senses.peers.enabled);
     }
 
     #[test]
@@ -1746,7 +1847,7 @@ mod tests {
         assert_eq!(c.loops.actuator, Some(serde_json::json!("manual")));
         assert_eq!(c.pacing.idle, Duration::from_secs(60));
         assert_eq!((c.attention.capacity, c.attention.weights.owner), (5, 1.0));
-        assert_eq!(c.senses.peers, Some(PeersConfig { every: Duration::from_secs(30) }));
+        assert_eq!(c.senses.peers, PeersConfig { enabled: true, every: Duration::from_secs(30) });
         assert_eq!(c.senses.discord.map(|d| d.channels), Some(vec![1, 2]));
     }
 
@@ -1842,7 +1943,29 @@ mod tests {
         let c = parse("name: a\n").unwrap();
         assert!(c.policy.allows(2, "defer") && c.policy.allows(3, "delegate") && !c.policy.allows(2, "send"));
         assert_eq!(parse("name: a\npolicy:\n").unwrap().policy, Policy::documented());
-        assert_eq!(edit_distance("bugdet", "budget"), 1);
+        assert_eq!(crate::words::edit_distance("bugdet", "budget"), 1);
+    }
+
+    #[test]
+    fn the_effective_config_says_where_each_value_came_from() {
+        let text = "name: sigma\npolicy:\n  urls: [https://example.com/]\nsenses:\n  peers: {every: 30s}\n";
+        let (c, raw) = HubConfig::parse_with_raw(text, Path::new("/h/cn.yaml")).unwrap();
+        let settings = c.settings(&raw);
+        let get = |k: &str| settings.iter().find(|s| s.key == k).unwrap_or_else(|| panic!("{k}: {settings:#?}"));
+        assert_eq!((get("name").from, get("name").value.clone()), (Source::File, serde_json::json!("sigma")));
+        assert_eq!(get("policy.urls").from, Source::File);
+        assert_eq!(get("policy.levels.2").from, Source::Default);
+        assert_eq!(get("policy.levels.2").value, serde_json::json!(["reply", "noop", "ack", "defer"]));
+        assert_eq!(
+            (get("senses.peers.every").from, get("senses.peers.every").value.clone()),
+            (Source::File, serde_json::json!("30s"))
+        );
+        assert_eq!(get("senses.peers.enabled").from, Source::Default);
+        assert_eq!(get("senses.bind").from, Source::Default);
+        assert_eq!(
+            (get("models.executive").from, get("models.executive").value.clone()),
+            (Source::Default, serde_json::Value::Null)
+        );
     }
 
     #[test]

@@ -271,6 +271,15 @@ impl Git {
         self.finish(args, out)
     }
 
+    /// Whether `remote` answers: `git ls-remote` of its HEAD, stopped after `limit` with what
+    /// it started (an unreachable host must not hold a command for a TCP timeout).
+    pub fn ls_remote_answers(&self, remote: &str, limit: Duration) -> Result<(), GitError> {
+        // HEAD alone: the remote is reached and its answer stays a line or two.
+        let bounds =
+            Bounds { timeout: limit, output: 64 << 10, file_size: None, memory: None, objects: None, store: None };
+        self.run_bounded(&["ls-remote", "--", remote, "HEAD"], None, &bounds).map(drop)
+    }
+
     /// Run git with `input` on its stdin (`fast-import`, `hash-object --stdin`).
     pub fn run_with_input(&self, args: &[&str], input: &[u8]) -> Result<String, GitError> {
         self.run_bytes_with_input(args, input).map(|out| String::from_utf8_lossy(&out).into_owned())
@@ -457,9 +466,42 @@ impl Git {
             .is_ok_and(|s| s.success())
     }
 
-    /// Whether the working tree has nothing to commit (false if git fails).
+    /// Whether the working tree has nothing to commit (false if git fails). A submodule's
+    /// own working tree is not looked into (`--ignore-submodules=dirty`): git would run
+    /// `git status` there, and with it that repository's configuration (see
+    /// [`Git::unstage_repositories`]).
     pub fn is_clean(&self) -> bool {
-        self.run(&["status", "--porcelain"]).is_ok_and(|s| s.trim().is_empty())
+        self.run(&["status", "--porcelain", "--ignore-submodules=dirty"]).is_ok_and(|s| s.trim().is_empty())
+    }
+
+    /// Of the paths `git add -v` just staged (`added`, as it printed them: relative to DIR),
+    /// take out of the index again those that are git repositories of their own, and return
+    /// them.
+    ///
+    /// A repository inside the tree is staged as a gitlink, and from then on every `git add`
+    /// and `git status` of the tree runs `git status` inside it — with *its* configuration:
+    /// a `core.fsmonitor` hook, a clean filter. Whoever could write that folder (a sandboxed
+    /// command, a loop's component) would have cn's git run their command as the owner,
+    /// outside any sandbox. Staging it for the first time runs nothing of it (git only reads
+    /// its HEAD); this takes it out again at once, so it never reaches a later `git add`.
+    pub fn unstage_repositories(&self, added: &[String]) -> Result<Vec<String>, GitError> {
+        let nested: Vec<String> = added
+            .iter()
+            .map(|p| p.trim_end_matches('/'))
+            .filter(|p| !p.is_empty() && self.dir.join(p).join(".git").symlink_metadata().is_ok())
+            .map(str::to_string)
+            .collect();
+        if !nested.is_empty() {
+            let mut args = vec!["update-index", "--force-remove", "--"];
+            args.extend(nested.iter().map(String::as_str));
+            self.run(&args)?;
+        }
+        Ok(nested)
+    }
+
+    /// The paths `git add -v` printed as added (`add 'PATH'`), relative to DIR.
+    pub fn added_paths(out: &str) -> Vec<String> {
+        out.lines().filter_map(|l| l.strip_prefix("add ")).map(|p| p.trim().trim_matches('\'').to_string()).collect()
     }
 
     /// DIR relative to the root of its working tree (`""` at the root, else ending in `/`),
@@ -489,6 +531,47 @@ impl Git {
         }
     }
 
+    /// `git gc --auto`: nothing (a quick count of loose objects) until git's thresholds are
+    /// passed, then git packs in the background (`gc.autoDetach`) — after a commit made
+    /// without git's own housekeeping. Failures only logged.
+    pub fn gc_auto(&self) {
+        if let Err(e) = self.run(&["gc", "--auto", "--quiet"]) {
+            tracing::warn!(error = %cn_compute::Chain(&e), "git gc --auto");
+        }
+    }
+
+    /// Stage `paths` (those that exist) and fold them into HEAD's commit, keeping its message;
+    /// false when there was nothing to add. For the caller that made HEAD a moment ago and
+    /// knows no one has it yet.
+    pub fn amend_paths(&self, paths: &[&str]) -> Result<bool, GitError> {
+        let present: Vec<&str> = paths.iter().copied().filter(|p| self.dir.join(p).exists()).collect();
+        if present.is_empty() {
+            return Ok(false);
+        }
+        let mut status = vec!["--no-optional-locks", "status", "--porcelain", "--"];
+        status.extend_from_slice(&present);
+        if self.run(&status)?.trim().is_empty() {
+            return Ok(false);
+        }
+        let mut add = vec!["add", "-A", "--"];
+        add.extend_from_slice(&present);
+        let amend =
+            ["-c", "maintenance.auto=false", "commit", "-q", "--no-verify", "--no-gpg-sign", "--amend", "--no-edit"];
+        // Someone's `git status` takes the index's lock for a moment: wait it out.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match self.run(&add).and_then(|_| self.run(&amend)) {
+                Ok(_) => return Ok(true),
+                Err(GitError::Failed { ref stderr, .. })
+                    if stderr.contains("index.lock") && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Stage everything and commit with `message`; false when there was nothing to commit. A
     /// crashed git (killed with its parent) can leave `index.lock` behind for a moment, so a
     /// busy index is retried for a bounded time.
@@ -506,11 +589,34 @@ impl Git {
     /// [`Git::commit_all_quick`] staging only `paths` (those that exist): a hub commits its
     /// own files, never whatever else the owner keeps in the folder.
     pub fn commit_paths_quick(&self, message: &str, paths: &[&str]) -> Result<bool, GitError> {
+        self.commit_present(message, false, paths)
+    }
+
+    /// [`Git::commit_all`] staging only `paths` (those that exist), with git's housekeeping:
+    /// `cn sync`, `cn send`, `cn peer add` commit the hub's own files, never what else the
+    /// owner (or a command the owner let write there) keeps in the folder.
+    pub fn commit_paths(&self, message: &str, paths: &[&str]) -> Result<bool, GitError> {
+        self.commit_present(message, true, paths)
+    }
+
+    fn commit_present(&self, message: &str, housekeeping: bool, paths: &[&str]) -> Result<bool, GitError> {
         let present: Vec<&str> = paths.iter().copied().filter(|p| self.dir.join(p).exists()).collect();
         if present.is_empty() {
             return Ok(false);
         }
-        self.commit_all_with(message, false, &present)
+        self.commit_all_with(message, housekeeping, &present)
+    }
+
+    /// A repository `git add` just staged is taken out again (never committed), and said.
+    fn unstage_nested(&self, added: &str) -> Result<(), GitError> {
+        for path in self.unstage_repositories(&Self::added_paths(added))? {
+            tracing::error!(
+                dir = %self.dir.display(),
+                path,
+                "not committed: a git repository of its own inside the hub, whose configuration git would run on every later commit"
+            );
+        }
+        Ok(())
     }
 
     fn commit_all_with(&self, message: &str, housekeeping: bool, paths: &[&str]) -> Result<bool, GitError> {
@@ -519,13 +625,13 @@ impl Git {
         if !housekeeping {
             args.splice(0..0, ["-c", "maintenance.auto=false"]);
         }
-        let mut add = vec!["add", "-A"];
+        let mut add = vec!["add", "-A", "-v"];
         if !paths.is_empty() {
             add.push("--");
             add.extend_from_slice(paths);
         }
         loop {
-            let r = self.run(&add).and_then(|_| self.run(&args));
+            let r = self.run(&add).and_then(|out| self.unstage_nested(&out)).and_then(|_| self.run(&args));
             match r {
                 Ok(_) => return Ok(true),
                 Err(GitError::Failed { stderr, .. })

@@ -149,6 +149,34 @@ impl fmt::Display for Kind {
     }
 }
 
+/// Every entry type the hub's journal holds: the document's [`Kind`]s, then the others — an
+/// approval asked or given, a model interaction (the kernel's store), a reflex's `log` step, a
+/// reaction, a mail queued by `cn send`, a sync that moved mail.
+pub const TYPES: [&str; 12] = [
+    "decision",
+    "impulse",
+    "reflex",
+    "exploration",
+    "action",
+    "observation",
+    "approval",
+    "interaction",
+    "log",
+    "reaction",
+    "send",
+    "sync",
+];
+
+/// A `--type` filter that names no entry type the journal holds.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown entry type `{0}` (expected one of {list})", list = TYPES.join(", "))]
+pub struct UnknownType(pub String);
+
+/// `name` if it is one of [`TYPES`].
+pub fn entry_type(name: &str) -> Result<&'static str, UnknownType> {
+    TYPES.iter().copied().find(|t| *t == name).ok_or_else(|| UnknownType(name.to_string()))
+}
+
 /// A name that is not one of the journal's entry types.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown entry type `{0}` (expected one of decision, impulse, reflex, exploration, action, observation)")]
@@ -280,6 +308,36 @@ pub fn summary(e: &Entry) -> String {
     if let Some(v) = s("summary") {
         return v.to_string();
     }
+    let count = |k: &str| e.0.get(k).and_then(Value::as_array).map_or(0, Vec::len);
+    let n = |k: &str| e.0.get(k).map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+    match e.kind() {
+        "sync" => {
+            return format!(
+                "peer mail synced: {} sent, {} received, {} rejected",
+                count("sent"),
+                count("received"),
+                count("rejected")
+            )
+        }
+        "send" => {
+            let to = s("to").unwrap_or("?");
+            return match s("message").filter(|m| !m.is_empty()) {
+                Some(m) => format!("mail to {to} queued: {m}"),
+                None => format!("mail to {to} queued"),
+            };
+        }
+        "log" => return format!("reflex {}: {}", s("reflex").unwrap_or("?"), s("message").unwrap_or("")),
+        "interaction" => {
+            return format!(
+                "level {} asked {}: {} tokens in, {} out",
+                n("level"),
+                s("model").unwrap_or("a model"),
+                n("tokens_in"),
+                n("tokens_out")
+            )
+        }
+        _ => {}
+    }
     if let Some(tool) = s("tool") {
         // An op tool's call that cn decided otherwise (a noop below the executive handed up
         // as a defer, a reply withheld) shows what was decided, not the call.
@@ -367,7 +425,7 @@ mod tests {
         assert!(read.skipped.is_empty());
         let chain = why(&read.entries, "idea-1");
         assert_eq!(chain.iter().map(|e| e.kind()).collect::<Vec<_>>(), ["impulse", "exploration"]);
-        assert_eq!(summary(&read.entries[3]), "");
+        assert_eq!(summary(&read.entries[3]), "mail to pi queued", "every type reads as words");
         assert!(line(&read.entries[0]).ends_with("impulse      Idea to explore: tides"), "{}", line(&read.entries[0]));
         let q = Query { kind: Some("decision".into()), since: None };
         assert_eq!(read.entries.iter().filter(|e| q.matches(e)).count(), 1);

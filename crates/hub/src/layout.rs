@@ -141,8 +141,14 @@ impl Layout {
         /// restarts.
         github_deliveries => "state/github-deliveries.txt";
         /// `state/peer-mail.json`: per peer, the mail received and not yet released by its
-        /// sender (whose receipts this hub publishes), the last fetch, what waits each way.
+        /// sender (whose receipts this hub publishes). Changes only when mail moves.
         peer_mail => "state/peer-mail.json";
+        /// `state/peer-status.json`: per peer, the last fetch, its error, what waits each way
+        /// (`cn peer list`); refreshed by every sync, so a runtime file, never committed.
+        peer_status => "state/peer-status.json";
+        /// `state/working.json`: the item the daemon's model is working on now, at which
+        /// level, since when (`cn chat` shows it while it waits); never committed.
+        working => "state/working.json";
         /// `state/run.lock`: held by the one `cn run` on this hub.
         run_lock => "state/run.lock";
         /// `state/run.json`: who runs and where the owner endpoint listens.
@@ -186,6 +192,9 @@ impl Layout {
         outbox => "threads/mail/outbox";
         /// `threads/mail/sent/`.
         sent => "threads/mail/sent";
+        /// `loops/`: where `cn init` puts AI loops (`loops/<name>/loop-run/`); the control
+        /// room looks there.
+        loops => "loops";
     }
 
     /// `threads/reflections/<cadence>/`.
@@ -222,7 +231,7 @@ impl Layout {
     /// The paths (relative to the root) [`Layout::write_protected`] protects by place, each
     /// with why; `.git/` and secret files, protected by name anywhere, are not listed. The
     /// sandbox (`crate::sandbox::Sandbox::for_hub`) leaves each of them unwritable.
-    pub fn protected_paths(&self) -> [(PathBuf, &'static str); 22] {
+    pub fn protected_paths(&self) -> [(PathBuf, &'static str); 24] {
         [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),
             (PathBuf::from(CONFIG), "the hub's configuration"),
@@ -243,6 +252,8 @@ impl Layout {
             (self.relative(&self.email()).into(), "the mail already taken"),
             (self.relative(&self.github_deliveries()).into(), "the GitHub deliveries already taken"),
             (self.relative(&self.peer_mail()).into(), "the peer mail taken and not yet released"),
+            (self.relative(&self.peer_status()).into(), "how the peers' mail stands"),
+            (self.relative(&self.working()).into(), "what the daemon works on"),
             (self.relative(&self.run_info()).into(), "the daemon's address"),
             (self.relative(&self.run_lock()).into(), "the daemon's lock"),
             (self.relative(&self.cache()).into(), "cn's caches (llama.cpp loads them)"),

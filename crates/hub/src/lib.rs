@@ -1,13 +1,15 @@
 //! hub — the one place that knows a hub's format: where each file lives (`layout`), what
 //! `cn.yaml` says (`config`, parsed once into one typed section per layer), the journal
 //! (`journal`, one handle, the seed's typed entries), git (`git`, one wrapper that never
-//! prompts), ids (`id`) and an item's typed origin (`origin`: sense, author, kind, thread,
-//! where to answer). Every other crate takes a `&Hub` or its config section, never a
-//! path it builds itself.
+//! prompts), ids (`id`), the impulse files (`tasks`: tasks and ideas; `schedule` and its
+//! `cron`), the words a person names them by (`words`) and an item's typed origin (`origin`:
+//! sense, author, kind, thread, where to answer). Every other crate takes a `&Hub` or its
+//! config section, never a path it builds itself.
 
 pub mod approvals;
 pub mod child;
 pub mod config;
+pub mod cron;
 pub mod git;
 pub mod hub;
 pub mod id;
@@ -19,7 +21,9 @@ pub mod owner_token;
 pub mod provenance;
 pub mod redact;
 pub mod sandbox;
+pub mod schedule;
 pub mod tasks;
+pub mod words;
 
 pub use config::{ConfigError, HubConfig};
 pub use hub::{find_hub, valid_name, Hub, HubError, Peer, OWNER};

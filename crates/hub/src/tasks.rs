@@ -198,6 +198,44 @@ impl JsonList<Task> {
         })
     }
 
+    /// Mark the open task `id` done and return it as it now is; `None` (nothing written)
+    /// when no open task has that id.
+    pub fn complete_open(&self, id: &str) -> Result<Option<Task>, StateError> {
+        self.change_open(id, |t| {
+            t.done = true;
+            t.status = Some("done".into());
+        })
+    }
+
+    /// Give the open task `id` a new due time, and forget any follow-up time (it comes up at
+    /// the new time); returns it as it was and as it is now.
+    pub fn reschedule(&self, id: &str, due: Timestamp) -> Result<Option<(Task, Task)>, StateError> {
+        self.change(|all| {
+            let Some(t) = all.iter_mut().find(|t| t.id == id && !t.done) else { return (None, false) };
+            let before = t.clone();
+            t.due = Some(due);
+            t.follow_up = None;
+            (Some((before, t.clone())), true)
+        })
+    }
+
+    /// Call off the open task `id`: kept in the file as `cancelled` (closed, so nothing
+    /// brings it back; the record stays), returned as it now is.
+    pub fn cancel(&self, id: &str) -> Result<Option<Task>, StateError> {
+        self.change_open(id, |t| {
+            t.done = true;
+            t.status = Some("cancelled".into());
+        })
+    }
+
+    fn change_open(&self, id: &str, f: impl FnOnce(&mut Task)) -> Result<Option<Task>, StateError> {
+        self.change(|all| {
+            let Some(t) = all.iter_mut().find(|t| t.id == id && !t.done) else { return (None, false) };
+            f(t);
+            (Some(t.clone()), true)
+        })
+    }
+
     /// Add `task` unless a task with its id is there already (a repeated effect adds it once).
     pub fn add_once(&self, task: Task) -> Result<bool, StateError> {
         self.change(|all| {
@@ -216,6 +254,81 @@ pub fn ordered(tasks: &[Task]) -> Vec<&Task> {
     let mut open: Vec<&Task> = tasks.iter().filter(|t| !t.done).collect();
     open.sort_by_key(|t| (t.next_time().is_none(), t.next_time(), t.priority.unwrap_or(u8::MAX)));
     open
+}
+
+/// Which open tasks a person asks for: all, or by when they are due in the hub's time zone.
+/// "Today" and "this week" include what is overdue (it still wants doing); a task without a
+/// due time is only in [`Filter::Open`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Filter {
+    Open,
+    Today,
+    Tomorrow,
+    Week,
+    NextWeek,
+    Overdue,
+}
+
+impl Filter {
+    pub const ALL: [Filter; 6] =
+        [Filter::Open, Filter::Today, Filter::Tomorrow, Filter::Week, Filter::NextWeek, Filter::Overdue];
+
+    /// Its name in the tools' parameters (`open`, `today`, `tomorrow`, `week`, `next_week`,
+    /// `overdue`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Filter::Open => "open",
+            Filter::Today => "today",
+            Filter::Tomorrow => "tomorrow",
+            Filter::Week => "week",
+            Filter::NextWeek => "next_week",
+            Filter::Overdue => "overdue",
+        }
+    }
+
+    /// Whether the filter keeps `task` at `now` (whose zone is the hub's). Days and weeks are
+    /// the zone's (a week starts on Monday).
+    pub fn keeps(self, task: &Task, now: &jiff::Zoned) -> bool {
+        if task.done {
+            return false;
+        }
+        if self == Filter::Open {
+            return true;
+        }
+        let Some(due) = task.due else { return false };
+        let day = |n: i64| {
+            now.date()
+                .checked_add(jiff::Span::new().days(n))
+                .ok()
+                .and_then(|d| d.to_zoned(now.time_zone().clone()).ok())
+                .map(|z| z.timestamp())
+        };
+        let monday = |weeks: i64| {
+            let offset = i64::from(now.date().weekday().to_monday_zero_offset());
+            day(7 * weeks - offset)
+        };
+        let before = |end: Option<Timestamp>| end.is_some_and(|e| due < e);
+        let from = |start: Option<Timestamp>| start.is_some_and(|s| due >= s);
+        match self {
+            Filter::Open => true,
+            Filter::Today => before(day(1)),
+            Filter::Tomorrow => from(day(1)) && before(day(2)),
+            Filter::Week => before(monday(1)),
+            Filter::NextWeek => from(monday(1)) && before(monday(2)),
+            Filter::Overdue => due < now.timestamp(),
+        }
+    }
+}
+
+impl std::str::FromStr for Filter {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Filter::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Filter::ALL.iter().map(|f| f.name()).collect();
+            format!("`{s}` is not a task filter (one of: {})", names.join(", "))
+        })
+    }
 }
 
 /// One curiosity.
@@ -256,6 +369,14 @@ impl Idea {
 }
 
 impl JsonList<Idea> {
+    /// Remove the idea `id` and return it; `None` (nothing written) when there is none.
+    pub fn drop_idea(&self, id: &str) -> Result<Option<Idea>, StateError> {
+        self.change(|all| match all.iter().position(|i| i.id == id) {
+            Some(n) => (Some(all.remove(n)), true),
+            None => (None, false),
+        })
+    }
+
     /// Mark an idea explored at `at`; false if no idea has that id.
     pub fn mark_explored(&self, id: &str, at: Timestamp) -> Result<bool, StateError> {
         self.change(|all| {
@@ -361,6 +482,69 @@ mod tests {
         assert_eq!(ideas[0]["added"], "2026-01-06T15:00:00Z");
         assert_eq!(ideas[0]["sparked_by"], "a walk");
         assert!(ideas[0]["id"].as_str().unwrap().starts_with("idea-"));
+    }
+
+    #[test]
+    fn filters_read_days_and_weeks_in_the_hubs_zone() {
+        // Thursday 26 November 2026, 14:30 in Paris (13:30Z).
+        let now: jiff::Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+        let due = |at: &str| {
+            let mut t = Task::new(at);
+            t.due = Some(at.parse().unwrap());
+            t
+        };
+        let cases = [
+            ("2026-11-24T08:00:00Z", "overdue today week"),
+            ("2026-11-26T16:00:00Z", "today week"),
+            ("2026-11-26T22:59:59Z", "today week"),
+            ("2026-11-26T23:00:00Z", "tomorrow week"), // midnight in Paris
+            ("2026-11-29T22:59:00Z", "week"),          // Sunday 23:59
+            ("2026-11-29T23:00:00Z", "next_week"),     // Monday 00:00
+            ("2026-12-06T22:00:00Z", "next_week"),
+            ("2026-12-06T23:00:00Z", ""),
+        ];
+        for (at, want) in cases {
+            let t = due(at);
+            let got: Vec<&str> = [Filter::Overdue, Filter::Today, Filter::Tomorrow, Filter::Week, Filter::NextWeek]
+                .into_iter()
+                .filter(|f| f.keeps(&t, &now))
+                .map(Filter::name)
+                .collect();
+            assert_eq!(got.join(" "), want, "{at}");
+            assert!(Filter::Open.keeps(&t, &now));
+        }
+        let mut done = due("2026-11-26T16:00:00Z");
+        done.done = true;
+        assert!(Filter::ALL.iter().all(|f| !f.keeps(&done, &now)));
+        assert!(!Filter::Today.keeps(&Task::new("no due"), &now));
+        assert_eq!("next_week".parse::<Filter>(), Ok(Filter::NextWeek));
+        assert!("soon".parse::<Filter>().unwrap_err().contains("one of: open, today"));
+    }
+
+    #[test]
+    fn complete_reschedule_cancel_and_drop_change_one_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let tasks = tasks_in(dir.path());
+        let mut a = Task::new("a");
+        a.follow_up = Some("2026-01-01T00:00:00Z".parse().unwrap());
+        let b = Task::new("b");
+        tasks.add(a.clone()).unwrap();
+        tasks.add(b.clone()).unwrap();
+        let at: Timestamp = "2026-02-01T09:00:00Z".parse().unwrap();
+        let (before, after) = tasks.reschedule(&a.id, at).unwrap().unwrap();
+        assert_eq!((before.due, after.due, after.follow_up), (None, Some(at), None));
+        assert_eq!(tasks.complete_open(&a.id).unwrap().unwrap().status.as_deref(), Some("done"));
+        assert!(tasks.complete_open(&a.id).unwrap().is_none(), "done already: nothing to do");
+        assert!(tasks.reschedule(&a.id, at).unwrap().is_none());
+        let gone = tasks.cancel(&b.id).unwrap().unwrap();
+        assert!(gone.done && gone.status.as_deref() == Some("cancelled"));
+        assert_eq!(tasks.load().unwrap().len(), 2, "the record stays");
+        let ideas = ideas_in(dir.path());
+        let idea = Idea::new("tides", None, at);
+        ideas.add(idea.clone()).unwrap();
+        assert_eq!(ideas.drop_idea(&idea.id).unwrap().map(|i| i.idea).as_deref(), Some("tides"));
+        assert!(ideas.drop_idea(&idea.id).unwrap().is_none());
+        assert!(ideas.load().unwrap().is_empty());
     }
 
     #[test]

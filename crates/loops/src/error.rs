@@ -39,6 +39,17 @@ pub enum LoopError {
         dir = dir.display()
     )]
     Tampered { role: &'static str, command: String, changes: Vec<String>, dir: PathBuf },
+    /// A git repository of its own inside the tree (planted by a component, or there
+    /// before): git would run its configuration whenever cn stages the tree.
+    #[error(
+        "{} in {dir} {}: git would run its configuration (a `core.fsmonitor` hook, a filter) whenever cn stages the tree, \
+         outside any sandbox, so the run stops here and nothing of this iteration is committed. Remove it (or move it out of the tree), \
+         or make it a submodule (`git submodule add`, its git directory under .git/modules/), then run `cn loop run` again",
+        paths.join(", "),
+        if paths.len() == 1 { "is a git repository of its own" } else { "are git repositories of their own" },
+        dir = dir.display()
+    )]
+    Repository { paths: Vec<String>, dir: PathBuf },
 }
 
 impl LoopError {

@@ -19,6 +19,10 @@ pub struct Git {
     /// DIR relative to the repository's root (`""` at the root, else ending in `/`), which
     /// `git add -v` prints paths relative to.
     prefix: String,
+    /// The gitlinks under DIR as the index had them when first asked (relative to DIR): the
+    /// folders git looks into whenever it stages the tree. The loop adds none, so the list
+    /// holds for the run ([`Git::check_repositories`]).
+    gitlinks: std::cell::OnceCell<Vec<String>>,
 }
 
 /// One loop commit, read back from `git log`.
@@ -38,7 +42,7 @@ impl Git {
     pub fn open(dir: &Path) -> Result<Git> {
         let git = cn_hub::git::Git::new(dir);
         match git.work_tree_prefix() {
-            Some(prefix) => Ok(Git { git, prefix }),
+            Some(prefix) => Ok(Git { git, prefix, gitlinks: std::cell::OnceCell::new() }),
             None => Err(LoopError::input(format!(
                 "{}: not a git repository; the loop commits each iteration, so run `git init` there first",
                 dir.display()
@@ -58,8 +62,20 @@ impl Git {
     /// Paths under DIR that differ from HEAD (staged, unstaged or untracked), `loop-run/`
     /// excluded: the code changes an actuator (or a person) made and nobody committed.
     pub fn changed_code(&self) -> Result<Vec<String>> {
+        self.check_repositories()?;
         let exclude = format!(":(exclude){LOOP_RUN}");
-        let out = self.run(&["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", &exclude])?;
+        // Not into a submodule's own working tree: git would run `git status` there, with
+        // that repository's configuration.
+        let out = self.run(&[
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--ignore-submodules=dirty",
+            "--",
+            ".",
+            &exclude,
+        ])?;
         let mut paths = Vec::new();
         let mut entries = out.split('\0').filter(|e| !e.is_empty());
         while let Some(entry) = entries.next() {
@@ -80,8 +96,20 @@ impl Git {
 
     /// Stage everything under DIR; return what changed outside `loop-run/` (`path`, or
     /// `path (deleted)`), as `git add -v` reports it — one git process for both.
+    ///
+    /// A git repository of its own that appeared in the tree is never staged (see
+    /// [`Git::check_repositories`]): it is taken out of the index at once and the run stops.
     pub fn stage(&self) -> Result<Vec<String>> {
+        self.check_repositories()?;
         let out = self.run(&["add", "-A", "-v", "--", "."])?;
+        let added: Vec<String> = cn_hub::git::Git::added_paths(&out)
+            .into_iter()
+            .map(|p| p.strip_prefix(self.prefix.as_str()).map_or(p.clone(), str::to_string))
+            .collect();
+        let nested = self.git.unstage_repositories(&added)?;
+        if !nested.is_empty() {
+            return Err(LoopError::Repository { paths: nested, dir: self.git.dir().to_path_buf() });
+        }
         let own = format!("{}{LOOP_RUN}/", self.prefix);
         let mut changed = Vec::new();
         for line in out.lines() {
@@ -100,12 +128,46 @@ impl Git {
         Ok(changed)
     }
 
+    /// Refuse a git repository of its own inside the tree that git would look into.
+    ///
+    /// Every `git add` of the tree runs `git status` inside each gitlink's folder, with that
+    /// repository's configuration: a `core.fsmonitor` hook or a clean filter there is a
+    /// command cn's git runs as the owner, outside any sandbox. A component may write every
+    /// folder of the tree, so a gitlink is taken only as a submodule whose git directory is
+    /// in the repository's own (`.git/modules/…`, which no component can write) — or one not
+    /// checked out at all. New repositories are never staged ([`Git::stage`]).
+    pub fn check_repositories(&self) -> Result<()> {
+        let gitlinks = match self.gitlinks.get() {
+            Some(g) => g,
+            None => {
+                let listed = self.run(&["ls-files", "-z", "--stage", "--", "."])?;
+                let found = listed
+                    .split('\0')
+                    .filter_map(|e| e.strip_prefix("160000 "))
+                    .filter_map(|e| e.split_once('\t').map(|(_, path)| path.to_string()))
+                    .collect();
+                self.gitlinks.get_or_init(|| found)
+            }
+        };
+        if gitlinks.is_empty() {
+            return Ok(());
+        }
+        let common = self.run(&["rev-parse", "--path-format=absolute", "--git-common-dir"])?;
+        let common = Path::new(common.trim()).canonicalize().map_err(LoopError::io(common.trim()))?;
+        let dir = self.git.dir();
+        let foreign: Vec<String> = gitlinks.iter().filter(|p| !submodule_of(&dir.join(p), &common)).cloned().collect();
+        if foreign.is_empty() {
+            return Ok(());
+        }
+        Err(LoopError::Repository { paths: foreign, dir: dir.to_path_buf() })
+    }
+
     /// Commit DIR: the tracked files written since [`Git::stage`] (the orchestrator's own
     /// output) are taken as they are; `stage_first` stages everything first, for a commit
     /// whose new files were never staged. The iteration's one clock tick.
     pub fn commit(&self, subject: &str, body: &str, stage_first: bool) -> Result<()> {
         if stage_first {
-            self.run(&["add", "-A", "--", "."])?;
+            self.stage()?;
         }
         // Automatic maintenance would spawn another git after every commit; the loop runs it
         // once per `cn loop run` instead (`maintain`).
@@ -166,6 +228,28 @@ impl Git {
         }
         commits.reverse();
         Ok(commits)
+    }
+}
+
+/// Whether the folder of a gitlink is safe for git to look into: not checked out (no
+/// `.git`), or a submodule whose `.git` file points into the repository's git directory
+/// `common`. A `.git` folder, a link, or a file pointing elsewhere is a repository whose
+/// configuration anyone who writes the tree chose.
+fn submodule_of(folder: &Path, common: &Path) -> bool {
+    match folder.symlink_metadata() {
+        Err(_) => return true,
+        Ok(m) if !m.is_dir() => return true,
+        Ok(_) => {}
+    }
+    let dot_git = folder.join(".git");
+    match dot_git.symlink_metadata() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+        Ok(m) if m.is_file() => {
+            let Ok(text) = std::fs::read_to_string(&dot_git) else { return false };
+            let Some(target) = text.lines().next().and_then(|l| l.strip_prefix("gitdir:")) else { return false };
+            folder.join(target.trim()).canonicalize().is_ok_and(|t| t.starts_with(common))
+        }
+        _ => false,
     }
 }
 

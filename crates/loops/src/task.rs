@@ -116,7 +116,7 @@ pub fn config_is_committed(dir: &Path, config: &Path) -> Result<()> {
     let rel = rel.to_string_lossy();
     let git = cn_hub::git::Git::new(&dir);
     let status = git
-        .run(&["status", "--porcelain=v1", "--ignored", "--", &rel])
+        .run(&["status", "--porcelain=v1", "--ignored", "--ignore-submodules=dirty", "--", &rel])
         .map_err(|e| LoopError::input_from(format!("{}: cannot tell whether {rel} is committed", dir.display()), e))?;
     if status.trim().is_empty() {
         return Ok(());

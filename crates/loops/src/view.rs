@@ -67,7 +67,16 @@ fn copy_tree(dir: &Path, to: &Path) -> Result<()> {
         if Path::new(rel).starts_with(LOOP_RUN) {
             continue;
         }
+        // The index still lists `x/f` when a component has just swapped the folder `x` for a
+        // link: followed, cn (unsandboxed) would copy from wherever it points — a file no
+        // component may read — or onto it. Only real folders are gone through, on both sides.
+        if !folders_only(dir, rel) || !folders_only(to, rel) {
+            continue;
+        }
         let (src, dst) = (dir.join(rel), to.join(rel));
+        if dst.symlink_metadata().is_ok() {
+            continue; // listed twice (an unmerged path)
+        }
         let Ok(meta) = src.symlink_metadata() else { continue }; // deleted, not yet staged
         if let Some(parent) = dst.parent() {
             std::fs::create_dir_all(parent).map_err(|e| fail(parent, e))?;
@@ -86,4 +95,20 @@ fn copy_tree(dir: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether every folder between `root` and `rel`'s file that exists is a real folder, not a
+/// link (or a file): what is missing, [`copy_tree`] creates.
+fn folders_only(root: &Path, rel: &str) -> bool {
+    let mut at = root.to_path_buf();
+    let Some(parent) = Path::new(rel).parent() else { return true };
+    for part in parent.components() {
+        at.push(part);
+        match at.symlink_metadata() {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return false,
+            Err(_) => return true,
+        }
+    }
+    true
 }

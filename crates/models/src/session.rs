@@ -11,13 +11,19 @@
 //! falls back to the CPU watcher: the session has ended when its process is gone, or when
 //! its CPU time has not moved for `idle_after` (an agent waiting at a prompt forever).
 //!
-//! Invariant: a session file whose session has ended is removed by the next [`Sessions::active`].
+//! Invariant: a session leaves nothing behind. Its guard removes its file and its lock when
+//! it ends; a session killed before its guard dropped (Ctrl-C on `cn chat`) is swept, file
+//! and lock, by the next [`Sessions::active`] or [`Sessions::begin`] — as is a lock whose
+//! process died before writing its file.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+
+/// How old a lock without a session file must be before it is swept.
+const SWEEP_AFTER: Duration = Duration::from_secs(10);
 
 /// One running executive session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,15 +36,19 @@ pub struct Session {
     pub started: String,
 }
 
-/// Held while a session runs; dropping it ends the session (the file is removed).
+/// Held while a session runs; dropping it ends the session (its file and lock are removed).
 pub struct SessionGuard {
     path: PathBuf,
-    _lock: cn_storage::ProcessLock,
+    lock: Option<cn_storage::ProcessLock>,
 }
 
 impl Drop for SessionGuard {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        // The lock file goes while still held (no other session can have taken it: the name
+        // is this process's), then the lock is released.
+        let _ = std::fs::remove_file(self.path.with_extension("lock"));
+        drop(self.lock.take());
     }
 }
 
@@ -64,17 +74,48 @@ impl Sessions {
     /// Announce a session of this process (`what`: chat, loop …) until the guard drops.
     pub fn begin(&self, what: &str) -> std::io::Result<SessionGuard> {
         std::fs::create_dir_all(&self.dir)?;
+        self.sweep_locks();
         let pid = std::process::id();
         let path = self.dir.join(format!("{pid}-{what}.json"));
         let lock = cn_storage::ProcessLock::try_acquire(&path.with_extension("lock"))?
             .ok_or_else(|| std::io::Error::other(format!("{} is held by another process", path.display())))?;
         let s = Session { pid, what: what.to_string(), started: cn_storage::now_rfc3339() };
         cn_storage::write_json_atomic(&path, &s)?;
-        Ok(SessionGuard { path, _lock: lock })
+        Ok(SessionGuard { path, lock: Some(lock) })
+    }
+
+    /// Remove what ended sessions left: a session file whose lock no process holds, with its
+    /// lock (a chat killed by Ctrl-C), and a lock no process holds and no session file names
+    /// (a process that died between taking its lock and writing its file, or an older cn's
+    /// leftovers). A lock younger than [`SWEEP_AFTER`] without a file is left alone: its
+    /// session may be starting right now. (A file without a lock is the CPU watcher's, in
+    /// [`Sessions::active`].)
+    fn sweep_locks(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        let settled = |e: &std::fs::DirEntry| {
+            e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|a| a >= SWEEP_AFTER)
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.extension().is_none_or(|x| x != "lock") {
+                continue;
+            }
+            let file = path.with_extension("json");
+            let ended = if file.exists() { true } else { settled(&e) };
+            if ended && !cn_storage::ProcessLock::is_held(&path) {
+                let _ = std::fs::remove_file(&file);
+                let _ = std::fs::remove_file(&path);
+            }
+        }
     }
 
     /// The sessions running now; ended ones are removed.
     pub fn active(&mut self) -> Vec<Session> {
+        self.sweep_locks();
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
         let mut out = Vec::new();
         for e in entries.flatten() {
@@ -139,6 +180,33 @@ mod tests {
         assert_eq!((active[0].pid, active[0].what.as_str()), (std::process::id(), "chat"));
         drop(guard);
         assert!(sessions.active().is_empty());
+        assert!(std::fs::read_dir(dir.path().join("sessions")).unwrap().next().is_none(), "nothing left behind");
+    }
+
+    #[test]
+    fn a_killed_sessions_file_and_lock_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions_dir = dir.path().join("sessions");
+        std::fs::create_dir_all(&sessions_dir).unwrap();
+        // As a `cn chat` killed by Ctrl-C leaves them: its file, and its lock no one holds;
+        // and a lock whose process died before writing its file.
+        std::fs::write(sessions_dir.join("999999-chat.json"), r#"{"pid": 999999, "what": "chat"}"#).unwrap();
+        std::fs::write(sessions_dir.join("999999-chat.lock"), "").unwrap();
+        let old = std::fs::File::create(sessions_dir.join("999998-loop.lock")).unwrap();
+        old.set_modified(std::time::SystemTime::now() - Duration::from_secs(60)).unwrap();
+        // A lock just made, without its file yet: its session may be starting; kept.
+        std::fs::write(sessions_dir.join("999996-chat.lock"), "").unwrap();
+        assert!(Sessions::in_state(dir.path()).active().is_empty());
+        assert!(sessions_dir.join("999996-chat.lock").exists(), "a fresh lock is left alone");
+        std::fs::remove_file(sessions_dir.join("999996-chat.lock")).unwrap();
+        assert!(std::fs::read_dir(&sessions_dir).unwrap().next().is_none(), "swept");
+        // begin sweeps too, and keeps its own.
+        let old = std::fs::File::create(sessions_dir.join("999997-chat.lock")).unwrap();
+        old.set_modified(std::time::SystemTime::now() - Duration::from_secs(60)).unwrap();
+        let guard = Sessions::in_state(dir.path()).begin("chat").unwrap();
+        let left: Vec<_> = std::fs::read_dir(&sessions_dir).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(left.len(), 2, "its own file and lock only: {left:?}");
+        drop(guard);
     }
 
     #[test]

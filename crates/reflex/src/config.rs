@@ -21,11 +21,13 @@ use cn_tools::Policy;
 pub fn of(config: &HubConfig) -> (ReflexConfig, Policy) {
     let mut policy = config.policy.clone();
     // The hub's level grants name the tools a *model* may call at that level; reflex actions
-    // are a different vocabulary, so reflexes get their own grants.
-    policy.levels = match &config.reflexes.grants {
-        Some(g) => g.clone(),
-        None => crate::spec::default_grants(),
-    };
+    // are a different vocabulary, so reflexes get their own grants: the defaults, each level
+    // cn.yaml's `reflexes.grants` names replacing that level's (one line for level 0 leaves
+    // level 2, where `summarize-url` runs, as it was).
+    policy.levels = crate::spec::default_grants();
+    if let Some(g) = &config.reflexes.grants {
+        policy.levels.extend(g.clone());
+    }
     (config.reflexes.clone(), policy)
 }
 
@@ -51,9 +53,10 @@ mod tests {
         assert_eq!(config.min_samples, 3);
         assert_eq!(policy.max_bytes, Some(1000));
         assert!(
-            policy.allows(0, "reply") && !policy.allows(2, "reply"),
-            "reflex grants replace the model's: {policy:?}"
+            policy.allows(0, "reply") && !policy.allows(0, "log") && !policy.allows(2, "noop"),
+            "reflex grants replace the model's, level by level: {policy:?}"
         );
+        assert!(policy.allows(2, "fetch_url") && policy.allows(2, "local_prompt"), "the levels not named keep theirs");
         std::fs::write(dir.path().join("cn.yaml"), "reflexes:\n  disable_above: 2\n").unwrap();
         assert!(read(&cn_hub::Layout::new(dir.path())).unwrap_err().to_string().contains("reflexes.disable_above"));
         std::fs::write(dir.path().join("cn.yaml"), "reflexes:\n  min_sample: 2\n").unwrap();

@@ -724,6 +724,9 @@ impl Engine {
                     reason: format!("reflex {}: {e}", r.name, e = cn_compute::Chain(&e)),
                     step: 0,
                 },
+                // The action found the item is not its own (the routine's "not routine"): up,
+                // with its reason, and no failure counted against the reflex.
+                ToolError::Escalate(why) => Stop::Escalate(why),
                 e => Stop::Failed(cn_compute::chain(&e)),
             });
         }
@@ -943,6 +946,9 @@ fn heuristics(t: &Trigger, text: &str) -> Option<Map<String, Value>> {
     if t.has_url {
         let url = url_regex().find(text)?.as_str().trim_end_matches(['.', ',', ')', ';', '!', '?']);
         vars.insert("url".into(), Value::String(url.to_string()));
+    }
+    if t.routine && !crate::routine::recognizes(text) {
+        return None;
     }
     Some(vars)
 }

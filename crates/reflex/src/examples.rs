@@ -40,6 +40,7 @@ trigger:
   # level 1 heuristics (all given must hold):
   #   keywords: [remind, todo]   min_length: 3   max_length: 200
   #   question: true             has_url: true (sets $url)
+  #   routine: true              (a request about tasks, ideas or the schedule)
   # level 2 triage by the local model:
   #   classifier: local
   #   intents: [ask-time]        (sets $intent)

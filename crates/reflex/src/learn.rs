@@ -183,7 +183,7 @@ pub fn set_mode(hub: &Path, name: &str, mode: ReflexMode, by: &str, reason: &str
     }
     let layout = cn_hub::Layout::new(hub);
     let path = layout.reflex(name);
-    let text = std::fs::read_to_string(&path).map_err(|source| WriteError::Io { path: path.clone(), source })?;
+    let text = crate::write::read_named(&path, name)?;
     let value = match mode {
         ReflexMode::Active => "active",
         ReflexMode::Shadow => "shadow",

@@ -27,6 +27,7 @@ mod load_error;
 mod mode;
 pub mod pattern;
 pub mod reflex;
+pub mod routine;
 pub mod shadow;
 mod spec;
 mod stats;

@@ -8,7 +8,8 @@
 //!   extract: [url]                        # names for its capture groups (named groups work too)
 //!   source: discord                       # optional: only percepts from this sense (or a list)
 //!   # level 1 heuristics (all given must hold): keywords: [..], unless: [..], min_length, max_length,
-//!   #   question: true|false, has_url: true (sets $url)
+//!   #   question: true|false, has_url: true (sets $url), routine: true (a request of the
+//!   #   routine's: tasks, ideas, the schedule — `crate::routine::recognizes`)
 //!   # level 2: classifier: local, intents: [..]  (the local model picks one intent)
 //! level: 2          # optional; at least the level its trigger and actions need
 //! callable: false   # true: other reflexes may run it as a step (`action: NAME`)
@@ -83,6 +84,9 @@ pub struct Trigger {
     /// impulses and another agent's automatic answers and notices reach only a reflex that
     /// names them.
     pub kinds: Vec<String>,
+    /// The routine's own parser takes the text (a request about tasks, ideas or the
+    /// schedule, or one it must ask about).
+    pub routine: bool,
 }
 
 impl Trigger {
@@ -185,6 +189,8 @@ struct RawTrigger {
     has_url: bool,
     from: Option<OneOrMany>,
     kind: Option<OneOrMany>,
+    #[serde(default)]
+    routine: bool,
 }
 
 #[derive(Deserialize)]
@@ -467,6 +473,7 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
         max_length: raw.max_length,
         question: raw.question,
         has_url: raw.has_url,
+        routine: raw.routine,
     };
     trigger.kind = if local {
         TriggerKind::Local
@@ -479,7 +486,7 @@ fn compile_trigger(raw: RawTrigger, callable: bool, err: &mut dyn FnMut(&str, St
         TriggerKind::None
     } else {
         if !callable {
-            err("trigger", "missing: give a `pattern`, heuristics (keywords, has_url, question, min/max_length), or `classifier: local` — or mark the reflex `callable: true`".into());
+            err("trigger", "missing: give a `pattern`, heuristics (keywords, has_url, question, min/max_length, routine), or `classifier: local` — or mark the reflex `callable: true`".into());
         }
         TriggerKind::None
     };
@@ -493,6 +500,7 @@ pub(crate) fn has_heuristics(t: &Trigger) -> bool {
         || t.max_length.is_some()
         || t.question.is_some()
         || t.has_url
+        || t.routine
 }
 
 /// A reflex or intent name: what a file may be called.

@@ -48,6 +48,9 @@ pub enum WriteError {
     DryRun { text: String, problem: String },
     #[error("cannot write {}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
+    /// The owner named a reflex the hub does not have.
+    #[error("no reflex `{name}` ({} does not exist); `cn reflex list` shows the reflexes", path.display())]
+    NoSuch { name: String, path: PathBuf },
     #[error(transparent)]
     Approval(#[from] cn_hub::approvals::ApprovalError),
     #[error("approval `{0}` does not hold a reflex (tool reflex_write with name and yaml)")]
@@ -198,7 +201,7 @@ pub fn set_enabled(hub: &std::path::Path, name: &str, on: bool) -> Result<Instal
     }
     let layout = cn_hub::Layout::new(hub);
     let path = layout.reflex(name);
-    let text = std::fs::read_to_string(&path).map_err(|source| WriteError::Io { path: path.clone(), source })?;
+    let text = read_named(&path, name)?;
     let text = with_enabled(&text, on);
     cn_storage::write_atomic(&path, text.as_bytes()).map_err(|source| WriteError::Io { path: path.clone(), source })?;
     let action = if on { "enable" } else { "disable" };
@@ -214,6 +217,15 @@ pub fn set_enabled(hub: &std::path::Path, name: &str, on: bool) -> Result<Instal
         tracing::error!(err = %cn_compute::Chain(&err), "cannot journal the reflex switch");
     }
     Ok(Installed { path, committed })
+}
+
+/// The text of the reflex file `path` the owner named `name`: a missing one is
+/// [`WriteError::NoSuch`], not an I/O error.
+pub(crate) fn read_named(path: &std::path::Path, name: &str) -> Result<String, WriteError> {
+    std::fs::read_to_string(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => WriteError::NoSuch { name: name.to_string(), path: path.to_path_buf() },
+        _ => WriteError::Io { path: path.to_path_buf(), source },
+    })
 }
 
 /// `text` with its top-level `enabled:` set to `on`.

@@ -47,6 +47,11 @@ pub fn task_of(ctx: &Ctx, message: &str) -> Result<Option<String>> {
     // To the second, as every time a person reads in tasks.json.
     let at = jiff::Timestamp::now().as_second() + FOLLOW_UP_HOURS * 3600;
     task.follow_up = jiff::Timestamp::from_second(at).ok();
+    // Whom the promise was made to: a promise to anyone but the owner is theirs, and so is
+    // its follow-up (`cn_hub::Provenance`). Unmarked, it came back as the owner's own work,
+    // and a stranger had only to ask for a promise to have anything done unheld.
+    let author = ctx.item.origin_in(ctx.hub).author;
+    task.source = (!author.is_owner()).then(|| author.label());
     let tasks = tasks_in(&ctx.hub.layout().state());
     tasks.add_once(task.clone())?;
     Ok(Some(task.id))

@@ -110,6 +110,13 @@ impl Pool {
     pub fn config(&self) -> &PoolConfig {
         &self.config
     }
+
+    /// Take new settings (cn.yaml changed under a running daemon). They rank every item from
+    /// the next decide on (salience is computed from the weights then); a smaller capacity
+    /// applies to the items admitted next — none held now is shed for it.
+    pub fn set_config(&mut self, config: PoolConfig) {
+        self.config = config;
+    }
     /// Whether a non-owner item would be admitted without shedding one.
     pub fn has_room(&self) -> bool {
         self.non_owner < self.config.capacity

@@ -1,67 +1,14 @@
-//! `state/schedule.json` — recurring work: "Check Y every morning". The document's format
-//! (`name`, `cron`, `action`) plus optional `tz` (IANA name, default UTC) and `catch_up`
-//! (default true). When each entry last fired is kept in `state/schedule-state.json`, so a
-//! restart knows what it missed.
+//! `state/schedule.json` — recurring work: "Check Y every morning". The format and its files
+//! are the hub's (`cn_hub::schedule`, shared with the routine's tools and `cn schedule`);
+//! this module decides when each entry fires.
 //!
 //! Invariant: an entry fires at most once per check, however many of its times were missed;
 //! a time missed while the daemon was down fires once at start (`catch_up: true`) or is
 //! skipped (`catch_up: false`) — either way it is recorded, so it never fires twice.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
 use jiff::Timestamp;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
-use crate::cron::{self, Cron, CronError};
-use crate::state::{self, StateError};
-
-/// One recurring entry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScheduleEntry {
-    pub name: String,
-    pub cron: String,
-    pub action: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tz: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub catch_up: Option<bool>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-impl ScheduleEntry {
-    pub fn catch_up(&self) -> bool {
-        self.catch_up.unwrap_or(true)
-    }
-    /// The parsed cron expression and time zone, or why the entry is unusable.
-    pub fn timing(&self) -> Result<(Cron, jiff::tz::TimeZone), EntryError> {
-        let cron: Cron = self.cron.parse().map_err(|e| EntryError::Cron { name: self.name.clone(), source: e })?;
-        let tz = cron::time_zone(self.tz.as_deref().unwrap_or("UTC"))
-            .map_err(|source| EntryError::TimeZone { name: self.name.clone(), source })?;
-        Ok((cron, tz))
-    }
-}
-
-/// A schedule entry that cannot be evaluated.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum EntryError {
-    #[error("schedule entry `{name}`")]
-    Cron { name: String, source: CronError },
-    #[error("schedule entry `{name}`")]
-    TimeZone { name: String, source: cron::TimeZoneError },
-}
-
-/// What each entry last did, by name.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ScheduleState(pub BTreeMap<String, EntryState>);
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EntryState {
-    /// The scheduled time most recently handled (fired or skipped).
-    pub last_fired: Timestamp,
-}
+pub use cn_hub::schedule::{EntryError, EntryState, NameTaken, Schedule, ScheduleEntry, ScheduleState};
 
 /// What a check found for one entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,67 +18,6 @@ pub enum Firing {
     Fire { entry: ScheduleEntry, at: Timestamp, late: bool },
     /// Missed while down with `catch_up: false`: recorded, not fired.
     Skip { entry: ScheduleEntry, at: Timestamp },
-}
-
-/// The schedule files of a hub.
-#[derive(Debug, Clone)]
-pub struct Schedule {
-    path: PathBuf,
-    state_path: PathBuf,
-}
-
-impl Schedule {
-    pub fn of_hub(hub: &Path) -> Self {
-        let layout = cn_hub::Layout::new(hub);
-        Schedule { path: layout.schedule(), state_path: layout.schedule_state() }
-    }
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-    /// `schedule-state.json`: when each entry last fired.
-    pub fn state_path(&self) -> &Path {
-        &self.state_path
-    }
-    pub fn load(&self) -> Result<Vec<ScheduleEntry>, StateError> {
-        state::read(&self.path)
-    }
-    pub fn load_state(&self) -> Result<ScheduleState, StateError> {
-        state::read(&self.state_path)
-    }
-    pub fn save_state(&self, s: &ScheduleState) -> Result<(), StateError> {
-        state::write(&self.state_path, s)
-    }
-    /// Remove the entry `name`; false when there is none.
-    pub fn remove(&self, name: &str) -> Result<bool, StateError> {
-        let mut all = self.load()?;
-        let before = all.len();
-        all.retain(|e| e.name != name);
-        if all.len() == before {
-            return Ok(false);
-        }
-        state::write(&self.path, &all)?;
-        Ok(true)
-    }
-
-    /// Add an entry; the name must be new (names key the fire state). The outer error is
-    /// the file's, the inner one the caller's (a name taken).
-    pub fn add(&self, entry: ScheduleEntry) -> Result<Result<ScheduleEntry, NameTaken>, StateError> {
-        let mut all = self.load()?;
-        if all.iter().any(|e| e.name == entry.name) {
-            return Ok(Err(NameTaken { name: entry.name, path: self.path.clone() }));
-        }
-        all.push(entry.clone());
-        state::write(&self.path, &all)?;
-        Ok(Ok(entry))
-    }
-}
-
-/// A schedule entry's name already in use.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("a schedule entry named `{name}` already exists in {}", path.display())]
-pub struct NameTaken {
-    pub name: String,
-    pub path: PathBuf,
 }
 
 /// Which entries fire at `now`. `started` is when this daemon started: a scheduled time
@@ -190,6 +76,7 @@ pub fn next_fire(entries: &[ScheduleEntry], after: Timestamp) -> Option<Timestam
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Map;
 
     fn entry(name: &str, cron: &str, catch_up: Option<bool>) -> ScheduleEntry {
         ScheduleEntry {

@@ -85,7 +85,8 @@ pub enum SenseError {
     Create { sense: &'static str, path: std::path::PathBuf, source: std::io::Error },
     #[error("cannot start the {sense} sense{}", path.as_ref().map(|p| format!(": cannot watch {}", p.display())).unwrap_or_default())]
     Watch { sense: &'static str, path: Option<std::path::PathBuf>, source: notify::Error },
-    #[error("cannot listen on {addr} (senses.bind in cn.yaml)")]
+    /// (Another hub's daemon on the same port is the usual cause: say how to choose one.)
+    #[error("cannot listen on {addr} (senses.bind in cn.yaml; another hub's daemon may hold it: set a free port, or 127.0.0.1:0 to take any)")]
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error(
         "senses.bind: {addr} is not a loopback address; the owner endpoint is plain HTTP, so the owner token \
@@ -412,8 +413,11 @@ pub fn configured(hub: &cn_hub::Hub, config: &SensesConfig) -> Result<Vec<Box<dy
                 .into(),
         });
     }
-    if let Some(p) = &config.peers {
-        senses.push(Box::new(peers::PeersSense { every: p.every }));
+    // Peer mail runs while the hub has peers (a peer added later restarts the senses: the
+    // daemon follows `state/peers.json` as it follows cn.yaml). An unreadable peers file
+    // starts it, so its sync reports the error.
+    if config.peers.enabled && hub.peers().map_or(true, |p| !p.is_empty()) {
+        senses.push(Box::new(peers::PeersSense { every: config.peers.every }));
     }
     if let Some(f) = config.files.as_ref().filter(|f| !f.paths.is_empty()) {
         senses.push(Box::new(files::FilesSense::configured(f)));

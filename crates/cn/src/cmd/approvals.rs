@@ -44,11 +44,11 @@ pub fn list(hub: Option<&Path>, args: ListArgs) -> anyhow::Result<ExitCode> {
         } else if !from.is_empty() {
             from.push(')');
         }
-        println!("{} · {} · {:?}{from}", a.id, a.tool, a.status);
-        println!("  runs: {}", a.runs.replace('\n', "\n    "));
-        println!("  always allow would remember: {}", a.remembers);
+        println!("{} · {} · {:?}{}", a.id, a.tool, a.status, super::shown_line(&from));
+        println!("  runs: {}", super::shown(&a.runs).replace('\n', "\n    "));
+        println!("  always allow would remember: {}", super::shown_line(&a.remembers));
         if let Some(why) = &a.decided {
-            println!("  decided: {why}");
+            println!("  decided: {}", super::shown_line(why));
         }
         if a.status == Status::Pending {
             println!("  cn approve {}   ·   cn deny {}", a.id, a.id);
@@ -60,7 +60,7 @@ pub fn list(hub: Option<&Path>, args: ListArgs) -> anyhow::Result<ExitCode> {
 pub fn approve(hub: Option<&Path>, args: IdArgs) -> anyhow::Result<ExitCode> {
     let hub = super::hub::open(hub)?;
     let done = cn_daemon::approve::approve(&hub, &args.id).map_err(usage)?;
-    println!("{}", done.summary());
+    println!("{}", super::shown(&done.summary()));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -77,6 +77,6 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     }
     let answer = model.ask(&plan).with_context(|| format!("asking level {level}"))?;
     tracing::info!(model = %answer.model, tokens_in = answer.tokens_in, tokens_out = answer.tokens_out, elapsed_ms = answer.elapsed.as_millis() as u64, "answered");
-    println!("{}", answer.markdown.trim_end());
+    println!("{}", super::shown(answer.markdown.trim_end()));
     Ok(ExitCode::SUCCESS)
 }

@@ -11,7 +11,7 @@
 //! `cn chat TEXT` sends one message and exits; `cn chat` alone reads lines until EOF or
 //! `/quit`.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -42,7 +42,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         let text = args.message.join(" ");
         return match converse(&hub, &text, timeout, args.no_wait)? {
             Some(answer) => {
-                println!("{answer}");
+                println!("{}", super::shown(&answer));
                 Ok(ExitCode::SUCCESS)
             }
             None => Ok(ExitCode::SUCCESS),
@@ -50,14 +50,13 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     }
     let stdin = std::io::stdin();
     let interactive = std::io::IsTerminal::is_terminal(&stdin);
-    let mut out = std::io::stdout();
     if interactive {
         println!("Talking to {} (a line a message; /quit or Ctrl-D to leave).", hub.name());
     }
     loop {
         if interactive {
             print!("you> ");
-            out.flush()?;
+            crate::out::flush();
         }
         let mut line = String::new();
         if stdin.lock().read_line(&mut line)? == 0 {
@@ -71,10 +70,10 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             break;
         }
         match converse(&hub, text, timeout, args.no_wait) {
-            Ok(Some(answer)) => println!("{}> {answer}", hub.name()),
+            Ok(Some(answer)) => println!("{}> {}", hub.name(), super::shown(&answer)),
             Ok(None) => {}
             // One failed message does not end the conversation.
-            Err(e) => eprintln!("cn chat: {e:#}"),
+            Err(e) => eprintln!("cn chat: {}", super::shown_line(&format!("{e:#}"))),
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -92,20 +91,72 @@ fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::
         return Ok(None);
     }
     let deadline = Instant::now() + timeout;
+    let mut status = Status::new();
     loop {
         if let Some(answer) = cn_agent::answer_to(hub, &id)? {
+            status.clear();
             return Ok(Some(answer));
         }
         if Instant::now() >= deadline {
+            status.clear();
             bail!("no answer within {}s; the message stays queued as {id}", timeout.as_secs());
         }
         if daemon.is_some() {
+            // Say what the agent finishes first, rather than wait in silence.
+            status.show(hub, &id);
             // The daemon works on it; look again shortly (a person is waiting, a file stat
             // is cheap).
             std::thread::sleep(Duration::from_millis(100));
         } else {
             run_once(hub.root())?;
         }
+    }
+}
+
+/// What `cn chat` says while the daemon finishes other work before the owner's message:
+/// "finishing task “…” on the executive, 6 s…" — on a terminal one line kept up to date,
+/// elsewhere one line per item it waits for.
+struct Status {
+    terminal: bool,
+    shown: Option<String>,
+    last: String,
+}
+
+impl Status {
+    fn new() -> Status {
+        Status { terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()), shown: None, last: String::new() }
+    }
+
+    fn show(&mut self, hub: &Hub, mine: &str) {
+        let Some(w) = cn_daemon::working::now(hub) else { return self.clear() };
+        let (doing, item) = match w.item.as_deref() {
+            Some(item) if item == mine => ("working on your message", item.to_string()),
+            item => ("finishing", item.unwrap_or("").to_string()),
+        };
+        let text = match doing {
+            "finishing" => format!("finishing {}…", cn_daemon::working::describe(hub, &w)),
+            _ => {
+                let level = if w.level >= 3 { "the executive" } else { "the local model" };
+                format!("{doing} on {level}…")
+            }
+        };
+        if self.terminal {
+            if text != self.last {
+                eprint!("\r\x1b[Kcn chat: {text}");
+                self.last = text;
+            }
+        } else if self.shown.as_deref() != Some(item.as_str()) && doing == "finishing" {
+            eprintln!("cn chat: {text}");
+        }
+        self.shown = Some(item);
+    }
+
+    fn clear(&mut self) {
+        if self.terminal && !self.last.is_empty() {
+            eprint!("\r\x1b[K");
+            self.last.clear();
+        }
+        self.shown = None;
     }
 }
 
@@ -119,10 +170,22 @@ fn post(hub: &Hub, url: &str, text: &str) -> anyhow::Result<String> {
         .timeout_global(Some(Duration::from_secs(30)))
         .build()
         .into();
-    let req =
-        agent.post(url).header("content-type", "application/json").header("authorization", &format!("Bearer {token}"));
+    let bearer = format!("Bearer {token}");
     let body = serde_json::json!({ "text": text }).to_string();
-    let mut resp = req.send(&body).with_context(|| format!("cannot reach the daemon at {url}"))?;
+    // A daemon taking a changed cn.yaml starts its senses again: its endpoint is down for a
+    // moment, so a refused connection is tried again for a few seconds.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut resp = loop {
+        let req = agent.post(url).header("content-type", "application/json").header("authorization", &bearer);
+        match req.send(&body) {
+            Err(ureq::Error::Io(e))
+                if e.kind() == std::io::ErrorKind::ConnectionRefused && Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            sent => break sent.with_context(|| format!("cannot reach the daemon at {url}"))?,
+        }
+    };
     let status = resp.status().as_u16();
     let answer: serde_json::Value =
         serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();

@@ -13,9 +13,11 @@ pub fn open(hub: Option<&Path>) -> anyhow::Result<Hub> {
     Hub::find(hub).map_err(report_err)
 }
 
-/// The hub's root directory (`--hub`, `$CN_HUB`, else the nearest `cn.yaml` upwards).
+/// The hub's root directory (`--hub`, `$CN_HUB`, else the nearest `cn.yaml` upwards), once
+/// its cn.yaml has passed the check `cn run` makes of it (every key of every section): a
+/// command that only reads tasks refuses a `bugdet:` exactly as the daemon does.
 pub fn root(hub: Option<&Path>) -> anyhow::Result<std::path::PathBuf> {
-    cn_agent::find_hub(hub).map_err(report_err)
+    Ok(open(hub)?.root().to_path_buf())
 }
 
 /// An agent-layer error as the binary reports it.

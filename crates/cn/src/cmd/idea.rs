@@ -65,10 +65,12 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             let ideas = file.load()?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&ideas)?);
+            } else if ideas.is_empty() {
+                println!("no ideas (cn idea add TEXT adds one)");
             } else {
                 for i in &ideas {
                     let sparked = i.sparked_by.as_deref().map(|s| format!("  (sparked by {s})")).unwrap_or_default();
-                    println!("{}  {}{sparked}", i.id, i.idea);
+                    println!("{}  {}{}", i.id, super::shown_line(&i.idea), super::shown_line(&sparked));
                 }
             }
         }

@@ -19,7 +19,12 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     if r.created.is_empty() {
         println!("{} is already a hub ({}); nothing overwritten", r.root.display(), r.name);
     } else {
-        println!("initialized hub {} for agent {} ({} files)", r.root.display(), r.name, r.created.len());
+        println!(
+            "initialized hub {} for agent {} ({} files committed)",
+            r.root.display(),
+            r.name,
+            r.committed_paths.len()
+        );
         for k in &r.kept {
             println!("  kept existing {k}");
         }

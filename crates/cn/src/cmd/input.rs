@@ -21,7 +21,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         if args.json {
             println!("{}", serde_json::to_string(&item.to_json())?);
         } else {
-            print!("{}", item.render());
+            print!("{}", super::shown(&item.render()));
         }
         Ok(ExitCode::SUCCESS)
     })

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use cn_autonomy::journal::{self, Kind, Query};
+use cn_autonomy::journal::{self, Query};
 use cn_autonomy::when::{self, Direction};
 use cn_hub::journal::HubJournal;
 use cn_storage::{Entry, Journal};
@@ -27,7 +27,8 @@ pub struct Args {
     /// Only entries at or after TIME: RFC 3339, a date, or a span back from now (2h, 1 day).
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
-    /// Only entries of this type (decision, impulse, reflex, exploration, action, observation).
+    /// Only entries of this type (decision, impulse, reflex, exploration, action, observation,
+    /// approval, interaction, log, reaction, send, sync).
     #[arg(long = "type", value_name = "TYPE")]
     pub kind: Option<String>,
     /// One JSON object a line, as stored.
@@ -80,7 +81,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         // The last link: the commit that recorded the decision.
         if !json {
             for line in cn_hub::journal::why_commits(&hub, &id) {
-                println!("commit      {line}");
+                println!("commit      {}", super::shown_line(&line));
             }
         }
         return Ok(ExitCode::SUCCESS);
@@ -97,39 +98,64 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         (None, false) => None,
     };
     if let Some(k) = &args.kind {
-        k.parse::<Kind>().map_err(|e| UsageError(format!("--type: {e}", e = cn_compute::Chain(&e))))?;
+        cn_hub::journal::entry_type(k).map_err(|e| UsageError(format!("--type: {e}", e = cn_compute::Chain(&e))))?;
     }
+    let filtered = query_words(&args);
     let query = Query { since, kind: args.kind };
+    let mut shown = 0usize;
     scan(&mut |e| {
         if query.matches(&e) {
+            shown += 1;
             if args.json {
                 println!("{}", Value::Object(e.0));
             } else {
-                println!("{}", journal::line(&e));
+                println!("{}", super::shown_line(&journal::line(&e)));
             }
         }
     })?;
+    if shown == 0 && !args.json {
+        match filtered {
+            Some(filter) => println!("no journal entry matches {filter}"),
+            None => println!("the journal is empty: nothing has happened yet"),
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The filters given, in words (`--type sync --today`), or `None` for the whole journal.
+fn query_words(args: &Args) -> Option<String> {
+    let mut words = Vec::new();
+    if let Some(k) = &args.kind {
+        words.push(format!("--type {k}"));
+    }
+    if args.today {
+        words.push("--today".to_string());
+    }
+    if let Some(s) = &args.since {
+        words.push(format!("--since {s}"));
+    }
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
 fn print_detail(e: &Entry) {
-    println!("{}", journal::line(e));
+    println!("{}", super::shown_line(&journal::line(e)));
     // An action: the call and what came of it.
     if e.kind() == "action" {
         if let Some(params) = e.0.get("params") {
-            println!("    params: {params}");
+            println!("    params: {}", super::shown_line(&params.to_string()));
         }
         if let Some(result) = e.0.get("result") {
             let shown: String = result.to_string().chars().take(300).collect();
-            println!("    result: {shown}");
+            println!("    result: {}", super::shown_line(&shown));
         }
     }
     for key in ["context", "reasoning", "outcome"] {
         if let Some(v) = e.0.get(key).and_then(Value::as_str) {
-            println!("    {key}: {v}");
+            // Lines of its own are indented under the key, never a journal line's look-alike.
+            println!("    {key}: {}", super::shown(v).replace('\n', "\n      "));
         }
     }
     if let Some(err) = e.0.get("error").and_then(Value::as_str) {
-        println!("    error: {err}");
+        println!("    error: {}", super::shown(err).replace('\n', "\n      "));
     }
 }

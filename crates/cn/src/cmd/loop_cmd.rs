@@ -68,7 +68,7 @@ pub fn run(args: Args, hub: Option<&Path>) -> anyhow::Result<ExitCode> {
         Action::Done { dir, json } => drive(&dir, hub, true, json),
         Action::Status { dir } => {
             let st = cn_loops::status(&dir).map_err(report)?;
-            print!("{st}");
+            print!("{}", super::shown(&st.to_string()));
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -122,7 +122,7 @@ fn drive(dir: &Path, hub: Option<&Path>, done: bool, json: bool) -> anyhow::Resu
         if json {
             println!("{}", serde_json::to_string(e).unwrap_or_default());
         } else if !matches!(e, Event::End { .. } | Event::Failed { .. }) {
-            println!("{e}");
+            println!("{}", super::shown(&e.to_string()));
         }
     };
     let outcome = cn_loops::run_with(dir, &defaults, &mut models, done, print).map_err(report)?;
@@ -133,7 +133,7 @@ fn print_outcome(dir: &Path, o: &RunEnd, json: bool) -> ExitCode {
     if let Some(n) = o.resumed_at {
         eprintln!(
             "cn: resumed iteration {n}: kept the interrupted run's uncommitted changes ({}); they are in its commit",
-            o.recovered.join(", ")
+            super::shown_line(&o.recovered.join(", "))
         );
     }
     if json {

@@ -10,6 +10,7 @@ mod ask;
 mod budget;
 mod chat;
 mod clone;
+mod config;
 mod demo;
 mod hub;
 mod idea;
@@ -30,6 +31,12 @@ mod send;
 mod serve;
 mod sync;
 mod task;
+
+/// Text from the hub as the owner's terminal may show it (`cn_hub::redact::printable`, and
+/// `printable_line` for one line of a listing): a stranger's task, idea, journal line,
+/// approval or answer prints no escape sequence, no carriage return, and on a listing's line
+/// no line of its own.
+pub(crate) use cn_hub::redact::{printable as shown, printable_line as shown_line};
 
 /// Bad usage or input: reported on one line, exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +73,9 @@ pub enum Command {
     Clone(clone::Args),
     /// The hub's lease in origin: who holds it, and whether this clone is active or standing by.
     Lease(lease::Args),
+    /// The hub's configuration: `show` every value with where it came from; `check` it as
+    /// `cn run` would.
+    Config(config::Args),
     /// Print the current item (taking the next from the queue when there is none).
     Input(input::Args),
     /// Decide the current item: cn out <do|defer|delegate|delete> [op] [flags].
@@ -85,9 +95,9 @@ pub enum Command {
     Reflex(reflex::Args),
     /// The agent's commitments (state/tasks.json): add, list, done.
     Task(task::Args),
-    /// Curiosities to explore when idle (state/ideas.json): add, list.
+    /// Curiosities to explore when idle (state/ideas.json): add, list, rm.
     Idea(idea::Args),
-    /// Recurring work (state/schedule.json): add, list; `next` prints a cron's fire times.
+    /// Recurring work (state/schedule.json): add, list, rm; `next` prints a cron's fire times.
     Schedule(schedule::Args),
     /// What the agent did (state/journal.jsonl), and `why ID`.
     Journal(journal::Args),
@@ -116,6 +126,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Init(args) => init::run(cli.hub.as_deref(), args),
         Command::Clone(args) => clone::run(cli.hub.as_deref(), args),
         Command::Lease(args) => lease::run(cli.hub.as_deref(), args),
+        Command::Config(args) => config::run(cli.hub.as_deref(), args),
         Command::Input(args) => input::run(cli.hub.as_deref(), args),
         Command::Out(args) => out::run(cli.hub.as_deref(), args),
         Command::Mcp(args) => mcp::run(cli.hub.as_deref(), args),

@@ -51,7 +51,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         if parsed.json {
             println!("{}", serde_json::to_string(&d.to_json())?);
         } else {
-            println!("{}: {} → {}", d.item.id, d.gtd.summary(), d.place);
+            println!("{}: {} → {}", d.item.id, super::shown_line(&d.gtd.summary()), d.place);
             if !d.mail.is_empty() {
                 println!("mail queued for `cn sync`: {}", d.mail.join(", "));
             }

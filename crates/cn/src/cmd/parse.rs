@@ -23,7 +23,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?
         }
         Some(p) => {
-            text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+            // A file that cannot be read is bad input (exit 2), like any other bad argument.
+            text = std::fs::read_to_string(p).map_err(|e| {
+                super::UsageError(format!("cannot read {}: {e}", p.display(), e = cn_compute::Chain(&e)))
+            })?;
             0
         }
     };

@@ -26,6 +26,12 @@ pub fn run(hub: Option<&Path>, cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Add { name, remote } => {
             cn_agent::add_peer(&hub, &name, &remote).map_err(super::hub::report_err)?;
             println!("peer {name} added");
+            if let Some(why) = cn_agent::peer_unreachable(&hub, &name) {
+                eprintln!(
+                    "cn: warning: peer {name}'s remote does not answer now ({why}); it is recorded anyway, \
+                     and each sync tries it again (`cn peer list` shows how it stands)"
+                );
+            }
         }
         Command::Rm { name } => {
             let _lock = cn_agent::lock(&hub).map_err(super::hub::report_err)?;
@@ -45,6 +51,8 @@ pub fn run(hub: Option<&Path>, cmd: Command) -> anyhow::Result<ExitCode> {
             let peers = cn_agent::peer_status(&hub).map_err(super::hub::report_err)?;
             if json {
                 println!("{}", serde_json::to_string(&peers)?);
+            } else if peers.is_empty() {
+                println!("no peers (cn peer add NAME REMOTE adds one)");
             }
             for p in peers.iter().filter(|_| !json) {
                 let fetched = p.last_fetch.as_deref().unwrap_or("never");

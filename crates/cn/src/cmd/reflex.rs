@@ -100,7 +100,7 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         Sub::Disable { name } => switch(&hub, &name, false),
         Sub::Test { dry_run, json, source, lines, text } => {
             for e in engine.errors() {
-                eprintln!("cn: reflex skipped: {e}", e = cn_compute::Chain(&e));
+                eprintln!("cn: reflex skipped: {}", super::shown_line(&cn_compute::chain(&e)));
             }
             if let Some(model) = scripted_model()? {
                 engine.set_model(Box::new(model));
@@ -139,7 +139,7 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&handled)?);
             } else {
-                print!("{}", describe(&handled, dry_run));
+                print!("{}", super::shown(&describe(&handled, dry_run)));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -250,7 +250,7 @@ fn list(engine: &Engine, as_json: bool, call_tokens: Option<u64>) -> anyhow::Res
         println!("(SAVED: none claimed until an executive call is measured on this hub)");
     }
     for e in errors {
-        eprintln!("cn: reflex skipped: {e}", e = cn_compute::Chain(&e));
+        eprintln!("cn: reflex skipped: {}", super::shown_line(&cn_compute::chain(&e)));
     }
     Ok(if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) })
 }

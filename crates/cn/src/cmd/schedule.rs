@@ -75,13 +75,9 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             // A cron that never fires (`0 0 31 2 *`: February 31st) is refused now, not found
             // out never.
             if let Err(e) = cron.next_after(Timestamp::now(), &tz) {
-                return Err(UsageError(format!(
-                    "schedule entry `{}`: `{}` never fires: {e}",
-                    entry.name,
-                    entry.cron,
-                    e = cn_compute::Chain(&e)
-                ))
-                .into());
+                return Err(
+                    UsageError(format!("schedule entry `{}`: {e}", entry.name, e = cn_compute::Chain(&e))).into()
+                );
             }
             Schedule::of_hub(&hub)
                 .add(entry)
@@ -104,6 +100,9 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 println!("{}", serde_json::to_string_pretty(&entries)?);
                 return Ok(ExitCode::SUCCESS);
             }
+            if entries.is_empty() {
+                println!("no schedule entries (cn schedule add NAME CRON ACTION adds one)");
+            }
             let now = Timestamp::now();
             for e in &entries {
                 let next = match e.timing() {
@@ -113,7 +112,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                     Err(err) => format!("invalid: {err}", err = cn_compute::Chain(&err)),
                 };
                 let tz = e.tz.as_deref().unwrap_or("UTC");
-                println!("{}  `{}` {tz}  next {next}  {}", e.name, e.cron, e.action);
+                println!("{}  `{}` {tz}  next {next}  {}", e.name, e.cron, super::shown_line(&e.action));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -131,7 +130,7 @@ fn next(expr: &str, after: Option<&str>, n: usize, tz: Option<&str>) -> anyhow::
         })?,
     };
     let mut out = String::new();
-    for z in cron.next_n(after, &tz, n)? {
+    for z in cron.next_n(after, &tz, n).map_err(|e| UsageError(cn_compute::chain(&e)))? {
         out.push_str(&cron::rfc3339(&z));
         out.push('\n');
     }

@@ -5,7 +5,6 @@
 //! room (`serve:` in cn.yaml) and no `--bind` is given: then it prints that one's address
 //! with the token and exits.
 
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -42,9 +41,8 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     super::run::stop_on_signals(&stop)?;
     let server =
         cn_daemon::serve::Server::start(hub, &config, None).map_err(|e| super::UsageError(cn_compute::chain(&e)))?;
-    let mut out = std::io::stdout();
-    writeln!(out, "{}", server.url())?;
-    out.flush()?;
+    println!("{}", server.url());
+    crate::out::flush();
     eprintln!("cn serve: the control room (Ctrl-C stops it)");
     while !stop.wait(std::time::Duration::from_secs(3600)) {}
     drop(server);

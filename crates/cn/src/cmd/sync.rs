@@ -32,7 +32,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     for e in &r.errors {
-        eprintln!("cn sync: {e}");
+        eprintln!("cn sync: {}", super::shown_line(&e.to_string()));
     }
     Ok(if r.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

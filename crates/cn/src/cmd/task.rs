@@ -73,12 +73,15 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&shown)?);
+            } else if shown.is_empty() {
+                let what = if all { "no tasks" } else { "no open tasks" };
+                println!("{what} (cn task add TEXT [--due TIME] adds one)");
             } else {
                 for t in shown {
                     let due = t.due.map_or_else(|| "-".to_string(), |d| d.strftime("%Y-%m-%dT%H:%M:%SZ").to_string());
                     let prio = t.priority.map_or_else(|| "-".to_string(), |p| format!("p{p}"));
                     let done = if t.done { "  (done)" } else { "" };
-                    println!("{}  {due:<20}  {prio:<2}  {}{done}", t.id, t.task);
+                    println!("{}  {due:<20}  {prio:<2}  {}{done}", t.id, super::shown_line(&t.task));
                 }
             }
         }

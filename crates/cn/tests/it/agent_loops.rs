@@ -20,14 +20,15 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// A hub as `cn init` writes it, with its daemon syncing peers every second.
+/// A hub as `cn init` writes it (its owner endpoint on the port `cn init` picked), with its
+/// daemon syncing peers every second.
 fn default_hub(root: &Path, name: &str) -> PathBuf {
     let hub = root.join(name);
     cn_ok(root, &["init", hub.to_str().unwrap()]);
-    let yaml = std::fs::read_to_string(hub.join("cn.yaml"))
-        .unwrap()
-        .replace("senses: {}", "senses: {bind: \"127.0.0.1:0\", peers: {every: 1s}}");
-    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
+    let every_second = yaml.replace("  peers: {every: 1m}\n", "  peers: {every: 1s}\n");
+    assert_ne!(every_second, yaml, "cn init's template changed: {yaml}");
+    std::fs::write(hub.join("cn.yaml"), every_second).unwrap();
     hub
 }
 

@@ -136,8 +136,10 @@ fn a_persons_requests_reach_the_executive_and_small_talk_does_not() {
     }
     assert_eq!(exec.calls(), REQUESTS.len(), "small talk costs no executive call");
     let answer = chat(&hub, "remind me to call mom tomorrow at 5pm");
-    assert!(answer.starts_with("Reminder set: call mom"), "{answer}");
-    assert_eq!(tasks(&hub).len(), 1, "the routine did what was asked");
+    assert!(answer.starts_with("Added: call mom — due "), "{answer}");
+    let filed = tasks(&hub);
+    assert_eq!(filed.len(), 1, "the routine did what was asked");
+    assert!(filed[0]["due"].is_string(), "with its due time: {:?}", filed[0]);
     for d in decisions(&hub) {
         assert_ne!(d["message"], "👍", "{d}");
         assert!(d["level"].is_u64(), "every decision says which level made it: {d}");
@@ -386,10 +388,14 @@ fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
     std::fs::create_dir_all(ada.join("notes")).unwrap();
     std::fs::write(ada.join("notes/plan.md"), "v0\n").unwrap();
     let path = ada.join("cn.yaml");
-    let yaml = std::fs::read_to_string(&path).unwrap().replacen(
-        "senses: {}\n",
-        "senses:\n  bind: 127.0.0.1:0\n  files: {paths: [notes], debounce: 100ms}\n  calendar: [{source: calendar.ics, lead: 15m}]\n  peers: {every: 5m}\n",
-        1,
+    // cn init's `senses:` block (up to its blank line), replaced.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text.find("\nsenses:\n").expect("cn init writes senses:") + 1;
+    let end = start + text[start..].find("\n\n").unwrap() + 1;
+    let yaml = format!(
+        "{}senses:\n  bind: 127.0.0.1:0\n  files: {{paths: [notes], debounce: 100ms}}\n  calendar: [{{source: calendar.ics, lead: 15m}}]\n  peers: {{every: 5m}}\n{}",
+        &text[..start],
+        &text[end..]
     );
     std::fs::write(&path, yaml).unwrap();
     git_commit_all(&ada);
@@ -401,10 +407,11 @@ fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
         cn_ok(&bob, &["send", "--to", "ada", "--message", &format!("round {round}: hello ada, how are things?")]);
         cn_ok(&bob, &["sync"]);
         let _ = std::fs::remove_file(ada.join("state/run.json"));
-        let mut daemon = std::process::Command::new("faketime")
-            .arg("-f")
-            .arg(format!("+{}m", round * 5))
-            .arg(env!("CARGO_BIN_EXE_cn"))
+        // libfaketime preloaded into cn itself (the `faketime` wrapper would stand between the
+        // test's signal and the daemon).
+        let mut daemon = std::process::Command::new(env!("CARGO_BIN_EXE_cn"))
+            .env("LD_PRELOAD", libfaketime())
+            .env("FAKETIME", format!("+{}m", round * 5))
             .arg("--hub")
             .arg(&ada)
             .arg("run")
@@ -442,6 +449,7 @@ fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
             let n = decisions(&ada).into_iter().filter(|d| d["from"] == "file").count();
             (n as u32 > round).then_some(())
         });
+        // libfaketime is preloaded into the daemon itself: the signal reaches cn.
         crate::daemon_common::signal(&daemon, "TERM");
         let status = daemon.wait().unwrap();
         assert!(status.success(), "round {round}: the daemon stopped with {status}");
@@ -471,6 +479,16 @@ fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
     // Commits stay bounded: a few a round (mail in, decisions, the sync), not one per tick.
     let made = commits(&ada) - commits_before;
     assert!(made <= 7 * 8, "{made} commits in half an hour");
+}
+
+/// Debian's libfaketime (`scripts/deps.sh --test` installs the `faketime` package).
+fn libfaketime() -> PathBuf {
+    let multiarch = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"];
+    multiarch
+        .iter()
+        .map(|d| Path::new(d).join("faketime/libfaketimeMT.so.1"))
+        .find(|p| p.is_file())
+        .expect("libfaketime (Debian's faketime; scripts/deps.sh --test installs it)")
 }
 
 fn git_commit_all(hub: &Path) {

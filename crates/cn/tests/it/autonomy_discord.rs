@@ -180,7 +180,12 @@ fn the_owners_discord_message_is_handled_with_the_owners_salience() {
     let fake = FakeDiscord::start(Vec::new());
     let hub = discord_hub(dir.path(), &fake);
     let daemon = start(&hub, &fake);
-    fake.dispatch(message_payload(3001, 12, (OWNER_ID, "grace", Some("Grace"), false), "How are things?"));
+    fake.dispatch(message_payload(
+        3001,
+        12,
+        (OWNER_ID, "grace", Some("Grace"), false),
+        "Is the release still on for Friday?",
+    ));
 
     let seen = fake.log.wait("the reply to the owner in channel 12", |s| count(s, "message", 12) >= 1);
     assert_eq!(messages(&seen, 12), ["Hello Grace, all is well."]);
@@ -196,7 +201,7 @@ fn the_owners_discord_message_is_handled_with_the_owners_salience() {
     let decision = &entries[decided_at(&entries, &id).unwrap()];
     assert_eq!((decision["op"].as_str(), decision["from"].as_str()), (Some("reply"), Some("owner")), "{decision}");
     let prompts = std::fs::read_to_string(dir.path().join("prompts")).unwrap();
-    assert!(prompts.contains("From: owner") && prompts.contains("How are things?"), "{prompts}");
+    assert!(prompts.contains("From: owner") && prompts.contains("Is the release still on for Friday?"), "{prompts}");
     assert!(!dir.path().join("started").exists(), "the owner's message took the owner's path");
     assert!(daemon.stop().success());
 }

@@ -166,14 +166,20 @@ fn the_hub_is_not_held_while_a_peer_is_read() {
     // A peer whose git server accepts and then says nothing: the sync waits on it.
     let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = server.local_addr().unwrap().port();
-    cn_ok(&b, &["peer", "add", "slow", &format!("git://127.0.0.1:{port}/slow.git")]);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let (mut conn, _) = server.accept().unwrap();
-        tx.send(()).unwrap();
-        let mut buf = [0u8; 1024];
-        while conn.read(&mut buf).is_ok_and(|n| n > 0) {}
+        for conn in server.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let _ = tx.send(());
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 1024];
+                while conn.read(&mut buf).is_ok_and(|n| n > 0) {}
+            });
+        }
     });
+    // `cn peer add` asks the remote first (and, given no answer, records it with a warning).
+    cn_ok(&b, &["peer", "add", "slow", &format!("git://127.0.0.1:{port}/slow.git")]);
+    rx.recv_timeout(std::time::Duration::from_secs(60)).expect("peer add asked the peer");
     let mut sync =
         cn_cmd(&b).arg("sync").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
     rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the sync reaches the peer");

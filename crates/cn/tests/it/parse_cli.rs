@@ -101,7 +101,7 @@ fn file_dash_and_empty_input() {
 #[test]
 fn unreadable_file_is_an_error_naming_it() {
     let out = Command::new(env!("CARGO_BIN_EXE_cn")).args(["parse", "/nonexistent/answer.md"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a file that cannot be read is bad input");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/answer.md"), "{err}");
 }

@@ -1,7 +1,8 @@
-//! The starter reflexes every `cn init` hub gets (issue 17): the routine answered below the
-//! executive by the real binary on a fresh hub — greetings, thanks, reminders and tasks with
-//! their due time read in the hub's time zone, ideas, the time, and "what did you do today"
-//! from the journal — and what is not routine escalates.
+//! The starter reflexes every `cn init` hub gets (issues 17, 31): the routine answered below
+//! the executive by the real binary on a fresh hub — greetings, thanks, reminders and tasks
+//! with their due time read in the hub's time zone, ideas, lists, done, moves, an unreadable
+//! date asked about, the time, and "what did you do today" from the journal — and what is not
+//! routine escalates.
 
 use crate::hub_common;
 
@@ -49,13 +50,16 @@ fn a_fresh_hub_answers_the_routine_and_escalates_the_rest() {
     assert!(reply(&test(&hub, "what time is it?")).contains("Pacific/Auckland"));
 
     let h = test(&hub, "remind me to call mom tomorrow at 6pm");
-    assert_eq!(h["reflex"], "remind", "{h}");
+    assert_eq!(h["reflex"], "routine", "{h}");
     let sent = reply(&h);
-    assert!(sent.contains("Reminder set: call mom (due ") && sent.contains("18:00)"), "{sent}");
+    assert!(sent.contains("Added: call mom — due ") && sent.contains("18:00"), "{sent}");
     let h = test(&hub, "add a task: renew the passport next week");
-    assert_eq!(h["reflex"], "task", "{h}");
+    assert_eq!(h["reflex"], "routine", "{h}");
+    let h = test(&hub, "I need to book the dentist by Friday");
+    assert!(reply(&h).contains("Added: book the dentist — due "), "a need is a task: {h}");
     let h = test(&hub, "idea: a repair cafe in the neighbourhood");
-    assert_eq!(h["reflex"], "idea", "{h}");
+    assert_eq!(h["reflex"], "routine", "{h}");
+    assert!(reply(&h).contains("Noted as an idea: a repair cafe in the neighbourhood."), "{h}");
 
     let tasks: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(hub.join("state/tasks.json")).unwrap()).unwrap();
@@ -67,6 +71,16 @@ fn a_fresh_hub_answers_the_routine_and_escalates_the_rest() {
     assert!(tasks[1]["due"].as_str().is_some());
     let ideas = std::fs::read_to_string(hub.join("state/ideas.json")).unwrap();
     assert!(ideas.contains("a repair cafe in the neighbourhood"), "{ideas}");
+
+    // The rest of the routine: listed, done, moved, asked about — each answer what changed.
+    assert!(reply(&test(&hub, "what's on my list?")).contains("Your open tasks (3):"));
+    assert!(reply(&test(&hub, "done with call mom")).contains("Done: call mom"));
+    assert!(reply(&test(&hub, "push the passport to the 3rd")).contains("Moved: renew the passport — now due "));
+    let asked = reply(&test(&hub, "remind me to call the bank on the 45th"));
+    assert!(asked.contains("I can't read “on the 45th” as a date") && asked.contains("Nothing was changed"), "{asked}");
+    let tasks: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(hub.join("state/tasks.json")).unwrap()).unwrap();
+    assert_eq!((tasks.as_array().unwrap().len(), tasks[0]["done"].as_bool()), (3, Some(true)));
 
     // Not routine: the pattern reflexes pass, the level-2 triage says "executive".
     for text in

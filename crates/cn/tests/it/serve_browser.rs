@@ -99,7 +99,7 @@ fn the_owner_watches_and_steers_the_agent_in_a_browser() {
     // Journal: an item decided by the real binary appears live.
     browser.click("#tabs button[data-view=journal]");
     browser.wait("body[data-shown=journal]");
-    browser.wait("#live:not(.off)");
+    browser.wait("#live.on");
     let out = cn_cmd(&hub).args(["chat", "--no-wait", "good evening, how are you?"]).output().unwrap();
     let queued = String::from_utf8_lossy(&out.stderr);
     let id = queued.trim().rsplit(' ').next().unwrap().to_string();
@@ -156,17 +156,119 @@ fn the_owner_watches_and_steers_the_agent_in_a_browser() {
     browser.wait("body[data-shown=loops]");
     shoot("loops");
 
-    // Chat as the owner: with no daemon the message waits in the inbox; `cn run --once`
-    // answers it and the page shows the answer.
+    // Now lists what was decided lately: the item decided above.
+    browser.click("#tabs button[data-view=now]");
+    browser.wait(&format!("#now-recent tbody tr[data-id='{id}']"));
+
+    // Chat as the owner: it starts with the owner's earlier messages and their answers (the
+    // one above, sent by `cn chat`); with no daemon the message waits in the inbox;
+    // `cn run --once` answers it and the page shows the answer.
     browser.click("#tabs button[data-view=chat]");
+    let history = browser.wait_text(&format!("#chat-log li.agent[data-id='{id}']"), |t| !t.is_empty());
+    assert!(!history.starts_with('…'), "the earlier message's answer: {history}");
+    assert!(browser.texts("#chat-log li.me").concat().contains("good evening, how are you?"));
     browser.type_in(&browser.wait("#chat-text"), "hello");
     browser.click("#chat-form button");
     let chat_id = wait_until(Duration::from_secs(60), "the message to be accepted", || {
-        browser.attrs("#chat-log li.agent[data-id]", "data-id").into_iter().next()
+        browser.attrs("#chat-log li.agent[data-id]", "data-id").into_iter().find(|i| *i != id)
     });
     cn_ok(&hub, &["run", "--once"]);
     let answer =
         browser.wait_text(&format!("#chat-log li.agent[data-id='{chat_id}']:not(.pending)"), |t| !t.is_empty());
     assert!(answer.contains("Hello! I'm ada"), "{answer}");
     shoot("chat");
+
+    // The page loaded again keeps the conversation.
+    browser.goto(&serve.url);
+    browser.click("#tabs button[data-view=chat]");
+    browser.wait_text(&format!("#chat-log li.agent[data-id='{chat_id}']"), |t| t.contains("Hello! I'm ada"));
+}
+
+/// What the page shows with its data: the hub's name, the journal's entries, what falls due,
+/// what was decided lately.
+const LOADED: &str = "return document.querySelector('#hub-name').textContent === 'ada' \
+    && document.querySelectorAll('#journal-list li.entry').length > 0 \
+    && document.querySelector('#now-due').innerText.includes('daily-reflection') \
+    && document.querySelectorAll('#now-recent tbody tr[data-id]').length > 0";
+
+#[test]
+fn twenty_fresh_browser_profiles_each_load_the_page_with_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", ACK, "");
+    cn_ok(&hub, &["chat", "--no-wait", "good morning"]);
+    cn_ok(&hub, &["run", "--once"]);
+    let serve = Serve::start(&hub, &[]);
+    for load in 1..=20 {
+        // A new WebDriver session is a new, empty Chromium profile: no cookie, no cache.
+        let browser = Browser::start();
+        // Navigation returns once the page has loaded (its `load` event): the data must be
+        // there then, not after fetches a headless capture would not wait for.
+        browser.goto(&serve.url);
+        assert_eq!(browser.eval(LOADED, json!([])), json!(true), "load {load} showed no data at its load event");
+        assert_eq!(browser.eval("return document.querySelector('#status').textContent", json!([])), json!(""));
+        browser.wait("#live.on");
+    }
+    // A headless capture of a fresh profile (what the owner saw: 3 loads of 4 with no data)
+    // holds the data too.
+    let chromium =
+        ["/usr/bin/chromium", "/usr/lib/chromium/chromium"].into_iter().find(|p| std::path::Path::new(p).exists());
+    for capture in 1..=4 {
+        let profile = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(chromium.expect("chromium is installed (scripts/deps.sh)"))
+            .args(["--headless=new", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(&serve.url)
+            .output()
+            .unwrap();
+        let dom = String::from_utf8_lossy(&out.stdout);
+        assert!(dom.contains("class=\"entry") && dom.contains("daily-reflection"), "capture {capture}: {dom}");
+    }
+}
+
+#[test]
+fn the_control_room_in_the_daemon_shows_a_refused_cn_yaml_loops_and_every_journal_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", ACK, "serve:\n  bind: 127.0.0.1:0\n");
+    // A loop where `cn init` puts them.
+    std::fs::create_dir_all(hub.join("loops/fact")).unwrap();
+    cn_ok(&hub, &["loop", "init", hub.join("loops/fact").to_str().unwrap()]);
+    // A sync that moved mail, as `cn sync` journals it.
+    let sync = json!({"ts": "2026-01-01T00:00:00Z", "type": "sync", "sent": ["m1"], "received": [], "rejected": []});
+    let journal = hub.join("state/journal.jsonl");
+    let mut text = std::fs::read_to_string(&journal).unwrap_or_default();
+    text.push_str(&format!("{sync}\n"));
+    std::fs::write(&journal, text).unwrap();
+    let mut daemon = Daemon::start(&hub, &[]);
+    daemon.owner_url();
+    let control = wait_until(Duration::from_secs(60), "the control room's address", || {
+        let info: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(hub.join("state/run.json")).ok()?).ok()?;
+        info["control_url"].as_str().map(str::to_string)
+    });
+    let token = std::fs::read_to_string(hub.join(".git/cn-owner-token")).unwrap();
+    let browser = Browser::start();
+    browser.goto(&format!("{control}?token={}", token.trim()));
+    browser.wait("body[data-shown=now]");
+    assert_eq!(browser.eval("return document.querySelector('#banner').hidden", json!([])), json!(true));
+
+    // Every journal type reads as words: the sync entry too.
+    browser.click("#tabs button[data-view=journal]");
+    let sync_row = browser.wait_text("#journal-list li.entry[data-type=sync]", |t| !t.is_empty());
+    assert!(sync_row.contains("peer mail synced: 1 sent") && !sync_row.contains('{'), "{sync_row}");
+
+    // Loops finds the loop in loops/.
+    browser.click("#tabs button[data-view=loops]");
+    browser.wait_text("#loop-list h2", |t| t.starts_with("loops/fact"));
+
+    // A bad edit of cn.yaml: the banner says why, on whichever view is open.
+    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
+    std::fs::write(hub.join("cn.yaml"), format!("{yaml}bugdet: {{}}\n")).unwrap();
+    let banner = browser.wait_text("#banner:not([hidden])", |t| t.contains("bugdet"));
+    assert!(banner.contains("previous config"), "{banner}");
+    // Fixed: it goes.
+    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    wait_until(Duration::from_secs(60), "the banner to go", || {
+        (browser.eval("return document.querySelector('#banner').hidden", json!([])) == json!(true)).then_some(())
+    });
+    assert!(daemon.stop().success());
 }

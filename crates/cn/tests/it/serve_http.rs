@@ -274,3 +274,30 @@ fn the_loops_and_peers_views_read_what_the_commands_wrote() {
     let peers = http(serve.addr, "GET", "/api/peers", &auth, "").json();
     assert_eq!(peers["peers"], json!([{"name": "bob", "remote": "/srv/git/bob.git"}]), "{peers}");
 }
+
+#[test]
+fn the_pages_first_data_is_data_the_owners_only() {
+    let (_dir, hub) = setup();
+    // A stranger's text in the journal, written to break out of a string or an element.
+    let attack = "\"});fetch('/api/approvals/x/approve',{method:'POST'});({\"</script><script>alert(1)</script>";
+    let entry = json!({"ts": "2026-01-01T00:00:00Z", "type": "observation", "summary": attack});
+    std::fs::write(hub.join("state/journal.jsonl"), format!("{entry}\n")).unwrap();
+    let serve = Serve::start(&hub, &[]);
+    for path in ["/boot/now.js", "/boot/journal.js"] {
+        assert_eq!(http(serve.addr, "GET", path, &[], "").status, 401, "{path} without the token");
+    }
+    let cookie = serve.cookie();
+    let page = http(serve.addr, "GET", "/", &[("Cookie", &cookie)], "");
+    assert!(!page.body.contains(attack) && !page.body.contains("alert"), "the page itself holds no data");
+    let script = http(serve.addr, "GET", "/boot/journal.js", &[("Cookie", &cookie)], "");
+    assert_eq!(script.status, 200);
+    assert_eq!(script.header("cross-origin-resource-policy"), Some("same-origin"), "no other site loads it");
+    // One call with one JSON value: the text arrives whole, as a string in it.
+    let body = script.body.trim();
+    let json_text = body.strip_prefix("window.cnBootJournal(").and_then(|b| b.strip_suffix(");")).expect(body);
+    let v: Value = serde_json::from_str(json_text).unwrap();
+    assert_eq!(v["entries"][0]["summary"], attack);
+    let now = http(serve.addr, "GET", "/boot/now.js", &[("Cookie", &cookie)], "");
+    let json_text = now.body.trim().strip_prefix("window.cnBootNow = ").and_then(|b| b.strip_suffix(';')).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(json_text).unwrap()["hub"], "ada");
+}

@@ -46,7 +46,7 @@ esac
 /// Level 2 hands everything up (the executive decides).
 const LOCAL: &str = "printf '```yaml\\ntool: defer\\nreason: for the executive\\n```\\n'\n";
 
-fn provenance_hub(dir: &Path) -> PathBuf {
+pub(crate) fn provenance_hub(dir: &Path) -> PathBuf {
     executive_hub(dir, LOCAL, EXECUTIVE, "    3: [reply, noop, ack, defer, add_task, note_write]\n")
 }
 
@@ -64,12 +64,12 @@ fn github_issue(url: &str, secret: &str, n: u32, login: &str, title: &str) {
     assert!(status < 300, "{status} {answer}");
 }
 
-fn approvals(hub: &Path) -> Vec<Value> {
+pub(crate) fn approvals(hub: &Path) -> Vec<Value> {
     serde_json::from_str(&cn_ok(hub, &["approvals", "--all", "--json"])).unwrap()
 }
 
 /// The ids of the decided items from `from`, in order.
-fn decided_from(hub: &Path, from: &str) -> Vec<Value> {
+pub(crate) fn decided_from(hub: &Path, from: &str) -> Vec<Value> {
     journal(hub)
         .into_iter()
         .filter(|e| e["type"] == "decision" && e["from"] == from && e["place"].is_string())

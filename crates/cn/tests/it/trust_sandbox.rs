@@ -11,7 +11,7 @@ use std::process::Command;
 
 use hub_common::{cn_cmd, init_hub};
 
-fn reflex_test(hub: &Path, text: &str) -> serde_json::Value {
+pub(crate) fn reflex_test(hub: &Path, text: &str) -> serde_json::Value {
     let out = cn_cmd(hub).args(["reflex", "test", "--json", text]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
@@ -19,7 +19,7 @@ fn reflex_test(hub: &Path, text: &str) -> serde_json::Value {
 
 /// The owner turns the shell on, grants it to level-1 reflexes, and adds a reflex that runs
 /// whatever follows `run `.
-fn grant_shell(hub: &Path) {
+pub(crate) fn grant_shell(hub: &Path) {
     let config = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
     std::fs::write(
         hub.join("cn.yaml"),
@@ -183,7 +183,7 @@ fn check_env(dump: &Path) -> String {
     env
 }
 
-fn sandbox_works(error: &str) -> bool {
+pub(crate) fn sandbox_works(error: &str) -> bool {
     if error.contains("cannot sandbox") {
         assert!(std::env::var_os("CN_TEST_NO_LANDLOCK").is_some(), "no Landlock ABI 4 here: {error}");
         eprintln!("\n*** trust_sandbox: this kernel cannot sandbox; only the refusal was tested: {error} ***\n");

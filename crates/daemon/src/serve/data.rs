@@ -18,9 +18,35 @@ pub const JOURNAL_TAIL_BYTES: u64 = 2 << 20;
 /// Entries the timeline starts with.
 pub const JOURNAL_FIRST: usize = 500;
 
+/// How much of the journal's end the Now view reads (for the current item's level and the
+/// last decisions): a little first — parsed on every refresh — then more only when that holds
+/// too few decisions.
+pub const NOW_TAIL_BYTES: [u64; 2] = [32 << 10, 256 << 10];
+
 /// The Now view: the daemon, the current item with its level and model, the attention pool
-/// with each item's salience explained, and what falls due next.
+/// with each item's salience explained, what falls due next and what was decided lately.
 pub fn now(hub: &Hub, attention: Option<&Attention>) -> Value {
+    let path = cn_hub::journal::HubJournal::path_in(&hub.layout().state());
+    let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let mut tail = Vec::new();
+    for bytes in NOW_TAIL_BYTES {
+        let start = len.saturating_sub(bytes);
+        tail = journal_from(&path, start, bytes as usize).entries;
+        if start > 0 && !tail.is_empty() {
+            // The first line was cut in the middle.
+            tail.remove(0);
+        }
+        let decisions = tail.iter().filter(|(_, e)| e.get("type").and_then(Value::as_str) == Some("decision")).count();
+        if start == 0 || decisions >= RECENT {
+            break;
+        }
+    }
+    now_from(hub, attention, &tail)
+}
+
+/// [`now`] over journal entries the caller has read already (the page's first load reads the
+/// journal's tail once for this and for the timeline).
+pub fn now_from(hub: &Hub, attention: Option<&Attention>, tail: &[(u64, serde_json::Map<String, Value>)]) -> Value {
     let layout = hub.layout();
     let running = cn_storage::ProcessLock::is_held(&layout.run_lock());
     let run: Value = if running {
@@ -31,7 +57,7 @@ pub fn now(hub: &Hub, attention: Option<&Attention>) -> Value {
     } else {
         Value::Null
     };
-    let current = current_item(hub);
+    let current = current_item(hub, tail);
     let config = hub.config();
     let model = |level: u8| {
         config.models.for_level(level).map(|p| {
@@ -73,7 +99,76 @@ pub fn now(hub: &Hub, attention: Option<&Attention>) -> Value {
         "pool": pool,
         "inbox": count_md(&layout.inbox()),
         "due": due_next(hub, now),
+        "recent": recent_decisions(tail),
     })
+}
+
+/// Decisions the Now view lists: the last ones, newest first.
+pub const RECENT: usize = 10;
+
+/// The last [`RECENT`] decisions in the journal's tail, newest first: when, on which item,
+/// from whom, what was decided.
+fn recent_decisions(tail: &[(u64, serde_json::Map<String, Value>)]) -> Vec<Value> {
+    tail.iter()
+        .rev()
+        .filter(|(_, e)| e.get("type").and_then(Value::as_str) == Some("decision") && e.get("place").is_some())
+        .take(RECENT)
+        .map(|(_, e)| {
+            let e = readable(e.clone());
+            json!({
+                "ts": e.get("ts"), "id": e.get("id"), "from": e.get("from"), "summary": e.get("summary"),
+                "level": e.get("level"),
+            })
+        })
+        .collect()
+}
+
+/// Messages the Chat view starts with: the owner's last [`CHAT_HISTORY`] messages and what
+/// the agent answered each (`answer: null` while one waits), oldest first — from the journal's
+/// decisions and the items they filed, so the page, `cn chat` and the hub agree.
+pub const CHAT_HISTORY: usize = 30;
+
+pub fn chat_history(hub: &Hub) -> Value {
+    let mut seen = std::collections::HashSet::new();
+    let mut history: Vec<Value> = Vec::new();
+    for (_, e) in journal_tail(&hub.layout().state()).entries.into_iter().rev() {
+        if history.len() >= CHAT_HISTORY {
+            break;
+        }
+        let field = |k: &str| e.get(k).and_then(Value::as_str);
+        if field("type") != Some("decision") || field("from") != Some(cn_agent::OWNER) {
+            continue;
+        }
+        let (Some(id), Some(place)) = (field("id"), field("place")) else { continue };
+        if !plain_id(id) || !seen.insert(id.to_string()) {
+            continue;
+        }
+        // The item as filed then, or wherever it is now (a deferred one came back).
+        let item = cn_agent::Item::read(&hub.root().join(place)).ok().or_else(|| match cn_agent::locate(hub, id) {
+            Ok(Some(cn_agent::Place::Decided(p) | cn_agent::Place::Deferred(p))) => cn_agent::Item::read(&p).ok(),
+            _ => None,
+        });
+        let Some(item) = item else { continue };
+        let text = item.content.split("\n## ").next().unwrap_or("").trim().to_string();
+        history.push(json!({"id": id, "ts": field("ts"), "text": text, "answer": cn_agent::answer::Answer::of_item(&item).to_person(true)}));
+    }
+    history.reverse();
+    // Messages still waiting: in the inbox, or being worked on.
+    let mut waiting: Vec<cn_agent::Item> = Vec::new();
+    if let Ok(dir) = std::fs::read_dir(hub.layout().inbox()) {
+        for f in dir.flatten().map(|f| f.path()).filter(|p| p.extension().is_some_and(|x| x == "md")) {
+            waiting.extend(cn_agent::Item::read(&f).ok());
+        }
+    }
+    waiting.extend(cn_agent::Item::read(&hub.layout().input()).ok());
+    waiting.retain(|i| i.from == cn_agent::OWNER && !seen.contains(&i.id));
+    waiting.sort_by(|a, b| a.doc.get_str("queued").cmp(&b.doc.get_str("queued")));
+    for item in waiting {
+        history.push(
+            json!({"id": item.id, "ts": item.doc.get_str("queued"), "text": item.content.trim(), "answer": null}),
+        );
+    }
+    json!({"history": history})
 }
 
 fn pool_row(item: &cn_autonomy::Input, s: cn_autonomy::Salience, merged: u64) -> Value {
@@ -104,12 +199,11 @@ fn spool_pending(path: &Path) -> Vec<cn_autonomy::Input> {
 
 /// The item being worked on (`state/input.md`): its id, sender, first line, and the level
 /// the journal last saw it at.
-fn current_item(hub: &Hub) -> Value {
+fn current_item(hub: &Hub, tail: &[(u64, serde_json::Map<String, Value>)]) -> Value {
     let input = hub.layout().input();
     let Ok(item) = cn_agent::Item::read(&input) else { return Value::Null };
     let first = item.content.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-    let level = journal_tail(&hub.layout().state())
-        .entries
+    let level = tail
         .iter()
         .rev()
         .find(|(_, e)| e.get("id").and_then(Value::as_str) == Some(item.id.as_str()) && e.get("level").is_some())
@@ -219,6 +313,18 @@ pub fn journal_from(path: &Path, offset: u64, max: usize) -> JournalRead {
     JournalRead { entries, offset: offset + complete as u64 }
 }
 
+/// A journal entry as the page shows it: with a `summary` in words for every type (the one
+/// `cn journal` prints), so no entry is shown as raw JSON.
+pub fn readable(mut entry: serde_json::Map<String, Value>) -> serde_json::Map<String, Value> {
+    if !entry.get("summary").is_some_and(Value::is_string) {
+        let summary = cn_hub::journal::summary(&cn_storage::Entry(entry.clone()));
+        if !summary.is_empty() {
+            entry.insert("summary".into(), Value::String(summary));
+        }
+    }
+    entry
+}
+
 /// An item or journal id as the page may send it: letters, digits, `-`, `_`, `.`, `:`, no
 /// `..` (ids name files under `threads/`).
 pub fn plain_id(id: &str) -> bool {
@@ -233,7 +339,9 @@ pub fn plain_id(id: &str) -> bool {
 pub fn why(hub: &Hub, id: &str) -> Value {
     let state = hub.layout().state();
     let chain: Vec<Value> = match cn_hub::journal::HubJournal::read(&state) {
-        Ok(read) => cn_hub::journal::why(&read.entries, id).into_iter().map(|e| Value::Object(e.0.clone())).collect(),
+        Ok(read) => {
+            cn_hub::journal::why(&read.entries, id).into_iter().map(|e| Value::Object(readable(e.0.clone()))).collect()
+        }
         Err(_) => Vec::new(),
     };
     json!({"id": id, "chain": chain, "commits": cn_hub::journal::why_commits(hub.root(), id)})
@@ -289,15 +397,20 @@ pub fn peers(hub: &Hub) -> Value {
     })
 }
 
-/// Loops: the hub and its direct subdirectories that hold a `loop-run/`, each with its
-/// iterations (the commits), the sensor's last output and its status.
+/// Loops: the hub, its direct subdirectories and those of `loops/` (where `cn init` puts
+/// them) that hold a `loop-run/`, each with its iterations (the commits), the sensor's last
+/// output and its status.
 pub fn loops(hub: &Hub) -> Value {
     let mut dirs: Vec<PathBuf> = vec![hub.root().to_path_buf()];
-    if let Ok(d) = std::fs::read_dir(hub.root()) {
-        let mut subs: Vec<PathBuf> = d.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let subdirs = |dir: &Path| -> Vec<PathBuf> {
+        let mut subs: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect())
+            .unwrap_or_default();
         subs.sort();
-        dirs.extend(subs);
-    }
+        subs
+    };
+    dirs.extend(subdirs(hub.root()));
+    dirs.extend(subdirs(&hub.layout().loops()));
     let loops: Vec<Value> = dirs
         .into_iter()
         .filter(|d| d.join(cn_loops::LOOP_RUN).is_dir())

@@ -80,34 +80,56 @@ pub struct Server {
     addr: SocketAddr,
     token: String,
     shutdown: watch::Sender<bool>,
+    app: Shared,
+    /// Told when the server's thread has ended (its listener closed).
+    ended: std::sync::mpsc::Receiver<()>,
+}
+
+/// The address `config` binds, if the control room may listen there (loopback, unless
+/// `allow_remote`): what [`Server::start`] checks first, and `cn run` before it starts.
+pub fn check(config: &ServeConfig) -> Result<SocketAddr, ServeError> {
+    let addr: SocketAddr = config.bind.parse().map_err(|_| ServeError::Address { bind: config.bind.clone() })?;
+    if !addr.ip().is_loopback() && !config.allow_remote {
+        return Err(ServeError::Remote { addr });
+    }
+    Ok(addr)
 }
 
 impl Server {
     /// Bind `config.bind` and serve `hub` on a thread of its own. `attention`: the daemon's
     /// live pool (inside the daemon), else `None` (alone on the hub's files).
     pub fn start(hub: Hub, config: &ServeConfig, attention: Option<Attention>) -> Result<Server, ServeError> {
-        let addr: SocketAddr = config.bind.parse().map_err(|_| ServeError::Address { bind: config.bind.clone() })?;
-        if !addr.ip().is_loopback() && !config.allow_remote {
-            return Err(ServeError::Remote { addr });
-        }
+        let addr = check(config)?;
         let token = cn_hub::owner_token::load_or_create(hub.layout(), &hub.config().senses.owner)?;
         let listener = std::net::TcpListener::bind(addr).map_err(|source| ServeError::Bind { addr, source })?;
         let addr = listener.local_addr().map_err(|source| ServeError::Bind { addr, source })?;
         listener.set_nonblocking(true).map_err(|source| ServeError::Bind { addr, source })?;
         let (shutdown, stopped) = watch::channel(false);
-        let app = App {
-            hub,
+        let (bump, journal) = watch::channel(0u64);
+        let app = Arc::new(App {
+            hub: std::sync::RwLock::new(hub),
             token: token.clone(),
             cookie: format!("cn_owner_{}", addr.port()),
             attention,
-            journal: watch::channel(0).1,
+            journal,
             shutdown: stopped.clone(),
-        };
+        });
+        let served = app.clone();
+        let (end, ended) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name("cn-serve".into())
-            .spawn(move || serve(listener, app, stopped))
+            .spawn(move || {
+                serve(listener, served, bump, stopped);
+                let _ = end.send(());
+            })
             .map_err(ServeError::Thread)?;
-        Ok(Server { addr, token, shutdown })
+        Ok(Server { addr, token, shutdown, app, ended })
+    }
+
+    /// Serve the hub as the daemon runs it from now on (cn.yaml changed; the address, the
+    /// owner token and every open page stay).
+    pub fn set_hub(&self, hub: Hub) {
+        *self.app.hub.write().unwrap_or_else(|p| p.into_inner()) = hub;
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -126,27 +148,28 @@ impl Server {
 }
 
 impl Drop for Server {
+    /// Stop, and wait (a few seconds at most) until the address is free again: a daemon
+    /// whose `serve:` changed binds the new one next.
     fn drop(&mut self) {
         self.shutdown.send_replace(true);
+        let _ = self.ended.recv_timeout(Duration::from_secs(5));
     }
 }
 
 /// The server's thread: a tokio runtime, the journal watcher, axum until shutdown.
-fn serve(listener: std::net::TcpListener, mut app: App, mut stopped: watch::Receiver<bool>) {
+fn serve(listener: std::net::TcpListener, app: Shared, bump: watch::Sender<u64>, mut stopped: watch::Receiver<bool>) {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => return tracing::error!(e = %cn_compute::Chain(&e), "control room: cannot start its runtime"),
     };
     runtime.block_on(async move {
-        let (bump, journal) = watch::channel(0u64);
-        app.journal = journal;
         // Kept alive for the server's life: a change to state/ wakes the live journal.
-        let _watcher = watch_journal(&app.hub, bump);
+        let _watcher = watch_journal(&app.hub(), bump);
         let listener = match tokio::net::TcpListener::from_std(listener) {
             Ok(l) => l,
             Err(e) => return tracing::error!(e = %cn_compute::Chain(&e), "control room: cannot listen"),
         };
-        let router = router(Arc::new(app));
+        let router = router(app);
         let stop = async move {
             let _ = stopped.wait_for(|s| *s).await;
         };
@@ -193,7 +216,8 @@ fn watch_journal(hub: &Hub, bump: watch::Sender<u64>) -> Option<notify::Recommen
 
 /// What every handler shares.
 struct App {
-    hub: Hub,
+    /// The hub as the daemon runs it now (a changed cn.yaml swaps it: [`Server::set_hub`]).
+    hub: std::sync::RwLock<Hub>,
     token: String,
     /// The cookie's name carries the port: cookies are not kept apart by port, and two hubs
     /// served on one machine must not overwrite each other's.
@@ -206,11 +230,19 @@ struct App {
 
 type Shared = Arc<App>;
 
+impl App {
+    fn hub(&self) -> Hub {
+        self.hub.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
 fn router(app: Shared) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
         .route("/app.css", get(|| async { asset("text/css; charset=utf-8", APP_CSS) }))
+        .route("/boot/now.js", get(boot_now))
+        .route("/boot/journal.js", get(boot_journal))
         .route("/api/now", get(now))
         .route("/api/journal", get(journal))
         .route("/api/events", get(events))
@@ -223,6 +255,7 @@ fn router(app: Shared) -> Router {
         .route("/api/peers", get(peers))
         .route("/api/loops", get(loops))
         .route("/api/chat", post(chat))
+        .route("/api/chat/history", get(chat_history))
         .route("/api/answer/{id}", get(answer))
         .layer(axum::middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
@@ -333,6 +366,36 @@ async fn index() -> Response {
     asset("text/html; charset=utf-8", INDEX_HTML)
 }
 
+/// The page's first data, as scripts of its own: `/boot/now.js` (the Now view, before the
+/// page's script) and `/boot/journal.js` (the timeline, after it). Deferred scripts run before
+/// the page's `load` event, so the page shows its data the moment it has loaded — a fresh
+/// headless profile captured the page before its fetches came back, 3 loads in 4 — while the
+/// page itself still paints at once. Each is a JSON value (data, not code) handed to the
+/// page's script; the owner's token guards them like every route, and
+/// `Cross-Origin-Resource-Policy: same-origin` keeps other sites from loading them.
+async fn boot_now(State(app): State<Shared>) -> Response {
+    match blocking(move || data::now(&app.hub(), app.attention.as_ref())).await {
+        Ok(v) => asset_owned("text/javascript; charset=utf-8", format!("window.cnBootNow = {v};\n")),
+        Err(r) => r,
+    }
+}
+
+async fn boot_journal(State(app): State<Shared>) -> Response {
+    let read = blocking(move || data::journal_tail(&app.hub().layout().state())).await;
+    match read {
+        Ok(read) => {
+            let entries: Vec<Value> = read.entries.into_iter().map(|(_, e)| Value::Object(data::readable(e))).collect();
+            let v = json!({"entries": entries, "offset": read.offset});
+            asset_owned("text/javascript; charset=utf-8", format!("window.cnBootJournal({v});\n"))
+        }
+        Err(r) => r,
+    }
+}
+
+fn asset_owned(kind: &'static str, body: String) -> Response {
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
 /// Run blocking file and git work off the server's thread.
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Response> {
     tokio::task::spawn_blocking(f).await.map_err(|e| {
@@ -342,17 +405,21 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 
 /// A GET view built from the hub's files.
 async fn view(app: Shared, f: fn(&Hub) -> Value) -> Response {
-    match blocking(move || f(&app.hub)).await {
+    match blocking(move || f(&app.hub())).await {
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
     }
 }
 
 async fn now(State(app): State<Shared>) -> Response {
-    match blocking(move || data::now(&app.hub, app.attention.as_ref())).await {
+    match blocking(move || data::now(&app.hub(), app.attention.as_ref())).await {
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
     }
+}
+
+async fn chat_history(State(app): State<Shared>) -> Response {
+    view(app, data::chat_history).await
 }
 
 async fn money(State(app): State<Shared>) -> Response {
@@ -377,9 +444,9 @@ async fn loops(State(app): State<Shared>) -> Response {
 
 /// The timeline's first page: the journal's last entries and where live updates continue.
 async fn journal(State(app): State<Shared>) -> Response {
-    match blocking(move || data::journal_tail(&app.hub.layout().state())).await {
+    match blocking(move || data::journal_tail(&app.hub().layout().state())).await {
         Ok(read) => {
-            let entries: Vec<Value> = read.entries.into_iter().map(|(_, e)| Value::Object(e)).collect();
+            let entries: Vec<Value> = read.entries.into_iter().map(|(_, e)| Value::Object(data::readable(e))).collect();
             Json(json!({"entries": entries, "offset": read.offset})).into_response()
         }
         Err(r) => r,
@@ -411,7 +478,7 @@ async fn events(State(app): State<Shared>, headers: HeaderMap, uri: Uri) -> Resp
         .map(str::to_string)
         .or_else(|| query(&uri, "from"))
         .and_then(|v| event_position(&v));
-    let path = cn_hub::journal::HubJournal::path_in(&app.hub.layout().state());
+    let path = cn_hub::journal::HubJournal::path_in(&app.hub().layout().state());
     // The file the offset is in, by identity: when the journal rotates, the rest of that file
     // (now a segment) is sent before the new one is read from its start.
     let live = cn_storage::journal::file_id(&path);
@@ -444,7 +511,7 @@ async fn events(State(app): State<Shared>, headers: HeaderMap, uri: Uri) -> Resp
             let file = if file.is_none() { live } else { file };
             at = (read.offset, file);
             for (end, entry) in read.entries {
-                let data = Value::Object(entry).to_string();
+                let data = Value::Object(data::readable(entry)).to_string();
                 let id = match file {
                     Some((dev, ino)) => format!("{dev}.{ino}.{end}"),
                     None => end.to_string(),
@@ -472,7 +539,7 @@ async fn why(State(app): State<Shared>, UrlPath(id): UrlPath<String>) -> Respons
     if !data::plain_id(&id) {
         return refuse(StatusCode::BAD_REQUEST, "not an id");
     }
-    match blocking(move || data::why(&app.hub, &id)).await {
+    match blocking(move || data::why(&app.hub(), &id)).await {
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
     }
@@ -487,9 +554,9 @@ async fn approval_verdict(State(app): State<Shared>, UrlPath((id, verdict)): Url
     };
     let done = blocking(move || {
         if yes {
-            crate::approve::approve(&app.hub, &id).map(|a| json!({"approved": a}))
+            crate::approve::approve(&app.hub(), &id).map(|a| json!({"approved": a}))
         } else {
-            crate::approve::deny(&app.hub, &id).map(|a| json!({"denied": a}))
+            crate::approve::deny(&app.hub(), &id).map(|a| json!({"denied": a}))
         }
     })
     .await;
@@ -508,8 +575,8 @@ async fn reflex_switch(State(app): State<Shared>, UrlPath((name, switch)): UrlPa
         "disable" => false,
         "approve" => {
             let done = blocking(move || {
-                let _lock = cn_agent::lock(&app.hub).map_err(|e| cn_compute::chain(&e))?;
-                let mut engine = cn_reflex::Engine::of_hub(&app.hub);
+                let _lock = cn_agent::lock(&app.hub()).map_err(|e| cn_compute::chain(&e))?;
+                let mut engine = cn_reflex::Engine::of_hub(&app.hub());
                 cn_reflex::learn::approve(&mut engine, &name).map_err(|e| cn_compute::chain(&e))
             })
             .await;
@@ -522,8 +589,8 @@ async fn reflex_switch(State(app): State<Shared>, UrlPath((name, switch)): UrlPa
         other => return refuse(StatusCode::NOT_FOUND, &format!("`{other}`: enable, disable or approve")),
     };
     let done = blocking(move || {
-        let _lock = cn_agent::lock(&app.hub).map_err(|e| cn_compute::chain(&e))?;
-        cn_reflex::set_enabled(app.hub.root(), &name, on).map_err(|e| cn_compute::chain(&e))
+        let _lock = cn_agent::lock(&app.hub()).map_err(|e| cn_compute::chain(&e))?;
+        cn_reflex::set_enabled(app.hub().root(), &name, on).map_err(|e| cn_compute::chain(&e))
     })
     .await;
     match done {
@@ -552,14 +619,14 @@ async fn chat(State(app): State<Shared>, body: Bytes) -> Response {
             Err(e) => cn_autonomy::senses::not_recorded("control room", &e).into_response(),
         };
     }
-    if let Some(url) = crate::owner_url(app.hub.root()) {
+    if let Some(url) = crate::owner_url(app.hub().root()) {
         return match post_owner(&url, &app.token, &text).await {
             Ok(id) => (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response(),
             Err(e) => refuse(StatusCode::BAD_GATEWAY, &format!("the daemon at {url}: {e}")),
         };
     }
     let queued =
-        blocking(move || cn_agent::enqueue_new(&app.hub, cn_agent::OWNER, cn_agent::Cadence::Inbox, &text)).await;
+        blocking(move || cn_agent::enqueue_new(&app.hub(), cn_agent::OWNER, cn_agent::Cadence::Inbox, &text)).await;
     match queued {
         Ok(Ok(item)) => (
             StatusCode::ACCEPTED,
@@ -604,7 +671,7 @@ async fn answer(State(app): State<Shared>, UrlPath(id): UrlPath<String>) -> Resp
     if !data::plain_id(&id) {
         return refuse(StatusCode::BAD_REQUEST, "not an id");
     }
-    match blocking(move || cn_agent::answer_to(&app.hub, &id)).await {
+    match blocking(move || cn_agent::answer_to(&app.hub(), &id)).await {
         Ok(Ok(Some(a))) => Json(json!({"decided": true, "answer": a})).into_response(),
         Ok(Ok(None)) => Json(json!({"decided": false})).into_response(),
         Ok(Err(e)) => refuse(StatusCode::BAD_REQUEST, &cn_compute::chain(&e)),

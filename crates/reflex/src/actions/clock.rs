@@ -34,24 +34,29 @@ struct ActivityParams {
 }
 
 fn now(shared: &Shared) -> jiff::Zoned {
-    jiff::Timestamp::now().to_zoned(crate::when::time_zone(shared.config.time_zone.as_deref()))
+    shared.now()
 }
 
 pub(crate) fn when(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     let shared = shared.clone();
     typed(
         "when",
-        "Read a due time from text in the hub's time zone: {due (RFC 3339 or null), human, phrase, rest, note}.",
+        "Read a due time from text in the hub's time zone: {due (RFC 3339 or null), human, phrase, rest, note, error (a date that cannot be read or has passed)}.",
         move |_ctx, p: WhenParams| {
-            Ok(match crate::when::find(&p.text, &now(&shared)) {
-                Some(d) => json!({
+            Ok(match crate::when::parse(&p.text, &now(&shared)) {
+                Ok(Some(d)) => json!({
                     "due": d.rfc3339(),
                     "human": d.human(),
                     "phrase": d.phrase,
                     "note": format!(" (due {})", d.human()),
                     "rest": d.rest,
                 }),
-                None => json!({"due": null, "human": "", "phrase": "", "note": "", "rest": p.text.trim()}),
+                Ok(None) => json!({"due": null, "human": "", "phrase": "", "note": "", "rest": p.text.trim()}),
+                // A phrase that cannot be read or has passed: no due time, and why.
+                Err(e) => json!({
+                    "due": null, "human": "", "phrase": e.phrase(), "note": "", "rest": p.text.trim(),
+                    "error": e.to_string(),
+                }),
             })
         },
     )

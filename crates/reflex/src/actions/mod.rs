@@ -15,12 +15,22 @@ mod fetch_url;
 mod files;
 mod github_api;
 mod http;
+mod idea_drop;
+mod ideas_list;
 mod log;
 mod mcp;
 mod prompt;
 mod reply;
+mod routine;
+mod schedule_add;
+mod schedule_list;
+mod schedule_remove;
 mod shell;
+mod task_cancel;
+mod task_done;
+mod task_move;
 mod tasks;
+mod tasks_list;
 mod template;
 
 use std::collections::BTreeMap;
@@ -57,6 +67,9 @@ pub(crate) struct Shared {
     /// The MCP client the `mcp` action calls through, when the daemon has servers.
     pub mcp: RwLock<Option<Arc<dyn McpCaller>>>,
     journal: Mutex<Option<HubJournal>>,
+    /// A fixed now for the clock-reading actions (tests); unset, the system's.
+    #[cfg(test)]
+    pub clock: Mutex<Option<jiff::Zoned>>,
 }
 
 /// The item and reflex a step runs for.
@@ -77,7 +90,18 @@ impl Shared {
             replier: RwLock::new(Arc::new(NoReplier)),
             mcp: RwLock::new(None),
             journal: Mutex::new(None),
+            #[cfg(test)]
+            clock: Mutex::new(None),
         }
+    }
+
+    /// Now, in the hub's time zone (`reflexes.time_zone`, else the system's).
+    pub fn now(&self) -> jiff::Zoned {
+        #[cfg(test)]
+        if let Some(now) = self.clock.lock().ok().and_then(|c| c.clone()) {
+            return now;
+        }
+        crate::routine::now_in(self.config.time_zone.as_deref())
     }
 
     pub fn turn(&self) -> Turn {
@@ -134,6 +158,16 @@ pub(crate) fn registry(shared: &Arc<Shared>, policy: cn_tools::Policy) -> Regist
         .register(reply::react(shared))
         .register(tasks::add_task(shared))
         .register(tasks::add_idea(shared))
+        .register(routine::tool(shared))
+        .register(tasks_list::tool(shared))
+        .register(task_done::tool(shared))
+        .register(task_move::tool(shared))
+        .register(task_cancel::tool(shared))
+        .register(ideas_list::tool(shared))
+        .register(idea_drop::tool(shared))
+        .register(schedule_add::tool(shared))
+        .register(schedule_list::tool(shared))
+        .register(schedule_remove::tool(shared))
         .register(log::tool(shared))
         .register(mcp::tool(shared))
         .register(shell::tool())

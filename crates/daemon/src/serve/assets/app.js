@@ -46,9 +46,19 @@ const fill = (tbody, rows) => { tbody.replaceChildren(...rows); };
 const when = (t) => (t ? String(t).replace('T', ' ').replace(/\.\d+/, '').replace(/(\+00:00|Z)$/, ' UTC') : '');
 const num = (n) => (n === null || n === undefined ? '—' : Number(n).toLocaleString('en'));
 
+// ---- The banner: a change to cn.yaml the daemon refused (it runs on its previous config)
+function banner(d) {
+  const why = d.daemon && d.daemon.running && d.daemon.info ? d.daemon.info.config_error : null;
+  const b = $('#banner');
+  b.hidden = !why;
+  b.textContent = why ? 'cn.yaml was changed, but the daemon could not take it and runs on its previous config: ' + why : '';
+}
+async function refreshBanner() { banner(await api('/api/now')); }
+
 // ---- Now
-async function showNow() {
-  const d = await api('/api/now');
+async function showNow() { renderNow(await api('/api/now')); }
+function renderNow(d) {
+  banner(d);
   $('#hub-name').textContent = d.hub;
   const dm = d.daemon;
   $('#now-daemon').replaceChildren(dm.running
@@ -68,6 +78,9 @@ async function showNow() {
   fill($('#now-due tbody'), d.due.length ? d.due.map((x) => el('tr', {},
     el('td', {}, when(x.at)), el('td', {}, x.kind), el('td', {}, x.what, x.cron ? el('span', { class: 'mute' }, ' (' + x.cron + ')') : '')))
     : [el('tr', {}, el('td', { colspan: 3, class: 'mute' }, 'nothing is due'))]);
+  fill($('#now-recent tbody'), d.recent.length ? d.recent.map((r) => el('tr', { 'data-id': r.id, onclick: () => { show('journal'); showWhy(r.id); } },
+    el('td', {}, when(r.ts)), el('td', {}, r.from || ''), el('td', {}, r.summary || r.id)))
+    : [el('tr', {}, el('td', { colspan: 3, class: 'mute' }, 'nothing decided yet'))]);
 }
 
 // ---- Journal
@@ -101,8 +114,8 @@ function renderJournal() {
   const shown = journal.entries.filter(matches).slice(-500).reverse();
   $('#journal-list').replaceChildren(...shown.map((e) => entryRow(e, false)));
 }
-async function loadJournal() {
-  const d = await api('/api/journal');
+async function loadJournal() { startJournal(await api('/api/journal')); }
+function startJournal(d) {
   journal.entries = d.entries;
   journal.offset = d.offset;
   d.entries.forEach(noteFilters);
@@ -114,8 +127,9 @@ function live() {
   if (journal.source) journal.source.close();
   const src = new EventSource('/api/events?from=' + journal.offset);
   journal.source = src;
-  src.onopen = () => $('#live').classList.remove('off');
-  src.onerror = () => $('#live').classList.add('off');
+  const state = (cls, text) => { const l = $('#live'); l.className = 'live ' + cls; l.textContent = text; };
+  src.onopen = () => state('on', 'live');
+  src.onerror = () => state('off', 'offline (reconnecting)');
   src.addEventListener('entry', (ev) => {
     let e;
     try { e = JSON.parse(ev.data); } catch (_) { return; }
@@ -123,9 +137,13 @@ function live() {
     if (journal.entries.length > 5000) journal.entries.shift();
     noteFilters(e);
     if (matches(e)) $('#journal-list').prepend(entryRow(e, true));
-    // Other views follow the journal: refresh the one on screen, at most once a second.
+    // Other views follow the journal: refresh the one on screen (and the banner), at most
+    // once a second.
     clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(() => { if (current !== 'journal' && current !== 'chat') show(current); }, 500);
+    refreshTimer = setTimeout(() => {
+      if (current !== 'journal' && current !== 'chat') show(current);
+      if (current !== 'now') refreshBanner().catch(() => {});
+    }, 500);
   });
 }
 async function showWhy(id) {
@@ -254,6 +272,29 @@ async function showLoops() {
 }
 
 // ---- Chat
+function chatPair(m) {
+  const me = el('li', { class: 'me' }, m.text);
+  const reply = el('li', { class: 'agent' + (m.answer === null ? ' pending' : ''), 'data-id': m.id }, m.answer === null ? '… waiting' : m.answer);
+  return [me, reply];
+}
+let chatLoaded = false;
+async function showChat() {
+  if (!chatLoaded) {
+    const d = await api('/api/chat/history');
+    $('#chat-log').prepend(...d.history.flatMap(chatPair));
+    chatLoaded = true;
+    for (const m of d.history.filter((x) => x.answer === null)) waitAnswer(m.id, $(`#chat-log li.agent[data-id="${CSS.escape(m.id)}"]`));
+  }
+  $('#chat-text').focus();
+}
+async function waitAnswer(id, reply) {
+  for (let i = 0; i < 600; i++) {
+    await new Promise((ok) => setTimeout(ok, 1000));
+    const a = await api('/api/answer/' + encodeURIComponent(id));
+    if (a.decided) { reply.textContent = a.answer; reply.classList.remove('pending'); return; }
+  }
+  reply.textContent = 'no answer yet; it stays queued as ' + id;
+}
 async function sendChat(ev) {
   ev.preventDefault();
   const input = $('#chat-text');
@@ -267,17 +308,12 @@ async function sendChat(ev) {
     const r = await post('/api/chat', { text });
     reply.setAttribute('data-id', r.accepted);
     if (r.note) reply.textContent = '… ' + r.note;
-    for (let i = 0; i < 600; i++) {
-      await new Promise((ok) => setTimeout(ok, 1000));
-      const a = await api('/api/answer/' + encodeURIComponent(r.accepted));
-      if (a.decided) { reply.textContent = a.answer; reply.classList.remove('pending'); return; }
-    }
-    reply.textContent = 'no answer yet; it stays queued as ' + r.accepted;
+    await waitAnswer(r.accepted, reply);
   } catch (e) { reply.textContent = e.message; reply.className = 'agent err'; }
 }
 
 // ---- Tabs
-const views = { now: showNow, journal: async () => renderJournal(), money: showMoney, reflexes: showReflexes, approvals: showApprovals, peers: showPeers, loops: showLoops, chat: async () => $('#chat-text').focus() };
+const views = { now: showNow, journal: async () => renderJournal(), money: showMoney, reflexes: showReflexes, approvals: showApprovals, peers: showPeers, loops: showLoops, chat: showChat };
 let current = 'now';
 async function show(name) {
   current = name;
@@ -290,12 +326,28 @@ async function show(name) {
     document.body.setAttribute('data-shown', name);
   } catch (e) { status(e.message, true); }
 }
-document.addEventListener('DOMContentLoaded', () => {
+// Deferred: the document is parsed when this runs; `/boot/now.js` ran before it and
+// `/boot/journal.js` runs after it, both before the load event (see the page's head).
+let journalStarted = false;
+window.cnBootJournal = (d) => { if (!journalStarted) { journalStarted = true; startJournal(d); } };
+(function init() {
   document.querySelectorAll('#tabs button').forEach((b) => b.addEventListener('click', () => show(b.dataset.view)));
   for (const id of ['#f-type', '#f-source', '#f-level', '#f-text']) $(id).addEventListener('input', renderJournal);
   $('#chat-form').addEventListener('submit', sendChat);
-  const first = location.hash.slice(1);
-  loadJournal().catch((e) => status(e.message, true));
+  const first = views[location.hash.slice(1)] ? location.hash.slice(1) : 'now';
   showApprovals().catch(() => {});
-  show(views[first] ? first : 'now');
-});
+  const boot = window.cnBootNow;
+  if (boot && first === 'now') {
+    current = 'now';
+    renderNow(boot);
+    performance.mark('cn-shown');
+    document.body.setAttribute('data-shown', 'now');
+  } else {
+    if (boot) banner(boot);
+    show(first);
+  }
+  // Its data script did not come (an error): ask for the timeline.
+  window.addEventListener('load', () => {
+    if (!journalStarted) { journalStarted = true; loadJournal().catch((e) => status(e.message, true)); }
+  });
+})();

@@ -79,6 +79,10 @@ pub enum CronError {
     FieldCount { expr: String, count: usize },
     #[error("cron {field} field `{text}`: {reason}")]
     Field { field: Field, text: String, reason: FieldProblem },
+    /// An expression no date satisfies (`0 0 31 2 *`: February 31st); cron's search for its
+    /// next time gives up.
+    #[error("cron expression `{expr}` never fires: no date matches its day-of-month, month and day-of-week together")]
+    Never { expr: String },
     /// What the cron library itself refused (its error is in the message, so it is not
     /// also the source; shared, so that the error stays `Clone`).
     #[error("cron expression `{expr}`: {reason}")]
@@ -147,6 +151,9 @@ impl Cron {
     }
 
     fn other(&self, e: croner::errors::CronError) -> CronError {
+        if matches!(e, croner::errors::CronError::TimeSearchLimitExceeded) {
+            return CronError::Never { expr: self.expr.clone() };
+        }
         CronError::Other { expr: self.expr.clone(), reason: std::sync::Arc::new(e) }
     }
 }

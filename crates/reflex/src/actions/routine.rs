@@ -1,0 +1,181 @@
+//! `routine` — the assistant's routine below the executive (issue 31): a person's message
+//! about their tasks, ideas or schedule, understood and done on the hub's files
+//! ([`crate::routine`]), answered with exactly what changed — or, when the message is not
+//! routine or cannot be done here (a file that cannot be written), left to the executive
+//! with the reason. When the patterns are unsure, the level-2 model may choose among the
+//! routine's intents under a grammar (`routine::classify`); it never writes anything.
+//!
+//! Also the helpers the routine's executive tools share (`task_done`, `task_move` …: one file
+//! each beside this one): the world a call runs in, and its answer.
+
+use std::sync::Arc;
+
+use cn_compute::ToolError;
+use cn_hub::Provenance;
+use cn_storage::Entry;
+use cn_tools::{typed, Tool, ToolContext};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::Shared;
+use crate::routine::{self, classify, Outcome, Parsed, RoutineError, World};
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    /// The person's message.
+    text: String,
+}
+
+/// The world a call runs in: the hub, now in its zone, and who the item is from (the owner
+/// when the call is the owner's own).
+pub(super) fn world(shared: &Shared, ctx: &ToolContext, message: &str) -> World {
+    World {
+        layout: cn_hub::Layout::new(&shared.hub),
+        now: shared.now(),
+        who: ctx.from.clone().unwrap_or(Provenance::Owner),
+        message: message.to_string(),
+    }
+}
+
+/// Journal what an outcome changed, so "what did you do today?" finds it.
+pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], now: &jiff::Zoned) {
+    let turn = shared.turn();
+    for o in outcomes.iter().filter(|o| o.changed()) {
+        let mut e = Entry::new("routine").with("summary", routine::answer::answer(std::slice::from_ref(o), now));
+        if let Some(item) = &turn.target.item {
+            e = e.with("item", item.as_str());
+        }
+        shared.journal(&e);
+    }
+}
+
+/// The JSON a routine tool answers with: the answer, and whether it changed or asks anything.
+pub(super) fn answered(shared: &Shared, outcomes: Vec<Outcome>, world: &World) -> Value {
+    journal(shared, &outcomes, &world.now);
+    let answer = routine::answer::answer(&outcomes, &world.now);
+    let changed = outcomes.iter().any(Outcome::changed);
+    json!({ "answer": answer, "changed": changed })
+}
+
+/// A file that cannot be read or written: the step fails, naming the file.
+pub(super) fn state_failed(e: cn_hub::tasks::StateError) -> ToolError {
+    ToolError::Failed(cn_compute::chain(&e))
+}
+
+/// A name that names no single task, idea or entry: the caller's to fix.
+pub(super) fn not_named(e: routine::NameError) -> ToolError {
+    match e {
+        routine::NameError::State(e) => state_failed(e),
+        e @ routine::NameError::NotYours { .. } => ToolError::Denied(e.to_string()),
+        e => ToolError::BadParams(e.to_string()),
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Named {
+    /// Its id (task-…, idea-…; a schedule entry's name) or words that name it ("car insurance").
+    name: String,
+}
+
+/// What a tool on one named thing does: find it in the world (`World::task`, `idea`,
+/// `entry`), then the act on it.
+pub(super) type On<T> = (fn(&World, &str) -> Result<T, routine::NameError>, fn(T) -> routine::Act);
+
+/// A tool that acts on one task, idea or schedule entry named by its id or its words, and
+/// answers what changed; `owner` keeps it to the owner's items (the schedule).
+pub(super) fn on_one<T: 'static>(
+    shared: &Arc<Shared>,
+    name: &str,
+    description: &str,
+    owner: bool,
+    on: On<T>,
+) -> Arc<dyn Tool> {
+    let shared = shared.clone();
+    typed(name, description, move |ctx, p: Named| {
+        let world = world(&shared, ctx, "");
+        if owner {
+            owner_only(&world)?;
+        }
+        let (find, make) = on;
+        let found = find(&world, &p.name).map_err(not_named)?;
+        let outcome = routine::act(make(found), &world).map_err(state_failed)?;
+        Ok(answered(&shared, vec![outcome], &world))
+    })
+}
+
+/// The schedule is the owner's: an entry fires as the owner's own work, so another's item
+/// may neither read nor change it.
+pub(super) fn owner_only(world: &World) -> Result<(), ToolError> {
+    if world.who.is_owner() {
+        Ok(())
+    } else {
+        Err(ToolError::Denied(format!("an item from {} may not read or change the owner's schedule", world.who)))
+    }
+}
+
+/// Whether the item being handled is not a person's message: one of the agent's own
+/// impulses (a task falling due, an idea, a schedule entry) or another agent's automatic
+/// answer or notice. Those are never the routine's — "Task due: …" is no request to file a
+/// task. The starter reflex's trigger says `kind: message` too; this holds for any reflex that
+/// calls the action.
+fn not_a_message(shared: &Shared) -> bool {
+    let Some(item) = shared.turn().target.item else { return false };
+    let Ok(text) = std::fs::read_to_string(cn_hub::Layout::new(&shared.hub).input()) else { return false };
+    let Ok(doc) = cn_storage::Doc::parse(&text) else { return false };
+    // The item's typed origin says whether a person wrote it (an older cn's keys included).
+    doc.get_str("id") == Some(item.as_str()) && !cn_hub::Origin::of_doc(&doc, |_| false).is_a_persons_message()
+}
+
+/// The level-2 model's choice among the routine's intents, if it has one.
+fn classified(shared: &Shared, text: &str) -> Option<&'static str> {
+    let turn = shared.turn();
+    let plan = classify::plan(text, turn.target.item.as_deref());
+    let mut models = shared.models.lock().ok()?;
+    let model = models.default.as_mut()?;
+    match model.ask(&plan) {
+        Ok(a) => classify::intent(&a.markdown),
+        Err(e) => {
+            tracing::warn!(e = %cn_compute::Chain(&e), "the routine's level-2 question failed");
+            None
+        }
+    }
+}
+
+pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
+    let shared = shared.clone();
+    typed(
+        "routine",
+        "Do what a person's message asks of their tasks, ideas or schedule (add, list, done, move, snooze, cancel, show; ideas add, list, drop; every … → the schedule), and answer what changed: {answer, changed, asks, intent}. Not routine, or not doable here: the item goes up, with why.",
+        move |ctx, p: Params| {
+            if not_a_message(&shared) {
+                return Err(ToolError::Escalate("not a person's message: the agent's own work or an automatic one".into()));
+            }
+            let world = world(&shared, ctx, &p.text);
+            let mut parsed = routine::parse(&p.text, &world.now);
+            let mut intent = None;
+            if parsed == Parsed::NotRoutine && classify::unsure(&p.text) {
+                if let Some(i) = classified(&shared, &p.text) {
+                    intent = Some(i);
+                    parsed = classify::request(i, &p.text, &world.now);
+                }
+            }
+            match routine::perform(&parsed, &world) {
+                Ok(done) => {
+                    journal(&shared, &done.outcomes, &world.now);
+                    Ok(json!({
+                        "answer": done.answer,
+                        "changed": done.changed(),
+                        "asks": done.asks(),
+                        "intent": intent,
+                    }))
+                }
+                Err(RoutineError::NotRoutine { reason }) => Err(ToolError::Escalate(reason)),
+                // The request stays open: the executive (or the owner) is told why.
+                Err(e @ RoutineError::State { .. }) => Err(ToolError::Escalate(cn_compute::chain(&e))),
+            }
+        },
+    )
+}

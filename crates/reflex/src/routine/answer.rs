@@ -1,0 +1,155 @@
+//! What the routine tells the person: exactly what changed ("Done: renew the car insurance —
+//! 2 tasks left today"), what they asked to see, or the question that holds the request
+//! ("Two tasks match “the invoice”: … Which one? Nothing was changed.").
+//!
+//! Invariant: an answer names only what the outcomes hold — no outcome, no claim.
+
+use cn_hub::schedule::ScheduleEntry;
+use cn_hub::tasks::{Filter, Task};
+use jiff::Zoned;
+
+use super::perform::{Kind, Outcome};
+use crate::when::{human, WhenError};
+
+/// The answer for `outcomes`, one line (or block) each.
+pub fn answer(outcomes: &[Outcome], now: &Zoned) -> String {
+    let mut lines: Vec<String> = outcomes.iter().map(|o| line(o, now)).collect();
+    if outcomes.iter().any(Outcome::held) {
+        lines.push("Nothing was changed.".into());
+    }
+    lines.join("\n")
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn when(t: &Task, now: &Zoned) -> String {
+    match t.due {
+        None => String::new(),
+        Some(d) => {
+            let at = d.to_zoned(now.time_zone().clone());
+            if at < *now {
+                format!(" — overdue since {}", human(&at, now))
+            } else {
+                format!(" — due {}", human(&at, now))
+            }
+        }
+    }
+}
+
+fn task_lines(tasks: &[Task], now: &Zoned) -> String {
+    tasks.iter().map(|t| format!("\n- {}{}", t.task, when(t, now))).collect()
+}
+
+fn entry_line(e: &ScheduleEntry, now: &Zoned) -> String {
+    let next = e.timing().ok().and_then(|(cron, tz)| cron.next_after(now.timestamp(), &tz).ok()).map_or_else(
+        || "never fires".to_string(),
+        |z| format!("next {}", human(&z.with_time_zone(now.time_zone().clone()), now)),
+    );
+    format!("\n- {}: {} (`{}`, {next})", e.name, e.action, e.cron)
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Task => "open task",
+        Kind::Idea => "idea",
+        Kind::Entry => "schedule entry",
+    }
+}
+
+fn line(o: &Outcome, now: &Zoned) -> String {
+    match o {
+        Outcome::Added { task } => match task.due {
+            Some(_) => format!("Added: {}{}.", task.task, when(task, now)),
+            None => format!("Added: {} (no due time).", task.task),
+        },
+        Outcome::Scheduled { entry, human: every, next } => {
+            let next = next.as_ref().map_or(String::new(), |z| format!(" (next {})", human(z, now)));
+            format!("Scheduled: {} — {every}{next}.", entry.action)
+        }
+        Outcome::Listed { filter, tasks } => {
+            let title = match filter {
+                Filter::Open => "open",
+                Filter::Today => "due today",
+                Filter::Tomorrow => "due tomorrow",
+                Filter::Week => "due this week",
+                Filter::NextWeek => "due next week",
+                Filter::Overdue => "overdue",
+            };
+            if tasks.is_empty() {
+                format!("No tasks {title}.")
+            } else {
+                let head = match filter {
+                    Filter::Open => format!("Your open tasks ({}):", tasks.len()),
+                    _ => format!("{} {title}:", plural(tasks.len(), "task", "tasks")),
+                };
+                format!("{head}{}", task_lines(tasks, now))
+            }
+        }
+        Outcome::Completed { task, left_today } => {
+            let left = match left_today {
+                0 => "nothing else due today".to_string(),
+                n => format!("{} left today", plural(*n, "task", "tasks")),
+            };
+            format!("Done: {} — {left}.", task.task)
+        }
+        Outcome::Moved { before, after } => {
+            let was = before.due.map_or_else(
+                || "it had no due time".to_string(),
+                |d| format!("was {}", human(&d.to_zoned(now.time_zone().clone()), now)),
+            );
+            let new = after.due.map_or_else(String::new, |d| human(&d.to_zoned(now.time_zone().clone()), now));
+            format!("Moved: {} — now due {new} ({was}).", after.task)
+        }
+        Outcome::Cancelled { task, open } => {
+            format!("Cancelled: {} — {} open.", task.task, plural(*open, "task", "tasks"))
+        }
+        Outcome::Shown { task } => {
+            let mut s = format!("{}{}", task.task, when(task, now));
+            if let Some(p) = task.priority {
+                s.push_str(&format!("; priority {p}"));
+            }
+            if let Some(from) = &task.source {
+                s.push_str(&format!("; asked by {from}"));
+            }
+            s.push('.');
+            s
+        }
+        Outcome::IdeaAdded { idea } => format!("Noted as an idea: {}.", idea.idea),
+        Outcome::IdeasListed { ideas } if ideas.is_empty() => "No ideas yet.".into(),
+        Outcome::IdeasListed { ideas } => {
+            let list: String = ideas.iter().map(|i| format!("\n- {}", i.idea)).collect();
+            format!("Your ideas ({}):{list}", ideas.len())
+        }
+        Outcome::IdeaDropped { idea, left } => {
+            format!("Dropped the idea: {} — {} left.", idea.idea, plural(*left, "idea", "ideas"))
+        }
+        Outcome::ScheduleListed { entries } if entries.is_empty() => "Nothing is scheduled.".into(),
+        Outcome::ScheduleListed { entries } => {
+            let list: String = entries.iter().map(|e| entry_line(e, now)).collect();
+            format!("Your schedule ({}):{list}", entries.len())
+        }
+        Outcome::Unscheduled { entry } => format!("Removed from the schedule: {} ({}).", entry.name, entry.action),
+        Outcome::Which { words, kind, names, .. } => {
+            let what = match kind {
+                Kind::Task => "tasks",
+                Kind::Idea => "ideas",
+                Kind::Entry => "schedule entries",
+            };
+            let listed = match names.as_slice() {
+                [a, b] => format!("{a} and {b}"),
+                all => all.join("; "),
+            };
+            let count = if names.len() == 2 { "Two".to_string() } else { names.len().to_string() };
+            format!("{count} {what} match “{words}”: {listed}. Which one?")
+        }
+        Outcome::NoMatch { words, kind } => format!("No {} matches “{words}”.", kind_name(*kind)),
+        Outcome::AskWhen { task } => format!("Move “{}” to when?", task.task),
+        Outcome::Refused { why } => format!("Sorry — {why}."),
+        Outcome::AskDate { error: WhenError::Past { phrase, shown, .. } } => {
+            format!("“{phrase}” is in the past ({shown}) — when should it be?")
+        }
+        Outcome::AskDate { error } => format!("{error} — when should it be?"),
+    }
+}

@@ -1,0 +1,603 @@
+//! Message text → typed routine requests, deterministically.
+//!
+//! A message is cut into clauses (sentences, and "… and move …" where a second request
+//! starts); each clause is cleaned of greetings and politeness, then tried against the
+//! frames below, in order — the ones that only read or remove first, "every …" before a
+//! plain reminder, the statements of need ("I need to … by Friday": a task) last. A clause no
+//! frame takes is tried once more with misspelt frame words put right ("remnd", "tsak",
+//! "lsit"). Any clause not routine makes the whole message not routine; any clause with a
+//! date that cannot be used makes the whole message a question.
+//!
+//! Invariant: a frame names the request; the words it captures are the person's own (what
+//! to file, or what names the task to act on) — nothing is made up, and a bare imperative
+//! ("Book a table for two at 7pm", "Send the report to Alice") is never taken: those are the
+//! executive's.
+
+use std::sync::OnceLock;
+
+use cn_hub::tasks::Filter;
+use cn_hub::words::edit_distance;
+use jiff::Zoned;
+use regex::{Captures, Regex};
+
+use super::{Parsed, Request, Said, Target};
+use crate::when::{self, WhenError};
+
+/// What a message is for the routine, at `now` (whose zone is the hub's).
+pub fn parse(text: &str, now: &Zoned) -> Parsed {
+    let clauses = clauses(text);
+    let mut requests = Vec::new();
+    let mut asked = None;
+    for clause in &clauses {
+        let Some(clean) = Clean::of(clause) else { continue };
+        match clause_request(&clean, now)
+            .or_else(|| Clean::of(&correct_frame(&clean.text)?).and_then(|c| clause_request(&c, now)))
+        {
+            Some(Ok(r)) => requests.push(r),
+            Some(Err(e)) => asked = asked.or(Some(e)),
+            None => return Parsed::NotRoutine,
+        }
+    }
+    match (asked, requests.is_empty()) {
+        (Some(e), _) => Parsed::Ask(e),
+        (None, true) => Parsed::NotRoutine,
+        (None, false) => Parsed::Routine(requests),
+    }
+}
+
+/// Whether `text` is for the routine: a request the patterns read (or one to ask about), or
+/// one in the routine's words they are unsure of (for the local model to classify). The
+/// `routine: true` trigger.
+pub fn recognizes(text: &str) -> bool {
+    let now = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC);
+    !matches!(parse(text, &now), Parsed::NotRoutine) || super::classify::unsure(text)
+}
+
+/// A clause cleaned for the frames: greetings, politeness and end punctuation gone.
+struct Clean {
+    text: String,
+    /// It asked something ("…?") without a polite "can you": only the reading frames apply.
+    question: bool,
+    /// It carried a ✅: a task named is done.
+    ticked: bool,
+}
+
+fn re(what: &str, pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| unreachable!("the {what} pattern compiles: {e}"))
+}
+
+macro_rules! pattern {
+    ($name:ident, $what:literal, $pattern:expr) => {
+        fn $name() -> &'static Regex {
+            static RE: OnceLock<Regex> = OnceLock::new();
+            RE.get_or_init(|| re($what, &$pattern))
+        }
+    };
+}
+
+pattern!(lead_re, "lead", r"(?i)^(?:(?:hey|hi|hello|ok|okay|so|oh|and|also|um|right|alright|btw|then)\b[\s,]*)+");
+pattern!(
+    polite_re,
+    "polite",
+    r"(?i)^(?:(?:please|pls|plz|kindly)\s+|(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?|i'?d\s+like\s+you\s+to\s+)+"
+);
+pattern!(
+    tail_re,
+    "tail",
+    r"(?i)(?:[\s,]+(?:please|pls|plz|thanks|thank\s+you|thx|ty|cheers|for\s+me|if\s+you\s+can))+[\s.!?]*$"
+);
+pattern!(
+    courtesy_re,
+    "courtesy",
+    r"(?i)^(?:thanks?(?:\s+you)?(?:\s+so\s+much|\s+a\s+lot)?|thx|ty|cheers|ok(?:ay)?|great|cool|perfect|nice|please|hi|hello|hey|good\s+(?:morning|afternoon|evening))$"
+);
+
+impl Clean {
+    fn of(clause: &str) -> Option<Clean> {
+        let ticked = clause.contains(['✅', '✔', '☑']);
+        let mut t: String = clause
+            .chars()
+            .filter(|c| !matches!(c, '✅' | '✔' | '☑' | '\u{fe0f}'))
+            .collect::<String>()
+            .trim()
+            .to_string();
+        let asks = t.trim_end().ends_with('?');
+        t = lead_re().replace(&t, "").to_string();
+        let polite = polite_re().is_match(&t);
+        t = polite_re().replace(&t, "").to_string();
+        t = tail_re().replace(&t, "").to_string();
+        let t = t.trim().trim_end_matches(['.', '!', '?', ',', ';', ':']).trim().to_string();
+        if t.is_empty() || courtesy_re().is_match(&t) {
+            return None;
+        }
+        Some(Clean { text: t, question: asks && !polite, ticked })
+    }
+}
+
+// Where a second request starts after "and": its first words.
+pattern!(
+    second_re,
+    "second request",
+    r"(?i)^(?:then\s+|also\s+)?(?:remind\s+me|add\s|put\s|mark\s|tick\s|check\s+off|move\s|push\s|postpone\s|reschedule\s|snooze\s|delay\s|cancel\s|delete\s|remove\s|drop\s|scrap\s|what'?s\s|what\s+is\s|show\s+me\s+(?:my|the)\s|list\s+my\s|note\s+to\s+self|don'?t\s+let\s+me\s+forget)"
+);
+
+/// The message cut into clauses: sentences, and "… and <a second request>".
+fn clauses(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut sentence = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        sentence.push(*c);
+        let ends = matches!(c, '.' | ';' | '!' | '?' | '\n') && chars.get(i + 1).is_none_or(|n| n.is_whitespace());
+        if ends {
+            out.push(std::mem::take(&mut sentence));
+        }
+    }
+    out.push(sentence);
+    let mut clauses = Vec::new();
+    for s in out.into_iter().filter(|s| !s.trim().is_empty()) {
+        let mut rest = s.as_str();
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            let cut = lower.match_indices(" and ").map(|(i, _)| i).find(|&i| second_re().is_match(&rest[i + 5..]));
+            match cut {
+                Some(i) => {
+                    clauses.push(rest[..i].to_string());
+                    rest = &rest[i + 5..];
+                }
+                None => {
+                    clauses.push(rest.to_string());
+                    break;
+                }
+            }
+        }
+    }
+    clauses
+}
+
+/// Frame words people misspell; a correction keeps the first letter.
+const FRAME_WORDS: &[&str] = &[
+    "remind",
+    "reminder",
+    "reminders",
+    "task",
+    "tasks",
+    "todo",
+    "todos",
+    "list",
+    "done",
+    "finished",
+    "complete",
+    "completed",
+    "cancel",
+    "delete",
+    "remove",
+    "snooze",
+    "postpone",
+    "reschedule",
+    "idea",
+    "ideas",
+    "schedule",
+    "overdue",
+    "every",
+    "mark",
+    "tick",
+    "tomorrow",
+    "today",
+    "tonight",
+    "week",
+];
+/// Real words a frame word is one edit from.
+const REAL: &[&str] =
+    &["rewind", "cancer", "remote", "cheek", "ideal", "ever", "last", "lost", "mask", "lift", "dune", "dine"];
+
+/// `text` with misspelt frame words put right, if any was.
+fn correct_frame(text: &str) -> Option<String> {
+    let mut changed = false;
+    let words: Vec<String> = text
+        .split(' ')
+        .map(|token| {
+            // The word, and what follows it ("tsak:").
+            let end = token.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(token.len());
+            let (w, after) = token.split_at(end);
+            let lower = w.to_ascii_lowercase();
+            if lower.len() < 4 || REAL.contains(&lower.as_str()) || FRAME_WORDS.contains(&lower.as_str()) {
+                return token.to_string();
+            }
+            let fix = FRAME_WORDS.iter().find(|k| {
+                k.as_bytes().first() == lower.as_bytes().first() && {
+                    let d = edit_distance(&lower, k);
+                    // Four letters: only two swapped ("tsak", "lsit"); longer: one edit.
+                    if lower.len() == 4 || k.len() == 4 {
+                        d == 1 && lower.len() == k.len() && swapped(&lower, k)
+                    } else {
+                        d == 1
+                    }
+                }
+            });
+            match fix {
+                Some(k) => {
+                    changed = true;
+                    format!("{k}{after}")
+                }
+                None => token.to_string(),
+            }
+        })
+        .collect();
+    changed.then(|| words.join(" "))
+}
+
+/// `a` is `b` with two neighbouring letters swapped.
+fn swapped(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let diff: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+    diff.len() == 2 && diff[1] == diff[0] + 1 && a[diff[0]] == b[diff[1]] && a[diff[1]] == b[diff[0]]
+}
+
+/// The request one clause makes: `None` when it is not routine, an error when its date
+/// cannot be used.
+fn clause_request(c: &Clean, now: &Zoned) -> Option<Result<Request, WhenError>> {
+    let t = c.text.as_str();
+    if let Some(r) = unschedule(t).or_else(|| lists(t)).or_else(|| show(t)) {
+        return Some(Ok(r));
+    }
+    if c.question {
+        return None;
+    }
+    if let Some(r) = idea(t).or_else(|| drop_idea(t)) {
+        return Some(Ok(r));
+    }
+    if c.ticked {
+        return Some(Ok(Request::Complete { words: t.to_string(), said: Said::Explicit }));
+    }
+    // "every …" before a plain reminder ("remind me to … every morning"), a plain reminder
+    // before the verbs it may contain ("remind me to move the car").
+    if let Some(r) = every(t, now).or_else(|| add(t, now, add_re())) {
+        return Some(r);
+    }
+    if let Some(r) = complete(t).or_else(|| cancel(t)) {
+        return Some(Ok(r));
+    }
+    move_(t, now).or_else(|| add(t, now, need_re())).or_else(|| statement_done(t))
+}
+
+/// Whether the words say they are about a task.
+fn said_of(words: &str, whole: &str) -> Said {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        re("task words", r"(?i)\b(?:tasks?|reminders?|to-?dos?|todo\s+list|my\s+list|the\s+list|from\s+my|off\s+my)\b")
+    });
+    if re.is_match(words) || re.is_match(whole) {
+        Said::Explicit
+    } else {
+        Said::Implicit
+    }
+}
+
+fn group(c: &Captures, name: &str) -> String {
+    c.name(name).map_or(String::new(), |m| m.as_str().trim().to_string())
+}
+
+const FILTER_WORDS: &str = r"today|tonight|tomorrow|this\s+week|the\s+week|next\s+week|overdue";
+
+fn filter_of(kind: &str, when: &str) -> Filter {
+    let when = when.to_ascii_lowercase();
+    if matches!(kind.to_ascii_lowercase().as_str(), "overdue" | "late") || when == "overdue" {
+        return Filter::Overdue;
+    }
+    match when.split_whitespace().collect::<Vec<_>>().join(" ").as_str() {
+        "today" | "tonight" => Filter::Today,
+        "tomorrow" => Filter::Tomorrow,
+        "this week" | "the week" => Filter::Week,
+        "next week" => Filter::NextWeek,
+        _ => Filter::Open,
+    }
+}
+
+pattern!(
+    list_re,
+    "list",
+    format!(
+        r"(?ix)^(?:
+            (?:what'?s|what\s+is|whats)\s+on\s+(?:my\s+|the\s+)?(?:to-?do\s+|todo\s+|task\s+)?list(?:\s+(?:for\s+)?(?P<w1>{FILTER_WORDS}))?
+          | (?:show|list|give|tell)(?:\s+me)?\s+(?:all\s+)?(?:of\s+)?(?:my|the)\s+(?:open\s+)?(?:tasks|todos|to-?dos|to-?do\s+list|todo\s+list|task\s+list|list|reminders)(?:\s+(?:for\s+|due\s+)?(?P<w2>{FILTER_WORDS}))?
+          | what\s+(?:tasks|todos|to-?dos|reminders)\s+(?:do\s+i\s+have|have\s+i\s+got|are\s+(?:open|left|due))(?:\s+(?:for\s+)?(?P<w3>{FILTER_WORDS}))?
+          | what\s+(?:do\s+i\s+have|have\s+i\s+got|do\s+i\s+need|is\s+left|'?s\s+left)\s+(?:to\s+do\s+)?(?:on\s+)?(?:for\s+)?(?P<w4>{FILTER_WORDS})
+          | (?:what'?s|what\s+is|whats|what\s+are|anything|is\s+(?:there\s+)?anything|are\s+there\s+any\s+tasks)\s+(?P<kind>due|left|overdue|open|late|on)(?:\s+(?:for\s+)?(?P<w5>{FILTER_WORDS}))?
+          | (?:my\s+)?(?:tasks|todos|to-?do\s+list)(?:\s+(?:for\s+)?(?P<w6>{FILTER_WORDS}))?
+          | (?:any|are\s+there\s+any)\s+(?:tasks|todos)\s+(?:due\s+)?(?P<w7>{FILTER_WORDS})?
+        )$"
+    )
+);
+pattern!(
+    ideas_re,
+    "ideas",
+    r"(?ix)^(?:
+        (?:what|which)\s+ideas\s+(?:do\s+i\s+have|have\s+i\s+got|are\s+there)
+      | (?:show|list|give|tell)(?:\s+me)?\s+(?:all\s+)?(?:of\s+)?(?:my\s+|the\s+)?ideas(?:\s+list)?
+      | what'?s\s+(?:on|in)\s+my\s+ideas(?:\s+list)?
+      | my\s+ideas
+    )$"
+);
+pattern!(
+    schedule_re,
+    "schedule",
+    r"(?ix)^(?:(?:what'?s|what\s+is|whats)\s+(?:on\s+|in\s+)?|(?:show|list|give|tell)(?:\s+me)?\s+(?:all\s+)?(?:of\s+)?)
+        (?:my|the)\s+(?:schedule|recurring\s+(?:reminders|tasks|entries)|repeating\s+reminders|schedule\s+entries)$"
+);
+
+/// "what's on my list?", "what's due this week?", "what ideas do I have?", "what's on my
+/// schedule?"
+fn lists(t: &str) -> Option<Request> {
+    if ideas_re().is_match(t) {
+        return Some(Request::ListIdeas);
+    }
+    if schedule_re().is_match(t) {
+        return Some(Request::ListSchedule);
+    }
+    let c = list_re().captures(t)?;
+    let when = ["w1", "w2", "w3", "w4", "w5", "w6", "w7"].iter().find_map(|n| c.name(n)).map_or("", |m| m.as_str());
+    Some(Request::ListTasks { filter: filter_of(&group(&c, "kind"), when) })
+}
+
+pattern!(
+    show_re,
+    "show",
+    r"(?ix)^(?:
+        when\s+(?:is|'s|are)\s+(?P<a>.+?)\s+due
+      | when'?s\s+(?P<b>.+?)\s+due
+      | when\s+do\s+i\s+(?:have|need)\s+to\s+(?P<c>.+)
+      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?P<d>.+?)\s+(?:task|reminder|to-?do)
+      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?:the\s+)?(?:task|reminder|to-?do)\s+(?:to|about|for)\s+(?P<e>.+)
+      | (?:what\s+about|details\s+(?:on|of|about))\s+(?:the\s+)?(?P<f>.+?)\s+(?:task|reminder)
+    )$"
+);
+
+fn show(t: &str) -> Option<Request> {
+    let c = show_re().captures(t)?;
+    let words = ["a", "b", "c", "d", "e", "f"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    Some(Request::Show { words })
+}
+
+pattern!(
+    unschedule_re,
+    "unschedule",
+    r"(?ix)^(?:
+        stop\s+reminding\s+me\s+(?:to|about)\s+(?P<a>.+?)(?:\s+every\s+\w+(?:\s+\w+)?|\s+(?:daily|weekly|monthly))?
+      | (?:remove|delete|cancel|stop|drop|take)\s+(?P<b>.+?)\s+(?:from|off|out\s+of)\s+(?:my|the)\s+schedule
+      | (?:remove|delete|cancel|stop|drop)\s+(?:the\s+|my\s+)?(?:schedule(?:d)?\s+(?:entry|item|reminder)|recurring\s+(?:reminder|task)|repeating\s+reminder)\s+(?:for\s+|to\s+|about\s+|called\s+)?(?P<c>.+)
+      | (?:remove|delete|cancel|stop|drop)\s+(?P<d>.+?)\s+(?:schedule|recurring\s+reminder|repeating\s+reminder)
+    )$"
+);
+
+fn unschedule(t: &str) -> Option<Request> {
+    let c = unschedule_re().captures(t)?;
+    let words = ["a", "b", "c", "d"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    Some(Request::Unschedule { words })
+}
+
+pattern!(
+    idea_re,
+    "idea",
+    r"(?ix)^(?:
+        (?:(?:new|an|random|quick|another|crazy|wild|side\s+project|business|app)\s+)*idea\s*(?:for\s+(?:later|someday))?\s*[:\-–]\s*(?P<a>.+)
+      | i\s+(?:have|had|'ve\s+got|got|just\s+had)\s+(?:an?\s+)?(?:new\s+|great\s+|random\s+)?idea(?:\s*[:\-–,]\s*|\s+for\s+|\s+about\s+|\s+to\s+|\s+)(?P<b>.+)
+      | i'?ve\s+(?:got\s+|had\s+)?(?:an?\s+)?idea(?:\s*[:\-–,]\s*|\s+for\s+|\s+about\s+|\s+to\s+|\s+)(?P<c>.+)
+      | (?:someday|some\s+day|one\s+day|maybe\s+(?:someday|one\s+day))[\s,]+(?:i'?d\s+(?:like|love)\s+to|i\s+(?:want|would\s+like|would\s+love|hope)\s+to|i\s+(?:could|should|might|will)|we\s+(?:could|should|might)|let'?s|maybe)?\s*(?P<d>.+)
+      | (?:save|note|keep|jot\s+down|write\s+down|log)\s+(?:this\s+)?(?:down\s+)?(?:as\s+)?(?:an?\s+)?idea\s*[:\-–]?\s*(?P<e>.+)
+      | (?:add|put)\s+(?P<f>.+?)\s+(?:to|on)\s+(?:my\s+)?ideas(?:\s+list)?
+    )$"
+);
+
+fn idea(t: &str) -> Option<Request> {
+    let c = idea_re().captures(t)?;
+    let idea = unquote(["a", "b", "c", "d", "e", "f"].iter().find_map(|n| c.name(n))?.as_str());
+    (!idea.is_empty()).then_some(Request::AddIdea { idea })
+}
+
+pattern!(
+    drop_idea_re,
+    "drop idea",
+    r"(?ix)^(?:
+        (?:drop|forget|scrap|delete|remove|ditch|bin|discard|kill)\s+(?:about\s+)?(?:the\s+|my\s+)?idea\s*(?:about|of|for|to|:|-)?\s*(?P<a>.+)
+      | (?:drop|forget|scrap|delete|remove|ditch|bin|discard|kill)\s+(?:about\s+)?(?:the\s+|my\s+)?(?P<b>.+?)\s+idea
+      | (?:remove|delete|drop|take)\s+(?P<c>.+?)\s+(?:from|off)\s+(?:my\s+)?ideas(?:\s+list)?
+    )$"
+);
+
+fn drop_idea(t: &str) -> Option<Request> {
+    let c = drop_idea_re().captures(t)?;
+    let words = ["a", "b", "c"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    Some(Request::DropIdea { words })
+}
+
+pattern!(
+    complete_re,
+    "complete",
+    r"(?ix)^(?:
+        (?:mark|tick|check|cross)\s+(?:off\s+)?(?P<a>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)
+      | (?:tick|check|cross)\s+off\s+(?P<b>.+)
+      | (?:tick|check|cross)\s+(?P<c>.+?)\s+off
+      | (?:i'?m\s+|i\s+am\s+)?(?:done|finished|through)\s+with\s+(?P<d>.+)
+      | (?:i\s+(?:have\s+|just\s+|'ve\s+)?|i'?ve\s+|just\s+)?(?:just\s+)?(?:finished|completed)\s+(?P<e>.+)
+      | (?P<f>.+?)\s+(?:is|are|'s|has\s+been|have\s+been)\s+(?:now\s+)?(?:all\s+)?(?:done|finished|complete|completed|sorted|paid|booked|sent|picked\s+up|handled|taken\s+care\s+of|fixed|renewed)
+      | (?P<g>.+?)\s*[—–-]+\s*(?:done|finished|completed)
+    )$"
+);
+
+fn complete(t: &str) -> Option<Request> {
+    let c = complete_re().captures(t)?;
+    let words = ["a", "b", "c", "d", "e", "f", "g"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    Some(Request::Complete { words, said: Said::Explicit })
+}
+
+pattern!(
+    done_statement_re,
+    "done statement",
+    r"(?ix)^(?:i\s+(?:just\s+|already\s+|finally\s+)?|just\s+|already\s+|finally\s+)?
+        (?P<v>[a-z]+ed|paid|bought|sent|made|took|got|did|wrote|rang|gave|found|brought|sold|told|met|spoke|fed|kept|built|spent)\s+(?P<w>.+)$"
+);
+
+/// "I called the plumber": done, if it names an open task strongly (else not routine).
+fn statement_done(t: &str) -> Option<Result<Request, WhenError>> {
+    let c = done_statement_re().captures(t)?;
+    let verb = group(&c, "v");
+    if ["need", "wanted", "asked", "wondered", "used", "supposed"].contains(&verb.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    Some(Ok(Request::Complete { words: format!("{verb} {}", group(&c, "w")), said: Said::Implicit }))
+}
+
+pattern!(
+    cancel_re,
+    "cancel",
+    r"(?ix)^(?:
+        (?:cancel|delete|remove|drop|scrap|ditch|bin|forget(?:\s+about)?|never\s*mind(?:\s+about)?|nvm|stop|kill|skip|erase)\s+(?P<a>.+?)(?:\s+(?:from|off)\s+(?:my|the)\s+(?:list|tasks|todos?|to-?do\s+list|todo\s+list|task\s+list|reminders))?
+      | take\s+(?P<b>.+?)\s+off\s+(?:my|the)\s+(?:list|tasks|todos?|to-?do\s+list|todo\s+list|task\s+list|reminders)
+      | (?:i\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:need|have)\s+to\s+(?P<c>.+?)(?:\s+any\s*more|\s+after\s+all)?
+      | no\s+need\s+to\s+(?P<d>.+?)(?:\s+any\s*more|\s+after\s+all)?
+      | (?P<e>.+?)\s+(?:is|are)\s+(?:cancelled|canceled|off|not\s+needed)(?:\s+any\s*more)?
+    )$"
+);
+
+fn cancel(t: &str) -> Option<Request> {
+    let c = cancel_re().captures(t)?;
+    let words = ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    Some(Request::Cancel { said: said_of(&words, t), words })
+}
+
+pattern!(
+    move_re,
+    "move",
+    r"(?i)^(?P<v>move|push\s+back|push|postpone|reschedule|delay|snooze|defer|shift|bump|put\s+off)\s+(?P<rest>.+)$"
+);
+
+fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
+    let c = move_re().captures(t)?;
+    let verb = group(&c, "v").to_ascii_lowercase();
+    let rest = group(&c, "rest");
+    let (words, to) = if let Some(s) = when::shift(&rest) {
+        (s.rest, Target::By(s.span))
+    } else {
+        match when::parse(&rest, now) {
+            Ok(Some(due)) => (due.rest.clone(), Target::At(due)),
+            Ok(None) if verb == "snooze" => (rest.clone(), Target::Later),
+            Ok(None) => (rest.clone(), Target::Unsaid),
+            Err(e) => return Some(Err(e)),
+        }
+    };
+    let words = trim_words(&words);
+    if words.is_empty() {
+        return None;
+    }
+    Some(Ok(Request::Move { said: said_of(&words, t), words, to }))
+}
+
+/// Drop prepositions left at either end of the words naming a task ("the plumber to").
+fn trim_words(words: &str) -> String {
+    const LOOSE: &[&str] = &["to", "until", "till", "for", "by", "on", "at", "back", "off", "from", "and"];
+    let mut w: Vec<&str> = words.split_whitespace().collect();
+    while w.last().is_some_and(|l| LOOSE.contains(&l.to_ascii_lowercase().as_str())) {
+        w.pop();
+    }
+    w.join(" ")
+}
+
+pattern!(
+    every_action_re,
+    "every action",
+    r"(?i)^(?:remind\s+me\s+(?:to|about|that|of)\s+|set\s+(?:a\s+)?reminder\s+(?:to|for)\s+|(?:add|create)\s+a\s+(?:task|reminder)\s+(?:to\s+)?|(?:i\s+)?(?:need\s+to|have\s+to|must|should)\s+)?(?P<what>.+)$"
+);
+pattern!(
+    not_an_action_re,
+    "not an action",
+    r"(?i)^(?:what|when|where|why|how|who|which|is|are|do|does|did|can|could|would|will|should|remind|cancel|delete|remove|stop|drop|scrap|forget|never\s*mind|move|push|postpone|reschedule|snooze|delay|mark|tick|done|finished)\b"
+);
+pattern!(
+    reminding_re,
+    "reminding",
+    r"(?i)^(?:every\b|each\b|on\s+the\s+\d|remind\s+me\b|set\s+(?:a\s+)?reminder\b|(?:add|create)\s+a\s+(?:task|reminder)\b)"
+);
+
+/// "every Monday at 9am remind me to water the plants": a schedule entry.
+fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
+    let found = match when::every(t, now) {
+        Ok(Some(e)) => e,
+        Ok(None) => return None,
+        Err(e) => {
+            // An "every …" the routine cannot keep, in a request to be reminded: asked about.
+            return reminding_re().is_match(t).then_some(Err(e));
+        }
+    };
+    let c = every_action_re().captures(&found.rest)?;
+    let action = unquote(&group(&c, "what"));
+    if action.is_empty() || not_an_action_re().is_match(&action) {
+        return None;
+    }
+    Some(Ok(Request::AddEvery { action, every: found }))
+}
+
+pattern!(
+    add_re,
+    "add",
+    r"(?ix)^(?:
+        (?:remind\s+me|set\s+(?:a\s+|me\s+a\s+)?reminder|(?:make|create|add)\s+a\s+reminder)\s*(?:(?P<lead>(?:at|in|on|by|tomorrow|tonight|today|next|this|before|until)\b.*?)\s+)?(?:(?:to|about|that|of|for)\b|:)\s*(?P<a>.+)
+      | reminder\s*(?:[:\-–]|to\b)\s*(?P<b>.+)
+      | (?:add|ad|create|make|log|open|new|put)\s+(?:a\s+|an\s+|the\s+|new\s+|another\s+)*(?:task|todo|to-do|item|action\s+item)s?(?:\s*[:\-–]\s*|\s+(?:to|for|that\s+says|saying)\s+|\s+)(?P<c>.+)
+      | (?:to-?do|todo|task|action\s+item)\s*[:\-–]\s*(?P<d>.+)
+      | (?:add|put|stick|pop)\s+(?P<e>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:to-?do\s+|todo\s+|task\s+|shopping\s+)?(?:list|todos|tasks)\b(?P<tail>.*)
+      | note\s+to\s+self\s*[:\-–,]?\s*(?P<f>.+)
+      | (?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+|about\s+)?(?P<g>.+)
+      | make\s+sure\s+i\s+(?:remember\s+to\s+)?(?P<h>.+)
+    )$"
+);
+pattern!(
+    need_re,
+    "need",
+    r"(?ix)^(?:i\s+|i'?ve\s+|i'?d\s+)?(?:really\s+)?(?:need\s+to|have\s+to|must|should|ought\s+to|gotta|got\s+to|have\s+got\s+to|'?d\s+better|better)\s+(?P<i>.+)$"
+);
+pattern!(
+    not_a_task_re,
+    "not a task",
+    r"(?i)^(?:know|understand|figure\s+out|find\s+out|ask\s+you|tell\s+you|talk\s+to\s+you|decide|think|be\s|get\s+back\s+to\s+you|check\s+with\s+you)\b"
+);
+
+/// A task to file: "remind me to …", "add a task: …", "todo: …", "add … to my list", "note
+/// to self: …", "I need to … by Friday".
+fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError>> {
+    let c = frames.captures(t)?;
+    let (what, indirect) = match ["a", "b", "c", "d", "e", "f", "g", "h"].iter().find_map(|n| c.name(n)) {
+        Some(m) => (m.as_str(), false),
+        None => (c.name("i")?.as_str(), true),
+    };
+    if indirect && not_a_task_re().is_match(what) {
+        return None;
+    }
+    let text = format!("{} {} {}", group(&c, "lead"), what, group(&c, "tail"));
+    let (task, due) = match when::parse(text.trim(), now) {
+        Ok(Some(due)) => (due.rest.clone(), Some(due)),
+        Ok(None) => (text.trim().to_string(), None),
+        Err(e) => return Some(Err(e)),
+    };
+    let task = unquote(&task);
+    // "remind me about it": the words name nothing of their own (a thread's context would).
+    if cn_hub::words::content(&task).is_empty() {
+        return None;
+    }
+    Some(Ok(Request::AddTask { task, due }))
+}
+
+/// Words as a person meant them: outer quotes and a leading "to" gone.
+fn unquote(s: &str) -> String {
+    let s = s.trim().trim_matches(|c: char| matches!(c, '"' | '“' | '”' | '\'' | '‘' | '’') || c.is_whitespace());
+    let s = s.strip_prefix("to ").unwrap_or(s);
+    let quoted = ['"', '“', '”'];
+    let s = match (s.find(quoted), s.rfind(quoted)) {
+        // `"send the numbers" for the end of the month` after the date is cut: the quotes.
+        (Some(0), Some(end)) if end > 0 => {
+            format!("{}{}", &s[1..end], &s[end + s[end..].chars().next().map_or(1, char::len_utf8)..])
+        }
+        _ => s.to_string(),
+    };
+    s.trim().trim_end_matches(['.', ',', ';', ':', '!']).trim().to_string()
+}

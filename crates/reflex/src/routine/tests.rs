@@ -1,0 +1,358 @@
+use super::corpus;
+
+/// Every line of the tuning half has exactly its effect (the held-out half is measured by
+/// `bench/routine.sh`, never tuned on).
+#[test]
+fn the_tuning_half_has_exactly_its_effects() {
+    let t = corpus::tally("corpus-tune.tsv").unwrap();
+    let misses: Vec<String> =
+        t.misses.iter().map(|(n, m, e, v)| format!("line {n}: {m}\n    want {e}\n    got  {v:?}")).collect();
+    assert!(misses.is_empty(), "{} of {} lines missed:\n{}", misses.len(), t.lines, misses.join("\n"));
+    assert!(t.lines >= 75);
+}
+
+use std::path::{Path, PathBuf};
+
+use cn_hub::Provenance;
+use jiff::Zoned;
+
+use super::{parse, perform, Done, RoutineError, World};
+
+/// A hub holding the corpus's fixture, and the corpus's now.
+struct Hub {
+    dir: tempfile::TempDir,
+    now: Zoned,
+}
+
+impl Hub {
+    fn new() -> Hub {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        std::fs::create_dir_all(&state).unwrap();
+        for f in ["tasks.json", "ideas.json", "schedule.json"] {
+            std::fs::copy(corpus::dir().join("fixture").join(f), state.join(f)).unwrap();
+        }
+        Hub { dir, now: corpus::NOW.parse().unwrap() }
+    }
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+    fn state(&self, file: &str) -> PathBuf {
+        self.path().join("state").join(file)
+    }
+    fn read(&self, file: &str) -> String {
+        std::fs::read_to_string(self.state(file)).unwrap()
+    }
+    fn ask(&self, who: Provenance, message: &str) -> Result<Done, RoutineError> {
+        let world =
+            World { layout: cn_hub::Layout::new(self.path()), now: self.now.clone(), who, message: message.into() };
+        perform(&parse(message, &self.now), &world)
+    }
+    fn owner(&self, message: &str) -> String {
+        match self.ask(Provenance::Owner, message) {
+            Ok(done) => done.answer,
+            Err(e) => format!("escalated: {}", cn_compute::chain(&e)),
+        }
+    }
+}
+
+fn mallory() -> Provenance {
+    Provenance::Public { sense: "github".into(), user: Some("mallory".into()) }
+}
+
+#[test]
+fn each_answer_says_exactly_what_changed() {
+    let hub = Hub::new();
+    assert_eq!(hub.owner("done with the car insurance"), "Done: renew the car insurance — 3 tasks left today.");
+    assert_eq!(
+        hub.owner("remind me to call the bank tomorrow at 10am"),
+        "Added: call the bank — due Fri 27 Nov, 10:00."
+    );
+    assert_eq!(hub.owner("todo: buy printer ink"), "Added: buy printer ink (no due time).");
+    assert_eq!(
+        hub.owner("move the plumber to Monday"),
+        "Moved: call the plumber — now due Mon 30 Nov, 09:00 (was Tue 24 Nov, 09:00)."
+    );
+    assert_eq!(
+        hub.owner("what's overdue?"),
+        "1 task overdue:\n- pick up the dry cleaning — overdue since Wed 25 Nov, 16:00"
+    );
+    assert_eq!(hub.owner("when is the passport due?"), "renew the passport — due Fri 15 Jan 2027, 09:00; priority 2.");
+    assert_eq!(hub.owner("drop the cello idea"), "Dropped the idea: learn to play the cello — 3 ideas left.");
+    assert_eq!(
+        hub.owner("every Monday at 9am remind me to water the plants"),
+        "Scheduled: water the plants — every Monday at 09:00 (next Mon 30 Nov, 09:00)."
+    );
+    let entries: serde_json::Value = serde_json::from_str(&hub.read("schedule.json")).unwrap();
+    let added = &entries[3];
+    assert_eq!((added["name"].as_str(), added["tz"].as_str()), (Some("water-the-plants"), Some("Europe/Paris")));
+    assert_eq!(hub.owner("cancel the daily reflection"), "Removed from the schedule: daily-reflection (Reflect: what did I do yesterday, what did I learn, what comes next?).");
+}
+
+#[test]
+fn two_matches_or_a_bad_date_change_nothing_and_say_so() {
+    let hub = Hub::new();
+    let before = [hub.read("tasks.json"), hub.read("ideas.json"), hub.read("schedule.json")];
+    assert_eq!(
+        hub.owner("mark the invoice as done"),
+        "Two tasks match “the invoice”: send the invoice to Acme and send the invoice to Globex. Which one?\nNothing was changed."
+    );
+    // Both requests of a message, or neither: the second is not done while the first asks.
+    let answer = hub.owner("mark the invoice done and move the plumber to Monday");
+    assert!(answer.starts_with("Two tasks match") && answer.ends_with("Nothing was changed."), "{answer}");
+    assert_eq!(
+        hub.owner("remind me to call the bank on the 45th"),
+        "I can't read “on the 45th” as a date: no month has a 45th — when should it be?\nNothing was changed."
+    );
+    assert_eq!(
+        hub.owner("remind me to file my taxes on March 3, 2025"),
+        "“on March 3, 2025” is in the past (Mon 3 Mar 2025, 09:00) — when should it be?\nNothing was changed."
+    );
+    assert_eq!(hub.owner("move the dentist"), "Move “book the dentist” to when?\nNothing was changed.");
+    assert_eq!(
+        hub.owner("mark the tax return as done"),
+        "No open task matches “the tax return”.\nNothing was changed."
+    );
+    assert_eq!(before, [hub.read("tasks.json"), hub.read("ideas.json"), hub.read("schedule.json")]);
+    // Not the routine's: handed up, nothing changed.
+    for text in ["Cancel my 3pm meeting", "Book a table for two at 7pm", "I paid for lunch", "Drop the database"] {
+        assert!(hub.owner(text).starts_with("escalated: not a routine request"), "{text}");
+    }
+    assert_eq!(before, [hub.read("tasks.json"), hub.read("ideas.json"), hub.read("schedule.json")]);
+}
+
+/// The attack: a stranger's (or a peer's) message cannot see, complete, move or cancel the
+/// owner's tasks, nor touch the schedule; what they file is marked as theirs.
+#[test]
+fn a_stranger_changes_only_what_they_filed() {
+    let hub = Hub::new();
+    let before = hub.read("tasks.json");
+    for who in [mallory(), Provenance::Peer("ada".into())] {
+        for text in [
+            "done with the car insurance",
+            "mark the electricity bill as done",
+            "cancel the dentist task",
+            "move the plumber task to Monday",
+            "when is the passport due?",
+        ] {
+            let done = hub.ask(who.clone(), text).unwrap();
+            assert!(!done.changed(), "{who}: {text}: {}", done.answer);
+            assert!(done.answer.starts_with("No open task matches"), "{who}: {text}: {}", done.answer);
+        }
+        for text in ["I called the plumber", "Cancel the car insurance", "move the plumber to Monday"] {
+            assert!(matches!(hub.ask(who.clone(), text), Err(RoutineError::NotRoutine { .. })), "{who}: {text}");
+        }
+        for text in ["stop the weekly review", "what's on my schedule?", "every Monday remind me to pay mallory"] {
+            let done = hub.ask(who.clone(), text).unwrap();
+            assert_eq!(
+                done.answer, "Sorry — only my owner can see or change my schedule.\nNothing was changed.",
+                "{text}"
+            );
+        }
+    }
+    assert_eq!(hub.read("tasks.json"), before);
+    // Their own list holds only what they filed; what they file is marked with their source.
+    let list = hub.ask(mallory(), "what's on my list?").unwrap().answer;
+    assert_eq!(list, "Your open tasks (1):\n- review my pull request");
+    hub.ask(mallory(), "remind me to merge my PR tomorrow").unwrap();
+    let tasks: serde_json::Value = serde_json::from_str(&hub.read("tasks.json")).unwrap();
+    let added = tasks.as_array().unwrap().last().unwrap();
+    assert_eq!((added["task"].as_str(), added["source"].as_str()), (Some("merge my PR"), Some("github:mallory")));
+    // And they may close their own.
+    assert_eq!(
+        hub.ask(mallory(), "done with the pull request review").unwrap().answer,
+        "Done: review my pull request — nothing else due today."
+    );
+    // The owner sees everything, theirs included.
+    assert!(hub.owner("what's on my list?").contains("merge my PR"));
+}
+
+/// Make `dir` refuse new files, even to root (chmod, else the immutable attribute); false
+/// when neither is possible here.
+fn refuse_writes(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555));
+    if std::fs::write(dir.join(".probe"), "x").is_err() {
+        return true;
+    }
+    let _ = std::fs::remove_file(dir.join(".probe"));
+    std::process::Command::new("chattr").arg("+i").arg(dir).status().is_ok_and(|s| s.success())
+        && std::fs::write(dir.join(".probe"), "x").is_err()
+}
+
+fn allow_writes(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::process::Command::new("chattr").arg("-i").arg(dir).status();
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755));
+}
+
+#[test]
+fn a_file_that_cannot_be_written_leaves_the_request_undone_and_says_why() {
+    let hub = Hub::new();
+    // The lock file exists already, as on any hub that has changed its tasks once.
+    hub.owner("todo: first");
+    let before = hub.read("tasks.json");
+    let state = hub.path().join("state");
+    if !refuse_writes(&state) {
+        allow_writes(&state);
+        eprintln!("skipped: cannot make a directory read-only here");
+        return;
+    }
+    let result = hub.ask(Provenance::Owner, "done with the car insurance");
+    allow_writes(&state);
+    let e = match result {
+        Err(e @ RoutineError::State { .. }) => cn_compute::chain(&e),
+        other => panic!("{other:?}"),
+    };
+    assert!(e.starts_with("the request was not done: ") && e.contains("tasks.json"), "{e}");
+    assert_eq!(hub.read("tasks.json"), before);
+    // Unreadable: a malformed file is reported and left as it is.
+    std::fs::write(hub.state("tasks.json"), "[{\"id\": 1}]").unwrap();
+    let e = hub.owner("what's on my list?");
+    assert!(e.contains("tasks.json: line 1") && e.contains("fix the file by hand"), "{e}");
+}
+
+/// The executive's routine tools, run through the registry as the executive's calls are, for
+/// an item from `who`.
+fn tools(hub: &Hub, who: Provenance) -> cn_tools::Registry {
+    let (config, policy) = crate::config::of(&cn_hub::HubConfig::default());
+    let shared = std::sync::Arc::new(crate::actions::Shared::new(hub.path().to_path_buf(), config));
+    if let Ok(mut clock) = shared.clock.lock() {
+        *clock = Some(hub.now.clone());
+    }
+    let mut registry = crate::actions::registry(&shared, policy);
+    registry.ctx.from = Some(who);
+    registry
+}
+
+fn call(
+    r: &cn_tools::Registry,
+    tool: &str,
+    params: serde_json::Value,
+) -> Result<serde_json::Value, cn_compute::ToolError> {
+    r.run(1, &cn_compute::ToolCall::new(tool, params.as_object().cloned().unwrap_or_default()))
+}
+
+/// The attack, through the tools: a stranger's or a peer's item cannot complete, move or
+/// cancel the owner's tasks, drop the owner's ideas, or touch the schedule — by id or by words
+/// — while it may file and close its own.
+#[test]
+fn the_tools_keep_a_stranger_to_what_it_filed() {
+    use cn_compute::ToolError;
+    use serde_json::json;
+    let hub = Hub::new();
+    let before = [hub.read("tasks.json"), hub.read("ideas.json"), hub.read("schedule.json")];
+    for who in [mallory(), Provenance::Peer("ada".into())] {
+        let r = tools(&hub, who.clone());
+        for (tool, params) in [
+            ("task_done", json!({"name": "task-car"})),
+            ("task_cancel", json!({"name": "task-plumber"})),
+            ("task_move", json!({"name": "task-bill", "to": "next Friday"})),
+            ("idea_drop", json!({"name": "idea-cello"})),
+        ] {
+            let e = call(&r, tool, params).unwrap_err();
+            assert!(matches!(&e, ToolError::Denied(m) if m.contains("not one an item from")), "{who}: {tool}: {e:?}");
+        }
+        for (tool, params) in [
+            ("task_done", json!({"name": "car insurance"})),
+            ("task_cancel", json!({"name": "the plumber"})),
+            ("idea_drop", json!({"name": "the cello"})),
+        ] {
+            let e = call(&r, tool, params).unwrap_err();
+            assert!(matches!(&e, ToolError::BadParams(m) if m.starts_with("no ")), "{who}: {tool}: {e:?}");
+        }
+        // The schedule is the owner's: held for the owner's word, never run.
+        for (tool, params) in [
+            ("schedule_add", json!({"action": "pay mallory", "every": "every Monday at 9am"})),
+            ("schedule_remove", json!({"name": "weekly-review"})),
+            ("schedule_list", json!({})),
+        ] {
+            let e = call(&r, tool, params).unwrap_err();
+            assert!(matches!(&e, ToolError::Held { .. }), "{who}: {tool}: {e:?}");
+        }
+        // What they may see is what they filed.
+        let listed = call(&r, "tasks_list", json!({})).unwrap();
+        let mine: Vec<&str> = listed["tasks"].as_array().unwrap().iter().filter_map(|t| t["id"].as_str()).collect();
+        let expect: Vec<&str> = if who == mallory() { vec!["task-stranger"] } else { vec![] };
+        assert_eq!(mine, expect, "{who}");
+    }
+    assert_eq!(before, [hub.read("tasks.json"), hub.read("ideas.json"), hub.read("schedule.json")]);
+    // Their own they may close.
+    let r = tools(&hub, mallory());
+    let done = call(&r, "task_done", json!({"name": "task-stranger"})).unwrap();
+    assert_eq!(done["answer"], "Done: review my pull request — nothing else due today.");
+}
+
+#[test]
+fn the_tools_do_what_the_owner_asks_and_answer_what_changed() {
+    use serde_json::json;
+    let hub = Hub::new();
+    let r = tools(&hub, Provenance::Owner);
+    let today = call(&r, "tasks_list", json!({"filter": "today"})).unwrap();
+    assert_eq!(today["tasks"].as_array().unwrap().len(), 4);
+    let done = call(&r, "task_done", json!({"name": "the car insurance"})).unwrap();
+    assert_eq!(done, json!({"answer": "Done: renew the car insurance — 3 tasks left today.", "changed": true}));
+    let which = call(&r, "task_cancel", json!({"name": "the invoice"})).unwrap_err().to_string();
+    assert!(which.contains("several match “the invoice”: task-acme") && which.contains("task-globex"), "{which}");
+    let moved = call(&r, "task_move", json!({"name": "task-passport", "to": "by 2 days"})).unwrap();
+    assert_eq!(
+        moved["answer"],
+        "Moved: renew the passport — now due Sun 17 Jan 2027, 09:00 (was Fri 15 Jan 2027, 09:00)."
+    );
+    let bad = call(&r, "task_move", json!({"name": "task-dentist", "to": "next Smarch"})).unwrap_err().to_string();
+    assert!(bad.contains("“Smarch” is not a month"), "{bad}");
+    let added =
+        call(&r, "schedule_add", json!({"action": "water the ferns", "every": "every Tuesday at 7am"})).unwrap();
+    assert!(
+        added["answer"].as_str().unwrap().starts_with("Scheduled: water the ferns — every Tuesday at 07:00"),
+        "{added}"
+    );
+    let never = call(&r, "schedule_add", json!({"action": "x", "cron": "0 0 31 2 *"})).unwrap_err().to_string();
+    assert!(never.contains("never fires"), "{never}");
+    let gone = call(&r, "schedule_remove", json!({"name": "the ferns"})).unwrap();
+    assert_eq!(gone["answer"], "Removed from the schedule: water-the-ferns (water the ferns).");
+    let ideas = call(&r, "ideas_list", json!({"words": "cello"})).unwrap();
+    assert_eq!(ideas["ideas"][0]["id"], "idea-cello");
+    assert_eq!(call(&r, "idea_drop", json!({"name": "idea-cello"})).unwrap()["changed"], true);
+    // Every change is in the journal, for "what did you do today?".
+    let journal = std::fs::read_to_string(hub.state("journal.jsonl")).unwrap();
+    assert!(journal.contains("\"type\":\"routine\"") && journal.contains("Done: renew the car insurance"), "{journal}");
+}
+
+#[test]
+fn a_reminder_without_what_is_not_guessed() {
+    let now: Zoned = corpus::NOW.parse().unwrap();
+    // "to" must be a word: "Remind me tomorrow" says when, not what.
+    assert_eq!(parse("Remind me tomorrow", &now), super::Parsed::NotRoutine);
+    assert_eq!(parse("remind me about it", &now), super::Parsed::NotRoutine);
+}
+
+proptest::proptest! {
+    /// Whatever a stranger writes, the routine's parser never panics, and the trigger agrees
+    /// with it.
+    #[test]
+    fn any_message_is_parsed_without_panic(text in "\\PC{0,120}") {
+        let now: Zoned = corpus::NOW.parse().unwrap();
+        let parsed = parse(&text, &now);
+        if parsed != super::Parsed::NotRoutine {
+            proptest::prop_assert!(super::recognizes(&text));
+        }
+    }
+
+    /// Routine-like messages built from the corpus's words never panic either.
+    #[test]
+    fn routine_like_messages_are_parsed_without_panic(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                "(remind me to|add a task:|todo:|I need to|mark|done with|move|snooze|cancel|drop|every|what's on my|idea:) ",
+                "(the|my|a) (car insurance|plumber|invoice|list|ideas|schedule|task|reminder) ",
+                "(tomorrow|tonight|on the [0-9]{1,3}(st|th)|next (Friday|Smarch)|in [0-9]+ hours|at [0-9]{1,2}(pm|am)?|by an hour|back a week) ",
+                "(and|;|\\.|\\?|✅|as done|off my list|anymore) ",
+            ],
+            0..7,
+        )
+    ) {
+        let now: Zoned = corpus::NOW.parse().unwrap();
+        let _ = parse(&parts.concat(), &now);
+    }
+}

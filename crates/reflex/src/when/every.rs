@@ -1,0 +1,237 @@
+//! "every …": a repeating time read as a five-field cron expression for the hub's schedule —
+//! "every Monday at 9am" `0 9 * * 1`, "every weekday at 8:30" `30 8 * * 1-5`, "every 2 hours"
+//! `0 */2 * * *`, "on the 1st of every month" `0 9 1 * *`, "every March 3" `0 9 3 3 *`.
+//!
+//! What cron cannot say exactly ("every other Tuesday", "every 3 days") or what leaves the day
+//! open ("every week", "monthly") is an error naming the phrase, to be asked about — never an
+//! approximation. Times of day follow the same rules as a due time (see the parent module).
+
+use std::sync::OnceLock;
+
+use jiff::Zoned;
+use regex::{Captures, Regex};
+
+use super::{capitalized, compile, number, ordinal, time_match, time_of, without, WhenError};
+
+/// A repeating time found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Every {
+    /// Five-field cron, read in the hub's time zone.
+    pub cron: String,
+    /// For a person: "every Monday at 09:00".
+    pub human: String,
+    /// The words that said it.
+    pub phrase: String,
+    /// The text without them.
+    pub rest: String,
+}
+
+fn every_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        let pattern = r"(?ix)\b(?:
+                (?:on\s+)?the\s+(?P<dom>\d{1,3})(?:st|nd|rd|th)\s+of\s+(?:every|each)\s+month
+              | (?:every|each)\s+month\s+on\s+the\s+(?P<dom2>\d{1,3})(?:st|nd|rd|th)
+              | (?:every|each)\s+(?P<other>other|second|alternate)\s+[a-z]+
+              | (?:every|each)\s+(?:year\s+on\s+)?(?P<ym>MONTHS)\s+(?P<yd>\d{1,2})(?:st|nd|rd|th)?
+              | (?:every|each)\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)
+              | (?:every|each)\s+(?P<days>(?:WEEKDAY)(?:\s*(?:,|and|&)\s*(?:WEEKDAY))*)
+              | (?:every|each)\s+(?P<unit1>minute|hour|day|weekday|weekend|week|month|year|morning|afternoon|evening|night)
+              | (?P<daily>daily|nightly|hourly|weekly|monthly)
+              | (?:on\s+)?(?P<plural>(?:WEEKDAY)s(?:\s*(?:,|and|&)\s*(?:WEEKDAY)s)*)
+            )\b(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?";
+        compile("every", pattern)
+    })
+}
+
+fn weekday_word_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| compile("weekday", r"(?i)\b(?:on\s+)?(?P<d>WEEKDAY)s?\b"))
+}
+
+/// Cron's day of the week (Sunday 0) and its name, for a weekday word.
+fn cron_day(word: &str) -> Option<(u8, &'static str)> {
+    let w = word.to_ascii_lowercase();
+    const NAMES: [&str; 7] = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
+    NAMES.iter().position(|n| n.starts_with(&w[..w.len().min(3)])).and_then(|i| Some((u8::try_from(i).ok()?, NAMES[i])))
+}
+
+/// The weekdays a list names ("Monday and Thursday", "Mondays, Wednesdays").
+fn day_list(list: &str) -> Option<(String, String)> {
+    let mut days: Vec<(u8, &str)> = Vec::new();
+    for word in list.split(|c: char| c == ',' || c == '&' || c.is_whitespace()).filter(|w| !w.is_empty()) {
+        if word.eq_ignore_ascii_case("and") {
+            continue;
+        }
+        let word = word.strip_suffix(['s', 'S']).filter(|w| w.len() >= 3 && cron_day(w).is_some()).unwrap_or(word);
+        let day = cron_day(word)?;
+        if !days.contains(&day) {
+            days.push(day);
+        }
+    }
+    let cron = days.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>().join(",");
+    let names: Vec<String> = days.iter().map(|(_, name)| capitalized(name)).collect();
+    let human = match names.as_slice() {
+        [] => return None,
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    };
+    Some((cron, human))
+}
+
+/// The repeating time in `text`, if it says one; an error when it says one cron cannot keep
+/// exactly, or one that leaves the day open.
+pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
+    let text = super::words::correct(text);
+    let Some(c) = every_re().captures(&text) else { return Ok(None) };
+    let Some(all) = c.get(0) else { return Ok(None) };
+    let phrase = all.as_str().trim().to_string();
+    let part = c.name("part").map(|p| p.as_str().to_ascii_lowercase()).or_else(|| {
+        c.name("unit1")
+            .map(|u| u.as_str().to_ascii_lowercase())
+            .filter(|u| matches!(u.as_str(), "morning" | "afternoon" | "evening" | "night"))
+    });
+    let time = time_match(&text, Some(&all.range()));
+    let clock = time.as_ref().map(|t| time_of(t, part.as_deref())).transpose()?;
+    let (hour, minute) = match (clock, part.as_deref()) {
+        (Some(t), _) => (t.hour(), t.minute()),
+        (None, Some("morning")) => (9, 0),
+        (None, Some("afternoon")) => (14, 0),
+        (None, Some("evening")) => (18, 0),
+        (None, Some(_)) => (20, 0),
+        (None, None) => (9, 0),
+    };
+    let at = format!("{hour:02}:{minute:02}");
+    let ask = |why: &str| WhenError::Unreadable { phrase: phrase.clone(), why: why.to_string() };
+    let text_of = |name: &str| c.name(name).map(|m| m.as_str().to_ascii_lowercase());
+    let (cron, human, uses_time) = if let Some(dom) = text_of("dom").or(text_of("dom2")) {
+        let dom: u8 = dom.parse().ok().filter(|d| (1..=31).contains(d)).ok_or_else(|| ask("no month has that day"))?;
+        (format!("{minute} {hour} {dom} * *"), format!("on the {} of every month at {at}", ordinal(dom as i8)), true)
+    } else if c.name("other").is_some() {
+        return Err(ask(
+            "I can repeat on set weekdays, on a day of the month, or every few minutes or hours — not every other one",
+        ));
+    } else if let (Some(m), Some(d)) = (text_of("ym"), text_of("yd")) {
+        let month = super::month_number(&m).ok_or_else(|| ask("no such month"))?;
+        let day: i8 = d.parse().map_err(|_| ask("the day is not a number"))?;
+        // 2028 is a leap year, so February 29th is a day some years have.
+        jiff::civil::Date::new(2028, month, day).map_err(|_| ask("no such day of that month"))?;
+        let name =
+            capitalized(super::words::MONTHS.get(usize::try_from(month - 1).unwrap_or(0)).copied().unwrap_or(""));
+        (format!("{minute} {hour} {day} {month} *"), format!("every {} {name} at {at}", day), true)
+    } else if let (Some(n), Some(unit)) = (text_of("n"), text_of("unit")) {
+        let n = number(&n).ok_or_else(|| ask("not a number"))?;
+        match unit.chars().next() {
+            Some('m') if unit.starts_with("min") && (1..=59).contains(&n) => {
+                let cron = if n == 1 { "* * * * *".to_string() } else { format!("*/{n} * * * *") };
+                (cron, format!("every {n} minute{}", if n == 1 { "" } else { "s" }), false)
+            }
+            Some('h') if (1..=23).contains(&n) => {
+                let cron = if n == 1 { "0 * * * *".to_string() } else { format!("0 */{n} * * *") };
+                (cron, format!("every {n} hour{}", if n == 1 { "" } else { "s" }), false)
+            }
+            Some('d') if n == 1 => (format!("{minute} {hour} * * *"), format!("every day at {at}"), true),
+            _ => return Err(ask("I can repeat every few minutes or hours, on set weekdays or on a day of the month — not at that interval")),
+        }
+    } else if let Some(days) = text_of("days").or(text_of("plural")) {
+        let (dow, names) = day_list(&days).ok_or_else(|| ask("no such day of the week"))?;
+        (format!("{minute} {hour} * * {dow}"), format!("every {names} at {at}"), true)
+    } else if let Some(unit) = text_of("unit1").or(text_of("daily")) {
+        match unit.as_str() {
+            "minute" => ("* * * * *".to_string(), "every minute".to_string(), false),
+            "hour" | "hourly" => ("0 * * * *".to_string(), "every hour".to_string(), false),
+            "day" | "daily" | "morning" | "afternoon" | "evening" | "night" => {
+                (format!("{minute} {hour} * * *"), format!("every day at {at}"), true)
+            }
+            "nightly" => {
+                let (h, m) = if clock.is_some() { (hour, minute) } else { (20, 0) };
+                (format!("{m} {h} * * *"), format!("every night at {h:02}:{m:02}"), true)
+            }
+            "weekday" => (format!("{minute} {hour} * * 1-5"), format!("every weekday at {at}"), true),
+            "weekend" => (format!("{minute} {hour} * * 0,6"), format!("every Saturday and Sunday at {at}"), true),
+            "week" | "weekly" => {
+                let rest = format!("{} {}", &text[..all.start()], &text[all.end()..]);
+                let day =
+                    weekday_word_re().captures(&rest).and_then(|d| d.name("d").and_then(|d| cron_day(d.as_str())));
+                let Some((n, name)) = day else { return Err(ask("every week on which day?")) };
+                (format!("{minute} {hour} * * {n}"), format!("every {} at {at}", capitalized(name)), true)
+            }
+            "month" | "monthly" => return Err(ask("on which day of the month?")),
+            _ => return Err(ask("on which day of the year?")),
+        }
+    } else {
+        return Ok(None);
+    };
+    if cron.parse::<cn_hub::cron::Cron>().is_err() {
+        return Err(ask("not a time I can repeat"));
+    }
+    let _ = now;
+    let mut spans = vec![all.range()];
+    if uses_time {
+        spans.extend(time.as_ref().and_then(|t| t.get(0)).map(|m| m.range()));
+    }
+    Ok(Some(Every {
+        cron,
+        human,
+        phrase: phrase_with_time(&phrase, time.as_ref(), uses_time),
+        rest: without(&text, spans),
+    }))
+}
+
+fn phrase_with_time(phrase: &str, time: Option<&Captures>, uses_time: bool) -> String {
+    match time.and_then(|t| t.get(0)).filter(|_| uses_time) {
+        Some(t) => format!("{phrase} {}", t.as_str().trim()),
+        None => phrase.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> Zoned {
+        "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap()
+    }
+
+    fn cron(text: &str) -> String {
+        match every(text, &now()) {
+            Ok(Some(e)) => format!("{} | {} | {}", e.cron, e.human, e.rest),
+            Ok(None) => "none".into(),
+            Err(e) => format!("error: {}", e.phrase()),
+        }
+    }
+
+    #[test]
+    fn repeating_times_become_cron() {
+        assert_eq!(
+            cron("every Monday at 9am remind me to water the plants"),
+            "0 9 * * 1 | every Monday at 09:00 | remind me to water the plants"
+        );
+        assert_eq!(
+            cron("remind me to take my vitamins every morning"),
+            "0 9 * * * | every day at 09:00 | remind me to take my vitamins"
+        );
+        assert_eq!(cron("every weekday at 8:30 check the train times").split(" | ").next(), Some("30 8 * * 1-5"));
+        assert_eq!(cron("on the 1st of every month remind me to pay the rent").split(" | ").next(), Some("0 9 1 * *"));
+        assert_eq!(cron("every evening at 10 lock up").split(" | ").next(), Some("0 22 * * *"));
+        assert_eq!(cron("every night at 11 set the alarm").split(" | ").next(), Some("0 23 * * *"));
+        assert_eq!(cron("every 2 hours remind me to stretch"), "0 */2 * * * | every 2 hours | remind me to stretch");
+        assert_eq!(cron("drink water every hour").split(" | ").next(), Some("0 * * * *"));
+        assert_eq!(cron("every Sunday evening plan the week").split(" | ").next(), Some("0 18 * * 0"));
+        assert_eq!(cron("every Monday and Thursday at 8am water the plants").split(" | ").next(), Some("0 8 * * 1,4"));
+        assert_eq!(cron("on Tuesdays put the bins out").split(" | ").next(), Some("0 9 * * 2"));
+        assert_eq!(cron("every March 3 send the card").split(" | ").next(), Some("0 9 3 3 *"));
+        assert_eq!(cron("every week on Friday review the week").split(" | ").next(), Some("0 9 * * 5"));
+        assert_eq!(cron("check every room"), "none");
+    }
+
+    #[test]
+    fn what_cron_cannot_keep_is_asked_about() {
+        assert_eq!(cron("every other Tuesday call the mentor"), "error: every other Tuesday");
+        assert_eq!(cron("every 3 days water the cactus"), "error: every 3 days");
+        assert_eq!(cron("every week call mom"), "error: every week");
+        assert_eq!(cron("monthly review the budget"), "error: monthly");
+        assert_eq!(cron("on the 45th of every month pay"), "error: on the 45th of every month");
+        assert_eq!(cron("every day at 25:00 stretch"), "error: at 25:00");
+    }
+}

@@ -1,0 +1,708 @@
+//! When a message says something is due: the time phrase in free text ("tomorrow", "at 9am",
+//! "next week", "on the 1st", "in 3 days", "friday evening", "on March 3", "3 March 2027",
+//! "end of the month") found and turned into a time in the hub's time zone — or an error
+//! that names the phrase when it cannot be read ("the 45th", "February 30", "next Smarch",
+//! "at 25:00") or is in the past ("March 3, 2025", "yesterday", "today at 9am" at 14:30).
+//! Nothing is guessed and nothing is silently moved: a request with such a phrase is asked
+//! about. [`every`] reads "every Monday at 9" as a cron expression; [`shift`] reads "by an
+//! hour" as a span to push something back by.
+//!
+//! Misspelt date words are put right first ([`words`]: "tomorow", "wendesday"); then the
+//! phrase is found with two patterns (a day part and a time-of-day part, in either order) and
+//! the date computed with jiff.
+//!
+//! Rules: a day without a time is due at 09:00 (morning 09:00, afternoon 14:00, evening 18:00,
+//! night and tonight 20:00; "today" alone 17:00); "at 1"–"at 7" without am/pm is the
+//! afternoon, and any hour without am/pm in the evening or at night is after noon; a time
+//! without a day is today if still ahead, else tomorrow; a bare weekday is the next one after
+//! today, "this Friday" this week's (today included), "next Friday" the Friday of next week
+//! (weeks start on Monday); "next week" is Monday of next week; "this week" and "end of the
+//! week" Friday 17:00; "in N days" keeps the time of now; a date without a year is its next
+//! occurrence, unless it passed within the last three months — then it is a past date.
+
+mod every;
+mod words;
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use jiff::civil::{Date, Time, Weekday};
+use jiff::tz::TimeZone;
+use jiff::{Span, ToSpan, Zoned};
+use regex::{Captures, Regex};
+
+pub use every::{every, Every};
+
+/// A due time found in a text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Due {
+    pub at: Zoned,
+    /// The words that said it, as read (typos put right).
+    pub phrase: String,
+    /// The text without them (and without a dangling "by", "on", "at").
+    pub rest: String,
+    /// The phrase named a day ("Friday", "tomorrow", "the 3rd"), not only a time of day.
+    pub day_given: bool,
+    /// The phrase named a time of day ("at 5pm", "tonight", "in 2 hours", "morning"): a task
+    /// moved to a day without one keeps its own time.
+    pub time_given: bool,
+}
+
+impl Due {
+    /// RFC 3339 in UTC, as `state/tasks.json` keeps it.
+    pub fn rfc3339(&self) -> String {
+        self.at.timestamp().to_string()
+    }
+
+    /// For a person: `Tue 24 Nov, 09:00`.
+    pub fn human(&self) -> String {
+        self.at.strftime("%a %-d %b, %H:%M").to_string()
+    }
+}
+
+/// For a person, relative to `now`: `Tue 24 Nov, 09:00`, with the year when it is not now's.
+pub fn human(at: &Zoned, now: &Zoned) -> String {
+    if at.year() == now.year() {
+        at.strftime("%a %-d %b, %H:%M").to_string()
+    } else {
+        at.strftime("%a %-d %b %Y, %H:%M").to_string()
+    }
+}
+
+/// A time phrase that cannot be turned into a time to act on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WhenError {
+    /// It does not name a day or time ("the 45th", "February 30", "next Smarch", "at 25:00"),
+    /// or names it two ways ("3/4").
+    #[error("I can't read “{phrase}” as a date: {why}")]
+    Unreadable { phrase: String, why: String },
+    /// It names a time that has passed.
+    #[error("“{phrase}” is in the past ({shown})")]
+    Past { phrase: String, at: Box<Zoned>, shown: String },
+}
+
+impl WhenError {
+    fn unreadable(phrase: &str, why: impl Into<String>) -> WhenError {
+        WhenError::Unreadable { phrase: phrase.trim().to_string(), why: why.into() }
+    }
+    fn past(phrase: &str, at: Zoned, now: &Zoned) -> WhenError {
+        WhenError::Past { phrase: phrase.trim().to_string(), shown: human(&at, now), at: Box::new(at) }
+    }
+    /// The phrase it is about.
+    pub fn phrase(&self) -> &str {
+        match self {
+            WhenError::Unreadable { phrase, .. } | WhenError::Past { phrase, .. } => phrase,
+        }
+    }
+}
+
+const MONTHS: &str = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec";
+const NUMBERS: &str =
+    "a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|forty|ninety";
+const UNITS: &str = r"min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?";
+
+const WEEKDAY: &str =
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun";
+
+/// A pattern with its word lists filled in (`MONTHS`, `NUMBERS`, `UNITS`, `WEEKDAY`), compiled.
+fn compile(what: &str, pattern: &str) -> Regex {
+    let pattern = pattern
+        .replace("MONTHS", MONTHS)
+        .replace("NUMBERS", NUMBERS)
+        .replace("UNITS", UNITS)
+        .replace("WEEKDAY", WEEKDAY);
+    Regex::new(&pattern).unwrap_or_else(|e| unreachable!("the {what} pattern compiles: {e}"))
+}
+
+/// `text` without the byte ranges `spans` (overlapping ones counted once), tidied.
+fn without(text: &str, mut spans: Vec<Range<usize>>) -> String {
+    spans.sort_by_key(|r| r.start);
+    let mut rest = String::with_capacity(text.len());
+    let mut from = 0;
+    for r in &spans {
+        if r.start >= from {
+            rest.push_str(&text[from..r.start]);
+            from = r.end;
+        }
+    }
+    rest.push_str(&text[from..]);
+    tidy(&rest)
+}
+
+fn day_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        let pattern = r"(?ix)\b(?:(?P<prep>by|on|before|until|till|til|for|due|from|to)\s+)?(?:
+                (?P<md_m>MONTHS)\.?\s+(?P<md_d>\d{1,3})(?:st|nd|rd|th)?\b(?:,?\s+(?P<md_y>\d{4})\b)?
+              | (?:the\s+)?(?P<dm_d>\d{1,3})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>MONTHS)\b\.?(?:,?\s+(?P<dm_y>\d{4})\b)?
+              | (?P<iso_y>\d{4})-(?P<iso_m>\d{1,2})-(?P<iso_d>\d{1,2})\b
+              | (?P<num_a>\d{1,2})/(?P<num_b>\d{1,2})(?:/(?P<num_y>\d{4}|\d{2}))?\b
+              | (?P<tomorrow>tomorrow|tmrw|tmr)\b
+              | (?P<yesterday>yesterday)\b
+              | (?P<today>today|tonight|this\s+(?:morning|afternoon|evening))\b
+              | (?P<endof>(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<endunit>day|week|month)|eod)\b
+              | (?P<weekend>(?:this|next|the)\s+weekend)\b
+              | (?P<thisweek>this\s+week)\b
+              | (?P<nextweek>next\s+week)\b
+              | (?P<nextmonth>next\s+month)\b
+              | (?:(?P<rel>next|this|coming|the\s+coming)\s+)?(?P<weekday>(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?)\b
+              | in\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)\b
+              | in\s+(?P<half>half\s+an\s+hour)\b
+              | the\s+(?P<dom>\d{1,3})(?:st|nd|rd|th)\b(?:\s+of\s+(?:the\s+)?(?P<domnext>next\s+month)|\s+of\s+(?:the|this)\s+month)?
+            )(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?";
+        compile("day", pattern)
+    })
+}
+
+fn time_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?ix)\b(?:at|@|by|around)\s*(?:(?P<h>\d{1,2})(?::(?P<m>\d{1,2}))?(?:\s*(?P<ampm>[ap])\.?m\b\.?|\b)|(?P<word>noon|midday|midnight)\b)
+              | \b(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm2>[ap])\.?m\b\.?
+              | \b(?P<h3>\d{1,2}):(?P<m3>\d{2})\b
+              | \b(?P<word2>noon|midday|midnight)\b",
+        )
+        .unwrap_or_else(|e| unreachable!("the time pattern compiles: {e}"))
+    })
+}
+
+/// A word after which the next word is read as a date ("next Smarch", "on Febtober 3").
+fn date_position_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:next|this|last|on|by|until|till|before|every|in)\s+(?P<w>[a-z]{4,})\b(?:\s+\d{1,2}\b)?")
+            .unwrap_or_else(|e| unreachable!("the date-position pattern compiles: {e}"))
+    })
+}
+
+fn number(word: &str) -> Option<i64> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "a" | "an" | "one" => 1,
+        "two" => 2,
+        "three" => 3,
+        "four" => 4,
+        "five" => 5,
+        "six" => 6,
+        "seven" => 7,
+        "eight" => 8,
+        "nine" => 9,
+        "ten" => 10,
+        "eleven" => 11,
+        "twelve" => 12,
+        "fifteen" => 15,
+        "twenty" => 20,
+        "thirty" => 30,
+        "forty" => 40,
+        "forty-five" => 45,
+        "ninety" => 90,
+        n => n.parse().ok()?,
+    })
+}
+
+/// `n` of `unit` ("min", "hours", "day" …) as a span; `None` when it is too large to mean.
+fn unit_span(n: i64, unit: &str) -> Option<Span> {
+    let unit = unit.to_ascii_lowercase();
+    if !(0..=10_000).contains(&n) {
+        return None;
+    }
+    Some(if unit.starts_with("min") {
+        n.minutes()
+    } else if unit.starts_with('h') {
+        n.hours()
+    } else if unit.starts_with('d') {
+        n.days()
+    } else if unit.starts_with('w') {
+        n.weeks()
+    } else {
+        n.months()
+    })
+}
+
+fn month_number(name: &str) -> Option<i8> {
+    let name = name.to_ascii_lowercase();
+    words::MONTHS.iter().position(|m| m.starts_with(&name[..name.len().min(3)])).and_then(|i| i8::try_from(i + 1).ok())
+}
+
+fn weekday_of(name: &str) -> Option<Weekday> {
+    let name = name.to_ascii_lowercase();
+    let i = words::WEEKDAYS.iter().position(|d| d.starts_with(&name[..name.len().min(3)]))?;
+    Weekday::from_monday_zero_offset(i8::try_from(i).ok()?).ok()
+}
+
+fn at_time(date: Date, time: Time, tz: &TimeZone) -> Option<Zoned> {
+    date.to_datetime(time).to_zoned(tz.clone()).ok()
+}
+
+fn hm(h: i8, m: i8) -> Time {
+    Time::new(h, m, 0, 0).unwrap_or(Time::midnight())
+}
+
+/// The time of day a time match says, `part` the part of the day beside it; an error names a
+/// time that cannot be one ("at 25:00", "13pm").
+fn time_of(c: &Captures, part: Option<&str>) -> Result<Time, WhenError> {
+    let phrase = c.get(0).map_or("", |m| m.as_str());
+    if let Some(w) = c.name("word").or_else(|| c.name("word2")) {
+        return Ok(if w.as_str().eq_ignore_ascii_case("midnight") { Time::midnight() } else { hm(12, 0) });
+    }
+    let (h, m, ampm) = match (c.name("h"), c.name("h2"), c.name("h3")) {
+        (Some(h), _, _) => (h, c.name("m"), c.name("ampm")),
+        (_, Some(h), _) => (h, c.name("m2"), c.name("ampm2")),
+        (_, _, Some(h)) => (h, c.name("m3"), None),
+        _ => return Err(WhenError::unreadable(phrase, "no hour in it")),
+    };
+    let bad = |why: &str| WhenError::unreadable(phrase, why);
+    let mut hour: i8 = h.as_str().parse().map_err(|_| bad("the hour is not a number"))?;
+    let minute: i8 = match m {
+        Some(m) => m.as_str().parse().map_err(|_| bad("the minutes are not a number"))?,
+        None => 0,
+    };
+    if minute > 59 {
+        return Err(bad("an hour has 60 minutes"));
+    }
+    let pm = ampm.map(|a| a.as_str().eq_ignore_ascii_case("p"));
+    match pm {
+        Some(_) if hour == 0 || hour > 12 => return Err(bad("with am or pm the hour is 1 to 12")),
+        Some(true) if hour < 12 => hour += 12,
+        Some(false) if hour == 12 => hour = 0,
+        Some(_) => {}
+        None if hour > 23 => return Err(bad("a day has 24 hours")),
+        // "at 7" for a task: daytime, so 1–7 means the afternoon; "at 10" in the evening is 22:00.
+        None if (1..=7).contains(&hour) => hour += 12,
+        None if hour < 12 && matches!(part, Some("afternoon" | "evening" | "night" | "tonight")) => hour += 12,
+        None => {}
+    }
+    Time::new(hour, minute, 0, 0).map_err(|_| bad("not a time of day"))
+}
+
+fn part_time(part: &str) -> Time {
+    match part {
+        "morning" => hm(9, 0),
+        "afternoon" => hm(14, 0),
+        "evening" => hm(18, 0),
+        _ => hm(20, 0),
+    }
+}
+
+/// Whether what follows a short date word lets it be one: the end, punctuation, a time, or
+/// a word that starts the rest of the request.
+fn ends_a_phrase(after: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)^\s*(?:$|[,.;:!?)]|\d|(?:at|to|about|and|for|morning|afternoon|evening|night|please)\b)")
+            .unwrap_or_else(|e| unreachable!("the phrase-end pattern compiles: {e}"))
+    });
+    re.is_match(after)
+}
+
+/// The first day phrase worth reading: abbreviations of weekdays count only after "on", "by",
+/// "next" … ("put on sun cream" says nothing about Sunday).
+fn day_match(text: &str) -> Option<Captures<'_>> {
+    day_matches(text).next()
+}
+
+/// Every day phrase worth reading, in order.
+fn day_matches(text: &str) -> impl Iterator<Item = Captures<'_>> {
+    day_re().captures_iter(text).filter(move |c| {
+        let introduced = c.name("prep").is_some() || c.name("rel").is_some();
+        match (c.name("weekday"), c.name("num_a")) {
+            (Some(wd), _) if wd.as_str().len() > 5 => true,
+            // "on wed at 5" is a day, "put on sun cream" is not.
+            (Some(_), _) => introduced && c.get(0).is_some_and(|m| ends_a_phrase(&text[m.end()..])),
+            // "24/7 support" is no date; "on 3/4" is one (or a question).
+            (_, Some(_)) => introduced,
+            _ => true,
+        }
+    })
+}
+
+fn unit_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| compile("unit", r"(?i)^\s*(?:UNITS)\b"))
+}
+
+/// The first time phrase outside `skip` (the day phrase), and not "by 2 days".
+fn time_match<'t>(text: &'t str, skip: Option<&Range<usize>>) -> Option<Captures<'t>> {
+    time_re().captures_iter(text).find(|c| {
+        let Some(m) = c.get(0) else { return false };
+        let overlaps = skip.is_some_and(|s| m.start() < s.end && s.start < m.end());
+        let unit_after = unit_re().is_match(&text[m.end()..]);
+        !overlaps && !unit_after
+    })
+}
+
+/// A date phrase that looks like one but cannot be read: a near-miss of a month or weekday in
+/// a date position ("next Smarch"), a month without its day ("in March").
+fn check_words(text: &str) -> Result<(), WhenError> {
+    for c in date_position_re().captures_iter(text) {
+        let (Some(all), Some(w)) = (c.get(0), c.name("w")) else { continue };
+        let word = w.as_str().to_ascii_lowercase();
+        if word.strip_suffix('s').is_some_and(|d| words::WEEKDAYS.contains(&d)) {
+            return Err(WhenError::unreadable(
+                all.as_str(),
+                format!("once, or every {}?", capitalized(&word[..word.len() - 1])),
+            ));
+        }
+        if words::near_miss(&word) {
+            return Err(WhenError::unreadable(
+                all.as_str(),
+                format!("“{}” is not a month or a day of the week", w.as_str()),
+            ));
+        }
+        let month = words::MONTHS.iter().any(|m| *m == word && word != "may");
+        let day_after = all.as_str().trim_end().ends_with(|ch: char| ch.is_ascii_digit());
+        let day_before = words::ends_with_day_number(text[..all.start()].trim_end());
+        if month && !day_after && !day_before {
+            return Err(WhenError::unreadable(all.as_str(), format!("which day of {}?", w.as_str())));
+        }
+    }
+    Ok(())
+}
+
+/// The due time in `text` relative to `now` (whose zone is the hub's): `None` when the text
+/// says no time; an error when it says one that cannot be read or has passed.
+pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
+    let text = words::correct(text);
+    check_words(&text)?;
+    let day = day_match(&text);
+    let day_span = day.as_ref().and_then(|c| c.get(0)).map(|m| m.range());
+    let time = time_match(&text, day_span.as_ref());
+    if day.is_none() && time.is_none() {
+        return Ok(None);
+    }
+    let part = day.as_ref().and_then(|c| c.name("part")).map(|p| p.as_str().to_ascii_lowercase());
+    let tonight =
+        day.as_ref().and_then(|c| c.name("today")).is_some_and(|t| t.as_str().eq_ignore_ascii_case("tonight"));
+    let part_for_clock = if tonight { Some("tonight") } else { part.as_deref() };
+    let clock = time.as_ref().map(|c| time_of(c, part_for_clock)).transpose()?;
+    let phrase = phrase_of(&text, [day_span.clone(), time.as_ref().and_then(|c| c.get(0)).map(|m| m.range())]);
+    let (at, day_given, time_given) = match &day {
+        None => {
+            let Some(t) = clock else { return Ok(None) };
+            (next_at(now.date(), t, now).ok_or_else(|| WhenError::unreadable(&phrase, "no such time"))?, false, true)
+        }
+        Some(c) => {
+            let given = clock.is_some() || part.is_some();
+            let t = clock.or(part.as_deref().map(part_time));
+            let (at, relative) = day_at(c, t, now, &phrase)?;
+            (at, true, given || relative)
+        }
+    };
+    if at <= *now {
+        return Err(WhenError::past(&phrase, at, now));
+    }
+    // Another date phrase further on that cannot be read ("tomorrow … and … on the 45th")
+    // makes the whole text a question too.
+    for other in day_matches(&text).skip(1) {
+        let shown = other.get(0).map_or("", |m| m.as_str());
+        if let Err(e @ WhenError::Unreadable { .. }) = day_at(&other, None, now, shown) {
+            return Err(e);
+        }
+    }
+    let spans = [day_span, time.as_ref().and_then(|c| c.get(0)).map(|m| m.range())].into_iter().flatten().collect();
+    Ok(Some(Due { at, phrase, rest: without(&text, spans), day_given, time_given }))
+}
+
+/// The due time in `text`, or `None` when it says none — or one that cannot be used (see
+/// [`parse`] for the error).
+pub fn find(text: &str, now: &Zoned) -> Option<Due> {
+    parse(text, now).ok().flatten()
+}
+
+/// The words of the matched ranges, in order, joined.
+fn phrase_of(text: &str, ranges: [Option<Range<usize>>; 2]) -> String {
+    let mut ranges: Vec<Range<usize>> = ranges.into_iter().flatten().collect();
+    ranges.sort_by_key(|r| r.start);
+    ranges.iter().map(|r| text[r.clone()].trim()).collect::<Vec<_>>().join(" ")
+}
+
+/// `t` on `date` if still ahead of `now`, else on the day after.
+fn next_at(date: Date, t: Time, now: &Zoned) -> Option<Zoned> {
+    let tz = now.time_zone();
+    let candidate = at_time(date, t, tz)?;
+    if &candidate > now {
+        Some(candidate)
+    } else {
+        at_time(date.tomorrow().ok()?, t, tz)
+    }
+}
+
+/// The time a day match names, at `t` (else its default), and whether it is relative to now
+/// ("in 2 hours": a time of day is given by it).
+fn day_at(c: &Captures, t: Option<Time>, now: &Zoned, phrase: &str) -> Result<(Zoned, bool), WhenError> {
+    let tz = now.time_zone().clone();
+    let today = now.date();
+    let nine = t.unwrap_or(hm(9, 0));
+    let none = || WhenError::unreadable(phrase, "no such day");
+    let on = |date: Date, time: Time| at_time(date, time, &tz).ok_or_else(none);
+    let text = |name: &str| c.name(name).map(|m| m.as_str().to_ascii_lowercase());
+
+    if let (Some(m), Some(d)) = (text("md_m").or(text("dm_m")), text("md_d").or(text("dm_d"))) {
+        let year = text("md_y").or(text("dm_y"));
+        let month = month_number(&m).ok_or_else(none)?;
+        return Ok((on(calendar_date(year.as_deref(), month, &d, phrase, now)?, nine)?, false));
+    }
+    if let (Some(y), Some(m), Some(d)) = (text("iso_y"), text("iso_m"), text("iso_d")) {
+        let month: i8 = m.parse().map_err(|_| none())?;
+        if !(1..=12).contains(&month) {
+            return Err(WhenError::unreadable(phrase, format!("there is no month {m}")));
+        }
+        return Ok((on(calendar_date(Some(&y), month, &d, phrase, now)?, nine)?, false));
+    }
+    if let (Some(a), Some(b)) = (text("num_a"), text("num_b")) {
+        let (a, b): (i8, i8) = (a.parse().map_err(|_| none())?, b.parse().map_err(|_| none())?);
+        let (day, month) = match (a, b) {
+            (a, b) if a > 12 && b <= 12 => (a, b),
+            (a, b) if b > 12 && a <= 12 => (b, a),
+            (a, b) if a == b && a <= 12 => (a, b),
+            _ => {
+                return Err(WhenError::unreadable(
+                    phrase,
+                    "the day and the month could be either way round: write the month as a word",
+                ))
+            }
+        };
+        let year = text("num_y").map(|y| if y.len() == 2 { format!("20{y}") } else { y });
+        return Ok((on(calendar_date(year.as_deref(), month, &day.to_string(), phrase, now)?, nine)?, false));
+    }
+    if c.name("tomorrow").is_some() {
+        return Ok((on(today.tomorrow().map_err(|_| none())?, nine)?, false));
+    }
+    if c.name("yesterday").is_some() {
+        return Err(WhenError::past(phrase, on(today.yesterday().map_err(|_| none())?, nine)?, now));
+    }
+    if let Some(w) = text("today") {
+        let (default, vague) = if w == "tonight" {
+            (hm(20, 0), true)
+        } else if w.ends_with("morning") {
+            (hm(9, 0), false)
+        } else if w.ends_with("afternoon") {
+            (hm(14, 0), false)
+        } else if w.ends_with("evening") {
+            (hm(18, 0), false)
+        } else {
+            (hm(17, 0), true)
+        };
+        let at = on(today, t.unwrap_or(default))?;
+        // "today" or "tonight" without a time, said after its usual hour: the next full hour.
+        if t.is_none() && vague && at <= *now {
+            return Ok((later_today(now).ok_or_else(|| WhenError::past(phrase, at, now))?, true));
+        }
+        // "tonight", "this evening" say a time of day; "today" does not.
+        return Ok((at, w != "today"));
+    }
+    if let Some(unit) = text("endunit") {
+        let date = match unit.as_str() {
+            "week" => this_weeks(today, Weekday::Friday)?,
+            "month" => today.last_of_month(),
+            _ => today,
+        };
+        let at = on(date, t.unwrap_or(hm(17, 0)))?;
+        if unit == "day" && t.is_none() && at <= *now {
+            return Ok((later_today(now).ok_or_else(|| WhenError::past(phrase, at, now))?, true));
+        }
+        // The end of a day, week or month is its close of business: a time of day.
+        return Ok((at, true));
+    }
+    if text("endof").is_some() {
+        // "eod"
+        let at = on(today, t.unwrap_or(hm(17, 0)))?;
+        return Ok((if at <= *now { later_today(now).unwrap_or(at) } else { at }, true));
+    }
+    if let Some(w) = text("weekend") {
+        let saturday = if w.starts_with("next") {
+            next_weeks(today, Weekday::Saturday)?
+        } else if matches!(today.weekday(), Weekday::Saturday | Weekday::Sunday) {
+            today
+        } else {
+            this_weeks(today, Weekday::Saturday)?
+        };
+        return Ok((on(saturday, nine)?, false));
+    }
+    if c.name("thisweek").is_some() {
+        return Ok((on(this_weeks(today, Weekday::Friday)?, t.unwrap_or(hm(17, 0)))?, true));
+    }
+    if c.name("nextweek").is_some() {
+        return Ok((on(next_weeks(today, Weekday::Monday)?, nine)?, false));
+    }
+    if c.name("nextmonth").is_some() {
+        let first = today.first_of_month().checked_add(1.month()).map_err(|_| none())?;
+        return Ok((on(first, nine)?, false));
+    }
+    if let Some(wd) = text("weekday") {
+        let day = weekday_of(&wd).ok_or_else(none)?;
+        let rel = text("rel").unwrap_or_default();
+        let date = if rel == "next" {
+            next_weeks(today, day)?
+        } else if rel == "this" && today.weekday() == day && on(today, nine)? > *now {
+            today
+        } else {
+            today.nth_weekday(1, day).map_err(|_| none())?
+        };
+        return Ok((on(date, nine)?, false));
+    }
+    if let (Some(n), Some(unit)) = (text("n"), text("unit")) {
+        let n = number(&n).ok_or_else(none)?;
+        let span = unit_span(n, &unit).ok_or_else(|| WhenError::unreadable(phrase, "too far ahead"))?;
+        let later = now.checked_add(span).map_err(|_| WhenError::unreadable(phrase, "too far ahead"))?;
+        let whole_days = !(unit.starts_with("min") || unit.starts_with('h'));
+        return Ok(match (whole_days, t) {
+            (true, Some(t)) => (on(later.date(), t)?, false),
+            (true, None) => (later, false),
+            (false, _) => (later, true),
+        });
+    }
+    if c.name("half").is_some() {
+        return Ok((now.checked_add(30.minutes()).map_err(|_| none())?, true));
+    }
+    if let Some(dom) = text("dom") {
+        let dom: i8 = dom
+            .parse()
+            .ok()
+            .filter(|d| (1..=31).contains(d))
+            .ok_or_else(|| WhenError::unreadable(phrase, format!("no month has a {}", ordinal_text(&dom))))?;
+        let date = day_of_month(today, dom, c.name("domnext").is_some(), |d| on(d, nine).is_ok_and(|z| z > *now))
+            .ok_or_else(none)?;
+        return Ok((on(date, nine)?, false));
+    }
+    Err(none())
+}
+
+/// The next full hour today, if it is before 23:00.
+fn later_today(now: &Zoned) -> Option<Zoned> {
+    let hour = now.hour() + 1;
+    if hour >= 23 {
+        return None;
+    }
+    at_time(now.date(), hm(hour, 0), now.time_zone())
+}
+
+/// `day` of the week `today` is in (weeks start on Monday), even if it has passed.
+fn this_weeks(today: Date, day: Weekday) -> Result<Date, WhenError> {
+    let offset = i64::from(day.to_monday_zero_offset()) - i64::from(today.weekday().to_monday_zero_offset());
+    today.checked_add(offset.days()).map_err(|_| WhenError::unreadable("", "no such day"))
+}
+
+/// `day` of next week.
+fn next_weeks(today: Date, day: Weekday) -> Result<Date, WhenError> {
+    this_weeks(today, day)?.checked_add(1.week()).map_err(|_| WhenError::unreadable("", "no such day"))
+}
+
+/// The next date (from `today`, this month first unless `next_month`) whose day of the month
+/// is `dom` and that `ahead` accepts; months without that day are skipped ("the 31st").
+fn day_of_month(today: Date, dom: i8, next_month: bool, ahead: impl Fn(Date) -> bool) -> Option<Date> {
+    let first = today.first_of_month();
+    (i64::from(next_month)..13).find_map(|n| {
+        let month = first.checked_add(n.months()).ok()?;
+        let date = Date::new(month.year(), month.month(), dom).ok()?;
+        ahead(date).then_some(date)
+    })
+}
+
+/// A calendar date a person wrote, checked to exist, the year filled in when missing: this
+/// year's if still ahead; a date that passed within the last three months is kept (and so
+/// reported as past); one longer ago is next year's.
+fn calendar_date(year: Option<&str>, month: i8, day: &str, phrase: &str, now: &Zoned) -> Result<Date, WhenError> {
+    let today = now.date();
+    let day: i8 = day.parse().map_err(|_| WhenError::unreadable(phrase, "the day is not a number"))?;
+    let month_name = words::MONTHS.get(usize::try_from(month - 1).unwrap_or(0)).copied().unwrap_or("that month");
+    let month_name = capitalized(month_name);
+    let missing = |why_year: &str| {
+        WhenError::unreadable(
+            phrase,
+            if (1..=31).contains(&day) {
+                format!("{month_name} has no {}{why_year}", ordinal(day))
+            } else {
+                format!("no month has a {}", ordinal(day))
+            },
+        )
+    };
+    if let Some(y) = year {
+        let y: i16 = y.parse().map_err(|_| WhenError::unreadable(phrase, "the year is not a number"))?;
+        return Date::new(y, month, day).map_err(|_| missing(&format!(" in {y}")));
+    }
+    let this_year = Date::new(today.year(), month, day).ok();
+    let next_year = Date::new(today.year() + 1, month, day).ok();
+    let recent = |d: Date| today.checked_sub(3.months()).is_ok_and(|limit| d >= limit);
+    match (this_year, next_year) {
+        (Some(d), _) if d >= today || recent(d) => Ok(d),
+        (_, Some(d)) => Ok(d),
+        _ => Err(missing("")),
+    }
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+}
+
+/// "45" → "45th" for a number of any size a person wrote.
+fn ordinal_text(n: &str) -> String {
+    match n.parse::<i8>() {
+        Ok(n) => ordinal(n),
+        Err(_) => format!("{n}th"),
+    }
+}
+
+fn ordinal(n: i8) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+fn shift_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        compile(
+            "shift",
+            r"(?i)\b(?:back\s+(?:by\s+)?|by\s+|for\s+|another\s+)(?:(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)|(?P<half>half\s+an\s+hour))\b(?:\s+later)?",
+        )
+    })
+}
+
+/// A span to push something back by ("by an hour", "for 2 hours", "back a week").
+#[derive(Debug, Clone)]
+pub struct Shift {
+    pub span: Span,
+    pub phrase: String,
+    /// The text without it.
+    pub rest: String,
+}
+
+/// The span in `text` that something is pushed back by, if it says one.
+pub fn shift(text: &str) -> Option<Shift> {
+    let c = shift_re().captures(text)?;
+    let all = c.get(0)?;
+    let span = match (c.name("n"), c.name("unit"), c.name("half")) {
+        (Some(n), Some(unit), _) => unit_span(number(n.as_str())?, unit.as_str())?,
+        (_, _, Some(_)) => 30.minutes(),
+        _ => return None,
+    };
+    let rest = without(text, vec![all.range()]);
+    Some(Shift { span, phrase: all.as_str().trim().to_string(), rest })
+}
+
+/// Collapse spaces and drop punctuation left dangling at the end.
+fn tidy(s: &str) -> String {
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    joined.trim_end_matches(|c: char| matches!(c, ',' | ';' | ':' | '-' | '.') || c.is_whitespace()).to_string()
+}
+
+/// The hub's time zone: `name` (IANA) if given and known, else the system's.
+pub fn time_zone(name: Option<&str>) -> TimeZone {
+    match name {
+        Some(n) => TimeZone::get(n).unwrap_or_else(|e| {
+            tracing::warn!(zone = n, e = %cn_compute::Chain(&e), "unknown time zone; using the system's");
+            TimeZone::system()
+        }),
+        None => TimeZone::system(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,212 @@
+use super::*;
+use proptest::prelude::*;
+
+/// Monday 23 November 2026, 14:30 in Paris.
+fn monday() -> Zoned {
+    "2026-11-23T14:30:00[Europe/Paris]".parse().unwrap()
+}
+
+/// Thursday 26 November 2026, 14:30 in Paris: the routine corpus's now.
+fn thursday() -> Zoned {
+    "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap()
+}
+
+fn at(text: &str, now: &Zoned) -> String {
+    match parse(text, now) {
+        Ok(Some(d)) => format!("{} | {} | {}", d.at.strftime("%Y-%m-%d %H:%M"), d.phrase, d.rest),
+        Ok(None) => "none".into(),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+fn due(text: &str) -> String {
+    at(text, &monday())
+}
+
+/// Just the time, on Thursday.
+fn on_thursday(text: &str) -> String {
+    match parse(text, &thursday()) {
+        Ok(Some(d)) => d.at.strftime("%Y-%m-%d %H:%M").to_string(),
+        Ok(None) => "none".into(),
+        Err(WhenError::Unreadable { phrase, .. }) => format!("unreadable: {phrase}"),
+        Err(WhenError::Past { phrase, .. }) => format!("past: {phrase}"),
+    }
+}
+
+#[test]
+fn reads_the_common_phrasings_in_the_hubs_zone() {
+    assert_eq!(due("call mom tomorrow"), "2026-11-24 09:00 | tomorrow | call mom");
+    assert_eq!(due("call mom tomorrow at 6pm"), "2026-11-24 18:00 | tomorrow at 6pm | call mom");
+    assert_eq!(due("at 9am buy bread"), "2026-11-24 09:00 | at 9am | buy bread", "9am has passed today");
+    assert_eq!(due("submit the report at 16:00"), "2026-11-23 16:00 | at 16:00 | submit the report");
+    assert_eq!(due("renew the passport next week"), "2026-11-30 09:00 | next week | renew the passport");
+    assert_eq!(due("pay rent on the 1st"), "2026-12-01 09:00 | on the 1st | pay rent");
+    assert_eq!(due("water plants in 3 days"), "2026-11-26 14:30 | in 3 days | water plants");
+    assert_eq!(due("stretch in 20 minutes"), "2026-11-23 14:50 | in 20 minutes | stretch");
+    assert_eq!(due("dentist on friday at 10"), "2026-11-27 10:00 | on friday at 10 | dentist");
+    assert_eq!(due("gym next friday evening"), "2026-12-04 18:00 | next friday evening | gym");
+    assert_eq!(due("send invoices by end of the month"), "2026-11-30 17:00 | by end of the month | send invoices");
+    assert_eq!(due("buy milk"), "none");
+    let utc = find("call at 9am tomorrow", &monday()).unwrap();
+    assert_eq!(utc.rfc3339(), "2026-11-24T08:00:00Z", "stored in UTC");
+    assert_eq!(utc.human(), "Tue 24 Nov, 09:00");
+}
+
+#[test]
+fn dates_with_and_without_a_year() {
+    for (text, want) in [
+        ("on March 3", "2027-03-03 09:00"),
+        ("March 3rd", "2027-03-03 09:00"),
+        ("3 March 2027", "2027-03-03 09:00"),
+        ("the 3rd of March", "2027-03-03 09:00"),
+        ("March 3, 2027 at 5pm", "2027-03-03 17:00"),
+        ("on Dec 4 at 3pm", "2026-12-04 15:00"),
+        ("on 20 December 2026", "2026-12-20 09:00"),
+        ("on 15 January", "2027-01-15 09:00"),
+        ("on 2027-03-03", "2027-03-03 09:00"),
+        ("on 25/12", "2026-12-25 09:00"),
+        ("the 3rd", "2026-12-03 09:00"),
+        ("by the 28th", "2026-11-28 09:00"),
+        ("the 31st", "2026-12-31 09:00"),
+        ("the 3rd of next month", "2026-12-03 09:00"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+}
+
+#[test]
+fn weekdays_weeks_and_parts_of_the_day() {
+    for (text, want) in [
+        ("Friday", "2026-11-27 09:00"),
+        ("this Friday", "2026-11-27 09:00"),
+        ("next Friday", "2026-12-04 09:00"),
+        ("Thursday", "2026-12-03 09:00"),
+        ("on Monday", "2026-11-30 09:00"),
+        ("next Monday", "2026-11-30 09:00"),
+        ("next Tuesday", "2026-12-01 09:00"),
+        ("on wed", "2026-12-02 09:00"),
+        ("Sunday evening", "2026-11-29 18:00"),
+        ("Tuesday night", "2026-12-01 20:00"),
+        ("tomorrow afternoon", "2026-11-27 14:00"),
+        ("tonight", "2026-11-26 20:00"),
+        ("this evening", "2026-11-26 18:00"),
+        ("this week", "2026-11-27 17:00"),
+        ("by the end of the week", "2026-11-27 17:00"),
+        ("this weekend", "2026-11-28 09:00"),
+        ("next month", "2026-12-01 09:00"),
+        ("end of the month", "2026-11-30 17:00"),
+        ("in 2 hours", "2026-11-26 16:30"),
+        ("in half an hour", "2026-11-26 15:00"),
+        ("in a week", "2026-12-03 14:30"),
+        ("at 5pm", "2026-11-26 17:00"),
+        ("at 4", "2026-11-26 16:00"),
+        ("at noon", "2026-11-27 12:00"),
+        ("tomorrow evening at 8", "2026-11-27 20:00"),
+        ("put on sun cream", "none"),
+        ("24/7 support", "none"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+}
+
+#[test]
+fn misspelt_date_words_are_read() {
+    assert_eq!(on_thursday("call the dentist tomorow"), "2026-11-27 09:00");
+    assert_eq!(on_thursday("pay the gas bill on wendesday"), "2026-12-02 09:00");
+    assert_eq!(on_thursday("renew the permit on thrusday"), "2026-12-03 09:00");
+    assert_eq!(on_thursday("send the form on Febuary 2"), "2027-02-02 09:00");
+    assert_eq!(on_thursday("post it on Decmber 5"), "2026-12-05 09:00");
+    let d = parse("call the optician tommorow", &thursday()).unwrap().unwrap();
+    assert_eq!((d.phrase.as_str(), d.rest.as_str()), ("tomorrow", "call the optician"));
+}
+
+#[test]
+fn what_cannot_be_read_is_named_never_guessed() {
+    for (text, phrase) in [
+        ("call the bank on the 45th", "on the 45th"),
+        ("on the 32nd", "on the 32nd"),
+        ("move it to next Smarch", "next Smarch"),
+        ("on February 30", "on February 30"),
+        ("call Sam at 25:00", "at 25:00"),
+        ("at 13pm", "at 13pm"),
+        ("on 3/4", "on 3/4"),
+        ("book the holiday in June", "in June"),
+        ("call mom on Tuesdays", "on Tuesdays"),
+        ("buy milk tomorrow and call the council on the 45th", "on the 45th"),
+    ] {
+        assert_eq!(on_thursday(text), format!("unreadable: {phrase}"), "{text}");
+    }
+    let e = parse("on the 45th", &thursday()).unwrap_err().to_string();
+    assert_eq!(e, "I can't read “on the 45th” as a date: no month has a 45th");
+    let e = parse("on February 30", &thursday()).unwrap_err().to_string();
+    assert!(e.ends_with("February has no 30th"), "{e}");
+    let e = parse("next Smarch", &thursday()).unwrap_err().to_string();
+    assert!(e.contains("“Smarch” is not a month"), "{e}");
+}
+
+#[test]
+fn a_past_date_is_said_so() {
+    for (text, phrase) in [
+        ("file taxes on March 3, 2025", "on March 3, 2025"),
+        ("send the card on November 20", "on November 20"),
+        ("book the venue by yesterday", "by yesterday"),
+        ("submit the form today at 9am", "today at 9am"),
+        ("this morning", "this morning"),
+    ] {
+        assert_eq!(on_thursday(text), format!("past: {phrase}"), "{text}");
+    }
+    let e = parse("on March 3, 2025", &thursday()).unwrap_err().to_string();
+    assert_eq!(e, "“on March 3, 2025” is in the past (Mon 3 Mar 2025, 09:00)");
+    // Late in the evening, "tonight" and "today" mean the next full hour, while there is one.
+    let late: Zoned = "2026-11-26T21:10:00[Europe/Paris]".parse().unwrap();
+    assert_eq!(parse("tonight", &late).unwrap().unwrap().at.strftime("%H:%M").to_string(), "22:00");
+    let later: Zoned = "2026-11-26T23:10:00[Europe/Paris]".parse().unwrap();
+    assert!(matches!(parse("tonight", &later), Err(WhenError::Past { .. })));
+}
+
+#[test]
+fn shifts_read_a_span() {
+    let s = shift("snooze the plants reminder by an hour").unwrap();
+    assert_eq!((s.span.fieldwise(), s.rest.as_str()), (1.hour().fieldwise(), "snooze the plants reminder"));
+    assert_eq!(shift("push the passport back a week").unwrap().span.fieldwise(), 1.week());
+    assert_eq!(shift("delay it by two days").unwrap().span.fieldwise(), 2.days());
+    assert_eq!(shift("snooze the plumber for 2 hours").unwrap().rest, "snooze the plumber");
+    assert!(shift("move the plumber to Monday").is_none());
+}
+
+proptest! {
+    /// Whatever the text, reading it never panics, and a due time found is after now.
+    #[test]
+    fn any_text_is_read_without_panic(text in "\\PC{0,80}") {
+        if let Ok(Some(d)) = parse(&text, &thursday()) {
+            prop_assert!(d.at > thursday());
+        }
+        let _ = shift(&text);
+        let _ = every(&text, &thursday());
+    }
+
+    /// Date-like text (numbers, month and day names, the words around them) never panics
+    /// either, and an error always names a phrase from the text.
+    #[test]
+    fn date_like_text_is_read_without_panic(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                "(on|by|the|next|this|every|in|at|to|of|until) ",
+                "[0-9]{1,4}(st|nd|rd|th|am|pm|:[0-9]{2})? ",
+                "(jan|feb|march|may|june|sept|dec|Smarch|Decmber|febuary) ",
+                "(mon|tue|friday|sunday|wendesday|tomorow|tonight|today|yesterday|weekend|week|month) ",
+                "(morning|evening|night|hours|days|minutes|other|half an hour) ",
+                "[0-9]{1,2}/[0-9]{1,2}(/[0-9]{2,4})? ",
+            ],
+            0..8,
+        )
+    ) {
+        let text: String = parts.concat();
+        match parse(&text, &thursday()) {
+            Ok(Some(d)) => prop_assert!(d.at > thursday()),
+            Ok(None) => {}
+            Err(e) => prop_assert!(!e.phrase().is_empty() || text.trim().is_empty(), "{e}"),
+        }
+        let _ = every(&text, &thursday());
+    }
+}
