@@ -22,6 +22,7 @@ pub mod economy;
 pub mod mind;
 pub mod otel;
 pub mod reflection;
+pub mod remind;
 pub mod resident;
 pub mod serve;
 pub mod upkeep;

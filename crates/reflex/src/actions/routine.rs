@@ -36,7 +36,16 @@ pub(super) fn world(shared: &Shared, ctx: &ToolContext, message: &str) -> World 
         now: shared.now(),
         who: ctx.from.clone().unwrap_or(Provenance::Owner),
         message: message.to_string(),
+        answer: current_origin(shared).and_then(|o| o.answer),
     }
+}
+
+/// The typed origin of the item being handled (an older cn's keys included), if there is one.
+fn current_origin(shared: &Shared) -> Option<cn_hub::Origin> {
+    let item = shared.turn().target.item?;
+    let text = std::fs::read_to_string(cn_hub::Layout::new(&shared.hub).input()).ok()?;
+    let doc = cn_storage::Doc::parse(&text).ok()?;
+    (doc.get_str("id") == Some(item.as_str())).then(|| cn_hub::Origin::of_doc(&doc, |_| false))
 }
 
 /// Journal what an outcome changed, so "what did you do today?" finds it.
@@ -122,11 +131,8 @@ pub(super) fn owner_only(world: &World) -> Result<(), ToolError> {
 /// task. The starter reflex's trigger says `kind: message` too; this holds for any reflex that
 /// calls the action.
 fn not_a_message(shared: &Shared) -> bool {
-    let Some(item) = shared.turn().target.item else { return false };
-    let Ok(text) = std::fs::read_to_string(cn_hub::Layout::new(&shared.hub).input()) else { return false };
-    let Ok(doc) = cn_storage::Doc::parse(&text) else { return false };
     // The item's typed origin says whether a person wrote it (an older cn's keys included).
-    doc.get_str("id") == Some(item.as_str()) && !cn_hub::Origin::of_doc(&doc, |_| false).is_a_persons_message()
+    current_origin(shared).is_some_and(|o| !o.is_a_persons_message())
 }
 
 /// The level-2 model's choice among the routine's intents, if it has one.

@@ -65,6 +65,14 @@ impl PartialEq for Target {
     }
 }
 
+/// An answer to a reminder the person was told ("done", "snooze", "snooze 1 hour"): it acts
+/// on the reminder last told in their conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Done,
+    Snooze(Target),
+}
+
 /// One routine request, typed: what to do and the words that name what to do it to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
@@ -107,6 +115,10 @@ pub enum Request {
     ListSchedule,
     Unschedule {
         words: String,
+    },
+    /// An answer to the reminder last told in this conversation.
+    Reply {
+        reply: Reply,
     },
 }
 
