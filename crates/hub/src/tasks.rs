@@ -189,9 +189,7 @@ impl Task {
     /// A reminder to tell now: open, a reminder, due at or before `now`, and not told yet
     /// for that due time.
     pub fn to_remind(&self, now: Timestamp) -> bool {
-        self.reminds().is_some()
-            && self.is_due(now)
-            && self.reminded.is_none_or(|r| Some(r.due) != self.next_time())
+        self.reminds().is_some() && self.is_due(now) && self.reminded.is_none_or(|r| Some(r.due) != self.next_time())
     }
 
     /// Open, and due (or to be followed up) at or before `now`.
@@ -628,7 +626,8 @@ mod tests {
         assert!(!old.to_remind(now), "not a reminder: the agent's impulse, as before");
         let mut t = Task::new("call the bank");
         t.due = Some("2026-01-01T09:00:00Z".parse().unwrap());
-        t.answer_to = Some(AnswerTo { channel: Some("42".into()), message: Some("7".into()), ..AnswerTo::via("telegram") });
+        t.answer_to =
+            Some(AnswerTo { channel: Some("42".into()), message: Some("7".into()), ..AnswerTo::via("telegram") });
         tasks.add(t.clone()).unwrap();
         assert!(!t.to_remind("2026-01-01T08:59:59Z".parse().unwrap()), "not before its minute");
         assert!(t.to_remind(now));

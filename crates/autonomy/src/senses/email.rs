@@ -739,7 +739,9 @@ impl Channel for EmailChannel {
     fn tell(&mut self, to: &cn_hub::origin::AnswerTo, text: &str) -> Option<Result<(), SenseError>> {
         let thread = answer_thread(to.clone())?;
         if thread.no_reply {
-            return Some(Err(SenseError::Email { message: "the sender must not be answered (an automatic mail or a list)".into() }));
+            return Some(Err(SenseError::Email {
+                message: "the sender must not be answered (an automatic mail or a list)".into(),
+            }));
         }
         let email = match self.message(&thread, text) {
             Ok(m) => m,

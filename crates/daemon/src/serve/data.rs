@@ -19,7 +19,8 @@ pub const JOURNAL_TAIL_BYTES: u64 = 2 << 20;
 pub const JOURNAL_FIRST: usize = 500;
 
 /// The Now view: the daemon, the current item with its level and model, the attention pool
-/// with each item's salience explained, and what falls due next.
+/// with each item's salience explained, what falls due next, and the routine (issue 31): the
+/// person's tasks due next, overdue, and done today.
 pub fn now(hub: &Hub, attention: Option<&Attention>) -> Value {
     let layout = hub.layout();
     let running = cn_storage::ProcessLock::is_held(&layout.run_lock());
@@ -73,7 +74,44 @@ pub fn now(hub: &Hub, attention: Option<&Attention>) -> Value {
         "pool": pool,
         "inbox": count_md(&layout.inbox()),
         "due": due_next(hub, now),
+        "routine": routine(hub, now),
     })
+}
+
+/// The routine at a glance: open tasks due next (soonest first) and overdue (longest first),
+/// and the tasks done today (in the hub's time zone), from `tasks.json` and the journal —
+/// the routine's `done` entries and the tasks the daemon saw done.
+fn routine(hub: &Hub, now: Timestamp) -> Value {
+    let state = hub.layout().state();
+    let tasks = cn_hub::tasks::tasks_in(&state).load().unwrap_or_default();
+    let row = |t: &cn_hub::tasks::Task, at: Timestamp| json!({"at": at.to_string(), "what": t.task, "id": t.id, "source": t.source, "reminded": t.reminded.is_some()});
+    let open = cn_hub::tasks::ordered(&tasks);
+    let dated = || open.iter().filter_map(|t| Some((*t, t.next_time()?)));
+    let next: Vec<Value> = dated().filter(|(_, at)| *at >= now).take(10).map(|(t, at)| row(t, at)).collect();
+    let overdue: Vec<Value> = dated().filter(|(_, at)| *at < now).take(10).map(|(t, at)| row(t, at)).collect();
+    let zone = cn_reflex::when::time_zone(hub.config().reflexes.time_zone.as_deref());
+    let midnight = now.to_zoned(zone).start_of_day().map_or(now, |z| z.timestamp());
+    let name_of = |id: &str| tasks.iter().find(|t| t.id == id).map(|t| t.task.clone());
+    let mut done: Vec<Value> = Vec::new();
+    for e in tail_of(&cn_hub::journal::HubJournal::path_in(&state)).entries.iter().map(|(_, e)| e) {
+        let Some(at) = e.get("ts").and_then(Value::as_str).and_then(|t| t.parse::<Timestamp>().ok()) else { continue };
+        if at < midnight {
+            continue;
+        }
+        let s = |k: &str| e.get(k).and_then(Value::as_str);
+        let what = match (s("type"), s("act"), s("outcome")) {
+            (Some("routine"), Some("done"), _) => s("task").map(str::to_string),
+            // The daemon marking a task done after the executive did it: "task <id> done".
+            (Some("observation"), _, Some("done")) => {
+                s("summary").and_then(|m| m.strip_prefix("task ")?.strip_suffix(" done")).and_then(name_of)
+            }
+            _ => None,
+        };
+        if let Some(what) = what {
+            done.push(json!({"at": at.to_string(), "what": what}));
+        }
+    }
+    json!({"next": next, "overdue": overdue, "done_today": done})
 }
 
 fn pool_row(item: &cn_autonomy::Input, s: cn_autonomy::Salience, merged: u64) -> Value {

@@ -48,11 +48,27 @@ fn current_origin(shared: &Shared) -> Option<cn_hub::Origin> {
     (doc.get_str("id") == Some(item.as_str())).then(|| cn_hub::Origin::of_doc(&doc, |_| false))
 }
 
-/// Journal what an outcome changed, so "what did you do today?" finds it.
-pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], now: &jiff::Zoned) {
+/// Journal what an outcome changed, so "what did you do today?" finds it: the answer, what
+/// was done (`act`) to which task or idea, and who asked (`by`, when not the owner).
+pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], world: &World) {
+    use routine::day::act;
     let turn = shared.turn();
     for o in outcomes.iter().filter(|o| o.changed()) {
-        let mut e = Entry::new("routine").with("summary", routine::answer::answer(std::slice::from_ref(o), now));
+        let mut e = Entry::new("routine").with("summary", routine::answer::answer(std::slice::from_ref(o), &world.now));
+        let did = match o {
+            Outcome::Added { task } => Some((act::ADDED, task.task.as_str())),
+            Outcome::Completed { task, .. } => Some((act::DONE, task.task.as_str())),
+            Outcome::Moved { after, .. } => Some((act::MOVED, after.task.as_str())),
+            Outcome::Cancelled { task, .. } => Some((act::CANCELLED, task.task.as_str())),
+            Outcome::IdeaAdded { idea } => Some((act::IDEA, idea.idea.as_str())),
+            _ => None,
+        };
+        if let Some((what, name)) = did {
+            e = e.with("act", what).with("task", name);
+        }
+        if !world.who.is_owner() {
+            e = e.with("by", world.who.label());
+        }
         if let Some(item) = &turn.target.item {
             e = e.with("item", item.as_str());
         }
@@ -62,7 +78,7 @@ pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], now: &jiff::Zoned) 
 
 /// The JSON a routine tool answers with: the answer, and whether it changed or asks anything.
 pub(super) fn answered(shared: &Shared, outcomes: Vec<Outcome>, world: &World) -> Value {
-    journal(shared, &outcomes, &world.now);
+    journal(shared, &outcomes, world);
     let answer = routine::answer::answer(&outcomes, &world.now);
     let changed = outcomes.iter().any(Outcome::changed);
     json!({ "answer": answer, "changed": changed })
@@ -170,7 +186,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             }
             match routine::perform(&parsed, &world) {
                 Ok(done) => {
-                    journal(&shared, &done.outcomes, &world.now);
+                    journal(&shared, &done.outcomes, &world);
                     Ok(json!({
                         "answer": done.answer,
                         "changed": done.changed(),

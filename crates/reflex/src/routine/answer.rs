@@ -76,6 +76,7 @@ fn kind_name(kind: Kind) -> &'static str {
 
 fn line(o: &Outcome, now: &Zoned) -> String {
     match o {
+        Outcome::Next { text } => text.clone(),
         Outcome::Added { task } => match task.due {
             Some(_) => format!("Added: {}{}.", task.task, when(task, now)),
             None => format!("Added: {} (no due time).", task.task),

@@ -20,6 +20,7 @@
 pub mod answer;
 pub mod classify;
 pub mod corpus;
+pub mod day;
 pub mod parse;
 pub mod perform;
 
@@ -116,6 +117,8 @@ pub enum Request {
     Unschedule {
         words: String,
     },
+    /// "What's next?": the queue in sentences.
+    Next,
     /// An answer to the reminder last told in this conversation.
     Reply {
         reply: Reply,
@@ -126,7 +129,14 @@ impl Request {
     /// Whether it only reads (lists, shows): what the local model may choose and have done
     /// without the person confirming.
     pub fn reads_only(&self) -> bool {
-        matches!(self, Request::ListTasks { .. } | Request::Show { .. } | Request::ListIdeas | Request::ListSchedule)
+        matches!(
+            self,
+            Request::ListTasks { .. }
+                | Request::Show { .. }
+                | Request::ListIdeas
+                | Request::ListSchedule
+                | Request::Next
+        )
     }
 }
 

@@ -28,6 +28,9 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     if let Some(reply) = reply_of(text, now) {
         return Parsed::Routine(vec![Request::Reply { reply }]);
     }
+    if Clean::of(text).is_some_and(|c| next_re().is_match(&c.text)) {
+        return Parsed::Routine(vec![Request::Next]);
+    }
     let clauses = clauses(text);
     let mut requests = Vec::new();
     let mut asked = None;
@@ -605,6 +608,11 @@ fn unquote(s: &str) -> String {
     s.trim().trim_end_matches(['.', ',', ';', ':', '!']).trim().to_string()
 }
 
+pattern!(
+    next_re,
+    "what's next",
+    r"(?i)^(?:so\s+)?(?:what'?s|what\s+is|what\s+comes)\s+(?:next|up\s+next|coming\s+up)(?:\s+(?:for\s+me|on\s+my\s+list|today))?$|^what\s+(?:do|should)\s+i\s+do\s+next$|^what'?s\s+on\s+(?:deck|the\s+agenda)$"
+);
 pattern!(
     reply_done_re,
     "reply done",

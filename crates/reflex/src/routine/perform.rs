@@ -10,10 +10,10 @@
 //! executive's; a stranger's or a peer's request sees and changes only what they filed
 //! (`source`), and never the schedule.
 
+use cn_hub::origin::AnswerTo;
 use cn_hub::schedule::{Schedule, ScheduleEntry};
 use cn_hub::tasks::{self, Filter, Idea, StateError, Task, Timestamp};
 use cn_hub::words::{best, content, Fit};
-use cn_hub::origin::AnswerTo;
 use cn_hub::Provenance;
 use jiff::Zoned;
 use serde_json::Map;
@@ -87,6 +87,10 @@ pub enum Outcome {
     },
     ScheduleListed {
         entries: Vec<ScheduleEntry>,
+    },
+    /// "What's next?", in sentences ([`super::day::next`]).
+    Next {
+        text: String,
     },
     Unscheduled {
         entry: ScheduleEntry,
@@ -207,6 +211,7 @@ pub enum Act {
     DropIdea(Idea),
     ListSchedule,
     Unschedule(ScheduleEntry),
+    Next,
 }
 
 /// The files as they were when the message came.
@@ -566,6 +571,7 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
                 },
             }
         }
+        Request::Next => Ok(Act::Next),
         Request::ListSchedule => {
             if !world.who.is_owner() {
                 return Ok(Err(world.schedule_refused()));
@@ -694,6 +700,11 @@ fn apply(step: Act, world: &World, files: &Files) -> Result<Outcome, StateError>
             None => gone(Kind::Idea),
         },
         Act::ListSchedule => Outcome::ScheduleListed { entries: files.schedule.load()? },
+        Act::Next => {
+            // The schedule is the owner's to see; another's "what's next?" reads only the tasks.
+            let schedule = if world.who.is_owner() { files.schedule.load()? } else { Vec::new() };
+            Outcome::Next { text: super::day::next(&files.tasks.load()?, &schedule, &world.who, &world.now) }
+        }
         Act::Unschedule(entry) => match files.schedule.remove_entry(&entry.name)? {
             Some(entry) => Outcome::Unscheduled { entry },
             None => gone(Kind::Entry),

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use cn_hub::Provenance;
 use jiff::Zoned;
 
-use super::{parse, perform, Done, RoutineError, World};
+use super::{parse, perform, Done, Reply, RoutineError, Target, World};
 
 /// A hub holding the corpus's fixture, and the corpus's now.
 struct Hub {
@@ -44,8 +44,13 @@ impl Hub {
         std::fs::read_to_string(self.state(file)).unwrap()
     }
     fn ask(&self, who: Provenance, message: &str) -> Result<Done, RoutineError> {
-        let world =
-            World { layout: cn_hub::Layout::new(self.path()), now: self.now.clone(), who, message: message.into(), answer: None };
+        let world = World {
+            layout: cn_hub::Layout::new(self.path()),
+            now: self.now.clone(),
+            who,
+            message: message.into(),
+            answer: None,
+        };
         perform(&parse(message, &self.now), &world)
     }
     fn owner(&self, message: &str) -> String {
@@ -401,10 +406,10 @@ fn done_and_snooze_answer_the_reminder_told_in_that_conversation() {
     assert!(tasks.load().unwrap().iter().find(|t| t.id == bank.id).unwrap().done);
     // Bare answers read as such; anything more is the ordinary routine's (or not routine).
     let now = &hub.now;
-    assert_eq!(super::parse::reply_of("✅", now), Some(super::Reply::Done));
-    assert_eq!(super::parse::reply_of("snooze", now), Some(super::Reply::Snooze(super::Target::Later)));
-    assert!(matches!(super::parse::reply_of("snooze for 20 minutes", now), Some(super::Reply::Snooze(super::Target::By(_)))));
-    assert!(matches!(super::parse::reply_of("snooze till 5pm", now), Some(super::Reply::Snooze(super::Target::At(_)))));
-    assert_eq!(super::parse::reply_of("snooze the plumber to Monday", now), None);
-    assert_eq!(super::parse::reply_of("done with the car insurance", now), None);
+    assert_eq!(parse::reply_of("✅", now), Some(Reply::Done));
+    assert_eq!(parse::reply_of("snooze", now), Some(Reply::Snooze(Target::Later)));
+    assert!(matches!(parse::reply_of("snooze for 20 minutes", now), Some(Reply::Snooze(Target::By(_)))));
+    assert!(matches!(parse::reply_of("snooze till 5pm", now), Some(Reply::Snooze(Target::At(_)))));
+    assert_eq!(parse::reply_of("snooze the plumber to Monday", now), None);
+    assert_eq!(parse::reply_of("done with the car insurance", now), None);
 }
