@@ -104,9 +104,9 @@ fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::
         }
         if daemon.is_some() {
             // The daemon works on it; look again shortly (a person is waiting, a file stat
-            // is cheap): soon at first — a reflex answers within milliseconds — then less often.
+            // is cheap): at 1 ms first — a reflex answers within milliseconds — then every 10 ms.
             std::thread::sleep(wait);
-            wait = (wait * 2).min(Duration::from_millis(50));
+            wait = (wait * 2).min(Duration::from_millis(10));
         } else {
             run_once(hub.root())?;
         }
