@@ -23,6 +23,7 @@ pub mod follow;
 pub mod mind;
 pub mod otel;
 pub mod reflection;
+pub mod remind;
 pub mod resident;
 pub mod serve;
 pub mod upkeep;

@@ -963,6 +963,10 @@ impl HubMind {
             let now = Timestamp::now();
             let idle = self.auto.attention.is_empty();
             self.auto.gather(now, idle);
+            for task in self.auto.take_reminders() {
+                let told = crate::remind::tell(&self.hub, &mut self.channels, &task, now);
+                self.auto.append(&told);
+            }
             let Some(c) = self.auto.attention.decide(now) else {
                 self.auto.attention.seen_up_to(generation);
                 return Ok(None);
