@@ -84,6 +84,14 @@ pub(super) fn answered(shared: &Shared, outcomes: Vec<Outcome>, world: &World) -
     json!({ "answer": answer, "changed": changed })
 }
 
+/// Keep what `words` (a list tool's optional filter) names, by the words of `text(item)`;
+/// no words, or blank ones, keep everything.
+pub(super) fn keep_named<T>(items: &mut Vec<T>, words: Option<&str>, text: impl Fn(&T) -> String) {
+    let Some(words) = words.filter(|w| !w.trim().is_empty()) else { return };
+    let query = cn_hub::words::content(words);
+    items.retain(|i| cn_hub::words::fit(&query, &cn_hub::words::content(&text(i))).weak());
+}
+
 /// A file that cannot be read or written: the step fails, naming the file.
 pub(super) fn state_failed(e: cn_hub::tasks::StateError) -> ToolError {
     ToolError::Failed(cn_compute::chain(&e))
