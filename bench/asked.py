@@ -94,8 +94,10 @@ def hub_with(cn, root, name, executive_url):
     cfg = os.path.join(hub, "cn.yaml")
     text = open(cfg).read()
     # Replace the generated sections that the extra redefines.
-    for section in ("senses: {}\n",):
-        text = text.replace(section, "")
+    # cn init's `senses:` block runs to its blank line.
+    start = text.index("\nsenses:") + 1
+    end = text.index("\n\n", start) + 1
+    text = text[:start] + text[end:]
     if executive_url:
         start = text.index("models:")
         end = text.index("# The thinking budget")

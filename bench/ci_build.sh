@@ -19,6 +19,8 @@ trap 'rm -rf "$WORK"' EXIT
 git clone -q "$REPO" "$WORK/src"
 git -C "$WORK/src" checkout -q "$COMMIT"
 export CARGO_TARGET_DIR="$WORK/target"
+# As CI builds (.ci/run): one build, no incremental caches.
+export CARGO_INCREMENTAL=0
 mkdir -p "$CARGO_TARGET_DIR"
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Economy of thought (issue 17): a labeled stream of everyday messages through a fresh
-# `cn init` hub with the embedded local model, one reflex pass each (dry run: routing and
-# level-2 triage are real, effects are not performed).
+# `cn init` hub with the embedded local model, one reflex pass each (routing and level-2
+# triage are real; the routine's effects are performed on the throwaway hub, others dry-run).
 #
 #   bash bench/economy.sh [CN] [tuning|heldout]    (default: target/release/cn heldout)
 #
@@ -16,7 +16,18 @@ FILE="$DIR/economy/$HALF.tsv"
 HUB=$(mktemp -d)
 trap 'rm -rf "$HUB"' EXIT
 "$CN" init "$HUB" >/dev/null
-cut -f2 "$FILE" | "$CN" --hub "$HUB" reflex test --dry-run --lines 2>/dev/null >"$HUB/out.jsonl"
+# The routine's lines (task, reminder, idea) are performed on this throwaway hub: the routine
+# reflex's answer is what it did to the files, which a dry run cannot say. The rest is a dry
+# run (a summary would fetch its link). Each line keeps its place in the output.
+: >"$HUB/out.jsonl"
+while IFS=$'\t' read -r label text; do
+  [ -n "$label" ] || continue
+  case "$label" in
+    task | reminder | idea) dry=() ;;
+    *) dry=(--dry-run) ;;
+  esac
+  printf '%s\n' "$text" | "$CN" --hub "$HUB" reflex test "${dry[@]}" --lines 2>/dev/null >>"$HUB/out.jsonl"
+done <"$FILE"
 python3 - "$FILE" "$HUB/out.jsonl" "$HALF" <<'PY'
 import json, sys, statistics
 labels = [l.rstrip("\n").split("\t", 1) for l in open(sys.argv[1]) if l.strip()]

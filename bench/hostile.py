@@ -228,7 +228,7 @@ def endpoint_figures(results):
     ada, _ = hub(root, "ada")
     with open(os.path.join(ada, "cn.yaml")) as f:
         yaml = f.read()
-    yaml = yaml.replace("senses: {}", "senses:\n  bind: 127.0.0.1:0\n  github:\n    secret_env: CN_BENCH_HOOK")
+    yaml = yaml.replace("\nsenses:\n", "\nsenses:\n  github:\n    secret_env: CN_BENCH_HOOK\n", 1)
     with open(os.path.join(ada, "cn.yaml"), "w") as f:
         f.write(yaml)
     env = dict(ENV, CN_BENCH_HOOK="bench-secret")

@@ -13,7 +13,7 @@ WINDOW=${2:-120}
 DIR=$(mktemp -d)
 trap 'kill $PID 2>/dev/null || true; rm -rf "$DIR"' EXIT
 "$CN" init "$DIR/hub" --name idle > /dev/null
-sed -i 's/^senses: {}$/senses:\n  bind: 127.0.0.1:0/' "$DIR/hub/cn.yaml"
+# cn init binds the owner endpoint to a free loopback port.
 "$CN" --hub "$DIR/hub" run 2> "$DIR/err" &
 PID=$!
 SETTLE=${SETTLE:-5}

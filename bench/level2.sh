@@ -42,7 +42,7 @@ echo "fresh cn ask --level 2 beside $LOAD busy loops (load average now $(cut -d'
 for p in $BUSY; do kill $p; done
 
 "$CN" init "$DIR/hub" --name ada > /dev/null
-sed -i 's/^senses: {}$/senses:\n  bind: 127.0.0.1:0/' "$DIR/hub/cn.yaml"
+# cn init binds the owner endpoint to a free loopback port.
 sed -i 's/^    provider: embedded$/    provider: embedded\n    release_after: 2s/' "$DIR/hub/cn.yaml"
 printf 'pacing:\n  idle: 1s\n  active: 1s\n' >> "$DIR/hub/cn.yaml"
 "$CN" --hub "$DIR/hub" run 2> "$DIR/err" &

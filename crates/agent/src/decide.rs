@@ -276,6 +276,10 @@ fn complete(
             .with("cadence", item.cadence.as_str())
             .with("decided", decided.as_str())
             .with("key", key.as_str());
+        // What the item was and who wrote it (its typed origin), so a reader of the journal
+        // tells a person's message from the agent's own work ("what did you do today?").
+        let origin = item.origin_in(hub);
+        entry = entry.with("item_kind", origin.kind.as_str()).with("author", origin.author.label());
         for (k, v) in gtd.to_json() {
             // The body is the mail's full text; the journal keeps the summary.
             if k != "body" {

@@ -25,6 +25,8 @@ pub struct AutonomousLoop {
     pub impulses: ImpulseSources,
     pub pacing: Pacing,
     journal: HubJournal,
+    /// Reminders the last gathers found due, for the daemon to tell ([`Self::take_reminders`]).
+    reminders: Vec<crate::impulses::Task>,
 }
 
 impl AutonomousLoop {
@@ -51,7 +53,7 @@ impl AutonomousLoop {
                 }
             }
         });
-        Ok(AutonomousLoop { attention, impulses, pacing: config.pacing, journal })
+        Ok(AutonomousLoop { attention, impulses, pacing: config.pacing, journal, reminders: Vec::new() })
     }
 
     /// Steps 1–2: check the impulse sources (ideas only when `idle`), admit what is due.
@@ -68,6 +70,7 @@ impl AutonomousLoop {
                     .outcome("skipped until fixed"),
             );
         }
+        self.reminders.extend(check.reminders);
         let n = check.impulses.len();
         for impulse in check.impulses {
             self.attention.admit(impulse);
@@ -79,6 +82,11 @@ impl AutonomousLoop {
         let wake = self.impulses.next_wake(now).and_then(|t| Duration::try_from(now.duration_until(t)).ok());
         self.attention.wake_at(wake.map(|d| Instant::now() + d));
         n
+    }
+
+    /// The reminders found due and not taken yet: the daemon tells each where it was asked.
+    pub fn take_reminders(&mut self) -> Vec<crate::impulses::Task> {
+        std::mem::take(&mut self.reminders)
     }
 
     /// Append one record to the journal (a failure is logged, never fatal to the loop).

@@ -20,4 +20,11 @@ pub trait Channel: Send {
     /// returned to the queue (`None`). What the sender is told ([`Decided::told`]: a reply, or
     /// why their request was handed up) is delivered here; any end stops the typing indicator.
     fn finished(&mut self, item: &Item, decided: Option<&Decided>);
+    /// Tell a person `text` at a time they chose (a reminder they asked for), where `to`
+    /// says: `None` when `to` is not this channel's; else whether it was delivered. The
+    /// message answers the one they asked in, where the channel can.
+    fn tell(&mut self, to: &cn_hub::origin::AnswerTo, text: &str) -> Option<Result<(), crate::senses::SenseError>> {
+        let _ = (to, text);
+        None
+    }
 }

@@ -37,6 +37,23 @@ impl SenseKind {
             SenseKind::Peer => "peer",
         }
     }
+
+    /// The sense a name stands for (an item's `origin.sense`); anything else — a peer's
+    /// mail, `cn input --from` — is a peer's.
+    pub fn of_name(name: &str) -> SenseKind {
+        [
+            SenseKind::Owner,
+            SenseKind::Discord,
+            SenseKind::Telegram,
+            SenseKind::Email,
+            SenseKind::Github,
+            SenseKind::Calendar,
+            SenseKind::File,
+        ]
+        .into_iter()
+        .find(|k| k.name() == name)
+        .unwrap_or(SenseKind::Peer)
+    }
 }
 
 /// One thing sensed.
@@ -161,5 +178,18 @@ impl Percept {
             thread: text("thread"),
             answer,
         }
+    }
+}
+
+#[cfg(test)]
+mod sense_tests {
+    use super::SenseKind;
+
+    #[test]
+    fn a_sense_is_named_by_its_origin_and_anything_else_is_a_peers() {
+        assert_eq!(SenseKind::of_name("github"), SenseKind::Github);
+        assert_eq!(SenseKind::of_name("telegram"), SenseKind::Telegram);
+        assert_eq!(SenseKind::of_name("bob"), SenseKind::Peer);
+        assert_eq!(SenseKind::of_name("peer"), SenseKind::Peer);
     }
 }

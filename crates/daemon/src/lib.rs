@@ -24,6 +24,7 @@ pub mod follow;
 pub mod mind;
 pub mod otel;
 pub mod reflection;
+pub mod remind;
 pub mod replica;
 pub mod resident;
 pub mod serve;
@@ -131,6 +132,34 @@ pub fn run_lock(hub: &Path) -> PathBuf {
     cn_hub::Layout::new(hub).run_lock()
 }
 
+/// The run lock, or `None` while a daemon holds it. A daemon that was killed does not hold
+/// it, yet the lock can be busy for a moment after: a child it forked that has not reached
+/// `exec` yet, or a `cn chat`/`cn input` probing whether a daemon runs (the probe takes the
+/// lock for an instant). So when the pid `state/run.json` names is gone, the lock is tried
+/// again for a bounded time; a live daemon is refused at once.
+fn take_run_lock(root: &Path, lock: &Path) -> Result<Option<cn_storage::ProcessLock>, DaemonError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let taken = cn_storage::ProcessLock::try_acquire(lock)
+            .map_err(|source| DaemonError::Lock { path: lock.to_path_buf(), source })?;
+        if taken.is_some() || daemon_alive(root) || std::time::Instant::now() >= deadline {
+            return Ok(taken);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Whether the process `state/run.json` names still runs (no file, no pid: not known alive).
+fn daemon_alive(root: &Path) -> bool {
+    let pid = std::fs::read_to_string(run_info(root))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["pid"].as_u64())
+        .and_then(|p| i32::try_from(p).ok());
+    // SAFETY: signal 0 only asks whether the process exists; it sends nothing.
+    pid.is_some_and(|pid| pid > 0 && pid as u32 != std::process::id() && unsafe { libc::kill(pid, 0) } == 0)
+}
+
 /// `state/run.json`: who runs on the hub and where its owner endpoint listens.
 pub fn run_info(hub: &Path) -> PathBuf {
     cn_hub::Layout::new(hub).run_info()
@@ -198,9 +227,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
 
     // One agent per hub: attention's spool and the current item are this process's.
     let lock = run_lock(&root);
-    let Some(_running) = cn_storage::ProcessLock::try_acquire(&lock)
-        .map_err(|source| DaemonError::Lock { path: lock.clone(), source })?
-    else {
+    let Some(_running) = take_run_lock(&root, &lock)? else {
         return Err(DaemonError::Busy { root, lock });
     };
 

@@ -1000,6 +1000,10 @@ impl HubMind {
             let now = Timestamp::now();
             let idle = self.auto.attention.is_empty();
             self.auto.gather(now, idle);
+            for task in self.auto.take_reminders() {
+                let told = crate::remind::tell(&self.hub, &mut self.channels, &task, now);
+                self.auto.append(&told);
+            }
             let Some(c) = self.auto.attention.decide(now) else {
                 self.auto.attention.seen_up_to(generation);
                 return Ok(None);
@@ -1040,9 +1044,17 @@ fn inbox_ref(item: &Input) -> Option<&str> {
 }
 
 /// The percept for an item waiting in the inbox: the owner's, or anyone else's (a peer's
-/// mail, `cn input --from`, an item put back).
+/// mail, `cn input --from`, an item put back). Its sense is the one its typed origin names,
+/// so a stranger's GitHub item put back is scored as GitHub's, never as a peer's.
 fn inbox_percept(item: &Item) -> Percept {
-    let sense = if item.from == OWNER { SenseKind::Owner } else { SenseKind::Peer };
+    let sense = if item.from == OWNER {
+        SenseKind::Owner
+    } else {
+        match SenseKind::of_name(&item.origin(|_| false).sense) {
+            SenseKind::Owner => SenseKind::Peer,
+            sense => sense,
+        }
+    };
     let mut p = Percept::new(sense, format!("{}: {}", item.from, first_line(&item.content)))
         .key(format!("inbox:{}", item.id))
         .data(json!({"inbox": item.id, "from": item.from}));

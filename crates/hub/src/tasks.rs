@@ -17,6 +17,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::origin::AnswerTo;
+
 /// `tasks.json` in the hub's state directory.
 pub const TASKS_FILE: &str = "tasks.json";
 /// `ideas.json` in the hub's state directory.
@@ -139,8 +141,25 @@ pub struct Task {
     /// task brings back is as trusted as that, never more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Where the person who asked for it is told when it falls due: the channel of their
+    /// message ([`crate::origin::AnswerTo`]). Set only for a task a person's message filed;
+    /// such a task is their reminder, told to them at its minute — never the agent's work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_to: Option<AnswerTo>,
+    /// The reminder last told: for which due time, and when (so a restart tells it once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reminded: Option<Reminded>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// A reminder told to the person who asked for the task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reminded {
+    /// The due time it was told for (moved or snoozed, it is told again at the new one).
+    pub due: Timestamp,
+    /// When it was told.
+    pub at: Timestamp,
 }
 
 impl Task {
@@ -155,8 +174,22 @@ impl Task {
             status: None,
             follow_up: None,
             source: None,
+            answer_to: None,
+            reminded: None,
             extra: Map::new(),
         }
+    }
+
+    /// Where to tell the person who asked for it, when it is a reminder: a channel that can
+    /// be answered on (not `none`, not a sender who must not be answered).
+    pub fn reminds(&self) -> Option<&AnswerTo> {
+        self.answer_to.as_ref().filter(|a| !a.no_reply && !a.via.is_empty() && a.via != "none")
+    }
+
+    /// A reminder to tell now: open, a reminder, due at or before `now`, and not told yet
+    /// for that due time.
+    pub fn to_remind(&self, now: Timestamp) -> bool {
+        self.reminds().is_some() && self.is_due(now) && self.reminded.is_none_or(|r| Some(r.due) != self.next_time())
     }
 
     /// Open, and due (or to be followed up) at or before `now`.
@@ -185,6 +218,16 @@ impl JsonList<Task> {
             let Some(t) = all.iter_mut().find(|t| t.id == id) else { return (false, false) };
             t.done = true;
             t.status = Some("done".into());
+            (true, true)
+        })
+    }
+
+    /// Record that the reminder of the open task `id` was told at `at` for its due time `due`;
+    /// false if no open task has that id.
+    pub fn mark_reminded(&self, id: &str, due: Timestamp, at: Timestamp) -> Result<bool, StateError> {
+        self.change(|all| {
+            let Some(t) = all.iter_mut().find(|t| t.id == id && !t.done) else { return (false, false) };
+            t.reminded = Some(Reminded { due, at: to_second(at) });
             (true, true)
         })
     }
@@ -565,5 +608,43 @@ mod tests {
             a.join().unwrap();
         }
         assert_eq!(tasks.load().unwrap().len(), 80);
+    }
+
+    #[test]
+    fn a_reminder_records_where_to_tell_and_older_files_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        // A file an older cn wrote: no answer_to, no reminded.
+        std::fs::write(
+            dir.path().join("tasks.json"),
+            r#"[{"id": "task-old", "task": "old", "due": "2026-01-01T09:00:00Z", "hand": "kept"}]"#,
+        )
+        .unwrap();
+        let tasks = tasks_in(dir.path());
+        let old = &tasks.load().unwrap()[0];
+        assert_eq!((old.answer_to.as_ref(), old.reminded, old.reminds()), (None, None, None));
+        let now: Timestamp = "2026-01-01T09:00:30Z".parse().unwrap();
+        assert!(!old.to_remind(now), "not a reminder: the agent's impulse, as before");
+        let mut t = Task::new("call the bank");
+        t.due = Some("2026-01-01T09:00:00Z".parse().unwrap());
+        t.answer_to =
+            Some(AnswerTo { channel: Some("42".into()), message: Some("7".into()), ..AnswerTo::via("telegram") });
+        tasks.add(t.clone()).unwrap();
+        assert!(!t.to_remind("2026-01-01T08:59:59Z".parse().unwrap()), "not before its minute");
+        assert!(t.to_remind(now));
+        assert!(tasks.mark_reminded(&t.id, t.due.unwrap(), now).unwrap());
+        let back = tasks.load().unwrap();
+        assert!(!back[1].to_remind(now), "told once for that due time");
+        assert_eq!(back[1].answer_to.as_ref().and_then(|a| a.channel.as_deref()), Some("42"));
+        assert_eq!(back[0].extra["hand"], "kept");
+        // Snoozed: told again at the new time.
+        let later: Timestamp = "2026-01-01T10:00:00Z".parse().unwrap();
+        tasks.reschedule(&t.id, later).unwrap();
+        assert!(tasks.load().unwrap()[1].to_remind(later));
+        // A sender who must not be answered, or nobody to answer: no reminder.
+        let mut quiet = back[1].clone();
+        quiet.answer_to.as_mut().unwrap().no_reply = true;
+        assert!(quiet.reminds().is_none());
+        quiet.answer_to = Some(AnswerTo::via("none"));
+        assert!(quiet.reminds().is_none());
     }
 }

@@ -65,6 +65,9 @@ pub struct Impulse {
 #[derive(Debug, Default)]
 pub struct Check {
     pub impulses: Vec<Impulse>,
+    /// Reminders to tell now: tasks a person asked for, due, not yet told for this due time.
+    /// They are the person's, told on the channel they asked on — never the agent's work.
+    pub reminders: Vec<Task>,
     /// Schedule times missed while down and skipped (`catch_up: false`), for the journal.
     pub skipped: Vec<(ScheduleEntry, Timestamp)>,
     /// New problems with the files (a malformed file, a bad cron entry), each reported once
@@ -211,6 +214,16 @@ impl ImpulseSources {
 
     fn tasks_due(&mut self, tasks: &[Task], now: Timestamp, idle: bool, out: &mut Check) {
         for t in tasks::ordered(tasks) {
+            // A person's reminder is told to them (once per due time, here and in the file),
+            // never raised as the agent's own impulse.
+            if t.reminds().is_some() {
+                let next = t.next_time();
+                if t.to_remind(now) && self.offered_tasks.get(&t.id) != Some(&next) {
+                    self.offered_tasks.insert(t.id.clone(), next);
+                    out.reminders.push(t.clone());
+                }
+                continue;
+            }
             // A task comes up at its due time, or at its follow-up time once a decision left
             // it open. A commitment with neither is followed up when idle, like an idea but
             // before one (document 003's "commitment follow-up").
@@ -340,6 +353,32 @@ mod tests {
     fn open(dir: &std::path::Path) -> cn_hub::Hub {
         std::fs::write(dir.join("cn.yaml"), "name: t\n").unwrap();
         cn_hub::Hub::open(dir).unwrap()
+    }
+
+    #[test]
+    fn a_persons_reminder_is_told_once_per_due_time_and_never_the_agents_impulse() {
+        let hub = tempfile::tempdir().unwrap();
+        let tasks = tasks_of(hub.path());
+        let mut r = Task::new("call the bank");
+        r.due = Some(ts("2026-01-07T09:00:00Z"));
+        r.answer_to = Some(cn_hub::origin::AnswerTo::via("telegram"));
+        tasks.add(r.clone()).unwrap();
+        let mut src = ImpulseSources::of_hub(&open(hub.path()), ts("2026-01-07T00:00:00Z"));
+        assert_eq!(src.next_wake(ts("2026-01-07T08:00:00Z")), Some(ts("2026-01-07T09:00:00Z")));
+        let c = src.check(ts("2026-01-07T08:59:59Z"), true);
+        assert!(c.reminders.is_empty() && c.impulses.is_empty(), "not before its minute");
+        let c = src.check(ts("2026-01-07T09:00:00Z"), true);
+        assert_eq!(c.reminders.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), [r.id.as_str()]);
+        assert!(c.impulses.is_empty(), "a reminder is not the agent's work: {:?}", c.impulses);
+        assert!(src.check(ts("2026-01-07T09:00:01Z"), true).reminders.is_empty(), "once");
+        // A restart after it was told (the file says so): not again.
+        tasks.mark_reminded(&r.id, r.due.unwrap(), ts("2026-01-07T09:00:00Z")).unwrap();
+        let mut again = ImpulseSources::of_hub(&open(hub.path()), ts("2026-01-07T09:30:00Z"));
+        assert!(again.check(ts("2026-01-07T09:30:00Z"), true).reminders.is_empty());
+        // Snoozed an hour: told at the new minute.
+        tasks.reschedule(&r.id, ts("2026-01-07T10:30:00Z")).unwrap();
+        assert!(again.check(ts("2026-01-07T10:29:59Z"), true).reminders.is_empty());
+        assert_eq!(again.check(ts("2026-01-07T10:30:00Z"), true).reminders.len(), 1);
     }
 
     #[test]

@@ -549,7 +549,13 @@ impl DiscordChannel {
 
 /// The Discord channel an item came from (`channel-id` in its frontmatter).
 fn item_channel(item: &cn_agent::Item) -> Option<u64> {
-    item.origin(|_| false).answer.filter(|a| a.via == "discord")?.channel?.parse().ok()
+    answer_channel(&item.origin(|_| false).answer?)
+}
+
+/// The Discord channel an answer goes to.
+fn answer_channel(answer: &cn_hub::origin::AnswerTo) -> Option<u64> {
+    (answer.via == "discord").then_some(())?;
+    answer.channel.as_deref()?.parse().ok()
 }
 
 impl Channel for DiscordChannel {
@@ -571,6 +577,11 @@ impl Channel for DiscordChannel {
         if let Some(t) = self.typing.remove(&ch) {
             t.stop();
         }
+    }
+
+    fn tell(&mut self, to: &cn_hub::origin::AnswerTo, text: &str) -> Option<Result<(), SenseError>> {
+        let ch = answer_channel(to)?;
+        Some(self.handle.send(ch, text))
     }
 }
 

@@ -662,7 +662,12 @@ struct Thread {
 }
 
 fn item_thread(item: &cn_agent::Item) -> Option<Thread> {
-    let answer = item.origin(|_| false).answer.filter(|a| a.via == "email")?;
+    answer_thread(item.origin(|_| false).answer?)
+}
+
+/// The mail thread an answer goes to.
+fn answer_thread(answer: cn_hub::origin::AnswerTo) -> Option<Thread> {
+    (answer.via == "email").then_some(())?;
     Some(Thread {
         to: answer.to.or(answer.channel)?,
         message_id: answer.message.filter(|m| is_msg_id(m)),
@@ -729,6 +734,24 @@ impl Channel for EmailChannel {
         if let Err(e) = sent.and_then(|r| r) {
             tracing::error!(item = %item.id, to = %thread.to, e = %cn_compute::Chain(&e), "cannot deliver the reply by email");
         }
+    }
+
+    fn tell(&mut self, to: &cn_hub::origin::AnswerTo, text: &str) -> Option<Result<(), SenseError>> {
+        let thread = answer_thread(to.clone())?;
+        if thread.no_reply {
+            return Some(Err(SenseError::Email {
+                message: "the sender must not be answered (an automatic mail or a list)".into(),
+            }));
+        }
+        let email = match self.message(&thread, text) {
+            Ok(m) => m,
+            Err(e) => return Some(Err(e)),
+        };
+        let mailer = self.mailer.clone();
+        let sent = block_on(&self.runtime, async move {
+            mailer.send(email).await.map(|_| ()).map_err(|e| SenseError::Email { message: format!("smtp: {e}") })
+        });
+        Some(sent.and_then(|r| r))
     }
 }
 

@@ -469,9 +469,16 @@ pub struct TelegramChannel {
 
 /// The chat an item came from and its message (`channel-id`, `message-id`).
 fn item_chat(item: &cn_agent::Item) -> Option<(i64, Option<i64>)> {
-    let answer = item.origin(|_| false).answer.filter(|a| a.via == "telegram")?;
-    let chat = answer.channel?.parse().ok()?;
-    Some((chat, answer.message.and_then(|m| m.parse().ok())))
+    answer_chat(&item.origin(|_| false).answer?)
+}
+
+/// The chat and message a Telegram answer goes to.
+fn answer_chat(answer: &cn_hub::origin::AnswerTo) -> Option<(i64, Option<i64>)> {
+    if answer.via != "telegram" {
+        return None;
+    }
+    let chat = answer.channel.as_deref()?.parse().ok()?;
+    Some((chat, answer.message.as_deref().and_then(|m| m.parse().ok())))
 }
 
 impl Channel for TelegramChannel {
@@ -506,6 +513,13 @@ impl Channel for TelegramChannel {
         if let Err(e) = done.and_then(|r| r) {
             tracing::error!(chat, item = %item.id, e = %cn_compute::Chain(&e), "cannot deliver the reply to Telegram");
         }
+    }
+
+    fn tell(&mut self, to: &cn_hub::origin::AnswerTo, text: &str) -> Option<Result<(), SenseError>> {
+        let (chat, message) = answer_chat(to)?;
+        let api = self.api.clone();
+        let text = text.to_string();
+        Some(block_on(&self.runtime, async move { send(&api, chat, message, &text).await }).and_then(|r| r))
     }
 }
 

@@ -9,7 +9,8 @@
 //! agent answered (the reply, or the decision it took).
 //!
 //! `cn chat TEXT` sends one message and exits; `cn chat` alone reads lines until EOF or
-//! `/quit`.
+//! `/quit`, and prints each reminder the daemon tells on the owner's chat while it is open
+//! (a `reminder` journal entry with `via: chat`, issue 31) as it is told.
 
 use std::io::BufRead;
 use std::path::Path;
@@ -50,6 +51,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     }
     let stdin = std::io::stdin();
     let interactive = std::io::IsTerminal::is_terminal(&stdin);
+    reminders(&hub);
     if interactive {
         println!("Talking to {} (a line a message; /quit or Ctrl-D to leave).", hub.name());
     }
@@ -92,6 +94,8 @@ fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::
     }
     let deadline = Instant::now() + timeout;
     let mut status = Status::new();
+    let mut wait = Duration::from_millis(1);
+    let mut looked = Instant::now();
     loop {
         if let Some(answer) = cn_agent::answer_to(hub, &id)? {
             status.clear();
@@ -102,11 +106,16 @@ fn converse(hub: &Hub, text: &str, timeout: Duration, no_wait: bool) -> anyhow::
             bail!("no answer within {}s; the message stays queued as {id}", timeout.as_secs());
         }
         if daemon.is_some() {
-            // Say what the agent finishes first, rather than wait in silence.
-            status.show(hub, &id);
+            // Say what the agent finishes first, rather than wait in silence (looked up every
+            // 100 ms: a reflex's answer comes before the first look).
+            if looked.elapsed() >= Duration::from_millis(100) {
+                status.show(hub, &id);
+                looked = Instant::now();
+            }
             // The daemon works on it; look again shortly (a person is waiting, a file stat
-            // is cheap).
-            std::thread::sleep(Duration::from_millis(100));
+            // is cheap): at 1 ms first — a reflex answers within milliseconds — then every 10 ms.
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(Duration::from_millis(10));
         } else {
             run_once(hub.root())?;
         }
@@ -214,4 +223,43 @@ fn run_once(hub: &Path) -> anyhow::Result<()> {
         Some(3) => bail!("cn run --once found nothing to do; is the message still queued?"),
         _ => bail!("cn run --once failed: {}", String::from_utf8_lossy(&out.stderr).trim()),
     }
+}
+
+/// Print each reminder told on the owner's chat from now on, as it is told: a thread that
+/// follows the journal's new lines (from its end now; a rotated journal is followed anew).
+fn reminders(hub: &Hub) {
+    let path = hub.layout().journal();
+    let name = hub.name().to_string();
+    let mut offset = std::fs::metadata(&path).map_or(0, |m| m.len());
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let Ok(len) = std::fs::metadata(&path).map(|m| m.len()) else { continue };
+        if len < offset {
+            offset = 0;
+        }
+        if len == offset {
+            continue;
+        }
+        let Ok(bytes) = read_from(&path, offset) else { continue };
+        // Only whole lines: a line being written is read the next time.
+        let Some(end) = bytes.iter().rposition(|b| *b == b'\n') else { continue };
+        offset += end as u64 + 1;
+        for line in bytes[..end].split(|b| *b == b'\n') {
+            let Ok(e) = serde_json::from_slice::<serde_json::Value>(line) else { continue };
+            if e["type"] == "reminder" && e["via"] == "chat" && e["outcome"] == "told" {
+                if let Some(text) = e["summary"].as_str() {
+                    println!("{name}> {}", super::shown(text));
+                }
+            }
+        }
+    });
+}
+
+fn read_from(path: &Path, offset: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(std::io::SeekFrom::Start(offset))?;
+    let mut out = Vec::new();
+    f.take(1 << 20).read_to_end(&mut out)?;
+    Ok(out)
 }

@@ -410,7 +410,7 @@ fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
         // libfaketime preloaded into cn itself (the `faketime` wrapper would stand between the
         // test's signal and the daemon).
         let mut daemon = std::process::Command::new(env!("CARGO_BIN_EXE_cn"))
-            .env("LD_PRELOAD", libfaketime())
+            .env("LD_PRELOAD", crate::daemon_common::libfaketime())
             .env("FAKETIME", format!("+{}m", round * 5))
             .arg("--hub")
             .arg(&ada)
@@ -479,16 +479,6 @@ fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
     // Commits stay bounded: a few a round (mail in, decisions, the sync), not one per tick.
     let made = commits(&ada) - commits_before;
     assert!(made <= 7 * 8, "{made} commits in half an hour");
-}
-
-/// Debian's libfaketime (`scripts/deps.sh --test` installs the `faketime` package).
-fn libfaketime() -> PathBuf {
-    let multiarch = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"];
-    multiarch
-        .iter()
-        .map(|d| Path::new(d).join("faketime/libfaketimeMT.so.1"))
-        .find(|p| p.is_file())
-        .expect("libfaketime (Debian's faketime; scripts/deps.sh --test installs it)")
 }
 
 fn git_commit_all(hub: &Path) {

@@ -295,3 +295,22 @@ fn every_file_whole(hub: &Path, round: usize) {
     let spool = cn_storage::Journal::read(&hub.join("state/attention.jsonl")).unwrap();
     assert!(spool.skipped.len() <= 1, "round {round}: spool: {:?}", spool.skipped);
 }
+
+/// One daemon per hub: a second `cn run` on a hub whose daemon runs is refused at once, naming
+/// the lock; the first keeps running. (A killed daemon's lock is taken again on restart:
+/// `sigkill_of_the_daemon_at_random_points…` above.)
+#[test]
+fn a_second_cn_run_on_a_running_hub_is_refused_and_the_first_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", ACK, "");
+    let mut daemon = Daemon::start(&hub, &[]);
+    let url = daemon.owner_url();
+    let out = cn_cmd(&hub).arg("run").output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another `cn run` is working") && err.contains("run.lock"), "{err}");
+    let (k, auth) = owner_auth(&hub);
+    let (status, _) = post(&url, &[(k, &auth)], r#"{"text": "still there?"}"#);
+    assert_eq!(status, 202, "the first daemon still answers");
+    assert!(daemon.stop().success());
+}

@@ -89,6 +89,10 @@ fn the_owner_watches_and_steers_the_agent_in_a_browser() {
     let due = browser.wait_text("#now-due", |t| t.contains("renew the certificate")).replace('\t', " ");
     assert!(due.contains("schedule daily-reflection"), "the hub's schedule, next firing: {due}");
     assert!(due.contains("2099-01-01 09:00:00 UTC task renew the certificate"), "{due}");
+    // The routine (issue 31): the person's task due next, in its own card.
+    let next = browser.wait_text("#now-next", |t| t.contains("renew the certificate"));
+    assert!(next.contains("2099-01-01 09:00:00 UTC"), "{next}");
+    assert!(browser.wait_text("#now-done", |t| !t.is_empty()).contains("nothing done yet today"));
     let pool = browser.attrs("#now-pool tbody tr[data-id]", "data-id");
     assert_eq!(pool, ["p-dc1", "p-gh1"], "pending items, most salient first (discord 50 > github 40)");
     let why_score = browser.texts("#now-pool tbody tr[data-id=p-gh1]").concat();

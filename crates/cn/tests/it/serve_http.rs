@@ -301,3 +301,31 @@ fn the_pages_first_data_is_data_the_owners_only() {
     let json_text = now.body.trim().strip_prefix("window.cnBootNow = ").and_then(|b| b.strip_suffix(';')).unwrap();
     assert_eq!(serde_json::from_str::<Value>(json_text).unwrap()["hub"], "ada");
 }
+
+/// Issue 31, point 5: the Now view shows the routine — the person's tasks due next and
+/// overdue from tasks.json, and what was done today from the journal (a task marked done
+/// through `cn chat` by the real binary).
+#[test]
+fn the_now_view_shows_due_next_overdue_and_done_today() {
+    let (_dir, hub) = setup();
+    cn_ok(&hub, &["task", "add", "file the expense report", "--due", "2000-01-01T00:00:00Z"]);
+    cn_ok(&hub, &["task", "add", "renew the certificate", "--due", "2099-01-01T09:00:00Z"]);
+    cn_ok(&hub, &["task", "add", "water the plants", "--due", "2099-02-01T09:00:00Z"]);
+    let answer = cn_ok(&hub, &["chat", "done with water the plants"]);
+    assert!(answer.starts_with("Done: water the plants"), "{answer}");
+    let serve = Serve::start(&hub, &[]);
+    let bearer = format!("Bearer {}", serve.token);
+    let now = http(serve.addr, "GET", "/api/now", &[("Authorization", &bearer)], "").json();
+    let what = |k: &str| -> Vec<String> {
+        now["routine"][k].as_array().unwrap().iter().map(|t| t["what"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(what("next"), ["renew the certificate"], "{now:#}");
+    assert_eq!(now["routine"]["next"][0]["at"], "2099-01-01T09:00:00Z");
+    assert_eq!(what("overdue"), ["file the expense report"]);
+    assert_eq!(what("done_today"), ["water the plants"]);
+    // The page shows them.
+    let script = http(serve.addr, "GET", "/app.js", &[("Cookie", &serve.cookie())], "").body;
+    for id in ["#now-next", "#now-overdue", "#now-done"] {
+        assert!(script.contains(id), "{id}");
+    }
+}

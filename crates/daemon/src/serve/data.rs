@@ -24,7 +24,8 @@ pub const JOURNAL_FIRST: usize = 500;
 pub const NOW_TAIL_BYTES: [u64; 2] = [32 << 10, 256 << 10];
 
 /// The Now view: the daemon, the current item with its level and model, the attention pool
-/// with each item's salience explained, what falls due next and what was decided lately.
+/// with each item's salience explained, what falls due next, what was decided lately, and
+/// the routine (issue 31): the person's tasks due next, overdue, and done today.
 pub fn now(hub: &Hub, attention: Option<&Attention>) -> Value {
     let path = cn_hub::journal::HubJournal::path_in(&hub.layout().state());
     let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
@@ -100,6 +101,7 @@ pub fn now_from(hub: &Hub, attention: Option<&Attention>, tail: &[(u64, serde_js
         "inbox": count_md(&layout.inbox()),
         "due": due_next(hub, now),
         "recent": recent_decisions(tail),
+        "routine": routine(hub, now, tail),
     })
 }
 
@@ -169,6 +171,53 @@ pub fn chat_history(hub: &Hub) -> Value {
         );
     }
     json!({"history": history})
+}
+
+/// The routine at a glance: open tasks due next (soonest first) and overdue (longest first),
+/// and the tasks done today (in the hub's time zone), from `tasks.json` and the journal —
+/// the routine's `done` entries and the tasks the daemon saw done.
+fn routine(hub: &Hub, now: Timestamp, tail: &[(u64, serde_json::Map<String, Value>)]) -> Value {
+    let state = hub.layout().state();
+    let tasks = cn_hub::tasks::tasks_in(&state).load().unwrap_or_default();
+    let row = |t: &cn_hub::tasks::Task, at: Timestamp| json!({"at": at.to_string(), "what": t.task, "id": t.id, "source": t.source, "reminded": t.reminded.is_some()});
+    let open = cn_hub::tasks::ordered(&tasks);
+    let dated = || open.iter().filter_map(|t| Some((*t, t.next_time()?)));
+    let next: Vec<Value> = dated().filter(|(_, at)| *at >= now).take(10).map(|(t, at)| row(t, at)).collect();
+    let overdue: Vec<Value> = dated().filter(|(_, at)| *at < now).take(10).map(|(t, at)| row(t, at)).collect();
+    let zone = cn_reflex::when::time_zone(hub.config().reflexes.time_zone.as_deref());
+    let midnight = now.to_zoned(zone).start_of_day().map_or(now, |z| z.timestamp());
+    let name_of = |id: &str| tasks.iter().find(|t| t.id == id).map(|t| t.task.clone());
+    let mut done: Vec<Value> = Vec::new();
+    // The Now view's small tail when it reaches back past midnight (as on most days); the
+    // journal's last 2 MiB otherwise.
+    let ts = |e: &serde_json::Map<String, Value>| e.get("ts").and_then(Value::as_str)?.parse::<Timestamp>().ok();
+    let covers = tail.first().and_then(|(_, e)| ts(e)).is_some_and(|t| t < midnight);
+    let longer;
+    let entries = if covers {
+        tail
+    } else {
+        longer = tail_of(&cn_hub::journal::HubJournal::path_in(&state)).entries;
+        &longer[..]
+    };
+    for e in entries.iter().map(|(_, e)| e) {
+        let Some(at) = e.get("ts").and_then(Value::as_str).and_then(|t| t.parse::<Timestamp>().ok()) else { continue };
+        if at < midnight {
+            continue;
+        }
+        let s = |k: &str| e.get(k).and_then(Value::as_str);
+        let what = match (s("type"), s("act"), s("outcome")) {
+            (Some("routine"), Some("done"), _) => s("task").map(str::to_string),
+            // The daemon marking a task done after the executive did it: "task <id> done".
+            (Some("observation"), _, Some("done")) => {
+                s("summary").and_then(|m| m.strip_prefix("task ")?.strip_suffix(" done")).and_then(name_of)
+            }
+            _ => None,
+        };
+        if let Some(what) = what {
+            done.push(json!({"at": at.to_string(), "what": what}));
+        }
+    }
+    json!({"next": next, "overdue": overdue, "done_today": done})
 }
 
 fn pool_row(item: &cn_autonomy::Input, s: cn_autonomy::Salience, merged: u64) -> Value {

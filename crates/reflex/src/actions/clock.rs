@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use cn_hub::journal::{summary, ts, HubJournal};
+use cn_hub::journal::HubJournal;
 use cn_tools::{typed, Tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -81,49 +81,18 @@ pub(crate) fn activity(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     let shared = shared.clone();
     typed(
         "activity",
-        "What I have done today, from the journal, in a sentence or two.",
-        move |_ctx, p: ActivityParams| {
+        "What I have done for people today (messages answered, tasks added, done or moved, reminders told), from the journal and the task queue, in plain sentences.",
+        move |ctx, p: ActivityParams| {
             if p.period.as_deref().is_some_and(|p| p != "today") {
                 return Err(cn_compute::ToolError::BadParams("period: only `today` is supported".into()));
             }
             let now = now(&shared);
-            let midnight = now.start_of_day().map(|z| z.timestamp()).unwrap_or_else(|_| now.timestamp());
-            let read = HubJournal::read(&cn_hub::Layout::new(&shared.hub).state())
-                .map_err(|e| cn_compute::ToolError::Failed(cn_compute::chain(&e)))?;
-            let today: Vec<_> = read.entries.iter().filter(|e| ts(e).is_some_and(|t| t >= midnight)).collect();
-            let count = |kind: &str| today.iter().filter(|e| e.kind() == kind).count();
-            let reflexes = today
-                .iter()
-                .filter(|e| e.kind() == "reflex" && e.0.get("skipped_executive") == Some(&Value::Bool(true)))
-                .count();
-            let decided = count("decision");
-            let recent: Vec<String> = today
-                .iter()
-                .rev()
-                .filter(|e| e.kind() == "decision")
-                .map(|e| summary(e))
-                .filter(|s| !s.is_empty())
-                .take(3)
-                .collect();
-            let mut text = if decided + reflexes == 0 {
-                "Nothing yet today: no items have come in since midnight.".to_string()
-            } else {
-                format!(
-                    "Today so far I have decided {decided} item{} and answered {reflexes} by reflex.",
-                    if decided == 1 { "" } else { "s" }
-                )
-            };
-            if !recent.is_empty() {
-                text.push_str(&format!(" Most recently: {}.", recent.join("; ")));
-            }
-            let open = cn_hub::tasks::tasks_in(&cn_hub::Layout::new(&shared.hub).state())
-                .load()
-                .map(|t| t.iter().filter(|t| !t.done).count())
-                .unwrap_or(0);
-            if open > 0 {
-                text.push_str(&format!(" {open} task{} open.", if open == 1 { " is" } else { "s are" }));
-            }
-            Ok(Value::String(text))
+            let layout = cn_hub::Layout::new(&shared.hub);
+            let failed = |e: &dyn std::error::Error| cn_compute::ToolError::Failed(cn_compute::chain(e));
+            let read = HubJournal::read(&layout.state()).map_err(|e| failed(&e))?;
+            let tasks = cn_hub::tasks::tasks_in(&layout.state()).load().map_err(|e| failed(&e))?;
+            let who = ctx.from.clone().unwrap_or(cn_hub::Provenance::Owner);
+            Ok(Value::String(crate::routine::day::did_today(&read.entries, &tasks, &who, &now)))
         },
     )
 }

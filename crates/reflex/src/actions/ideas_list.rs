@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::routine::{state_failed, world};
+use super::routine::{keep_named, state_failed, world};
 use super::Shared;
 use crate::routine::{act, Act, Outcome};
 
@@ -30,10 +30,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             let Outcome::IdeasListed { mut ideas } = act(Act::ListIdeas, &world).map_err(state_failed)? else {
                 return Err(ToolError::Failed("listing the ideas gave no list".into()));
             };
-            if let Some(words) = p.words.as_deref().filter(|w| !w.trim().is_empty()) {
-                let query = cn_hub::words::content(words);
-                ideas.retain(|i| cn_hub::words::fit(&query, &cn_hub::words::content(&i.idea)).weak());
-            }
+            keep_named(&mut ideas, p.words.as_deref(), |i| i.idea.clone());
             let listed: Vec<Value> = ideas
                 .iter()
                 .map(|i| json!({"id": i.id, "idea": i.idea, "added": i.added, "source": i.source}))

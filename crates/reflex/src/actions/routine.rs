@@ -36,14 +36,39 @@ pub(super) fn world(shared: &Shared, ctx: &ToolContext, message: &str) -> World 
         now: shared.now(),
         who: ctx.from.clone().unwrap_or(Provenance::Owner),
         message: message.to_string(),
+        answer: current_origin(shared).and_then(|o| o.answer),
     }
 }
 
-/// Journal what an outcome changed, so "what did you do today?" finds it.
-pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], now: &jiff::Zoned) {
+/// The typed origin of the item being handled (an older cn's keys included), if there is one.
+fn current_origin(shared: &Shared) -> Option<cn_hub::Origin> {
+    let item = shared.turn().target.item?;
+    let text = std::fs::read_to_string(cn_hub::Layout::new(&shared.hub).input()).ok()?;
+    let doc = cn_storage::Doc::parse(&text).ok()?;
+    (doc.get_str("id") == Some(item.as_str())).then(|| cn_hub::Origin::of_doc(&doc, |_| false))
+}
+
+/// Journal what an outcome changed, so "what did you do today?" finds it: the answer, what
+/// was done (`act`) to which task or idea, and who asked (`by`, when not the owner).
+pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], world: &World) {
+    use routine::day::act;
     let turn = shared.turn();
     for o in outcomes.iter().filter(|o| o.changed()) {
-        let mut e = Entry::new("routine").with("summary", routine::answer::answer(std::slice::from_ref(o), now));
+        let mut e = Entry::new("routine").with("summary", routine::answer::answer(std::slice::from_ref(o), &world.now));
+        let did = match o {
+            Outcome::Added { task } => Some((act::ADDED, task.task.as_str())),
+            Outcome::Completed { task, .. } => Some((act::DONE, task.task.as_str())),
+            Outcome::Moved { after, .. } => Some((act::MOVED, after.task.as_str())),
+            Outcome::Cancelled { task, .. } => Some((act::CANCELLED, task.task.as_str())),
+            Outcome::IdeaAdded { idea } => Some((act::IDEA, idea.idea.as_str())),
+            _ => None,
+        };
+        if let Some((what, name)) = did {
+            e = e.with("act", what).with("task", name);
+        }
+        if !world.who.is_owner() {
+            e = e.with("by", world.who.label());
+        }
         if let Some(item) = &turn.target.item {
             e = e.with("item", item.as_str());
         }
@@ -53,10 +78,18 @@ pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], now: &jiff::Zoned) 
 
 /// The JSON a routine tool answers with: the answer, and whether it changed or asks anything.
 pub(super) fn answered(shared: &Shared, outcomes: Vec<Outcome>, world: &World) -> Value {
-    journal(shared, &outcomes, &world.now);
+    journal(shared, &outcomes, world);
     let answer = routine::answer::answer(&outcomes, &world.now);
     let changed = outcomes.iter().any(Outcome::changed);
     json!({ "answer": answer, "changed": changed })
+}
+
+/// Keep what `words` (a list tool's optional filter) names, by the words of `text(item)`;
+/// no words, or blank ones, keep everything.
+pub(super) fn keep_named<T>(items: &mut Vec<T>, words: Option<&str>, text: impl Fn(&T) -> String) {
+    let Some(words) = words.filter(|w| !w.trim().is_empty()) else { return };
+    let query = cn_hub::words::content(words);
+    items.retain(|i| cn_hub::words::fit(&query, &cn_hub::words::content(&text(i))).weak());
 }
 
 /// A file that cannot be read or written: the step fails, naming the file.
@@ -122,11 +155,8 @@ pub(super) fn owner_only(world: &World) -> Result<(), ToolError> {
 /// task. The starter reflex's trigger says `kind: message` too; this holds for any reflex that
 /// calls the action.
 fn not_a_message(shared: &Shared) -> bool {
-    let Some(item) = shared.turn().target.item else { return false };
-    let Ok(text) = std::fs::read_to_string(cn_hub::Layout::new(&shared.hub).input()) else { return false };
-    let Ok(doc) = cn_storage::Doc::parse(&text) else { return false };
     // The item's typed origin says whether a person wrote it (an older cn's keys included).
-    doc.get_str("id") == Some(item.as_str()) && !cn_hub::Origin::of_doc(&doc, |_| false).is_a_persons_message()
+    current_origin(shared).is_some_and(|o| !o.is_a_persons_message())
 }
 
 /// The level-2 model's choice among the routine's intents, if it has one.
@@ -164,7 +194,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             }
             match routine::perform(&parsed, &world) {
                 Ok(done) => {
-                    journal(&shared, &done.outcomes, &world.now);
+                    journal(&shared, &done.outcomes, &world);
                     Ok(json!({
                         "answer": done.answer,
                         "changed": done.changed(),

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::routine::{owner_only, state_failed, world};
+use super::routine::{keep_named, owner_only, state_failed, world};
 use super::Shared;
 use crate::routine::{act, Act, Outcome};
 
@@ -32,12 +32,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             let Outcome::ScheduleListed { mut entries } = act(Act::ListSchedule, &world).map_err(state_failed)? else {
                 return Err(ToolError::Failed("listing the schedule gave no list".into()));
             };
-            if let Some(words) = p.words.as_deref().filter(|w| !w.trim().is_empty()) {
-                let query = cn_hub::words::content(words);
-                entries.retain(|e| {
-                    cn_hub::words::fit(&query, &cn_hub::words::content(&format!("{} {}", e.name, e.action))).weak()
-                });
-            }
+            keep_named(&mut entries, p.words.as_deref(), |e| format!("{} {}", e.name, e.action));
             let listed: Vec<Value> = entries
                 .iter()
                 .map(|e| {

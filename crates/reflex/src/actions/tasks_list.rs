@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::routine::{state_failed, world};
+use super::routine::{keep_named, state_failed, world};
 use super::Shared;
 use crate::routine::{act, Act, Outcome};
 
@@ -35,10 +35,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             let Outcome::Listed { filter, mut tasks } = act(Act::List(filter), &world).map_err(state_failed)? else {
                 return Err(ToolError::Failed("listing the tasks gave no list".into()));
             };
-            if let Some(words) = p.words.as_deref().filter(|w| !w.trim().is_empty()) {
-                let query = cn_hub::words::content(words);
-                tasks.retain(|t| cn_hub::words::fit(&query, &cn_hub::words::content(&t.task)).weak());
-            }
+            keep_named(&mut tasks, p.words.as_deref(), |t| t.task.clone());
             let listed: Vec<Value> = tasks
                 .iter()
                 .map(|t| json!({"id": t.id, "task": t.task, "due": t.due, "priority": t.priority, "source": t.source}))

@@ -20,6 +20,22 @@ pub fn answer(outcomes: &[Outcome], now: &Zoned) -> String {
     lines.join("\n")
 }
 
+/// What a reminder tells the person who asked for it when the task falls due, and how to
+/// answer it.
+pub fn reminder(task: &Task, now: &Zoned) -> String {
+    let due = task.next_time().map(|d| d.to_zoned(now.time_zone().clone()));
+    let when = match due {
+        Some(at) if now.timestamp().duration_since(at.timestamp()).as_secs() >= 120 => {
+            format!(" (due {})", human(&at, now))
+        }
+        _ => String::new(),
+    };
+    format!(
+        "Reminder: {}{when}. Answer “done” when it is, or “snooze” (an hour; “snooze 20 minutes”, “snooze till 5pm”).",
+        task.task
+    )
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -60,6 +76,7 @@ fn kind_name(kind: Kind) -> &'static str {
 
 fn line(o: &Outcome, now: &Zoned) -> String {
     match o {
+        Outcome::Next { text } => text.clone(),
         Outcome::Added { task } => match task.due {
             Some(_) => format!("Added: {}{}.", task.task, when(task, now)),
             None => format!("Added: {} (no due time).", task.task),

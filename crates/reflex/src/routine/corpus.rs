@@ -92,6 +92,7 @@ pub fn run(line: &Line, fixture: &Path) -> std::io::Result<Verdict> {
         now: now.clone(),
         who: cn_hub::Provenance::Owner,
         message: line.message.clone(),
+        answer: None,
     };
     let before = Snapshot::of(&layout)?;
     let parsed = super::parse(&line.message, &now);

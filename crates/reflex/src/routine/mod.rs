@@ -20,6 +20,7 @@
 pub mod answer;
 pub mod classify;
 pub mod corpus;
+pub mod day;
 pub mod parse;
 pub mod perform;
 
@@ -65,6 +66,14 @@ impl PartialEq for Target {
     }
 }
 
+/// An answer to a reminder the person was told ("done", "snooze", "snooze 1 hour"): it acts
+/// on the reminder last told in their conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Done,
+    Snooze(Target),
+}
+
 /// One routine request, typed: what to do and the words that name what to do it to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
@@ -108,13 +117,26 @@ pub enum Request {
     Unschedule {
         words: String,
     },
+    /// "What's next?": the queue in sentences.
+    Next,
+    /// An answer to the reminder last told in this conversation.
+    Reply {
+        reply: Reply,
+    },
 }
 
 impl Request {
     /// Whether it only reads (lists, shows): what the local model may choose and have done
     /// without the person confirming.
     pub fn reads_only(&self) -> bool {
-        matches!(self, Request::ListTasks { .. } | Request::Show { .. } | Request::ListIdeas | Request::ListSchedule)
+        matches!(
+            self,
+            Request::ListTasks { .. }
+                | Request::Show { .. }
+                | Request::ListIdeas
+                | Request::ListSchedule
+                | Request::Next
+        )
     }
 }
 

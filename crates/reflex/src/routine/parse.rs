@@ -20,11 +20,17 @@ use cn_hub::words::edit_distance;
 use jiff::Zoned;
 use regex::{Captures, Regex};
 
-use super::{Parsed, Request, Said, Target};
+use super::{Parsed, Reply, Request, Said, Target};
 use crate::when::{self, WhenError};
 
 /// What a message is for the routine, at `now` (whose zone is the hub's).
 pub fn parse(text: &str, now: &Zoned) -> Parsed {
+    if let Some(reply) = reply_of(text, now) {
+        return Parsed::Routine(vec![Request::Reply { reply }]);
+    }
+    if Clean::of(text).is_some_and(|c| next_re().is_match(&c.text)) {
+        return Parsed::Routine(vec![Request::Next]);
+    }
     let clauses = clauses(text);
     let mut requests = Vec::new();
     let mut asked = None;
@@ -383,7 +389,7 @@ pattern!(
         (?:(?:new|an|random|quick|another|crazy|wild|side\s+project|business|app)\s+)*idea\s*(?:for\s+(?:later|someday))?\s*[:\-–]\s*(?P<a>.+)
       | i\s+(?:have|had|'ve\s+got|got|just\s+had)\s+(?:an?\s+)?(?:new\s+|great\s+|random\s+)?idea(?:\s*[:\-–,]\s*|\s+for\s+|\s+about\s+|\s+to\s+|\s+)(?P<b>.+)
       | i'?ve\s+(?:got\s+|had\s+)?(?:an?\s+)?idea(?:\s*[:\-–,]\s*|\s+for\s+|\s+about\s+|\s+to\s+|\s+)(?P<c>.+)
-      | (?:someday|some\s+day|one\s+day|maybe\s+(?:someday|one\s+day))[\s,]+(?:i'?d\s+(?:like|love)\s+to|i\s+(?:want|would\s+like|would\s+love|hope)\s+to|i\s+(?:could|should|might|will)|we\s+(?:could|should|might)|let'?s|maybe)?\s*(?P<d>.+)
+      | (?:someday|some\s+day|one\s+day|maybe\s+(?:someday|one\s+day))(?:\s*[:\-–]\s*|[\s,]+)(?:i'?d\s+(?:like|love)\s+to|i\s+(?:want|would\s+like|would\s+love|hope)\s+to|i\s+(?:could|should|might|will)|we\s+(?:could|should|might)|let'?s|maybe)?\s*(?P<d>.+)
       | (?:save|note|keep|jot\s+down|write\s+down|log)\s+(?:this\s+)?(?:down\s+)?(?:as\s+)?(?:an?\s+)?idea\s*[:\-–]?\s*(?P<e>.+)
       | (?:add|put)\s+(?P<f>.+?)\s+(?:to|on)\s+(?:my\s+)?ideas(?:\s+list)?
     )$"
@@ -600,4 +606,42 @@ fn unquote(s: &str) -> String {
         _ => s.to_string(),
     };
     s.trim().trim_end_matches(['.', ',', ';', ':', '!']).trim().to_string()
+}
+
+pattern!(
+    next_re,
+    "what's next",
+    r"(?i)^(?:so\s+)?(?:what'?s|what\s+is|what\s+comes)\s+(?:next|up\s+next|coming\s+up)(?:\s+(?:for\s+me|on\s+my\s+list|today))?$|^what\s+(?:do|should)\s+i\s+do\s+next$|^what'?s\s+on\s+(?:deck|the\s+agenda)$"
+);
+pattern!(
+    reply_done_re,
+    "reply done",
+    r"(?i)^(?:(?:it'?s|it\s+is|all|now|already)\s+)?(?:done|did\s+it|finished|completed|sorted|handled)(?:\s+(?:now|already|thanks?|thx|ty))?$"
+);
+pattern!(
+    reply_snooze_re,
+    "reply snooze",
+    r"(?i)^(?:snooze|later|remind\s+me\s+(?:again\s+)?(?:later|again))(?:\s+(?:it|that))?(?:\s+(?P<rest>.+))?$"
+);
+
+/// An answer to a reminder, said alone: "done" (or ✅), "snooze", "snooze 1 hour", "snooze
+/// till 5pm". Whether a reminder was told in the conversation is the routine's to find out.
+pub(crate) fn reply_of(text: &str, now: &Zoned) -> Option<Reply> {
+    let t = text.trim();
+    if !t.is_empty() && t.chars().all(|c| matches!(c, '✅' | '✔' | '☑' | '\u{fe0f}') || c.is_whitespace()) {
+        return Some(Reply::Done);
+    }
+    let t = t.trim_end_matches(['.', '!', ' ']).trim();
+    if reply_done_re().is_match(t) {
+        return Some(Reply::Done);
+    }
+    let c = reply_snooze_re().captures(t)?;
+    let Some(rest) = c.name("rest").map(|r| r.as_str().trim()) else { return Some(Reply::Snooze(Target::Later)) };
+    if let Some(s) = when::shift(&format!("for {}", rest.trim_start_matches("for ").trim_start_matches("by "))) {
+        return s.rest.trim().is_empty().then_some(Reply::Snooze(Target::By(s.span)));
+    }
+    match when::parse(rest, now) {
+        Ok(Some(due)) if trim_words(&due.rest).is_empty() => Some(Reply::Snooze(Target::At(due))),
+        _ => None,
+    }
 }

@@ -10,6 +10,7 @@
 //! executive's; a stranger's or a peer's request sees and changes only what they filed
 //! (`source`), and never the schedule.
 
+use cn_hub::origin::AnswerTo;
 use cn_hub::schedule::{Schedule, ScheduleEntry};
 use cn_hub::tasks::{self, Filter, Idea, StateError, Task, Timestamp};
 use cn_hub::words::{best, content, Fit};
@@ -17,7 +18,7 @@ use cn_hub::Provenance;
 use jiff::Zoned;
 use serde_json::Map;
 
-use super::{Parsed, Request, Said, Target};
+use super::{Parsed, Reply, Request, Said, Target};
 use crate::when::WhenError;
 
 /// Where and when a request is done, and for whom.
@@ -30,6 +31,10 @@ pub struct World {
     pub who: Provenance,
     /// The message, kept as the context of what it files.
     pub message: String,
+    /// Where the message came from, as a place to answer (its item's typed origin): a task it
+    /// files is a reminder told there at its minute, and an answer to a reminder acts on the
+    /// one last told there. `None` for a call with no person's message behind it.
+    pub answer: Option<AnswerTo>,
 }
 
 /// What is named: a task, an idea, a schedule entry.
@@ -82,6 +87,10 @@ pub enum Outcome {
     },
     ScheduleListed {
         entries: Vec<ScheduleEntry>,
+    },
+    /// "What's next?", in sentences ([`super::day::next`]).
+    Next {
+        text: String,
     },
     Unscheduled {
         entry: ScheduleEntry,
@@ -202,6 +211,7 @@ pub enum Act {
     DropIdea(Idea),
     ListSchedule,
     Unschedule(ScheduleEntry),
+    Next,
 }
 
 /// The files as they were when the message came.
@@ -297,6 +307,16 @@ impl World {
     fn open<'t>(&self, all: &'t [Task]) -> impl Iterator<Item = &'t Task> + 't {
         let who = self.clone();
         all.iter().filter(move |t| !t.done && who.owns(t.source.as_deref()))
+    }
+    /// The open task whose reminder was last told in this conversation (the same channel,
+    /// chat or address) — only one the asker may change, so a stranger's "done" in a group
+    /// chat finds none of the owner's.
+    fn reminded<'t>(&self, all: &'t [Task]) -> Option<&'t Task> {
+        let here = self.answer.as_ref()?;
+        let same = |a: &AnswerTo| a.via == here.via && a.channel == here.channel && a.to == here.to;
+        self.open(all)
+            .filter(|t| t.reminded.is_some() && t.answer_to.as_ref().is_some_and(same))
+            .max_by_key(|t| t.reminded.map(|r| r.at))
     }
     fn context(&self) -> String {
         format!("asked: {}", self.message.trim())
@@ -456,6 +476,8 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
             t.priority = Some(2);
             t.context = Some(world.context());
             t.source = world.source();
+            // The person is told where they asked, at its minute.
+            t.answer_to = world.answer.clone().filter(|_| t.due.is_some());
             Ok(Act::Add(t))
         }
         Request::AddEvery { action, every } => {
@@ -537,6 +559,19 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
                 Found::Several(all) => Err(which(words, Kind::Idea, &all, |i| i.idea.clone(), |i| i.id.clone())),
             }
         }
+        Request::Reply { reply } => {
+            let Some(task) = world.reminded(files.tasks()?).cloned() else {
+                return Err(RoutineError::not_routine("no reminder of theirs was told in this conversation"));
+            };
+            match reply {
+                Reply::Done => Ok(Act::Complete(task)),
+                Reply::Snooze(to) => match moved_to(&task, to, &world.now) {
+                    Some(at) => Ok(Act::Move(task, seconds(at.timestamp()))),
+                    None => Err(Outcome::AskWhen { task }),
+                },
+            }
+        }
+        Request::Next => Ok(Act::Next),
         Request::ListSchedule => {
             if !world.who.is_owner() {
                 return Ok(Err(world.schedule_refused()));
@@ -665,6 +700,11 @@ fn apply(step: Act, world: &World, files: &Files) -> Result<Outcome, StateError>
             None => gone(Kind::Idea),
         },
         Act::ListSchedule => Outcome::ScheduleListed { entries: files.schedule.load()? },
+        Act::Next => {
+            // The schedule is the owner's to see; another's "what's next?" reads only the tasks.
+            let schedule = if world.who.is_owner() { files.schedule.load()? } else { Vec::new() };
+            Outcome::Next { text: super::day::next(&files.tasks.load()?, &schedule, &world.who, &world.now) }
+        }
         Act::Unschedule(entry) => match files.schedule.remove_entry(&entry.name)? {
             Some(entry) => Outcome::Unscheduled { entry },
             None => gone(Kind::Entry),

