@@ -19,6 +19,7 @@ Usage: cargo build -p cn && python3 bench/fleet_sync.py target/debug/cn [OUTDIR]
 import asyncio
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -34,6 +35,8 @@ PEERS = int(os.environ.get("PEERS", "100"))
 RUNS = int(os.environ.get("RUNS", "3"))
 LATENCIES = [int(x) for x in os.environ.get("LATENCIES", "0 50").split()]
 DELAY = {"ms": 0}
+# CPU seconds of each timed run (cn and its children), in order.
+CPU = []
 
 
 def run(*args, cwd=None):
@@ -90,9 +93,13 @@ def proxy(listen, target):
 
 
 def timed(*args):
+    """Wall time, and CPU time (user + system) of cn and every git it ran, and the output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.monotonic()
     out = subprocess.run(args, capture_output=True, text=True)
     took = time.monotonic() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
     return took, out
 
 
@@ -133,12 +140,13 @@ def main():
         assert out.returncode == 0, out.stderr
         results = {}
         for ms in LATENCIES:
-            idle, mail = [], []
+            idle, mail, idle_cpu = [], [], []
             for r in range(RUNS):
                 DELAY["ms"] = ms
                 took, out = timed(CN, "--hub", x, "sync", "--json")
                 assert out.returncode == 0, out.stderr
                 idle.append(took)
+                idle_cpu.append(CPU[-1])
                 # One mail from each peer, sent without the proxy.
                 DELAY["ms"] = 0
                 for p in peers:
@@ -159,9 +167,14 @@ def main():
                     run(CN, "--hub", p, "sync")
                 run(CN, "--hub", x, "sync")
                 print(f"{ms} ms: nothing new {idle[-1]:.2f} s, one mail each {mail[-1]:.2f} s", flush=True)
+            cpu = statistics.median(idle_cpu)
             results[ms] = {"nothing_new_s": statistics.median(idle), "one_mail_each_s": statistics.median(mail),
-                           "runs": {"nothing_new": idle, "one_mail_each": mail}}
-            print(f"round trip {ms} ms, {PEERS} peers: nothing new {results[ms]['nothing_new_s']:.2f} s, "
+                           "nothing_new_cpu_s": cpu,
+                           "runs": {"nothing_new": idle, "one_mail_each": mail, "nothing_new_cpu": idle_cpu}}
+            # What syncing adds to an idle daemon: one such sync every minute (cn init's
+            # `senses.peers.every`), CPU of cn and its git processes.
+            print(f"round trip {ms} ms, {PEERS} peers: nothing new {results[ms]['nothing_new_s']:.2f} s "
+                  f"(CPU {cpu:.2f} s, {cpu * 1440 / 60:.1f} CPU-minutes a day at one sync a minute), "
                   f"one mail each {results[ms]['one_mail_each_s']:.2f} s (medians of {RUNS})", flush=True)
         with open(os.path.join(OUT, "fleet_sync.json"), "w") as f:
             json.dump({"cn": CN, "peers": PEERS, "load": os.getloadavg(), "results": results}, f, indent=2)

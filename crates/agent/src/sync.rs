@@ -452,10 +452,12 @@ fn list(hub: &Hub, remote: &str, patterns: &[String], bounded: Option<&Quarantin
     let mut args = vec!["ls-remote", "--heads", "--", remote];
     args.extend(patterns.iter().map(String::as_str));
     let git = Git::new(hub.root());
-    let out = match bounded {
-        Some(q) => String::from_utf8_lossy(&git.run_bounded(&args, None, &q.bounds(None, LISTING_MAX))?).into_owned(),
-        None => git.run(&args)?,
-    };
+    let out = patiently(|| match bounded {
+        Some(q) => {
+            Ok(String::from_utf8_lossy(&git.run_bounded(&args, None, &q.bounds(None, LISTING_MAX))?).into_owned())
+        }
+        None => git.run(&args),
+    })?;
     Ok(out
         .lines()
         .filter_map(|l| l.split_once('\t'))
@@ -634,7 +636,38 @@ fn fetch(
         remote,
     ];
     args.extend_from_slice(shas);
-    git.run_bounded(&args, None, &quarantine.bounds(Some(limit), 1 << 20)).map(|_| ())
+    patiently(|| git.run_bounded(&args, None, &quarantine.bounds(Some(limit), 1 << 20)).map(|_| ()))
+}
+
+/// Tries of one git command on a peer's repository when it fails for the network's sake.
+const PEER_GIT_TRIES: u32 = 4;
+
+/// The first wait before trying again; each next one is three times longer (0.2, 0.6,
+/// 1.8 s), each drawn between half and the whole of it, so hubs that a busy server turned
+/// away at once do not all come back at once.
+const PEER_GIT_RETRY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Run `git` on a peer's repository, trying again (up to [`PEER_GIT_TRIES`] in all, with a
+/// growing, jittered wait) while it fails the way a dropped connection or a busy server makes
+/// it fail ([`GitError::is_transient`]): a git server turns connections away when many hubs
+/// sync at once, and a sync that gave up would leave that peer's mail for the next one.
+fn patiently<T>(mut git: impl FnMut() -> std::result::Result<T, GitError>) -> std::result::Result<T, GitError> {
+    use std::hash::{BuildHasher, Hasher};
+    let mut wait = PEER_GIT_RETRY;
+    for _ in 1..PEER_GIT_TRIES {
+        match git() {
+            Err(e) if e.is_transient() => {
+                tracing::debug!(err = %e, ?wait, "a peer's git failed on the way; trying again");
+                // Random per call (std's hasher keys), uniform in [wait/2, wait).
+                let draw = std::collections::hash_map::RandomState::new().build_hasher().finish();
+                let half = wait / 2;
+                std::thread::sleep(half + half.mul_f64((draw >> 11) as f64 / (1u64 << 53) as f64));
+                wait *= 3;
+            }
+            done => return done,
+        }
+    }
+    git()
 }
 
 /// `git cat-file --batch-check` of `specs`: each one's type and size, `None` when missing.

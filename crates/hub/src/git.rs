@@ -97,6 +97,32 @@ impl GitError {
             GitError::Spawn { .. } | GitError::Bounded { .. } => "",
         }
     }
+
+    /// Whether the failure was the network's or a busy server's, not the remote's answer:
+    /// a connection reset or dropped mid-way, a server error over HTTP. Worth trying again
+    /// shortly; a refused connection (the server is not there), a missing repository, an
+    /// authentication failure or a bound cn set are not.
+    pub fn is_transient(&self) -> bool {
+        const TRANSIENT: &[&str] = &[
+            "connection reset by peer",
+            "broken pipe",
+            "(sigpipe:",
+            "the remote end hung up unexpectedly",
+            "early eof",
+            "unexpected disconnect",
+            "connection timed out",
+            "operation timed out",
+            "temporary failure in name resolution",
+            "rpc failed",
+            "the requested url returned error: 502",
+            "the requested url returned error: 503",
+            "the requested url returned error: 504",
+        ];
+        // The server's own answer, whatever followed it, is not the network's.
+        const ANSWERED: &[&str] = &["remote error", "not found", "permission denied", "authentication failed"];
+        let stderr = self.stderr().to_ascii_lowercase();
+        TRANSIENT.iter().any(|t| stderr.contains(t)) && !ANSWERED.iter().any(|a| stderr.contains(a))
+    }
 }
 
 /// Variables git gets from cn's environment besides `child::BASE_ENV` (and `LC_*`): where
@@ -253,12 +279,22 @@ impl Git {
         c
     }
 
-    fn failed(&self, args: &[&str], stderr: &[u8]) -> GitError {
-        GitError::Failed {
-            dir: self.dir.clone(),
-            args: crate::redact::redact(&args.join(" ")),
-            stderr: crate::redact::redact(String::from_utf8_lossy(stderr).trim()).replace('\n', "; "),
+    /// The error of a git that ran and failed: its stderr, and the signal that ended it, if
+    /// one did (a git writing to a connection the server closed dies of SIGPIPE, silently).
+    fn failed(&self, args: &[&str], stderr: &[u8], status: Option<std::process::ExitStatus>) -> GitError {
+        let mut said = crate::redact::redact(String::from_utf8_lossy(stderr).trim()).replace('\n', "; ");
+        #[cfg(unix)]
+        if let Some(signal) = status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)) {
+            let name = match signal {
+                libc::SIGPIPE => " (SIGPIPE: the other end closed the connection)",
+                libc::SIGKILL => " (SIGKILL)",
+                libc::SIGTERM => " (SIGTERM)",
+                _ => "",
+            };
+            let sep = if said.is_empty() { "" } else { "; " };
+            said = format!("{said}{sep}git was killed by signal {signal}{name}");
         }
+        GitError::Failed { dir: self.dir.clone(), args: crate::redact::redact(&args.join(" ")), stderr: said }
     }
 
     fn spawn_error(&self, args: &[&str], source: io::Error) -> GitError {
@@ -308,7 +344,7 @@ impl Git {
         if out.status.success() {
             Ok(out.stdout)
         } else {
-            Err(self.failed(args, &out.stderr))
+            Err(self.failed(args, &out.stderr, Some(out.status)))
         }
     }
 
@@ -316,7 +352,7 @@ impl Git {
         if out.status.success() {
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
         } else {
-            Err(self.failed(args, &out.stderr))
+            Err(self.failed(args, &out.stderr, Some(out.status)))
         }
     }
 
@@ -414,7 +450,7 @@ impl Git {
             Some(limit) if stderr.contains("File too large") => {
                 Err(GitError::Bounded { dir: self.dir.clone(), args: shown(), why: Exceeded::FileSize(limit) })
             }
-            _ => Err(self.failed(args, &out.stderr)),
+            _ => Err(self.failed(args, &out.stderr, out.status)),
         }
     }
 
@@ -659,6 +695,38 @@ impl Git {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What git printed (stderr, as `Git` keeps it: one line, `; `-joined) for failures seen
+    /// on real servers: a busy `git daemon`, an HTTP proxy, a missing repository.
+    #[test]
+    fn a_dropped_connection_is_worth_another_try_and_a_servers_answer_is_not() {
+        let failed =
+            |stderr: &str| GitError::Failed { dir: PathBuf::new(), args: String::new(), stderr: stderr.into() };
+        for transient in [
+            "fatal: read error: Connection reset by peer",
+            "fatal: the remote end hung up unexpectedly",
+            "fetch-pack: unexpected disconnect while reading sideband packet; fatal: early EOF",
+            "fatal: unable to access 'http://h/a.git/': The requested URL returned error: 503",
+            "error: RPC failed; curl 56 Recv failure: Connection reset by peer",
+            "fatal: unable to connect to h:; h[0: 10.0.0.1]: errno=Connection timed out",
+            "git was killed by signal 13 (SIGPIPE: the other end closed the connection)",
+        ] {
+            assert!(failed(transient).is_transient(), "{transient}");
+        }
+        for answered in [
+            "fatal: unable to connect to 127.0.0.1:; 127.0.0.1[0: 127.0.0.1]: errno=Connection refused",
+            "fatal: remote error: access denied or repository not exported: /a.git",
+            "remote: Repository not found.; fatal: repository 'https://h/a.git/' not found",
+            "git@h: Permission denied (publickey).; fatal: Could not read from remote repository.",
+            "fatal: Authentication failed for 'https://h/a.git/'",
+            "fatal: the remote end hung up unexpectedly; remote error: access denied",
+            "error: Server does not allow request for unadvertised object 0123",
+        ] {
+            assert!(!failed(answered).is_transient(), "{answered}");
+        }
+        let bounded = GitError::Bounded { dir: PathBuf::new(), args: String::new(), why: Exceeded::Output(1) };
+        assert!(!bounded.is_transient());
+    }
 
     #[test]
     fn remotes_that_git_would_read_as_options_or_helpers_are_refused() {

@@ -55,7 +55,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 struct Fleet {
     _dir: tempfile::TempDir,
     root: PathBuf,
-    server: peer_servers::GitDaemon,
+    server: Box<dyn peer_servers::Origins>,
     a: PathBuf,
     b: PathBuf,
     pi: PathBuf,
@@ -65,11 +65,12 @@ impl Fleet {
     /// sigma at `a` (its origin on the server, leased), cloned to `b` with the hub's id key;
     /// the peer `pi`; three schedule entries last fired an hour ago (each caught up once).
     fn new() -> Fleet {
-        Fleet::with_origin(&format!("origin:\n  lease: {}s\n", LEASE.as_secs()))
+        Fleet::with_origin(&format!("origin:\n  lease: {}s\n", LEASE.as_secs()), Served::GitDaemon)
     }
 
-    /// [`Fleet::new`] with cn.yaml's `origin:` section `origin` (empty: none).
-    fn with_origin(origin: &str) -> Fleet {
+    /// [`Fleet::new`] with cn.yaml's `origin:` section `origin` (empty: none), the hubs'
+    /// origins on `served`.
+    fn with_origin(origin: &str, served_by: Served) -> Fleet {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let served = root.join("server");
@@ -77,9 +78,12 @@ impl Fleet {
         for name in ["sigma", "pi"] {
             peer_servers::bare(&served, name);
         }
-        let server = peer_servers::GitDaemon::writable(&served);
+        let server: Box<dyn peer_servers::Origins> = match served_by {
+            Served::GitDaemon => Box::new(peer_servers::GitDaemon::writable(&served)),
+            Served::HttpBackend => Box::new(peer_servers::GitHttp::for_hubs(&served, ["sigma", "pi"])),
+        };
         let model = MODEL.replace("$ROOT", &root.display().to_string());
-        let a = hub(&root, "a", &model, &format!("peers:\n  pi: {}\n{origin}", server.url("pi")));
+        let a = hub(&root, "a", &model, &format!("peers:\n  pi: {}\n{origin}", server.read("pi")));
         let yaml = std::fs::read_to_string(a.join("cn.yaml"))
             .unwrap()
             .replace("name: a\n", "name: sigma\n")
@@ -99,7 +103,7 @@ impl Fleet {
         git(&a, &["config", "user.email", "sigma@cn.invalid"]);
         git(&a, &["add", "-A"]);
         git(&a, &["commit", "-qm", "sigma: a leased hub with a peer and a schedule"]);
-        git(&a, &["remote", "add", "origin", &server.url("sigma")]);
+        git(&a, &["remote", "add", "origin", &server.origin("sigma")]);
         git(&a, &["push", "-q", "origin", "HEAD:refs/heads/main"]);
         git(&a, &["branch", "-q", "-M", "main"]);
         // The operator looks at the lease first (none yet); this makes a's id key, which the
@@ -112,7 +116,7 @@ impl Fleet {
             &root,
             &[
                 "clone",
-                &server.url("sigma"),
+                &server.origin("sigma"),
                 b.to_str().unwrap(),
                 "--id-key",
                 a.join(".git/cn-id-key").to_str().unwrap(),
@@ -120,8 +124,8 @@ impl Fleet {
         );
 
         let pi = init_hub(&root, "pi");
-        git(&pi, &["remote", "add", "origin", &server.url("pi")]);
-        cn_ok(&pi, &["peer", "add", "sigma", &server.url("sigma")]);
+        git(&pi, &["remote", "add", "origin", &server.origin("pi")]);
+        cn_ok(&pi, &["peer", "add", "sigma", &server.read("sigma")]);
         Fleet { _dir: dir, root, server, a, b, pi }
     }
 
@@ -265,6 +269,13 @@ impl Fleet {
     }
 }
 
+/// Which real git server keeps the hubs' origins.
+enum Served {
+    GitDaemon,
+    /// git's own `git http-backend` (smart HTTP), each hub pushing with its own credentials.
+    HttpBackend,
+}
+
 impl Drop for Fleet {
     fn drop(&mut self) {
         // A model blocked in a killed daemon's place ends too.
@@ -292,7 +303,35 @@ fn stop(mut child: Child) {
 
 #[test]
 fn the_standby_takes_over_a_killed_active_daemon_and_every_item_is_decided_once() {
-    let f = Fleet::new();
+    fails_over_once(&Fleet::new());
+}
+
+/// The same behind `git http-backend`: the lease's compare-and-swap push is smart HTTP's
+/// atomic push; the credentials in origin's URL reach no file of either clone.
+#[test]
+fn over_git_http_backend_the_standby_takes_over_a_killed_active_daemon() {
+    let f = Fleet::with_origin(&format!("origin:\n  lease: {}s\n", LEASE.as_secs()), Served::HttpBackend);
+    fails_over_once(&f);
+    for hub in [&f.a, &f.b] {
+        let hub = hub.clone();
+        let mut files = vec![hub];
+        while let Some(p) = files.pop() {
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != ".git") {
+                    files.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+                }
+            } else {
+                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                assert!(!text.contains("secret-of-"), "{} holds a password", p.display());
+            }
+        }
+    }
+}
+
+/// SIGKILL the active daemon mid-decision: the standby takes over within the lease's time,
+/// the item in flight resumed, every item decided once; the old active, restarted, stands
+/// by; a clean stop hands the lease back at once.
+fn fails_over_once(f: &Fleet) {
     let started = cn_autonomy::jiff::Timestamp::now();
     let (mut a, b) = f.start();
     // The standby takes no mail and publishes nothing: its receipt would release mail the
@@ -390,7 +429,7 @@ fn a_paused_active_daemon_is_fenced_and_decides_nothing_after_its_lease() {
 
 #[test]
 fn the_daemon_pushes_to_origin_through_an_outage_and_cn_clone_makes_a_working_hub() {
-    let f = Fleet::with_origin("origin:\n  push: true\n");
+    let f = Fleet::with_origin("origin:\n  push: true\n", Served::GitDaemon);
     // a writes its origin as a path (the same repository the server serves to pi), so the
     // test can take it away and bring it back.
     let bare = f.root.join("server/sigma.git");
@@ -456,7 +495,7 @@ fn the_daemon_pushes_to_origin_through_an_outage_and_cn_clone_makes_a_working_hu
 
     // Another machine: a working hub from origin, its history and state, secrets of its own.
     let c = f.root.join("c");
-    let said = cn_ok(&f.root, &["clone", &f.server.url("sigma"), c.to_str().unwrap()]);
+    let said = cn_ok(&f.root, &["clone", &f.server.origin("sigma"), c.to_str().unwrap()]);
     assert!(said.contains("cloned hub sigma (main)"), "{said}");
     assert_eq!(git(&c, &["rev-parse", "HEAD"]), git(&bare, &["rev-parse", "main"]));
     let refs = git(&c, &["for-each-ref", "--format=%(refname)"]);
@@ -477,7 +516,7 @@ fn the_daemon_pushes_to_origin_through_an_outage_and_cn_clone_makes_a_working_hu
     let out = cn_cmd(&c).args(["run", "--until-idle"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // A clone into a directory that is not empty is refused, and leaves it as it was.
-    let refused = cn_cmd(&f.root).args(["clone", &f.server.url("sigma"), c.to_str().unwrap()]).output().unwrap();
+    let refused = cn_cmd(&f.root).args(["clone", &f.server.origin("sigma"), c.to_str().unwrap()]).output().unwrap();
     assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("is not empty"));
     assert!(c.join("cn.yaml").is_file());

@@ -6,10 +6,15 @@
 //! released its mail after the receipt; every receipt was retired; the server holds no mail
 //! branch at the end.
 //!
-//! `CN_TEST_FLEET` sets the number of hubs (default 200).
+//! The same fleet behind git's own `git http-backend` (smart HTTP, each hub pushing to its
+//! origin with its own credentials), and a server that drops connections: a sync tries again
+//! and takes every mail, and gives up after a bounded number of tries on one that never answers.
+//!
+//! `CN_TEST_FLEET` sets the number of hubs (default 200; 40 over HTTP).
 
+use crate::agent_common::cn;
 use crate::hub_common::*;
-use crate::peer_servers::{bare, heads, GitDaemon};
+use crate::peer_servers::{bare, heads, Flaky, GitDaemon, GitHttp, Origins};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -65,24 +70,63 @@ fn inbox(hub: &Path) -> BTreeMap<String, String> {
     found
 }
 
+fn fleet_size(default: usize) -> usize {
+    std::env::var("CN_TEST_FLEET").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 #[test]
 fn two_hundred_hubs_on_one_git_server_mail_each_other_exactly_once() {
-    let n: usize = std::env::var("CN_TEST_FLEET").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    let srv = root.join("srv");
+    let srv = dir.path().join("srv");
     std::fs::create_dir(&srv).unwrap();
     let server = GitDaemon::writable(&srv);
+    fleet_mails_exactly_once(dir.path(), &srv, &server, fleet_size(200));
+}
+
+#[test]
+fn forty_hubs_on_git_http_backend_mail_each_other_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = dir.path().join("srv");
+    std::fs::create_dir(&srv).unwrap();
+    let n = fleet_size(200).min(40);
+    let names: Vec<String> = (0..n).map(name).collect();
+    let server = GitHttp::for_hubs(&srv, names.iter().map(String::as_str));
+    fleet_mails_exactly_once(dir.path(), &srv, &server, n);
+    // The push credentials in each origin's URL stayed in git's config: no journal line, no
+    // state file, no mail, no commit of the hub holds them.
+    for i in 0..n {
+        let hub = dir.path().join(name(i));
+        let mut files = vec![hub.clone()];
+        while let Some(f) = files.pop() {
+            if f.is_dir() {
+                if f.file_name().is_some_and(|n| n == ".git") {
+                    continue;
+                }
+                files.extend(std::fs::read_dir(&f).unwrap().flatten().map(|e| e.path()));
+            } else {
+                let bytes = std::fs::read(&f).unwrap();
+                assert!(!String::from_utf8_lossy(&bytes).contains("secret-of-"), "{} holds a password", f.display());
+            }
+        }
+        let log = Command::new("git").arg("-C").arg(&hub).args(["log", "-p", "--all"]).output().unwrap();
+        assert!(!String::from_utf8_lossy(&log.stdout).contains("secret-of-"), "{}'s history holds a password", name(i));
+    }
+}
+
+/// `n` hubs whose origins `server` keeps (bare repositories under `srv`), each mailing two
+/// others, synced in rounds many at a time until nothing moves: every mail filed once, at the
+/// hub it was for; every sender's mail released, every receipt retired.
+fn fleet_mails_exactly_once(root: &Path, srv: &Path, server: &dyn Origins, n: usize) {
     let hubs: Vec<PathBuf> = (0..n).map(|i| root.join(name(i))).collect();
     // Each mails i+1 and i+7; so each reads i-1 and i-7.
     let to = |i: usize| [(i + 1) % n, (i + 7) % n];
     let from = |i: usize| [(i + n - 1) % n, (i + n - 7) % n];
     each(n, |i| {
-        bare(&srv, &name(i));
+        bare(srv, &name(i));
         let hub = init_hub(root, &name(i));
-        git(&hub, &["remote", "add", "origin", &server.url(&name(i))]);
+        git(&hub, &["remote", "add", "origin", &server.origin(&name(i))]);
         let peers: BTreeSet<usize> = to(i).into_iter().chain(from(i)).collect();
-        let listed: String = peers.iter().map(|p| format!("  {}: {}\n", name(*p), server.url(&name(*p)))).collect();
+        let listed: String = peers.iter().map(|p| format!("  {}: {}\n", name(*p), server.read(&name(*p)))).collect();
         let yaml =
             std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("peers: {}\n", &format!("peers:\n{listed}"));
         std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
@@ -142,4 +186,55 @@ fn two_hundred_hubs_on_one_git_server_mail_each_other_exactly_once() {
         let left = heads(&srv.join(format!("{}.git", name(i))));
         assert!(left.iter().all(|h| !h.starts_with("cn-mail/") && !h.starts_with("cn-receipt/")), "{left:?}");
     }
+}
+
+/// A git server that drops connections costs a sync a retry, not a mail; one that drops every
+/// connection is given up on after a bounded number of tries, its error named, and the other
+/// peers' mail is still taken.
+#[test]
+fn a_server_that_drops_connections_costs_a_retry_not_a_mail() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let srv = root.join("srv");
+    std::fs::create_dir(&srv).unwrap();
+    let server = GitDaemon::writable(&srv);
+    // Two of every three connections closed unanswered: each git command needs a third try.
+    let flaky = Flaky::start(server.port, |n| n % 3 != 2);
+    let dead = Flaky::start(server.port, |_| true);
+    let hub = |name: &str| {
+        bare(&srv, name);
+        let hub = init_hub(root, name);
+        git(&hub, &["remote", "add", "origin", &server.url(name)]);
+        hub
+    };
+    let (a, b) = (hub("a"), hub("b"));
+    let peers = |hub: &Path, listed: &str| {
+        let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("peers: {}\n", listed);
+        std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    };
+    peers(&a, &format!("peers:\n  b: {}\n", server.url("b")));
+    peers(&b, &format!("peers:\n  a: {}\n  c: {}\n", flaky.url("a"), dead.url("c")));
+    for text in ["first", "second"] {
+        cn_ok(&a, &["send", "--to", "b", "--message", text]);
+    }
+    let published: serde_json::Value = serde_json::from_str(&cn_ok(&a, &["sync", "--json"])).unwrap();
+    assert_eq!(published["sent"].as_array().map(Vec::len), Some(2), "{published}");
+
+    let out = cn(&b, &["sync", "--json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Both mails taken through the flaky server, in this one sync.
+    assert_eq!(r["received"].as_array().map(Vec::len), Some(2), "{r}");
+    assert!(flaky.seen.load(Ordering::SeqCst) >= 6, "a listing and a fetch, three tries each");
+    let taken: Vec<String> = inbox(&b).into_values().collect();
+    assert_eq!(taken, ["a", "a"]);
+    // The dead one: four tries of its listing, then its error, named.
+    assert_eq!(dead.seen.load(Ordering::SeqCst), 4);
+    let errors = r["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{r}");
+    assert!(errors[0].as_str().unwrap().starts_with("peer c: "), "{r}");
+    // Nothing is lost: the next sync, with a working server, takes nothing twice.
+    let again: serde_json::Value =
+        serde_json::from_str(&String::from_utf8_lossy(&cn(&b, &["sync", "--json"]).stdout)).unwrap();
+    assert_eq!(again["received"], serde_json::json!([]), "{again}");
+    assert_eq!(inbox(&b).len(), 2);
 }
