@@ -188,6 +188,9 @@ pub fn decide_locked_full(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided
     if let Some(level) = by.level {
         item.set("decided-at-level", u64::from(level));
     }
+    // A clone of a leased hub decides only while it holds the lease (cn_hub::lease): a
+    // standby, or a daemon whose lease lapsed, records nothing the active one would not know.
+    cn_hub::lease::check(hub.layout(), &hub.config().origin)?;
     if handed_up.is_some() || by.level.is_some() {
         item.write(&hub.input())?;
     }

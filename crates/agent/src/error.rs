@@ -50,6 +50,10 @@ pub enum AgentError {
     /// file).
     #[error(transparent)]
     Token(#[from] cn_hub::owner_token::TokenError),
+    /// The hub's origin (cn.yaml `origin:`): a push that failed, or a clone that does not
+    /// hold the hub's lease and so may not decide or take peer mail.
+    #[error(transparent)]
+    Lease(#[from] cn_hub::lease::LeaseError),
 }
 
 /// The hub's own errors keep their meaning here (an unknown peer stays a usage error).

@@ -16,6 +16,7 @@
 
 pub mod answer;
 pub mod args;
+pub mod clone;
 pub mod decide;
 pub mod envelope;
 pub mod error;

@@ -22,6 +22,12 @@
 //!    remote shows it so, whatever git's exit code said. Only then does a mail leave the
 //!    outbox for `threads/mail/sent/`.
 //!
+//! Peers are listed and fetched concurrently ([`PEERS_AT_ONCE`] at a time), each with one
+//! listing when it holds nothing new. When the hub lives in origin (cn.yaml `origin:`), the
+//! out step commits first and pushes the hub's branch in the same atomic push as the first
+//! refs (renewing the lease, when leased); a clone that does not hold the hub's lease does
+//! not sync at all.
+//!
 //! Invariants:
 //! - No hub writes to another's repository; a peer's repository is only listed and fetched.
 //! - Never twice: a mail is filed only when neither the record nor the hub holds its id; a
@@ -164,6 +170,10 @@ const BATCH_BYTES: u64 = 16 << 20;
 /// — a stranger's slow or hostile mail never holds the hub — and only what was read is filed
 /// under it.
 pub fn sync(hub: &Hub) -> Result<SyncReport> {
+    // A clone of a leased hub takes and publishes mail only while it holds the lease: a
+    // standby's receipt would release mail the active daemon never filed.
+    cn_hub::lease::check(hub.layout(), &hub.config().origin)?;
+    let upstream = cn_hub::lease::Upstream::of(hub)?;
     let peers = hub.peers()?;
     let known = peer_mail(hub)?;
     let legacy_path = hub.layout().received();
@@ -173,14 +183,31 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     let mut fetched: BTreeMap<String, Result<Fetched>> = BTreeMap::new();
     if !peers.is_empty() {
         let quarantine = Quarantine::new(hub)?;
-        for (name, peer) in &peers {
-            let record = known.peers.get(name);
-            fetched.insert(name.clone(), fetch_from(hub, name, &peer.remote, record, &legacy, cap, &quarantine));
-        }
+        // Peers are listed and fetched at once, a bounded number at a time: a sync of a
+        // hundred peers waits for about one peer's round trips, not a hundred's.
+        let jobs: Vec<(&String, &crate::hub::Peer)> = peers.iter().collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results = std::sync::Mutex::new(&mut fetched);
+        std::thread::scope(|scope| {
+            for _ in 0..PEERS_AT_ONCE.min(jobs.len()) {
+                scope.spawn(|| {
+                    while let Some((name, peer)) = jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                        let record = known.peers.get(*name);
+                        let got = fetch_from(hub, name, &peer.remote, record, &legacy, cap, &quarantine);
+                        results.lock().unwrap_or_else(|p| p.into_inner()).insert((*name).clone(), got);
+                    }
+                });
+            }
+        });
     }
     let _lock = lock(hub)?;
-    file_and_publish(hub, &peers, fetched)
+    file_and_publish(hub, &peers, fetched, upstream.as_ref())
 }
+
+/// Most peers listed and fetched at once by one sync: enough that a hundred peers 25 ms away
+/// take about a second (BENCHMARKS.md), few enough that a git server's connection limit
+/// (git daemon's default is 32) holds two hubs syncing at once.
+pub const PEERS_AT_ONCE: usize = 16;
 
 /// Read `state/peer-mail.json` and `state/peer-status.json` (empty when absent).
 pub fn peer_mail(hub: &Hub) -> Result<PeerMail> {
@@ -242,6 +269,7 @@ fn file_and_publish(
     hub: &Hub,
     peers: &BTreeMap<String, crate::hub::Peer>,
     fetched: BTreeMap<String, Result<Fetched>>,
+    upstream: Option<&cn_hub::lease::Upstream>,
 ) -> Result<SyncReport> {
     let mut report = SyncReport::default();
     let mut state = peer_mail(hub)?;
@@ -269,7 +297,7 @@ fn file_and_publish(
     let mut recorded = save(hub, &state)?;
 
     // 2. and 3. Out, verified.
-    if let Err(e) = publish(hub, peers, &seen, &mut state, &mut report) {
+    if let Err(e) = publish(hub, peers, &seen, &mut state, &mut report, upstream) {
         report.errors.push(cn_compute::chain(&e));
     }
     recorded |= save(hub, &state)?;
@@ -306,6 +334,13 @@ fn file_and_publish(
         };
         report.committed = Git::new(hub.root()).commit_paths(&message, &cn_hub::layout::OWN)?;
     }
+    // The hub in origin (`origin.push`): what this sync recorded goes there now, not at the
+    // daemon's next push.
+    if let (Some(up), true) = (upstream, report.committed) {
+        if let Err(e) = up.push(&[]) {
+            report.errors.push(cn_compute::chain(&e));
+        }
+    }
     Ok(report)
 }
 
@@ -335,11 +370,14 @@ struct Fetched {
 /// the inbox. One left by a killed sync is removed by the next after a day.
 struct Quarantine {
     dir: tempfile::TempDir,
+    /// The hub's own object store (`.git/objects`), the quarantine's alternate.
+    store: PathBuf,
 }
 
 impl Quarantine {
     fn new(hub: &Hub) -> Result<Quarantine> {
-        let parent = Git::new(hub.root()).git_dir()?.join("cn-mail-in");
+        let git_dir = Git::new(hub.root()).git_dir()?;
+        let parent = git_dir.join("cn-mail-in");
         std::fs::create_dir_all(&parent).map_err(io_at(&parent))?;
         if let Ok(entries) = std::fs::read_dir(&parent) {
             let day = std::time::Duration::from_secs(86_400);
@@ -353,7 +391,7 @@ impl Quarantine {
         let dir = tempfile::Builder::new().prefix("sync-").tempdir_in(&parent).map_err(io_at(&parent))?;
         let pack = dir.path().join("pack");
         std::fs::create_dir_all(&pack).map_err(io_at(&pack))?;
-        Ok(Quarantine { dir })
+        Ok(Quarantine { dir, store: git_dir.join("objects") })
     }
 
     /// Bounds for a git command on a peer's bytes, its objects in the quarantine.
@@ -364,6 +402,7 @@ impl Quarantine {
             file_size,
             memory: Some(PEER_GIT_MEMORY),
             objects: Some(self.dir.path().to_path_buf()),
+            store: Some(self.store.clone()),
         }
     }
 }
@@ -413,10 +452,12 @@ fn list(hub: &Hub, remote: &str, patterns: &[String], bounded: Option<&Quarantin
     let mut args = vec!["ls-remote", "--heads", "--", remote];
     args.extend(patterns.iter().map(String::as_str));
     let git = Git::new(hub.root());
-    let out = match bounded {
-        Some(q) => String::from_utf8_lossy(&git.run_bounded(&args, None, &q.bounds(None, LISTING_MAX))?).into_owned(),
-        None => git.run(&args)?,
-    };
+    let out = patiently(|| match bounded {
+        Some(q) => {
+            Ok(String::from_utf8_lossy(&git.run_bounded(&args, None, &q.bounds(None, LISTING_MAX))?).into_owned())
+        }
+        None => git.run(&args),
+    })?;
     Ok(out
         .lines()
         .filter_map(|l| l.split_once('\t'))
@@ -595,7 +636,38 @@ fn fetch(
         remote,
     ];
     args.extend_from_slice(shas);
-    git.run_bounded(&args, None, &quarantine.bounds(Some(limit), 1 << 20)).map(|_| ())
+    patiently(|| git.run_bounded(&args, None, &quarantine.bounds(Some(limit), 1 << 20)).map(|_| ()))
+}
+
+/// Tries of one git command on a peer's repository when it fails for the network's sake.
+const PEER_GIT_TRIES: u32 = 4;
+
+/// The first wait before trying again; each next one is three times longer (0.2, 0.6,
+/// 1.8 s), each drawn between half and the whole of it, so hubs that a busy server turned
+/// away at once do not all come back at once.
+const PEER_GIT_RETRY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Run `git` on a peer's repository, trying again (up to [`PEER_GIT_TRIES`] in all, with a
+/// growing, jittered wait) while it fails the way a dropped connection or a busy server makes
+/// it fail ([`GitError::is_transient`]): a git server turns connections away when many hubs
+/// sync at once, and a sync that gave up would leave that peer's mail for the next one.
+fn patiently<T>(mut git: impl FnMut() -> std::result::Result<T, GitError>) -> std::result::Result<T, GitError> {
+    use std::hash::{BuildHasher, Hasher};
+    let mut wait = PEER_GIT_RETRY;
+    for _ in 1..PEER_GIT_TRIES {
+        match git() {
+            Err(e) if e.is_transient() => {
+                tracing::debug!(err = %e, ?wait, "a peer's git failed on the way; trying again");
+                // Random per call (std's hasher keys), uniform in [wait/2, wait).
+                let draw = std::collections::hash_map::RandomState::new().build_hasher().finish();
+                let half = wait / 2;
+                std::thread::sleep(half + half.mul_f64((draw >> 11) as f64 / (1u64 << 53) as f64));
+                wait *= 3;
+            }
+            done => return done,
+        }
+    }
+    git()
 }
 
 /// `git cat-file --batch-check` of `specs`: each one's type and size, `None` when missing.
@@ -843,6 +915,7 @@ fn publish(
     seen: &BTreeMap<String, Seen>,
     state: &mut PeerMail,
     report: &mut SyncReport,
+    upstream: Option<&cn_hub::lease::Upstream>,
 ) -> Result<()> {
     let files = md_files(&hub.outbox())?;
     let owes_receipts = state.peers.values().any(|r| !r.received.is_empty());
@@ -927,7 +1000,19 @@ fn publish(
                 None => format!(":{r}"),
             })
             .collect();
-        for chunk in specs.chunks(CHUNK) {
+        if let Some(up) = upstream {
+            // The hub lives in origin: what this sync filed and recorded (and the mail it
+            // releases, moved to sent/) is committed and pushed with the first refs, in one
+            // atomic push that also renews the lease — a receipt never reaches origin before
+            // the record of its mail does, and a clone that lost the lease publishes nothing.
+            Git::new(hub.root())
+                .commit_paths("cn sync: mail taken and released, before publishing", &cn_hub::layout::OWN)?;
+            if let Err(e) = up.push(specs.get(..CHUNK.min(specs.len())).unwrap_or_default()) {
+                return Err(e.into());
+            }
+        }
+        let rest = if upstream.is_some() { specs.get(CHUNK..).unwrap_or_default() } else { &specs[..] };
+        for chunk in rest.chunks(CHUNK) {
             let mut args = vec!["push", "-q", "--no-verify", "origin"];
             args.extend(chunk.iter().map(String::as_str));
             // The exit code is not the verdict: the listing below is (a push that failed on

@@ -19,11 +19,13 @@ pub mod approve;
 pub mod config;
 pub mod context;
 pub mod economy;
+pub mod fleet;
 pub mod follow;
 pub mod mind;
 pub mod otel;
 pub mod reflection;
 pub mod remind;
+pub mod replica;
 pub mod resident;
 pub mod serve;
 pub mod upkeep;
@@ -102,6 +104,12 @@ pub enum DaemonError {
     /// `otel:` cannot start (a header's variable is not set).
     #[error("cn.yaml {0}")]
     Telemetry(otel::OtelError),
+    /// The hub's origin (cn.yaml `origin:`) cannot be used.
+    #[error(transparent)]
+    Origin(cn_hub::lease::LeaseError),
+    /// `--once` / `--until-idle` on a clone that does not hold the hub's lease (why).
+    #[error("this clone is a standby: {0}; run it where the lease is held, or as a daemon to take over when it ends")]
+    Standby(String),
 }
 
 impl DaemonError {
@@ -114,6 +122,7 @@ impl DaemonError {
                 | DaemonError::Senses(_)
                 | DaemonError::Serve(_)
                 | DaemonError::Telemetry(_)
+                | DaemonError::Standby(_)
         )
     }
 }
@@ -222,6 +231,33 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         return Err(DaemonError::Busy { root, lock });
     };
 
+    // cn.yaml `origin:`: the hub kept in origin; leased, one active daemon among its clones.
+    match cn_hub::lease::Upstream::of(&hub).map_err(DaemonError::Origin)? {
+        Some(upstream) if upstream.lease().is_some() => fleet::run(hub, options, stop, upstream),
+        Some(upstream) => {
+            let replica = Arc::new(replica::Replica::start(upstream, StopToken::new()));
+            let report = active(hub, options, stop, Some(replica.clone()));
+            if let Ok(r) = Arc::try_unwrap(replica) {
+                r.finish();
+            }
+            report
+        }
+        None => active(hub, options, stop, None),
+    }
+}
+
+/// The agent at work on `hub` (its run lock held by the caller): the registry, the models,
+/// the mind, the senses and the loop, following cn.yaml as a daemon, until `stop`. With
+/// `replica`, the hub's commits go to origin (and leased, the mind writes through at item
+/// boundaries); it outlives a reload of cn.yaml (the origin it pushes to is the one the
+/// daemon started with).
+pub(crate) fn active(
+    hub: cn_agent::Hub,
+    options: RunOptions,
+    stop: StopToken,
+    replica: Option<Arc<replica::Replica>>,
+) -> Result<RunReport, DaemonError> {
+    let root = hub.root().to_path_buf();
     // A journal due for rotation (cn.yaml `journal:`) rotates as the daemon starts, and after
     // each decision (`cn_agent::decide`).
     if let Err(err) = cn_hub::journal::HubJournal::rotate_if_due(&hub.layout().state(), &hub.config().journal) {
@@ -240,7 +276,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
         tracing::info!(restored, "percepts and impulses restored from state/attention.jsonl");
     }
     let attention = first.attention.clone();
-    let mut carried = Carried::default();
+    let mut carried = Carried { replica, ..Carried::default() };
     // Only the daemon follows cn.yaml; `--once` and `--until-idle` run one config.
     let this_run = if mode == RunMode::Daemon {
         let current = Arc::new(Mutex::new(StopToken::new()));
@@ -333,6 +369,8 @@ struct Carried {
     info: Arc<Mutex<RunInfo>>,
     /// The sections a reload changed, journaled once the new config runs.
     reload: Option<Vec<String>>,
+    /// The pusher to origin (cn.yaml `origin:`), when the hub has one.
+    replica: Option<Arc<replica::Replica>>,
 }
 
 impl Carried {
@@ -496,6 +534,9 @@ fn run_config(
     }
     if let Some(t) = &telemetry {
         mind = mind.with_telemetry(t.0.clone());
+    }
+    if let Some(r) = &carried.replica {
+        mind = mind.with_replica(r.clone());
     }
     let handled = mind.handled();
     let mut decorators = Vec::new();
@@ -795,6 +836,7 @@ impl RunInfo {
         let started = self.started.get_or_insert_with(cn_storage::now_rfc3339).clone();
         let info = serde_json::json!({
             "pid": std::process::id(),
+            "role": "active",
             "started": started,
             "owner_url": self.owner_url,
             "control_url": self.control_url,

@@ -157,6 +157,9 @@ pub struct HubMind {
     /// the wait doubles while it lasts — so a full disk costs a few model calls a minute, not
     /// a loop of them (the disk-full bench saw 240 failed writes a second without it).
     stalled: Option<(std::time::Instant, std::time::Duration)>,
+    /// The hub kept in origin (cn.yaml `origin:`): leased, an item's take and its decision
+    /// are in origin before a model works on it and before its answer leaves the machine.
+    replica: Option<Arc<crate::replica::Replica>>,
 }
 
 /// The first wait after the hub could not record a decision; it doubles up to [`STALL_MAX`].
@@ -221,6 +224,26 @@ impl HubMind {
             telemetry: None,
             shadow: None,
             stalled: None,
+            replica: None,
+        }
+    }
+
+    /// Push the hub to origin at item boundaries (see [`crate::replica`]).
+    pub fn with_replica(mut self, replica: Arc<crate::replica::Replica>) -> Self {
+        self.replica = Some(replica);
+        self
+    }
+
+    /// Commit and push the hub at an item boundary; false when the lease is lost (the daemon
+    /// stops deciding: the fence has stopped its loop).
+    fn checkpoint(&self, message: &str) -> bool {
+        let Some(replica) = &self.replica else { return true };
+        match replica.checkpoint(message) {
+            Ok(()) => true,
+            Err(fenced) => {
+                tracing::warn!(%fenced, "{message}: not in origin; this daemon stops deciding");
+                false
+            }
         }
     }
 
@@ -737,8 +760,11 @@ impl HubMind {
             self.settle_idea(item, d);
         }
         self.level = None;
+        // Leased, the decision is in origin before its answer leaves: a daemon that lost the
+        // lease tells no one (the clone that took over decides the item and answers).
+        let told = self.checkpoint(&format!("cn: decided {}", item.id));
         for channel in &mut self.channels {
-            channel.finished(item, decided);
+            channel.finished(item, decided.filter(|_| told));
         }
         self.handled.fetch_add(1, Ordering::Relaxed);
         // What was written about the item after its decision's commit joins that commit.
@@ -898,6 +924,7 @@ impl HubMind {
                 let key = cn_hub::owner_token::id_key(self.hub.layout()).map_err(cn_agent::AgentError::from)?;
                 let id = cn_hub::id::keyed(&key, &seed);
                 if cn_agent::locate(&self.hub, &id)?.is_some() {
+                    self.settle(imp);
                     return Ok(None);
                 }
                 let content = match &imp.context {
@@ -946,7 +973,17 @@ impl HubMind {
             }
         };
         cn_agent::enqueue(&self.hub, &item)?;
+        if let Input::Impulse(imp) = &c.item {
+            self.settle(imp);
+        }
         Ok(Some(item.id))
+    }
+
+    /// The hub holds the item of `imp`: a schedule firing is recorded as fired now, with it.
+    fn settle(&mut self, imp: &cn_autonomy::Impulse) {
+        if let Err(e) = self.auto.impulses.settle(imp) {
+            tracing::error!(e = %cn_compute::Chain(&e), "cannot record that {} fired", imp.id);
+        }
     }
 
     /// The next item to work on: one left current by an earlier run, else attention's
@@ -1066,6 +1103,11 @@ impl cn_compute::Mind for HubMind {
             if self.stop.is_stopped() {
                 return Decision::Rest;
             }
+            // Leased: nothing more once the lease is gone (the fence stops the loop too).
+            if let Some(Err(fenced)) = self.replica.as_ref().map(|r| r.holds()) {
+                tracing::warn!(%fenced, "not deciding");
+                return Decision::Rest;
+            }
             if let Some((until, _)) = self.stalled.filter(|(until, _)| std::time::Instant::now() < *until) {
                 self.auto.attention.wake_at(Some(until));
                 return Decision::Rest;
@@ -1119,6 +1161,11 @@ impl cn_compute::Mind for HubMind {
             }
             match self.next_item() {
                 Ok(Some(item)) => {
+                    // Leased, the take is in origin before anyone works on the item: a clone
+                    // taking over resumes it as the current item, never takes it anew.
+                    if !self.checkpoint(&format!("cn: took {}", item.id)) {
+                        return Decision::Rest;
+                    }
                     if let Some(t) = &self.telemetry {
                         t.begin_item(&item.id, &item.from, item.cadence.as_str());
                     }

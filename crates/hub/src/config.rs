@@ -11,6 +11,7 @@
 //! pacing: {active, idle}      # the daemon's rest                (cn-autonomy)
 //! attention: {capacity, …}    # the attention pool               (cn-autonomy)
 //! senses: {bind, owner, …}    # where percepts come from         (cn-autonomy)
+//! origin: {push, lease}       # the hub kept in origin; one active daemon (cn-hub lease)
 //! ```
 //!
 //! The section types live here (one type per concept; the layers `pub use` them) and their
@@ -28,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cn_compute::Level;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Why `cn.yaml` (or a section of it) cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -128,6 +129,59 @@ pub struct HubConfig {
     /// Peer mail's limits (`cn sync`).
     #[serde(deserialize_with = "or_default")]
     pub mail: MailConfig,
+    /// The hub kept in its git remote `origin`, and one active daemon among its clones
+    /// (cn-hub's `lease`).
+    #[serde(deserialize_with = "or_default")]
+    pub origin: OriginConfig,
+}
+
+/// The `origin:` section (issue 35): the hub lives in its git remote `origin`.
+///
+/// ```yaml
+/// origin:
+///   push: true      # the daemon pushes the hub's commits to origin as it makes them
+///   lease: 30s      # one active daemon among the hub's clones (refs/cn/lease); implies push
+///   branch: main    # the branch in origin (default: the hub's current branch)
+/// ```
+///
+/// Absent, nothing but peer mail goes to origin, as before. With it, everything the hub
+/// commits — its journal, threads and notes — is readable by whoever can fetch origin,
+/// peers included (SECURITY.md).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OriginConfig {
+    /// Push the hub's commits to origin (a lease implies it).
+    pub push: bool,
+    /// Hold `refs/cn/lease` in origin for this long at a time: the daemon that holds it is
+    /// the only one that decides; another clone's daemon stands by and takes over when it
+    /// expires. At least 1 s.
+    #[serde(deserialize_with = "duration_opt", serialize_with = "duration_opt_out")]
+    pub lease: Option<Duration>,
+    /// The branch of origin the hub lives on (default: the branch checked out).
+    pub branch: Option<String>,
+}
+
+impl OriginConfig {
+    /// Whether the daemon pushes the hub's commits.
+    pub fn pushes(&self) -> bool {
+        self.push || self.lease.is_some()
+    }
+}
+
+/// An optional duration as `cn config show` prints it (`30s`), or null.
+fn duration_opt_out<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => duration::serialize(d, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// An optional duration (`lease: 30s`); null or absent is `None`.
+fn duration_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    match Option::<duration::Raw>::deserialize(d)? {
+        None => Ok(None),
+        Some(raw) => raw.duration().map(Some).map_err(serde::de::Error::custom),
+    }
 }
 
 /// The `mail:` section: how much of a peer's mail `cn sync` takes (issue 34). A mail whose
@@ -222,6 +276,7 @@ impl Default for HubConfig {
             otel: None,
             git: GitConfig::default(),
             mail: MailConfig::default(),
+            origin: OriginConfig::default(),
         }
     }
 }
@@ -431,6 +486,33 @@ impl HubConfig {
                         format!("`{header}: {var}` is not a header name and an environment variable's name"),
                     ));
                 }
+            }
+        }
+        if let Some(lease) = self.origin.lease {
+            if lease < Duration::from_secs(1) {
+                return Err(ConfigError::Value {
+                    path: path.to_path_buf(),
+                    key: "origin.lease".into(),
+                    message: format!(
+                        "{lease:?} is too short: a lease is renewed every third of it; give 1s or more (30s is usual)"
+                    ),
+                });
+            }
+        }
+        if let Some(branch) = &self.origin.branch {
+            let bad = branch.is_empty()
+                || branch.starts_with(['-', '/', '.'])
+                || branch.ends_with(['/', '.'])
+                || branch.contains("..")
+                || branch.contains("//")
+                || branch.ends_with(".lock")
+                || branch.bytes().any(|b| b.is_ascii_control() || b" ~^:?*[\\@{".contains(&b));
+            if bad {
+                return Err(ConfigError::Value {
+                    path: path.to_path_buf(),
+                    key: "origin.branch".into(),
+                    message: format!("`{branch}` is not a branch name git takes"),
+                });
             }
         }
         if !(0.0..=1.0).contains(&self.reflexes.disable_above) {
@@ -687,7 +769,7 @@ impl ReleaseAfter {
 }
 
 impl Serialize for ReleaseAfter {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             ReleaseAfter::After(d) => duration::serialize(d, s),
             ReleaseAfter::Never => s.serialize_str("never"),

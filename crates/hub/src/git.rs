@@ -56,6 +56,15 @@ pub enum Exceeded {
     FileSize(u64),
 }
 
+/// What a git run by [`Git::run_for`] said: whether it succeeded, its stdout, and its stderr
+/// (redacted, one line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ran {
+    pub ok: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
 /// Limits for a git command that reads someone else's bytes (a peer's mail):
 /// [`Git::run_bounded`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +83,10 @@ pub struct Bounds {
     /// `GIT_OBJECT_DIRECTORY`; the store stays readable as an alternate): what is fetched
     /// leaves nothing in the repository once the directory is removed.
     pub objects: Option<PathBuf>,
+    /// The repository's own object store, read as the alternate of `objects` (found by asking
+    /// git when `None`: a caller making many bounded calls gives it once, saving a process
+    /// each — a sync of a hundred peers made some six hundred).
+    pub store: Option<PathBuf>,
 }
 
 impl GitError {
@@ -83,6 +96,32 @@ impl GitError {
             GitError::Failed { stderr, .. } => stderr,
             GitError::Spawn { .. } | GitError::Bounded { .. } => "",
         }
+    }
+
+    /// Whether the failure was the network's or a busy server's, not the remote's answer:
+    /// a connection reset or dropped mid-way, a server error over HTTP. Worth trying again
+    /// shortly; a refused connection (the server is not there), a missing repository, an
+    /// authentication failure or a bound cn set are not.
+    pub fn is_transient(&self) -> bool {
+        const TRANSIENT: &[&str] = &[
+            "connection reset by peer",
+            "broken pipe",
+            "(sigpipe:",
+            "the remote end hung up unexpectedly",
+            "early eof",
+            "unexpected disconnect",
+            "connection timed out",
+            "operation timed out",
+            "temporary failure in name resolution",
+            "rpc failed",
+            "the requested url returned error: 502",
+            "the requested url returned error: 503",
+            "the requested url returned error: 504",
+        ];
+        // The server's own answer, whatever followed it, is not the network's.
+        const ANSWERED: &[&str] = &["remote error", "not found", "permission denied", "authentication failed"];
+        let stderr = self.stderr().to_ascii_lowercase();
+        TRANSIENT.iter().any(|t| stderr.contains(t)) && !ANSWERED.iter().any(|a| stderr.contains(a))
     }
 }
 
@@ -240,12 +279,22 @@ impl Git {
         c
     }
 
-    fn failed(&self, args: &[&str], stderr: &[u8]) -> GitError {
-        GitError::Failed {
-            dir: self.dir.clone(),
-            args: crate::redact::redact(&args.join(" ")),
-            stderr: crate::redact::redact(String::from_utf8_lossy(stderr).trim()).replace('\n', "; "),
+    /// The error of a git that ran and failed: its stderr, and the signal that ended it, if
+    /// one did (a git writing to a connection the server closed dies of SIGPIPE, silently).
+    fn failed(&self, args: &[&str], stderr: &[u8], status: Option<std::process::ExitStatus>) -> GitError {
+        let mut said = crate::redact::redact(String::from_utf8_lossy(stderr).trim()).replace('\n', "; ");
+        #[cfg(unix)]
+        if let Some(signal) = status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)) {
+            let name = match signal {
+                libc::SIGPIPE => " (SIGPIPE: the other end closed the connection)",
+                libc::SIGKILL => " (SIGKILL)",
+                libc::SIGTERM => " (SIGTERM)",
+                _ => "",
+            };
+            let sep = if said.is_empty() { "" } else { "; " };
+            said = format!("{said}{sep}git was killed by signal {signal}{name}");
         }
+        GitError::Failed { dir: self.dir.clone(), args: crate::redact::redact(&args.join(" ")), stderr: said }
     }
 
     fn spawn_error(&self, args: &[&str], source: io::Error) -> GitError {
@@ -262,7 +311,8 @@ impl Git {
     /// it started (an unreachable host must not hold a command for a TCP timeout).
     pub fn ls_remote_answers(&self, remote: &str, limit: Duration) -> Result<(), GitError> {
         // HEAD alone: the remote is reached and its answer stays a line or two.
-        let bounds = Bounds { timeout: limit, output: 64 << 10, file_size: None, memory: None, objects: None };
+        let bounds =
+            Bounds { timeout: limit, output: 64 << 10, file_size: None, memory: None, objects: None, store: None };
         self.run_bounded(&["ls-remote", "--", remote, "HEAD"], None, &bounds).map(drop)
     }
 
@@ -294,7 +344,7 @@ impl Git {
         if out.status.success() {
             Ok(out.stdout)
         } else {
-            Err(self.failed(args, &out.stderr))
+            Err(self.failed(args, &out.stderr, Some(out.status)))
         }
     }
 
@@ -302,17 +352,15 @@ impl Git {
         if out.status.success() {
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
         } else {
-            Err(self.failed(args, &out.stderr))
+            Err(self.failed(args, &out.stderr, Some(out.status)))
         }
     }
 
-    /// Run git within `bounds` (see [`Bounds`]), `input` on its stdin; its stdout on success.
-    /// For commands that take a peer's bytes: a fetch whose pack or objects would pass the
-    /// size limit fails with [`Exceeded::FileSize`] and nothing is left of it when
-    /// `bounds.objects` is a directory the caller removes.
-    pub fn run_bounded(&self, args: &[&str], input: Option<&[u8]>, bounds: &Bounds) -> Result<Vec<u8>, GitError> {
+    /// git as a bounded child (`crate::child`: its own process group, killed past `timeout`,
+    /// `output` bytes kept) with the scrubbed environment of [`Git::command`].
+    fn child(&self, args: &[&str], timeout: Duration, output: usize) -> crate::child::Child {
         let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
-        let mut child = crate::child::Child::new("git")
+        let child = crate::child::Child::new("git")
             .arg("-C")
             .arg(&self.dir)
             .args(args)
@@ -321,13 +369,26 @@ impl Git {
             .env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS)
             // git's messages in English: "File too large" is how a passed size limit shows.
             .env("LC_ALL", "C")
-            .timeout(bounds.timeout)
-            .max_output(bounds.output);
-        if !named.iter().any(|n| n == "GIT_ASKPASS") {
-            child = child.env("GIT_ASKPASS", "");
+            .timeout(timeout)
+            .max_output(output);
+        if named.iter().any(|n| n == "GIT_ASKPASS") {
+            child
+        } else {
+            child.env("GIT_ASKPASS", "")
         }
+    }
+
+    /// Run git within `bounds` (see [`Bounds`]), `input` on its stdin; its stdout on success.
+    /// For commands that take a peer's bytes: a fetch whose pack or objects would pass the
+    /// size limit fails with [`Exceeded::FileSize`] and nothing is left of it when
+    /// `bounds.objects` is a directory the caller removes.
+    pub fn run_bounded(&self, args: &[&str], input: Option<&[u8]>, bounds: &Bounds) -> Result<Vec<u8>, GitError> {
+        let mut child = self.child(args, bounds.timeout, bounds.output);
         if let Some(dir) = &bounds.objects {
-            let store = self.git_dir()?.join("objects");
+            let store = match &bounds.store {
+                Some(store) => store.clone(),
+                None => self.git_dir()?.join("objects"),
+            };
             child = child.env("GIT_OBJECT_DIRECTORY", dir).env("GIT_ALTERNATE_OBJECT_DIRECTORIES", store);
         }
         if let Some(bytes) = input {
@@ -389,7 +450,42 @@ impl Git {
             Some(limit) if stderr.contains("File too large") => {
                 Err(GitError::Bounded { dir: self.dir.clone(), args: shown(), why: Exceeded::FileSize(limit) })
             }
-            _ => Err(self.failed(args, &out.stderr)),
+            _ => Err(self.failed(args, &out.stderr, out.status)),
+        }
+    }
+
+    /// Run git for at most `timeout` (killed with its process group past it), keeping what
+    /// it said on both streams whatever its exit: for a push whose per-ref verdicts
+    /// (`--porcelain`, on stdout) matter as much as whether it succeeded. `Err` only when git
+    /// could not run or ran out of time.
+    pub fn run_for(&self, args: &[&str], timeout: Duration) -> Result<Ran, GitError> {
+        match self.child(args, timeout, 1 << 20).run() {
+            Ok(out) => Ok(Ran {
+                ok: out.success(),
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: crate::redact::redact(String::from_utf8_lossy(&out.stderr).trim()).replace('\n', "; "),
+            }),
+            Err(crate::child::ChildError::TimedOut { after, .. }) => Err(GitError::Bounded {
+                dir: self.dir.clone(),
+                args: crate::redact::redact(&args.join(" ")),
+                why: Exceeded::Time(after),
+            }),
+            Err(e) => {
+                let source = match e {
+                    crate::child::ChildError::Spawn { source, .. } => source,
+                    other => io::Error::other(other.to_string()),
+                };
+                Err(self.spawn_error(args, source))
+            }
+        }
+    }
+
+    /// The error of a [`Git::run_for`] that ran and failed.
+    pub fn failure(&self, args: &[&str], ran: &Ran) -> GitError {
+        GitError::Failed {
+            dir: self.dir.clone(),
+            args: crate::redact::redact(&args.join(" ")),
+            stderr: ran.stderr.clone(),
         }
     }
 
@@ -599,6 +695,38 @@ impl Git {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What git printed (stderr, as `Git` keeps it: one line, `; `-joined) for failures seen
+    /// on real servers: a busy `git daemon`, an HTTP proxy, a missing repository.
+    #[test]
+    fn a_dropped_connection_is_worth_another_try_and_a_servers_answer_is_not() {
+        let failed =
+            |stderr: &str| GitError::Failed { dir: PathBuf::new(), args: String::new(), stderr: stderr.into() };
+        for transient in [
+            "fatal: read error: Connection reset by peer",
+            "fatal: the remote end hung up unexpectedly",
+            "fetch-pack: unexpected disconnect while reading sideband packet; fatal: early EOF",
+            "fatal: unable to access 'http://h/a.git/': The requested URL returned error: 503",
+            "error: RPC failed; curl 56 Recv failure: Connection reset by peer",
+            "fatal: unable to connect to h:; h[0: 10.0.0.1]: errno=Connection timed out",
+            "git was killed by signal 13 (SIGPIPE: the other end closed the connection)",
+        ] {
+            assert!(failed(transient).is_transient(), "{transient}");
+        }
+        for answered in [
+            "fatal: unable to connect to 127.0.0.1:; 127.0.0.1[0: 127.0.0.1]: errno=Connection refused",
+            "fatal: remote error: access denied or repository not exported: /a.git",
+            "remote: Repository not found.; fatal: repository 'https://h/a.git/' not found",
+            "git@h: Permission denied (publickey).; fatal: Could not read from remote repository.",
+            "fatal: Authentication failed for 'https://h/a.git/'",
+            "fatal: the remote end hung up unexpectedly; remote error: access denied",
+            "error: Server does not allow request for unadvertised object 0123",
+        ] {
+            assert!(!failed(answered).is_transient(), "{answered}");
+        }
+        let bounded = GitError::Bounded { dir: PathBuf::new(), args: String::new(), why: Exceeded::Output(1) };
+        assert!(!bounded.is_transient());
+    }
 
     #[test]
     fn remotes_that_git_would_read_as_options_or_helpers_are_refused() {

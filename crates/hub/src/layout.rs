@@ -25,6 +25,8 @@
 //! state/run.lock  state/run.json   the one `cn run` on this hub; where it listens
 //! .git/cn-owner-token              the owner endpoint's token (mode 0600; never committed)
 //! .git/cn-id-key                   the key of the hub's unguessable ids (mode 0600)
+//! .git/cn-clone-id                 this clone's name in the lease (`origin.lease`)
+//! .git/cn-lease.json  cn-lease.lock   the lease this clone holds in origin; its push lock
 //! state/approvals.json            actions held for the owner's approval
 //! state/reflexes/  state/mca/  state/notes/
 //! threads/inbox/<id>.md            the queue
@@ -159,6 +161,13 @@ impl Layout {
         owner_token => ".git/cn-owner-token";
         /// `.git/cn-id-key`: the secret that makes the ids of impulse items unguessable.
         id_key => ".git/cn-id-key";
+        /// `.git/cn-clone-id`: this clone of the hub, as the lease in origin names its holder.
+        clone_id => ".git/cn-clone-id";
+        /// `.git/cn-lease.json`: the lease this clone holds in origin, and until when (the
+        /// machine's boot clock) it may decide; every push of this clone reads and renews it.
+        lease_file => ".git/cn-lease.json";
+        /// `.git/cn-lease.lock`: held while a process of this clone pushes to origin.
+        lease_lock => ".git/cn-lease.lock";
         /// `state/approvals.json`: actions held for the owner's approval.
         approvals => "state/approvals.json";
         /// `state/reflexes/`.

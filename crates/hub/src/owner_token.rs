@@ -54,6 +54,16 @@ pub fn id_key(layout: &Layout) -> Result<String, TokenError> {
     }
 }
 
+/// This clone's id (`.git/cn-clone-id`, made on first use): how the lease in origin names
+/// its holder, so a daemon restarted on the same clone knows the lease was its own. Not a
+/// secret (the lease shows it); made like the token only because it is random too.
+pub fn clone_id(layout: &Layout) -> Result<String, TokenError> {
+    match read_file(&layout.clone_id())? {
+        Some(id) => Ok(id.chars().take(16).collect()),
+        None => create(&layout.clone_id()).map(|id| id.chars().take(16).collect()),
+    }
+}
+
 /// Make the token file if it is missing (what `cn init` calls; an env-var token needs none).
 pub fn ensure_file(layout: &Layout) -> Result<(), TokenError> {
     match read_file(&layout.owner_token())? {

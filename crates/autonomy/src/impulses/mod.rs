@@ -87,6 +87,11 @@ pub struct ImpulseSources {
     started: Timestamp,
     offered_tasks: HashMap<String, Option<Timestamp>>,
     offered_ideas: HashMap<String, Timestamp>,
+    /// Schedule times fired whose items the hub does not hold yet (entry → time): recorded in
+    /// `schedule-state.json` only with the item ([`ImpulseSources::settle`]), so no commit
+    /// of the hub ever says an entry fired while its item exists only in this machine's
+    /// spool — a clone taking over from origin fires it instead.
+    pending_fired: HashMap<String, Timestamp>,
     reported: HashSet<String>,
     /// Whether some level can work on the agent's own initiatives (an executive, or a level-2
     /// model the owner trusts to decide). Without one, ideas are not raised and undated
@@ -112,6 +117,7 @@ impl ImpulseSources {
             started,
             offered_tasks: HashMap::new(),
             offered_ideas: HashMap::new(),
+            pending_fired: HashMap::new(),
             explore: true,
             reported: HashSet::new(),
         }
@@ -153,8 +159,33 @@ impl ImpulseSources {
             ImpulseSource::Idea => {
                 self.offered_ideas.insert(imp.id.clone(), imp.at);
             }
-            ImpulseSource::Schedule => {}
+            ImpulseSource::Schedule => {
+                if let (Some(name), Some(at)) = (schedule_name(imp), imp.due) {
+                    let slot = self.pending_fired.entry(name.to_string()).or_insert(at);
+                    *slot = (*slot).max(at);
+                }
+            }
         }
+    }
+
+    /// The hub holds the item of `imp` now (written to the inbox, or found there): a schedule
+    /// firing is recorded in `schedule-state.json`. A failure to write it is returned; the
+    /// firing stays pending (not fired again by this process).
+    pub fn settle(&mut self, imp: &Impulse) -> Result<(), crate::state::StateError> {
+        let (ImpulseSource::Schedule, Some(name), Some(at)) = (imp.source, schedule_name(imp), imp.due) else {
+            return Ok(());
+        };
+        let mut state = self.schedule_files.load_state()?;
+        let last = state.0.get(name).map(|s| s.last_fired);
+        if last.is_none_or(|l| l < at) {
+            state.0.insert(name.to_string(), EntryState { last_fired: at });
+            self.schedule_state.invalidate();
+            self.schedule_files.save_state(&state)?;
+        }
+        if self.pending_fired.get(name).is_some_and(|p| *p <= at) {
+            self.pending_fired.remove(name);
+        }
+        Ok(())
     }
 
     /// Whether idle initiatives (ideas, undated commitments) are raised: only when some level
@@ -230,11 +261,30 @@ impl ImpulseSources {
             return Ok(Vec::new());
         }
         let before = self.schedule_state.get()?;
+        // Times fired and not yet settled count as fired for this check (not again).
         let mut fired = ScheduleState::clone(&before);
+        for (name, at) in &self.pending_fired {
+            if fired.0.get(name).is_none_or(|s| s.last_fired < *at) {
+                fired.0.insert(name.clone(), EntryState { last_fired: *at });
+            }
+        }
         let (firings, errors) = schedule::check(&entries, &mut fired, now, self.started);
-        if fired != *before {
+        // What is saved now: entries first seen and times skipped; a fired time waits for
+        // its item (`settle`).
+        for f in &firings {
+            if let Firing::Fire { entry, at, .. } = f {
+                self.pending_fired.insert(entry.name.clone(), *at);
+            }
+        }
+        let mut save = ScheduleState::clone(&before);
+        for (name, state) in &fired.0 {
+            if !self.pending_fired.contains_key(name) {
+                save.0.insert(name.clone(), state.clone());
+            }
+        }
+        if save != *before {
             self.schedule_state.invalidate();
-            self.schedule_files.save_state(&fired).map_err(std::sync::Arc::new)?;
+            self.schedule_files.save_state(&save).map_err(std::sync::Arc::new)?;
         }
         for f in firings {
             match f {
@@ -284,6 +334,11 @@ impl ImpulseSources {
             });
         }
     }
+}
+
+/// The schedule entry a schedule impulse fired.
+fn schedule_name(imp: &Impulse) -> Option<&str> {
+    imp.data.get("name").and_then(Value::as_str)
 }
 
 #[cfg(test)]
@@ -352,6 +407,50 @@ mod tests {
         assert_eq!(c.impulses[0].source, ImpulseSource::Idea);
         assert!(src.check(ts("2026-01-07T10:00:04Z"), true).impulses.is_empty());
         assert_eq!(src.next_wake(ts("2026-01-07T10:00:05Z")), Some(ts("2026-02-01T00:00:00Z")));
+    }
+
+    #[test]
+    fn a_schedule_firing_is_recorded_only_with_its_item() {
+        let hub = tempfile::tempdir().unwrap();
+        let sched = Schedule::of_hub(hub.path());
+        std::fs::create_dir_all(hub.path().join("state")).unwrap();
+        let entry = ScheduleEntry {
+            name: "review".into(),
+            cron: "0 9 * * *".into(),
+            action: "look".into(),
+            tz: None,
+            catch_up: None,
+            extra: serde_json::Map::new(),
+        };
+        sched.add(entry).unwrap().unwrap();
+        let before = ScheduleState(
+            [("review".to_string(), EntryState { last_fired: ts("2026-01-06T09:00:00Z") })].into_iter().collect(),
+        );
+        sched.save_state(&before).unwrap();
+        let hub_ = open(hub.path());
+        let mut src = ImpulseSources::of_hub(&hub_, ts("2026-01-07T08:00:00Z"));
+        let fired = src.check(ts("2026-01-07T09:00:05Z"), false).impulses;
+        assert_eq!(fired.len(), 1);
+        // Fired, but the hub holds no item yet: the file still says the day before, and the
+        // same process does not fire it again.
+        assert_eq!(sched.load_state().unwrap(), before);
+        assert!(src.check(ts("2026-01-07T09:00:10Z"), false).impulses.is_empty());
+        // Another clone starting from this file (the item never reached it) fires it, once.
+        let mut other = ImpulseSources::of_hub(&hub_, ts("2026-01-07T09:00:20Z"));
+        let caught_up = other.check(ts("2026-01-07T09:00:30Z"), false).impulses;
+        assert_eq!(caught_up.len(), 1);
+        assert_eq!(caught_up[0].due, fired[0].due);
+        // A restart of this one restores the impulse from its spool: not fired again.
+        let mut restarted = ImpulseSources::of_hub(&hub_, ts("2026-01-07T09:01:00Z"));
+        restarted.mark_offered(&fired[0]);
+        assert!(restarted.check(ts("2026-01-07T09:01:05Z"), false).impulses.is_empty());
+        // With its item in the hub, the firing is recorded.
+        src.settle(&fired[0]).unwrap();
+        assert_eq!(sched.load_state().unwrap().0["review"].last_fired, ts("2026-01-07T09:00:00Z"));
+        assert!(ImpulseSources::of_hub(&hub_, ts("2026-01-07T09:02:00Z"))
+            .check(ts("2026-01-07T09:02:05Z"), false)
+            .impulses
+            .is_empty());
     }
 
     #[test]

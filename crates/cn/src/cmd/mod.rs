@@ -9,6 +9,7 @@ mod approvals;
 mod ask;
 mod budget;
 mod chat;
+mod clone;
 mod config;
 mod demo;
 mod hub;
@@ -16,6 +17,7 @@ mod idea;
 mod init;
 mod input;
 mod journal;
+mod lease;
 mod loop_cmd;
 mod mcp;
 mod model;
@@ -67,6 +69,10 @@ pub enum Command {
     Parse(parse::Args),
     /// Create a hub: a git repository with cn.yaml, state/ and threads/.
     Init(init::Args),
+    /// A working hub from the hub's origin on this machine (its state; fresh secrets).
+    Clone(clone::Args),
+    /// The hub's lease in origin: who holds it, and whether this clone is active or standing by.
+    Lease(lease::Args),
     /// The hub's configuration: `show` every value with where it came from; `check` it as
     /// `cn run` would.
     Config(config::Args),
@@ -118,6 +124,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(cli.hub.as_deref(), args),
         Command::Chat(args) => chat::run(cli.hub.as_deref(), args),
         Command::Init(args) => init::run(cli.hub.as_deref(), args),
+        Command::Clone(args) => clone::run(cli.hub.as_deref(), args),
+        Command::Lease(args) => lease::run(cli.hub.as_deref(), args),
         Command::Config(args) => config::run(cli.hub.as_deref(), args),
         Command::Input(args) => input::run(cli.hub.as_deref(), args),
         Command::Out(args) => out::run(cli.hub.as_deref(), args),

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `git daemon` on 127.0.0.1 exporting every repository under `root`; receive-pack is off
-/// (git daemon's default), so every push is refused.
+/// (git daemon's default), so every push is refused — unless started [`GitDaemon::writable`].
 pub struct GitDaemon {
     child: Child,
     pub port: u16,
@@ -22,10 +22,21 @@ pub struct GitDaemon {
 
 impl GitDaemon {
     pub fn start(root: &Path) -> GitDaemon {
+        GitDaemon::serve(root, &[])
+    }
+
+    /// A `git daemon` anyone may push to (`--enable=receive-pack`), as a team's own git
+    /// server holding every hub's origin: the fleet tests' server.
+    pub fn writable(root: &Path) -> GitDaemon {
+        GitDaemon::serve(root, &["--enable=receive-pack", "--max-connections=0"])
+    }
+
+    fn serve(root: &Path, extra: &[&str]) -> GitDaemon {
         // A free port: bind, note it, release it; git daemon takes it a moment later.
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new("git")
             .args(["daemon", "--reuseaddr", "--export-all", "--informative-errors", "--listen=127.0.0.1"])
+            .args(extra)
             .arg(format!("--port={port}"))
             .arg(format!("--base-path={}", root.display()))
             .arg(root)
@@ -95,6 +106,97 @@ impl GitHttp {
 }
 
 impl Drop for GitHttp {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// A git server holding hubs' origins: where hub `name` pushes its own, and where others
+/// read it.
+pub trait Origins: Sync {
+    fn origin(&self, name: &str) -> String;
+    fn read(&self, name: &str) -> String;
+}
+
+impl Origins for GitDaemon {
+    fn origin(&self, name: &str) -> String {
+        self.url(name)
+    }
+    fn read(&self, name: &str) -> String {
+        self.url(name)
+    }
+}
+
+impl Origins for GitHttp {
+    fn origin(&self, name: &str) -> String {
+        self.owner_url(name, &credentials(name))
+    }
+    fn read(&self, name: &str) -> String {
+        self.url(name)
+    }
+}
+
+/// The one `user:password` that may push to `<name>.git` on a [`GitHttp::for_hubs`] server.
+pub fn credentials(name: &str) -> String {
+    format!("{name}:secret-of-{name}")
+}
+
+impl GitHttp {
+    /// A server where each of `names` may push only to its own repository, with
+    /// [`credentials`].
+    pub fn for_hubs<'a>(root: &Path, names: impl IntoIterator<Item = &'a str>) -> GitHttp {
+        GitHttp::start(root, names.into_iter().map(|n| (n.to_string(), credentials(n))).collect())
+    }
+}
+
+/// A TCP proxy on loopback in front of a server on `to`: it closes, unanswered, every
+/// connection whose number (from 0) `drops` picks, and relays the others — a busy or flaky
+/// git server. `seen` counts the connections taken.
+pub struct Flaky {
+    pub port: u16,
+    pub seen: Arc<std::sync::atomic::AtomicUsize>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Flaky {
+    pub fn start(to: u16, drops: impl Fn(usize) -> bool + Send + 'static) -> Flaky {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (count, flag) = (seen.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if flag.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(client) = stream else { continue };
+                if drops(count.fetch_add(1, Ordering::SeqCst)) {
+                    drop(client);
+                    continue;
+                }
+                let Ok(server) = TcpStream::connect(("127.0.0.1", to)) else { continue };
+                let pipe = |mut from: TcpStream, mut into: TcpStream| {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut into);
+                        let _ = into.shutdown(std::net::Shutdown::Write);
+                    })
+                };
+                pipe(client.try_clone().unwrap(), server.try_clone().unwrap());
+                pipe(server, client);
+            }
+        });
+        Flaky { port, seen, stop }
+    }
+
+    /// The `git://` URL of `<name>.git` through the proxy.
+    pub fn url(&self, name: &str) -> String {
+        format!("git://127.0.0.1:{}/{name}.git", self.port)
+    }
+}
+
+impl Drop for Flaky {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         let _ = TcpStream::connect(("127.0.0.1", self.port));

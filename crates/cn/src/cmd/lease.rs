@@ -1,0 +1,64 @@
+//! `cn lease` — the hub's lease in origin (cn.yaml `origin.lease`): who holds it, and whether
+//! this clone is the active one, a standby, or not running. Reads origin once.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Print it as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
+    let hub = super::hub::open(hub)?;
+    let s = cn_daemon::fleet::status(&hub)?;
+    let same_key = s.origin.as_ref().map(|o| o.key == s.me.key);
+    if args.json {
+        let v = serde_json::json!({
+            "lease_secs": s.lease.map(|d| d.as_secs_f64()),
+            "origin": s.origin.as_ref().map(|o| serde_json::json!({
+                "holder": o.holder, "label": o.label, "term": o.term, "ttl_secs": o.ttl.as_secs_f64(),
+                "released": o.released, "key": o.key, "branch": o.branch,
+            })),
+            "origin_commit": s.origin_sha,
+            "head": s.head,
+            "clone": {"id": s.me.clone_id, "label": s.me.label, "key": s.me.key},
+            "role": s.role.as_ref().map(|r| r.0.clone()),
+            "holds_secs": s.holds.map(|d| d.as_secs_f64()),
+            "same_key": same_key,
+        });
+        println!("{v}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    match (&s.origin, &s.origin_sha) {
+        (Some(o), _) => println!(
+            "origin's lease: {} by {} (term {}, {:?}), key {}",
+            if o.released { "handed back" } else { "held" },
+            o.label,
+            o.term,
+            o.ttl,
+            o.key
+        ),
+        (None, Some(sha)) => println!("origin's lease: {sha} (not a lease cn can read)"),
+        (None, None) => println!("origin's lease: none yet (the first `cn run` takes it)"),
+    }
+    let role = match (&s.role, s.holds) {
+        (Some((r, _)), Some(left)) if r == "active" => format!("active — may decide for {:.0?} more", left),
+        (Some((r, why)), _) => format!("{r}{}", why.as_ref().map(|w| format!(" ({w})")).unwrap_or_default()),
+        (None, _) => "no `cn run` here".into(),
+    };
+    println!("this clone: {} — {role}", s.me.label);
+    if same_key == Some(false) {
+        println!(
+            "  its id key is not the hub's (fingerprint {} vs {}): it will not take the lease over; copy .git/cn-id-key from a machine that ran the hub",
+            s.me.key,
+            s.origin.as_ref().map_or("", |o| o.key.as_str())
+        );
+    }
+    if s.lease.is_none() {
+        println!("  cn.yaml sets no `origin.lease`: this hub is not leased");
+    }
+    Ok(ExitCode::SUCCESS)
+}

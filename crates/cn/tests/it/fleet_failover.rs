@@ -1,0 +1,523 @@
+//! One hub on two machines (issue 35): two clones of hub `sigma` behind a real `git daemon`
+//! that takes pushes, each running `cn run` with `origin.lease` — one active, one standing
+//! by. A peer, `pi`, mails sigma over the same server; sigma's schedule has entries to catch
+//! up. A shell script stands in for the model, and blocks on one marked mail so the test
+//! knows the active daemon is in the middle of deciding it.
+//!
+//! - SIGKILL the active daemon (its process group: the machine dies) mid-decision: the
+//!   standby takes over within the lease's time, resumes the item in flight, and in the end
+//!   every mail is decided once in origin's history and answered once at the peer, every
+//!   schedule time fired once; the old active, restarted, stands by; a clean stop hands the
+//!   lease back at once.
+//! - Without a lease (`origin: {push: true}`): the daemon pushes each decision to origin; with
+//!   origin gone, decisions go on and are pushed, with backoff, once it is back; `cn clone`
+//!   makes a working hub from origin, with secrets of its own.
+//! - SIGSTOP the active one mid-decision past its lease (a paused VM, a sleeping laptop): the
+//!   standby takes over; the old one, continued, decides nothing (its model's answer is
+//!   refused by the fence), stops and stands by.
+
+use crate::daemon_common;
+use crate::peer_servers;
+
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use daemon_common::*;
+use serde_json::Value;
+
+const MINUTE: Duration = Duration::from_secs(60);
+/// The lease's time in these tests: short, so a failover takes seconds; long enough that a
+/// renewal every third of it keeps up on a loaded two-core machine.
+const LEASE: Duration = Duration::from_secs(6);
+
+/// The model: blocks on the first mail marked BLOCK-HERE until `release` exists (once:
+/// `blocked` is made first), then answers — `ack` for a schedule entry, `reply` otherwise.
+const MODEL: &str = r#"input=$(cat)
+case "$input" in
+  *BLOCK-HERE*) if mkdir "$ROOT/blocked" 2>/dev/null; then
+      while [ ! -e "$ROOT/release" ]; do sleep 0.05; done
+    fi ;;
+esac
+case "$input" in
+  *Scheduled:*) printf '```yaml\ntool: ack\nreason: done\n```\n' ;;
+  *) printf '```yaml\ntool: reply\nmessage: answered by sigma\n```\n' ;;
+esac
+"#;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+struct Fleet {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    server: Box<dyn peer_servers::Origins>,
+    a: PathBuf,
+    b: PathBuf,
+    pi: PathBuf,
+}
+
+impl Fleet {
+    /// sigma at `a` (its origin on the server, leased), cloned to `b` with the hub's id key;
+    /// the peer `pi`; three schedule entries last fired an hour ago (each caught up once).
+    fn new() -> Fleet {
+        Fleet::with_origin(&format!("origin:\n  lease: {}s\n", LEASE.as_secs()), Served::GitDaemon)
+    }
+
+    /// [`Fleet::new`] with cn.yaml's `origin:` section `origin` (empty: none), the hubs'
+    /// origins on `served`.
+    fn with_origin(origin: &str, served_by: Served) -> Fleet {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let served = root.join("server");
+        std::fs::create_dir(&served).unwrap();
+        for name in ["sigma", "pi"] {
+            peer_servers::bare(&served, name);
+        }
+        let server: Box<dyn peer_servers::Origins> = match served_by {
+            Served::GitDaemon => Box::new(peer_servers::GitDaemon::writable(&served)),
+            Served::HttpBackend => Box::new(peer_servers::GitHttp::for_hubs(&served, ["sigma", "pi"])),
+        };
+        let model = MODEL.replace("$ROOT", &root.display().to_string());
+        let a = hub(&root, "a", &model, &format!("peers:\n  pi: {}\n{origin}", server.read("pi")));
+        let yaml = std::fs::read_to_string(a.join("cn.yaml"))
+            .unwrap()
+            .replace("name: a\n", "name: sigma\n")
+            .replace("  bind: 127.0.0.1:0\n", "  bind: 127.0.0.1:0\n  peers: {every: 1s}\n");
+        std::fs::write(a.join("cn.yaml"), yaml).unwrap();
+        let hour_ago =
+            (cn_autonomy::jiff::Timestamp::now() - cn_autonomy::jiff::SignedDuration::from_hours(1)).to_string();
+        let entries: Vec<Value> = ["e1", "e2", "e3"]
+            .iter()
+            .map(|n| serde_json::json!({"name": n, "cron": "* * * * *", "action": format!("check {n}")}))
+            .collect();
+        std::fs::write(a.join("state/schedule.json"), serde_json::to_string(&entries).unwrap()).unwrap();
+        let state: serde_json::Map<String, Value> =
+            ["e1", "e2", "e3"].iter().map(|n| (n.to_string(), serde_json::json!({"last_fired": hour_ago}))).collect();
+        std::fs::write(a.join("state/schedule-state.json"), Value::Object(state).to_string()).unwrap();
+        git(&a, &["config", "user.name", "sigma"]);
+        git(&a, &["config", "user.email", "sigma@cn.invalid"]);
+        git(&a, &["add", "-A"]);
+        git(&a, &["commit", "-qm", "sigma: a leased hub with a peer and a schedule"]);
+        git(&a, &["remote", "add", "origin", &server.origin("sigma")]);
+        git(&a, &["push", "-q", "origin", "HEAD:refs/heads/main"]);
+        git(&a, &["branch", "-q", "-M", "main"]);
+        // The operator looks at the lease first (none yet); this makes a's id key, which the
+        // second machine gets a copy of.
+        let said = cn_ok(&a, &["lease"]);
+        assert!(said.contains("none yet"), "{said}");
+
+        let b = root.join("b");
+        cn_ok(
+            &root,
+            &[
+                "clone",
+                &server.origin("sigma"),
+                b.to_str().unwrap(),
+                "--id-key",
+                a.join(".git/cn-id-key").to_str().unwrap(),
+            ],
+        );
+
+        let pi = init_hub(&root, "pi");
+        git(&pi, &["remote", "add", "origin", &server.origin("pi")]);
+        cn_ok(&pi, &["peer", "add", "sigma", &server.read("sigma")]);
+        Fleet { _dir: dir, root, server, a, b, pi }
+    }
+
+    /// `cn run` on `hub` in a process group of its own (a SIGKILL of it is the machine dying).
+    fn run(&self, hub: &Path, log: &str) -> Child {
+        let _ = std::fs::remove_file(hub.join("state/run.json"));
+        let err = std::fs::File::create(self.root.join(log)).unwrap();
+        cn_cmd(hub).arg("run").stdout(Stdio::null()).stderr(err).process_group(0).spawn().unwrap()
+    }
+
+    /// `cn run` on a, then on b once a holds the lease: a active, b standing by.
+    fn start(&self) -> (Child, Child) {
+        let a = self.run(&self.a, "a.log");
+        wait_role(&self.a, "active");
+        let b = self.run(&self.b, "b.log");
+        wait_role(&self.b, "standby");
+        (a, b)
+    }
+
+    /// Mail sigma `n` messages from pi (the one at `block` marked BLOCK-HERE); their ids.
+    fn mail(&self, n: usize, block: usize) -> Vec<String> {
+        for i in 0..n {
+            let body = if i == block {
+                format!("Question {i}: BLOCK-HERE")
+            } else {
+                format!("Question {i}: how is the build?")
+            };
+            cn_ok(&self.pi, &["send", "--to", "sigma", "--message", &format!("q{i}"), "--body", &body]);
+        }
+        let ids = std::fs::read_dir(self.pi.join("threads/mail/outbox"))
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.strip_suffix(".md").map(str::to_string))
+            .collect();
+        cn_ok(&self.pi, &["sync"]);
+        ids
+    }
+
+    /// What origin's branch holds at `path`, if anything.
+    fn origin_file(&self, path: &str) -> Option<String> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(self.root.join("server/sigma.git"))
+            .args(["show", &format!("main:{path}")])
+            .output()
+            .unwrap();
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// The decision entries of origin's journal.
+    fn origin_decisions(&self) -> Vec<Value> {
+        self.origin_file("state/journal.jsonl")
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|e| e["type"] == "decision" && e["place"].is_string())
+            .collect()
+    }
+
+    /// Each of pi's mails answered (by thread), after one more sync of pi.
+    fn answers_at_pi(&self) -> std::collections::BTreeMap<String, usize> {
+        cn_ok(&self.pi, &["sync"]);
+        let mut by_thread = std::collections::BTreeMap::new();
+        for e in std::fs::read_dir(self.pi.join("threads/inbox")).unwrap().flatten() {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            if text.contains("answered by sigma") {
+                let thread = text.lines().find_map(|l| l.strip_prefix("thread: ")).unwrap_or("?").trim().to_string();
+                *by_thread.entry(thread).or_insert(0) += 1;
+            }
+        }
+        by_thread
+    }
+
+    /// `cn run`'s role on `hub` (run.json), once it says so.
+    fn role(hub: &Path) -> Option<String> {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(hub.join("state/run.json")).ok()?).ok()?;
+        v["role"].as_str().map(str::to_string)
+    }
+
+    /// The schedule times (entry, time) that origin's decisions answered, in order.
+    fn origin_firings(&self, decisions: &[Value]) -> Vec<(String, String)> {
+        let mut fired = Vec::new();
+        for d in decisions {
+            let Some(text) = self.origin_file(d["place"].as_str().unwrap()) else { continue };
+            let Some(line) = text.lines().find(|l| l.starts_with("Scheduled: ")) else { continue };
+            let name = line.trim_start_matches("Scheduled: ").split_whitespace().next().unwrap().to_string();
+            let at = text
+                .lines()
+                .find_map(|l| l.split_once("fired at ").or_else(|| l.split_once("missed at ")))
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .unwrap_or_else(|| panic!("no time in {text}"))
+                .trim_end_matches(';')
+                .to_string();
+            fired.push((name, at));
+        }
+        fired
+    }
+
+    /// Every mail decided and answered once, and every schedule time fired once, in the end.
+    fn check_exactly_once(&self, mail: &[String], started: cn_autonomy::jiff::Timestamp) {
+        // Each entry is caught up for the minute the first daemon started in (or the next, if
+        // it turned meanwhile).
+        let first = cn_autonomy::jiff::Timestamp::from_second(started.as_second() - started.as_second().rem_euclid(60))
+            .unwrap();
+        let next = (first + cn_autonomy::jiff::SignedDuration::from_mins(1)).to_string();
+        let caught_up = |fired: &[(String, String)], e: &str| {
+            fired.iter().any(|(n, t)| n == e && (*t == first.to_string() || *t == next))
+        };
+        let (decisions, fired) =
+            wait_until(MINUTE * 2, "every mail decided and every entry caught up in origin", || {
+                let d = self.origin_decisions();
+                if !mail.iter().all(|id| d.iter().any(|e| e["id"] == id.as_str())) {
+                    return None;
+                }
+                let fired = self.origin_firings(&d);
+                ["e1", "e2", "e3"].iter().all(|e| caught_up(&fired, e)).then_some((d, fired))
+            });
+        for id in mail {
+            let n = decisions.iter().filter(|e| e["id"] == id.as_str()).count();
+            assert_eq!(n, 1, "mail {id} decided {n} times in origin's history: {decisions:#?}");
+        }
+        let mut unique = fired.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), fired.len(), "a schedule time fired twice: {fired:?}");
+
+        let answers = wait_until(MINUTE, "every mail answered at pi", || {
+            let a = self.answers_at_pi();
+            (a.len() == mail.len()).then_some(a)
+        });
+        // Two more syncs: nothing arrives twice.
+        self.answers_at_pi();
+        let again = self.answers_at_pi();
+        assert_eq!(again, answers);
+        assert!(again.values().all(|n| *n == 1), "answered more than once: {again:?}");
+        assert_eq!(again.keys().cloned().collect::<Vec<_>>(), {
+            let mut m = mail.to_vec();
+            m.sort();
+            m
+        });
+    }
+}
+
+/// Which real git server keeps the hubs' origins.
+enum Served {
+    GitDaemon,
+    /// git's own `git http-backend` (smart HTTP), each hub pushing with its own credentials.
+    HttpBackend,
+}
+
+impl Drop for Fleet {
+    fn drop(&mut self) {
+        // A model blocked in a killed daemon's place ends too.
+        let _ = std::fs::write(self.root.join("release"), "");
+    }
+}
+
+/// Wait for `cn run` on `hub` to say it is `role` (run.json).
+fn wait_role(hub: &Path, role: &str) {
+    wait_until(MINUTE, &format!("{} to be {role}", hub.display()), || {
+        (Fleet::role(hub).as_deref() == Some(role)).then_some(())
+    });
+}
+
+fn kill(child: &Child, sig: &str, group: bool) {
+    let target = if group { format!("-{}", child.id()) } else { child.id().to_string() };
+    let ok = Command::new("kill").arg(format!("-{sig}")).arg("--").arg(target).status().unwrap();
+    assert!(ok.success());
+}
+
+fn stop(mut child: Child) {
+    kill(&child, "TERM", false);
+    wait_until(MINUTE, "cn run to stop", || child.try_wait().ok().flatten());
+}
+
+#[test]
+fn the_standby_takes_over_a_killed_active_daemon_and_every_item_is_decided_once() {
+    fails_over_once(&Fleet::new());
+}
+
+/// The same behind `git http-backend`: the lease's compare-and-swap push is smart HTTP's
+/// atomic push; the credentials in origin's URL reach no file of either clone.
+#[test]
+fn over_git_http_backend_the_standby_takes_over_a_killed_active_daemon() {
+    let f = Fleet::with_origin(&format!("origin:\n  lease: {}s\n", LEASE.as_secs()), Served::HttpBackend);
+    fails_over_once(&f);
+    for hub in [&f.a, &f.b] {
+        let hub = hub.clone();
+        let mut files = vec![hub];
+        while let Some(p) = files.pop() {
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != ".git") {
+                    files.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+                }
+            } else {
+                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                assert!(!text.contains("secret-of-"), "{} holds a password", p.display());
+            }
+        }
+    }
+}
+
+/// SIGKILL the active daemon mid-decision: the standby takes over within the lease's time,
+/// the item in flight resumed, every item decided once; the old active, restarted, stands
+/// by; a clean stop hands the lease back at once.
+fn fails_over_once(f: &Fleet) {
+    let started = cn_autonomy::jiff::Timestamp::now();
+    let (mut a, b) = f.start();
+    // The standby takes no mail and publishes nothing: its receipt would release mail the
+    // active daemon never filed.
+    let refused = cn_cmd(&f.b).arg("sync").output().unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("does not hold the hub's lease"), "{said}");
+    let mail = f.mail(6, 3);
+
+    // a is mid-decision on the marked mail, whose take is in origin already.
+    wait_until(MINUTE * 2, "a's model to be deciding the marked mail", || {
+        f.root.join("blocked").is_dir().then_some(())
+    });
+    let in_flight = f.origin_file("state/input.md").expect("the take is in origin");
+    assert!(in_flight.contains("BLOCK-HERE"), "{in_flight}");
+    let killed = Instant::now();
+    kill(&a, "KILL", true);
+    let _ = a.wait();
+
+    let took = wait_until(MINUTE, "b to take over", || {
+        // b's first takeover (a's own, of term 1, came with origin's head; on a loaded machine
+        // b may be fenced and take the lease again later, in a later term).
+        journal(&f.b).into_iter().find(|e| {
+            e["summary"].as_str().is_some_and(|s| s.starts_with("took over the hub's lease"))
+                && e["term"].as_u64().is_some_and(|t| t >= 2)
+        })
+    });
+    let failover = killed.elapsed();
+    assert!(failover <= LEASE * 2, "b took over {failover:?} after the kill (lease {LEASE:?})");
+    assert_eq!(took["term"], 2, "the term after a's: {took}");
+    let resumed = took["resumed"].as_str().expect("the item in flight is resumed").to_string();
+    assert!(mail.contains(&resumed), "{resumed} is one of pi's mails");
+
+    // The old active, restarted, stands by.
+    let a = f.run(&f.a, "a2.log");
+    wait_role(&f.a, "standby");
+
+    f.check_exactly_once(&mail, started);
+    // b's journal says it resumed the item, and a's says nothing of deciding it twice: the
+    // item was decided once, by b.
+    let by_b = journal(&f.b);
+    assert_eq!(by_b.iter().filter(|e| e["type"] == "decision" && e["id"] == resumed.as_str()).count(), 1);
+
+    // A clean stop hands the lease back: a takes over at once, not after the lease's time.
+    let handed = Instant::now();
+    stop(b);
+    wait_role(&f.a, "active");
+    assert!(handed.elapsed() < LEASE * 2, "took {:?}", handed.elapsed());
+    let a_took = journal(&f.a)
+        .into_iter()
+        .rev()
+        .find(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("took over")))
+        .unwrap();
+    assert!(a_took["summary"].as_str().unwrap().contains("released"), "{a_took}");
+    stop(a);
+    let _ = &f.server;
+}
+
+#[test]
+fn a_paused_active_daemon_is_fenced_and_decides_nothing_after_its_lease() {
+    let f = Fleet::new();
+    let started = cn_autonomy::jiff::Timestamp::now();
+    let (a, b) = f.start();
+    let mail = f.mail(3, 0);
+    wait_until(MINUTE * 2, "a's model to be deciding the marked mail", || {
+        f.root.join("blocked").is_dir().then_some(())
+    });
+    let marked = f.origin_file("state/input.md").expect("the take is in origin");
+    let marked_id = marked.lines().find_map(|l| l.strip_prefix("id: ")).unwrap().trim().to_string();
+
+    // The daemon (not its model) is paused past its lease: b takes over and decides the item.
+    kill(&a, "STOP", false);
+    wait_role(&f.b, "active");
+    wait_until(MINUTE, "b to decide the marked mail", || {
+        f.origin_decisions().iter().any(|e| e["id"] == marked_id.as_str()).then_some(())
+    });
+    // a's model answers now; a wakes to a lapsed lease.
+    std::fs::write(f.root.join("release"), "").unwrap();
+    kill(&a, "CONT", false);
+    wait_role(&f.a, "standby");
+    let a_journal = journal(&f.a);
+    assert!(
+        a_journal.iter().any(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("fenced"))),
+        "a journaled that it was fenced: {a_journal:#?}"
+    );
+    assert!(
+        !a_journal.iter().any(|e| e["type"] == "decision" && e["id"] == marked_id.as_str()),
+        "a decided nothing after its lease"
+    );
+    f.check_exactly_once(&mail, started);
+    stop(b);
+    stop(a);
+}
+
+#[test]
+fn the_daemon_pushes_to_origin_through_an_outage_and_cn_clone_makes_a_working_hub() {
+    let f = Fleet::with_origin("origin:\n  push: true\n", Served::GitDaemon);
+    // a writes its origin as a path (the same repository the server serves to pi), so the
+    // test can take it away and bring it back.
+    let bare = f.root.join("server/sigma.git");
+    git(&f.a, &["remote", "set-url", "origin", bare.to_str().unwrap()]);
+    let a = f.run(&f.a, "a.log");
+    wait_role(&f.a, "active");
+    let first = f.mail(2, usize::MAX);
+    wait_until(MINUTE, "the first mails decided in origin", || {
+        let d = f.origin_decisions();
+        first.iter().all(|id| d.iter().any(|e| e["id"] == id.as_str())).then_some(())
+    });
+
+    // origin is gone (a server down, a network cut): the daemon goes on deciding, locally.
+    let away = f.root.join("server/sigma.away");
+    std::fs::rename(&bare, &away).unwrap();
+    for i in 0..2 {
+        let body = format!("Question {i} during the outage");
+        cn_ok(&f.pi, &["send", "--to", "sigma", "--message", "later", "--body", &body]);
+    }
+    let second: Vec<String> = std::fs::read_dir(f.pi.join("threads/mail/outbox"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".md").map(str::to_string))
+        .collect();
+    assert_eq!(second.len(), 2);
+    // pi publishes them; its look at sigma's repository fails, which is away.
+    let synced = cn_cmd(&f.pi).arg("sync").output().unwrap();
+    assert!(String::from_utf8_lossy(&synced.stdout).contains("sent 2"), "{synced:?}");
+    // pi's mail is in pi's repository, still served: sigma takes it, and cannot receipt it.
+    wait_until(MINUTE, "a to decide the mail sent during the outage, locally", || {
+        let j = journal(&f.a);
+        second.iter().all(|id| j.iter().any(|e| e["type"] == "decision" && e["id"] == id.as_str())).then_some(())
+    });
+    wait_until(MINUTE, "a to journal that origin cannot be reached", || {
+        journal(&f.a)
+            .iter()
+            .any(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("the hub could not be pushed to origin")))
+            .then_some(())
+    });
+    // Back: what was decided meanwhile reaches origin, without anyone asking.
+    std::fs::rename(&away, &bare).unwrap();
+    wait_until(MINUTE, "the outage's decisions in origin", || {
+        let d = f.origin_decisions();
+        second.iter().all(|id| d.iter().any(|e| e["id"] == id.as_str())).then_some(())
+    });
+    wait_until(MINUTE, "a to journal that origin has the hub again", || {
+        journal(&f.a)
+            .iter()
+            .any(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("the hub is in origin again")))
+            .then_some(())
+    });
+    let all: Vec<String> = first.iter().chain(&second).cloned().collect();
+    let decisions = f.origin_decisions();
+    for id in &all {
+        assert_eq!(decisions.iter().filter(|e| e["id"] == id.as_str()).count(), 1, "{id}: {decisions:#?}");
+    }
+    let answers = wait_until(MINUTE, "every mail answered at pi", || {
+        let a = f.answers_at_pi();
+        (a.len() == all.len()).then_some(a)
+    });
+    assert!(answers.values().all(|n| *n == 1), "{answers:?}");
+    stop(a);
+
+    // Another machine: a working hub from origin, its history and state, secrets of its own.
+    let c = f.root.join("c");
+    let said = cn_ok(&f.root, &["clone", &f.server.origin("sigma"), c.to_str().unwrap()]);
+    assert!(said.contains("cloned hub sigma (main)"), "{said}");
+    assert_eq!(git(&c, &["rev-parse", "HEAD"]), git(&bare, &["rev-parse", "main"]));
+    let refs = git(&c, &["for-each-ref", "--format=%(refname)"]);
+    assert!(!refs.contains("cn-mail") && !refs.contains("cn-receipt"), "peer mail is not the hub: {refs}");
+    let cloned = journal(&c);
+    for id in &all {
+        assert!(cloned.iter().any(|e| e["type"] == "decision" && e["id"] == id.as_str()), "{id} in the clone");
+    }
+    for secret in [".git/cn-owner-token", ".git/cn-id-key"] {
+        let (mine, theirs) = (std::fs::read(c.join(secret)).unwrap(), std::fs::read(f.a.join(secret)).unwrap());
+        assert_ne!(mine, theirs, "{secret} is the clone's own");
+    }
+    let listed = git(&bare, &["ls-tree", "-r", "--name-only", "main"]);
+    assert!(!listed.contains("cn-owner-token") && !listed.contains("cn-id-key"), "{listed}");
+    // It works: the commands read it, and a mail to it is taken and decided there.
+    let peers = cn_ok(&c, &["peer", "list", "--json"]);
+    assert!(peers.contains("\"pi\""), "{peers}");
+    let out = cn_cmd(&c).args(["run", "--until-idle"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A clone into a directory that is not empty is refused, and leaves it as it was.
+    let refused = cn_cmd(&f.root).args(["clone", &f.server.origin("sigma"), c.to_str().unwrap()]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is not empty"));
+    assert!(c.join("cn.yaml").is_file());
+}

@@ -1,0 +1,240 @@
+//! A fleet on one git server (issue 35): two hundred hubs whose repositories one real
+//! `git daemon` on loopback serves (pushes allowed — each hub pushes to its own origin there,
+//! and reads its peers' there). Each hub mails the next one and the one seven ahead in a
+//! ring, and the hubs sync many at once, in rounds, against the one server, until nothing
+//! moves: every mail is filed once, at the hub it was for, and nowhere else; every sender
+//! released its mail after the receipt; every receipt was retired; the server holds no mail
+//! branch at the end.
+//!
+//! The same fleet behind git's own `git http-backend` (smart HTTP, each hub pushing to its
+//! origin with its own credentials), and a server that drops connections: a sync tries again
+//! and takes every mail, and gives up after a bounded number of tries on one that never answers.
+//!
+//! `CN_TEST_FLEET` sets the number of hubs (default 200; 40 over HTTP).
+
+use crate::agent_common::cn;
+use crate::hub_common::*;
+use crate::peer_servers::{bare, heads, Flaky, GitDaemon, GitHttp, Origins};
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How many `cn` processes run at once (two hubs' syncs at a time per core, and some).
+const AT_ONCE: usize = 8;
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Run `f` on every index in `0..n`, `AT_ONCE` at a time.
+fn each(n: usize, f: impl Fn(usize) + Sync) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..AT_ONCE {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                f(i);
+            });
+        }
+    });
+}
+
+fn name(i: usize) -> String {
+    format!("h{i:03}")
+}
+
+/// The ids of the mail files in `dir` (an outbox, sent/).
+fn ids(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".md").map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+/// Who mailed the items of `hub`'s inbox, by item id (each id once, or the test fails).
+fn inbox(hub: &Path) -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
+    for e in std::fs::read_dir(hub.join("threads/inbox")).unwrap().flatten() {
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        let field = |k: &str| {
+            text.lines().find_map(|l| l.strip_prefix(k)).map(|v| v.trim().trim_matches(['\'', '"']).to_string())
+        };
+        let (Some(id), Some(from)) = (field("id: "), field("from: ")) else { continue };
+        assert!(found.insert(id.clone(), from).is_none(), "{id} twice in {}", hub.display());
+    }
+    found
+}
+
+fn fleet_size(default: usize) -> usize {
+    std::env::var("CN_TEST_FLEET").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[test]
+fn two_hundred_hubs_on_one_git_server_mail_each_other_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = dir.path().join("srv");
+    std::fs::create_dir(&srv).unwrap();
+    let server = GitDaemon::writable(&srv);
+    fleet_mails_exactly_once(dir.path(), &srv, &server, fleet_size(200));
+}
+
+#[test]
+fn forty_hubs_on_git_http_backend_mail_each_other_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = dir.path().join("srv");
+    std::fs::create_dir(&srv).unwrap();
+    let n = fleet_size(200).min(40);
+    let names: Vec<String> = (0..n).map(name).collect();
+    let server = GitHttp::for_hubs(&srv, names.iter().map(String::as_str));
+    fleet_mails_exactly_once(dir.path(), &srv, &server, n);
+    // The push credentials in each origin's URL stayed in git's config: no journal line, no
+    // state file, no mail, no commit of the hub holds them.
+    for i in 0..n {
+        let hub = dir.path().join(name(i));
+        let mut files = vec![hub.clone()];
+        while let Some(f) = files.pop() {
+            if f.is_dir() {
+                if f.file_name().is_some_and(|n| n == ".git") {
+                    continue;
+                }
+                files.extend(std::fs::read_dir(&f).unwrap().flatten().map(|e| e.path()));
+            } else {
+                let bytes = std::fs::read(&f).unwrap();
+                assert!(!String::from_utf8_lossy(&bytes).contains("secret-of-"), "{} holds a password", f.display());
+            }
+        }
+        let log = Command::new("git").arg("-C").arg(&hub).args(["log", "-p", "--all"]).output().unwrap();
+        assert!(!String::from_utf8_lossy(&log.stdout).contains("secret-of-"), "{}'s history holds a password", name(i));
+    }
+}
+
+/// `n` hubs whose origins `server` keeps (bare repositories under `srv`), each mailing two
+/// others, synced in rounds many at a time until nothing moves: every mail filed once, at the
+/// hub it was for; every sender's mail released, every receipt retired.
+fn fleet_mails_exactly_once(root: &Path, srv: &Path, server: &dyn Origins, n: usize) {
+    let hubs: Vec<PathBuf> = (0..n).map(|i| root.join(name(i))).collect();
+    // Each mails i+1 and i+7; so each reads i-1 and i-7.
+    let to = |i: usize| [(i + 1) % n, (i + 7) % n];
+    let from = |i: usize| [(i + n - 1) % n, (i + n - 7) % n];
+    each(n, |i| {
+        bare(srv, &name(i));
+        let hub = init_hub(root, &name(i));
+        git(&hub, &["remote", "add", "origin", &server.origin(&name(i))]);
+        let peers: BTreeSet<usize> = to(i).into_iter().chain(from(i)).collect();
+        let listed: String = peers.iter().map(|p| format!("  {}: {}\n", name(*p), server.read(&name(*p)))).collect();
+        let yaml =
+            std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("peers: {}\n", &format!("peers:\n{listed}"));
+        std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+        for t in to(i) {
+            cn_ok(&hub, &["send", "--to", &name(t), "--message", &format!("from {} to {}", name(i), name(t))]);
+        }
+    });
+    // Who each mail is for, by id.
+    let mut expected: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (i, hub) in hubs.iter().enumerate() {
+        for id in ids(&hub.join("threads/mail/outbox")) {
+            let text = std::fs::read_to_string(hub.join(format!("threads/mail/outbox/{id}.md"))).unwrap();
+            let t = to(i).into_iter().find(|t| text.contains(&format!("to {}", name(*t)))).unwrap();
+            assert!(expected.insert(id, (i, t)).is_none());
+        }
+    }
+    assert_eq!(expected.len(), 2 * n);
+
+    // Rounds of every hub syncing, AT_ONCE at a time against the one server, until a round
+    // moves nothing: publish, take and receipt, release, retire.
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        assert!(rounds <= 6, "still moving after {} rounds", rounds - 1);
+        let moved = AtomicUsize::new(0);
+        each(n, |i| {
+            let out = cn_ok(&hubs[i], &["sync", "--json"]);
+            let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(r["errors"], serde_json::json!([]), "{}: {r}", name(i));
+            let count = ["sent", "received", "receipts", "released"]
+                .iter()
+                .map(|k| r[k].as_array().map_or(0, Vec::len))
+                .sum::<usize>();
+            moved.fetch_add(count + usize::from(r["committed"] == true), Ordering::Relaxed);
+        });
+        if moved.load(Ordering::Relaxed) == 0 {
+            break;
+        }
+    }
+
+    // Every mail filed once, at the hub it was for, from its sender; nothing else filed.
+    let mut filed = 0;
+    for (i, hub) in hubs.iter().enumerate() {
+        let got = inbox(hub);
+        for (id, who) in &got {
+            let (s, t) = expected.get(id).unwrap_or_else(|| panic!("{}: {id} was never sent", name(i)));
+            assert_eq!((*t, who.as_str()), (i, name(*s).as_str()), "{id} filed at {} from {who}", name(i));
+        }
+        filed += got.len();
+        // Every mail of this hub left its outbox for sent/, released.
+        assert!(ids(&hub.join("threads/mail/outbox")).is_empty(), "{}: mail left unsent", name(i));
+        assert_eq!(ids(&hub.join("threads/mail/sent")).len(), 2, "{}", name(i));
+    }
+    assert_eq!(filed, 2 * n);
+    // The server holds no mail and no receipt: all released and retired.
+    for i in 0..n {
+        let left = heads(&srv.join(format!("{}.git", name(i))));
+        assert!(left.iter().all(|h| !h.starts_with("cn-mail/") && !h.starts_with("cn-receipt/")), "{left:?}");
+    }
+}
+
+/// A git server that drops connections costs a sync a retry, not a mail; one that drops every
+/// connection is given up on after a bounded number of tries, its error named, and the other
+/// peers' mail is still taken.
+#[test]
+fn a_server_that_drops_connections_costs_a_retry_not_a_mail() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let srv = root.join("srv");
+    std::fs::create_dir(&srv).unwrap();
+    let server = GitDaemon::writable(&srv);
+    // Two of every three connections closed unanswered: each git command needs a third try.
+    let flaky = Flaky::start(server.port, |n| n % 3 != 2);
+    let dead = Flaky::start(server.port, |_| true);
+    let hub = |name: &str| {
+        bare(&srv, name);
+        let hub = init_hub(root, name);
+        git(&hub, &["remote", "add", "origin", &server.url(name)]);
+        hub
+    };
+    let (a, b) = (hub("a"), hub("b"));
+    let peers = |hub: &Path, listed: &str| {
+        let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("peers: {}\n", listed);
+        std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    };
+    peers(&a, &format!("peers:\n  b: {}\n", server.url("b")));
+    peers(&b, &format!("peers:\n  a: {}\n  c: {}\n", flaky.url("a"), dead.url("c")));
+    for text in ["first", "second"] {
+        cn_ok(&a, &["send", "--to", "b", "--message", text]);
+    }
+    let published: serde_json::Value = serde_json::from_str(&cn_ok(&a, &["sync", "--json"])).unwrap();
+    assert_eq!(published["sent"].as_array().map(Vec::len), Some(2), "{published}");
+
+    let out = cn(&b, &["sync", "--json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Both mails taken through the flaky server, in this one sync.
+    assert_eq!(r["received"].as_array().map(Vec::len), Some(2), "{r}");
+    assert!(flaky.seen.load(Ordering::SeqCst) >= 6, "a listing and a fetch, three tries each");
+    let taken: Vec<String> = inbox(&b).into_values().collect();
+    assert_eq!(taken, ["a", "a"]);
+    // The dead one: four tries of its listing, then its error, named.
+    assert_eq!(dead.seen.load(Ordering::SeqCst), 4);
+    let errors = r["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{r}");
+    assert!(errors[0].as_str().unwrap().starts_with("peer c: "), "{r}");
+    // Nothing is lost: the next sync, with a working server, takes nothing twice.
+    let again: serde_json::Value =
+        serde_json::from_str(&String::from_utf8_lossy(&cn(&b, &["sync", "--json"]).stdout)).unwrap();
+    assert_eq!(again["received"], serde_json::json!([]), "{again}");
+    assert_eq!(inbox(&b).len(), 2);
+}

@@ -1,0 +1,233 @@
+//! One hub on several machines (cn.yaml `origin.lease`): `cn run` on each clone either holds
+//! the lease in origin and runs the agent, or stands by.
+//!
+//! Standing by, it runs nothing of the agent — no sense, no owner endpoint, no control room,
+//! no model — and only looks at origin's lease every quarter of its time (one listing; the
+//! lease's commit and the branch's head fetched when new, so a takeover has them). When the
+//! lease is free (none, handed back, this clone's own earlier run, or unrenewed for its
+//! whole time by this machine's clock) it takes it by compare and swap, moves the working
+//! tree to origin's head (what this clone held that origin lacks is set aside under
+//! `refs/cn/set-aside/…`), journals the takeover and the item it resumes, and runs the agent
+//! ([`crate::active`]) with the pusher ([`crate::replica`]) until the person stops it — the
+//! lease is then handed back, so a standby takes over at once — or until the lease is lost,
+//! when it stands by again.
+//!
+//! Invariant: a clone decides only between a successful takeover and the end of its lease
+//! (the fence, `cn_hub::lease::check`); what it decided reaches origin only with the lease's
+//! renewal (one atomic push), so two clones never both get a decision into origin.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cn_compute::StopToken;
+use cn_hub::journal::HubJournal;
+use cn_hub::lease::{Adopted, Upstream, Verdict, Watch};
+use cn_storage::Entry;
+
+use crate::{active, DaemonError, RunMode, RunOptions, RunReport};
+
+/// Run the hub's agent whenever this clone holds the lease, standing by otherwise, until
+/// `stop` (or, for `--once` / `--until-idle`, until that run is done).
+pub fn run(
+    hub: cn_agent::Hub,
+    options: RunOptions,
+    stop: StopToken,
+    upstream: Upstream,
+) -> Result<RunReport, DaemonError> {
+    let root = hub.root().to_path_buf();
+    let ttl = upstream.lease().unwrap_or(Duration::from_secs(30));
+    let me = upstream.me().map_err(DaemonError::Origin)?;
+    let mut report = RunReport { mode: options.mode, moves: 0, decided: 0, listening: None };
+    let mut watch = Watch::default();
+    // What standing by last said, so it is journaled when it changes, not at every look.
+    let mut said = String::new();
+    while !stop.is_stopped() {
+        let seen = match upstream.observe() {
+            Ok(seen) => seen,
+            Err(e) => {
+                let why = format!("origin cannot be read: {}", cn_compute::Chain(&e));
+                stand_by(&root, &mut said, &why, None);
+                stop.wait(ttl / 4);
+                continue;
+            }
+        };
+        match watch.verdict(&seen, &me, ttl, upstream.held().as_ref()) {
+            Verdict::Held { holder, left } => {
+                if options.mode != RunMode::Daemon {
+                    return Err(DaemonError::Standby(format!("{holder} holds the lease")));
+                }
+                stand_by(&root, &mut said, &format!("{holder} holds the lease"), Some(&holder));
+                stop.wait(left.min(ttl / 4).max(Duration::from_millis(50)));
+                continue;
+            }
+            Verdict::Refuse(why) => {
+                if options.mode != RunMode::Daemon {
+                    return Err(DaemonError::Standby(why));
+                }
+                stand_by(&root, &mut said, &why, None);
+                stop.wait(ttl / 4);
+                continue;
+            }
+            Verdict::Free(why) => {
+                let held = match upstream.acquire(&seen) {
+                    Ok(held) => held,
+                    Err(e) => {
+                        // Another clone was faster, or origin refused: look again.
+                        stand_by(
+                            &root,
+                            &mut said,
+                            &format!("could not take the lease: {}", cn_compute::Chain(&e)),
+                            None,
+                        );
+                        stop.wait(Duration::from_millis(200));
+                        continue;
+                    }
+                };
+                said.clear();
+                let adopted = {
+                    let hub = cn_agent::Hub::open(&root).map_err(|e| DaemonError::Config(hub_config(e)))?;
+                    let _lock = cn_agent::lock(&hub);
+                    upstream.adopt_head(seen.head.as_deref())
+                };
+                let adopted = match adopted {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::error!(error = %cn_compute::Chain(&e), "cannot move to origin's head; handing the lease back");
+                        let _ = upstream.release();
+                        stop.wait(ttl / 4);
+                        continue;
+                    }
+                };
+                // The hub as origin has it now: its cn.yaml may differ from the one this clone
+                // started with.
+                let hub = cn_agent::Hub::open(&root).map_err(|e| DaemonError::Config(hub_config(e)))?;
+                crate::check(&hub, options.mode)?;
+                journal_takeover(&hub, &why, held.term, &adopted);
+                let term = stop.child();
+                let replica = Arc::new(crate::replica::Replica::start(upstream.clone(), term.clone()));
+                // The takeover is in origin before the agent starts.
+                if let Err(e) = replica.checkpoint(&format!("cn: took the hub's lease over (term {})", held.term)) {
+                    tracing::warn!(%e, "the takeover could not be pushed; standing by again");
+                    continue;
+                }
+                let run = active(hub, options.clone(), term, Some(replica.clone()));
+                let fenced = replica.fenced();
+                drop(replica);
+                let this = run?;
+                report.moves += this.moves;
+                report.decided += this.decided;
+                report.listening = this.listening.or(report.listening);
+                if fenced.is_none() {
+                    // Stopped by the person (or a run to idle ended): hand the lease back so
+                    // a standby takes over at once.
+                    if let Err(e) = upstream.release() {
+                        tracing::warn!(error = %cn_compute::Chain(&e), "cannot hand the lease back; it expires by itself");
+                    }
+                    break;
+                }
+                watch = Watch::default();
+            }
+        }
+    }
+    Ok(report)
+}
+
+fn hub_config(e: cn_hub::HubError) -> crate::ConfigError {
+    crate::ConfigError::Invalid { key: "origin".into(), message: cn_compute::chain(&e) }
+}
+
+/// Stand by: say so in `state/run.json` (for `cn lease`) and, when it changed, in the log.
+fn stand_by(root: &Path, said: &mut String, why: &str, holder: Option<&str>) {
+    let info = serde_json::json!({
+        "pid": std::process::id(),
+        "role": "standby",
+        "since": cn_storage::now_rfc3339(),
+        "holder": holder,
+        "why": why,
+    });
+    if said != why {
+        if let Err(e) = cn_storage::write_json_atomic(&crate::run_info(root), &info) {
+            tracing::warn!(e = %cn_compute::Chain(&e), "cannot write state/run.json");
+        }
+        // Said on stderr and in run.json only: the hub's journal is the active clone's (a line
+        // written here would be set aside at the takeover anyway).
+        eprintln!("cn run: standing by: {why}");
+        *said = why.to_string();
+    }
+}
+
+/// The takeover, in the journal: why the lease was free, the term, what became of this
+/// clone's own history, and the item in flight that is resumed.
+fn journal_takeover(hub: &cn_agent::Hub, why: &str, term: u64, adopted: &Adopted) {
+    let history = match adopted {
+        Adopted::NothingInOrigin => "origin held no branch yet: this clone's is pushed".to_string(),
+        Adopted::Same => "this clone was at origin's head".to_string(),
+        Adopted::Forward { to, .. } => format!("moved forward to origin's head {}", short(to)),
+        Adopted::SetAside { set_aside, commits, to } => format!(
+            "{commits} commit(s) this clone held that origin lacked are kept under {set_aside}; moved to origin's head {}",
+            short(to)
+        ),
+    };
+    let in_flight = cn_agent::current(hub).ok().flatten();
+    let mut entry = Entry::new("observation")
+        .with("id", cn_hub::id::prefixed("lease"))
+        .with("summary", format!("took over the hub's lease (term {term}): {why}"))
+        .with("context", history)
+        .with("outcome", "active")
+        .with("term", term);
+    if let Some(item) = &in_flight {
+        entry = entry.with("resumed", item.id.as_str());
+    }
+    eprintln!("cn run: active (term {term}): {why}");
+    if let Err(e) = HubJournal::append_to(&hub.layout().state(), &entry) {
+        tracing::warn!(e = %cn_compute::Chain(&e), "cannot write the journal");
+    }
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..12.min(sha.len())]
+}
+
+/// `cn lease`: the hub's lease as origin shows it, and this clone's part in it.
+#[derive(Debug, Clone)]
+pub struct LeaseStatus {
+    /// cn.yaml's `origin.lease` (none: the hub is not leased).
+    pub lease: Option<Duration>,
+    /// What origin's lease says (`None`: origin holds none, or it is unreadable).
+    pub origin: Option<cn_hub::lease::LeaseRecord>,
+    /// Origin's lease commit, if there is one.
+    pub origin_sha: Option<String>,
+    /// Origin's head of the hub's branch.
+    pub head: Option<String>,
+    pub me: cn_hub::lease::Me,
+    /// What this clone's `cn run` is, if one runs: `active` or `standby` (and why).
+    pub role: Option<(String, Option<String>)>,
+    /// How long this clone may still decide (it holds the lease).
+    pub holds: Option<Duration>,
+}
+
+/// The lease of `hub`'s origin, read now (one listing of origin), and this clone's part.
+pub fn status(hub: &cn_agent::Hub) -> Result<LeaseStatus, DaemonError> {
+    let upstream = Upstream::of(hub).map_err(DaemonError::Origin)?.ok_or_else(|| {
+        DaemonError::Origin(cn_hub::lease::LeaseError::Fenced {
+            why: "cn.yaml has no `origin:` section: the hub is not kept in origin".into(),
+        })
+    })?;
+    let seen = upstream.observe().map_err(DaemonError::Origin)?;
+    let me = upstream.me().map_err(DaemonError::Origin)?;
+    let role = cn_storage::ProcessLock::is_held(&crate::run_lock(hub.root()))
+        .then(|| std::fs::read_to_string(crate::run_info(hub.root())).ok())
+        .flatten()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| Some((v["role"].as_str()?.to_string(), v["why"].as_str().map(str::to_string))));
+    Ok(LeaseStatus {
+        lease: upstream.lease(),
+        origin_sha: seen.lease.as_ref().map(|l| l.sha.clone()),
+        origin: seen.lease.and_then(|l| l.record),
+        head: seen.head,
+        holds: upstream.held().filter(|h| h.holder == me.clone_id).and_then(|h| h.remaining()),
+        me,
+        role,
+    })
+}

@@ -1,0 +1,949 @@
+//! lease — the hub kept in its git remote `origin`, and one active daemon among its clones
+//! (cn.yaml `origin:`, issue 35). No consensus of cn's own: the git server's atomic ref update
+//! is the one arbiter.
+//!
+//! In origin, besides peer mail:
+//!
+//! - `refs/heads/<branch>` — the hub itself, as the active daemon last pushed it;
+//! - `refs/cn/lease` — who may decide: a commit (empty tree, no parent) whose message names
+//!   the holding clone, its term, the lease's time and the fingerprint of the hub's id key.
+//!
+//! The holder renews the lease by moving the ref to another of its three "beat" commits with
+//! a compare-and-swap push (`--force-with-lease=refs/cn/lease:<what it holds>`), and every
+//! push of the hub's branch (and of peer mail, receipts and releases) carries that renewal
+//! in the same `--atomic` push. So a clone that lost the lease can write nothing to origin:
+//! the server refuses the whole push. The beats cycle, so renewing stores no new object in
+//! origin (a standby sees the ref move; the holder's three commits never pile up).
+//!
+//! Time is each machine's own boot clock (`CLOCK_BOOTTIME`: it counts a laptop's sleep), never
+//! a wall clock compared across machines:
+//!
+//! - the holder may decide until two thirds of the lease's time after the start of the last
+//!   push that renewed it ([`Held::until_ms`], in `.git/cn-lease.json`, which every process
+//!   of the clone reads: [`check`]);
+//! - a standby takes over only when it has seen the same lease commit for the lease's whole
+//!   time by its own clock ([`Watch`]), which starts after that push landed.
+//!
+//! So the holder has stopped deciding a third of the lease before any standby may start.
+//!
+//! Invariants: a push from a clone in lease mode without a valid hold is refused here before
+//! git runs ([`LeaseError::Fenced`]), and by the server if it slipped past (the lease's
+//! compare-and-swap); a standby that takes over starts from origin's head, and what its own
+//! clone held that origin lacks is kept under `refs/cn/set-aside/…`, never pushed and never
+//! lost ([`Upstream::adopt_head`]); the lease commit read from origin is bounded in size and
+//! parsed without panicking (a malformed one is a lease held by someone unknown).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::OriginConfig;
+use crate::git::{Git, GitError};
+use crate::owner_token::TokenError;
+use crate::{Hub, Layout};
+
+/// The lease's ref in origin.
+pub const LEASE_REF: &str = "refs/cn/lease";
+/// Where a clone keeps what it held that origin lacked when it took the lease over.
+pub const SET_ASIDE_REFS: &str = "refs/cn/set-aside/";
+/// How long one push or listing of origin may take before it is killed (and retried).
+const GIT_TIMEOUT: Duration = Duration::from_secs(120);
+/// The largest lease commit read from origin.
+const RECORD_MAX: u64 = 16 << 10;
+/// git's empty tree, which every lease commit points at.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// Why origin could not be read or written, or why this clone may not decide.
+#[derive(Debug, thiserror::Error)]
+pub enum LeaseError {
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error("cannot use {}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Token(#[from] TokenError),
+    /// This clone does not hold the lease now (a standby; a lapsed or lost lease).
+    #[error("this clone does not hold the hub's lease in origin ({why}); the daemon that holds it decides: run `cn lease` to see which")]
+    Fenced { why: String },
+    /// Another clone took the lease over.
+    #[error("another clone holds the hub's lease in origin now ({holder}, term {term}); this one stopped deciding")]
+    Lost { holder: String, term: u64 },
+    /// origin's branch moved under the lease: someone pushed to it besides the holder.
+    #[error("origin's `{branch}` has commits this clone lacks ({detail}); only the lease holder may push it — fetch and merge them by hand, then start again")]
+    Diverged { branch: String, detail: String },
+    /// The push failed for another reason (a network, a server refusing): retried.
+    #[error("git push to origin failed: {0}")]
+    Push(String),
+    /// The hub has no branch checked out and cn.yaml names none.
+    #[error("the hub has no branch checked out (a detached HEAD) and cn.yaml `origin.branch` names none")]
+    NoBranch,
+}
+
+/// What a lease commit says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaseRecord {
+    /// The holding clone (`.git/cn-clone-id`).
+    pub holder: String,
+    /// For people: `name@host:/path`.
+    pub label: String,
+    /// Which run of the clone (each takeover is a new one).
+    pub instance: String,
+    /// Takeovers so far, counting this one.
+    pub term: u64,
+    pub ttl: Duration,
+    pub beat: String,
+    /// The fingerprint of the hub's id key the holder uses.
+    pub key: String,
+    /// The branch the hub lives on.
+    pub branch: String,
+    /// Handed back by a daemon that stopped cleanly: anyone may take it at once.
+    pub released: bool,
+}
+
+impl LeaseRecord {
+    /// The commit's message.
+    fn render(&self) -> String {
+        let state = if self.released { "released" } else { "held" };
+        format!(
+            "cn lease: {state} by {label}\n\nholder: {holder}\nlabel: {label}\ninstance: {instance}\nterm: {term}\nttl-ms: {ttl}\nbeat: {beat}\nkey: {key}\nbranch: {branch}\nstate: {state}\n",
+            label = one_line(&self.label),
+            holder = self.holder,
+            instance = self.instance,
+            term = self.term,
+            ttl = self.ttl.as_millis(),
+            beat = self.beat,
+            key = self.key,
+            branch = self.branch,
+        )
+    }
+
+    /// A lease commit's text (the whole `cat-file commit` output); `None` when it is not one.
+    pub fn parse(commit: &str) -> Option<LeaseRecord> {
+        let (_, message) = commit.split_once("\n\n")?;
+        let fields: BTreeMap<&str, &str> =
+            message.lines().filter_map(|l| l.split_once(": ")).map(|(k, v)| (k.trim(), v.trim())).collect();
+        let get = |k: &str| fields.get(k).map(|v| v.to_string());
+        Some(LeaseRecord {
+            holder: get("holder").filter(|h| !h.is_empty())?,
+            label: get("label").unwrap_or_default(),
+            instance: get("instance").unwrap_or_default(),
+            term: get("term")?.parse().ok()?,
+            ttl: Duration::from_millis(get("ttl-ms")?.parse().ok()?),
+            beat: get("beat").unwrap_or_default(),
+            key: get("key").unwrap_or_default(),
+            branch: get("branch").unwrap_or_default(),
+            released: get("state").as_deref() == Some("released"),
+        })
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}
+
+/// The lease this clone holds: `.git/cn-lease.json`, rewritten after every push that renews it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Held {
+    /// The lease commit origin shows.
+    pub sha: String,
+    pub holder: String,
+    pub instance: String,
+    pub term: u64,
+    /// Which of `beats` `sha` is.
+    pub beat: usize,
+    /// The three commits the renewals cycle through.
+    pub beats: Vec<String>,
+    pub ttl_ms: u64,
+    /// This clone may decide until this instant of the boot clock (ms).
+    pub until_ms: u64,
+    /// The boot the clock belongs to (`/proc/sys/kernel/random/boot_id`): after a reboot the
+    /// deadline means nothing and the hold is void.
+    pub boot_id: String,
+    /// The branch commit origin showed after the last push.
+    #[serde(default)]
+    pub pushed: Option<String>,
+    pub label: String,
+    pub key: String,
+    pub branch: String,
+}
+
+impl Held {
+    /// How long from now this clone may still decide; `None` when it may not.
+    pub fn remaining(&self) -> Option<Duration> {
+        if self.boot_id != boot_id() {
+            return None;
+        }
+        let now = boot_ms();
+        (self.until_ms > now).then(|| Duration::from_millis(self.until_ms - now))
+    }
+}
+
+/// This clone, as a lease names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Me {
+    pub clone_id: String,
+    pub label: String,
+    /// The fingerprint of `.git/cn-id-key`: clones of one hub must share the key, or an
+    /// impulse's item would get another id after a takeover and be made twice.
+    pub key: String,
+}
+
+/// What origin showed: the lease (its commit and what it says) and the branch's head.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Seen {
+    pub lease: Option<SeenLease>,
+    pub head: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenLease {
+    pub sha: String,
+    /// `None` when the commit is not a lease cn can read (held by someone unknown).
+    pub record: Option<LeaseRecord>,
+}
+
+/// What a push did: the branch commit origin now shows, and until when this clone may decide
+/// (lease mode).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pushed {
+    pub head: Option<String>,
+    pub until: Option<Duration>,
+}
+
+/// What [`Upstream::adopt_head`] did to the working tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Adopted {
+    /// Origin has no branch yet: the clone's own head will be the first pushed.
+    NothingInOrigin,
+    /// The clone was at origin's head already.
+    Same,
+    /// The clone moved forward to origin's head (nothing of its own was lost).
+    Forward { from: String, to: String },
+    /// The clone held commits origin lacks (decisions never pushed before a crash): kept under
+    /// `set_aside`, and the clone moved to origin's head.
+    SetAside { set_aside: String, commits: usize, to: String },
+}
+
+/// The hub's branch and lease in `origin`, for one clone.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    git: Git,
+    layout: Layout,
+    remote: String,
+    branch: String,
+    lease: Option<Duration>,
+    name: String,
+}
+
+impl Upstream {
+    /// The hub's upstream when cn.yaml's `origin:` asks for one (`push` or `lease`).
+    pub fn of(hub: &Hub) -> Result<Option<Upstream>, LeaseError> {
+        let config = &hub.config().origin;
+        if !config.pushes() {
+            return Ok(None);
+        }
+        let git = Git::new(hub.root());
+        let branch = match &config.branch {
+            Some(b) => b.clone(),
+            None => git
+                .run(&["symbolic-ref", "--quiet", "--short", "HEAD"])
+                .map_err(|_| LeaseError::NoBranch)?
+                .trim()
+                .to_string(),
+        };
+        Ok(Some(Upstream {
+            git,
+            layout: hub.layout().clone(),
+            remote: "origin".into(),
+            branch,
+            lease: config.lease,
+            name: hub.name().to_string(),
+        }))
+    }
+
+    /// The lease's time, when the hub is leased.
+    pub fn lease(&self) -> Option<Duration> {
+        self.lease
+    }
+
+    pub fn branch(&self) -> &str {
+        &self.branch
+    }
+
+    pub fn git(&self) -> &Git {
+        &self.git
+    }
+
+    /// This clone, as a lease names it (its id and key fingerprint are made on first use).
+    pub fn me(&self) -> Result<Me, LeaseError> {
+        let clone_id = crate::owner_token::clone_id(&self.layout)?;
+        let key = crate::owner_token::id_key(&self.layout)?;
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        Ok(Me {
+            label: format!(
+                "{}@{}:{}",
+                self.name,
+                host.trim(),
+                self.layout.root().canonicalize().unwrap_or_else(|_| self.layout.root().to_path_buf()).display()
+            ),
+            key: key_fingerprint(&key),
+            clone_id,
+        })
+    }
+
+    /// The lease this clone holds (its file), if any; whether it is still valid is
+    /// [`Held::remaining`].
+    pub fn held(&self) -> Option<Held> {
+        let text = std::fs::read_to_string(self.layout.lease_file()).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// List origin (one round trip) and read the lease commit, fetching it (and the branch's
+    /// head, so a takeover has it already) when it is new here.
+    pub fn observe(&self) -> Result<Seen, LeaseError> {
+        let head_ref = format!("refs/heads/{}", self.branch);
+        let ran = self.git.run_for(&["ls-remote", "--", &self.remote, LEASE_REF, &head_ref], GIT_TIMEOUT)?;
+        if !ran.ok {
+            return Err(self.git.failure(&["ls-remote", &self.remote], &ran).into());
+        }
+        let mut seen = Seen::default();
+        let mut lease = None;
+        for line in ran.stdout.lines() {
+            let Some((sha, name)) = line.split_once('\t') else { continue };
+            if !is_sha(sha) {
+                continue;
+            }
+            match name.trim() {
+                n if n == LEASE_REF => lease = Some(sha.to_string()),
+                n if n == head_ref => seen.head = Some(sha.to_string()),
+                _ => {}
+            }
+        }
+        let missing: Vec<&str> = [lease.as_deref(), seen.head.as_deref()]
+            .into_iter()
+            .flatten()
+            .filter(|s| !self.git.has_object(s))
+            .collect();
+        if !missing.is_empty() {
+            let mut args =
+                vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--", &self.remote];
+            args.extend(missing.iter().copied());
+            let ran = self.git.run_for(&args, GIT_TIMEOUT)?;
+            if !ran.ok {
+                return Err(self.git.failure(&args, &ran).into());
+            }
+        }
+        seen.lease = lease.map(|sha| SeenLease { record: self.record(&sha), sha });
+        Ok(seen)
+    }
+
+    /// The lease commit `sha` (local) as a record, if it is one.
+    fn record(&self, sha: &str) -> Option<LeaseRecord> {
+        let size: u64 = self.git.run(&["cat-file", "-s", sha]).ok()?.trim().parse().ok()?;
+        if size > RECORD_MAX {
+            return None;
+        }
+        LeaseRecord::parse(&self.git.run(&["cat-file", "commit", sha]).ok()?)
+    }
+
+    /// Take the lease origin showed in `seen` (absent, released, expired), by compare and swap:
+    /// `Lost` when another clone was faster.
+    pub fn acquire(&self, seen: &Seen) -> Result<Held, LeaseError> {
+        let ttl = self.lease.ok_or_else(|| LeaseError::Fenced { why: "cn.yaml sets no `origin.lease`".into() })?;
+        let me = self.me()?;
+        let _lock = self.lock()?;
+        let term = seen.lease.as_ref().and_then(|l| l.record.as_ref()).map_or(0, |r| r.term) + 1;
+        let instance = crate::id::new();
+        let record = |beat: &str| LeaseRecord {
+            holder: me.clone_id.clone(),
+            label: me.label.clone(),
+            instance: instance.clone(),
+            term,
+            ttl,
+            beat: beat.into(),
+            key: me.key.clone(),
+            branch: self.branch.clone(),
+            released: false,
+        };
+        let beats = ["0", "1", "2"].iter().map(|b| self.write_commit(&record(b))).collect::<Result<Vec<_>, _>>()?;
+        let expected = seen.lease.as_ref().map_or(String::new(), |l| l.sha.clone());
+        let args = [
+            "push".to_string(),
+            "--atomic".into(),
+            "--porcelain".into(),
+            "--no-verify".into(),
+            format!("--force-with-lease={LEASE_REF}:{expected}"),
+            "--".into(),
+            self.remote.clone(),
+            format!("{}:{LEASE_REF}", beats[0]),
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let start = boot_ms();
+        let ran = self.git.run_for(&args, GIT_TIMEOUT)?;
+        if !ran.ok {
+            if rejected(&ran.stdout).iter().any(|(r, _)| r == LEASE_REF) {
+                let now = self.observe().ok().and_then(|s| s.lease).and_then(|l| l.record);
+                return Err(LeaseError::Lost {
+                    holder: now.as_ref().map_or("someone".into(), |r| r.label.clone()),
+                    term: now.map_or(0, |r| r.term),
+                });
+            }
+            return Err(LeaseError::Push(push_detail(&ran)));
+        }
+        let held = Held {
+            sha: beats[0].clone(),
+            holder: me.clone_id,
+            instance,
+            term,
+            beat: 0,
+            beats,
+            ttl_ms: ttl.as_millis() as u64,
+            until_ms: start + (ttl.as_millis() as u64) * 2 / 3,
+            boot_id: boot_id(),
+            pushed: seen.head.clone(),
+            label: me.label,
+            key: me.key,
+            branch: self.branch.clone(),
+        };
+        self.save(&held)?;
+        Ok(held)
+    }
+
+    /// Push the hub's head to origin's branch with `extra` refspecs (peer mail's refs), in one
+    /// atomic push; leased, renewing the lease in the same push (so nothing reaches origin
+    /// from a clone that lost it). Serialized across the clone's processes.
+    pub fn push(&self, extra: &[String]) -> Result<Pushed, LeaseError> {
+        let _lock = self.lock()?;
+        match self.push_locked(extra) {
+            // A push that landed but whose answer was lost (a dropped connection) leaves
+            // origin at our next beat: adopt it and push again.
+            Err(LeaseError::Lost { .. }) if self.adopt_own_beat()? => self.push_locked(extra),
+            other => other,
+        }
+    }
+
+    fn push_locked(&self, extra: &[String]) -> Result<Pushed, LeaseError> {
+        let head = self.git.run(&["rev-parse", "--verify", "--quiet", "HEAD"]).ok().map(|h| h.trim().to_string());
+        let mut args: Vec<String> = vec!["push".into(), "--atomic".into(), "--porcelain".into(), "--no-verify".into()];
+        let mut renewal = None;
+        if self.lease.is_some() {
+            let held = self.valid_hold()?;
+            let beat = (held.beat + 1) % held.beats.len().max(1);
+            let next = held
+                .beats
+                .get(beat)
+                .cloned()
+                .ok_or_else(|| LeaseError::Fenced { why: "its lease file lists no beats".into() })?;
+            args.push(format!("--force-with-lease={LEASE_REF}:{}", held.sha));
+            renewal = Some((held, beat, next));
+        }
+        args.push("--".into());
+        args.push(self.remote.clone());
+        if let Some((_, _, next)) = &renewal {
+            args.push(format!("{next}:{LEASE_REF}"));
+        }
+        if let Some(h) = &head {
+            args.push(format!("{h}:refs/heads/{}", self.branch));
+        }
+        args.extend(extra.iter().cloned());
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let start = boot_ms();
+        let ran = self.git.run_for(&argv, GIT_TIMEOUT)?;
+        if !ran.ok {
+            let rejected = rejected(&ran.stdout);
+            let branch_ref = format!("refs/heads/{}", self.branch);
+            if rejected.iter().any(|(r, why)| r == LEASE_REF && !why.contains("atomic")) {
+                let now = self.observe().ok().and_then(|s| s.lease).and_then(|l| l.record);
+                return Err(LeaseError::Lost {
+                    holder: now.as_ref().map_or("someone".into(), |r| r.label.clone()),
+                    term: now.map_or(0, |r| r.term),
+                });
+            }
+            if let Some((_, why)) = rejected.iter().find(|(r, why)| *r == branch_ref && !why.contains("atomic")) {
+                return Err(LeaseError::Diverged { branch: self.branch.clone(), detail: why.clone() });
+            }
+            return Err(LeaseError::Push(push_detail(&ran)));
+        }
+        let mut until = None;
+        if let Some((mut held, beat, next)) = renewal {
+            held.sha = next;
+            held.beat = beat;
+            held.until_ms = start + held.ttl_ms * 2 / 3;
+            held.pushed = head.clone();
+            until = held.remaining();
+            self.save(&held)?;
+        }
+        Ok(Pushed { head, until })
+    }
+
+    /// origin's lease is one of this clone's own beats of the term it holds (a push landed
+    /// whose answer was lost): take it as held. True when it was.
+    fn adopt_own_beat(&self) -> Result<bool, LeaseError> {
+        let Some(mut held) = self.held() else { return Ok(false) };
+        let seen = self.observe()?;
+        let Some(sha) = seen.lease.map(|l| l.sha) else { return Ok(false) };
+        let Some(beat) = held.beats.iter().position(|b| *b == sha) else { return Ok(false) };
+        held.sha = sha;
+        held.beat = beat;
+        self.save(&held)?;
+        Ok(true)
+    }
+
+    /// Hand the lease back (a clean stop): the head is pushed with a released lease, so a
+    /// standby takes over at once. Without a valid hold, nothing is pushed.
+    pub fn release(&self) -> Result<(), LeaseError> {
+        let _lock = self.lock()?;
+        let held = self.valid_hold()?;
+        let me = self.me()?;
+        let released = self.write_commit(&LeaseRecord {
+            holder: held.holder.clone(),
+            label: held.label.clone(),
+            instance: held.instance.clone(),
+            term: held.term,
+            ttl: Duration::from_millis(held.ttl_ms),
+            beat: "-".into(),
+            key: me.key,
+            branch: self.branch.clone(),
+            released: true,
+        })?;
+        let head = self.git.run(&["rev-parse", "--verify", "--quiet", "HEAD"]).ok().map(|h| h.trim().to_string());
+        let mut args = vec![
+            "push".to_string(),
+            "--atomic".into(),
+            "--porcelain".into(),
+            "--no-verify".into(),
+            format!("--force-with-lease={LEASE_REF}:{}", held.sha),
+            "--".into(),
+            self.remote.clone(),
+            format!("{released}:{LEASE_REF}"),
+        ];
+        if let Some(h) = head {
+            args.push(format!("{h}:refs/heads/{}", self.branch));
+        }
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let ran = self.git.run_for(&argv, GIT_TIMEOUT)?;
+        self.void();
+        if !ran.ok {
+            return Err(LeaseError::Push(push_detail(&ran)));
+        }
+        Ok(())
+    }
+
+    /// Give up the hold here (fenced, or stopping): no process of this clone decides or pushes
+    /// until the lease is taken again.
+    pub fn void(&self) {
+        let path = self.layout.lease_file();
+        if let Err(e) = std::fs::remove_file(&path) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!(path = %path.display(), error = %e, "cannot remove the lease file");
+            }
+        }
+    }
+
+    /// The hold, if valid now; else why this clone may not push.
+    fn valid_hold(&self) -> Result<Held, LeaseError> {
+        let held = self.held().ok_or_else(|| LeaseError::Fenced { why: "it holds no lease".into() })?;
+        if held.remaining().is_none() {
+            return Err(LeaseError::Fenced { why: "its lease lapsed: it could not renew it in time".into() });
+        }
+        Ok(held)
+    }
+
+    /// Bring the working tree to origin's head `head` (a takeover): forward when the clone is
+    /// behind; when it holds commits (or changes) origin lacks, keep them under
+    /// `refs/cn/set-aside/<time>-<sha>` and move to origin's head all the same.
+    pub fn adopt_head(&self, head: Option<&str>) -> Result<Adopted, LeaseError> {
+        let Some(head) = head else { return Ok(Adopted::NothingInOrigin) };
+        if !self.git.has_object(head) {
+            let args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", &self.remote, head];
+            let ran = self.git.run_for(&args, GIT_TIMEOUT)?;
+            if !ran.ok {
+                return Err(self.git.failure(&args, &ran).into());
+            }
+        }
+        // The clone's own changes, uncommitted, become a commit first so they can be set aside.
+        self.git.commit_paths_quick("cn: what this clone held when it took the lease over", &crate::layout::OWN)?;
+        let local = self.git.run(&["rev-parse", "--verify", "--quiet", "HEAD"]).ok().map(|h| h.trim().to_string());
+        let Some(local) = local else {
+            self.git.run(&["reset", "-q", "--hard", head])?;
+            return Ok(Adopted::Forward { from: String::new(), to: head.into() });
+        };
+        if local == head {
+            return Ok(Adopted::Same);
+        }
+        let behind = self.git.run(&["merge-base", "--is-ancestor", &local, head]).is_ok();
+        if behind {
+            self.git.run(&["reset", "-q", "--hard", head])?;
+            return Ok(Adopted::Forward { from: local, to: head.into() });
+        }
+        let commits = self
+            .git
+            .run(&["rev-list", "--count", &local, "--not", head])
+            .ok()
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(0);
+        let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string();
+        let set_aside = format!("{SET_ASIDE_REFS}{stamp}-{}", &local[..12.min(local.len())]);
+        self.git.run(&["update-ref", &set_aside, &local])?;
+        self.git.run(&["reset", "-q", "--hard", head])?;
+        Ok(Adopted::SetAside { set_aside, commits, to: head.into() })
+    }
+
+    /// A commit object for `record` (deterministic: the same record is the same commit).
+    fn write_commit(&self, record: &LeaseRecord) -> Result<String, LeaseError> {
+        if !self.git.has_object(EMPTY_TREE) {
+            self.git.run_with_input(&["hash-object", "-t", "tree", "-w", "--stdin"], b"")?;
+        }
+        let text = format!(
+            "tree {EMPTY_TREE}\nauthor cn <cn@cn.invalid> 0 +0000\ncommitter cn <cn@cn.invalid> 0 +0000\n\n{}",
+            record.render()
+        );
+        Ok(self
+            .git
+            .run_with_input(&["hash-object", "-t", "commit", "-w", "--stdin"], text.as_bytes())?
+            .trim()
+            .to_string())
+    }
+
+    fn save(&self, held: &Held) -> Result<(), LeaseError> {
+        let path = self.layout.lease_file();
+        cn_storage::write_json_atomic(&path, held).map_err(|source| LeaseError::Io { path, source })
+    }
+
+    /// The clone's push lock (`.git/cn-lease.lock`), held until dropped.
+    fn lock(&self) -> Result<PushLock, LeaseError> {
+        let path = self.layout.lease_lock();
+        let io = |source| LeaseError::Io { path: path.clone(), source };
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io)?;
+        // SAFETY: flock on a descriptor this function owns; released when it is closed.
+        if unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_EX) } != 0 {
+            return Err(io(std::io::Error::last_os_error()));
+        }
+        Ok(PushLock { _file: file })
+    }
+}
+
+/// Held while this clone pushes (closing the file releases the `flock`).
+struct PushLock {
+    _file: std::fs::File,
+}
+
+/// The fingerprint of an id key, as the lease shows it: says whether two clones share the key
+/// without telling the key.
+pub fn key_fingerprint(key: &str) -> String {
+    crate::id::keyed(key, "cn lease: the id key's fingerprint").chars().take(16).collect()
+}
+
+/// Whether this clone may decide now: always without `origin.lease`; with it, only while it
+/// holds the lease (`.git/cn-lease.json`, valid by the boot clock). Every decision and every
+/// filing of peer mail asks, in whichever process of the clone it is made.
+pub fn check(layout: &Layout, config: &OriginConfig) -> Result<(), LeaseError> {
+    if config.lease.is_none() {
+        return Ok(());
+    }
+    let held: Option<Held> =
+        std::fs::read_to_string(layout.lease_file()).ok().and_then(|t| serde_json::from_str(&t).ok());
+    match held {
+        None => Err(LeaseError::Fenced { why: "it is a standby: it holds no lease".into() }),
+        Some(h) if h.remaining().is_none() => {
+            Err(LeaseError::Fenced { why: "its lease lapsed: it could not renew it in time".into() })
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+/// A standby's view of the lease over time: whether it may take it, by its own clock.
+#[derive(Debug, Default)]
+pub struct Watch {
+    /// The lease commit last seen, and when (boot clock, ms) it was first seen.
+    last: Option<(String, u64)>,
+}
+
+/// What a standby may do about the lease it sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Take it (why).
+    Free(String),
+    /// Held: look again; it expires at the earliest after `left`.
+    Held { holder: String, left: Duration },
+    /// Never take it from here (why): the holder uses another id key.
+    Refuse(String),
+}
+
+impl Watch {
+    /// The verdict on `seen` for this clone (`me`), with `ttl` the configured lease time (the
+    /// record's, when longer, wins). `local` is this clone's own hold file, if any.
+    pub fn verdict(&mut self, seen: &Seen, me: &Me, ttl: Duration, local: Option<&Held>) -> Verdict {
+        self.verdict_at(seen, me, ttl, local, boot_ms())
+    }
+
+    /// [`Watch::verdict`] at `now` (boot clock, ms).
+    fn verdict_at(&mut self, seen: &Seen, me: &Me, ttl: Duration, local: Option<&Held>, now: u64) -> Verdict {
+        let Some(lease) = &seen.lease else {
+            self.last = None;
+            return Verdict::Free("origin holds no lease yet".into());
+        };
+        let record = lease.record.as_ref();
+        if let Some(r) = record {
+            if !r.key.is_empty() && r.key != me.key {
+                return Verdict::Refuse(format!(
+                    "the holder ({}) uses another id key (fingerprint {}; this clone's is {}): copy .git/cn-id-key from a machine that ran the hub, or — if none is left — delete origin's lease (`git push origin :{LEASE_REF}`) to start afresh",
+                    r.label, r.key, me.key
+                ));
+            }
+            if r.released {
+                self.last = None;
+                return Verdict::Free(format!("{} released it (term {})", r.label, r.term));
+            }
+            if r.holder == me.clone_id {
+                // This clone's own earlier run (this process holds the run lock: it is gone);
+                // wait out what a child of it might still have decided.
+                let left = local.and_then(Held::remaining);
+                return match left {
+                    Some(left) => Verdict::Held { holder: r.label.clone(), left },
+                    None => Verdict::Free(format!("it was this clone's own (term {}), whose daemon is gone", r.term)),
+                };
+            }
+        }
+        let ttl = record.map_or(ttl, |r| r.ttl.max(ttl));
+        let holder =
+            record.map_or_else(|| "an unreadable lease".to_string(), |r| format!("{} (term {})", r.label, r.term));
+        match &self.last {
+            Some((sha, since)) if *sha == lease.sha => {
+                let ends = since + ttl.as_millis() as u64;
+                if now >= ends {
+                    Verdict::Free(format!("{holder} did not renew it for {ttl:?}"))
+                } else {
+                    Verdict::Held { holder, left: Duration::from_millis(ends - now) }
+                }
+            }
+            _ => {
+                self.last = Some((lease.sha.clone(), now));
+                Verdict::Held { holder, left: ttl }
+            }
+        }
+    }
+}
+
+/// The rejected refs of a `git push --porcelain` (ref, why).
+fn rejected(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("!\t"))
+        .filter_map(|l| {
+            let (spec, why) = l.split_once('\t')?;
+            let to = spec.rsplit_once(':').map_or(spec, |(_, to)| to);
+            Some((to.to_string(), why.to_string()))
+        })
+        .collect()
+}
+
+fn push_detail(ran: &crate::git::Ran) -> String {
+    let refs: Vec<String> = rejected(&ran.stdout).into_iter().map(|(r, why)| format!("{r} {why}")).collect();
+    match (refs.is_empty(), ran.stderr.is_empty()) {
+        (false, _) => format!("{}; {}", refs.join(", "), ran.stderr),
+        (true, false) => ran.stderr.clone(),
+        (true, true) => "git gave no reason".into(),
+    }
+}
+
+fn is_sha(s: &str) -> bool {
+    s.len() >= 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The boot clock (`CLOCK_BOOTTIME`) in ms: it keeps counting while the machine sleeps, so a
+/// laptop that wakes after its lease ran out knows it did.
+pub fn boot_ms() -> u64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut t) };
+    (t.tv_sec as u64).saturating_mul(1000).saturating_add(t.tv_nsec as u64 / 1_000_000)
+}
+
+/// This boot's id (the kernel's random boot id).
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id").map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> LeaseRecord {
+        LeaseRecord {
+            holder: "c1".into(),
+            label: "sigma@box:/srv/hub".into(),
+            instance: "i1".into(),
+            term: 3,
+            ttl: Duration::from_secs(30),
+            beat: "1".into(),
+            key: "k1".into(),
+            branch: "main".into(),
+            released: false,
+        }
+    }
+
+    #[test]
+    fn a_lease_record_reads_back_and_nonsense_is_no_record() {
+        let r = record();
+        let text = format!("tree {EMPTY_TREE}\nauthor a <a> 0 +0000\n\n{}", r.render());
+        assert_eq!(LeaseRecord::parse(&text), Some(r.clone()));
+        let released = LeaseRecord { released: true, ..r };
+        assert!(LeaseRecord::parse(&format!("x\n\n{}", released.render())).unwrap().released);
+        for bad in [
+            "",
+            "no blank line",
+            "a\n\nholder: \nterm: 1\nttl-ms: 1\n",
+            "a\n\nholder: x\nterm: -1\nttl-ms: 5\n",
+            "a\n\n\u{0}\u{ffff}",
+        ] {
+            assert_eq!(LeaseRecord::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    fn me(id: &str, key: &str) -> Me {
+        Me { clone_id: id.into(), label: format!("{id}@here"), key: key.into() }
+    }
+
+    fn seen(sha: &str, r: Option<LeaseRecord>) -> Seen {
+        Seen { lease: Some(SeenLease { sha: sha.into(), record: r }), head: None }
+    }
+
+    #[test]
+    fn a_standby_takes_a_lease_only_when_absent_released_its_own_or_unchanged_for_its_time() {
+        let ttl = Duration::from_millis(300);
+        let mut w = Watch::default();
+        let (c2, other_key) = (me("c2", "k1"), me("c2", "k2"));
+        let at = |w: &mut Watch, s: &Seen, m: &Me, now: u64| w.verdict_at(s, m, ttl, None, now);
+        assert!(matches!(at(&mut w, &Seen::default(), &c2, 0), Verdict::Free(_)));
+        let released = LeaseRecord { released: true, ..record() };
+        assert!(matches!(at(&mut w, &seen("a", Some(released)), &c2, 0), Verdict::Free(_)));
+        // Another key: never, however long it is left.
+        assert!(matches!(at(&mut w, &seen("a", Some(record())), &other_key, 0), Verdict::Refuse(_)));
+        assert!(matches!(at(&mut w, &seen("a", Some(record())), &other_key, 1 << 40), Verdict::Refuse(_)));
+        // Held: timed from when this standby first saw that commit, by its own clock; the
+        // lease's own time wins over a shorter configured one.
+        let short = LeaseRecord { ttl: Duration::from_millis(200), ..record() };
+        let held = seen("a", Some(short.clone()));
+        assert_eq!(
+            at(&mut w, &held, &c2, 1000),
+            Verdict::Held { holder: "sigma@box:/srv/hub (term 3)".into(), left: ttl }
+        );
+        assert!(matches!(at(&mut w, &held, &c2, 1299), Verdict::Held { left, .. } if left == Duration::from_millis(1)));
+        assert!(matches!(at(&mut w, &held, &c2, 1300), Verdict::Free(why) if why.contains("did not renew")));
+        // A renewal (another beat) starts the count again.
+        assert!(matches!(at(&mut w, &seen("b", Some(short)), &c2, 1300), Verdict::Held { left, .. } if left == ttl));
+        let long = LeaseRecord { ttl: Duration::from_secs(30), ..record() };
+        assert!(
+            matches!(at(&mut w, &seen("c", Some(long)), &c2, 2000), Verdict::Held { left, .. } if left == Duration::from_secs(30))
+        );
+        // Unreadable: held by someone unknown, timed like any other.
+        assert!(matches!(at(&mut w, &seen("d", None), &c2, 3000), Verdict::Held { .. }));
+        assert!(matches!(at(&mut w, &seen("d", None), &c2, 3300), Verdict::Free(_)));
+        // This clone's own earlier run: at once (no hold file left running).
+        assert!(matches!(at(&mut w, &seen("e", Some(record())), &me("c1", "k1"), 4000), Verdict::Free(_)));
+    }
+
+    fn git(dir: &std::path::Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// A hub at `dir` with origin `bare` and a 30 s lease, one commit on `main`.
+    fn clone_of(dir: &std::path::Path, bare: &std::path::Path, first: bool) -> Upstream {
+        if first {
+            std::fs::create_dir_all(dir).unwrap();
+            git(dir, &["init", "-q", "-b", "main"]);
+            std::fs::write(dir.join("cn.yaml"), "name: sigma\norigin:\n  lease: 30s\n").unwrap();
+            git(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "add", "cn.yaml"]);
+            git(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+            git(dir, &["remote", "add", "origin", bare.to_str().unwrap()]);
+            git(dir, &["push", "-q", "origin", "main"]);
+        } else {
+            git(dir.parent().unwrap(), &["clone", "-q", "-b", "main", bare.to_str().unwrap(), dir.to_str().unwrap()]);
+        }
+        git(dir, &["config", "user.name", "t"]);
+        git(dir, &["config", "user.email", "t@t"]);
+        let hub = Hub::open(dir).unwrap();
+        // Both clones share the hub's id key, as a fleet must.
+        std::fs::write(hub.layout().id_key(), "k\n").unwrap();
+        Upstream::of(&hub).unwrap().unwrap()
+    }
+
+    #[test]
+    fn the_lease_is_a_compare_and_swap_and_a_clone_that_lost_it_pushes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let bare = dir.path().join("o.git");
+        git(dir.path(), &["init", "-q", "--bare", "o.git"]);
+        let a = clone_of(&dir.path().join("a"), &bare, true);
+        let b = clone_of(&dir.path().join("b"), &bare, false);
+        assert!(matches!(b.push(&[]), Err(LeaseError::Fenced { .. })), "no hold, no push");
+        assert!(check(&b.layout, &OriginConfig { lease: Some(Duration::from_secs(30)), ..Default::default() }).is_err());
+
+        let first = a.observe().unwrap();
+        assert!(first.lease.is_none() && first.head.is_some());
+        let held = a.acquire(&first).unwrap();
+        assert!(held.remaining().is_some_and(|r| r > Duration::from_secs(19) && r <= Duration::from_secs(20)));
+        // A decision on a, pushed with a renewal: origin moves to a's next beat.
+        std::fs::write(a.git.dir().join("x"), "1").unwrap();
+        git(a.git.dir(), &["add", "x"]);
+        git(a.git.dir(), &["commit", "-qm", "decided"]);
+        let pushed = a.push(&[]).unwrap();
+        let seen = b.observe().unwrap();
+        assert_eq!(seen.head, pushed.head);
+        let record = seen.lease.as_ref().unwrap().record.clone().unwrap();
+        assert_eq!((record.term, record.beat.as_str(), record.released), (1, "1", false));
+        // b with a stale view loses the race; with the current one it takes over.
+        assert!(matches!(b.acquire(&first), Err(LeaseError::Lost { .. })));
+        let taken = b.acquire(&seen).unwrap();
+        assert_eq!(taken.term, 2);
+        assert!(matches!(b.adopt_head(seen.head.as_deref()).unwrap(), Adopted::Forward { .. }));
+        // a, deposed without knowing it, decides on: the server refuses the whole push.
+        std::fs::write(a.git.dir().join("y"), "2").unwrap();
+        git(a.git.dir(), &["add", "y"]);
+        git(a.git.dir(), &["commit", "-qm", "decided after losing the lease"]);
+        assert!(matches!(a.push(&[]), Err(LeaseError::Lost { term: 2, .. })), "the lease CAS fails");
+        assert_eq!(
+            git(&bare, &["rev-parse", "main"]),
+            pushed.head.clone().unwrap(),
+            "origin keeps the holder's branch"
+        );
+        // a, taking the lease back later, starts from origin's head; its own commit is set aside.
+        b.release().unwrap();
+        let seen = a.observe().unwrap();
+        assert!(seen.lease.as_ref().unwrap().record.as_ref().unwrap().released);
+        a.acquire(&seen).unwrap();
+        match a.adopt_head(seen.head.as_deref()).unwrap() {
+            Adopted::SetAside { set_aside, commits, to } => {
+                assert_eq!((commits, Some(to)), (1, seen.head.clone()));
+                assert_eq!(
+                    git(a.git.dir(), &["log", "-1", "--format=%s", &set_aside]),
+                    "decided after losing the lease"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!a.git.dir().join("y").exists() && a.git.dir().join("x").exists());
+    }
+
+    #[test]
+    fn porcelain_rejections_name_the_ref_and_why() {
+        let out = "To x\n=\tHEAD:refs/heads/main\t[up to date]\n!\tabc:refs/cn/lease\t[rejected] (stale info)\nDone\n";
+        assert_eq!(rejected(out), vec![("refs/cn/lease".to_string(), "[rejected] (stale info)".to_string())]);
+        assert!(rejected("Done\n").is_empty());
+    }
+
+    #[test]
+    fn the_boot_clock_moves_forward() {
+        let a = boot_ms();
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(boot_ms() > a && !boot_id().is_empty());
+    }
+}
