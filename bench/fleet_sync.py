@@ -140,7 +140,7 @@ def main():
         assert out.returncode == 0, out.stderr
         results = {}
         for ms in LATENCIES:
-            idle, mail, idle_cpu = [], [], []
+            idle, mail, idle_cpu, mail_cpu = [], [], [], []
             for r in range(RUNS):
                 DELAY["ms"] = ms
                 took, out = timed(CN, "--hub", x, "sync", "--json")
@@ -161,6 +161,7 @@ def main():
                 assert n == PEERS, f"took {n} mails, not {PEERS}: {out.stdout[:500]}"
                 assert len(got["receipts"]) == PEERS and not got["errors"], out.stdout[:2000]
                 mail.append(took)
+                mail_cpu.append(CPU[-1])
                 # The peers release their mail, x retires its receipts (outside the timing).
                 DELAY["ms"] = 0
                 for p in peers:
@@ -169,13 +170,15 @@ def main():
                 print(f"{ms} ms: nothing new {idle[-1]:.2f} s, one mail each {mail[-1]:.2f} s", flush=True)
             cpu = statistics.median(idle_cpu)
             results[ms] = {"nothing_new_s": statistics.median(idle), "one_mail_each_s": statistics.median(mail),
-                           "nothing_new_cpu_s": cpu,
-                           "runs": {"nothing_new": idle, "one_mail_each": mail, "nothing_new_cpu": idle_cpu}}
+                           "nothing_new_cpu_s": cpu, "one_mail_each_cpu_s": statistics.median(mail_cpu),
+                           "runs": {"nothing_new": idle, "one_mail_each": mail, "nothing_new_cpu": idle_cpu,
+                                    "one_mail_each_cpu": mail_cpu}}
             # What syncing adds to an idle daemon: one such sync every minute (cn init's
             # `senses.peers.every`), CPU of cn and its git processes.
             print(f"round trip {ms} ms, {PEERS} peers: nothing new {results[ms]['nothing_new_s']:.2f} s "
                   f"(CPU {cpu:.2f} s, {cpu * 1440 / 60:.1f} CPU-minutes a day at one sync a minute), "
-                  f"one mail each {results[ms]['one_mail_each_s']:.2f} s (medians of {RUNS})", flush=True)
+                  f"one mail each {results[ms]['one_mail_each_s']:.2f} s (CPU {statistics.median(mail_cpu):.2f} s) "
+                  f"(medians of {RUNS})", flush=True)
         with open(os.path.join(OUT, "fleet_sync.json"), "w") as f:
             json.dump({"cn": CN, "peers": PEERS, "load": os.getloadavg(), "results": results}, f, indent=2)
     finally:

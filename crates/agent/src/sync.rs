@@ -542,11 +542,18 @@ fn fetch_from(
         }
     }
     let fetched: Vec<&(String, String, bool)> = fresh.iter().filter(|(_, sha, _)| !too_large.contains(sha)).collect();
-    let sizes = |specs: Vec<String>| sizes(&git, &specs, quarantine);
-    let commits = sizes(fetched.iter().map(|(_, sha, _)| sha.clone()).collect())?;
-    // A tree is looked into only when its commit is small enough to read.
-    let trees = sizes(fetched.iter().map(|(_, sha, _)| format!("{sha}^{{tree}}")).collect())?;
-    let files = sizes(fetched.iter().map(|(id, sha, _)| format!("{sha}:{id}.md")).collect())?;
+    // Every mail's commit, tree and file sized by one `cat-file --batch-check` (a git
+    // process per peer, not three: a sync of a hundred peers starts hundreds fewer).
+    let specs: Vec<String> = fetched
+        .iter()
+        .map(|(_, sha, _)| sha.clone())
+        .chain(fetched.iter().map(|(_, sha, _)| format!("{sha}^{{tree}}")))
+        .chain(fetched.iter().map(|(id, sha, _)| format!("{sha}:{id}.md")))
+        .collect();
+    let mut all = sizes(&git, &specs, quarantine)?;
+    let files = all.split_off(2 * fetched.len());
+    let trees = all.split_off(fetched.len());
+    let commits = all;
     let mut readable: Vec<(&String, &String, bool, u64)> = Vec::new();
     for (i, (id, sha, old)) in fetched.iter().enumerate() {
         let size = |list: &Vec<Option<(String, u64)>>| list.get(i).cloned().flatten();
@@ -617,10 +624,14 @@ fn fetch(
     let big = format!("core.bigFileThreshold={}", cap.max(1 << 10));
     // Housekeeping is the owner's (or the daemon's) business, not every sync's. A mail is a
     // root commit, sharing nothing with this hub's history: offering that history to the
-    // peer ("have" lines) would only make a fetch grow with every mail ever filed.
+    // peer ("have" lines) would only make a fetch grow with every mail ever filed. For the
+    // same reason the hub's refs, which git would list as the quarantine's alternate's (a
+    // `git for-each-ref` of the hub, twice a fetch), are not listed: `true` lists none.
     let mut args = vec![
         "-c",
         "fetch.negotiationAlgorithm=noop",
+        "-c",
+        "core.alternateRefsCommand=true",
         "-c",
         "fetch.unpackLimit=1",
         "-c",
