@@ -658,16 +658,22 @@ const PEER_GIT_TRIES: u32 = 4;
 /// away at once do not all come back at once.
 const PEER_GIT_RETRY: std::time::Duration = std::time::Duration::from_millis(200);
 
+/// A try that failed later than this is not tried again: a peer that takes long to fail
+/// would make every sync wait that long several times over.
+const PEER_GIT_QUICK: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Run `git` on a peer's repository, trying again (up to [`PEER_GIT_TRIES`] in all, with a
-/// growing, jittered wait) while it fails the way a dropped connection or a busy server makes
-/// it fail ([`GitError::is_transient`]): a git server turns connections away when many hubs
-/// sync at once, and a sync that gave up would leave that peer's mail for the next one.
+/// growing, jittered wait) while it fails quickly ([`PEER_GIT_QUICK`]) the way a dropped
+/// connection or a busy server makes it fail ([`GitError::is_transient`]): a git server turns
+/// connections away when many hubs sync at once, and a sync that gave up would leave that
+/// peer's mail for the next one.
 fn patiently<T>(mut git: impl FnMut() -> std::result::Result<T, GitError>) -> std::result::Result<T, GitError> {
     use std::hash::{BuildHasher, Hasher};
     let mut wait = PEER_GIT_RETRY;
     for _ in 1..PEER_GIT_TRIES {
+        let started = std::time::Instant::now();
         match git() {
-            Err(e) if e.is_transient() => {
+            Err(e) if e.is_transient() && started.elapsed() < PEER_GIT_QUICK => {
                 tracing::debug!(err = %e, ?wait, "a peer's git failed on the way; trying again");
                 // Random per call (std's hasher keys), uniform in [wait/2, wait).
                 let draw = std::collections::hash_map::RandomState::new().build_hasher().finish();

@@ -43,6 +43,16 @@ pub fn run(
     // What standing by last said, so it is journaled when it changes, not at every look.
     let mut said = String::new();
     while !stop.is_stopped() {
+        // Someone besides the holder pushed origin's branch: its content (cn.yaml included)
+        // is not adopted, and no lease taken, until the owner has looked.
+        if let Some(why) = upstream.diverged() {
+            if options.mode != RunMode::Daemon {
+                return Err(DaemonError::Standby(why));
+            }
+            stand_by(&root, &mut said, &why, None);
+            stop.wait(ttl / 4);
+            continue;
+        }
         let seen = match upstream.observe() {
             Ok(seen) => seen,
             Err(e) => {
@@ -85,11 +95,11 @@ pub fn run(
                     }
                 };
                 said.clear();
-                let adopted = {
-                    let hub = cn_agent::Hub::open(&root).map_err(|e| DaemonError::Config(hub_config(e)))?;
-                    let _lock = cn_agent::lock(&hub);
-                    upstream.adopt_head(seen.head.as_deref())
-                };
+                let adopted =
+                    cn_agent::Hub::open(&root).map_err(|e| DaemonError::Config(hub_config(e))).and_then(|hub| {
+                        let _lock = cn_agent::lock(&hub);
+                        upstream.adopt_head(seen.head.as_deref()).map_err(DaemonError::Origin)
+                    });
                 let adopted = match adopted {
                     Ok(a) => a,
                     Err(e) => {
@@ -100,9 +110,17 @@ pub fn run(
                     }
                 };
                 // The hub as origin has it now: its cn.yaml may differ from the one this clone
-                // started with.
-                let hub = cn_agent::Hub::open(&root).map_err(|e| DaemonError::Config(hub_config(e)))?;
-                crate::check(&hub, options.mode)?;
+                // started with. One that cannot run hands the lease back before saying why.
+                let hub = cn_agent::Hub::open(&root)
+                    .map_err(|e| DaemonError::Config(hub_config(e)))
+                    .and_then(|hub| crate::check(&hub, options.mode).map(|_| hub));
+                let hub = match hub {
+                    Ok(hub) => hub,
+                    Err(e) => {
+                        let _ = upstream.release();
+                        return Err(e);
+                    }
+                };
                 journal_takeover(&hub, &why, held.term, &adopted);
                 let term = stop.child();
                 let replica = Arc::new(crate::replica::Replica::start(upstream.clone(), term.clone()));
@@ -152,7 +170,7 @@ fn stand_by(root: &Path, said: &mut String, why: &str, holder: Option<&str>) {
         }
         // Said on stderr and in run.json only: the hub's journal is the active clone's (a line
         // written here would be set aside at the takeover anyway).
-        eprintln!("cn run: standing by: {why}");
+        eprintln!("cn run: standing by: {}", cn_hub::redact::printable_line(why));
         *said = why.to_string();
     }
 }

@@ -100,8 +100,9 @@ impl GitError {
 
     /// Whether the failure was the network's or a busy server's, not the remote's answer:
     /// a connection reset or dropped mid-way, a server error over HTTP. Worth trying again
-    /// shortly; a refused connection (the server is not there), a missing repository, an
-    /// authentication failure or a bound cn set are not.
+    /// shortly; a refused connection (the server is not there), a connection that timed out
+    /// (a host that drops packets: another try would wait as long again), a missing
+    /// repository, an authentication failure or a bound cn set are not.
     pub fn is_transient(&self) -> bool {
         const TRANSIENT: &[&str] = &[
             "connection reset by peer",
@@ -110,8 +111,6 @@ impl GitError {
             "the remote end hung up unexpectedly",
             "early eof",
             "unexpected disconnect",
-            "connection timed out",
-            "operation timed out",
             "temporary failure in name resolution",
             "rpc failed",
             "the requested url returned error: 502",
@@ -708,7 +707,6 @@ mod tests {
             "fetch-pack: unexpected disconnect while reading sideband packet; fatal: early EOF",
             "fatal: unable to access 'http://h/a.git/': The requested URL returned error: 503",
             "error: RPC failed; curl 56 Recv failure: Connection reset by peer",
-            "fatal: unable to connect to h:; h[0: 10.0.0.1]: errno=Connection timed out",
             "git was killed by signal 13 (SIGPIPE: the other end closed the connection)",
         ] {
             assert!(failed(transient).is_transient(), "{transient}");
@@ -720,6 +718,7 @@ mod tests {
             "git@h: Permission denied (publickey).; fatal: Could not read from remote repository.",
             "fatal: Authentication failed for 'https://h/a.git/'",
             "fatal: the remote end hung up unexpectedly; remote error: access denied",
+            "fatal: unable to connect to h:; h[0: 10.0.0.1]: errno=Connection timed out",
             "error: Server does not allow request for unadvertised object 0123",
         ] {
             assert!(!failed(answered).is_transient(), "{answered}");

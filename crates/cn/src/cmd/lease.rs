@@ -36,17 +36,20 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         (Some(o), _) => println!(
             "origin's lease: {} by {} (term {}, {:?}), key {}",
             if o.released { "handed back" } else { "held" },
-            o.label,
+            // What origin's lease says is whoever pushed it: shown, never obeyed by the terminal.
+            super::shown_line(&o.label),
             o.term,
             o.ttl,
-            o.key
+            super::shown_line(&o.key)
         ),
         (None, Some(sha)) => println!("origin's lease: {sha} (not a lease cn can read)"),
         (None, None) => println!("origin's lease: none yet (the first `cn run` takes it)"),
     }
     let role = match (&s.role, s.holds) {
         (Some((r, _)), Some(left)) if r == "active" => format!("active — may decide for {:.0?} more", left),
-        (Some((r, why)), _) => format!("{r}{}", why.as_ref().map(|w| format!(" ({w})")).unwrap_or_default()),
+        (Some((r, why)), _) => {
+            format!("{r}{}", why.as_ref().map(|w| format!(" ({})", super::shown_line(w))).unwrap_or_default())
+        }
         (None, _) => "no `cn run` here".into(),
     };
     println!("this clone: {} — {role}", s.me.label);
@@ -54,7 +57,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         println!(
             "  its id key is not the hub's (fingerprint {} vs {}): it will not take the lease over; copy .git/cn-id-key from a machine that ran the hub",
             s.me.key,
-            s.origin.as_ref().map_or("", |o| o.key.as_str())
+            super::shown_line(s.origin.as_ref().map_or("", |o| o.key.as_str()))
         );
     }
     if s.lease.is_none() {
