@@ -456,7 +456,9 @@ fn list(hub: &Hub, remote: &str, patterns: &[String], bounded: Option<&Quarantin
         Some(q) => {
             Ok(String::from_utf8_lossy(&git.run_bounded(&args, None, &q.bounds(None, LISTING_MAX))?).into_owned())
         }
-        None => git.run(&args),
+        // The hub's own origin, listed under the hub lock: bounded in time too, so a
+        // connection that hangs cannot hold the owner's commands.
+        None => origin_git(&git, &args),
     })?;
     Ok(out
         .lines()
@@ -648,6 +650,25 @@ fn fetch(
     ];
     args.extend_from_slice(shas);
     patiently(|| git.run_bounded(&args, None, &quarantine.bounds(Some(limit), 1 << 20)).map(|_| ()))
+}
+
+/// How long one git command on the hub's own origin may take (a listing, a push of mail refs)
+/// while the hub lock is held.
+const ORIGIN_GIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Run `git` on the hub's own origin within [`ORIGIN_GIT_TIMEOUT`] (killed past it) and
+/// [`LISTING_MAX`] bytes of output (past it an error, never a listing cut short); its stdout,
+/// or why it failed.
+fn origin_git(git: &Git, args: &[&str]) -> std::result::Result<String, GitError> {
+    let bounds = cn_hub::git::Bounds {
+        timeout: ORIGIN_GIT_TIMEOUT,
+        output: LISTING_MAX,
+        file_size: None,
+        memory: None,
+        objects: None,
+        store: None,
+    };
+    Ok(String::from_utf8_lossy(&git.run_bounded(args, None, &bounds)?).into_owned())
 }
 
 /// Tries of one git command on a peer's repository when it fails for the network's sake.
@@ -1030,12 +1051,19 @@ fn publish(
         }
         let rest = if upstream.is_some() { specs.get(CHUNK..).unwrap_or_default() } else { &specs[..] };
         for chunk in rest.chunks(CHUNK) {
-            let mut args = vec!["push", "-q", "--no-verify", "origin"];
-            args.extend(chunk.iter().map(String::as_str));
             // The exit code is not the verdict: the listing below is (a push that failed on
             // a ref a killed sync's push was still updating may have landed all the same).
-            if let Err(e) = Git::new(hub.root()).run(&args) {
-                push_errors.push(cn_compute::chain(&e));
+            // Leased, every chunk goes with the lease's renewal, as the first did.
+            let pushed = match upstream {
+                Some(up) => up.push(chunk).map(|_| ()).map_err(|e| cn_compute::chain(&e)),
+                None => {
+                    let mut args = vec!["push", "-q", "--no-verify", "origin"];
+                    args.extend(chunk.iter().map(String::as_str));
+                    origin_git(&Git::new(hub.root()), &args).map(|_| ()).map_err(|e| cn_compute::chain(&e))
+                }
+            };
+            if let Err(e) = pushed {
+                push_errors.push(e);
             }
         }
         after = list(hub, "origin", &patterns, None)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
