@@ -41,12 +41,12 @@ pub async fn run(hub: PathBuf, every: Duration) {
             cn_agent::Hub::open(&root).map_err(cn_agent::AgentError::from).and_then(|h| cn_agent::sync(&h))
         })
         .await;
-        let errors: BTreeSet<String> = match synced {
+        let errors: BTreeSet<String> = match &synced {
             Ok(Ok(report)) => {
                 if !report.received.is_empty() || !report.sent.is_empty() {
                     tracing::info!(received = report.received.len(), sent = report.sent.len(), "peer mail synced");
                 }
-                report.errors.into_iter().collect()
+                report.errors.iter().cloned().collect()
             }
             Ok(Err(e)) => BTreeSet::from([cn_compute::chain(&e)]),
             Err(e) => BTreeSet::from([format!("the sync task failed: {e}", e = cn_compute::Chain(&e))]),
@@ -55,8 +55,11 @@ pub async fn run(hub: PathBuf, every: Duration) {
             tracing::warn!(error = %e, "peer sync");
             journal(&hub, e);
         }
-        // A failing sync is retried with backoff; one that succeeds resets it.
-        failures = if errors.is_empty() { 0 } else { failures.saturating_add(1) };
+        // A sync that failed as a whole is retried with backoff; one that ran resets it. A
+        // peer's own error (an offline peer, a removed repository) is that peer's: it is
+        // reported, and does not slow the mail of every other peer.
+        let whole = !matches!(synced, Ok(Ok(_)));
+        failures = if whole { failures.saturating_add(1) } else { 0 };
         reported = errors;
         tokio::time::sleep(super::backoff(every, failures.saturating_sub(1))).await;
     }
@@ -67,7 +70,7 @@ fn journal(hub: &std::path::Path, error: &str) {
         .with("id", cn_hub::id::prefixed("peers"))
         .with("summary", "peer mail could not be synced")
         .with("context", error)
-        .with("outcome", "retried with backoff (the interval doubled per failure, at most 30 min); reported again when the error changes");
+        .with("outcome", "tried again at the next sync (a sync that fails as a whole backs off, doubling, at most 30 min); reported again when the error changes");
     let appended = HubJournal::append_to(&cn_hub::Layout::new(hub).state(), &entry);
     if let Err(e) = appended {
         tracing::error!(e = %cn_compute::Chain(&e), "cannot write the journal");

@@ -32,7 +32,7 @@ fn bare(root: &Path, name: &str) -> PathBuf {
 fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let (a_bare, b_bare) = (bare(root, "a"), bare(root, "b"));
+    let (a_bare, b_bare, c_bare) = (bare(root, "a"), bare(root, "b"), bare(root, "c"));
     let a = root.join("a");
     cn_ok(root, &["init", a.to_str().unwrap(), "--name", "a"]);
     let b = hub(root, "b", REPLY, "");
@@ -45,6 +45,8 @@ fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
         cn_ok(hub, &["peer", "add", peer, peer_bare.to_str().unwrap()]);
     }
 
+    // A second peer, quiet and working.
+    cn_ok(&b, &["peer", "add", "c", c_bare.to_str().unwrap()]);
     let mut daemon = Daemon::start(&b, &[]);
     daemon.owner_url();
     cn_ok(&a, &["send", "--to", "b", "--message", "Status?", "--body", "How is the build on b?"]);
@@ -79,5 +81,18 @@ fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
     let ticks =
         wait_until(MINUTE, "more sync ticks", || (seen.elapsed() >= Duration::from_secs(4)).then(|| journal(&b)));
     assert_eq!(ticks.iter().filter(|e| failed(e)).count(), 1, "one report for the same error");
+    // The failing peer slows no one else: b keeps syncing every second, c's last fetch
+    // moving on at each (had one peer's error backed the whole sync off, doubling from 1 s,
+    // six more syncs would take over 30 s).
+    let last_fetch = || {
+        let text = std::fs::read_to_string(b.join("state/peer-status.json")).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        v["c"]["last-fetch"].as_str().map(str::to_string)
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    wait_until(Duration::from_secs(20), "six more syncs of c while a fails", || {
+        seen.extend(last_fetch());
+        (seen.len() >= 6).then_some(())
+    });
     assert!(daemon.stop().success());
 }
