@@ -14,7 +14,7 @@
 
 use crate::agent_common::cn;
 use crate::hub_common::*;
-use crate::peer_servers::{bare, heads, Flaky, GitDaemon, GitHttp, Origins};
+use crate::peer_servers::{self, bare, heads, Flaky, GitDaemon, GitHttp, Origins};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -95,21 +95,7 @@ fn forty_hubs_on_git_http_backend_mail_each_other_exactly_once() {
     // The push credentials in each origin's URL stayed in git's config: no journal line, no
     // state file, no mail, no commit of the hub holds them.
     for i in 0..n {
-        let hub = dir.path().join(name(i));
-        let mut files = vec![hub.clone()];
-        while let Some(f) = files.pop() {
-            if f.is_dir() {
-                if f.file_name().is_some_and(|n| n == ".git") {
-                    continue;
-                }
-                files.extend(std::fs::read_dir(&f).unwrap().flatten().map(|e| e.path()));
-            } else {
-                let bytes = std::fs::read(&f).unwrap();
-                assert!(!String::from_utf8_lossy(&bytes).contains("secret-of-"), "{} holds a password", f.display());
-            }
-        }
-        let log = Command::new("git").arg("-C").arg(&hub).args(["log", "-p", "--all"]).output().unwrap();
-        assert!(!String::from_utf8_lossy(&log.stdout).contains("secret-of-"), "{}'s history holds a password", name(i));
+        peer_servers::assert_no_password(&dir.path().join(name(i)));
     }
 }
 

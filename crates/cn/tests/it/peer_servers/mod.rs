@@ -142,6 +142,29 @@ pub fn credentials(name: &str) -> String {
     format!("{name}:secret-of-{name}")
 }
 
+/// Panic unless no file of `hub` outside `.git` and no commit of its history holds a password
+/// made by [`credentials`] (the push credentials in origin's URL stay in git's config).
+pub fn assert_no_password(hub: &Path) {
+    let mut files = vec![hub.to_path_buf()];
+    while let Some(f) = files.pop() {
+        if f.is_dir() {
+            if f.file_name().is_some_and(|n| n != ".git") {
+                files.extend(std::fs::read_dir(&f).unwrap().flatten().map(|e| e.path()));
+            }
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+            assert!(!text.contains("secret-of-"), "{} holds a password", f.display());
+        }
+    }
+    let log = Command::new("git").arg("-C").arg(hub).args(["log", "-p", "--all"]).output().unwrap();
+    assert!(log.status.success());
+    assert!(
+        !String::from_utf8_lossy(&log.stdout).contains("secret-of-"),
+        "{}'s history holds a password",
+        hub.display()
+    );
+}
+
 impl GitHttp {
     /// A server where each of `names` may push only to its own repository, with
     /// [`credentials`].
