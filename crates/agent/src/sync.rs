@@ -660,14 +660,7 @@ const ORIGIN_GIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1
 /// [`LISTING_MAX`] bytes of output (past it an error, never a listing cut short); its stdout,
 /// or why it failed.
 fn origin_git(git: &Git, args: &[&str]) -> std::result::Result<String, GitError> {
-    let bounds = cn_hub::git::Bounds {
-        timeout: ORIGIN_GIT_TIMEOUT,
-        output: LISTING_MAX,
-        file_size: None,
-        memory: None,
-        objects: None,
-        store: None,
-    };
+    let bounds = cn_hub::git::Bounds::time_and_output(ORIGIN_GIT_TIMEOUT, LISTING_MAX);
     Ok(String::from_utf8_lossy(&git.run_bounded(args, None, &bounds)?).into_owned())
 }
 

@@ -89,6 +89,14 @@ pub struct Bounds {
     pub store: Option<PathBuf>,
 }
 
+impl Bounds {
+    /// Only a time limit and an output limit: for git talking to a remote whose answer is
+    /// small and whose objects, if any, go into the repository as usual.
+    pub fn time_and_output(timeout: Duration, output: usize) -> Bounds {
+        Bounds { timeout, output, file_size: None, memory: None, objects: None, store: None }
+    }
+}
+
 impl GitError {
     /// git's stderr (empty when git could not run).
     pub fn stderr(&self) -> &str {
@@ -310,8 +318,7 @@ impl Git {
     /// it started (an unreachable host must not hold a command for a TCP timeout).
     pub fn ls_remote_answers(&self, remote: &str, limit: Duration) -> Result<(), GitError> {
         // HEAD alone: the remote is reached and its answer stays a line or two.
-        let bounds =
-            Bounds { timeout: limit, output: 64 << 10, file_size: None, memory: None, objects: None, store: None };
+        let bounds = Bounds::time_and_output(limit, 64 << 10);
         self.run_bounded(&["ls-remote", "--", remote, "HEAD"], None, &bounds).map(drop)
     }
 
