@@ -20,6 +20,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use cn_autonomy::attention::spool::TakenOver;
 use cn_compute::StopToken;
 use cn_hub::journal::HubJournal;
 use cn_hub::lease::{Adopted, Upstream, Verdict, Watch};
@@ -121,7 +122,13 @@ pub fn run(
                         return Err(e);
                     }
                 };
-                journal_takeover(&hub, &why, held.term, &adopted);
+                // What the machine before this one admitted and acknowledged but no decision
+                // took becomes this clone's spool, so its attention admits it.
+                let taken = match &seen.carry {
+                    Some(sha) => take_over_carry(&hub, &upstream, sha),
+                    None => TakenOver::default(),
+                };
+                journal_takeover(&hub, &why, held.term, &adopted, taken);
                 let term = stop.child();
                 let replica = Arc::new(crate::replica::Replica::start(upstream.clone(), term.clone()));
                 // The takeover is in origin before the agent starts.
@@ -177,7 +184,7 @@ fn stand_by(root: &Path, said: &mut String, why: &str, holder: Option<&str>) {
 
 /// The takeover, in the journal: why the lease was free, the term, what became of this
 /// clone's own history, and the item in flight that is resumed.
-fn journal_takeover(hub: &cn_agent::Hub, why: &str, term: u64, adopted: &Adopted) {
+fn journal_takeover(hub: &cn_agent::Hub, why: &str, term: u64, adopted: &Adopted, taken: TakenOver) {
     let history = match adopted {
         Adopted::NothingInOrigin => "origin held no branch yet: this clone's is pushed".to_string(),
         Adopted::Same => "this clone was at origin's head".to_string(),
@@ -193,13 +200,39 @@ fn journal_takeover(hub: &cn_agent::Hub, why: &str, term: u64, adopted: &Adopted
         .with("summary", format!("took over the hub's lease (term {term}): {why}"))
         .with("context", history)
         .with("outcome", "active")
-        .with("term", term);
+        .with("term", term)
+        .with("carried", taken.carried as u64)
+        .with("dropped", taken.dropped as u64);
     if let Some(item) = &in_flight {
         entry = entry.with("resumed", item.id.as_str());
     }
     eprintln!("cn run: active (term {term}): {why}");
     if let Err(e) = HubJournal::append_to(&hub.layout().state(), &entry) {
         tracing::warn!(e = %cn_compute::Chain(&e), "cannot write the journal");
+    }
+}
+
+/// The hub's spool becomes origin's carry (commit `sha`; see
+/// `cn_autonomy::attention::spool::take_over`). A carry that cannot be read is logged and
+/// journaled, and the spool is left as it was: the agent starts all the same.
+fn take_over_carry(hub: &cn_agent::Hub, upstream: &Upstream, sha: &str) -> TakenOver {
+    let spool = hub.layout().attention();
+    let taken = upstream.carried(sha).map_err(|e| cn_compute::chain(&e)).and_then(|lines| {
+        cn_autonomy::attention::spool::take_over(&spool, &lines).map_err(|e| format!("{}: {e}", spool.display()))
+    });
+    match taken {
+        Ok(n) => n,
+        Err(why) => {
+            tracing::error!(%why, "what origin carried could not be taken in");
+            let entry = Entry::new("observation")
+                .with("id", cn_hub::id::prefixed("lease"))
+                .with("summary", "what the machine before this one admitted could not be taken in from origin")
+                .with("context", why.as_str());
+            if let Err(e) = HubJournal::append_to(&hub.layout().state(), &entry) {
+                tracing::warn!(e = %cn_compute::Chain(&e), "cannot write the journal");
+            }
+            TakenOver::default()
+        }
     }
 }
 

@@ -276,6 +276,10 @@ pub(crate) fn active(
         tracing::info!(restored, "percepts and impulses restored from state/attention.jsonl");
     }
     let attention = first.attention.clone();
+    // Leased: what the senses admit goes to origin before they acknowledge it.
+    if let Some(r) = &replica {
+        r.carry(&attention);
+    }
     let mut carried = Carried { replica, ..Carried::default() };
     // Only the daemon follows cn.yaml; `--once` and `--until-idle` run one config.
     let this_run = if mode == RunMode::Daemon {
@@ -339,6 +343,9 @@ pub(crate) fn active(
         let Some(new) = taken.filter(|_| !stop.is_stopped()) else { break };
         carried.reloaded(&snapshot, &new);
         last_good = Some(std::mem::replace(&mut hub, new));
+    }
+    if let Some(r) = &carried.replica {
+        r.end_carry();
     }
     carried.stop();
     Ok(report)

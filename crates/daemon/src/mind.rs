@@ -197,7 +197,7 @@ impl HubMind {
         // Inbox items restored from attention's spool are offered already.
         let offered = auto
             .attention
-            .with_pool(|pool| pool.iter().filter_map(|p| inbox_ref(&p.item).map(str::to_string)).collect());
+            .with_pool(|pool| pool.iter().filter_map(|p| p.item.inbox_item().map(str::to_string)).collect());
         HubMind {
             hub,
             mode,
@@ -855,7 +855,7 @@ impl HubMind {
         if !self.offered.is_empty() {
             let (pooled, room) = self.auto.attention.with_pool(|pool| {
                 let pooled: HashSet<String> =
-                    pool.iter().filter_map(|p| inbox_ref(&p.item).map(str::to_string)).collect();
+                    pool.iter().filter_map(|p| p.item.inbox_item().map(str::to_string)).collect();
                 (pooled, pool.has_room())
             });
             if room {
@@ -900,7 +900,7 @@ impl HubMind {
     fn enqueue_selected(&mut self, c: &Candidate) -> Result<Option<String>, cn_agent::AgentError> {
         let item = match &c.item {
             Input::Percept(p) => {
-                if let Some(id) = inbox_ref(&c.item) {
+                if let Some(id) = c.item.inbox_item() {
                     let id = id.to_string();
                     self.offered.remove(&id);
                     return Ok(matches!(cn_agent::locate(&self.hub, &id)?, Some(Place::Inbox(_))).then_some(id));
@@ -1032,14 +1032,6 @@ impl HubMind {
                 return Ok(Some(item));
             }
         }
-    }
-}
-
-/// The inbox item a percept stands for, if it is one.
-fn inbox_ref(item: &Input) -> Option<&str> {
-    match item {
-        Input::Percept(p) => p.data.get("inbox").and_then(Value::as_str),
-        Input::Impulse(_) => None,
     }
 }
 

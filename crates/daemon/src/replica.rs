@@ -8,6 +8,13 @@
 //! a channel; its mail, whose publication carries the branch too). So a decision that reached
 //! anyone is never made again by the clone that takes over.
 //!
+//! Leased, every push also carries attention's carry (`cn_autonomy::attention::carry`) to
+//! origin's `refs/cn/attention`: what the senses took in and the branch lacks. A sense
+//! acknowledges a message upstream only after [`Replica::carried`] (through
+//! `Attention::replicated`), so what a channel delivered to a machine that dies is decided by
+//! the clone that takes over. The carry's snapshot is taken before the push reads the
+//! branch's head, and an item leaves the carry only once a checkpoint's commit holds it.
+//!
 //! Invariants: without a lease the thread waits on a condition variable and does nothing
 //! until something is committed (no thread polls); leased, the renewal is its one periodic
 //! act. A push that fails loses nothing — the commits are in the local repository and the
@@ -37,6 +44,8 @@ pub struct Replica {
 
 struct Shared {
     upstream: Upstream,
+    /// Leased, while the agent runs: the attention whose carry each push sends.
+    carry: Mutex<Option<cn_autonomy::Attention>>,
     /// Stopped when the lease is lost: the daemon of this term stops.
     fence: StopToken,
     state: Mutex<State>,
@@ -57,6 +66,10 @@ struct State {
     error: Option<String>,
     fenced: Option<String>,
     stopping: bool,
+    /// The carry's lines origin holds (as last pushed): an unchanged carry is not written again.
+    carried: Option<Vec<u8>>,
+    /// The term's last carry, once its attention is gone ([`Replica::end_carry`]).
+    last_carry: Option<Vec<u8>>,
 }
 
 /// The longest wait between two tries of a failing push without a lease.
@@ -67,7 +80,13 @@ impl Replica {
     pub fn start(upstream: Upstream, fence: StopToken) -> Replica {
         let leased = upstream.lease();
         let state = State { renew_at: leased.map(|l| Instant::now() + l / 3), ..State::default() };
-        let shared = Arc::new(Shared { upstream, fence, state: Mutex::new(state), cvar: Condvar::new() });
+        let shared = Arc::new(Shared {
+            upstream,
+            carry: Mutex::new(None),
+            fence,
+            state: Mutex::new(state),
+            cvar: Condvar::new(),
+        });
         let worker = shared.clone();
         let thread = std::thread::Builder::new().name("origin".into()).spawn(move || worker.run()).ok();
         if thread.is_none() {
@@ -80,9 +99,53 @@ impl Replica {
     /// has it: `Err` when the lease is lost or lapses meanwhile (the daemon must stop deciding;
     /// nothing of this item may leave the machine). Without a lease, return at once.
     pub fn checkpoint(&self, message: &str) -> Result<(), Fenced> {
+        let attention = self.shared.attention();
+        // Taken before the commit: what was closed by now, the commit holds.
+        let mark = attention.as_ref().map(cn_autonomy::Attention::carry_mark);
         if let Err(e) = self.shared.upstream.git().commit_paths_quick(message, &cn_hub::layout::OWN) {
             tracing::warn!(error = %cn_compute::Chain(&e), "cannot commit the hub before pushing it");
+        } else if let (Some(a), Some(mark)) = (&attention, mark) {
+            a.carry_committed(mark);
         }
+        self.pushed()
+    }
+
+    /// Leased: wait until a push that starts now has landed — what attention admitted so far
+    /// is in origin's carry, and a sense may acknowledge it. `Err` when the lease is lost or
+    /// lapses meanwhile. Without a lease, ask for a push and return at once.
+    pub fn carried(&self) -> Result<(), Fenced> {
+        self.pushed()
+    }
+
+    /// Keep `attention`'s carry in origin from now on (leased; the agent of this term runs):
+    /// senses wait on [`Replica::carried`] before acknowledging what they admit.
+    pub fn carry(self: &Arc<Self>, attention: &cn_autonomy::Attention) {
+        if self.shared.upstream.lease().is_none() {
+            return;
+        }
+        let me = Arc::downgrade(self);
+        attention.carry(Arc::new(move || match me.upgrade() {
+            Some(replica) => replica.carried().map_err(|f| f.0),
+            None => Err("this daemon no longer holds the hub's lease".to_string()),
+        }));
+        *self.shared.carry.lock().unwrap_or_else(|p| p.into_inner()) = Some(attention.clone());
+    }
+
+    /// The agent of this term stops: its carry is pushed once more (what its senses admitted
+    /// and no decision took, for the clone that takes over), and no sense acknowledges
+    /// anything after.
+    pub fn end_carry(&self) {
+        let Some(attention) = self.shared.carry.lock().unwrap_or_else(|p| p.into_inner()).take() else { return };
+        // The last snapshot, taken before the carry is dropped, is what later pushes send.
+        self.shared.lock().last_carry = attention.carry_snapshot();
+        attention.drop_carry();
+        if let Err(e) = self.pushed() {
+            tracing::warn!(%e, "the last carry could not be pushed");
+        }
+    }
+
+    /// Ask for a push and, leased, wait until one that started after this call landed.
+    fn pushed(&self) -> Result<(), Fenced> {
         let mut st = self.shared.lock();
         if let Some(why) = &st.fenced {
             return Err(Fenced(why.clone()));
@@ -166,6 +229,29 @@ impl Shared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn attention(&self) -> Option<cn_autonomy::Attention> {
+        self.carry.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The carry to send with the next push, when it changed since the last one: its lines
+    /// and the refspec. Taken before the push reads the branch's head (see the module's doc).
+    fn carry_to_push(&self) -> Option<(Vec<u8>, String)> {
+        let lines = match self.attention() {
+            Some(a) => a.carry_snapshot()?,
+            None => self.lock().last_carry.clone()?,
+        };
+        if self.lock().carried.as_ref() == Some(&lines) {
+            return None;
+        }
+        match self.upstream.carry_refspec(&lines) {
+            Ok(spec) => Some((lines, spec)),
+            Err(e) => {
+                tracing::warn!(error = %cn_compute::Chain(&e), "cannot write the carry for origin; pushed without it");
+                None
+            }
+        }
+    }
+
     fn run(&self) {
         let leased = self.upstream.lease();
         loop {
@@ -200,10 +286,15 @@ impl Shared {
                 }
                 st.wanted
             };
-            let result = self.upstream.push(&[]);
+            let carry = self.carry_to_push();
+            let extra: Vec<String> = carry.iter().map(|(_, spec)| spec.clone()).collect();
+            let result = self.upstream.push(&extra);
             let mut st = self.lock();
             match result {
                 Ok(_) => {
+                    if let Some((lines, _)) = carry {
+                        st.carried = Some(lines);
+                    }
                     st.done = st.done.max(attempt);
                     st.failures = 0;
                     st.retry_at = None;

@@ -5,6 +5,10 @@
 //! In origin, besides peer mail:
 //!
 //! - `refs/heads/<branch>` — the hub itself, as the active daemon last pushed it;
+//! - `refs/cn/attention` — the carry: what the active daemon's senses took in and
+//!   acknowledged that the branch does not hold yet (a commit on the empty tree whose message
+//!   is the spool's lines; see `cn_autonomy::attention::carry`), moved in the same atomic
+//!   push, read by the clone that takes over before its agent starts;
 //! - `refs/cn/lease` — who may decide: a commit (empty tree, no parent) whose message names
 //!   the holding clone, its term, the lease's time and the fingerprint of the hub's id key.
 //!
@@ -53,6 +57,12 @@ use crate::{Hub, Layout};
 
 /// The lease's ref in origin.
 pub const LEASE_REF: &str = "refs/cn/lease";
+/// The carry's ref in origin (see the module's doc).
+pub const CARRY_REF: &str = "refs/cn/attention";
+/// The largest carry read from origin (the pool's capacity of items, with room).
+const CARRY_MAX: u64 = 64 << 20;
+/// The first line of a carry commit's message; the spool's lines follow.
+const CARRY_TITLE: &str = "cn: attention carried\n\n";
 /// Where a clone keeps what it held that origin lacked when it took the lease over.
 pub const SET_ASIDE_REFS: &str = "refs/cn/set-aside/";
 /// How long one push or listing of origin may take before it is killed (and retried).
@@ -87,6 +97,9 @@ pub enum LeaseError {
     /// The push failed for another reason (a network, a server refusing): retried.
     #[error("git push to origin failed: {0}")]
     Push(String),
+    /// origin's carry (`refs/cn/attention`) cannot be taken in.
+    #[error("origin's {CARRY_REF} cannot be taken in: {0}")]
+    Carry(String),
     /// The hub has no branch checked out and cn.yaml names none.
     #[error("the hub has no branch checked out (a detached HEAD) and cn.yaml `origin.branch` names none")]
     NoBranch,
@@ -207,6 +220,8 @@ pub struct Me {
 pub struct Seen {
     pub lease: Option<SeenLease>,
     pub head: Option<String>,
+    /// The carry's commit (fetched), if origin has one.
+    pub carry: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -316,7 +331,7 @@ impl Upstream {
     /// head, so a takeover has it already) when it is new here.
     pub fn observe(&self) -> Result<Seen, LeaseError> {
         let head_ref = format!("refs/heads/{}", self.branch);
-        let ran = self.git.run_for(&["ls-remote", "--", &self.remote, LEASE_REF, &head_ref], GIT_TIMEOUT)?;
+        let ran = self.git.run_for(&["ls-remote", "--", &self.remote, LEASE_REF, &head_ref, CARRY_REF], GIT_TIMEOUT)?;
         if !ran.ok {
             return Err(self.git.failure(&["ls-remote", &self.remote], &ran).into());
         }
@@ -330,10 +345,11 @@ impl Upstream {
             match name.trim() {
                 n if n == LEASE_REF => lease = Some(sha.to_string()),
                 n if n == head_ref => seen.head = Some(sha.to_string()),
+                CARRY_REF => seen.carry = Some(sha.to_string()),
                 _ => {}
             }
         }
-        let missing: Vec<&str> = [lease.as_deref(), seen.head.as_deref()]
+        let missing: Vec<&str> = [lease.as_deref(), seen.head.as_deref(), seen.carry.as_deref()]
             .into_iter()
             .flatten()
             .filter(|s| !self.git.has_object(s))
@@ -358,6 +374,34 @@ impl Upstream {
             return None;
         }
         LeaseRecord::parse(&self.git.run(&["cat-file", "commit", sha]).ok()?)
+    }
+
+    /// The carry origin showed (its commit `sha`, fetched by [`Upstream::observe`]): the
+    /// spool lines its message holds. Bounded in size; a commit that is not a carry is empty.
+    pub fn carried(&self, sha: &str) -> Result<Vec<u8>, LeaseError> {
+        let size: u64 = self.git.run(&["cat-file", "-s", sha])?.trim().parse().unwrap_or(u64::MAX);
+        if size > CARRY_MAX {
+            return Err(LeaseError::Carry(format!("it is {size} bytes, over the {CARRY_MAX} read")));
+        }
+        let text = self.git.run(&["cat-file", "commit", sha])?;
+        let Some((head, body)) = text.split_once("\n\n") else { return Ok(Vec::new()) };
+        let on_empty_tree = head.lines().any(|l| l == format!("tree {EMPTY_TREE}"));
+        Ok(body.strip_prefix(CARRY_TITLE).filter(|_| on_empty_tree).map(|b| b.as_bytes().to_vec()).unwrap_or_default())
+    }
+
+    /// The refspec that moves origin's carry to `lines` (a commit on the empty tree, the
+    /// same lines the same commit), for [`Upstream::push`]'s `extra`.
+    pub fn carry_refspec(&self, lines: &[u8]) -> Result<String, LeaseError> {
+        if !self.git.has_object(EMPTY_TREE) {
+            self.git.run_with_input(&["hash-object", "-t", "tree", "-w", "--stdin"], b"")?;
+        }
+        let mut text = format!(
+            "tree {EMPTY_TREE}\nauthor cn <cn@cn.invalid> 0 +0000\ncommitter cn <cn@cn.invalid> 0 +0000\n\n{CARRY_TITLE}"
+        )
+        .into_bytes();
+        text.extend_from_slice(lines);
+        let sha = self.git.run_with_input(&["hash-object", "-t", "commit", "-w", "--stdin"], &text)?;
+        Ok(format!("+{}:{CARRY_REF}", sha.trim()))
     }
 
     /// Take the lease origin showed in `seen` (absent, released, expired), by compare and swap:
@@ -866,7 +910,7 @@ mod tests {
     }
 
     fn seen(sha: &str, r: Option<LeaseRecord>) -> Seen {
-        Seen { lease: Some(SeenLease { sha: sha.into(), record: r }), head: None }
+        Seen { lease: Some(SeenLease { sha: sha.into(), record: r }), head: None, carry: None }
     }
 
     #[test]
@@ -1017,6 +1061,32 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(!a.git.dir().join("y").exists() && a.git.dir().join("x").exists());
+    }
+
+    /// The carry goes with the holder's push and is read back by the next holder; a clone that
+    /// lost the lease cannot move it; a commit that is not a carry reads as nothing.
+    #[test]
+    fn the_carry_moves_only_with_the_lease_and_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let bare = dir.path().join("o.git");
+        git(dir.path(), &["init", "-q", "--bare", "o.git"]);
+        let a = clone_of(&dir.path().join("a"), &bare, true);
+        let b = clone_of(&dir.path().join("b"), &bare, false);
+        a.acquire(&a.observe().unwrap()).unwrap();
+        let lines = b"{\"add\":{\"kind\":\"percept\"}}\n";
+        a.push(&[a.carry_refspec(lines).unwrap()]).unwrap();
+        let seen = b.observe().unwrap();
+        let sha = seen.carry.clone().expect("origin holds a carry");
+        assert_eq!(b.carried(&sha).unwrap(), lines);
+        // The same lines are the same commit: an unchanged carry moves nothing.
+        assert_eq!(a.carry_refspec(lines).unwrap(), b.carry_refspec(lines).unwrap());
+        b.acquire(&seen).unwrap();
+        // a, deposed, cannot change what origin carries.
+        assert!(a.push(&[a.carry_refspec(b"").unwrap()]).is_err());
+        assert_eq!(b.carried(&b.observe().unwrap().carry.unwrap()).unwrap(), lines);
+        // The lease commit (or anything else) is no carry.
+        let lease = b.observe().unwrap().lease.unwrap().sha;
+        assert!(b.carried(&lease).unwrap().is_empty());
     }
 
     /// A busy holder pushes many times between two looks of a standby: no lease commit of a

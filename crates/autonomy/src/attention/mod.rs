@@ -5,6 +5,7 @@
 //! Invariant: admitting never blocks on anything but the pool's lock, and it wakes a waiting
 //! `rest` at once — a new percept is never left waiting out a pacing interval.
 
+pub mod carry;
 pub mod pool;
 pub mod salience;
 pub mod spool;
@@ -70,6 +71,14 @@ impl Input {
             Input::Impulse(i) => i.priority,
         }
     }
+    /// The hub's inbox item this percept offers again (the inbox is read into attention), if
+    /// it is one: the hub's files already hold it.
+    pub fn inbox_item(&self) -> Option<&str> {
+        match self {
+            Input::Percept(p) => p.data.get("inbox").and_then(serde_json::Value::as_str),
+            Input::Impulse(_) => None,
+        }
+    }
     /// `owner`, `github`, … for percepts; `task`, `schedule`, `idea` for impulses.
     pub fn source_name(&self) -> &'static str {
         match self {
@@ -101,10 +110,20 @@ pub enum Wake {
     Stopped,
 }
 
-#[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
+    /// Leased: waits until origin holds everything admitted so far ([`Attention::replicated`]).
+    upstream: Mutex<Option<Upstream>>,
+}
+
+/// What [`Attention::replicated`] waits on: the pusher's push of the carry.
+pub type Upstream = Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared").field("state", &self.state).finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug)]
@@ -121,12 +140,17 @@ struct State {
     seen: u64,
     /// Where admitted items are recorded until a decision closes them, if durable.
     spool: Option<spool::Spool>,
+    /// Leased: what origin must hold before a sense acknowledges it ([`carry`]).
+    carry: Option<carry::Carry>,
 }
 
 impl State {
     fn spool_done(&mut self, id: &str) {
         if let Some(spool) = self.spool.as_mut() {
             spool.done(id);
+        }
+        if let Some(carry) = self.carry.as_mut() {
+            carry.close(id);
         }
     }
 }
@@ -149,8 +173,10 @@ impl Attention {
                     wake_at: None,
                     seen: 0,
                     spool: None,
+                    carry: None,
                 }),
                 changed: Condvar::new(),
+                upstream: Mutex::new(None),
             }),
         }
     }
@@ -177,6 +203,63 @@ impl Attention {
             s.spool = Some(spool);
         }
         Ok((attention, restored))
+    }
+
+    /// Keep the carry from now on (a leased hub; see [`carry`]): what is pending now, and
+    /// every percept admitted after, until a commit holds it. `replicated`, the pusher's wait
+    /// for a push that carries it, is what senses wait on before acknowledging a message.
+    pub fn carry(&self, replicated: Upstream) {
+        {
+            let mut s = self.state();
+            let mut c = carry::Carry::default();
+            for p in s.pool.iter() {
+                c.add(&p.item, None);
+                for m in &p.merged {
+                    c.add(m, Some(p.item.id()));
+                }
+            }
+            s.carry = Some(c);
+        }
+        *self.shared.upstream.lock().unwrap_or_else(|p| p.into_inner()) = Some(replicated);
+    }
+
+    /// Stop keeping the carry (the term ended): a sense's [`Attention::replicated`] fails
+    /// from now on, so nothing is acknowledged that no origin holds.
+    pub fn drop_carry(&self) {
+        self.state().carry = None;
+        *self.shared.upstream.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(Arc::new(|| Err("this daemon no longer holds the hub's lease".to_string())));
+    }
+
+    /// The carry as spool lines (`None` when none is kept): what the pusher sends to origin.
+    pub fn carry_snapshot(&self) -> Option<Vec<u8>> {
+        self.state().carry.as_ref().map(carry::Carry::snapshot)
+    }
+
+    /// Where the carry's closings stand: pass it to [`Attention::carry_committed`] once a
+    /// commit made after this call holds the hub's files.
+    pub fn carry_mark(&self) -> u64 {
+        self.state().carry.as_ref().map_or(0, carry::Carry::mark)
+    }
+
+    /// A commit holds every item closed up to `mark`: they leave the carry.
+    pub fn carry_committed(&self, mark: u64) {
+        if let Some(c) = self.state().carry.as_mut() {
+            c.committed(mark);
+        }
+    }
+
+    /// Wait until origin holds everything admitted so far, so the sense that brought it may
+    /// acknowledge it upstream (a leased hub; at once otherwise). Err: it is admitted here but
+    /// not in origin (the lease was lost, origin cannot be reached in the lease's time) — do
+    /// not acknowledge it; the channel delivers it again, or the sender is told.
+    pub fn replicated(&self) -> Result<(), String> {
+        // Called outside the lock: senses waiting at once share one push.
+        let wait = self.shared.upstream.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        match wait {
+            Some(wait) => wait(),
+            None => Ok(()),
+        }
     }
 
     /// A decision closed this item (and everything coalesced into it): it leaves the spool.
@@ -219,10 +302,11 @@ impl Attention {
     /// `Shed` then), else the item is in the pool.
     fn offer(&self, item: Input, durable: bool) -> Result<Admission, (Admission, spool::NotSpooled)> {
         let mut s = self.state();
-        let State { pool, spool, .. } = &mut *s;
+        let State { pool, spool, carry, .. } = &mut *s;
         let mut failed = None;
+        let into = (spool.is_some() || carry.is_some()).then(|| pool.coalesce_target(&item).map(str::to_string));
+        let into = into.flatten();
         if let Some(spool) = spool.as_mut() {
-            let into = pool.coalesce_target(&item).map(str::to_string);
             if let Err(e) = spool.add(&item, into.as_deref()) {
                 if durable {
                     return Err((Admission::Shed { id: item.id().to_string() }, e));
@@ -230,10 +314,12 @@ impl Attention {
                 failed = Some(e);
             }
         }
+        if let Some(carry) = carry.as_mut() {
+            carry.add(&item, into.as_deref());
+        }
         let admission = pool.admit(item);
-        if let (Some(spool), Admission::Displaced { shed: id } | Admission::Shed { id }) = (spool.as_mut(), &admission)
-        {
-            spool.done(id);
+        if let Admission::Displaced { shed: id } | Admission::Shed { id } = &admission {
+            s.spool_done(id);
         }
         s.generation += 1;
         drop(s);
@@ -438,6 +524,40 @@ mod tests {
         // A sense that cannot ask again: the item is held in memory while the daemon runs.
         a.admit(Percept::new(SenseKind::Github, "gh"));
         assert_eq!(a.len(), 1);
+    }
+
+    #[test]
+    fn the_carry_holds_what_no_commit_holds_and_senses_wait_on_the_pusher() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let a = Attention::new(PoolConfig::default());
+        a.admit(Percept::new(SenseKind::Telegram, "pending before the term"));
+        assert!(a.carry_snapshot().is_none(), "no carry unless leased");
+        assert_eq!(a.replicated(), Ok(()), "unleased: nothing to wait for");
+        let pushes = Arc::new(AtomicUsize::new(0));
+        let counted = pushes.clone();
+        a.carry(Arc::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }));
+        a.admit(Percept::new(SenseKind::Owner, "the owner asks"));
+        assert_eq!(a.replicated(), Ok(()));
+        assert_eq!(pushes.load(Ordering::SeqCst), 1, "a sense's wait is the pusher's");
+        let snapshot = || String::from_utf8(a.carry_snapshot().unwrap()).unwrap();
+        assert!(snapshot().contains("pending before the term") && snapshot().contains("the owner asks"));
+        let c = a.decide(Timestamp::now()).unwrap();
+        assert_eq!(c.item.summary(), "the owner asks");
+        // A commit that started before the decision took it does not hold it.
+        let before = a.carry_mark();
+        a.done(&c);
+        a.carry_committed(before);
+        assert!(snapshot().contains("the owner asks"));
+        let after = a.carry_mark();
+        a.carry_committed(after);
+        assert!(!snapshot().contains("the owner asks") && snapshot().contains("pending before the term"));
+        // The term ends: nothing is acknowledged any more.
+        a.drop_carry();
+        assert!(a.replicated().unwrap_err().contains("no longer holds the hub's lease"));
+        assert!(a.carry_snapshot().is_none());
     }
 
     #[test]

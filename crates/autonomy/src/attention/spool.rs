@@ -123,6 +123,47 @@ pub fn pending(path: &Path) -> io::Result<Vec<Pending>> {
     Ok(replay(path)?.slots.into_iter().map(|(_, p)| p).collect())
 }
 
+/// What [`take_over`] did: the items origin carried, now pending here, and how many this
+/// machine's spool held that origin did not (dropped).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TakenOver {
+    pub carried: usize,
+    pub dropped: usize,
+}
+
+/// A clone takes the lease over: the spool at `path` becomes what origin carried (`carry`:
+/// spool lines, see [`super::carry`]) before attention opens it. What the machine before
+/// admitted and acknowledged is decided here; what this machine's spool held besides was
+/// either carried too, or never acknowledged to anyone (its channel delivers it again), or is
+/// re-read from the hub's files (impulses, the inbox) — keeping it would decide a message
+/// twice. A line that does not read as an item is skipped and logged. Written atomically.
+pub fn take_over(path: &Path, carry: &[u8]) -> io::Result<TakenOver> {
+    let mut ids = std::collections::HashSet::new();
+    let mut text = Vec::new();
+    for (n, line) in carry.split(|b| *b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let read = serde_json::from_slice::<serde_json::Map<String, Value>>(line).ok().and_then(|m| {
+            let item = serde_json::from_value::<Input>(m.get("add")?.clone()).ok()?;
+            let into_ok = m.get("into").is_none_or(Value::is_string);
+            into_ok.then_some((m, item))
+        });
+        let Some((m, item)) = read else {
+            tracing::warn!(line = n + 1, "origin's carry: a line that is not an item; skipped");
+            continue;
+        };
+        if !ids.insert(item.id().to_string()) {
+            continue;
+        }
+        serde_json::to_writer(&mut text, &m).map_err(io::Error::other)?;
+        text.push(b'\n');
+    }
+    let dropped = if path.exists() { pending(path)?.iter().filter(|(i, _)| !ids.contains(i.id())).count() } else { 0 };
+    cn_storage::write_atomic(path, &text)?;
+    Ok(TakenOver { carried: ids.len(), dropped })
+}
+
 /// Rewrite the spool at `path` with its pending items only (and the counts of coalesced
 /// items beyond those kept); what it holds.
 fn compact(path: &Path) -> io::Result<Restored> {
@@ -211,6 +252,29 @@ impl Spool {
 mod tests {
     use super::*;
     use crate::percept::{Percept, SenseKind};
+
+    #[test]
+    fn a_takeover_s_spool_is_what_origin_carried_and_nonsense_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("attention.jsonl");
+        let (mut spool, _) = Spool::open(&path).unwrap();
+        let both = Input::Percept(Percept::new(SenseKind::Owner, "here and in origin"));
+        let stale = Input::Percept(Percept::new(SenseKind::Telegram, "never acknowledged"));
+        spool.add(&both, None).unwrap();
+        spool.add(&stale, None).unwrap();
+        drop(spool);
+        let mut carry = super::super::carry::Carry::default();
+        let new = Input::Percept(Percept::new(SenseKind::Telegram, "sent to the machine that died"));
+        carry.add(&both, None);
+        carry.add(&new, None);
+        let mut lines = carry.snapshot();
+        lines.extend_from_slice(b"{\"add\": {\"kind\": \"nonsense\"}}\nnot json at all\n\n");
+        lines.extend_from_slice(&carry.snapshot());
+        assert_eq!(take_over(&path, &lines).unwrap(), TakenOver { carried: 2, dropped: 1 });
+        let (_, restored) = Spool::open(&path).unwrap();
+        let ids: Vec<&str> = restored.pending.iter().map(|(i, _)| i.id()).collect();
+        assert_eq!(ids, [both.id(), new.id()], "each once, in origin's order");
+    }
 
     #[test]
     fn a_running_spool_is_compacted_and_keeps_what_is_pending() {

@@ -616,6 +616,12 @@ impl Reader {
                 match raw.and_then(|raw| read_mail(raw, &self.rule, size)) {
                     Some(mail) => {
                         self.attention.admit(percept(&mail, uid));
+                        // Leased, the position moves past it only once origin holds it.
+                        if let Err(why) = super::replicated(&self.attention).await {
+                            return Err(SenseError::Email {
+                                message: format!("mail {uid} is not in the hub's origin: {why}"),
+                            });
+                        }
                     }
                     None => tracing::warn!(uid, "email: a message without a From address; skipped"),
                 }

@@ -451,7 +451,10 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
             // Held in memory (and logged) when the spool cannot record it: GitHub does not
             // redeliver a failed delivery by itself, so a 507 would lose the event.
             hook.attention.admit(p);
-            (StatusCode::ACCEPTED, Json(json!({"accepted": id})))
+            match super::replicated(&hook.attention).await {
+                Ok(()) => (StatusCode::ACCEPTED, Json(json!({"accepted": id}))),
+                Err(why) => super::not_in_origin("github", &why),
+            }
         }
     }
 }

@@ -50,6 +50,27 @@ pub fn not_recorded(
     let error = "the hub cannot record it now (its disk is full or read-only); nothing was taken: send it again later";
     (axum::http::StatusCode::INSUFFICIENT_STORAGE, axum::Json(serde_json::json!({ "error": error })))
 }
+
+/// Wait, off the async runtime, until origin holds what attention admitted so far (a leased
+/// hub: see [`Attention::replicated`]; at once otherwise) — before a sense acknowledges it.
+pub async fn replicated(attention: &Attention) -> Result<(), String> {
+    let a = attention.clone();
+    tokio::task::spawn_blocking(move || a.replicated())
+        .await
+        .unwrap_or_else(|e| Err(format!("the wait for origin ended: {e}")))
+}
+
+/// The answer of an HTTP sense whose item was admitted here but could not be put in origin
+/// (a leased hub whose lease was lost, or origin unreachable for the lease's time): 503. The
+/// item stays in this machine's queue; the sender is told it may be lost with this machine.
+pub fn not_in_origin(sense: &str, why: &str) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
+    tracing::warn!(sense, %why, "an item admitted here is not in origin (503)");
+    let error = format!(
+        "taken by this machine but not yet kept in the hub's origin ({why}): if this machine is lost, so is the message — send it again to the machine that holds the hub's lease (`cn lease`)"
+    );
+    (axum::http::StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({ "error": error })))
+}
+
 /// Where GitHub delivers webhooks.
 pub const GITHUB_PATH: &str = "/github/webhook";
 

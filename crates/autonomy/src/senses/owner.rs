@@ -169,7 +169,12 @@ pub async fn receive(
     let p = percept(&text, thread.as_deref());
     let id = p.id.clone();
     match ep.attention.admit_durable(p) {
-        Ok(_) => (StatusCode::ACCEPTED, Json(json!({"accepted": id}))),
+        // Leased, the 202 waits until origin holds it: a machine that dies after answering
+        // loses nothing the owner was told was taken.
+        Ok(_) => match super::replicated(&ep.attention).await {
+            Ok(()) => (StatusCode::ACCEPTED, Json(json!({"accepted": id}))),
+            Err(why) => super::not_in_origin("owner", &why),
+        },
         Err(e) => super::not_recorded("owner", &e),
     }
 }

@@ -382,6 +382,15 @@ async fn poll(api: Arc<Api>, filter: Filter, attention: Attention, state: PathBu
                     }
                     next = Some(next.map_or(id + 1, |n: i64| n.max(id + 1)));
                 }
+                // Leased, Telegram forgets the batch (the offset past it) only once origin holds
+                // what was admitted of it. When origin cannot (this daemon lost the lease), the
+                // sense stops here: the clone that holds the lease is given the batch again.
+                if next != offset {
+                    if let Err(why) = super::replicated(&attention).await {
+                        tracing::warn!(%why, "Telegram: the batch is not in origin; left to the lease's holder");
+                        return;
+                    }
+                }
                 if next != offset {
                     if let Some(n) = next {
                         if let Err(e) = save_offset(&state, n) {

@@ -291,6 +291,18 @@ fn wait_role(hub: &Path, role: &str) {
     });
 }
 
+/// The journal entry of `hub`'s first takeover after term 1 (a's own, of term 1, came with
+/// origin's head; on a loaded machine the clone may be fenced and take the lease again later,
+/// in a later term), once it is there.
+fn took_over(hub: &Path) -> Value {
+    wait_until(MINUTE, &format!("{} to take over", hub.display()), || {
+        journal(hub).into_iter().find(|e| {
+            e["summary"].as_str().is_some_and(|s| s.starts_with("took over the hub's lease"))
+                && e["term"].as_u64().is_some_and(|t| t >= 2)
+        })
+    })
+}
+
 fn kill(child: &Child, sig: &str, group: bool) {
     let target = if group { format!("-{}", child.id()) } else { child.id().to_string() };
     let ok = Command::new("kill").arg(format!("-{sig}")).arg("--").arg(target).status().unwrap();
@@ -347,14 +359,7 @@ fn fails_over_once(f: &Fleet) {
     kill(&a, "KILL", true);
     let _ = a.wait();
 
-    let took = wait_until(MINUTE, "b to take over", || {
-        // b's first takeover (a's own, of term 1, came with origin's head; on a loaded machine
-        // b may be fenced and take the lease again later, in a later term).
-        journal(&f.b).into_iter().find(|e| {
-            e["summary"].as_str().is_some_and(|s| s.starts_with("took over the hub's lease"))
-                && e["term"].as_u64().is_some_and(|t| t >= 2)
-        })
-    });
+    let took = took_over(&f.b);
     let failover = killed.elapsed();
     assert!(failover <= LEASE * 2, "b took over {failover:?} after the kill (lease {LEASE:?})");
     assert_eq!(took["term"], 2, "the term after a's: {took}");
@@ -384,6 +389,51 @@ fn fails_over_once(f: &Fleet) {
     assert!(a_took["summary"].as_str().unwrap().contains("released"), "{a_took}");
     stop(a);
     let _ = &f.server;
+}
+
+/// A message the active daemon's owner endpoint answered 202 while its mind was busy, still
+/// only in its queue when the machine dies: origin held it before the 202 (the carry,
+/// `refs/cn/attention`), and the standby that takes over decides it, once.
+#[test]
+fn a_message_the_active_daemon_acknowledged_is_decided_by_the_standby_after_a_kill() {
+    let f = Fleet::new();
+    let started = cn_autonomy::jiff::Timestamp::now();
+    let (mut a, b) = f.start();
+    let mail = f.mail(1, 0);
+    wait_until(MINUTE * 2, "a's model to be deciding the marked mail", || {
+        f.root.join("blocked").is_dir().then_some(())
+    });
+    // a's mind is busy: the owner's message waits in a's attention when the 202 comes.
+    let url = wait_until(MINUTE, "a's owner endpoint", || {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(f.a.join("state/run.json")).ok()?).ok()?;
+        v["owner_url"].as_str().map(str::to_string)
+    });
+    let text = "what is on my list?";
+    let (auth, token) = owner_auth(&f.a);
+    let (status, answer) = post(&url, &[(auth, &token)], &serde_json::json!({ "text": text }).to_string());
+    assert_eq!(status, 202, "{answer}");
+    let id = answer["accepted"].as_str().expect("the percept's id").to_string();
+    let carried = Command::new("git")
+        .arg("-C")
+        .arg(f.root.join("server/sigma.git"))
+        .args(["cat-file", "commit", "refs/cn/attention"])
+        .output()
+        .unwrap();
+    let carried = String::from_utf8_lossy(&carried.stdout);
+    assert!(carried.contains(&id) && carried.contains(text), "origin holds the message before the 202: {carried}");
+    assert_eq!(decided_at(&journal(&f.a), &id), None, "a has not decided it (its mind is busy)");
+
+    kill(&a, "KILL", true);
+    let _ = a.wait();
+    let took = took_over(&f.b);
+    assert!(took["carried"].as_u64().is_some_and(|n| n >= 1), "b took in what a carried: {took}");
+    wait_until(MINUTE * 2, "b to decide the owner's message", || {
+        f.origin_decisions().iter().any(|e| e["id"] == id.as_str()).then_some(())
+    });
+    f.check_exactly_once(&mail, started);
+    let decided = f.origin_decisions().iter().filter(|e| e["id"] == id.as_str()).count();
+    assert_eq!(decided, 1, "the owner's message decided once in origin");
+    stop(b);
 }
 
 #[test]

@@ -615,7 +615,10 @@ async fn chat(State(app): State<Shared>, body: Bytes) -> Response {
         let p = cn_autonomy::senses::owner::percept(&text, None);
         let id = p.id.clone();
         return match attention.admit_durable(p) {
-            Ok(_) => (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response(),
+            Ok(_) => match cn_autonomy::senses::replicated(attention).await {
+                Ok(()) => (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response(),
+                Err(why) => cn_autonomy::senses::not_in_origin("control room", &why).into_response(),
+            },
             Err(e) => cn_autonomy::senses::not_recorded("control room", &e).into_response(),
         };
     }
