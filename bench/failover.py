@@ -95,7 +95,9 @@ def free_port():
     return port
 
 
-def one(ttl, root):
+def serve_origin(root):
+    """A bare `sigma.git` under root/server behind a `git daemon` on loopback that takes
+    pushes: the daemon's process and the origin's URL."""
     served = os.path.join(root, "server")
     os.makedirs(served)
     run("git", "init", "-q", "--bare", os.path.join(served, "sigma.git"))
@@ -104,7 +106,21 @@ def one(ttl, root):
         ["git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack", "--listen=127.0.0.1",
          f"--port={port}", f"--base-path={served}", served],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"git://127.0.0.1:{port}/sigma.git"
+    return daemon, f"git://127.0.0.1:{port}/sigma.git"
+
+
+def push_first(hub, url):
+    """Commit the hub's cn.yaml and make origin at `url` its branch `main`."""
+    run("git", "add", "-A", cwd=hub)
+    run("git", "commit", "-qm", "sigma: origin", cwd=hub)
+    wait_for("git daemon", 10, lambda: subprocess.run(["git", "ls-remote", url], capture_output=True).returncode == 0)
+    run("git", "remote", "add", "origin", url, cwd=hub)
+    run("git", "push", "-q", "origin", "HEAD:refs/heads/main", cwd=hub)
+    run("git", "branch", "-q", "-M", "main", cwd=hub)
+
+
+def one(ttl, root):
+    daemon, url = serve_origin(root)
     procs = []
     try:
         a = os.path.join(root, "a")
@@ -115,12 +131,7 @@ def one(ttl, root):
         with open(os.path.join(a, "cn.yaml"), "w") as f:
             f.write(f"name: sigma\nmodels:\n  local:\n    provider: command\n    command: [sh, {model}]\n"
                     f"senses:\n  bind: 127.0.0.1:0\norigin:\n  lease: {ttl}s\n")
-        run("git", "add", "-A", cwd=a)
-        run("git", "commit", "-qm", "sigma: leased", cwd=a)
-        wait_for("git daemon", 10, lambda: subprocess.run(["git", "ls-remote", url], capture_output=True).returncode == 0)
-        run("git", "remote", "add", "origin", url, cwd=a)
-        run("git", "push", "-q", "origin", "HEAD:refs/heads/main", cwd=a)
-        run("git", "branch", "-q", "-M", "main", cwd=a)
+        push_first(a, url)
         run(CN, "--hub", a, "lease")
         b = os.path.join(root, "b")
         run(CN, "clone", url, b, "--id-key", os.path.join(a, ".git/cn-id-key"))

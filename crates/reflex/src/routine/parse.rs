@@ -305,10 +305,10 @@ pattern!(
     "list",
     format!(
         r"(?ix)^(?:
-            (?:what'?s|what\s+is|whats)\s+on\s+(?:my\s+|the\s+)?(?:to-?do\s+|todo\s+|task\s+)?list(?:\s+(?:for\s+)?(?P<w1>{FILTER_WORDS}))?
+            (?:what'?s|what\s+is|whats)\s+on\s+(?:my\s+|the\s+)?(?:to-?do\s+|todo\s+|task\s+)?(?:list|plate|agenda)(?:\s+(?:for\s+)?(?P<w1>{FILTER_WORDS}))?
           | (?:show|list|give|tell)(?:\s+me)?\s+(?:all\s+)?(?:of\s+)?(?:my|the)\s+(?:open\s+)?(?:tasks|todos|to-?dos|to-?do\s+list|todo\s+list|task\s+list|list|reminders)(?:\s+(?:for\s+|due\s+)?(?P<w2>{FILTER_WORDS}))?
           | what\s+(?:tasks|todos|to-?dos|reminders)\s+(?:do\s+i\s+have|have\s+i\s+got|are\s+(?:open|left|due))(?:\s+(?:for\s+)?(?P<w3>{FILTER_WORDS}))?
-          | what\s+(?:do\s+i\s+have|have\s+i\s+got|do\s+i\s+need|is\s+left|'?s\s+left)\s+(?:to\s+do\s+)?(?:on\s+)?(?:for\s+)?(?P<w4>{FILTER_WORDS})
+          | what(?:\s+do\s+i\s+have|\s+have\s+i\s+got|\s+do\s+i\s+need|\s+is\s+left|\s*'?s\s+left)\s+(?:to\s+do\s+)?(?:due\s+)?(?:on\s+)?(?:for\s+)?(?P<w4>{FILTER_WORDS})
           | (?:what'?s|what\s+is|whats|what\s+are|anything|is\s+(?:there\s+)?anything|are\s+there\s+any\s+tasks)\s+(?P<kind>due|left|overdue|open|late|on)(?:\s+(?:for\s+)?(?P<w5>{FILTER_WORDS}))?
           | (?:my\s+)?(?:tasks|todos|to-?do\s+list)(?:\s+(?:for\s+)?(?P<w6>{FILTER_WORDS}))?
           | (?:any|are\s+there\s+any)\s+(?:tasks|todos)\s+(?:due\s+)?(?P<w7>{FILTER_WORDS})?
@@ -440,8 +440,8 @@ fn complete(t: &str) -> Option<Request> {
 pattern!(
     done_statement_re,
     "done statement",
-    r"(?ix)^(?:i\s+(?:just\s+|already\s+|finally\s+)?|just\s+|already\s+|finally\s+)?
-        (?P<v>[a-z]+ed|paid|bought|sent|made|took|got|did|wrote|rang|gave|found|brought|sold|told|met|spoke|fed|kept|built|spent)\s+(?P<w>.+)$"
+    r"(?ix)^(?:i(?:\s+have|\s*['’]?ve)?\s+(?:just\s+|already\s+|finally\s+)?|just\s+|already\s+|finally\s+)?
+        (?P<v>[a-z]+ed|paid|bought|sent|made|took|taken|got|gotten|did|done|wrote|written|rang|rung|gave|given|found|brought|sold|told|met|spoke|spoken|fed|kept|built|spent)\s+(?P<w>.+)$"
 );
 
 /// "I called the plumber": done, if it names an open task strongly (else not routine).
@@ -554,7 +554,9 @@ pattern!(
       | (?:add|put|stick|pop)\s+(?P<e>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:to-?do\s+|todo\s+|task\s+|shopping\s+)?(?:list|todos|tasks)\b(?P<tail>.*)
       | note\s+to\s+self\s*[:\-–,]?\s*(?P<f>.+)
       | (?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+|about\s+)?(?P<g>.+)
+      | (?:don'?t|do\s+not)\s+forget\s*(?:[:\-–,]\s*|\s+(?:to|about)\s+)(?P<k>.+)
       | make\s+sure\s+i\s+(?:remember\s+to\s+)?(?P<h>.+)
+      | (?:add|put|note)\s+(?P<j>[\x22“].+)
     )$"
 );
 pattern!(
@@ -572,7 +574,7 @@ pattern!(
 /// to self: …", "I need to … by Friday".
 fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError>> {
     let c = frames.captures(t)?;
-    let (what, indirect) = match ["a", "b", "c", "d", "e", "f", "g", "h"].iter().find_map(|n| c.name(n)) {
+    let (what, indirect) = match ["a", "b", "c", "d", "e", "f", "g", "h", "j", "k"].iter().find_map(|n| c.name(n)) {
         Some(m) => (m.as_str(), false),
         None => (c.name("i")?.as_str(), true),
     };
@@ -596,6 +598,8 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
 /// Words as a person meant them: outer quotes and a leading "to" gone.
 fn unquote(s: &str) -> String {
     let s = s.trim().trim_matches(|c: char| matches!(c, '"' | '“' | '”' | '\'' | '‘' | '’') || c.is_whitespace());
+    // "set a reminder for Monday 10am: standup notes" leaves the colon once the time is cut.
+    let s = s.trim_start_matches(|c: char| matches!(c, ':' | ';' | ',' | '-' | '–' | '—') || c.is_whitespace());
     let s = s.strip_prefix("to ").unwrap_or(s);
     let quoted = ['"', '“', '”'];
     let s = match (s.find(quoted), s.rfind(quoted)) {

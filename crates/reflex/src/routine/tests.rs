@@ -96,6 +96,50 @@ fn each_answer_says_exactly_what_changed() {
     assert_eq!(hub.owner("cancel the daily reflection"), "Removed from the schedule: daily-reflection (Reflect: what did I do yesterday, what did I learn, what comes next?).");
 }
 
+/// Phrasings tried by hand after both halves of the corpus were measured (the lead's `cn chat`
+/// on a fresh hub): each failed before this test, and each must mean what its plain twin does.
+#[test]
+fn fresh_phrasings_mean_what_their_plain_twins_do() {
+    let hub = Hub::new();
+    for (fresh, plain) in [
+        ("what do I have due this week?", "what's due this week?"),
+        ("what's on my plate today?", "what's due today?"),
+        ("what's on my agenda?", "what's on my list?"),
+    ] {
+        let (a, b) = (hub.owner(fresh), hub.owner(plain));
+        assert!(!a.contains("executive"), "{fresh}: {a}");
+        assert_eq!(a, b, "{fresh}");
+    }
+    assert_eq!(
+        hub.owner("remind me to renew the boat licence on December 3rd"),
+        "Added: renew the boat licence — due Thu 3 Dec, 09:00."
+    );
+    assert_eq!(
+        hub.owner("I need to book the MOT before January 5th"),
+        "Added: book the MOT — due Tue 5 Jan 2027, 09:00."
+    );
+    // The second fresh set: a colon left by the cut time, a quoted task after "add", "I've".
+    assert_eq!(
+        hub.owner("set a reminder for Monday 10am: team standup notes"),
+        "Added: team standup notes — due Mon 30 Nov, 10:00."
+    );
+    assert_eq!(
+        hub.owner("please add \"order new glasses\" for next Thursday"),
+        "Added: order new glasses — due Thu 3 Dec, 09:00."
+    );
+    assert!(hub.owner("I've called the plumber").starts_with("Done: call the plumber"));
+    // The third fresh set.
+    assert_eq!(hub.owner("what's left to do today?"), hub.owner("what's due today?"));
+    assert_eq!(
+        hub.owner("don't forget: submit the timesheet by Friday 5pm"),
+        "Added: submit the timesheet — due Fri 27 Nov, 17:00."
+    );
+    assert_eq!(
+        hub.owner("I have to file the insurance claim by end of next week"),
+        "Added: file the insurance claim — due Fri 4 Dec, 17:00."
+    );
+}
+
 #[test]
 fn two_matches_or_a_bad_date_change_nothing_and_say_so() {
     let hub = Hub::new();

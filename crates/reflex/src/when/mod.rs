@@ -140,7 +140,7 @@ fn day_re() -> &'static Regex {
               | (?P<tomorrow>tomorrow|tmrw|tmr)\b
               | (?P<yesterday>yesterday)\b
               | (?P<today>today|tonight|this\s+(?:morning|afternoon|evening))\b
-              | (?P<endof>(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<endunit>day|week|month)|eod)\b
+              | (?P<endof>(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<endnext>next\s+)?(?P<endunit>day|week|month)|eod)\b
               | (?P<weekend>(?:this|next|the)\s+weekend)\b
               | (?P<thisweek>this\s+week)\b
               | (?P<nextweek>next\s+week)\b
@@ -171,7 +171,7 @@ fn time_re() -> &'static Regex {
 fn date_position_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:next|this|last|on|by|until|till|before|every|in)\s+(?P<w>[a-z]{4,})\b(?:\s+\d{1,2}\b)?")
+        Regex::new(r"(?i)\b(?:next|this|last|on|by|until|till|before|every|in)\s+(?P<w>[a-z]{4,})\b(?:\s+\d{1,2}(?:st|nd|rd|th)?\b)?")
             .unwrap_or_else(|e| unreachable!("the date-position pattern compiles: {e}"))
     })
 }
@@ -350,7 +350,7 @@ fn check_words(text: &str) -> Result<(), WhenError> {
             ));
         }
         let month = words::MONTHS.iter().any(|m| *m == word && word != "may");
-        let day_after = all.as_str().trim_end().ends_with(|ch: char| ch.is_ascii_digit());
+        let day_after = words::ends_with_day_number(all.as_str().trim_end());
         let day_before = words::ends_with_day_number(text[..all.start()].trim_end());
         if month && !day_after && !day_before {
             return Err(WhenError::unreadable(all.as_str(), format!("which day of {}?", w.as_str())));
@@ -492,9 +492,13 @@ fn day_at(c: &Captures, t: Option<Time>, now: &Zoned, phrase: &str) -> Result<(Z
         return Ok((at, w != "today"));
     }
     if let Some(unit) = text("endunit") {
+        let next = text("endnext").is_some();
         let date = match unit.as_str() {
+            "week" if next => next_weeks(today, Weekday::Friday)?,
             "week" => this_weeks(today, Weekday::Friday)?,
+            "month" if next => today.first_of_month().checked_add(1.month()).map_err(|_| none())?.last_of_month(),
             "month" => today.last_of_month(),
+            "day" if next => today.tomorrow().map_err(|_| none())?,
             _ => today,
         };
         let at = on(date, t.unwrap_or(hm(17, 0)))?;

@@ -57,6 +57,10 @@ fn dates_with_and_without_a_year() {
     for (text, want) in [
         ("on March 3", "2027-03-03 09:00"),
         ("March 3rd", "2027-03-03 09:00"),
+        ("on March 3rd", "2027-03-03 09:00"),
+        ("on December 3rd", "2026-12-03 09:00"),
+        ("by April 15th", "2027-04-15 09:00"),
+        ("on January 5th 2027", "2027-01-05 09:00"),
         ("3 March 2027", "2027-03-03 09:00"),
         ("the 3rd of March", "2027-03-03 09:00"),
         ("March 3, 2027 at 5pm", "2027-03-03 17:00"),
