@@ -44,6 +44,10 @@ impl AutonomousLoop {
     pub fn with_attention(hub: &cn_hub::Hub, config: &AutonomyConfig, attention: Attention) -> io::Result<Self> {
         let layout = hub.layout();
         attention.with_pool(|pool| pool.set_config(config.attention.clone()));
+        match cn_hub::owner_token::id_key(layout) {
+            Ok(key) => attention.key_ids_with(key),
+            Err(e) => tracing::warn!(e = %cn_compute::Chain(&e), "no id key: a message delivered again gets a new id"),
+        }
         let journal = HubJournal::open(&layout.state()).map_err(|e| io::Error::new(e.source.kind(), e))?;
         let mut impulses = ImpulseSources::of_hub(hub, Timestamp::now());
         attention.with_pool(|pool| {

@@ -123,9 +123,25 @@ pub fn run(
                     }
                 };
                 // What the machine before this one admitted and acknowledged but no decision
-                // took becomes this clone's spool, so its attention admits it.
+                // took becomes this clone's spool, so its attention admits it. One that cannot
+                // be read is not overwritten by this clone's first push: stand by instead.
+                let own = seen.lease.as_ref().and_then(|l| l.record.as_ref()).is_some_and(|r| r.holder == me.clone_id);
                 let taken = match &seen.carry {
-                    Some(sha) => take_over_carry(&hub, &upstream, sha),
+                    Some(sha) => match take_over_carry(&hub, &upstream, sha, own) {
+                        Ok(taken) => taken,
+                        Err(why) => {
+                            tracing::error!(%why, "what origin carried cannot be taken over; handing the lease back");
+                            journal_note(
+                                &hub,
+                                "what the machine before this one took in could not be read from origin: the lease is handed back, and taken again later",
+                                &why,
+                            );
+                            let _ = upstream.release();
+                            stand_by(&root, &mut said, &format!("origin's carry cannot be taken over: {why}"), None);
+                            stop.wait(ttl);
+                            continue;
+                        }
+                    },
                     None => TakenOver::default(),
                 };
                 journal_takeover(&hub, &why, held.term, &adopted, taken);
@@ -213,26 +229,22 @@ fn journal_takeover(hub: &cn_agent::Hub, why: &str, term: u64, adopted: &Adopted
 }
 
 /// The hub's spool becomes origin's carry (commit `sha`; see
-/// `cn_autonomy::attention::spool::take_over`). A carry that cannot be read is logged and
-/// journaled, and the spool is left as it was: the agent starts all the same.
-fn take_over_carry(hub: &cn_agent::Hub, upstream: &Upstream, sha: &str) -> TakenOver {
+/// `cn_autonomy::attention::spool::take_over`), keeping what this clone's spool held when the
+/// lease was its own (`own`). `Err`: the carry could not be read or written here.
+fn take_over_carry(hub: &cn_agent::Hub, upstream: &Upstream, sha: &str, own: bool) -> Result<TakenOver, String> {
     let spool = hub.layout().attention();
-    let taken = upstream.carried(sha).map_err(|e| cn_compute::chain(&e)).and_then(|lines| {
-        cn_autonomy::attention::spool::take_over(&spool, &lines).map_err(|e| format!("{}: {e}", spool.display()))
-    });
-    match taken {
-        Ok(n) => n,
-        Err(why) => {
-            tracing::error!(%why, "what origin carried could not be taken in");
-            let entry = Entry::new("observation")
-                .with("id", cn_hub::id::prefixed("lease"))
-                .with("summary", "what the machine before this one admitted could not be taken in from origin")
-                .with("context", why.as_str());
-            if let Err(e) = HubJournal::append_to(&hub.layout().state(), &entry) {
-                tracing::warn!(e = %cn_compute::Chain(&e), "cannot write the journal");
-            }
-            TakenOver::default()
-        }
+    let lines = upstream.carried(sha).map_err(|e| cn_compute::chain(&e))?;
+    cn_autonomy::attention::spool::take_over(&spool, &lines, own).map_err(|e| format!("{}: {e}", spool.display()))
+}
+
+/// An observation in the hub's journal (a journal that cannot be written is logged).
+fn journal_note(hub: &cn_agent::Hub, summary: &str, context: &str) {
+    let entry = Entry::new("observation")
+        .with("id", cn_hub::id::prefixed("lease"))
+        .with("summary", summary)
+        .with("context", context);
+    if let Err(e) = HubJournal::append_to(&hub.layout().state(), &entry) {
+        tracing::warn!(e = %cn_compute::Chain(&e), "cannot write the journal");
     }
 }
 

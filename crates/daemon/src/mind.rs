@@ -1012,7 +1012,7 @@ impl HubMind {
                 Ok(id) => id,
                 Err(e) => {
                     // Still in the spool; back in the pool for the next decide.
-                    self.auto.attention.with_pool(|pool| pool.admit(c.item.clone()));
+                    self.auto.attention.readmit(c.item.clone());
                     return Err(e);
                 }
             };

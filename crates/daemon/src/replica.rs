@@ -70,6 +70,9 @@ struct State {
     carried: Option<Vec<u8>>,
     /// The term's last carry, once its attention is gone ([`Replica::end_carry`]).
     last_carry: Option<Vec<u8>>,
+    /// Why the carry could not go with the last push (too large, not writable): senses
+    /// waiting on it are told, and acknowledge nothing.
+    carry_error: Option<String>,
 }
 
 /// The longest wait between two tries of a failing push without a lease.
@@ -107,14 +110,17 @@ impl Replica {
         } else if let (Some(a), Some(mark)) = (&attention, mark) {
             a.carry_committed(mark);
         }
-        self.pushed()
+        self.pushed(true).map(|_| ())
     }
 
     /// Leased: wait until a push that starts now has landed — what attention admitted so far
     /// is in origin's carry, and a sense may acknowledge it. `Err` when the lease is lost or
     /// lapses meanwhile. Without a lease, ask for a push and return at once.
     pub fn carried(&self) -> Result<(), Fenced> {
-        self.pushed()
+        match self.pushed(false)? {
+            Some(why) => Err(Fenced(format!("what was taken in could not go to origin with the push: {why}"))),
+            None => Ok(()),
+        }
     }
 
     /// Keep `attention`'s carry in origin from now on (leased; the agent of this term runs):
@@ -136,34 +142,36 @@ impl Replica {
     /// anything after.
     pub fn end_carry(&self) {
         let Some(attention) = self.shared.carry.lock().unwrap_or_else(|p| p.into_inner()).take() else { return };
-        // The last snapshot, taken before the carry is dropped, is what later pushes send.
-        self.shared.lock().last_carry = attention.carry_snapshot();
-        attention.drop_carry();
-        if let Err(e) = self.pushed() {
+        // The last snapshot, taken once no sense can begin a wait, is what later pushes send.
+        self.shared.lock().last_carry = attention.drop_carry();
+        if let Err(e) = self.pushed(true) {
             tracing::warn!(%e, "the last carry could not be pushed");
         }
     }
 
-    /// Ask for a push and, leased, wait until one that started after this call landed.
-    fn pushed(&self) -> Result<(), Fenced> {
+    /// Ask for a push and, leased, wait until one that started after this call landed; the
+    /// carry's error of that push, if it went without it. A `checkpoint` (an item boundary)
+    /// is tried at once, whatever the backoff said; a sense's wait keeps the backoff.
+    fn pushed(&self, checkpoint: bool) -> Result<Option<String>, Fenced> {
         let mut st = self.shared.lock();
         if let Some(why) = &st.fenced {
             return Err(Fenced(why.clone()));
         }
         st.wanted += 1;
         let seq = st.wanted;
-        // A checkpoint is what the owner waits on: try now, whatever the backoff said.
-        st.retry_at = None;
+        if checkpoint {
+            st.retry_at = None;
+        }
         self.shared.cvar.notify_all();
         if self.shared.upstream.lease().is_none() {
-            return Ok(());
+            return Ok(None);
         }
         loop {
             if let Some(why) = &st.fenced {
                 return Err(Fenced(why.clone()));
             }
             if st.done >= seq {
-                return Ok(());
+                return Ok(st.carry_error.clone());
             }
             // Wait no longer than this clone may decide; past it, it is fenced whatever the
             // push still doing says.
@@ -234,21 +242,29 @@ impl Shared {
     }
 
     /// The carry to send with the next push, when it changed since the last one: its lines
-    /// and the refspec. Taken before the push reads the branch's head (see the module's doc).
-    fn carry_to_push(&self) -> Option<(Vec<u8>, String)> {
+    /// and the refspec (`Ok(None)`: nothing new to send). Taken before the push reads the
+    /// branch's head (see the module's doc). `Err`: it cannot go (too large for the clone
+    /// that takes over to read, or not writable) — the push goes without it and the senses
+    /// waiting on it acknowledge nothing.
+    fn carry_to_push(&self) -> Result<Option<(Vec<u8>, String)>, String> {
         let lines = match self.attention() {
-            Some(a) => a.carry_snapshot()?,
-            None => self.lock().last_carry.clone()?,
+            Some(a) => a.carry_snapshot(),
+            None => self.lock().last_carry.clone(),
         };
+        let Some(lines) = lines else { return Ok(None) };
         if self.lock().carried.as_ref() == Some(&lines) {
-            return None;
+            return Ok(None);
+        }
+        if lines.len() as u64 > cn_hub::lease::CARRY_MAX {
+            return Err(format!(
+                "the queue of what was taken in is {} bytes, over the {} a clone taking over reads",
+                lines.len(),
+                cn_hub::lease::CARRY_MAX
+            ));
         }
         match self.upstream.carry_refspec(&lines) {
-            Ok(spec) => Some((lines, spec)),
-            Err(e) => {
-                tracing::warn!(error = %cn_compute::Chain(&e), "cannot write the carry for origin; pushed without it");
-                None
-            }
+            Ok(spec) => Ok(Some((lines, spec))),
+            Err(e) => Err(format!("cannot write it for origin: {}", cn_compute::Chain(&e))),
         }
     }
 
@@ -287,13 +303,21 @@ impl Shared {
                 st.wanted
             };
             let carry = self.carry_to_push();
-            let extra: Vec<String> = carry.iter().map(|(_, spec)| spec.clone()).collect();
+            if let Err(why) = &carry {
+                tracing::warn!(%why, "the push goes to origin without what the senses took in");
+            }
+            let extra: Vec<String> = carry.iter().flatten().map(|(_, spec)| spec.clone()).collect();
             let result = self.upstream.push(&extra);
             let mut st = self.lock();
             match result {
                 Ok(_) => {
-                    if let Some((lines, _)) = carry {
-                        st.carried = Some(lines);
+                    match carry {
+                        Ok(Some((lines, _))) => {
+                            st.carried = Some(lines);
+                            st.carry_error = None;
+                        }
+                        Ok(None) => st.carry_error = None,
+                        Err(why) => st.carry_error = Some(why),
                     }
                     st.done = st.done.max(attempt);
                     st.failures = 0;

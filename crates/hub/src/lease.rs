@@ -59,8 +59,8 @@ use crate::{Hub, Layout};
 pub const LEASE_REF: &str = "refs/cn/lease";
 /// The carry's ref in origin (see the module's doc).
 pub const CARRY_REF: &str = "refs/cn/attention";
-/// The largest carry read from origin (the pool's capacity of items, with room).
-const CARRY_MAX: u64 = 64 << 20;
+/// The largest carry written to or read from origin (the pool's capacity of items, with room).
+pub const CARRY_MAX: u64 = 64 << 20;
 /// The first line of a carry commit's message; the spool's lines follow.
 const CARRY_TITLE: &str = "cn: attention carried\n\n";
 /// Where a clone keeps what it held that origin lacked when it took the lease over.
@@ -220,7 +220,7 @@ pub struct Me {
 pub struct Seen {
     pub lease: Option<SeenLease>,
     pub head: Option<String>,
-    /// The carry's commit (fetched), if origin has one.
+    /// The carry's commit, if origin has one (not fetched: [`Upstream::carried`] does).
     pub carry: Option<String>,
 }
 
@@ -349,7 +349,8 @@ impl Upstream {
                 _ => {}
             }
         }
-        let missing: Vec<&str> = [lease.as_deref(), seen.head.as_deref(), seen.carry.as_deref()]
+        // (The carry is fetched only by the clone that takes over: `Upstream::carried`.)
+        let missing: Vec<&str> = [lease.as_deref(), seen.head.as_deref()]
             .into_iter()
             .flatten()
             .filter(|s| !self.git.has_object(s))
@@ -376,9 +377,17 @@ impl Upstream {
         LeaseRecord::parse(&self.git.run(&["cat-file", "commit", sha]).ok()?)
     }
 
-    /// The carry origin showed (its commit `sha`, fetched by [`Upstream::observe`]): the
+    /// The carry origin showed (its commit `sha`, fetched here when this clone lacks it): the
     /// spool lines its message holds. Bounded in size; a commit that is not a carry is empty.
     pub fn carried(&self, sha: &str) -> Result<Vec<u8>, LeaseError> {
+        if !self.git.has_object(sha) {
+            let args =
+                ["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--", &self.remote, sha];
+            let ran = self.git.run_for(&args, GIT_TIMEOUT)?;
+            if !ran.ok {
+                return Err(self.git.failure(&args, &ran).into());
+            }
+        }
         let size: u64 = self.git.run(&["cat-file", "-s", sha])?.trim().parse().unwrap_or(u64::MAX);
         if size > CARRY_MAX {
             return Err(LeaseError::Carry(format!("it is {size} bytes, over the {CARRY_MAX} read")));

@@ -142,6 +142,9 @@ struct State {
     spool: Option<spool::Spool>,
     /// Leased: what origin must hold before a sense acknowledges it ([`carry`]).
     carry: Option<carry::Carry>,
+    /// The hub's id key: a message a channel may deliver again gets the same id each time
+    /// ([`Attention::delivery_id`]).
+    id_key: Option<String>,
 }
 
 impl State {
@@ -174,6 +177,7 @@ impl Attention {
                     seen: 0,
                     spool: None,
                     carry: None,
+                    id_key: None,
                 }),
                 changed: Condvar::new(),
                 upstream: Mutex::new(None),
@@ -205,6 +209,34 @@ impl Attention {
         Ok((attention, restored))
     }
 
+    /// Give percepts a channel may deliver again ids keyed with the hub's id key (see
+    /// [`Attention::delivery_id`]).
+    pub fn key_ids_with(&self, key: String) {
+        self.state().id_key = Some(key);
+    }
+
+    /// The id of the percept for delivery `seed` (a channel's own, unforgeable name for one
+    /// message: Telegram's update id, the mail folder's UID, a webhook body's digest), keyed
+    /// with the hub's id key so nobody else can file an item under it: the same message
+    /// delivered again (a position not yet saved when a machine died, a takeover) is found
+    /// in the hub by this id and not decided twice. `None` without a key.
+    pub fn delivery_id(&self, seed: &str) -> Option<String> {
+        let s = self.state();
+        s.id_key.as_ref().map(|k| format!("p-{}", cn_hub::id::keyed(k, &format!("delivery\0{seed}"))))
+    }
+
+    /// Put back an item `decide` took and the daemon could not make an item of (it is still in
+    /// the spool): into the pool, closing what a full pool shed for it.
+    pub fn readmit(&self, item: Input) {
+        let mut s = self.state();
+        if let Admission::Displaced { shed: id } | Admission::Shed { id } = s.pool.admit(item) {
+            s.spool_done(&id);
+        }
+        s.generation += 1;
+        drop(s);
+        self.shared.changed.notify_all();
+    }
+
     /// Keep the carry from now on (a leased hub; see [`carry`]): what is pending now, and
     /// every percept admitted after, until a commit holds it. `replicated`, the pusher's wait
     /// for a push that carries it, is what senses wait on before acknowledging a message.
@@ -224,11 +256,13 @@ impl Attention {
     }
 
     /// Stop keeping the carry (the term ended): a sense's [`Attention::replicated`] fails
-    /// from now on, so nothing is acknowledged that no origin holds.
-    pub fn drop_carry(&self) {
-        self.state().carry = None;
+    /// from now on, so nothing is acknowledged that no origin holds. Returns the last carry,
+    /// taken after no new wait can begin: every sense that began one before admitted what it
+    /// waits for before this snapshot.
+    pub fn drop_carry(&self) -> Option<Vec<u8>> {
         *self.shared.upstream.lock().unwrap_or_else(|p| p.into_inner()) =
             Some(Arc::new(|| Err("this daemon no longer holds the hub's lease".to_string())));
+        self.state().carry.take().map(|c| c.snapshot())
     }
 
     /// The carry as spool lines (`None` when none is kept): what the pusher sends to origin.
@@ -554,10 +588,18 @@ mod tests {
         let after = a.carry_mark();
         a.carry_committed(after);
         assert!(!snapshot().contains("the owner asks") && snapshot().contains("pending before the term"));
-        // The term ends: nothing is acknowledged any more.
-        a.drop_carry();
+        // The term ends: nothing is acknowledged any more; the last carry is what was pending.
+        let last = String::from_utf8(a.drop_carry().unwrap()).unwrap();
+        assert!(last.contains("pending before the term") && !last.contains("the owner asks"));
         assert!(a.replicated().unwrap_err().contains("no longer holds the hub's lease"));
         assert!(a.carry_snapshot().is_none());
+        assert!(a.delivery_id("telegram:update/7").is_none(), "no key, no delivery id");
+        a.key_ids_with("k".into());
+        let id = a.delivery_id("telegram:update/7").unwrap();
+        assert_eq!(a.delivery_id("telegram:update/7").unwrap(), id, "the same delivery, the same id");
+        assert_ne!(a.delivery_id("telegram:update/8").unwrap(), id);
+        a.key_ids_with("another hub's key".into());
+        assert_ne!(a.delivery_id("telegram:update/7").unwrap(), id, "keyed: nobody else can make it");
     }
 
     #[test]

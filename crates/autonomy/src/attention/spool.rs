@@ -135,9 +135,12 @@ pub struct TakenOver {
 /// spool lines, see [`super::carry`]) before attention opens it. What the machine before
 /// admitted and acknowledged is decided here; what this machine's spool held besides was
 /// either carried too, or never acknowledged to anyone (its channel delivers it again), or is
-/// re-read from the hub's files (impulses, the inbox) — keeping it would decide a message
-/// twice. A line that does not read as an item is skipped and logged. Written atomically.
-pub fn take_over(path: &Path, carry: &[u8]) -> io::Result<TakenOver> {
+/// re-read from the hub's files (impulses, the inbox). With `keep_here` (the lease taken over
+/// was this clone's own: a restart), what this spool holds is kept too, after the carry — it
+/// may hold what a sense that cannot be asked again took in after the last push. Only
+/// percepts from outside are taken from origin; a line that does not read as one is skipped
+/// and logged. Written atomically.
+pub fn take_over(path: &Path, carry: &[u8], keep_here: bool) -> io::Result<TakenOver> {
     let mut ids = std::collections::HashSet::new();
     let mut text = Vec::new();
     for (n, line) in carry.split(|b| *b == b'\n').enumerate() {
@@ -147,7 +150,9 @@ pub fn take_over(path: &Path, carry: &[u8]) -> io::Result<TakenOver> {
         let read = serde_json::from_slice::<serde_json::Map<String, Value>>(line).ok().and_then(|m| {
             let item = serde_json::from_value::<Input>(m.get("add")?.clone()).ok()?;
             let into_ok = m.get("into").is_none_or(Value::is_string);
-            into_ok.then_some((m, item))
+            // Impulses and the inbox's own percepts come from the hub's files, never from here.
+            let outside = matches!(item, Input::Percept(_)) && item.inbox_item().is_none();
+            (into_ok && outside).then_some((m, item))
         });
         let Some((m, item)) = read else {
             tracing::warn!(line = n + 1, "origin's carry: a line that is not an item; skipped");
@@ -159,9 +164,30 @@ pub fn take_over(path: &Path, carry: &[u8]) -> io::Result<TakenOver> {
         serde_json::to_writer(&mut text, &m).map_err(io::Error::other)?;
         text.push(b'\n');
     }
-    let dropped = if path.exists() { pending(path)?.iter().filter(|(i, _)| !ids.contains(i.id())).count() } else { 0 };
+    let carried = ids.len();
+    let mut dropped = 0;
+    if path.exists() {
+        match replay(path) {
+            Ok(here) => {
+                for (e, (item, _)) in here.slots {
+                    if ids.contains(item.id()) {
+                        continue;
+                    }
+                    if keep_here && ids.insert(item.id().to_string()) {
+                        serde_json::to_writer(&mut text, &e.0).map_err(io::Error::other)?;
+                        text.push(b'\n');
+                    } else {
+                        dropped += 1;
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::warn!(path = %path.display(), error = %e, "this clone's spool cannot be read; origin's carry replaces it")
+            }
+        }
+    }
     cn_storage::write_atomic(path, &text)?;
-    Ok(TakenOver { carried: ids.len(), dropped })
+    Ok(TakenOver { carried, dropped })
 }
 
 /// Rewrite the spool at `path` with its pending items only (and the counts of coalesced
@@ -270,10 +296,24 @@ mod tests {
         let mut lines = carry.snapshot();
         lines.extend_from_slice(b"{\"add\": {\"kind\": \"nonsense\"}}\nnot json at all\n\n");
         lines.extend_from_slice(&carry.snapshot());
-        assert_eq!(take_over(&path, &lines).unwrap(), TakenOver { carried: 2, dropped: 1 });
+        let kept = std::fs::read(&path).unwrap();
+        assert_eq!(take_over(&path, &lines, false).unwrap(), TakenOver { carried: 2, dropped: 1 });
         let (_, restored) = Spool::open(&path).unwrap();
         let ids: Vec<&str> = restored.pending.iter().map(|(i, _)| i.id()).collect();
         assert_eq!(ids, [both.id(), new.id()], "each once, in origin's order");
+        // Its own lease again (a restart): what only this spool held is kept, after the carry.
+        std::fs::write(&path, &kept).unwrap();
+        assert_eq!(take_over(&path, &lines, true).unwrap(), TakenOver { carried: 2, dropped: 0 });
+        let (_, restored) = Spool::open(&path).unwrap();
+        let ids: Vec<&str> = restored.pending.iter().map(|(i, _)| i.id()).collect();
+        assert_eq!(ids, [both.id(), new.id(), stale.id()]);
+        // An impulse or an inbox percept in origin's carry is not taken from there.
+        let imp = serde_json::json!({"add": {"kind": "impulse", "id": "t1", "source": "task", "summary": "Task due: x", "at": "2026-11-25T00:00:00Z"}});
+        let offered =
+            Input::Percept(Percept::new(SenseKind::Peer, "bob: hi").data(serde_json::json!({"inbox": "i-1"})));
+        let inbox = serde_json::json!({ "add": serde_json::to_value(offered).unwrap() });
+        let forged = format!("{imp}\n{inbox}\n");
+        assert_eq!(take_over(&path, forged.as_bytes(), false).unwrap().carried, 0);
     }
 
     #[test]

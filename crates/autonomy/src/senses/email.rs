@@ -602,6 +602,8 @@ impl Reader {
                 .filter(|(uid, _)| *uid > position.last_uid)
                 .collect();
             new.sort_unstable();
+            let before = position.last_uid;
+            let mut admitted = false;
             for (uid, size) in new {
                 // At most MAIL_MAX bytes of it, whatever its size: the rest is never read.
                 let part = format!("BODY.PEEK[]<0.{MAIL_MAX}>");
@@ -615,17 +617,25 @@ impl Reader {
                 let raw = fetched.iter().find_map(|f| f.body().or_else(|| f.header()));
                 match raw.and_then(|raw| read_mail(raw, &self.rule, size)) {
                     Some(mail) => {
-                        self.attention.admit(percept(&mail, uid));
-                        // Leased, the position moves past it only once origin holds it.
-                        if let Err(why) = super::replicated(&self.attention).await {
-                            return Err(SenseError::Email {
-                                message: format!("mail {uid} is not in the hub's origin: {why}"),
-                            });
+                        let mut p = percept(&mail, uid);
+                        if let Some(id) = self.attention.delivery_id(&format!("email:{}/{uid}", position.uid_validity))
+                        {
+                            p.id = id;
                         }
+                        self.attention.admit(p);
+                        admitted = true;
                     }
                     None => tracing::warn!(uid, "email: a message without a From address; skipped"),
                 }
                 position.last_uid = uid;
+            }
+            // Leased, the position moves past the batch only once origin holds it.
+            if admitted {
+                if let Err(why) = super::replicated(&self.attention).await {
+                    return Err(SenseError::Email { message: format!("new mail is not in the hub's origin: {why}") });
+                }
+            }
+            if position.last_uid != before {
                 save_position(&self.state, position);
             }
             if idle {

@@ -447,6 +447,9 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
             if let (Some(delivery), Some(obj)) = (delivery, p.data.as_object_mut()) {
                 obj.insert("delivery".into(), delivery.into());
             }
+            if let Some(id) = hook.attention.delivery_id(&format!("github:{digest}")) {
+                p.id = id;
+            }
             let id = p.id.clone();
             // Held in memory (and logged) when the spool cannot record it: GitHub does not
             // redeliver a failed delivery by itself, so a 507 would lose the event.

@@ -62,11 +62,12 @@ pub async fn replicated(attention: &Attention) -> Result<(), String> {
 
 /// The answer of an HTTP sense whose item was admitted here but could not be put in origin
 /// (a leased hub whose lease was lost, or origin unreachable for the lease's time): 503. The
-/// item stays in this machine's queue; the sender is told it may be lost with this machine.
+/// item stays in this machine's queue (an earlier push may have carried it all the same); the
+/// sender is told it may still be answered, and where to send it again if not.
 pub fn not_in_origin(sense: &str, why: &str) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
     tracing::warn!(sense, %why, "an item admitted here is not in origin (503)");
     let error = format!(
-        "taken by this machine but not yet kept in the hub's origin ({why}): if this machine is lost, so is the message — send it again to the machine that holds the hub's lease (`cn lease`)"
+        "taken by this machine, but it could not be confirmed that the hub's origin keeps it ({why}): it may still be answered; if no answer comes, send it again to the machine that holds the hub's lease (`cn lease`)"
     );
     (axum::http::StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({ "error": error })))
 }

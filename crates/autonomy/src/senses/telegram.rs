@@ -367,6 +367,7 @@ async fn poll(api: Arc<Api>, filter: Filter, attention: Attention, state: PathBu
                 failures = 0;
                 let updates = result.as_array().map(Vec::as_slice).unwrap_or_default();
                 let mut next = offset;
+                let mut admitted = false;
                 for update in updates {
                     let Some(id) = update.get("update_id").and_then(Value::as_i64) else {
                         tracing::warn!("Telegram: an update without an update_id; skipped");
@@ -375,8 +376,12 @@ async fn poll(api: Arc<Api>, filter: Filter, attention: Attention, state: PathBu
                     if offset.is_some_and(|o| id < o) {
                         continue; // already taken
                     }
-                    if let Some(p) = percept(update, &filter) {
+                    if let Some(mut p) = percept(update, &filter) {
+                        if let Some(id) = attention.delivery_id(&format!("telegram:update/{id}")) {
+                            p.id = id;
+                        }
                         attention.admit(p);
+                        admitted = true;
                     } else if update.get("message").is_some() {
                         tracing::debug!(update = id, "Telegram: a message not for the agent");
                     }
@@ -385,7 +390,7 @@ async fn poll(api: Arc<Api>, filter: Filter, attention: Attention, state: PathBu
                 // Leased, Telegram forgets the batch (the offset past it) only once origin holds
                 // what was admitted of it. When origin cannot (this daemon lost the lease), the
                 // sense stops here: the clone that holds the lease is given the batch again.
-                if next != offset {
+                if admitted {
                     if let Err(why) = super::replicated(&attention).await {
                         tracing::warn!(%why, "Telegram: the batch is not in origin; left to the lease's holder");
                         return;
