@@ -226,15 +226,13 @@ impl Attention {
     }
 
     /// Put back an item `decide` took and the daemon could not make an item of (it is still in
-    /// the spool): into the pool, closing what a full pool shed for it.
+    /// the spool): into the pool, closing what a full pool shed for it. Not news: no rest
+    /// wakes for it (the daemon's failure backs off as it did).
     pub fn readmit(&self, item: Input) {
         let mut s = self.state();
         if let Admission::Displaced { shed: id } | Admission::Shed { id } = s.pool.admit(item) {
             s.spool_done(&id);
         }
-        s.generation += 1;
-        drop(s);
-        self.shared.changed.notify_all();
     }
 
     /// Keep the carry from now on (a leased hub; see [`carry`]): what is pending now, and

@@ -56,6 +56,8 @@ fn git(dir: &Path, args: &[&str]) -> String {
 struct Fleet {
     _dir: tempfile::TempDir,
     root: PathBuf,
+    /// What every `cn run` of the fleet gets in its environment (a bot's token).
+    env: Vec<(String, String)>,
     server: Box<dyn peer_servers::Origins>,
     a: PathBuf,
     b: PathBuf,
@@ -72,6 +74,12 @@ impl Fleet {
     /// [`Fleet::new`] with cn.yaml's `origin:` section `origin` (empty: none), the hubs'
     /// origins on `served`.
     fn with_origin(origin: &str, served_by: Served) -> Fleet {
+        Fleet::with_senses(origin, served_by, "", Vec::new())
+    }
+
+    /// [`Fleet::with_origin`] with `senses` added to cn.yaml's `senses:` section and `env` in
+    /// each daemon's environment.
+    fn with_senses(origin: &str, served_by: Served, senses: &str, env: Vec<(String, String)>) -> Fleet {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let served = root.join("server");
@@ -88,7 +96,7 @@ impl Fleet {
         let yaml = std::fs::read_to_string(a.join("cn.yaml"))
             .unwrap()
             .replace("name: a\n", "name: sigma\n")
-            .replace("  bind: 127.0.0.1:0\n", "  bind: 127.0.0.1:0\n  peers: {every: 1s}\n");
+            .replace("  bind: 127.0.0.1:0\n", &format!("  bind: 127.0.0.1:0\n  peers: {{every: 1s}}\n{senses}"));
         std::fs::write(a.join("cn.yaml"), yaml).unwrap();
         let hour_ago =
             (cn_autonomy::jiff::Timestamp::now() - cn_autonomy::jiff::SignedDuration::from_hours(1)).to_string();
@@ -127,14 +135,16 @@ impl Fleet {
         let pi = init_hub(&root, "pi");
         git(&pi, &["remote", "add", "origin", &server.origin("pi")]);
         cn_ok(&pi, &["peer", "add", "sigma", &server.read("sigma")]);
-        Fleet { _dir: dir, root, server, a, b, pi }
+        Fleet { _dir: dir, root, env, server, a, b, pi }
     }
 
     /// `cn run` on `hub` in a process group of its own (a SIGKILL of it is the machine dying).
     fn run(&self, hub: &Path, log: &str) -> Child {
         let _ = std::fs::remove_file(hub.join("state/run.json"));
         let err = std::fs::File::create(self.root.join(log)).unwrap();
-        cn_cmd(hub).arg("run").stdout(Stdio::null()).stderr(err).process_group(0).spawn().unwrap()
+        let mut cmd = cn_cmd(hub);
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
+        cmd.arg("run").stdout(Stdio::null()).stderr(err).process_group(0).spawn().unwrap()
     }
 
     /// `cn run` on a, then on b once a holds the lease: a active, b standing by.
@@ -193,7 +203,14 @@ impl Fleet {
         for e in std::fs::read_dir(self.pi.join("threads/inbox")).unwrap().flatten() {
             let text = std::fs::read_to_string(e.path()).unwrap_or_default();
             if text.contains("answered by sigma") {
-                let thread = text.lines().find_map(|l| l.strip_prefix("thread: ")).unwrap_or("?").trim().to_string();
+                // (YAML quotes an id that reads as a number: `'388285128e71'`.)
+                let thread = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("thread: "))
+                    .unwrap_or("?")
+                    .trim()
+                    .trim_matches(['\'', '"'])
+                    .to_string();
                 *by_thread.entry(thread).or_insert(0) += 1;
             }
         }
@@ -433,6 +450,63 @@ fn a_message_the_active_daemon_acknowledged_is_decided_by_the_standby_after_a_ki
     f.check_exactly_once(&mail, started);
     let decided = f.origin_decisions().iter().filter(|e| e["id"] == id.as_str()).count();
     assert_eq!(decided, 1, "the owner's message decided once in origin");
+    stop(b);
+}
+
+/// A Telegram message the active daemon took in (and carried to origin), whose confirming
+/// poll never reached Telegram before the machine died: the standby takes it from origin's
+/// carry and answers it, and when Telegram delivers the same update again to the standby —
+/// after it decided the carried one — it is found in the hub by its delivery id and not
+/// answered twice.
+#[test]
+fn a_telegram_message_delivered_again_after_a_takeover_is_answered_once() {
+    const TOKEN_ENV: &str = "CN_TEST_FLEET_TELEGRAM_TOKEN";
+    const OWNER_ID: i64 = 4242;
+    let fake = cn_autonomy::testing::telegram::FakeTelegram::start("123456:fleet-token");
+    let senses = format!("{}    owners: [{OWNER_ID}]\n", fake.sense_yaml(TOKEN_ENV));
+    let f = Fleet::with_senses(
+        &format!("origin:\n  lease: {}s\n", LEASE.as_secs()),
+        Served::GitDaemon,
+        &senses,
+        vec![(TOKEN_ENV.into(), "123456:fleet-token".into())],
+    );
+    let (mut a, b) = f.start();
+    fake.log.wait("a's first getUpdates", |s| s.iter().any(|x| x.method == "getUpdates"));
+    let _mail = f.mail(1, 0);
+    wait_until(MINUTE * 2, "a's model to be deciding the marked mail", || {
+        f.root.join("blocked").is_dir().then_some(())
+    });
+    // Telegram delivers the owner's message once; no later poll confirms it.
+    fake.outage_after_delivery(true);
+    fake.message((OWNER_ID, "Grace", None), OWNER_ID, "what is on my list?");
+    let carry = || {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(f.root.join("server/sigma.git"))
+            .args(["cat-file", "commit", "refs/cn/attention"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    wait_until(MINUTE, "origin to carry the Telegram message", || {
+        carry().contains("what is on my list?").then_some(())
+    });
+    kill(&a, "KILL", true);
+    let _ = a.wait();
+    let took = took_over(&f.b);
+    assert!(took["carried"].as_u64().is_some_and(|n| n >= 1), "{took}");
+    // b answers the carried message while Telegram still fails every poll.
+    let answers = |all: &[cn_autonomy::testing::telegram::Seen]| cn_autonomy::testing::telegram::sent(all, OWNER_ID);
+    fake.log.wait("b's answer to the carried message", |s| answers(s).len() == 1);
+    // Telegram is back and delivers the unconfirmed update again, then a second message.
+    fake.outage_after_delivery(false);
+    fake.message((OWNER_ID, "Grace", None), OWNER_ID, "what's overdue?");
+    let seen = fake.log.wait("the answer to the second message", |s| answers(s).len() >= 2);
+    assert_eq!(
+        answers(&seen),
+        ["No tasks open.", "No tasks overdue."],
+        "the update delivered again is not answered twice"
+    );
     stop(b);
 }
 
