@@ -186,6 +186,17 @@ impl Fleet {
         out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
+    /// What origin's carry (`refs/cn/attention`) holds: the commit's text, empty when none.
+    fn origin_carry(&self) -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(self.root.join("server/sigma.git"))
+            .args(["cat-file", "commit", "refs/cn/attention"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// The decision entries of origin's journal.
     fn origin_decisions(&self) -> Vec<Value> {
         self.origin_file("state/journal.jsonl")
@@ -430,13 +441,7 @@ fn a_message_the_active_daemon_acknowledged_is_decided_by_the_standby_after_a_ki
     let (status, answer) = post(&url, &[(auth, &token)], &serde_json::json!({ "text": text }).to_string());
     assert_eq!(status, 202, "{answer}");
     let id = answer["accepted"].as_str().expect("the percept's id").to_string();
-    let carried = Command::new("git")
-        .arg("-C")
-        .arg(f.root.join("server/sigma.git"))
-        .args(["cat-file", "commit", "refs/cn/attention"])
-        .output()
-        .unwrap();
-    let carried = String::from_utf8_lossy(&carried.stdout);
+    let carried = f.origin_carry();
     assert!(carried.contains(&id) && carried.contains(text), "origin holds the message before the 202: {carried}");
     assert_eq!(decided_at(&journal(&f.a), &id), None, "a has not decided it (its mind is busy)");
 
@@ -479,17 +484,8 @@ fn a_telegram_message_delivered_again_after_a_takeover_is_answered_once() {
     // Telegram delivers the owner's message once; no later poll confirms it.
     fake.outage_after_delivery(true);
     fake.message((OWNER_ID, "Grace", None), OWNER_ID, "what is on my list?");
-    let carry = || {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(f.root.join("server/sigma.git"))
-            .args(["cat-file", "commit", "refs/cn/attention"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
     wait_until(MINUTE, "origin to carry the Telegram message", || {
-        carry().contains("what is on my list?").then_some(())
+        f.origin_carry().contains("what is on my list?").then_some(())
     });
     kill(&a, "KILL", true);
     let _ = a.wait();
