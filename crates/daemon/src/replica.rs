@@ -141,9 +141,14 @@ impl Replica {
     /// and no decision took, for the clone that takes over), and no sense acknowledges
     /// anything after.
     pub fn end_carry(&self) {
-        let Some(attention) = self.shared.carry.lock().unwrap_or_else(|p| p.into_inner()).take() else { return };
-        // The last snapshot, taken once no sense can begin a wait, is what later pushes send.
-        self.shared.lock().last_carry = attention.drop_carry();
+        let Some(attention) = self.shared.attention() else { return };
+        // The last snapshot, taken once no sense can begin a wait, is what later pushes send;
+        // taken under the state's lock, so a push between finds it (see `carry_to_push`).
+        {
+            let mut st = self.shared.lock();
+            st.last_carry = attention.drop_carry();
+        }
+        *self.shared.carry.lock().unwrap_or_else(|p| p.into_inner()) = None;
         if let Err(e) = self.pushed(true) {
             tracing::warn!(%e, "the last carry could not be pushed");
         }
@@ -248,7 +253,8 @@ impl Shared {
     /// waiting on it acknowledge nothing.
     fn carry_to_push(&self) -> Result<Option<(Vec<u8>, String)>, String> {
         let lines = match self.attention() {
-            Some(a) => a.carry_snapshot(),
+            // (None once the term's carry was dropped: its last snapshot is then set.)
+            Some(a) => a.carry_snapshot().or_else(|| self.lock().last_carry.clone()),
             None => self.lock().last_carry.clone(),
         };
         let Some(lines) = lines else { return Ok(None) };
