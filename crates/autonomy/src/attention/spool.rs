@@ -141,29 +141,7 @@ pub struct TakenOver {
 /// percepts from outside are taken from origin; a line that does not read as one is skipped
 /// and logged. Written atomically.
 pub fn take_over(path: &Path, carry: &[u8], keep_here: bool) -> io::Result<TakenOver> {
-    let mut ids = std::collections::HashSet::new();
-    let mut text = Vec::new();
-    for (n, line) in carry.split(|b| *b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let read = serde_json::from_slice::<serde_json::Map<String, Value>>(line).ok().and_then(|m| {
-            let item = serde_json::from_value::<Input>(m.get("add")?.clone()).ok()?;
-            let into_ok = m.get("into").is_none_or(Value::is_string);
-            // Impulses and the inbox's own percepts come from the hub's files, never from here.
-            let outside = matches!(item, Input::Percept(_)) && item.inbox_item().is_none();
-            (into_ok && outside).then_some((m, item))
-        });
-        let Some((m, item)) = read else {
-            tracing::warn!(line = n + 1, "origin's carry: a line that is not an item; skipped");
-            continue;
-        };
-        if !ids.insert(item.id().to_string()) {
-            continue;
-        }
-        serde_json::to_writer(&mut text, &m).map_err(io::Error::other)?;
-        text.push(b'\n');
-    }
+    let (mut text, mut ids) = read_carry(carry);
     let carried = ids.len();
     let mut dropped = 0;
     if path.exists() {
@@ -188,6 +166,39 @@ pub fn take_over(path: &Path, carry: &[u8], keep_here: bool) -> io::Result<Taken
     }
     cn_storage::write_atomic(path, &text)?;
     Ok(TakenOver { carried, dropped })
+}
+
+/// Origin's carry read line by line (outside bytes: no line may panic, none is trusted): the
+/// spool lines of the outside percepts it holds, each id once, and their ids. A line that is
+/// not one (not JSON, not an item, an impulse, an inbox item, an `into` that is no string) is
+/// skipped and logged.
+pub fn read_carry(carry: &[u8]) -> (Vec<u8>, std::collections::HashSet<String>) {
+    let mut ids = std::collections::HashSet::new();
+    let mut text = Vec::new();
+    for (n, line) in carry.split(|b| *b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let read = serde_json::from_slice::<serde_json::Map<String, Value>>(line).ok().and_then(|m| {
+            let item = serde_json::from_value::<Input>(m.get("add")?.clone()).ok()?;
+            let into_ok = m.get("into").is_none_or(Value::is_string);
+            // Impulses and the inbox's own percepts come from the hub's files, never from here.
+            let outside = matches!(item, Input::Percept(_)) && item.inbox_item().is_none();
+            (into_ok && outside).then_some((m, item))
+        });
+        let Some((m, item)) = read else {
+            tracing::warn!(line = n + 1, "origin's carry: a line that is not an item; skipped");
+            continue;
+        };
+        if !ids.insert(item.id().to_string()) {
+            continue;
+        }
+        // A map that was just parsed writes back.
+        if serde_json::to_writer(&mut text, &m).is_ok() {
+            text.push(b'\n');
+        }
+    }
+    (text, ids)
 }
 
 /// Rewrite the spool at `path` with its pending items only (and the counts of coalesced
