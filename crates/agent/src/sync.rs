@@ -11,9 +11,10 @@
 //! One sync:
 //!
 //! 1. **In.** For each peer, list (read-only) its `cn-mail/<me>/*`, its `cn-receipt/<me>/*`
-//!    and the old layout's `<me>/*`; fetch the new mail by hash, check each envelope and
-//!    file the mail in `threads/inbox/` (or reject it with a notice to its sender), then
-//!    record what was taken in `state/peer-mail.json`.
+//!    and the old layout's `<me>/*`, and fetch the new mail by hash into a quarantine; then,
+//!    every peer's at once, size and read it and check each envelope; file the mail in
+//!    `threads/inbox/` (or reject it with a notice to its sender), make every item filed
+//!    durable, then record what was taken in `state/peer-mail.json`.
 //! 2. **Out.** In one push to `origin`: the outbox's mail; a receipt for every mail taken
 //!    that its sender still lists; the deletion of every mail of ours a peer has receipted,
 //!    and of every receipt whose mail its sender has since removed (whereupon the record of
@@ -199,6 +200,9 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
                 });
             }
         });
+        // Every peer's mail is read after every fetch, all at once: two `git cat-file` for
+        // the whole sync rather than two a peer.
+        read_fetched(hub, cap, &quarantine, &mut fetched);
     }
     let _lock = lock(hub)?;
     file_and_publish(hub, &peers, fetched, upstream.as_ref())
@@ -278,9 +282,10 @@ fn file_and_publish(
 
     // 1. In.
     let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    let mut filed = Vec::new();
     for (name, got) in fetched {
         let record = state.peers.entry(name.clone()).or_default();
-        match got.and_then(|f| file_from(hub, &name, f, record, &mut report)) {
+        match got.and_then(|f| file_from(hub, &name, f, record, &mut report, &mut filed)) {
             Ok(s) => {
                 record.last_fetch = Some(cn_storage::now_rfc3339());
                 record.last_error = None;
@@ -293,6 +298,10 @@ fn file_and_publish(
             }
         }
     }
+    // Every item on disk, by one barrier for every peer's, before it is recorded (and then
+    // receipted).
+    let inbox = hub.inbox();
+    cn_storage::sync_files(&filed, &[inbox.as_path()]).map_err(io_at(&inbox))?;
     // Recorded before any receipt is published: a receipt always stands for a filed mail.
     let mut recorded = save(hub, &state)?;
 
@@ -360,8 +369,22 @@ struct Fetched {
     seen: Seen,
     /// Mail of the old layout this hub took before the read-only layout: (id, commit).
     taken_before: Vec<(String, String)>,
+    /// New mail fetched into the quarantine and not read yet ([`read_fetched`] reads every
+    /// peer's at once).
+    unread: Vec<Unread>,
     /// New mail: (id, commit, the mail or why it is rejected).
     mail: Vec<(String, String, std::result::Result<Mail, Rejected>)>,
+}
+
+/// A peer's mail in the quarantine, to be sized, read and checked.
+#[derive(Debug)]
+struct Unread {
+    peer: String,
+    id: String,
+    /// Its commit.
+    sha: String,
+    /// Of the old layout (no envelope).
+    old: bool,
 }
 
 /// A directory in the hub's git directory where a sync's fetches put their objects (git's
@@ -468,11 +491,11 @@ fn list(hub: &Hub, remote: &str, patterns: &[String], bounded: Option<&Quarantin
         .collect())
 }
 
-/// List, fetch and read the mail `peer` holds for this hub, without the hub lock. Mail
-/// `record` shows as taken is not fetched again; every new mail is fetched within bounds
-/// (its pack at most `cap` per mail, plus room for its envelope), its size checked before
-/// it is read (a file over `cap` bytes, or an envelope over [`ENVELOPE_MAX`], is rejected
-/// unread), then read and checked.
+/// List and fetch the mail `peer` holds for this hub, without the hub lock. Mail `record`
+/// shows as taken is not fetched again; every new mail is fetched within bounds (its pack at
+/// most `cap` per mail, plus room for its envelope) into the quarantine, where
+/// [`read_fetched`] sizes it before reading it (a file over `cap` bytes, or an envelope over
+/// [`ENVELOPE_MAX`], is rejected unread), then reads and checks it.
 fn fetch_from(
     hub: &Hub,
     peer: &str,
@@ -543,51 +566,98 @@ fn fetch_from(
             Err(e) => return Err(e.into()),
         }
     }
-    let fetched: Vec<&(String, String, bool)> = fresh.iter().filter(|(_, sha, _)| !too_large.contains(sha)).collect();
-    // Every mail's commit, tree and file sized by one `cat-file --batch-check` (a git
-    // process per peer, not three: a sync of a hundred peers starts hundreds fewer).
-    let specs: Vec<String> = fetched
+    for (id, sha, old) in fresh {
+        if too_large.contains(&sha) {
+            let why = Rejected::TooLarge { what: "the mail", size: cap.saturating_add(1), cap };
+            got.mail.push((id, sha, Err(why)));
+        } else {
+            got.unread.push(Unread { peer: peer.to_string(), id, sha, old });
+        }
+    }
+    Ok(got)
+}
+
+/// Size, read and check every peer's mail fetched into the quarantine (without the hub
+/// lock), all peers' at once: one `cat-file --batch-check`, and one `cat-file --batch` per
+/// [`BATCH_BYTES`]. Should that fail, each peer's mail is read alone, so that a failure is
+/// only the error of the peer whose mail it is.
+fn read_fetched(hub: &Hub, cap: u64, quarantine: &Quarantine, fetched: &mut BTreeMap<String, Result<Fetched>>) {
+    let unread: Vec<Unread> =
+        fetched.values_mut().filter_map(|got| got.as_mut().ok()).flat_map(|f| std::mem::take(&mut f.unread)).collect();
+    if unread.is_empty() {
+        return;
+    }
+    let git = Git::new(hub.root());
+    let read = match read_mail(&git, hub.name(), cap, &unread, quarantine) {
+        Ok(read) => unread.into_iter().zip(read).collect::<Vec<_>>(),
+        Err(e) => {
+            tracing::debug!(error = %cn_compute::Chain(&e), "reading every peer's mail at once failed; each peer's alone");
+            let mut by_peer: BTreeMap<String, Vec<Unread>> = BTreeMap::new();
+            for u in unread {
+                by_peer.entry(u.peer.clone()).or_default().push(u);
+            }
+            let mut read = Vec::new();
+            for (peer, list) in by_peer {
+                match read_mail(&git, hub.name(), cap, &list, quarantine) {
+                    Ok(r) => read.extend(list.into_iter().zip(r)),
+                    Err(e) => {
+                        fetched.insert(peer, Err(e));
+                    }
+                }
+            }
+            read
+        }
+    };
+    for (u, r) in read {
+        if let Some(Ok(f)) = fetched.get_mut(&u.peer) {
+            f.mail.push((u.id, u.sha, r));
+        }
+    }
+}
+
+/// Size every mail of `unread` (its commit, tree and file, by one `cat-file --batch-check`),
+/// reject unread what is too large (a file over `cap` bytes, an envelope over
+/// [`ENVELOPE_MAX`]), and read the rest in batches of at most [`BATCH_BYTES`] (or one mail)
+/// and check each: the mail, or why it is rejected, in the order of `unread`.
+fn read_mail(
+    git: &Git,
+    me: &str,
+    cap: u64,
+    unread: &[Unread],
+    quarantine: &Quarantine,
+) -> Result<Vec<std::result::Result<Mail, Rejected>>> {
+    let specs: Vec<String> = unread
         .iter()
-        .map(|(_, sha, _)| sha.clone())
-        .chain(fetched.iter().map(|(_, sha, _)| format!("{sha}^{{tree}}")))
-        .chain(fetched.iter().map(|(id, sha, _)| format!("{sha}:{id}.md")))
+        .map(|u| u.sha.clone())
+        .chain(unread.iter().map(|u| format!("{}^{{tree}}", u.sha)))
+        .chain(unread.iter().map(|u| format!("{}:{}.md", u.sha, u.id)))
         .collect();
-    let mut all = sizes(&git, &specs, quarantine)?;
-    let files = all.split_off(2 * fetched.len());
-    let trees = all.split_off(fetched.len());
+    let mut all = sizes(git, &specs, quarantine)?;
+    let files = all.split_off(2 * unread.len());
+    let trees = all.split_off(unread.len());
     let commits = all;
-    let mut readable: Vec<(&String, &String, bool, u64)> = Vec::new();
-    for (i, (id, sha, old)) in fetched.iter().enumerate() {
+    let mut done: Vec<Option<std::result::Result<Mail, Rejected>>> = unread.iter().map(|_| None).collect();
+    // (index in `unread`, bytes of its file to read).
+    let mut readable: Vec<(usize, u64)> = Vec::new();
+    for (i, slot) in done.iter_mut().enumerate() {
         let size = |list: &Vec<Option<(String, u64)>>| list.get(i).cloned().flatten();
         let file = size(&files);
-        let why = match (size(&commits), size(&trees), &file) {
-            (Some((_, c)), _, _) | (_, Some((_, c)), _) if c > ENVELOPE_MAX => Some(Rejected::TooLarge {
-                what: "its envelope (the branch's commit or tree)",
-                size: c,
-                cap: ENVELOPE_MAX,
-            }),
-            (_, _, Some((kind, n))) if kind == "blob" && *n > cap => {
-                Some(Rejected::TooLarge { what: "the mail", size: *n, cap })
+        match (size(&commits), size(&trees), &file) {
+            (Some((_, c)), _, _) | (_, Some((_, c)), _) if c > ENVELOPE_MAX => {
+                let what = "its envelope (the branch's commit or tree)";
+                *slot = Some(Err(Rejected::TooLarge { what, size: c, cap: ENVELOPE_MAX }));
             }
-            _ => None,
-        };
-        match why {
-            Some(why) => got.mail.push((id.clone(), sha.clone(), Err(why))),
-            None => readable.push((id, sha, *old, file.map_or(0, |(_, n)| n.min(cap)))),
+            (_, _, Some((kind, n))) if kind == "blob" && *n > cap => {
+                *slot = Some(Err(Rejected::TooLarge { what: "the mail", size: *n, cap }));
+            }
+            _ => readable.push((i, file.map_or(0, |(_, n)| n.min(cap)))),
         }
     }
-    for sha in &too_large {
-        if let Some((id, sha, _)) = fresh.iter().find(|(_, s, _)| s == sha) {
-            let why = Rejected::TooLarge { what: "the mail", size: cap.saturating_add(1), cap };
-            got.mail.push((id.clone(), sha.clone(), Err(why)));
-        }
-    }
-    // Read in batches of at most BATCH_BYTES (or one mail), each mail's commit and file.
     let mut rest = readable.as_slice();
     while !rest.is_empty() {
         let mut bytes = 0u64;
         let mut n = 0;
-        while let Some((.., size)) = rest.get(n) {
+        while let Some((_, size)) = rest.get(n) {
             let more = size.saturating_add(ENVELOPE_MAX);
             if n > 0 && bytes.saturating_add(more) > BATCH_BYTES {
                 break;
@@ -598,19 +668,23 @@ fn fetch_from(
         let (batch, later) = rest.split_at(n);
         rest = later;
         let mut request = String::new();
-        for (id, sha, ..) in batch {
-            let _ = writeln!(request, "{sha}\n{sha}:{id}.md");
+        for (i, _) in batch {
+            let u = &unread[*i];
+            let _ = writeln!(request, "{sha}\n{sha}:{id}.md", sha = u.sha, id = u.id);
         }
         let output = usize::try_from(bytes.saturating_add(1 << 20)).unwrap_or(usize::MAX);
         let out =
             git.run_bounded(&["cat-file", "--batch"], Some(request.as_bytes()), &quarantine.bounds(None, output))?;
         let mut objects = parse_batch(&out, 2 * batch.len()).into_iter();
-        for (id, sha, old, _) in batch {
+        for (i, _) in batch {
+            let u = &unread[*i];
             let (commit, file) = (objects.next().flatten(), objects.next().flatten());
-            got.mail.push(((*id).clone(), (*sha).clone(), check(me, peer, id, *old, commit, file)));
+            done[*i] = Some(check(me, &u.peer, &u.id, u.old, commit, file));
         }
     }
-    Ok(got)
+    done.into_iter().collect::<Option<Vec<_>>>().ok_or_else(|| {
+        AgentError::Invalid(format!("git cat-file --batch in {} did not answer for every mail", git.dir().display()))
+    })
 }
 
 /// Fetch `shas` from `remote` into the quarantine: no pack file over `limit` bytes, blobs
@@ -708,8 +782,10 @@ fn sizes(git: &Git, specs: &[String], quarantine: &Quarantine) -> Result<Vec<Opt
     }
     let mut request = specs.join("\n");
     request.push('\n');
+    // A line an object: its name (or the spec, when missing), type and size.
+    let output = specs.iter().map(|s| s.len() + 80).sum::<usize>();
     let out =
-        git.run_bounded(&["cat-file", "--batch-check"], Some(request.as_bytes()), &quarantine.bounds(None, 1 << 24))?;
+        git.run_bounded(&["cat-file", "--batch-check"], Some(request.as_bytes()), &quarantine.bounds(None, output))?;
     let text = String::from_utf8_lossy(&out);
     let mut lines = text.lines();
     Ok(specs
@@ -724,8 +800,17 @@ fn sizes(git: &Git, specs: &[String], quarantine: &Quarantine) -> Result<Vec<Opt
 }
 
 /// Under the hub lock: file or reject what was fetched from `peer`, and record it in
-/// `record`; what its repository showed.
-fn file_from(hub: &Hub, peer: &str, got: Fetched, record: &mut PeerRecord, report: &mut SyncReport) -> Result<Seen> {
+/// `record`; what its repository showed. Each item filed (or found filed by a sync that
+/// stopped before its record) is added to `filed`, which the caller makes durable before it
+/// saves the record.
+fn file_from(
+    hub: &Hub,
+    peer: &str,
+    got: Fetched,
+    record: &mut PeerRecord,
+    report: &mut SyncReport,
+    filed: &mut Vec<PathBuf>,
+) -> Result<Seen> {
     for (id, sha) in got.taken_before {
         if let std::collections::btree_map::Entry::Vacant(slot) = record.received.entry(id) {
             // Taken by this hub before the upgrade: recorded now, so it is receipted.
@@ -735,7 +820,6 @@ fn file_from(hub: &Hub, peer: &str, got: Fetched, record: &mut PeerRecord, repor
         }
     }
     record.waiting_in = got.mail.len();
-    let mut filed = Vec::new();
     for (id, sha, read) in got.mail {
         if record.received.contains_key(&id) {
             // Taken by another sync while this one fetched.
@@ -746,7 +830,7 @@ fn file_from(hub: &Hub, peer: &str, got: Fetched, record: &mut PeerRecord, repor
             Ok(mail) => {
                 match locate(hub, &mail.id)? {
                     None => {
-                        // Atomic now, durable below with the whole batch (before the record).
+                        // Atomic now, durable with every peer's before the record (the caller).
                         let path = hub.inbox().join(format!("{}.md", mail.id));
                         let bytes = item_of(&mail, peer).render();
                         cn_storage::write_atomic_unsynced(&path, bytes.as_bytes()).map_err(io_at(&path))?;
@@ -774,9 +858,6 @@ fn file_from(hub: &Hub, peer: &str, got: Fetched, record: &mut PeerRecord, repor
         };
         record.received.insert(id, Taken { commit: sha, outcome, at: cn_storage::now_rfc3339() });
     }
-    // Every item on disk before the caller records them (and then publishes receipts).
-    let inbox = hub.inbox();
-    cn_storage::sync_files(&filed, &[inbox.as_path()]).map_err(io_at(&inbox))?;
     record.waiting_in = 0;
     Ok(got.seen)
 }
