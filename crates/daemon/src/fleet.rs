@@ -126,23 +126,26 @@ pub fn run(
                 // took becomes this clone's spool, so its attention admits it. One that cannot
                 // be read is not overwritten by this clone's first push: stand by instead.
                 let own = seen.lease.as_ref().and_then(|l| l.record.as_ref()).is_some_and(|r| r.holder == me.clone_id);
-                let taken = match &seen.carry {
-                    Some(sha) => match take_over_carry(&hub, &upstream, sha, own) {
-                        Ok(taken) => taken,
-                        Err(why) => {
-                            tracing::error!(%why, "what origin carried cannot be taken over; handing the lease back");
-                            journal_note(
-                                &hub,
-                                "what the machine before this one took in could not be read from origin: the lease is handed back, and taken again later",
-                                &why,
-                            );
-                            let _ = upstream.release();
-                            stand_by(&root, &mut said, &format!("origin's carry cannot be taken over: {why}"), None);
-                            stop.wait(ttl);
-                            continue;
-                        }
-                    },
-                    None => TakenOver::default(),
+                // Listed again now that the lease is this clone's: the previous holder may have
+                // pushed a newer carry between the look and the compare-and-swap.
+                let taken = upstream.carry_tip().map_err(|e| cn_compute::chain(&e)).and_then(|tip| match tip {
+                    Some(sha) => take_over_carry(&hub, &upstream, &sha, own),
+                    None => Ok(TakenOver::default()),
+                });
+                let taken = match taken {
+                    Ok(taken) => taken,
+                    Err(why) => {
+                        tracing::error!(%why, "what origin carried cannot be taken over; handing the lease back");
+                        journal_note(
+                            &hub,
+                            "what the machine before this one took in could not be read from origin: the lease is handed back, and taken again later",
+                            &why,
+                        );
+                        let _ = upstream.release();
+                        stand_by(&root, &mut said, &format!("origin's carry cannot be taken over: {why}"), None);
+                        stop.wait(ttl);
+                        continue;
+                    }
                 };
                 journal_takeover(&hub, &why, held.term, &adopted, taken);
                 let term = stop.child();

@@ -377,6 +377,22 @@ impl Upstream {
         LeaseRecord::parse(&self.git.run(&["cat-file", "commit", sha]).ok()?)
     }
 
+    /// The carry's commit in origin now, if any (one listing). Read after taking the lease:
+    /// the lease's compare-and-swap means no other clone moves it after, so this is the
+    /// previous holder's last.
+    pub fn carry_tip(&self) -> Result<Option<String>, LeaseError> {
+        let ran = self.git.run_for(&["ls-remote", "--", &self.remote, CARRY_REF], GIT_TIMEOUT)?;
+        if !ran.ok {
+            return Err(self.git.failure(&["ls-remote", &self.remote, CARRY_REF], &ran).into());
+        }
+        Ok(ran
+            .stdout
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .find(|(sha, name)| name.trim() == CARRY_REF && is_sha(sha))
+            .map(|(sha, _)| sha.to_string()))
+    }
+
     /// The carry origin showed (its commit `sha`, fetched here when this clone lacks it): the
     /// spool lines its message holds. Bounded in size; a commit that is not a carry is empty.
     pub fn carried(&self, sha: &str) -> Result<Vec<u8>, LeaseError> {

@@ -309,6 +309,18 @@ impl Drop for Fleet {
     fn drop(&mut self) {
         // A model blocked in a killed daemon's place ends too.
         let _ = std::fs::write(self.root.join("release"), "");
+        // A failed test says what the daemons said.
+        if std::thread::panicking() {
+            for log in ["a.log", "b.log", "a2.log"] {
+                if let Ok(said) = std::fs::read_to_string(self.root.join(log)) {
+                    let tail: Vec<&str> = said.lines().rev().take(40).collect();
+                    eprintln!("---- {log} (last {} lines) ----", tail.len());
+                    for line in tail.iter().rev() {
+                        eprintln!("{line}");
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -521,7 +533,7 @@ fn a_paused_active_daemon_is_fenced_and_decides_nothing_after_its_lease() {
     // The daemon (not its model) is paused past its lease: b takes over and decides the item.
     kill(&a, "STOP", false);
     wait_role(&f.b, "active");
-    wait_until(MINUTE, "b to decide the marked mail", || {
+    wait_until(MINUTE * 2, "b to decide the marked mail", || {
         f.origin_decisions().iter().any(|e| e["id"] == marked_id.as_str()).then_some(())
     });
     // a's model answers now; a wakes to a lapsed lease.
