@@ -220,8 +220,6 @@ pub struct Me {
 pub struct Seen {
     pub lease: Option<SeenLease>,
     pub head: Option<String>,
-    /// The carry's commit, if origin has one (not fetched: [`Upstream::carried`] does).
-    pub carry: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -331,7 +329,7 @@ impl Upstream {
     /// head, so a takeover has it already) when it is new here.
     pub fn observe(&self) -> Result<Seen, LeaseError> {
         let head_ref = format!("refs/heads/{}", self.branch);
-        let ran = self.git.run_for(&["ls-remote", "--", &self.remote, LEASE_REF, &head_ref, CARRY_REF], GIT_TIMEOUT)?;
+        let ran = self.git.run_for(&["ls-remote", "--", &self.remote, LEASE_REF, &head_ref], GIT_TIMEOUT)?;
         if !ran.ok {
             return Err(self.git.failure(&["ls-remote", &self.remote], &ran).into());
         }
@@ -345,11 +343,9 @@ impl Upstream {
             match name.trim() {
                 n if n == LEASE_REF => lease = Some(sha.to_string()),
                 n if n == head_ref => seen.head = Some(sha.to_string()),
-                CARRY_REF => seen.carry = Some(sha.to_string()),
                 _ => {}
             }
         }
-        // (The carry is fetched only by the clone that takes over: `Upstream::carried`.)
         let missing: Vec<&str> = [lease.as_deref(), seen.head.as_deref()]
             .into_iter()
             .flatten()
@@ -935,7 +931,7 @@ mod tests {
     }
 
     fn seen(sha: &str, r: Option<LeaseRecord>) -> Seen {
-        Seen { lease: Some(SeenLease { sha: sha.into(), record: r }), head: None, carry: None }
+        Seen { lease: Some(SeenLease { sha: sha.into(), record: r }), head: None }
     }
 
     #[test]
@@ -1032,13 +1028,42 @@ mod tests {
         Upstream::of(&hub).unwrap().unwrap()
     }
 
-    #[test]
-    fn the_lease_is_a_compare_and_swap_and_a_clone_that_lost_it_pushes_nothing() {
+    /// `git -C dir ARGS` with `input` on its stdin; its output.
+    fn git_in(dir: &std::path::Path, args: &[&str], input: &[u8]) -> String {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// A bare origin in a temporary directory with the hub's first clone `a` (and its path).
+    fn origin_and_a() -> (tempfile::TempDir, PathBuf, Upstream) {
         let dir = tempfile::tempdir().unwrap();
         let bare = dir.path().join("o.git");
         git(dir.path(), &["init", "-q", "--bare", "o.git"]);
         let a = clone_of(&dir.path().join("a"), &bare, true);
+        (dir, bare, a)
+    }
+
+    /// [`origin_and_a`] and a second clone `b`.
+    fn origin_a_and_b() -> (tempfile::TempDir, PathBuf, Upstream, Upstream) {
+        let (dir, bare, a) = origin_and_a();
         let b = clone_of(&dir.path().join("b"), &bare, false);
+        (dir, bare, a, b)
+    }
+
+    #[test]
+    fn the_lease_is_a_compare_and_swap_and_a_clone_that_lost_it_pushes_nothing() {
+        let (_dir, bare, a, b) = origin_a_and_b();
         assert!(matches!(b.push(&[]), Err(LeaseError::Fenced { .. })), "no hold, no push");
         assert!(check(&b.layout, &OriginConfig { lease: Some(Duration::from_secs(30)), ..Default::default() }).is_err());
 
@@ -1092,36 +1117,38 @@ mod tests {
     /// lost the lease cannot move it; a commit that is not a carry reads as nothing.
     #[test]
     fn the_carry_moves_only_with_the_lease_and_reads_back() {
-        let dir = tempfile::tempdir().unwrap();
-        let bare = dir.path().join("o.git");
-        git(dir.path(), &["init", "-q", "--bare", "o.git"]);
-        let a = clone_of(&dir.path().join("a"), &bare, true);
-        let b = clone_of(&dir.path().join("b"), &bare, false);
+        let (_dir, bare, a, b) = origin_a_and_b();
         a.acquire(&a.observe().unwrap()).unwrap();
         let lines = b"{\"add\":{\"kind\":\"percept\"}}\n";
         a.push(&[a.carry_refspec(lines).unwrap()]).unwrap();
         let seen = b.observe().unwrap();
-        let sha = seen.carry.clone().expect("origin holds a carry");
+        let sha = b.carry_tip().unwrap().expect("origin holds a carry");
         assert_eq!(b.carried(&sha).unwrap(), lines);
         // The same lines are the same commit: an unchanged carry moves nothing.
         assert_eq!(a.carry_refspec(lines).unwrap(), b.carry_refspec(lines).unwrap());
         b.acquire(&seen).unwrap();
         // a, deposed, cannot change what origin carries.
         assert!(a.push(&[a.carry_refspec(b"").unwrap()]).is_err());
-        assert_eq!(b.carried(&b.observe().unwrap().carry.unwrap()).unwrap(), lines);
+        assert_eq!(b.carried(&b.carry_tip().unwrap().unwrap()).unwrap(), lines);
         // The lease commit (or anything else) is no carry.
         let lease = b.observe().unwrap().lease.unwrap().sha;
         assert!(b.carried(&lease).unwrap().is_empty());
+        // A carry over the bound (anyone able to push could write one) is refused unread and
+        // named; the clone taking over then hands the lease back (the daemon's fleet.rs).
+        let mut huge = format!("tree {EMPTY_TREE}\nauthor x <x@x> 0 +0000\ncommitter x <x@x> 0 +0000\n\n{CARRY_TITLE}")
+            .into_bytes();
+        huge.resize(huge.len() + CARRY_MAX as usize + 1, b'[');
+        let big = git_in(&bare, &["hash-object", "-t", "commit", "-w", "--stdin"], &huge);
+        git(&bare, &["update-ref", CARRY_REF, &big]);
+        let e = b.carried(&b.carry_tip().unwrap().unwrap()).unwrap_err().to_string();
+        assert!(e.contains("refs/cn/attention") && e.contains("over the"), "{e}");
     }
 
     /// A busy holder pushes many times between two looks of a standby: no lease commit of a
     /// term comes back, so a standby never sees "the same lease" while it is being renewed.
     #[test]
     fn no_lease_commit_repeats_within_a_term() {
-        let dir = tempfile::tempdir().unwrap();
-        let bare = dir.path().join("o.git");
-        git(dir.path(), &["init", "-q", "--bare", "o.git"]);
-        let a = clone_of(&dir.path().join("a"), &bare, true);
+        let (_dir, bare, a) = origin_and_a();
         a.acquire(&a.observe().unwrap()).unwrap();
         let mut shas = vec![git(&bare, &["rev-parse", LEASE_REF])];
         for i in 0..7 {
@@ -1144,10 +1171,7 @@ mod tests {
     /// what was pushed, cn.yaml included — until the owner removes the note.
     #[test]
     fn a_branch_pushed_by_someone_else_is_not_adopted() {
-        let dir = tempfile::tempdir().unwrap();
-        let bare = dir.path().join("o.git");
-        git(dir.path(), &["init", "-q", "--bare", "o.git"]);
-        let a = clone_of(&dir.path().join("a"), &bare, true);
+        let (dir, bare, a) = origin_and_a();
         a.acquire(&a.observe().unwrap()).unwrap();
         a.push(&[]).unwrap();
         let stranger = dir.path().join("stranger");
