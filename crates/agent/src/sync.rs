@@ -19,12 +19,13 @@
 //!    that its sender still lists; the deletion of every mail of ours a peer has receipted,
 //!    and of every receipt whose mail its sender has since removed (whereupon the record of
 //!    it is dropped, so nothing grows with the history of all mail ever sent).
-//! 3. **Verify.** List `origin` again: a ref counts as pushed (or deleted) only when the
-//!    remote shows it so, whatever git's exit code said. Only then does a mail leave the
-//!    outbox for `threads/mail/sent/`.
+//! 3. **Verify.** A ref counts as pushed (or deleted) only when origin says so: a push that
+//!    succeeded carries origin's report of every ref it updated; after a failed one, origin
+//!    is listed again, and what it shows is the verdict, whatever git's exit code said. Only
+//!    then does a mail leave the outbox for `threads/mail/sent/`.
 //!
-//! Peers are listed and fetched concurrently ([`PEERS_AT_ONCE`] at a time), each with one
-//! listing when it holds nothing new. When the hub lives in origin (cn.yaml `origin:`), the
+//! Peers are listed and fetched concurrently (cn.yaml `mail.peers_at_once` at a time), each with one
+//! listing when it holds nothing new, and origin is listed beside them. When the hub lives in origin (cn.yaml `origin:`), the
 //! out step commits first and pushes the hub's branch in the same atomic push as the first
 //! refs (renewing the lease, when leased); a clone that does not hold the hub's lease does
 //! not sync at all.
@@ -182,36 +183,42 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
         cn_storage::read_json_or_default(&legacy_path).map_err(io_at(&legacy_path))?;
     let cap = hub.config().mail.max_bytes;
     let mut fetched: BTreeMap<String, Result<Fetched>> = BTreeMap::new();
-    if !peers.is_empty() {
-        let quarantine = Quarantine::new(hub)?;
-        // Peers are listed and fetched at once, a bounded number at a time: a sync of a
-        // hundred peers waits for about one peer's round trips, not a hundred's.
-        let jobs: Vec<(&String, &crate::hub::Peer)> = peers.iter().collect();
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let results = std::sync::Mutex::new(&mut fetched);
-        std::thread::scope(|scope| {
-            for _ in 0..PEERS_AT_ONCE.min(jobs.len()) {
+    // Origin's mail refs, listed beside the peers' (not after them, under the lock): the out
+    // step starts from this listing. Another sync of this hub may publish between this
+    // listing and the lock; what it published is then pushed again (the same commits) or
+    // left for the next sync, and the out step's verdict is what origin answered.
+    let has_origin = Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_ok();
+    let mut origin_refs = None;
+    let quarantine = if peers.is_empty() { None } else { Some(Quarantine::new(hub)?) };
+    // Peers are listed and fetched at once, a bounded number at a time: a sync of a hundred
+    // peers waits for about one peer's round trips, not a hundred's.
+    let jobs: Vec<(&String, &crate::hub::Peer)> = peers.iter().collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(&mut fetched);
+    std::thread::scope(|scope| {
+        let origin = has_origin.then(|| scope.spawn(|| list(hub, "origin", &own_patterns(&peers), None)));
+        if let Some(quarantine) = &quarantine {
+            for _ in 0..hub.config().mail.peers_at_once.clamp(1, jobs.len()) {
                 scope.spawn(|| {
                     while let Some((name, peer)) = jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
                         let record = known.peers.get(*name);
-                        let got = fetch_from(hub, name, &peer.remote, record, &legacy, cap, &quarantine);
+                        let got = fetch_from(hub, name, &peer.remote, record, &legacy, cap, quarantine);
                         results.lock().unwrap_or_else(|p| p.into_inner()).insert((*name).clone(), got);
                     }
                 });
             }
-        });
+        }
+        // A listing that failed (or a thread that died) is listed again under the lock.
+        origin_refs = origin.and_then(|h| h.join().ok()).and_then(|r| r.ok());
+    });
+    if let Some(quarantine) = &quarantine {
         // Every peer's mail is read after every fetch, all at once: two `git cat-file` for
         // the whole sync rather than two a peer.
-        read_fetched(hub, cap, &quarantine, &mut fetched);
+        read_fetched(hub, cap, quarantine, &mut fetched);
     }
     let _lock = lock(hub)?;
-    file_and_publish(hub, &peers, fetched, upstream.as_ref())
+    file_and_publish(hub, &peers, fetched, upstream.as_ref(), origin_refs)
 }
-
-/// Most peers listed and fetched at once by one sync: enough that a hundred peers 25 ms away
-/// take about a second (BENCHMARKS.md), few enough that a git server's connection limit
-/// (git daemon's default is 32) holds two hubs syncing at once.
-pub const PEERS_AT_ONCE: usize = 16;
 
 /// Read `state/peer-mail.json` and `state/peer-status.json` (empty when absent).
 pub fn peer_mail(hub: &Hub) -> Result<PeerMail> {
@@ -274,6 +281,7 @@ fn file_and_publish(
     peers: &BTreeMap<String, crate::hub::Peer>,
     fetched: BTreeMap<String, Result<Fetched>>,
     upstream: Option<&cn_hub::lease::Upstream>,
+    origin_refs: Option<Vec<(MailRef, String)>>,
 ) -> Result<SyncReport> {
     let mut report = SyncReport::default();
     let mut state = peer_mail(hub)?;
@@ -306,7 +314,7 @@ fn file_and_publish(
     let mut recorded = save(hub, &state)?;
 
     // 2. and 3. Out, verified.
-    if let Err(e) = publish(hub, peers, &seen, &mut state, &mut report, upstream) {
+    if let Err(e) = publish(hub, peers, &seen, &mut state, &mut report, upstream, origin_refs) {
         report.errors.push(cn_compute::chain(&e));
     }
     recorded |= save(hub, &state)?;
@@ -1028,10 +1036,11 @@ fn publish(
     state: &mut PeerMail,
     report: &mut SyncReport,
     upstream: Option<&cn_hub::lease::Upstream>,
+    origin_refs: Option<Vec<(MailRef, String)>>,
 ) -> Result<()> {
     let files = md_files(&hub.outbox())?;
     let owes_receipts = state.peers.values().any(|r| !r.received.is_empty());
-    let has_origin = Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_ok();
+    let has_origin = origin_refs.is_some() || Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_ok();
     if !has_origin {
         if files.is_empty() && !owes_receipts {
             return Ok(());
@@ -1044,8 +1053,11 @@ fn publish(
         )));
     }
     let patterns = own_patterns(peers);
-    let before: BTreeMap<String, (MailRef, String)> =
-        list(hub, "origin", &patterns, None)?.into_iter().map(|(r, sha)| (r.name(), (r, sha))).collect();
+    let listed = match origin_refs {
+        Some(refs) => refs,
+        None => list(hub, "origin", &patterns, None)?,
+    };
+    let before: BTreeMap<String, (MailRef, String)> = listed.into_iter().map(|(r, sha)| (r.name(), (r, sha))).collect();
     // Receipts owed: mail taken that its sender still lists, with no receipt in origin yet.
     let mut owed = Vec::new();
     for (peer, record) in &state.peers {
@@ -1125,8 +1137,6 @@ fn publish(
         }
         let rest = if upstream.is_some() { specs.get(CHUNK..).unwrap_or_default() } else { &specs[..] };
         for chunk in rest.chunks(CHUNK) {
-            // The exit code is not the verdict: the listing below is (a push that failed on
-            // a ref a killed sync's push was still updating may have landed all the same).
             // Leased, every chunk goes with the lease's renewal, as the first did.
             let pushed = match upstream {
                 Some(up) => up.push(chunk).map(|_| ()).map_err(|e| cn_compute::chain(&e)),
@@ -1140,7 +1150,20 @@ fn publish(
                 push_errors.push(e);
             }
         }
-        after = list(hub, "origin", &patterns, None)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
+        if push_errors.is_empty() {
+            // Every push succeeded: origin reported each ref updated (git's report-status;
+            // atomic when leased), so origin holds what was wanted.
+            for (r, sha) in &want {
+                match sha {
+                    Some(sha) => after.insert(r.clone(), sha.clone()),
+                    None => after.remove(r),
+                };
+            }
+        } else {
+            // A failed push is not the verdict: the listing is (a push that failed on a ref
+            // a killed sync's push was still updating may have landed all the same).
+            after = list(hub, "origin", &patterns, None)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
+        }
     }
     let mut unconfirmed = Vec::new();
     for (r, sha) in &want {

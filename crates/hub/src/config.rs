@@ -192,11 +192,31 @@ fn duration_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::
 pub struct MailConfig {
     /// Largest mail file taken from a peer, in bytes (default 1 MiB).
     pub max_bytes: u64,
+    /// Most peers one sync lists and fetches at once, 1 to [`PEERS_AT_ONCE_MAX`] (default
+    /// [`PEERS_AT_ONCE`]): more finishes a sync of many distant peers in fewer rounds, if the
+    /// git server takes that many connections at once (a stock standalone `git daemon`
+    /// listens with a backlog of 5 and serves 32).
+    #[serde(deserialize_with = "peers_at_once")]
+    pub peers_at_once: usize,
+}
+
+/// Peers a sync lists and fetches at once unless `mail.peers_at_once` says otherwise.
+pub const PEERS_AT_ONCE: usize = 16;
+/// The most `mail.peers_at_once` may be (each is a git process or two on this machine).
+pub const PEERS_AT_ONCE_MAX: usize = 128;
+
+fn peers_at_once<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let n = usize::deserialize(d)?;
+    if (1..=PEERS_AT_ONCE_MAX).contains(&n) {
+        Ok(n)
+    } else {
+        Err(serde::de::Error::custom(format!("peers_at_once must be 1 to {PEERS_AT_ONCE_MAX}, not {n}")))
+    }
 }
 
 impl Default for MailConfig {
     fn default() -> Self {
-        MailConfig { max_bytes: 1 << 20 }
+        MailConfig { max_bytes: 1 << 20, peers_at_once: PEERS_AT_ONCE }
     }
 }
 
@@ -1760,6 +1780,20 @@ mod tests {
             assert!(e.contains(want), "{yaml}: {e}");
             assert!(!e.contains("secret"), "{e}");
         }
+    }
+
+    #[test]
+    fn peers_at_once_is_a_number_of_peers_within_bounds() {
+        assert_eq!(parse("name: a\n").unwrap().mail.peers_at_once, PEERS_AT_ONCE);
+        let c = parse("mail: {peers_at_once: 48}\n").unwrap();
+        assert_eq!((c.mail.peers_at_once, c.mail.max_bytes), (48, 1 << 20), "the other key keeps its default");
+        for yaml in ["mail: {peers_at_once: 0}\n", "mail: {peers_at_once: 129}\n", "mail: {peers_at_once: -1}\n"] {
+            let e = parse(yaml).unwrap_err().to_string();
+            assert!(e.contains("peers_at_once") || e.contains("mail"), "{yaml}: {e}");
+            assert!(e.contains("cn.yaml"), "{yaml}: the file is named: {e}");
+        }
+        let e = parse("mail: {peers_at_once: 0}\n").unwrap_err().to_string();
+        assert!(e.contains("peers_at_once must be 1 to 128, not 0"), "{e}");
     }
 
     #[test]

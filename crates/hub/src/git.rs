@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod connect;
+
 /// A git command that could not run or did not succeed.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
@@ -117,6 +119,7 @@ impl GitError {
             "broken pipe",
             "(sigpipe:",
             "the remote end hung up unexpectedly",
+            connect::UNANSWERED,
             "early eof",
             "unexpected disconnect",
             "temporary failure in name resolution",
@@ -271,6 +274,11 @@ impl Git {
         // standard library can spawn with posix_spawn instead of fork, which keeps the
         // per-iteration and per-decision git calls cheap.
         let mut c = Command::new("git");
+        // `git://` connections made by cn itself, without Nagle's delay (`connect`).
+        let proxy = connect::proxy_config();
+        if let Some(proxy) = &proxy {
+            c.arg("-c").arg(proxy);
+        }
         c.arg("-C").arg(&self.dir).args(args);
         // A scrubbed environment, like every child's (`crate::child`): what git itself needs
         // and what `git.env` names, never an API key of cn's or a `GIT_*` variable that
@@ -280,6 +288,9 @@ impl Git {
         c.env_clear().envs(crate::child::base_env(&names));
         c.env("GIT_TERMINAL_PROMPT", "0");
         c.env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS);
+        if proxy.is_some() {
+            c.env(connect::CONNECT_ENV, "1");
+        }
         if !named.iter().any(|n| n == "GIT_ASKPASS") {
             c.env("GIT_ASKPASS", "");
         }
@@ -366,7 +377,11 @@ impl Git {
     /// `output` bytes kept) with the scrubbed environment of [`Git::command`].
     fn child(&self, args: &[&str], timeout: Duration, output: usize) -> crate::child::Child {
         let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
-        let child = crate::child::Child::new("git")
+        let mut child = crate::child::Child::new("git");
+        if let Some(proxy) = connect::proxy_config() {
+            child = child.arg("-c").arg(proxy).env(connect::CONNECT_ENV, "1");
+        }
+        let child = child
             .arg("-C")
             .arg(&self.dir)
             .args(args)
