@@ -14,6 +14,12 @@
 //! the token costs its header and nothing more. 202 means the message is in attention's
 //! spool (it survives a kill); when the spool cannot be written (a full disk) the answer is
 //! 507 and nothing was taken.
+//!
+//! A message may carry an `Idempotency-Key` header (1 to [`IDEMPOTENCY_KEY_MAX`] visible
+//! ASCII characters, 400 otherwise): the message then gets an id derived from it with the
+//! hub's id key ([`Attention::delivery_id`]), so the same key sent again — after a 503, a
+//! lost answer, to the clone that took the hub over — is the same item, decided once, and
+//! answered 202 with the same id. `cn chat` sends one with every message.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -34,6 +40,9 @@ use crate::percept::{Percept, SenseKind};
 pub const BURST: f64 = 20.0;
 /// Requests a second it takes after a burst.
 pub const PER_SECOND: f64 = 5.0;
+
+/// The longest `Idempotency-Key` taken.
+pub const IDEMPOTENCY_KEY_MAX: usize = 200;
 
 /// The largest message body the endpoint reads.
 pub const BODY_MAX: usize = 1 << 20;
@@ -166,7 +175,12 @@ pub async fn receive(
     if text.trim().is_empty() {
         return refuse(StatusCode::BAD_REQUEST, "empty message: send {\"text\": \"...\"}");
     }
-    let p = percept(&text, thread.as_deref());
+    let mut p = percept(&text, thread.as_deref());
+    match keyed_id(&ep.attention, &headers) {
+        Ok(Some(id)) => p.id = id,
+        Ok(None) => {}
+        Err(why) => return refuse(StatusCode::BAD_REQUEST, &why),
+    }
     let id = p.id.clone();
     match ep.attention.admit_durable(p) {
         // Leased, the 202 waits until origin holds it: a machine that dies after answering
@@ -179,9 +193,34 @@ pub async fn receive(
     }
 }
 
+/// The id of an owner's message sent with an `Idempotency-Key` (the owner endpoint's, the
+/// control room's chat): `Ok(None)` without one (or without the hub's id key), `Err` naming
+/// what is wrong with a key that is not one.
+pub fn keyed_id(attention: &Attention, headers: &HeaderMap) -> Result<Option<String>, String> {
+    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
+    let key = idempotency_key(value.as_bytes())
+        .ok_or_else(|| format!("Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"))?;
+    Ok(attention.delivery_id(&format!("owner:{key}")))
+}
+
+/// An `Idempotency-Key` header's value, if it is one: 1 to [`IDEMPOTENCY_KEY_MAX`] visible
+/// ASCII characters (so it can be passed on in a header as it is).
+pub fn idempotency_key(value: &[u8]) -> Option<&str> {
+    let ok = (1..=IDEMPOTENCY_KEY_MAX).contains(&value.len()) && value.iter().all(u8::is_ascii_graphic);
+    ok.then(|| std::str::from_utf8(value).ok()).flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_idempotency_key_is_short_visible_ascii() {
+        assert_eq!(idempotency_key(b"chat-3f9a"), Some("chat-3f9a"));
+        for bad in [&b""[..], b"with space", b"\xff\xfe", &[b'a'; IDEMPOTENCY_KEY_MAX + 1]] {
+            assert_eq!(idempotency_key(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn only_loopback_names_and_addresses_are_local_hosts() {

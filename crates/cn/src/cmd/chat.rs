@@ -170,7 +170,10 @@ impl Status {
 }
 
 /// Post to the daemon's owner endpoint with the hub's owner token (the variable
-/// `senses.owner.token_env` names, else the token file the daemon made).
+/// `senses.owner.token_env` names, else the token file the daemon made), with an
+/// `Idempotency-Key` of its own: a message whose answer was lost, or that the daemon took but
+/// could not yet confirm in the hub's origin (503, a leased hub), is sent again under the
+/// same key — the same item, decided once — a few times before chat gives up.
 fn post(hub: &Hub, url: &str, text: &str) -> anyhow::Result<String> {
     let token = cn_hub::owner_token::read(hub.layout(), &hub.config().senses.owner)?
         .ok_or_else(|| UsageError(format!("no owner token at {}", hub.layout().owner_token().display())))?;
@@ -180,33 +183,63 @@ fn post(hub: &Hub, url: &str, text: &str) -> anyhow::Result<String> {
         .build()
         .into();
     let bearer = format!("Bearer {token}");
+    let key = format!("chat-{}{}", cn_hub::id::new(), cn_hub::id::new());
     let body = serde_json::json!({ "text": text }).to_string();
     // A daemon taking a changed cn.yaml starts its senses again: its endpoint is down for a
     // moment, so a refused connection is tried again for a few seconds.
     let deadline = Instant::now() + Duration::from_secs(5);
-    let mut resp = loop {
-        let req = agent.post(url).header("content-type", "application/json").header("authorization", &bearer);
-        match req.send(&body) {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let req = agent
+            .post(url)
+            .header("content-type", "application/json")
+            .header("authorization", &bearer)
+            .header("idempotency-key", &key);
+        let again = match req.send(&body) {
             Err(ureq::Error::Io(e))
                 if e.kind() == std::io::ErrorKind::ConnectionRefused && Instant::now() < deadline =>
             {
                 std::thread::sleep(Duration::from_millis(100));
+                tries -= 1;
+                continue;
             }
-            sent => break sent.with_context(|| format!("cannot reach the daemon at {url}"))?,
-        }
-    };
-    let status = resp.status().as_u16();
-    let answer: serde_json::Value =
-        serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();
-    match answer["accepted"].as_str() {
-        Some(id) if status == 202 => Ok(id.to_string()),
-        _ => Err(UsageError(format!(
-            "the daemon refused the message ({status}): {}",
-            answer["error"].as_str().unwrap_or("no reason given")
-        ))
-        .into()),
+            // Sent, perhaps taken, the answer lost: the same key again.
+            Err(e)
+                if tries < RESENDS
+                    && !matches!(e, ureq::Error::Io(ref io) if io.kind() == std::io::ErrorKind::ConnectionRefused) =>
+            {
+                format!("{e}")
+            }
+            sent => {
+                let mut resp = sent.with_context(|| format!("cannot reach the daemon at {url}"))?;
+                let status = resp.status().as_u16();
+                let answer: serde_json::Value =
+                    serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();
+                let why = answer["error"].as_str().unwrap_or("no reason given").to_string();
+                match answer["accepted"].as_str() {
+                    Some(id) if status == 202 => return Ok(id.to_string()),
+                    _ if status == 503 && tries < RESENDS => why,
+                    _ => {
+                        let after = if tries > 1 {
+                            format!(" (sent {tries} times under one Idempotency-Key)")
+                        } else {
+                            String::new()
+                        };
+                        return Err(
+                            UsageError(format!("the daemon refused the message ({status}){after}: {why}")).into()
+                        );
+                    }
+                }
+            }
+        };
+        tracing::info!(tries, why = %again, "the owner endpoint did not confirm the message; sending it again under its key");
+        std::thread::sleep(Duration::from_secs(tries));
     }
 }
+
+/// Sends of one message under one `Idempotency-Key` before chat gives up on it.
+const RESENDS: u64 = 4;
 
 /// Handle one item with this binary's `cn run --once` (the most salient: the owner's first).
 fn run_once(hub: &Path) -> anyhow::Result<()> {

@@ -232,6 +232,15 @@ fn inside_the_daemon_chat_goes_to_attention_and_the_answer_comes_back() {
     assert!(why["chain"][0]["reasoning"].as_str().unwrap().starts_with("salience"), "{why}");
     assert!(kinds.contains(&"decision"), "{why}");
     assert!(why["commits"][0].as_str().unwrap().contains(&id), "{why}");
+    // The page's message sent again under its Idempotency-Key (a 503, a lost answer) is the
+    // same item; a key that is not one is refused.
+    let keyed = [auth[0], auth[1], ("Idempotency-Key", "room-0123abcd")];
+    let once = http(addr, "POST", "/api/chat", &keyed, r#"{"text":"and now?"}"#);
+    let twice = http(addr, "POST", "/api/chat", &keyed, r#"{"text":"and now?"}"#);
+    assert_eq!((once.status, twice.status), (202, 202), "{once:?} {twice:?}");
+    assert_eq!(once.json()["accepted"], twice.json()["accepted"], "one key, one item");
+    let bad = [auth[0], auth[1], ("Idempotency-Key", "room key")];
+    assert_eq!(http(addr, "POST", "/api/chat", &bad, r#"{"text":"x"}"#).status, 400);
     assert!(daemon.stop().success());
     assert!(std::net::TcpStream::connect(addr).is_err(), "the control room stops with the daemon");
 }

@@ -5,6 +5,7 @@
 use crate::daemon_common;
 
 use std::io::{Read, Write};
+use std::time::Duration;
 
 use daemon_common::*;
 
@@ -105,4 +106,38 @@ fn guesses_never_use_up_the_owners_rate_limit_and_the_owners_burst_is_limited() 
     assert!(owned.iter().all(|s| *s == 202 || *s == 429), "{owned:?}");
     assert!(owned.contains(&429), "{owned:?}");
     assert!(daemon.stop().success());
+}
+
+/// A message sent again under its `Idempotency-Key` (its answer lost, a 503 from a leased
+/// hub, the clone that took over) is the same item, decided once: every send is answered
+/// 202 with one id, a key that is not one is refused, and another key is another message.
+#[test]
+fn a_message_sent_again_under_its_idempotency_key_is_decided_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", MODEL, "");
+    let mut daemon = Daemon::start(&hub, &[]);
+    let url = daemon.owner_url();
+    let (name, value) = owner_auth(&hub);
+    let send = |key: &str, text: &str| {
+        let (status, answer) =
+            post(&url, &[(name, &value), ("idempotency-key", key)], &serde_json::json!({ "text": text }).to_string());
+        assert_eq!(status, 202, "{answer}");
+        answer["accepted"].as_str().unwrap().to_string()
+    };
+    let first: Vec<String> = (0..3).map(|_| send("chat-k1", "what is the status?")).collect();
+    assert!(first.iter().all(|id| *id == first[0]), "one key, one item: {first:?}");
+    let (status, answer) = post(&url, &[(name, &value), ("idempotency-key", "two words")], r#"{"text": "x"}"#);
+    assert_eq!(status, 400, "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("Idempotency-Key"), "{answer}");
+    wait_until(Duration::from_secs(60), "the first message's decision", || decided_at(&journal(&hub), &first[0]));
+    // Sent again after it was decided: the same id, nothing decided again.
+    assert_eq!(send("chat-k1", "what is the status?"), first[0]);
+    let second = send("chat-k2", "what is the status now?");
+    assert_ne!(second, first[0], "another key is another message");
+    wait_until(Duration::from_secs(60), "the second message's decision", || decided_at(&journal(&hub), &second));
+    assert!(daemon.stop().success());
+    let entries = journal(&hub);
+    let decided: Vec<&serde_json::Value> =
+        entries.iter().filter(|e| e["type"] == "decision" && e["from"] == "owner").collect();
+    assert_eq!(decided.len(), 2, "each key decided once: {decided:#?}");
 }

@@ -603,7 +603,7 @@ async fn reflex_switch(State(app): State<Shared>, UrlPath((name, switch)): UrlPa
 /// `POST /api/chat {"text"}`: a message from the owner, by the path `cn chat` takes —
 /// inside the daemon straight into attention (as the owner endpoint admits it); alone, to the
 /// running daemon's owner endpoint, or into the inbox when no daemon runs.
-async fn chat(State(app): State<Shared>, body: Bytes) -> Response {
+async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
     let text = match serde_json::from_slice::<Value>(&body) {
         Ok(v) => v.get("text").and_then(Value::as_str).unwrap_or("").trim().to_string(),
         Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("body is not JSON: {e}")),
@@ -611,8 +611,24 @@ async fn chat(State(app): State<Shared>, body: Bytes) -> Response {
     if text.is_empty() {
         return refuse(StatusCode::BAD_REQUEST, "empty message: send {\"text\": \"...\"}");
     }
+    // An `Idempotency-Key` (the page sends one with each message, and again with a message
+    // sent again): the same key is the same item, decided once.
+    let key = match headers.get("idempotency-key").map(|v| cn_autonomy::senses::owner::idempotency_key(v.as_bytes())) {
+        Some(None) => {
+            let max = cn_autonomy::senses::owner::IDEMPOTENCY_KEY_MAX;
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                &format!("Idempotency-Key must be 1 to {max} visible ASCII characters"),
+            );
+        }
+        Some(Some(key)) => Some(key.to_string()),
+        None => None,
+    };
     if let Some(attention) = &app.attention {
-        let p = cn_autonomy::senses::owner::percept(&text, None);
+        let mut p = cn_autonomy::senses::owner::percept(&text, None);
+        if let Ok(Some(id)) = cn_autonomy::senses::owner::keyed_id(attention, &headers) {
+            p.id = id;
+        }
         let id = p.id.clone();
         return match attention.admit_durable(p) {
             Ok(_) => match cn_autonomy::senses::replicated(attention).await {
@@ -623,7 +639,7 @@ async fn chat(State(app): State<Shared>, body: Bytes) -> Response {
         };
     }
     if let Some(url) = crate::owner_url(app.hub().root()) {
-        return match post_owner(&url, &app.token, &text).await {
+        return match post_owner(&url, &app.token, &text, key.as_deref()).await {
             Ok(id) => (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response(),
             Err(e) => refuse(StatusCode::BAD_GATEWAY, &format!("the daemon at {url}: {e}")),
         };
@@ -642,14 +658,16 @@ async fn chat(State(app): State<Shared>, body: Bytes) -> Response {
 }
 
 /// Post one owner message to a daemon's endpoint on loopback (HTTP/1.1, one request).
-async fn post_owner(url: &str, token: &str, text: &str) -> Result<String, String> {
+async fn post_owner(url: &str, token: &str, text: &str, key: Option<&str>) -> Result<String, String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").ok_or("not an http:// address")?;
     let (authority, path) = rest.split_once('/').map_or((rest, "/"), |(a, _)| (a, cn_autonomy::senses::OWNER_PATH));
     let body = json!({"text": text}).to_string();
+    // Checked visible ASCII (`owner::idempotency_key`): no line break can ride in it.
+    let key = key.map(|k| format!("Idempotency-Key: {k}\r\n")).unwrap_or_default();
     let request = format!(
         "POST {path} HTTP/1.1\r\nHost: {authority}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         {key}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     let exchange = async {

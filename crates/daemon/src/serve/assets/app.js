@@ -33,13 +33,13 @@ async function api(path) {
   if (!r.ok) throw new Error(body.error || r.status + ' ' + r.statusText);
   return body;
 }
-async function post(path, body) {
+async function post(path, body, headers) {
   const r = await fetch(path, {
     method: 'POST', credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body || {}),
+    headers: Object.assign({ 'Content-Type': 'application/json' }, headers || {}), body: JSON.stringify(body || {}),
   });
   const out = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(out.error || r.status + ' ' + r.statusText);
+  if (!r.ok) throw Object.assign(new Error(out.error || r.status + ' ' + r.statusText), { status: r.status });
   return out;
 }
 const fill = (tbody, rows) => { tbody.replaceChildren(...rows); };
@@ -312,8 +312,21 @@ async function sendChat(ev) {
   $('#chat-log').append(el('li', { class: 'me' }, text));
   const reply = el('li', { class: 'agent pending' }, '…');
   $('#chat-log').append(reply);
+  // One key a message: sent again (a 503 from a leased hub not yet sure origin holds it, a
+  // lost answer), it is the same message and is decided once.
+  const key = 'room-' + Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
   try {
-    const r = await post('/api/chat', { text });
+    let r;
+    for (let tries = 1; ; tries++) {
+      try {
+        r = await post('/api/chat', { text }, { 'Idempotency-Key': key });
+        break;
+      } catch (e) {
+        if (tries >= 4 || (e.status && e.status !== 503)) throw e;
+        reply.textContent = '… not confirmed yet; sending it again (' + tries + ')';
+        await new Promise((ok) => setTimeout(ok, 1000 * tries));
+      }
+    }
     reply.setAttribute('data-id', r.accepted);
     if (r.note) reply.textContent = '… ' + r.note;
     await waitAnswer(r.accepted, reply);
