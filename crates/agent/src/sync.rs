@@ -425,6 +425,13 @@ impl Quarantine {
         Ok(Quarantine { dir, store: git_dir.join("objects") })
     }
 
+    /// A new file for a pack received by cn itself (`native`), in the quarantine's `pack/`.
+    fn pack_path(&self) -> PathBuf {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.dir.path().join("pack").join(format!("pack-cn-{n}.pack"))
+    }
+
     /// Bounds for a git command on a peer's bytes, its objects in the quarantine.
     fn bounds(&self, file_size: Option<u64>, output: usize) -> cn_hub::git::Bounds {
         cn_hub::git::Bounds {
@@ -515,36 +522,16 @@ fn fetch_from(
 ) -> Result<Fetched> {
     let me = hub.name();
     cn_hub::git::check_remote(remote)?;
+    // A `git://` peer: one connection, listing and fetch, spoken by cn (`git::v2`); git
+    // itself when the server or the URL is not the plain case.
+    if let Some(url) = cn_hub::git::v2::GitUrl::parse(remote) {
+        if let Some(got) = patiently(|| native(hub, peer, &url, record, legacy, cap, quarantine))? {
+            return Ok(got);
+        }
+    }
     let patterns = [format!("{MAIL_REFS}{me}/*"), format!("{RECEIPT_REFS}{me}/*"), format!("refs/heads/{me}/*")];
-    let mut got = Fetched::default();
-    // id → (commit, in the old layout); the new layout wins when both list an id.
-    let mut listed: BTreeMap<String, (String, bool)> = BTreeMap::new();
-    for (r, sha) in list(hub, remote, &patterns, Some(quarantine))? {
-        match r {
-            MailRef::Mail { peer: to, id } if to == me => {
-                listed.insert(id, (sha, false));
-            }
-            MailRef::Legacy { peer: to, id } if to == me => {
-                listed.entry(id).or_insert((sha, true));
-            }
-            MailRef::Receipt { peer: from, id } if from == me => {
-                got.seen.receipts.insert(id);
-            }
-            _ => {}
-        }
-    }
-    got.seen.mail = listed.keys().cloned().collect();
-    let mut fresh: Vec<(String, String, bool)> = Vec::new();
-    for (id, (sha, old)) in listed {
-        if record.is_some_and(|r| r.received.contains_key(&id)) {
-            continue;
-        }
-        if old && legacy.contains_key(&sha) {
-            got.taken_before.push((id, sha));
-            continue;
-        }
-        fresh.push((id, sha, old));
-    }
+    let listing = list(hub, remote, &patterns, Some(quarantine))?;
+    let (mut got, fresh) = sort_listing(me, listing, record, legacy);
     if fresh.is_empty() {
         return Ok(got);
     }
@@ -583,6 +570,131 @@ fn fetch_from(
         }
     }
     Ok(got)
+}
+
+/// A peer's listing sorted: what it shows (its mail for this hub, its receipts for this
+/// hub's mail), mail of the old layout taken before, and the new mail to fetch (id, commit,
+/// in the old layout). Mail `record` shows as taken is not fetched again.
+fn sort_listing(
+    me: &str,
+    listing: Vec<(MailRef, String)>,
+    record: Option<&PeerRecord>,
+    legacy: &BTreeMap<String, String>,
+) -> (Fetched, Vec<(String, String, bool)>) {
+    let mut got = Fetched::default();
+    // id → (commit, in the old layout); the new layout wins when both list an id.
+    let mut listed: BTreeMap<String, (String, bool)> = BTreeMap::new();
+    for (r, sha) in listing {
+        match r {
+            MailRef::Mail { peer: to, id } if to == me => {
+                listed.insert(id, (sha, false));
+            }
+            MailRef::Legacy { peer: to, id } if to == me => {
+                listed.entry(id).or_insert((sha, true));
+            }
+            MailRef::Receipt { peer: from, id } if from == me => {
+                got.seen.receipts.insert(id);
+            }
+            _ => {}
+        }
+    }
+    got.seen.mail = listed.keys().cloned().collect();
+    let mut fresh: Vec<(String, String, bool)> = Vec::new();
+    for (id, (sha, old)) in listed {
+        if record.is_some_and(|r| r.received.contains_key(&id)) {
+            continue;
+        }
+        if old && legacy.contains_key(&sha) {
+            got.taken_before.push((id, sha));
+            continue;
+        }
+        fresh.push((id, sha, old));
+    }
+    (got, fresh)
+}
+
+/// List and fetch a `git://` peer's mail for this hub in one connection, in git's protocol v2
+/// spoken by cn (`cn_hub::git::v2`): the listing, then the new mail by id, its pack written
+/// into the quarantine as it arrives (at most `cap` a mail, plus room for its envelope) and
+/// indexed there by `git index-pack` within the quarantine's bounds. `Ok(None)` when this
+/// is not the plain case (a server of the old protocol, another hash, a pack over the limit):
+/// git itself then lists and fetches, and sizes each mail alone.
+fn native(
+    hub: &Hub,
+    peer: &str,
+    url: &cn_hub::git::v2::GitUrl,
+    record: Option<&PeerRecord>,
+    legacy: &BTreeMap<String, String>,
+    cap: u64,
+    quarantine: &Quarantine,
+) -> std::result::Result<Option<Fetched>, GitError> {
+    use cn_hub::git::v2::{Session, V2Error};
+    let me = hub.name();
+    let failed = |e: V2Error| -> std::result::Result<Option<Fetched>, GitError> {
+        let stderr = match e {
+            V2Error::Unsupported(why) => {
+                tracing::debug!(peer, %why, "protocol v2 by cn: not the plain case; git itself");
+                return Ok(None);
+            }
+            V2Error::TooLarge(n) => {
+                return Err(GitError::Bounded {
+                    dir: hub.root().to_path_buf(),
+                    args: format!("upload-pack (protocol v2, by cn) {}", url.path),
+                    why: cn_hub::git::Exceeded::Output(usize::try_from(n).unwrap_or(usize::MAX)),
+                })
+            }
+            // The network's way of failing reads as git's would (`GitError::is_transient`).
+            V2Error::Io(e) => e.to_string(),
+            V2Error::Server(msg) => format!("remote error: {msg}"),
+        };
+        Err(GitError::Failed {
+            dir: hub.root().to_path_buf(),
+            args: format!("upload-pack (protocol v2, by cn) git://{}:{}{}", url.host, url.port, url.path),
+            stderr,
+        })
+    };
+    let mut session = match Session::open(url, PEER_GIT_TIMEOUT) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    let prefixes = [format!("{MAIL_REFS}{me}/"), format!("{RECEIPT_REFS}{me}/"), format!("refs/heads/{me}/")];
+    let refs = match session.list(&prefixes, LISTING_MAX) {
+        Ok(refs) => refs,
+        Err(e) => return failed(e),
+    };
+    let listing = refs.into_iter().filter_map(|(sha, name)| Some((MailRef::parse(&name)?, sha))).collect();
+    let (mut got, fresh) = sort_listing(me, listing, record, legacy);
+    let per_mail = cap.saturating_add(2 * ENVELOPE_MAX);
+    let git = Git::new(hub.root());
+    for chunk in fresh.chunks(CHUNK) {
+        let wants: Vec<&str> = chunk.iter().map(|(_, sha, _)| sha.as_str()).collect();
+        let limit = per_mail.saturating_mul(wants.len() as u64).saturating_add(1 << 20);
+        let path = quarantine.pack_path();
+        let written = std::fs::File::create(&path).map_err(|e| GitError::Spawn {
+            dir: hub.root().to_path_buf(),
+            args: format!("(a pack file at {})", path.display()),
+            source: e,
+        });
+        let mut file = std::io::BufWriter::new(written?);
+        match session
+            .fetch(&wants, &mut file, limit)
+            .and_then(|n| std::io::Write::flush(&mut file).map(|()| n).map_err(V2Error::from))
+        {
+            Ok(_) => {}
+            Err(V2Error::TooLarge(_)) => {
+                let _ = std::fs::remove_file(&path);
+                return Ok(None);
+            }
+            Err(e) => return failed(e),
+        }
+        drop(file);
+        let path = path.to_string_lossy().into_owned();
+        git.run_bounded(&["index-pack", &path], None, &quarantine.bounds(Some(limit), 1 << 20))?;
+    }
+    for (id, sha, old) in fresh {
+        got.unread.push(Unread { peer: peer.to_string(), id, sha, old });
+    }
+    Ok(Some(got))
 }
 
 /// Size, read and check every peer's mail fetched into the quarantine (without the hub

@@ -26,6 +26,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub mod connect;
+pub mod v2;
 
 /// A git command that could not run or did not succeed.
 #[derive(Debug, thiserror::Error)]

@@ -210,7 +210,9 @@ fn a_server_that_drops_connections_costs_a_retry_not_a_mail() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // Both mails taken through the flaky server, in this one sync.
     assert_eq!(r["received"].as_array().map(Vec::len), Some(2), "{r}");
-    assert!(flaky.seen.load(Ordering::SeqCst) >= 6, "a listing and a fetch, three tries each");
+    // The listing and the fetch go in one connection (git's protocol v2 spoken by cn): it
+    // took its three tries.
+    assert!(flaky.seen.load(Ordering::SeqCst) >= 3, "three tries of the peer's connection");
     let taken: Vec<String> = inbox(&b).into_values().collect();
     assert_eq!(taken, ["a", "a"]);
     // The dead one: four tries of its listing, then its error, named.

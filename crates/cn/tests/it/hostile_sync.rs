@@ -92,11 +92,25 @@ fn noise(n: usize) -> Vec<u8> {
 
 #[test]
 fn mail_over_the_cap_is_refused_with_a_notice_and_never_fetched_again() {
+    over_the_cap(false);
+}
+
+/// The same from a `git://` peer, whose listing and fetch cn speaks itself (protocol v2 in
+/// one connection): a pack over the limit is cut off as it arrives and git itself then takes
+/// each mail alone.
+#[test]
+fn mail_over_the_cap_from_a_git_daemon_is_refused_the_same_way() {
+    over_the_cap(true);
+}
+
+fn over_the_cap(git_protocol: bool) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let (a, a_bare) = hub_with_origin(root, "a");
     let (b, b_bare) = hub_with_origin(root, "b");
-    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    let server = git_protocol.then(|| crate::peer_servers::GitDaemon::start(root));
+    let a_url = server.as_ref().map_or(a_bare.to_str().unwrap().to_string(), |s| s.url("a"));
+    cn_ok(&b, &["peer", "add", "a", &a_url]);
     cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
     let yaml = std::fs::read_to_string(b.join("cn.yaml")).unwrap();
     std::fs::write(b.join("cn.yaml"), format!("{yaml}\nmail:\n  max_bytes: 65536\n")).unwrap();
@@ -191,4 +205,76 @@ fn the_hub_is_not_held_while_a_peer_is_read() {
     assert!(sync.try_wait().unwrap().is_none(), "the sync was still waiting on the peer");
     sync.kill().unwrap();
     sync.wait().unwrap();
+}
+
+/// A `git://` server that never stops listing, one that answers garbage after `version 2`,
+/// one that hangs up at once: each costs its own peer an error naming it, bounded, and the
+/// other peers' mail is still taken; cn neither panics nor holds the listing in memory past
+/// its bound.
+#[test]
+fn git_servers_that_list_forever_or_answer_garbage_cost_their_peer_an_error_not_the_sync() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a, _) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    let server = crate::peer_servers::GitDaemon::start(root);
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    cn_ok(&a, &["send", "--to", "b", "--message", "the real mail", "--body", "hello"]);
+    cn_ok(&a, &["sync"]);
+    let pkt = |s: &str| format!("{:04x}{s}", s.len() + 4);
+    let advertise = format!("{}{}{}0000", pkt("version 2\n"), pkt("ls-refs\n"), pkt("fetch\n"));
+    let fake = |answer: fn(&str) -> Vec<u8>, advertise: String| {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { continue };
+                let advertise = advertise.clone();
+                std::thread::spawn(move || {
+                    let mut request = [0u8; 512];
+                    let _ = conn.read(&mut request);
+                    let _ = conn.write_all(&answer(&advertise));
+                });
+            }
+        });
+        format!("git://127.0.0.1:{port}/x.git")
+    };
+    // Endless: ref lines until the client goes (40 MB of them, past the 16 MiB bound).
+    let endless = fake(
+        |adv| {
+            let mut out = adv.as_bytes().to_vec();
+            let text = format!("{} refs/heads/cn-mail/b/m000000\n", "a".repeat(40));
+            let line = format!("{:04x}{text}", text.len() + 4);
+            while out.len() < 40 << 20 {
+                out.extend_from_slice(line.as_bytes());
+            }
+            out
+        },
+        advertise.clone(),
+    );
+    let garbage = fake(|adv| [adv.as_bytes(), b"zzzz\xff\xfe not a pkt-line"].concat(), advertise.clone());
+    let rude = fake(|_| Vec::new(), advertise);
+    let yaml = std::fs::read_to_string(b.join("cn.yaml")).unwrap();
+    let peers =
+        format!("peers:\n  a: {}\n  endless: {endless}\n  garbage: {garbage}\n  rude: {rude}\n", server.url("a"));
+    std::fs::write(b.join("cn.yaml"), yaml.replace("peers: {}\n", &peers)).unwrap();
+
+    // A sync with a peer's error exits 1, its report on stdout all the same.
+    let out = cn(&b, &["sync", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(r["received"].as_array().map(Vec::len), Some(1), "the real peer's mail is taken: {r}");
+    let errors: Vec<&str> = r["errors"].as_array().unwrap().iter().filter_map(|e| e.as_str()).collect();
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    let says = |peer: &str, what: &str| {
+        let e =
+            errors.iter().find(|e| e.starts_with(&format!("peer {peer}: "))).unwrap_or_else(|| panic!("{errors:?}"));
+        assert!(e.contains(what), "{peer}: {e}");
+    };
+    says("endless", "more than 16777216 bytes");
+    says("garbage", "protocol error");
+    says("rude", "git://127.0.0.1");
+    let inbox = md_names(&b.join("threads/inbox"));
+    assert_eq!(inbox.len(), 1, "{inbox:?}");
 }
