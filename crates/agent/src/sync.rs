@@ -403,6 +403,24 @@ struct Quarantine {
     dir: tempfile::TempDir,
     /// The hub's own object store (`.git/objects`), the quarantine's alternate.
     store: PathBuf,
+    /// Whether cn may connect to a `git://` peer itself ([`speaks_v2_itself`]).
+    native: bool,
+}
+
+/// Whether cn may open a `git://` peer's connection itself: not when git's configuration
+/// routes or rewrites `git://` (a `core.gitProxy` of the user's own, a `url.*.insteadOf`) or
+/// cn.yaml's `git.env` passes `GIT_PROXY_COMMAND` — git then connects, as it was told.
+fn speaks_v2_itself(hub: &Hub) -> bool {
+    if hub.config().git.env.iter().any(|n| n == "GIT_PROXY_COMMAND") {
+        return false;
+    }
+    let git = Git::new(hub.root());
+    // Exit 1: no such key anywhere. cn's own `-c core.gitProxy` shows as "command line:".
+    match git.run(&["config", "--show-origin", "--get-regexp", r"^(core\.gitproxy|url\..*\.insteadof)$"]) {
+        Ok(found) => found.lines().all(|l| l.starts_with("command line:")),
+        Err(GitError::Failed { stderr, .. }) if stderr.is_empty() => true,
+        Err(_) => false,
+    }
 }
 
 impl Quarantine {
@@ -422,7 +440,7 @@ impl Quarantine {
         let dir = tempfile::Builder::new().prefix("sync-").tempdir_in(&parent).map_err(io_at(&parent))?;
         let pack = dir.path().join("pack");
         std::fs::create_dir_all(&pack).map_err(io_at(&pack))?;
-        Ok(Quarantine { dir, store: git_dir.join("objects") })
+        Ok(Quarantine { dir, store: git_dir.join("objects"), native: speaks_v2_itself(hub) })
     }
 
     /// A new file for a pack received by cn itself (`native`), in the quarantine's `pack/`.
@@ -524,7 +542,7 @@ fn fetch_from(
     cn_hub::git::check_remote(remote)?;
     // A `git://` peer: one connection, listing and fetch, spoken by cn (`git::v2`); git
     // itself when the server or the URL is not the plain case.
-    if let Some(url) = cn_hub::git::v2::GitUrl::parse(remote) {
+    if let Some(url) = cn_hub::git::v2::GitUrl::parse(remote).filter(|_| quarantine.native) {
         if let Some(got) = patiently(|| native(hub, peer, &url, record, legacy, cap, quarantine))? {
             return Ok(got);
         }
@@ -639,7 +657,7 @@ fn native(
             V2Error::TooLarge(n) => {
                 return Err(GitError::Bounded {
                     dir: hub.root().to_path_buf(),
-                    args: format!("upload-pack (protocol v2, by cn) {}", url.path),
+                    args: format!("upload-pack (protocol v2, by cn) git://{}:{}{}", url.host, url.port, url.path),
                     why: cn_hub::git::Exceeded::Output(usize::try_from(n).unwrap_or(usize::MAX)),
                 })
             }
@@ -689,7 +707,15 @@ fn native(
         }
         drop(file);
         let path = path.to_string_lossy().into_owned();
-        git.run_bounded(&["index-pack", &path], None, &quarantine.bounds(Some(limit), 1 << 20))?;
+        // Blobs over the cap are streamed, not built in memory, as in git's own fetch.
+        let big = format!("core.bigFileThreshold={}", cap.max(1 << 10));
+        git.run_bounded(&["-c", &big, "index-pack", &path], None, &quarantine.bounds(Some(limit), 1 << 20))?;
+        // git's fetch checks that what it received holds everything the wants reach; so does
+        // this: a pack without a listed mail's commit, tree or file is the server's error
+        // (tried again at the next sync), never a mail rejected and receipted as unreadable.
+        let mut args = vec!["rev-list", "--objects", "--quiet"];
+        args.extend(wants.iter().copied());
+        git.run_bounded(&args, None, &quarantine.bounds(None, 1 << 20))?;
     }
     for (id, sha, old) in fresh {
         got.unread.push(Unread { peer: peer.to_string(), id, sha, old });

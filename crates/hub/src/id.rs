@@ -44,6 +44,12 @@ pub fn keyed(key: &str, seed: &str) -> String {
     digest[..6].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The id of the percept for a channel's delivery `seed` (see
+/// `cn_autonomy::Attention::delivery_id`): `p-` and the seed keyed with the hub's id key.
+pub fn delivery(key: &str, seed: &str) -> String {
+    format!("p-{}", keyed(key, &format!("delivery\0{seed}")))
+}
+
 /// The SHA-256 of `bytes` as 64 lowercase hex digits: a mail's content digest in its
 /// envelope, checked by the receiver.
 pub fn sha256_hex(bytes: &[u8]) -> String {

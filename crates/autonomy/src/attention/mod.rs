@@ -222,7 +222,7 @@ impl Attention {
     /// in the hub by this id and not decided twice. `None` without a key.
     pub fn delivery_id(&self, seed: &str) -> Option<String> {
         let s = self.state();
-        s.id_key.as_ref().map(|k| format!("p-{}", cn_hub::id::keyed(k, &format!("delivery\0{seed}"))))
+        s.id_key.as_ref().map(|k| cn_hub::id::delivery(k, seed))
     }
 
     /// Put back an item `decide` took and the daemon could not make an item of (it is still in

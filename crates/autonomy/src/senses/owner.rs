@@ -194,13 +194,16 @@ pub async fn receive(
 }
 
 /// The id of an owner's message sent with an `Idempotency-Key` (the owner endpoint's, the
-/// control room's chat): `Ok(None)` without one (or without the hub's id key), `Err` naming
-/// what is wrong with a key that is not one.
+/// control room's chat): `Ok(None)` without one, `Err` naming what is wrong with a key that
+/// is not one.
 pub fn keyed_id(attention: &Attention, headers: &HeaderMap) -> Result<Option<String>, String> {
     let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
     let key = idempotency_key(value.as_bytes())
         .ok_or_else(|| format!("Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"))?;
-    Ok(attention.delivery_id(&format!("owner:{key}")))
+    let seed = format!("owner:{key}");
+    // Without the hub's id key (unreadable), still one id per key: only the token's holder
+    // sends keys, and `cn chat`'s are random.
+    Ok(Some(attention.delivery_id(&seed).unwrap_or_else(|| format!("p-{}", cn_hub::id::stable(&seed)))))
 }
 
 /// An `Idempotency-Key` header's value, if it is one: 1 to [`IDEMPOTENCY_KEY_MAX`] visible

@@ -207,6 +207,18 @@ fn the_hub_is_not_held_while_a_peer_is_read() {
     sync.wait().unwrap();
 }
 
+/// Hubs a and b under `root`, their repositories served by a `git daemon`; a has mailed b
+/// `text` (published in a's repository). b, and the server.
+fn a_mailed_b(root: &Path, text: &str) -> (std::path::PathBuf, crate::peer_servers::GitDaemon) {
+    let (a, _) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    let server = crate::peer_servers::GitDaemon::start(root);
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    cn_ok(&a, &["send", "--to", "b", "--message", text, "--body", "hello"]);
+    cn_ok(&a, &["sync"]);
+    (b, server)
+}
+
 /// A `git://` server that never stops listing, one that answers garbage after `version 2`,
 /// one that hangs up at once: each costs its own peer an error naming it, bounded, and the
 /// other peers' mail is still taken; cn neither panics nor holds the listing in memory past
@@ -215,13 +227,7 @@ fn the_hub_is_not_held_while_a_peer_is_read() {
 fn git_servers_that_list_forever_or_answer_garbage_cost_their_peer_an_error_not_the_sync() {
     use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    let (a, _) = hub_with_origin(root, "a");
-    let (b, b_bare) = hub_with_origin(root, "b");
-    let server = crate::peer_servers::GitDaemon::start(root);
-    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
-    cn_ok(&a, &["send", "--to", "b", "--message", "the real mail", "--body", "hello"]);
-    cn_ok(&a, &["sync"]);
+    let (b, server) = a_mailed_b(dir.path(), "the real mail");
     let pkt = |s: &str| format!("{:04x}{s}", s.len() + 4);
     let advertise = format!("{}{}{}0000", pkt("version 2\n"), pkt("ls-refs\n"), pkt("fetch\n"));
     let fake = |answer: fn(&str) -> Vec<u8>, advertise: String| {
@@ -277,4 +283,93 @@ fn git_servers_that_list_forever_or_answer_garbage_cost_their_peer_an_error_not_
     says("rude", "git://127.0.0.1");
     let inbox = md_names(&b.join("threads/inbox"));
     assert_eq!(inbox.len(), 1, "{inbox:?}");
+}
+
+/// A `git://` server (found by a red-team review) that lists a mail and answers the fetch
+/// with a pack that lacks it: the mail is the server's error, tried again at the next sync —
+/// not rejected as unreadable and receipted, which would make its sender drop it.
+#[test]
+fn a_pack_without_the_listed_mail_is_the_servers_error_not_a_rejected_mail() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (b, _b_bare) = hub_with_origin(root, "b");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            std::thread::spawn(move || {
+                let pkt = |s: &[u8]| [format!("{:04x}", s.len() + 4).as_bytes(), s].concat();
+                let mut flushes = 0;
+                loop {
+                    let mut len = [0u8; 4];
+                    if conn.read_exact(&mut len).is_err() {
+                        return;
+                    }
+                    let n = usize::from_str_radix(std::str::from_utf8(&len).unwrap(), 16).unwrap();
+                    if n >= 4 {
+                        let mut d = vec![0u8; n - 4];
+                        conn.read_exact(&mut d).unwrap();
+                        continue;
+                    }
+                    if n != 0 {
+                        continue;
+                    }
+                    flushes += 1;
+                    let mut out = Vec::new();
+                    if flushes == 1 {
+                        for l in ["version 2\n", "ls-refs\n", "fetch\n"] {
+                            out.extend(pkt(l.as_bytes()));
+                        }
+                        out.extend_from_slice(b"0000");
+                        let line = format!("{} refs/heads/cn-mail/b/m1\n", "1".repeat(40));
+                        out.extend(pkt(line.as_bytes()));
+                        out.extend_from_slice(b"0000");
+                    } else {
+                        // An empty pack: "PACK", version 2, no object, its SHA-1.
+                        let empty = [
+                            0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0, 0x02, 0x9d, 0x08, 0x82, 0x3b, 0xd8, 0xa8,
+                            0xea, 0xb5, 0x10, 0xad, 0x6a, 0xc7, 0x5c, 0x82, 0x3c, 0xfd, 0x3e, 0xd3, 0x1e,
+                        ];
+                        out.extend(pkt(b"packfile\n"));
+                        out.extend(pkt(&[&[1u8][..], &empty].concat()));
+                        out.extend_from_slice(b"0000");
+                    }
+                    conn.write_all(&out).unwrap();
+                }
+            });
+        }
+    });
+    let yaml = std::fs::read_to_string(b.join("cn.yaml")).unwrap();
+    let peers = format!("peers:\n  evil: git://127.0.0.1:{port}/x.git\n");
+    std::fs::write(b.join("cn.yaml"), yaml.replace("peers: {}\n", &peers)).unwrap();
+    let out = cn(&b, &["sync", "--json"]);
+    let r = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        r["rejected"].as_array().map(Vec::len),
+        Some(0),
+        "a mail whose objects never came is rejected and receipted, as if read: {r}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{r}");
+    let errors = r["errors"].as_array().unwrap();
+    assert!(errors.iter().any(|e| e.as_str().unwrap().contains("peer evil: ")), "named: {r}");
+    // Nothing recorded or receipted: the next sync asks again.
+    let record = std::fs::read_to_string(b.join("state/peer-mail.json")).unwrap_or_default();
+    assert!(!record.contains("m1"), "{record}");
+}
+
+/// git's own configuration still routes a `git://` peer (found by a red-team review): with a
+/// `url.*.insteadOf` (or a `core.gitProxy`) of the owner's, cn does not open the connection
+/// itself — it would go where the owner told git not to — and git reaches the peer as told.
+#[test]
+fn a_git_peer_rewritten_by_the_owners_git_config_is_reached_where_git_is_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let (b, server) = a_mailed_b(dir.path(), "through the rewrite");
+    // b knows a by a name that does not resolve; its git config rewrites it to the server.
+    let real = server.url("a").trim_end_matches("a.git").to_string();
+    git(&b, &["config", &format!("url.{real}.insteadOf"), "git://a.invalid/"]);
+    cn_ok(&b, &["peer", "add", "a", "git://a.invalid/a.git"]);
+    let r = json(&cn_ok(&b, &["sync", "--json"]));
+    assert_eq!(r["received"].as_array().map(Vec::len), Some(1), "{r}");
 }

@@ -101,6 +101,12 @@ fn cross_origin_rebinding_and_form_posts_are_refused() {
     assert_eq!(ok.status, 202, "{ok:?}");
     assert_eq!(ok.json()["by"], "inbox", "no daemon: the message waits in the inbox");
     assert_eq!(md_count(&hub.join("threads/inbox")), 1);
+    // Sent again under its Idempotency-Key (the answer was lost): the same item, queued once.
+    let keyed = [("Cookie", cookie.as_str()), ("Origin", own.as_str()), json, ("Idempotency-Key", "room-42")];
+    let (once, twice) = (post(&keyed), post(&keyed));
+    assert_eq!((once.status, twice.status), (202, 202), "{once:?} {twice:?}");
+    assert_eq!(once.json()["accepted"], twice.json()["accepted"], "{once:?} {twice:?}");
+    assert_eq!(md_count(&hub.join("threads/inbox")), 2);
 }
 
 #[test]

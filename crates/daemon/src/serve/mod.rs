@@ -641,15 +641,33 @@ async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
     if let Some(url) = crate::owner_url(app.hub().root()) {
         return match post_owner(&url, &app.token, &text, key.as_deref()).await {
             Ok(id) => (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response(),
-            Err(e) => refuse(StatusCode::BAD_GATEWAY, &format!("the daemon at {url}: {e}")),
+            // The daemon took it but cannot confirm origin keeps it: the page sends it again
+            // under its key, as to the daemon itself.
+            Err((Some(503), e)) => refuse(StatusCode::SERVICE_UNAVAILABLE, &format!("the daemon at {url}: {e}")),
+            Err((_, e)) => refuse(StatusCode::BAD_GATEWAY, &format!("the daemon at {url}: {e}")),
         };
     }
-    let queued =
-        blocking(move || cn_agent::enqueue_new(&app.hub(), cn_agent::OWNER, cn_agent::Cadence::Inbox, &text)).await;
+    let queued = blocking(move || {
+        let hub = app.hub();
+        let Some(key) = &key else {
+            return cn_agent::enqueue_new(&hub, cn_agent::OWNER, cn_agent::Cadence::Inbox, &text).map(|item| item.id);
+        };
+        // Keyed, the item's id is the one the daemon would give it: sent again, it is found,
+        // not queued twice.
+        let id_key = cn_hub::owner_token::id_key(hub.layout()).map_err(cn_agent::AgentError::from)?;
+        let id = cn_hub::id::delivery(&id_key, &format!("owner:{key}"));
+        if cn_agent::locate(&hub, &id)?.is_none() {
+            let mut item = cn_agent::Item::new(&id, cn_agent::OWNER, cn_agent::Cadence::Inbox, &text);
+            item.set_origin(&cn_hub::Origin::owner("chat"));
+            cn_agent::enqueue(&hub, &item)?;
+        }
+        Ok(id)
+    })
+    .await;
     match queued {
-        Ok(Ok(item)) => (
+        Ok(Ok(id)) => (
             StatusCode::ACCEPTED,
-            Json(json!({"accepted": item.id, "by": "inbox", "note": "no daemon runs: the message waits in the inbox for `cn run`"})),
+            Json(json!({"accepted": id, "by": "inbox", "note": "no daemon runs: the message waits in the inbox for `cn run`"})),
         )
             .into_response(),
         Ok(Err(e)) => refuse(StatusCode::INTERNAL_SERVER_ERROR, &cn_compute::chain(&e)),
@@ -658,9 +676,9 @@ async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
 }
 
 /// Post one owner message to a daemon's endpoint on loopback (HTTP/1.1, one request).
-async fn post_owner(url: &str, token: &str, text: &str, key: Option<&str>) -> Result<String, String> {
+async fn post_owner(url: &str, token: &str, text: &str, key: Option<&str>) -> Result<String, (Option<u16>, String)> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let rest = url.strip_prefix("http://").ok_or("not an http:// address")?;
+    let rest = url.strip_prefix("http://").ok_or((None, "not an http:// address".to_string()))?;
     let (authority, path) = rest.split_once('/').map_or((rest, "/"), |(a, _)| (a, cn_autonomy::senses::OWNER_PATH));
     let body = json!({"text": text}).to_string();
     // Checked visible ASCII (`owner::idempotency_key`): no line break can ride in it.
@@ -671,19 +689,24 @@ async fn post_owner(url: &str, token: &str, text: &str, key: Option<&str>) -> Re
         body.len()
     );
     let exchange = async {
-        let mut stream = tokio::net::TcpStream::connect(authority).await.map_err(|e| e.to_string())?;
-        stream.write_all(request.as_bytes()).await.map_err(|e| e.to_string())?;
+        let mut stream = tokio::net::TcpStream::connect(authority).await.map_err(|e| (None, e.to_string()))?;
+        // Sent: from here, a failure may have left the message taken (a resend under its key
+        // is then the same message): told as a 503.
+        stream.write_all(request.as_bytes()).await.map_err(|e| (Some(503), e.to_string()))?;
         let mut answer = Vec::new();
-        stream.take(64 * 1024).read_to_end(&mut answer).await.map_err(|e| e.to_string())?;
-        Ok::<_, String>(answer)
+        stream.take(64 * 1024).read_to_end(&mut answer).await.map_err(|e| (Some(503), e.to_string()))?;
+        Ok::<_, (Option<u16>, String)>(answer)
     };
-    let answer = tokio::time::timeout(Duration::from_secs(30), exchange).await.map_err(|_| "no answer in 30s")??;
+    let answer = tokio::time::timeout(Duration::from_secs(30), exchange)
+        .await
+        .map_err(|_| (Some(503), "no answer in 30s".to_string()))??;
     let answer = String::from_utf8_lossy(&answer);
     let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head.split(' ').nth(1).and_then(|s| s.parse::<u16>().ok());
     let v: Value = serde_json::from_str(body.trim()).unwrap_or(Value::Null);
     match v["accepted"].as_str() {
-        Some(id) if head.starts_with("HTTP/1.1 202") => Ok(id.to_string()),
-        _ => Err(v["error"].as_str().unwrap_or(head.lines().next().unwrap_or("no answer")).to_string()),
+        Some(id) if status == Some(202) => Ok(id.to_string()),
+        _ => Err((status, v["error"].as_str().unwrap_or(head.lines().next().unwrap_or("no answer")).to_string())),
     }
 }
 

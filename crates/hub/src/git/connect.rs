@@ -44,8 +44,9 @@ pub fn use_connector(exe: PathBuf) {
     let _ = CONNECTOR.set(exe);
 }
 
-/// The `-c core.gitProxy=…` for a git command, when a connector is set and still on disk (a
-/// daemon whose binary was replaced by an upgrade has none: git then connects itself).
+/// The `-c core.gitProxy=…` for a git command, when a connector is set and a file is at its
+/// path (a daemon whose binary was removed has none: git then connects itself; one replaced
+/// by an upgrade runs the new binary as the connector, which speaks the same two words).
 pub(crate) fn proxy_config() -> Option<String> {
     let exe = CONNECTOR.get()?;
     let text = exe.to_str()?;
@@ -64,7 +65,10 @@ pub fn connector_main() -> Option<i32> {
         return None;
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Exactly git's `HOST PORT`: a hook that inherited the variable and runs `cn sync --json`
+    // gets its command.
     let [host, port] = args.as_slice() else { return None };
+    port.parse::<u16>().ok()?;
     Some(match relay(host, port, std::io::stdin(), std::io::stdout()) {
         Ok(()) => 0,
         Err(e) => {

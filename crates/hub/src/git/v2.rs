@@ -23,6 +23,12 @@ use std::time::{Duration, Instant};
 /// The largest pkt-line git sends or takes (4 bytes of length included).
 pub const PKT_MAX: usize = 65520;
 
+/// How long opening the connection may take (an address that does not answer).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The longest repository path sent (the request must fit a pkt-line).
+const PATH_MAX: usize = 4096;
+
 /// Why a session did not give what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum V2Error {
@@ -60,7 +66,7 @@ impl GitUrl {
             return None;
         }
         let (authority, path) = rest.split_at(rest.find('/')?);
-        if path.len() < 2 {
+        if path.len() < 2 || path.len() > PATH_MAX {
             return None;
         }
         let (host, port) = match authority.rsplit_once(':') {
@@ -81,21 +87,23 @@ impl GitUrl {
 pub struct Session {
     writer: TcpStream,
     reader: BufReader<TcpStream>,
+    /// How long each command (its request and its whole answer) may take.
+    timeout: Duration,
     deadline: Instant,
     /// The capability advertisement was read (it comes before the first answer).
     advertised: bool,
 }
 
 impl Session {
-    /// Connect (with `TCP_NODELAY`) and ask for `git-upload-pack` in protocol v2; everything
-    /// must be done within `timeout` from now. The server's answer is read with the first
-    /// command's, one round trip later.
+    /// Connect (with `TCP_NODELAY`, within [`CONNECT_TIMEOUT`] an address) and ask for
+    /// `git-upload-pack` in protocol v2; each command must be answered within `timeout` of
+    /// being sent. The server's answer is read with the first command's, one round trip later.
     pub fn open(url: &GitUrl, timeout: Duration) -> Result<Session, V2Error> {
         let deadline = Instant::now() + timeout;
         let mut last = None;
         let mut stream = None;
         for addr in (url.host.as_str(), url.port).to_socket_addrs()? {
-            match TcpStream::connect_timeout(&addr, timeout) {
+            match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT.min(timeout)) {
                 Ok(s) => {
                     stream = Some(s);
                     break;
@@ -114,11 +122,12 @@ impl Session {
         let request = format!("git-upload-pack {}\0host={}\0\0version=2\0", url.path, url.authority);
         writer.set_write_timeout(Some(timeout))?;
         writer.write_all(&pkt(request.as_bytes()))?;
-        Ok(Session { writer, reader, deadline, advertised: false })
+        Ok(Session { writer, reader, timeout, deadline, advertised: false })
     }
 
     /// The refs under `prefixes` (each `refs/…/`): (id, name), at most `max` bytes of them.
     pub fn list(&mut self, prefixes: &[String], max: usize) -> Result<Vec<(String, String)>, V2Error> {
+        self.deadline = Instant::now() + self.timeout;
         let mut req = pkt(b"command=ls-refs\n");
         req.extend_from_slice(b"0001");
         for p in prefixes {
@@ -137,6 +146,7 @@ impl Session {
         if wants.iter().any(|w| w.len() != 40 || !w.bytes().all(|b| b.is_ascii_hexdigit())) {
             return Err(V2Error::Unsupported("a want that is not a SHA-1 id".into()));
         }
+        self.deadline = Instant::now() + self.timeout;
         let mut req = pkt(b"command=fetch\n");
         req.extend_from_slice(b"0001");
         for arg in ["no-progress\n", "ofs-delta\n"] {
@@ -393,6 +403,7 @@ mod tests {
             "git://example.org/a b",
             "git://ex ample.org/x",
             "git://example.org/x\0y",
+            &format!("git://example.org/{}", "x".repeat(70_000)),
         ] {
             assert_eq!(GitUrl::parse(odd), None, "{odd}");
         }
