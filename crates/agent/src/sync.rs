@@ -393,6 +393,9 @@ struct Unread {
     sha: String,
     /// Of the old layout (no envelope).
     old: bool,
+    /// Received by cn itself (`native`): whether the pack held everything it reaches is
+    /// still to be checked ([`read_fetched`]; git's fetch checked its own).
+    unchecked: bool,
 }
 
 /// A directory in the hub's git directory where a sync's fetches put their objects (git's
@@ -584,7 +587,7 @@ fn fetch_from(
             let why = Rejected::TooLarge { what: "the mail", size: cap.saturating_add(1), cap };
             got.mail.push((id, sha, Err(why)));
         } else {
-            got.unread.push(Unread { peer: peer.to_string(), id, sha, old });
+            got.unread.push(Unread { peer: peer.to_string(), id, sha, old, unchecked: false });
         }
     }
     Ok(got)
@@ -710,15 +713,11 @@ fn native(
         // Blobs over the cap are streamed, not built in memory, as in git's own fetch.
         let big = format!("core.bigFileThreshold={}", cap.max(1 << 10));
         git.run_bounded(&["-c", &big, "index-pack", &path], None, &quarantine.bounds(Some(limit), 1 << 20))?;
-        // git's fetch checks that what it received holds everything the wants reach; so does
-        // this: a pack without a listed mail's commit, tree or file is the server's error
-        // (tried again at the next sync), never a mail rejected and receipted as unreadable.
-        let mut args = vec!["rev-list", "--objects", "--quiet"];
-        args.extend(wants.iter().copied());
-        git.run_bounded(&args, None, &quarantine.bounds(None, 1 << 20))?;
     }
+    // Whether the packs hold everything the wants reach is checked for every peer at once
+    // (`read_fetched`).
     for (id, sha, old) in fresh {
-        got.unread.push(Unread { peer: peer.to_string(), id, sha, old });
+        got.unread.push(Unread { peer: peer.to_string(), id, sha, old, unchecked: true });
     }
     Ok(Some(got))
 }
@@ -728,12 +727,32 @@ fn native(
 /// [`BATCH_BYTES`]. Should that fail, each peer's mail is read alone, so that a failure is
 /// only the error of the peer whose mail it is.
 fn read_fetched(hub: &Hub, cap: u64, quarantine: &Quarantine, fetched: &mut BTreeMap<String, Result<Fetched>>) {
-    let unread: Vec<Unread> =
+    let mut unread: Vec<Unread> =
         fetched.values_mut().filter_map(|got| got.as_mut().ok()).flat_map(|f| std::mem::take(&mut f.unread)).collect();
     if unread.is_empty() {
         return;
     }
     let git = Git::new(hub.root());
+    // git's fetch checks that what it received holds everything the wants reach; a pack cn
+    // received itself is checked here, every peer's at once (each peer's alone if that
+    // fails): a pack without a listed mail's commit, tree or file is its server's error,
+    // tried again at the next sync — never a mail rejected and receipted as unreadable.
+    let unchecked: Vec<&Unread> = unread.iter().filter(|u| u.unchecked).collect();
+    if !unchecked.is_empty() && reaches_all(&git, &unchecked, quarantine).is_err() {
+        let peers: BTreeSet<&str> = unchecked.iter().map(|u| u.peer.as_str()).collect();
+        let broken: Vec<(String, GitError)> = peers
+            .into_iter()
+            .filter_map(|peer| {
+                let own: Vec<&Unread> = unchecked.iter().copied().filter(|u| u.peer == peer).collect();
+                reaches_all(&git, &own, quarantine).err().map(|e| (peer.to_string(), e))
+            })
+            .collect();
+        for (peer, e) in broken {
+            unread.retain(|u| u.peer != peer);
+            let why = format!("the pack its server sent lacks mail it listed; tried again at the next sync ({e})");
+            fetched.insert(peer, Err(AgentError::Invalid(why)));
+        }
+    }
     let read = match read_mail(&git, hub.name(), cap, &unread, quarantine) {
         Ok(read) => unread.into_iter().zip(read).collect::<Vec<_>>(),
         Err(e) => {
@@ -759,6 +778,21 @@ fn read_fetched(hub: &Hub, cap: u64, quarantine: &Quarantine, fetched: &mut BTre
             f.mail.push((u.id, u.sha, r));
         }
     }
+}
+
+/// Whether the quarantine holds everything the commits of `unread` reach (`git rev-list
+/// --objects`, the ids on its stdin): Err naming what is missing.
+fn reaches_all(git: &Git, unread: &[&Unread], quarantine: &Quarantine) -> std::result::Result<(), GitError> {
+    let mut ids = String::new();
+    for u in unread {
+        let _ = writeln!(ids, "{}", u.sha);
+    }
+    git.run_bounded(
+        &["rev-list", "--objects", "--quiet", "--stdin"],
+        Some(ids.as_bytes()),
+        &quarantine.bounds(None, 1 << 20),
+    )
+    .map(|_| ())
 }
 
 /// Size every mail of `unread` (its commit, tree and file, by one `cat-file --batch-check`),

@@ -292,8 +292,8 @@ fn git_servers_that_list_forever_or_answer_garbage_cost_their_peer_an_error_not_
 fn a_pack_without_the_listed_mail_is_the_servers_error_not_a_rejected_mail() {
     use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    let (b, _b_bare) = hub_with_origin(root, "b");
+    // Beside it, an honest git:// peer whose mail is checked in the same batch.
+    let (b, server) = a_mailed_b(dir.path(), "the honest mail");
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -342,7 +342,7 @@ fn a_pack_without_the_listed_mail_is_the_servers_error_not_a_rejected_mail() {
         }
     });
     let yaml = std::fs::read_to_string(b.join("cn.yaml")).unwrap();
-    let peers = format!("peers:\n  evil: git://127.0.0.1:{port}/x.git\n");
+    let peers = format!("peers:\n  a: {}\n  evil: git://127.0.0.1:{port}/x.git\n", server.url("a"));
     std::fs::write(b.join("cn.yaml"), yaml.replace("peers: {}\n", &peers)).unwrap();
     let out = cn(&b, &["sync", "--json"]);
     let r = json(&String::from_utf8_lossy(&out.stdout));
@@ -353,7 +353,10 @@ fn a_pack_without_the_listed_mail_is_the_servers_error_not_a_rejected_mail() {
     );
     assert_eq!(out.status.code(), Some(1), "{r}");
     let errors = r["errors"].as_array().unwrap();
-    assert!(errors.iter().any(|e| e.as_str().unwrap().contains("peer evil: ")), "named: {r}");
+    assert_eq!(errors.len(), 1, "{r}");
+    assert!(errors[0].as_str().unwrap().contains("peer evil: "), "named: {r}");
+    assert!(errors[0].as_str().unwrap().contains("lacks mail it listed"), "what: {r}");
+    assert_eq!(r["received"].as_array().map(Vec::len), Some(1), "the honest peer's mail is taken: {r}");
     // Nothing recorded or receipted: the next sync asks again.
     let record = std::fs::read_to_string(b.join("state/peer-mail.json")).unwrap_or_default();
     assert!(!record.contains("m1"), "{record}");
