@@ -200,10 +200,16 @@ pub fn keyed_id(attention: &Attention, headers: &HeaderMap) -> Result<Option<Str
     let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
     let key = idempotency_key(value.as_bytes())
         .ok_or_else(|| format!("Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"))?;
-    let seed = format!("owner:{key}");
+    let seed = key_seed(key);
     // Without the hub's id key (unreadable), still one id per key: only the token's holder
     // sends keys, and `cn chat`'s are random.
     Ok(Some(attention.delivery_id(&seed).unwrap_or_else(|| format!("p-{}", cn_hub::id::stable(&seed)))))
+}
+
+/// What an `Idempotency-Key` is keyed as (`cn_hub::id::delivery`): the daemon's id for the
+/// message and the control room's, when it queues the message itself, are one.
+pub fn key_seed(key: &str) -> String {
+    format!("owner:{key}")
 }
 
 /// An `Idempotency-Key` header's value, if it is one: 1 to [`IDEMPOTENCY_KEY_MAX`] visible

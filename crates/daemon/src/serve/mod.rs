@@ -655,7 +655,7 @@ async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
         // Keyed, the item's id is the one the daemon would give it: sent again, it is found,
         // not queued twice.
         let id_key = cn_hub::owner_token::id_key(hub.layout()).map_err(cn_agent::AgentError::from)?;
-        let id = cn_hub::id::delivery(&id_key, &format!("owner:{key}"));
+        let id = cn_hub::id::delivery(&id_key, &cn_autonomy::senses::owner::key_seed(key));
         if cn_agent::locate(&hub, &id)?.is_none() {
             let mut item = cn_agent::Item::new(&id, cn_agent::OWNER, cn_agent::Cadence::Inbox, &text);
             item.set_origin(&cn_hub::Origin::owner("chat"));

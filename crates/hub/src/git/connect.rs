@@ -84,8 +84,7 @@ pub fn connector_main() -> Option<i32> {
 /// must see the end of the output at once, whether or not it has closed its side.
 fn relay(host: &str, port: &str, mut input: impl Read + Send + 'static, mut output: impl Write) -> std::io::Result<()> {
     let port: u16 = port.parse().map_err(|_| std::io::Error::other(format!("{port:?} is not a port")))?;
-    let mut from_server = connect(host, port)?;
-    from_server.set_nodelay(true)?;
+    let mut from_server = connect(host, port, CONNECT_TIMEOUT)?;
     let mut to_server = from_server.try_clone()?;
     std::thread::spawn(move || {
         let mut buf = [0u8; 16 << 10];
@@ -126,11 +125,15 @@ fn relay(host: &str, port: &str, mut input: impl Read + Send + 'static, mut outp
 }
 
 /// The first address of `host` that answers.
-fn connect(host: &str, port: u16) -> std::io::Result<TcpStream> {
+/// Each within `timeout`; with `TCP_NODELAY` (the connector's and `v2::Session`'s).
+pub(crate) fn connect(host: &str, port: u16, timeout: Duration) -> std::io::Result<TcpStream> {
     let mut last = None;
     for addr in (host, port).to_socket_addrs()? {
-        match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT) {
-            Ok(s) => return Ok(s),
+        match TcpStream::connect_timeout(&addr, timeout) {
+            Ok(s) => {
+                s.set_nodelay(true)?;
+                return Ok(s);
+            }
             Err(e) => last = Some(e),
         }
     }

@@ -17,7 +17,7 @@
 //! [`read_pack`]) under a fuzz target.
 
 use std::io::{self, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 /// The largest pkt-line git sends or takes (4 bytes of length included).
@@ -100,23 +100,7 @@ impl Session {
     /// being sent. The server's answer is read with the first command's, one round trip later.
     pub fn open(url: &GitUrl, timeout: Duration) -> Result<Session, V2Error> {
         let deadline = Instant::now() + timeout;
-        let mut last = None;
-        let mut stream = None;
-        for addr in (url.host.as_str(), url.port).to_socket_addrs()? {
-            match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT.min(timeout)) {
-                Ok(s) => {
-                    stream = Some(s);
-                    break;
-                }
-                Err(e) => last = Some(e),
-            }
-        }
-        let stream = match (stream, last) {
-            (Some(s), _) => s,
-            (None, Some(e)) => return Err(e.into()),
-            (None, None) => return Err(io::Error::other(format!("{} has no address", url.host)).into()),
-        };
-        stream.set_nodelay(true)?;
+        let stream = super::connect::connect(&url.host, url.port, CONNECT_TIMEOUT.min(timeout))?;
         let mut writer = stream.try_clone()?;
         let reader = BufReader::with_capacity(PKT_MAX, stream);
         let request = format!("git-upload-pack {}\0host={}\0\0version=2\0", url.path, url.authority);
