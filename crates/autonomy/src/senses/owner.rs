@@ -17,9 +17,11 @@
 //!
 //! A message may carry an `Idempotency-Key` header (1 to [`IDEMPOTENCY_KEY_MAX`] visible
 //! ASCII characters, 400 otherwise): the message then gets an id derived from it with the
-//! hub's id key ([`Attention::delivery_id`]), so the same key sent again — after a 503, a
-//! lost answer, to the clone that took the hub over — is the same item, decided once, and
-//! answered 202 with the same id. `cn chat` sends one with every message.
+//! hub's id key and the message's text ([`Attention::delivery_id`], [`key_seed`]), so the
+//! same message sent again under its key — after a 503, a lost answer, to the clone that took
+//! the hub over — is the same item, decided once, and answered 202 with the same id; a key
+//! used again for another text is another message with its own id (never the first one's
+//! 202 for a message dropped). `cn chat` sends one with every message.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -176,7 +178,7 @@ pub async fn receive(
         return refuse(StatusCode::BAD_REQUEST, "empty message: send {\"text\": \"...\"}");
     }
     let mut p = percept(&text, thread.as_deref());
-    match keyed_id(&ep.attention, &headers) {
+    match keyed_id(&ep.attention, &headers, &text) {
         Ok(Some(id)) => p.id = id,
         Ok(None) => {}
         Err(why) => return refuse(StatusCode::BAD_REQUEST, &why),
@@ -193,23 +195,25 @@ pub async fn receive(
     }
 }
 
-/// The id of an owner's message sent with an `Idempotency-Key` (the owner endpoint's, the
-/// control room's chat): `Ok(None)` without one, `Err` naming what is wrong with a key that
-/// is not one.
-pub fn keyed_id(attention: &Attention, headers: &HeaderMap) -> Result<Option<String>, String> {
+/// The id of an owner's message `text` sent with an `Idempotency-Key` (the owner endpoint's,
+/// the control room's chat): `Ok(None)` without one, `Err` naming what is wrong with a key
+/// that is not one.
+pub fn keyed_id(attention: &Attention, headers: &HeaderMap, text: &str) -> Result<Option<String>, String> {
     let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
     let key = idempotency_key(value.as_bytes())
         .ok_or_else(|| format!("Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"))?;
-    let seed = key_seed(key);
+    let seed = key_seed(key, text);
     // Without the hub's id key (unreadable), still one id per key: only the token's holder
     // sends keys, and `cn chat`'s are random.
     Ok(Some(attention.delivery_id(&seed).unwrap_or_else(|| format!("p-{}", cn_hub::id::stable(&seed)))))
 }
 
-/// What an `Idempotency-Key` is keyed as (`cn_hub::id::delivery`): the daemon's id for the
-/// message and the control room's, when it queues the message itself, are one.
-pub fn key_seed(key: &str) -> String {
-    format!("owner:{key}")
+/// What an `Idempotency-Key` and the message's text are keyed as (`cn_hub::id::delivery`):
+/// the daemon's id for the message and the control room's, when it queues the message
+/// itself, are one. The text is in it so that a key a client uses again for another message
+/// does not make that message the first one's duplicate, answered 202 and never decided.
+pub fn key_seed(key: &str, text: &str) -> String {
+    format!("owner:{key}\0{}", cn_hub::id::sha256_hex(text.as_bytes()))
 }
 
 /// An `Idempotency-Key` header's value, if it is one: 1 to [`IDEMPOTENCY_KEY_MAX`] visible

@@ -107,6 +107,15 @@ fn cross_origin_rebinding_and_form_posts_are_refused() {
     assert_eq!((once.status, twice.status), (202, 202), "{once:?} {twice:?}");
     assert_eq!(once.json()["accepted"], twice.json()["accepted"], "{once:?} {twice:?}");
     assert_eq!(md_count(&hub.join("threads/inbox")), 2);
+    // The key used again for another message (a client's bug): that message is queued too,
+    // under its own id, not answered 202 as the first one's duplicate and dropped.
+    let other = http(serve.addr, "POST", "/api/chat", &keyed, r#"{"text":"another question"}"#);
+    assert_eq!(other.status, 202, "{other:?}");
+    assert_ne!(other.json()["accepted"], once.json()["accepted"], "{other:?}");
+    assert_eq!(md_count(&hub.join("threads/inbox")), 3);
+    let inbox = std::fs::read_dir(hub.join("threads/inbox")).unwrap();
+    let texts: Vec<String> = inbox.map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap()).collect();
+    assert!(texts.iter().any(|t| t.contains("another question")), "{texts:?}");
 }
 
 #[test]

@@ -110,7 +110,8 @@ fn guesses_never_use_up_the_owners_rate_limit_and_the_owners_burst_is_limited() 
 
 /// A message sent again under its `Idempotency-Key` (its answer lost, a 503 from a leased
 /// hub, the clone that took over) is the same item, decided once: every send is answered
-/// 202 with one id, a key that is not one is refused, and another key is another message.
+/// 202 with one id, a key that is not one is refused, and another key — or the same key
+/// with another text — is another message.
 #[test]
 fn a_message_sent_again_under_its_idempotency_key_is_decided_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -135,9 +136,14 @@ fn a_message_sent_again_under_its_idempotency_key_is_decided_once() {
     let second = send("chat-k2", "what is the status now?");
     assert_ne!(second, first[0], "another key is another message");
     wait_until(Duration::from_secs(60), "the second message's decision", || decided_at(&journal(&hub), &second));
+    // A key used again for another text (a client's bug) is not the first message's
+    // duplicate, answered 202 and dropped: it is a message of its own, decided.
+    let reused = send("chat-k1", "and the deploy?");
+    assert!(reused != first[0] && reused != second, "{reused} {first:?} {second}");
+    wait_until(Duration::from_secs(60), "the reused key's message's decision", || decided_at(&journal(&hub), &reused));
     assert!(daemon.stop().success());
     let entries = journal(&hub);
     let decided: Vec<&serde_json::Value> =
         entries.iter().filter(|e| e["type"] == "decision" && e["from"] == "owner").collect();
-    assert_eq!(decided.len(), 2, "each key decided once: {decided:#?}");
+    assert_eq!(decided.len(), 3, "each message decided once: {decided:#?}");
 }

@@ -612,7 +612,7 @@ async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
         return refuse(StatusCode::BAD_REQUEST, "empty message: send {\"text\": \"...\"}");
     }
     // An `Idempotency-Key` (the page sends one with each message, and again with a message
-    // sent again): the same key is the same item, decided once.
+    // sent again): the same key and text are the same item, decided once.
     let key = match headers.get("idempotency-key").map(|v| cn_autonomy::senses::owner::idempotency_key(v.as_bytes())) {
         Some(None) => {
             let max = cn_autonomy::senses::owner::IDEMPOTENCY_KEY_MAX;
@@ -626,7 +626,7 @@ async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
     };
     if let Some(attention) = &app.attention {
         let mut p = cn_autonomy::senses::owner::percept(&text, None);
-        if let Ok(Some(id)) = cn_autonomy::senses::owner::keyed_id(attention, &headers) {
+        if let Ok(Some(id)) = cn_autonomy::senses::owner::keyed_id(attention, &headers, &text) {
             p.id = id;
         }
         let id = p.id.clone();
@@ -655,7 +655,7 @@ async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
         // Keyed, the item's id is the one the daemon would give it: sent again, it is found,
         // not queued twice.
         let id_key = cn_hub::owner_token::id_key(hub.layout()).map_err(cn_agent::AgentError::from)?;
-        let id = cn_hub::id::delivery(&id_key, &cn_autonomy::senses::owner::key_seed(key));
+        let id = cn_hub::id::delivery(&id_key, &cn_autonomy::senses::owner::key_seed(key, &text));
         if cn_agent::locate(&hub, &id)?.is_none() {
             let mut item = cn_agent::Item::new(&id, cn_agent::OWNER, cn_agent::Cadence::Inbox, &text);
             item.set_origin(&cn_hub::Origin::owner("chat"));
