@@ -187,16 +187,21 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     // step starts from this listing. Another sync of this hub may publish between this
     // listing and the lock; what it published is then pushed again (the same commits) or
     // left for the next sync, and the out step's verdict is what origin answered.
-    let has_origin = Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_ok();
+    let origin_url = Git::new(hub.root()).run(&["remote", "get-url", "origin"]).ok().map(|u| u.trim().to_string());
+    // A plain `git://` origin is listed by cn itself, as a `git://` peer is: whether git's
+    // configuration lets cn connect is asked once for both.
+    let origin_v2 = origin_url.as_deref().and_then(cn_hub::git::v2::GitUrl::parse);
+    let itself = (!peers.is_empty() || origin_v2.is_some()) && speaks_v2_itself(hub);
+    let origin_v2 = origin_v2.filter(|_| itself);
     let mut origin_refs = None;
-    let quarantine = if peers.is_empty() { None } else { Some(Quarantine::new(hub)?) };
+    let quarantine = if peers.is_empty() { None } else { Some(Quarantine::new(hub, itself)?) };
     // Peers are listed and fetched at once, a bounded number at a time: a sync of a hundred
     // peers waits for about one peer's round trips, not a hundred's.
     let jobs: Vec<(&String, &crate::hub::Peer)> = peers.iter().collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(&mut fetched);
     std::thread::scope(|scope| {
-        let origin = has_origin.then(|| scope.spawn(|| list(hub, "origin", &own_patterns(&peers), None)));
+        let origin = origin_url.is_some().then(|| scope.spawn(|| list_origin(hub, origin_v2.as_ref(), &peers)));
         if let Some(quarantine) = &quarantine {
             for _ in 0..hub.config().mail.peers_at_once.clamp(1, jobs.len()) {
                 scope.spawn(|| {
@@ -427,7 +432,8 @@ fn speaks_v2_itself(hub: &Hub) -> bool {
 }
 
 impl Quarantine {
-    fn new(hub: &Hub) -> Result<Quarantine> {
+    /// `native`: whether cn may connect to a `git://` peer itself ([`speaks_v2_itself`]).
+    fn new(hub: &Hub, native: bool) -> Result<Quarantine> {
         let git_dir = Git::new(hub.root()).git_dir()?;
         let parent = git_dir.join("cn-mail-in");
         std::fs::create_dir_all(&parent).map_err(io_at(&parent))?;
@@ -443,7 +449,7 @@ impl Quarantine {
         let dir = tempfile::Builder::new().prefix("sync-").tempdir_in(&parent).map_err(io_at(&parent))?;
         let pack = dir.path().join("pack");
         std::fs::create_dir_all(&pack).map_err(io_at(&pack))?;
-        Ok(Quarantine { dir, store: git_dir.join("objects"), native: speaks_v2_itself(hub) })
+        Ok(Quarantine { dir, store: git_dir.join("objects"), native })
     }
 
     /// A new file for a pack received by cn itself (`native`), in the quarantine's `pack/`.
@@ -651,29 +657,7 @@ fn native(
 ) -> std::result::Result<Option<Fetched>, GitError> {
     use cn_hub::git::v2::{Session, V2Error};
     let me = hub.name();
-    let failed = |e: V2Error| -> std::result::Result<Option<Fetched>, GitError> {
-        let stderr = match e {
-            V2Error::Unsupported(why) => {
-                tracing::debug!(peer, %why, "protocol v2 by cn: not the plain case; git itself");
-                return Ok(None);
-            }
-            V2Error::TooLarge(n) => {
-                return Err(GitError::Bounded {
-                    dir: hub.root().to_path_buf(),
-                    args: format!("upload-pack (protocol v2, by cn) git://{}:{}{}", url.host, url.port, url.path),
-                    why: cn_hub::git::Exceeded::Output(usize::try_from(n).unwrap_or(usize::MAX)),
-                })
-            }
-            // The network's way of failing reads as git's would (`GitError::is_transient`).
-            V2Error::Io(e) => e.to_string(),
-            V2Error::Server(msg) => format!("remote error: {msg}"),
-        };
-        Err(GitError::Failed {
-            dir: hub.root().to_path_buf(),
-            args: format!("upload-pack (protocol v2, by cn) git://{}:{}{}", url.host, url.port, url.path),
-            stderr,
-        })
-    };
+    let failed = |e: V2Error| v2_failed(hub, peer, url, e);
     let mut session = match Session::open(url, PEER_GIT_TIMEOUT) {
         Ok(s) => s,
         Err(e) => return failed(e),
@@ -720,6 +704,67 @@ fn native(
         got.unread.push(Unread { peer: peer.to_string(), id, sha, old, unchecked: true });
     }
     Ok(Some(got))
+}
+
+/// What a session of protocol v2 spoken by cn with `remote` (a peer's name, or origin)
+/// failed of: `Ok(None)` when it was not the plain case (git itself is used instead), else
+/// the error as git's would read (the network's failures are `GitError::is_transient`).
+fn v2_failed<T>(
+    hub: &Hub,
+    remote: &str,
+    url: &cn_hub::git::v2::GitUrl,
+    e: cn_hub::git::v2::V2Error,
+) -> std::result::Result<Option<T>, GitError> {
+    use cn_hub::git::v2::V2Error;
+    let args = format!("upload-pack (protocol v2, by cn) git://{}:{}{}", url.host, url.port, url.path);
+    let stderr = match e {
+        V2Error::Unsupported(why) => {
+            tracing::debug!(remote, %why, "protocol v2 by cn: not the plain case; git itself");
+            return Ok(None);
+        }
+        V2Error::TooLarge(n) => {
+            let why = cn_hub::git::Exceeded::Output(usize::try_from(n).unwrap_or(usize::MAX));
+            return Err(GitError::Bounded { dir: hub.root().to_path_buf(), args, why });
+        }
+        V2Error::Io(e) => e.to_string(),
+        V2Error::Server(msg) => format!("remote error: {msg}"),
+    };
+    Err(GitError::Failed { dir: hub.root().to_path_buf(), args, stderr })
+}
+
+/// The hub's mail refs in its origin (its mail out, its receipts, and mail in the old
+/// layout under each peer's name): for a plain `git://` origin (`v2`) in one connection
+/// spoken by cn, without a process; else, or when that is not the plain case, by `git
+/// ls-remote` (within [`ORIGIN_GIT_TIMEOUT`] either way).
+fn list_origin(
+    hub: &Hub,
+    v2: Option<&cn_hub::git::v2::GitUrl>,
+    peers: &BTreeMap<String, crate::hub::Peer>,
+) -> Result<Vec<(MailRef, String)>> {
+    if let Some(url) = v2 {
+        let mut prefixes = vec![MAIL_REFS.to_string(), RECEIPT_REFS.to_string()];
+        prefixes.extend(peers.keys().map(|name| format!("refs/heads/{name}/")));
+        let listed = patiently(|| {
+            let mut session = match cn_hub::git::v2::Session::open(url, ORIGIN_GIT_TIMEOUT) {
+                Ok(s) => s,
+                Err(e) => return v2_failed(hub, "origin", url, e),
+            };
+            match session.list(&prefixes, LISTING_MAX) {
+                Ok(refs) => Ok(Some(refs)),
+                Err(e) => v2_failed(hub, "origin", url, e),
+            }
+        })?;
+        if let Some(refs) = listed {
+            // As `git ls-remote` with `own_patterns` lists them: old-layout mail only under
+            // a peer's name (a server that ignores many prefixes sends every ref).
+            return Ok(refs
+                .into_iter()
+                .filter_map(|(sha, name)| Some((MailRef::parse(&name)?, sha)))
+                .filter(|(r, _)| !matches!(r, MailRef::Legacy { peer, .. } if !peers.contains_key(peer)))
+                .collect());
+        }
+    }
+    list(hub, "origin", &own_patterns(peers), None)
 }
 
 /// Size, read and check every peer's mail fetched into the quarantine (without the hub

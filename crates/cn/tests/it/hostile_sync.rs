@@ -219,6 +219,40 @@ fn a_mailed_b(root: &Path, text: &str) -> (std::path::PathBuf, crate::peer_serve
     (b, server)
 }
 
+/// The same for the hub's own `git://` origin, which cn also lists itself: with a
+/// `core.gitProxy` of the owner's, no connection goes to the address origin names — git
+/// lists and pushes through the owner's proxy, and the receipt of the mail taken lands where
+/// the proxy leads.
+#[test]
+fn a_git_origin_behind_the_owners_git_proxy_is_reached_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (a, a_bare) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    let server = crate::peer_servers::GitDaemon::writable(root);
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    cn_ok(&a, &["send", "--to", "b", "--message", "receipted through the proxy", "--body", "hello"]);
+    cn_ok(&a, &["sync"]);
+    // The address b's origin names: a listener that counts who connects to it.
+    let decoy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let decoy_port = decoy.local_addr().unwrap().port();
+    decoy.set_nonblocking(true).unwrap();
+    git(&b, &["remote", "set-url", "origin", &format!("git://127.0.0.1:{decoy_port}/b.git")]);
+    // The owner's proxy (git runs it as `PROXY HOST PORT`) leads to the real server.
+    let proxy = root.join("proxy.sh");
+    let script = format!("#!/bin/bash\nexec 3<>/dev/tcp/127.0.0.1/{}\ncat <&3 &\ncat >&3\nwait\n", server.port);
+    std::fs::write(&proxy, script).unwrap();
+    std::fs::set_permissions(&proxy, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    git(&b, &["config", "core.gitProxy", proxy.to_str().unwrap()]);
+    let r = json(&cn_ok(&b, &["sync", "--json"]));
+    assert_eq!(r["received"].as_array().map(Vec::len), Some(1), "{r}");
+    assert_eq!(r["receipts"].as_array().map(Vec::len), Some(1), "{r}");
+    assert!(decoy.accept().is_err(), "cn connected to origin's address past the owner's git proxy");
+    let receipts = git(&b_bare, &["for-each-ref", "--format=%(refname)", "refs/heads/cn-receipt/"]);
+    assert!(receipts.contains("refs/heads/cn-receipt/a/"), "the receipt is where the proxy leads: {receipts:?}");
+}
+
 /// A `git://` server that never stops listing, one that answers garbage after `version 2`,
 /// one that hangs up at once: each costs its own peer an error naming it, bounded, and the
 /// other peers' mail is still taken; cn neither panics nor holds the listing in memory past

@@ -310,17 +310,21 @@ fn sync_killed_at_random_points_delivers_every_mail_exactly_once() {
     // How long an uninterrupted sync with work takes here: kills are drawn across that span.
     let started = std::time::Instant::now();
     cn_ok(&a, &["sync"]);
-    let span = (started.elapsed().as_millis() as u64).max(30);
+    let mut span = (started.elapsed().as_millis() as u64).max(30);
     eprintln!("one sync takes {span} ms here");
     let mut killed_mid_sync = 0;
 
     let hubs = [(&a, "a", "b"), (&b, "b", "a")];
-    for round in 0..36u64 {
+    // 36 rounds, and more (up to 150) until six kills have landed inside a sync: a first sync
+    // timed under a burst of load would otherwise draw most kills after the syncs end.
+    let mut round = 0u64;
+    while round < 36 || (killed_mid_sync < 6 && round < 150) {
+        round += 1;
         let (hub, me, other) = hubs[(next(&mut seed) % 2) as usize];
-        if round % 4 == 0 {
+        if round.is_multiple_of(4) {
             cn_ok(hub, &["send", "--to", other, "--message", &format!("{me} round {round}")]);
         }
-        if round % 3 == 0 && cn(hub, &["input"]).status.success() {
+        if round.is_multiple_of(3) && cn(hub, &["input"]).status.success() {
             // Deciding a peer's item moves it to archived (and mails a notice back): a mail
             // delivered again would show up in a second place.
             cn_ok(hub, &["out", "do", "ack", "--reason", "seen"]);
@@ -332,6 +336,9 @@ fn sync_killed_at_random_points_delivers_every_mail_exactly_once() {
         std::thread::sleep(std::time::Duration::from_millis(next(&mut seed) % (span * 3 / 2)));
         if child.try_wait().unwrap().is_none() {
             killed_mid_sync += 1;
+        } else {
+            // It was over before the kill: draw the next kills from a shorter span.
+            span = (span * 7 / 8).max(30);
         }
         let _ = child.kill();
         let _ = child.wait();
@@ -341,7 +348,7 @@ fn sync_killed_at_random_points_delivers_every_mail_exactly_once() {
             }
         }
     }
-    eprintln!("{killed_mid_sync} of 36 kills landed inside a sync");
+    eprintln!("{killed_mid_sync} of {round} kills landed inside a sync");
     assert!(killed_mid_sync >= 6, "too few kills landed inside a sync; the test proved little");
     // Unkilled, the two drain everything.
     sync_rounds(&[&a, &b], 4);
