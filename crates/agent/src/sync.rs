@@ -25,7 +25,9 @@
 //!    then does a mail leave the outbox for `threads/mail/sent/`.
 //!
 //! Peers are listed and fetched concurrently (cn.yaml `mail.peers_at_once` at a time), each with one
-//! listing when it holds nothing new, and origin is listed beside them. When the hub lives in origin (cn.yaml `origin:`), the
+//! listing when it holds nothing new, and origin is listed beside them (a `git://` peer or
+//! origin in protocol v2 spoken by cn, unless git's configuration routes `git://`; anything
+//! else by git). When the hub lives in origin (cn.yaml `origin:`), the
 //! out step commits first and pushes the hub's branch in the same atomic push as the first
 //! refs (renewing the lease, when leased); a clone that does not hold the hub's lease does
 //! not sync at all.
