@@ -744,8 +744,9 @@ fn list_origin(
     peers: &BTreeMap<String, crate::hub::Peer>,
 ) -> Result<Vec<(MailRef, String)>> {
     if let Some(url) = v2 {
-        let mut prefixes = vec![MAIL_REFS.to_string(), RECEIPT_REFS.to_string()];
-        prefixes.extend(peers.keys().map(|name| format!("refs/heads/{name}/")));
+        // `own_patterns` as prefixes: each is a folder of refs and a `*`.
+        let prefixes: Vec<String> =
+            own_patterns(peers).into_iter().map(|p| p.trim_end_matches('*').to_string()).collect();
         let listed = patiently(|| {
             let mut session = match cn_hub::git::v2::Session::open(url, ORIGIN_GIT_TIMEOUT) {
                 Ok(s) => s,
