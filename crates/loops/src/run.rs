@@ -68,15 +68,19 @@ impl Loop {
         let git = Git::open(&run.dir)?;
         // task.md is read once, here. Once the loop has committed it, only the committed one
         // is run: a change since is a component's (refused) or the owner's (to commit).
-        let task = Task::load(&run, defaults)?;
+        // Compared before it is parsed: a rewrite that does not even parse (a component killed
+        // mid-write) is refused as a rewrite, with the way back.
         let rel = LoopRun::rel(TASK);
-        if git.show_head(&rel).is_some_and(|committed| committed != task.text) {
-            return Err(LoopError::input(format!(
+        if let (Some(committed), Ok(Some(text))) = (git.show_head(&rel), run.read(TASK)) {
+            if committed != text {
+                return Err(LoopError::input(format!(
                 "{rel} differs from the one committed in {dir}: the loop runs only its committed task (a component may have rewritten it). \
                  If you changed it, commit it yourself (`git -C {dir} commit -m 'loop task' -- {rel}`); if you did not, restore it (`git -C {dir} checkout -- {rel}`)",
                 dir = run.dir.display()
             )));
+            }
         }
+        let task = Task::load(&run, defaults)?;
         run.env = task.env.clone();
         run.sandbox = task.sandbox.clone();
         let controller: Box<dyn Controller> = match &task.controller {

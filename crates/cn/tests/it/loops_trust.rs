@@ -70,6 +70,27 @@ fn attacked_loop(role: &str, without: Option<&str>) -> (tempfile::TempDir, tempf
     (repo, scratch, out)
 }
 
+/// A committed task.md rewritten into something that does not parse (a component killed
+/// halfway through its write leaves it empty) is refused as a rewrite, with the way back —
+/// not as the owner's malformed task.
+#[test]
+fn a_committed_task_rewritten_into_garbage_is_refused_as_a_rewrite() {
+    let task = "---\nmax-iterations: 1\nsensors:\n  s:\n    command: \"echo measured\"\ncontroller: {command: \"true\"}\nactuator: {command: \"true\"}\n---\n\n# Task\n";
+    let repo = repo(task);
+    let dir = repo.path();
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "loop task"]);
+    for garbage in ["", "# no frontmatter\n"] {
+        std::fs::write(dir.join("loop-run/task.md"), garbage).unwrap();
+        let out = run(dir, &["loop", "run"]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let said = text(&out);
+        assert!(said.contains("loop-run/task.md differs from the one committed"), "{said}");
+        assert!(said.contains("checkout -- loop-run/task.md"), "{said}");
+        assert_eq!(git(dir, &["rev-list", "--count", "HEAD"]).trim(), "2", "nothing committed");
+    }
+}
+
 /// `cn loop run DIR`; the attack learns cn's pid from `DUMP/cn.pid` (the pid as this test,
 /// outside any namespace, sees it).
 fn cn_run(dir: &Path, dump: &Path, without: Option<&str>) -> Output {
