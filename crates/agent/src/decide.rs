@@ -490,6 +490,28 @@ mod tests {
     }
 
     #[test]
+    fn a_decision_whose_journal_line_a_kill_tore_is_journaled_whole_when_finished() {
+        let (_d, hub) = hub();
+        crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
+        let item = crate::take_next(&hub).unwrap().unwrap();
+        let gtd = Gtd::Do(Op::Ack(Ack { reason: "seen".into() }));
+        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k-torn", false).unwrap();
+        // As if SIGKILL cut the decision's append short (the kernel may stop a write between
+        // pages): the key is in the file, but not as an entry.
+        let path = HubJournal::path_in(&hub.path("state"));
+        let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+        text.push_str(r#"{"ts":"2026-11-28T11:31:21Z","type":"decision","key":"k-torn","item_kind":"mes"#);
+        std::fs::write(&path, text).unwrap();
+        recover_locked(&hub).unwrap();
+        let read = HubJournal::read(&hub.path("state")).unwrap();
+        let whole: Vec<_> = read.entries.iter().filter(|e| e.kind() == "decision").collect();
+        assert_eq!(whole.len(), 1, "{whole:?}");
+        assert_eq!(whole[0].0["key"], "k-torn");
+        assert_eq!(whole[0].0["item"], item.id.as_str());
+        assert_eq!(read.skipped.len(), 1, "the fragment is skipped, sealed, not glued to the entry");
+    }
+
+    #[test]
     fn a_decision_that_can_no_longer_be_finished_is_set_aside() {
         let (_d, hub) = hub();
         crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();

@@ -85,11 +85,25 @@ pub fn front(path: &Path, key: &str) -> Option<String> {
     doc.get_str(key).map(str::to_string)
 }
 
+/// Every entry of the hub's journal. A line that is not JSON fails the test unless it is
+/// what a kill mid-append leaves by design (`cn_storage::journal`): the last line without its
+/// newline, or such a fragment sealed by the next append with `~`. Readers skip both.
 pub fn journal(hub: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(hub.join("state/journal.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    let path = hub.join("state/journal.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut entries = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(entry) => entries.push(entry),
+            Err(e) => {
+                let torn = line.ends_with("~\n") || (i + 1 == lines.len() && !line.ends_with('\n'));
+                assert!(torn, "{} line {}: {e}: {line:?}", path.display(), i + 1);
+            }
+        }
+    }
+    entries
 }
