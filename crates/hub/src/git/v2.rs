@@ -20,6 +20,8 @@ use std::io::{self, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use super::connect::QuickAck;
+
 /// The largest pkt-line git sends or takes (4 bytes of length included).
 pub const PKT_MAX: usize = 65520;
 
@@ -86,7 +88,7 @@ impl GitUrl {
 /// One connection to `git-upload-pack` of one repository.
 pub struct Session {
     writer: TcpStream,
-    reader: BufReader<TcpStream>,
+    reader: BufReader<QuickAck>,
     /// How long each command (its request and its whole answer) may take.
     timeout: Duration,
     deadline: Instant,
@@ -102,7 +104,7 @@ impl Session {
         let deadline = Instant::now() + timeout;
         let stream = super::connect::connect(&url.host, url.port, CONNECT_TIMEOUT.min(timeout))?;
         let mut writer = stream.try_clone()?;
-        let reader = BufReader::with_capacity(PKT_MAX, stream);
+        let reader = BufReader::with_capacity(PKT_MAX, QuickAck(stream));
         let request = format!("git-upload-pack {}\0host={}\0\0version=2\0", url.path, url.authority);
         writer.set_write_timeout(Some(timeout))?;
         writer.write_all(&pkt(request.as_bytes()))?;
@@ -344,13 +346,13 @@ struct Deadlined<'a, R> {
     deadline: Instant,
 }
 
-impl Read for Deadlined<'_, TcpStream> {
+impl Read for Deadlined<'_, QuickAck> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(io::Error::new(io::ErrorKind::TimedOut, "the server took too long"));
         }
-        self.inner.get_ref().set_read_timeout(Some(left))?;
+        self.inner.get_ref().get_ref().set_read_timeout(Some(left))?;
         self.inner.read(buf)
     }
 }
