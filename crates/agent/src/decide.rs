@@ -471,14 +471,19 @@ mod tests {
         (dir, hub)
     }
 
+    /// An owner's item taken, with `gtd` recorded under `key` as if the decider were killed
+    /// right after recording it.
+    fn recorded(hub: &Hub, gtd: &Gtd, key: &str) -> Item {
+        crate::queue::enqueue_new(hub, "owner", Cadence::Inbox, "work").unwrap();
+        let item = crate::take_next(hub).unwrap().unwrap();
+        write_output(hub, &item, gtd, &cn_storage::now_rfc3339(), key, false).unwrap();
+        item
+    }
+
     #[test]
     fn a_recorded_decision_is_finished_once_and_not_replaced() {
         let (_d, hub) = hub();
-        crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
-        let item = crate::take_next(&hub).unwrap().unwrap();
-        // As if killed right after recording the decision.
-        let gtd = Gtd::Do(Op::Ack(Ack { reason: "first".into() }));
-        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1", false).unwrap();
+        let item = recorded(&hub, &Gtd::Do(Op::Ack(Ack { reason: "first".into() })), "k1");
         let e = decide(&hub, &Gtd::Do(Op::Noop(Noop { reason: "second".into() }))).unwrap_err();
         assert!(matches!(e, AgentError::Empty(_)), "{e}");
         let done = std::fs::read_to_string(hub.archived().join(format!("{}.md", item.id))).unwrap();
@@ -492,10 +497,7 @@ mod tests {
     #[test]
     fn a_decision_whose_journal_line_a_kill_tore_is_journaled_whole_when_finished() {
         let (_d, hub) = hub();
-        crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
-        let item = crate::take_next(&hub).unwrap().unwrap();
-        let gtd = Gtd::Do(Op::Ack(Ack { reason: "seen".into() }));
-        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k-torn", false).unwrap();
+        let item = recorded(&hub, &Gtd::Do(Op::Ack(Ack { reason: "seen".into() })), "k-torn");
         // As if SIGKILL cut the decision's append short (the kernel may stop a write between
         // pages): the key is in the file, but not as an entry.
         let path = HubJournal::path_in(&hub.path("state"));
@@ -514,10 +516,8 @@ mod tests {
     #[test]
     fn a_decision_that_can_no_longer_be_finished_is_set_aside() {
         let (_d, hub) = hub();
-        crate::queue::enqueue_new(&hub, "owner", Cadence::Inbox, "work").unwrap();
-        let item = crate::take_next(&hub).unwrap().unwrap();
-        let gtd = Gtd::Do(Op::Commit(Commit { artifact: "deadbeef".into() })); // not (or no longer) an object
-        write_output(&hub, &item, &gtd, &cn_storage::now_rfc3339(), "k1", false).unwrap();
+        // Not (or no longer) an object.
+        let item = recorded(&hub, &Gtd::Do(Op::Commit(Commit { artifact: "deadbeef".into() })), "k1");
         recover_locked(&hub).unwrap();
         assert!(hub.path("state/output.abandoned.md").is_file());
         assert_eq!(crate::current(&hub).unwrap().map(|i| i.id), Some(item.id.clone()));

@@ -8,7 +8,7 @@
 use crate::agent_common;
 use crate::hub_common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agent_common::*;
 
@@ -29,15 +29,6 @@ fn inbox_items(hub: &Path) -> Vec<(String, String, String)> {
             (front(&p, "from").unwrap(), front(&p, "kind").unwrap_or_default(), text)
         })
         .collect()
-}
-
-/// Hubs a and b, each with a bare repository as its origin, each the other's peer.
-fn two_peers(root: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
-    let (a, a_bare) = hub_with_origin(root, "a");
-    let (b, b_bare) = hub_with_origin(root, "b");
-    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
-    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
-    (a, a_bare, b, b_bare)
 }
 
 #[test]

@@ -64,10 +64,7 @@ fn kill_after(mut cmd: std::process::Command, delay_ms: u64) {
 #[test]
 fn killed_at_random_points_every_item_is_in_exactly_one_place() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, _a_bare) = hub_with_origin(dir.path(), "a");
-    let (b, b_bare) = hub_with_origin(dir.path(), "b");
-    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
-    cn_ok(&b, &["peer", "add", "a", _a_bare.to_str().unwrap()]);
+    let (a, _, b, _) = two_peers(dir.path());
     let ids: Vec<String> = (0..ITEMS).map(|i| format!("item{i:02}")).collect();
     for (i, id) in ids.iter().enumerate() {
         let from = if i % 2 == 0 { "b" } else { "owner" };

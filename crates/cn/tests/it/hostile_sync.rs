@@ -39,10 +39,7 @@ fn mail(tid: &str, body: &[u8]) -> Vec<u8> {
 fn mail_with_bytes_that_are_not_utf8_is_rejected_not_fatal() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let (a, a_bare) = hub_with_origin(root, "a");
-    let (b, _b_bare) = hub_with_origin(root, "b");
-    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
-    cn_ok(&a, &["peer", "add", "b", _b_bare.to_str().unwrap()]);
+    let (_, a_bare, b, _) = two_peers(root);
     // Branches are read in name order: the bad one first, so its byte count decides where
     // the good one is cut. Each invalid byte grows by two when decoded lossily.
     push_raw_mail(root, &a_bare, "b", "m1-bad", &mail("m1-bad", b"caf\xc3 \xff\xfe\xff\xfe\xff\xfe\xff\xfe\n"));
@@ -153,10 +150,7 @@ fn over_the_cap(git_protocol: bool) {
 fn frontmatter_nested_past_the_bound_is_refused_unparsed() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let (a, a_bare) = hub_with_origin(root, "a");
-    let (b, b_bare) = hub_with_origin(root, "b");
-    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
-    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    let (_, a_bare, b, _) = two_peers(root);
     // 200,000 `[` in the frontmatter: libyaml would take the better part of a minute.
     let bomb = format!(
         "---\nid: m1-nest\nto: b\nfrom: a\nthread: m1-nest\ncreated: 2026-01-01T00:00:00Z\nx: {}\n---\n\nhi\n",
@@ -227,11 +221,8 @@ fn a_mailed_b(root: &Path, text: &str) -> (std::path::PathBuf, crate::peer_serve
 fn a_git_origin_behind_the_owners_git_proxy_is_reached_through_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let (a, a_bare) = hub_with_origin(root, "a");
-    let (b, b_bare) = hub_with_origin(root, "b");
+    let (a, _, b, b_bare) = two_peers(root);
     let server = crate::peer_servers::GitDaemon::writable(root);
-    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
-    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
     cn_ok(&a, &["send", "--to", "b", "--message", "receipted through the proxy", "--body", "hello"]);
     cn_ok(&a, &["sync"]);
     // The address b's origin names: a listener that counts who connects to it.

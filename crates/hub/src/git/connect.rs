@@ -16,8 +16,9 @@
 //! comes first in git's order and still wins.
 //!
 //! Every connection cn opens itself (the connector's, `v2::Session`'s) is also paced — at
-//! most one to a server every [`CONNECT_GAP`], so a sync's burst does not overflow a stock
-//! `git daemon`'s listen queue of 5 and get reset — and read with quick acknowledgements
+//! most one to a server every [`CONNECT_GAP`] from one process, so a sync's sixteen sessions
+//! do not overflow a stock `git daemon`'s listen queue of 5 and get reset (a connector is a
+//! process of its own, with one connection) — and read with quick acknowledgements
 //! ([`QuickAck`]), so the server's second write of an answer does not wait for a delayed ACK.
 
 use std::collections::BTreeMap;

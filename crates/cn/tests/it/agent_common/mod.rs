@@ -107,3 +107,12 @@ pub fn journal(hub: &Path) -> Vec<serde_json::Value> {
     }
     entries
 }
+
+/// Hubs a and b, each with a bare repository as its origin, each the other's peer.
+pub fn two_peers(root: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    let (a, a_bare) = hub_with_origin(root, "a");
+    let (b, b_bare) = hub_with_origin(root, "b");
+    cn_ok(&a, &["peer", "add", "b", b_bare.to_str().unwrap()]);
+    cn_ok(&b, &["peer", "add", "a", a_bare.to_str().unwrap()]);
+    (a, a_bare, b, b_bare)
+}
