@@ -21,6 +21,7 @@ pub mod answer;
 pub mod classify;
 pub mod corpus;
 pub mod day;
+pub mod learned;
 pub mod parse;
 pub mod perform;
 

@@ -5,8 +5,10 @@
 //! frames below, in order — the ones that only read or remove first, "every …" before a
 //! plain reminder, the statements of need ("I need to … by Friday": a task) last. A clause no
 //! frame takes is tried once more with misspelt frame words put right ("remnd", "tsak",
-//! "lsit"). Any clause not routine makes the whole message not routine; any clause with a
-//! date that cannot be used makes the whole message a question.
+//! "lsit"). A clause no frame takes goes to the learned understanding ([`super::learned`]:
+//! intents and slots from a model trained on many people's requests). Any clause not routine
+//! makes the whole message not routine; any clause with a date that cannot be used makes the
+//! whole message a question.
 //!
 //! Invariant: a frame names the request; the words it captures are the person's own (what
 //! to file, or what names the task to act on) — nothing is made up, and a bare imperative
@@ -20,7 +22,7 @@ use cn_hub::words::edit_distance;
 use jiff::Zoned;
 use regex::{Captures, Regex};
 
-use super::{Parsed, Reply, Request, Said, Target};
+use super::{learned, Parsed, Reply, Request, Said, Target};
 use crate::when::{self, WhenError};
 
 /// What a message is for the routine, at `now` (whose zone is the hub's).
@@ -41,7 +43,13 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         {
             Some(Ok(r)) => requests.push(r),
             Some(Err(e)) => asked = asked.or(Some(e)),
-            None => return Parsed::NotRoutine,
+            // No frame takes it: what the learned understanding reads in it.
+            None => match learned::clause(clause, now) {
+                learned::Clause::Request(r) => requests.push(r),
+                learned::Clause::Ask(e) => asked = asked.or(Some(e)),
+                learned::Clause::Skip => {}
+                learned::Clause::NotRoutine => return Parsed::NotRoutine,
+            },
         }
     }
     match (asked, requests.is_empty()) {
