@@ -68,7 +68,7 @@ impl Normalized {
             text.push_str(&self.text[last..m.start()]);
             from.extend_from_slice(&self.from[last..m.start()]);
             text.push_str(&new);
-            from.extend(std::iter::repeat(source).take(new.len()));
+            from.extend(std::iter::repeat_n(source, new.len()));
             last = m.end();
         }
         if last == 0 && text.is_empty() {
@@ -93,7 +93,7 @@ impl Normalized {
             text.push_str(&self.text[last..r.start]);
             from.extend_from_slice(&self.from[last..r.start]);
             text.push_str(new);
-            from.extend(std::iter::repeat(source).take(new.len()));
+            from.extend(std::iter::repeat_n(source, new.len()));
             last = r.end;
         }
         text.push_str(&self.text[last..]);
