@@ -4,14 +4,18 @@
 //!
 //! What cron cannot say exactly ("every other Tuesday", "every 3 days") or what leaves the day
 //! open ("every week", "monthly") is an error naming the phrase, to be asked about — never an
-//! approximation. Times of day follow the same rules as a due time (see the parent module).
+//! approximation. A time of day follows the rules of a due time said with a day (see the parent
+//! module): with a part of the day in that part ("every morning at 7:15" 07:15, "every night at
+//! ten" 22:00), else 7–11 the morning, 12 noon and 1–6 the afternoon ("every weekday at 7"
+//! 07:00, "every day at 5" 17:00). Number words and shorthand are read as for a due time
+//! ([`super::numbers`]), and what is left is cut from the words as written.
 
 use std::sync::OnceLock;
 
 use jiff::Zoned;
 use regex::{Captures, Regex};
 
-use super::{capitalized, compile, number, ordinal, time_match, time_of, without, WhenError};
+use super::{capitalized, clock_of, compile, number, ordinal, time_match, without, WhenError};
 
 /// A repeating time found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,8 +86,10 @@ fn day_list(list: &str) -> Option<(String, String)> {
 /// The repeating time in `text`, if it says one; an error when it says one cron cannot keep
 /// exactly, or one that leaves the day open.
 pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
-    let text = super::words::correct(text);
-    let Some(c) = every_re().captures(&text) else { return Ok(None) };
+    let read = super::numbers::normalize(text);
+    let original = text;
+    let text = read.text.as_str();
+    let Some(c) = every_re().captures(text) else { return Ok(None) };
     let Some(all) = c.get(0) else { return Ok(None) };
     let phrase = all.as_str().trim().to_string();
     let part = c.name("part").map(|p| p.as_str().to_ascii_lowercase()).or_else(|| {
@@ -91,8 +97,8 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
             .map(|u| u.as_str().to_ascii_lowercase())
             .filter(|u| matches!(u.as_str(), "morning" | "afternoon" | "evening" | "night"))
     });
-    let time = time_match(&text, Some(&all.range()));
-    let clock = time.as_ref().map(|t| time_of(t, part.as_deref())).transpose()?;
+    let time = time_match(text, Some(&all.range()));
+    let clock = time.as_ref().map(clock_of).transpose()?.map(|k| k.on_a_day(part.as_deref()));
     let (hour, minute) = match (clock, part.as_deref()) {
         (Some(t), _) => (t.hour(), t.minute()),
         (None, Some("morning")) => (9, 0),
@@ -174,7 +180,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         cron,
         human,
         phrase: phrase_with_time(&phrase, time.as_ref(), uses_time),
-        rest: without(&text, spans),
+        rest: without(original, spans.into_iter().map(|r| read.original(r)).collect()),
     }))
 }
 
@@ -223,6 +229,30 @@ mod tests {
         assert_eq!(cron("every March 3 send the card").split(" | ").next(), Some("0 9 3 3 *"));
         assert_eq!(cron("every week on Friday review the week").split(" | ").next(), Some("0 9 * * 5"));
         assert_eq!(cron("check every room"), "none");
+    }
+
+    #[test]
+    fn repeats_as_people_say_them() {
+        for (text, want) in [
+            ("every sunday call grandma", "0 9 * * 0"),
+            ("every weekday at 7 stand up", "0 7 * * 1-5"),
+            ("every morning at 7:15 take the pills", "15 7 * * *"),
+            ("every day at 3:38pm check the oven", "38 15 * * *"),
+            ("every monday and thursday at 9 water the plants", "0 9 * * 1,4"),
+            ("every two hours stretch", "0 */2 * * *"),
+            ("daily at 8 read the news", "0 8 * * *"),
+            ("each evening walk the dog", "0 18 * * *"),
+            ("every night at ten lock up", "0 22 * * *"),
+            ("every day at 5 feed the cat", "0 17 * * *"),
+            ("every day at 12 eat", "0 12 * * *"),
+            ("every day at 19:30 cook", "30 19 * * *"),
+            ("every friday at half past four send the report", "30 16 * * 5"),
+            ("every weds at 9.30 team call", "30 9 * * 3"),
+        ] {
+            assert_eq!(cron(text).split(" | ").next(), Some(want), "{text}");
+        }
+        assert_eq!(cron("every night at ten lock up"), "0 22 * * * | every day at 22:00 | lock up");
+        assert_eq!(cron("call one client every tues"), "0 9 * * 2 | every Tuesday at 09:00 | call one client");
     }
 
     #[test]

@@ -7,20 +7,35 @@
 //! about. [`every`] reads "every Monday at 9" as a cron expression; [`shift`] reads "by an
 //! hour" as a span to push something back by.
 //!
-//! Misspelt date words are put right first ([`words`]: "tomorow", "wendesday"); then the
-//! phrase is found with two patterns (a day part and a time-of-day part, in either order) and
-//! the date computed with jiff.
+//! The text is first rewritten for reading ([`numbers::normalize`]): misspelt date words put
+//! right ([`words`]: "tomorow", "wendesday"), shorthand spelt out ("tmrw", "tonite", "thurs",
+//! "eod", "this arvo", "at 9.30", "9 30 pm", "at 3p") and number words that say a time, a
+//! date or a span turned into digits ("half past six" 6:30, "quarter to nine" 8:45, "two thirty
+//! pm", "in twenty minutes", "in a couple of hours", "the twenty first", "feb four"). The
+//! phrase is found in that text with two patterns (a day part and a time-of-day part, in
+//! either order) and the date computed with jiff; [`Due::rest`] is cut from the words as the
+//! person wrote them ("call one client tmrw" leaves "call one client").
 //!
 //! Rules: a day without a time is due at 09:00 (morning 09:00, afternoon 14:00, evening 18:00,
-//! night and tonight 20:00; "today" alone 17:00); "at 1"–"at 7" without am/pm is the
-//! afternoon, and any hour without am/pm in the evening or at night is after noon; a time
-//! without a day is today if still ahead, else tomorrow; a bare weekday is the next one after
-//! today, "this Friday" this week's (today included), "next Friday" the Friday of next week
-//! (weeks start on Monday); "next week" is Monday of next week; "this week" and "end of the
-//! week" Friday 17:00; "in N days" keeps the time of now; a date without a year is its next
-//! occurrence, unless it passed within the last three months — then it is a past date.
+//! night and tonight 20:00; "today" alone 17:00, "end of day" 17:00). A part of the day still
+//! under way when said ("this afternoon" at 16:20) is due at the next full hour, at the latest
+//! its end (morning 12:00, afternoon 18:00, evening, night and "today" 23:00); once it is over
+//! it is past. An hour without am/pm said alone ("at 5", "at 7:30", "today at 7") is the next
+//! such hour after now: at 16:20 "at 5" is 17:00, at 03:00 it is 05:00; 12 is noon. Said with a
+//! part of the day it is in that part (after noon in the afternoon, evening and at night);
+//! said with another day but no part ("tomorrow at 7", "on Friday at 5") 7–11 is the morning,
+//! 12 noon and 1–6 the afternoon. An hour with am/pm, 0 or 13–23, or a leading zero ("07:30")
+//! is that hour. A time without a day is today if still ahead, else tomorrow; a bare weekday
+//! is the next one after today, "this Friday" this week's (today included), "next Friday" the
+//! Friday of next week (weeks start on Monday); "Monday the 20th" must be a Monday (else it
+//! is asked about); "next week" is Monday of next week; "this week" and "end of the week"
+//! Friday 17:00; "the day after tomorrow" and "a week from today/tomorrow" are days (09:00);
+//! "in N days", "in a week" and "a week from now" keep the time of now; a date without a year
+//! is its next occurrence, unless it passed within the last three months — then it is a past
+//! date. "by Thursday" is a due date, never a repeat.
 
 mod every;
+pub mod numbers;
 mod words;
 
 use std::ops::Range;
@@ -137,6 +152,8 @@ fn day_re() -> &'static Regex {
               | (?:the\s+)?(?P<dm_d>\d{1,3})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>MONTHS)\b\.?(?:,?\s+(?P<dm_y>\d{4})\b)?
               | (?P<iso_y>\d{4})-(?P<iso_m>\d{1,2})-(?P<iso_d>\d{1,2})\b
               | (?P<num_a>\d{1,2})/(?P<num_b>\d{1,2})(?:/(?P<num_y>\d{4}|\d{2}))?\b
+              | (?P<overmorrow>(?:the\s+)?day\s+after\s+tomorrow)\b
+              | (?:a|one|1)\s+week\s+(?:from\s+(?P<wfrom>today|tomorrow|now)|(?P<wafter>today|tomorrow))\b
               | (?P<tomorrow>tomorrow|tmrw|tmr)\b
               | (?P<yesterday>yesterday)\b
               | (?P<today>today|tonight|this\s+(?:morning|afternoon|evening))\b
@@ -145,6 +162,7 @@ fn day_re() -> &'static Regex {
               | (?P<thisweek>this\s+week)\b
               | (?P<nextweek>next\s+week)\b
               | (?P<nextmonth>next\s+month)\b
+              | (?P<wdp>(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?),?\s+(?:the\s+)?(?P<wdd>\d{1,3})(?:st|nd|rd|th)\b(?:\s+of\s+(?P<wdm>MONTHS)\b)?
               | (?:(?P<rel>next|this|coming|the\s+coming)\s+)?(?P<weekday>(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?)\b
               | in\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)\b
               | in\s+(?P<half>half\s+an\s+hour)\b
@@ -238,12 +256,54 @@ fn hm(h: i8, m: i8) -> Time {
     Time::new(h, m, 0, 0).unwrap_or(Time::midnight())
 }
 
-/// The time of day a time match says, `part` the part of the day beside it; an error names a
-/// time that cannot be one ("at 25:00", "13pm").
-fn time_of(c: &Captures, part: Option<&str>) -> Result<Time, WhenError> {
+/// A time of day as said: without am/pm, "at 5" may be the morning or the afternoon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Clock {
+    hour: i8,
+    minute: i8,
+    /// Said so that it can only be one time: with am/pm, "noon", a 24-hour hour (0, 13–23)
+    /// or a leading zero ("07:30").
+    fixed: bool,
+}
+
+impl Clock {
+    /// The time with a day or a part of the day said beside it, or in a repeat: in the
+    /// morning as said, in the afternoon, evening or at night after noon; with neither, 7–11
+    /// is the morning, 12 noon and 1–6 the afternoon.
+    fn on_a_day(self, part: Option<&str>) -> Time {
+        let h = self.hour;
+        let hour = match part {
+            _ if self.fixed => h,
+            Some("morning") => h,
+            Some(_) if h < 12 => h + 12,
+            None if (1..=6).contains(&h) => h + 12,
+            _ => h,
+        };
+        hm(hour, self.minute)
+    }
+
+    /// The times of day it may be, said alone: "at 5" is 05:00 or 17:00, "at 12" noon.
+    fn readings(self) -> Vec<Time> {
+        if self.fixed || self.hour >= 12 {
+            vec![hm(self.hour, self.minute)]
+        } else {
+            vec![hm(self.hour, self.minute), hm(self.hour + 12, self.minute)]
+        }
+    }
+
+    /// The first of its readings after `now`: today, else tomorrow.
+    fn next_after(self, now: &Zoned) -> Option<Zoned> {
+        self.readings().into_iter().filter_map(|t| next_at(now.date(), t, now)).min()
+    }
+}
+
+/// The time of day a time match says; an error names a time that cannot be one ("at
+/// 25:00", "13pm").
+fn clock_of(c: &Captures) -> Result<Clock, WhenError> {
     let phrase = c.get(0).map_or("", |m| m.as_str());
     if let Some(w) = c.name("word").or_else(|| c.name("word2")) {
-        return Ok(if w.as_str().eq_ignore_ascii_case("midnight") { Time::midnight() } else { hm(12, 0) });
+        let hour = if w.as_str().eq_ignore_ascii_case("midnight") { 0 } else { 12 };
+        return Ok(Clock { hour, minute: 0, fixed: true });
     }
     let (h, m, ampm) = match (c.name("h"), c.name("h2"), c.name("h3")) {
         (Some(h), _, _) => (h, c.name("m"), c.name("ampm")),
@@ -267,12 +327,10 @@ fn time_of(c: &Captures, part: Option<&str>) -> Result<Time, WhenError> {
         Some(false) if hour == 12 => hour = 0,
         Some(_) => {}
         None if hour > 23 => return Err(bad("a day has 24 hours")),
-        // "at 7" for a task: daytime, so 1–7 means the afternoon; "at 10" in the evening is 22:00.
-        None if (1..=7).contains(&hour) => hour += 12,
-        None if hour < 12 && matches!(part, Some("afternoon" | "evening" | "night" | "tonight")) => hour += 12,
         None => {}
     }
-    Time::new(hour, minute, 0, 0).map_err(|_| bad("not a time of day"))
+    let fixed = pm.is_some() || hour == 0 || hour > 12 || h.as_str().starts_with('0');
+    Ok(Clock { hour, minute, fixed })
 }
 
 fn part_time(part: &str) -> Time {
@@ -362,29 +420,27 @@ fn check_words(text: &str) -> Result<(), WhenError> {
 /// The due time in `text` relative to `now` (whose zone is the hub's): `None` when the text
 /// says no time; an error when it says one that cannot be read or has passed.
 pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
-    let text = words::correct(text);
-    check_words(&text)?;
-    let day = day_match(&text);
+    let read = numbers::normalize(text);
+    let normal = read.text.as_str();
+    check_words(normal)?;
+    let day = day_match(normal);
     let day_span = day.as_ref().and_then(|c| c.get(0)).map(|m| m.range());
-    let time = time_match(&text, day_span.as_ref());
+    let time = time_match(normal, day_span.as_ref());
     if day.is_none() && time.is_none() {
         return Ok(None);
     }
-    let part = day.as_ref().and_then(|c| c.name("part")).map(|p| p.as_str().to_ascii_lowercase());
-    let tonight =
-        day.as_ref().and_then(|c| c.name("today")).is_some_and(|t| t.as_str().eq_ignore_ascii_case("tonight"));
-    let part_for_clock = if tonight { Some("tonight") } else { part.as_deref() };
-    let clock = time.as_ref().map(|c| time_of(c, part_for_clock)).transpose()?;
-    let phrase = phrase_of(&text, [day_span.clone(), time.as_ref().and_then(|c| c.get(0)).map(|m| m.range())]);
+    let part = day.as_ref().and_then(part_of);
+    let clock = time.as_ref().map(clock_of).transpose()?;
+    let time_span = time.as_ref().and_then(|c| c.get(0)).map(|m| m.range());
+    let phrase = phrase_of(normal, [day_span.clone(), time_span.clone()]);
     let (at, day_given, time_given) = match &day {
         None => {
-            let Some(t) = clock else { return Ok(None) };
-            (next_at(now.date(), t, now).ok_or_else(|| WhenError::unreadable(&phrase, "no such time"))?, false, true)
+            let Some(k) = clock else { return Ok(None) };
+            (k.next_after(now).ok_or_else(|| WhenError::unreadable(&phrase, "no such time"))?, false, true)
         }
         Some(c) => {
             let given = clock.is_some() || part.is_some();
-            let t = clock.or(part.as_deref().map(part_time));
-            let (at, relative) = day_at(c, t, now, &phrase)?;
+            let (at, relative) = day_at(c, clock, part.as_deref(), now, &phrase)?;
             (at, true, given || relative)
         }
     };
@@ -393,14 +449,28 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
     }
     // Another date phrase further on that cannot be read ("tomorrow … and … on the 45th")
     // makes the whole text a question too.
-    for other in day_matches(&text).skip(1) {
+    for other in day_matches(normal).skip(1) {
         let shown = other.get(0).map_or("", |m| m.as_str());
-        if let Err(e @ WhenError::Unreadable { .. }) = day_at(&other, None, now, shown) {
+        if let Err(e @ WhenError::Unreadable { .. }) = day_at(&other, None, None, now, shown) {
             return Err(e);
         }
     }
-    let spans = [day_span, time.as_ref().and_then(|c| c.get(0)).map(|m| m.range())].into_iter().flatten().collect();
-    Ok(Some(Due { at, phrase, rest: without(&text, spans), day_given, time_given }))
+    let spans = [day_span, time_span].into_iter().flatten().map(|r| read.original(r)).collect();
+    Ok(Some(Due { at, phrase, rest: without(text, spans), day_given, time_given }))
+}
+
+/// The part of the day a day match says: after it ("Friday evening") or in it ("tonight",
+/// "this afternoon").
+fn part_of(c: &Captures) -> Option<String> {
+    if let Some(p) = c.name("part") {
+        return Some(p.as_str().to_ascii_lowercase());
+    }
+    let today = c.name("today")?.as_str().to_ascii_lowercase();
+    if today == "tonight" {
+        return Some(today);
+    }
+    let part = today.split_whitespace().last()?;
+    (today != "today").then(|| part.to_string())
 }
 
 /// The due time in `text`, or `None` when it says none — or one that cannot be used (see
@@ -429,7 +499,14 @@ fn next_at(date: Date, t: Time, now: &Zoned) -> Option<Zoned> {
 
 /// The time a day match names, at `t` (else its default), and whether it is relative to now
 /// ("in 2 hours": a time of day is given by it).
-fn day_at(c: &Captures, t: Option<Time>, now: &Zoned, phrase: &str) -> Result<(Zoned, bool), WhenError> {
+fn day_at(
+    c: &Captures,
+    clock: Option<Clock>,
+    part: Option<&str>,
+    now: &Zoned,
+    phrase: &str,
+) -> Result<(Zoned, bool), WhenError> {
+    let t = clock.map(|k| k.on_a_day(part)).or(part.map(part_time));
     let tz = now.time_zone().clone();
     let today = now.date();
     let nine = t.unwrap_or(hm(9, 0));
@@ -465,6 +542,41 @@ fn day_at(c: &Captures, t: Option<Time>, now: &Zoned, phrase: &str) -> Result<(Z
         let year = text("num_y").map(|y| if y.len() == 2 { format!("20{y}") } else { y });
         return Ok((on(calendar_date(year.as_deref(), month, &day.to_string(), phrase, now)?, nine)?, false));
     }
+    if c.name("overmorrow").is_some() {
+        return Ok((on(today.checked_add(2.days()).map_err(|_| none())?, nine)?, false));
+    }
+    if let Some(from) = text("wfrom").or(text("wafter")) {
+        if from == "now" {
+            let later = now.checked_add(1.week()).map_err(|_| none())?;
+            return Ok(match t {
+                Some(t) => (on(later.date(), t)?, false),
+                None => (later, false),
+            });
+        }
+        let days = if from == "tomorrow" { 8 } else { 7 };
+        return Ok((on(today.checked_add(days.days()).map_err(|_| none())?, nine)?, false));
+    }
+    if let (Some(wd), Some(dom)) = (text("wdp"), text("wdd")) {
+        let weekday = weekday_of(&wd).ok_or_else(none)?;
+        let date = match text("wdm") {
+            Some(m) => calendar_date(None, month_number(&m).ok_or_else(none)?, &dom, phrase, now)?,
+            None => {
+                let d: i8 =
+                    dom.parse().ok().filter(|d| (1..=31).contains(d)).ok_or_else(|| {
+                        WhenError::unreadable(phrase, format!("no month has a {}", ordinal_text(&dom)))
+                    })?;
+                day_of_month(today, d, false, |d| on(d, nine).is_ok_and(|z| z > *now)).ok_or_else(none)?
+            }
+        };
+        if date.weekday() != weekday {
+            let name = capitalized(words::WEEKDAYS[date.weekday().to_monday_zero_offset() as usize % 7]);
+            return Err(WhenError::unreadable(
+                phrase,
+                format!("the {} is a {name} ({})", ordinal(date.day()), date.strftime("%-d %B %Y")),
+            ));
+        }
+        return Ok((on(date, nine)?, false));
+    }
     if c.name("tomorrow").is_some() {
         return Ok((on(today.tomorrow().map_err(|_| none())?, nine)?, false));
     }
@@ -472,21 +584,28 @@ fn day_at(c: &Captures, t: Option<Time>, now: &Zoned, phrase: &str) -> Result<(Z
         return Err(WhenError::past(phrase, on(today.yesterday().map_err(|_| none())?, nine)?, now));
     }
     if let Some(w) = text("today") {
-        let (default, vague) = if w == "tonight" {
-            (hm(20, 0), true)
-        } else if w.ends_with("morning") {
-            (hm(9, 0), false)
-        } else if w.ends_with("afternoon") {
-            (hm(14, 0), false)
-        } else if w.ends_with("evening") {
-            (hm(18, 0), false)
-        } else {
-            (hm(17, 0), true)
+        match (clock, part) {
+            // "today at 7": the next such hour today.
+            (Some(k), None) => {
+                let times: Vec<Zoned> = k.readings().into_iter().filter_map(|t| at_time(today, t, &tz)).collect();
+                let ahead = times.iter().find(|z| **z > *now).or(times.last()).cloned().ok_or_else(none)?;
+                return Ok((ahead, true));
+            }
+            (Some(k), Some(p)) => return Ok((on(today, k.on_a_day(Some(p)))?, true)),
+            (None, _) => {}
+        }
+        let (default, end) = match part {
+            Some("morning") => (9, 12),
+            Some("afternoon") => (14, 18),
+            Some("evening") => (18, 23),
+            Some(_) => (20, 23),
+            None => (17, 23),
         };
-        let at = on(today, t.unwrap_or(default))?;
-        // "today" or "tonight" without a time, said after its usual hour: the next full hour.
-        if t.is_none() && vague && at <= *now {
-            return Ok((later_today(now).ok_or_else(|| WhenError::past(phrase, at, now))?, true));
+        let at = on(today, hm(default, 0))?;
+        // A part of the day still under way ("this afternoon" at 16:20): the next full hour,
+        // at the latest its end.
+        if at <= *now {
+            return Ok((later_within(now, end).ok_or_else(|| WhenError::past(phrase, at, now))?, true));
         }
         // "tonight", "this evening" say a time of day; "today" does not.
         return Ok((at, w != "today"));
@@ -572,13 +691,17 @@ fn day_at(c: &Captures, t: Option<Time>, now: &Zoned, phrase: &str) -> Result<(Z
     Err(none())
 }
 
-/// The next full hour today, if it is before 23:00.
+/// The next full hour today, at the latest 23:00; `None` from 23:00 on.
 fn later_today(now: &Zoned) -> Option<Zoned> {
-    let hour = now.hour() + 1;
-    if hour >= 23 {
+    later_within(now, 23)
+}
+
+/// The next full hour today, at the latest `end` o'clock; `None` once `end` is reached.
+fn later_within(now: &Zoned, end: i8) -> Option<Zoned> {
+    if now.hour() >= end {
         return None;
     }
-    at_time(now.date(), hm(hour, 0), now.time_zone())
+    at_time(now.date(), hm((now.hour() + 1).min(end), 0), now.time_zone())
 }
 
 /// `day` of the week `today` is in (weeks start on Monday), even if it has passed.
@@ -664,7 +787,7 @@ fn shift_re() -> &'static Regex {
     RE.get_or_init(|| {
         compile(
             "shift",
-            r"(?i)\b(?:back\s+(?:by\s+)?|by\s+|for\s+|another\s+)(?:(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)|(?P<half>half\s+an\s+hour))\b(?:\s+later)?",
+            r"(?i)(?:\b(?:back\s+(?:by\s+)?|by\s+|for\s+|another\s+)|(?P<bare>\b))(?:(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)|(?P<half>half\s+an\s+hour))\b(?:\s+later)?",
         )
     })
 }
@@ -678,16 +801,31 @@ pub struct Shift {
     pub rest: String,
 }
 
-/// The span in `text` that something is pushed back by, if it says one.
+/// The span in `text` that something is pushed back by, if it says one: after "by", "for",
+/// "back", "another" anywhere ("snooze the plumber for 2 hours"), or alone at the end
+/// ("snooze it 30 minutes", "ten minutes") unless after "in" ("in 2 days" is a due time).
 pub fn shift(text: &str) -> Option<Shift> {
-    let c = shift_re().captures(text)?;
+    let read = numbers::normalize(text);
+    let normal = read.text.as_str();
+    let c = shift_re().captures_iter(normal).find(|c| {
+        let Some(all) = c.get(0) else { return false };
+        if c.name("bare").is_none() {
+            return true;
+        }
+        let at_end = normal[all.end()..].trim_matches(|c: char| c.is_whitespace() || ".!,;".contains(c)).is_empty();
+        let before = normal[..all.start()].trim_end();
+        let after_in = before.len() >= 2
+            && before.get(before.len() - 2..).is_some_and(|w| w.eq_ignore_ascii_case("in"))
+            && !before[..before.len() - 2].ends_with(|c: char| c.is_ascii_alphanumeric());
+        at_end && !after_in
+    })?;
     let all = c.get(0)?;
     let span = match (c.name("n"), c.name("unit"), c.name("half")) {
         (Some(n), Some(unit), _) => unit_span(number(n.as_str())?, unit.as_str())?,
         (_, _, Some(_)) => 30.minutes(),
         _ => return None,
     };
-    let rest = without(text, vec![all.range()]);
+    let rest = without(text, vec![read.original(all.range())]);
     Some(Shift { span, phrase: all.as_str().trim().to_string(), rest })
 }
 

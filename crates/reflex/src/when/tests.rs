@@ -214,3 +214,243 @@ proptest! {
         let _ = every(&text, &thursday());
     }
 }
+
+/// Thursday 26 November 2026 at `hm` in Paris.
+fn thursday_at(hm: &str) -> Zoned {
+    format!("2026-11-26T{hm}:00[Europe/Paris]").parse().unwrap()
+}
+
+/// Just the time, at `hm` on Thursday.
+fn at_hm(text: &str, hm: &str) -> String {
+    match parse(text, &thursday_at(hm)) {
+        Ok(Some(d)) => d.at.strftime("%Y-%m-%d %H:%M").to_string(),
+        Ok(None) => "none".into(),
+        Err(WhenError::Unreadable { phrase, .. }) => format!("unreadable: {phrase}"),
+        Err(WhenError::Past { phrase, .. }) => format!("past: {phrase}"),
+    }
+}
+
+#[test]
+fn number_words_as_speech_to_text_writes_them() {
+    for (text, want) in [
+        ("call the bank tomorrow at ten am", "2026-11-27 10:00"),
+        ("three thirty pm", "2026-11-26 15:30"),
+        ("two thirty pm", "2026-11-27 14:30"),
+        ("call mom seven fifteen", "2026-11-26 19:15"),
+        ("half past six", "2026-11-26 18:30"),
+        ("quarter to nine", "2026-11-26 20:45"),
+        ("quarter past five", "2026-11-26 17:15"),
+        ("five o'clock", "2026-11-26 17:00"),
+        ("lunch at noon", "2026-11-27 12:00"),
+        ("lock up at midnight", "2026-11-27 00:00"),
+        ("at twelve thirty", "2026-11-27 12:30"),
+        ("in twenty minutes", "2026-11-26 14:50"),
+        ("in an hour", "2026-11-26 15:30"),
+        ("in half an hour", "2026-11-26 15:00"),
+        ("in a couple of hours", "2026-11-26 16:30"),
+        ("in two days", "2026-11-28 14:30"),
+        ("the thirteenth", "2026-12-13 09:00"),
+        ("the twenty first", "2026-12-21 09:00"),
+        ("feb four", "2027-02-04 09:00"),
+        ("february fourth", "2027-02-04 09:00"),
+        ("sunday the twentieth", "2026-12-20 09:00"),
+        ("monday the twenty first", "2026-12-21 09:00"),
+        ("monday the twentieth", "unreadable: monday the 20th"),
+        ("march 3rd", "2027-03-03 09:00"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+    let e = parse("monday the twentieth", &thursday()).unwrap_err().to_string();
+    assert!(e.ends_with("the 20th is a Sunday (20 December 2026)"), "{e}");
+}
+
+#[test]
+fn what_is_left_is_cut_from_the_words_as_said() {
+    assert_eq!(
+        at("call the bank tomorrow at half past ten", &thursday()),
+        "2026-11-27 10:30 | tomorrow at 10:30 | call the bank"
+    );
+    assert_eq!(at("call one client tmrw", &thursday()), "2026-11-27 09:00 | tomorrow | call one client");
+    assert_eq!(
+        at("buy two twenty packs of paper at five", &thursday()),
+        "2026-11-26 17:00 | at 5 | buy two twenty packs of paper"
+    );
+    assert_eq!(
+        at("read chapter ten on the twenty first", &thursday()),
+        "2026-12-21 09:00 | on the 21st | read chapter ten"
+    );
+    assert_eq!(
+        at("☕ tmrw at half past six ☕ call Zoë", &thursday()),
+        "2026-11-27 18:30 | tomorrow at 6:30 | ☕ ☕ call Zoë"
+    );
+    assert_eq!(at("call Sam at 9.30", &thursday()), "2026-11-26 21:30 | at 9:30 | call Sam");
+    assert_eq!(
+        at("call the tommorow people at five", &thursday()),
+        "2026-11-27 17:00 | tomorrow at 5 | call the people"
+    );
+}
+
+#[test]
+fn shorthand_people_type() {
+    for (text, want) in [
+        ("tmrw", "2026-11-27 09:00"),
+        ("tmr", "2026-11-27 09:00"),
+        ("tomoz", "2026-11-27 09:00"),
+        ("2moro", "2026-11-27 09:00"),
+        ("tonite", "2026-11-26 20:00"),
+        ("on thurs", "2026-12-03 09:00"),
+        ("by thur", "2026-12-03 09:00"),
+        ("on weds", "2026-12-02 09:00"),
+        ("tues", "2026-12-01 09:00"),
+        ("eod", "2026-11-26 17:00"),
+        ("by end of day", "2026-11-26 17:00"),
+        ("this arvo", "2026-11-26 15:00"),
+        ("at 9.30", "2026-11-26 21:30"),
+        ("9:30am", "2026-11-27 09:30"),
+        ("9 30 pm", "2026-11-26 21:30"),
+        ("at 3p", "2026-11-26 15:00"),
+        ("at 10a", "2026-11-27 10:00"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+}
+
+#[test]
+fn parts_of_the_day_still_under_way_mean_later_in_them() {
+    for (text, hm, want) in [
+        ("tonight", "14:30", "2026-11-26 20:00"),
+        ("this afternoon at five", "14:30", "2026-11-26 17:00"),
+        ("this evening", "14:30", "2026-11-26 18:00"),
+        ("tomorrow morning", "14:30", "2026-11-27 09:00"),
+        ("this afternoon", "11:00", "2026-11-26 14:00"),
+        ("this afternoon", "16:20", "2026-11-26 17:00"),
+        ("this afternoon", "17:40", "2026-11-26 18:00"),
+        ("this afternoon", "18:10", "past: this afternoon"),
+        ("this morning", "10:05", "2026-11-26 11:00"),
+        ("this morning", "12:05", "past: this morning"),
+        ("this evening", "21:30", "2026-11-26 22:00"),
+        ("tonight", "22:10", "2026-11-26 23:00"),
+        ("tonight at ten", "14:30", "2026-11-26 22:00"),
+    ] {
+        assert_eq!(at_hm(text, hm), want, "{text} at {hm}");
+    }
+}
+
+#[test]
+fn days_said_around_tomorrow_and_weeks() {
+    for (text, want) in [
+        ("the day after tomorrow", "2026-11-28 09:00"),
+        ("day after tomorrow at 4", "2026-11-28 16:00"),
+        ("a week from today", "2026-12-03 09:00"),
+        ("a week from tomorrow", "2026-12-04 09:00"),
+        ("a week from now", "2026-12-03 14:30"),
+        ("in a week", "2026-12-03 14:30"),
+        ("next tuesday", "2026-12-01 09:00"),
+        ("this friday", "2026-11-27 09:00"),
+        ("by thurs", "2026-12-03 09:00"),
+        ("on the 13th", "2026-12-13 09:00"),
+        ("the 13th of march", "2027-03-13 09:00"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+    assert_eq!(
+        at("send the slides the day after tomorrow", &thursday()),
+        "2026-11-28 09:00 | the day after tomorrow | send the slides"
+    );
+    // "by thurs" is a due date, never a repeat.
+    assert_eq!(every("pay the plumber by thurs", &thursday()), Ok(None));
+}
+
+#[test]
+fn a_bare_hour_is_the_next_such_hour_unless_a_day_is_said() {
+    for (text, hm, want) in [
+        ("at 5", "16:20", "2026-11-26 17:00"),
+        ("at 5", "03:00", "2026-11-26 05:00"),
+        ("at 7:30", "08:00", "2026-11-26 19:30"),
+        ("at 7:30", "06:00", "2026-11-26 07:30"),
+        ("at 12", "14:30", "2026-11-27 12:00"),
+        ("at 07:30", "08:00", "2026-11-27 07:30"),
+        ("at 19:00", "08:00", "2026-11-26 19:00"),
+        ("today at 7", "14:30", "2026-11-26 19:00"),
+        ("today at 7", "06:00", "2026-11-26 07:00"),
+        ("tomorrow at 7", "14:30", "2026-11-27 07:00"),
+        ("tomorrow at 11", "14:30", "2026-11-27 11:00"),
+        ("tomorrow at 12", "14:30", "2026-11-27 12:00"),
+        ("tomorrow at 5", "14:30", "2026-11-27 17:00"),
+        ("tomorrow at 5am", "14:30", "2026-11-27 05:00"),
+        ("tomorrow evening at 7", "14:30", "2026-11-27 19:00"),
+        ("tomorrow morning at 5", "14:30", "2026-11-27 05:00"),
+    ] {
+        assert_eq!(at_hm(text, hm), want, "{text} at {hm}");
+    }
+}
+
+#[test]
+fn snoozing_spans_as_said() {
+    for (text, want) in [
+        ("30 minutes", 30.minutes()),
+        ("for half an hour", 30.minutes()),
+        ("an hour", 1.hour()),
+        ("ten minutes", 10.minutes()),
+        ("snooze the plumber 30 minutes", 30.minutes()),
+        ("for twenty minutes", 20.minutes()),
+        ("a couple of hours", 2.hours()),
+    ] {
+        assert_eq!(shift(text).map(|s| s.span.fieldwise()), Some(want.fieldwise()), "{text}");
+    }
+    assert_eq!(shift("snooze the plumber 30 minutes").unwrap().rest, "snooze the plumber");
+    assert_eq!(shift("snooze the plumber for ten minutes").unwrap().rest, "snooze the plumber");
+    assert!(shift("in 2 days").is_none(), "a due time, not a span");
+    assert!(shift("postpone the 3 day trip to friday").is_none());
+}
+
+#[test]
+fn odd_text_is_read_without_panic() {
+    let long = "twenty ".repeat(5000) + "tomorrow at half past " + &"nine ".repeat(5000);
+    let texts = [
+        "\u{0}\u{1}\u{7f}\u{feff}at 9.30\u{0}",
+        "🙂 tomorrow at 🕐 five 🙂",
+        "at ５ tomorrow",
+        "at 9.𝟘𝟘",
+        "quarter to one",
+        "half past twelve",
+        "twenty to one",
+        "the thirtieth of february",
+        "monday the thirty first of february",
+        "at 99.99",
+        "at 0.00",
+        "9 99 pm",
+        "in 99999999999999999999 minutes",
+        "ǅ tmrw ǅ at nine ǅ",
+        "é",
+        "",
+        " ",
+        "@",
+        "at",
+        "a week from",
+        long.as_str(),
+    ];
+    for text in texts {
+        let _ = parse(text, &thursday());
+        let _ = every(text, &thursday());
+        let _ = shift(text);
+        let n = numbers::normalize(text);
+        assert!(text.get(n.original(0..n.text.len())).is_some(), "{text}");
+    }
+    assert_eq!(on_thursday("quarter to one"), "2026-11-27 12:45");
+}
+
+proptest! {
+    /// Any range of the rewritten text maps back to a slice of the original.
+    #[test]
+    fn the_way_back_always_lands_in_the_original(text in "(\\PC|tmrw|half past |twenty |at |9\\.30 |the |first )*") {
+        let n = numbers::normalize(&text);
+        let ends: Vec<usize> = (0..=n.text.len()).filter(|i| n.text.is_char_boundary(*i)).collect();
+        for (i, a) in ends.iter().enumerate() {
+            for b in &ends[i..] {
+                let r = n.original(*a..*b);
+                prop_assert!(text.get(r).is_some());
+            }
+        }
+    }
+}

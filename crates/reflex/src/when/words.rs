@@ -87,9 +87,22 @@ pub(super) fn is_date_word(word: &str) -> bool {
 }
 
 /// `text` with its misspelt date words put right (lowercase); everything else as written.
+#[cfg(test)]
 pub(super) fn correct(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
+    for (range, right) in corrections(text) {
+        out.push_str(&text[last..range.start]);
+        out.push_str(right);
+        last = range.end;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The misspelt date words of `text`: where each is, and the word it means (lowercase).
+pub(super) fn corrections(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
+    let mut found = Vec::new();
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -105,13 +118,10 @@ pub(super) fn correct(text: &str) -> String {
         let beside_a_number = text[i..].trim_start().starts_with(|c: char| c.is_ascii_digit())
             || ends_with_day_number(text[..start].trim_end().trim_end_matches("of").trim_end());
         if let Some(right) = typo_of(&word, beside_a_number) {
-            out.push_str(&text[last..start]);
-            out.push_str(right);
-            last = i;
+            found.push((start..i, right));
         }
     }
-    out.push_str(&text[last..]);
-    out
+    found
 }
 
 /// `…the 5th` / `…5`: the text before a month name ends with a day of the month.

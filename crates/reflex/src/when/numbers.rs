@@ -1,0 +1,502 @@
+//! Times as people say and type them, rewritten into the forms the readers of this module
+//! know, before anything is read: number words as speech-to-text writes them ("ten am" →
+//! "10am", "two thirty pm" → "2:30 pm", "half past six" → "6:30", "quarter to nine" →
+//! "8:45", "five o'clock" → "5:00", "in twenty minutes" → "in 20 minutes", "in a couple of
+//! hours" → "in 2 hours", "the twenty first" → "the 21st", "feb four" → "feb 4"), shorthand
+//! ("tmrw", "2moro", "tonite", "thurs", "weds", "arvo", "at 9.30", "9 30 pm", "at 3p") and
+//! misspelt date words ("tomorow", see [`super::words`]).
+//!
+//! Number words become digits only where they say a time, a date or a span: after "at",
+//! "by", "around" …, before "am"/"pm"/"o'clock", before a unit ("two days"), beside a month
+//! name, or as "the thirteenth" where nothing else follows. "call one client" is left alone.
+//!
+//! [`Normalized`] keeps, for every byte of the rewritten text, where it came from in the
+//! original, so a phrase found in the rewritten text can be cut from the original one
+//! ([`Normalized::original`]): what is left of a request keeps the person's own words.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use regex::{Captures, Regex};
+
+/// A text rewritten for reading, with the way back to the original.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Normalized {
+    /// The rewritten text.
+    pub text: String,
+    /// For each byte of `text`, the byte range of the original it came from.
+    from: Vec<(usize, usize)>,
+    /// The length of the original.
+    len: usize,
+}
+
+impl Normalized {
+    /// The text as it was, unchanged, with an identity map.
+    fn identity(text: &str) -> Normalized {
+        Normalized { text: text.to_string(), from: (0..text.len()).map(|i| (i, i + 1)).collect(), len: text.len() }
+    }
+
+    /// The byte range of the original that `range` of [`Normalized::text`] was written from
+    /// (a rewritten word counts whole). Out-of-bounds ranges are clamped; an empty range
+    /// maps to an empty one.
+    pub fn original(&self, range: Range<usize>) -> Range<usize> {
+        let end = range.end.min(self.from.len());
+        let start = range.start.min(end);
+        if start == end {
+            let at = self.from.get(start).map_or(self.len, |f| f.0);
+            return at..at;
+        }
+        match (self.from.get(start), self.from.get(end - 1)) {
+            (Some(a), Some(b)) => a.0..b.1.max(a.0),
+            _ => self.len..self.len,
+        }
+    }
+
+    /// Every match of `re` that `with` has a replacement for, replaced.
+    fn rewrite(self, re: &Regex, with: impl Fn(&Captures, &str) -> Option<String>) -> Normalized {
+        let mut text = String::with_capacity(self.text.len());
+        let mut from = Vec::with_capacity(self.from.len());
+        let mut last = 0;
+        for c in re.captures_iter(&self.text) {
+            let Some(m) = c.get(0) else { continue };
+            if m.is_empty() || m.start() < last {
+                continue;
+            }
+            let Some(new) = with(&c, &self.text) else { continue };
+            let (Some(first), Some(end)) = (self.from.get(m.start()), self.from.get(m.end() - 1)) else { continue };
+            let source = (first.0, end.1);
+            text.push_str(&self.text[last..m.start()]);
+            from.extend_from_slice(&self.from[last..m.start()]);
+            text.push_str(&new);
+            from.extend(std::iter::repeat_n(source, new.len()));
+            last = m.end();
+        }
+        if last == 0 && text.is_empty() {
+            return self;
+        }
+        text.push_str(&self.text[last..]);
+        from.extend_from_slice(&self.from[last..]);
+        Normalized { text, from, len: self.len }
+    }
+
+    /// Fixed replacements at byte ranges of the current text, in order, not overlapping.
+    fn replace_at(self, edits: Vec<(Range<usize>, &str)>) -> Normalized {
+        let mut text = String::with_capacity(self.text.len());
+        let mut from = Vec::with_capacity(self.from.len());
+        let mut last = 0;
+        for (r, new) in edits {
+            if r.start < last || r.is_empty() || r.end > self.text.len() {
+                continue;
+            }
+            let (Some(first), Some(end)) = (self.from.get(r.start), self.from.get(r.end - 1)) else { continue };
+            let source = (first.0, end.1);
+            text.push_str(&self.text[last..r.start]);
+            from.extend_from_slice(&self.from[last..r.start]);
+            text.push_str(new);
+            from.extend(std::iter::repeat_n(source, new.len()));
+            last = r.end;
+        }
+        text.push_str(&self.text[last..]);
+        from.extend_from_slice(&self.from[last..]);
+        Normalized { text, from, len: self.len }
+    }
+}
+
+const UNIT_WORDS: &str = "one|two|three|four|five|six|seven|eight|nine";
+const TEEN_WORDS: &str = "ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen";
+const TENS_WORDS: &str = "twenty|thirty|forty|fourty|fifty";
+const ORDINAL_UNITS: &str = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth";
+const ORDINAL_TEENS: &str =
+    "tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth";
+const SPAN_UNITS: &str = r"min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?";
+const MONTH_WORDS: &str = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec";
+const INTRO: &str = "at|@|around|by|till|until|before|from|after|about";
+
+/// A pattern with `CARD` (a number word, 1–59), `ORD` (an ordinal word, 1st–31st), `UNITS`,
+/// `MONTHS` and `INTRO` filled in, compiled case-insensitively.
+fn compile(pattern: &str) -> Regex {
+    let card = format!(r"(?:(?:{TENS_WORDS})(?:[\s-]+(?:{UNIT_WORDS}))?|{TEEN_WORDS}|{UNIT_WORDS})");
+    let ord =
+        format!(r"(?:(?:twenty|thirty)[\s-]+(?:{ORDINAL_UNITS})|twentieth|thirtieth|{ORDINAL_TEENS}|{ORDINAL_UNITS})");
+    let pattern = pattern
+        .replace("CARD", &card)
+        .replace("ORD", &ord)
+        .replace("UNITS", SPAN_UNITS)
+        .replace("MONTHS", MONTH_WORDS)
+        .replace("INTRO", INTRO);
+    Regex::new(&format!("(?i){pattern}")).unwrap_or_else(|e| unreachable!("a number pattern compiles: {e}"))
+}
+
+/// The value of a number word or words ("seven", "twenty one", "forty-five"), or digits.
+pub fn cardinal(words: &str) -> Option<u32> {
+    let mut total = 0;
+    let mut any = false;
+    for w in words.split(|c: char| c.is_whitespace() || c == '-').filter(|w| !w.is_empty()) {
+        let w = w.to_ascii_lowercase();
+        let n = if let Some(i) = UNIT_WORDS.split('|').position(|u| u == w) {
+            i + 1
+        } else if let Some(i) = TEEN_WORDS.split('|').position(|u| u == w) {
+            i + 10
+        } else {
+            match w.as_str() {
+                "twenty" => 20,
+                "thirty" => 30,
+                "forty" | "fourty" => 40,
+                "fifty" => 50,
+                "oh" | "o" | "zero" => 0,
+                _ => w.parse::<usize>().ok().filter(|n| *n < 10_000)?,
+            }
+        };
+        total += n;
+        any = true;
+    }
+    any.then_some(u32::try_from(total).ok()?)
+}
+
+/// The value of an ordinal word or words ("third", "twenty first").
+pub fn ordinal(words: &str) -> Option<u32> {
+    let mut total = 0;
+    for w in words.split(|c: char| c.is_whitespace() || c == '-').filter(|w| !w.is_empty()) {
+        let w = w.to_ascii_lowercase();
+        total += if let Some(i) = ORDINAL_UNITS.split('|').position(|u| u == w) {
+            i + 1
+        } else if let Some(i) = ORDINAL_TEENS.split('|').position(|u| u == w) {
+            i + 10
+        } else {
+            match w.as_str() {
+                "twenty" => 20,
+                "thirty" => 30,
+                "twentieth" => 20,
+                "thirtieth" => 30,
+                _ => return None,
+            }
+        };
+    }
+    u32::try_from(total).ok().filter(|n| (1..=31).contains(n))
+}
+
+/// "21" → "21st".
+fn suffixed(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The word just before byte `at` of `text`, lowercase ("" if none).
+fn word_before(text: &str, at: usize) -> String {
+    let before = text.get(..at).unwrap_or("").trim_end();
+    let start = before
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '@')
+        .last()
+        .map_or(before.len(), |(i, _)| i);
+    before[start..].to_ascii_lowercase()
+}
+
+/// The word just after byte `at` of `text`, lowercase; `None` at the end of the text or
+/// before punctuation.
+fn word_after(text: &str, at: usize) -> Option<String> {
+    let after = text.get(at..).unwrap_or("").trim_start();
+    let word: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '\'').collect();
+    (!word.is_empty()).then(|| word.to_ascii_lowercase())
+}
+
+const DAY_WORDS: &[&str] = &[
+    "tomorrow",
+    "today",
+    "tonight",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// Whether a word may follow a time said in number words: a day, a part of the day, or a
+/// word that starts the rest of a request.
+fn after_a_time(word: Option<&str>) -> bool {
+    const GLUE: &[&str] = &[
+        "am", "pm", "a", "p", "in", "on", "this", "next", "and", "to", "please", "then", "sharp", "every", "each",
+        "daily", "remind", "call", "so", "for", "i", "we", "or",
+    ];
+    word.is_none_or(|w| DAY_WORDS.contains(&w) || GLUE.contains(&w) || w.starts_with(char::is_numeric))
+}
+
+/// Whether a word may follow a day of the month said as an ordinal ("the thirteenth").
+fn after_a_day(word: Option<&str>) -> bool {
+    const GLUE: &[&str] =
+        &["of", "at", "in", "and", "to", "please", "by", "before", "then", "so", "or", "next", "this"];
+    word.is_none_or(|w| DAY_WORDS.contains(&w) || GLUE.contains(&w) || w.starts_with(char::is_numeric))
+}
+
+/// Words after "at five" that show it is no time: "at one point", "by two votes".
+fn not_a_time(word: Option<&str>) -> bool {
+    const COUNTED: &[&str] = &[
+        "point", "points", "time", "times", "of", "least", "more", "or", "percent", "people", "person", "things",
+        "thing", "items", "votes", "other", "others", "each", "once",
+    ];
+    word.is_some_and(|w| COUNTED.contains(&w) || unit_word(w))
+}
+
+fn unit_word(w: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| compile(r"^(?:UNITS)$")).is_match(w)
+}
+
+/// The hour and minutes a time in words says, checked.
+fn clock(h: u32, m: u32) -> Option<String> {
+    ((0..=23).contains(&h) && m <= 59).then(|| format!("{h}:{m:02}"))
+}
+
+macro_rules! re {
+    ($pattern:expr) => {{
+        static RE: OnceLock<Regex> = OnceLock::new();
+        RE.get_or_init(|| compile($pattern))
+    }};
+}
+
+/// `text` rewritten for reading (see the module doc), with the way back to the original.
+pub fn normalize(text: &str) -> Normalized {
+    let n = Normalized::identity(text);
+    let n = n.replace_at(super::words::corrections(text));
+
+    // Shorthand.
+    let n = n.rewrite(
+        re!(r"\b(?:tmrw|tmrow|tmr|tmw|tomoz|2moro|2morow|2morrow|2mrw|tmorrow|tommorrow|tomorow)\b"),
+        |_, _| Some("tomorrow".into()),
+    );
+    let n = n.rewrite(re!(r"\b(?:tonite|tonigh|2nite|2night|tonyt)\b"), |_, _| Some("tonight".into()));
+    let n = n.rewrite(re!(r"\b(?P<w>thurs|thur|weds|tues)\b\.?"), |c, _| {
+        let w = c.name("w")?.as_str().to_ascii_lowercase();
+        Some(
+            match w.as_str() {
+                "thurs" | "thur" => "thursday",
+                "weds" => "wednesday",
+                _ => "tuesday",
+            }
+            .into(),
+        )
+    });
+    let n = n.rewrite(re!(r"\barvo\b"), |_, _| Some("afternoon".into()));
+    let n = n.rewrite(re!(r"\b(?:eod|cob|close\s+of\s+(?:business|play)|end\s+of\s+business)\b"), |_, _| {
+        Some("end of day".into())
+    });
+    let n = n.rewrite(re!(r"\b(?:twelve|12)\s+(?P<w>noon|midnight)\b"), |c, _| Some(c.name("w")?.as_str().into()));
+
+    // Minutes to and past an hour.
+    let n = n.rewrite(
+        re!(r"\b(?P<q>(?:a\s+)?quarter|half|(?P<n>CARD|\d{1,2})(?:\s+min(?:ute)?s?)?)\s+(?P<dir>past|after|to|till|til|before)\s+(?P<h>CARD|\d{1,2})\b(?:\s*o['’]?\s*clock\b)?"),
+        |c, text| {
+            let q = c.name("q")?.as_str().to_ascii_lowercase();
+            let h = cardinal(c.name("h")?.as_str()).filter(|h| (1..=12).contains(h))?;
+            let minutes = if q.ends_with("quarter") {
+                15
+            } else if q == "half" {
+                30
+            } else {
+                cardinal(c.name("n")?.as_str()).filter(|n| (1..=29).contains(n))?
+            };
+            let to = !matches!(c.name("dir")?.as_str().to_ascii_lowercase().as_str(), "past" | "after");
+            if c.name("n").is_some() {
+                // "two to three hours", "five past two people": no time.
+                let end = c.get(0)?.end();
+                if not_a_time(word_after(text, end).as_deref()) || (to && minutes % 5 != 0) {
+                    return None;
+                }
+            }
+            if to {
+                clock(if h == 1 { 12 } else { h - 1 }, 60 - minutes)
+            } else {
+                clock(h, minutes)
+            }
+        },
+    );
+
+    // "five o'clock"
+    let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2})\s*o['’]?\s*clock\b"), |c, _| {
+        clock(cardinal(c.name("h")?.as_str()).filter(|h| (1..=12).contains(h))?, 0)
+    });
+
+    // "two thirty pm", "seven fifteen", "seven oh five", "at 9 30".
+    let n = n.rewrite(
+        re!(r"\b(?P<h>CARD|\d{1,2})[\s-]+(?P<m>oh[\s-]+(?:one|two|three|four|five|six|seven|eight|nine)|CARD|\d{2})\b(?P<ap>\s*[ap]\.?m\b\.?)?"),
+        |c, text| {
+            let (hw, mw) = (c.name("h")?.as_str(), c.name("m")?.as_str());
+            let h = cardinal(hw).filter(|h| (1..=12).contains(h))?;
+            let m = cardinal(mw).filter(|m| (1..=59).contains(m) || mw.len() == 2)?;
+            let digits = hw.starts_with(|c: char| c.is_ascii_digit()) && mw.starts_with(|c: char| c.is_ascii_digit());
+            let whole = c.get(0)?;
+            let words_mw = !mw.starts_with(|c: char| c.is_ascii_digit());
+            if words_mw && m < 10 && !mw.to_ascii_lowercase().starts_with("oh") {
+                return None;
+            }
+            let before = word_before(text, whole.start());
+            let after = word_after(text, whole.end());
+            let introduced = INTRO.split('|').any(|i| i == before) || DAY_WORDS.contains(&before.as_str());
+            let fits = match c.name("ap") {
+                Some(_) => true,
+                None if digits => introduced && !not_a_time(after.as_deref()),
+                None => (introduced && !not_a_time(after.as_deref())) || after_a_time(after.as_deref()),
+            };
+            if !fits {
+                return None;
+            }
+            let ap = c.name("ap").map(|a| a.as_str().trim().to_string()).unwrap_or_default();
+            Some(format!("{}{}{}", clock(h, m)?, if ap.is_empty() { "" } else { " " }, ap))
+        },
+    );
+
+    // "ten am", "9.30pm", "10 p.m."
+    let n = n.rewrite(re!(r"\b(?P<h>CARD)(?P<ap>\s*[ap]\.?m\b\.?)"), |c, _| {
+        let h = cardinal(c.name("h")?.as_str()).filter(|h| (1..=12).contains(h))?;
+        Some(format!("{h}{}", c.name("ap")?.as_str().trim()))
+    });
+    let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})\.(?P<m>\d{2})(?P<ap>\s*[ap]\.?m\b\.?)"), |c, _| {
+        Some(format!("{}:{}{}", c.name("h")?.as_str(), c.name("m")?.as_str(), c.name("ap")?.as_str()))
+    });
+
+    // "at five", "at 9.30", "at 3p".
+    let n = n.rewrite(
+        re!(r"(?P<i>\b(?:at|around|by|till|until|before|from|after|about)\b|@)\s*(?P<h>CARD|\d{1,2})(?:(?P<sep>[.:])(?P<m>\d{2}))?(?P<ap>[ap])?\b"),
+        |c, text| {
+            let whole = c.get(0)?;
+            let hw = c.name("h")?.as_str();
+            let words = !hw.starts_with(|c: char| c.is_ascii_digit());
+            let dot = c.name("sep").is_some_and(|s| s.as_str() == ".");
+            let ap = c.name("ap").map(|a| a.as_str().to_ascii_lowercase());
+            if !words && !dot && ap.is_none() {
+                return None;
+            }
+            if not_a_time(word_after(text, whole.end()).as_deref()) {
+                return None;
+            }
+            // "by 9.5 points", "at 3.50 euros": a dot with something counted after it is no time.
+            let h = cardinal(hw).filter(|h| (0..=23).contains(h))?;
+            if words && !(1..=12).contains(&h) {
+                return None;
+            }
+            let m: u32 = c.name("m").map_or(Some(0), |m| m.as_str().parse().ok())?;
+            let time = if c.name("m").is_some() { clock(h, m)? } else { h.to_string() };
+            Some(format!("{} {time}{}", c.name("i")?.as_str(), ap.map(|a| format!("{a}m")).unwrap_or_default()))
+        },
+    );
+
+    // Spans: "twenty minutes", "a couple of hours", "an hour and a half".
+    let n = n.rewrite(re!(r"\b(?:an|one|1)\s+hour\s+and\s+a\s+half\b"), |_, _| Some("90 minutes".into()));
+    let n = n.rewrite(re!(r"\b(?P<n>CARD|(?:a\s+)?couple(?:\s+of)?)\s+(?P<u>UNITS)\b"), |c, _| {
+        let w = c.name("n")?.as_str();
+        let n = if w.to_ascii_lowercase().contains("couple") { 2 } else { cardinal(w)? };
+        Some(format!("{n} {}", c.name("u")?.as_str()))
+    });
+
+    // Days of the month: "february fourth", "feb four", "the thirteenth", "fourth of march".
+    let n = n.rewrite(re!(r"\b(?P<mo>MONTHS)\.?\s+(?:the\s+)?(?P<d>ORD|CARD)\b"), |c, text| {
+        let mo = c.name("mo")?.as_str();
+        let dw = c.name("d")?.as_str();
+        let d = match ordinal(dw) {
+            Some(d) => suffixed(d),
+            // "may four people come": "may" is a month only before an ordinal.
+            None if mo.eq_ignore_ascii_case("may") => return None,
+            None => cardinal(dw).filter(|d| (1..=31).contains(d))?.to_string(),
+        };
+        if !after_a_day(word_after(text, c.get(0)?.end()).as_deref()) && ordinal(dw).is_none() {
+            return None;
+        }
+        Some(format!("{mo} {d}"))
+    });
+    let n = n.rewrite(re!(r"\b(?P<d>ORD)\s+of\s+(?P<mo>MONTHS)\b"), |c, _| {
+        Some(format!("{} of {}", suffixed(ordinal(c.name("d")?.as_str())?), c.name("mo")?.as_str()))
+    });
+    n.rewrite(re!(r"\bthe\s+(?P<d>ORD)\b"), |c, text| {
+        after_a_day(word_after(text, c.get(0)?.end()).as_deref())
+            .then(|| Some(format!("the {}", suffixed(ordinal(c.name("d")?.as_str())?))))
+            .flatten()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(text: &str) -> String {
+        normalize(text).text
+    }
+
+    #[test]
+    fn number_words_become_digits_where_they_say_a_time() {
+        for (said, read) in [
+            ("ten am", "10am"),
+            ("two thirty pm", "2:30 pm"),
+            ("call mom at seven fifteen", "call mom at 7:15"),
+            ("half past six", "6:30"),
+            ("quarter to nine", "8:45"),
+            ("a quarter past five", "5:15"),
+            ("twenty to six", "5:40"),
+            ("five o'clock", "5:00"),
+            ("at twelve thirty", "at 12:30"),
+            ("in twenty minutes", "in 20 minutes"),
+            ("in twenty five minutes", "in 25 minutes"),
+            ("in a couple of hours", "in 2 hours"),
+            ("in an hour and a half", "in 90 minutes"),
+            ("in two days", "in 2 days"),
+            ("the thirteenth", "the 13th"),
+            ("on the twenty first at noon", "on the 21st at noon"),
+            ("feb four", "feb 4"),
+            ("february fourth", "february 4th"),
+            ("fourth of march", "4th of march"),
+            ("monday the twentieth", "monday the 20th"),
+            ("seven oh five am", "7:05 am"),
+            ("at 9.30", "at 9:30"),
+            ("9 30 pm", "9:30 pm"),
+            ("at 3p", "at 3pm"),
+            ("tmrw at ten", "tomorrow at 10"),
+            ("2moro", "tomorrow"),
+            ("tonite", "tonight"),
+            ("by thurs", "by thursday"),
+            ("this arvo", "this afternoon"),
+            ("by cob", "by end of day"),
+        ] {
+            assert_eq!(norm(said), read, "{said}");
+        }
+    }
+
+    #[test]
+    fn number_words_that_say_no_time_stay() {
+        for said in [
+            "call one client",
+            "buy two twenty packs of paper",
+            "at one point call the bank",
+            "the first draft",
+            "may four people come",
+            "two to three people",
+            "pay 9.30 euros",
+            "read chapter ten",
+        ] {
+            assert_eq!(norm(said), said);
+        }
+    }
+
+    #[test]
+    fn the_way_back_is_kept() {
+        let n = normalize("call Sam tmrw at half past six please");
+        assert_eq!(n.text, "call Sam tomorrow at 6:30 please");
+        let at = n.text.find("6:30").unwrap();
+        assert_eq!(&"call Sam tmrw at half past six please"[n.original(at..at + 4)], "half past six");
+        let t = n.text.find("tomorrow").unwrap();
+        assert_eq!(n.original(t..t + 8), 9..13);
+        assert_eq!(n.original(0..4), 0..4);
+        assert_eq!(n.original(100..200), 37..37);
+    }
+}
