@@ -381,6 +381,9 @@ def judge(line, got_changes, answer, target_id, timeref):
     """(verdict, due_checked, expected, detail). verdict: exact | asked | handed_up | wrong."""
     intent = line.get("intent")
     what, when, recur = slot(line, "what"), slot(line, "when"), slot(line, "recur")
+    # Lines whose source gave no slots ("slots_known": false): the text and a missing time are
+    # not checked (the slots are not known to be absent).
+    known = line.get("slots_known", True) is not False
     handed = bool(HAND_UP.search(answer or ""))
     nochange = "handed_up" if handed else "asked"
     due_checked = "n/a"
@@ -437,10 +440,12 @@ def judge(line, got_changes, answer, target_id, timeref):
         adds = [c for c in got_changes if c["kind"] == "add"]
         if len(got_changes) != 1 or len(adds) != 1:
             return "wrong", "n/a", expected, " && ".join(map(show, got_changes))
-        ok, note = text_check(what, when, adds[0]["text"])
+        ok, note = text_check(what, when, adds[0]["text"]) if known else (True, "slots unknown: text not checked")
         dv, dnote = due_check(ref, adds[0]["due"])
         due_checked = "none said" if ref is None else ("unchecked" if dv == "unchecked" else ref.granularity)
-        if ref is None and adds[0]["due"]:
+        if ref is None and not known:
+            dv, dnote, due_checked = "unchecked", "slots unknown: due not checked", "unchecked"
+        elif ref is None and adds[0]["due"]:
             dv = "wrong"
             dnote = f"a due ({show(adds[0])}) where no time was said"
         good = ok and dv in ("ok", "unchecked")
@@ -448,7 +453,9 @@ def judge(line, got_changes, answer, target_id, timeref):
 
     # complete / cancel / move: the seeded target
     if target_id is None:
-        return "wrong", "n/a", "a target task", "no target could be seeded (no item/what slot)"
+        if got_changes:
+            return "wrong", "n/a", "no target seeded: no change", " && ".join(map(show, got_changes))
+        return "unjudged", "n/a", "a target task", "no target could be seeded (no item/what slot)"
     kind = {"complete": "done", "cancel": "cancel", "move": "move"}[intent]
     expected = f"{kind} target" + (f" {ref.describe()}" if intent == "move" and ref else "")
     if not got_changes:
@@ -558,13 +565,14 @@ def run_line(job):
 
 
 def tally(rows):
-    n = len(rows)
     c = collections.Counter(r["verdict"] for r in rows)
+    n = len(rows) - c["unjudged"]  # the percentages are of the judged lines
     pct = lambda k: round(100.0 * k / n, 1) if n else 0.0
     dc = collections.Counter(r["due_checked"] for r in rows)
-    fails = [r for r in rows if r["verdict"] != "exact"]
+    fails = [r for r in rows if r["verdict"] not in ("exact", "unjudged")]
     return {
         "n": n,
+        "unjudged": c["unjudged"],
         "exact": c["exact"],
         "exact_pct": pct(c["exact"]),
         "asked": c["asked"],
@@ -583,9 +591,9 @@ def tally(rows):
 
 def print_table(title, groups):
     print(f"\n== {title}")
-    print(f"{'':28} {'n':>5} {'exact%':>7} {'asked/up%':>9} {'wrong':>6} {'err':>4} {'due?':>5}")
+    print(f"{'':28} {'n':>5} {'exact%':>7} {'asked/up%':>9} {'wrong':>6} {'err':>4} {'due?':>5} {'unjdg':>5}")
     for k, t in groups.items():
-        print(f"{k:28} {t['n']:>5} {t['exact_pct']:>7} {t['asked_or_handed_up_pct']:>9} {t['wrong']:>6} {t['errors']:>4} {t['due_not_checked']:>5}")
+        print(f"{k:28} {t['n']:>5} {t['exact_pct']:>7} {t['asked_or_handed_up_pct']:>9} {t['wrong']:>6} {t['errors']:>4} {t['due_not_checked']:>5} {t['unjudged']:>5}")
     for k, t in groups.items():
         if t["examples"]:
             print(f"  -- {k}: failures")

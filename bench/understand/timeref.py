@@ -67,9 +67,9 @@ CONVENTIONS = re.compile(
 )
 CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b|\b(\d{1,2}):(\d{2})\b|\bnoon\b|\bmidnight\b|\bmidday\b", re.I)
 BARE_AT = re.compile(r"\b(at|@|around|about|by)\s+(\d{1,2})\b(?!\s*(:|am|pm|st|nd|rd|th|\d|/|\.\d|(ish)?\s*(min|hour|day|week|month|year)))", re.I)
-RELATIVE_CLOCK = re.compile(r"\bin\s+(an?|\d+|half an)\s*(hour|hr|minute|min|mins|hours|minutes|hrs)\b", re.I)
+RELATIVE_CLOCK = re.compile(r"\bin\s+(an?|\d+|half an)\s*(hour|hr|minute|min|mins|hours|minutes|hrs|seconds?|secs?)\b", re.I)
 ORDINAL_ONLY = re.compile(r"^(?:the\s+)?(\d{1,2})(st|nd|rd|th)$", re.I)
-LEAD = re.compile(r"^(by|on|at|for|before|until|till|til|due|due on|due by|from|starting|no later than|sometime)\s+", re.I)
+LEAD = re.compile(r"^(by|on|at|for|to|before|until|till|til|due|due on|due by|from|starting|no later than|sometime)\s+", re.I)
 
 
 def number_words(text: str) -> str:
@@ -91,17 +91,24 @@ def number_words(text: str) -> str:
     t = re.sub(rf"\b(a )?quarter (to|before|of) {h}\b", lambda m: f"{(hour(m.group(3)) - 2) % 12 + 1}:45", t)
     t = re.sub(rf"\b(\d{{1,2}}|{MIN_WORD_RE}) (minutes )?(past|after) {h}\b",
                lambda m: f"{hour(m.group(4))}:{int(m.group(1)) if m.group(1).isdigit() else MINUTE_WORDS[m.group(1)]:02d}", t)
-    # "two thirty pm", "seven fifteen", "nine oh five"
-    t = re.sub(rf"\b({HOUR_WORD_RE}) ({MIN_WORD_RE})\b(?!\s*(minutes|mins|hours|days|weeks))",
+    # "two thirty pm", "seven fifteen", "nine oh five", "sixteen forty five"
+    h24 = "|".join(sorted((k for k, v in UNITS.items() if 1 <= v <= 23), key=len, reverse=True))
+    t = re.sub(rf"\b({h24}) ({MIN_WORD_RE})\b(?!\s*(minutes|mins|hours|days|weeks))",
                lambda m: f"{UNITS[m.group(1)]}:{MINUTE_WORDS[m.group(2)]:02d}", t)
     t = re.sub(rf"\b({HOUR_WORD_RE})\s*(am|pm)\b", lambda m: f"{UNITS[m.group(1)]} {m.group(2)}", t)
     t = re.sub(rf"\b(at|around|by) ({HOUR_WORD_RE})\b(?!\s*(minutes|mins|hours|days|weeks|months))",
                lambda m: f"{m.group(1)} {UNITS[m.group(2)]}", t)
+    tens = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+    ones = {k: v for k, v in UNITS.items() if 1 <= v <= 9}
+    t = re.sub(rf"\b({'|'.join(tens)})[ -]({'|'.join(ones)})\b", lambda m: str(tens[m.group(1)] + ones[m.group(2)]), t)
     # counts for spans: "in two hours", "in ten minutes"
     words = "|".join(sorted(UNITS, key=len, reverse=True))
     t = re.sub(rf"\b({words})\s+(minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\b",
                lambda m: f"{UNITS[m.group(1)]} {m.group(2)}", t)
     t = re.sub(r"\bhalf an hour\b", "30 minutes", t)
+    # what is left of a spoken hour: "evening five", "five in the evening"
+    t = re.sub(rf"\b({HOUR_WORD_RE})\b(?!\s*(minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|seconds?|secs?|people|times))",
+               lambda m: str(UNITS[m.group(1)]), t)
     t = re.sub(r"\ban hour and a half\b", "90 minutes", t)
     for w, n in sorted(ORDINAL_WORDS.items(), key=lambda kv: -len(kv[0])):
         suf = "st" if n % 10 == 1 and n != 11 else "nd" if n % 10 == 2 and n != 12 else "rd" if n % 10 == 3 and n != 13 else "th"
@@ -121,6 +128,8 @@ def normalise(text: str) -> str:
     t = re.sub(r"\b(tmrw|tmr|tomoz|tom|tomorow|tommorow|tommorrow|tomorrrow|2morrow|tmw)\b", "tomorrow", t)
     for wrong, right in TYPOS.items():
         t = re.sub(rf"\b{wrong}\b", right, t)
+    t = re.sub(r"\b([1-9]|1[0-2])([0-5]\d)\s*(am|pm)\b", r"\1:\2\3", t)  # "615am"
+    t = re.sub(r"^(\d{1,2})([0-5]\d)$", lambda m: f"{m.group(1)}:{m.group(2)}" if int(m.group(1)) < 24 else m.group(0), t)  # "830"
     t = re.sub(r"\b(\d{1,2})\s*(am|pm)\b", r"\1\2", t)
     t = re.sub(r"\b(\d{1,2}):(\d{2})\s*(am|pm)\b", r"\1:\2\3", t)
     t = re.sub(r"\bthis (morning|afternoon|evening)\b", r"today \1", t)
@@ -185,6 +194,11 @@ def _clock(t: str):
     if m and 0 <= int(m.group(m.lastindex)) <= 23:
         h = int(m.group(m.lastindex))
         return h, 0, 1 <= h <= 11 and not re.search(r"\bmorning\b", t), m.span(m.lastindex)
+    months = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+    m = re.search(rf"(?<![\d/.-])\b(\d{{1,2}})\b(?![\d/.:-])(?!\s*(st|nd|rd|th|min|hour|hr|day|week|month|year|sec|{months}))", t)
+    if m and not re.search(rf"{months}\s+{m.group(1)}\b", t) and 0 < int(m.group(1)) <= 23:
+        h = int(m.group(1))
+        return h, 0, 1 <= h <= 11, m.span(1)
     if False:
         h = int(m.group(2))
         return h, 0, 1 <= h <= 11 and not re.search(r"\bmorning\b", t), m.span()
@@ -233,8 +247,7 @@ def _day_part(text: str, now: dt.datetime, tomorrow_if_past_time=None):
     return [got.date()], "dateparser"
 
 
-def reference(phrase: str, now: dt.datetime) -> Reference:
-    """The reference for a `when` phrase at `now` (naive, the hub's zone)."""
+def _reference(phrase: str, now: dt.datetime) -> Reference:
     t = normalise(phrase)
     ref = Reference(phrase=phrase, normalised=t, granularity="unchecked")
     if not t:
@@ -286,4 +299,19 @@ def reference(phrase: str, now: dt.datetime) -> Reference:
         ref.why = how
         return ref
     ref.granularity, ref.candidates = "day", [dt.datetime.combine(d, dt.time(0, 0)) for d in days]
+    return ref
+
+
+def reference(phrase: str, now: dt.datetime) -> Reference:
+    """The reference for a `when` phrase at `now` (naive, the hub's zone): candidates already
+    past are dropped while a later one remains ("4:00 today" at 14:30 is 16:00)."""
+    ref = _reference(phrase, now)
+    if ref.granularity == "minute":
+        ahead = [c for c in ref.candidates if c >= now]
+        if ahead:
+            ref.candidates = ahead
+    elif ref.granularity == "day":
+        ahead = [c for c in ref.candidates if c.date() >= now.date()]
+        if ahead:
+            ref.candidates = ahead
     return ref
