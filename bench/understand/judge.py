@@ -109,14 +109,23 @@ def content(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w not in STOP}
 
 
-def slot(line: dict, name: str) -> str | None:
+def slots(line: dict, name: str) -> list[str]:
+    out = []
     for s in line.get("slots") or []:
         if s.get("slot") == name:
             t = s.get("text")
             if t is None and isinstance(s.get("start"), int):
                 t = line["text"][s["start"] : s["end"]]
-            return t
-    return None
+            if t:
+                out.append(t)
+    return out
+
+
+def slot(line: dict, name: str) -> str | None:
+    """The slot's words; for `when`, the last one (a move's "from 5pm to 5:30pm" marks both,
+    the new time last)."""
+    got = slots(line, name)
+    return (got[-1] if name == "when" else got[0]) if got else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,26 +294,35 @@ GENERIC = r"(task|tasks|reminder|reminders|item|one|thing|todo|to-do|entry|thing
 def target_for(line, timeref):
     """(task text, due RFC 3339 or None) of the task the request refers to, or None."""
     words_ = slot(line, "item") or slot(line, "what")
+    whens = slots(line, "when")
+    if not words_ and line.get("intent") == "move" and len(whens) >= 2:
+        words_ = whens[0]  # "change my 5pm alarm to 5:30": the first time names the item
     if not words_:
         return None
     t = words_.strip().strip(".,!?\"'“”")
     due = None
-    m = TIME_WORDS.search(t)
-    if m:
-        ref = timeref.reference(m.group(0), NOW_LOCAL)
-        if ref.candidates:
-            c = ref.candidates[0]
+    found = list(TIME_WORDS.finditer(t))
+    if found:
+        a, b = found[0].start(), found[-1].end()
+        ref = timeref.reference(t[a:b], NOW_LOCAL)
+        # An existing task the person refers to: it lies ahead (a past one would be overdue).
+        for c in ref.candidates:
             if ref.granularity == "day":
                 c = c.replace(hour=9, minute=0)
-            # An existing task the person refers to: it lies ahead (a past one would be overdue).
             if c > NOW_LOCAL:
                 due = utc(c)
-        t = (t[: m.start()] + " " + t[m.end() :]).strip()
-    t = re.sub(r"^(the|my|that|this|our|a|an)\s+", "", t, flags=re.I)
+                break
+        t = (t[:a] + " " + t[b:]).strip()
+    t = re.sub(r"^((the|my|that|this|our|a|an|all|all of my|all my|from|for|at|on)(\s+|$))+", "", t, flags=re.I)
     t = re.sub(rf"\s+{GENERIC}$", "", t, flags=re.I)
+    t = re.sub(r"(\s+(for|at|on|from|to|set|set for|due|by|in|the))+$", "", t, flags=re.I)
     t = re.sub(r"\s+", " ", t).strip(" ,.-'")
     if not content(t):
-        return None
+        # Only a time ("my 5 am alarm"): the task is the thing the request names.
+        m = re.search(r"\b(alarm|reminder|timer|meeting|appointment|event|call)s?\b", line.get("text", ""), re.I)
+        if not m:
+            return None
+        t = m.group(1).lower()
     return t, due
 
 

@@ -273,6 +273,8 @@ def _reference(phrase: str, now: dt.datetime) -> Reference:
         rest = (t[:a] + " " + t[b:]).strip()
         rest = re.sub(r"\b(at|@|around|about|by)\s*$", "", rest).strip()
         rest = re.sub(r"\s+", " ", re.sub(r"\b(at|@|around|about)\b(?=\s|$)", " ", rest)).strip()
+        while LEAD.sub("", rest) != rest:
+            rest = LEAD.sub("", rest)
         hours = [h] + ([h + 12] if ambiguous else [])
         if re.search(r"\b(afternoon|evening|night|tonight)\b", rest):
             hours = [x for x in hours if x >= 12] or hours
