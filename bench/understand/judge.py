@@ -621,8 +621,11 @@ def print_table(title, groups):
 
 
 def load(paths, limit):
+    """The lines of each file; with `limit`, at most that many of each file, spread evenly
+    over it (the files are often grouped by label, so the first N would be one label)."""
     lines = []
     for p in paths:
+        mine = []
         with open(p, encoding="utf-8") as f:
             for i, raw in enumerate(f, 1):
                 if not raw.strip():
@@ -635,9 +638,10 @@ def load(paths, limit):
                 obj["_file"], obj["_lineno"] = p, i
                 if "source" not in obj:
                     obj["source"] = os.path.basename(os.path.dirname(os.path.abspath(p)))
-                lines.append(obj)
-                if limit and len(lines) >= limit:
-                    return lines
+                mine.append(obj)
+        if limit and len(mine) > limit:
+            mine = [mine[(k * len(mine)) // limit] for k in range(limit)]
+        lines.extend(mine)
     return lines
 
 
@@ -645,7 +649,7 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cn", required=True, help="the cn binary")
     ap.add_argument("--out", required=True, help="output directory (report.json, verdicts.tsv)")
-    ap.add_argument("--limit", type=int, default=0, help="at most N lines over all files")
+    ap.add_argument("--limit", type=int, default=0, help="at most N lines of each file, spread evenly over it")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
     ap.add_argument("--timeout", type=int, default=30, help="seconds for one `cn chat`")
     ap.add_argument("files", nargs="+")
