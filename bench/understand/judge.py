@@ -283,11 +283,12 @@ def show(c):
 
 TIME_WORDS = re.compile(
     r"\b(today|tonight|tomorrow|yesterday|this (morning|afternoon|evening)|"
-    r"(on |at |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(on |at |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
     r"(at )?\d{1,2}(:\d{2})?\s*(am|pm)|(at )?\d{1,2}:\d{2}|(at )?noon|"
     r"(on )?(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{1,2}(st|nd|rd|th)?)\b",
     re.I,
 )
+RECURS = re.compile(r"\b(every|each|daily|weekly|monthly|hourly|nightly|weekdays|weekends|everyday)\b", re.I)
 GENERIC = r"(task|tasks|reminder|reminders|item|one|thing|todo|to-do|entry|thingy|bit)"
 
 
@@ -402,6 +403,8 @@ def judge(line, got_changes, answer, target_id, timeref):
     # Lines whose source gave no slots ("slots_known": false): the text and a missing time are
     # not checked (the slots are not known to be absent).
     known = line.get("slots_known", True) is not False
+    if not recur and when and RECURS.search(when):
+        recur = when  # "for 1pm every weekend" marked as a when: a recurrence all the same
     handed = bool(HAND_UP.search(answer or ""))
     nochange = "handed_up" if handed else "asked"
     due_checked = "n/a"
@@ -463,6 +466,9 @@ def judge(line, got_changes, answer, target_id, timeref):
         due_checked = "none said" if ref is None else ("unchecked" if dv == "unchecked" else ref.granularity)
         if ref is None and not known:
             dv, dnote, due_checked = "unchecked", "slots unknown: due not checked", "unchecked"
+        elif ref is None and adds[0]["due"] and TIME_WORDS.search(line.get("text", "")):
+            # The text names a time its slots do not mark: the data missed it, not cn.
+            dv, dnote, due_checked = "unchecked", f"a due ({show(adds[0])}) for a time no slot marks: not checked", "unchecked"
         elif ref is None and adds[0]["due"]:
             dv = "wrong"
             dnote = f"a due ({show(adds[0])}) where no time was said"
