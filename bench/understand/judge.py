@@ -517,7 +517,7 @@ def run_line(job):
     }
     started = time.monotonic()
     try:
-        shutil.copytree(template, hub, symlinks=True)
+        subprocess.run(["cp", "-a", template, hub], check=True)  # several times faster than copytree
         target_id = None
         seeded = ""
         intent = line.get("intent")
@@ -579,7 +579,7 @@ def run_line(job):
         row.update(verdict="error", due_checked="n/a", expected="", got="", detail=f"{type(e).__name__}: {e}", answer="")
         row.setdefault("seeded", "")
     finally:
-        shutil.rmtree(hub, ignore_errors=True)
+        subprocess.run(["rm", "-rf", hub])
     row["secs"] = round(time.monotonic() - started, 3)
     return row
 
