@@ -107,6 +107,38 @@ class Judging(unittest.TestCase):
         self.assertEqual(self.j(line("book a table", "none"), [add("book a table", None)]), "wrong")
 
 
+class DataForms(unittest.TestCase):
+    def j(self, l, got, answer="", target=None):
+        return judge.judge(l, got, answer, target, timeref)[0]
+
+    def test_a_recurring_when_is_a_recur(self):
+        l = line("set alarm for 1pm every weekend", "add", when="for 1pm every weekend")
+        ev = {"kind": "every", "id": "x", "text": "alarm", "cron": "0 13 * * 0,6"}
+        self.assertEqual(self.j(l, [ev]), "exact")
+        self.assertEqual(self.j(l, [dict(ev, cron="0 1 * * 0,6")]), "wrong")
+
+    def test_a_move_s_last_when_is_the_new_time(self):
+        l = line("change my 5pm alarm to 5:30 pm for today", "move", when="5pm")
+        l["slots"].append({"slot": "when", "start": 20, "end": 40, "text": "to 5:30 pm for today"})
+        self.assertEqual(judge.target_for(l, timeref), ("alarm", "2026-11-26T16:00:00Z"))
+        mv = {"kind": "move", "id": "t", "text": "alarm", "due": "2026-11-26T16:30:00Z"}
+        self.assertEqual(self.j(l, [mv], target="t"), "exact")
+
+    def test_unknown_slots(self):
+        l = line("please set a timer for 6 minutes", "add")
+        l["slots_known"] = False
+        self.assertEqual(self.j(l, [add("timer", "2026-11-26T13:36:00Z")]), "exact")
+        c = line("Cancel the meeting on the 23rd", "cancel")
+        c["slots_known"] = False
+        self.assertEqual(self.j(c, []), "unjudged")
+        self.assertEqual(self.j(c, [{"kind": "cancel", "id": "o", "text": "renew passport"}]), "wrong")
+
+    def test_a_time_the_slots_missed_is_not_held_against_cn(self):
+        l = line("Add conference call on Monday at 2:40 PM.", "add", what="conference call")
+        verdict, due_checked, _, _ = judge.judge(l, [add("conference call", "2026-11-30T13:40:00Z")], "", None, timeref)
+        self.assertEqual((verdict, due_checked), ("exact", "unchecked"))
+
+
 class Target(unittest.TestCase):
     def test_names_and_dues(self):
         self.assertEqual(judge.target_for(line("cancel the hairdresser task", "cancel", item="the hairdresser task"), timeref), ("hairdresser", None))
