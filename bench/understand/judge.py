@@ -1,0 +1,726 @@
+#!/usr/bin/env python3
+"""Do requests written by people outside the team have exactly their effect on a hub?
+
+Each JSONL line ({"text", "source", "intent", "slots": [{"slot", "start", "end", "text"}],
+"orig"}) is said by the owner with the real binary, `cn chat --hub HUB TEXT`, on a fresh copy
+of a template hub (`cn init`, `reflexes.time_zone: Europe/Paris`, no executive) at a fixed now
+(libfaketime: Thu 2026-11-26 14:30 in Paris). The hub's tasks.json, ideas.json and
+schedule.json are read before and after, and the change is judged against the line's intent
+and slots (see README.md beside this file).
+
+  python3 bench/understand/judge.py --cn PATH --out DIR FILE.jsonl [FILE.jsonl ...]
+                                    [--limit N] [--jobs N] [--timeout S]
+
+Runs itself under ~/.cache/cn/judge-venv (made on first use, with `dateparser` from PyPI, the
+independent time reference).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures as cf
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VENV = os.path.expanduser("~/.cache/cn/judge-venv")
+DATEPARSER = "dateparser==1.5.0"
+
+ZONE = "Europe/Paris"
+NOW_LOCAL = dt.datetime(2026, 11, 26, 14, 30, 0)  # Thu, Paris (UTC+1 then)
+NOW_UTC = "2026-11-26 13:30:00"
+LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+INTENTS = ["add", "idea", "list", "complete", "move", "cancel", "activity", "smalltalk", "none"]
+ROUTINE_CHANGE = {"add", "idea", "complete", "move", "cancel"}
+READ_ONLY = {"list", "activity", "smalltalk"}
+NEEDS_TARGET = {"complete", "move", "cancel"}
+
+# Tasks every hub holds (the target of a complete/move/cancel is added per line).
+DISTRACTORS = [
+    ("renew passport", "2026-12-15T08:00:00Z"),
+    ("water the plants", "2026-11-27T17:00:00Z"),
+]
+SPARE_DISTRACTORS = [("book the car service", "2026-12-08T08:00:00Z"), ("send the invoice", "2026-12-01T09:00:00Z")]
+
+# The owner's hand-up (crates/agent/src/answer.rs, HandUp::tell) and its kin.
+HAND_UP = re.compile(
+    r"needs an executive|no executive is configured|need my executive|needs my executive|"
+    r"only my executive can|my executive failed|thinking budget won't allow|handed (it )?up|"
+    r"waits in the queue",
+    re.I,
+)
+
+STOP = set(
+    """a an the to my me i i'm im you your our us we it its it's this that these those of for on in at by with
+    and or but about remind reminder reminders please pls plz can could would will you'd should must need
+    have has had do does did don't dont be is are was were am let make sure not forget add put set new
+    task tasks todo to-do list item items note mark as up some someday want like just also then so
+    again get got one thing things 'd 'll hey ok okay oh""".split()
+)
+
+
+# --------------------------------------------------------------------------------------------
+# the venv
+
+
+def ensure_venv(argv):
+    """Re-run under the judge's venv (made, with dateparser, on first use)."""
+    if os.environ.get("CN_JUDGE_IN_VENV") == "1":
+        return
+    py = os.path.join(VENV, "bin", "python")
+    if not os.path.exists(py):
+        print(f"making {VENV} (dateparser, the time reference)…", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
+    ok = subprocess.run([py, "-c", "import dateparser"], capture_output=True).returncode == 0
+    if not ok:
+        subprocess.run([py, "-m", "pip", "install", "-q", DATEPARSER], check=True)
+    env = dict(os.environ, CN_JUDGE_IN_VENV="1")
+    os.execve(py, [py, os.path.abspath(__file__)] + argv, env)
+
+
+# --------------------------------------------------------------------------------------------
+# words
+
+
+def words(text: str) -> list[str]:
+    t = text.lower().replace("’", "'")
+    t = re.sub(r"'s\b", "", t)
+    return re.findall(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", t)
+
+
+def stem(w: str) -> str:
+    w = w.replace("'", "")
+    for suf in ("ies", "es", "s"):
+        if len(w) > 4 and w.endswith(suf) and not w.endswith("ss"):
+            return w[: -len(suf)] + ("y" if suf == "ies" else "")
+    return w
+
+
+def content(text: str) -> set[str]:
+    return {stem(w) for w in words(text) if w not in STOP}
+
+
+def slots(line: dict, name: str) -> list[str]:
+    out = []
+    for s in line.get("slots") or []:
+        if s.get("slot") == name:
+            t = s.get("text")
+            if t is None and isinstance(s.get("start"), int):
+                t = line["text"][s["start"] : s["end"]]
+            if t:
+                out.append(t)
+    return out
+
+
+def slot(line: dict, name: str) -> str | None:
+    """The slot's words; for `when`, the last one (a move's "from 5pm to 5:30pm" marks both,
+    the new time last)."""
+    got = slots(line, name)
+    return (got[-1] if name == "when" else got[0]) if got else None
+
+
+# --------------------------------------------------------------------------------------------
+# the hub
+
+
+def zone():
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(ZONE)
+
+
+def local(rfc3339: str | None) -> dt.datetime | None:
+    if not rfc3339:
+        return None
+    t = dt.datetime.fromisoformat(rfc3339.replace("Z", "+00:00"))
+    return t.astimezone(zone()).replace(tzinfo=None)
+
+
+def utc(naive_local: dt.datetime) -> str:
+    return naive_local.replace(tzinfo=zone()).astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def fake_env(extra=None):
+    env = dict(os.environ)
+    env.update(
+        {
+            "LD_PRELOAD": LIBFAKETIME,
+            "FAKETIME": "@" + NOW_UTC,  # starts there and ticks on (timeouts keep working)
+            "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+            "TZ": "UTC",
+            "CN_LOG": "error",
+            "GIT_AUTHOR_NAME": "judge",
+            "GIT_AUTHOR_EMAIL": "judge@localhost",
+            "GIT_COMMITTER_NAME": "judge",
+            "GIT_COMMITTER_EMAIL": "judge@localhost",
+        }
+    )
+    for k in ("CN_HUB", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+        env.pop(k, None)
+    env.update(extra or {})
+    return env
+
+
+def cn(binary, hub, args, timeout=60):
+    return subprocess.run(
+        [binary, "--hub", hub] + args, capture_output=True, text=True, env=fake_env(), timeout=timeout, stdin=subprocess.DEVNULL
+    )
+
+
+def make_template(binary: str, root: str) -> str:
+    hub = os.path.join(root, "template")
+    out = subprocess.run([binary, "init", hub, "--name", "ada"], capture_output=True, text=True, env=fake_env())
+    if out.returncode != 0:
+        raise SystemExit(f"cn init failed: {out.stderr}")
+    path = os.path.join(hub, "cn.yaml")
+    text = open(path, encoding="utf-8").read()
+    if re.search(r"^reflexes:", text, re.M):
+        raise SystemExit("cn init's cn.yaml already has a `reflexes:` section; the judge appends one")
+    if re.search(r"^\s+executive:", text, re.M):
+        raise SystemExit("cn init's cn.yaml configures an executive; the judge needs a hub without one")
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f"\nreflexes:\n  time_zone: {ZONE}\n")
+    for name, due in DISTRACTORS:
+        r = cn(binary, hub, ["task", "add", name, "--due", due])
+        if r.returncode != 0:
+            raise SystemExit(f"cn task add failed: {r.stderr}")
+    subprocess.run(["git", "-C", hub, "add", "-A"], capture_output=True, env=fake_env())
+    subprocess.run(["git", "-C", hub, "commit", "-qm", "judge: template"], capture_output=True, env=fake_env())
+    return hub
+
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return []
+    return json.loads(text) if text.strip() else []
+
+
+def snapshot(hub):
+    st = os.path.join(hub, "state")
+    return {
+        "tasks": read_json(os.path.join(st, "tasks.json")),
+        "ideas": read_json(os.path.join(st, "ideas.json")),
+        "schedule": read_json(os.path.join(st, "schedule.json")),
+    }
+
+
+def closed_as(t):
+    if t.get("status") == "cancelled":
+        return "cancelled"
+    if t.get("done") or t.get("status") == "done":
+        return "done"
+    return "open"
+
+
+def changes(before, after):
+    """The changes from one snapshot to the next: dicts with `kind` (add, done, cancel, move,
+    edit, remove, idea, idea_drop, every, unschedule) and what they touched. Follow-up and
+    reminder bookkeeping are not changes a request makes."""
+    out = []
+    b_tasks = {t["id"]: t for t in before["tasks"]}
+    a_tasks = {t["id"]: t for t in after["tasks"]}
+    for tid, t in a_tasks.items():
+        b = b_tasks.get(tid)
+        if b is None:
+            out.append({"kind": "add", "id": tid, "text": t.get("task", ""), "due": t.get("due")})
+            continue
+        if closed_as(b) != closed_as(t):
+            k = {"cancelled": "cancel", "done": "done", "open": "reopen"}[closed_as(t)]
+            out.append({"kind": k, "id": tid, "text": t.get("task", "")})
+        if b.get("due") != t.get("due"):
+            out.append({"kind": "move", "id": tid, "text": t.get("task", ""), "due": t.get("due"), "was": b.get("due")})
+        if b.get("task") != t.get("task"):
+            out.append({"kind": "edit", "id": tid, "text": t.get("task", ""), "was": b.get("task")})
+    for tid, b in b_tasks.items():
+        if tid not in a_tasks:
+            out.append({"kind": "remove", "id": tid, "text": b.get("task", "")})
+    b_ideas = {i["id"]: i for i in before["ideas"]}
+    a_ideas = {i["id"]: i for i in after["ideas"]}
+    for iid, i in a_ideas.items():
+        if iid not in b_ideas:
+            out.append({"kind": "idea", "id": iid, "text": i.get("idea", "")})
+    for iid, i in b_ideas.items():
+        if iid not in a_ideas:
+            out.append({"kind": "idea_drop", "id": iid, "text": i.get("idea", "")})
+    b_sched = {e["name"]: e for e in before["schedule"]}
+    a_sched = {e["name"]: e for e in after["schedule"]}
+    for n, e in a_sched.items():
+        if n not in b_sched:
+            out.append({"kind": "every", "id": n, "text": e.get("action", ""), "cron": e.get("cron", ""), "tz": e.get("tz")})
+        elif b_sched[n] != e:
+            out.append({"kind": "schedule_edit", "id": n, "text": e.get("action", ""), "cron": e.get("cron", "")})
+    for n, e in b_sched.items():
+        if n not in a_sched:
+            out.append({"kind": "unschedule", "id": n, "text": e.get("action", "")})
+    return out
+
+
+def show(c):
+    k = c["kind"]
+    if k in ("add", "move"):
+        d = local(c.get("due"))
+        return f'{k} "{c["text"]}" {d.strftime("%Y-%m-%d %H:%M") if d else "-"}'
+    if k == "every":
+        return f'every "{c["cron"]}" "{c["text"]}"'
+    return f'{k} "{c["text"]}"'
+
+
+# --------------------------------------------------------------------------------------------
+# the target of complete / move / cancel
+
+
+TIME_WORDS = re.compile(
+    r"\b(today|tonight|tomorrow|yesterday|this (morning|afternoon|evening)|"
+    r"(on |at |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
+    r"(at )?\d{1,2}(:\d{2})?\s*(am|pm)|(at )?\d{1,2}:\d{2}|(at )?noon|"
+    r"(on )?(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{1,2}(st|nd|rd|th)?)\b",
+    re.I,
+)
+RECURS = re.compile(r"\b(every|each|daily|weekly|monthly|hourly|nightly|weekdays|weekends|everyday)\b", re.I)
+GENERIC = r"(task|tasks|reminder|reminders|item|one|thing|todo|to-do|entry|thingy|bit)"
+
+
+def target_for(line, timeref):
+    """(task text, due RFC 3339 or None) of the task the request refers to, or None."""
+    words_ = slot(line, "item") or slot(line, "what")
+    whens = slots(line, "when")
+    if not words_ and line.get("intent") == "move" and len(whens) >= 2:
+        words_ = whens[0]  # "change my 5pm alarm to 5:30": the first time names the item
+    if not words_:
+        return None
+    t = words_.strip().strip(".,!?\"'“”")
+    due = None
+    found = list(TIME_WORDS.finditer(t))
+    if found:
+        a, b = found[0].start(), found[-1].end()
+        ref = timeref.reference(t[a:b], NOW_LOCAL)
+        # An existing task the person refers to: it lies ahead (a past one would be overdue).
+        for c in ref.candidates:
+            if ref.granularity == "day":
+                c = c.replace(hour=9, minute=0)
+            if c > NOW_LOCAL:
+                due = utc(c)
+                break
+        t = (t[:a] + " " + t[b:]).strip()
+    t = re.sub(r"^((the|my|that|this|our|a|an|all|all of my|all my|from|for|at|on)(\s+|$))+", "", t, flags=re.I)
+    t = re.sub(rf"\s+{GENERIC}$", "", t, flags=re.I)
+    t = re.sub(r"(\s+(for|at|on|from|to|set|set for|due|by|in|the))+$", "", t, flags=re.I)
+    t = re.sub(r"\s+", " ", t).strip(" ,.-'")
+    if not content(t):
+        # Only a time ("my 5 am alarm"): the task is the thing the request names.
+        m = re.search(r"\b(alarm|reminder|timer|meeting|appointment|event|call)s?\b", line.get("text", ""), re.I)
+        if not m:
+            return None
+        t = m.group(1).lower()
+    return t, due
+
+
+# --------------------------------------------------------------------------------------------
+# judging one line
+
+
+def text_check(what, when_text, got_text):
+    """(ok, note): the filed text carries the content words of `what` and none of the time's."""
+    if what is None:
+        return True, "no what slot: any text"
+    want = content(what)
+    have = content(got_text)
+    missing = want - have
+    if missing:
+        return False, f"text lacks {sorted(missing)}"
+    leaked = (content(when_text or "") - want) & have
+    m = TIME_WORDS.search(got_text)
+    if m and not TIME_WORDS.search(what):
+        leaked.add(m.group(0).lower())
+    if leaked:
+        return False, f"text carries the time {sorted(leaked)}"
+    extra = have - want
+    return True, (f"extra words {sorted(extra)}" if extra else "")
+
+
+def cron_check(cron, when_text, recur_text, timeref):
+    """(ok or None, note) of a schedule entry's cron against the clock time and weekday said."""
+    parts = cron.split()
+    if len(parts) < 5:
+        return False, f"cron {cron!r} not five fields"
+    minute, hour, _dom, _mon, dow = parts[-5:]
+    said = " ".join(x for x in (recur_text, when_text) if x)
+    notes, ok = [], None
+    n = timeref.normalise(said)
+    clock = timeref._clock(n)
+    if clock:
+        h, mi, amb, _ = clock
+        hours = {h} | ({h + 12} if amb else set())
+        good = minute.isdigit() and hour.isdigit() and int(minute) == mi and int(hour) in hours
+        ok = good
+        notes.append(f"time {'ok' if good else 'wrong'} ({hour}:{minute} vs {sorted(hours)}:{mi:02d})")
+    days = [i for i, d in enumerate(timeref.WEEKDAYS) if re.search(rf"\b{d[:3]}", n)]
+    if days and not re.search(r"weekday|weekend", n):
+        want = {(i + 1) % 7 for i in days}
+        got = set()
+        for part in dow.split(","):
+            if re.fullmatch(r"\d-\d", part):
+                a, b = map(int, part.split("-"))
+                got |= {x % 7 for x in range(a, b + 1)}
+            elif part.isdigit():
+                got.add(int(part) % 7)
+            elif part[:3].lower() in [d[:3] for d in timeref.WEEKDAYS]:
+                got.add(([d[:3] for d in timeref.WEEKDAYS].index(part[:3].lower()) + 1) % 7)
+        good = got == want
+        ok = good if ok is None else (ok and good)
+        notes.append(f"weekday {'ok' if good else 'wrong'} ({dow} vs {sorted(want)})")
+    return ok, "; ".join(notes) or "cron not checked"
+
+
+def due_check(ref, got_due_rfc):
+    """('ok'|'wrong'|'unchecked', note) of a due time against the reference."""
+    got = local(got_due_rfc)
+    if ref is None:
+        return ("ok", "") if got is None else ("ok", "a due where none was said")
+    verdict = ref.matches(got)
+    shown = got.strftime("%Y-%m-%d %H:%M") if got else "-"
+    if verdict is None:
+        return ("unchecked" if got else "wrong"), f"due {shown}; reference {ref.describe()}"
+    return ("ok" if verdict else "wrong"), f"due {shown}; reference {ref.describe()} ({ref.granularity})"
+
+
+def judge(line, got_changes, answer, target_id, timeref):
+    """(verdict, due_checked, expected, detail). verdict: exact | asked | handed_up | wrong."""
+    intent = line.get("intent")
+    what, when, recur = slot(line, "what"), slot(line, "when"), slot(line, "recur")
+    # Lines whose source gave no slots ("slots_known": false): the text and a missing time are
+    # not checked (the slots are not known to be absent).
+    known = line.get("slots_known", True) is not False
+    if not recur and when and RECURS.search(when):
+        recur = when  # "for 1pm every weekend" marked as a when: a recurrence all the same
+    handed = bool(HAND_UP.search(answer or ""))
+    nochange = "handed_up" if handed else "asked"
+    due_checked = "n/a"
+
+    if intent == "none":
+        if got_changes:
+            return "wrong", due_checked, "no change (not routine)", "changed: " + " && ".join(map(show, got_changes))
+        return "exact", due_checked, "no change (not routine)", ("handed up" if handed else "no change")
+
+    if intent in READ_ONLY:
+        if got_changes:
+            return "wrong", due_checked, "no change", "changed: " + " && ".join(map(show, got_changes))
+        if handed:
+            return "handed_up", due_checked, "an answer, no change", "handed up"
+        return "exact", due_checked, "an answer, no change", ""
+
+    if intent not in ROUTINE_CHANGE:
+        return "wrong", due_checked, f"unknown intent {intent!r}", ""
+
+    ref = timeref.reference(when, NOW_LOCAL) if when else None
+    past = ref is not None and ref.candidates and all(c < NOW_LOCAL - dt.timedelta(minutes=1) for c in ref.candidates)
+
+    if intent == "idea":
+        expected = f'idea "{what or "*"}"'
+        if not got_changes:
+            return nochange, due_checked, expected, ""
+        ideas = [c for c in got_changes if c["kind"] == "idea"]
+        if len(got_changes) != 1 or len(ideas) != 1:
+            return "wrong", due_checked, expected, " && ".join(map(show, got_changes))
+        ok, note = text_check(what, when, ideas[0]["text"])
+        return ("exact" if ok else "wrong"), due_checked, expected, f'{show(ideas[0])}; {note}'
+
+    if intent == "add":
+        if recur:
+            expected = f'every "{recur}{" " + when if when else ""}" "{what or "*"}"'
+            if not got_changes:
+                return nochange, "n/a", expected, ""
+            ev = [c for c in got_changes if c["kind"] == "every"]
+            if len(got_changes) != 1 or len(ev) != 1:
+                return "wrong", "n/a", expected, " && ".join(map(show, got_changes))
+            ok, note = text_check(what, None, ev[0]["text"])
+            cok, cnote = cron_check(ev[0]["cron"], when, recur, timeref)
+            dc = "cron" if cok is not None else "unchecked"
+            good = ok and cok is not False
+            return ("exact" if good else "wrong"), dc, expected, f"{show(ev[0])}; {note}; {cnote}"
+        expected = f'add "{what or "*"}" {ref.describe() if ref else "-"}'
+        if past:
+            expected = "asked (the date is past)"
+            if not got_changes:
+                return "exact", "past", expected, ""
+            return "wrong", "past", expected, " && ".join(map(show, got_changes))
+        if not got_changes:
+            return nochange, "n/a", expected, ""
+        adds = [c for c in got_changes if c["kind"] == "add"]
+        if len(got_changes) != 1 or len(adds) != 1:
+            return "wrong", "n/a", expected, " && ".join(map(show, got_changes))
+        ok, note = text_check(what, when, adds[0]["text"]) if known else (True, "slots unknown: text not checked")
+        dv, dnote = due_check(ref, adds[0]["due"])
+        due_checked = "none said" if ref is None else ("unchecked" if dv == "unchecked" else ref.granularity)
+        if ref is None and not known:
+            dv, dnote, due_checked = "unchecked", "slots unknown: due not checked", "unchecked"
+        elif ref is None and adds[0]["due"] and TIME_WORDS.search(line.get("text", "")):
+            # The text names a time its slots do not mark: the data missed it, not cn.
+            dv, dnote, due_checked = "unchecked", f"a due ({show(adds[0])}) for a time no slot marks: not checked", "unchecked"
+        elif ref is None and adds[0]["due"]:
+            dv = "wrong"
+            dnote = f"a due ({show(adds[0])}) where no time was said"
+        good = ok and dv in ("ok", "unchecked")
+        return ("exact" if good else "wrong"), due_checked, expected, f"{show(adds[0])}; {note}; {dnote}".strip("; ")
+
+    # complete / cancel / move: the seeded target
+    if target_id is None:
+        if got_changes:
+            return "wrong", "n/a", "no target seeded: no change", " && ".join(map(show, got_changes))
+        return "unjudged", "n/a", "a target task", "no target could be seeded (no item/what slot)"
+    kind = {"complete": "done", "cancel": "cancel", "move": "move"}[intent]
+    expected = f"{kind} target" + (f" {ref.describe()}" if intent == "move" and ref else "")
+    if not got_changes:
+        return nochange, "n/a", expected, ""
+    if len(got_changes) != 1:
+        return "wrong", "n/a", expected, " && ".join(map(show, got_changes))
+    c = got_changes[0]
+    if c["kind"] != kind or c["id"] != target_id:
+        who = "the target" if c["id"] == target_id else "another task"
+        return "wrong", "n/a", expected, f"{show(c)} ({who})"
+    if intent != "move":
+        return "exact", "n/a", expected, show(c)
+    if ref is None:
+        return "exact", "unchecked", expected, show(c) + "; no when slot: due not checked"
+    if past:
+        return "wrong", "past", "asked (the date is past)", show(c)
+    dv, dnote = due_check(ref, c["due"])
+    return ("exact" if dv != "wrong" else "wrong"), ("unchecked" if dv == "unchecked" else ref.granularity), expected, f"{show(c)}; {dnote}"
+
+
+def run_line(job):
+    """One line on its own copy of the template. Returns the verdict row."""
+    import timeref  # from HERE, in the worker
+
+    binary, template, work, idx, line, timeout = job
+    hub = os.path.join(work, f"line-{idx}")
+    row = {
+        "idx": idx,
+        "file": line.get("_file", ""),
+        "lineno": line.get("_lineno", 0),
+        "source": line.get("source", "?"),
+        "intent": line.get("intent", "?"),
+        "text": line.get("text", ""),
+        "orig": line.get("orig", ""),
+    }
+    started = time.monotonic()
+    try:
+        subprocess.run(["cp", "-a", template, hub], check=True)  # several times faster than copytree
+        target_id = None
+        seeded = ""
+        intent = line.get("intent")
+        wants_target = intent in NEEDS_TARGET or (intent == "list" and slot(line, "item"))
+        if wants_target:
+            tgt = target_for(line, timeref)
+            if tgt:
+                name, due = tgt
+                # A distractor sharing a word with the target would make two tasks match: swap it.
+                # (The template's own entries, written by cn, are kept or dropped whole.)
+                path = os.path.join(hub, "state", "tasks.json")
+                kept = [d for d in read_json(path) if not content(d["task"]) & content(name)]
+                if len(kept) < len(DISTRACTORS):
+                    with open(path, "w", encoding="utf-8") as f:
+                        json.dump(kept, f, indent=2, ensure_ascii=False)
+                        f.write("\n")
+                    for spare in SPARE_DISTRACTORS[: len(DISTRACTORS) - len(kept)]:
+                        if not content(spare[0]) & content(name):
+                            cn(binary, hub, ["task", "add", spare[0], "--due", spare[1]])
+                before = snapshot(hub)
+                args = ["task", "add", name] + (["--due", due] if due else [])
+                r = cn(binary, hub, args)
+                if r.returncode != 0:
+                    raise RuntimeError(f"seeding failed: {r.stderr.strip()}")
+                after = snapshot(hub)
+                new = [t for t in after["tasks"] if t["task"] == name and not any(b["id"] == t["id"] for b in before["tasks"])]
+                target_id = new[0]["id"] if new else None
+                seeded = f'{name}{" due " + local(due).strftime("%Y-%m-%d %H:%M") if due else ""}'
+        row["seeded"] = seeded
+        before = snapshot(hub)
+        try:
+            r = subprocess.run(
+                [binary, "--hub", hub, "chat", line["text"], "--timeout", str(timeout)],
+                capture_output=True,
+                text=True,
+                env=fake_env(),
+                timeout=timeout + 15,
+                stdin=subprocess.DEVNULL,
+            )
+            answer = (r.stdout or "").strip()
+            if r.returncode != 0:
+                answer = (answer + " [exit %d: %s]" % (r.returncode, (r.stderr or "").strip()[-300:])).strip()
+        except subprocess.TimeoutExpired:
+            answer = "[timeout]"
+        after = snapshot(hub)
+        got = changes(before, after)
+        verdict, due_checked, expected, detail = judge(line, got, answer, target_id, timeref)
+        if answer == "[timeout]" and verdict != "exact":
+            verdict, detail = "error", "timeout; " + detail
+        row.update(
+            verdict=verdict,
+            due_checked=due_checked,
+            expected=expected,
+            got=" && ".join(map(show, got)) or "-",
+            detail=detail,
+            answer=answer,
+        )
+    except Exception as e:  # a broken line is reported, never fatal
+        row.update(verdict="error", due_checked="n/a", expected="", got="", detail=f"{type(e).__name__}: {e}", answer="")
+        row.setdefault("seeded", "")
+    finally:
+        subprocess.run(["rm", "-rf", hub])
+    row["secs"] = round(time.monotonic() - started, 3)
+    return row
+
+
+# --------------------------------------------------------------------------------------------
+# reporting
+
+
+def tally(rows):
+    c = collections.Counter(r["verdict"] for r in rows)
+    n = len(rows) - c["unjudged"]  # the percentages are of the judged lines
+    pct = lambda k: round(100.0 * k / n, 1) if n else 0.0
+    dc = collections.Counter(r["due_checked"] for r in rows)
+    fails = [r for r in rows if r["verdict"] not in ("exact", "unjudged")]
+    return {
+        "n": n,
+        "unjudged": c["unjudged"],
+        "exact": c["exact"],
+        "exact_pct": pct(c["exact"]),
+        "asked": c["asked"],
+        "handed_up": c["handed_up"],
+        "asked_or_handed_up_pct": pct(c["asked"] + c["handed_up"]),
+        "wrong": c["wrong"],
+        "errors": c["error"],
+        "due_checked": dict(dc),
+        "due_not_checked": dc["unchecked"],
+        "examples": [
+            {k: r[k] for k in ("source", "intent", "text", "verdict", "expected", "got", "detail", "answer", "seeded", "file", "lineno")}
+            for r in fails[:5]
+        ],
+    }
+
+
+def print_table(title, groups):
+    print(f"\n== {title}")
+    print(f"{'':28} {'n':>5} {'exact%':>7} {'asked/up%':>9} {'wrong':>6} {'err':>4} {'due?':>5} {'unjdg':>5}")
+    for k, t in groups.items():
+        print(f"{k:28} {t['n']:>5} {t['exact_pct']:>7} {t['asked_or_handed_up_pct']:>9} {t['wrong']:>6} {t['errors']:>4} {t['due_not_checked']:>5} {t['unjudged']:>5}")
+    for k, t in groups.items():
+        if t["examples"]:
+            print(f"  -- {k}: failures")
+            for e in t["examples"]:
+                ans = e["answer"].replace("\n", " ")[:140]
+                print(f"     [{e['verdict']}] {e['text']!r}\n        expected {e['expected']}; got {e['got']}; {e['detail']}\n        answer: {ans}")
+
+
+def load(paths, limit):
+    """The lines of each file; with `limit`, at most that many of each file, spread evenly
+    over it (the files are often grouped by label, so the first N would be one label)."""
+    lines = []
+    for p in paths:
+        mine = []
+        with open(p, encoding="utf-8") as f:
+            for i, raw in enumerate(f, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    obj = json.loads(raw)
+                except json.JSONDecodeError as e:
+                    print(f"{p}:{i}: not JSON ({e}); skipped", file=sys.stderr)
+                    continue
+                obj["_file"], obj["_lineno"] = p, i
+                if "source" not in obj:
+                    obj["source"] = os.path.basename(os.path.dirname(os.path.abspath(p)))
+                mine.append(obj)
+        if limit and len(mine) > limit:
+            mine = [mine[(k * len(mine)) // limit] for k in range(limit)]
+        lines.extend(mine)
+    return lines
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cn", required=True, help="the cn binary")
+    ap.add_argument("--out", required=True, help="output directory (report.json, verdicts.tsv)")
+    ap.add_argument("--limit", type=int, default=0, help="at most N lines of each file, spread evenly over it")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
+    ap.add_argument("--timeout", type=int, default=30, help="seconds for one `cn chat`")
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args(argv)
+    binary = os.path.abspath(a.cn)
+    if not os.path.exists(LIBFAKETIME):
+        raise SystemExit(f"needs libfaketime ({LIBFAKETIME}): apt-get install faketime")
+    lines = load(a.files, a.limit)
+    os.makedirs(a.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="cn-understand-")
+    t0 = time.monotonic()
+    try:
+        template = make_template(binary, work)
+        jobs = [(binary, template, work, i, l, a.timeout) for i, l in enumerate(lines)]
+        rows = []
+        with cf.ProcessPoolExecutor(max_workers=a.jobs) as pool:
+            for k, row in enumerate(pool.map(run_line, jobs, chunksize=1), 1):
+                rows.append(row)
+                if k % 50 == 0:
+                    print(f"  {k}/{len(jobs)} lines, {k / (time.monotonic() - t0):.1f}/s", file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    secs = time.monotonic() - t0
+
+    by_source = collections.defaultdict(list)
+    by_intent = collections.defaultdict(list)
+    by_both = collections.defaultdict(list)
+    for r in rows:
+        by_source[r["source"]].append(r)
+        by_intent[r["intent"]].append(r)
+        by_both[f'{r["source"]}/{r["intent"]}'].append(r)
+    order = lambda d: dict(sorted(d.items()))
+    report = {
+        "cn": binary,
+        "files": a.files,
+        "now": NOW_LOCAL.isoformat() + " " + ZONE,
+        "lines": len(rows),
+        "seconds": round(secs, 2),
+        "lines_per_second": round(len(rows) / secs, 2) if secs else 0,
+        "jobs": a.jobs,
+        "all": tally(rows),
+        "by_source": {k: tally(v) for k, v in order(by_source).items()},
+        "by_intent": {k: tally(v) for k, v in sorted(by_intent.items(), key=lambda kv: INTENTS.index(kv[0]) if kv[0] in INTENTS else 99)},
+        "by_source_intent": {k: tally(v) for k, v in order(by_both).items()},
+    }
+    with open(os.path.join(a.out, "report.json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1, ensure_ascii=False)
+    cols = ["file", "lineno", "source", "intent", "verdict", "due_checked", "text", "expected", "got", "detail", "seeded", "answer", "orig", "secs"]
+    clean = lambda v: str(v).replace("\t", " ").replace("\n", " ⏎ ")
+    with open(os.path.join(a.out, "verdicts.tsv"), "w", encoding="utf-8") as f:
+        f.write("\t".join(cols) + "\n")
+        for r in rows:
+            f.write("\t".join(clean(r.get(c, "")) for c in cols) + "\n")
+
+    print_table("by source", report["by_source"])
+    print_table("by intent", report["by_intent"])
+    t = report["all"]
+    print(
+        f"\nall: {t['n']} lines, exactly its effect {t['exact_pct']}%, asked/handed up {t['asked_or_handed_up_pct']}%, "
+        f"wrong effect {t['wrong']}, errors {t['errors']}, due not checked {t['due_not_checked']}"
+    )
+    print(f"{len(rows)} lines in {secs:.1f} s ({report['lines_per_second']} lines/s, {a.jobs} jobs); {a.out}/report.json, {a.out}/verdicts.tsv")
+
+
+if __name__ == "__main__":
+    ensure_venv(sys.argv[1:])
+    sys.path.insert(0, HERE)
+    main(sys.argv[1:])

@@ -1,0 +1,163 @@
+"""Unit tests of the judge's pure parts (no cn binary):
+~/.cache/cn/judge-venv/bin/python -m unittest bench/understand/test_judge.py"""
+
+import datetime as dt
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import judge  # noqa: E402
+import timeref  # noqa: E402
+
+NOW = dt.datetime(2026, 11, 26, 14, 30)
+
+
+def line(text, intent, **slots):
+    ss = []
+    for name, words in slots.items():
+        s = text.find(words)
+        ss.append({"slot": name, "start": s, "end": s + len(words), "text": words})
+    return {"text": text, "intent": intent, "slots": ss, "source": "t"}
+
+
+def add(text, due):
+    return {"kind": "add", "id": "task-new", "text": text, "due": due}
+
+
+class Numbers(unittest.TestCase):
+    def test_the_brief_s_examples(self):
+        self.assertEqual(timeref.number_words("ten am"), "10 am")
+        self.assertEqual(timeref.number_words("two thirty pm"), "2:30 pm")
+        self.assertEqual(timeref.number_words("half past six"), "6:30")
+        self.assertEqual(timeref.number_words("noon"), "12:00")
+        self.assertEqual(timeref.number_words("quarter to nine"), "8:45")
+        self.assertEqual(timeref.number_words("in two hours"), "in 2 hours")
+        self.assertEqual(timeref.number_words("on the third"), "on the 3rd")
+
+
+class Reference(unittest.TestCase):
+    def cands(self, phrase):
+        r = timeref.reference(phrase, NOW)
+        fmt = "%Y-%m-%d %H:%M" if r.granularity == "minute" else "%Y-%m-%d"
+        return r.granularity, sorted(c.strftime(fmt) for c in r.candidates)
+
+    def test_minute(self):
+        self.assertEqual(self.cands("tomorrow at 10am"), ("minute", ["2026-11-27 10:00"]))
+        self.assertEqual(self.cands("at 5pm"), ("minute", ["2026-11-26 17:00"]))
+        self.assertEqual(self.cands("in 45 minutes"), ("minute", ["2026-11-26 15:15"]))
+        self.assertEqual(self.cands("Dec 4 at 3pm"), ("minute", ["2026-12-04 15:00"]))
+        self.assertEqual(self.cands("ten am"), ("minute", ["2026-11-27 10:00"]))  # passed today
+        self.assertEqual(self.cands("tomorrow at 3"), ("minute", ["2026-11-27 03:00", "2026-11-27 15:00"]))
+
+    def test_day(self):
+        self.assertEqual(self.cands("by Friday"), ("day", ["2026-11-27"]))
+        self.assertEqual(self.cands("next Friday"), ("day", ["2026-11-27", "2026-12-04"]))
+        self.assertEqual(self.cands("the 3rd"), ("day", ["2026-12-03"]))
+        self.assertEqual(self.cands("Thursday"), ("day", ["2026-11-26", "2026-12-03"]))
+        self.assertEqual(self.cands("tomorrow evening"), ("day", ["2026-11-27"]))
+
+    def test_unchecked(self):
+        self.assertEqual(self.cands("next week")[0], "unchecked")
+        self.assertEqual(self.cands("end of the month")[0], "unchecked")
+        self.assertEqual(self.cands("on the 45th")[0], "unchecked")
+
+
+class Judging(unittest.TestCase):
+    def j(self, l, got, answer="", target=None):
+        return judge.judge(l, got, answer, target, timeref)[0]
+
+    def test_add_exact_and_wrong(self):
+        l = line("remind me to call the bank tomorrow at 10am", "add", what="call the bank", when="tomorrow at 10am")
+        self.assertEqual(self.j(l, [add("call the bank", "2026-11-27T09:00:00Z")]), "exact")
+        self.assertEqual(self.j(l, [add("call the bank", "2026-11-27T10:00:00Z")]), "wrong")  # 11:00 Paris
+        self.assertEqual(self.j(l, [add("call the bank tomorrow", "2026-11-27T09:00:00Z")]), "wrong")  # time in text
+        self.assertEqual(self.j(l, [add("call mum", "2026-11-27T09:00:00Z")]), "wrong")
+        self.assertEqual(self.j(l, []), "asked")
+        self.assertEqual(self.j(l, [], "I can't do that myself: it needs an executive model, and no executive is configured."), "handed_up")
+        two = [add("call the bank", "2026-11-27T09:00:00Z"), {"kind": "cancel", "id": "task-x", "text": "renew passport"}]
+        self.assertEqual(self.j(l, two), "wrong")
+
+    def test_add_without_time_must_have_no_due(self):
+        l = line("add buy ink to my list", "add", what="buy ink")
+        self.assertEqual(self.j(l, [add("buy ink", None)]), "exact")
+        self.assertEqual(self.j(l, [add("buy ink", "2026-11-27T08:00:00Z")]), "wrong")
+
+    def test_recur(self):
+        l = line("every Monday at 9am remind me to water the orchids", "add", recur="every Monday", when="at 9am", what="water the orchids")
+        ev = {"kind": "every", "id": "x", "text": "water the orchids", "cron": "0 9 * * 1"}
+        self.assertEqual(self.j(l, [ev]), "exact")
+        self.assertEqual(self.j(l, [dict(ev, cron="0 9 * * 2")]), "wrong")
+        self.assertEqual(self.j(l, [add("water the orchids", "2026-11-30T08:00:00Z")]), "wrong")
+
+    def test_targets(self):
+        l = line("done with the car insurance", "complete", item="the car insurance")
+        self.assertEqual(self.j(l, [{"kind": "done", "id": "task-t", "text": "car insurance"}], target="task-t"), "exact")
+        self.assertEqual(self.j(l, [{"kind": "cancel", "id": "task-t", "text": "car insurance"}], target="task-t"), "wrong")
+        self.assertEqual(self.j(l, [{"kind": "done", "id": "task-o", "text": "renew passport"}], target="task-t"), "wrong")
+        m = line("move the electrician to Monday at 3pm", "move", item="the electrician", when="Monday at 3pm")
+        mv = {"kind": "move", "id": "task-t", "text": "electrician", "due": "2026-11-30T14:00:00Z"}
+        self.assertEqual(self.j(m, [mv], target="task-t"), "exact")
+        self.assertEqual(self.j(m, [dict(mv, due="2026-11-30T15:00:00Z")], target="task-t"), "wrong")
+
+    def test_read_only_and_none(self):
+        self.assertEqual(self.j(line("what's on my list?", "list"), []), "exact")
+        self.assertEqual(self.j(line("hi", "smalltalk"), [], "I can't do that myself: it needs an executive model"), "handed_up")
+        self.assertEqual(self.j(line("book a table", "none"), [], "needs an executive"), "exact")
+        self.assertEqual(self.j(line("book a table", "none"), [add("book a table", None)]), "wrong")
+
+
+class DataForms(unittest.TestCase):
+    def j(self, l, got, answer="", target=None):
+        return judge.judge(l, got, answer, target, timeref)[0]
+
+    def test_a_recurring_when_is_a_recur(self):
+        l = line("set alarm for 1pm every weekend", "add", when="for 1pm every weekend")
+        ev = {"kind": "every", "id": "x", "text": "alarm", "cron": "0 13 * * 0,6"}
+        self.assertEqual(self.j(l, [ev]), "exact")
+        self.assertEqual(self.j(l, [dict(ev, cron="0 1 * * 0,6")]), "wrong")
+
+    def test_a_move_s_last_when_is_the_new_time(self):
+        l = line("change my 5pm alarm to 5:30 pm for today", "move", when="5pm")
+        l["slots"].append({"slot": "when", "start": 20, "end": 40, "text": "to 5:30 pm for today"})
+        self.assertEqual(judge.target_for(l, timeref), ("alarm", "2026-11-26T16:00:00Z"))
+        mv = {"kind": "move", "id": "t", "text": "alarm", "due": "2026-11-26T16:30:00Z"}
+        self.assertEqual(self.j(l, [mv], target="t"), "exact")
+
+    def test_unknown_slots(self):
+        l = line("please set a timer for 6 minutes", "add")
+        l["slots_known"] = False
+        self.assertEqual(self.j(l, [add("timer", "2026-11-26T13:36:00Z")]), "exact")
+        c = line("Cancel the meeting on the 23rd", "cancel")
+        c["slots_known"] = False
+        self.assertEqual(self.j(c, []), "unjudged")
+        self.assertEqual(self.j(c, [{"kind": "cancel", "id": "o", "text": "renew passport"}]), "wrong")
+
+    def test_a_time_the_slots_missed_is_not_held_against_cn(self):
+        l = line("Add conference call on Monday at 2:40 PM.", "add", what="conference call")
+        verdict, due_checked, _, _ = judge.judge(l, [add("conference call", "2026-11-30T13:40:00Z")], "", None, timeref)
+        self.assertEqual((verdict, due_checked), ("exact", "unchecked"))
+
+
+class Target(unittest.TestCase):
+    def test_names_and_dues(self):
+        self.assertEqual(judge.target_for(line("cancel the hairdresser task", "cancel", item="the hairdresser task"), timeref), ("hairdresser", None))
+        name, due = judge.target_for(line("move my 3pm call with Sam", "move", item="my 3pm call with Sam"), timeref)
+        self.assertEqual(name, "call with Sam")
+        self.assertEqual(due, "2026-11-26T14:00:00Z")
+
+
+class Diff(unittest.TestCase):
+    def test_changes(self):
+        b = {"tasks": [{"id": "a", "task": "x", "due": "2026-11-27T09:00:00Z"}, {"id": "b", "task": "y"}], "ideas": [], "schedule": [{"name": "r", "cron": "0 9 * * *", "action": "reflect"}]}
+        a = {
+            "tasks": [{"id": "a", "task": "x", "due": "2026-11-28T09:00:00Z", "follow_up": "z"}, {"id": "b", "task": "y", "status": "cancelled", "done": True}, {"id": "c", "task": "new"}],
+            "ideas": [{"id": "i", "idea": "cello"}],
+            "schedule": [{"name": "r", "cron": "0 9 * * *", "action": "reflect"}],
+        }
+        kinds = sorted(c["kind"] for c in judge.changes(b, a))
+        self.assertEqual(kinds, ["add", "cancel", "idea", "move"])
+
+
+if __name__ == "__main__":
+    unittest.main()
