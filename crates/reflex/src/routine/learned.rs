@@ -235,10 +235,14 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     if u.confidence < threshold(u.intent) {
         return Clause::NotRoutine;
     }
-    let timed = u.slot(SlotKind::When).is_some() || u.slot(SlotKind::Recur).is_some();
+    // A time in the slots, or one the time reader finds in the words ("tmrw at noon", which
+    // the tagger may leave inside what to do).
+    let timed = u.slot(SlotKind::When).is_some()
+        || u.slot(SlotKind::Recur).is_some()
+        || matches!(when::parse(text, now), Ok(Some(_)));
     let held = match u.intent {
         Intent::Add => {
-            asks(text) || for_another(text) || !(marked(Intent::Add, text) || (timed && u.confidence >= 0.9))
+            asks(text) || for_another(text) || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
         }
         Intent::Complete | Intent::Cancel => for_another(text) || !marked(u.intent, text),
         _ => !marked(u.intent, text),
@@ -341,5 +345,70 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             }
         }
         Intent::Activity | Intent::Smalltalk | Intent::None => Clause::NotRoutine,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{parse, Parsed, Request, Target};
+    use super::*;
+
+    fn now() -> Zoned {
+        super::super::corpus::NOW.parse().unwrap()
+    }
+
+    fn one(text: &str) -> Request {
+        match parse(text, &now()) {
+            Parsed::Routine(mut r) if r.len() == 1 => r.remove(0),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    fn added(text: &str) -> (String, Option<String>) {
+        match one(text) {
+            Request::AddTask { task, due } => (task, due.map(|d| d.at.strftime("%a %H:%M").to_string())),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    /// Requests written by people outside the team (issue 41's examples), read as they meant
+    /// them at Thu 26 Nov 2026, 14:30.
+    #[test]
+    fn requests_as_people_say_them_are_understood() {
+        assert_eq!(added("put meeting with pawel for tomorrow ten am"), ("meeting with pawel".into(), Some("Fri 10:00".into())));
+        assert_eq!(added("please add to my tasks: renew the parking permit"), ("renew the parking permit".into(), None));
+        assert_eq!(added("go to dinner with dave on friday at five pm"), ("go to dinner with dave".into(), Some("Fri 17:00".into())));
+        assert_eq!(added("remind me to take out the garbage at six pm"), ("take out the garbage".into(), Some("Thu 18:00".into())));
+        let (task, due) = added("wake me up at 7");
+        assert_eq!((task.as_str(), due.as_deref()), ("Wake up", Some("Thu 19:00")));
+        assert!(matches!(one("push the plumber to monday"), Request::Move { words, to: Target::At(_), .. } if words.contains("plumber")));
+        assert!(matches!(one("snooze the laundry reminder 30 minutes"), Request::Move { to: Target::By(_), .. }));
+    }
+
+    /// What is not the routine's changes nothing: it is not routine (or only courtesy).
+    #[test]
+    fn other_requests_are_left_alone() {
+        for text in [
+            "please stop talking",
+            "stop",
+            "send a text to Doug that says don't forget to feed the cat",
+            "Remind the team about the deadline on Friday",
+            "will I make my 2pm appointment?",
+            "what's the weather like tomorrow at 5",
+            "play some jazz",
+            "transfer 100 dollars to my savings account",
+            "how many tasks did I finish last week?",
+            "Write a thank-you note to my aunt",
+            "🙂🙂🙂",
+            "¿puedes recordarme llamar a mamá mañana?",
+        ] {
+            let p = parse(text, &now());
+            assert!(
+                !matches!(&p, Parsed::Routine(r) if r.iter().any(|r| !r.reads_only())),
+                "{text} must change nothing: {p:?}"
+            );
+        }
+        let long = "remind me to ".to_string() + &"blah ".repeat(5000);
+        let _ = parse(&long, &now());
     }
 }

@@ -533,6 +533,8 @@ pattern!(
     r"(?i)^(?:every\b|each\b|on\s+the\s+\d|remind\s+me\b|set\s+(?:a\s+)?reminder\b|(?:add|create)\s+a\s+(?:task|reminder)\b)"
 );
 
+pattern!(alarm_re, "alarm", r"(?i)^(?:set\s+|make\s+|create\s+|add\s+)?(?:an?\s+|the\s+|my\s+)?(?:alarm|wake[\s-]?up\s+call)(?:\s+(?:for|at|to))?$");
+
 /// "every Monday at 9am remind me to water the plants": a schedule entry.
 fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
     let found = match when::every(t, now) {
@@ -544,7 +546,11 @@ fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
         }
     };
     let c = every_action_re().captures(&found.rest)?;
-    let action = unquote(&group(&c, "what"));
+    let mut action = unquote(&group(&c, "what"));
+    // "set an alarm for 6am every day": the alarm is what repeats.
+    if alarm_re().is_match(&action) {
+        action = "Alarm".into();
+    }
     if action.is_empty() || not_an_action_re().is_match(&action) {
         return None;
     }
