@@ -8,7 +8,9 @@
 //!
 //! Number words become digits only where they say a time, a date or a span: after "at",
 //! "by", "around" …, before "am"/"pm"/"o'clock", before a unit ("two days"), beside a month
-//! name, or as "the thirteenth" where nothing else follows. "call one client" is left alone.
+//! name, or as "the thirteenth" where nothing else follows; two number words alone only as a
+//! quarter or half hour ("seven fifteen", not "pay him two fifty"). "call one client" is left
+//! alone.
 //!
 //! [`Normalized`] keeps, for every byte of the rewritten text, where it came from in the
 //! original, so a phrase found in the rewritten text can be cut from the original one
@@ -348,7 +350,13 @@ pub fn normalize(text: &str) -> Normalized {
             let fits = match c.name("ap") {
                 Some(_) => true,
                 None if digits => introduced && !not_a_time(after.as_deref()),
-                None => (introduced && !not_a_time(after.as_deref())) || after_a_time(after.as_deref()),
+                // Alone, only a quarter or half hour is taken for a time: "seven fifteen", not
+                // "pay him two fifty".
+                None => {
+                    (introduced && !not_a_time(after.as_deref()))
+                        || (after_a_time(after.as_deref())
+                            && (matches!(m, 15 | 30 | 45) || mw.to_ascii_lowercase().starts_with("oh")))
+                }
             };
             if !fits {
                 return None;
