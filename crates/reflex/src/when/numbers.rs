@@ -403,6 +403,7 @@ pub fn normalize(text: &str) -> Normalized {
 
     // Spans: "twenty minutes", "a couple of hours", "an hour and a half".
     let n = n.rewrite(re!(r"\b(?:an|one|1)\s+hour\s+and\s+a\s+half\b"), |_, _| Some("90 minutes".into()));
+    let n = n.rewrite(re!(r"\b(?:a|one|1)\s+fortnight\b"), |_, _| Some("2 weeks".into()));
     let n = n.rewrite(re!(r"\b(?P<n>CARD|(?:a\s+)?couple(?:\s+of)?)\s+(?P<u>UNITS)\b"), |c, _| {
         let w = c.name("n")?.as_str();
         let n = if w.to_ascii_lowercase().contains("couple") { 2 } else { cardinal(w)? };
@@ -458,6 +459,7 @@ mod tests {
             ("in twenty five minutes", "in 25 minutes"),
             ("in a couple of hours", "in 2 hours"),
             ("in an hour and a half", "in 90 minutes"),
+            ("in a fortnight", "in 2 weeks"),
             ("in two days", "in 2 days"),
             ("the thirteenth", "the 13th"),
             ("on the twenty first at noon", "on the 21st at noon"),
