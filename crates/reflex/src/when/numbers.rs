@@ -247,7 +247,8 @@ fn after_a_day(word: Option<&str>) -> bool {
 fn not_a_time(word: Option<&str>) -> bool {
     const COUNTED: &[&str] = &[
         "point", "points", "time", "times", "of", "least", "more", "or", "percent", "people", "person", "things",
-        "thing", "items", "votes", "other", "others", "each", "once",
+        "thing", "items", "votes", "other", "others", "each", "once", "euros", "euro", "dollars", "pounds", "eur",
+        "usd", "gbp", "km", "miles", "kg",
     ];
     word.is_some_and(|w| COUNTED.contains(&w) || unit_word(w))
 }
@@ -492,6 +493,7 @@ mod tests {
             "may four people come",
             "two to three people",
             "pay 9.30 euros",
+            "pay it by 9.30 euros",
             "read chapter ten",
         ] {
             assert_eq!(norm(said), said);
