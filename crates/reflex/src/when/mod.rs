@@ -25,7 +25,7 @@
 //! part of the day it is in that part (after noon in the afternoon, evening and at night);
 //! said with another day but no part ("tomorrow at 7", "on Friday at 5") 7–11 is the morning,
 //! 12 noon and 1–6 the afternoon. An hour with am/pm, 0 or 13–23, or a leading zero ("07:30")
-//! is that hour. A time without a day is today if still ahead, else tomorrow; a bare weekday
+//! is that hour; "tonight at 12" and "tonight at 1"–"4" are after midnight. A time without a day is today if still ahead, else tomorrow; a bare weekday
 //! is the next one after today, "this Friday" this week's (today included), "next Friday" the
 //! Friday of next week (weeks start on Monday); "Monday the 20th" must be a Monday (else it
 //! is asked about); "next week" is Monday of next week; "this week" and "end of the week"
@@ -176,7 +176,7 @@ fn time_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?ix)\b(?:at|@|by|around)\s*(?:(?P<h>\d{1,2})(?::(?P<m>\d{1,2}))?(?:\s*(?P<ampm>[ap])\.?m\b\.?|\b)|(?P<word>noon|midday|midnight)\b)
+            r"(?ix)(?:\b(?:at|by|around)|@)\s*(?:(?P<h>\d{1,2})(?::(?P<m>\d{1,2}))?(?:\s*(?P<ampm>[ap])\.?m\b\.?|\b)|(?P<word>noon|midday|midnight)\b)
               | \b(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm2>[ap])\.?m\b\.?
               | \b(?P<h3>\d{1,2}):(?P<m3>\d{2})\b
               | \b(?P<word2>noon|midday|midnight)\b",
@@ -590,6 +590,10 @@ fn day_at(
                 let times: Vec<Zoned> = k.readings().into_iter().filter_map(|t| at_time(today, t, &tz)).collect();
                 let ahead = times.iter().find(|z| **z > *now).or(times.last()).cloned().ok_or_else(none)?;
                 return Ok((ahead, true));
+            }
+            // "tonight at 12", "tonight at 1": after midnight.
+            (Some(k), Some("tonight" | "night")) if !k.fixed && (k.hour == 12 || k.hour <= 4) => {
+                return Ok((on(today.tomorrow().map_err(|_| none())?, hm(k.hour % 12, k.minute))?, true));
             }
             (Some(k), Some(p)) => return Ok((on(today, k.on_a_day(Some(p)))?, true)),
             (None, _) => {}

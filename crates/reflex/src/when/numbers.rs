@@ -8,7 +8,9 @@
 //!
 //! Number words become digits only where they say a time, a date or a span: after "at",
 //! "by", "around" …, before "am"/"pm"/"o'clock", before a unit ("two days"), beside a month
-//! name, or as "the thirteenth" where nothing else follows. "call one client" is left alone.
+//! name, or as "the thirteenth" where nothing else follows; two number words alone only as a
+//! quarter or half hour ("seven fifteen", not "pay him two fifty"). "call one client" is left
+//! alone.
 //!
 //! [`Normalized`] keeps, for every byte of the rewritten text, where it came from in the
 //! original, so a phrase found in the rewritten text can be cut from the original one
@@ -245,7 +247,8 @@ fn after_a_day(word: Option<&str>) -> bool {
 fn not_a_time(word: Option<&str>) -> bool {
     const COUNTED: &[&str] = &[
         "point", "points", "time", "times", "of", "least", "more", "or", "percent", "people", "person", "things",
-        "thing", "items", "votes", "other", "others", "each", "once",
+        "thing", "items", "votes", "other", "others", "each", "once", "euros", "euro", "dollars", "pounds", "eur",
+        "usd", "gbp", "km", "miles", "kg",
     ];
     word.is_some_and(|w| COUNTED.contains(&w) || unit_word(w))
 }
@@ -348,7 +351,13 @@ pub fn normalize(text: &str) -> Normalized {
             let fits = match c.name("ap") {
                 Some(_) => true,
                 None if digits => introduced && !not_a_time(after.as_deref()),
-                None => (introduced && !not_a_time(after.as_deref())) || after_a_time(after.as_deref()),
+                // Alone, only a quarter or half hour is taken for a time: "seven fifteen", not
+                // "pay him two fifty".
+                None => {
+                    (introduced && !not_a_time(after.as_deref()))
+                        || (after_a_time(after.as_deref())
+                            && (matches!(m, 15 | 30 | 45) || mw.to_ascii_lowercase().starts_with("oh")))
+                }
             };
             if !fits {
                 return None;
@@ -395,6 +404,7 @@ pub fn normalize(text: &str) -> Normalized {
 
     // Spans: "twenty minutes", "a couple of hours", "an hour and a half".
     let n = n.rewrite(re!(r"\b(?:an|one|1)\s+hour\s+and\s+a\s+half\b"), |_, _| Some("90 minutes".into()));
+    let n = n.rewrite(re!(r"\b(?:a|one|1)\s+fortnight\b"), |_, _| Some("2 weeks".into()));
     let n = n.rewrite(re!(r"\b(?P<n>CARD|(?:a\s+)?couple(?:\s+of)?)\s+(?P<u>UNITS)\b"), |c, _| {
         let w = c.name("n")?.as_str();
         let n = if w.to_ascii_lowercase().contains("couple") { 2 } else { cardinal(w)? };
@@ -450,6 +460,7 @@ mod tests {
             ("in twenty five minutes", "in 25 minutes"),
             ("in a couple of hours", "in 2 hours"),
             ("in an hour and a half", "in 90 minutes"),
+            ("in a fortnight", "in 2 weeks"),
             ("in two days", "in 2 days"),
             ("the thirteenth", "the 13th"),
             ("on the twenty first at noon", "on the 21st at noon"),
@@ -482,6 +493,7 @@ mod tests {
             "may four people come",
             "two to three people",
             "pay 9.30 euros",
+            "pay it by 9.30 euros",
             "read chapter ten",
         ] {
             assert_eq!(norm(said), said);

@@ -440,6 +440,18 @@ fn odd_text_is_read_without_panic() {
     assert_eq!(on_thursday("quarter to one"), "2026-11-27 12:45");
 }
 
+#[test]
+fn late_hours_tonight_are_after_midnight_and_at_signs_are_read() {
+    assert_eq!(on_thursday("dinner tonight at 12"), "2026-11-27 00:00");
+    assert_eq!(on_thursday("tonight at one"), "2026-11-27 01:00");
+    assert_eq!(on_thursday("tonight at 11"), "2026-11-26 23:00");
+    assert_eq!(at("@ 5pm", &thursday()), "2026-11-26 17:00 | @ 5pm | ");
+    assert_eq!(at("call Ana @5pm", &thursday()), "2026-11-26 17:00 | @5pm | call Ana");
+    // Two number words alone are a time only as a quarter or a half hour ("seven fifteen").
+    assert_eq!(on_thursday("pay him two fifty"), "none");
+    assert_eq!(on_thursday("pay him at two fifty"), "2026-11-26 14:50");
+}
+
 proptest! {
     /// Any range of the rewritten text maps back to a slice of the original.
     #[test]
