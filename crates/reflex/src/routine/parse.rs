@@ -578,6 +578,7 @@ pattern!(
     "need",
     r"(?ix)^(?:i\s+|i'?ve\s+|i'?d\s+)?(?:really\s+)?(?:need\s+to|have\s+to|must|should|ought\s+to|gotta|got\s+to|have\s+got\s+to|'?d\s+better|better)\s+(?P<i>.+)$"
 );
+pattern!(question_re, "question", r"(?i)^(?:i|we|you|it|there)\b");
 pattern!(
     not_a_task_re,
     "not a task",
@@ -592,7 +593,8 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
         Some(m) => (m.as_str(), false),
         None => (c.name("i")?.as_str(), true),
     };
-    if indirect && not_a_task_re().is_match(what) {
+    // "Should I have an umbrella today": a question, not a need.
+    if indirect && (not_a_task_re().is_match(what) || question_re().is_match(what)) {
         return None;
     }
     let text = format!("{} {} {}", group(&c, "lead"), what, group(&c, "tail"));
@@ -601,6 +603,12 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
         Ok(None) => (text.trim().to_string(), None),
         Err(e) => return Some(Err(e)),
     };
+    // A need without a time ("I need to cancel my reservation", "I need to replace a card")
+    // is as often a request for the executive to do it as a task to keep: only a need with
+    // its time is filed (issue 41: outsiders' requests, where it was a wrong effect).
+    if indirect && due.is_none() {
+        return None;
+    }
     let task = unquote(&task);
     // "remind me about it": the words name nothing of their own (a thread's context would).
     if cn_hub::words::content(&task).is_empty() {
