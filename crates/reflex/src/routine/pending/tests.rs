@@ -56,7 +56,7 @@ impl Hub {
         std::fs::read_to_string(self.root().join("state/tasks.json")).unwrap()
     }
     fn pending(&self) -> Vec<Pending> {
-        cn_hub::tasks::read(&self.root().join("state").join(FILE)).unwrap()
+        tasks::read(&self.root().join("state").join(FILE)).unwrap()
     }
     fn later(&mut self, minutes: i64) {
         self.now = self.now.checked_add(jiff::Span::new().minutes(minutes)).unwrap();
