@@ -117,9 +117,13 @@ impl StoredDue {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "to", rename_all = "snake_case")]
 pub enum StoredTarget {
-    At { due: StoredDue },
+    At {
+        due: StoredDue,
+    },
     /// A span, ISO 8601 (`PT1H`).
-    By { span: String },
+    By {
+        span: String,
+    },
     Later,
     Unsaid,
 }
@@ -176,7 +180,9 @@ impl Stored {
     pub fn of(r: &Request) -> Stored {
         let explicit = |s: &Said| *s == Said::Explicit;
         match r {
-            Request::AddTask { task, due } => Stored::AddTask { task: task.clone(), due: due.as_ref().map(StoredDue::of) },
+            Request::AddTask { task, due } => {
+                Stored::AddTask { task: task.clone(), due: due.as_ref().map(StoredDue::of) }
+            }
             Request::AddEvery { action, every } => Stored::AddEvery {
                 action: action.clone(),
                 cron: every.cron.clone(),
@@ -204,7 +210,9 @@ impl Stored {
     /// The request again, its times in `now`'s zone.
     pub fn request(&self, now: &Zoned) -> Request {
         match self {
-            Stored::AddTask { task, due } => Request::AddTask { task: task.clone(), due: due.as_ref().map(|d| d.due(now)) },
+            Stored::AddTask { task, due } => {
+                Request::AddTask { task: task.clone(), due: due.as_ref().map(|d| d.due(now)) }
+            }
             Stored::AddEvery { action, cron, human, phrase } => Request::AddEvery {
                 action: action.clone(),
                 every: Every { cron: cron.clone(), human: human.clone(), phrase: phrase.clone(), rest: action.clone() },
@@ -298,7 +306,7 @@ fn live(p: &Pending, now: Timestamp) -> bool {
 pub enum Answer {
     /// It answers: `parsed` (the message's requests, or the request it completes) is done,
     /// request number `.0` of it as `.1` chose.
-    Do { parsed: Parsed, chosen: Option<(usize, Chosen)>, message: String },
+    Do { parsed: Box<Parsed>, chosen: Option<(usize, Chosen)>, message: String },
     /// "Never mind": the question is dropped, nothing done.
     Dismissed,
 }
@@ -363,13 +371,14 @@ pub fn answer(p: &Pending, text: &str, now: &Zoned) -> Option<Answer> {
         return Some(Answer::Dismissed);
     }
     let requests = || Parsed::Routine(p.requests.iter().map(|r| r.request(now)).collect());
-    let original = |chosen| Some(Answer::Do { parsed: requests(), chosen: Some(chosen), message: p.message.clone() });
+    let original =
+        |chosen| Some(Answer::Do { parsed: Box::new(requests()), chosen: Some(chosen), message: p.message.clone() });
     match &p.question {
         Question::Missing { want: Want::When, what, .. } => {
             let what = what.clone()?;
             let due = time_only(text, now)?;
             let parsed = Parsed::Routine(vec![Request::AddTask { task: what, due: Some(due) }]);
-            Some(Answer::Do { parsed, chosen: None, message: text.to_string() })
+            Some(Answer::Do { parsed: Box::new(parsed), chosen: None, message: text.to_string() })
         }
         Question::Missing { due, .. } => {
             if new_request(text, now) {
@@ -379,13 +388,15 @@ pub fn answer(p: &Pending, text: &str, now: &Zoned) -> Option<Answer> {
             let (task, due) = match when::parse(&words, now) {
                 Ok(Some(d)) => (unquote(&trim_words(&d.rest)), Some(d)),
                 Ok(None) => (unquote(&words), due.as_ref().map(|d| d.due(now))),
-                Err(e) => return Some(Answer::Do { parsed: Parsed::Ask(e), chosen: None, message: text.into() }),
+                Err(e) => {
+                    return Some(Answer::Do { parsed: Box::new(Parsed::Ask(e)), chosen: None, message: text.into() })
+                }
             };
             if content(&task).is_empty() {
                 return None;
             }
             let parsed = Parsed::Routine(vec![Request::AddTask { task, due }]);
-            Some(Answer::Do { parsed, chosen: None, message: text.to_string() })
+            Some(Answer::Do { parsed: Box::new(parsed), chosen: None, message: text.to_string() })
         }
         Question::Which { index, candidates, .. } => {
             let ids = chosen(p, *index, candidates, &cleaned)?;
@@ -409,7 +420,7 @@ pub fn answer(p: &Pending, text: &str, now: &Zoned) -> Option<Answer> {
             [words.clone(), format!("on {words}"), format!("at {words}")].into_iter().find_map(|w| {
                 let message = format!("{before}{w}{after}");
                 match super::parse(&message, now) {
-                    parsed @ Parsed::Routine(_) => Some(Answer::Do { parsed, chosen: None, message }),
+                    parsed @ Parsed::Routine(_) => Some(Answer::Do { parsed: Box::new(parsed), chosen: None, message }),
                     _ => None,
                 }
             })
@@ -467,7 +478,11 @@ pub fn question_of(message: &str, parsed: &Parsed, done: &Done, world: &World) -
                 Kind::Entry => "entry",
             }
             .into(),
-            candidates: ids.iter().zip(names).map(|(id, name)| Candidate { id: id.clone(), name: name.clone() }).collect(),
+            candidates: ids
+                .iter()
+                .zip(names)
+                .map(|(id, name)| Candidate { id: id.clone(), name: name.clone() })
+                .collect(),
         }),
         Outcome::AskWhen { task } => Some(Question::When { index: done.asked?, task: task.task.clone() }),
         Outcome::AskDate { error } => Some(Question::Date { phrase: error.phrase().to_string() }),

@@ -428,7 +428,7 @@ fn resolve_chosen(
 ) -> Result<Result<Vec<Act>, Outcome>, RoutineError> {
     let chosen = |id: &String| ids.contains(id);
     let tasks: Vec<Task> = world.open(files.tasks()?).filter(|t| chosen(&t.id)).cloned().collect();
-    let none = |kind| Err(Outcome::NoMatch { words: ids.join(", "), kind });
+    let none = |kind| Outcome::NoMatch { words: ids.join(", "), kind };
     Ok(match request {
         Request::Complete { .. } | Request::Show { .. } | Request::Cancel { .. } | Request::Move { .. }
             if !tasks.is_empty() =>
@@ -452,7 +452,7 @@ fn resolve_chosen(
             let ideas: Vec<Idea> =
                 files.ideas()?.iter().filter(|i| chosen(&i.id) && world.owns(i.source.as_deref())).cloned().collect();
             if ideas.is_empty() {
-                none(Kind::Idea)
+                Err(none(Kind::Idea))
             } else {
                 Ok(ideas.into_iter().map(Act::DropIdea).collect())
             }
@@ -463,12 +463,12 @@ fn resolve_chosen(
             }
             let entries: Vec<ScheduleEntry> = files.entries()?.iter().filter(|e| chosen(&e.name)).cloned().collect();
             if entries.is_empty() {
-                none(Kind::Entry)
+                Err(none(Kind::Entry))
             } else {
                 Ok(entries.into_iter().map(Act::Unschedule).collect())
             }
         }
-        Request::Complete { .. } | Request::Show { .. } | Request::Move { .. } => none(Kind::Task),
+        Request::Complete { .. } | Request::Show { .. } | Request::Move { .. } => Err(none(Kind::Task)),
         other => resolve(other, world, files)?.map(|a| vec![a]),
     })
 }

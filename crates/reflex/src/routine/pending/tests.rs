@@ -23,11 +23,8 @@ impl Hub {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
         std::fs::create_dir_all(&state).unwrap();
-        let all: Vec<Task> = open
-            .iter()
-            .enumerate()
-            .map(|(i, name)| Task { id: format!("task-{i}"), ..Task::new(*name) })
-            .collect();
+        let all: Vec<Task> =
+            open.iter().enumerate().map(|(i, name)| Task { id: format!("task-{i}"), ..Task::new(*name) }).collect();
         tasks::tasks_in(&state).save(&all).unwrap();
         Hub { dir, now: NOW.parse().unwrap(), who: Provenance::Owner, answer: Some(AnswerTo::via("chat")) }
     }
@@ -89,7 +86,9 @@ fn a_request_without_its_what_or_when_is_parsed_as_missing() {
         other => panic!("{other:?}"),
     }
     match parse("remind me tomorrow at 9", &now) {
-        Parsed::Missing(Missing { want: Want::What, due: Some(due), .. }) => assert_eq!(due.human(), "Fri 27 Nov, 09:00"),
+        Parsed::Missing(Missing { want: Want::What, due: Some(due), .. }) => {
+            assert_eq!(due.human(), "Fri 27 Nov, 09:00")
+        }
         other => panic!("{other:?}"),
     }
     match parse("remind me two days before my wife's birthday", &now) {
@@ -166,7 +165,10 @@ fn which_one_is_answered_by_place_by_words_or_all_and_never_mind_changes_nothing
 fn a_move_asked_to_when_takes_the_time_answered() {
     let hub = Hub::new(&["dentist appointment"]);
     assert_eq!(hub.say("move the dentist appointment"), "Move “dentist appointment” to when?\nNothing was changed.");
-    assert_eq!(hub.say("Friday at 3pm"), "Moved: dentist appointment — now due Fri 27 Nov, 15:00 (it had no due time).");
+    assert_eq!(
+        hub.say("Friday at 3pm"),
+        "Moved: dentist appointment — now due Fri 27 Nov, 15:00 (it had no due time)."
+    );
 }
 
 #[test]
