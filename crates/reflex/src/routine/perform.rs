@@ -2,13 +2,16 @@
 //! phases: every request is first resolved against the files as they are (what its words
 //! name, where a task moves to, whether the person may do it), and only when all resolve to
 //! something to do is anything changed. Each change is one locked read–change–write of its
-//! file (temp file and rename, `cn_storage`).
+//! file (temp file and rename, `cn_storage`). The person's answer to a question ("the
+//! second one", "Friday at 3") is the message done again with that request as answered
+//! ([`perform_chosen`]), all or nothing as before.
 //!
 //! Invariants: two matches, no match for words said to be about a task, a move without a time,
-//! or a refusal change nothing and say so; a statement that names no task ("I paid for
-//! lunch") and a verb whose object is no task ("Cancel my 3pm meeting") are not routine — the
-//! executive's; a stranger's or a peer's request sees and changes only what they filed
-//! (`source`), and never the schedule.
+//! a request that says no what or no when, or a refusal change nothing and say so; several
+//! tasks that share the words, none named whole, are asked about, never picked by length; a
+//! statement that names no task ("I paid for lunch") and a verb whose object is no task
+//! ("Cancel my 3pm meeting") are not routine — the executive's; a stranger's or a peer's
+//! request sees and changes only what they filed (`source`), and never the schedule.
 
 use cn_hub::origin::AnswerTo;
 use cn_hub::schedule::{Schedule, ScheduleEntry};
