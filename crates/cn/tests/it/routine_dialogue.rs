@@ -2,8 +2,8 @@
 //! with the real `cn chat` (no daemon) on a fresh hub in Europe/Paris: "set a reminder" asks
 //! what and when, and "call the bank tomorrow at 10" files it; "cancel the dentist" with two
 //! dentist tasks asks which, and "the appointment" cancels only that one; "please stop
-//! talking" cancels nothing; a question answered by a new request, or expired, leaves the new
-//! message to be handled as always. Each `cn` runs under libfaketime with its wall clock set
+//! talking" cancels nothing; a question answered by a new request, or by a greeting another
+//! reflex takes, or expired, leaves the new message to be handled as always. Each `cn` runs under libfaketime with its wall clock set
 //! to a fixed minute, so "tomorrow at 10" and the 30 minutes a question waits are exact, with
 //! no sleeps.
 
@@ -132,6 +132,13 @@ fn a_new_request_or_an_expired_question_is_handled_as_a_new_message() {
     assert_eq!(chat(&hub, T0, "set a reminder"), "What should I remind you of, and when?");
     let listed = chat(&hub, T1, "what's on my list");
     assert!(listed.starts_with("Your open tasks (2):"), "{listed}");
+    assert_eq!(state(&hub, "tasks.json"), before);
+
+    // Only the next message answers: one another reflex takes (a greeting) drops the question.
+    assert_eq!(chat(&hub, T0, "set a reminder"), "What should I remind you of, and when?");
+    assert!(chat(&hub, T1, "hello").contains("Hello"));
+    let after = chat(&hub, T1, "call the bank tomorrow at 10");
+    assert!(!after.starts_with("Added"), "{after}");
     assert_eq!(state(&hub, "tasks.json"), before);
 
     // A question expired: "the appointment" 31 minutes later answers nothing.
