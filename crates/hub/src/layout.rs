@@ -12,6 +12,7 @@
 //! state/interactions/NNNNNN.jsonl               the model calls' older segments (rotated)
 //! state/tasks.json  ideas.json  schedule.json  schedule-state.json   impulses
 //! state/attention.jsonl            attention's spool (percepts survive a restart)
+//! state/routine-pending.json       the routine's questions awaiting an answer, per conversation
 //! state/budget.json  budget.lock  budget-holders/   the thinking budget's spend and
 //!                                  reservations, its lock, the processes holding them
 //! state/reflex-stats.json          each reflex's runs and failures (and agreement, in shadow)

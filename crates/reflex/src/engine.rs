@@ -349,6 +349,15 @@ impl Engine {
         let start = Instant::now();
         self.maybe_reload();
         let found = self.find(input);
+        // Only the next message may answer the routine's question: one no routine reflex
+        // takes drops it.
+        if mode == Mode::Live
+            && input.kind().is_message()
+            && !found.as_ref().is_some_and(|(i, _, _)| self.catalog.reflexes[*i].trigger.routine)
+        {
+            let answer_to = input.origin.and_then(|o| o.answer.as_ref());
+            crate::routine::pending::forget(&self.shared.hub, answer_to, &input.author(), &self.shared.now());
+        }
         let triage = self.triaged.lock().ok().and_then(|mut t| t.take());
         let escalated = |shadow| Handled {
             triage: triage.clone(),
@@ -445,7 +454,13 @@ impl Engine {
         if !source_ok(&r.trigger, p.source) || !r.trigger.takes(p.kind(), &p.author()) {
             return None;
         }
-        let mut vars = heuristics(&r.trigger, p.text)?;
+        // The routine takes, besides what its patterns read, an answer to the question it
+        // asked in this conversation.
+        let pending = || {
+            let answer_to = p.origin.and_then(|o| o.answer.as_ref());
+            crate::routine::pending::answers(&self.shared.hub, answer_to, &p.author(), p.text, &self.shared.now())
+        };
+        let mut vars = heuristics(&r.trigger, p.text, &pending)?;
         if let Some(pattern) = &r.trigger.pattern {
             if !matched || pattern.captures_anything() {
                 vars.extend(captures(pattern.regex()?, &r.trigger.extract, p.text)?);
@@ -864,7 +879,7 @@ impl Engine {
             .map(|k| &self.catalog.reflexes[self.catalog.set_owner[k]])
             .find(|r| {
                 source_ok(&r.trigger, source)
-                    && (!crate::reflex::has_heuristics(&r.trigger) || heuristics(&r.trigger, text).is_some())
+                    && (!crate::reflex::has_heuristics(&r.trigger) || heuristics(&r.trigger, text, &|| false).is_some())
             })
             .map(|r| r.name.as_str())
     }
@@ -921,8 +936,9 @@ fn is_question(text: &str) -> bool {
     t.ends_with('?') || t.split_whitespace().next().is_some_and(|w| WORDS.contains(&w.to_ascii_lowercase().as_str()))
 }
 
-/// Level-1 checks; the variables they define (`url`) when all hold.
-fn heuristics(t: &Trigger, text: &str) -> Option<Map<String, Value>> {
+/// Level-1 checks; the variables they define (`url`) when all hold. `pending`: whether the
+/// text answers the routine's question pending in its conversation.
+fn heuristics(t: &Trigger, text: &str, pending: &dyn Fn() -> bool) -> Option<Map<String, Value>> {
     let mut vars = Map::new();
     if t.min_length.is_some() || t.max_length.is_some() {
         let n = text.chars().count();
@@ -947,7 +963,7 @@ fn heuristics(t: &Trigger, text: &str) -> Option<Map<String, Value>> {
         let url = url_regex().find(text)?.as_str().trim_end_matches(['.', ',', ')', ';', '!', '?']);
         vars.insert("url".into(), Value::String(url.to_string()));
     }
-    if t.routine && !crate::routine::recognizes(text) {
+    if t.routine && !crate::routine::recognizes(text) && !pending() {
         return None;
     }
     Some(vars)

@@ -55,6 +55,7 @@ mod reflex_shadow;
 mod reflex_starter;
 mod reflex_test;
 mod reflex_write_run;
+mod routine_dialogue;
 mod routine_reminders;
 mod serve_browser;
 mod serve_common;

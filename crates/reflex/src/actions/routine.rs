@@ -2,8 +2,10 @@
 //! about their tasks, ideas or schedule, understood and done on the hub's files
 //! ([`crate::routine`]), answered with exactly what changed — or, when the message is not
 //! routine or cannot be done here (a file that cannot be written), left to the executive
-//! with the reason. When the patterns are unsure, the level-2 model may choose among the
-//! routine's intents under a grammar (`routine::classify`); it never writes anything.
+//! with the reason. A question it asks ("which one?", "what should I remind you of?") waits
+//! for the next message in that conversation (`routine::pending`). When the patterns are
+//! unsure, the level-2 model may choose among the routine's intents under a grammar
+//! (`routine::classify`); it never writes anything.
 //!
 //! Also the helpers the routine's executive tools share (`task_done`, `task_move` …: one file
 //! each beside this one): the world a call runs in, and its answer.
@@ -184,15 +186,19 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
                 return Err(ToolError::Escalate("not a person's message: the agent's own work or an automatic one".into()));
             }
             let world = world(&shared, ctx, &p.text);
-            let mut parsed = routine::parse(&p.text, &world.now);
             let mut intent = None;
-            if parsed == Parsed::NotRoutine && classify::unsure(&p.text) {
-                if let Some(i) = classified(&shared, &p.text) {
-                    intent = Some(i);
-                    parsed = classify::request(i, &p.text, &world.now);
+            // The question pending in this conversation first; else the message, as new.
+            let understand = |text: &str| {
+                let parsed = routine::parse(text, &world.now);
+                if parsed == Parsed::NotRoutine && classify::unsure(text) {
+                    if let Some(i) = classified(&shared, text) {
+                        intent = Some(i);
+                        return classify::request(i, text, &world.now);
+                    }
                 }
-            }
-            match routine::perform(&parsed, &world) {
+                parsed
+            };
+            match routine::respond(&p.text, &world, understand) {
                 Ok(done) => {
                     journal(&shared, &done.outcomes, &world);
                     Ok(json!({

@@ -9,12 +9,14 @@ use cn_hub::tasks::{Filter, Task};
 use jiff::Zoned;
 
 use super::perform::{Kind, Outcome};
+use super::{Missing, Want};
 use crate::when::{human, WhenError};
 
 /// The answer for `outcomes`, one line (or block) each.
 pub fn answer(outcomes: &[Outcome], now: &Zoned) -> String {
     let mut lines: Vec<String> = outcomes.iter().map(|o| line(o, now)).collect();
-    if outcomes.iter().any(Outcome::held) {
+    // A request that said no what has nothing to leave unchanged: its question is enough.
+    if outcomes.iter().any(|o| o.held() && !matches!(o, Outcome::Missing { .. })) {
         lines.push("Nothing was changed.".into());
     }
     lines.join("\n")
@@ -168,5 +170,17 @@ fn line(o: &Outcome, now: &Zoned) -> String {
             format!("“{phrase}” is in the past ({shown}) — when should it be?")
         }
         Outcome::AskDate { error } => format!("{error} — when should it be?"),
+        Outcome::Missing { missing } => ask_missing(missing),
+        Outcome::Dismissed => "OK — I left everything as it was.".into(),
+    }
+}
+
+/// The one question a [`Missing`] asks: what it lacks, with what it said.
+pub fn ask_missing(m: &Missing) -> String {
+    match (m.want, &m.due, &m.what) {
+        (Want::What, Some(due), _) => format!("What should I remind you of at {}?", due.human()),
+        (Want::When, _, Some(what)) => format!("When should I remind you about {what}?"),
+        (Want::When, _, None) => "When should I remind you?".into(),
+        (Want::What, None, _) | (Want::WhatAndWhen, ..) => "What should I remind you of, and when?".into(),
     }
 }

@@ -14,7 +14,7 @@
 use cn_understand::{Intent, SlotKind, Understood};
 use jiff::Zoned;
 
-use super::{Request, Said, Target};
+use super::{Missing, Request, Said, Target, Want};
 use crate::when::{self, WhenError};
 
 /// What a clause is, by the model.
@@ -25,6 +25,8 @@ pub enum Clause {
     Ask(WhenError),
     /// Courtesy around a request ("okay, that's good."): no request of its own.
     Skip,
+    /// A request that lacks what to do ("set a reminder for 5pm"): asked about.
+    Missing(Missing),
     NotRoutine,
 }
 
@@ -49,6 +51,17 @@ pub fn check() -> Result<(), cn_understand::ModelError> {
 /// What `clause` asks, by the built-in model (a model that cannot be read is not routine;
 /// `cn` checks it at start-up).
 pub fn clause(clause: &str, now: &Zoned) -> Clause {
+    // "Thank you, could you retrieve my alarms please?": the courtesy before the request is
+    // no part of it.
+    static LEAD: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let lead = LEAD.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(?:(?:sure|yes|yeah|yep|ok|okay|great|perfect|thanks|thank\s+you|cool|awesome|good|fine|alright|excellent|wonderful|nice|hi|hey|hello)\b[^,.!?]{0,30}[,.!]\s+)+")
+            .unwrap_or_else(|e| unreachable!("the courtesy pattern compiles: {e}"))
+    });
+    let clause = match lead.find(clause) {
+        Some(m) if !clause[m.end()..].trim().is_empty() => &clause[m.end()..],
+        _ => clause,
+    };
     match cn_understand::understand(clause) {
         Ok(u) => of(&u, clause, now),
         Err(e) => {
@@ -206,7 +219,6 @@ fn for_another(text: &str) -> bool {
         "phone",
         "play",
         "turn",
-        "start",
         "open",
         "reply",
         "dm",
@@ -242,7 +254,9 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
         || matches!(when::parse(text, now), Ok(Some(_)));
     let held = match u.intent {
         Intent::Add => {
-            asks(text) || for_another(text) || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
+            asks(text)
+                || for_another(text)
+                || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
         }
         Intent::Complete | Intent::Cancel => for_another(text) || !marked(u.intent, text),
         _ => !marked(u.intent, text),
@@ -255,7 +269,48 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     let what = Some(clean(&joined(u, SlotKind::What))).filter(|w| !cn_hub::words::content(w).is_empty());
     match u.intent {
         Intent::Add => {
-            let Some(what) = what.or_else(|| device(text).map(String::from)) else { return Clause::NotRoutine };
+            if what.is_none() {
+                if let Some(device) = device(text) {
+                    // An alarm or a timer: its time is wherever the person said it.
+                    return match when::parse(text, now) {
+                        // "a timer for 5 minutes": a span from now.
+                        Ok(None) => {
+                            let due = when::shift(text).and_then(|s| {
+                                let at = now.checked_add(s.span).ok()?;
+                                Some(when::Due {
+                                    at,
+                                    phrase: s.phrase,
+                                    rest: s.rest,
+                                    day_given: false,
+                                    time_given: true,
+                                })
+                            });
+                            Clause::Request(Request::AddTask { task: device.into(), due })
+                        }
+                        Ok(due) => Clause::Request(Request::AddTask { task: device.into(), due }),
+                        Err(e) => Clause::Ask(e),
+                    };
+                }
+            }
+            let Some(what) = what else {
+                // "remind me about it": what it is lies in the conversation, the executive's.
+                let lower = text.to_ascii_lowercase();
+                if [" it", " that", " this", " them"]
+                    .iter()
+                    .any(|w| lower.trim_end_matches(['.', '!', '?']).ends_with(w))
+                {
+                    return Clause::NotRoutine;
+                }
+                // "set a reminder for 5pm": what to remind of is asked, with the time kept.
+                return match when::parse(text, now) {
+                    Ok(due) => Clause::Missing(Missing {
+                        want: if due.is_some() { Want::What } else { Want::WhatAndWhen },
+                        what: None,
+                        due,
+                    }),
+                    Err(e) => Clause::Ask(e),
+                };
+            };
             let recur = joined(u, SlotKind::Recur);
             if !recur.is_empty() {
                 let phrase = format!("{recur} {when_words}");
@@ -375,13 +430,27 @@ mod tests {
     /// them at Thu 26 Nov 2026, 14:30.
     #[test]
     fn requests_as_people_say_them_are_understood() {
-        assert_eq!(added("put meeting with pawel for tomorrow ten am"), ("meeting with pawel".into(), Some("Fri 10:00".into())));
-        assert_eq!(added("please add to my tasks: renew the parking permit"), ("renew the parking permit".into(), None));
-        assert_eq!(added("go to dinner with dave on friday at five pm"), ("go to dinner with dave".into(), Some("Fri 17:00".into())));
-        assert_eq!(added("remind me to take out the garbage at six pm"), ("take out the garbage".into(), Some("Thu 18:00".into())));
+        assert_eq!(
+            added("put meeting with pawel for tomorrow ten am"),
+            ("meeting with pawel".into(), Some("Fri 10:00".into()))
+        );
+        assert_eq!(
+            added("please add to my tasks: renew the parking permit"),
+            ("renew the parking permit".into(), None)
+        );
+        assert_eq!(
+            added("go to dinner with dave on friday at five pm"),
+            ("go to dinner with dave".into(), Some("Fri 17:00".into()))
+        );
+        assert_eq!(
+            added("remind me to take out the garbage at six pm"),
+            ("take out the garbage".into(), Some("Thu 18:00".into()))
+        );
         let (task, due) = added("wake me up at 7");
         assert_eq!((task.as_str(), due.as_deref()), ("Wake up", Some("Thu 19:00")));
-        assert!(matches!(one("push the plumber to monday"), Request::Move { words, to: Target::At(_), .. } if words.contains("plumber")));
+        assert!(
+            matches!(one("push the plumber to monday"), Request::Move { words, to: Target::At(_), .. } if words.contains("plumber"))
+        );
         assert!(matches!(one("snooze the laundry reminder 30 minutes"), Request::Move { to: Target::By(_), .. }));
     }
 

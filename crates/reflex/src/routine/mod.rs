@@ -4,12 +4,15 @@
 //! water the plants" — understood and done below the executive, on the hub's files.
 //!
 //! Three steps, each its own module: [`parse`] turns a message into typed [`Request`]s, or
-//! says it is not routine, or that it must ask (a date it cannot read or that has passed) —
-//! deterministically, with patterns and the date reader [`crate::when`]; [`perform`] finds
+//! says it is not routine, or that it must ask (a date it cannot read or that has passed, a
+//! reminder that says no what or no when: [`Missing`]) — deterministically, with patterns
+//! and the date reader [`crate::when`]; [`perform`] finds
 //! what the words name (a task, an idea, a schedule entry), asks which when two match, and
 //! changes the files, all or nothing; [`answer`] says exactly what changed. When the patterns
 //! are unsure, [`classify`] lets the local model choose among the routine's intents under a
-//! grammar — it never writes a task, a date or an answer.
+//! grammar — it never writes a task, a date or an answer. A question the routine asks is
+//! kept for the conversation ([`pending`]), so the person's next message can answer it
+//! ([`respond`] is the whole turn: the pending question first, then the message as new).
 //!
 //! Invariants: an effect is decided by the words and by who said them, never by a model; a
 //! message with two requests has both done or both asked about; a stranger's or a peer's
@@ -23,6 +26,7 @@ pub mod corpus;
 pub mod day;
 pub mod learned;
 pub mod parse;
+pub mod pending;
 pub mod perform;
 
 use cn_hub::tasks::Filter;
@@ -31,7 +35,8 @@ use jiff::Zoned;
 use crate::when::{Due, Every, WhenError};
 
 pub use parse::{parse, recognizes};
-pub use perform::{act, perform, Act, Done, NameError, Outcome, RoutineError, World};
+pub use pending::{respond, Pending};
+pub use perform::{act, perform, perform_chosen, Act, Chosen, Done, NameError, Outcome, RoutineError, World};
 
 /// Whether the person said the words were about a task ("mark the tax thing as done", "the
 /// plumber task"), or only made a statement that may be about one ("I called the plumber").
@@ -141,6 +146,30 @@ impl Request {
     }
 }
 
+/// What a request to be reminded (or to file a task or an event) left unsaid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Want {
+    /// "set a reminder for 5pm": what to be reminded of.
+    What,
+    /// "remind me two days before my wife's birthday": when (a date relative to something
+    /// the routine does not know is asked, never guessed).
+    When,
+    /// "set a reminder", "add a task": both.
+    WhatAndWhen,
+}
+
+/// A request to file something that lacks a slot: asked about, nothing done. The answer
+/// fills it ([`pending`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Missing {
+    pub want: Want,
+    /// What was said of the what ("my wife's birthday"), when `want` is [`Want::When`].
+    pub what: Option<String>,
+    /// The time that was said, when `want` is [`Want::What`].
+    pub due: Option<Due>,
+}
+
 /// What a message is, for the routine.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Parsed {
@@ -148,6 +177,8 @@ pub enum Parsed {
     Routine(Vec<Request>),
     /// A routine request whose time cannot be used: asked about, nothing done.
     Ask(WhenError),
+    /// A request to file something that says no what, or no when: asked about, nothing done.
+    Missing(Missing),
     /// Not the routine's: the executive's (or another reflex's).
     NotRoutine,
 }

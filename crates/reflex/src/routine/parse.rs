@@ -22,7 +22,7 @@ use cn_hub::words::edit_distance;
 use jiff::Zoned;
 use regex::{Captures, Regex};
 
-use super::{learned, Parsed, Reply, Request, Said, Target};
+use super::{learned, Missing, Parsed, Reply, Request, Said, Target, Want};
 use crate::when::{self, WhenError};
 
 /// What a message is for the routine, at `now` (whose zone is the hub's).
@@ -32,6 +32,9 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     }
     if Clean::of(text).is_some_and(|c| next_re().is_match(&c.text)) {
         return Parsed::Routine(vec![Request::Next]);
+    }
+    if let Some(missing) = Clean::of(text).and_then(|c| missing(&c.text, now)) {
+        return missing;
     }
     let clauses = clauses(text);
     let mut requests = Vec::new();
@@ -48,7 +51,9 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 learned::Clause::Request(r) => requests.push(r),
                 learned::Clause::Ask(e) => asked = asked.or(Some(e)),
                 learned::Clause::Skip => {}
-                learned::Clause::NotRoutine => return Parsed::NotRoutine,
+                // A request that lacks what to do is asked about when it is all the message says.
+                learned::Clause::Missing(m) if clauses.len() == 1 => return Parsed::Missing(m),
+                learned::Clause::Missing(_) | learned::Clause::NotRoutine => return Parsed::NotRoutine,
             },
         }
     }
@@ -65,6 +70,12 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
 pub fn recognizes(text: &str) -> bool {
     let now = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC);
     !matches!(parse(text, &now), Parsed::NotRoutine) || super::classify::unsure(text)
+}
+
+/// `text` cleaned as a clause is for the frames (greetings, politeness, end punctuation
+/// gone): what an answer to a question says. `None` when nothing is left but courtesy.
+pub(crate) fn clean(text: &str) -> Option<String> {
+    Clean::of(text).map(|c| c.text)
 }
 
 /// A clause cleaned for the frames: greetings, politeness and end punctuation gone.
@@ -474,10 +485,56 @@ pattern!(
     )$"
 );
 
+/// The words of talk itself: "stop talking", "never mind that", "forget it" name no task.
+const CHATTER: &[&str] = &[
+    "talk",
+    "talking",
+    "messag",
+    "messaging",
+    "text",
+    "texting",
+    "repli",
+    "reply",
+    "replying",
+    "answer",
+    "answering",
+    "bother",
+    "bothering",
+    "spam",
+    "spamming",
+    "ask",
+    "asking",
+    "chat",
+    "chatting",
+    "question",
+    "now",
+    "already",
+    "us",
+    "quiet",
+    "nois",
+    "ping",
+    "pinging",
+    "writ",
+    "writing",
+    "send",
+    "sending",
+];
+
 fn cancel(t: &str) -> Option<Request> {
     let c = cancel_re().captures(t)?;
     let words = ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
-    Some(Request::Cancel { said: said_of(&words, t), words })
+    let said = said_of(&words, t);
+    let content = cn_hub::words::content(&words);
+    // "cancel that", "forget it": the words name nothing (a pending question would).
+    if content.is_empty() {
+        return None;
+    }
+    // "stop talking", "never mind the questions": said to the agent, of the talk, not of a
+    // task — unless the person says it is a task ("stop the talking task").
+    if said == Said::Implicit && content.iter().all(|w| CHATTER.contains(&w.as_str())) {
+        return None;
+    }
+    Some(Request::Cancel { said, words })
 }
 
 pattern!(
@@ -508,7 +565,7 @@ fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
 }
 
 /// Drop prepositions left at either end of the words naming a task ("the plumber to").
-fn trim_words(words: &str) -> String {
+pub(crate) fn trim_words(words: &str) -> String {
     const LOOSE: &[&str] = &["to", "until", "till", "for", "by", "on", "at", "back", "off", "from", "and"];
     let mut w: Vec<&str> = words.split_whitespace().collect();
     while w.last().is_some_and(|l| LOOSE.contains(&l.to_ascii_lowercase().as_str())) {
@@ -533,7 +590,11 @@ pattern!(
     r"(?i)^(?:every\b|each\b|on\s+the\s+\d|remind\s+me\b|set\s+(?:a\s+)?reminder\b|(?:add|create)\s+a\s+(?:task|reminder)\b)"
 );
 
-pattern!(alarm_re, "alarm", r"(?i)^(?:set\s+|make\s+|create\s+|add\s+)?(?:an?\s+|the\s+|my\s+)?(?:alarm|wake[\s-]?up\s+call)(?:\s+(?:for|at|to))?$");
+pattern!(
+    alarm_re,
+    "alarm",
+    r"(?i)^(?:set\s+|make\s+|create\s+|add\s+)?(?:an?\s+|the\s+|my\s+)?(?:alarm|wake[\s-]?up\s+call)\s+(?:for|at|to)$"
+);
 
 /// "every Monday at 9am remind me to water the plants": a schedule entry.
 fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
@@ -618,7 +679,7 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
 }
 
 /// Words as a person meant them: outer quotes and a leading "to" gone.
-fn unquote(s: &str) -> String {
+pub(crate) fn unquote(s: &str) -> String {
     let s = s.trim().trim_matches(|c: char| matches!(c, '"' | '“' | '”' | '\'' | '‘' | '’') || c.is_whitespace());
     // "set a reminder for Monday 10am: standup notes" leaves the colon once the time is cut.
     let s = s.trim_start_matches(|c: char| matches!(c, ':' | ';' | ',' | '-' | '–' | '—') || c.is_whitespace());
@@ -632,6 +693,53 @@ fn unquote(s: &str) -> String {
         _ => s.to_string(),
     };
     s.trim().trim_end_matches(['.', ',', ';', ':', '!']).trim().to_string()
+}
+
+// A request to file something that says no what: "set a reminder", "add a task", "new
+// task", "create an event", "add an event to my calendar" (then, maybe, a time).
+pattern!(
+    missing_frame_re,
+    "missing frame",
+    r"(?ix)^(?:
+        remind\s+me
+      | (?:set|add|create|make|put\s+in|schedule|new)\s+(?:me\s+)?(?:a\s+|an\s+|another\s+|new\s+)*(?:reminder|task|to-?do|event|appointment)
+        (?:\s+(?:to|on|in|into)\s+(?:my|the)\s+(?:calendar|list|schedule|to-?do\s+list|todo\s+list|task\s+list|reminders))?
+      | (?:a\s+|another\s+)?(?:new\s+)(?:reminder|task|to-?do|event)
+      | reminder
+    )(?:\s+(?P<rest>.+))?$"
+);
+// "remind me two days before my wife's birthday": when is relative to something the routine
+// does not know — asked.
+pattern!(
+    before_re,
+    "before",
+    r"(?ix)^(?:remind\s+me|set\s+(?:me\s+)?(?:a\s+)?reminder|add\s+a\s+reminder)\s+
+        (?:(?:an?|one|two|three|four|five|six|seven|ten|a\s+few|a\s+couple\s+of|\d+)\s+(?:minutes?|hours?|days?|nights?|weeks?|months?)|the\s+(?:day|night|week|morning|evening|weekend)|(?:a|the)\s+little\s+while|shortly|just|right|some\s+time)
+        \s+(?:before|ahead\s+of|prior\s+to)\s+(?P<what>.+)$"
+);
+
+/// A request to file something without its what or its when: a [`Missing`]. `None` when the
+/// text says both, or is no such request.
+fn missing(t: &str, now: &Zoned) -> Option<Parsed> {
+    if let Some(c) = before_re().captures(t) {
+        let what = unquote(&group(&c, "what"));
+        if !cn_hub::words::content(&what).is_empty() {
+            return Some(Parsed::Missing(Missing { want: Want::When, what: Some(what), due: None }));
+        }
+    }
+    let c = missing_frame_re().captures(t)?;
+    let rest = group(&c, "rest");
+    if rest.is_empty() {
+        return Some(Parsed::Missing(Missing { want: Want::WhatAndWhen, what: None, due: None }));
+    }
+    // Only a time after the frame ("for 5pm", "tomorrow at 9"): what is asked.
+    match when::parse(&rest, now) {
+        Ok(Some(due)) if trim_words(&due.rest).is_empty() => {
+            Some(Parsed::Missing(Missing { want: Want::What, what: None, due: Some(due) }))
+        }
+        Err(e) if trim_words(&rest.replacen(e.phrase(), "", 1)).is_empty() => Some(Parsed::Ask(e)),
+        _ => None,
+    }
 }
 
 pattern!(

@@ -2,23 +2,26 @@
 //! phases: every request is first resolved against the files as they are (what its words
 //! name, where a task moves to, whether the person may do it), and only when all resolve to
 //! something to do is anything changed. Each change is one locked read–change–write of its
-//! file (temp file and rename, `cn_storage`).
+//! file (temp file and rename, `cn_storage`). The person's answer to a question ("the
+//! second one", "Friday at 3") is the message done again with that request as answered
+//! ([`perform_chosen`]), all or nothing as before.
 //!
 //! Invariants: two matches, no match for words said to be about a task, a move without a time,
-//! or a refusal change nothing and say so; a statement that names no task ("I paid for
-//! lunch") and a verb whose object is no task ("Cancel my 3pm meeting") are not routine — the
-//! executive's; a stranger's or a peer's request sees and changes only what they filed
-//! (`source`), and never the schedule.
+//! a request that says no what or no when, or a refusal change nothing and say so; several
+//! tasks that share the words, none named whole, are asked about, never picked by length; a
+//! statement that names no task ("I paid for lunch") and a verb whose object is no task
+//! ("Cancel my 3pm meeting") are not routine — the executive's; a stranger's or a peer's
+//! request sees and changes only what they filed (`source`), and never the schedule.
 
 use cn_hub::origin::AnswerTo;
 use cn_hub::schedule::{Schedule, ScheduleEntry};
 use cn_hub::tasks::{self, Filter, Idea, StateError, Task, Timestamp};
-use cn_hub::words::{best, content, Fit};
+use cn_hub::words::{best, content, fit, Fit};
 use cn_hub::Provenance;
 use jiff::Zoned;
 use serde_json::Map;
 
-use super::{Parsed, Reply, Request, Said, Target};
+use super::{Missing, Parsed, Reply, Request, Said, Target};
 use crate::when::WhenError;
 
 /// Where and when a request is done, and for whom.
@@ -119,6 +122,12 @@ pub enum Outcome {
     AskDate {
         error: WhenError,
     },
+    /// A request to file something that said no what or no when: asked.
+    Missing {
+        missing: Missing,
+    },
+    /// "Never mind", said to a question the routine asked: it is dropped, nothing done.
+    Dismissed,
 }
 
 impl Outcome {
@@ -139,7 +148,10 @@ impl Outcome {
 
     /// Whether it is a question back to the person (nothing was done).
     pub fn asks(&self) -> bool {
-        matches!(self, Outcome::Which { .. } | Outcome::AskWhen { .. } | Outcome::AskDate { .. })
+        matches!(
+            self,
+            Outcome::Which { .. } | Outcome::AskWhen { .. } | Outcome::AskDate { .. } | Outcome::Missing { .. }
+        )
     }
 
     /// Whether it did or answered nothing the person asked (asked back or refused).
@@ -151,6 +163,7 @@ impl Outcome {
                 | Outcome::AskWhen { .. }
                 | Outcome::Refused { .. }
                 | Outcome::AskDate { .. }
+                | Outcome::Missing { .. }
         )
     }
 }
@@ -160,6 +173,9 @@ impl Outcome {
 pub struct Done {
     pub outcomes: Vec<Outcome>,
     pub answer: String,
+    /// Which request (its index in the message) the first question is about, when one is
+    /// asked of a request (not of the whole message: a date, a missing what).
+    pub asked: Option<usize>,
 }
 
 impl Done {
@@ -259,22 +275,54 @@ impl Files {
 /// Do what `parsed` asks in `world`: all of it, or — when any request cannot be done as
 /// said — none of it, with the questions.
 pub fn perform(parsed: &Parsed, world: &World) -> Result<Done, RoutineError> {
+    perform_with(parsed, None, world)
+}
+
+/// The person's answer to the question one request of a message raised.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Chosen {
+    /// "Which one?": the tasks (ideas; schedule entries by name) it is done to — one, or all
+    /// of them ("both").
+    Ids(Vec<String>),
+    /// "Move it to when?": the time.
+    To(Target),
+}
+
+/// Do what `parsed` asks in `world`, its request number `index` as `chosen` answers — the
+/// rest as [`perform`] does: all of it, or none of it, with the questions.
+pub fn perform_chosen(parsed: &Parsed, index: usize, chosen: &Chosen, world: &World) -> Result<Done, RoutineError> {
+    perform_with(parsed, Some((index, chosen)), world)
+}
+
+fn perform_with(parsed: &Parsed, choice: Option<(usize, &Chosen)>, world: &World) -> Result<Done, RoutineError> {
     let requests = match parsed {
         Parsed::NotRoutine => return Err(RoutineError::not_routine("no routine request in it")),
         Parsed::Ask(error) => return Ok(done(vec![Outcome::AskDate { error: error.clone() }], world)),
+        Parsed::Missing(missing) => return Ok(done(vec![Outcome::Missing { missing: missing.clone() }], world)),
         Parsed::Routine(r) => r,
     };
     let mut files = Files::of(&world.layout);
     let mut acts = Vec::new();
     let mut held = Vec::new();
-    for request in requests {
-        match resolve(request, world, &mut files)? {
-            Ok(a) => acts.push(a),
-            Err(outcome) => held.push(outcome),
+    let mut asked = None;
+    for (i, request) in requests.iter().enumerate() {
+        let resolved = match choice {
+            Some((at, Chosen::Ids(ids))) if at == i => resolve_chosen(request, ids, world, &mut files)?,
+            Some((at, Chosen::To(to))) if at == i => resolve(&moved(request, to), world, &mut files)?.map(|a| vec![a]),
+            _ => resolve(request, world, &mut files)?.map(|a| vec![a]),
+        };
+        match resolved {
+            Ok(a) => acts.extend(a),
+            Err(outcome) => {
+                if outcome.asks() {
+                    asked = asked.or(Some(i));
+                }
+                held.push(outcome)
+            }
         }
     }
     if !held.is_empty() {
-        return Ok(done(held, world));
+        return Ok(Done { asked, ..done(held, world) });
     }
     let mut outcomes = Vec::new();
     for a in acts {
@@ -291,7 +339,12 @@ pub fn perform(parsed: &Parsed, world: &World) -> Result<Done, RoutineError> {
 
 fn done(outcomes: Vec<Outcome>, world: &World) -> Done {
     let answer = super::answer::answer(&outcomes, &world.now);
-    Done { outcomes, answer }
+    Done { outcomes, answer, asked: None }
+}
+
+/// What a message that dismissed the pending question did: nothing.
+pub(crate) fn dismissed(world: &World) -> Done {
+    done(vec![Outcome::Dismissed], world)
 }
 
 impl World {
@@ -333,11 +386,94 @@ fn enough(said: Said) -> fn(&Fit) -> bool {
     }
 }
 
-/// The open tasks `words` name.
+/// The open tasks `words` name. Several that share the most words of the query, none named
+/// whole ("the dentist": "dentist appointment", "pay the dentist bill"), are all named — a
+/// question, not a guess by length; one named whole ("call mom" beside "call mom about the
+/// trip") is the one.
 fn tasks_named(words: &str, said: Said, world: &World, files: &mut Files) -> Result<Vec<Task>, StateError> {
     let all = files.tasks()?;
     let query = content(words);
-    Ok(best(&query, world.open(all).map(|t| (t.clone(), content(&t.task))), enough(said)))
+    let enough = enough(said);
+    let fits: Vec<(Task, Fit)> =
+        world.open(all).map(|t| (t.clone(), fit(&query, &content(&t.task)))).filter(|(_, f)| enough(f)).collect();
+    let top = fits.iter().map(|(_, f)| f.matched).max().unwrap_or(0);
+    let at_top: Vec<&(Task, Fit)> = fits.iter().filter(|(_, f)| f.matched == top).collect();
+    if at_top.len() > 1 && !at_top.iter().any(|(_, f)| f.size == f.matched) {
+        return Ok(at_top.into_iter().map(|(t, _)| t.clone()).collect());
+    }
+    Ok(best(
+        &query,
+        fits.into_iter().map(|(t, _)| {
+            let words = content(&t.task);
+            (t, words)
+        }),
+        enough,
+    ))
+}
+
+/// `request` with its time as the person answered "to when?".
+fn moved(request: &Request, to: &Target) -> Request {
+    match request {
+        Request::Move { words, said, .. } => Request::Move { words: words.clone(), to: to.clone(), said: *said },
+        Request::Reply { reply: Reply::Snooze(_) } => Request::Reply { reply: Reply::Snooze(to.clone()) },
+        other => other.clone(),
+    }
+}
+
+/// `request` done to the things `ids` name (the person's answer to "which one?"): the open
+/// tasks of those ids the asker may change, else the ideas, else the schedule entries of
+/// those names. Gone since (done elsewhere): no match.
+fn resolve_chosen(
+    request: &Request,
+    ids: &[String],
+    world: &World,
+    files: &mut Files,
+) -> Result<Result<Vec<Act>, Outcome>, RoutineError> {
+    let chosen = |id: &String| ids.contains(id);
+    let tasks: Vec<Task> = world.open(files.tasks()?).filter(|t| chosen(&t.id)).cloned().collect();
+    let none = |kind| Outcome::NoMatch { words: ids.join(", "), kind };
+    Ok(match request {
+        Request::Complete { .. } | Request::Show { .. } | Request::Cancel { .. } | Request::Move { .. }
+            if !tasks.is_empty() =>
+        {
+            let mut acts = Vec::new();
+            for task in tasks {
+                acts.push(match request {
+                    Request::Complete { .. } => Act::Complete(task),
+                    Request::Show { .. } => Act::Show(task),
+                    Request::Cancel { .. } => Act::Cancel(task),
+                    Request::Move { to, .. } => match moved_to(&task, to, &world.now) {
+                        Some(at) => Act::Move(task, seconds(at.timestamp())),
+                        None => return Ok(Err(Outcome::AskWhen { task })),
+                    },
+                    _ => unreachable!("a request on tasks"),
+                });
+            }
+            Ok(acts)
+        }
+        Request::DropIdea { .. } => {
+            let ideas: Vec<Idea> =
+                files.ideas()?.iter().filter(|i| chosen(&i.id) && world.owns(i.source.as_deref())).cloned().collect();
+            if ideas.is_empty() {
+                Err(none(Kind::Idea))
+            } else {
+                Ok(ideas.into_iter().map(Act::DropIdea).collect())
+            }
+        }
+        Request::Cancel { .. } | Request::Unschedule { .. } => {
+            if !world.who.is_owner() {
+                return Ok(Err(world.schedule_refused()));
+            }
+            let entries: Vec<ScheduleEntry> = files.entries()?.iter().filter(|e| chosen(&e.name)).cloned().collect();
+            if entries.is_empty() {
+                Err(none(Kind::Entry))
+            } else {
+                Ok(entries.into_iter().map(Act::Unschedule).collect())
+            }
+        }
+        Request::Complete { .. } | Request::Show { .. } | Request::Move { .. } => Err(none(Kind::Task)),
+        other => resolve(other, world, files)?.map(|a| vec![a]),
+    })
 }
 
 fn entry_words(e: &ScheduleEntry) -> Vec<String> {

@@ -373,8 +373,11 @@ fn the_tools_do_what_the_owner_asks_and_answer_what_changed() {
 #[test]
 fn a_reminder_without_what_is_not_guessed() {
     let now: Zoned = corpus::NOW.parse().unwrap();
-    // "to" must be a word: "Remind me tomorrow" says when, not what.
-    assert_eq!(parse("Remind me tomorrow", &now), super::Parsed::NotRoutine);
+    // "to" must be a word: "Remind me tomorrow" says when, not what — what is asked.
+    assert!(matches!(
+        parse("Remind me tomorrow", &now),
+        super::Parsed::Missing(super::Missing { want: super::Want::What, due: Some(_), .. })
+    ));
     assert_eq!(parse("remind me about it", &now), super::Parsed::NotRoutine);
 }
 

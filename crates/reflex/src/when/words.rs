@@ -52,6 +52,11 @@ fn allowed(len: usize) -> usize {
 
 /// The date word `word` (lowercase) is a typo of, if any. Months only when `months`.
 fn typo_of(word: &str, months: bool) -> Option<&'static str> {
+    // "everyday" written as one word means "every day" in a request ("take medicine at 8pm
+    // everyday").
+    if word == "everyday" {
+        return Some("every day");
+    }
     let len = word.chars().count();
     if len < 5 || KEEP.contains(&word) {
         return None;

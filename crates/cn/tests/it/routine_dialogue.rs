@@ -1,0 +1,149 @@
+//! The routine's questions are answered by the next message in the conversation, end to end
+//! with the real `cn chat` (no daemon) on a fresh hub in Europe/Paris: "set a reminder" asks
+//! what and when, and "call the bank tomorrow at 10" files it; "cancel the dentist" with two
+//! dentist tasks asks which, and "the appointment" cancels only that one; "please stop
+//! talking" cancels nothing; a question answered by a new request, or by a greeting another
+//! reflex takes, or expired, leaves the new message to be handled as always. Each `cn` runs under libfaketime with its wall clock set
+//! to a fixed minute, so "tomorrow at 10" and the 30 minutes a question waits are exact, with
+//! no sleeps.
+
+use crate::daemon_common;
+
+use std::path::{Path, PathBuf};
+
+use daemon_common::*;
+use serde_json::Value;
+
+/// A level-2 model that answers anything plainly: what is not the routine's gets this.
+const MODEL: &str = "cat >/dev/null\nprintf '```yaml\\ntool: reply\\nmessage: I cannot do that here.\\n```\\n'\n";
+
+/// Wednesday 10 March 2027, 09:00 in Paris (CET, UTC+1): the clock of the first message.
+const T0: &str = "2027-03-10 08:00:00";
+/// A minute later: the next message.
+const T1: &str = "2027-03-10 08:01:00";
+/// 31 minutes after the first message: its question has expired.
+const T31: &str = "2027-03-10 08:31:00";
+
+fn dialogue_hub(root: &Path) -> PathBuf {
+    hub(root, "ada", MODEL, "reflexes:\n  time_zone: Europe/Paris\n")
+}
+
+/// `cn chat TEXT` with the wall clock at `at` (UTC): the answer.
+fn chat(hub: &Path, at: &str, text: &str) -> String {
+    let lib = libfaketime();
+    let out = cn_cmd(hub)
+        .args(["chat", "--timeout", "60", text])
+        .env("LD_PRELOAD", &lib)
+        .env("FAKETIME", format!("@{at}"))
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .env("TZ", "UTC")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "cn chat {text}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn state(hub: &Path, file: &str) -> String {
+    std::fs::read_to_string(hub.join("state").join(file)).unwrap_or_default()
+}
+
+fn tasks(hub: &Path) -> Vec<Value> {
+    serde_json::from_str(&std::fs::read_to_string(hub.join("state/tasks.json")).unwrap_or_else(|_| "[]".into()))
+        .unwrap()
+}
+
+fn task<'a>(all: &'a [Value], name: &str) -> &'a Value {
+    all.iter().find(|t| t["task"] == name).unwrap_or_else(|| panic!("no task {name}: {all:#?}"))
+}
+
+/// The hub with `names` filed as open tasks, through the routine itself.
+fn with_tasks(hub: &Path, names: &[&str]) {
+    for name in names {
+        let added = chat(hub, T0, &format!("add a task: {name}"));
+        assert_eq!(added, format!("Added: {name} (no due time)."));
+    }
+}
+
+#[test]
+fn set_a_reminder_asks_what_and_when_and_the_next_message_files_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = dialogue_hub(dir.path());
+    let before = state(&hub, "tasks.json");
+    assert_eq!(chat(&hub, T0, "set a reminder"), "What should I remind you of, and when?");
+    assert_eq!(state(&hub, "tasks.json"), before, "asking changes nothing");
+    assert!(state(&hub, "routine-pending.json").contains("what_and_when"));
+
+    // Tomorrow (Thursday 11 March) at 10:00 in Paris is 09:00 UTC.
+    let added = chat(&hub, T1, "call the bank tomorrow at 10");
+    assert_eq!(added, "Added: call the bank — due Thu 11 Mar, 10:00.");
+    let all = tasks(&hub);
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert_eq!(task(&all, "call the bank")["due"], "2027-03-11T09:00:00Z");
+    assert!(!state(&hub, "routine-pending.json").contains("what_and_when"), "answered: the question is gone");
+    // A runtime file: the hub's .gitignore keeps it out of its commits.
+    let ignored = std::fs::read_to_string(hub.join(".gitignore")).unwrap();
+    assert!(ignored.lines().any(|l| l == "state/routine-pending.json"), "{ignored}");
+}
+
+#[test]
+fn which_dentist_is_asked_and_the_answer_cancels_only_that_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = dialogue_hub(dir.path());
+    with_tasks(&hub, &["dentist appointment", "pay the dentist bill"]);
+    let before = state(&hub, "tasks.json");
+
+    let asked = chat(&hub, T0, "cancel the dentist");
+    assert!(
+        asked.contains("dentist appointment") && asked.contains("pay the dentist bill") && asked.contains("Which one?"),
+        "{asked}"
+    );
+    assert_eq!(state(&hub, "tasks.json"), before, "asking changes nothing");
+
+    let done = chat(&hub, T1, "the appointment");
+    assert!(done.starts_with("Cancelled: dentist appointment"), "{done}");
+    let all = tasks(&hub);
+    assert_eq!(task(&all, "dentist appointment")["status"], "cancelled");
+    let bill = task(&all, "pay the dentist bill");
+    assert!(bill.get("done").is_none_or(|d| d == false) && bill.get("status").is_none(), "still open: {bill}");
+}
+
+#[test]
+fn please_stop_talking_changes_nothing_and_claims_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = dialogue_hub(dir.path());
+    with_tasks(&hub, &["talk to the landlord", "call the plumber"]);
+    let files = || ["tasks.json", "ideas.json", "schedule.json"].map(|f| state(&hub, f));
+    let before = files();
+    for text in ["please stop talking", "stop it", "never mind"] {
+        let said = chat(&hub, T0, text);
+        assert!(!said.contains("Cancelled") && !said.contains("Done:"), "{text}: {said}");
+        assert_eq!(files(), before, "{text} changed a file");
+    }
+}
+
+#[test]
+fn a_new_request_or_an_expired_question_is_handled_as_a_new_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = dialogue_hub(dir.path());
+    with_tasks(&hub, &["dentist appointment", "pay the dentist bill"]);
+    let before = state(&hub, "tasks.json");
+
+    // A question, then a new request: the request is done, nothing is filed from it.
+    assert_eq!(chat(&hub, T0, "set a reminder"), "What should I remind you of, and when?");
+    let listed = chat(&hub, T1, "what's on my list");
+    assert!(listed.starts_with("Your open tasks (2):"), "{listed}");
+    assert_eq!(state(&hub, "tasks.json"), before);
+
+    // Only the next message answers: one another reflex takes (a greeting) drops the question.
+    assert_eq!(chat(&hub, T0, "set a reminder"), "What should I remind you of, and when?");
+    assert!(chat(&hub, T1, "hello").contains("Hello"));
+    let after = chat(&hub, T1, "call the bank tomorrow at 10");
+    assert!(!after.starts_with("Added"), "{after}");
+    assert_eq!(state(&hub, "tasks.json"), before);
+
+    // A question expired: "the appointment" 31 minutes later answers nothing.
+    assert!(chat(&hub, T0, "cancel the dentist").contains("Which one?"));
+    let late = chat(&hub, T31, "the appointment");
+    assert!(!late.contains("Cancelled"), "{late}");
+    assert_eq!(state(&hub, "tasks.json"), before, "an expired question is no answer");
+}
