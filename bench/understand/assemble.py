@@ -433,9 +433,9 @@ def main():
             counts[f"{name}/{split}"] = write(os.path.join(a.out, name, f"{split}.jsonl"), items)
             if split == "test" and name in ("topv2", "schuster", "sgd"):
                 counts[f"{name}/test-spoken"] = write(os.path.join(a.out, name, "test-spoken.jsonl"), [spoken(e) for e in items])
-    todos = [e["text"][s["start"]:s["end"]] for e in sources["topv2"]["train"] + sources["schuster"]["train"] for s in e["slots"] if s["slot"] == "what" and e["intent"] == "add"]
+    todos = [e["text"][s["start"]:s["end"]] for e in sources["topv2"]["train"] for s in e["slots"] if s["slot"] == "what" and e["intent"] == "add"]
     todos = sorted(set(t.strip() for t in todos if 2 < len(t.strip()) < 60))
-    times = [e["text"][s["start"]:s["end"]] for e in sources["topv2"]["train"] + sources["schuster"]["train"] for s in e["slots"] if s["slot"] == "when" and e["intent"] == "add"]
+    times = [e["text"][s["start"]:s["end"]] for e in sources["topv2"]["train"] for s in e["slots"] if s["slot"] == "when" and e["intent"] == "add"]
     times = sorted(set(t.strip() for t in times if 2 < len(t.strip()) < 40))
     gen = templated(todos, times, rng, 1200)
     gen += [spoken(e) for e in gen if rng.random() < 0.3]

@@ -160,11 +160,11 @@ fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:remind|reminded|reminders?|tasks?|todos?|to-?do|list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|list|calendar|diary|agenda|schedule|alarms?|timers?|appointments?|plans|planned|meetings?|remind)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|list|done|finished|complete|completed|tick|check\s+off)\b"),
+            r(r"\b(?:remind|reminded|reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|appointments?|plans|planned|meetings?|remind)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
             r(r"\b(?:ideas?|someday|for\s+later|one\s+day)\b"),
         ]
     });

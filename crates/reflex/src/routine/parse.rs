@@ -582,7 +582,7 @@ pattern!(
 pattern!(
     not_an_action_re,
     "not an action",
-    r"(?i)^(?:what|when|where|why|how|who|which|is|are|do|does|did|can|could|would|will|should|remind|cancel|delete|remove|stop|drop|scrap|forget|never\s*mind|move|push|postpone|reschedule|snooze|delay|mark|tick|done|finished)\b"
+    r"(?i)^(?:what|when|where|why|how|who|which|is|are|do|does|did|can|could|would|will|should|you|please\s+(?:cancel|delete|remove|stop)|remind|cancel|delete|remove|stop|drop|scrap|forget|never\s*mind|move|push|postpone|reschedule|snooze|delay|mark|tick|done|finished)\b"
 );
 pattern!(
     reminding_re,

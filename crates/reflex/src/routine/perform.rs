@@ -391,6 +391,9 @@ fn enough(said: Said) -> fn(&Fit) -> bool {
 /// question, not a guess by length; one named whole ("call mom" beside "call mom about the
 /// trip") is the one.
 fn tasks_named(words: &str, said: Said, world: &World, files: &mut Files) -> Result<Vec<Task>, StateError> {
+    if let Some(found) = tasks_at(words, world, files)? {
+        return Ok(found);
+    }
     let all = files.tasks()?;
     let query = content(words);
     let enough = enough(said);
@@ -409,6 +412,30 @@ fn tasks_named(words: &str, said: Said, world: &World, files: &mut Files) -> Res
         }),
         enough,
     ))
+}
+
+/// The open tasks words name by their time ("the alarm for 6pm", "my wednesday reminder",
+/// "tomorrow's dinner with Bob"): those due then (the day said, and the hour when one is
+/// said), narrowed by the other words when any names some of them. `None` when the words
+/// name no time, or no task is due then (the words are matched by name instead).
+fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<Task>>, StateError> {
+    // A due phrase in the words, read as a day or time of the task's: "Friday's" as "Friday".
+    let plain = words.replace("'s ", " ").replace("’s ", " ");
+    let Ok(Some(due)) = crate::when::parse(&plain, &world.now) else { return Ok(None) };
+    let tz = world.now.time_zone().clone();
+    let at = |t: &Task| t.due.map(|d| d.to_zoned(tz.clone()));
+    let same = |d: &Zoned| {
+        (!due.day_given || d.date() == due.at.date())
+            && (!due.time_given || (d.hour(), d.minute()) == (due.at.hour(), due.at.minute()))
+    };
+    let all = files.tasks()?;
+    let then: Vec<Task> = world.open(all).filter(|t| at(t).is_some_and(|d| same(&d))).cloned().collect();
+    if then.is_empty() {
+        return Ok(None);
+    }
+    let rest = content(&due.rest);
+    let named: Vec<Task> = then.iter().filter(|t| fit(&rest, &content(&t.task)).matched > 0).cloned().collect();
+    Ok(Some(if named.is_empty() { then } else { named }))
 }
 
 /// `request` with its time as the person answered "to when?".
