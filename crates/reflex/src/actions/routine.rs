@@ -74,6 +74,10 @@ pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], world: &World) {
         if let Some(item) = &turn.target.item {
             e = e.with("item", item.as_str());
         }
+        // What the learned understanding read in the message: part of why it was done.
+        if let Some(reading) = routine::learned::reading(&world.message) {
+            e = e.with("understood", reading);
+        }
         shared.journal(&e);
     }
 }

@@ -48,6 +48,22 @@ pub fn check() -> Result<(), cn_understand::ModelError> {
     cn_understand::model().map(|_| ())
 }
 
+/// What the model read in `text`, for the journal ("why did you do that?"): its intent, its
+/// confidence and the words of each slot. `None` for no text or no model.
+pub fn reading(text: &str) -> Option<serde_json::Value> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    let u = cn_understand::understand(text).ok()?;
+    let slots: Vec<serde_json::Value> =
+        u.slots.iter().map(|s| serde_json::json!({"slot": s.kind.name(), "words": s.text})).collect();
+    Some(serde_json::json!({
+        "intent": u.intent.name(),
+        "confidence": (f64::from(u.confidence) * 100.0).round() / 100.0,
+        "slots": slots,
+    }))
+}
+
 /// What `clause` asks, by the built-in model (a model that cannot be read is not routine;
 /// `cn` checks it at start-up).
 pub fn clause(clause: &str, now: &Zoned) -> Clause {
