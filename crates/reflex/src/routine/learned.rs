@@ -242,9 +242,7 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
         || matches!(when::parse(text, now), Ok(Some(_)));
     let held = match u.intent {
         Intent::Add => {
-            asks(text)
-                || for_another(text)
-                || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
+            asks(text) || for_another(text) || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
         }
         Intent::Complete | Intent::Cancel => for_another(text) || !marked(u.intent, text),
         _ => !marked(u.intent, text),
@@ -377,27 +375,13 @@ mod tests {
     /// them at Thu 26 Nov 2026, 14:30.
     #[test]
     fn requests_as_people_say_them_are_understood() {
-        assert_eq!(
-            added("put meeting with pawel for tomorrow ten am"),
-            ("meeting with pawel".into(), Some("Fri 10:00".into()))
-        );
-        assert_eq!(
-            added("please add to my tasks: renew the parking permit"),
-            ("renew the parking permit".into(), None)
-        );
-        assert_eq!(
-            added("go to dinner with dave on friday at five pm"),
-            ("go to dinner with dave".into(), Some("Fri 17:00".into()))
-        );
-        assert_eq!(
-            added("remind me to take out the garbage at six pm"),
-            ("take out the garbage".into(), Some("Thu 18:00".into()))
-        );
+        assert_eq!(added("put meeting with pawel for tomorrow ten am"), ("meeting with pawel".into(), Some("Fri 10:00".into())));
+        assert_eq!(added("please add to my tasks: renew the parking permit"), ("renew the parking permit".into(), None));
+        assert_eq!(added("go to dinner with dave on friday at five pm"), ("go to dinner with dave".into(), Some("Fri 17:00".into())));
+        assert_eq!(added("remind me to take out the garbage at six pm"), ("take out the garbage".into(), Some("Thu 18:00".into())));
         let (task, due) = added("wake me up at 7");
         assert_eq!((task.as_str(), due.as_deref()), ("Wake up", Some("Thu 19:00")));
-        assert!(
-            matches!(one("push the plumber to monday"), Request::Move { words, to: Target::At(_), .. } if words.contains("plumber"))
-        );
+        assert!(matches!(one("push the plumber to monday"), Request::Move { words, to: Target::At(_), .. } if words.contains("plumber")));
         assert!(matches!(one("snooze the laundry reminder 30 minutes"), Request::Move { to: Target::By(_), .. }));
     }
 

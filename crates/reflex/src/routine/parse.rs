@@ -533,11 +533,7 @@ pattern!(
     r"(?i)^(?:every\b|each\b|on\s+the\s+\d|remind\s+me\b|set\s+(?:a\s+)?reminder\b|(?:add|create)\s+a\s+(?:task|reminder)\b)"
 );
 
-pattern!(
-    alarm_re,
-    "alarm",
-    r"(?i)^(?:set\s+|make\s+|create\s+|add\s+)?(?:an?\s+|the\s+|my\s+)?(?:alarm|wake[\s-]?up\s+call)(?:\s+(?:for|at|to))?$"
-);
+pattern!(alarm_re, "alarm", r"(?i)^(?:set\s+|make\s+|create\s+|add\s+)?(?:an?\s+|the\s+|my\s+)?(?:alarm|wake[\s-]?up\s+call)(?:\s+(?:for|at|to))?$");
 
 /// "every Monday at 9am remind me to water the plants": a schedule entry.
 fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
