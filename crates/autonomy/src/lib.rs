@@ -32,7 +32,6 @@ pub mod senses;
 pub mod state;
 #[cfg(feature = "testing")]
 pub mod testing;
-pub mod when;
 
 pub use attention::{Admission, Attention, Candidate, Input, Pool, PoolConfig, Salience, Wake};
 pub use autonomous::AutonomousLoop;

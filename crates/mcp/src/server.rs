@@ -169,7 +169,7 @@ pub fn tools() -> Vec<Tool> {
         Tool::new(
             "journal",
             "What did you do: journal entries, oldest first (the newest `limit`, default 200). `since`: RFC \
-             3339, a date, or a span back from now (2h, 1 day); `type`: decision, impulse, reflex, \
+             3339, a date, a span back from now (2h, 1 day) or words (yesterday, monday); `type`: decision, impulse, reflex, \
              exploration, action or observation.",
             schema(json!({"type": "object", "properties": {
                 "since": {"type": "string"},
@@ -264,16 +264,21 @@ fn ideas(hub: &Hub) -> Result<Value, String> {
 }
 
 fn journal(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
-    use cn_autonomy::when::{self, Direction};
+    use cn_reflex::when::{self, Direction};
     let str_arg = |k: &str| match args.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(other) => Err(format!("journal: `{k}` must be a string, not {other}")),
     };
     let since = str_arg("since")?
-        .map(|s| when::parse(&s, cn_autonomy::jiff::Timestamp::now(), Direction::Past))
+        .map(|s| {
+            // Read in the hub's zone, as the CLI's `--since` is.
+            let zone = when::time_zone(hub.config().reflexes.time_zone.as_deref());
+            when::typed(&s, &cn_autonomy::jiff::Timestamp::now().to_zoned(zone), Direction::Past)
+                .map(|at| at.timestamp())
+        })
         .transpose()
-        .map_err(|e| format!("journal: since: {e}", e = cn_compute::Chain(&e)))?;
+        .map_err(|e| format!("journal: since: {e}"))?;
     let kind = str_arg("type")?;
     if let Some(k) = &kind {
         k.parse::<cn_hub::journal::Kind>().map_err(|e| format!("journal: type: {e}", e = cn_compute::Chain(&e)))?;

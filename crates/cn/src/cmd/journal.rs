@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use cn_autonomy::journal::{self, Query};
-use cn_autonomy::when::{self, Direction};
 use cn_hub::journal::HubJournal;
+use cn_reflex::when::Direction;
 use cn_storage::{Entry, Journal};
 use serde_json::Value;
 
@@ -21,10 +21,11 @@ use super::UsageError;
 pub struct Args {
     #[command(subcommand)]
     pub command: Option<Sub>,
-    /// Only entries from today (local time).
+    /// Only entries from today (in the hub's time zone).
     #[arg(long, conflicts_with = "since")]
     pub today: bool,
-    /// Only entries at or after TIME: RFC 3339, a date, or a span back from now (2h, 1 day).
+    /// Only entries at or after TIME: RFC 3339, a date, a span back from now (2h, 1 day) or
+    /// words in the hub's time zone (yesterday, monday, "yesterday 9am").
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
     /// Only entries of this type (decision, impulse, reflex, exploration, action, observation,
@@ -86,15 +87,9 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let now = cn_autonomy::jiff::Timestamp::now();
     let since = match (&args.since, args.today) {
-        (Some(s), _) => Some(
-            when::parse(s, now, Direction::Past)
-                .map_err(|e| UsageError(format!("--since: {e}", e = cn_compute::Chain(&e))))?,
-        ),
-        (None, true) => {
-            Some(when::start_of_today(now).map_err(|e| anyhow::Error::new(e).context("cannot tell when today began"))?)
-        }
+        (Some(s), _) => Some(super::typed_time(&hub, "--since", s, Direction::Past)?),
+        (None, true) => Some(super::typed_time(&hub, "--today", "today", Direction::Past)?),
         (None, false) => None,
     };
     if let Some(k) = &args.kind {

@@ -38,6 +38,35 @@ mod task;
 /// no line of its own.
 pub(crate) use cn_hub::redact::{printable as shown, printable_line as shown_line};
 
+/// Now in the hub's time zone (`reflexes.time_zone` in cn.yaml, else the system's): the zone a
+/// person's time phrase (`--due friday`, `--since yesterday`) is read in. A cn.yaml that
+/// cannot be read leaves the system's zone, said on stderr.
+pub(crate) fn hub_now(hub: &std::path::Path) -> cn_autonomy::jiff::Zoned {
+    let zone = match cn_hub::HubConfig::load(&cn_hub::Layout::new(hub).config()) {
+        Ok(config) => config.reflexes.time_zone,
+        Err(e) => {
+            eprintln!("cn: {}; reading times in the system's time zone", cn_compute::chain(&e));
+            None
+        }
+    };
+    cn_autonomy::jiff::Timestamp::now().to_zoned(cn_reflex::when::time_zone(zone.as_deref()))
+}
+
+/// A time typed on the command line (`--due`, `--since`), read by the one reader
+/// ([`cn_reflex::when::typed`]) in the hub's zone; one that cannot be read is a usage error
+/// (exit 2) that names it and the accepted forms.
+pub(crate) fn typed_time(
+    hub: &std::path::Path,
+    flag: &str,
+    text: &str,
+    direction: cn_reflex::when::Direction,
+) -> Result<cn_autonomy::jiff::Timestamp, UsageError> {
+    let now = hub_now(hub);
+    cn_reflex::when::typed(text, &now, direction)
+        .map(|at| at.timestamp())
+        .map_err(|e| UsageError(format!("{flag}: {e}")))
+}
+
 /// Bad usage or input: reported on one line, exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

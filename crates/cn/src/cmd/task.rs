@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use cn_autonomy::impulses::{tasks, tasks_of, Task};
-use cn_autonomy::when::{self, Direction};
+use cn_reflex::when::Direction;
 
 use super::UsageError;
 
@@ -21,7 +21,8 @@ pub enum Sub {
     Add {
         /// What to do.
         text: String,
-        /// When it is due: RFC 3339, a date, or a span from now (2h, 1 day).
+        /// When it is due: RFC 3339, a date, a span from now (2h, 1 day) or words in the hub's
+        /// time zone (friday, "tomorrow 9am", "in 2 hours").
         #[arg(long)]
         due: Option<String>,
         /// 1 (most urgent) to 5.
@@ -55,9 +56,8 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             let mut task = Task::new(text);
             // To the second: "2h" from now has no use for nanoseconds.
             task.due = due
-                .map(|d| when::parse(&d, cn_autonomy::jiff::Timestamp::now(), Direction::Future))
-                .transpose()
-                .map_err(|e| UsageError(format!("cn task add --due: {e}", e = cn_compute::Chain(&e))))?
+                .map(|d| super::typed_time(&hub, "cn task add --due", &d, Direction::Future))
+                .transpose()?
                 .map(|t| cn_autonomy::jiff::Timestamp::from_second(t.as_second()).unwrap_or(t));
             task.priority = priority;
             task.context = context;

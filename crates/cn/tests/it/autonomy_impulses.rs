@@ -67,6 +67,45 @@ fn tasks_are_added_listed_and_done_in_the_documents_format() {
     assert_eq!(cn(hub.path(), &["task", "done", "task-nope"]).status.code(), Some(2));
 }
 
+/// The due `cn task add --due TEXT` stored, in a hub whose zone is Pacific/Auckland.
+fn due_of(hub: &Path, text: &str) -> cn_autonomy::jiff::Timestamp {
+    let id = ok(cn(hub, &["task", "add", "call the plumber", "--due", text]));
+    let tasks: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(hub.join("state/tasks.json")).unwrap()).unwrap();
+    let task = tasks.as_array().unwrap().iter().find(|t| t["id"] == id.trim()).unwrap().clone();
+    task["due"].as_str().unwrap().parse().unwrap()
+}
+
+#[test]
+fn due_words_are_read_in_the_hubs_zone() {
+    use cn_autonomy::jiff::civil::{time, Weekday};
+    use cn_autonomy::jiff::{tz::TimeZone, Timestamp};
+    let hub = tempfile::tempdir().unwrap();
+    std::fs::write(hub.path().join("cn.yaml"), "name: test\nreflexes:\n  time_zone: Pacific/Auckland\n").unwrap();
+    let zone = TimeZone::get("Pacific/Auckland").unwrap();
+    // What the words mean on the day the test runs, before and after (a run across midnight).
+    let expected = |f: &dyn Fn(cn_autonomy::jiff::civil::Date) -> cn_autonomy::jiff::civil::Date| {
+        let day = Timestamp::now().to_zoned(zone.clone()).date();
+        f(day).to_datetime(time(9, 0, 0, 0)).to_zoned(zone.clone()).unwrap().timestamp()
+    };
+    let friday = |d: cn_autonomy::jiff::civil::Date| d.nth_weekday(1, Weekday::Friday).unwrap();
+    let tomorrow = |d: cn_autonomy::jiff::civil::Date| d.tomorrow().unwrap();
+    for (text, day) in [("friday", &friday as &dyn Fn(_) -> _), ("tomorrow 9am", &tomorrow), ("tmrw at 9", &tomorrow)] {
+        let before = expected(day);
+        let got = due_of(hub.path(), text);
+        let after = expected(day);
+        assert!(got == before || got == after, "--due {text}: {got}, not {before}");
+    }
+    // The machine forms stay exact.
+    assert_eq!(due_of(hub.path(), "2026-01-07T10:00:00Z").to_string(), "2026-01-07T10:00:00Z");
+    assert_eq!(due_of(hub.path(), "2026-01-07").to_string(), "2026-01-06T11:00:00Z");
+    // A phrase that cannot be read is refused, named, with the forms that can.
+    let out = cn(hub.path(), &["task", "add", "x", "--due", "garbage"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`garbage`") && err.contains("RFC 3339") && err.contains("tomorrow 9am"), "{err}");
+}
+
 #[test]
 fn ideas_are_added_and_listed() {
     let hub = hub();

@@ -81,6 +81,20 @@ fn what_did_you_do_today() {
 }
 
 #[test]
+fn since_reads_words_counting_back() {
+    let (hub, _) = hub_with_journal();
+    // Today's four entries, not 2020's.
+    for since in ["yesterday", "today", "2 hours ago", "last monday"] {
+        let out = stdout(&cn(hub.path(), &["journal", "--since", since]));
+        assert_eq!(out.lines().count(), 4, "--since {since}: {out}");
+    }
+    let out = cn(hub.path(), &["journal", "--since", "next fortnight-ish"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`next fortnight-ish`") && err.contains("RFC 3339") && err.contains("yesterday"), "{err}");
+}
+
+#[test]
 fn why_did_you_do_that() {
     let (hub, id) = hub_with_journal();
     let why = stdout(&cn(hub.path(), &["journal", "why", &id]));

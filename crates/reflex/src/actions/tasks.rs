@@ -19,7 +19,8 @@ use super::Shared;
 struct Task {
     /// What to do.
     task: String,
-    /// When, as RFC 3339 (e.g. 2026-01-07T10:00:00Z).
+    /// When: RFC 3339 (e.g. 2026-01-07T10:00:00Z), a date, a span (2h, 1 day) or words
+    /// ("friday", "tomorrow 9am") in the hub's time zone.
     due: Option<String>,
     /// 1 is the highest (default 2).
     priority: Option<u8>,
@@ -39,14 +40,13 @@ struct Idea {
 pub(crate) fn add_task(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     let shared = shared.clone();
     typed("add_task", "Add a commitment to state/tasks.json.", move |ctx, p: Task| {
+        // Read as `cn task add --due` reads it, in the hub's zone; a phrase to the second.
         let due = match &p.due {
             Some(due) => {
-                let bad = |e: &dyn std::fmt::Display| {
-                    ToolError::BadParams(format!("due `{due}` is not an RFC 3339 time: {e}"))
-                };
-                time::OffsetDateTime::parse(due, &time::format_description::well_known::Rfc3339)
-                    .map_err(|e| bad(&e))?;
-                Some(due.parse::<Timestamp>().map_err(|e| bad(&e))?)
+                let at = crate::when::typed(due, &shared.now(), crate::when::Direction::Future)
+                    .map_err(|e| ToolError::BadParams(format!("due: {e}")))?
+                    .timestamp();
+                Some(Timestamp::from_second(at.as_second()).unwrap_or(at))
             }
             None => None,
         };

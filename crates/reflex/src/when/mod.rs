@@ -33,9 +33,13 @@
 //! "in N days", "in a week" and "a week from now" keep the time of now; a date without a year
 //! is its next occurrence, unless it passed within the last three months — then it is a past
 //! date. "by Thursday" is a due date, never a repeat.
+//!
+//! [`typed`] is the one reader of a time typed where one is asked for (`--due`, `--since`):
+//! the exact machine forms first, then [`parse`].
 
 mod every;
 pub mod numbers;
+mod typed;
 mod words;
 
 use std::ops::Range;
@@ -47,6 +51,7 @@ use jiff::{Span, ToSpan, Zoned};
 use regex::{Captures, Regex};
 
 pub use every::{every, Every};
+pub use typed::{typed, Direction, TypedError, FORMS};
 
 /// A due time found in a text.
 #[derive(Debug, Clone, PartialEq)]
