@@ -424,18 +424,30 @@ fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<
     let Ok(Some(due)) = crate::when::parse(&plain, &world.now) else { return Ok(None) };
     let tz = world.now.time_zone().clone();
     let at = |t: &Task| t.due.map(|d| d.to_zoned(tz.clone()));
+    // A time said is the time read (its next occurrence: "6pm" is today's if still ahead); a
+    // day alone is any time that day.
     let same = |d: &Zoned| {
-        (!due.day_given || d.date() == due.at.date())
-            && (!due.time_given || (d.hour(), d.minute()) == (due.at.hour(), due.at.minute()))
+        if due.time_given {
+            d.timestamp() == due.at.timestamp()
+        } else {
+            d.date() == due.at.date()
+        }
     };
     let all = files.tasks()?;
     let then: Vec<Task> = world.open(all).filter(|t| at(t).is_some_and(|d| same(&d))).cloned().collect();
     if then.is_empty() {
         return Ok(None);
     }
-    let rest = content(&due.rest);
-    let named: Vec<Task> = then.iter().filter(|t| fit(&rest, &content(&t.task)).matched > 0).cloned().collect();
-    Ok(Some(if named.is_empty() { then } else { named }))
+    // The other words, without those that only say it is on the list.
+    const LIST: &[&str] =
+        &["remind", "reminder", "reminders", "task", "tasks", "todo", "alert", "set", "item", "one", "entry"];
+    let rest: Vec<String> = content(&due.rest).into_iter().filter(|w| !LIST.contains(&w.as_str())).collect();
+    if rest.is_empty() {
+        return Ok(Some(then));
+    }
+    // Words that name none of the tasks due then name another: matched by name instead.
+    let named: Vec<Task> = then.into_iter().filter(|t| fit(&rest, &content(&t.task)).matched > 0).collect();
+    Ok((!named.is_empty()).then_some(named))
 }
 
 /// `request` with its time as the person answered "to when?".

@@ -376,6 +376,19 @@ pub fn normalize(text: &str) -> Normalized {
         Some(format!("{}:{}{}", c.name("h")?.as_str(), c.name("m")?.as_str(), c.name("ap")?.as_str()))
     });
 
+    // "six in the morning", "7.30 in the evening", "ten at night": the hour with its half of
+    // the day.
+    let n = n.rewrite(
+        re!(r"\b(?P<h>CARD|\d{1,2})(?:[:.](?P<m>\d{2}))?\s+(?:(?:in\s+the\s+)?(?P<am>morning)|(?:in\s+the\s+)?(?P<pm>afternoon|evening)|at\s+(?P<night>night))\b"),
+        |c, _| {
+            let h_text = c.name("h")?.as_str();
+            let h = cardinal(h_text).or_else(|| h_text.parse().ok()).filter(|h| (1..=12).contains(h))?;
+            let m = c.name("m").map_or(String::new(), |m| format!(":{}", m.as_str()));
+            let ap = if c.name("am").is_some() || (c.name("night").is_some() && (h == 12 || h < 5)) { "am" } else { "pm" };
+            Some(format!("{h}{m}{ap}"))
+        },
+    );
+
     // "at five", "at 9.30", "at 3p".
     let n = n.rewrite(
         re!(r"(?P<i>\b(?:at|around|by|till|until|before|from|after|about)\b|@)\s*(?P<h>CARD|\d{1,2})(?:(?P<sep>[.:])(?P<m>\d{2}))?(?P<ap>[ap])?\b"),
