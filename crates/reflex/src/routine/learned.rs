@@ -104,6 +104,18 @@ fn clean(words: &str) -> String {
     w.trim().to_string()
 }
 
+/// The name a person gives an alarm or a timer ("an alarm called Music Practice", "label it
+/// Cleaning", "in the name of Leave for home").
+fn named(text: &str) -> Option<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:called|titled|named|label(?:l?ed)?(?:\s+it)?(?:\s+as)?|name\s+it(?:\s+as)?|call\s+it|in\s+the\s+name\s+of|with\s+the\s+(?:name|title|label))\s+(?P<name>.+?)(?:\s+(?:for|at|and|this|please)\b|[.?!,;]|$)")
+            .unwrap_or_else(|e| unreachable!("the name pattern compiles: {e}"))
+    });
+    let name = clean(re.captures(text)?.name("name")?.as_str());
+    (!cn_hub::words::content(&name).is_empty() && name.split_whitespace().count() <= 6).then_some(name)
+}
+
 /// An alarm's or a timer's own name, when the person set one without naming what for.
 fn device(text: &str) -> Option<&'static str> {
     let lower = text.to_ascii_lowercase();
@@ -288,6 +300,7 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             if what.is_none() {
                 if let Some(device) = device(text) {
                     // An alarm or a timer: its time is wherever the person said it.
+                    let device = named(text).unwrap_or_else(|| device.to_string());
                     return match when::parse(text, now) {
                         // "a timer for 5 minutes": a span from now.
                         Ok(None) => {
@@ -301,9 +314,9 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                                     time_given: true,
                                 })
                             });
-                            Clause::Request(Request::AddTask { task: device.into(), due })
+                            Clause::Request(Request::AddTask { task: device, due })
                         }
-                        Ok(due) => Clause::Request(Request::AddTask { task: device.into(), due }),
+                        Ok(due) => Clause::Request(Request::AddTask { task: device, due }),
                         Err(e) => Clause::Ask(e),
                     };
                 }
