@@ -255,7 +255,8 @@ fn the_executive_knows_the_time_and_why_shows_the_whole_chain() {
     let hub = scripted_hub(dir.path(), &exec, &exec);
     // Not a starter reflex's (those answer "what did you do today" from the journal).
     cn_ok(&hub, &["chat", "Could you check the deploy logs for errors?"]);
-    let out = cn_ok(&hub, &["chat", "Remind me tomorrow"]);
+    // Not the routine's either ("Remind me tomorrow" is now asked about below the executive).
+    let out = cn_ok(&hub, &["chat", "Which is better for the bank call, tomorrow or Friday?"]);
     assert_eq!(out.trim(), "Tomorrow it is.");
     let prompt = std::fs::read_to_string(&seen).unwrap();
     let today = String::from_utf8(Command::new("date").arg("+%Y-%m-%d").output().unwrap().stdout).unwrap();
