@@ -193,7 +193,7 @@ fn marked(intent: Intent, text: &str) -> bool {
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
-            r(r"\b(?:ideas?|someday|for\s+later|one\s+day)\b"),
+            r(r"\b(?:an\s+idea|new\s+idea|my\s+ideas|ideas?\s+list|idea\s*:|someday|some\s+day|for\s+later|one\s+day)"),
         ]
     });
     let i = match intent {
@@ -252,6 +252,8 @@ fn for_another(text: &str) -> bool {
         "dm",
         "whatsapp",
         "write",
+        "give",
+        "show",
         "draft",
         "book",
         "order",
@@ -280,10 +282,13 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     let timed = u.slot(SlotKind::When).is_some()
         || u.slot(SlotKind::Recur).is_some()
         || matches!(when::parse(text, now), Ok(Some(_)));
+    // "remind me of the address for my workplace": with no time, a question about something.
+    let asks_of = text.trim_start().get(..13).is_some_and(|h| h.eq_ignore_ascii_case("remind me of "));
     let held = match u.intent {
         Intent::Add => {
             asks(text)
                 || for_another(text)
+                || (asks_of && !timed)
                 || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
         }
         Intent::Complete | Intent::Cancel => for_another(text) || !marked(u.intent, text),

@@ -582,7 +582,7 @@ pattern!(
 pattern!(
     not_an_action_re,
     "not an action",
-    r"(?i)^(?:what|when|where|why|how|who|which|is|are|do|does|did|can|could|would|will|should|you|please\s+(?:cancel|delete|remove|stop)|remind|cancel|delete|remove|stop|drop|scrap|forget|never\s*mind|move|push|postpone|reschedule|snooze|delay|mark|tick|done|finished)\b"
+    r"(?i)^(?:what|when|where|why|how|who|which|is|are|do|does|did|can|could|would|will|should|you|i|send\s+me|give\s+me|tell\s+me|show\s+me|look\s+up|find|search|please\s+(?:cancel|delete|remove|stop)|remind|cancel|delete|remove|stop|drop|scrap|forget|never\s*mind|move|push|postpone|reschedule|snooze|delay|mark|tick|done|finished)\b"
 );
 pattern!(
     reminding_re,
@@ -658,6 +658,8 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
     if indirect && (not_a_task_re().is_match(what) || question_re().is_match(what)) {
         return None;
     }
+    // "remind me of the address for my workplace": with no time, a question about something.
+    let of = t.get(..13).is_some_and(|h| h.eq_ignore_ascii_case("remind me of "));
     let text = format!("{} {} {}", group(&c, "lead"), what, group(&c, "tail"));
     let (task, due) = match when::parse(text.trim(), now) {
         Ok(Some(due)) => (due.rest.clone(), Some(due)),
@@ -667,7 +669,7 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
     // A need without a time ("I need to cancel my reservation", "I need to replace a card")
     // is as often a request for the executive to do it as a task to keep: only a need with
     // its time is filed (issue 41: outsiders' requests, where it was a wrong effect).
-    if indirect && due.is_none() {
+    if (indirect || of) && due.is_none() {
         return None;
     }
     let task = unquote(&task);
