@@ -291,7 +291,9 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 || (asks_of && !timed)
                 || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
         }
-        Intent::Complete | Intent::Cancel => for_another(text) || !marked(u.intent, text),
+        // A question ("deploy finished yet?", "is the deploy done") changes nothing.
+        Intent::Complete | Intent::Cancel => asks(text) || for_another(text) || !marked(u.intent, text),
+        Intent::Move => asks(text) || !marked(u.intent, text),
         _ => !marked(u.intent, text),
     };
     if held {
