@@ -144,6 +144,21 @@ fn print_detail(e: &Entry) {
             println!("    result: {}", super::shown_line(&shown));
         }
     }
+    // What the learned understanding read in the message the routine acted on (issue 41).
+    if let Some(u) = e.0.get("understood") {
+        let slots: Vec<String> = u["slots"]
+            .as_array()
+            .map(|a| {
+                a.iter().filter_map(|s| Some(format!("{}=“{}”", s["slot"].as_str()?, s["words"].as_str()?))).collect()
+            })
+            .unwrap_or_default();
+        println!(
+            "    understood: {} ({}) {}",
+            u["intent"].as_str().unwrap_or("?"),
+            u["confidence"],
+            super::shown_line(&slots.join(" "))
+        );
+    }
     for key in ["context", "reasoning", "outcome"] {
         if let Some(v) = e.0.get(key).and_then(Value::as_str) {
             // Lines of its own are indented under the key, never a journal line's look-alike.

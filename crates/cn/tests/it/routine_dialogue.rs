@@ -147,3 +147,24 @@ fn a_new_request_or_an_expired_question_is_handled_as_a_new_message() {
     assert!(!late.contains("Cancelled"), "{late}");
     assert_eq!(state(&hub, "tasks.json"), before, "an expired question is no answer");
 }
+
+/// Issue 41: a request as people say it ("put meeting with pawel for tomorrow ten am": no
+/// frame of the routine's, number words) is understood by the learned layer and done below the
+/// executive; `cn journal why` on its decision says what was understood.
+#[test]
+fn a_request_as_people_say_it_is_done_and_why_says_what_was_understood() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = dialogue_hub(dir.path());
+    let added = chat(&hub, T0, "put meeting with pawel for tomorrow ten am");
+    assert_eq!(added, "Added: meeting with pawel — due Thu 11 Mar, 10:00.");
+    assert_eq!(task(&tasks(&hub), "meeting with pawel")["due"], "2027-03-11T09:00:00Z");
+    let journal = state(&hub, "journal.jsonl");
+    let decisions: Vec<Value> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "decision")
+        .collect();
+    let id = decisions.last().and_then(|e| e["id"].as_str().map(String::from)).expect("a decision");
+    let why = cn_ok(&hub, &["journal", "why", &id]);
+    assert!(why.contains("understood: add") && why.contains("what=“meeting with pawel”"), "{why}");
+}
