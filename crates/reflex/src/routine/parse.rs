@@ -87,7 +87,8 @@ struct Clean {
     ticked: bool,
 }
 
-fn re(what: &str, pattern: &str) -> Regex {
+/// A pattern of the routine's, compiled (they are constants: one that does not compile is a bug).
+pub(super) fn re(what: &str, pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| unreachable!("the {what} pattern compiles: {e}"))
 }
 
@@ -99,6 +100,7 @@ macro_rules! pattern {
         }
     };
 }
+pub(super) use pattern;
 
 pattern!(lead_re, "lead", r"(?i)^(?:(?:hey|hi|hello|ok|okay|so|oh|and|also|um|right|alright|btw|then)\b[\s,]*)+");
 pattern!(

@@ -311,18 +311,7 @@ pub enum Answer {
     Dismissed,
 }
 
-fn re(what: &str, pattern: &str) -> Regex {
-    Regex::new(pattern).unwrap_or_else(|e| unreachable!("the {what} pattern compiles: {e}"))
-}
-
-macro_rules! pattern {
-    ($name:ident, $what:literal, $pattern:expr) => {
-        fn $name() -> &'static Regex {
-            static RE: OnceLock<Regex> = OnceLock::new();
-            RE.get_or_init(|| re($what, &$pattern))
-        }
-    };
-}
+use super::parse::{pattern, re};
 
 pattern!(
     dismiss_re,

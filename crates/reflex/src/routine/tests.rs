@@ -462,3 +462,18 @@ fn done_and_snooze_answer_the_reminder_told_in_that_conversation() {
     assert_eq!(parse::reply_of("snooze the plumber to Monday", now), None);
     assert_eq!(parse::reply_of("done with the car insurance", now), None);
 }
+
+/// Issue 41: a task named by its time ("my reminder for 5pm") is found among the asker's own
+/// tasks only — a stranger's time names none of the owner's, and nothing changes.
+#[test]
+fn a_task_named_by_its_time_is_only_the_askers() {
+    let hub = Hub::new();
+    let before = hub.read("tasks.json");
+    for text in ["cancel my reminder for 5pm", "delete my 5pm reminder", "mark my 5pm task as done"] {
+        if let Ok(done) = hub.ask(mallory(), text) {
+            assert!(!done.changed(), "{text}: {}", done.answer);
+        }
+    }
+    assert_eq!(hub.read("tasks.json"), before, "a stranger changed the owner's tasks");
+    assert_eq!(hub.owner("cancel my reminder for 5pm"), "Cancelled: renew the car insurance — 10 tasks open.");
+}

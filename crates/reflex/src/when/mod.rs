@@ -781,14 +781,7 @@ fn ordinal_text(n: &str) -> String {
 }
 
 fn ordinal(n: i8) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
+    numbers::suffixed(u32::from(n.unsigned_abs()))
 }
 
 fn shift_re() -> &'static Regex {

@@ -178,7 +178,7 @@ pub fn ordinal(words: &str) -> Option<u32> {
 }
 
 /// "21" → "21st".
-fn suffixed(n: u32) -> String {
+pub(super) fn suffixed(n: u32) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",
         (1, _) => "st",
