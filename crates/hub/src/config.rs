@@ -439,6 +439,9 @@ impl HubConfig {
     /// Checks a type cannot express.
     fn check(&self, path: &Path) -> Result<(), ConfigError> {
         self.check_names(path)?;
+        if let Err(message) = self.senses.owner.reminders_to() {
+            return Err(ConfigError::Value { path: path.to_path_buf(), key: "senses.owner.remind".into(), message });
+        }
         check_policy_from(&self.policy, path)?;
         for (name, server) in &self.mcp {
             let invalid =
@@ -1369,11 +1372,44 @@ pub struct OwnerConfig {
     pub enabled: bool,
     /// Environment variable holding a bearer token the request must carry.
     pub token_env: Option<String>,
+    /// Where the owner's reminders are told when they were not asked on a channel
+    /// (`cn task add --remind`, `cn schedule add --remind`): `chat` (the default: `cn chat`
+    /// and the control room show it), `telegram:CHAT_ID`, `discord:CHANNEL_ID`,
+    /// `email:ADDRESS` or `peer:NAME`.
+    pub remind: Option<String>,
 }
 
 impl Default for OwnerConfig {
     fn default() -> Self {
-        OwnerConfig { enabled: true, token_env: None }
+        OwnerConfig { enabled: true, token_env: None, remind: None }
+    }
+}
+
+impl OwnerConfig {
+    /// Where the owner's reminders are told ([`OwnerConfig::remind`]), or why
+    /// `senses.owner.remind` cannot be read (checked when cn.yaml is loaded).
+    pub fn reminders_to(&self) -> Result<crate::origin::AnswerTo, String> {
+        use crate::origin::AnswerTo;
+        let Some(said) = self.remind.as_deref().map(str::trim) else { return Ok(AnswerTo::via("chat")) };
+        let bad = |why: &str| {
+            format!("`{said}` {why} (chat, telegram:CHAT_ID, discord:CHANNEL_ID, email:ADDRESS or peer:NAME)")
+        };
+        let (via, at) = match said.split_once(':') {
+            None => (said, ""),
+            Some((via, at)) => (via.trim(), at.trim()),
+        };
+        match (via, at) {
+            ("chat", "") => Ok(AnswerTo::via("chat")),
+            ("telegram" | "discord", at) if !at.is_empty() => {
+                if at.parse::<i64>().is_err() {
+                    return Err(bad("does not name a chat or channel by its number"));
+                }
+                Ok(AnswerTo { channel: Some(at.into()), ..AnswerTo::via(via) })
+            }
+            ("email" | "peer", at) if !at.is_empty() => Ok(AnswerTo::via(via).to(at)),
+            ("chat" | "telegram" | "discord" | "email" | "peer", _) => Err(bad("says where, but not whom")),
+            _ => Err(bad("is not a channel")),
+        }
     }
 }
 

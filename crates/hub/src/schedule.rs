@@ -28,11 +28,23 @@ pub struct ScheduleEntry {
     pub tz: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catch_up: Option<bool>,
+    /// A person's recurring reminder: where to tell them at each firing (the channel they
+    /// asked on, or the owner's reminder channel). Such an entry is never the agent's work —
+    /// each firing files a one-off reminder task ([`crate::tasks::Tasks::file_firing`]) that is
+    /// told there and answered "done" or "snooze" like any other. Absent: the firing is the
+    /// agent's impulse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind: Option<crate::origin::AnswerTo>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 impl ScheduleEntry {
+    /// Where to tell a person at each firing, when the entry is their reminder (a channel
+    /// that can be answered on, as [`crate::tasks::Task::reminds`]).
+    pub fn reminds(&self) -> Option<&crate::origin::AnswerTo> {
+        self.remind.as_ref().filter(|a| !a.no_reply && !a.via.is_empty() && a.via != "none")
+    }
     pub fn catch_up(&self) -> bool {
         self.catch_up.unwrap_or(true)
     }
@@ -155,6 +167,7 @@ mod tests {
             action: "water the plants".into(),
             tz: Some("Europe/Paris".into()),
             catch_up: None,
+            remind: None,
             extra: Map::new(),
         }
     }

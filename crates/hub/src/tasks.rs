@@ -203,6 +203,9 @@ impl Task {
     }
 }
 
+/// The key of a recurring reminder's firing that names its schedule entry.
+pub const EVERY: &str = "every";
+
 /// The tasks file (`tasks.json`).
 pub type Tasks = JsonList<Task>;
 
@@ -276,6 +279,42 @@ impl JsonList<Task> {
             let Some(t) = all.iter_mut().find(|t| t.id == id && !t.done) else { return (None, false) };
             f(t);
             (Some(t.clone()), true)
+        })
+    }
+
+    /// File the reminder of the recurring entry `entry` firing at `at` (a person's
+    /// "every day at 3:38pm remind me to drink water"): a one-off task due at `at`, told where
+    /// `entry.remind` says and answered "done" or "snooze" like any other reminder. Its id
+    /// derives from the entry and the time, so a firing is filed once. An earlier firing of
+    /// the same entry still open is closed as `lapsed` (the new one stands for it; the
+    /// journal keeps that it was told). `None` when the entry reminds no one or this firing
+    /// is filed already.
+    pub fn file_firing(
+        &self,
+        entry: &crate::schedule::ScheduleEntry,
+        at: Timestamp,
+    ) -> Result<Option<Task>, StateError> {
+        let Some(to) = entry.reminds() else { return Ok(None) };
+        let mut task = Task::new(entry.action.clone());
+        task.id = format!("task-{}", crate::id::stable(&format!("every:{}@{}", entry.name, at.as_second())));
+        task.due = Some(to_second(at));
+        task.priority = Some(2);
+        task.context = entry.extra.get("context").and_then(Value::as_str).map(str::to_string);
+        task.source = entry.extra.get("source").and_then(Value::as_str).map(str::to_string);
+        task.answer_to = Some(to.clone());
+        task.extra.insert(EVERY.into(), entry.name.clone().into());
+        self.change(|all| {
+            if all.iter().any(|t| t.id == task.id) {
+                return (None, false);
+            }
+            for t in
+                all.iter_mut().filter(|t| !t.done && t.extra.get(EVERY).and_then(Value::as_str) == Some(&entry.name))
+            {
+                t.done = true;
+                t.status = Some("lapsed".into());
+            }
+            all.push(task.clone());
+            (Some(task), true)
         })
     }
 
@@ -646,5 +685,34 @@ mod tests {
         assert!(quiet.reminds().is_none());
         quiet.answer_to = Some(AnswerTo::via("none"));
         assert!(quiet.reminds().is_none());
+    }
+
+    #[test]
+    fn a_recurring_reminders_firing_is_filed_once_and_lapses_the_one_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let tasks = tasks_in(dir.path());
+        let mut entry = crate::schedule::ScheduleEntry {
+            name: "water".into(),
+            cron: "0 9 * * *".into(),
+            action: "drink water".into(),
+            tz: None,
+            catch_up: None,
+            remind: None,
+            extra: Map::new(),
+        };
+        let monday: Timestamp = "2026-01-05T09:00:00Z".parse().unwrap();
+        let tuesday: Timestamp = "2026-01-06T09:00:00Z".parse().unwrap();
+        assert_eq!(tasks.file_firing(&entry, monday).unwrap(), None, "the agent's work, not a reminder");
+        entry.remind = Some(AnswerTo::via("chat"));
+        let first = tasks.file_firing(&entry, monday).unwrap().expect("filed");
+        assert_eq!((first.due, first.reminds().map(|a| a.via.as_str())), (Some(monday), Some("chat")));
+        assert!(first.to_remind(monday));
+        assert_eq!(tasks.file_firing(&entry, monday).unwrap(), None, "a firing is filed once");
+        let second = tasks.file_firing(&entry, tuesday).unwrap().expect("filed");
+        let all = tasks.load().unwrap();
+        assert_eq!(all.len(), 2);
+        let before = all.iter().find(|t| t.id == first.id).unwrap();
+        assert_eq!((before.done, before.status.as_deref()), (true, Some("lapsed")));
+        assert!(!all.iter().find(|t| t.id == second.id).unwrap().done);
     }
 }

@@ -79,6 +79,8 @@ pub struct Check {
 #[derive(Debug)]
 pub struct ImpulseSources {
     tasks: Cached<Vec<Task>>,
+    /// Writes `tasks.json` (a recurring reminder's firing).
+    task_file: Tasks,
     ideas: Cached<Vec<Idea>>,
     schedule: Cached<Vec<ScheduleEntry>>,
     schedule_state: Cached<ScheduleState>,
@@ -110,6 +112,7 @@ impl ImpulseSources {
         let schedule_files = Schedule::of_hub(hub);
         ImpulseSources {
             tasks: Cached::new(tasks_of(hub).path()),
+            task_file: tasks_of(hub),
             ideas: Cached::new(ideas_of(hub).path()),
             schedule: Cached::new(schedule_files.path()),
             schedule_state: Cached::new(schedule_files.state_path()),
@@ -128,12 +131,13 @@ impl ImpulseSources {
         let mut out = Check::default();
         let mut problems = Vec::new();
         // Problems are kept as their messages: they go to the journal, once each.
-        match self.tasks.get() {
-            Ok(tasks) => self.tasks_due(&tasks, now, idle, &mut out),
+        // The schedule first: a recurring reminder's firing files its task, told below.
+        match self.schedule_due(now, &mut out, &mut problems) {
+            Ok(errors) => problems.extend(errors.iter().map(|e| cn_compute::chain(e))),
             Err(e) => problems.push(cn_compute::chain(&e)),
         }
-        match self.schedule_due(now, &mut out) {
-            Ok(errors) => problems.extend(errors.iter().map(|e| cn_compute::chain(e))),
+        match self.tasks.get() {
+            Ok(tasks) => self.tasks_due(&tasks, now, idle, &mut out),
             Err(e) => problems.push(cn_compute::chain(&e)),
         }
         if idle && self.explore && out.impulses.is_empty() {
@@ -175,6 +179,11 @@ impl ImpulseSources {
         let (ImpulseSource::Schedule, Some(name), Some(at)) = (imp.source, schedule_name(imp), imp.due) else {
             return Ok(());
         };
+        self.record_fired(name, at)
+    }
+
+    /// `schedule-state.json` says the entry `name` fired at `at` (the hub holds what it made).
+    fn record_fired(&mut self, name: &str, at: Timestamp) -> Result<(), crate::state::StateError> {
         let mut state = self.schedule_files.load_state()?;
         let last = state.0.get(name).map(|s| s.last_fired);
         if last.is_none_or(|l| l < at) {
@@ -255,6 +264,7 @@ impl ImpulseSources {
         &mut self,
         now: Timestamp,
         out: &mut Check,
+        problems: &mut Vec<String>,
     ) -> Result<Vec<EntryError>, std::sync::Arc<crate::state::StateError>> {
         let entries = self.schedule.get()?;
         if entries.is_empty() {
@@ -288,6 +298,20 @@ impl ImpulseSources {
         }
         for f in firings {
             match f {
+                // A person's recurring reminder: its firing is a one-off reminder task, told
+                // to them with the tasks (never the agent's impulse). Recorded as fired once
+                // the task file holds it; a failure leaves it to fire again.
+                Firing::Fire { entry, at, .. } if entry.reminds().is_some() => {
+                    self.pending_fired.remove(&entry.name);
+                    let filed = self.task_file.file_firing(&entry, at).inspect(|_| self.tasks.invalidate());
+                    if let Err(e) = filed.and_then(|_| self.record_fired(&entry.name, at)) {
+                        problems.push(format!(
+                            "the reminder `{}` due at {at}: {}",
+                            entry.name,
+                            cn_compute::chain(&e)
+                        ));
+                    }
+                }
                 Firing::Fire { entry, at, late } => out.impulses.push(Impulse {
                     id: format!("schedule-{}-{}", entry.name, at.as_second()),
                     source: ImpulseSource::Schedule,
@@ -420,6 +444,7 @@ mod tests {
             action: "look".into(),
             tz: None,
             catch_up: None,
+            remind: None,
             extra: serde_json::Map::new(),
         };
         sched.add(entry).unwrap().unwrap();

@@ -85,6 +85,7 @@ mod tests {
             action: "do it".into(),
             tz: None,
             catch_up,
+            remind: None,
             extra: Map::new(),
         }
     }

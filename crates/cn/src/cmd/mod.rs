@@ -52,6 +52,18 @@ pub(crate) fn hub_now(hub: &std::path::Path) -> cn_autonomy::jiff::Zoned {
     cn_autonomy::jiff::Timestamp::now().to_zoned(cn_reflex::when::time_zone(zone.as_deref()))
 }
 
+/// Where the owner's reminders are told (`senses.owner.remind` in the hub's cn.yaml): a
+/// cn.yaml that cannot be read is said, naming it (a reminder must not go nowhere).
+pub(crate) fn owner_reminders(hub: &std::path::Path) -> anyhow::Result<cn_hub::origin::AnswerTo> {
+    let config = cn_hub::HubConfig::load(&cn_hub::Layout::new(hub).config())
+        .map_err(|e| UsageError(format!("--remind: {}", cn_compute::chain(&e))))?;
+    config
+        .senses
+        .owner
+        .reminders_to()
+        .map_err(|e| UsageError(format!("--remind: senses.owner.remind in cn.yaml: {e}")).into())
+}
+
 /// A time typed on the command line (`--due`, `--since`), read by the one reader
 /// ([`cn_reflex::when::typed`]) in the hub's zone; one that cannot be read is a usage error
 /// (exit 2) that names it and the accepted forms.

@@ -34,6 +34,11 @@ pub enum Sub {
         /// If missed while the daemon was down, skip it (default: fire once at start).
         #[arg(long)]
         no_catch_up: bool,
+        /// A reminder for you, not work for the agent: ACTION is told to you at each firing
+        /// on your reminder channel (`senses.owner.remind` in cn.yaml; default `cn chat`),
+        /// answered "done" or "snooze" there.
+        #[arg(long)]
+        remind: bool,
     },
     /// Remove an entry by name.
     Rm { name: String },
@@ -61,7 +66,7 @@ pub enum Sub {
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Sub::Next { cron, after, n, tz } => next(&cron, after.as_deref(), n, tz.as_deref()),
-        Sub::Add { name, cron, action, tz, no_catch_up } => {
+        Sub::Add { name, cron, action, tz, no_catch_up, remind } => {
             let hub = super::hub::root(hub)?;
             let entry = ScheduleEntry {
                 name,
@@ -69,6 +74,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 action,
                 tz,
                 catch_up: no_catch_up.then_some(false),
+                remind: if remind { Some(super::owner_reminders(&hub)?) } else { None },
                 extra: Default::default(),
             };
             let (cron, tz) = entry.timing().map_err(|e| UsageError(cn_compute::chain(&e)))?;
@@ -112,7 +118,17 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                     Err(err) => format!("invalid: {err}", err = cn_compute::Chain(&err)),
                 };
                 let tz = e.tz.as_deref().unwrap_or("UTC");
-                println!("{}  `{}` {tz}  next {next}  {}", e.name, e.cron, super::shown_line(&e.action));
+                let whom = match e.reminds() {
+                    Some(to) => format!(
+                        "  (reminds you on {})",
+                        to.channel
+                            .as_deref()
+                            .or(to.to.as_deref())
+                            .map_or_else(|| to.via.clone(), |at| format!("{}:{at}", to.via))
+                    ),
+                    None => String::new(),
+                };
+                println!("{}  `{}` {tz}  next {next}  {}{whom}", e.name, e.cron, super::shown_line(&e.action));
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -31,6 +31,11 @@ pub enum Sub {
         /// Why: where the commitment came from.
         #[arg(long)]
         context: Option<String>,
+        /// A reminder for you, not work for the agent: told to you at its due time on your
+        /// reminder channel (`senses.owner.remind` in cn.yaml; default `cn chat`), answered
+        /// "done" or "snooze" there. Needs --due.
+        #[arg(long, requires = "due")]
+        remind: bool,
     },
     /// List open tasks, due first.
     List {
@@ -49,7 +54,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = super::hub::root(hub)?;
     let file = tasks_of(&hub);
     match args.command {
-        Sub::Add { text, due, priority, context } => {
+        Sub::Add { text, due, priority, context, remind } => {
             if text.trim().is_empty() {
                 return Err(UsageError("cn task add: the task text is empty".into()).into());
             }
@@ -61,6 +66,9 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 .map(|t| cn_autonomy::jiff::Timestamp::from_second(t.as_second()).unwrap_or(t));
             task.priority = priority;
             task.context = context;
+            if remind {
+                task.answer_to = Some(super::owner_reminders(&hub)?);
+            }
             file.add(task.clone()).context("cannot add the task")?;
             println!("{}", task.id);
         }

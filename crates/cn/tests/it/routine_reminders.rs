@@ -142,19 +142,17 @@ fn a_reminder_asked_on_telegram_is_told_there_at_its_minute_and_only_the_owner_c
     assert_eq!(texts.iter().filter(|t| t.starts_with("Reminder:")).count(), 1, "told once: {texts:#?}");
 }
 
-#[test]
-fn a_reminder_asked_in_cn_chat_is_shown_in_that_chat_at_its_minute_and_done_there() {
-    let dir = tempfile::tempdir().unwrap();
-    let hub = reminder_hub(dir.path(), None);
-    let daemon = start_at_0859(&hub, &[]);
-    let mut chat = cn_cmd(&hub)
+/// An interactive `cn chat` on `hub`: the child, its stdin, and its stdout's lines as they
+/// come.
+fn open_chat(hub: &Path) -> (std::process::Child, std::process::ChildStdin, std::sync::mpsc::Receiver<String>) {
+    let mut chat = cn_cmd(hub)
         .arg("chat")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut input = chat.stdin.take().unwrap();
+    let input = chat.stdin.take().unwrap();
     let (tx, lines) = std::sync::mpsc::channel();
     let out = chat.stdout.take().unwrap();
     std::thread::spawn(move || {
@@ -164,6 +162,15 @@ fn a_reminder_asked_in_cn_chat_is_shown_in_that_chat_at_its_minute_and_done_ther
             }
         }
     });
+    (chat, input, lines)
+}
+
+#[test]
+fn a_reminder_asked_in_cn_chat_is_shown_in_that_chat_at_its_minute_and_done_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = reminder_hub(dir.path(), None);
+    let daemon = start_at_0859(&hub, &[]);
+    let (mut chat, mut input, lines) = open_chat(&hub);
     let next = |what: &str| lines.recv_timeout(MINUTE).unwrap_or_else(|e| panic!("{what}: {e}"));
 
     writeln!(input, "remind me to stretch at 9am").unwrap();
@@ -199,4 +206,127 @@ fn a_reminder_asked_in_cn_chat_is_shown_in_that_chat_at_its_minute_and_done_ther
     let status = wait_until(MINUTE, "cn chat to end at EOF", || chat.try_wait().ok().flatten());
     assert!(status.success());
     assert!(daemon.stop().success());
+}
+
+/// Issue 40, finding 1: a recurring reminder asked in `cn chat` ("every day at 9am remind me
+/// to …") is printed in that open chat at its minute — not raised as the agent's impulse and
+/// closed — and so is a task added with `cn task add --remind` (the owner's reminder channel,
+/// `cn chat` by default); "done" and "snooze" there answer them, no model is asked.
+#[test]
+fn a_recurring_reminder_asked_in_cn_chat_is_printed_there_at_its_minute() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = reminder_hub(dir.path(), None);
+    let daemon = start_at_0859(&hub, &[]);
+    let (mut chat, mut input, lines) = open_chat(&hub);
+    let next = |what: &str| lines.recv_timeout(MINUTE).unwrap_or_else(|e| panic!("{what}: {e}"));
+
+    writeln!(input, "every day at 9am remind me to stretch").unwrap();
+    let scheduled = next("the routine's answer");
+    assert!(scheduled.starts_with("ada> Scheduled: stretch — every day at 09:00"), "{scheduled}");
+    let entries: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(hub.join("state/schedule.json")).unwrap()).unwrap();
+    let entry = entries.iter().find(|e| e["name"] == "stretch").unwrap_or_else(|| panic!("{entries:#?}"));
+    assert_eq!(entry["remind"]["via"], "chat", "{entries:#?}");
+    // The owner's own reminder from the command line, 20 seconds after the minute.
+    cn_ok(&hub, &["task", "add", "buy milk", "--due", &format!("{DAY}T09:00:20Z"), "--remind"]);
+    assert_eq!(task(&tasks(&hub), "buy milk")["answer_to"]["via"], "chat");
+
+    // Nothing typed: each appears in the open chat at its time.
+    let told = next("the recurring reminder in the chat");
+    assert!(told.starts_with("ada> Reminder: stretch."), "{told}");
+    let milk = next("the command line's reminder in the chat");
+    assert!(milk.starts_with("ada> Reminder: buy milk."), "{milk}");
+    let all = reminders(&hub);
+    let r = all.iter().find(|e| e["task"] == "stretch" && e["outcome"] == "told").expect("stretch told");
+    assert!(r["ts"].as_str().unwrap().starts_with(&format!("{DAY}T09:00:")), "told at its minute: {r}");
+    // The firing is the person's reminder (a task told), never the agent's impulse.
+    let fired = task(&tasks(&hub), "stretch").clone();
+    assert_eq!((fired["due"].as_str(), fired["every"].as_str()), (Some(&*format!("{DAY}T09:00:00Z")), Some("stretch")));
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(hub.join("state/schedule-state.json")).unwrap()).unwrap();
+    assert_eq!(state["stretch"]["last_fired"], format!("{DAY}T09:00:00Z"), "recorded as fired: {state}");
+
+    // "done" answers the last one told; "snooze" the one still open.
+    writeln!(input, "done").unwrap();
+    let done = next("the done answered");
+    assert!(done.starts_with("ada> Done: buy milk"), "{done}");
+    writeln!(input, "snooze 10 minutes").unwrap();
+    let moved = next("the snooze answered");
+    assert!(moved.starts_with("ada> Moved: stretch — now due ") && moved.contains("09:10"), "{moved}");
+    drop(input);
+    let status = wait_until(MINUTE, "cn chat to end at EOF", || chat.try_wait().ok().flatten());
+    assert!(status.success());
+    assert!(daemon.stop().success());
+    let journal = journal(&hub);
+    // Told, never the agent's impulse or a model's decision.
+    // (An impulse's summary: "Scheduled: NAME (ACTION)", "Task due: TASK".)
+    let impulse = |e: &Value| {
+        ["Scheduled: stretch (", "Task due: stretch", "Task due: buy milk"].iter().any(|s| e.to_string().contains(s))
+    };
+    assert!(!journal.iter().any(impulse), "a reminder is never the agent's work: {journal:#?}");
+    // The entry stays: it reminds again tomorrow.
+    let entries: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(hub.join("state/schedule.json")).unwrap()).unwrap();
+    assert!(entries.iter().any(|e| e["name"] == "stretch"), "{entries:#?}");
+}
+
+/// Issue 40, finding 1, on Telegram's fake Bot API: "every day at 9am remind me to call mom"
+/// asked in a group is told in that group at 09:00; an entry added with `cn schedule add
+/// --remind` is told on the owner's reminder channel (`senses.owner.remind:
+/// telegram:<owner's chat>`); "done" in the group answers the group's.
+#[test]
+fn a_recurring_reminder_is_told_on_telegram_where_it_was_asked_or_on_the_owners_channel() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeTelegram::start(TOKEN);
+    let hub = reminder_hub(dir.path(), Some(&fake));
+    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
+    let senses = "senses:\n  bind: 127.0.0.1:0\n";
+    std::fs::write(
+        hub.join("cn.yaml"),
+        yaml.replace(senses, &format!("{senses}  owner:\n    remind: telegram:{OWNER_ID}\n")),
+    )
+    .unwrap();
+    cn_ok(&hub, &["schedule", "add", "water", "0 9 * * *", "water the plants", "--tz", "UTC", "--remind"]);
+    let listed = cn_ok(&hub, &["schedule", "list"]);
+    assert!(listed.contains(&format!("(reminds you on telegram:{OWNER_ID})")), "{listed}");
+    let daemon = start_at_0859(&hub, &[(TOKEN_ENV, TOKEN)]);
+    let owner = (OWNER_ID, "Grace", Some("grace_h"));
+
+    fake.message(owner, GROUP, "every day at 9am remind me to call mom");
+    let seen = fake.log.wait("the routine's answer", |s| !sent(s, GROUP).is_empty());
+    let added = &sent(&seen, GROUP)[0];
+    assert!(added.starts_with("Scheduled: call mom — every day at 09:00"), "{added}");
+    let entries: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(hub.join("state/schedule.json")).unwrap()).unwrap();
+    let entry = entries.iter().find(|e| e["name"] == "call-mom").unwrap_or_else(|| panic!("{entries:#?}"));
+    assert_eq!(
+        (entry["remind"]["via"].as_str(), entry["remind"]["channel"].as_str()),
+        (Some("telegram"), Some("-100"))
+    );
+
+    let seen = fake.log.wait("the reminders told", |s| sent(s, GROUP).len() >= 2 && !sent(s, OWNER_ID).is_empty());
+    assert!(sent(&seen, GROUP)[1].starts_with("Reminder: call mom."), "{:?}", sent(&seen, GROUP));
+    assert!(sent(&seen, OWNER_ID)[0].starts_with("Reminder: water the plants."), "{:?}", sent(&seen, OWNER_ID));
+    let told = wait_until(MINUTE, "both reminders journaled", || {
+        let told: Vec<Value> = reminders(&hub).into_iter().filter(|e| e["outcome"] == "told").collect();
+        (told.len() == 2).then_some(told)
+    });
+    for r in &told {
+        assert!(r["ts"].as_str().unwrap().starts_with(&format!("{DAY}T09:00:")), "told at its minute: {r}");
+    }
+
+    fake.message(owner, GROUP, "done");
+    let seen = fake.log.wait("the done answered", |s| sent(s, GROUP).len() >= 3);
+    assert!(sent(&seen, GROUP)[2].starts_with("Done: call mom"), "{:?}", sent(&seen, GROUP));
+    let all = tasks(&hub);
+    assert_eq!(task(&all, "call mom")["done"], true);
+    assert_eq!(task(&all, "water the plants")["done"], Value::Null, "the other one is still open");
+    assert!(daemon.stop().success());
+    let journal = journal(&hub);
+    let impulse = |e: &Value| {
+        ["Scheduled: call-mom (", "Scheduled: water (", "Task due:"].iter().any(|s| e.to_string().contains(s))
+    };
+    assert!(!journal.iter().any(impulse), "a reminder is never the agent's work: {journal:#?}");
+    let texts = sent(&fake.log.all(), GROUP);
+    assert_eq!(texts.iter().filter(|t| t.starts_with("Reminder:")).count(), 1, "told once: {texts:#?}");
 }

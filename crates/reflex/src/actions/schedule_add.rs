@@ -70,6 +70,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             action: p.action.trim().to_string(),
             tz: Some(tz),
             catch_up: None,
+            remind: None,
             extra: Map::new(),
         };
         let (cron, tz) = entry.timing().map_err(|e| ToolError::BadParams(cn_compute::chain(&e)))?;

@@ -672,6 +672,8 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
                 action: action.clone(),
                 tz: Some(tz),
                 catch_up: None,
+                // The person is told where they asked, at each firing.
+                remind: world.answer.clone(),
                 extra,
             };
             Ok(Act::AddEvery(entry, every.human.clone()))
