@@ -135,6 +135,22 @@ impl Item {
         })
     }
 
+    /// What its sender wrote: the content before the first note the hub `hub` appended to it
+    /// (`## <decision> — <hub> (<time>)`, written when a decision — a hand-up included — was
+    /// made on it). What learns from people reads this, never cn's own words.
+    pub fn said(&self, hub: &str) -> &str {
+        let mark = format!(" — {hub} (");
+        let mut at = 0;
+        for line in self.content.split_inclusive('\n') {
+            let l = line.trim_end();
+            if l.starts_with("## ") && l.ends_with(')') && l.contains(&mark) {
+                return self.content[..at].trim_end();
+            }
+            at += line.len();
+        }
+        self.content.trim_end()
+    }
+
     pub fn parse(text: &str) -> std::result::Result<Item, ParseError> {
         Item::from_doc(Doc::parse(text)?)
     }
@@ -263,5 +279,16 @@ mod tests {
         assert_ne!(new_id(), new_id());
         assert_eq!(stable_id("a"), stable_id("a"));
         assert_eq!(stable_id("a").len(), 12);
+    }
+
+    #[test]
+    fn said_is_the_senders_words_without_the_hubs_notes() {
+        let mut item = Item::new("m1", "owner", Cadence::Inbox, "Is the wifi configured?\n\n## not a note\n");
+        assert_eq!(item.said("ada"), "Is the wifi configured?\n\n## not a note");
+        item.content.push_str(
+            "\n## defer — ada (2026-01-01T00:00:00Z)\n\nI can't do that myself: no executive is configured.\n",
+        );
+        assert_eq!(item.said("ada"), "Is the wifi configured?\n\n## not a note");
+        assert_eq!(item.said("bob"), item.content.trim_end(), "another hub's heading is not ours");
     }
 }

@@ -516,7 +516,8 @@ impl HubMind {
             message,
             tools,
             level: self.level,
-            text: item.content.clone(),
+            // What the person said, never cn's own notes on the item (a hand-up's reason).
+            text: item.said(self.hub.name()).to_string(),
             source: Some(source.to_string()),
             item: Some(item.id.clone()),
         };
@@ -525,9 +526,12 @@ impl HubMind {
             Some(run) => {
                 engine.settle_shadow(&run, &decided);
             }
-            None => {
+            // Proposals learn only from what people asked: never from the agent's own
+            // impulses, notices or automatic answers (their text is cn's or another agent's).
+            None if item.origin_kind().is_message() => {
                 engine.observe_decision(&decided);
             }
+            None => {}
         }
     }
 

@@ -402,7 +402,22 @@ impl Engine {
         self.token_guard.set(input.kind().is_message() && reflex.trigger.kind != TriggerKind::Pattern);
         let mut env = self.env(&vars, input);
         let mut steps = Vec::with_capacity(reflex.steps.len());
-        let stop = self.run_steps(reflex, &mut env, mode, 0, 0, &mut steps).err();
+        let mut stop = self.run_steps(reflex, &mut env, mode, 0, 0, &mut steps).err();
+        // A learned reflex does what the executive did for a person — answers with content or
+        // files — or hands the message up: it never closes it with a token or nothing
+        // (`learn::rules`; one promoted before that rule, or whose reply came out a token).
+        if stop.is_none() && mode == Mode::Live && reflex.learned.is_some() && input.kind().is_message() {
+            let did = steps.iter().any(|s| {
+                (s.action == "reply" && !cn_hub::origin::is_token_answer(&vars::as_text(&s.output)))
+                    || crate::learn::FILINGS.contains(&s.action.as_str())
+            });
+            if !did {
+                stop = Some(Stop::Escalate(format!(
+                    "learned reflex `{}` neither answered with content nor filed anything: a person's message is not closed with a token",
+                    reflex.name
+                )));
+            }
+        }
         let mut held = None;
         let (escalate, error, outcome) = match stop {
             None => (false, None, RunOutcome::Ok),

@@ -33,7 +33,10 @@
 //!   would have done it, in shadow (`learned: proposal`): a level-0 pattern of the shared
 //!   words (in the order of the latest text, checked to match every one of them) and a
 //!   pipeline copying the latest decision (its reply as a template, or the task/idea filed
-//!   with the message as its text, or a log line for an ack). The recent executive
+//!   with the message as its text). Only a reply with content or a filing is learned — an
+//!   item the executive closed with a token or nothing teaches nothing — and the text learned
+//!   from is what the person said, never cn's own notes on the item ([`rules`] is the one
+//!   check of what a learned reflex may be). The recent executive
 //!   decisions it looks at are kept in `state/reflex-learning.json` (the last 64).
 
 use std::collections::BTreeSet;
@@ -52,25 +55,16 @@ use crate::shadow::with_key;
 pub use crate::shadow::ShadowRun;
 use crate::write::{commit_as, WriteError};
 
-/// Actions a learned reflex may have and still be promoted by agreement: answers and filings
-/// (and pure steps). Anything else needs the owner.
-pub const PROMOTABLE: &[&str] = &[
-    "reply",
-    "react",
-    "add_task",
-    "add_idea",
-    "log",
-    "template",
-    "when",
-    "clock",
-    "activity",
-    "extract_json",
-    "escalate",
-];
+/// Actions a learned reflex may have and still act by agreement: answers and filings (and
+/// pure steps). Not `log` (a journal line is no answer: a reflex that only logs closes a
+/// person's message with nothing), nothing that fetches, reads or writes files, runs a
+/// command, calls MCP, GitHub or another reflex. Anything else needs the owner.
+pub const PROMOTABLE: &[&str] =
+    &["reply", "react", "add_task", "add_idea", "template", "when", "clock", "activity", "extract_json", "escalate"];
 
 /// Effects whose doing is compared with the decision's tools (a reflex that would file a
 /// task agrees only with a decision that filed one).
-const FILINGS: &[&str] = &["add_task", "add_idea"];
+pub(crate) const FILINGS: &[&str] = &["add_task", "add_idea"];
 
 /// How many recent executive decisions proposals look at.
 const RECENT_DECISIONS: usize = 64;
@@ -242,22 +236,35 @@ struct Seen {
     item: Option<String>,
 }
 
-/// The first action of `steps` (recursively through callable reflexes) not in
-/// [`PROMOTABLE`].
-fn unpromotable(engine: &Engine, name: &str) -> Option<String> {
-    let r = engine.reflex(name)?;
+/// The rules a learned reflex is held to before it acts by itself — the README's and
+/// SECURITY.md's, checked here and nowhere else: every step an answer, a filing or a pure step
+/// ([`PROMOTABLE`]: no `log`, no call to another reflex, whose doing can change without this
+/// one changing); and it does what the executive did for the person — a reply with content,
+/// or a task or idea filed — never closing their message with a token ("👍", "ok") or with
+/// nothing. A learned reflex that breaks one is not proposed, not promoted by agreement, and
+/// an active one is tried in shadow only ([`crate::load::Catalog::index`]); the owner may
+/// still approve it (`cn reflex approve`). `Err` names the rule broken.
+pub fn rules(r: &reflex::Reflex) -> Result<(), String> {
     for s in &r.steps {
-        if crate::spec::spec(&s.action).is_some() {
-            if !PROMOTABLE.contains(&s.action.as_str()) {
-                return Some(s.action.clone());
-            }
-        } else {
-            // A call to another reflex: owner only (what it does can change without this
-            // reflex changing).
-            return Some(format!("a call to reflex `{}`", s.action));
+        if crate::spec::spec(&s.action).is_none() {
+            return Err(format!("a call to reflex `{}` is not an answer or a filing", s.action));
+        }
+        if !PROMOTABLE.contains(&s.action.as_str()) {
+            return Err(format!("`{}` is not an answer or a filing", s.action));
         }
     }
-    None
+    let answers = r.steps.iter().any(|s| {
+        s.action == "reply"
+            && s.params.get("message").and_then(Value::as_str).is_some_and(|m| !cn_hub::origin::is_token_answer(m))
+    });
+    let files = r.steps.iter().any(|s| FILINGS.contains(&s.action.as_str()));
+    if !answers && !files {
+        return Err(
+            "it neither answers with content nor files a task or idea: it would close a person's message with a token"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 impl Engine {
@@ -390,11 +397,9 @@ impl Engine {
             Ok(()) => {
                 let n = self.config().learn.promote_after;
                 if reflex.mode == ReflexMode::Shadow && reflex.learned.is_some() && n > 0 && distinct as u64 >= n {
-                    if let Some(action) = unpromotable(self, &run.reflex) {
-                        let why = format!(
-                            "`{action}` is not an answer or a filing: only the owner may let it act (`cn reflex approve {}`)",
-                            run.reflex
-                        );
+                    if let Err(broken) = rules(&reflex) {
+                        let why =
+                            format!("{broken}: only the owner may let it act (`cn reflex approve {}`)", run.reflex);
                         if self.stats_mut().refuse_promotion(&run.reflex, &why) {
                             self.journal(
                                 &Entry::new("reflex")
@@ -433,6 +438,13 @@ impl Engine {
         }
         let op = if decided.op == "noop" { "ack".to_string() } else { decided.op.clone() };
         if !matches!(op.as_str(), "reply" | "ack") {
+            return None;
+        }
+        // Only what the executive did for someone is learned: a reply with content, or a
+        // task or idea filed. An item closed with a token or with nothing teaches nothing
+        // (a reflex copying it would drop the next person's message).
+        let answered = op == "reply" && decided.message.as_deref().is_some_and(|m| !cn_hub::origin::is_token_answer(m));
+        if !answered && !decided.tools.iter().any(|t| FILINGS.contains(&t.as_str())) {
             return None;
         }
         let path = cn_hub::Layout::new(self.hub()).reflex_learning();
@@ -510,16 +522,12 @@ impl Engine {
             step.insert(key.into(), Value::String("{{text}}".into()));
             pipeline.push(Value::Object(step));
         }
-        match latest.op.as_str() {
-            "reply" => {
-                let message = latest.message.clone().filter(|m| !m.trim().is_empty())?;
-                if message.contains("{{") || message.starts_with('$') {
-                    return None;
-                }
-                pipeline.push(json!({"action": "reply", "message": message}));
+        if latest.op == "reply" {
+            let message = latest.message.clone().filter(|m| !m.trim().is_empty())?;
+            if message.contains("{{") || message.starts_with('$') {
+                return None;
             }
-            _ if pipeline.is_empty() => pipeline.push(json!({"action": "log", "message": "acknowledged: {{text}}"})),
-            _ => {}
+            pipeline.push(json!({"action": "reply", "message": message}));
         }
         let mut trigger = Map::new();
         trigger.insert("pattern".into(), Value::String(pattern.clone()));
@@ -540,9 +548,17 @@ impl Engine {
         });
         let yaml = serde_yaml_ng::to_string(&doc).ok()?;
         let path = self.dir().join(format!("{name}.yaml"));
-        if let Err(errs) = reflex::compile(&path, &yaml, self.registry(), &BTreeSet::new()) {
-            tracing::info!(?errs, "the proposed reflex does not compile; not proposed");
-            return None;
+        match reflex::compile(&path, &yaml, self.registry(), &BTreeSet::new()) {
+            Err(errs) => {
+                tracing::info!(?errs, "the proposed reflex does not compile; not proposed");
+                return None;
+            }
+            Ok(compiled) => {
+                if let Err(broken) = rules(&compiled) {
+                    tracing::info!(%broken, "the proposed reflex breaks a learned reflex's rules; not proposed");
+                    return None;
+                }
+            }
         }
         if let Err(err) = cn_storage::write_atomic(&path, yaml.as_bytes()) {
             tracing::error!(err = %cn_compute::Chain(&err), "cannot write the proposed reflex {}", path.display());

@@ -13,6 +13,7 @@
 use crate::daemon_common;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use daemon_common::*;
 use serde_json::Value;
@@ -279,4 +280,83 @@ yaml: |
     // Only the owner can let it act.
     cn_ok(&hub, &["reflex", "approve", "promo"]);
     assert_eq!(mode_in_file(&hub, "promo"), "active");
+}
+
+/// An executive that closes every item with `ack` (appends a line to `exec-calls` each call),
+/// or, once `say` exists, answers with its text.
+const ACKING_EXECUTIVE: &str = r#"cat > /dev/null
+dir=$(dirname "$0")
+echo x >> "$dir/exec-calls"
+if [ -e "$dir/say" ]; then printf '```yaml\ntool: reply\nmessage: "%s"\n```\n' "$(cat "$dir/say")"; exit 0; fi
+printf '```yaml\ntool: ack\nreason: seen\n```\n'
+"#;
+
+/// Issue 40, finding 2: owner messages handed up while no executive was configured carry
+/// cn's own words in their threads ("… no executive is configured …"); when an executive
+/// comes and acks them, nothing is learned — not from cn's words, and not from an ack. And a
+/// learned reflex that would close a person's message with a token (one promoted before this
+/// rule: its pipeline only logs) does not: the message goes to the executive.
+#[test]
+fn learning_takes_only_what_people_said_and_never_learns_to_close_a_message_with_a_token() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let hub = setup(dir, "    propose_after: 3\n    promote_after: 2\n");
+    std::fs::write(dir.join("exec.sh"), ACKING_EXECUTIVE).unwrap();
+    // The documented default policy: a level-0 reflex may log.
+    let with_executive = std::fs::read_to_string(hub.join("cn.yaml"))
+        .unwrap()
+        .replace("0: [reply, noop, ack]", "0: [reply, noop, ack, log]");
+    let start = with_executive.find("models:\n").unwrap();
+    let end = start + with_executive[start..].find("senses:").unwrap();
+    std::fs::write(hub.join("cn.yaml"), format!("{}{}", &with_executive[..start], &with_executive[end..])).unwrap();
+
+    // No model at all: four requests with no word in common are handed up, in cn's words.
+    let asked = ["is the printer fixed?", "did the parcel arrive?", "how is grandma doing?", "any news from the bank?"];
+    for text in asked {
+        let answer = chat(&hub, text);
+        assert!(answer.contains("no executive is configured"), "{answer}");
+    }
+    let deferred = std::fs::read_dir(hub.join("threads/deferred"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".md"))
+        .count();
+    assert_eq!(deferred, 4, "handed up, waiting for an executive");
+
+    // The executive comes; the daemon gives it the four, and it acks each (each item learned
+    // from before the next is taken: the first three surely were).
+    std::fs::write(hub.join("cn.yaml"), &with_executive).unwrap();
+    let daemon = Daemon::start(&hub, &[]);
+    wait_until(Duration::from_secs(120), "the executive to decide the four", || {
+        let decided = journal(&hub)
+            .into_iter()
+            .filter(|e| e["type"] == "decision" && e["level"] == 3 && e["op"].as_str().is_some_and(|o| o == "ack"))
+            .count();
+        (decided >= 4).then_some(())
+    });
+    assert!(daemon.stop().success());
+    assert!(exec_calls(dir) >= 4);
+    let learned: Vec<String> = std::fs::read_dir(hub.join("state/reflexes"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("learned-"))
+        .collect();
+    assert!(learned.is_empty(), "nothing is learned from cn's words or from an ack: {learned:?}");
+    let j = journal(&hub);
+    assert!(!j.iter().any(|e| e["action"] == "propose"), "{j:#?}");
+
+    // A learned reflex promoted before this rule, closing what it matches with a log line.
+    std::fs::write(
+        hub.join("state/reflexes/learned-ack-configured.yaml"),
+        "name: learned-ack-configured\nmode: active\nlearned: proposal\ntrigger:\n  pattern: \"(?i)\\\\bconfigured\\\\b\"\npipeline:\n  - action: log\n    message: \"acknowledged: {{text}}\"\n",
+    )
+    .unwrap();
+    say(dir, "Not yet: the guest wifi is next on my list.");
+    let calls = exec_calls(dir);
+    let answer = chat(&hub, "configured the guest wifi yet?");
+    assert_eq!(answer, "Not yet: the guest wifi is next on my list.", "the executive answered, not the reflex");
+    assert_eq!(exec_calls(dir), calls + 1);
+    let j = journal(&hub);
+    let ran = j.iter().find(|e| e["type"] == "reflex" && e["name"] == "learned-ack-configured").expect("it ran");
+    assert_eq!(ran["outcome"], "escalated", "{ran}");
+    assert!(ran.to_string().contains("not closed with a token"), "{ran}");
 }
