@@ -86,6 +86,22 @@ pub enum ConfigError {
     MissingEnv { key: String, var: String },
 }
 
+impl ConfigError {
+    /// The dotted key the error is about, when it is about one.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            ConfigError::Key { key, .. }
+            | ConfigError::Value { key, .. }
+            | ConfigError::Invalid { key, .. }
+            | ConfigError::Section { key, .. }
+            | ConfigError::File { key, .. }
+            | ConfigError::MissingKey { key, .. }
+            | ConfigError::MissingEnv { key, .. } => Some(key),
+            _ => None,
+        }
+    }
+}
+
 /// All of `cn.yaml`, one field per section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

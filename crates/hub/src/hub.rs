@@ -67,6 +67,22 @@ pub fn find_hub(explicit: Option<&Path>) -> Result<PathBuf, HubError> {
     )))
 }
 
+/// Take the dotted `key` out of a YAML mapping; false when it is not there.
+fn without(value: &mut serde_yaml_ng::Value, key: &str) -> bool {
+    let (parent, last) = match key.rsplit_once('.') {
+        Some((parent, last)) => (Some(parent), last),
+        None => (None, key),
+    };
+    let mut at = value;
+    for part in parent.into_iter().flat_map(|p| p.split('.')) {
+        match at.get_mut(part) {
+            Some(v) => at = v,
+            None => return false,
+        }
+    }
+    at.as_mapping_mut().and_then(|m| m.remove(last)).is_some()
+}
+
 /// A peer: another hub, reached through its git remote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Peer {
@@ -99,6 +115,40 @@ impl Hub {
     /// Find and open: see [`find_hub`].
     pub fn find(explicit: Option<&Path>) -> Result<Hub, HubError> {
         Hub::open(find_hub(explicit)?)
+    }
+
+    /// Open the hub at `root` to read it, even while its cn.yaml has an error (a typo made
+    /// while the daemon runs on its last good config): the hub with cn.yaml less each key
+    /// that has an error, and the first error. Only a command that reads the hub (chat with a
+    /// running daemon, the journal, the task list, `cn config show`) opens it so; one that
+    /// acts on cn.yaml's values refuses it ([`Hub::open`]). A cn.yaml that is not YAML, or
+    /// whose `name` is the error, cannot be read around: that error.
+    pub fn open_to_read(root: impl Into<PathBuf>) -> Result<(Hub, Option<ConfigError>), HubError> {
+        let layout = Layout::new(root);
+        let first = match Hub::open(layout.root()) {
+            Ok(hub) => return Ok((hub, None)),
+            Err(HubError::Config(e)) => e,
+            Err(e) => return Err(e),
+        };
+        let path = layout.config();
+        let text = std::fs::read_to_string(&path).map_err(io_at(&path))?;
+        let Ok(mut value) = serde_yaml_ng::from_str::<serde_yaml_ng::Value>(&text) else { return Err(first.into()) };
+        // Each error names its key: without it, the rest is read (a few keys at most).
+        for _ in 0..8 {
+            let Ok(text) = serde_yaml_ng::to_string(&value) else { break };
+            let err = match HubConfig::parse_with_raw(&text, &path) {
+                Ok((config, raw)) => {
+                    let Some(name) = config.name.clone().filter(|n| valid_name(n)) else { break };
+                    cn_storage::beneath::hold(layout.root());
+                    return Ok((Hub { layout, name, config, raw }, Some(first)));
+                }
+                Err(e) => e,
+            };
+            if !err.key().is_some_and(|key| without(&mut value, key)) {
+                break;
+            }
+        }
+        Err(first.into())
     }
 
     pub fn root(&self) -> &Path {

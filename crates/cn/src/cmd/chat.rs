@@ -35,7 +35,9 @@ pub struct Args {
 }
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
-    let hub = Hub::find(hub).context("cn chat needs a hub")?;
+    // A typo in cn.yaml does not lock the owner out: chat goes to the running daemon, which
+    // keeps its last good config.
+    let hub = super::hub::open_to_read(hub, true).context("cn chat needs a hub")?;
     // An executive session while it runs: the daemon does no autonomous executive work.
     let _session = cn_models::Sessions::in_state(&hub.layout().state()).begin("chat").ok();
     let timeout = Duration::from_secs(args.timeout);

@@ -29,7 +29,10 @@ pub enum Sub {
 }
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
-    let hub = super::hub::open(hub)?;
+    let hub = match args.command {
+        Sub::Check => super::hub::open(hub)?,
+        Sub::Show { .. } => super::hub::open_to_read(hub, false)?,
+    };
     match args.command {
         Sub::Check => {
             cn_daemon::check(&hub, cn_daemon::RunMode::Daemon).map_err(|e| super::UsageError(cn_compute::chain(&e)))?;

@@ -20,6 +20,36 @@ pub fn root(hub: Option<&Path>) -> anyhow::Result<std::path::PathBuf> {
     Ok(open(hub)?.root().to_path_buf())
 }
 
+/// Open the hub for a command that only reads it (`cn chat` to a running daemon, `cn journal`,
+/// `cn task list`, `cn config show`), even while cn.yaml has an error: the error is said on
+/// stderr with what it means — a running daemon keeps its last good config, `cn run` will not
+/// start — and the hub is read without the key in error. `daemon_needed`: the command cannot
+/// work without a running daemon then (chat would run `cn run --once`, which refuses it).
+pub fn open_to_read(hub: Option<&Path>, daemon_needed: bool) -> anyhow::Result<Hub> {
+    let root = cn_agent::find_hub(hub).map_err(report_err)?;
+    let (hub, error) = Hub::open_to_read(&root).map_err(report_err)?;
+    let Some(error) = error else { return Ok(hub) };
+    let running = cn_storage::ProcessLock::is_held(&hub.layout().run_lock());
+    let why = cn_compute::chain(&error);
+    if running {
+        eprintln!(
+            "cn: {why}\ncn: the daemon keeps running on its last good config until cn.yaml is fixed; \
+             this shows the hub without the key in error (`cn config check` says what `cn run` would)"
+        );
+    } else if daemon_needed {
+        return Err(UsageError(format!(
+            "{why}\nno daemon is running, and `cn run` will not start until cn.yaml is fixed (`cn config check` says what it would say)"
+        ))
+        .into());
+    } else {
+        eprintln!(
+            "cn: {why}\ncn: no daemon is running, and `cn run` will not start until cn.yaml is fixed; \
+             this shows the hub without the key in error"
+        );
+    }
+    Ok(hub)
+}
+
 /// An agent-layer error as the binary reports it.
 pub fn report_err(e: impl Into<AgentError>) -> anyhow::Error {
     match e.into() {

@@ -48,7 +48,7 @@ pub enum Sub {
 }
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
-    let hub = super::hub::root(hub)?;
+    let hub = super::hub::open_to_read(hub, false)?.root().to_path_buf();
     let state = cn_hub::Layout::new(&hub).state();
     let path = HubJournal::path_in(&state);
     // Read as a stream across the rotated segments, then the live file: one entry in memory

@@ -51,7 +51,10 @@ pub enum Sub {
 }
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
-    let hub = super::hub::root(hub)?;
+    let hub = match args.command {
+        Sub::List { .. } => super::hub::open_to_read(hub, false)?.root().to_path_buf(),
+        _ => super::hub::root(hub)?,
+    };
     let file = tasks_of(&hub);
     match args.command {
         Sub::Add { text, due, priority, context, remind } => {

@@ -125,13 +125,28 @@ fn the_daemon_follows_cn_yaml_as_it_is_edited_and_keeps_its_config_through_a_bad
     assert!(why.contains("bugdet") && why.contains("did you mean `budget`"), "{why}");
     let banner = run_info(&hub)["config_error"].as_str().unwrap_or("").to_string();
     assert!(banner.contains("bugdet"), "state/run.json's config_error (the control room's banner): {banner:?}");
-    // Every command checks cn.yaml as `cn run` does: `cn task list` refuses it too.
-    let out = cn(&hub, &["task", "list"]);
+    // Issue 40, finding 5: the owner is not locked out. Commands that read the hub work, and
+    // say the error and that the daemon runs on its last good config; one that acts on
+    // cn.yaml's values refuses it as `cn run` does.
+    for read in [&["task", "list"][..], &["journal"], &["config", "show"]] {
+        let out = cn(&hub, read);
+        assert!(out.status.success(), "{read:?}: {}", stderr(&out));
+        let said = stderr(&out);
+        assert!(said.contains("bugdet") && said.contains("did you mean `budget`"), "{read:?}: {said}");
+        assert!(said.contains("the daemon keeps running on its last good config"), "{read:?}: {said}");
+    }
+    let journaled = cn(&hub, &["journal"]);
+    assert!(String::from_utf8_lossy(&journaled.stdout).contains("cn.yaml edit refused"), "the refusal can be read");
+    let shown = String::from_utf8_lossy(&cn(&hub, &["config", "show"]).stdout).to_string();
+    assert!(shown.contains("policy.urls") && !shown.contains("bugdet"), "{shown}");
+    let out = cn(&hub, &["config", "check"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("bugdet"), "{}", stderr(&out));
-    // `cn chat` refuses the hub too; the daemon still works, on the last good config (its
-    // policy.urls included), through its owner endpoint.
-    assert_eq!(cn(&hub, &["chat", "hello"]).status.code(), Some(2));
+    // `cn chat` talks to the daemon, which still works on the last good config (its
+    // policy.urls included).
+    let out = cn(&hub, &["chat", "--timeout", "60", "hello"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("last good config"), "{}", stderr(&out));
     let (status, accepted) = post(
         &daemon.owner_url(),
         &[(owner_auth(&hub).0, &owner_auth(&hub).1)],
@@ -539,4 +554,37 @@ fn chat_says_what_the_agent_finishes_before_it_answers() {
     assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stdout).trim().is_empty());
     assert!(daemon.stop().success());
+}
+
+/// Issue 40, finding 5, with no daemon: a typo in cn.yaml still lets the owner read the hub
+/// (`cn task list`, `cn journal`, `cn config show` say the error and that `cn run` will not
+/// start until it is fixed); `cn chat`, which would need `cn run`, says so instead of queueing
+/// a message nothing will answer; a command that acts (`cn task add`) refuses it as before.
+#[test]
+fn a_typo_in_cn_yaml_without_a_daemon_leaves_the_hub_readable_and_says_what_will_not_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", SUMMARIZER, "");
+    cn_ok(&hub, &["task", "add", "water the plants"]);
+    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
+    std::fs::write(hub.join("cn.yaml"), format!("{yaml}bugdet: {{daily_tokens: 5}}\n")).unwrap();
+    for read in [&["task", "list"][..], &["journal"], &["config", "show"]] {
+        let out = cn(&hub, read);
+        assert!(out.status.success(), "{read:?}: {}", stderr(&out));
+        let said = stderr(&out);
+        assert!(said.contains("bugdet") && said.contains("`cn run` will not start until cn.yaml is fixed"), "{said}");
+    }
+    assert!(String::from_utf8_lossy(&cn(&hub, &["task", "list"]).stdout).contains("water the plants"));
+    let out = cn(&hub, &["chat", "hello"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no daemon is running") && stderr(&out).contains("bugdet"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_dir(hub.join("threads/inbox"))
+            .unwrap()
+            .filter(|e| !e.as_ref().unwrap().file_name().to_string_lossy().starts_with('.'))
+            .count(),
+        0,
+        "nothing queued"
+    );
+    let out = cn(&hub, &["task", "add", "buy ink"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
