@@ -98,6 +98,14 @@ impl Provenance {
         matches!(self, Provenance::Owner)
     }
 
+    /// Whether it names no one: a public source whose sender the sense could not vouch for
+    /// (every unauthenticated mail is `email`; a name given to `cn input --from`). Everyone
+    /// such shares the one label, so it is no author (issue 42): what it filed is nobody's to
+    /// list, change or read back — it may file, and owns nothing.
+    pub fn is_unnamed(&self) -> bool {
+        matches!(self, Provenance::Public { user: None, .. })
+    }
+
     /// Whether a reflex's `from:` names this author: `anyone`, `owner`, `peer` (any peer) or
     /// `peer:NAME`, `public` (anyone not the owner or a peer), a sense (`telegram`: its
     /// strangers) or `SENSE:USER`.
@@ -175,6 +183,8 @@ mod tests {
         let laundered = doc(&[("from", "sigma"), ("impulse", "task"), ("source", "github:mallory")]);
         assert_eq!(Provenance::of_item(&laundered, peer), gh);
         assert_eq!(Provenance::parse("peer:ada"), Provenance::Peer("ada".into()));
+        assert!(Provenance::parse("email").is_unnamed() && !gh.is_unnamed() && !Provenance::Owner.is_unnamed());
+        assert!(!Provenance::Peer("ada".into()).is_unnamed());
         assert_eq!(
             Provenance::Peer("ada".into()).policy_keys(),
             ["anyone", "peers", "peer:ada"].map(String::from).to_vec()

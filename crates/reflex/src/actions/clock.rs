@@ -92,6 +92,10 @@ pub(crate) fn activity(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             let read = HubJournal::read(&layout.state()).map_err(|e| failed(&e))?;
             let tasks = cn_hub::tasks::tasks_in(&layout.state()).load().map_err(|e| failed(&e))?;
             let who = ctx.from.clone().unwrap_or(cn_hub::Provenance::Owner);
+            // What was done for an unnamed provenance was done for anyone who is it.
+            if who.is_unnamed() {
+                return Err(cn_compute::ToolError::Denied(super::routine::unnamed(&who)));
+            }
             Ok(Value::String(crate::routine::day::did_today(&read.entries, &tasks, &who, &now)))
         },
     )

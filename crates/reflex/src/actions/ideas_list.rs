@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::routine::{keep_named, state_failed, world};
+use super::routine::{keep_named, named, state_failed, world};
 use super::Shared;
 use crate::routine::{act, Act, Outcome};
 
@@ -27,6 +27,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         "List the ideas (state/ideas.json): {ideas: [{id, idea, added, source}], answer}.",
         move |ctx, p: Params| {
             let world = world(&shared, ctx, "");
+            named(&world)?;
             let Outcome::IdeasListed { mut ideas } = act(Act::ListIdeas, &world).map_err(state_failed)? else {
                 return Err(ToolError::Failed("listing the ideas gave no list".into()));
             };

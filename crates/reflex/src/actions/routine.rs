@@ -138,11 +138,45 @@ pub(super) fn on_one<T: 'static>(
         if owner {
             owner_only(&world)?;
         }
+        named(&world)?;
         let (find, make) = on;
         let found = find(&world, &p.name).map_err(not_named)?;
         let outcome = routine::act(make(found), &world).map_err(state_failed)?;
         Ok(answered(&shared, vec![outcome], &world))
     })
+}
+
+/// An unnamed provenance owns nothing (issue 42): every unauthenticated mailer is `email`, so
+/// "what its author filed" would be what all of them filed. It may file tasks and ideas;
+/// it may not list, change or read back any.
+pub(super) fn named(world: &World) -> Result<(), ToolError> {
+    if world.who.is_unnamed() {
+        Err(ToolError::Denied(unnamed(&world.who)))
+    } else {
+        Ok(())
+    }
+}
+
+/// Why an unnamed provenance is refused.
+pub(super) fn unnamed(who: &Provenance) -> String {
+    format!(
+        "an item from {who} names no one (every sender it cannot vouch for is `{who}`), so nothing filed is \
+         theirs: it may file tasks and ideas, never list, change or read them back"
+    )
+}
+
+/// Whether `parsed` only files (tasks, ideas; a schedule entry the routine itself refuses to
+/// anyone but the owner), or asks about nothing changed.
+fn files_only(parsed: &Parsed) -> bool {
+    match parsed {
+        Parsed::Routine(requests) => requests.iter().all(|r| {
+            matches!(
+                r,
+                routine::Request::AddTask { .. } | routine::Request::AddIdea { .. } | routine::Request::AddEvery { .. }
+            )
+        }),
+        Parsed::Ask(_) | Parsed::Missing(_) | Parsed::NotRoutine => true,
+    }
 }
 
 /// The schedule is the owner's: an entry fires as the owner's own work, so another's item
@@ -192,7 +226,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             let world = world(&shared, ctx, &p.text);
             let mut intent = None;
             // The question pending in this conversation first; else the message, as new.
-            let understand = |text: &str| {
+            let mut understand = |text: &str| {
                 let parsed = routine::parse(text, &world.now);
                 if parsed == Parsed::NotRoutine && classify::unsure(text) {
                     if let Some(i) = classified(&shared, text) {
@@ -202,7 +236,19 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
                 }
                 parsed
             };
-            match routine::respond(&p.text, &world, understand) {
+            // An unnamed provenance keeps no question for its "conversation" (anyone can be
+            // it, and an answer is done without being read as new), and may only file.
+            let done = if world.who.is_unnamed() {
+                let parsed = understand(&p.text);
+                if !files_only(&parsed) {
+                    let answer = unnamed(&world.who);
+                    return Ok(json!({ "answer": answer, "changed": false, "asks": false, "intent": intent }));
+                }
+                routine::perform(&parsed, &world)
+            } else {
+                routine::respond(&p.text, &world, understand)
+            };
+            match done {
                 Ok(done) => {
                     journal(&shared, &done.outcomes, &world);
                     Ok(json!({

@@ -10,7 +10,7 @@ use cn_tools::{typed, Tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::routine::{answered, not_named, state_failed, world};
+use super::routine::{answered, named, not_named, state_failed, world};
 use super::Shared;
 use crate::routine::perform::{moved_to, seconds};
 use crate::routine::{act, Act, Target};
@@ -28,6 +28,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     let shared = shared.clone();
     typed("task_move", "Move or snooze an open task to a new due time: {answer, changed}.", move |ctx, p: Params| {
         let world = world(&shared, ctx, "");
+        named(&world)?;
         let task = world.task(&p.name).map_err(not_named)?;
         let to = p.to.trim();
         let at = if let Ok(t) = to.parse::<jiff::Timestamp>() {

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::routine::{keep_named, state_failed, world};
+use super::routine::{keep_named, named, state_failed, world};
 use super::Shared;
 use crate::routine::{act, Act, Outcome};
 
@@ -32,6 +32,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
         move |ctx, p: Params| {
             let filter: Filter = p.filter.as_deref().unwrap_or("open").parse().map_err(ToolError::BadParams)?;
             let world = world(&shared, ctx, "");
+            named(&world)?;
             let Outcome::Listed { filter, mut tasks } = act(Act::List(filter), &world).map_err(state_failed)? else {
                 return Err(ToolError::Failed("listing the tasks gave no list".into()));
             };
