@@ -26,6 +26,8 @@ pub mod github;
 pub mod hub;
 pub mod owner;
 pub mod peers;
+#[cfg(feature = "email")]
+pub mod quoted;
 pub mod telegram;
 
 use std::any::Any;
