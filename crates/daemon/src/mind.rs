@@ -1273,7 +1273,12 @@ impl cn_compute::Mind for HubMind {
             if let Some(item) = &self.current {
                 thread = context::thread_of(&self.hub, item);
             }
-            let digest = context::journal_digest(&self.hub.layout().journal(), JOURNAL_DIGEST_LINES);
+            // Told as its reader may know it: the owner's words only in the owner's prompt.
+            let reader = match &self.origin {
+                Some(o) if o.author.is_owner() => context::Reader::Owner,
+                _ => context::Reader::Other,
+            };
+            let digest = context::journal_digest(&self.hub.layout().journal(), JOURNAL_DIGEST_LINES, reader);
             if !digest.is_empty() {
                 thread.push(format!("What you did lately (from your journal):\n{digest}"));
             }
