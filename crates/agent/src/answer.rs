@@ -180,6 +180,10 @@ pub enum HandUp {
     /// Only the executive can do it, and it cannot take it now (an executive session runs, or
     /// a level below it decided before the budget was known).
     Later,
+    /// What it needs failed below the executive, and no executive is configured — which
+    /// would not change it: a fetch the policy refused, a page that could not be fetched.
+    /// `why` says what failed and why; it comes back later (fixed by then, perhaps).
+    Stopped { why: String },
     /// An older cn's hand-up ("I'll need my executive for that — queued").
     Legacy,
 }
@@ -193,6 +197,7 @@ impl HandUp {
             HandUp::Held { approval, what } => format!("handed up: {what} waits for the owner's approval ({approval})"),
             HandUp::ExecutiveFailed { error } => format!("handed up: the executive failed ({error})"),
             HandUp::Later => "handed up: only the executive can do it, and it cannot take it now".into(),
+            HandUp::Stopped { why } => format!("handed up: {why}"),
             HandUp::Legacy => HAND_UP.into(),
         }
     }
@@ -205,8 +210,13 @@ impl HandUp {
             None => format!("{what} later"),
         };
         match (self, owner) {
-            (HandUp::NoExecutive, true) => "I can't do that myself: it needs an executive model, and no executive is configured. Add one under `models.executive` in cn.yaml (its comments show the Anthropic, OpenAI-compatible and command forms); until then this waits in the queue — `cn input` shows it, or decide it yourself with `cn out`."
+            (HandUp::NoExecutive, true) => "I can't do that myself: it needs an executive model, and no executive is configured. Add one under `models.executive` in cn.yaml (its comments show the Anthropic, OpenAI-compatible and command forms); until then this waits in threads/deferred/ — `cn input` lists what waits there and `cn input ID` shows it."
                 .into(),
+            (HandUp::Stopped { why }, true) => format!(
+                "I couldn't do that: {why}. {} — `cn input` lists what waits in threads/deferred/ and `cn input ID` shows it.",
+                again("I'll try again")
+            ),
+            (HandUp::Stopped { why }, false) => format!("I couldn't do that: {why}. {}.", again("I'll try again")),
             (HandUp::NoExecutive, false) => "I can't do that myself: it needs my executive, which my owner has not configured. It waits until they do, or until they decide it."
                 .into(),
             (HandUp::Budget { refusal }, _) => {

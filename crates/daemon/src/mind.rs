@@ -153,6 +153,10 @@ pub struct HubMind {
     /// What a shadow reflex would have done with the current item, compared with the real
     /// decision when it comes (kept in memory: a restart in between loses one comparison).
     shadow: Option<cn_reflex::ShadowRun>,
+    /// Why the reflex that took the current item stopped, when a step of it failed (a fetch
+    /// the policy refused, a page that could not be fetched): the true reason when no level
+    /// above can take the item — never "it needs an executive".
+    stopped: Option<(String, String)>,
     /// The hub could not record a decision (a full disk): no item is taken before this, and
     /// the wait doubles while it lasts — so a full disk costs a few model calls a minute, not
     /// a loop of them (the disk-full bench saw 240 failed writes a second without it).
@@ -223,6 +227,7 @@ impl HubMind {
             level: None,
             telemetry: None,
             shadow: None,
+            stopped: None,
             stalled: None,
             replica: None,
         }
@@ -330,6 +335,10 @@ impl HubMind {
         let handled = engine.handle(&cn_reflex::Input::new(&item.content).source(source).id(&item.id).origin(origin));
         drop(engine);
         self.shadow = handled.shadow.clone();
+        self.stopped = handled.reflex.as_ref().and_then(|name| {
+            let failed = handled.steps.iter().rev().find_map(|s| Some((s.action.as_str(), s.error.as_deref()?)))?;
+            Some((item.id.clone(), format!("my reflex `{name}` could not {}: {}", failed.0, failed.1)))
+        });
         // A step held for the owner's approval: the item waits for their word (the sender is
         // told), and the run resumes from that step once it comes.
         if let Some(held) = &handled.held {
@@ -570,7 +579,14 @@ impl HubMind {
     /// impulses and events wait for the budget, or — with no executive at all — are closed
     /// saying what happened and that nothing below the executive can do more (a reflection
     /// gets its digest of the journal). Nothing is filed again as a task or an idea.
-    fn close_truly(&mut self, item: &Item, origin: &Origin, refused: Refused) -> bool {
+    fn close_truly(&mut self, item: &Item, origin: &Origin, mut refused: Refused) -> bool {
+        // A reflex took it and a step failed: that is why it is not done (an executive would
+        // not change a refused fetch or an unreachable page).
+        if origin.kind.is_message() && refused.why == cn_agent::HandUp::NoExecutive {
+            if let Some((_, why)) = self.stopped.take().filter(|(id, _)| *id == item.id) {
+                refused.why = cn_agent::HandUp::Stopped { why };
+            }
+        }
         if origin.kind.is_message() || refused.why != cn_agent::HandUp::NoExecutive {
             return self.hand_up(item, &refused.why, refused.until);
         }

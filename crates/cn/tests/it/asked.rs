@@ -493,3 +493,33 @@ fn commits(hub: &Path) -> usize {
         std::process::Command::new("git").arg("-C").arg(hub).args(["rev-list", "--count", "HEAD"]).output().unwrap();
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
+
+/// Issue 40, finding 4: a fetch the policy refuses is told as that — the reflex, the step and
+/// the policy's reason — never "it needs an executive model" (an executive would not change
+/// it); and the command the hand-up names shows the item: `cn input` with an empty inbox lists
+/// what waits in threads/deferred/, and `cn input ID` shows it without taking it.
+#[test]
+fn a_refused_fetch_is_told_as_that_and_the_named_command_shows_the_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = init_hub(dir.path(), "ada");
+    let answer = chat(&hub, "summarize http://127.0.0.1:9/page");
+    assert!(answer.contains("could not fetch_url") && answer.contains("loopback"), "{answer}");
+    assert!(!answer.contains("executive"), "an executive would not help: {answer}");
+    assert!(answer.contains("`cn input ID` shows it"), "{answer}");
+    let d = decisions(&hub).pop().unwrap();
+    let id = d["item"].as_str().unwrap().to_string();
+    assert!(d["handed_up"].as_str().unwrap().contains("loopback"), "{d}");
+    // `cn input`: nothing in the inbox, and what waits is named.
+    let out = cn_cmd(&hub).arg("input").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(said.contains("1 waiting in threads/deferred/") && said.contains(&id), "{said}");
+    assert!(said.contains("summarize http://127.0.0.1:9/page"), "{said}");
+    // `cn input ID` shows it, and leaves it where it waits.
+    let shown = cn_ok(&hub, &["input", &id]);
+    assert!(shown.contains(&format!("id: {id}")) && shown.contains("summarize http://127.0.0.1:9/page"), "{shown}");
+    assert!(hub.join(format!("threads/deferred/{id}.md")).is_file());
+    let out = cn_cmd(&hub).args(["input", "no-such-item"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no item `no-such-item`"));
+}
