@@ -50,7 +50,7 @@ pub use queue::{
     answer_to, current, enqueue, enqueue_new, enqueue_reflection, locate, pending, release_due, resume, return_current,
     take, take_next, take_next_locked, Place,
 };
-pub use sync::{peer_mail, peer_status, sync, PeerStatus, SyncReport};
+pub use sync::{mail_home, peer_mail, peer_status, sync, MailHome, PeerStatus, SyncReport};
 pub use tools::{op_tool_names, ops_prompt, register_ops, Decisions};
 
 use cn_hub::git::Git;

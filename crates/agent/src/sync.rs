@@ -1260,22 +1260,18 @@ fn publish(
 ) -> Result<()> {
     let files = md_files(&hub.outbox())?;
     let owes_receipts = state.peers.values().any(|r| !r.received.is_empty());
-    let has_origin = origin_refs.is_some() || Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_ok();
-    if !has_origin {
-        if files.is_empty() && !owes_receipts {
-            return Ok(());
-        }
-        return Err(AgentError::Invalid(format!(
-            "{} mail and {} receipts wait to be published but the hub has no git remote `origin`; add one with `git -C {} remote add origin URL`",
-            files.len(),
-            state.peers.values().map(|r| r.received.len()).sum::<usize>(),
-            hub.root().display()
-        )));
+    // Where the mail goes: origin, or — a hub without one — the hub's own repository, which
+    // its peers then read (`cn peer add NAME DIR`); a push to `.` is git's push into itself.
+    let home = if origin_refs.is_some() || has_origin(hub) { Home::Origin } else { Home::Itself };
+    let remote = home.remote();
+    if home == Home::Itself && files.is_empty() && !owes_receipts && !state.peers.values().any(|r| r.waiting_out > 0) {
+        // Nothing to publish and nothing of ours in flight: not even a listing.
+        return Ok(());
     }
     let patterns = own_patterns(peers);
     let listed = match origin_refs {
         Some(refs) => refs,
-        None => list(hub, "origin", &patterns, None)?,
+        None => list(hub, remote, &patterns, None)?,
     };
     let before: BTreeMap<String, (MailRef, String)> = listed.into_iter().map(|(r, sha)| (r.name(), (r, sha))).collect();
     // Receipts owed: mail taken that its sender still lists, with no receipt in origin yet.
@@ -1361,7 +1357,7 @@ fn publish(
             let pushed = match upstream {
                 Some(up) => up.push(chunk).map(|_| ()).map_err(|e| cn_compute::chain(&e)),
                 None => {
-                    let mut args = vec!["push", "-q", "--no-verify", "origin"];
+                    let mut args = vec!["push", "-q", "--no-verify", remote];
                     args.extend(chunk.iter().map(String::as_str));
                     origin_git(&Git::new(hub.root()), &args).map(|_| ()).map_err(|e| cn_compute::chain(&e))
                 }
@@ -1382,7 +1378,7 @@ fn publish(
         } else {
             // A failed push is not the verdict: the listing is (a push that failed on a ref
             // a killed sync's push was still updating may have landed all the same).
-            after = list(hub, "origin", &patterns, None)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
+            after = list(hub, remote, &patterns, None)?.into_iter().map(|(r, sha)| (r.name(), sha)).collect();
         }
     }
     let mut unconfirmed = Vec::new();
@@ -1422,7 +1418,8 @@ fn publish(
     }
     if !unconfirmed.is_empty() {
         return Err(AgentError::Invalid(format!(
-            "origin does not show {} of the {} ref changes pushed (e.g. {}); they are retried at the next sync{}",
+            "{} does not show {} of the {} ref changes pushed (e.g. {}); they are retried at the next sync{}",
+            home.name(),
             unconfirmed.len(),
             want.len(),
             unconfirmed[0],
@@ -1433,6 +1430,75 @@ fn publish(
         tracing::info!(error = %e, "git push failed, but origin shows every change");
     }
     Ok(())
+}
+
+/// Where a hub publishes its mail and receipts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Home {
+    /// Its git remote `origin`.
+    Origin,
+    /// Its own repository (a hub without `origin`): its peers read the hub's directory.
+    Itself,
+}
+
+impl Home {
+    /// The remote git is given.
+    fn remote(self) -> &'static str {
+        match self {
+            Home::Origin => "origin",
+            Home::Itself => ".",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Home::Origin => "origin",
+            Home::Itself => "the hub's own repository",
+        }
+    }
+}
+
+fn has_origin(hub: &Hub) -> bool {
+    Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_ok()
+}
+
+/// Where this hub's peers read the mail it sends them: its `origin`'s URL (credentials
+/// left out), or — a hub without `origin` — the hub's own directory. A peer receives this
+/// hub's mail once it names this hub with that remote (`cn peer add <me> <where>`).
+pub fn mail_home(hub: &Hub) -> MailHome {
+    let git = Git::new(hub.root());
+    match git.run(&["remote", "get-url", "origin"]) {
+        Ok(url) => MailHome { remote: cn_hub::redact::redact(url.trim()), origin: true },
+        Err(_) => {
+            let root = hub.root().canonicalize().unwrap_or_else(|_| hub.root().to_path_buf());
+            MailHome { remote: root.display().to_string(), origin: false }
+        }
+    }
+}
+
+/// Where a hub publishes its mail ([`mail_home`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct MailHome {
+    /// The remote a peer names this hub by.
+    pub remote: String,
+    /// Whether that is the hub's `origin` (else its own directory).
+    pub origin: bool,
+}
+
+impl MailHome {
+    /// What a peer runs once to receive this hub's mail.
+    pub fn peer_add(&self, me: &str) -> String {
+        format!("cn peer add {me} {}", shell_word(&self.remote))
+    }
+}
+
+/// `s` as one shell word (quoted only when it needs to be).
+fn shell_word(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-:@+=,".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
 }
 
 /// What this hub lists in its own origin: its mail (both layouts) and its receipts.
@@ -1555,6 +1621,12 @@ pub struct PeerStatus {
     pub waiting_in: usize,
     /// Receipts this hub holds for the peer until it releases the mail.
     pub receipts_pending: usize,
+    /// What the peer runs once to receive this hub's mail ([`MailHome::peer_add`]).
+    pub to_receive: String,
+    /// For a peer whose hub is a directory on this machine: whether it names this hub at
+    /// the place this hub publishes its mail (false: it receives none of it). `None` when
+    /// that cannot be seen from here.
+    pub names_me: Option<bool>,
 }
 
 /// Each peer's mail as of the last sync, plus the outbox now (no network).
@@ -1567,12 +1639,16 @@ pub fn peer_status(hub: &Hub) -> Result<Vec<PeerStatus>> {
             *outbox.entry(mail.to).or_default() += 1;
         }
     }
+    let home = mail_home(hub);
+    let to_receive = home.peer_add(hub.name());
     Ok(hub
         .peers()?
         .into_iter()
         .map(|(name, peer)| {
             let r = state.peers.get(&name).cloned().unwrap_or_default();
             PeerStatus {
+                to_receive: to_receive.clone(),
+                names_me: names_me(&peer.remote, hub.name(), &home),
                 waiting_out: r.waiting_out + outbox.get(&name).copied().unwrap_or(0),
                 waiting_in: r.waiting_in,
                 receipts_pending: r.received.len(),
@@ -1583,6 +1659,22 @@ pub fn peer_status(hub: &Hub) -> Result<Vec<PeerStatus>> {
             }
         })
         .collect())
+}
+
+/// Whether the hub at `remote` (a directory on this machine holding a hub) names `me` at
+/// `home`; `None` when `remote` is no such directory or its peers cannot be read.
+fn names_me(remote: &str, me: &str, home: &MailHome) -> Option<bool> {
+    let dir = std::path::Path::new(remote.strip_prefix("file://").unwrap_or(remote));
+    if !dir.join("cn.yaml").is_file() {
+        return None;
+    }
+    let peer = Hub::open(dir).ok()?;
+    let theirs = peer.peers().ok()?.remove(me);
+    let same = |a: &str, b: &str| {
+        let canon = |p: &str| std::path::Path::new(p.strip_prefix("file://").unwrap_or(p)).canonicalize().ok();
+        a == b || canon(a).is_some_and(|a| Some(a) == canon(b))
+    };
+    Some(theirs.is_some_and(|p| same(&p.remote, &home.remote)))
 }
 
 #[cfg(test)]

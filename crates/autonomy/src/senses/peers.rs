@@ -1,12 +1,17 @@
 //! Peer mail: the daemon runs `cn sync` on a timer (`senses.peers.every`), so mail from peers
-//! reaches the inbox — and the outbox reaches `origin` — with no cron job. A filed mail is a
+//! reaches the inbox — and the outbox reaches `origin` — with no cron job; a mail put in the
+//! outbox (`cn send`, a decision's `do send`) is published at once. A filed mail is a
 //! write to the inbox: the hub watcher wakes the daemon and attention offers the item as a
 //! peer's percept. A failing peer is journaled when its error first appears or changes, not
 //! at every tick.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use tokio::sync::Notify;
 
 use cn_hub::journal::HubJournal;
 use cn_storage::Entry;
@@ -24,14 +29,47 @@ impl Sense for PeersSense {
     }
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
-        ctx.runtime.spawn(run(ctx.hub.root().to_path_buf(), self.every));
-        Ok(Running::tasks())
+        let outbox = ctx.hub.outbox();
+        std::fs::create_dir_all(&outbox).map_err(|source| SenseError::Create {
+            sense: "peers",
+            path: outbox.clone(),
+            source,
+        })?;
+        let posted = Arc::new(Notify::new());
+        let wake = posted.clone();
+        let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| match res {
+            Ok(event) if posts(&event) => wake.notify_one(),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(e = %cn_compute::Chain(&e), "outbox watcher error"),
+        })
+        .map_err(|source| SenseError::Watch { sense: "peers", path: None, source })?;
+        watcher.watch(&outbox, RecursiveMode::NonRecursive).map_err(|source| SenseError::Watch {
+            sense: "peers",
+            path: Some(outbox.clone()),
+            source,
+        })?;
+        ctx.runtime.spawn(run(ctx.hub.root().to_path_buf(), self.every, posted));
+        Ok(Running::keep(OutboxWatch(watcher)))
     }
 }
 
-/// Sync every `every` (at least a second) until the runtime shuts down (the first sync right
-/// away).
-pub async fn run(hub: PathBuf, every: Duration) {
+/// The outbox's watcher, kept while the senses run.
+struct OutboxWatch(#[allow(dead_code)] RecommendedWatcher);
+
+/// Whether `event` is a mail arriving in the outbox (a `.md` file made or moved there; a
+/// mail leaving it for `sent/` is not).
+fn posts(event: &Event) -> bool {
+    use notify::event::{ModifyKind, RenameMode};
+    let arrives = matches!(
+        event.kind,
+        EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both | RenameMode::Any))
+    );
+    arrives && event.paths.iter().any(|p| p.extension().is_some_and(|e| e == "md") && p.exists())
+}
+
+/// Sync every `every` (at least a second), and as soon as `posted` says a mail arrived in
+/// the outbox, until the runtime shuts down (the first sync right away).
+pub async fn run(hub: PathBuf, every: Duration, posted: Arc<Notify>) {
     let every = every.max(Duration::from_secs(1));
     let mut reported = BTreeSet::new();
     let mut failures = 0u32;
@@ -61,7 +99,16 @@ pub async fn run(hub: PathBuf, every: Duration) {
         let whole = !matches!(synced, Ok(Ok(_)));
         failures = if whole { failures.saturating_add(1) } else { 0 };
         reported = errors;
-        tokio::time::sleep(super::backoff(every, failures.saturating_sub(1))).await;
+        // A sync that failed as a whole waits out its backoff; else a posted mail ends the rest.
+        let rest = tokio::time::sleep(super::backoff(every, failures.saturating_sub(1)));
+        if whole {
+            rest.await;
+        } else {
+            tokio::select! {
+                () = rest => {}
+                () = posted.notified() => {}
+            }
+        }
     }
 }
 

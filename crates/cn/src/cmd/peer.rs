@@ -26,6 +26,22 @@ pub fn run(hub: Option<&Path>, cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Add { name, remote } => {
             cn_agent::add_peer(&hub, &name, &remote).map_err(super::hub::report_err)?;
             println!("peer {name} added");
+            // What the peer needs to receive this hub's mail: to name this hub where it
+            // publishes (its origin, or its own directory).
+            let home = cn_agent::mail_home(&hub);
+            let me = hub.name();
+            let peer_add = home.peer_add(me);
+            if home.origin {
+                println!(
+                    "{me} publishes its mail to {name} in its origin: {name} receives it once it runs `{peer_add}`"
+                );
+            } else {
+                println!(
+                    "{me} has no git remote `origin`, so its mail to {name} waits in this hub's own repository: \
+                     {name} receives it once it runs `{peer_add}`"
+                );
+            }
+            println!("mail moves while both hubs' `cn run` runs (or at each `cn sync`)");
             if let Some(why) = cn_agent::peer_unreachable(&hub, &name) {
                 eprintln!(
                     "cn: warning: peer {name}'s remote does not answer now ({why}); it is recorded anyway, \
@@ -56,14 +72,29 @@ pub fn run(hub: Option<&Path>, cmd: Command) -> anyhow::Result<ExitCode> {
             }
             for p in peers.iter().filter(|_| !json) {
                 let fetched = p.last_fetch.as_deref().unwrap_or("never");
+                let names_me = match p.names_me {
+                    Some(false) => {
+                        format!("\tdoes not name {} yet: receives no mail until it runs `{}`", hub.name(), p.to_receive)
+                    }
+                    _ => String::new(),
+                };
                 println!(
-                    "{}\t{}\tfetched {fetched}\tout {} waiting\tin {} waiting\t{} receipts pending{}",
+                    "{}\t{}\tfetched {fetched}\tout {} waiting\tin {} waiting\t{} receipts pending{names_me}{}",
                     p.name,
                     p.remote,
                     p.waiting_out,
                     p.waiting_in,
                     p.receipts_pending,
                     p.last_error.as_deref().map(|e| format!("\terror: {e}")).unwrap_or_default()
+                );
+            }
+            if !json && !peers.is_empty() {
+                let home = cn_agent::mail_home(&hub);
+                let place = if home.origin { "its origin" } else { "its own repository, having no `origin`" };
+                println!(
+                    "a peer receives {}'s mail, published in {place}, once it runs `{}`",
+                    hub.name(),
+                    home.peer_add(hub.name())
                 );
             }
         }

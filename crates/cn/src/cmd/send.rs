@@ -20,6 +20,6 @@ pub struct Args {
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = super::hub::open(hub)?;
     let mail = cn_agent::send(&hub, &args.to, &args.message, args.body.as_deref()).map_err(super::hub::report_err)?;
-    println!("mail {} to {} queued; `cn sync` sends it", mail.id, mail.to);
+    println!("mail {} to {} queued; a running `cn run` publishes it now, else `cn sync` does", mail.id, mail.to);
     Ok(ExitCode::SUCCESS)
 }

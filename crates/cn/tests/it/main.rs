@@ -50,6 +50,7 @@ mod otel_export;
 mod parse_cli;
 mod peer_servers;
 mod peers_readonly;
+mod readme_peers;
 mod red_team;
 mod reflex_shadow;
 mod reflex_starter;

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,7 +35,11 @@ impl GitDaemon {
     fn serve(root: &Path, extra: &[&str]) -> GitDaemon {
         // A free port: bind, note it, release it; git daemon takes it a moment later.
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        // In a process group of its own, killed whole when dropped: `git daemon` is git's
+        // wrapper, which starts `git-daemon` (and that a process per connection); killing
+        // the wrapper alone would leave them serving a deleted directory.
         let child = Command::new("git")
+            .process_group(0)
             .args(["daemon", "--reuseaddr", "--export-all", "--informative-errors", "--listen=127.0.0.1"])
             .args(extra)
             .arg(format!("--port={port}"))
@@ -61,7 +66,11 @@ impl GitDaemon {
 
 impl Drop for GitDaemon {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // The whole group (its leader's pid is its id): the wrapper, `git-daemon` and every
+        // connection's process.
+        let group = i32::try_from(self.child.id()).expect("a pid fits in i32");
+        // SAFETY: kill(2) with a negative pid signals that process group; no memory is shared.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
         let _ = self.child.wait();
     }
 }
