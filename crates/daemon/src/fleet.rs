@@ -148,6 +148,16 @@ pub fn run(
                     }
                 };
                 journal_takeover(&hub, &why, held.term, &adopted, taken);
+                // A lease no clone wrote was in origin (forged, or from a cn before the MAC):
+                // never adopted (timed by this clone's own lease time, then replaced); the
+                // owner is told.
+                if let Some(lease) = seen.lease.as_ref().filter(|l| !l.authentic) {
+                    alert(
+                        &hub,
+                        "origin's lease had been written by no clone of this hub (its MAC does not verify with the hub's id key): it was not trusted — timed by this clone's own lease time, then replaced; if no older cn wrote it, someone who may push to origin did",
+                        &format!("{}: {why}", lease.sha),
+                    );
+                }
                 let term = stop.child();
                 let replica = Arc::new(crate::replica::Replica::start(upstream.clone(), term.clone()));
                 // The takeover is in origin before the agent starts.
@@ -234,10 +244,39 @@ fn journal_takeover(hub: &cn_agent::Hub, why: &str, term: u64, adopted: &Adopted
 /// The hub's spool becomes origin's carry (commit `sha`; see
 /// `cn_autonomy::attention::spool::take_over`), keeping what this clone's spool held when the
 /// lease was its own (`own`). `Err`: the carry could not be read or written here.
+///
+/// A carry whose MAC does not verify with the hub's id key (pushed by someone else, or
+/// written by a cn before the MAC) is not taken in: its commit is kept in this clone under
+/// `refs/cn/set-aside/carry-…` and the owner is told (journal, stderr).
 fn take_over_carry(hub: &cn_agent::Hub, upstream: &Upstream, sha: &str, own: bool) -> Result<TakenOver, String> {
     let spool = hub.layout().attention();
-    let lines = upstream.carried(sha).map_err(|e| cn_compute::chain(&e))?;
+    let carried = upstream.carried(sha).map_err(|e| cn_compute::chain(&e))?;
+    let lines = if carried.authentic || carried.lines.iter().all(u8::is_ascii_whitespace) {
+        carried.lines
+    } else {
+        let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string();
+        let kept = format!("{}carry-{stamp}-{}", cn_hub::lease::SET_ASIDE_REFS, short(sha));
+        let where_ = match upstream.git().run(&["update-ref", &kept, sha]) {
+            Ok(_) => format!("kept under {kept} (`git show {kept}`)"),
+            Err(e) => format!("commit {sha}, not kept here: {}", cn_compute::Chain(&e)),
+        };
+        let items = carried.lines.split(|b| *b == b'\n').filter(|l| !l.iter().all(u8::is_ascii_whitespace)).count();
+        alert(
+            hub,
+            "origin's carry (refs/cn/attention) was written by no clone of this hub (its MAC does not verify with the hub's id key): none of it was taken in; if an older cn wrote it, what it held is kept for the owner to look at, else someone who may push to origin did",
+            &format!("{items} line(s), {where_}"),
+        );
+        Vec::new()
+    };
     cn_autonomy::attention::spool::take_over(&spool, &lines, own).map_err(|e| format!("{}: {e}", spool.display()))
+}
+
+/// Tell the owner of something origin held that no clone wrote: the hub's journal (an
+/// observation whose summary starts "origin's") and this daemon's stderr.
+fn alert(hub: &cn_agent::Hub, summary: &str, context: &str) {
+    tracing::warn!(%context, "{summary}");
+    eprintln!("cn run: {summary} ({})", cn_hub::redact::printable_line(context));
+    journal_note(hub, summary, context);
 }
 
 /// An observation in the hub's journal (a journal that cannot be written is logged).
@@ -264,6 +303,8 @@ pub struct LeaseStatus {
     pub origin: Option<cn_hub::lease::LeaseRecord>,
     /// Origin's lease commit, if there is one.
     pub origin_sha: Option<String>,
+    /// Origin's lease was written by a clone of this hub (its MAC verifies).
+    pub authentic: bool,
     /// Origin's head of the hub's branch.
     pub head: Option<String>,
     pub me: cn_hub::lease::Me,
@@ -290,6 +331,7 @@ pub fn status(hub: &cn_agent::Hub) -> Result<LeaseStatus, DaemonError> {
     Ok(LeaseStatus {
         lease: upstream.lease(),
         origin_sha: seen.lease.as_ref().map(|l| l.sha.clone()),
+        authentic: seen.lease.as_ref().is_some_and(|l| l.authentic),
         origin: seen.lease.and_then(|l| l.record),
         head: seen.head,
         holds: upstream.held().filter(|h| h.holder == me.clone_id).and_then(|h| h.remaining()),

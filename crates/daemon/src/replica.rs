@@ -316,7 +316,20 @@ impl Shared {
             let result = self.upstream.push(&extra);
             let mut st = self.lock();
             match result {
-                Ok(_) => {
+                Ok(pushed) => {
+                    if let Some(found) = &pushed.repaired {
+                        tracing::warn!(%found, "origin's lease was replaced by one no clone wrote; put back");
+                        eprintln!(
+                            "cn run: origin's lease was replaced by one no clone of this hub wrote; this clone put its own back ({})",
+                            cn_hub::redact::printable_line(found)
+                        );
+                        drop(st);
+                        self.journal(
+                            "origin's lease was replaced by one no clone of this hub wrote (someone who may push to origin): this clone, which holds it, put its own back and decides on",
+                            Some(found),
+                        );
+                        st = self.lock();
+                    }
                     match carry {
                         Ok(Some((lines, _))) => {
                             st.carried = Some(lines);

@@ -37,6 +37,15 @@
 //!
 //! So the holder has stopped deciding a third of the lease before any standby may start.
 //!
+//! Nothing from origin is trusted for being there (issue 42): anyone who may push to origin
+//! may write the lease and the carry. So each lease commit and each carry ends with a MAC
+//! line (`mac: …`, HMAC-SHA-256 keyed with the hub's id key `.git/cn-id-key`, which only the
+//! hub's clones hold, over the message before it). A lease whose MAC does not verify (forged,
+//! or written by a cn before the MAC) is held by someone unknown: never "released", never
+//! this clone's own, its time never more than cn.yaml's `origin.lease`; a holder whose push
+//! finds one in place of its own beat puts its beat back and says so ([`Pushed::repaired`]).
+//! A carry whose MAC does not verify is not taken in ([`Carried::authentic`]).
+//!
 //! Invariants: a push from a clone in lease mode without a valid hold is refused here before
 //! git runs ([`LeaseError::Fenced`]), and by the server if it slipped past (the lease's
 //! compare-and-swap); a standby that takes over starts from origin's head, and what its own
@@ -69,6 +78,9 @@ pub const SET_ASIDE_REFS: &str = "refs/cn/set-aside/";
 const GIT_TIMEOUT: Duration = Duration::from_secs(120);
 /// The largest lease commit read from origin.
 const RECORD_MAX: u64 = 16 << 10;
+/// The MAC's domains: a lease commit's MAC is never a carry's, nor the other way round.
+const LEASE_MAC: &str = "cn lease mac v1";
+const CARRY_MAC: &str = "cn carry mac v1";
 /// git's empty tree, which every lease commit points at.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
@@ -227,6 +239,19 @@ pub struct SeenLease {
     pub sha: String,
     /// `None` when the commit is not a lease cn can read (held by someone unknown).
     pub record: Option<LeaseRecord>,
+    /// Its MAC verifies with this clone's id key: a clone of this hub wrote it. Otherwise
+    /// (forged, or written by a cn before the MAC) it is held by someone unknown.
+    pub authentic: bool,
+}
+
+/// What origin's carry holds ([`Upstream::carried`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Carried {
+    /// The spool lines it holds (empty for a commit that is no carry).
+    pub lines: Vec<u8>,
+    /// Its MAC verifies with this clone's id key: a clone of this hub wrote it. Lines that
+    /// are not authentic are never taken in.
+    pub authentic: bool,
 }
 
 /// What a push did: the branch commit origin now shows, and until when this clone may decide
@@ -235,6 +260,9 @@ pub struct SeenLease {
 pub struct Pushed {
     pub head: Option<String>,
     pub until: Option<Duration>,
+    /// origin's lease had been replaced by one no clone of this hub wrote (its MAC does not
+    /// verify) while this clone held it: the push put this clone's beat back. What it found.
+    pub repaired: Option<String>,
 }
 
 /// What [`Upstream::adopt_head`] did to the working tree.
@@ -360,17 +388,29 @@ impl Upstream {
                 return Err(self.git.failure(&args, &ran).into());
             }
         }
-        seen.lease = lease.map(|sha| SeenLease { record: self.record(&sha), sha });
+        let key = self.id_key()?;
+        seen.lease = lease.map(|sha| {
+            let (record, authentic) = self.record(&sha, &key);
+            SeenLease { record, sha, authentic }
+        });
         Ok(seen)
     }
 
-    /// The lease commit `sha` (local) as a record, if it is one.
-    fn record(&self, sha: &str) -> Option<LeaseRecord> {
-        let size: u64 = self.git.run(&["cat-file", "-s", sha]).ok()?.trim().parse().ok()?;
-        if size > RECORD_MAX {
-            return None;
+    /// The hub's id key (made on first use): what only the hub's clones hold.
+    fn id_key(&self) -> Result<String, LeaseError> {
+        Ok(crate::owner_token::id_key(&self.layout)?)
+    }
+
+    /// The lease commit `sha` (local) as a record, if it is one, and whether its MAC
+    /// verifies with `key`.
+    fn record(&self, sha: &str, key: &str) -> (Option<LeaseRecord>, bool) {
+        let size: Option<u64> = self.git.run(&["cat-file", "-s", sha]).ok().and_then(|s| s.trim().parse().ok());
+        if size.is_none_or(|s| s > RECORD_MAX) {
+            return (None, false);
         }
-        LeaseRecord::parse(&self.git.run(&["cat-file", "commit", sha]).ok()?)
+        let Ok(text) = self.git.run(&["cat-file", "commit", sha]) else { return (None, false) };
+        let authentic = text.split_once("\n\n").is_some_and(|(_, message)| verify(key, LEASE_MAC, message).is_some());
+        (LeaseRecord::parse(&text), authentic)
     }
 
     /// The carry's commit in origin now, if any (one listing). Read after taking the lease:
@@ -390,8 +430,9 @@ impl Upstream {
     }
 
     /// The carry origin showed (its commit `sha`, fetched here when this clone lacks it): the
-    /// spool lines its message holds. Bounded in size; a commit that is not a carry is empty.
-    pub fn carried(&self, sha: &str) -> Result<Vec<u8>, LeaseError> {
+    /// spool lines its message holds, and whether a clone of this hub wrote them (its MAC).
+    /// Bounded in size; a commit that is not a carry is empty.
+    pub fn carried(&self, sha: &str) -> Result<Carried, LeaseError> {
         if !self.git.has_object(sha) {
             let args =
                 ["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--", &self.remote, sha];
@@ -405,9 +446,20 @@ impl Upstream {
             return Err(LeaseError::Carry(format!("it is {size} bytes, over the {CARRY_MAX} read")));
         }
         let text = self.git.run(&["cat-file", "commit", sha])?;
-        let Some((head, body)) = text.split_once("\n\n") else { return Ok(Vec::new()) };
-        let on_empty_tree = head.lines().any(|l| l == format!("tree {EMPTY_TREE}"));
-        Ok(body.strip_prefix(CARRY_TITLE).filter(|_| on_empty_tree).map(|b| b.as_bytes().to_vec()).unwrap_or_default())
+        let Some((head, body)) = text.split_once("\n\n") else { return Ok(Carried::default()) };
+        if !head.lines().any(|l| l == format!("tree {EMPTY_TREE}")) {
+            return Ok(Carried::default());
+        }
+        // A carry a clone wrote ends with its MAC line; one without (forged, or written by a
+        // cn before the MAC) is read whole, and not authentic.
+        let (message, authentic) = match verify(&self.id_key()?, CARRY_MAC, body) {
+            Some(signed) => (signed, true),
+            None => (body, false),
+        };
+        Ok(message
+            .strip_prefix(CARRY_TITLE)
+            .map(|b| Carried { lines: b.as_bytes().to_vec(), authentic })
+            .unwrap_or_default())
     }
 
     /// The refspec that moves origin's carry to `lines` (a commit on the empty tree, the
@@ -416,11 +468,17 @@ impl Upstream {
         if !self.git.has_object(EMPTY_TREE) {
             self.git.run_with_input(&["hash-object", "-t", "tree", "-w", "--stdin"], b"")?;
         }
-        let mut text = format!(
-            "tree {EMPTY_TREE}\nauthor cn <cn@cn.invalid> 0 +0000\ncommitter cn <cn@cn.invalid> 0 +0000\n\n{CARRY_TITLE}"
-        )
-        .into_bytes();
-        text.extend_from_slice(lines);
+        let mut message = CARRY_TITLE.as_bytes().to_vec();
+        message.extend_from_slice(lines);
+        if !message.ends_with(b"\n") {
+            message.push(b'\n');
+        }
+        let key = self.id_key()?;
+        let mut text =
+            format!("tree {EMPTY_TREE}\nauthor cn <cn@cn.invalid> 0 +0000\ncommitter cn <cn@cn.invalid> 0 +0000\n\n")
+                .into_bytes();
+        text.extend_from_slice(&message);
+        text.extend_from_slice(format!("mac: {}\n", mac(&key, CARRY_MAC, &message)).as_bytes());
         let sha = self.git.run_with_input(&["hash-object", "-t", "commit", "-w", "--stdin"], &text)?;
         Ok(format!("+{}:{CARRY_REF}", sha.trim()))
     }
@@ -431,7 +489,8 @@ impl Upstream {
         let ttl = self.lease.ok_or_else(|| LeaseError::Fenced { why: "cn.yaml sets no `origin.lease`".into() })?;
         let me = self.me()?;
         let _lock = self.lock()?;
-        let term = seen.lease.as_ref().and_then(|l| l.record.as_ref()).map_or(0, |r| r.term) + 1;
+        // (A forged term near the end of the numbers saturates, never wraps.)
+        let term = seen.lease.as_ref().and_then(|l| l.record.as_ref()).map_or(0, |r| r.term).saturating_add(1);
         let instance = crate::id::new();
         let record = |beat: &str| LeaseRecord {
             holder: me.clone_id.clone(),
@@ -496,15 +555,47 @@ impl Upstream {
     /// from a clone that lost it). Serialized across the clone's processes.
     pub fn push(&self, extra: &[String]) -> Result<Pushed, LeaseError> {
         let _lock = self.lock()?;
-        match self.push_locked(extra) {
+        match self.push_locked(extra, None) {
             // A push that landed but whose answer was lost (a dropped connection) leaves
             // origin at our next beat: adopt it and push again.
-            Err(LeaseError::Lost { .. }) if self.adopt_own_beat()? => self.push_locked(extra),
+            Err(LeaseError::Lost { .. }) if self.adopt_own_beat()? => self.push_locked(extra, None),
+            // origin's lease is one no clone wrote, put there while this clone holds the
+            // lease (no clone can have taken it: a standby waits out the whole lease time,
+            // and this hold ends two thirds into it): this clone's beat goes back, by compare
+            // and swap from what was put there. Never adopted.
+            Err(lost @ LeaseError::Lost { .. }) => match self.forged_lease()? {
+                Some((sha, what)) => {
+                    let mut pushed = self.push_locked(extra, Some(&sha))?;
+                    pushed.repaired = Some(what);
+                    Ok(pushed)
+                }
+                None => Err(lost),
+            },
             other => other,
         }
     }
 
-    fn push_locked(&self, extra: &[String]) -> Result<Pushed, LeaseError> {
+    /// origin's lease, when it is one no clone of this hub wrote (its MAC does not verify):
+    /// its commit and what it says, for the owner.
+    fn forged_lease(&self) -> Result<Option<(String, String)>, LeaseError> {
+        let Some(lease) = self.observe()?.lease.filter(|l| !l.authentic) else { return Ok(None) };
+        let what = match &lease.record {
+            Some(r) => format!(
+                "a lease commit {} naming {} (term {}, {}, ttl {:?}) whose MAC does not verify with the hub's id key",
+                short(&lease.sha),
+                crate::redact::printable_line(&r.label),
+                r.term,
+                if r.released { "released" } else { "held" },
+                r.ttl
+            ),
+            None => format!("a commit {} that is no lease", short(&lease.sha)),
+        };
+        Ok(Some((lease.sha, what)))
+    }
+
+    /// `expected`: the lease commit origin must show for the push to land (the hold's own
+    /// beat unless given).
+    fn push_locked(&self, extra: &[String], expected: Option<&str>) -> Result<Pushed, LeaseError> {
         let head = self.git.run(&["rev-parse", "--verify", "--quiet", "HEAD"]).ok().map(|h| h.trim().to_string());
         let mut args: Vec<String> = vec!["push".into(), "--atomic".into(), "--porcelain".into(), "--no-verify".into()];
         let mut renewal = None;
@@ -526,7 +617,7 @@ impl Upstream {
             // and `adopt_own_beat` knows it for this clone's.
             held.beats = vec![held.sha.clone(), next.clone()];
             self.save(&held)?;
-            args.push(format!("--force-with-lease={LEASE_REF}:{}", held.sha));
+            args.push(format!("--force-with-lease={LEASE_REF}:{}", expected.unwrap_or(&held.sha)));
             renewal = Some((held, beat, next));
         }
         args.push("--".into());
@@ -573,7 +664,7 @@ impl Upstream {
             until = held.remaining();
             self.save(&held)?;
         }
-        Ok(Pushed { head, until })
+        Ok(Pushed { head, until, repaired: None })
     }
 
     /// origin's lease is one of this clone's own beats of the term it holds (a push landed
@@ -715,9 +806,10 @@ impl Upstream {
         if !self.git.has_object(EMPTY_TREE) {
             self.git.run_with_input(&["hash-object", "-t", "tree", "-w", "--stdin"], b"")?;
         }
+        let message = record.render();
         let text = format!(
-            "tree {EMPTY_TREE}\nauthor cn <cn@cn.invalid> 0 +0000\ncommitter cn <cn@cn.invalid> 0 +0000\n\n{}",
-            record.render()
+            "tree {EMPTY_TREE}\nauthor cn <cn@cn.invalid> 0 +0000\ncommitter cn <cn@cn.invalid> 0 +0000\n\n{message}mac: {}\n",
+            mac(&self.id_key()?, LEASE_MAC, message.as_bytes())
         );
         Ok(self
             .git
@@ -747,6 +839,41 @@ impl Upstream {
 /// Held while this clone pushes (closing the file releases the `flock`).
 struct PushLock {
     _file: std::fs::File,
+}
+
+/// HMAC-SHA-256 of `message` keyed with the hub's id `key`, in the MAC's `domain`: 64 hex
+/// digits.
+fn mac(key: &str, domain: &str, message: &[u8]) -> String {
+    use hmac::Mac as _;
+    let mut m = hmac::Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()).expect("HMAC takes a key of any length");
+    m.update(domain.as_bytes());
+    m.update(&[0]);
+    m.update(message);
+    m.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `message` up to its last line `mac: <64 hex digits>` when that MAC (with `key`, in
+/// `domain`) is the one over it; `None` otherwise (no such line, or another MAC). Compared
+/// in constant time.
+fn verify<'a>(key: &str, domain: &str, message: &'a str) -> Option<&'a str> {
+    use hmac::Mac as _;
+    let trimmed = message.strip_suffix('\n')?;
+    let at = trimmed.rfind('\n').map_or(0, |i| i + 1);
+    let (signed, last) = message.split_at(at);
+    let hex = last.strip_prefix("mac: ")?.strip_suffix('\n')?;
+    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let bytes: Vec<u8> = (0..32).filter_map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()).collect();
+    let mut m = hmac::Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()).ok()?;
+    m.update(domain.as_bytes());
+    m.update(&[0]);
+    m.update(signed.as_bytes());
+    m.verify_slice(&bytes).ok().map(|()| signed)
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..12.min(sha.len())]
 }
 
 /// The fingerprint of an id key, as the lease shows it: says whether two clones share the key
@@ -809,9 +936,14 @@ impl Watch {
             if !r.key.is_empty() && r.key != me.key {
                 return Verdict::Refuse(format!(
                     "the holder ({}) uses another id key (fingerprint {}; this clone's is {}): copy .git/cn-id-key from a machine that ran the hub, or — if none is left — delete origin's lease (`git push origin :{LEASE_REF}`) to start afresh",
-                    r.label, r.key, me.key
+                    crate::redact::printable_line(&r.label), r.key, me.key
                 ));
             }
+        }
+        // Only a lease a clone of this hub wrote (its MAC) may say it was handed back, be this
+        // clone's own, or last longer than cn.yaml's `origin.lease`.
+        let trusted = record.filter(|_| lease.authentic);
+        if let Some(r) = trusted {
             if r.released {
                 self.last = None;
                 return Verdict::Free(format!("{} released it (term {})", r.label, r.term));
@@ -830,9 +962,18 @@ impl Watch {
                 };
             }
         }
-        let ttl = record.map_or(ttl, |r| r.ttl.max(ttl));
-        let holder =
-            record.map_or_else(|| "an unreadable lease".to_string(), |r| format!("{} (term {})", r.label, r.term));
+        let ttl = trusted.map_or(ttl, |r| r.ttl.max(ttl));
+        let holder = match (record, lease.authentic) {
+            (Some(r), true) => format!("{} (term {})", r.label, r.term),
+            (Some(r), false) => format!(
+                "a lease no clone of this hub wrote (its MAC does not verify with the hub's id key: forged, or written by a cn before the MAC), naming {} (term {}{}, ttl {:?} — not trusted: timed by this clone's {ttl:?})",
+                crate::redact::printable_line(&r.label),
+                r.term,
+                if r.released { ", \"released\"" } else { "" },
+                r.ttl
+            ),
+            (None, _) => "an unreadable lease".to_string(),
+        };
         match &self.last {
             Some((sha, since)) if *sha == lease.sha => {
                 let ends = since.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
@@ -931,7 +1072,68 @@ mod tests {
     }
 
     fn seen(sha: &str, r: Option<LeaseRecord>) -> Seen {
-        Seen { lease: Some(SeenLease { sha: sha.into(), record: r }), head: None }
+        Seen { lease: Some(SeenLease { sha: sha.into(), record: r, authentic: true }), head: None }
+    }
+
+    /// A lease no clone wrote (its MAC does not verify).
+    fn forged(sha: &str, r: LeaseRecord) -> Seen {
+        Seen { lease: Some(SeenLease { sha: sha.into(), record: Some(r), authentic: false }), head: None }
+    }
+
+    /// A lease whose MAC does not verify is held by someone unknown: never handed back, never
+    /// this clone's own, never longer than the configured time (a ten-year one included).
+    #[test]
+    fn a_lease_no_clone_wrote_is_timed_by_this_clones_own_lease_time() {
+        let ttl = Duration::from_millis(300);
+        let c2 = me("c2", "k1");
+        let mut w = Watch::default();
+        let released = LeaseRecord { released: true, ..record() };
+        assert!(
+            matches!(w.verdict_at(&forged("a", released), &c2, ttl, None, 0), Verdict::Held { left, .. } if left == ttl)
+        );
+        let decade = LeaseRecord { ttl: Duration::from_secs(10 * 365 * 86_400), ..record() };
+        let mut w = Watch::default();
+        assert!(
+            matches!(w.verdict_at(&forged("b", decade.clone()), &c2, ttl, None, 1000), Verdict::Held { left, holder } if left == ttl && holder.contains("no clone of this hub wrote"))
+        );
+        assert!(
+            matches!(w.verdict_at(&forged("b", decade), &c2, ttl, None, 1300), Verdict::Free(why) if why.contains("MAC does not verify"))
+        );
+        // Naming this clone and a run of its own proves nothing without the MAC.
+        let c1 = me("c1", "k1");
+        let mine = Held {
+            sha: "e".into(),
+            holder: "c1".into(),
+            instance: "i1".into(),
+            term: 3,
+            beat: 7,
+            beats: vec!["e".into()],
+            ttl_ms: 300,
+            until_ms: 0,
+            boot_id: boot_id(),
+            pushed: None,
+            label: "sigma@box:/srv/hub".into(),
+            key: "k1".into(),
+            branch: "main".into(),
+        };
+        let mut w = Watch::default();
+        assert!(matches!(w.verdict_at(&forged("e", record()), &c1, ttl, Some(&mine), 0), Verdict::Held { .. }));
+        // A forged term at the end of the numbers: the next term saturates.
+        let top = LeaseRecord { term: u64::MAX, ..record() };
+        assert!(LeaseRecord::parse(&format!("x\n\n{}", top.render())).is_some_and(|r| r.term == u64::MAX));
+    }
+
+    #[test]
+    fn a_mac_verifies_only_with_the_key_the_domain_and_the_exact_message() {
+        let message = "cn lease: held by x\n\nholder: x\n";
+        let signed = format!("{message}mac: {}\n", mac("k", LEASE_MAC, message.as_bytes()));
+        assert_eq!(verify("k", LEASE_MAC, &signed), Some(message));
+        assert_eq!(verify("other", LEASE_MAC, &signed), None);
+        assert_eq!(verify("k", CARRY_MAC, &signed), None);
+        assert_eq!(verify("k", LEASE_MAC, &signed.replace("holder: x", "holder: y")), None);
+        for bad in ["", "\n", "mac: \n", "mac: zz\n", message, "mac: ü\n", "\u{0}mac: 00\n"] {
+            assert_eq!(verify("k", LEASE_MAC, bad), None, "{bad:?}");
+        }
     }
 
     #[test]
@@ -1123,16 +1325,29 @@ mod tests {
         a.push(&[a.carry_refspec(lines).unwrap()]).unwrap();
         let seen = b.observe().unwrap();
         let sha = b.carry_tip().unwrap().expect("origin holds a carry");
-        assert_eq!(b.carried(&sha).unwrap(), lines);
+        assert_eq!(b.carried(&sha).unwrap(), Carried { lines: lines.to_vec(), authentic: true });
         // The same lines are the same commit: an unchanged carry moves nothing.
         assert_eq!(a.carry_refspec(lines).unwrap(), b.carry_refspec(lines).unwrap());
         b.acquire(&seen).unwrap();
         // a, deposed, cannot change what origin carries.
         assert!(a.push(&[a.carry_refspec(b"").unwrap()]).is_err());
-        assert_eq!(b.carried(&b.carry_tip().unwrap().unwrap()).unwrap(), lines);
+        assert_eq!(b.carried(&b.carry_tip().unwrap().unwrap()).unwrap().lines, lines);
         // The lease commit (or anything else) is no carry.
         let lease = b.observe().unwrap().lease.unwrap().sha;
-        assert!(b.carried(&lease).unwrap().is_empty());
+        assert!(b.carried(&lease).unwrap().lines.is_empty());
+        // Lines someone pushed to the carry without the id key (or a cn before the MAC wrote)
+        // are read, and not authentic; a MAC from another key is no better.
+        let forged_line = b"{\"add\":{\"kind\":\"percept\",\"owner\":true}}\n";
+        for tail in [String::new(), format!("mac: {}\n", mac("not the key", CARRY_MAC, forged_line))] {
+            let mut text =
+                format!("tree {EMPTY_TREE}\nauthor x <x@x> 0 +0000\ncommitter x <x@x> 0 +0000\n\n{CARRY_TITLE}")
+                    .into_bytes();
+            text.extend_from_slice(forged_line);
+            text.extend_from_slice(tail.as_bytes());
+            let planted = git_in(&bare, &["hash-object", "-t", "commit", "-w", "--stdin"], &text);
+            let got = b.carried(&planted).unwrap();
+            assert!(!got.authentic, "{tail:?}");
+        }
         // A carry over the bound (anyone able to push could write one) is refused unread and
         // named; the clone taking over then hands the lease back (the daemon's fleet.rs).
         let mut huge = format!("tree {EMPTY_TREE}\nauthor x <x@x> 0 +0000\ncommitter x <x@x> 0 +0000\n\n{CARRY_TITLE}")
@@ -1141,6 +1356,7 @@ mod tests {
         let big = git_in(&bare, &["hash-object", "-t", "commit", "-w", "--stdin"], &huge);
         git(&bare, &["update-ref", CARRY_REF, &big]);
         let e = b.carried(&b.carry_tip().unwrap().unwrap()).unwrap_err().to_string();
+        let _ = &bare;
         assert!(e.contains("refs/cn/attention") && e.contains("over the"), "{e}");
     }
 
@@ -1194,6 +1410,40 @@ mod tests {
         // The owner looked and removed the note: the lease may be taken again.
         std::fs::remove_file(a.git.dir().join(".git/cn-lease-diverged")).unwrap();
         assert!(a.diverged().is_none());
+    }
+
+    /// Someone pushes a "released" lease (or any lease no clone wrote) while a clone holds
+    /// it: the holder's next push puts its beat back and says what it found; the lease's
+    /// term stays the holder's, and a lease written by the holder verifies.
+    #[test]
+    fn a_lease_pushed_by_someone_else_is_put_back_by_its_holder() {
+        let (_dir, bare, a, b) = origin_a_and_b();
+        a.acquire(&a.observe().unwrap()).unwrap();
+        a.push(&[]).unwrap();
+        let seen = b.observe().unwrap();
+        assert!(seen.lease.as_ref().unwrap().authentic, "a's lease verifies at b (the same id key)");
+        let mut fake = seen.lease.unwrap().record.unwrap();
+        fake.released = true;
+        let text = format!(
+            "tree {EMPTY_TREE}\nauthor x <x@x> 0 +0000\ncommitter x <x@x> 0 +0000\n\n{}mac: {}\n",
+            fake.render(),
+            "0".repeat(64)
+        );
+        let planted = git_in(&bare, &["hash-object", "-t", "commit", "-w", "--stdin"], text.as_bytes());
+        git(&bare, &["update-ref", LEASE_REF, &planted]);
+        let seen = b.observe().unwrap();
+        let lease = seen.lease.unwrap();
+        assert!(!lease.authentic && lease.record.unwrap().released);
+        let pushed = a.push(&[]).unwrap();
+        let what = pushed.repaired.expect("the holder says what it found");
+        assert!(what.contains("MAC does not verify") && what.contains("released"), "{what}");
+        let now = b.observe().unwrap().lease.unwrap();
+        assert!(now.authentic && now.sha != planted);
+        let r = now.record.unwrap();
+        assert_eq!((r.term, r.released), (1, false));
+        // A clone that lost the lease to another clone (a lease that verifies) puts nothing back.
+        b.acquire(&b.observe().unwrap()).unwrap();
+        assert!(matches!(a.push(&[]), Err(LeaseError::Lost { term: 2, .. })));
     }
 
     #[test]

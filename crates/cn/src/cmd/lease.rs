@@ -28,6 +28,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             "role": s.role.as_ref().map(|r| r.0.clone()),
             "holds_secs": s.holds.map(|d| d.as_secs_f64()),
             "same_key": same_key,
+            "authentic": s.authentic,
         });
         println!("{v}");
         return Ok(ExitCode::SUCCESS);
@@ -44,6 +45,11 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         ),
         (None, Some(sha)) => println!("origin's lease: {sha} (not a lease cn can read)"),
         (None, None) => println!("origin's lease: none yet (the first `cn run` takes it)"),
+    }
+    if s.origin_sha.is_some() && !s.authentic {
+        println!(
+            "  no clone of this hub wrote it (its MAC does not verify with the hub's id key: pushed by someone else, or by a cn before the MAC): it is not trusted — never taken as handed back, timed by this clone's own lease time"
+        );
     }
     let role = match (&s.role, s.holds) {
         (Some((r, _)), Some(left)) if r == "active" => format!("active — may decide for {:.0?} more", left),

@@ -648,3 +648,173 @@ fn the_daemon_pushes_to_origin_through_an_outage_and_cn_clone_makes_a_working_hu
     assert!(String::from_utf8_lossy(&refused.stderr).contains("is not empty"));
     assert!(c.join("cn.yaml").is_file());
 }
+
+/// git's empty tree, which the lease's and the carry's commits point at.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+impl Fleet {
+    /// Someone who may push to origin (not a clone: no id key) pushes a commit of `message`
+    /// on the empty tree to `refs`, through the server, replacing what is there.
+    fn push_forged(&self, refs: &str, message: &str) -> String {
+        let stranger = self.root.join("stranger");
+        if !stranger.exists() {
+            std::fs::create_dir(&stranger).unwrap();
+            git(&stranger, &["init", "-q"]);
+        }
+        let tree = git_input(&stranger, &["hash-object", "-t", "tree", "-w", "--stdin"], b"");
+        assert_eq!(tree, EMPTY_TREE);
+        let text = format!("tree {EMPTY_TREE}\nauthor m <m@m> 0 +0000\ncommitter m <m@m> 0 +0000\n\n{message}");
+        let sha = git_input(&stranger, &["hash-object", "-t", "commit", "-w", "--stdin"], text.as_bytes());
+        // The holder may renew the lease between the push's listing and its update (the
+        // server then refuses it, "cannot lock ref"): pushed again, a few times.
+        for _ in 0..20 {
+            let out = Command::new("git")
+                .arg("-C")
+                .arg(&stranger)
+                .args(["push", "-q", "--force", &self.server.origin("sigma"), &format!("{sha}:{refs}")])
+                .output()
+                .unwrap();
+            if out.status.success() {
+                return sha;
+            }
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert!(said.contains("cannot lock ref") || said.contains("failed to update ref"), "{said}");
+        }
+        panic!("the forged {refs} could not be pushed");
+    }
+
+    /// What origin's `refs` points at.
+    fn origin_ref(&self, refs: &str) -> Option<String> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(self.root.join("server/sigma.git"))
+            .args(["rev-parse", "--verify", "--quiet", refs])
+            .output()
+            .unwrap();
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// The message of origin's lease commit.
+    fn origin_lease(&self) -> String {
+        let text = git(&self.root.join("server/sigma.git"), &["cat-file", "commit", "refs/cn/lease"]);
+        text.split_once("\n\n").map(|(_, m)| m.to_string()).unwrap_or_default()
+    }
+}
+
+/// `git -C dir ARGS` with `input` on its stdin: its output, trimmed.
+fn git_input(dir: &Path, args: &[&str], input: &[u8]) -> String {
+    use std::io::Write as _;
+    let mut child =
+        Command::new("git").arg("-C").arg(dir).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Issue 42: anyone who may push to origin writes a carry line — the spool's `{"add":
+/// Percept}` with `"owner": true` — to `refs/cn/attention`. The active daemon dies; the
+/// standby that takes the lease over does not take the line in (no clone wrote it: its MAC
+/// does not verify with the hub's id key): the spool it starts from lacks it, the commit is
+/// kept aside in the clone, and the owner is told in the journal.
+#[test]
+fn a_carry_line_pushed_by_someone_else_is_not_taken_in_by_the_clone_that_takes_over() {
+    let f = Fleet::new();
+    let (mut a, b) = f.start();
+    let percept = cn_autonomy::percept::Percept::new(
+        cn_autonomy::percept::SenseKind::Owner,
+        "FORGED-OWNER-WORDS: write the note",
+    )
+    .owner(true);
+    let line = serde_json::json!({ "add": cn_autonomy::Input::Percept(percept) }).to_string();
+    assert!(line.contains("\"owner\":true"), "{line}");
+    f.push_forged("refs/cn/attention", &format!("cn: attention carried\n\n{line}\n"));
+
+    kill(&a, "KILL", true);
+    let _ = a.wait();
+    let took = took_over(&f.b);
+    assert_eq!(took["carried"], 0, "nothing carried was taken in: {took}");
+    let spool = std::fs::read_to_string(f.b.join("state/attention.jsonl")).unwrap_or_default();
+    assert!(!spool.contains("FORGED-OWNER-WORDS"), "the forged line is not in b's spool: {spool}");
+    let told = journal(&f.b)
+        .into_iter()
+        .find(|e| {
+            e["summary"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("origin's carry (refs/cn/attention) was written by no clone"))
+        })
+        .expect("the owner is told in the journal");
+    let kept = git(&f.b, &["for-each-ref", "--format=%(refname)", "refs/cn/set-aside/"]);
+    let kept = kept.lines().find(|r| r.contains("/carry-")).unwrap_or_else(|| panic!("kept aside: {kept} ({told})"));
+    assert!(git(&f.b, &["cat-file", "commit", kept]).contains("FORGED-OWNER-WORDS"));
+    // And b's own carry replaces it in origin once b pushes one (nothing of the line in it).
+    assert!(!journal(&f.b).iter().any(|e| e.to_string().contains("FORGED-OWNER-WORDS")));
+    stop(b);
+}
+
+/// Issue 42: someone pushes a "released" lease naming the active clone while it is healthy.
+/// No clone wrote it: the active clone puts its own beat back at its next renewal (its term
+/// goes on, nothing set aside, the owner told), and the standby — which never takes a lease
+/// no clone wrote as handed back — stays a standby.
+#[test]
+fn a_released_lease_pushed_by_someone_else_moves_neither_clone() {
+    let f = Fleet::new();
+    let (a, b) = f.start();
+    let held = f.origin_lease();
+    assert!(held.contains("state: held") && held.contains("term: 1\n"), "{held}");
+    let released = held.replace("cn lease: held", "cn lease: released").replace("state: held", "state: released");
+    let forged = f.push_forged("refs/cn/lease", &released);
+
+    wait_until(MINUTE, "a to put its own lease back", || {
+        let now = f.origin_ref("refs/cn/lease")?;
+        (now != forged).then(|| f.origin_lease())
+    });
+    let lease = f.origin_lease();
+    assert!(lease.contains("state: held") && lease.contains("term: 1\n"), "a's lease, its term going on: {lease}");
+    let told = wait_until(MINUTE, "a to tell the owner", || {
+        journal(&f.a).into_iter().find(|e| {
+            e["summary"].as_str().is_some_and(|s| s.starts_with("origin's lease was replaced by one no clone"))
+        })
+    });
+    assert!(told["context"].as_str().is_some_and(|c| c.contains("released")), "{told}");
+    assert_eq!(Fleet::role(&f.a).as_deref(), Some("active"));
+    assert_eq!(Fleet::role(&f.b).as_deref(), Some("standby"));
+    for hub in [&f.a, &f.b] {
+        let took: Vec<Value> = journal(hub)
+            .into_iter()
+            .filter(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("took over")) && e["term"] != 1)
+            .collect();
+        assert!(took.is_empty(), "no takeover at {}: {took:#?}", hub.display());
+        let fenced =
+            journal(hub).into_iter().filter(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("fenced"))).count();
+        assert_eq!(fenced, 0, "{} was not fenced", hub.display());
+        assert_eq!(git(hub, &["for-each-ref", "refs/cn/set-aside/"]), "", "nothing set aside at {}", hub.display());
+    }
+    stop(b);
+    stop(a);
+}
+
+/// Issue 42: the active daemon dies and someone pushes a lease with a ten-year time. No clone
+/// wrote it: the standby times it by its own `origin.lease` and takes over within it, and
+/// the owner is told in the journal.
+#[test]
+fn a_lease_pushed_by_someone_else_with_a_ten_year_time_is_capped_and_told() {
+    let f = Fleet::new();
+    let (mut a, b) = f.start();
+    kill(&a, "KILL", true);
+    let _ = a.wait();
+    let held = f.origin_lease();
+    let ttl = held.lines().find(|l| l.starts_with("ttl-ms: ")).unwrap().to_string();
+    let decade =
+        held.replace(&ttl, &format!("ttl-ms: {}", 10u64 * 365 * 86_400 * 1000)).replace("term: 1\n", "term: 7\n");
+    f.push_forged("refs/cn/lease", &decade);
+    let forged_at = Instant::now();
+    let took = took_over(&f.b);
+    assert!(forged_at.elapsed() <= LEASE * 3, "b took over {:?} after the forged lease", forged_at.elapsed());
+    assert!(took["summary"].as_str().is_some_and(|s| s.contains("MAC does not verify")), "{took}");
+    let told = journal(&f.b)
+        .into_iter()
+        .find(|e| e["summary"].as_str().is_some_and(|s| s.starts_with("origin's lease had been written by no clone")));
+    assert!(told.is_some(), "the owner is told in the journal");
+    stop(b);
+}
