@@ -153,7 +153,8 @@ const RECEIPT_COMMIT: &str = "refs/cn/receipt";
 /// Most refs one git command line names, to stay far below the OS argument limit.
 const CHUNK: usize = 400;
 
-/// How long one git command may take on a peer's repository (a listing, a fetch).
+/// How long one git command on a peer's bytes may take here (indexing, reading them); what
+/// talks to the peer is bounded by its deadline (`mail.peer_timeout`).
 const PEER_GIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Most bytes of a listing of a peer's mail refs (about 150,000 refs).
@@ -184,7 +185,6 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     let legacy: BTreeMap<String, String> =
         cn_storage::read_json_or_default(&legacy_path).map_err(io_at(&legacy_path))?;
     let cap = hub.config().mail.max_bytes;
-    let mut fetched: BTreeMap<String, Result<Fetched>> = BTreeMap::new();
     // Origin's mail refs, listed beside the peers' (not after them, under the lock): the out
     // step starts from this listing. Another sync of this hub may publish between this
     // listing and the lock; what it published is then pushed again (the same commits) or
@@ -197,34 +197,61 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     let origin_v2 = origin_v2.filter(|_| itself);
     let mut origin_refs = None;
     let quarantine = if peers.is_empty() { None } else { Some(Quarantine::new(hub, itself)?) };
+    let timeout = hub.config().mail.peer_timeout;
     // Peers are listed and fetched at once, a bounded number at a time: a sync of a hundred
-    // peers waits for about one peer's round trips, not a hundred's.
+    // peers waits for about one peer's round trips, not a hundred's. Each peer has its own
+    // deadline (`mail.peer_timeout`, from when its turn comes), and its mail is read and
+    // filed as soon as its fetch completes — with those of the peers done by then — so a
+    // slow or hostile peer delays no other peer's mail.
     let jobs: Vec<(&String, &crate::hub::Peer)> = peers.iter().collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(&mut fetched);
+    let mut report = SyncReport::default();
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    let mut recorded = false;
+    let mut failed: Option<AgentError> = None;
     std::thread::scope(|scope| {
         let origin = origin_url.is_some().then(|| scope.spawn(|| list_origin(hub, origin_v2.as_ref(), &peers)));
+        let (done, arrived) = std::sync::mpsc::channel::<(String, Result<Fetched>)>();
         if let Some(quarantine) = &quarantine {
             for _ in 0..hub.config().mail.peers_at_once.clamp(1, jobs.len()) {
-                scope.spawn(|| {
+                let done = done.clone();
+                let (jobs, next, known, legacy) = (&jobs, &next, &known, &legacy);
+                scope.spawn(move || {
                     while let Some((name, peer)) = jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
                         let record = known.peers.get(*name);
-                        let got = fetch_from(hub, name, &peer.remote, record, &legacy, cap, quarantine);
-                        results.lock().unwrap_or_else(|p| p.into_inner()).insert((*name).clone(), got);
+                        let deadline = std::time::Instant::now() + timeout;
+                        let got = fetch_from(hub, name, &peer.remote, record, legacy, cap, quarantine, deadline);
+                        if done.send(((*name).clone(), got)).is_err() {
+                            return;
+                        }
                     }
                 });
+            }
+        }
+        drop(done);
+        if let Some(quarantine) = &quarantine {
+            while let Ok(first) = arrived.recv() {
+                let mut batch: BTreeMap<String, Result<Fetched>> =
+                    std::iter::once(first).chain(arrived.try_iter()).collect();
+                // The batch's mail is read at once: two `git cat-file` for every peer done
+                // by now rather than two a peer.
+                read_fetched(hub, cap, quarantine, &mut batch);
+                match file_in(hub, &peers, batch, &mut report, &mut seen) {
+                    Ok(wrote) => recorded |= wrote,
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
             }
         }
         // A listing that failed (or a thread that died) is listed again under the lock.
         origin_refs = origin.and_then(|h| h.join().ok()).and_then(|r| r.ok());
     });
-    if let Some(quarantine) = &quarantine {
-        // Every peer's mail is read after every fetch, all at once: two `git cat-file` for
-        // the whole sync rather than two a peer.
-        read_fetched(hub, cap, quarantine, &mut fetched);
+    if let Some(e) = failed {
+        return Err(e);
     }
     let _lock = lock(hub)?;
-    file_and_publish(hub, &peers, fetched, upstream.as_ref(), origin_refs)
+    publish_and_commit(hub, &peers, report, seen, recorded, upstream.as_ref(), origin_refs)
 }
 
 /// Read `state/peer-mail.json` and `state/peer-status.json` (empty when absent).
@@ -281,26 +308,23 @@ fn write_if_changed(path: &std::path::Path, value: &impl Serialize) -> Result<bo
     Ok(true)
 }
 
-/// Under the hub lock: file what was fetched (each mail only if no sync took it meanwhile),
-/// record it, then publish (2.) and verify (3.).
-fn file_and_publish(
+/// 1. In, under the hub lock (taken here): file what was fetched from some peers (each mail
+/// only if no sync took it meanwhile) and record it. True when `peer-mail.json` was written.
+fn file_in(
     hub: &Hub,
     peers: &BTreeMap<String, crate::hub::Peer>,
     fetched: BTreeMap<String, Result<Fetched>>,
-    upstream: Option<&cn_hub::lease::Upstream>,
-    origin_refs: Option<Vec<(MailRef, String)>>,
-) -> Result<SyncReport> {
-    let mut report = SyncReport::default();
+    report: &mut SyncReport,
+    seen: &mut BTreeMap<String, Seen>,
+) -> Result<bool> {
+    let _lock = lock(hub)?;
     let mut state = peer_mail(hub)?;
     // A peer removed with `cn peer rm` is forgotten with it.
     state.peers.retain(|name, _| peers.contains_key(name));
-
-    // 1. In.
-    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
     let mut filed = Vec::new();
     for (name, got) in fetched {
         let record = state.peers.entry(name.clone()).or_default();
-        match got.and_then(|f| file_from(hub, &name, f, record, &mut report, &mut filed)) {
+        match got.and_then(|f| file_from(hub, &name, f, record, report, &mut filed)) {
             Ok(s) => {
                 record.last_fetch = Some(cn_storage::now_rfc3339());
                 record.last_error = None;
@@ -318,7 +342,22 @@ fn file_and_publish(
     let inbox = hub.inbox();
     cn_storage::sync_files(&filed, &[inbox.as_path()]).map_err(io_at(&inbox))?;
     // Recorded before any receipt is published: a receipt always stands for a filed mail.
-    let mut recorded = save(hub, &state)?;
+    save(hub, &state)
+}
+
+/// Under the hub lock, once every peer's mail was filed ([`file_in`]): publish (2.) and
+/// verify (3.), journal and commit what moved.
+fn publish_and_commit(
+    hub: &Hub,
+    peers: &BTreeMap<String, crate::hub::Peer>,
+    mut report: SyncReport,
+    seen: BTreeMap<String, Seen>,
+    mut recorded: bool,
+    upstream: Option<&cn_hub::lease::Upstream>,
+    origin_refs: Option<Vec<(MailRef, String)>>,
+) -> Result<SyncReport> {
+    let mut state = peer_mail(hub)?;
+    state.peers.retain(|name, _| peers.contains_key(name));
 
     // 2. and 3. Out, verified.
     if let Err(e) = publish(hub, peers, &seen, &mut state, &mut report, upstream, origin_refs) {
@@ -463,8 +502,14 @@ impl Quarantine {
 
     /// Bounds for a git command on a peer's bytes, its objects in the quarantine.
     fn bounds(&self, file_size: Option<u64>, output: usize) -> cn_hub::git::Bounds {
+        self.bounds_until(std::time::Instant::now() + PEER_GIT_TIMEOUT, file_size, output)
+    }
+
+    /// [`Quarantine::bounds`] for a git command talking to a peer: done by the peer's
+    /// `deadline`.
+    fn bounds_until(&self, deadline: std::time::Instant, file_size: Option<u64>, output: usize) -> cn_hub::git::Bounds {
         cn_hub::git::Bounds {
-            timeout: PEER_GIT_TIMEOUT,
+            timeout: deadline.saturating_duration_since(std::time::Instant::now()),
             output,
             file_size,
             memory: Some(PEER_GIT_MEMORY),
@@ -514,14 +559,20 @@ impl MailRef {
 }
 
 /// `git ls-remote --heads REMOTE PATTERNS…`: the mail layout's refs it shows, with their
-/// commits. A peer's listing is bounded (`quarantine`: its time and size).
-fn list(hub: &Hub, remote: &str, patterns: &[String], bounded: Option<&Quarantine>) -> Result<Vec<(MailRef, String)>> {
+/// commits. A peer's listing is bounded (`quarantine`: its size, and its peer's deadline).
+fn list(
+    hub: &Hub,
+    remote: &str,
+    patterns: &[String],
+    bounded: Option<(&Quarantine, std::time::Instant)>,
+) -> Result<Vec<(MailRef, String)>> {
     let mut args = vec!["ls-remote", "--heads", "--", remote];
     args.extend(patterns.iter().map(String::as_str));
     let git = Git::new(hub.root());
     let out = patiently(|| match bounded {
-        Some(q) => {
-            Ok(String::from_utf8_lossy(&git.run_bounded(&args, None, &q.bounds(None, LISTING_MAX))?).into_owned())
+        Some((q, deadline)) => {
+            Ok(String::from_utf8_lossy(&git.run_bounded(&args, None, &q.bounds_until(deadline, None, LISTING_MAX))?)
+                .into_owned())
         }
         // The hub's own origin, listed under the hub lock: bounded in time too, so a
         // connection that hangs cannot hold the owner's commands.
@@ -539,7 +590,9 @@ fn list(hub: &Hub, remote: &str, patterns: &[String], bounded: Option<&Quarantin
 /// shows as taken is not fetched again; every new mail is fetched within bounds (its pack at
 /// most `cap` per mail, plus room for its envelope) into the quarantine, where
 /// [`read_fetched`] sizes it before reading it (a file over `cap` bytes, or an envelope over
-/// [`ENVELOPE_MAX`], is rejected unread), then reads and checks it.
+/// [`ENVELOPE_MAX`], is rejected unread), then reads and checks it. All of it (every try)
+/// by `deadline`, past which the peer "took too long".
+#[allow(clippy::too_many_arguments)]
 fn fetch_from(
     hub: &Hub,
     peer: &str,
@@ -548,18 +601,19 @@ fn fetch_from(
     legacy: &BTreeMap<String, String>,
     cap: u64,
     quarantine: &Quarantine,
+    deadline: std::time::Instant,
 ) -> Result<Fetched> {
     let me = hub.name();
     cn_hub::git::check_remote(remote)?;
     // A `git://` peer: one connection, listing and fetch, spoken by cn (`git::v2`); git
     // itself when the server or the URL is not the plain case.
     if let Some(url) = cn_hub::git::v2::GitUrl::parse(remote).filter(|_| quarantine.native) {
-        if let Some(got) = patiently(|| native(hub, peer, &url, record, legacy, cap, quarantine))? {
+        if let Some(got) = patiently(|| native(hub, peer, &url, record, legacy, cap, quarantine, deadline))? {
             return Ok(got);
         }
     }
     let patterns = [format!("{MAIL_REFS}{me}/*"), format!("{RECEIPT_REFS}{me}/*"), format!("refs/heads/{me}/*")];
-    let listing = list(hub, remote, &patterns, Some(quarantine))?;
+    let listing = list(hub, remote, &patterns, Some((quarantine, deadline)))?;
     let (mut got, fresh) = sort_listing(me, listing, record, legacy);
     if fresh.is_empty() {
         return Ok(got);
@@ -573,12 +627,12 @@ fn fetch_from(
     for chunk in fresh.chunks(CHUNK) {
         let shas: Vec<&str> = chunk.iter().map(|(_, sha, _)| sha.as_str()).collect();
         let limit = per_mail.saturating_mul(shas.len() as u64).saturating_add(1 << 20);
-        match fetch(&git, remote, &shas, cap, limit, quarantine) {
+        match fetch(&git, remote, &shas, cap, limit, quarantine, deadline) {
             Ok(()) => {}
             // One of them is too large: each alone, so the others are still taken.
             Err(GitError::Bounded { why: cn_hub::git::Exceeded::FileSize(_), .. }) => {
                 for (_, sha, _) in chunk {
-                    match fetch(&git, remote, &[sha.as_str()], cap, per_mail, quarantine) {
+                    match fetch(&git, remote, &[sha.as_str()], cap, per_mail, quarantine, deadline) {
                         Ok(()) => {}
                         Err(GitError::Bounded { why: cn_hub::git::Exceeded::FileSize(_), .. }) => {
                             too_large.insert(sha.clone());
@@ -647,7 +701,9 @@ fn sort_listing(
 /// into the quarantine as it arrives (at most `cap` a mail, plus room for its envelope) and
 /// indexed there by `git index-pack` within the quarantine's bounds. `Ok(None)` when this
 /// is not the plain case (a server of the old protocol, another hash, a pack over the limit):
-/// git itself then lists and fetches, and sizes each mail alone.
+/// git itself then lists and fetches, and sizes each mail alone. All by `deadline`, no read
+/// waiting more than [`cn_hub::config::PEER_IDLE`] for a byte.
+#[allow(clippy::too_many_arguments)]
 fn native(
     hub: &Hub,
     peer: &str,
@@ -656,11 +712,13 @@ fn native(
     legacy: &BTreeMap<String, String>,
     cap: u64,
     quarantine: &Quarantine,
+    deadline: std::time::Instant,
 ) -> std::result::Result<Option<Fetched>, GitError> {
     use cn_hub::git::v2::{Session, V2Error};
     let me = hub.name();
     let failed = |e: V2Error| v2_failed(hub, peer, url, e);
-    let mut session = match Session::open(url, PEER_GIT_TIMEOUT) {
+    let idle = cn_hub::config::PEER_IDLE.min(hub.config().mail.peer_timeout);
+    let mut session = match Session::open(url, deadline, idle) {
         Ok(s) => s,
         Err(e) => return failed(e),
     };
@@ -729,6 +787,7 @@ fn v2_failed<T>(
             return Err(GitError::Bounded { dir: hub.root().to_path_buf(), args, why });
         }
         V2Error::Io(e) => e.to_string(),
+        e @ V2Error::TooSlow(_) => e.to_string(),
         V2Error::Server(msg) => format!("remote error: {msg}"),
     };
     Err(GitError::Failed { dir: hub.root().to_path_buf(), args, stderr })
@@ -748,7 +807,8 @@ fn list_origin(
         let prefixes: Vec<String> =
             own_patterns(peers).into_iter().map(|p| p.trim_end_matches('*').to_string()).collect();
         let listed = patiently(|| {
-            let mut session = match cn_hub::git::v2::Session::open(url, ORIGIN_GIT_TIMEOUT) {
+            let deadline = std::time::Instant::now() + ORIGIN_GIT_TIMEOUT;
+            let mut session = match cn_hub::git::v2::Session::open(url, deadline, cn_hub::config::PEER_IDLE) {
                 Ok(s) => s,
                 Err(e) => return v2_failed(hub, "origin", url, e),
             };
@@ -916,7 +976,8 @@ fn read_mail(
 }
 
 /// Fetch `shas` from `remote` into the quarantine: no pack file over `limit` bytes, blobs
-/// over `cap` streamed rather than held in memory, one pack (never loose objects).
+/// over `cap` streamed rather than held in memory, one pack (never loose objects); done by
+/// the peer's `deadline`.
 fn fetch(
     git: &Git,
     remote: &str,
@@ -924,6 +985,7 @@ fn fetch(
     cap: u64,
     limit: u64,
     quarantine: &Quarantine,
+    deadline: std::time::Instant,
 ) -> std::result::Result<(), GitError> {
     let big = format!("core.bigFileThreshold={}", cap.max(1 << 10));
     // Housekeeping is the owner's (or the daemon's) business, not every sync's. A mail is a
@@ -951,7 +1013,7 @@ fn fetch(
         remote,
     ];
     args.extend_from_slice(shas);
-    patiently(|| git.run_bounded(&args, None, &quarantine.bounds(Some(limit), 1 << 20)).map(|_| ()))
+    patiently(|| git.run_bounded(&args, None, &quarantine.bounds_until(deadline, Some(limit), 1 << 20)).map(|_| ()))
 }
 
 /// How long one git command on the hub's own origin may take (a listing, a push of mail refs)

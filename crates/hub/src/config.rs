@@ -214,7 +214,18 @@ pub struct MailConfig {
     /// listens with a backlog of 5 and serves 32).
     #[serde(deserialize_with = "peers_at_once")]
     pub peers_at_once: usize,
+    /// How long one peer's part of a sync (its listing and fetch, however many tries) may
+    /// take in all (default [`PEER_TIMEOUT`]); a peer that sends nothing for
+    /// [`PEER_IDLE`] (or this, if shorter) is cut off sooner. Either is "took too long" for
+    /// that peer only: every other peer's mail is filed as its own fetch completes.
+    #[serde(with = "duration")]
+    pub peer_timeout: Duration,
 }
+
+/// How long one peer's part of a sync may take unless `mail.peer_timeout` says otherwise.
+pub const PEER_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a peer's server may send nothing before a sync gives up on it.
+pub const PEER_IDLE: Duration = Duration::from_secs(30);
 
 /// Peers a sync lists and fetches at once unless `mail.peers_at_once` says otherwise.
 pub const PEERS_AT_ONCE: usize = 16;
@@ -232,7 +243,7 @@ fn peers_at_once<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
 
 impl Default for MailConfig {
     fn default() -> Self {
-        MailConfig { max_bytes: 1 << 20, peers_at_once: PEERS_AT_ONCE }
+        MailConfig { max_bytes: 1 << 20, peers_at_once: PEERS_AT_ONCE, peer_timeout: PEER_TIMEOUT }
     }
 }
 
@@ -526,6 +537,16 @@ impl HubConfig {
                     ));
                 }
             }
+        }
+        if self.mail.peer_timeout < Duration::from_secs(1) {
+            return Err(ConfigError::Value {
+                path: path.to_path_buf(),
+                key: "mail.peer_timeout".into(),
+                message: format!(
+                    "{:?} is too short for a peer's listing and fetch; give 1s or more (the default is 5m)",
+                    self.mail.peer_timeout
+                ),
+            });
         }
         if let Some(lease) = self.origin.lease {
             if lease < Duration::from_secs(1) {
@@ -1846,6 +1867,8 @@ mod tests {
         }
         let e = parse("mail: {peers_at_once: 0}\n").unwrap_err().to_string();
         assert!(e.contains("peers_at_once must be 1 to 128, not 0"), "{e}");
+        assert_eq!(parse("name: a\n").unwrap().mail.peer_timeout, PEER_TIMEOUT);
+        assert_eq!(parse("mail: {peer_timeout: 4s}\n").unwrap().mail.peer_timeout, Duration::from_secs(4));
     }
 
     #[test]

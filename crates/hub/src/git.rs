@@ -50,7 +50,7 @@ pub enum GitError {
 /// Which bound a git command went past ([`Git::run_bounded`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Exceeded {
-    #[error("it ran past its time limit of {0:?} and was killed")]
+    #[error("it took too long: it ran past its time limit of {0:?} and was killed")]
     Time(Duration),
     #[error("it wrote more than {0} bytes of output")]
     Output(usize),

@@ -319,51 +319,44 @@ fn a_pack_without_the_listed_mail_is_the_servers_error_not_a_rejected_mail() {
     let dir = tempfile::tempdir().unwrap();
     // Beside it, an honest git:// peer whose mail is checked in the same batch.
     let (b, server) = a_mailed_b(dir.path(), "the honest mail");
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            std::thread::spawn(move || {
-                let pkt = |s: &[u8]| [format!("{:04x}", s.len() + 4).as_bytes(), s].concat();
-                let mut flushes = 0;
-                loop {
-                    let mut len = [0u8; 4];
-                    if conn.read_exact(&mut len).is_err() {
-                        return;
-                    }
-                    let n = usize::from_str_radix(std::str::from_utf8(&len).unwrap(), 16).unwrap();
-                    if n >= 4 {
-                        let mut d = vec![0u8; n - 4];
-                        conn.read_exact(&mut d).unwrap();
-                        continue;
-                    }
-                    if n != 0 {
-                        continue;
-                    }
-                    flushes += 1;
-                    let mut out = Vec::new();
-                    if flushes == 1 {
-                        for l in ["version 2\n", "ls-refs\n", "fetch\n"] {
-                            out.extend(pkt(l.as_bytes()));
-                        }
-                        out.extend_from_slice(b"0000");
-                        let line = format!("{} refs/heads/cn-mail/b/m1\n", "1".repeat(40));
-                        out.extend(pkt(line.as_bytes()));
-                        out.extend_from_slice(b"0000");
-                    } else {
-                        // An empty pack: "PACK", version 2, no object, its SHA-1.
-                        let empty = [
-                            0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0, 0x02, 0x9d, 0x08, 0x82, 0x3b, 0xd8, 0xa8,
-                            0xea, 0xb5, 0x10, 0xad, 0x6a, 0xc7, 0x5c, 0x82, 0x3c, 0xfd, 0x3e, 0xd3, 0x1e,
-                        ];
-                        out.extend(pkt(b"packfile\n"));
-                        out.extend(pkt(&[&[1u8][..], &empty].concat()));
-                        out.extend_from_slice(b"0000");
-                    }
-                    conn.write_all(&out).unwrap();
+    let port = serve_each(|mut conn| {
+        let pkt = |s: &[u8]| [format!("{:04x}", s.len() + 4).as_bytes(), s].concat();
+        let mut flushes = 0;
+        loop {
+            let mut len = [0u8; 4];
+            if conn.read_exact(&mut len).is_err() {
+                return;
+            }
+            let n = usize::from_str_radix(std::str::from_utf8(&len).unwrap(), 16).unwrap();
+            if n >= 4 {
+                let mut d = vec![0u8; n - 4];
+                conn.read_exact(&mut d).unwrap();
+                continue;
+            }
+            if n != 0 {
+                continue;
+            }
+            flushes += 1;
+            let mut out = Vec::new();
+            if flushes == 1 {
+                for l in ["version 2\n", "ls-refs\n", "fetch\n"] {
+                    out.extend(pkt(l.as_bytes()));
                 }
-            });
+                out.extend_from_slice(b"0000");
+                let line = format!("{} refs/heads/cn-mail/b/m1\n", "1".repeat(40));
+                out.extend(pkt(line.as_bytes()));
+                out.extend_from_slice(b"0000");
+            } else {
+                // An empty pack: "PACK", version 2, no object, its SHA-1.
+                let empty = [
+                    0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0, 0x02, 0x9d, 0x08, 0x82, 0x3b, 0xd8, 0xa8, 0xea,
+                    0xb5, 0x10, 0xad, 0x6a, 0xc7, 0x5c, 0x82, 0x3c, 0xfd, 0x3e, 0xd3, 0x1e,
+                ];
+                out.extend(pkt(b"packfile\n"));
+                out.extend(pkt(&[&[1u8][..], &empty].concat()));
+                out.extend_from_slice(b"0000");
+            }
+            conn.write_all(&out).unwrap();
         }
     });
     let yaml = std::fs::read_to_string(b.join("cn.yaml")).unwrap();
@@ -400,4 +393,85 @@ fn a_git_peer_rewritten_by_the_owners_git_config_is_reached_where_git_is_told() 
     cn_ok(&b, &["peer", "add", "a", "git://a.invalid/a.git"]);
     let r = json(&cn_ok(&b, &["sync", "--json"]));
     assert_eq!(r["received"].as_array().map(Vec::len), Some(1), "{r}");
+}
+
+/// Issue 42: a hostile `git://` server that trickles its answer — a byte every 100 ms, each
+/// well within the idle time, never done — beside an honest peer. The honest peer's mail is
+/// filed as soon as its own fetch completes, while the trickler still holds the sync; the
+/// trickler is cut off at its own deadline (`mail.peer_timeout`), not after 300 s of each
+/// command, and reported as "took too long".
+#[test]
+fn a_trickling_git_server_delays_no_other_peers_mail_and_took_too_long() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let (b, server) = a_mailed_b(dir.path(), "the honest mail");
+    let port = serve_each(|mut conn| {
+        let mut request = [0u8; 512];
+        let _ = conn.read(&mut request);
+        // "version 2", then a capability line of the largest length whose bytes
+        // come one at a time, until the client goes (or two minutes).
+        let _ = conn.write_all(b"000eversion 2\nfff0");
+        for _ in 0..1200 {
+            if conn.write_all(b"a").is_err() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+    let timeout = std::time::Duration::from_secs(6);
+    let yaml = std::fs::read_to_string(b.join("cn.yaml")).unwrap();
+    let peers = format!(
+        "peers:\n  a: {}\n  slow: git://127.0.0.1:{port}/x.git\nmail: {{peer_timeout: {}s}}\n",
+        server.url("a"),
+        timeout.as_secs()
+    );
+    assert!(yaml.contains("peers: {}\n"), "{yaml}");
+    std::fs::write(b.join("cn.yaml"), yaml.replace("peers: {}\n", &peers)).unwrap();
+
+    let started = std::time::Instant::now();
+    let mut sync = cn_cmd(&b)
+        .args(["sync", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The honest peer's mail is in the inbox while the sync still waits on the trickler.
+    let filed_while_running = loop {
+        if !md_names(&b.join("threads/inbox")).is_empty() {
+            break sync.try_wait().unwrap().is_none();
+        }
+        if sync.try_wait().unwrap().is_some() {
+            break false;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(120), "the sync neither filed nor ended");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let filed_after = started.elapsed();
+    let out = sync.wait_with_output().unwrap();
+    let took = started.elapsed();
+    assert!(filed_while_running, "the honest mail was filed only when the sync ended ({filed_after:?})");
+    assert!(filed_after < timeout, "the honest mail was filed after {filed_after:?}");
+    assert!(took >= timeout, "the trickler was given its whole time: {took:?}");
+    assert!(took < timeout * 5, "the trickler was cut off at its deadline: {took:?}");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(r["received"].as_array().map(Vec::len), Some(1), "the honest peer's mail is taken: {r}");
+    let errors: Vec<&str> = r["errors"].as_array().unwrap().iter().filter_map(|e| e.as_str()).collect();
+    let slow = errors.iter().find(|e| e.starts_with("peer slow: ")).unwrap_or_else(|| panic!("{errors:?}"));
+    assert!(slow.contains("took too long"), "{slow}");
+    assert!(!slow.contains("temporarily unavailable"), "{slow}");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+}
+
+/// A server on 127.0.0.1 that answers each connection with `answer`, on a thread of its own;
+/// its port.
+fn serve_each(answer: fn(std::net::TcpStream)) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            std::thread::spawn(move || answer(conn));
+        }
+    });
+    port
 }

@@ -12,8 +12,11 @@
 //!
 //! Everything the server sends is bytes with bounds: a pkt-line is at most 65,520 bytes
 //! (git's own limit), a listing at most the caller's bound, a pack at most the caller's limit
-//! (written to a file as it arrives, never held in memory), every read within the session's
-//! deadline. The parsers are pure functions over a reader ([`read_pkt`], [`read_refs`],
+//! (written to a file as it arrives, never held in memory), what is not the pack (side band
+//! 2's progress, the sections before it) at most [`CHATTER_MAX`], every read within the
+//! session's one overall deadline and an idle timeout (a server that trickles a byte at a
+//! time is cut off at the deadline, one that goes quiet after the idle time): either is
+//! [`V2Error::TooSlow`], "took too long". The parsers are pure functions over a reader ([`read_pkt`], [`read_refs`],
 //! [`read_pack`]) under a fuzz target.
 
 use std::io::{self, BufReader, Read, Write};
@@ -27,6 +30,10 @@ pub const PKT_MAX: usize = 65520;
 
 /// How long opening the connection may take (an address that does not answer).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Most bytes a server may send besides the listing and the pack (side band 2's progress,
+/// though none is asked for, and the sections before the pack).
+pub const CHATTER_MAX: u64 = 1 << 20;
 
 /// The longest repository path sent (the request must fit a pkt-line).
 const PATH_MAX: usize = 4096;
@@ -46,6 +53,9 @@ pub enum V2Error {
     /// The server sent more than the bound (a listing, a pack).
     #[error("the server sent more than {0} bytes")]
     TooLarge(u64),
+    /// The session's deadline passed, or the server sent nothing for the idle time.
+    #[error("the server took too long: {0}")]
+    TooSlow(String),
 }
 
 /// A `git://` URL this speaks: host, port, and the path sent to the server.
@@ -89,41 +99,45 @@ impl GitUrl {
 pub struct Session {
     writer: TcpStream,
     reader: BufReader<QuickAck>,
-    /// How long each command (its request and its whole answer) may take.
-    timeout: Duration,
+    /// When the whole session (every command, every answer) must be done.
     deadline: Instant,
+    /// How long one read may wait for a byte.
+    idle: Duration,
     /// The capability advertisement was read (it comes before the first answer).
     advertised: bool,
 }
 
 impl Session {
     /// Connect (with `TCP_NODELAY`, within [`CONNECT_TIMEOUT`] an address) and ask for
-    /// `git-upload-pack` in protocol v2; each command must be answered within `timeout` of
-    /// being sent. The server's answer is read with the first command's, one round trip later.
-    pub fn open(url: &GitUrl, timeout: Duration) -> Result<Session, V2Error> {
-        let deadline = Instant::now() + timeout;
-        let stream = super::connect::connect(&url.host, url.port, CONNECT_TIMEOUT.min(timeout))?;
+    /// `git-upload-pack` in protocol v2; everything must be done by `deadline` (the whole
+    /// session, whatever the server trickles), and no read waits more than `idle` for a byte.
+    /// The server's answer is read with the first command's, one round trip later.
+    pub fn open(url: &GitUrl, deadline: Instant, idle: Duration) -> Result<Session, V2Error> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(V2Error::TooSlow("no time was left to connect".into()));
+        }
+        let stream = super::connect::connect(&url.host, url.port, CONNECT_TIMEOUT.min(left))?;
         let mut writer = stream.try_clone()?;
         let reader = BufReader::with_capacity(PKT_MAX, QuickAck(stream));
         let request = format!("git-upload-pack {}\0host={}\0\0version=2\0", url.path, url.authority);
-        writer.set_write_timeout(Some(timeout))?;
-        writer.write_all(&pkt(request.as_bytes()))?;
-        Ok(Session { writer, reader, timeout, deadline, advertised: false })
+        writer.set_write_timeout(Some(idle.min(left).max(Duration::from_millis(1))))?;
+        writer.write_all(&pkt(request.as_bytes())).map_err(|e| slow(e, left <= idle, idle))?;
+        Ok(Session { writer, reader, deadline, idle, advertised: false })
     }
 
     /// The refs under `prefixes` (each `refs/…/`): (id, name), at most `max` bytes of them.
     pub fn list(&mut self, prefixes: &[String], max: usize) -> Result<Vec<(String, String)>, V2Error> {
-        self.deadline = Instant::now() + self.timeout;
         let mut req = pkt(b"command=ls-refs\n");
         req.extend_from_slice(b"0001");
         for p in prefixes {
             req.extend(pkt(format!("ref-prefix {p}\n").as_bytes()));
         }
         req.extend_from_slice(b"0000");
-        self.writer.write_all(&req)?;
+        self.send(&req)?;
         self.advertisement()?;
-        let mut r = Deadlined { inner: &mut self.reader, deadline: self.deadline };
-        read_refs(&mut r, max)
+        let mut r = Deadlined { inner: &mut self.reader, deadline: self.deadline, idle: self.idle, by_deadline: false };
+        read_refs(&mut r, max).map_err(|e| r.why(e))
     }
 
     /// Fetch the objects `wants` (ids) and everything they reach; the pack the server sends
@@ -132,7 +146,6 @@ impl Session {
         if wants.iter().any(|w| w.len() != 40 || !w.bytes().all(|b| b.is_ascii_hexdigit())) {
             return Err(V2Error::Unsupported("a want that is not a SHA-1 id".into()));
         }
-        self.deadline = Instant::now() + self.timeout;
         let mut req = pkt(b"command=fetch\n");
         req.extend_from_slice(b"0001");
         for arg in ["no-progress\n", "ofs-delta\n"] {
@@ -143,10 +156,20 @@ impl Session {
         }
         req.extend(pkt(b"done\n"));
         req.extend_from_slice(b"0000");
-        self.writer.write_all(&req)?;
+        self.send(&req)?;
         self.advertisement()?;
-        let mut r = Deadlined { inner: &mut self.reader, deadline: self.deadline };
-        read_pack(&mut r, out, limit)
+        let mut r = Deadlined { inner: &mut self.reader, deadline: self.deadline, idle: self.idle, by_deadline: false };
+        read_pack(&mut r, out, limit).map_err(|e| r.why(e))
+    }
+
+    /// Write a request, within the idle time and the deadline.
+    fn send(&mut self, req: &[u8]) -> Result<(), V2Error> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(V2Error::TooSlow(PAST_DEADLINE.into()));
+        }
+        self.writer.set_write_timeout(Some(self.idle.min(left)))?;
+        self.writer.write_all(req).map_err(|e| slow(e, left <= self.idle, self.idle))
     }
 
     /// The capability advertisement, once: `version 2`, and no hash but SHA-1.
@@ -154,8 +177,8 @@ impl Session {
         if self.advertised {
             return Ok(());
         }
-        let mut r = Deadlined { inner: &mut self.reader, deadline: self.deadline };
-        read_advertisement(&mut r)?;
+        let mut r = Deadlined { inner: &mut self.reader, deadline: self.deadline, idle: self.idle, by_deadline: false };
+        read_advertisement(&mut r).map_err(|e| r.why(e))?;
         self.advertised = true;
         Ok(())
     }
@@ -292,12 +315,23 @@ pub fn read_refs(r: &mut impl Read, max: usize) -> Result<Vec<(String, String)>,
 /// progress (dropped). The pack's size.
 pub fn read_pack(r: &mut impl Read, out: &mut impl Write, limit: u64) -> Result<u64, V2Error> {
     // Sections before the pack (acknowledgments, shallow-info, wanted-refs, packfile-uris),
-    // each ended by a delimiter; none is asked for, so at most a few.
+    // each ended by a delimiter; none is asked for, so at most a few, and together with the
+    // progress on side band 2 at most CHATTER_MAX bytes.
     let mut sections = 0;
+    let mut chatter = 0u64;
+    let mut chat = |n: usize| {
+        chatter = chatter.saturating_add(n as u64);
+        if chatter > CHATTER_MAX {
+            Err(V2Error::TooLarge(CHATTER_MAX))
+        } else {
+            Ok(())
+        }
+    };
     loop {
         match read_pkt(r)? {
             Pkt::Data(d) if text(&d)? == "packfile" => break,
-            Pkt::Data(_) => {
+            Pkt::Data(d) => {
+                chat(d.len())?;
                 sections += 1;
                 if sections > 8 {
                     return Err(bad("no packfile section"));
@@ -306,6 +340,7 @@ pub fn read_pack(r: &mut impl Read, out: &mut impl Write, limit: u64) -> Result<
                     match read_pkt(r)? {
                         Pkt::Delim => break,
                         Pkt::Data(d) => {
+                            chat(d.len())?;
                             text(&d)?;
                         }
                         _ => return Err(bad("a section without its packfile")),
@@ -327,7 +362,7 @@ pub fn read_pack(r: &mut impl Read, out: &mut impl Write, limit: u64) -> Result<
                     }
                     out.write_all(bytes)?;
                 }
-                Some((2, _)) => {}
+                Some((2, progress)) => chat(progress.len())?,
                 Some((3, msg)) => {
                     let msg = String::from_utf8_lossy(msg);
                     return Err(V2Error::Server(crate::redact::printable_line(msg.trim_end()).into_owned()));
@@ -339,21 +374,53 @@ pub fn read_pack(r: &mut impl Read, out: &mut impl Write, limit: u64) -> Result<
     }
 }
 
-/// A reader that fails once the session's deadline has passed (each read also waits at most
-/// until then).
+/// A reader that fails once the session's deadline has passed, each read waiting at most the
+/// idle time (and never past the deadline).
 struct Deadlined<'a, R> {
     inner: &'a mut BufReader<R>,
     deadline: Instant,
+    idle: Duration,
+    /// The last read waited until the deadline (not the idle time).
+    by_deadline: bool,
+}
+
+impl<R> Deadlined<'_, R> {
+    /// `e` as the caller reads it: a read that timed out is [`V2Error::TooSlow`].
+    fn why(&self, e: V2Error) -> V2Error {
+        match e {
+            V2Error::Io(io) => slow(io, self.by_deadline, self.idle),
+            other => other,
+        }
+    }
 }
 
 impl Read for Deadlined<'_, QuickAck> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let left = self.deadline.saturating_duration_since(Instant::now());
+        self.by_deadline = left <= self.idle;
         if left.is_zero() {
-            return Err(io::Error::new(io::ErrorKind::TimedOut, "the server took too long"));
+            return Err(io::Error::new(io::ErrorKind::TimedOut, "the deadline passed"));
         }
-        self.inner.get_ref().get_ref().set_read_timeout(Some(left))?;
+        self.inner.get_ref().get_ref().set_read_timeout(Some(left.min(self.idle)))?;
         self.inner.read(buf)
+    }
+}
+
+const PAST_DEADLINE: &str = "it was not done within the time it is given";
+
+/// An I/O error of a session with `idle` time: a timeout (a socket's says "Resource
+/// temporarily unavailable") is [`V2Error::TooSlow`], saying which limit it was (`by_deadline`:
+/// the wait was until the session's deadline).
+fn slow(e: io::Error, by_deadline: bool, idle: Duration) -> V2Error {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+            if by_deadline {
+                V2Error::TooSlow(PAST_DEADLINE.into())
+            } else {
+                V2Error::TooSlow(format!("it sent nothing for {idle:?}"))
+            }
+        }
+        _ => V2Error::Io(e),
     }
 }
 
@@ -462,6 +529,74 @@ mod tests {
         }
         for bad in [&b"zzzz"[..], b"0003", b"fff0", b"0009packf"] {
             assert!(read_pack(&mut &bad[..], &mut Vec::new(), 100).is_err(), "{bad:?}");
+        }
+    }
+
+    /// Progress on side band 2 (never asked for) counts against CHATTER_MAX: a server that
+    /// sends it without end is cut off, not read for ever.
+    #[test]
+    fn progress_on_side_band_2_is_bounded() {
+        let mut answer = lines(&["packfile\n"]);
+        let line = vec![b'.'; PKT_MAX - 5];
+        let n = CHATTER_MAX as usize / line.len() + 2;
+        for _ in 0..n {
+            let mut data = vec![2u8];
+            data.extend_from_slice(&line);
+            answer.extend(pkt(&data));
+        }
+        answer.extend_from_slice(b"0000");
+        assert!(matches!(read_pack(&mut &answer[..], &mut Vec::new(), 100), Err(V2Error::TooLarge(CHATTER_MAX))));
+    }
+
+    /// A server that trickles a byte at a time is cut off at the session's deadline, one that
+    /// goes quiet after the idle time; both say "took too long", never "Resource temporarily
+    /// unavailable".
+    #[test]
+    fn a_trickling_or_silent_server_took_too_long() {
+        use std::io::Read as _;
+        for trickle in [true, false] {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let server = std::thread::spawn(move || {
+                let (mut s, _) = listener.accept().unwrap();
+                let mut request = [0u8; 256];
+                let _ = s.read(&mut request);
+                // "version 2" as a pkt-line, one byte at a time (or nothing at all).
+                if trickle {
+                    for b in b"000eversion 2\n".iter().cycle().take(200) {
+                        if s.write_all(&[*b]).is_err() {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                } else {
+                    let _ = s.read(&mut request);
+                }
+            });
+            let url = GitUrl::parse(&format!("git://127.0.0.1:{port}/x.git")).unwrap();
+            let started = Instant::now();
+            let (deadline, idle) = if trickle {
+                (started + Duration::from_millis(500), Duration::from_secs(5))
+            } else {
+                (started + Duration::from_secs(30), Duration::from_millis(300))
+            };
+            let e = Session::open(&url, deadline, idle).and_then(|mut s| s.list(&["refs/heads/".into()], 1 << 20));
+            let elapsed = started.elapsed();
+            match e {
+                Err(V2Error::TooSlow(why)) => {
+                    let said = V2Error::TooSlow(why.clone()).to_string();
+                    assert!(said.contains("took too long"), "{said}");
+                    assert!(!said.contains("temporarily"), "{said}");
+                    if trickle {
+                        assert!(why.contains("not done within"), "{why}");
+                    } else {
+                        assert!(why.contains("sent nothing for"), "{why}");
+                    }
+                }
+                other => panic!("trickle {trickle}: {other:?}"),
+            }
+            assert!(elapsed < Duration::from_secs(5), "cut off in {elapsed:?}");
+            drop(server);
         }
     }
 }
