@@ -308,8 +308,9 @@ fn write_if_changed(path: &std::path::Path, value: &impl Serialize) -> Result<bo
     Ok(true)
 }
 
-/// 1. In, under the hub lock (taken here): file what was fetched from some peers (each mail
-/// only if no sync took it meanwhile) and record it. True when `peer-mail.json` was written.
+/// In (step 1), under the hub lock (taken here): file what was fetched from some peers (each
+/// mail only if no sync took it meanwhile) and record it. True when `peer-mail.json` was
+/// written.
 fn file_in(
     hub: &Hub,
     peers: &BTreeMap<String, crate::hub::Peer>,

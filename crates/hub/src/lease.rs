@@ -575,13 +575,25 @@ impl Upstream {
         }
     }
 
-    /// origin's lease, when it is one no clone of this hub wrote (its MAC does not verify):
-    /// its commit and what it says, for the owner.
+    /// origin's lease, when no clone can have put it there while this clone holds the lease:
+    /// one no clone of this hub wrote (its MAC does not verify), or one a clone wrote for an
+    /// earlier term (pushed back by someone: a clone that takes over writes a later term than
+    /// the one it saw). Its commit and what it says, for the owner.
     fn forged_lease(&self) -> Result<Option<(String, String)>, LeaseError> {
-        let Some(lease) = self.observe()?.lease.filter(|l| !l.authentic) else { return Ok(None) };
+        let Some(held) = self.held() else { return Ok(None) };
+        let Some(lease) = self.observe()?.lease else { return Ok(None) };
+        let replayed = lease.record.as_ref().is_some_and(|r| r.term < held.term);
+        if lease.authentic && !replayed {
+            return Ok(None);
+        }
+        let why = if lease.authentic {
+            format!("a lease of an earlier term than this clone's {} pushed back", held.term)
+        } else {
+            "whose MAC does not verify with the hub's id key".to_string()
+        };
         let what = match &lease.record {
             Some(r) => format!(
-                "a lease commit {} naming {} (term {}, {}, ttl {:?}) whose MAC does not verify with the hub's id key",
+                "a lease commit {} naming {} (term {}, {}, ttl {:?}) {why}",
                 short(&lease.sha),
                 crate::redact::printable_line(&r.label),
                 r.term,
@@ -905,6 +917,9 @@ pub fn check(layout: &Layout, config: &OriginConfig) -> Result<(), LeaseError> {
 pub struct Watch {
     /// The lease commit last seen, and when (boot clock, ms) it was first seen.
     last: Option<(String, u64)>,
+    /// The latest term of a lease a clone wrote that this watch has seen: a lease of an
+    /// earlier term is one pushed back by someone (a replay), never "released".
+    term: u64,
 }
 
 /// What a standby may do about the lease it sees.
@@ -940,9 +955,15 @@ impl Watch {
                 ));
             }
         }
-        // Only a lease a clone of this hub wrote (its MAC) may say it was handed back, be this
+        // Only a lease a clone of this hub wrote (its MAC), of no earlier term than one seen
+        // before (an older lease pushed back is a replay), may say it was handed back, be this
         // clone's own, or last longer than cn.yaml's `origin.lease`.
-        let trusted = record.filter(|_| lease.authentic);
+        let seen_term = self.term.max(local.map_or(0, |h| h.term));
+        let replayed = record.is_some_and(|r| lease.authentic && r.term < seen_term);
+        if let Some(r) = record.filter(|_| lease.authentic && !replayed) {
+            self.term = self.term.max(r.term);
+        }
+        let trusted = record.filter(|_| lease.authentic && !replayed);
         if let Some(r) = trusted {
             if r.released {
                 self.last = None;
@@ -964,6 +985,10 @@ impl Watch {
         }
         let ttl = trusted.map_or(ttl, |r| r.ttl.max(ttl));
         let holder = match (record, lease.authentic) {
+            (Some(r), true) if replayed => format!(
+                "a lease of term {} pushed back after term {seen_term} was seen (a replay: not trusted, timed by this clone's {ttl:?})",
+                r.term
+            ),
             (Some(r), true) => format!("{} (term {})", r.label, r.term),
             (Some(r), false) => format!(
                 "a lease no clone of this hub wrote (its MAC does not verify with the hub's id key: forged, or written by a cn before the MAC), naming {} (term {}{}, ttl {:?} — not trusted: timed by this clone's {ttl:?})",
@@ -1118,6 +1143,16 @@ mod tests {
         };
         let mut w = Watch::default();
         assert!(matches!(w.verdict_at(&forged("e", record()), &c1, ttl, Some(&mine), 0), Verdict::Held { .. }));
+        // A lease a clone wrote, of an earlier term than one seen before, pushed back (a
+        // replay): never "released", timed by this clone's own time.
+        let mut w = Watch::default();
+        let later = LeaseRecord { term: 4, ..record() };
+        assert!(matches!(w.verdict_at(&seen("g", Some(later)), &c2, ttl, None, 0), Verdict::Held { .. }));
+        let old_release = LeaseRecord { released: true, ..record() };
+        assert!(
+            matches!(w.verdict_at(&seen("h", Some(old_release.clone())), &c2, ttl, None, 10), Verdict::Held { holder, left } if left == ttl && holder.contains("replay"))
+        );
+        assert!(matches!(w.verdict_at(&seen("h", Some(old_release)), &c2, ttl, None, 310), Verdict::Free(_)));
         // A forged term at the end of the numbers: the next term saturates.
         let top = LeaseRecord { term: u64::MAX, ..record() };
         assert!(LeaseRecord::parse(&format!("x\n\n{}", top.render())).is_some_and(|r| r.term == u64::MAX));
@@ -1444,6 +1479,13 @@ mod tests {
         // A clone that lost the lease to another clone (a lease that verifies) puts nothing back.
         b.acquire(&b.observe().unwrap()).unwrap();
         assert!(matches!(a.push(&[]), Err(LeaseError::Lost { term: 2, .. })));
+        // A lease a clone wrote for an earlier term, pushed back by someone (a replay of a's
+        // term-1 beat): b, which holds term 2, puts its own back.
+        git(&bare, &["update-ref", LEASE_REF, &now.sha]);
+        let what = b.push(&[]).unwrap().repaired.expect("b says what it found");
+        assert!(what.contains("earlier term"), "{what}");
+        let r = b.observe().unwrap().lease.unwrap().record.unwrap();
+        assert_eq!((r.term, r.released), (2, false));
     }
 
     #[test]
