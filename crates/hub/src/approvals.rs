@@ -86,6 +86,29 @@ fn save(layout: &Layout, all: &BTreeMap<String, Approval>) -> Result<(), Approva
     cn_storage::write_json_atomic(&path, all).map_err(|source| ApprovalError::Io { path, source })
 }
 
+/// How long a change to the approvals waits for another process's change to finish.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Read, change and write the approvals as one step, under the lock the other state files
+/// take (`state/.cn.lock`): three processes holding calls while `cn approvals` times some
+/// out lose none. `f` says whether to write.
+fn change<R>(
+    layout: &Layout,
+    f: impl FnOnce(&mut BTreeMap<String, Approval>) -> Result<(R, bool), ApprovalError>,
+) -> Result<R, ApprovalError> {
+    let path = layout.approvals();
+    let dir = path.parent().map_or_else(|| layout.state(), std::path::Path::to_path_buf);
+    let io = |source| ApprovalError::Io { path: dir.join(".cn.lock"), source };
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    let _lock = cn_storage::HubLock::acquire(&dir, LOCK_WAIT).map_err(io)?;
+    let mut all = load(layout)?;
+    let (out, write) = f(&mut all)?;
+    if write {
+        save(layout, &all)?;
+    }
+    Ok(out)
+}
+
 /// Deny what timed out; true when something changed.
 fn expire(all: &mut BTreeMap<String, Approval>, at: i64) -> bool {
     let mut changed = false;
@@ -112,35 +135,21 @@ pub struct Request {
 /// Hold a call, once: the pending approval already holding the same call for the same item
 /// (a model retrying, a reflex and the executive asking alike), else a fresh one.
 pub fn request(layout: &Layout, req: Request, timeout_secs: u64) -> Result<Approval, ApprovalError> {
-    let mut all = load(layout)?;
-    expire(&mut all, now());
-    if let Some(same) = all
-        .values()
-        .find(|a| a.status == Status::Pending && a.tool == req.tool && a.params == req.params && a.item == req.item)
-    {
-        return Ok(same.clone());
+    let (approval, fresh) = change(layout, |all| {
+        let expired = expire(all, now());
+        if let Some(same) = all
+            .values()
+            .find(|a| a.status == Status::Pending && a.tool == req.tool && a.params == req.params && a.item == req.item)
+        {
+            return Ok(((same.clone(), false), expired));
+        }
+        let approval = held(req, timeout_secs);
+        all.insert(approval.id.clone(), approval.clone());
+        Ok(((approval, true), true))
+    })?;
+    if !fresh {
+        return Ok(approval);
     }
-    let created = now();
-    let Request { tool, params, runs, remembers, item, from, level } = req;
-    let approval = Approval {
-        id: crate::id::prefixed("ap"),
-        tool,
-        params,
-        runs,
-        remembers,
-        item,
-        from,
-        level,
-        created,
-        expires: created.saturating_add(i64::try_from(timeout_secs).unwrap_or(i64::MAX)),
-        status: Status::Pending,
-        decided: None,
-        resume: None,
-        result: None,
-        settled: false,
-    };
-    all.insert(approval.id.clone(), approval.clone());
-    save(layout, &all)?;
     let mut entry = cn_storage::Entry::new("approval")
         .with("id", approval.id.as_str())
         .with("tool", approval.tool.as_str())
@@ -159,6 +168,29 @@ pub fn request(layout: &Layout, req: Request, timeout_secs: u64) -> Result<Appro
     Ok(approval)
 }
 
+/// A fresh pending approval for `req`.
+fn held(req: Request, timeout_secs: u64) -> Approval {
+    let created = now();
+    let Request { tool, params, runs, remembers, item, from, level } = req;
+    Approval {
+        id: crate::id::prefixed("ap"),
+        tool,
+        params,
+        runs,
+        remembers,
+        item,
+        from,
+        level,
+        created,
+        expires: created.saturating_add(i64::try_from(timeout_secs).unwrap_or(i64::MAX)),
+        status: Status::Pending,
+        decided: None,
+        resume: None,
+        result: None,
+        settled: false,
+    }
+}
+
 /// What the journal keeps of what a held call runs: redacted, and at most
 /// [`JOURNAL_RUNS_MAX`] characters (the params a model wrote may be a whole file; the approval
 /// keeps them all).
@@ -175,10 +207,10 @@ pub const JOURNAL_RUNS_MAX: usize = 300;
 
 /// Every approval (timed-out ones denied first), oldest first.
 pub fn list(layout: &Layout) -> Result<Vec<Approval>, ApprovalError> {
-    let mut all = load(layout)?;
-    if expire(&mut all, now()) {
-        save(layout, &all)?;
-    }
+    let all = change(layout, |all| {
+        let expired = expire(all, now());
+        Ok((all.clone(), expired))
+    })?;
     let mut v: Vec<Approval> = all.into_values().collect();
     v.sort_by_key(|a| a.created);
     Ok(v)
@@ -192,12 +224,11 @@ pub fn get(layout: &Layout, id: &str) -> Result<Option<Approval>, ApprovalError>
 /// Change one approval (under the caller's hub lock): record how its work resumes, the call's
 /// result, or that the work took the owner's word.
 pub fn update(layout: &Layout, id: &str, f: impl FnOnce(&mut Approval)) -> Result<Approval, ApprovalError> {
-    let mut all = load(layout)?;
-    let a = all.get_mut(id).ok_or_else(|| ApprovalError::Unknown { id: id.into() })?;
-    f(a);
-    let out = a.clone();
-    save(layout, &all)?;
-    Ok(out)
+    change(layout, |all| {
+        let a = all.get_mut(id).ok_or_else(|| ApprovalError::Unknown { id: id.into() })?;
+        f(a);
+        Ok((a.clone(), true))
+    })
 }
 
 /// The decided approval whose work waits to go on for item `item` (approved with its result,
@@ -228,20 +259,17 @@ impl Approval {
 
 /// Decide a pending approval; the decided record (the caller runs an approved one).
 pub fn decide(layout: &Layout, id: &str, approve: bool) -> Result<Approval, ApprovalError> {
-    let mut all = load(layout)?;
-    expire(&mut all, now());
-    let a = all.get_mut(id).ok_or_else(|| ApprovalError::Unknown { id: id.into() })?;
-    if a.status != Status::Pending {
-        let why = a.decided.clone().unwrap_or_default();
-        let status = a.status;
-        save(layout, &all)?;
-        return Err(ApprovalError::Decided { id: id.into(), status, why });
-    }
-    a.status = if approve { Status::Approved } else { Status::Denied };
-    a.decided = Some(if approve { "approved by the owner" } else { "denied by the owner" }.into());
-    let out = a.clone();
-    save(layout, &all)?;
-    Ok(out)
+    change(layout, |all| {
+        let expired = expire(all, now());
+        let Some(a) = all.get_mut(id) else { return Ok((Err(ApprovalError::Unknown { id: id.into() }), expired)) };
+        if a.status != Status::Pending {
+            let why = a.decided.clone().unwrap_or_default();
+            return Ok((Err(ApprovalError::Decided { id: id.into(), status: a.status, why }), expired));
+        }
+        a.status = if approve { Status::Approved } else { Status::Denied };
+        a.decided = Some(if approve { "approved by the owner" } else { "denied by the owner" }.into());
+        Ok((Ok(a.clone()), true))
+    })?
 }
 
 #[cfg(test)]

@@ -30,6 +30,9 @@ pub struct LoopRun {
     pub env: Vec<String>,
     /// task.md's `sandbox:` for the command components (default: the sandbox).
     pub sandbox: cn_hub::sandbox::SandboxSpec,
+    /// What no sandboxed component may read besides the secrets of the hubs holding the tree:
+    /// those of the hub the loop runs for ([`cn_hub::sandbox::hub_secrets`]).
+    pub unreadable: Vec<PathBuf>,
 }
 
 impl LoopRun {
@@ -41,7 +44,7 @@ impl LoopRun {
         // cn's writes in the tree never follow a link a component planted (`loop-run` swapped
         // for a link out of the tree, say): cn_storage::beneath.
         cn_storage::beneath::hold(&dir);
-        Ok(LoopRun { dir, run, env: Vec::new(), sandbox: Default::default() })
+        Ok(LoopRun { dir, run, env: Vec::new(), sandbox: Default::default(), unreadable: Vec::new() })
     }
 
     pub fn path(&self, file: &str) -> PathBuf {

@@ -173,6 +173,14 @@ fn sandbox(run: &LoopRun, role: Role, view: Option<&View>) -> Option<Sandbox> {
         }
         (Role::Sensor | Role::Actuator, _) => Sandbox::for_tree(&run.dir),
     };
+    // The running hub's secrets, wherever the tree lies (a tree outside the hub is not
+    // covered by `hub_tokens_above`).
+    let mut base = base;
+    for p in &run.unreadable {
+        if !base.unreadable.contains(p) {
+            base.unreadable.push(p.clone());
+        }
+    }
     // The loop's files and a cn.yaml at the top, read-only where a namespace allows it (the
     // guard checks them after the run everywhere). The sensor's view keeps them anyway.
     let base = match role {

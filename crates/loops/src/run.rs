@@ -83,6 +83,9 @@ impl Loop {
         let task = Task::load(&run, defaults)?;
         run.env = task.env.clone();
         run.sandbox = task.sandbox.clone();
+        if let Some(hub) = &defaults.hub {
+            run.unreadable = cn_hub::sandbox::hub_secrets(hub, &run.dir);
+        }
         let controller: Box<dyn Controller> = match &task.controller {
             Component::Command(c) => Box::new(CommandController { command: c.clone() }),
             Component::Model { model, answers } => Box::new(ModelController {

@@ -80,12 +80,16 @@ pub enum Component {
 pub struct Defaults {
     pub controller: Option<Value>,
     pub actuator: Option<Value>,
+    /// The hub the loop runs for (`cn --hub H loop run`, or the hub found from DIR): its git
+    /// directory's secrets (owner token, id key) are unreadable to every component, wherever
+    /// the loop's tree lies.
+    pub hub: Option<PathBuf>,
 }
 
 impl Defaults {
     /// From the `loops:` section of an already parsed cn.yaml.
     pub fn of(loops: &LoopsConfig) -> Defaults {
-        Defaults { controller: loops.controller.clone(), actuator: loops.actuator.clone() }
+        Defaults { controller: loops.controller.clone(), actuator: loops.actuator.clone(), hub: None }
     }
 
     /// `loops.controller` / `loops.actuator` from a `cn.yaml`: the hub's when one is given,
@@ -102,7 +106,9 @@ impl Defaults {
             return Ok(Defaults::default());
         };
         config_is_committed(dir, &path)?;
-        Ok(Defaults::of(&HubConfig::load(&path)?.loops))
+        let mut defaults = Defaults::of(&HubConfig::load(&path)?.loops);
+        defaults.hub = path.parent().map(Path::to_path_buf);
+        Ok(defaults)
     }
 }
 
@@ -357,6 +363,7 @@ mod tests {
         let d = Defaults {
             controller: Some(serde_json::json!({"command": "./judge.sh"})),
             actuator: Some(serde_json::json!("manual")),
+            hub: None,
         };
         let task = Task::parse(TEMPLATE, &d).unwrap();
         assert_eq!(task.controller, Component::Command("./judge.sh".into()));

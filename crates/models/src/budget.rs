@@ -125,6 +125,18 @@ impl Budget {
     pub fn guard(
         budget: &SharedBudget,
         plan: Plan,
+        ask: impl FnMut(Plan) -> Result<Answer, ModelError>,
+    ) -> Result<Answer, ModelError> {
+        Budget::guard_with(budget, plan, true, ask)
+    }
+
+    /// [`Budget::guard`]; with `fall_back` false a refused plan is the refusal
+    /// ([`ModelError::Budget`]) whatever `on_exhausted` says — for a person who asked for the
+    /// executive by name (`cn ask --level 3`).
+    pub fn guard_with(
+        budget: &SharedBudget,
+        plan: Plan,
+        fall_back: bool,
         mut ask: impl FnMut(Plan) -> Result<Answer, ModelError>,
     ) -> Result<Answer, ModelError> {
         if plan.level != EXECUTIVE {
@@ -144,6 +156,7 @@ impl Budget {
             Err(refusal) => refusal.to_string(),
         };
         match on_exhausted {
+            _ if !fall_back => Err(ModelError::Budget(reason)),
             OnExhausted::Defer => Err(ModelError::Budget(reason)),
             OnExhausted::Local => {
                 tracing::info!(%reason, "thinking budget: asking the local level instead");
@@ -174,12 +187,15 @@ impl Budget {
 pub struct Budgeted<M> {
     pub inner: M,
     pub budget: SharedBudget,
+    /// Whether a refused executive plan may go down to the local level (`on_exhausted:
+    /// local`); false when the person asked for the executive by name.
+    pub fall_back: bool,
 }
 
 impl<M: Model> Model for Budgeted<M> {
     fn ask(&mut self, plan: &Plan) -> Result<Answer, ModelError> {
         let inner = &mut self.inner;
-        Budget::guard(&self.budget, plan.clone(), |p| inner.ask(&p))
+        Budget::guard_with(&self.budget, plan.clone(), self.fall_back, |p| inner.ask(&p))
     }
 }
 
@@ -221,7 +237,11 @@ mod tests {
         fn model(&self, budget: &SharedBudget) -> Budgeted<Tiered> {
             let ledger = budget.lock().unwrap().ledger().clone();
             let exec = Metered { inner: Levels, ledger, default_max_tokens: 1024 };
-            Budgeted { inner: Tiered::new().with(2, Box::new(Levels)).with(3, Box::new(exec)), budget: budget.clone() }
+            Budgeted {
+                inner: Tiered::new().with(2, Box::new(Levels)).with(3, Box::new(exec)),
+                budget: budget.clone(),
+                fall_back: true,
+            }
         }
         fn advance(&self, d: Duration) {
             let mut now = self.now.lock().unwrap();

@@ -95,9 +95,11 @@ impl Engine {
         if self.reflex(name).is_some_and(|r| r.learned.is_none()) {
             return Err(WriteError::Owners(name.to_string()));
         }
-        // Written in shadow, marked learned, whatever the YAML says; the dry run tries it
-        // as if active.
-        let yaml = &crate::shadow::with_key(&crate::shadow::with_key(yaml, "learned", "executive"), "mode", "shadow");
+        // Written in shadow, marked learned, whatever the YAML says: set on the parsed value,
+        // never by editing its text (a `mode:` line inside a quoted multi-line `description:`
+        // is not the key). The dry run tries it as if active.
+        let yaml = &crate::shadow::set_parsed(&path, yaml, &[("learned", "executive"), ("mode", "shadow")])
+            .map_err(|e| WriteError::Invalid(vec![e]))?;
         // Check it among the others, as the loader would: callables, duplicate intents.
         let mut callables: std::collections::BTreeSet<String> =
             self.reflexes().iter().filter(|r| r.callable).map(|r| r.name.clone()).collect();
@@ -110,6 +112,14 @@ impl Engine {
         let new = reflex::compile(&path, yaml, self.registry(), &callables).map_err(WriteError::Invalid)?;
         if new.name != name {
             return Err(WriteError::Mismatch { name: name.to_string(), found: new.name });
+        }
+        if new.mode != reflex::ReflexMode::Shadow || new.learned != Some(reflex::Learned::Executive) {
+            return Err(WriteError::Invalid(vec![LoadError {
+                file: path.clone(),
+                line: None,
+                field: "mode".into(),
+                message: "cn could not set the reflex to shadow mode, learned from the executive".into(),
+            }]));
         }
         let mut new = new;
         new.mode = reflex::ReflexMode::Active;

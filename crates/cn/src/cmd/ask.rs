@@ -67,7 +67,9 @@ pub fn run(args: Args, hub: Option<PathBuf>) -> anyhow::Result<ExitCode> {
 
     let tiered = cn_models::tiered(models, &config.budget, &base).map_err(|e| UsageError(cn_compute::chain(&e)))?;
     let mut model: Box<dyn Model> = match budget {
-        Some(budget) => Box::new(Budgeted { inner: tiered, budget }),
+        // Asked for by name, the executive's refusal is the answer (it fails); chosen by cn,
+        // the budget may send the plan down to the local model.
+        Some(budget) => Box::new(Budgeted { inner: tiered, budget, fall_back: args.level != Some(3) }),
         None => Box::new(tiered),
     };
     if let Some(path) = args.record {

@@ -99,6 +99,9 @@ fn drive(dir: &Path, hub: Option<&Path>, done: bool, json: bool) -> anyhow::Resu
     // on the hub does no autonomous executive work meanwhile (cn_models::session).
     let _session =
         root.as_ref().and_then(|r| cn_models::Sessions::in_state(&cn_hub::Layout::new(r).state()).begin("loop").ok());
+    // Its components never read that hub's secrets, wherever the loop's tree lies.
+    let mut defaults = defaults;
+    defaults.hub = root.clone().or(defaults.hub);
     let base = root.unwrap_or_else(|| dir.to_path_buf());
     let mut models = |role: &'static str, kind: &str| -> Result<Box<dyn cn_compute::Model>, cn_loops::BoxError> {
         // A local controller judges under a grammar (cn_loops::controller::GRAMMAR); only

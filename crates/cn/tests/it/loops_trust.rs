@@ -233,3 +233,47 @@ fn an_actuator_that_plants_a_cn_yaml_is_refused() {
         assert!(!scratch.path().join("pwned").exists());
     }
 }
+
+/// A loop run for a hub (`cn --hub H loop run L`) whose tree lies outside it: the sensor
+/// prints the hub's owner token and id key (its output is committed), the actuator copies
+/// them into the tree (cn commits it). Neither can read them, and nothing of them is
+/// committed.
+#[test]
+fn a_loop_outside_its_hub_cannot_read_the_hubs_tokens() {
+    const TOKEN: &str = "owner-token-0123456789abcdef";
+    const KEY: &str = "id-key-fedcba9876543210";
+    for without in [None, Some("namespaces,scope,overlay")] {
+        let hub = tempfile::tempdir().unwrap();
+        let h = hub.path();
+        git(h, &["init", "-q", "-b", "main"]);
+        std::fs::write(h.join("cn.yaml"), "name: hub\n").unwrap();
+        std::fs::write(h.join(".git/cn-owner-token"), TOKEN).unwrap();
+        std::fs::write(h.join(".git/cn-id-key"), KEY).unwrap();
+        let (token, key) = (h.join(".git/cn-owner-token"), h.join(".git/cn-id-key"));
+        let (t, k) = (token.display(), key.display());
+        let judge = "printf -- '---\\\\ntarget-met: true\\\\n---\\\\n\\\\nDone.\\\\n' > \\\"$CN_LOOP_RUN/controller-output.md\\\"";
+        let task = format!(
+            "---\nmax-iterations: 1\nsensors:\n  s:\n    command: \"cat {t} {k}; cat {h}/.git/HEAD; echo sensed\"\n\
+             controller: {{command: \"{judge}\"}}\nactuator: {{command: \"cat {t} {k} > stolen.txt; echo acted\"}}\n---\n\n# Task\n\nNothing.\n",
+            h = h.display()
+        );
+        let repo = repo(&task);
+        let dir = repo.path();
+        let mut c = cn();
+        c.arg("--hub").arg(h).args(["loop", "run"]).arg(dir);
+        if let Some(w) = without {
+            c.env("CN_TEST_SANDBOX_WITHOUT", w);
+        }
+        let out = c.output().unwrap();
+        eprintln!("sandbox ({without:?}): {}", sandbox_of(&out));
+        let sensed = std::fs::read_to_string(dir.join("loop-run/sensor-output.md")).unwrap_or_default();
+        assert!(sensed.contains("sensed"), "the sensor ran: {sensed}\n{}", text(&out));
+        assert!(!sensed.contains(TOKEN) && !sensed.contains(KEY), "{sensed}");
+        assert!(!sensed.contains("ref: refs/heads/"), "the hub's .git is not the tree's to read: {sensed}");
+        let history = git(dir, &["log", "--all", "-p", "--format=%H %s"]);
+        assert!(history.contains("acted") || history.contains("iteration 1"), "the loop committed: {history}");
+        assert!(!history.contains(TOKEN) && !history.contains(KEY), "committed: {history}");
+        let stolen = std::fs::read_to_string(dir.join("stolen.txt")).unwrap_or_default();
+        assert!(!stolen.contains(TOKEN) && !stolen.contains(KEY), "{stolen}");
+    }
+}

@@ -47,3 +47,27 @@ fn the_budgets_fallback_acts_with_the_level_it_asked() {
         "the refusal is journaled: {entries:#?}"
     );
 }
+
+/// `cn ask --level 3` asks for the executive: when the budget refuses it, the answer is that
+/// refusal (exit non-zero), not the local model's answer passed off as level 3's.
+#[test]
+fn a_level_3_ask_the_budget_refuses_says_so_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = executive_hub(
+        dir.path(),
+        "cat > /dev/null\necho x >> \"$(dirname \"$0\")/local-calls\"\nprintf 'the local answer\\n'\n",
+        EXECUTIVE,
+        "budget:\n  daily_tokens: 1\n  on_exhausted: local\n",
+    );
+    let out = cn_cmd(&hub).args(["ask", "--level", "3", "plan my week"]).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "exit {:?}: {stdout}", out.status.code());
+    assert!(stderr.contains("thinking budget"), "{stderr}");
+    assert!(!stdout.contains("the local answer"), "{stdout}");
+    assert!(!dir.path().join("local-calls").exists(), "the local model was not asked in its place");
+    assert!(!dir.path().join("exec-calls").exists(), "the executive was not asked");
+    // Without `--level`, cn picks the level: the budget's fallback to the local model stands.
+    let out = cn_cmd(&hub).args(["ask", "plan my week"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("the local answer"));
+}

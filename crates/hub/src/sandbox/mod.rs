@@ -526,16 +526,45 @@ fn secrets(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The owner token and id key of each hub that holds `root` (a loop in a hub's `loops/`),
-/// or that `root` is.
+/// The secrets in the git directory of each hub that holds `root` (a loop in a hub's
+/// `loops/`), or that `root` is: its `.git/cn-*` files ([`git_secrets`]).
 pub fn hub_tokens_above(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in root.ancestors() {
         if dir.join(crate::layout::CONFIG).is_file() {
-            let l = crate::Layout::new(dir);
-            out.extend([l.owner_token(), l.id_key()].into_iter().filter(|p| p.exists()));
+            out.extend(git_secrets(dir));
         }
     }
+    out
+}
+
+/// What a command run for the hub at `hub` on the tree at `tree` (a loop's components) may
+/// not read of the hub: its whole `.git/` when the tree lies outside the hub (nothing there
+/// is the tree's), else the `.git/cn-*` files (the tree may be in the hub's repository, whose
+/// objects its tools read). Paths that do not exist are left out.
+pub fn hub_secrets(hub: &Path, tree: &Path) -> Vec<PathBuf> {
+    let hub = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
+    let git = hub.join(".git");
+    if !tree.starts_with(&hub) && git.symlink_metadata().is_ok() {
+        return vec![git];
+    }
+    git_secrets(&hub)
+}
+
+/// The hub's own files in its git directory (`.git/cn-owner-token`, `.git/cn-id-key`, the
+/// lease, and whatever `cn-` file comes next): never committed, never for a child to read.
+fn git_secrets(hub: &Path) -> Vec<PathBuf> {
+    let l = crate::Layout::new(hub);
+    let mut out: Vec<PathBuf> = [l.owner_token(), l.id_key()].into_iter().filter(|p| p.exists()).collect();
+    if let Ok(entries) = std::fs::read_dir(hub.join(".git")) {
+        for e in entries.flatten() {
+            let path = e.path();
+            if e.file_name().to_string_lossy().starts_with("cn-") && !out.contains(&path) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
     out
 }
 
