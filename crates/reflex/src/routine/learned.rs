@@ -78,6 +78,9 @@ pub fn clause(clause: &str, now: &Zoned) -> Clause {
         Some(m) if !clause[m.end()..].trim().is_empty() => &clause[m.end()..],
         _ => clause,
     };
+    // "show me my alarams": the routine's words as meant.
+    let fixed = super::parse::correct_frame(clause);
+    let clause = fixed.as_deref().unwrap_or(clause);
     match cn_understand::understand(clause) {
         Ok(u) => of(&u, clause, now),
         Err(e) => {
@@ -109,7 +112,7 @@ fn clean(words: &str) -> String {
 fn named(text: &str) -> Option<String> {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:called|titled|named|label(?:l?ed)?(?:\s+it)?(?:\s+as)?|name\s+it(?:\s+as)?|call\s+it|in\s+the\s+name\s+of|with\s+the\s+(?:name|title|label))\s+(?P<name>.+?)(?:\s+(?:for|at|and|this|please)\b|[.?!,;]|$)")
+        regex::Regex::new(r"(?i)\b(?:called|titled|named|label(?:l?ed)?(?:\s+it)?(?:\s+as)?|name\s+it(?:\s+as)?|call\s+it|in\s+the\s+name\s+of|with\s+the\s+(?:name|title|label)|name\s+(?:the|my)\s+(?:new\s+)?(?:alarm|timer|reminder)(?:\s+as)?|(?:make|set|change)\s+the\s+(?:name|title|label)(?:\s+(?:to|for|as))?|use\s+the\s+name)\s+(?P<name>.+?)(?:\s+(?:for|at|and|this|please)\b|[.?!,;]|$)")
             .unwrap_or_else(|e| unreachable!("the name pattern compiles: {e}"))
     });
     let name = clean(re.captures(text)?.name("name")?.as_str());
@@ -128,6 +131,36 @@ fn device(text: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// The time a span said in `text` ends, from `now` ("for 5 minutes", "a 15 minute timer").
+fn span_from_now(text: &str, now: &Zoned) -> Option<when::Due> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?P<n>\d{1,3})[\s-]*(?P<u>min(?:ute)?s?|hours?|hrs?)\b")
+            .unwrap_or_else(|e| unreachable!("the span pattern compiles: {e}"))
+    });
+    let shift = when::shift(text).or_else(|| {
+        let normal = when::numbers::normalize(text).text;
+        let c = re.captures(&normal)?;
+        let s = when::shift(&format!("for {} {}", c.name("n")?.as_str(), c.name("u")?.as_str()))?;
+        Some(when::Shift { rest: text.to_string(), ..s })
+    })?;
+    let at = now.checked_add(shift.span).ok()?;
+    Some(when::Due { at, phrase: shift.phrase, rest: shift.rest, day_given: false, time_given: true })
+}
+
+/// Words that only ask for an alarm or a reminder ("Set the alarm to"): no what of their own.
+fn filler(words: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "set", "setup", "up", "the", "a", "an", "my", "me", "to", "for", "alarm", "alarms", "timer", "reminder",
+        "make", "create", "add", "new", "another", "i", "want", "need", "would", "like", "put", "turn", "on", "give",
+        "start", "please", "can", "you", "could", "it", "one", "an", "apply", "setting",
+    ];
+    words
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| ASKING.contains(&w.to_ascii_lowercase().as_str()))
 }
 
 /// A due time from a `when` slot: none said, read, or asked about.
@@ -230,6 +263,12 @@ fn for_another(text: &str) -> bool {
     let t = t.trim_start_matches("please ").trim_start_matches("can you ").trim_start_matches("could you ");
     let mut words = t.split_whitespace();
     let first = words.next().unwrap_or("");
+    // "give me an alarm for 3pm", "turn on an alarm for 7am", "send me a reminder": the
+    // person's own alarm or reminder.
+    let second = t.split_whitespace().nth(1).unwrap_or("");
+    if matches!(second, "me" | "on" | "myself") && (device(&t).is_some() || t.contains("remind")) {
+        return false;
+    }
     // "Remind the team about …": a message to others (the executive's), not the person's list.
     if first == "remind" && words.next().is_some_and(|w| !["me", "myself", "us", "me,"].contains(&w)) {
         return true;
@@ -301,28 +340,26 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     }
     let when_words = joined(u, SlotKind::When);
     let item = clean(&joined(u, SlotKind::Item));
-    let what = Some(clean(&joined(u, SlotKind::What))).filter(|w| !cn_hub::words::content(w).is_empty());
+    let what = Some(clean(&joined(u, SlotKind::What))).filter(|w| !cn_hub::words::content(w).is_empty() && !filler(w));
     match u.intent {
         Intent::Add => {
             if what.is_none() {
                 if let Some(device) = device(text) {
                     // An alarm or a timer: its time is wherever the person said it.
                     let device = named(text).unwrap_or_else(|| device.to_string());
+                    // "an alarm at 1pm everyday": a repeating one.
+                    match when::every(text, now) {
+                        Ok(Some(every)) => return Clause::Request(Request::AddEvery { action: device, every }),
+                        Err(e) => return Clause::Ask(e),
+                        Ok(None) => {}
+                    }
                     return match when::parse(text, now) {
-                        // "a timer for 5 minutes": a span from now.
-                        Ok(None) => {
-                            let due = when::shift(text).and_then(|s| {
-                                let at = now.checked_add(s.span).ok()?;
-                                Some(when::Due {
-                                    at,
-                                    phrase: s.phrase,
-                                    rest: s.rest,
-                                    day_given: false,
-                                    time_given: true,
-                                })
-                            });
-                            Clause::Request(Request::AddTask { task: device, due })
-                        }
+                        // "a timer for 5 minutes", "a 15 minute egg timer": a span from now.
+                        Ok(None) => match span_from_now(text, now) {
+                            Some(due) => Clause::Request(Request::AddTask { task: device, due: Some(due) }),
+                            // An alarm without a time it can go off at is asked about, not filed.
+                            None => Clause::Missing(Missing { want: Want::When, what: Some(device), due: None }),
+                        },
                         Ok(due) => Clause::Request(Request::AddTask { task: device, due }),
                         Err(e) => Clause::Ask(e),
                     };
@@ -348,6 +385,16 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 };
             };
             let recur = joined(u, SlotKind::Recur);
+            if recur.is_empty() {
+                // "remind me to stretch at 1pm everyday": a repeat the tagger left in the words.
+                if let Ok(Some(every)) = when::every(text, now) {
+                    let action = match when::every(&what, now) {
+                        Ok(Some(e)) if !cn_hub::words::content(&e.rest).is_empty() => clean(&e.rest),
+                        _ => what,
+                    };
+                    return Clause::Request(Request::AddEvery { action, every });
+                }
+            }
             if !recur.is_empty() {
                 let phrase = format!("{recur} {when_words}");
                 return match when::every(phrase.trim(), now) {
@@ -490,6 +537,31 @@ mod tests {
         assert!(matches!(one("snooze the laundry reminder 30 minutes"), Request::Move { to: Target::By(_), .. }));
     }
 
+    /// Alarms as people ask for them in a dialogue with an assistant (SGD's and TOPv2's
+    /// training splits' shapes, not their lines): the name and the time wherever said, a
+    /// repeat, a span, and no alarm filed without a time it can go off at.
+    #[test]
+    fn alarms_as_people_ask_for_them() {
+        assert_eq!(added("give me an alarm for 3pm"), ("Alarm".into(), Some("Thu 15:00".into())));
+        assert_eq!(added("set my alarm for 8 p.m. tonight"), ("Alarm".into(), Some("Thu 20:00".into())));
+        assert_eq!(added("set alarm for 850am"), ("Alarm".into(), Some("Fri 08:50".into())));
+        assert_eq!(added("i want to add an alarm for evening five"), ("Alarm".into(), Some("Thu 17:00".into())));
+        assert_eq!(added("an alarm for sixteen forty five please"), ("Alarm".into(), Some("Thu 16:45".into())));
+        assert_eq!(
+            added("Okay, thats good. I need to add an alarm. Name the alarm as Music Practice and it should be for 16:45."),
+            ("Music Practice".into(), Some("Thu 16:45".into()))
+        );
+        assert_eq!(added("15 minute egg timer"), ("Timer".into(), Some("Thu 14:45".into())));
+        match one("I want an alarm at 1pm everyday.") {
+            Request::AddEvery { every, .. } => assert_eq!(every.cron, "0 13 * * *"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(parse("set an alarm", &now()), Parsed::Missing(_)));
+        assert!(matches!(one("Thank you so much..Show my alarms please.."), Request::ListTasks { .. }));
+        assert!(matches!(one("I want to view my list of alarms. Can you show it to me?"), Request::ListTasks { .. }));
+        assert!(matches!(one("please show me my alarams"), Request::ListTasks { .. }));
+    }
+
     /// What is not the routine's changes nothing: it is not routine (or only courtesy).
     #[test]
     fn other_requests_are_left_alone() {
@@ -506,6 +578,8 @@ mod tests {
             "Write a thank-you note to my aunt",
             "🙂🙂🙂",
             "¿puedes recordarme llamar a mamá mañana?",
+            "turn on the lights at 7pm",
+            "give me the news every morning",
         ] {
             let p = parse(text, &now());
             assert!(

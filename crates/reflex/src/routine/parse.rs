@@ -39,6 +39,7 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     let clauses = clauses(text);
     let mut requests = Vec::new();
     let mut asked = None;
+    let mut missing = None;
     for clause in &clauses {
         let Some(clean) = Clean::of(clause) else { continue };
         match clause_request(&clean, now)
@@ -51,17 +52,38 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 learned::Clause::Request(r) => requests.push(r),
                 learned::Clause::Ask(e) => asked = asked.or(Some(e)),
                 learned::Clause::Skip => {}
-                // A request that lacks what to do is asked about when it is all the message says.
-                learned::Clause::Missing(m) if clauses.len() == 1 => return Parsed::Missing(m),
-                learned::Clause::Missing(_) | learned::Clause::NotRoutine => return Parsed::NotRoutine,
+                // "I want to view my alarms. Can you show it to me?": the second only repeats
+                // the first.
+                learned::Clause::Missing(_) | learned::Clause::NotRoutine if clauses.len() > 1 && echo(clause) => {}
+                learned::Clause::Missing(m) => missing = missing.or(Some(m)),
+                learned::Clause::NotRoutine => return Parsed::NotRoutine,
             },
         }
     }
-    match (asked, requests.is_empty()) {
-        (Some(e), _) => Parsed::Ask(e),
-        (None, true) => Parsed::NotRoutine,
-        (None, false) => Parsed::Routine(requests),
+    let files = requests.iter().any(|r| matches!(r, Request::AddTask { .. } | Request::AddEvery { .. }));
+    match (asked, requests.is_empty(), missing) {
+        (Some(e), _, _) => Parsed::Ask(e),
+        // A request that lacks what to do is asked about when nothing else is asked.
+        (None, true, Some(m)) => Parsed::Missing(m),
+        (None, true, None) => Parsed::NotRoutine,
+        // "I need to add an alarm. Call it Cleaning, for 3:45 pm.": said whole further on.
+        (None, false, Some(m)) if files && m.due.is_none() => Parsed::Routine(requests),
+        // Half of it cannot be done: none of it is.
+        (None, false, Some(_)) => Parsed::NotRoutine,
+        (None, false, None) => Parsed::Routine(requests),
     }
+}
+
+/// A clause that only repeats the request beside it ("Can you show it to me?", "Can you do
+/// that now?"): nothing in it but asking.
+fn echo(clause: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "show", "see", "view", "check", "display", "tell", "do", "make", "help", "want", "like", "know", "same", "now",
+        "real", "quick", "favor", "favour", "pleas", "please", "thank", "thanks", "look", "let", "need", "get", "can",
+        "could", "would", "will", "you", "me", "it", "that", "this", "to", "also", "again",
+    ];
+    let words = cn_hub::words::content(clause);
+    words.iter().all(|w| ASKING.contains(&w.as_str()))
 }
 
 /// Whether `text` is for the routine: a request the patterns read (or one to ask about), or
@@ -148,6 +170,15 @@ pattern!(
     r"(?i)^(?:then\s+|also\s+)?(?:remind\s+me|add\s|put\s|mark\s|tick\s|check\s+off|move\s|push\s|postpone\s|reschedule\s|snooze\s|delay\s|cancel\s|delete\s|remove\s|drop\s|scrap\s|what'?s\s|what\s+is\s|show\s+me\s+(?:my|the)\s|list\s+my\s|note\s+to\s+self|don'?t\s+let\s+me\s+forget)"
 );
 
+/// Whether `sentence` ends in an abbreviation's stop ("8 p.m.", "e.g.", "Dr."), which ends
+/// no sentence.
+fn abbreviated(sentence: &str) -> bool {
+    let last = sentence.trim_end_matches('.').rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
+    let lower = last.to_ascii_lowercase();
+    // "a." and "p." are the first stops of "a.m." and "p.m.".
+    ["a", "p", "a.m", "p.m", "e.g", "i.e", "dr", "mr", "mrs", "ms", "st", "vs", "approx"].contains(&lower.as_str())
+}
+
 /// The message cut into clauses: sentences, and "… and <a second request>".
 fn clauses(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -155,8 +186,14 @@ fn clauses(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     for (i, c) in chars.iter().enumerate() {
         sentence.push(*c);
-        let ends = matches!(c, '.' | ';' | '!' | '?' | '\n') && chars.get(i + 1).is_none_or(|n| n.is_whitespace());
-        if ends {
+        let next = chars.get(i + 1);
+        // "Thank you so much..Show my alarms": a run of stops before a capital ends a sentence too.
+        let ends = matches!(c, '.' | ';' | '!' | '?' | '\n')
+            && (next.is_none_or(|n| n.is_whitespace())
+                || (i > 0 && matches!(chars[i - 1], '.' | '!' | '?') && next.is_some_and(|n| n.is_uppercase())));
+        // "at 8 p.m. tonight", "e.g. milk": an abbreviation's stop ends nothing.
+        let abbreviation = *c == '.' && abbreviated(&sentence);
+        if ends && !abbreviation {
             out.push(std::mem::take(&mut sentence));
         }
     }
@@ -213,13 +250,16 @@ const FRAME_WORDS: &[&str] = &[
     "today",
     "tonight",
     "week",
+    "alarm",
+    "alarms",
+    "calendar",
 ];
 /// Real words a frame word is one edit from.
 const REAL: &[&str] =
     &["rewind", "cancer", "remote", "cheek", "ideal", "ever", "last", "lost", "mask", "lift", "dune", "dine"];
 
 /// `text` with misspelt frame words put right, if any was.
-fn correct_frame(text: &str) -> Option<String> {
+pub(super) fn correct_frame(text: &str) -> Option<String> {
     let mut changed = false;
     let words: Vec<String> = text
         .split(' ')

@@ -426,9 +426,21 @@ fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<
     let at = |t: &Task| t.due.map(|d| d.to_zoned(tz.clone()));
     // A time said is the time read (its next occurrence: "6pm" is today's if still ahead); a
     // day alone is any time that day.
+    // A time said without a day ("my reminder at 7:00") names that time on any day, and,
+    // said without am or pm, either half of the day.
+    let phrase = due.phrase.to_ascii_lowercase();
+    let hour_said: String =
+        phrase.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
+    let half_open = !["am", "pm", "a.m", "p.m", "noon", "midnight"].iter().any(|w| phrase.contains(w))
+        && !hour_said.starts_with('0')
+        && hour_said.parse::<u8>().is_ok_and(|h| (1..=12).contains(&h));
     let same = |d: &Zoned| {
-        if due.time_given {
+        if due.time_given && due.day_given {
             d.timestamp() == due.at.timestamp()
+        } else if due.time_given {
+            let minutes = |z: &Zoned| i32::from(z.hour()) * 60 + i32::from(z.minute());
+            let (a, b) = (minutes(d), minutes(&due.at));
+            a == b || (half_open && (a - b).abs() == 12 * 60)
         } else {
             d.date() == due.at.date()
         }

@@ -39,10 +39,12 @@ fn every_re() -> &'static Regex {
               | (?:every|each)\s+(?P<other>other|second|alternate)\s+[a-z]+
               | (?:every|each)\s+(?:year\s+on\s+)?(?P<ym>MONTHS)\s+(?P<yd>\d{1,2})(?:st|nd|rd|th)?
               | (?:every|each)\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)
-              | (?:every|each)\s+(?P<days>(?:WEEKDAY)(?:\s*(?:,|and|&)\s*(?:WEEKDAY))*)
-              | (?:every|each)\s+(?P<unit1>minute|hour|day|weekday|weekend|week|month|year|morning|afternoon|evening|night)
+              | (?:every|each)\s+(?P<days>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)
+              | (?:every|each)\s*(?P<unit1>minute|hour|day|weekday|weekend|week|month|year|morning|afternoon|evening|night)
               | (?P<daily>daily|nightly|hourly|weekly|monthly)
-              | (?:on\s+)?(?P<plural>(?:WEEKDAY)s(?:\s*(?:,|and|&)\s*(?:WEEKDAY)s)*)
+              | (?:on\s+)?(?P<plural>(?:WEEKDAY)s(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY)s?)*)
+              | (?:on\s+)?(?P<slashed>(?:WEEKDAY)(?:\s*/\s*(?:WEEKDAY))+)
+              | (?:on\s+)?(?P<parted>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)\s+(?P<parts>mornings|afternoons|evenings|nights)
             )\b(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?";
         compile("every", pattern)
     })
@@ -63,7 +65,7 @@ fn cron_day(word: &str) -> Option<(u8, &'static str)> {
 /// The weekdays a list names ("Monday and Thursday", "Mondays, Wednesdays").
 fn day_list(list: &str) -> Option<(String, String)> {
     let mut days: Vec<(u8, &str)> = Vec::new();
-    for word in list.split(|c: char| c == ',' || c == '&' || c.is_whitespace()).filter(|w| !w.is_empty()) {
+    for word in list.split(|c: char| matches!(c, ',' | '&' | '/') || c.is_whitespace()).filter(|w| !w.is_empty()) {
         if word.eq_ignore_ascii_case("and") {
             continue;
         }
@@ -92,11 +94,15 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     let Some(c) = every_re().captures(text) else { return Ok(None) };
     let Some(all) = c.get(0) else { return Ok(None) };
     let phrase = all.as_str().trim().to_string();
-    let part = c.name("part").map(|p| p.as_str().to_ascii_lowercase()).or_else(|| {
-        c.name("unit1")
-            .map(|u| u.as_str().to_ascii_lowercase())
-            .filter(|u| matches!(u.as_str(), "morning" | "afternoon" | "evening" | "night"))
-    });
+    let part = c
+        .name("part")
+        .or(c.name("parts"))
+        .map(|p| p.as_str().to_ascii_lowercase().trim_end_matches('s').to_string())
+        .or_else(|| {
+            c.name("unit1")
+                .map(|u| u.as_str().to_ascii_lowercase())
+                .filter(|u| matches!(u.as_str(), "morning" | "afternoon" | "evening" | "night"))
+        });
     let time = time_match(text, Some(&all.range()));
     let clock = time.as_ref().map(clock_of).transpose()?.map(|k| k.on_a_day(part.as_deref()));
     let (hour, minute) = match (clock, part.as_deref()) {
@@ -139,7 +145,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
             Some('d') if n == 1 => (format!("{minute} {hour} * * *"), format!("every day at {at}"), true),
             _ => return Err(ask("I can repeat every few minutes or hours, on set weekdays or on a day of the month — not at that interval")),
         }
-    } else if let Some(days) = text_of("days").or(text_of("plural")) {
+    } else if let Some(days) = text_of("days").or(text_of("plural")).or(text_of("slashed")).or(text_of("parted")) {
         let (dow, names) = day_list(&days).ok_or_else(|| ask("no such day of the week"))?;
         (format!("{minute} {hour} * * {dow}"), format!("every {names} at {at}"), true)
     } else if let Some(unit) = text_of("unit1").or(text_of("daily")) {
@@ -248,6 +254,10 @@ mod tests {
             ("every day at 19:30 cook", "30 19 * * *"),
             ("every friday at half past four send the report", "30 16 * * 5"),
             ("every weds at 9.30 team call", "30 9 * * 3"),
+            ("an alarm at 1pm everyday", "0 13 * * *"),
+            ("workout at 8AM on Monday/Wednesday/Friday", "0 8 * * 1,3,5"),
+            ("the alarm to 8 a.m. for saturday and sunday mornings", "0 8 * * 6,0"),
+            ("every monday/thursday at 9 water the plants", "0 9 * * 1,4"),
         ] {
             assert_eq!(cron(text).split(" | ").next(), Some(want), "{text}");
         }

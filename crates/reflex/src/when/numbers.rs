@@ -297,6 +297,15 @@ pub fn normalize(text: &str) -> Normalized {
         Some("end of day".into())
     });
     let n = n.rewrite(re!(r"\b(?:twelve|12)\s+(?P<w>noon|midnight)\b"), |c, _| Some(c.name("w")?.as_str().into()));
+    // "six a m" as speech-to-text spells it.
+    let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2}(?::\d{2})?)\s+(?P<a>[ap])\s+m\b"), |c, _| {
+        Some(format!("{} {}m", c.name("h")?.as_str(), c.name("a")?.as_str().to_ascii_lowercase()))
+    });
+    // "545 am", "730am", "1230pm": the hour and its minutes typed without a colon.
+    let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})(?P<m>[0-5]\d)\s*(?P<ap>[ap]\.?m\b\.?)"), |c, _| {
+        let h: u32 = c.name("h")?.as_str().parse().ok().filter(|h| (1..=12).contains(h))?;
+        Some(format!("{h}:{}{}", c.name("m")?.as_str(), c.name("ap")?.as_str()))
+    });
 
     // Minutes to and past an hour.
     let n = n.rewrite(
@@ -337,7 +346,8 @@ pub fn normalize(text: &str) -> Normalized {
         re!(r"\b(?P<h>CARD|\d{1,2})[\s-]+(?P<m>oh[\s-]+(?:one|two|three|four|five|six|seven|eight|nine)|CARD|\d{2})\b(?P<ap>\s*[ap]\.?m\b\.?)?"),
         |c, text| {
             let (hw, mw) = (c.name("h")?.as_str(), c.name("m")?.as_str());
-            let h = cardinal(hw).filter(|h| (1..=12).contains(h))?;
+            // "sixteen forty five": an hour past noon said as a 24-hour clock, never with am/pm.
+            let h = cardinal(hw).filter(|h| (1..=12).contains(h) || ((13..=23).contains(h) && c.name("ap").is_none()))?;
             let m = cardinal(mw).filter(|m| (1..=59).contains(m) || mw.len() == 2)?;
             let digits = hw.starts_with(|c: char| c.is_ascii_digit()) && mw.starts_with(|c: char| c.is_ascii_digit());
             let whole = c.get(0)?;
@@ -385,6 +395,31 @@ pub fn normalize(text: &str) -> Normalized {
             let h = cardinal(h_text).or_else(|| h_text.parse().ok()).filter(|h| (1..=12).contains(h))?;
             let m = c.name("m").map_or(String::new(), |m| format!(":{}", m.as_str()));
             let ap = if c.name("am").is_some() || (c.name("night").is_some() && (h == 12 || h < 5)) { "am" } else { "pm" };
+            Some(format!("{h}{m}{ap}"))
+        },
+    );
+
+    // "evening 5", "afternoon 3:45", "morning seven": the half of the day before the hour.
+    let n = n.rewrite(
+        re!(r"\b(?P<part>morning|afternoon|evening|night)\s+(?P<h>CARD|\d{1,2})(?:[:.](?P<m>\d{2}))?\b"),
+        |c, text| {
+            let whole = c.get(0)?;
+            // "morning 7:30am" is read by the rules for a time with am/pm.
+            let next = text[whole.end()..].chars().next();
+            if next.is_some_and(|n| n == ':' || n == '.' && c.name("m").is_none() || n.is_alphanumeric()) {
+                return None;
+            }
+            // "every morning 7": the repeat keeps its part of the day.
+            if not_a_time(word_after(text, whole.end()).as_deref())
+                || matches!(word_before(text, whole.start()).as_str(), "every" | "each")
+            {
+                return None;
+            }
+            let h_text = c.name("h")?.as_str();
+            let h = cardinal(h_text).filter(|h| (1..=12).contains(h))?;
+            let m = c.name("m").map_or(String::new(), |m| format!(":{}", m.as_str()));
+            let part = c.name("part")?.as_str().to_ascii_lowercase();
+            let ap = if part == "morning" || (part == "night" && (h == 12 || h < 5)) { "am" } else { "pm" };
             Some(format!("{h}{m}{ap}"))
         },
     );
@@ -491,6 +526,14 @@ mod tests {
             ("by thurs", "by thursday"),
             ("this arvo", "this afternoon"),
             ("by cob", "by end of day"),
+            ("set weekly alarm for six a m", "set weekly alarm for 6am"),
+            ("set alarm for 545 am", "set alarm for 5:45am"),
+            ("tomorrow morning 730am", "tomorrow morning 7:30am"),
+            ("an alarm for sixteen forty five", "an alarm for 16:45"),
+            ("for seventeen fifteen", "for 17:15"),
+            ("for evening 5", "for 5pm"),
+            ("for afternoon three forty five", "for 3:45pm"),
+            ("for evening four forty five", "for 4:45pm"),
         ] {
             assert_eq!(norm(said), read, "{said}");
         }
@@ -508,6 +551,8 @@ mod tests {
             "pay 9.30 euros",
             "pay it by 9.30 euros",
             "read chapter ten",
+            "pay 1230 dollars",
+            "the evening 5 people came",
         ] {
             assert_eq!(norm(said), said);
         }
