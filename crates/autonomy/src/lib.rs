@@ -33,6 +33,16 @@ pub mod state;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+/// The variable that names a file of scripted level-2 answers for `cn reflex test`: `Some`
+/// only in a build with the `testing` feature (turned on by cn's dev-dependencies, so only in
+/// the binary cn's tests run); the shipping binary has no such variable, so no environment
+/// can swap its model for a script.
+#[cfg(feature = "testing")]
+pub const SCRIPTED_ANSWERS_ENV: Option<&str> = Some("CN_SCRIPTED_ANSWERS");
+/// See above: off in this build.
+#[cfg(not(feature = "testing"))]
+pub const SCRIPTED_ANSWERS_ENV: Option<&str> = None;
+
 pub use attention::{Admission, Attention, Candidate, Input, Pool, PoolConfig, Salience, Wake};
 pub use autonomous::AutonomousLoop;
 pub use channel::Channel;

@@ -82,7 +82,9 @@ pub enum ConfigError {
     #[error("cn.yaml `{key}`: environment variable {var} is not set (export your API key as {var}, or change `api_key_env`)")]
     MissingKey { key: String, var: String },
     /// A sense's secret is not in the environment.
-    #[error("{key} names the environment variable {var}, which is not set; export it before starting")]
+    #[error(
+        "{key} names the environment variable {var}, which is not set (or only blanks); export it before starting"
+    )]
     MissingEnv { key: String, var: String },
 }
 
@@ -1738,7 +1740,8 @@ fn default_refresh() -> Duration {
 pub fn env_secret(key: &str, var: &str) -> Result<String, ConfigError> {
     std::env::var(var)
         .ok()
-        .filter(|v| !v.is_empty())
+        // A secret of spaces is no secret: a webhook signed with it is anyone's.
+        .filter(|v| !v.trim().is_empty())
         .ok_or_else(|| ConfigError::MissingEnv { key: key.into(), var: var.into() })
 }
 

@@ -173,6 +173,8 @@ pub enum RemoteProblem {
     Empty,
     #[error("it starts with `-`, which git would read as an option")]
     Option,
+    #[error("its host or user starts with `-`, which ssh would read as an option (`-oProxyCommand=…` runs a command)")]
+    HostOption,
     #[error("it holds a control character")]
     Control,
     #[error("git transport helpers (`x::…`) are not allowed")]
@@ -203,6 +205,9 @@ pub fn check_remote(remote: &str) -> Result<(), RemoteRefused> {
     if remote.chars().any(char::is_control) {
         return refuse(RemoteProblem::Control);
     }
+    if host_or_user_is_an_option(remote) {
+        return refuse(RemoteProblem::HostOption);
+    }
     if remote.contains("::") {
         return refuse(RemoteProblem::Helper);
     }
@@ -217,6 +222,24 @@ pub fn check_remote(remote: &str) -> Result<(), RemoteRefused> {
         };
     }
     Ok(())
+}
+
+/// Whether the authority of `remote` — the `user@host:port` of a `scheme://` URL, or the
+/// `user@host` before the `:` of an scp-like `host:path` — has a user or host starting with
+/// `-` (or its percent-encoding `%2d`): git hands them to ssh, which would read them as an
+/// option. A local path (a `/` before any `:`) has none.
+fn host_or_user_is_an_option(remote: &str) -> bool {
+    let authority = match remote.split_once("://") {
+        Some((_, rest)) => rest.split(['/', '?', '#']).next().unwrap_or(""),
+        None => match remote.split_once(':') {
+            Some((before, _)) if !before.contains('/') => before,
+            _ => return false,
+        },
+    };
+    authority.split('@').any(|part| {
+        let part = part.trim_start_matches('[').to_ascii_lowercase();
+        part.starts_with('-') || part.starts_with("%2d")
+    })
 }
 
 /// Refuse a peer's `remote` that carries credentials: a password (`user:password@`), or any
@@ -777,6 +800,20 @@ mod tests {
             "peer remote `--upload-pack=x` refused: it starts with `-`, which git would read as an option"
         );
         assert_eq!(check_remote("gopher://h/r").unwrap_err().why, RemoteProblem::Transport("gopher".into()));
+        for bad in [
+            "ssh://-oProxyCommand=touch%20x/r",
+            "ssh://git@-oProxyCommand=x/r",
+            "ssh://-oProxyCommand=x@h/r",
+            "ssh://[-oProxyCommand=x]/r",
+            "ssh://%2DoProxyCommand=x/r",
+            "git@-oProxyCommand=x:r",
+            "git://-h/r",
+        ] {
+            assert_eq!(check_remote(bad).map_err(|e| e.why), Err(RemoteProblem::HostOption), "{bad}");
+        }
+        for ok in ["ssh://git@h/-r", "/srv/-r.git", "./a:-b", "h:-r"] {
+            assert!(check_remote(ok).is_ok(), "{ok}");
+        }
     }
 
     fn repo() -> (tempfile::TempDir, Git) {

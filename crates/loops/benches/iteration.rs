@@ -78,6 +78,7 @@ fn fresh() -> (tempfile::TempDir, Loop) {
             name: "compilation".into(),
             command: "javac src/**/*.java".into(),
             target: Some("no errors".into()),
+            timeout: cn_loops::COMPONENT_TIMEOUT,
         }],
         controller: Component::Command("in-process".into()),
         actuator: Component::Command("in-process".into()),

@@ -95,7 +95,7 @@ const COMPONENT_ENV: &[&str] = &["JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME", "GOPA
 
 /// Run `command` as `role`'s component in DIR (the sensor: in `view`, which it requires).
 pub fn run_command(run: &LoopRun, role: Role, command: &str, iteration: u64) -> Result<CommandRun> {
-    run_in(run, role, command, iteration, None)
+    run_in(run, role, command, iteration, None, COMPONENT_TIMEOUT)
 }
 
 pub(crate) fn run_in(
@@ -104,6 +104,7 @@ pub(crate) fn run_in(
     command: &str,
     iteration: u64,
     view: Option<&View>,
+    timeout: Duration,
 ) -> Result<CommandRun> {
     let name = role.name();
     let spawn_error = |e: std::io::Error| LoopError::component_from(name, format!("cannot run `{command}`"), e);
@@ -118,7 +119,7 @@ pub(crate) fn run_in(
         .env("CN_LOOP_RUN", &run.run)
         .env("CN_LOOP_ITERATION", iteration.to_string())
         .merge_stderr()
-        .timeout(COMPONENT_TIMEOUT)
+        .timeout(timeout)
         .max_output(READ_MAX);
     if let Some(sandbox) = sandbox(run, role, view) {
         child = child.sandbox(sandbox);

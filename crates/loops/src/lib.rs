@@ -40,7 +40,7 @@ use std::path::Path;
 
 pub use actuator::{manual_done, Actuation, Actuator, CommandActuator, ManualActuator, ModelActuator};
 pub use artifacts::{LoopRun, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT, LOOP_RUN, ORCHESTRATOR_OUTPUT, SENSOR_OUTPUT, TASK};
-pub use command::{run_command, CommandRun, Role};
+pub use command::{run_command, CommandRun, Role, COMPONENT_TIMEOUT};
 pub use controller::{parse_answer, CommandController, Controller, Ctx, Judgment, ModelController};
 pub use error::{BoxError, LoopError, NoTargetMet, Result};
 pub use git::{Git, LoopCommit};

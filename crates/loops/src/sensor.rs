@@ -120,7 +120,10 @@ impl Sensor for CommandSensor {
         let view = View::new(run)?;
         for spec in &self.specs {
             tracing::info!(sensor = %spec.name, command = %spec.command, "sensing");
-            results.push((spec.name.clone(), run_in(run, Role::Sensor, &spec.command, iteration, Some(&view))?));
+            results.push((
+                spec.name.clone(),
+                run_in(run, Role::Sensor, &spec.command, iteration, Some(&view), spec.timeout)?,
+            ));
         }
         drop(view);
         let report = SensorReport { results };

@@ -62,6 +62,10 @@ pub struct SensorSpec {
     pub command: String,
     /// Plain text for the controller: what "done" means for this metric.
     pub target: Option<String>,
+    /// `timeout:` (`90s`, `5m`, or seconds): past it the sensor is killed with its process
+    /// group, `sensor-output.md` says so, and the loop goes on. Default
+    /// [`crate::command::COMPONENT_TIMEOUT`].
+    pub timeout: std::time::Duration,
 }
 
 /// A swappable component, as `controller:` / `actuator:` choose it.
@@ -234,8 +238,10 @@ impl Task {
 enum SensorProblem {
     #[error("expected `{{command: \"…\", target: \"…\"}}`")]
     NotAMapping,
-    #[error("unknown field `{0}` (known: command, target)")]
+    #[error("unknown field `{0}` (known: command, target, timeout)")]
     UnknownField(String),
+    #[error("`timeout`: {0}; give a duration such as 90s or 5m")]
+    Timeout(String),
     #[error("`command` is empty")]
     EmptyCommand,
     #[error("`command` must be a string")]
@@ -248,7 +254,7 @@ fn sensor(name: &str, spec: &Value) -> Result<SensorSpec, SensorProblem> {
     let Value::Object(map) = spec else {
         return Err(SensorProblem::NotAMapping);
     };
-    if let Some(key) = map.keys().find(|k| *k != "command" && *k != "target") {
+    if let Some(key) = map.keys().find(|k| !["command", "target", "timeout"].contains(&k.as_str())) {
         return Err(SensorProblem::UnknownField(key.clone()));
     }
     let command = match map.get("command") {
@@ -262,7 +268,21 @@ fn sensor(name: &str, spec: &Value) -> Result<SensorSpec, SensorProblem> {
         Some(Value::String(t)) => Some(t.clone()),
         Some(other) => Some(other.to_string()),
     };
-    Ok(SensorSpec { name: name.to_string(), command, target })
+    let timeout = match map.get("timeout") {
+        None | Some(Value::Null) => crate::command::COMPONENT_TIMEOUT,
+        Some(Value::String(t)) => {
+            cn_hub::config::duration::parse(t).map_err(|e| SensorProblem::Timeout(e.to_string()))?
+        }
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+            .ok_or_else(|| SensorProblem::Timeout(format!("`{n}` is not a number of seconds")))?,
+        Some(other) => return Err(SensorProblem::Timeout(format!("`{other}` is not a duration"))),
+    };
+    if timeout.is_zero() {
+        return Err(SensorProblem::Timeout("it is zero".into()));
+    }
+    Ok(SensorSpec { name: name.to_string(), command, target, timeout })
 }
 
 /// What is wrong with the `controller` or `actuator` field (`role`).

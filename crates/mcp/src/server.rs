@@ -14,6 +14,10 @@
 //!
 //! The hub's functions block (files, the hub lock, git), so every call runs on tokio's
 //! blocking pool and the stdio loop keeps answering pings meanwhile.
+//!
+//! A request line longer than [`MAX_REQUEST_LINE`] is answered with a JSON-RPC error
+//! (`-32600`, the request's `id` when its first bytes name one) and skipped, never read
+//! whole: the client learns at once instead of waiting for an answer that never comes.
 
 use std::sync::Arc;
 
@@ -31,17 +35,182 @@ use crate::McpError;
 /// How many journal entries `journal` returns at most (the newest), unless asked for fewer.
 pub const JOURNAL_LIMIT: usize = 200;
 
+/// The longest request line `cn mcp` reads (rmcp's own cap, which drops a longer line
+/// without an answer).
+pub const MAX_REQUEST_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+
+/// How much of an over-long line is kept to find its `id`.
+const ID_PREFIX: usize = 4096;
+
 /// Serve the hub's agent interface on stdin/stdout until the client closes the stream.
 pub fn serve_stdio(hub: Hub) -> Result<(), McpError> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(McpError::Runtime)?;
     rt.block_on(async move {
-        let service = AgentServer { hub: Arc::new(hub) }
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| McpError::Start(Box::new(e)))?;
-        service.waiting().await.map_err(McpError::Ended)?;
+        // stdin → [`requests`] (over-long lines answered, the rest passed on) → the server;
+        // the server's answers and those errors → [`answers`] → stdout, one line at a time.
+        let (to_server, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, from_server) = tokio::io::duplex(1 << 16);
+        let (errors, refused) = tokio::sync::mpsc::unbounded_channel();
+        let reader = tokio::spawn(requests(tokio::io::stdin(), to_server, errors));
+        let writer = tokio::spawn(answers(from_server, refused, tokio::io::stdout()));
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(server_in, server_out)
+            .with_max_line_length(MAX_REQUEST_LINE);
+        let service =
+            AgentServer { hub: Arc::new(hub) }.serve(transport).await.map_err(|e| McpError::Start(Box::new(e)))?;
+        let ended = service.waiting().await.map_err(McpError::Ended);
+        reader.abort();
+        let _ = writer.await;
+        ended?;
         Ok(())
     })
+}
+
+/// Pass each line of `input` to `server` whole, up to [`MAX_REQUEST_LINE`] bytes with its
+/// newline; a longer one is skipped as it comes (never held) and its error answer sent to
+/// `errors`. Ends at the end of `input` (closing `server`) or when the server is gone.
+async fn requests(
+    input: impl tokio::io::AsyncRead + Unpin,
+    mut server: impl tokio::io::AsyncWrite + Unpin,
+    errors: tokio::sync::mpsc::UnboundedSender<Value>,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut input = tokio::io::BufReader::with_capacity(1 << 16, input);
+    let mut line = Vec::new();
+    // The first bytes of the over-long line being skipped.
+    let mut skipping: Option<Vec<u8>> = None;
+    loop {
+        let (taken, ended) = {
+            let Ok(buf) = input.fill_buf().await else { break };
+            if buf.is_empty() {
+                break;
+            }
+            let newline = buf.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(buf.len(), |i| i + 1);
+            match &mut skipping {
+                Some(head) => {
+                    let room = ID_PREFIX.saturating_sub(head.len()).min(take);
+                    head.extend_from_slice(&buf[..room]);
+                }
+                None if line.len() + take > MAX_REQUEST_LINE => {
+                    let mut head = std::mem::take(&mut line);
+                    head.truncate(ID_PREFIX);
+                    let room = ID_PREFIX.saturating_sub(head.len()).min(take);
+                    head.extend_from_slice(&buf[..room]);
+                    skipping = Some(head);
+                }
+                None => line.extend_from_slice(&buf[..take]),
+            }
+            (take, newline.is_some())
+        };
+        input.consume(taken);
+        if !ended {
+            continue;
+        }
+        if let Some(head) = skipping.take() {
+            if errors.send(too_long(&head)).is_err() {
+                break;
+            }
+        } else {
+            if server.write_all(&line).await.is_err() {
+                break;
+            }
+            line.clear();
+        }
+    }
+    // A line the client never ended is not a request; an over-long one still gets its answer.
+    if let Some(head) = skipping {
+        let _ = errors.send(too_long(&head));
+    }
+    let _ = server.shutdown().await;
+}
+
+/// The JSON-RPC error for a request line over [`MAX_REQUEST_LINE`] whose first bytes are
+/// `head`.
+fn too_long(head: &[u8]) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": request_id(head),
+        "error": {
+            "code": -32600,
+            "message": format!(
+                "the request line is longer than cn mcp reads ({MAX_REQUEST_LINE} bytes); it was skipped unread"
+            ),
+        },
+    })
+}
+
+/// The top-level `"id"` of a JSON-RPC request from its first bytes: a number or a string,
+/// else `null`.
+fn request_id(head: &[u8]) -> Value {
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < head.len() {
+        match head[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < head.len() && head[i] != b'"' {
+                    i += if head[i] == b'\\' { 2 } else { 1 };
+                }
+                let key = head.get(start..=i).unwrap_or(&[]);
+                let rest = head.get(i + 1..).unwrap_or(&[]);
+                let rest = rest.trim_ascii_start();
+                if depth == 1 && key == b"\"id\"" && rest.first() == Some(&b':') {
+                    let value = rest[1..].trim_ascii_start();
+                    let mut values = serde_json::Deserializer::from_slice(value).into_iter::<Value>();
+                    return match values.next() {
+                        Some(Ok(v @ (Value::Number(_) | Value::String(_)))) => v,
+                        _ => Value::Null,
+                    };
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Value::Null
+}
+
+/// Write the server's answer lines and the refused requests' errors to `out`, each line
+/// whole, until both have ended.
+async fn answers(
+    from_server: impl tokio::io::AsyncRead + Unpin,
+    mut refused: tokio::sync::mpsc::UnboundedReceiver<Value>,
+    mut out: impl tokio::io::AsyncWrite + Unpin,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut from_server = tokio::io::BufReader::new(from_server);
+    let mut line = Vec::new();
+    let (mut server_open, mut errors_open) = (true, true);
+    loop {
+        tokio::select! {
+            read = from_server.read_until(b'\n', &mut line), if server_open => {
+                match read {
+                    Ok(0) | Err(_) => server_open = false,
+                    Ok(_) => {
+                        if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
+                            return;
+                        }
+                        line.clear();
+                    }
+                }
+            }
+            error = refused.recv(), if errors_open => {
+                let Some(error) = error else {
+                    errors_open = false;
+                    continue;
+                };
+                let mut text = error.to_string();
+                text.push('\n');
+                if out.write_all(text.as_bytes()).await.is_err() || out.flush().await.is_err() {
+                    return;
+                }
+            }
+            else => break,
+        }
+    }
+    let _ = out.flush().await;
 }
 
 /// The MCP server over one hub.
@@ -338,6 +507,15 @@ mod tests {
             Value::Object(m) => m,
             _ => JsonObject::new(),
         }
+    }
+
+    #[test]
+    fn the_id_of_an_over_long_request_is_read_from_its_first_bytes() {
+        assert_eq!(request_id(br#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"#), json!(7));
+        assert_eq!(request_id(br#"{"params":{"id":1},"id":"a\"b"}"#), json!("a\"b"));
+        assert_eq!(request_id(br#"{"method":"x","params":{"text":"\"id\":3"#), Value::Null);
+        assert_eq!(request_id(br#"{"id":{"x":1}}"#), Value::Null);
+        assert_eq!(request_id(b"garbage \" \\"), Value::Null);
     }
 
     #[test]

@@ -408,6 +408,8 @@ pub trait Sense: Send {
 /// The senses `config` enables, in start order. Secrets are read from the environment here,
 /// so a missing one is reported before anything starts.
 pub fn configured(hub: &cn_hub::Hub, config: &SensesConfig) -> Result<Vec<Box<dyn Sense>>, SenseError> {
+    // What `cn config check` says of the address is what `cn run` does with it.
+    check_bind(config)?;
     let mut senses: Vec<Box<dyn Sense>> = Vec::new();
     if let Some(owner) = owner::OwnerSense::configured(hub, &config.owner)? {
         senses.push(Box::new(owner));
@@ -449,6 +451,14 @@ pub fn configured(hub: &cn_hub::Hub, config: &SensesConfig) -> Result<Vec<Box<dy
     Ok(senses)
 }
 
+/// `senses.bind` is loopback, or the owner said `senses.allow_remote: true`.
+fn check_bind(config: &SensesConfig) -> Result<(), SenseError> {
+    if !config.bind.ip().is_loopback() && !config.allow_remote {
+        return Err(SenseError::Remote { addr: config.bind });
+    }
+    Ok(())
+}
+
 /// Install ring as rustls' process-wide crypto provider (the binary's one TLS backend;
 /// reqwest and twilight build their TLS configs from it). Installing twice is harmless.
 pub fn install_tls_provider() {
@@ -478,9 +488,7 @@ impl Senses {
         attention: Attention,
     ) -> Result<Senses, SenseError> {
         install_tls_provider();
-        if !config.bind.ip().is_loopback() && !config.allow_remote {
-            return Err(SenseError::Remote { addr: config.bind });
-        }
+        check_bind(config)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("cn-senses")

@@ -18,9 +18,10 @@
 //! takes the owner's calls only refuses it, as in the daemon).
 //!
 //! The level-2 model: until the binary wires the configured one, `CN_SCRIPTED_ANSWERS=FILE`
-//! (a test facility) answers from FILE — a JSON array of strings, one per model call, or
-//! else the whole file as the one answer. Without it a level-2 step fails with "no level-2
-//! model configured" and the item escalates.
+//! (a test facility, in the binary cn's tests build only: `cn_autonomy::SCRIPTED_ANSWERS_ENV`)
+//! answers from FILE — a JSON array of strings, one per model call, or else the whole file
+//! as the one answer. Without it a level-2 step fails with "no level-2 model configured" and
+//! the item escalates.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -146,11 +147,13 @@ pub fn run(hub: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The test facility: `CN_SCRIPTED_ANSWERS=FILE` makes a scripted level-2 model.
+/// The test facility: `CN_SCRIPTED_ANSWERS=FILE` makes a scripted level-2 model — in a test
+/// build only (`cn_autonomy::SCRIPTED_ANSWERS_ENV`).
 fn scripted_model() -> anyhow::Result<Option<cn_compute::Scripted>> {
-    let Some(path) = std::env::var_os("CN_SCRIPTED_ANSWERS") else { return Ok(None) };
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("CN_SCRIPTED_ANSWERS: cannot read {}", Path::new(&path).display()))?;
+    let Some(var) = cn_autonomy::SCRIPTED_ANSWERS_ENV else { return Ok(None) };
+    let Some(path) = std::env::var_os(var) else { return Ok(None) };
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("{var}: cannot read {}", Path::new(&path).display()))?;
     let answers = match serde_json::from_str::<Vec<String>>(&text) {
         Ok(list) => list,
         Err(_) => vec![text],

@@ -277,3 +277,46 @@ fn a_loop_outside_its_hub_cannot_read_the_hubs_tokens() {
         assert!(!stolen.contains(TOKEN) && !stolen.contains(KEY), "{stolen}");
     }
 }
+
+/// A sensor that stops its own shell (ptrace-attached by a child that then sleeps) would
+/// hold the loop for the component's whole time limit: with task.md's `timeout:` it is
+/// killed with its process group at that limit, `sensor-output.md` says so, and the loop
+/// goes on — the controller judges, the iteration is committed.
+#[test]
+fn a_sensor_that_hangs_is_killed_at_its_timeout_and_the_loop_goes_on() {
+    let scratch = tempfile::tempdir().unwrap();
+    let d = scratch.path().display();
+    write_exec(
+        &scratch.path().join("hang.sh"),
+        "#!/bin/bash\necho started\npython3 -c 'import ctypes,os,time;l=ctypes.CDLL(None);l.ptrace(16,os.getppid(),0,0);time.sleep(100000)' &\nsleep 100000\n",
+    );
+    let judge =
+        "printf -- '---\\\\ntarget-met: true\\\\n---\\\\n\\\\nDone.\\\\n' > \\\"$CN_LOOP_RUN/controller-output.md\\\"";
+    let task = format!(
+        "---\nmax-iterations: 1\nsensors:\n  stuck:\n    command: \"bash {d}/hang.sh\"\n    timeout: 3s\n  after:\n    command: \"echo measured\"\n\
+         controller: {{command: \"{judge}\"}}\nactuator: {{command: \"true\"}}\n---\n\n# Task\n\nNothing.\n"
+    );
+    let tree = repo(&task);
+    let dir = tree.path();
+    let started = std::time::Instant::now();
+    let mut child = cn().args(["loop", "run"]).arg(dir).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let deadline = started + std::time::Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the loop hung on its sensor past {:?}", deadline - started);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let sensed = show(dir, "HEAD", "loop-run/sensor-output.md");
+    assert!(sensed.contains("started") && sensed.contains("ran past 3s"), "{sensed}");
+    assert!(sensed.contains("stuck: killed by a signal") && sensed.contains("measured"), "{sensed}");
+    assert!(subjects(dir).iter().any(|s| s.contains("iteration 1")), "{:?}", subjects(dir));
+    // A bad timeout is the owner's error, named, before anything runs.
+    let bad = repo(&task.replace("timeout: 3s", "timeout: soon"));
+    let out = cn().args(["loop", "run"]).arg(bad.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("sensors.stuck") && text(&out).contains("timeout"), "{}", text(&out));
+}

@@ -99,3 +99,61 @@ fn a_python_mcp_client_is_the_agent() {
     assert_eq!(r[4]["structured"]["tasks"], json!([]));
     assert_eq!(r[5]["isError"], false);
 }
+
+/// A request line over cn mcp's limit is answered at once with a JSON-RPC error carrying
+/// its id — not read whole and left unanswered (the client would wait for ever) — and the
+/// session goes on.
+#[test]
+fn a_request_line_over_the_limit_gets_an_error_answer_and_the_session_goes_on() {
+    use std::io::{BufRead, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let (hub, _) = hub_with_origin(dir.path(), "sigma");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cn"))
+        .arg("--hub")
+        .arg(&hub)
+        .arg("mcp")
+        .env_remove("CN_HUB")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let answer = |what: &str| -> Value {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no answer to {what} within 60 s"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{what}: {e}: {line}"))
+    };
+    let limit = 16 * 1024 * 1024;
+    let mut big =
+        br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"out","arguments":{"x":""#.to_vec();
+    big.resize(limit + 10, b'a');
+    big.extend_from_slice(b"\"}}}\n");
+    stdin.write_all(&big).unwrap();
+    stdin.flush().unwrap();
+    let refused = answer("the over-long line");
+    assert_eq!(refused["id"], 7, "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("longer than"), "{refused}");
+    // The session goes on: initialize is answered.
+    let init = json!({"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    stdin.write_all(format!("{init}\n").as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let ok = answer("initialize");
+    assert_eq!(ok["id"], 8, "{ok}");
+    assert_eq!(ok["result"]["serverInfo"]["name"], "cn", "{ok}");
+    drop(stdin);
+    assert!(child.wait().unwrap().code().is_some());
+}

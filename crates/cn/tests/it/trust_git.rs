@@ -22,6 +22,13 @@ fn a_remote_that_is_an_option_never_runs_a_command() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("starts with `-`"), "{err}");
     assert!(!hub.join("state/peers.json").exists(), "nothing recorded");
+    // A host or user that ssh would read as an option.
+    let proxy = format!("ssh://-oProxyCommand=touch {}/repo.git", pwned.display());
+    let out = cn_cmd(&hub).args(["peer", "add", "mallory", &proxy]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "a usage error: {}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("host or user starts with `-`"), "{err}");
+    assert!(!hub.join("state/peers.json").exists(), "nothing recorded");
     for helper in ["ext::sh -c touch% PWNED", "http://cleartext.example/hub.git"] {
         let out = cn_cmd(&hub).args(["peer", "add", "mallory", helper]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{helper}");

@@ -123,6 +123,11 @@ fn the_senses_bind_only_loopback_unless_the_owner_says_so() {
     let hub = hub(dir.path(), "ada", ACK, "");
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
     std::fs::write(hub.join("cn.yaml"), yaml.replace("bind: 127.0.0.1:0", "bind: 0.0.0.0:0")).unwrap();
+    // `cn config check` says what `cn run` would do.
+    let check = cn_cmd(&hub).args(["config", "check"]).output().unwrap();
+    let said = String::from_utf8_lossy(&check.stderr);
+    assert_eq!(check.status.code(), Some(2), "config check passed 0.0.0.0: {said}");
+    assert!(said.contains("senses.bind") && said.contains("senses.allow_remote"), "{said}");
     let mut run = cn_cmd(&hub)
         .arg("run")
         .stdout(std::process::Stdio::null())
@@ -139,8 +144,79 @@ fn the_senses_bind_only_loopback_unless_the_owner_says_so() {
     // Said so: it listens.
     std::fs::write(hub.join("cn.yaml"), yaml.replace("bind: 127.0.0.1:0", "bind: 0.0.0.0:0\n  allow_remote: true"))
         .unwrap();
+    assert!(cn_ok(&hub, &["config", "check"]).contains("is fine"));
     let mut daemon = Daemon::start(&hub, &[]);
     let url = daemon.owner_url();
     assert!(url.contains("0.0.0.0:") || url.contains("127.0.0.1:"), "{url}");
     assert!(daemon.stop().success());
+}
+
+/// A webhook secret of blanks signs nothing anyone could not sign: the GitHub sense does not
+/// start with it, and `cn config check` says so first.
+#[test]
+fn a_blank_webhook_secret_starts_no_sense() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", ACK, "");
+    add_webhook(&hub);
+    for blank in [" ", "\t \n"] {
+        let check = cn_cmd(&hub).env("CN_TEST_HOOK_SECRET", blank).args(["config", "check"]).output().unwrap();
+        let said = String::from_utf8_lossy(&check.stderr);
+        assert_eq!(check.status.code(), Some(2), "{blank:?} passed: {said}");
+        assert!(said.contains("senses.github.secret_env") && said.contains("CN_TEST_HOOK_SECRET"), "{said}");
+        let mut run = cn_cmd(&hub)
+            .env("CN_TEST_HOOK_SECRET", blank)
+            .arg("run")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let status = wait_until(std::time::Duration::from_secs(60), "cn run to refuse", || run.try_wait().unwrap());
+        let mut err = String::new();
+        std::io::Read::read_to_string(run.stderr.as_mut().unwrap(), &mut err).unwrap();
+        assert!(!status.success(), "cn run started with a blank secret: {err}");
+        assert!(err.contains("senses.github.secret_env"), "{err}");
+        assert!(!hub.join("state/run.json").exists(), "nothing listened");
+    }
+    let check = cn_cmd(&hub).env("CN_TEST_HOOK_SECRET", "s3cret").args(["config", "check"]).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+}
+
+/// `CN_SCRIPTED_ANSWERS` swaps `cn reflex test`'s level-2 model for a script: only the binary
+/// the tests build honours it (cn-autonomy's `testing` feature, turned on by dev-dependencies
+/// alone), never the one `cargo build` ships.
+#[test]
+fn only_a_test_build_reads_scripted_answers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut manifests = vec![root.join("Cargo.toml")];
+    for e in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        let m = e.path().join("Cargo.toml");
+        if m.is_file() {
+            manifests.push(m);
+        }
+    }
+    let mut dev = 0;
+    for m in &manifests {
+        let text = std::fs::read_to_string(m).unwrap();
+        let mut section = String::new();
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('[') {
+                section = line.to_string();
+            } else if line.contains("\"testing\"") && !line.starts_with('#') {
+                assert_eq!(
+                    section,
+                    "[dev-dependencies]",
+                    "{}: `{line}` puts the test facilities into a shipping build",
+                    m.display()
+                );
+                dev += 1;
+            }
+        }
+        if m.ends_with("autonomy/Cargo.toml") {
+            let default = text.lines().find(|l| l.trim_start().starts_with("default")).unwrap_or("");
+            assert!(!default.contains("testing"), "{default}");
+        }
+    }
+    assert!(dev >= 1, "cn's tests need the feature: {manifests:?}");
+    // And the binary under test honours it (the reflex tests use it throughout).
+    assert_eq!(cn_autonomy::SCRIPTED_ANSWERS_ENV, Some("CN_SCRIPTED_ANSWERS"));
 }
