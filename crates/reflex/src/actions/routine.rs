@@ -107,7 +107,6 @@ pub(super) fn state_failed(e: cn_hub::tasks::StateError) -> ToolError {
 pub(super) fn not_named(e: routine::NameError) -> ToolError {
     match e {
         routine::NameError::State(e) => state_failed(e),
-        e @ routine::NameError::NotYours { .. } => ToolError::Denied(e.to_string()),
         e => ToolError::BadParams(e.to_string()),
     }
 }

@@ -538,21 +538,17 @@ pub enum NameError {
     None { name: String, kind: &'static str },
     #[error("several match “{name}”: {listed}; call again with one id")]
     Several { name: String, listed: String },
-    #[error("`{id}` is not one an item from {who} may change: it was not filed by them")]
-    NotYours { id: String, who: String },
     #[error(transparent)]
     State(#[from] StateError),
 }
 
 impl World {
     /// The open task `name` names: its id, or its words (two matching is an error listing
-    /// both). Only the asker's (see [`World::owns`]); another's id is refused as such.
+    /// both). Only the asker's (see [`World::owns`]): another's id is answered as one that
+    /// does not exist, so the answer tells no one which ids are there.
     pub fn task(&self, name: &str) -> Result<Task, NameError> {
         let all = tasks::tasks_in(&self.layout.state()).load()?;
-        if let Some(t) = all.iter().find(|t| t.id == name.trim()) {
-            if !self.owns(t.source.as_deref()) {
-                return Err(NameError::NotYours { id: t.id.clone(), who: self.who.to_string() });
-            }
+        if let Some(t) = all.iter().find(|t| t.id == name.trim() && self.owns(t.source.as_deref())) {
             if !t.done {
                 return Ok(t.clone());
             }
@@ -571,10 +567,7 @@ impl World {
     /// The idea `name` names: its id or its words; only the asker's.
     pub fn idea(&self, name: &str) -> Result<Idea, NameError> {
         let all = tasks::ideas_in(&self.layout.state()).load()?;
-        if let Some(i) = all.iter().find(|i| i.id == name.trim()) {
-            if !self.owns(i.source.as_deref()) {
-                return Err(NameError::NotYours { id: i.id.clone(), who: self.who.to_string() });
-            }
+        if let Some(i) = all.iter().find(|i| i.id == name.trim() && self.owns(i.source.as_deref())) {
             return Ok(i.clone());
         }
         let mine = all.iter().filter(|i| self.owns(i.source.as_deref()));
