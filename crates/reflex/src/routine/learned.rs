@@ -266,7 +266,7 @@ fn for_another(text: &str) -> bool {
     // "give me an alarm for 3pm", "turn on an alarm for 7am", "send me a reminder": the
     // person's own alarm or reminder.
     let second = t.split_whitespace().nth(1).unwrap_or("");
-    if matches!(second, "me" | "on" | "myself") && (device(&t).is_some() || t.contains("remind")) {
+    if matches!(second, "me" | "on" | "myself") && (device(t).is_some() || t.contains("remind")) {
         return false;
     }
     // "Remind the team about …": a message to others (the executive's), not the person's list.
