@@ -179,6 +179,10 @@ fn line(o: &Outcome, now: &Zoned) -> String {
 pub fn ask_missing(m: &Missing) -> String {
     match (m.want, &m.due, &m.what) {
         (Want::What, Some(due), _) => format!("What should I remind you of at {}?", due.human()),
+        // An alarm or a timer set without a time (its own name, no what of the person's).
+        (Want::When, _, Some(what)) if matches!(what.as_str(), "Alarm" | "Timer" | "Wake up") => {
+            format!("When should the {} go off?", if what == "Timer" { "timer" } else { "alarm" })
+        }
         (Want::When, _, Some(what)) => format!("When should I remind you about {what}?"),
         (Want::When, _, None) => "When should I remind you?".into(),
         (Want::What, None, _) | (Want::WhatAndWhen, ..) => "What should I remind you of, and when?".into(),

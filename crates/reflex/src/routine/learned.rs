@@ -556,7 +556,10 @@ mod tests {
             Request::AddEvery { every, .. } => assert_eq!(every.cron, "0 13 * * *"),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(parse("set an alarm", &now()), Parsed::Missing(_)));
+        match parse("set an alarm", &now()) {
+            Parsed::Missing(m) => assert_eq!(super::super::answer::ask_missing(&m), "When should the alarm go off?"),
+            other => panic!("{other:?}"),
+        }
         assert!(matches!(one("Thank you so much..Show my alarms please.."), Request::ListTasks { .. }));
         assert!(matches!(one("I want to view my list of alarms. Can you show it to me?"), Request::ListTasks { .. }));
         assert!(matches!(one("please show me my alarams"), Request::ListTasks { .. }));
