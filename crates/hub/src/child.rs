@@ -102,6 +102,28 @@ pub struct Child {
     sandbox: Option<crate::sandbox::Sandbox>,
 }
 
+/// The child is SIGKILLed when cn dies (`PR_SET_PDEATHSIG`): a `cn` killed mid-run leaves no
+/// component running on unwatched. Only for [`Child::run`], whose spawning thread is the one
+/// that waits (the signal follows the thread that forked, not the process). A sandbox in a
+/// PID namespace does the same for the namespace's first process (`sandbox::mounts`).
+fn die_with_cn(cmd: &mut Command) {
+    // SAFETY: getpid only reads the calling process's id.
+    let cn = unsafe { libc::getpid() };
+    // SAFETY: between fork and exec: prctl and getppid, no allocation.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // cn died before the signal was armed: end now, as the signal would have.
+            if libc::getppid() != cn {
+                libc::_exit(137);
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A change to the `Command` made just before it is spawned.
 type Configure = Box<dyn FnOnce(&mut Command) + Send>;
 
@@ -263,6 +285,7 @@ impl Child {
         let program = self.program();
         let spawn_err = |source| ChildError::Spawn { program: program.clone(), source };
         let mut cmd = self.command();
+        die_with_cn(&mut cmd);
         let _tmp = self.confine(&mut cmd)?;
         let (tx, rx) = mpsc::channel::<Chunk>();
         let merged = if self.merge {

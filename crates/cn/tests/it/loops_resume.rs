@@ -68,12 +68,29 @@ fn kill_at(p: &Path, marker: &Path, point: &str) -> std::process::Output {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let pid = wait_for(marker);
+    wait_for(marker);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    // The blocked component outlives cn; end it too.
-    let _ = std::process::Command::new("kill").arg("-9").arg(pid.trim()).status();
+    // The blocked component dies with cn: nothing of the killed run goes on unwatched.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while let Some(left) = carrying(marker) {
+        assert!(Instant::now() < deadline, "{point}: the component outlived the killed cn: {left}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     cn().args(["loop", "run"]).arg(p).env("MARKER", marker).output().unwrap()
+}
+
+/// A process (its pid and command line) whose environment has `MARKER=marker`: the killed
+/// run's own, or its component's (the task passes `MARKER` through).
+fn carrying(marker: &Path) -> Option<String> {
+    let want = format!("MARKER={}", marker.display());
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let env = std::fs::read(e.path().join("environ")).ok()?;
+        env.split(|b| *b == 0).any(|v| v == want.as_bytes()).then(|| {
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            format!("{} {}", e.file_name().to_string_lossy(), String::from_utf8_lossy(&cmd).replace('\0', " "))
+        })
+    })
 }
 
 fn iterations(p: &Path) -> Vec<(u64, String)> {

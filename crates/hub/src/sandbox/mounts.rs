@@ -209,6 +209,13 @@ impl Plan {
                 match libc::fork() {
                     n if n < 0 => return Err(step_error(Step::Fork)),
                     0 => {
+                        // It dies with the process outside that relays for it, and with it
+                        // every process of the namespace: a cn killed mid-run leaves nothing.
+                        // (Its parent is outside the namespace, where getppid cannot see
+                        // it: a relay killed in the few calls before this one is missed.)
+                        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                            return Err(step_error(Step::Fork));
+                        }
                         // The namespace's first process: its own /proc where the kernel
                         // allows one (cn is not in it); the host's otherwise, whose pids
                         // this namespace cannot name anyway.
