@@ -396,6 +396,10 @@ def due_check(ref, got_due_rfc):
     return ("ok" if verdict else "wrong"), f"due {shown}; reference {ref.describe()} ({ref.granularity})"
 
 
+# An alarm or a timer: it goes off at a time, so one asked for without a time is asked about.
+DEVICE = re.compile(r"\b(?:alarms?|timers?)\b", re.I)
+
+
 def judge(line, got_changes, answer, target_id, timeref):
     """(verdict, due_checked, expected, detail). verdict: exact | asked | handed_up | wrong."""
     intent = line.get("intent")
@@ -425,7 +429,11 @@ def judge(line, got_changes, answer, target_id, timeref):
         return "wrong", due_checked, f"unknown intent {intent!r}", ""
 
     ref = timeref.reference(when, NOW_LOCAL) if when else None
-    past = ref is not None and ref.candidates and all(c < NOW_LOCAL - dt.timedelta(minutes=1) for c in ref.candidates)
+    # A day ("tonight", "friday") is past only when its whole day is; a time, by its minute.
+    if ref is not None and ref.granularity == "day":
+        past = bool(ref.candidates) and all(c.date() < NOW_LOCAL.date() for c in ref.candidates)
+    else:
+        past = ref is not None and ref.candidates and all(c < NOW_LOCAL - dt.timedelta(minutes=1) for c in ref.candidates)
 
     if intent == "idea":
         expected = f'idea "{what or "*"}"'
@@ -457,6 +465,12 @@ def judge(line, got_changes, answer, target_id, timeref):
                 return "exact", "past", expected, ""
             return "wrong", "past", expected, " && ".join(map(show, got_changes))
         if not got_changes:
+            # A request that lacks a slot is asked about (issue 41, item 4): an alarm or a
+            # timer with no time said, a reminder with nothing to remind of. One question
+            # back, nothing filed, is then exactly its effect.
+            lacks = known and ref is None and (DEVICE.search(line.get("text", "")) or not what)
+            if lacks and not handed and "?" in (answer or ""):
+                return "exact", "n/a", "asked for what is missing", ""
             return nochange, "n/a", expected, ""
         adds = [c for c in got_changes if c["kind"] == "add"]
         if len(got_changes) != 1 or len(adds) != 1:

@@ -208,6 +208,9 @@ def _clock(t: str):
 def _day_part(text: str, now: dt.datetime, tomorrow_if_past_time=None):
     """Candidate dates for the day part of normalised text (no clock time in it)."""
     t = text.strip()
+    # "in the morning" said after the morning: the next one.
+    if re.fullmatch(r"(in the )?morning", t) and now.hour >= 12:
+        return [now.date() + dt.timedelta(days=1)], "the next morning"
     t = re.sub(r"\b(morning|afternoon|evening|night|tonight)\b", lambda m: "today" if m.group(1) == "tonight" else "", t).strip()
     t = re.sub(r"\b(in the|at)\s*$", "", t).strip()
     if not t or t in ("today", "later today"):

@@ -78,6 +78,17 @@ pub fn clause(clause: &str, now: &Zoned) -> Clause {
         Some(m) if !clause[m.end()..].trim().is_empty() => &clause[m.end()..],
         _ => clause,
     };
+    // The same courtesy typed or said without a stop ("thanks also can you show me my
+    // alarms", "i appreciate it very much can you tell me …"): gone when a request follows.
+    static SAID: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let said = SAID.get_or_init(|| {
+        regex::Regex::new(r"(?i)^(?P<lead>\s*(?:(?:ok(?:ay)?|sure|yes|yeah|yep|great|perfect|cool|awesome|good|fine|alright|all\s+right|excellent|wonderful|nice|thanks|thank\s+you|i\s+appreciate\s+(?:it|that)|you(?:'re|\s+are)\s+a\s+(?:great|big|real)\s+help|you(?:'ve|\s+have)\s+been\s+(?:very\s+|quite\s+|so\s+|really\s+)?helpful|that(?:'s|\s+is)\s+all\s+fine)(?:\s+(?:so\s+much|very\s+much|a\s+lot|job|then|and|too|though))*\s+)+(?:also\s+)?)(?:(?:can|could|would|will)\s+(?:you|i)\b|please\b|i\s+(?:also\s+)?(?:want|would|need|wish)\b|i'd\b|show\b|check\b|tell\b|bring\b|pull\b|let\b|retrieve\b)")
+            .unwrap_or_else(|e| unreachable!("the unstopped courtesy pattern compiles: {e}"))
+    });
+    let clause = match said.captures(clause).and_then(|c| c.name("lead")) {
+        Some(lead) => &clause[lead.end()..],
+        None => clause,
+    };
     // "show me my alarams": the routine's words as meant.
     let fixed = super::parse::correct_frame(clause);
     let clause = fixed.as_deref().unwrap_or(clause);
@@ -222,7 +233,7 @@ fn marked(intent: Intent, text: &str) -> bool {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
             r(r"\b(?:remind|reminded|reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|appointments?|plans|planned|meetings?|remind)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|appointments?|plans|planned|meetings?|remind|notifications)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
@@ -412,6 +423,13 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     Ok(Some(d)) if !cn_hub::words::content(&d.rest).is_empty() => {
                         Clause::Request(Request::AddTask { task: clean(&d.rest), due: Some(d) })
                     }
+                    // "alarm at two for my medicine": an alarm's time is wherever it was said,
+                    // and one without a time is asked about.
+                    Ok(_) if device(text).is_some() => match when::parse(text, now) {
+                        Ok(Some(d)) => Clause::Request(Request::AddTask { task: what, due: Some(d) }),
+                        Ok(None) => Clause::Missing(Missing { want: Want::When, what: Some(what), due: None }),
+                        Err(e) => Clause::Ask(e),
+                    },
                     Ok(_) => Clause::Request(Request::AddTask { task: what, due: None }),
                     Err(e) => Clause::Ask(e),
                 };
@@ -547,6 +565,7 @@ mod tests {
         assert_eq!(added("set alarm for 850am"), ("Alarm".into(), Some("Fri 08:50".into())));
         assert_eq!(added("i want to add an alarm for evening five"), ("Alarm".into(), Some("Thu 17:00".into())));
         assert_eq!(added("an alarm for sixteen forty five please"), ("Alarm".into(), Some("Thu 16:45".into())));
+        assert_eq!(added("alarm at two for my medicine"), ("medicine".into(), Some("Fri 02:00".into())));
         assert_eq!(
             added("Okay, thats good. I need to add an alarm. Name the alarm as Music Practice and it should be for 16:45."),
             ("Music Practice".into(), Some("Thu 16:45".into()))
@@ -563,6 +582,18 @@ mod tests {
         assert!(matches!(one("Thank you so much..Show my alarms please.."), Request::ListTasks { .. }));
         assert!(matches!(one("I want to view my list of alarms. Can you show it to me?"), Request::ListTasks { .. }));
         assert!(matches!(one("please show me my alarams"), Request::ListTasks { .. }));
+        // Courtesy said without a stop, before the request.
+        for text in [
+            "thanks also can you show me my alarms",
+            "i appreciate it very much can you tell me about the alarms i have set",
+            "great job i would also like you to check my notifications",
+            "ok thanks can i take look at my alarms please",
+            "thanks i also want to see my alarms",
+        ] {
+            assert!(matches!(one(text), Request::ListTasks { .. }), "{text}");
+        }
+        // An alarm is one of the person's items: cancelling one says so.
+        assert!(matches!(one("cancel alarm for friday morning"), Request::Cancel { said: Said::Explicit, .. }));
     }
 
     /// What is not the routine's changes nothing: it is not routine (or only courtesy).

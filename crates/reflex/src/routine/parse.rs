@@ -332,7 +332,7 @@ fn clause_request(c: &Clean, now: &Zoned) -> Option<Result<Request, WhenError>> 
 fn said_of(words: &str, whole: &str) -> Said {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        re("task words", r"(?i)\b(?:tasks?|reminders?|to-?dos?|todo\s+list|my\s+list|the\s+list|from\s+my|off\s+my)\b")
+        re("task words", r"(?i)\b(?:tasks?|reminders?|alarms?|timers?|to-?dos?|todo\s+list|my\s+list|the\s+list|from\s+my|off\s+my)\b")
     });
     if re.is_match(words) || re.is_match(whole) {
         Said::Explicit
@@ -582,13 +582,50 @@ fn cancel(t: &str) -> Option<Request> {
 pattern!(
     move_re,
     "move",
-    r"(?i)^(?P<v>move|push\s+back|push|postpone|reschedule|delay|snooze|defer|shift|bump|put\s+off)\s+(?P<rest>.+)$"
+    r"(?i)^(?P<v>move|push\s+back|push|postpone|reschedule|delay|snooze|defer|shift|bump|put\s+off|change|reset|update|modify|edit|switch|adjust)\s+(?P<rest>.+)$"
 );
+pattern!(from_to_re, "from … to …", r"(?i)^(?P<w>.+?)\s+from\s+(?P<from>.+?)\s+to\s+(?P<to>.+)$");
 
 fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
     let c = move_re().captures(t)?;
     let verb = group(&c, "v").to_ascii_lowercase();
     let rest = group(&c, "rest");
+    // "change", "update", "reset" … move an item only to a time said ("change my morning
+    // alarm to 7 am"); without one they are not a move ("update the shopping list").
+    let changes = ["change", "reset", "update", "modify", "edit", "switch", "adjust"].contains(&verb.as_str());
+    // "from 5pm to 6pm": the item is the one at the first time, moved to the second.
+    if let Some(f) = from_to_re().captures(&rest) {
+        let (w, from, to) = (group(&f, "w"), group(&f, "from"), group(&f, "to"));
+        if matches!(when::parse(&from, now), Ok(Some(_))) {
+            return match target_at(&to, now) {
+                Ok(Some(due)) if trim_words(&due.rest).is_empty() => {
+                    let words = trim_words(&format!("{w} at {from}"));
+                    Some(Ok(Request::Move { said: said_of(&words, t), words, to: Target::At(due) }))
+                }
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            };
+        }
+    }
+    // "change my thursday 7 AM reminder to 9AM": the time after the last "to" is where it
+    // goes; any time before it names the item.
+    if let Some((w, to)) = rest.rsplit_once(" to ") {
+        if let Ok(Some(due)) = target_at(to, now) {
+            let words = trim_words(w);
+            if !words.is_empty() && (!changes || said_of(&words, t) == Said::Explicit) {
+                return Some(Ok(Request::Move { said: said_of(&words, t), words, to: Target::At(due) }));
+            }
+        }
+    }
+    if changes {
+        // "change my reminder to 6pm" names a task and a time; "change it to blue" neither.
+        let Ok(Some(due)) = when::parse(&rest, now) else { return None };
+        let words = trim_words(&due.rest);
+        if words.is_empty() || said_of(&words, t) != Said::Explicit {
+            return None;
+        }
+        return Some(Ok(Request::Move { said: Said::Explicit, words, to: Target::At(due) }));
+    }
     let (words, to) = if let Some(s) = when::shift(&rest) {
         (s.rest, Target::By(s.span))
     } else {
@@ -604,6 +641,19 @@ fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
         return None;
     }
     Some(Ok(Request::Move { said: said_of(&words, t), words, to }))
+}
+
+/// The time a move goes to, when `to` is that and nothing else ("friday", "9AM", and a bare
+/// hour after a time before it: "from 5 to 6"). `Ok(None)` when it is more or less than a time.
+fn target_at(to: &str, now: &Zoned) -> Result<Option<when::Due>, WhenError> {
+    for said in [format!("to {to}"), format!("at {to}")] {
+        match when::parse(&said, now) {
+            Ok(Some(due)) if trim_words(&due.rest).is_empty() => return Ok(Some(due)),
+            Ok(_) | Err(_) if said.starts_with("to ") => continue,
+            other => return other.map(|d| d.filter(|d| trim_words(&d.rest).is_empty())),
+        }
+    }
+    Ok(None)
 }
 
 /// Drop prepositions left at either end of the words naming a task ("the plumber to").
@@ -640,6 +690,10 @@ pattern!(
 
 /// "every Monday at 9am remind me to water the plants": a schedule entry.
 fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
+    // "Change my daily morning alarm to 7 am": a change to one there is, not a new one.
+    if move_re().is_match(t) {
+        return None;
+    }
     let found = match when::every(t, now) {
         Ok(Some(e)) => e,
         Ok(None) => return None,
@@ -683,6 +737,11 @@ pattern!(
 );
 pattern!(question_re, "question", r"(?i)^(?:i|we|you|it|there)\b");
 pattern!(
+    asks_within_re,
+    "a question within",
+    r"(?i)\b(?:do\s+you\s+think|what\s+do\s+you|will\s+i|would\s+i|can\s+i|could\s+i|should\s+i|am\s+i|is\s+it|is\s+there|are\s+there|how\s+(?:long|much|many|far)|what\s+time)\b|\?"
+);
+pattern!(
     not_a_task_re,
     "not a task",
     r"(?i)^(?:know|understand|figure\s+out|find\s+out|ask\s+you|tell\s+you|talk\s+to\s+you|decide|think|be\s|get\s+back\s+to\s+you|check\s+with\s+you)\b"
@@ -697,7 +756,7 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
         None => (c.name("i")?.as_str(), true),
     };
     // "Should I have an umbrella today": a question, not a need.
-    if indirect && (not_a_task_re().is_match(what) || question_re().is_match(what)) {
+    if indirect && (not_a_task_re().is_match(what) || question_re().is_match(what) || asks_within_re().is_match(what)) {
         return None;
     }
     // "remind me of the address for my workplace": with no time, a question about something.

@@ -491,3 +491,24 @@ fn a_task_named_by_its_time_is_only_the_askers() {
     assert_eq!(hub.read("tasks.json"), before, "a stranger changed the owner's tasks");
     assert_eq!(hub.owner("cancel my reminder for 5pm"), "Cancelled: renew the car insurance — 10 tasks open.");
 }
+
+/// A change to an item is said many ways ("change … to", "reset … from 5pm to 6pm"): each
+/// moves the item it names, none files a new one; "update the list" moves nothing.
+#[test]
+fn changes_said_as_people_say_them_move_the_item() {
+    let hub = Hub::new();
+    assert_eq!(
+        hub.owner("can you change my 5pm reminder to 6pm"),
+        "Moved: renew the car insurance — now due Thu 26 Nov, 18:00 (was Thu 26 Nov, 17:00)."
+    );
+    assert_eq!(
+        hub.owner("reset the reminder for the car insurance from 6pm to 7pm"),
+        "Moved: renew the car insurance — now due Thu 26 Nov, 19:00 (was Thu 26 Nov, 18:00)."
+    );
+    let before = hub.read("tasks.json");
+    for text in ["update the shopping list", "change the lights to blue"] {
+        let answer = hub.owner(text);
+        assert!(!answer.starts_with("Moved") && !answer.starts_with("Added"), "{text}: {answer}");
+    }
+    assert_eq!(hub.read("tasks.json"), before);
+}

@@ -50,6 +50,26 @@ fn every_re() -> &'static Regex {
     })
 }
 
+/// "a repeating alarm for 5am on Friday and Saturday": every Friday and Saturday, said as
+/// such ("every Friday and Saturday … alarm for 5am"); `None` when the text says no repeat
+/// on named days.
+fn repeated_on_days(text: &str) -> Option<String> {
+    static RE: OnceLock<(Regex, Regex)> = OnceLock::new();
+    let (repeating, on_days) = RE.get_or_init(|| {
+        (
+            compile("repeating", r"(?i)\b(?:repeating|recurring|repeated)\s+"),
+            compile("on days", r"(?i)\bon\s+(?P<d>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)\b"),
+        )
+    });
+    if !repeating.is_match(text) {
+        return None;
+    }
+    let days = on_days.captures(text)?;
+    let (range, list) = (days.get(0)?.range(), days.name("d")?.as_str());
+    let said = format!("{}every {list}{}", &text[..range.start], &text[range.end..]);
+    Some(repeating.replace(&said, "").into_owned())
+}
+
 fn weekday_word_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| compile("weekday", r"(?i)\b(?:on\s+)?(?P<d>WEEKDAY)s?\b"))
@@ -88,6 +108,8 @@ fn day_list(list: &str) -> Option<(String, String)> {
 /// The repeating time in `text`, if it says one; an error when it says one cron cannot keep
 /// exactly, or one that leaves the day open.
 pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
+    let repeated = repeated_on_days(text);
+    let text = repeated.as_deref().unwrap_or(text);
     let read = super::numbers::normalize(text);
     let original = text;
     let text = read.text.as_str();
@@ -257,6 +279,7 @@ mod tests {
             ("an alarm at 1pm everyday", "0 13 * * *"),
             ("workout at 8AM on Monday/Wednesday/Friday", "0 8 * * 1,3,5"),
             ("the alarm to 8 a.m. for saturday and sunday mornings", "0 8 * * 6,0"),
+            ("make repeating alarm for 5am on friday and saturday", "0 5 * * 5,6"),
             ("every monday/thursday at 9 water the plants", "0 9 * * 1,4"),
         ] {
             assert_eq!(cron(text).split(" | ").next(), Some(want), "{text}");

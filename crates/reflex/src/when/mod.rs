@@ -171,6 +171,7 @@ fn day_re() -> &'static Regex {
               | (?:(?P<rel>next|this|coming|the\s+coming)\s+)?(?P<weekday>(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?)\b
               | in\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)\b
               | in\s+(?P<half>half\s+an\s+hour)\b
+              | in\s+the\s+(?P<ipart>morning|afternoon|evening)\b
               | the\s+(?P<dom>\d{1,3})(?:st|nd|rd|th)\b(?:\s+of\s+(?:the\s+)?(?P<domnext>next\s+month)|\s+of\s+(?:the|this)\s+month)?
             )(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?";
         compile("day", pattern)
@@ -584,6 +585,12 @@ fn day_at(
     }
     if c.name("tomorrow").is_some() {
         return Ok((on(today.tomorrow().map_err(|_| none())?, nine)?, false));
+    }
+    // "in the morning" with no day: the next one ("remind me in the morning" at 14:30 is
+    // tomorrow's).
+    if let Some(p) = text("ipart") {
+        let time = clock.map_or_else(|| part_time(&p), |k| k.on_a_day(Some(&p)));
+        return Ok((next_at(today, time, now).ok_or_else(none)?, true));
     }
     if c.name("yesterday").is_some() {
         return Err(WhenError::past(phrase, on(today.yesterday().map_err(|_| none())?, nine)?, now));

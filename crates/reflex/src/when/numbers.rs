@@ -297,6 +297,8 @@ pub fn normalize(text: &str) -> Normalized {
         Some("end of day".into())
     });
     let n = n.rewrite(re!(r"\b(?:twelve|12)\s+(?P<w>noon|midnight)\b"), |c, _| Some(c.name("w")?.as_str().into()));
+    // "at lunchtime": the middle of the day.
+    let n = n.rewrite(re!(r"\blunch\s*time\b"), |_, _| Some("noon".into()));
     // "six a m" as speech-to-text spells it.
     let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2}(?::\d{2})?)\s+(?P<a>[ap])\s+m\b"), |c, _| {
         Some(format!("{} {}m", c.name("h")?.as_str(), c.name("a")?.as_str().to_ascii_lowercase()))

@@ -466,3 +466,14 @@ proptest! {
         }
     }
 }
+
+/// "in the morning" with no day is the next morning; "lunchtime" is noon.
+#[test]
+fn the_next_part_of_the_day_and_lunchtime() {
+    assert_eq!(on_thursday("get my prescription in the morning"), "2026-11-27 09:00");
+    assert_eq!(on_thursday("call the bank in the evening"), "2026-11-26 18:00");
+    assert_eq!(on_thursday("at 7 in the morning"), "2026-11-27 07:00");
+    assert_eq!(on_thursday("tomorrow in the afternoon"), "2026-11-27 14:00");
+    assert_eq!(on_thursday("an alarm for lunchtime tomorrow"), "2026-11-27 12:00");
+    assert_eq!(on_thursday("lunch time"), "2026-11-27 12:00");
+}
