@@ -276,3 +276,54 @@ fn the_control_room_in_the_daemon_shows_a_refused_cn_yaml_loops_and_every_journa
     });
     assert!(daemon.stop().success());
 }
+
+/// Issue 40, finding 6: a task past its due time is overdue on the page as in chat, though the
+/// agent set itself a follow-up tomorrow; a reminder told and past is overdue too, not under
+/// "Falls due next".
+#[test]
+fn the_control_room_calls_a_past_due_task_overdue_as_chat_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", ACK, "");
+    // The agent's own task, 10 minutes late: `cn run --once` offers it, the local model acks it,
+    // and the daemon leaves it open with a follow-up a day later.
+    cn_ok(&hub, &["task", "add", "pay the invoice", "--due", &minutes_from_now(-10)]);
+    // The owner's reminder, 5 minutes late: told on the owner's chat.
+    cn_ok(&hub, &["task", "add", "call the dentist", "--due", &minutes_from_now(-5), "--remind"]);
+    cn_ok(&hub, &["run", "--once"]);
+    cn_ok(&hub, &["task", "add", "renew the certificate", "--due", "2099-01-01T09:00:00Z"]);
+    let tasks: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(hub.join("state/tasks.json")).unwrap()).unwrap();
+    let task = |name: &str| tasks.iter().find(|t| t["task"] == name).unwrap().clone();
+    let now = minutes_from_now(0);
+    let invoice = task("pay the invoice");
+    assert!(invoice["follow_up"].as_str().is_some_and(|f| f > now.as_str()), "followed up later: {invoice}");
+    let dentist = task("call the dentist");
+    assert!(dentist["reminded"].is_object(), "the reminder was told: {dentist}");
+
+    // Chat calls both overdue.
+    let out = cn_cmd(&hub).args(["chat", "--timeout", "60", "what's overdue?"]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("pay the invoice") && said.contains("call the dentist"), "{said}");
+    assert!(!said.contains("renew the certificate"), "{said}");
+
+    let serve = Serve::start(&hub, &[]);
+    let browser = Browser::start();
+    browser.goto(&serve.url);
+    browser.wait("body[data-shown=now]");
+    let overdue = browser.wait_text("#now-overdue", |t| t.contains("pay the invoice"));
+    assert!(overdue.contains("call the dentist · reminded"), "{overdue}");
+    assert!(overdue.find("pay the invoice") < overdue.find("call the dentist"), "the longest overdue first: {overdue}");
+    let next = browser.texts("#now-next").concat();
+    assert!(next.contains("renew the certificate"), "{next}");
+    assert!(
+        !next.contains("pay the invoice") && !next.contains("call the dentist"),
+        "past due is not due next: {next}"
+    );
+    // "Falls due next": what comes up from now on — the invoice only as the agent's follow-up,
+    // the told reminder not at all.
+    let rows: Vec<String> = browser.texts("#now-due tbody tr").into_iter().map(|r| r.replace('\t', " ")).collect();
+    assert!(rows.iter().any(|r| r.contains("follow-up pay the invoice")), "{rows:?}");
+    assert!(!rows.iter().any(|r| r.contains("call the dentist")), "{rows:?}");
+    assert!(!rows.iter().any(|r| r.contains("task pay the invoice")), "{rows:?}");
+}

@@ -175,17 +175,23 @@ pub fn chat_history(hub: &Hub) -> Value {
 
 /// The routine at a glance: open tasks due next (soonest first) and overdue (longest first),
 /// and the tasks done today (in the hub's time zone), from `tasks.json` and the journal —
-/// the routine's `done` entries and the tasks the daemon saw done.
+/// the routine's `done` entries and the tasks the daemon saw done. A task is overdue as chat
+/// says it is ([`cn_hub::tasks::Filter::Overdue`]): by its due time, whatever follow-up the
+/// agent set itself; a task without a due time is in neither list.
 fn routine(hub: &Hub, now: Timestamp, tail: &[(u64, serde_json::Map<String, Value>)]) -> Value {
     let state = hub.layout().state();
     let tasks = cn_hub::tasks::tasks_in(&state).load().unwrap_or_default();
-    let row = |t: &cn_hub::tasks::Task, at: Timestamp| json!({"at": at.to_string(), "what": t.task, "id": t.id, "source": t.source, "reminded": t.reminded.is_some()});
-    let open = cn_hub::tasks::ordered(&tasks);
-    let dated = || open.iter().filter_map(|t| Some((*t, t.next_time()?)));
-    let next: Vec<Value> = dated().filter(|(_, at)| *at >= now).take(10).map(|(t, at)| row(t, at)).collect();
-    let overdue: Vec<Value> = dated().filter(|(_, at)| *at < now).take(10).map(|(t, at)| row(t, at)).collect();
     let zone = cn_reflex::when::time_zone(hub.config().reflexes.time_zone.as_deref());
-    let midnight = now.to_zoned(zone).start_of_day().map_or(now, |z| z.timestamp());
+    let zoned = now.to_zoned(zone);
+    let row = |t: &cn_hub::tasks::Task, at: Timestamp| json!({"at": at.to_string(), "what": t.task, "id": t.id, "source": t.source, "reminded": t.reminded.is_some()});
+    let mut dated: Vec<(&cn_hub::tasks::Task, Timestamp)> =
+        tasks.iter().filter(|t| !t.done).filter_map(|t| Some((t, t.due?))).collect();
+    dated.sort_by_key(|(t, due)| (*due, t.priority.unwrap_or(u8::MAX)));
+    let (overdue, next): (Vec<_>, Vec<_>) =
+        dated.into_iter().partition(|(t, _)| cn_hub::tasks::Filter::Overdue.keeps(t, &zoned));
+    let next: Vec<Value> = next.into_iter().take(10).map(|(t, at)| row(t, at)).collect();
+    let overdue: Vec<Value> = overdue.into_iter().take(10).map(|(t, at)| row(t, at)).collect();
+    let midnight = zoned.start_of_day().map_or(now, |z| z.timestamp());
     let name_of = |id: &str| tasks.iter().find(|t| t.id == id).map(|t| t.task.clone());
     let mut done: Vec<Value> = Vec::new();
     // The Now view's small tail when it reaches back past midnight (as on most days); the
@@ -261,14 +267,24 @@ fn current_item(hub: &Hub, tail: &[(u64, serde_json::Map<String, Value>)]) -> Va
     json!({"id": item.id, "from": item.from, "text": first, "level": level})
 }
 
-/// Open tasks by their next time, the schedule's next firings, deferred items' `until`.
+/// What comes up from now on: open tasks by their due time and the follow-ups the agent set
+/// itself (`follow-up`), the schedule's next firings, deferred items' `until`. A task whose
+/// due time has passed is here only by a follow-up still to come (the routine's overdue list
+/// has it).
 fn due_next(hub: &Hub, now: Timestamp) -> Vec<Value> {
     let state = hub.layout().state();
     let mut due: Vec<(Timestamp, Value)> = Vec::new();
     if let Ok(tasks) = cn_hub::tasks::tasks_in(&state).load() {
         for t in tasks.iter().filter(|t| !t.done) {
-            if let Some(at) = t.next_time() {
-                due.push((at, json!({"at": at.to_string(), "kind": "task", "what": t.task, "id": t.id})));
+            let mut push = |at: Timestamp, kind: &str| {
+                due.push((at, json!({"at": at.to_string(), "kind": kind, "what": t.task, "id": t.id})));
+            };
+            match (t.due, t.follow_up) {
+                (Some(at), _) if at >= now => push(at, "task"),
+                (Some(_), Some(at)) if at >= now => push(at, "follow-up"),
+                // A commitment without a due time comes up at its follow-up, past or not.
+                (None, Some(at)) => push(at, "follow-up"),
+                _ => {}
             }
         }
     }
