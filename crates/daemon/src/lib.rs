@@ -749,11 +749,7 @@ fn reflexes(
         // The daemon says so where the owner looks too (once per start or change of its
         // config; `--once` runs for every `cn chat` without a daemon, so only its stderr).
         if mode == RunMode::Daemon {
-            let entry = cn_storage::Entry::new("observation")
-                .with("id", cn_hub::id::prefixed("reflex"))
-                .with("summary", format!("a reflex file was skipped: {}", cn_compute::chain(&e)))
-                .with("outcome", "the other reflexes run; fix the file (`cn reflex list` shows the error)");
-            journal(hub, &entry);
+            journal(hub, &cn_reflex::skipped(&cn_compute::chain(&e)));
         }
     }
     match cn_models::provider(&models.local(), "models.local", root) {

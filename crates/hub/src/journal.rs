@@ -151,8 +151,9 @@ impl fmt::Display for Kind {
 
 /// Every entry type the hub's journal holds: the document's [`Kind`]s, then the others — an
 /// approval asked or given, a model interaction (the kernel's store), a reflex's `log` step, a
-/// reaction, a mail queued by `cn send`, a sync that moved mail.
-pub const TYPES: [&str; 12] = [
+/// reaction, a mail queued by `cn send`, a sync that moved mail, a reminder told, the budget
+/// refusing the executive, the routine's act on a task or idea.
+pub const TYPES: [&str; 15] = [
     "decision",
     "impulse",
     "reflex",
@@ -165,6 +166,9 @@ pub const TYPES: [&str; 12] = [
     "reaction",
     "send",
     "sync",
+    "reminder",
+    "budget",
+    "routine",
 ];
 
 /// A `--type` filter that names no entry type the journal holds.

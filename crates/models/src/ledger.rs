@@ -214,7 +214,8 @@ impl Ledger {
     }
 
     /// Run `f` on the state read fresh under the lock (the day rolled, dead holders' calls
-    /// charged); the state is written back when `f` returns `true` or anything was reaped.
+    /// charged); the state is written back when `f` returns `true` or anything was reaped or
+    /// rolled in an existing file.
     pub fn update<T>(&self, f: impl FnOnce(&mut BudgetState) -> (bool, T)) -> Result<T, BudgetError> {
         if let Some(dir) = self.lock.parent() {
             std::fs::create_dir_all(dir).map_err(|e| self.io(e))?;
@@ -232,7 +233,9 @@ impl Ledger {
         state.roll(&day(self.now()));
         self.reap(&mut state);
         let (write, out) = f(&mut state);
-        if write || state != before {
+        // A day rolled over in a file that is not there yet is nothing to keep: reading the
+        // budget (`cn budget`) leaves no file behind.
+        if write || (state != before && self.path.exists()) {
             cn_storage::write_json_atomic(&self.path, &state).map_err(|e| self.io(e))?;
         }
         drop(file);

@@ -146,6 +146,18 @@ pub struct HeldRun {
 
 /// How many nested reflex calls a pipeline may make.
 const MAX_DEPTH: usize = 4;
+
+/// The journal's word of a reflex file that did not load (`error`: where and why).
+pub fn skipped(error: &str) -> Entry {
+    Entry::new("observation")
+        .with("id", cn_hub::id::prefixed("reflex"))
+        .with("summary", format!("a reflex file was skipped: {error}"))
+        .with("outcome", "the other reflexes run; fix the file (`cn reflex list` shows the error)")
+}
+
+/// How a dry run's step with effects starts its output: `(dry run: ACTION MAIN)`.
+const DRY_RUN: &str = "(dry run: ";
+
 /// How many escalated items are remembered for `reflex_write`'s dry run.
 const RECENT: usize = 64;
 
@@ -311,8 +323,11 @@ impl Engine {
         self.catalog = Catalog::load(&self.dir, &self.registry);
         let now: std::collections::HashSet<String> = self.catalog.errors.iter().map(|e| cn_compute::chain(e)).collect();
         if report {
+            // Where the owner looks, not only in the log: the journal (as the daemon does for
+            // those found when it starts).
             for e in now.difference(&self.reported) {
                 tracing::warn!("reflex skipped: {e}");
+                self.shared.journal(&skipped(e));
             }
         }
         self.reported = now;
@@ -708,7 +723,17 @@ impl Engine {
         mode: Mode,
         depth: usize,
     ) -> Result<Value, Stop> {
-        let params = match vars::substitute(&Value::Object(step.params.clone()), env)
+        // A dry run did not run the steps with effects: what a later step reads of their output
+        // (`{{done.answer}}`) is said to be unknown, not undefined — the pipeline is fine.
+        let not_run = |path: &str| -> Option<Value> {
+            if mode != Mode::DryRun {
+                return None;
+            }
+            let (root, field) = path.split_once('.')?;
+            let action = env.get(root)?.as_str()?.strip_prefix(DRY_RUN)?.split(' ').next()?;
+            Some(Value::String(format!("({action} not run: its {field} is not known)")))
+        };
+        let params = match vars::substitute_or(&Value::Object(step.params.clone()), env, &not_run)
             .map_err(|e| Stop::Failed(cn_compute::chain(&e)))?
         {
             Value::Object(m) => m,
@@ -744,7 +769,7 @@ impl Engine {
                     // real one.
                     return Ok(Value::String(main));
                 }
-                return Ok(Value::String(format!("(dry run: {} {})", spec.name, short(&main, 200))));
+                return Ok(Value::String(format!("{DRY_RUN}{} {})", spec.name, short(&main, 200))));
             }
             // A step held for the owner's approval is no failure of the reflex (a stranger
             // could otherwise disable it by asking): the item goes up, saying why.

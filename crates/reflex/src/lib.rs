@@ -39,7 +39,7 @@ mod write;
 
 pub use actions::{McpCaller, NoReplier, Replier, ReplyError, Target};
 pub use config::{ConfigError, ReflexConfig};
-pub use engine::{Engine, Handled, HeldRun, Input, StepRun};
+pub use engine::{skipped, Engine, Handled, HeldRun, Input, StepRun};
 pub use html::html_to_text;
 pub use learn::{Decided, ShadowRun, Verdict};
 pub use listing::listing;

@@ -83,12 +83,19 @@ pub enum Undefined {
     Placeholder(String),
 }
 
-/// Replace variables in a parameter value. An unknown variable is an error naming it.
-pub fn substitute(v: &Value, env: &Map<String, Value>) -> Result<Value, Undefined> {
+/// Replace variables in a parameter value. `missing` is asked for a path the variables do not
+/// hold (a dry run's stand-in for a field of a step it did not run); a variable neither has is
+/// an error naming it.
+pub fn substitute_or(
+    v: &Value,
+    env: &Map<String, Value>,
+    missing: &dyn Fn(&str) -> Option<Value>,
+) -> Result<Value, Undefined> {
+    let find = |name: &str| lookup(env, name).cloned().or_else(|| missing(name));
     Ok(match v {
         Value::String(s) => {
             if let Some(name) = whole(s) {
-                return lookup(env, name).cloned().ok_or_else(|| Undefined::Whole(name.to_string()));
+                return find(name).ok_or_else(|| Undefined::Whole(name.to_string()));
             }
             if !s.contains("{{") {
                 return Ok(v.clone());
@@ -98,16 +105,18 @@ pub fn substitute(v: &Value, env: &Map<String, Value>) -> Result<Value, Undefine
             while let Some(start) = rest.find("{{") {
                 let Some((name, after)) = next_placeholder(rest) else { break };
                 out.push_str(&rest[..start]);
-                let value = lookup(env, name).ok_or_else(|| Undefined::Placeholder(name.to_string()))?;
-                out.push_str(&as_text(value));
+                let value = find(name).ok_or_else(|| Undefined::Placeholder(name.to_string()))?;
+                out.push_str(&as_text(&value));
                 rest = after;
             }
             out.push_str(rest);
             Value::String(out)
         }
-        Value::Array(a) => Value::Array(a.iter().map(|x| substitute(x, env)).collect::<Result<_, _>>()?),
+        Value::Array(a) => Value::Array(a.iter().map(|x| substitute_or(x, env, missing)).collect::<Result<_, _>>()?),
         Value::Object(o) => Value::Object(
-            o.iter().map(|(k, x)| Ok((k.clone(), substitute(x, env)?))).collect::<Result<_, Undefined>>()?,
+            o.iter()
+                .map(|(k, x)| Ok((k.clone(), substitute_or(x, env, missing)?)))
+                .collect::<Result<_, Undefined>>()?,
         ),
         other => other.clone(),
     })
@@ -117,6 +126,10 @@ pub fn substitute(v: &Value, env: &Map<String, Value>) -> Result<Value, Undefine
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn substitute(v: &Value, env: &Map<String, Value>) -> Result<Value, Undefined> {
+        substitute_or(v, env, &|_| None)
+    }
 
     #[test]
     fn whole_values_keep_their_type_and_placeholders_become_text() {
@@ -135,5 +148,13 @@ mod tests {
         assert_eq!(substitute(&json!("{{nope}}"), env).unwrap_err().to_string(), "`{{nope}}` is not defined");
         assert_eq!(substitute(&json!("$nope"), env).unwrap_err().to_string(), "`$nope` is not defined");
         assert_eq!(references(&json!({"a": "$url", "b": "{{x.y}} {{z}}"})), ["url", "x", "z"]);
+        // A stand-in for what the variables lack, only where they lack it.
+        let missing = |p: &str| (p == "done.answer").then(|| json!("(not run)"));
+        assert_eq!(
+            substitute_or(&json!("{{done.answer}} {{url}}"), env, &missing).unwrap(),
+            json!("(not run) http://x")
+        );
+        assert_eq!(substitute_or(&json!("$done.answer"), env, &missing).unwrap(), json!("(not run)"));
+        assert!(substitute_or(&json!("{{done.other}}"), env, &missing).is_err());
     }
 }

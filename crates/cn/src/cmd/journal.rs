@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
     /// Only entries of this type (decision, impulse, reflex, exploration, action, observation,
-    /// approval, interaction, log, reaction, send, sync).
+    /// approval, interaction, log, reaction, send, sync, reminder, budget, routine).
     #[arg(long = "type", value_name = "TYPE")]
     pub kind: Option<String>,
     /// One JSON object a line, as stored.
@@ -79,8 +79,24 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 print_detail(e);
             }
         }
-        // The last link: the commit that recorded the decision.
+        // Who decided: the models asked about the item (level, model, tokens), from the
+        // model calls' own journal; then the last link, the commit that recorded the decision.
         if !json {
+            let calls = cn_hub::Layout::new(&hub).interactions();
+            let mut asked = Vec::new();
+            let read = Journal::scan(&calls, |line| {
+                if let Ok(e) = line {
+                    if e.0.get("item").and_then(Value::as_str) == Some(id.as_str()) {
+                        asked.push(e);
+                    }
+                }
+            });
+            if let Err(e) = read {
+                eprintln!("cn: {e}");
+            }
+            for e in &asked {
+                println!("{}", super::shown_line(&journal::line(e)));
+            }
             for line in cn_hub::journal::why_commits(&hub, &id) {
                 println!("commit      {}", super::shown_line(&line));
             }
@@ -142,6 +158,17 @@ fn print_detail(e: &Entry) {
         if let Some(result) = e.0.get("result") {
             let shown: String = result.to_string().chars().take(300).collect();
             println!("    result: {}", super::shown_line(&shown));
+        }
+    }
+    // Who decided: the level, by name.
+    if e.kind() == "decision" {
+        if let Some(level) = e.0.get("level").and_then(Value::as_u64) {
+            let who = match level {
+                0 | 1 => "a reflex",
+                2 => "the local model",
+                _ => "the executive",
+            };
+            println!("    level: {level} ({who})");
         }
     }
     // What the learned understanding read in the message the routine acted on (issue 41).

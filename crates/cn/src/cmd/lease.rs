@@ -11,12 +11,27 @@ pub struct Args {
     pub json: bool,
 }
 
+/// Why a hub without an `origin:` section has no lease.
+const NOT_KEPT: &str =
+    "cn.yaml asks no `origin:` push or lease, so this hub is not kept in origin and its `cn run` decides alone";
+
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = super::hub::open(hub)?;
+    if !hub.config().origin.pushes() {
+        // Nothing to read in origin: say what the hub is, not an error about a lease.
+        if args.json {
+            println!("{}", serde_json::json!({"leased": false, "origin": null, "why": NOT_KEPT}));
+        } else {
+            println!("no lease: {NOT_KEPT}");
+            println!("  a hub run as clones on several machines takes one with `origin: {{lease: 30s}}` in cn.yaml");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let s = cn_daemon::fleet::status(&hub)?;
     let same_key = s.origin.as_ref().map(|o| o.key == s.me.key);
     if args.json {
         let v = serde_json::json!({
+            "leased": s.lease.is_some(),
             "lease_secs": s.lease.map(|d| d.as_secs_f64()),
             "origin": s.origin.as_ref().map(|o| serde_json::json!({
                 "holder": o.holder, "label": o.label, "term": o.term, "ttl_secs": o.ttl.as_secs_f64(),

@@ -19,6 +19,7 @@ mod autonomy_journal;
 mod autonomy_peers;
 mod autonomy_schedule;
 mod autonomy_telegram;
+mod cli_agrees;
 mod daemon_common;
 mod daemon_config_once;
 mod daily_use;
