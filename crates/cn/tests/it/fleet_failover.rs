@@ -62,6 +62,9 @@ struct Fleet {
     a: PathBuf,
     b: PathBuf,
     pi: PathBuf,
+    /// The process group of every `cn run` started: a failed test kills them (a panic drops
+    /// the `Child` handles without ending the daemons, which would outlive the suite).
+    groups: std::sync::Mutex<Vec<u32>>,
 }
 
 impl Fleet {
@@ -135,7 +138,7 @@ impl Fleet {
         let pi = init_hub(&root, "pi");
         git(&pi, &["remote", "add", "origin", &server.origin("pi")]);
         cn_ok(&pi, &["peer", "add", "sigma", &server.read("sigma")]);
-        Fleet { _dir: dir, root, env, server, a, b, pi }
+        Fleet { _dir: dir, root, env, server, a, b, pi, groups: Default::default() }
     }
 
     /// `cn run` on `hub` in a process group of its own (a SIGKILL of it is the machine dying).
@@ -144,7 +147,9 @@ impl Fleet {
         let err = std::fs::File::create(self.root.join(log)).unwrap();
         let mut cmd = cn_cmd(hub);
         cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
-        cmd.arg("run").stdout(Stdio::null()).stderr(err).process_group(0).spawn().unwrap()
+        let child = cmd.arg("run").stdout(Stdio::null()).stderr(err).process_group(0).spawn().unwrap();
+        self.groups.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(child.id());
+        child
     }
 
     /// `cn run` on a, then on b once a holds the lease: a active, b standing by.
@@ -311,6 +316,9 @@ impl Drop for Fleet {
         let _ = std::fs::write(self.root.join("release"), "");
         // A failed test says what the daemons said.
         if std::thread::panicking() {
+            for group in self.groups.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter() {
+                let _ = Command::new("kill").arg("-KILL").arg("--").arg(format!("-{group}")).status();
+            }
             for log in ["a.log", "b.log", "a2.log"] {
                 if let Ok(said) = std::fs::read_to_string(self.root.join(log)) {
                     let tail: Vec<&str> = said.lines().rev().take(40).collect();
