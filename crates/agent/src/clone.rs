@@ -118,7 +118,7 @@ fn clone_into(remote: &str, dir: &Path, branch: Option<&str>, key: Option<&str>)
             .ok_or_else(|| {
                 AgentError::Invalid(format!(
                     "{} holds no hub branch cn can tell (no lease naming one, no HEAD, no main or master); pass --branch",
-                    cn_hub::redact::redact(remote)
+                    cn_process::redact::redact(remote)
                 ))
             })?,
     };

@@ -1531,7 +1531,7 @@ fn has_origin(hub: &Hub) -> bool {
 pub fn mail_home(hub: &Hub) -> MailHome {
     let git = Git::new(hub.root());
     match git.run(&["remote", "get-url", "origin"]) {
-        Ok(url) => MailHome { remote: cn_hub::redact::redact(url.trim()), origin: true },
+        Ok(url) => MailHome { remote: cn_process::redact::redact(url.trim()), origin: true },
         Err(_) => {
             let root = hub.root().canonicalize().unwrap_or_else(|_| hub.root().to_path_buf());
             MailHome { remote: root.display().to_string(), origin: false }

@@ -27,7 +27,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // `{:#}` prints the whole context chain on one line: what failed, and why.
-            eprintln!("cn: {}", cn_hub::redact::printable_line(&format!("{e:#}")));
+            eprintln!("cn: {}", cn_process::redact::printable_line(&format!("{e:#}")));
             // Bad usage or input: no hub where one was looked for, a cn.yaml that cannot be
             // used (README: exit 2).
             let no_hub = e.chain().any(|c| {

@@ -93,7 +93,7 @@ impl Approved {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                let text = cn_hub::redact::redact(&text);
+                let text = cn_process::redact::redact(&text);
                 let cut = text.char_indices().nth(600).map_or(text.len(), |(i, _)| i);
                 let more = if cut < text.len() { "…" } else { "" };
                 format!("approved {}: `{}` ran: {}{more}", a.id, a.tool, &text[..cut])
@@ -231,6 +231,6 @@ fn run_call(hub: &Hub, a: &Approval) -> Result<Value, ApproveError> {
     registry.run_approved(level, &ToolCall::new(&a.tool, params)).map_err(|e| ApproveError::Run {
         id: a.id.clone(),
         tool: a.tool.clone(),
-        message: cn_hub::redact::redact(&cn_compute::chain(&e)),
+        message: cn_process::redact::redact(&cn_compute::chain(&e)),
     })
 }

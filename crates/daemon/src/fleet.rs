@@ -206,7 +206,7 @@ fn stand_by(root: &Path, said: &mut String, why: &str, holder: Option<&str>) {
         }
         // Said on stderr and in run.json only: the hub's journal is the active clone's (a line
         // written here would be set aside at the takeover anyway).
-        eprintln!("cn run: standing by: {}", cn_hub::redact::printable_line(why));
+        eprintln!("cn run: standing by: {}", cn_process::redact::printable_line(why));
         *said = why.to_string();
     }
 }
@@ -275,7 +275,7 @@ fn take_over_carry(hub: &cn_agent::Hub, upstream: &Upstream, sha: &str, own: boo
 /// observation whose summary starts "origin's") and this daemon's stderr.
 fn alert(hub: &cn_agent::Hub, summary: &str, context: &str) {
     tracing::warn!(%context, "{summary}");
-    eprintln!("cn run: {summary} ({})", cn_hub::redact::printable_line(context));
+    eprintln!("cn run: {summary} ({})", cn_process::redact::printable_line(context));
     journal_note(hub, summary, context);
 }
 

@@ -408,7 +408,7 @@ impl Exporter {
                         self.dropped.fetch_add(n, Ordering::Relaxed);
                         if !down {
                             tracing::warn!(
-                                endpoint = %cn_hub::redact::redact(&self.endpoint),
+                                endpoint = %cn_process::redact::redact(&self.endpoint),
                                 dropped = self.dropped.load(Ordering::Relaxed),
                                 "OpenTelemetry export failed (spans are dropped and counted until it works): {e}"
                             );
@@ -432,7 +432,7 @@ impl Exporter {
         }
         let resp = req
             .send(&body[..])
-            .map_err(|e| ExportError::Send(self.scrub(cn_hub::redact::redact(&cn_compute::chain(&e)))))?;
+            .map_err(|e| ExportError::Send(self.scrub(cn_process::redact::redact(&cn_compute::chain(&e)))))?;
         let status = resp.status();
         if status.is_success() {
             Ok(())

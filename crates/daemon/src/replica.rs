@@ -321,7 +321,7 @@ impl Shared {
                         tracing::warn!(%found, "origin's lease was replaced by one no clone wrote; put back");
                         eprintln!(
                             "cn run: origin's lease was replaced by one no clone of this hub wrote; this clone put its own back ({})",
-                            cn_hub::redact::printable_line(found)
+                            cn_process::redact::printable_line(found)
                         );
                         drop(st);
                         self.journal(

@@ -195,7 +195,7 @@ fn held(req: Request, timeout_secs: u64) -> Approval {
 /// [`JOURNAL_RUNS_MAX`] characters (the params a model wrote may be a whole file; the approval
 /// keeps them all).
 fn journal_text(runs: &str) -> String {
-    let text = crate::redact::redact(runs);
+    let text = cn_process::redact::redact(runs);
     match text.char_indices().nth(JOURNAL_RUNS_MAX) {
         Some((cut, _)) => format!("{}… (`cn approvals` shows it whole)", &text[..cut]),
         None => text,
@@ -244,7 +244,7 @@ impl Approval {
             .iter()
             .find_map(|k| self.params.get(*k).and_then(Value::as_str))
             .map(|v| {
-                let v = crate::redact::redact(v);
+                let v = cn_process::redact::redact(v);
                 match v.char_indices().nth(120) {
                     Some((cut, _)) => format!("{}…", &v[..cut]),
                     None => v,

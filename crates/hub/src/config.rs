@@ -490,7 +490,7 @@ impl HubConfig {
                     _ => {
                         return Err(invalid(format!(
                             "`url` {} is not an http(s) URL without credentials",
-                            crate::redact::redact(u)
+                            cn_process::redact::redact(u)
                         )))
                     }
                 },
@@ -518,7 +518,7 @@ impl HubConfig {
                         "endpoint",
                         format!(
                             "{} is not an http(s) URL without credentials (put a token in `headers_env`)",
-                            crate::redact::redact(&otel.endpoint)
+                            cn_process::redact::redact(&otel.endpoint)
                         ),
                     ))
                 }
@@ -800,8 +800,8 @@ pub struct ProviderConfig {
     /// For `command`: the program runs in the Landlock sandbox (`cn_hub::sandbox`), writing
     /// only its own temporary directory (TCP allowed: it reaches its API) — unless this
     /// changes it (`{write: [~/.claude], network: false}`) or says `false`.
-    #[serde(skip_serializing_if = "crate::sandbox::SandboxSpec::is_default")]
-    pub sandbox: crate::sandbox::SandboxSpec,
+    #[serde(skip_serializing_if = "crate::protect::SandboxSpec::is_default")]
+    pub sandbox: crate::protect::SandboxSpec,
 }
 
 impl ProviderConfig {
@@ -958,7 +958,7 @@ pub struct Policy {
     /// Longest a tool may run, in seconds.
     pub timeout_secs: Option<u64>,
     /// Environment variables the `shell` action's commands see, besides a minimal `PATH`,
-    /// `HOME`, `LANG` (`cn_hub::child::BASE_ENV`); every other variable of cn's environment
+    /// `HOME`, `LANG` (`cn_process::child::BASE_ENV`); every other variable of cn's environment
     /// (an API key, say) is withheld.
     pub env: Vec<String>,
     /// How long an action held for the owner's approval waits before it is denied.
@@ -1234,7 +1234,7 @@ pub struct LoopsConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpServer {
-    /// A stdio server: the program and its arguments, run through `cn_hub::child` (cleared
+    /// A stdio server: the program and its arguments, run through `cn_process::child` (cleared
     /// environment, own process group).
     #[serde(default)]
     pub command: Option<Vec<String>>,
@@ -1256,7 +1256,7 @@ pub struct McpServer {
     /// own temporary directory and has no network, unless this widens it
     /// (`{network: true, write: [~/.cache/uv]}`) or says `false`.
     #[serde(default)]
-    pub sandbox: crate::sandbox::SandboxSpec,
+    pub sandbox: crate::protect::SandboxSpec,
 }
 
 fn mcp_timeout() -> Duration {

@@ -18,7 +18,7 @@
 //! checked by [`check_remote`] (no leading `-`, a transport from the allowlist: https, ssh,
 //! git, file or a local path; never a `::` transport helper) and passed after `--`;
 //! `GIT_ALLOW_PROTOCOL` keeps git itself from transport helpers. git's errors are redacted
-//! ([`crate::redact`]) so a credentialed URL never reaches the journal, a message or a commit.
+//! ([`cn_process::redact`]) so a credentialed URL never reaches the journal, a message or a commit.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -248,7 +248,7 @@ fn host_or_user_is_an_option(remote: &str) -> bool {
 /// cn.yaml, both committed — and pushed to `origin`, which every peer reads. An ssh user
 /// (`ssh://git@host/…`, `git@host:path`) is a name, not a secret, and stays allowed.
 pub fn check_no_credentials(remote: &str) -> Result<(), RemoteRefused> {
-    let refused = || Err(RemoteRefused { remote: crate::redact::redact(remote), why: RemoteProblem::Credentials });
+    let refused = || Err(RemoteRefused { remote: cn_process::redact::redact(remote), why: RemoteProblem::Credentials });
     let Some((scheme, rest)) = remote.split_once("://") else {
         // scp-like `user@host:path` or a local path: no password can be written there.
         return Ok(());
@@ -309,7 +309,7 @@ impl Git {
         // would redirect git (`GIT_DIR`, `GIT_SSH_COMMAND`, `GIT_CONFIG_*`).
         let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
         let names: Vec<&str> = GIT_BASE_ENV.iter().copied().chain(named.iter().map(String::as_str)).collect();
-        c.env_clear().envs(crate::child::base_env(&names));
+        c.env_clear().envs(cn_process::child::base_env(&names));
         c.env("GIT_TERMINAL_PROMPT", "0");
         c.env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS);
         if proxy.is_some() {
@@ -324,7 +324,7 @@ impl Git {
     /// The error of a git that ran and failed: its stderr, and the signal that ended it, if
     /// one did (a git writing to a connection the server closed dies of SIGPIPE, silently).
     fn failed(&self, args: &[&str], stderr: &[u8], status: Option<std::process::ExitStatus>) -> GitError {
-        let mut said = crate::redact::redact(String::from_utf8_lossy(stderr).trim()).replace('\n', "; ");
+        let mut said = cn_process::redact::redact(String::from_utf8_lossy(stderr).trim()).replace('\n', "; ");
         #[cfg(unix)]
         if let Some(signal) = status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)) {
             let name = match signal {
@@ -336,11 +336,11 @@ impl Git {
             let sep = if said.is_empty() { "" } else { "; " };
             said = format!("{said}{sep}git was killed by signal {signal}{name}");
         }
-        GitError::Failed { dir: self.dir.clone(), args: crate::redact::redact(&args.join(" ")), stderr: said }
+        GitError::Failed { dir: self.dir.clone(), args: cn_process::redact::redact(&args.join(" ")), stderr: said }
     }
 
     fn spawn_error(&self, args: &[&str], source: io::Error) -> GitError {
-        GitError::Spawn { dir: self.dir.clone(), args: crate::redact::redact(&args.join(" ")), source }
+        GitError::Spawn { dir: self.dir.clone(), args: cn_process::redact::redact(&args.join(" ")), source }
     }
 
     /// Run git; its stdout on success.
@@ -399,9 +399,9 @@ impl Git {
 
     /// git as a bounded child (`crate::child`: its own process group, killed past `timeout`,
     /// `output` bytes kept) with the scrubbed environment of [`Git::command`].
-    fn child(&self, args: &[&str], timeout: Duration, output: usize) -> crate::child::Child {
+    fn child(&self, args: &[&str], timeout: Duration, output: usize) -> cn_process::child::Child {
         let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
-        let mut child = crate::child::Child::new("git");
+        let mut child = cn_process::child::Child::new("git");
         if let Some(proxy) = connect::proxy_config() {
             child = child.arg("-c").arg(proxy).env(connect::CONNECT_ENV, "1");
         }
@@ -466,15 +466,15 @@ impl Git {
                 }
             });
         }
-        let shown = || crate::redact::redact(&args.join(" "));
+        let shown = || cn_process::redact::redact(&args.join(" "));
         let out = match child.run() {
             Ok(out) => out,
-            Err(crate::child::ChildError::TimedOut { after, .. }) => {
+            Err(cn_process::child::ChildError::TimedOut { after, .. }) => {
                 return Err(GitError::Bounded { dir: self.dir.clone(), args: shown(), why: Exceeded::Time(after) })
             }
             Err(e) => {
                 let source = match e {
-                    crate::child::ChildError::Spawn { source, .. } => source,
+                    cn_process::child::ChildError::Spawn { source, .. } => source,
                     other => io::Error::other(other.to_string()),
                 };
                 return Err(self.spawn_error(args, source));
@@ -508,16 +508,16 @@ impl Git {
             Ok(out) => Ok(Ran {
                 ok: out.success(),
                 stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-                stderr: crate::redact::redact(String::from_utf8_lossy(&out.stderr).trim()).replace('\n', "; "),
+                stderr: cn_process::redact::redact(String::from_utf8_lossy(&out.stderr).trim()).replace('\n', "; "),
             }),
-            Err(crate::child::ChildError::TimedOut { after, .. }) => Err(GitError::Bounded {
+            Err(cn_process::child::ChildError::TimedOut { after, .. }) => Err(GitError::Bounded {
                 dir: self.dir.clone(),
-                args: crate::redact::redact(&args.join(" ")),
+                args: cn_process::redact::redact(&args.join(" ")),
                 why: Exceeded::Time(after),
             }),
             Err(e) => {
                 let source = match e {
-                    crate::child::ChildError::Spawn { source, .. } => source,
+                    cn_process::child::ChildError::Spawn { source, .. } => source,
                     other => io::Error::other(other.to_string()),
                 };
                 Err(self.spawn_error(args, source))
@@ -529,7 +529,7 @@ impl Git {
     pub fn failure(&self, args: &[&str], ran: &Ran) -> GitError {
         GitError::Failed {
             dir: self.dir.clone(),
-            args: crate::redact::redact(&args.join(" ")),
+            args: cn_process::redact::redact(&args.join(" ")),
             stderr: ran.stderr.clone(),
         }
     }

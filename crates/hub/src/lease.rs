@@ -595,7 +595,7 @@ impl Upstream {
             Some(r) => format!(
                 "a lease commit {} naming {} (term {}, {}, ttl {:?}) {why}",
                 short(&lease.sha),
-                crate::redact::printable_line(&r.label),
+                cn_process::redact::printable_line(&r.label),
                 r.term,
                 if r.released { "released" } else { "held" },
                 r.ttl
@@ -708,7 +708,7 @@ impl Upstream {
         let said = std::fs::read_to_string(&path).ok()?;
         Some(format!(
             "{} — origin's branch was pushed by someone besides the lease holder; check what was pushed (it includes cn.yaml, which the daemon would run), then remove {} to let this clone take the lease",
-            crate::redact::printable_line(said.trim()),
+            cn_process::redact::printable_line(said.trim()),
             path.display()
         ))
     }
@@ -951,7 +951,7 @@ impl Watch {
             if !r.key.is_empty() && r.key != me.key {
                 return Verdict::Refuse(format!(
                     "the holder ({}) uses another id key (fingerprint {}; this clone's is {}): copy .git/cn-id-key from a machine that ran the hub, or — if none is left — delete origin's lease (`git push origin :{LEASE_REF}`) to start afresh",
-                    crate::redact::printable_line(&r.label), r.key, me.key
+                    cn_process::redact::printable_line(&r.label), r.key, me.key
                 ));
             }
         }
@@ -992,7 +992,7 @@ impl Watch {
             (Some(r), true) => format!("{} (term {})", r.label, r.term),
             (Some(r), false) => format!(
                 "a lease no clone of this hub wrote (its MAC does not verify with the hub's id key: forged, or written by a cn before the MAC), naming {} (term {}{}, ttl {:?} — not trusted: timed by this clone's {ttl:?})",
-                crate::redact::printable_line(&r.label),
+                cn_process::redact::printable_line(&r.label),
                 r.term,
                 if r.released { ", \"released\"" } else { "" },
                 r.ttl

@@ -7,7 +7,6 @@
 //! config section, never a path it builds itself.
 
 pub mod approvals;
-pub mod child;
 pub mod config;
 pub mod cron;
 pub mod git;
@@ -18,9 +17,8 @@ pub mod layout;
 pub mod lease;
 pub mod origin;
 pub mod owner_token;
+pub mod protect;
 pub mod provenance;
-pub mod redact;
-pub mod sandbox;
 pub mod schedule;
 pub mod tasks;
 pub mod words;
@@ -29,4 +27,5 @@ pub use config::{ConfigError, HubConfig};
 pub use hub::{find_hub, valid_name, Hub, HubError, Peer, OWNER};
 pub use layout::Layout;
 pub use origin::{AnswerTo, Kind, Origin};
+pub use protect::SandboxSpec;
 pub use provenance::Provenance;

@@ -29,9 +29,9 @@ pub struct LoopRun {
     /// minimal `PATH`, `HOME`, `LANG` and `CN_LOOP_*`.
     pub env: Vec<String>,
     /// task.md's `sandbox:` for the command components (default: the sandbox).
-    pub sandbox: cn_hub::sandbox::SandboxSpec,
+    pub sandbox: cn_hub::SandboxSpec,
     /// What no sandboxed component may read besides the secrets of the hubs holding the tree:
-    /// those of the hub the loop runs for ([`cn_hub::sandbox::hub_secrets`]).
+    /// those of the hub the loop runs for ([`cn_hub::protect::hub_secrets`]).
     pub unreadable: Vec<PathBuf>,
 }
 

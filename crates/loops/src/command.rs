@@ -1,7 +1,7 @@
 //! Running a program as a component: `bash -O globstar -c COMMAND`, so the document's
 //! `javac src/**/*.java` works literally, with `CN_LOOP_RUN` (absolute `loop-run/`) and
 //! `CN_LOOP_ITERATION` in the environment. Standard output and error are captured together,
-//! in the order the program wrote them. Run by `cn_hub::child`: a cleared environment (a
+//! in the order the program wrote them. Run by `cn_process::child`: a cleared environment (a
 //! minimal `PATH`, `HOME`, `LANG`, the build variables of `COMPONENT_ENV`), a time limit, an
 //! output cap, the whole process group killed; sandboxed (`cn_hub::sandbox`) unless task.md
 //! says `sandbox: false`, by role:
@@ -21,8 +21,10 @@ use std::time::Duration;
 use std::path::Path;
 use std::time::Instant;
 
-use cn_hub::child::{Child, ChildError};
-use cn_hub::sandbox::{Overlay, Sandbox, SandboxSpec};
+use cn_hub::SandboxSpec;
+use cn_process::child::{Child, ChildError};
+use cn_process::sandbox::{Overlay, Sandbox};
+use cn_tools::sandbox::for_tree;
 
 use crate::artifacts::{LoopRun, ACTUATOR_OUTPUT, CONTROLLER_OUTPUT};
 use crate::error::{LoopError, Result};
@@ -89,7 +91,7 @@ pub const COMPONENT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// a component writing more is stopped.
 const READ_MAX: usize = 16 * 1024 * 1024;
 
-/// Variables a component sees besides `cn_hub::child::BASE_ENV` and `CN_LOOP_*`: what a
+/// Variables a component sees besides `cn_process::child::BASE_ENV` and `CN_LOOP_*`: what a
 /// build commonly needs, nothing secret.
 const COMPONENT_ENV: &[&str] = &["JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME", "GOPATH", "VIRTUAL_ENV"];
 
@@ -158,21 +160,21 @@ fn sandbox(run: &LoopRun, role: Role, view: Option<&View>) -> Option<Sandbox> {
     }
     let base = match (role, view) {
         (Role::Sensor, Some(View::Overlay(scratch))) => {
-            let mut s = Sandbox::for_tree(&run.dir);
+            let mut s = for_tree(&run.dir);
             s.overlay = Some(Overlay { dir: run.dir.clone(), scratch: scratch.path().to_path_buf() });
             s
         }
         (Role::Sensor, Some(View::Copy(copy))) => {
             let mut s = Sandbox::writes_in(copy.path());
-            s.unreadable = cn_hub::sandbox::hub_tokens_above(&run.dir);
+            s.unreadable = cn_hub::protect::hub_tokens_above(&run.dir);
             s
         }
         (Role::Controller, _) => {
             let mut s = Sandbox::writes_in(&run.run);
-            s.unreadable = cn_hub::sandbox::hub_tokens_above(&run.dir);
+            s.unreadable = cn_hub::protect::hub_tokens_above(&run.dir);
             s
         }
-        (Role::Sensor | Role::Actuator, _) => Sandbox::for_tree(&run.dir),
+        (Role::Sensor | Role::Actuator, _) => for_tree(&run.dir),
     };
     // The running hub's secrets, wherever the tree lies (a tree outside the hub is not
     // covered by `hub_tokens_above`).
@@ -189,7 +191,7 @@ fn sandbox(run: &LoopRun, role: Role, view: Option<&View>) -> Option<Sandbox> {
         _ => base.protect(Guard::protected(run, role.own())),
     }
     .way_out(WAY_OUT);
-    run.sandbox.widen_in(base, Some(&run.dir))
+    run.sandbox.resolve(Some(&run.dir)).map(|w| base.widen(w.network, w.write))
 }
 
 /// What a refusal of the sandbox names.

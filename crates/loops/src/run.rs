@@ -84,7 +84,7 @@ impl Loop {
         run.env = task.env.clone();
         run.sandbox = task.sandbox.clone();
         if let Some(hub) = &defaults.hub {
-            run.unreadable = cn_hub::sandbox::hub_secrets(hub, &run.dir);
+            run.unreadable = cn_hub::protect::hub_secrets(hub, &run.dir);
         }
         let controller: Box<dyn Controller> = match &task.controller {
             Component::Command(c) => Box::new(CommandController { command: c.clone() }),
@@ -173,11 +173,11 @@ impl Loop {
 
     /// How this run's command components are sandboxed, for its start event.
     fn sandbox_line(&self) -> String {
-        if self.task.sandbox == cn_hub::sandbox::SandboxSpec::On(false) {
+        if self.task.sandbox == cn_hub::SandboxSpec::On(false) {
             return "off (task.md says `sandbox: false`)".into();
         }
-        let view = if cn_hub::sandbox::overlay_works(&self.run.dir) { "an overlay" } else { "a copy of the tree" };
-        format!("{}; sensors run in {view}, thrown away after", cn_hub::sandbox::kernel().describe())
+        let view = if cn_process::sandbox::overlay_works(&self.run.dir) { "an overlay" } else { "a copy of the tree" };
+        format!("{}; sensors run in {view}, thrown away after", cn_process::sandbox::kernel().describe())
     }
 
     /// The sensors' events, one per sensor.

@@ -48,12 +48,12 @@ pub struct Task {
     /// The whole file, as the controller's prompt quotes it.
     pub text: String,
     /// `env:` — names of variables the command components see from cn's environment
-    /// (everything else is withheld; `cn_hub::child`).
+    /// (everything else is withheld; `cn_process::child`).
     pub env: Vec<String>,
     /// `sandbox:` — how the command components are sandboxed: absent or `true`, writes only
     /// in the tree (never its `.git/`) and a private temporary directory, no network;
     /// `false`, unsandboxed; `{network: true, write: [paths]}` widens it.
-    pub sandbox: cn_hub::sandbox::SandboxSpec,
+    pub sandbox: cn_hub::SandboxSpec,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -222,7 +222,7 @@ impl Task {
                 .ok_or_else(|| bad("frontmatter field `env`: give a list of variable names".into()))?,
             Some(_) => return Err(bad("frontmatter field `env`: give a list of variable names".into())),
         };
-        let sandbox: cn_hub::sandbox::SandboxSpec = match front.get("sandbox") {
+        let sandbox: cn_hub::SandboxSpec = match front.get("sandbox") {
             None => Default::default(),
             Some(v) => {
                 serde_json::from_value(v.clone()).map_err(|e| bad(format!("frontmatter field `sandbox`: {e}")))?

@@ -5,7 +5,7 @@
 //! or the actuator's "Files changed":
 //!
 //! - an **overlay** on the tree, where the kernel gives a user namespace and an overlay on
-//!   DIR (`cn_hub::sandbox::overlay_works`): same paths, writes land in a scratch directory;
+//!   DIR (`cn_process::sandbox::overlay_works`): same paths, writes land in a scratch directory;
 //! - else a **copy** of the tree's tracked and untracked files (`git ls-files --cached
 //!   --others --exclude-standard`; ignored files such as build output are not copied), with
 //!   `.git` and `loop-run/` linked in read-only (the sandbox grants only the copy).
@@ -33,10 +33,10 @@ impl View {
                 .tempdir()
                 .map_err(|e| LoopError::component_from("sensor", "cannot make the sensor's view of the tree", e))
         };
-        let sandboxed = run.sandbox != cn_hub::sandbox::SandboxSpec::On(false);
+        let sandboxed = run.sandbox != cn_hub::SandboxSpec::On(false);
         // The owner token of a hub that is the tree would show through an overlay: copy then.
-        let tokens_inside = cn_hub::sandbox::hub_tokens_above(&run.dir).iter().any(|t| t.starts_with(&run.dir));
-        if sandboxed && !tokens_inside && cn_hub::sandbox::overlay_works(&run.dir) {
+        let tokens_inside = cn_hub::protect::hub_tokens_above(&run.dir).iter().any(|t| t.starts_with(&run.dir));
+        if sandboxed && !tokens_inside && cn_process::sandbox::overlay_works(&run.dir) {
             return Ok(View::Overlay(scratch("overlay")?));
         }
         let copy = scratch("copy")?;

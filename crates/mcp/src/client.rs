@@ -17,7 +17,7 @@
 //!   server (`cn_hub::config::Grant`). On top of that the trust boundary: unless the server
 //!   says `callers: anyone`, a call is refused unless the current item is the owner's, so a
 //!   stranger's text cannot reach a server the owner meant for the owner.
-//! - A stdio server runs through `cn_hub::child`: cleared environment (only `BASE_ENV` and
+//! - A stdio server runs through `cn_process::child`: cleared environment (only `BASE_ENV` and
 //!   the names its `env:` lists), the hub as its directory, its own process group.
 
 use std::collections::BTreeMap;
@@ -85,7 +85,7 @@ struct State {
 struct Conn {
     service: RunningService<RoleClient, ()>,
     /// A stdio server's process; dropping it kills its group.
-    _child: Option<cn_hub::child::Spawned>,
+    _child: Option<cn_process::child::Spawned>,
 }
 
 /// A server's tool as the registry knows it.
@@ -338,7 +338,7 @@ impl McpClients {
                         }
                         Err(e) => {
                             if reported.insert(name.clone()) {
-                                report(&name, Joined::Down(cn_hub::redact::redact(&cn_compute::chain(&e))));
+                                report(&name, Joined::Down(cn_process::redact::redact(&cn_compute::chain(&e))));
                             }
                             let at = clients.retry_at(&name).unwrap_or_else(|| Instant::now() + BACKOFF_MIN);
                             next_try = Some(next_try.map_or(at, |t| t.min(at)));
@@ -479,18 +479,20 @@ impl Server {
             let _ = rustls::crypto::ring::default_provider().install_default();
             let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
             let service =
-                ().serve(transport).await.map_err(|e| ConnectError::Http(cn_hub::redact::redact(&e.to_string())))?;
+                ().serve(transport)
+                    .await
+                    .map_err(|e| ConnectError::Http(cn_process::redact::redact(&e.to_string())))?;
             return Ok(Conn { service, _child: None });
         }
         let Some((program, args)) = self.config.command.as_deref().and_then(<[String]>::split_first) else {
             return Err(ConnectError::NoCommand);
         };
-        let mut child = cn_hub::child::Child::new(program).args(args).pass_env(&self.config.env).cwd(&self.hub);
+        let mut child = cn_process::child::Child::new(program).args(args).pass_env(&self.config.env).cwd(&self.hub);
         // Sandboxed unless its entry says `sandbox: false`: its own temporary directory, no
         // network, unless the entry widens it.
-        let base = cn_hub::sandbox::Sandbox::nothing()
+        let base = cn_process::sandbox::Sandbox::nothing()
             .way_out(format!("`sandbox: false` under `mcp.{}` in cn.yaml", self.name));
-        if let Some(sandbox) = self.config.sandbox.widen(base) {
+        if let Some(sandbox) = self.config.sandbox.resolve(None).map(|w| base.widen(w.network, w.write)) {
             child = child.sandbox(sandbox);
         }
         let mut spawned = child.spawn()?;
@@ -615,7 +617,7 @@ impl Tool for McpTool {
                 self.clients.read_resource(&self.server, uri)
             }
         };
-        r.map_err(|e| ToolError::Failed(cn_hub::redact::redact(&cn_compute::chain(&e))))
+        r.map_err(|e| ToolError::Failed(cn_process::redact::redact(&cn_compute::chain(&e))))
     }
 }
 
@@ -634,6 +636,6 @@ impl cn_reflex::McpCaller for McpClients {
         }
         self.admits(server, ctx)?;
         McpClients::call(self, server, name, args)
-            .map_err(|e| ToolError::Failed(cn_hub::redact::redact(&cn_compute::chain(&e))))
+            .map_err(|e| ToolError::Failed(cn_process::redact::redact(&cn_compute::chain(&e))))
     }
 }

@@ -56,7 +56,7 @@ pub enum ConnectError {
     NoCommand,
     /// The server's process could not be started (or sandboxed).
     #[error(transparent)]
-    Spawn(#[from] cn_hub::child::ChildError),
+    Spawn(#[from] cn_process::child::ChildError),
     #[error("its pipes were not opened")]
     NoPipes,
     /// Its pipes could not join the async runtime (the source says why).

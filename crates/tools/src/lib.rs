@@ -10,6 +10,7 @@
 mod context;
 mod policy;
 mod registry;
+pub mod sandbox;
 
 pub use context::{confine, ToolContext};
 pub use policy::{Grant, Policy};

@@ -32,11 +32,11 @@ mod serve;
 mod sync;
 mod task;
 
-/// Text from the hub as the owner's terminal may show it (`cn_hub::redact::printable`, and
+/// Text from the hub as the owner's terminal may show it (`cn_process::redact::printable`, and
 /// `printable_line` for one line of a listing): a stranger's task, idea, journal line,
 /// approval or answer prints no escape sequence, no carriage return, and on a listing's line
 /// no line of its own.
-pub(crate) use cn_hub::redact::{printable as shown, printable_line as shown_line};
+pub(crate) use cn_process::redact::{printable as shown, printable_line as shown_line};
 
 /// Now in the hub's time zone (`reflexes.time_zone` in cn.yaml, else the system's): the zone a
 /// person's time phrase (`--due friday`, `--since yesterday`) is read in. A cn.yaml that

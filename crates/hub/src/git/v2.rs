@@ -238,7 +238,7 @@ fn text(data: &[u8]) -> Result<&str, V2Error> {
     let line = std::str::from_utf8(data).map_err(|_| bad("a line that is not UTF-8"))?;
     let line = line.strip_suffix('\n').unwrap_or(line);
     match line.strip_prefix("ERR ") {
-        Some(msg) => Err(V2Error::Server(crate::redact::printable_line(msg).into_owned())),
+        Some(msg) => Err(V2Error::Server(cn_process::redact::printable_line(msg).into_owned())),
         None => Ok(line),
     }
 }
@@ -365,7 +365,7 @@ pub fn read_pack(r: &mut impl Read, out: &mut impl Write, limit: u64) -> Result<
                 Some((2, progress)) => chat(progress.len())?,
                 Some((3, msg)) => {
                     let msg = String::from_utf8_lossy(msg);
-                    return Err(V2Error::Server(crate::redact::printable_line(msg.trim_end()).into_owned()));
+                    return Err(V2Error::Server(cn_process::redact::printable_line(msg.trim_end()).into_owned()));
                 }
                 _ => return Err(bad("a pack line on no side band")),
             },

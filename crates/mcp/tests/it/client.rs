@@ -120,7 +120,7 @@ fn a_server_that_hangs_or_dies_is_restarted_with_backoff_and_never_blocks() {
     let mut s = server(vec!["sh".into(), "-c".into(), sh], Duration::from_millis(1500));
     s.env = vec!["CN_MCP_TEST_NAMED".into()];
     // It reports its starts and environment in the test's directory: its sandbox grants that.
-    s.sandbox = cn_hub::sandbox::SandboxSpec::Widened { network: None, write: vec![dir.path().to_path_buf()] };
+    s.sandbox = cn_hub::SandboxSpec::Widened { network: None, write: vec![dir.path().to_path_buf()] };
     // SAFETY: set before any thread of this test reads the environment; no other test in
     // this binary reads these names.
     unsafe {

@@ -12,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use cn_compute::{Answer, Model, ModelError, Plan};
-use cn_hub::child::{Child, ChildError};
+use cn_process::child::{Child, ChildError};
 
 use crate::config::{CommandLine, ConfigError, ProviderConfig};
 use crate::http::estimate_tokens;
@@ -28,7 +28,7 @@ pub struct CommandModel {
     /// Variables of cn's environment the program sees (`env:` in its cn.yaml entry).
     pub env: Vec<String>,
     /// The sandbox it runs in (`sandbox:` in its entry); `None` when the entry says `false`.
-    pub sandbox: Option<cn_hub::sandbox::Sandbox>,
+    pub sandbox: Option<cn_process::sandbox::Sandbox>,
     /// The hub's state directory when the program is the executive: each call is an
     /// executive session there ([`crate::Sessions`]), so no daemon on the hub starts
     /// autonomous executive work meanwhile.
@@ -66,14 +66,15 @@ impl CommandModel {
         let timeout = cfg.timeout_secs.map(Duration::from_secs).unwrap_or(super::DEFAULT_TIMEOUT);
         let mut m = CommandModel::new(command, timeout);
         m.env = cfg.env.clone();
-        m.sandbox = cfg.sandbox.widen(base_sandbox(&format!("`{key}` in cn.yaml")));
+        let base = base_sandbox(&format!("`{key}` in cn.yaml"));
+        m.sandbox = cfg.sandbox.resolve(None).map(|w| base.widen(w.network, w.write));
         if let Some(model) = &cfg.model {
             m.name = model.clone();
         }
         Ok(m)
     }
 
-    /// The child to run, fed `input`: `cn_hub::child`'s runner, so the environment holds only
+    /// The child to run, fed `input`: `cn_process::child`'s runner, so the environment holds only
     /// `env`'s variables (and a minimal `PATH`, `HOME`, `LANG`), the program's whole process
     /// group is killed at the deadline or when it exits, and its answer is capped.
     fn child(&self, input: String) -> Child {
@@ -96,8 +97,8 @@ impl CommandModel {
 /// A command model's default sandbox: it writes only its own temporary directory (never the
 /// hub: a coding agent fed a stranger's text could be talked into editing it) and may use the
 /// network (a model's program reaches its API).
-fn base_sandbox(entry: &str) -> cn_hub::sandbox::Sandbox {
-    let mut sandbox = cn_hub::sandbox::Sandbox::nothing().way_out(format!("`sandbox: false` in {entry}"));
+fn base_sandbox(entry: &str) -> cn_process::sandbox::Sandbox {
+    let mut sandbox = cn_process::sandbox::Sandbox::nothing().way_out(format!("`sandbox: false` in {entry}"));
     sandbox.network = true;
     sandbox
 }

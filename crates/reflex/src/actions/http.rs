@@ -124,7 +124,7 @@ fn refused_address(host: &str, addr: &SocketAddr) -> String {
 /// Check `url` before any connection: http(s), no credentials, in the allowlist, and a
 /// public address unless an entry names the host (the resolver checks again on connect).
 fn check(ctx: &ToolContext, url: &str) -> Result<Url, ToolError> {
-    let shown = cn_hub::redact::redact(url);
+    let shown = cn_process::redact::redact(url);
     let parsed = Url::parse(url).map_err(|e| ToolError::BadParams(format!("`{shown}` is not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(ToolError::BadParams(format!("`{shown}` is not an http(s) URL")));
@@ -186,7 +186,7 @@ pub(crate) fn request(
     let first = check(ctx, url)?;
     let mut url = first.clone();
     for _ in 0..=MAX_REDIRECTS {
-        let shown = cn_hub::redact::redact(url.as_str());
+        let shown = cn_process::redact::redact(url.as_str());
         // A token goes only where it was meant to: the first URL's origin.
         let same = cn_hub::config::same_origin(&first, &url);
         let sent: Vec<&Header<'_>> = headers.iter().filter(|h| same || !h.sensitive).collect();
@@ -200,7 +200,7 @@ pub(crate) fn request(
             (m, _) => return Err(ToolError::BadParams(format!("method `{m}`: use GET, POST, PUT, PATCH or DELETE"))),
         };
         let mut resp =
-            result.map_err(|e| ToolError::Failed(cn_hub::redact::redact(&format!("{method} {shown}: {e}"))))?;
+            result.map_err(|e| ToolError::Failed(cn_process::redact::redact(&format!("{method} {shown}: {e}"))))?;
         let status = resp.status().as_u16();
         if (300..400).contains(&status) {
             if let Some(next) = resp.headers().get("location").and_then(|v| v.to_str().ok()) {
@@ -226,7 +226,7 @@ pub(crate) fn request(
             url: url.to_string(),
         });
     }
-    Err(ToolError::Failed(format!("{}: more than {MAX_REDIRECTS} redirects", cn_hub::redact::redact(url.as_str()))))
+    Err(ToolError::Failed(format!("{}: more than {MAX_REDIRECTS} redirects", cn_process::redact::redact(url.as_str()))))
 }
 
 fn with_headers<B>(mut req: ureq::RequestBuilder<B>, headers: &[&Header<'_>]) -> ureq::RequestBuilder<B> {

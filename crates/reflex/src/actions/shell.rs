@@ -1,5 +1,5 @@
 //! `shell` — run a command with `sh -c` in the hub. Off unless the policy says `shell: true`;
-//! run by `cn_hub::child`: only `policy.env`'s variables (and a minimal `PATH`, `HOME`,
+//! run by `cn_process::child`: only `policy.env`'s variables (and a minimal `PATH`, `HOME`,
 //! `LANG`), its whole process group killed at the policy's time limit or when `sh` exits,
 //! its output cut (and the command stopped) at the size limit; sandboxed (`cn_hub::sandbox`:
 //! it writes only in the hub's folders that are not cn's — never `.git/`, `cn.yaml`,
@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use cn_compute::ToolError;
-use cn_hub::child::{Child, ChildError};
+use cn_process::child::{Child, ChildError};
 use cn_tools::{typed, Tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -46,9 +46,9 @@ pub(crate) fn tool() -> Arc<dyn Tool> {
                 let canonical = |p: &std::path::Path| p.canonicalize().ok();
                 let in_hub = ctx.hub.as_deref().is_some_and(|h| canonical(h) == canonical(&ctx.workdir));
                 let mut sandbox = if in_hub {
-                    cn_hub::sandbox::Sandbox::for_hub(&ctx.workdir)
+                    cn_tools::sandbox::for_hub(&ctx.workdir)
                 } else {
-                    cn_hub::sandbox::Sandbox::for_tree(&ctx.workdir)
+                    cn_tools::sandbox::for_tree(&ctx.workdir)
                 };
                 sandbox.network = ctx.policy.shell_network;
                 child = child.sandbox(sandbox);

@@ -100,90 +100,6 @@ impl SandboxError {
     }
 }
 
-/// A child's `sandbox:` in cn.yaml (a `command` model's or an MCP server's entry) or in a
-/// loop's task.md: absent or `true`, the default sandbox; `false`, none; a mapping changes
-/// the default: `{network: true, write: [~/.cache/tool, build]}` (a leading `~/` is `$HOME`;
-/// a relative path is in the loop's tree; a path that does not exist is left out).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(untagged, expecting = "`true`, `false` or `{network: true|false, write: [paths]}`")]
-pub enum SandboxSpec {
-    On(bool),
-    Widened {
-        /// TCP allowed or not (absent: the default's).
-        #[serde(default)]
-        network: Option<bool>,
-        #[serde(default)]
-        write: Vec<PathBuf>,
-    },
-}
-
-impl Default for SandboxSpec {
-    fn default() -> Self {
-        SandboxSpec::On(true)
-    }
-}
-
-impl SandboxSpec {
-    /// Absent or `true`.
-    pub fn is_default(&self) -> bool {
-        *self == SandboxSpec::On(true)
-    }
-
-    /// The relative `write:` entries (folders in a loop's tree), or why one is refused: it
-    /// may not be empty or `.`, climb out with `..`, or name `.git` or `loop-run`.
-    pub fn relative_writes(&self) -> Result<Vec<PathBuf>, String> {
-        let SandboxSpec::Widened { write, .. } = self else { return Ok(Vec::new()) };
-        let mut out = Vec::new();
-        for w in write.iter().filter(|w| w.is_relative() && !w.starts_with("~")) {
-            let mut parts = w.components().peekable();
-            let ok = parts.peek().is_some()
-                && w.components().all(|c| matches!(c, std::path::Component::Normal(_)))
-                && !w.components().any(|c| c.as_os_str() == ".git")
-                && !w.starts_with("loop-run");
-            if !ok {
-                return Err(format!(
-                    "`{}`: a relative entry names a folder inside the tree (not `.`, `..`, `.git` or `loop-run`)",
-                    w.display()
-                ));
-            }
-            out.push(w.clone());
-        }
-        Ok(out)
-    }
-
-    /// `base` widened as this says, or `None` when it says `false`. Relative entries are
-    /// beneath `tree` (left out when there is none).
-    pub fn widen(&self, base: Sandbox) -> Option<Sandbox> {
-        self.widen_in(base, None)
-    }
-
-    /// [`SandboxSpec::widen`] for a loop's tree.
-    pub fn widen_in(&self, mut base: Sandbox, tree: Option<&Path>) -> Option<Sandbox> {
-        match self {
-            SandboxSpec::On(false) => None,
-            SandboxSpec::On(true) => Some(base),
-            SandboxSpec::Widened { network, write } => {
-                if let Some(network) = network {
-                    base.network = *network;
-                }
-                let home = std::env::var_os("HOME").map(PathBuf::from);
-                for w in write {
-                    match (w.strip_prefix("~"), &home) {
-                        (Ok(rest), Some(home)) => base.writable.push(home.join(rest)),
-                        _ if w.is_relative() => {
-                            if let Some(tree) = tree {
-                                base.writable.push(tree.join(w));
-                            }
-                        }
-                        _ => base.writable.push(w.clone()),
-                    }
-                }
-                Some(base)
-            }
-        }
-    }
-}
-
 impl Sandbox {
     fn with(writable: Vec<PathBuf>) -> Sandbox {
         Sandbox {
@@ -213,47 +129,34 @@ impl Sandbox {
         self
     }
 
-    /// The shell in the hub at `root`: it writes only outside what is cn's — never `.git/`,
-    /// `cn.yaml`, `.gitignore`, the hub lock, `state/`, `threads/`, `loops/` (cn changes
-    /// those itself, by its own commands), nor secret files; it reads neither `.git/` (the
-    /// owner token lives there) nor secret files, in the hub or the home directory's usual
-    /// places for keys. No network. Granted piecewise (see the module doc), with or without
-    /// namespaces: nothing new at the hub's top.
-    pub fn for_hub(root: &Path) -> Sandbox {
-        let layout = crate::Layout::new(root);
-        let own: Vec<PathBuf> = crate::layout::OWN.iter().map(PathBuf::from).collect();
-        let mut places: Vec<PathBuf> = layout.protected_paths().into_iter().map(|(p, _)| p).collect();
-        places.extend(own.iter().cloned());
-        places.push(PathBuf::from(".git"));
-        let protected = |rel: &Path| layout.write_protected(rel).is_some() || own.iter().any(|o| rel.starts_with(o));
-        let mut sandbox = Sandbox::with(grants::grants(root, &places, &protected));
-        sandbox.unreadable = secrets(root);
-        sandbox
+    /// Writes beneath `root` but not in what `protected` says (a `root`-relative path: cn's
+    /// own files in a hub, `cn_hub::protect::cns`), no network. `places` are the
+    /// `root`-relative paths that are or hold protected ones: granted piecewise (see the
+    /// module doc), with or without namespaces, so nothing new at `root`'s top.
+    pub fn writes_in_but(root: &Path, places: &[PathBuf], protected: &dyn Fn(&Path) -> bool) -> Sandbox {
+        Sandbox::with(grants::grants(root, places, protected))
     }
 
-    /// A loop's working tree at `root`: it writes anywhere in it but its git directory
-    /// (`.git/`, or the `.git` file and the directories it points to) and its top-level
-    /// secret files; it reads everything but the tokens of a hub that holds the tree. No
+    /// A working tree at `root`: it writes anywhere in it but its git directory (`.git/`, or
+    /// the `.git` file and the directories it points to) and the top-level files `protected`
+    /// names (a `root`-relative path: secret files, `cn_hub::Layout::read_protected`). No
     /// network. With namespaces (and `root` a repository's root) the protected paths are
     /// bound read-only and the tree granted whole; otherwise the tree is granted piecewise
-    /// (no new top-level entries).
-    pub fn for_tree(root: &Path) -> Sandbox {
-        Sandbox::for_tree_on(root, kernel())
+    /// (no new top-level entries). What it may not read is the caller's to add.
+    pub fn for_tree(root: &Path, protected: &dyn Fn(&Path) -> bool) -> Sandbox {
+        Sandbox::for_tree_on(root, protected, kernel())
     }
 
     /// [`Sandbox::for_tree`] on a given kernel's layers.
-    pub fn for_tree_on(root: &Path, k: &Kernel) -> Sandbox {
-        let layout = crate::Layout::new(root);
+    pub fn for_tree_on(root: &Path, protected: &dyn Fn(&Path) -> bool, k: &Kernel) -> Sandbox {
         // Namespaces only for a tree that is its repository's root: in a subdirectory of a
         // repository there is no `.git` to bind, and granting the directory whole would let
         // a command plant one there — which cn's own git would then obey.
-        let mut sandbox = if k.namespaces && root.join(".git").symlink_metadata().is_ok() {
+        if k.namespaces && root.join(".git").symlink_metadata().is_ok() {
             let mut ro = git_paths(root);
             if let Ok(entries) = std::fs::read_dir(root) {
                 for e in entries.flatten() {
-                    if e.file_type().is_ok_and(|t| t.is_file())
-                        && layout.read_protected(Path::new(&e.file_name())).is_some()
-                    {
+                    if e.file_type().is_ok_and(|t| t.is_file()) && protected(Path::new(&e.file_name())) {
                         ro.push(e.path());
                     }
                 }
@@ -263,10 +166,18 @@ impl Sandbox {
             s
         } else {
             let places = [PathBuf::from(".git")];
-            Sandbox::with(grants::grants(root, &places, &|rel| layout.read_protected(rel).is_some()))
-        };
-        sandbox.unreadable = hub_tokens_above(root);
-        sandbox
+            Sandbox::with(grants::grants(root, &places, protected))
+        }
+    }
+
+    /// `self` widened: TCP allowed or not as `network` says (`None`: as it was), and `write`
+    /// added to what it may write (a `sandbox:` entry resolved by `cn_hub::SandboxSpec`).
+    pub fn widen(mut self, network: Option<bool>, write: impl IntoIterator<Item = PathBuf>) -> Sandbox {
+        if let Some(network) = network {
+            self.network = network;
+        }
+        self.writable.extend(write);
+        self
     }
 
     /// Also bind these read-only, where the kernel gives a user namespace (paths that do not
@@ -488,86 +399,6 @@ fn git_paths(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The hub's secrets: its `.git/` and secret files anywhere in it (git's directory left
-/// out of the walk), and the home directory's key stores.
-fn secrets(root: &Path) -> Vec<PathBuf> {
-    let layout = crate::Layout::new(root);
-    let mut out = vec![root.join(".git")];
-    let mut stack = vec![root.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > 100_000 {
-                break;
-            }
-            let path = e.path();
-            let rel = path.strip_prefix(root).unwrap_or(&path);
-            if layout.read_protected(rel).is_some() {
-                if !rel.starts_with(".git") {
-                    out.push(path);
-                }
-                continue;
-            }
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                stack.push(path);
-            }
-        }
-    }
-    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
-        for key in [".ssh", ".gnupg", ".aws", ".netrc", ".git-credentials", ".config/gh", ".docker/config.json"] {
-            let p = home.join(key);
-            if p.symlink_metadata().is_ok() && !root.starts_with(&p) {
-                out.push(p);
-            }
-        }
-    }
-    out
-}
-
-/// The secrets in the git directory of each hub that holds `root` (a loop in a hub's
-/// `loops/`), or that `root` is: its `.git/cn-*` files ([`git_secrets`]).
-pub fn hub_tokens_above(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for dir in root.ancestors() {
-        if dir.join(crate::layout::CONFIG).is_file() {
-            out.extend(git_secrets(dir));
-        }
-    }
-    out
-}
-
-/// What a command run for the hub at `hub` on the tree at `tree` (a loop's components) may
-/// not read of the hub: its whole `.git/` when the tree lies outside the hub (nothing there
-/// is the tree's), else the `.git/cn-*` files (the tree may be in the hub's repository, whose
-/// objects its tools read). Paths that do not exist are left out.
-pub fn hub_secrets(hub: &Path, tree: &Path) -> Vec<PathBuf> {
-    let hub = hub.canonicalize().unwrap_or_else(|_| hub.to_path_buf());
-    let git = hub.join(".git");
-    if !tree.starts_with(&hub) && git.symlink_metadata().is_ok() {
-        return vec![git];
-    }
-    git_secrets(&hub)
-}
-
-/// The hub's own files in its git directory (`.git/cn-owner-token`, `.git/cn-id-key`, the
-/// lease, and whatever `cn-` file comes next): never committed, never for a child to read.
-fn git_secrets(hub: &Path) -> Vec<PathBuf> {
-    let l = crate::Layout::new(hub);
-    let mut out: Vec<PathBuf> = [l.owner_token(), l.id_key()].into_iter().filter(|p| p.exists()).collect();
-    if let Ok(entries) = std::fs::read_dir(hub.join(".git")) {
-        for e in entries.flatten() {
-            let path = e.path();
-            if e.file_name().to_string_lossy().starts_with("cn-") && !out.contains(&path) {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
@@ -601,40 +432,9 @@ mod tests {
         }
     }
 
-    fn rel(root: &Path, paths: &[PathBuf]) -> Vec<String> {
-        let mut got: Vec<String> =
-            paths.iter().map(|p| p.strip_prefix(root).unwrap_or(p).display().to_string()).collect();
-        got.sort();
-        got
-    }
-
-    #[test]
-    fn a_hub_is_granted_without_what_is_cns_and_a_tree_without_its_git() {
-        let hub = tempfile::tempdir().unwrap();
-        let h = hub.path();
-        for d in [".git/hooks", "state/reflexes", "state/notes", "threads/inbox", "src/deep", "loops/x"] {
-            std::fs::create_dir_all(h.join(d)).unwrap();
-        }
-        for f in ["cn.yaml", "notes.txt", "state/peers.json", "state/tasks.json", ".env", "src/deep/api-token.txt"] {
-            std::fs::write(h.join(f), "x").unwrap();
-        }
-        std::os::unix::fs::symlink("/etc", h.join("etc")).unwrap();
-        let s = Sandbox::for_hub(h);
-        assert_eq!(rel(h, &s.writable), ["notes.txt", "src"]);
-        assert!(s.read_only.is_empty() && s.overlay.is_none());
-        let unreadable = rel(h, &s.unreadable);
-        for p in [".git", ".env", "src/deep/api-token.txt"] {
-            assert!(unreadable.contains(&p.to_string()), "{unreadable:?}");
-        }
-
-        let without = Kernel { landlock: 4, namespaces: false, scope: false, without: Vec::new() };
-        let tree = Sandbox::for_tree_on(h, &without);
-        assert_eq!(rel(h, &tree.writable), ["cn.yaml", "loops", "notes.txt", "src", "state", "threads"]);
-        assert!(tree.read_only.is_empty());
-        let with = Kernel { namespaces: true, ..without };
-        let tree = Sandbox::for_tree_on(h, &with);
-        assert_eq!(tree.writable, [h.to_path_buf()]);
-        assert_eq!(rel(h, &tree.read_only), [".env", ".git"]);
+    /// What `cn_hub::Layout::read_protected` says of a tree holding only `.git` and sources.
+    fn git_only(rel: &Path) -> bool {
+        rel.components().any(|c| c.as_os_str() == ".git")
     }
 
     #[test]
@@ -696,7 +496,7 @@ mod tests {
             );
             let mut cmd = Command::new("bash");
             cmd.arg("-c").arg(script).current_dir(&tree).stdin(std::process::Stdio::null());
-            Sandbox::for_tree_on(&tree, &k).apply_on(&mut cmd, &k).unwrap();
+            Sandbox::for_tree_on(&tree, &git_only, &k).apply_on(&mut cmd, &k).unwrap();
             let out = cmd.output().unwrap();
             let text = String::from_utf8_lossy(&out.stdout);
             let has = |w: &str| text.lines().any(|l| l == w);
@@ -732,7 +532,7 @@ mod tests {
             return;
         }
         let scratch = tempfile::tempdir().unwrap();
-        let mut sandbox = Sandbox::for_tree(&tree);
+        let mut sandbox = Sandbox::for_tree(&tree, &git_only);
         sandbox.overlay = Some(Overlay { dir: tree.clone(), scratch: scratch.path().to_path_buf() });
         let mut cmd = Command::new("bash");
         cmd.arg("-c")
@@ -745,19 +545,5 @@ mod tests {
         assert_eq!(std::fs::read_to_string(tree.join("A.java")).unwrap(), "class A {}\n");
         assert!(!tree.join("build").exists());
         assert!(scratch.path().join("upper/build/classes/A.class").exists());
-    }
-
-    #[test]
-    fn spec_relative_writes_stay_in_the_tree() {
-        let spec: SandboxSpec = serde_yaml_ng::from_str("{write: [build, out/classes, ~/.m2]}").unwrap();
-        assert_eq!(spec.relative_writes().unwrap(), [PathBuf::from("build"), PathBuf::from("out/classes")]);
-        let w = spec.widen_in(Sandbox::nothing(), Some(Path::new("/t"))).unwrap();
-        assert!(w.writable.contains(&PathBuf::from("/t/build")));
-        for bad in
-            ["{write: ['.']}", "{write: ['../x']}", "{write: [.git/hooks]}", "{write: [loop-run]}", "{write: [a/.git]}"]
-        {
-            let spec: SandboxSpec = serde_yaml_ng::from_str(bad).unwrap();
-            assert!(spec.relative_writes().is_err(), "{bad}");
-        }
     }
 }
