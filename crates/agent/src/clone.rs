@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cn_hub::git::Git;
+use cn_git::Git;
 use cn_hub::lease::{LeaseRecord, LEASE_REF};
 
 use crate::error::{io_at, AgentError, Result};
@@ -38,7 +38,7 @@ pub struct CloneReport {
 /// Clone the hub at `remote` into `dir` (absent or empty). `branch` overrides the guess;
 /// `id_key` is a file holding the hub's id key.
 pub fn clone(remote: &str, dir: &Path, branch: Option<&str>, id_key: Option<&Path>) -> Result<CloneReport> {
-    cn_hub::git::check_remote(remote)?;
+    cn_git::check_remote(remote)?;
     if dir.exists() && std::fs::read_dir(dir).map_err(io_at(dir))?.next().is_some() {
         return Err(AgentError::Invalid(format!("{} is not empty; give a new directory", dir.display())));
     }
@@ -124,7 +124,7 @@ fn clone_into(remote: &str, dir: &Path, branch: Option<&str>, key: Option<&str>)
     };
     git.run(&["remote", "add", "-t", &branch, "--", "origin", remote])?;
     git.run(&["fetch", "-q", "--no-tags", "origin"]).map_err(|e| match e {
-        cn_hub::git::GitError::Failed { stderr, .. } if stderr.contains("couldn't find remote ref") => {
+        cn_git::GitError::Failed { stderr, .. } if stderr.contains("couldn't find remote ref") => {
             AgentError::Invalid(format!("origin has no branch `{branch}`; pass --branch"))
         }
         other => other.into(),

@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cn_hub::git::Git;
+use cn_git::Git;
 use cn_hub::journal::HubJournal;
 use cn_storage::{Doc, Entry};
 use serde_json::Value;

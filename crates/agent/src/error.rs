@@ -14,7 +14,7 @@ pub enum AgentError {
     Invalid(String),
     /// A peer's remote git may not be given (a usage error, as `Invalid`).
     #[error(transparent)]
-    Remote(#[from] cn_hub::git::RemoteRefused),
+    Remote(#[from] cn_git::RemoteRefused),
     /// Nothing to do: an empty queue, or no current item to decide.
     #[error("{0}")]
     Empty(String),
@@ -33,7 +33,7 @@ pub enum AgentError {
     Io { path: PathBuf, source: std::io::Error },
     /// A git command failed; it carries git's own explanation.
     #[error(transparent)]
-    Git(#[from] cn_hub::git::GitError),
+    Git(#[from] cn_git::GitError),
     /// A state file (`tasks.json` …) could not be read or written; the message names it.
     #[error(transparent)]
     State(#[from] cn_hub::tasks::StateError),

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cn_hub::git::Git;
+use cn_git::Git;
 
 use crate::error::{io_at, AgentError, Result};
 use crate::item::Cadence;

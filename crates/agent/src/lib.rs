@@ -53,7 +53,7 @@ pub use queue::{
 pub use sync::{mail_home, peer_mail, peer_status, sync, MailHome, PeerStatus, SyncReport};
 pub use tools::{op_tool_names, ops_prompt, register_ops, Decisions};
 
-use cn_hub::git::Git;
+use cn_git::Git;
 use cn_hub::journal::HubJournal;
 
 /// `cn send`: the owner writes to a peer. The mail waits in the outbox for `cn sync`.

@@ -48,7 +48,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use cn_hub::git::{Git, GitError};
+use cn_git::{Git, GitError};
 use cn_hub::journal::HubJournal;
 use cn_storage::Entry;
 use serde::{Deserialize, Serialize};
@@ -192,7 +192,7 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     let origin_url = Git::new(hub.root()).run(&["remote", "get-url", "origin"]).ok().map(|u| u.trim().to_string());
     // A plain `git://` origin is listed by cn itself, as a `git://` peer is: whether git's
     // configuration lets cn connect is asked once for both.
-    let origin_v2 = origin_url.as_deref().and_then(cn_hub::git::v2::GitUrl::parse);
+    let origin_v2 = origin_url.as_deref().and_then(cn_git::v2::GitUrl::parse);
     let itself = (!peers.is_empty() || origin_v2.is_some()) && speaks_v2_itself(hub);
     let origin_v2 = origin_v2.filter(|_| itself);
     let mut origin_refs = None;
@@ -502,14 +502,14 @@ impl Quarantine {
     }
 
     /// Bounds for a git command on a peer's bytes, its objects in the quarantine.
-    fn bounds(&self, file_size: Option<u64>, output: usize) -> cn_hub::git::Bounds {
+    fn bounds(&self, file_size: Option<u64>, output: usize) -> cn_git::Bounds {
         self.bounds_until(std::time::Instant::now() + PEER_GIT_TIMEOUT, file_size, output)
     }
 
     /// [`Quarantine::bounds`] for a git command talking to a peer: done by the peer's
     /// `deadline`.
-    fn bounds_until(&self, deadline: std::time::Instant, file_size: Option<u64>, output: usize) -> cn_hub::git::Bounds {
-        cn_hub::git::Bounds {
+    fn bounds_until(&self, deadline: std::time::Instant, file_size: Option<u64>, output: usize) -> cn_git::Bounds {
+        cn_git::Bounds {
             timeout: deadline.saturating_duration_since(std::time::Instant::now()),
             output,
             file_size,
@@ -605,10 +605,10 @@ fn fetch_from(
     deadline: std::time::Instant,
 ) -> Result<Fetched> {
     let me = hub.name();
-    cn_hub::git::check_remote(remote)?;
+    cn_git::check_remote(remote)?;
     // A `git://` peer: one connection, listing and fetch, spoken by cn (`git::v2`); git
     // itself when the server or the URL is not the plain case.
-    if let Some(url) = cn_hub::git::v2::GitUrl::parse(remote).filter(|_| quarantine.native) {
+    if let Some(url) = cn_git::v2::GitUrl::parse(remote).filter(|_| quarantine.native) {
         if let Some(got) = patiently(|| native(hub, peer, &url, record, legacy, cap, quarantine, deadline))? {
             return Ok(got);
         }
@@ -631,11 +631,11 @@ fn fetch_from(
         match fetch(&git, remote, &shas, cap, limit, quarantine, deadline) {
             Ok(()) => {}
             // One of them is too large: each alone, so the others are still taken.
-            Err(GitError::Bounded { why: cn_hub::git::Exceeded::FileSize(_), .. }) => {
+            Err(GitError::Bounded { why: cn_git::Exceeded::FileSize(_), .. }) => {
                 for (_, sha, _) in chunk {
                     match fetch(&git, remote, &[sha.as_str()], cap, per_mail, quarantine, deadline) {
                         Ok(()) => {}
-                        Err(GitError::Bounded { why: cn_hub::git::Exceeded::FileSize(_), .. }) => {
+                        Err(GitError::Bounded { why: cn_git::Exceeded::FileSize(_), .. }) => {
                             too_large.insert(sha.clone());
                         }
                         Err(e) => return Err(e.into()),
@@ -698,7 +698,7 @@ fn sort_listing(
 }
 
 /// List and fetch a `git://` peer's mail for this hub in one connection, in git's protocol v2
-/// spoken by cn (`cn_hub::git::v2`): the listing, then the new mail by id, its pack written
+/// spoken by cn (`cn_git::v2`): the listing, then the new mail by id, its pack written
 /// into the quarantine as it arrives (at most `cap` a mail, plus room for its envelope) and
 /// indexed there by `git index-pack` within the quarantine's bounds. `Ok(None)` when this
 /// is not the plain case (a server of the old protocol, another hash, a pack over the limit):
@@ -708,14 +708,14 @@ fn sort_listing(
 fn native(
     hub: &Hub,
     peer: &str,
-    url: &cn_hub::git::v2::GitUrl,
+    url: &cn_git::v2::GitUrl,
     record: Option<&PeerRecord>,
     legacy: &BTreeMap<String, String>,
     cap: u64,
     quarantine: &Quarantine,
     deadline: std::time::Instant,
 ) -> std::result::Result<Option<Fetched>, GitError> {
-    use cn_hub::git::v2::{Session, V2Error};
+    use cn_git::v2::{Session, V2Error};
     let me = hub.name();
     let failed = |e: V2Error| v2_failed(hub, peer, url, e);
     let idle = cn_hub::config::PEER_IDLE.min(hub.config().mail.peer_timeout);
@@ -773,10 +773,10 @@ fn native(
 fn v2_failed<T>(
     hub: &Hub,
     remote: &str,
-    url: &cn_hub::git::v2::GitUrl,
-    e: cn_hub::git::v2::V2Error,
+    url: &cn_git::v2::GitUrl,
+    e: cn_git::v2::V2Error,
 ) -> std::result::Result<Option<T>, GitError> {
-    use cn_hub::git::v2::V2Error;
+    use cn_git::v2::V2Error;
     let args = format!("upload-pack (protocol v2, by cn) git://{}:{}{}", url.host, url.port, url.path);
     let stderr = match e {
         V2Error::Unsupported(why) => {
@@ -784,7 +784,7 @@ fn v2_failed<T>(
             return Ok(None);
         }
         V2Error::TooLarge(n) => {
-            let why = cn_hub::git::Exceeded::Output(usize::try_from(n).unwrap_or(usize::MAX));
+            let why = cn_git::Exceeded::Output(usize::try_from(n).unwrap_or(usize::MAX));
             return Err(GitError::Bounded { dir: hub.root().to_path_buf(), args, why });
         }
         V2Error::Io(e) => e.to_string(),
@@ -800,7 +800,7 @@ fn v2_failed<T>(
 /// ls-remote` (within [`ORIGIN_GIT_TIMEOUT`] either way).
 fn list_origin(
     hub: &Hub,
-    v2: Option<&cn_hub::git::v2::GitUrl>,
+    v2: Option<&cn_git::v2::GitUrl>,
     peers: &BTreeMap<String, crate::hub::Peer>,
 ) -> Result<Vec<(MailRef, String)>> {
     if let Some(url) = v2 {
@@ -809,7 +809,7 @@ fn list_origin(
             own_patterns(peers).into_iter().map(|p| p.trim_end_matches('*').to_string()).collect();
         let listed = patiently(|| {
             let deadline = std::time::Instant::now() + ORIGIN_GIT_TIMEOUT;
-            let mut session = match cn_hub::git::v2::Session::open(url, deadline, cn_hub::config::PEER_IDLE) {
+            let mut session = match cn_git::v2::Session::open(url, deadline, cn_hub::config::PEER_IDLE) {
                 Ok(s) => s,
                 Err(e) => return v2_failed(hub, "origin", url, e),
             };
@@ -1025,7 +1025,7 @@ const ORIGIN_GIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1
 /// [`LISTING_MAX`] bytes of output (past it an error, never a listing cut short); its stdout,
 /// or why it failed.
 fn origin_git(git: &Git, args: &[&str]) -> std::result::Result<String, GitError> {
-    let bounds = cn_hub::git::Bounds::time_and_output(ORIGIN_GIT_TIMEOUT, LISTING_MAX);
+    let bounds = cn_git::Bounds::time_and_output(ORIGIN_GIT_TIMEOUT, LISTING_MAX);
     Ok(String::from_utf8_lossy(&git.run_bounded(args, None, &bounds)?).into_owned())
 }
 

@@ -13,11 +13,11 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     // Started by git as the connector of a `git://` connection: nothing else.
-    if let Some(code) = cn_hub::git::connect::connector_main() {
+    if let Some(code) = cn_git::connect::connector_main() {
         std::process::exit(code);
     }
     if let Ok(exe) = std::env::current_exe() {
-        cn_hub::git::connect::use_connector(exe);
+        cn_git::connect::use_connector(exe);
     }
     let cli = cmd::Cli::parse();
     if let Err(e) = init_tracing(cli.verbose) {

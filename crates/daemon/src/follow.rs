@@ -144,7 +144,7 @@ pub fn decorator(
                     Err(why) => {
                         // Reading it set git's environment from it (`git.env`): the running
                         // config's again.
-                        cn_hub::git::pass_env(&running.hub.config().git.env);
+                        cn_git::pass_env(&running.hub.config().git.env);
                         told(&running.hub, Some(&why));
                     }
                 }

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use cn_hub::git::Git;
+use cn_git::Git;
 
 /// Decisions between two maintenance runs when the daemon never goes idle.
 pub const EVERY: u64 = 200;

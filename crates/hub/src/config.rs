@@ -454,7 +454,7 @@ impl HubConfig {
         let config = HubConfig::parse(text, path)?;
         // The hub's git runs with what `git.env` names from here on (`Hub::open` and
         // `HubConfig::load` both read cn.yaml through here).
-        crate::git::pass_env(&config.git.env);
+        cn_git::pass_env(&config.git.env);
         let raw = if text.trim().is_empty() {
             cn_compute::Config::default()
         } else {
@@ -669,7 +669,7 @@ impl HubConfig {
             if let Some(why) = why {
                 return Err(invalid(format!("peers.{peer}"), format!("a peer's name: {why}")));
             }
-            if let Err(e) = crate::git::check_remote(remote).and_then(|()| crate::git::check_no_credentials(remote)) {
+            if let Err(e) = cn_git::check_remote(remote).and_then(|()| cn_git::check_no_credentials(remote)) {
                 return Err(invalid(format!("peers.{peer}"), e.to_string()));
             }
         }

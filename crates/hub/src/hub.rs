@@ -34,7 +34,7 @@ pub enum HubError {
     Invalid(String),
     /// A peer's remote git may not be given.
     #[error(transparent)]
-    Remote(#[from] crate::git::RemoteRefused),
+    Remote(#[from] cn_git::RemoteRefused),
 }
 
 fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> HubError + '_ {
@@ -247,8 +247,8 @@ impl Hub {
         if let Some(why) = peer_name_problem(name, &self.name) {
             return Err(HubError::Invalid(format!("peer name: {why}")));
         }
-        crate::git::check_remote(remote)?;
-        crate::git::check_no_credentials(remote)?;
+        cn_git::check_remote(remote)?;
+        cn_git::check_no_credentials(remote)?;
         let file = self.layout.peers();
         let mut peers: BTreeMap<String, Peer> = cn_storage::read_json_or_default(&file).map_err(io_at(&file))?;
         peers.insert(name.to_string(), Peer { remote: remote.to_string() });

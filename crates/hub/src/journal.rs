@@ -294,7 +294,7 @@ pub fn why<'a>(entries: &'a [Entry], id: &str) -> Vec<&'a Entry> {
 /// `"<short hash> <subject>"` each (none when the hub is no git repository).
 pub fn why_commits(hub: &Path, id: &str) -> Vec<String> {
     let grep = format!("item {id} from");
-    crate::git::Git::new(hub)
+    cn_git::Git::new(hub)
         .run(&["log", "--format=%h %s", "--fixed-strings", "--grep", &grep])
         .map(|log| log.lines().map(str::to_string).collect())
         .unwrap_or_default()

@@ -60,9 +60,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::config::OriginConfig;
-use crate::git::{Git, GitError};
 use crate::owner_token::TokenError;
 use crate::{Hub, Layout};
+use cn_git::{Git, GitError};
 
 /// The lease's ref in origin.
 pub const LEASE_REF: &str = "refs/cn/lease";
@@ -1029,7 +1029,7 @@ fn rejected(stdout: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn push_detail(ran: &crate::git::Ran) -> String {
+fn push_detail(ran: &cn_git::Ran) -> String {
     let refs: Vec<String> = rejected(&ran.stdout).into_iter().map(|(r, why)| format!("{r} {why}")).collect();
     match (refs.is_empty(), ran.stderr.is_empty()) {
         (false, _) => format!("{}; {}", refs.join(", "), ran.stderr),

@@ -1,7 +1,6 @@
 //! hub — the one place that knows a hub's format: where each file lives (`layout`), what
 //! `cn.yaml` says (`config`, parsed once into one typed section per layer), the journal
-//! (`journal`, one handle, the seed's typed entries), git (`git`, one wrapper that never
-//! prompts), ids (`id`), the impulse files (`tasks`: tasks and ideas; `schedule` and its
+//! (`journal`, one handle, the seed's typed entries), ids (`id`), the impulse files (`tasks`: tasks and ideas; `schedule` and its
 //! `cron`), the words a person names them by (`words`) and an item's typed origin (`origin`:
 //! sense, author, kind, thread, where to answer). Every other crate takes a `&Hub` or its
 //! config section, never a path it builds itself.
@@ -9,7 +8,6 @@
 pub mod approvals;
 pub mod config;
 pub mod cron;
-pub mod git;
 pub mod hub;
 pub mod id;
 pub mod journal;

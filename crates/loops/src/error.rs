@@ -15,7 +15,7 @@ pub enum LoopError {
     #[error("{role}: {message}")]
     Component { role: &'static str, message: String },
     #[error(transparent)]
-    Git(#[from] cn_hub::git::GitError),
+    Git(#[from] cn_git::GitError),
     /// Bad input found through another error (an unreadable directory or answers file, a
     /// model that cannot be made, the loop's lock held); the cause is the source.
     #[error("{message}")]

@@ -1,5 +1,5 @@
 //! Git as the loop sees it: the loop's clock and its history, on top of the hub's one git
-//! wrapper (`cn_hub::git`, which never prompts). Every call runs in DIR, so pathspecs are
+//! wrapper (`cn_git`, which never prompts). Every call runs in DIR, so pathspecs are
 //! relative to the codebase even when DIR is a subdirectory of a repository.
 
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ pub const TASK_TRAILER: &str = "Task-SHA256: ";
 
 #[derive(Debug, Clone)]
 pub struct Git {
-    git: cn_hub::git::Git,
+    git: cn_git::Git,
     /// DIR relative to the repository's root (`""` at the root, else ending in `/`), which
     /// `git add -v` prints paths relative to.
     prefix: String,
@@ -40,7 +40,7 @@ pub struct LoopCommit {
 impl Git {
     /// Refuse a directory that is not inside a git working tree.
     pub fn open(dir: &Path) -> Result<Git> {
-        let git = cn_hub::git::Git::new(dir);
+        let git = cn_git::Git::new(dir);
         match git.work_tree_prefix() {
             Some(prefix) => Ok(Git { git, prefix, gitlinks: std::cell::OnceCell::new() }),
             None => Err(LoopError::input(format!(
@@ -102,7 +102,7 @@ impl Git {
     pub fn stage(&self) -> Result<Vec<String>> {
         self.check_repositories()?;
         let out = self.run(&["add", "-A", "-v", "--", "."])?;
-        let added: Vec<String> = cn_hub::git::Git::added_paths(&out)
+        let added: Vec<String> = cn_git::Git::added_paths(&out)
             .into_iter()
             .map(|p| p.strip_prefix(self.prefix.as_str()).map_or(p.clone(), str::to_string))
             .collect();

@@ -124,7 +124,7 @@ pub fn config_is_committed(dir: &Path, config: &Path) -> Result<()> {
     let (Ok(dir), Ok(config)) = (dir.canonicalize(), config.canonicalize()) else { return Ok(()) };
     let Ok(rel) = config.strip_prefix(&dir) else { return Ok(()) };
     let rel = rel.to_string_lossy();
-    let git = cn_hub::git::Git::new(&dir);
+    let git = cn_git::Git::new(&dir);
     let status = git
         .run(&["status", "--porcelain=v1", "--ignored", "--ignore-submodules=dirty", "--", &rel])
         .map_err(|e| LoopError::input_from(format!("{}: cannot tell whether {rel} is committed", dir.display()), e))?;

@@ -56,7 +56,7 @@ impl View {
 /// Copy `dir`'s tracked and untracked (not ignored) files into `to`, modes and links kept;
 /// link `.git` and `loop-run` to the originals.
 fn copy_tree(dir: &Path, to: &Path) -> Result<()> {
-    let git = cn_hub::git::Git::new(dir);
+    let git = cn_git::Git::new(dir);
     let listed = git
         .run(&["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."])
         .map_err(|e| LoopError::component_from("sensor", "cannot list the tree's files for the sensor's view", e))?;

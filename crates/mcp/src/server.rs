@@ -491,7 +491,7 @@ fn why(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
         return Err(format!("why: no journal entry has id `{id}`"));
     }
     let grep = format!("item {id} from");
-    let commits: Vec<String> = cn_hub::git::Git::new(hub.root())
+    let commits: Vec<String> = cn_git::Git::new(hub.root())
         .run(&["log", "--format=%h %s", "--fixed-strings", "--grep", &grep])
         .map(|log| log.lines().map(str::to_string).collect())
         .unwrap_or_default();

@@ -255,7 +255,7 @@ pub(crate) fn commit_as(hub: &std::path::Path, name: &str, message: &str) -> boo
     let layout = cn_hub::Layout::new(hub);
     let file = layout.reflex(name);
     let rel = layout.relative(&file).to_string_lossy().into_owned();
-    let git = cn_hub::git::Git::new(hub);
+    let git = cn_git::Git::new(hub);
     if let Err(err) = git.run(&["add", "--", &rel]) {
         tracing::warn!(err = %cn_compute::Chain(&err), "git add failed");
         return false;

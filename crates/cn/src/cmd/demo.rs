@@ -54,7 +54,7 @@ impl Demo {
     }
 
     fn git(&self, dir: &Path, args: &[&str]) -> anyhow::Result<()> {
-        cn_hub::git::Git::new(dir).run(args)?;
+        cn_git::Git::new(dir).run(args)?;
         Ok(())
     }
 

@@ -1,6 +1,9 @@
-//! Git, through the git CLI (`std::process::Command`): git is the hub's timeline, the mail's
-//! transport and a loop's clock, and any remote git understands works. Nothing here speaks a
-//! protocol itself; this is the one place that spawns git.
+//! git — git for cn: the git CLI (`std::process::Command`, this file), git's protocol v2
+//! over `git://` for a sync's listing and fetch in one connection (`v2`), and the connector
+//! every `git://` connection of the git cn runs goes through (`connect`). git is the hub's
+//! timeline, the mail's transport and a loop's clock, and any remote git understands works;
+//! this is the one place that spawns git or speaks its protocol. It knows no hub: cn.yaml's
+//! `git.env` comes in through [`pass_env`].
 //!
 //! Invariant: git runs with a scrubbed environment: only `child::BASE_ENV`, `LC_*`,
 //! [`GIT_BASE_ENV`] and the names of cn.yaml's `git.env` ([`pass_env`]) reach git and what
@@ -147,7 +150,7 @@ static PASS_ENV: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::ne
 
 /// Let git see these variables of cn's environment too (cn.yaml's `git.env`: a proxy,
 /// `GIT_SSH_COMMAND`, …); each call replaces the last. Reading cn.yaml
-/// ([`crate::config::HubConfig::parse_with_raw`]) calls it with the hub's list.
+/// (`cn_hub::config::HubConfig::parse_with_raw`) calls it with the hub's list.
 pub fn pass_env(names: &[String]) {
     if let Ok(mut n) = PASS_ENV.write() {
         *n = names.to_vec();
@@ -304,7 +307,7 @@ impl Git {
             c.arg("-c").arg(proxy);
         }
         c.arg("-C").arg(&self.dir).args(args);
-        // A scrubbed environment, like every child's (`crate::child`): what git itself needs
+        // A scrubbed environment, like every child's (`cn_process::child`): what git itself needs
         // and what `git.env` names, never an API key of cn's or a `GIT_*` variable that
         // would redirect git (`GIT_DIR`, `GIT_SSH_COMMAND`, `GIT_CONFIG_*`).
         let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
@@ -397,7 +400,7 @@ impl Git {
         }
     }
 
-    /// git as a bounded child (`crate::child`: its own process group, killed past `timeout`,
+    /// git as a bounded child (`cn_process::child`: its own process group, killed past `timeout`,
     /// `output` bytes kept) with the scrubbed environment of [`Git::command`].
     fn child(&self, args: &[&str], timeout: Duration, output: usize) -> cn_process::child::Child {
         let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
