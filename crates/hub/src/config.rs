@@ -797,7 +797,7 @@ pub struct ProviderConfig {
     /// For `command`: environment variables the program sees, besides a minimal `PATH`,
     /// `HOME`, `LANG`; every other variable of cn's environment is withheld.
     pub env: Vec<String>,
-    /// For `command`: the program runs in the Landlock sandbox (`cn_hub::sandbox`), writing
+    /// For `command`: the program runs in the Landlock sandbox (`cn_process::sandbox`), writing
     /// only its own temporary directory (TCP allowed: it reaches its API) — unless this
     /// changes it (`{write: [~/.claude], network: false}`) or says `false`.
     #[serde(skip_serializing_if = "crate::protect::SandboxSpec::is_default")]
@@ -1252,7 +1252,7 @@ pub struct McpServer {
     /// owner's) or `anyone`.
     #[serde(default)]
     pub callers: McpCallers,
-    /// A stdio server runs in the Landlock sandbox (`cn_hub::sandbox`): it writes only its
+    /// A stdio server runs in the Landlock sandbox (`cn_process::sandbox`): it writes only its
     /// own temporary directory and has no network, unless this widens it
     /// (`{network: true, write: [~/.cache/uv]}`) or says `false`.
     #[serde(default)]

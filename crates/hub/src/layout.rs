@@ -231,7 +231,7 @@ impl Layout {
 
     /// The paths (relative to the root) [`Layout::write_protected`] protects by place, each
     /// with why; `.git/` and secret files, protected by name anywhere, are not listed. The
-    /// sandbox (`crate::sandbox::Sandbox::for_hub`) leaves each of them unwritable.
+    /// sandbox (`cn_tools::sandbox::for_hub`) leaves each of them unwritable.
     pub fn protected_paths(&self) -> [(PathBuf, &'static str); 24] {
         [
             (self.relative(&self.approvals()).into(), "the owner's approvals"),

@@ -3,7 +3,7 @@
 //! `CN_LOOP_ITERATION` in the environment. Standard output and error are captured together,
 //! in the order the program wrote them. Run by `cn_process::child`: a cleared environment (a
 //! minimal `PATH`, `HOME`, `LANG`, the build variables of `COMPONENT_ENV`), a time limit, an
-//! output cap, the whole process group killed; sandboxed (`cn_hub::sandbox`) unless task.md
+//! output cap, the whole process group killed; sandboxed (`cn_process::sandbox`) unless task.md
 //! says `sandbox: false`, by role:
 //!
 //! - the **sensor** runs in the throwaway view of the tree (`crate::view`): it may write

@@ -4,7 +4,7 @@
 //!
 //! Invariants: the program runs with a deadline and is killed when it passes; a non-zero
 //! exit or an empty answer is an error (with the tail of its stderr), never an answer. It
-//! runs in the Landlock sandbox (`cn_hub::sandbox`): it writes only its own temporary
+//! runs in the Landlock sandbox (`cn_process::sandbox`): it writes only its own temporary
 //! directory (it may use the network: it reaches its API), unless its cn.yaml entry changes
 //! that (`sandbox: {write: [~/.claude], network: false}`) or says `sandbox: false`; where the
 //! kernel cannot sandbox it is refused with a message naming that way out.

@@ -1,7 +1,7 @@
 //! `shell` — run a command with `sh -c` in the hub. Off unless the policy says `shell: true`;
 //! run by `cn_process::child`: only `policy.env`'s variables (and a minimal `PATH`, `HOME`,
 //! `LANG`), its whole process group killed at the policy's time limit or when `sh` exits,
-//! its output cut (and the command stopped) at the size limit; sandboxed (`cn_hub::sandbox`:
+//! its output cut (and the command stopped) at the size limit; sandboxed (`cn_process::sandbox`:
 //! it writes only in the hub's folders that are not cn's — never `.git/`, `cn.yaml`,
 //! `state/`, `threads/`, `loops/`, which cn changes itself — and its own temporary
 //! directory; it reads neither `.git/` (the owner token) nor secret files; it signals nothing
