@@ -66,7 +66,14 @@ impl Demo {
             .iter()
             .rev()
             .find(|e| e.kind() == "decision")
-            .and_then(|e| e.0.get("summary").and_then(|v| v.as_str()).map(str::to_string))
+            .and_then(|e| {
+                let summary = e.0.get("summary")?.as_str()?;
+                // Who decided it, as the journal says: never told by the step's words alone.
+                Some(match e.0.get("level").and_then(|l| l.as_u64()) {
+                    Some(level) => format!("{summary} — decided at level {level}"),
+                    None => summary.to_string(),
+                })
+            })
             .unwrap_or_else(|| "(no decision journaled)".into()))
     }
 
@@ -133,8 +140,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     d.cn(&d.hub, &["run", "--once"])?;
     d.detail(d.last_decision(&d.hub)?);
 
-    // 4. A task falls due: attention picks it; the local model decides through the ops.
-    d.progress("a task falls due → the local model decides it through cn out");
+    // 4. A task falls due: attention picks it; with no executive to do it, it is closed
+    // saying so, and the task stays open (followed up a day later).
+    d.progress("a task falls due → attention picks it; with no executive to do it, it is closed saying so and the task stays open");
     d.cn(
         &d.hub,
         &[

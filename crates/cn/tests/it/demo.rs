@@ -32,6 +32,14 @@ fn the_demo_shows_every_layer_and_journals_it() {
         assert!(stdout.contains(&format!("[{step}/8]")), "step {step} missing:\n{stdout}");
     }
     let hub = dir.path().join("ada");
+    // Step 4 says what happened (issue 40, finding 7): no model is said to decide what the
+    // journal says a level below the executive closed, and the task stays open.
+    let step4: Vec<&str> = stdout.lines().skip_while(|l| !l.starts_with("[4/8]")).take(2).collect();
+    assert!(step4[0].contains("with no executive to do it") && !step4[0].contains("local model"), "{step4:?}");
+    assert!(step4[1].contains("— decided at level "), "the journal's level: {step4:?}");
+    let tasks: Value = serde_json::from_str(&std::fs::read_to_string(hub.join("state/tasks.json")).unwrap()).unwrap();
+    let task = tasks.as_array().unwrap().iter().find(|t| t["task"] == "Write a one-line status note for the owner");
+    assert!(task.is_some_and(|t| t["done"].is_null() && t["follow_up"].is_string()), "{tasks:#}");
     let entries = journal(&hub);
     let of = |t: &str| entries.iter().filter(|e| e["type"] == t).collect::<Vec<_>>();
 
