@@ -316,11 +316,7 @@ pub struct LeaseStatus {
 
 /// The lease of `hub`'s origin, read now (one listing of origin), and this clone's part.
 pub fn status(hub: &cn_agent::Hub) -> Result<LeaseStatus, DaemonError> {
-    let upstream = Upstream::of(hub).map_err(DaemonError::Origin)?.ok_or_else(|| {
-        DaemonError::Origin(cn_hub::lease::LeaseError::Fenced {
-            why: "cn.yaml has no `origin:` section: the hub is not kept in origin".into(),
-        })
-    })?;
+    let upstream = upstream_of(hub)?;
     let seen = upstream.observe().map_err(DaemonError::Origin)?;
     let me = upstream.me().map_err(DaemonError::Origin)?;
     let role = cn_storage::ProcessLock::is_held(&crate::run_lock(hub.root()))
@@ -337,5 +333,105 @@ pub fn status(hub: &cn_agent::Hub) -> Result<LeaseStatus, DaemonError> {
         holds: upstream.held().filter(|h| h.holder == me.clone_id).and_then(|h| h.remaining()),
         me,
         role,
+    })
+}
+
+/// A carry set aside at a takeover (its MAC did not verify: written by a cn before the MAC,
+/// or pushed by someone who may push to origin), kept under
+/// `refs/cn/set-aside/carry-…` for the owner to look at ([`take_in`]).
+#[derive(Debug, Clone)]
+pub struct SetAsideCarry {
+    pub refname: String,
+    pub sha: String,
+    /// What it holds, read as an authentic carry is (outside percepts only, each id once).
+    pub percepts: Vec<cn_autonomy::percept::Percept>,
+}
+
+/// The carries set aside in this clone, oldest first.
+pub fn set_aside_carries(hub: &cn_agent::Hub) -> Result<Vec<SetAsideCarry>, DaemonError> {
+    let upstream = upstream_of(hub)?;
+    let pattern = format!("{}carry-*", cn_hub::lease::SET_ASIDE_REFS);
+    let listed = upstream
+        .git()
+        .run(&["for-each-ref", "--sort=refname", "--format=%(objectname) %(refname)", &pattern])
+        .map_err(|e| DaemonError::Origin(e.into()))?;
+    let mut out = Vec::new();
+    for line in listed.lines() {
+        let Some((sha, refname)) = line.split_once(' ') else { continue };
+        let carried = upstream.carried(sha).map_err(DaemonError::Origin)?;
+        let (lines, _) = cn_autonomy::attention::spool::read_carry(&carried.lines);
+        let percepts = lines
+            .split(|b| *b == b'\n')
+            .filter_map(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
+            .filter_map(|v| serde_json::from_value::<cn_autonomy::Input>(v.get("add")?.clone()).ok())
+            .filter_map(|input| match input {
+                cn_autonomy::Input::Percept(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        out.push(SetAsideCarry { refname: refname.to_string(), sha: sha.to_string(), percepts });
+    }
+    Ok(out)
+}
+
+/// The owner takes in the carry set aside under `name` (its ref, or the part after
+/// `refs/cn/set-aside/`), having looked at it (`cn lease`): each item it holds goes into the
+/// hub's inbox as the item its percept makes — its author as the carry says — unless the hub
+/// holds it already; the ref moves to `refs/cn/taken-in/…`; journaled. Only where the clone
+/// may decide (the active clone; any clone of a hub without `origin.lease`): what a standby
+/// filed would never reach origin. The ids of the items filed.
+pub fn take_in(hub: &cn_agent::Hub, name: &str) -> Result<Vec<String>, DaemonError> {
+    let upstream = upstream_of(hub)?;
+    cn_hub::lease::check(hub.layout(), &hub.config().origin).map_err(DaemonError::Origin)?;
+    let carry = set_aside_carries(hub)?
+        .into_iter()
+        .find(|c| c.refname == name || c.refname.strip_prefix(cn_hub::lease::SET_ASIDE_REFS) == Some(name))
+        .ok_or_else(|| {
+            DaemonError::Origin(cn_hub::lease::LeaseError::Carry(format!(
+                "this clone set no carry aside as `{}` (`cn lease` lists those it did)",
+                cn_process::redact::printable_line(name)
+            )))
+        })?;
+    let state = |e: cn_agent::AgentError| DaemonError::State {
+        path: hub.inbox(),
+        source: std::io::Error::other(cn_compute::chain(&e)),
+    };
+    let mut filed = Vec::new();
+    {
+        let _lock = cn_agent::lock(hub).map_err(state)?;
+        for p in &carry.percepts {
+            let id = crate::mind::percept_id(p);
+            if cn_agent::locate(hub, &id).map_err(state)?.is_some() {
+                continue;
+            }
+            cn_agent::enqueue(hub, &crate::mind::percept_item(&id, p, 0)).map_err(state)?;
+            filed.push(id);
+        }
+    }
+    let rest = carry.refname.strip_prefix(cn_hub::lease::SET_ASIDE_REFS).unwrap_or(&carry.refname);
+    let taken = format!("refs/cn/taken-in/{rest}");
+    let git = |args: &[&str]| upstream.git().run(args).map(drop).map_err(|e| DaemonError::Origin(e.into()));
+    git(&["update-ref", &taken, &carry.sha])?;
+    git(&["update-ref", "-d", &carry.refname, &carry.sha])?;
+    journal_note(
+        hub,
+        "the owner took in a carry set aside at a takeover",
+        &format!(
+            "{} item(s) of {} filed in the inbox ({}), {} already in the hub; kept under {taken}",
+            filed.len(),
+            short(&carry.sha),
+            filed.join(", "),
+            carry.percepts.len() - filed.len()
+        ),
+    );
+    Ok(filed)
+}
+
+/// The hub's origin, or why it has none.
+fn upstream_of(hub: &cn_agent::Hub) -> Result<Upstream, DaemonError> {
+    Upstream::of(hub).map_err(DaemonError::Origin)?.ok_or_else(|| {
+        DaemonError::Origin(cn_hub::lease::LeaseError::Fenced {
+            why: "cn.yaml has no `origin:` section: the hub is not kept in origin".into(),
+        })
     })
 }

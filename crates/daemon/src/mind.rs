@@ -925,11 +925,11 @@ impl HubMind {
                     self.offered.remove(&id);
                     return Ok(matches!(cn_agent::locate(&self.hub, &id)?, Some(Place::Inbox(_))).then_some(id));
                 }
-                let id = if cn_agent::hub::valid_name(&p.id) { p.id.clone() } else { cn_hub::id::stable(&p.id) };
+                let id = percept_id(p);
                 if cn_agent::locate(&self.hub, &id)?.is_some() {
                     return Ok(Some(id));
                 }
-                percept_item(&id, p, c)
+                percept_item(&id, p, c.merged_count)
             }
             Input::Impulse(imp) => {
                 // One item per impulse, ever: the id derives from the impulse (a task at one
@@ -1076,9 +1076,19 @@ fn inbox_percept(item: &Item) -> Percept {
     p
 }
 
-/// A sensed percept as a hub item: from the owner, or from the sense; its text, and what
-/// was coalesced into it.
-fn percept_item(id: &str, p: &Percept, c: &Candidate) -> Item {
+/// The id of a sensed percept's item: its own when it is a valid name, else one derived from
+/// it (the same percept is the same item, however often it is offered).
+pub(crate) fn percept_id(p: &Percept) -> String {
+    if cn_agent::hub::valid_name(&p.id) {
+        p.id.clone()
+    } else {
+        cn_hub::id::stable(&p.id)
+    }
+}
+
+/// A sensed percept as a hub item: from the owner, or from the sense; its text, and how many
+/// were coalesced into it.
+pub(crate) fn percept_item(id: &str, p: &Percept, merged_count: u64) -> Item {
     let from = if p.owner { OWNER.to_string() } else { p.sense.name().to_string() };
     let mut content = p.summary.clone();
     let text = ["text", "content"].iter().find_map(|k| p.data.get(*k).and_then(Value::as_str));
@@ -1098,8 +1108,8 @@ fn percept_item(id: &str, p: &Percept, c: &Candidate) -> Item {
         }
         None => {}
     }
-    if c.merged_count > 0 {
-        content.push_str(&format!("\n\n({} more like it were coalesced into this item.)", c.merged_count));
+    if merged_count > 0 {
+        content.push_str(&format!("\n\n({merged_count} more like it were coalesced into this item.)"));
     }
     let mut item = Item::new(id, &from, Cadence::Inbox, &content);
     item.set("sense", p.sense.name());

@@ -947,7 +947,11 @@ impl Watch {
             return Verdict::Free("origin holds no lease yet".into());
         };
         let record = lease.record.as_ref();
-        if let Some(r) = record {
+        // The key a lease names is a field anyone who may push to origin writes: only one a
+        // clone of this hub wrote (its MAC) is believed. One no clone wrote that names another
+        // key is timed like any other (issue 42's own red team: believed, it kept every
+        // standby from ever taking the lease of a dead holder).
+        if let Some(r) = record.filter(|_| lease.authentic) {
             if !r.key.is_empty() && r.key != me.key {
                 return Verdict::Refuse(format!(
                     "the holder ({}) uses another id key (fingerprint {}; this clone's is {}): copy .git/cn-id-key from a machine that ran the hub, or — if none is left — delete origin's lease (`git push origin :{LEASE_REF}`) to start afresh",
@@ -991,11 +995,16 @@ impl Watch {
             ),
             (Some(r), true) => format!("{} (term {})", r.label, r.term),
             (Some(r), false) => format!(
-                "a lease no clone of this hub wrote (its MAC does not verify with the hub's id key: forged, or written by a cn before the MAC), naming {} (term {}{}, ttl {:?} — not trusted: timed by this clone's {ttl:?})",
+                "a lease no clone of this hub wrote (its MAC does not verify with the hub's id key: forged, written by a cn before the MAC, or by a clone with another id key), naming {} (term {}{}, ttl {:?}{} — not trusted: timed by this clone's {ttl:?})",
                 cn_process::redact::printable_line(&r.label),
                 r.term,
                 if r.released { ", \"released\"" } else { "" },
-                r.ttl
+                r.ttl,
+                if !r.key.is_empty() && r.key != me.key {
+                    format!(", id key fingerprint {} where this clone's is {}", cn_process::redact::printable_line(&r.key), me.key)
+                } else {
+                    String::new()
+                }
             ),
             (None, _) => "an unreadable lease".to_string(),
         };
@@ -1180,9 +1189,15 @@ mod tests {
         assert!(matches!(at(&mut w, &Seen::default(), &c2, 0), Verdict::Free(_)));
         let released = LeaseRecord { released: true, ..record() };
         assert!(matches!(at(&mut w, &seen("a", Some(released)), &c2, 0), Verdict::Free(_)));
-        // Another key: never, however long it is left.
+        // Another key, in a lease a clone wrote: never, however long it is left.
         assert!(matches!(at(&mut w, &seen("a", Some(record())), &other_key, 0), Verdict::Refuse(_)));
         assert!(matches!(at(&mut w, &seen("a", Some(record())), &other_key, 1 << 40), Verdict::Refuse(_)));
+        // In a lease no clone wrote, the key is a claim: timed by this clone's own time.
+        let mut w2 = Watch::default();
+        assert!(
+            matches!(at(&mut w2, &forged("z", record()), &other_key, 0), Verdict::Held { holder, left } if left == ttl && holder.contains("fingerprint k1"))
+        );
+        assert!(matches!(at(&mut w2, &forged("z", record()), &other_key, 300), Verdict::Free(_)));
         // Held: timed from when this standby first saw that commit, by its own clock; the
         // lease's own time wins over a shorter configured one.
         let short = LeaseRecord { ttl: Duration::from_millis(200), ..record() };

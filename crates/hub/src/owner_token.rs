@@ -75,9 +75,34 @@ pub fn ensure_file(layout: &Layout) -> Result<(), TokenError> {
 fn read_file(path: &Path) -> Result<Option<String>, TokenError> {
     match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Err(TokenError::Empty { path: path.into() }),
-        Ok(text) => Ok(Some(text.trim().to_string())),
+        Ok(text) => {
+            private(path);
+            Ok(Some(text.trim().to_string()))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(TokenError::Io { path: path.into(), source }),
+    }
+}
+
+/// A secret copied in by hand (`cp` keeps the umask's 0644: the id key from another machine)
+/// is made readable by the user alone before it is used: readable by others, anyone on the
+/// machine could act as the owner or write the hub's lease and carry (issue 42's own red
+/// team). Said once, when it is changed.
+fn private(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let Ok(meta) = std::fs::metadata(path) else { return };
+        if meta.permissions().mode() & 0o077 != 0 {
+            match std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)) {
+                Ok(()) => {
+                    tracing::warn!(path = %path.display(), "was readable by others: made readable by its owner alone (0600)")
+                }
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), error = %e, "is readable by others and cannot be made private")
+                }
+            }
+        }
     }
 }
 
@@ -128,6 +153,16 @@ mod tests {
         }
         let other = tempfile::tempdir().unwrap();
         assert_ne!(load_or_create(&Layout::new(other.path()), &config).unwrap(), a);
+        // A key copied in with the umask's mode is made private before it is used.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::write(layout.id_key(), "copied-key\n").unwrap();
+            std::fs::set_permissions(layout.id_key(), std::fs::Permissions::from_mode(0o644)).unwrap();
+            assert_eq!(id_key(&layout).unwrap(), "copied-key");
+            let mode = std::fs::metadata(layout.id_key()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
         std::env::set_var("CN_TEST_OWNER_TOKEN_HUB", "from-env");
         let env = OwnerConfig { token_env: Some("CN_TEST_OWNER_TOKEN_HUB".into()), ..OwnerConfig::default() };
         assert_eq!(load_or_create(&layout, &env).unwrap(), "from-env");

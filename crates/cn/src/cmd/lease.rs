@@ -1,14 +1,32 @@
 //! `cn lease` — the hub's lease in origin (cn.yaml `origin.lease`): who holds it, and whether
-//! this clone is the active one, a standby, or not running. Reads origin once.
+//! this clone is the active one, a standby, or not running. Reads origin once. It lists the
+//! carries this clone set aside at a takeover (no clone's MAC: a cn before the MAC wrote them,
+//! or someone who may push to origin), item by item; `cn lease take-in REF` files one's items
+//! once the owner has looked.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Sub>,
     /// Print it as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum Sub {
+    /// Take in a carry set aside at a takeover (`cn lease` lists them, with what each holds):
+    /// its items go into the inbox, each as from whom the carry says. Only on the clone that
+    /// holds the lease (or a hub without `origin.lease`).
+    TakeIn {
+        /// The carry's ref, as `cn lease` names it (`refs/cn/set-aside/carry-…`, or the part
+        /// after `refs/cn/set-aside/`).
+        name: String,
+    },
 }
 
 /// Why a hub without an `origin:` section has no lease.
@@ -17,6 +35,14 @@ const NOT_KEPT: &str =
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = super::hub::open(hub)?;
+    if let Some(Sub::TakeIn { name }) = &args.command {
+        let filed = cn_daemon::fleet::take_in(&hub, name)?;
+        println!("took in {}: {} item(s) filed in the inbox", super::shown_line(name), filed.len());
+        for id in &filed {
+            println!("  {id}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if !hub.config().origin.pushes() {
         // Nothing to read in origin: say what the hub is, not an error about a lease.
         if args.json {
@@ -28,6 +54,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let s = cn_daemon::fleet::status(&hub)?;
+    let set_aside = cn_daemon::fleet::set_aside_carries(&hub)?;
     let same_key = s.origin.as_ref().map(|o| o.key == s.me.key);
     if args.json {
         let v = serde_json::json!({
@@ -44,6 +71,12 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             "holds_secs": s.holds.map(|d| d.as_secs_f64()),
             "same_key": same_key,
             "authentic": s.authentic,
+            "set_aside_carries": set_aside.iter().map(|c| serde_json::json!({
+                "ref": c.refname, "commit": c.sha,
+                "items": c.percepts.iter().map(|p| serde_json::json!({
+                    "id": p.id, "sense": p.sense.name(), "owner": p.owner, "summary": p.summary,
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
         });
         println!("{v}");
         return Ok(ExitCode::SUCCESS);
@@ -74,7 +107,8 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         (None, _) => "no `cn run` here".into(),
     };
     println!("this clone: {} — {role}", s.me.label);
-    if same_key == Some(false) {
+    // A lease no clone wrote names whatever key its writer put there: told above, not here.
+    if same_key == Some(false) && s.authentic {
         println!(
             "  its id key is not the hub's (fingerprint {} vs {}): it will not take the lease over; copy .git/cn-id-key from a machine that ran the hub",
             s.me.key,
@@ -83,6 +117,19 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     }
     if s.lease.is_none() {
         println!("  cn.yaml sets no `origin.lease`: this hub is not leased");
+    }
+    for c in &set_aside {
+        println!(
+            "set aside at a takeover (no clone of this hub wrote it: a cn before the MAC, or someone who may push to origin): {} — {} item(s)",
+            c.refname,
+            c.percepts.len()
+        );
+        for p in &c.percepts {
+            // What the carry says, whoever wrote it: shown, never obeyed by the terminal.
+            let who = if p.owner { "the owner's".to_string() } else { format!("from {}", p.sense.name()) };
+            println!("  {} ({who}): {}", super::shown_line(&p.id), super::shown_line(&p.summary));
+        }
+        println!("  to file these in the inbox, as from whom each says: cn lease take-in {}", c.refname);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -234,6 +234,33 @@ fn an_actuator_that_plants_a_cn_yaml_is_refused() {
     }
 }
 
+/// Run `c` (a one-iteration loop whose sensor ends with "sensed" and whose actuator says
+/// "acted"), without the sandbox layers `without` names: what the sensor printed and the
+/// tree's history, once both show the loop ran.
+fn sensed_and_committed(mut c: std::process::Command, without: Option<&str>, dir: &Path) -> (String, String) {
+    if let Some(w) = without {
+        c.env("CN_TEST_SANDBOX_WITHOUT", w);
+    }
+    let out = c.output().unwrap();
+    eprintln!("sandbox ({without:?}): {}", sandbox_of(&out));
+    let sensed = std::fs::read_to_string(dir.join("loop-run/sensor-output.md")).unwrap_or_default();
+    assert!(sensed.contains("sensed"), "the sensor ran: {sensed}\n{}", text(&out));
+    let history = git(dir, &["log", "--all", "-p", "--format=%H %s"]);
+    assert!(history.contains("acted") || history.contains("iteration 1"), "the loop committed: {history}");
+    (sensed, history)
+}
+
+/// A hub (a git repository with cn.yaml) whose `.git/` holds this owner token and id key.
+fn hub_with_secrets(token: &str, key: &str) -> tempfile::TempDir {
+    let hub = tempfile::tempdir().unwrap();
+    let h = hub.path();
+    git(h, &["init", "-q", "-b", "main"]);
+    std::fs::write(h.join("cn.yaml"), "name: hub\n").unwrap();
+    std::fs::write(h.join(".git/cn-owner-token"), token).unwrap();
+    std::fs::write(h.join(".git/cn-id-key"), key).unwrap();
+    hub
+}
+
 /// A loop run for a hub (`cn --hub H loop run L`) whose tree lies outside it: the sensor
 /// prints the hub's owner token and id key (its output is committed), the actuator copies
 /// them into the tree (cn commits it). Neither can read them, and nothing of them is
@@ -243,12 +270,8 @@ fn a_loop_outside_its_hub_cannot_read_the_hubs_tokens() {
     const TOKEN: &str = "owner-token-0123456789abcdef";
     const KEY: &str = "id-key-fedcba9876543210";
     for without in [None, Some("namespaces,scope,overlay")] {
-        let hub = tempfile::tempdir().unwrap();
+        let hub = hub_with_secrets(TOKEN, KEY);
         let h = hub.path();
-        git(h, &["init", "-q", "-b", "main"]);
-        std::fs::write(h.join("cn.yaml"), "name: hub\n").unwrap();
-        std::fs::write(h.join(".git/cn-owner-token"), TOKEN).unwrap();
-        std::fs::write(h.join(".git/cn-id-key"), KEY).unwrap();
         let (token, key) = (h.join(".git/cn-owner-token"), h.join(".git/cn-id-key"));
         let (t, k) = (token.display(), key.display());
         let judge = "printf -- '---\\\\ntarget-met: true\\\\n---\\\\n\\\\nDone.\\\\n' > \\\"$CN_LOOP_RUN/controller-output.md\\\"";
@@ -261,20 +284,54 @@ fn a_loop_outside_its_hub_cannot_read_the_hubs_tokens() {
         let dir = repo.path();
         let mut c = cn();
         c.arg("--hub").arg(h).args(["loop", "run"]).arg(dir);
-        if let Some(w) = without {
-            c.env("CN_TEST_SANDBOX_WITHOUT", w);
-        }
-        let out = c.output().unwrap();
-        eprintln!("sandbox ({without:?}): {}", sandbox_of(&out));
-        let sensed = std::fs::read_to_string(dir.join("loop-run/sensor-output.md")).unwrap_or_default();
-        assert!(sensed.contains("sensed"), "the sensor ran: {sensed}\n{}", text(&out));
+        let (sensed, history) = sensed_and_committed(c, without, dir);
         assert!(!sensed.contains(TOKEN) && !sensed.contains(KEY), "{sensed}");
         assert!(!sensed.contains("ref: refs/heads/"), "the hub's .git is not the tree's to read: {sensed}");
-        let history = git(dir, &["log", "--all", "-p", "--format=%H %s"]);
-        assert!(history.contains("acted") || history.contains("iteration 1"), "the loop committed: {history}");
         assert!(!history.contains(TOKEN) && !history.contains(KEY), "committed: {history}");
         let stolen = std::fs::read_to_string(dir.join("stolen.txt")).unwrap_or_default();
         assert!(!stolen.contains(TOKEN) && !stolen.contains(KEY), "{stolen}");
+    }
+}
+
+/// Issue 42's own red team: the hub's `.git` reachable by a second path — a bind mount of
+/// the hub or a folder above it (a container's volume, `/var/home`), which any component
+/// finds in `/proc/self/mountinfo`. The sandbox denied reading the hub's secrets by their
+/// path; the same files under the other path were read, printed and committed. Refused: each
+/// other mount that shows the hub's `.git` is denied too.
+#[test]
+fn a_loop_cannot_read_the_hubs_tokens_through_a_bind_mount_of_the_hub() {
+    const TOKEN: &str = "owner-token-bound-0123456789";
+    const KEY: &str = "id-key-bound-fedcba98765";
+    let probe = std::process::Command::new("unshare").args(["-Urm", "true"]).status();
+    assert!(probe.is_ok_and(|s| s.success()), "this test needs `unshare -Urm` (a user namespace), as the sandbox does");
+    for without in [None, Some("namespaces,scope,overlay")] {
+        let hub = hub_with_secrets(TOKEN, KEY);
+        let h = hub.path();
+        let alias = tempfile::tempdir().unwrap();
+        let a = alias.path().display();
+        let judge = "printf -- '---\\\\ntarget-met: true\\\\n---\\\\n\\\\nDone.\\\\n' > \\\"$CN_LOOP_RUN/controller-output.md\\\"";
+        let task = format!(
+            "---\nmax-iterations: 1\nsensors:\n  s:\n    command: \"cat {a}/.git/cn-owner-token {a}/.git/cn-id-key; echo sensed\"\n\
+             controller: {{command: \"{judge}\"}}\nactuator: {{command: \"cat {a}/.git/cn-owner-token > stolen.txt; echo acted\"}}\n---\n\n# Task\n\nNothing.\n"
+        );
+        let repo = repo(&task);
+        let dir = repo.path();
+        // The hub bound at a second path, then cn run there (in a user and mount namespace
+        // of the test's own: no root needed).
+        let mut c = std::process::Command::new("unshare");
+        c.args(["-Urm", "sh", "-c", "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", "sh"])
+            .arg(h)
+            .arg(alias.path())
+            .arg(env!("CARGO_BIN_EXE_cn"))
+            .arg("--hub")
+            .arg(h)
+            .args(["loop", "run"])
+            .arg(dir)
+            .env_remove("CN_HUB")
+            .env_remove("CN_LOG");
+        let (sensed, history) = sensed_and_committed(c, without, dir);
+        assert!(!sensed.contains(TOKEN) && !sensed.contains(KEY), "read through the bind mount: {sensed}");
+        assert!(!history.contains(TOKEN) && !history.contains(KEY), "committed: {history}");
     }
 }
 
