@@ -195,12 +195,17 @@ fn a_reminder_asked_in_cn_chat_is_shown_in_that_chat_at_its_minute_and_done_ther
     assert!(next("the second task added").starts_with("ada> Added: buy ink"));
     writeln!(input, "what's next?").unwrap();
     assert_eq!(next("what's next"), "ada> Next: buy ink, Thu 12 Mar, 10:00.");
+    // A repeat scheduled is something done today too (issue 40, finding 7).
+    writeln!(input, "every monday at 9am remind me to water the plants").unwrap();
+    let scheduled = next("the repeat scheduled");
+    assert!(scheduled.starts_with("ada> Scheduled: water the plants"), "{scheduled}");
     writeln!(input, "what did you do today?").unwrap();
     let did = next("what I did today");
     assert_eq!(
         did,
-        "ada> Today I answered 4 messages (all yours), added 2 tasks (“stretch” and “buy ink”), \
-         marked a task done (“stretch”) and reminded you of “stretch”. 1 task is open, none due today."
+        "ada> Today I answered 5 messages (all yours), added 2 tasks (“stretch” and “buy ink”), \
+         marked a task done (“stretch”), scheduled a repeat (“water the plants”) and reminded you of “stretch”. \
+         1 task is open, none due today."
     );
     drop(input);
     let status = wait_until(MINUTE, "cn chat to end at EOF", || chat.try_wait().ok().flatten());

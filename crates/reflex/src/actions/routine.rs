@@ -63,6 +63,9 @@ pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], world: &World) {
             Outcome::Moved { after, .. } => Some((act::MOVED, after.task.as_str())),
             Outcome::Cancelled { task, .. } => Some((act::CANCELLED, task.task.as_str())),
             Outcome::IdeaAdded { idea } => Some((act::IDEA, idea.idea.as_str())),
+            Outcome::IdeaDropped { idea, .. } => Some((act::IDEA_DROPPED, idea.idea.as_str())),
+            Outcome::Scheduled { entry, .. } => Some((act::SCHEDULED, entry.action.as_str())),
+            Outcome::Unscheduled { entry } => Some((act::UNSCHEDULED, entry.action.as_str())),
             _ => None,
         };
         if let Some((what, name)) = did {

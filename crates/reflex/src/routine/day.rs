@@ -24,6 +24,9 @@ pub mod act {
     pub const MOVED: &str = "moved";
     pub const CANCELLED: &str = "cancelled";
     pub const IDEA: &str = "idea";
+    pub const IDEA_DROPPED: &str = "idea-dropped";
+    pub const SCHEDULED: &str = "scheduled";
+    pub const UNSCHEDULED: &str = "unscheduled";
 }
 
 fn get<'e>(e: &'e Entry, k: &str) -> Option<&'e str> {
@@ -98,6 +101,9 @@ pub fn did_today(entries: &[Entry], tasks: &[Task], who: &Provenance, now: &Zone
         (act::MOVED, "moved a task", "moved {} tasks"),
         (act::CANCELLED, "called off a task", "called off {} tasks"),
         (act::IDEA, "noted an idea", "noted {} ideas"),
+        (act::IDEA_DROPPED, "dropped an idea", "dropped {} ideas"),
+        (act::SCHEDULED, "scheduled a repeat", "scheduled {} repeats"),
+        (act::UNSCHEDULED, "took a repeat off the schedule", "took {} repeats off the schedule"),
     ] {
         let these = routine(what);
         if !these.is_empty() {
@@ -245,6 +251,8 @@ mod tests {
                 &[("act", "added"), ("task", "stranger's"), ("by", "telegram:77")],
             ),
             entry("2026-11-26T10:00:00Z", "routine", &[("act", "done"), ("task", "renew the car insurance")]),
+            entry("2026-11-26T10:10:00Z", "routine", &[("act", "scheduled"), ("task", "water the plants")]),
+            entry("2026-11-26T10:20:00Z", "routine", &[("act", "idea-dropped"), ("task", "learn the cello")]),
             entry("2026-11-26T11:00:00Z", "reminder", &[("outcome", "told"), ("task", "call the bank")]),
             entry(
                 "2026-11-26T11:30:00Z",
@@ -265,7 +273,8 @@ mod tests {
         assert_eq!(
             owner,
             "Today I answered 2 messages (1 of them yours), added 2 tasks (“call the bank” and “stranger's”), \
-             marked a task done (“renew the car insurance”) and reminded you of “call the bank”. \
+             marked a task done (“renew the car insurance”), dropped an idea (“learn the cello”), \
+             scheduled a repeat (“water the plants”) and reminded you of “call the bank”. \
              1 message I could not answer myself (it waits for the executive or you). 2 tasks are open, 1 due today."
         );
         for junk in ["do ", "ack", "Task due", "tides", "yesterday", "impulse", "item"] {
