@@ -127,6 +127,17 @@ fn relay(host: &str, port: &str, mut input: impl Read + Send + 'static, mut outp
                 output.flush()?;
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            // A server that hung up before our request arrived resets the connection instead
+            // of closing it: unanswered all the same.
+            Err(e)
+                if !answered
+                    && matches!(
+                        e.kind(),
+                        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+                    ) =>
+            {
+                return Err(std::io::Error::other(format!("{UNANSWERED} ({e})")))
+            }
             Err(e) => return Err(e),
         }
     }
