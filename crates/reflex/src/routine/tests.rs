@@ -483,7 +483,14 @@ fn done_and_snooze_answer_the_reminder_told_in_that_conversation() {
 fn a_task_named_by_its_time_is_only_the_askers() {
     let hub = Hub::new();
     let before = hub.read("tasks.json");
-    for text in ["cancel my reminder for 5pm", "delete my 5pm reminder", "mark my 5pm task as done"] {
+    for text in [
+        "cancel my reminder for 5pm",
+        "delete my 5pm reminder",
+        "mark my 5pm task as done",
+        // A change said as people say it moves only the asker's own items too.
+        "can you change my 5pm reminder to 6pm",
+        "reset the reminder for the car insurance from 5pm to 7pm",
+    ] {
         if let Ok(done) = hub.ask(mallory(), text) {
             assert!(!done.changed(), "{text}: {}", done.answer);
         }
