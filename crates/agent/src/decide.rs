@@ -156,7 +156,14 @@ pub struct DecideAs {
     /// A hand-up's true reason, recorded typed in the item's answer (with what it waits for,
     /// [`crate::answer::WAITS_FOR`]).
     pub handed_up: Option<HandUp>,
+    /// Who decided, in words ("reflex `hello`"), when the caller knows: the decision's
+    /// journaled `reasoning` names it ([`DECIDED_BY`]).
+    pub by: Option<String>,
 }
+
+/// The item's key for who decided it ([`DecideAs::by`]), kept with the item like its level so
+/// a decision a crash interrupted is journaled the same.
+pub const DECIDED_BY: &str = "decided-by";
 
 /// [`decide_locked`], saying who decides ([`DecideAs`]).
 pub fn decide_locked_full(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
@@ -188,10 +195,13 @@ pub fn decide_locked_full(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided
     if let Some(level) = by.level {
         item.set("decided-at-level", u64::from(level));
     }
+    if let Some(who) = &by.by {
+        item.set(DECIDED_BY, who.as_str());
+    }
     // A clone of a leased hub decides only while it holds the lease (cn_hub::lease): a
     // standby, or a daemon whose lease lapsed, records nothing the active one would not know.
     cn_hub::lease::check(hub.layout(), &hub.config().origin)?;
-    if handed_up.is_some() || by.level.is_some() {
+    if handed_up.is_some() || by.level.is_some() || by.by.is_some() {
         item.write(&hub.input())?;
     }
     write_output(hub, &item, &gtd, &decided, &key, automatic)?;
@@ -296,6 +306,13 @@ fn complete(
         if let Some(level) = level {
             entry = entry.with("level", level);
         }
+        // Document 003's fields of a decision, beside cn's own: what it was about, why, and
+        // what was done ("what did you do and why").
+        let reasoning = reasoning(level, item.doc.get_str(DECIDED_BY), &gtd, handed_up.as_ref());
+        entry = entry
+            .with("context", format!("{}: “{}”", origin.describe(), first_line(&item.content)))
+            .with("reasoning", reasoning)
+            .with("action", gtd.summary());
         HubJournal::append_to(&state, &entry)?;
         // The journal rotates here, after a decision (cn.yaml `journal:`); a failure to rotate
         // loses nothing and is tried again at the next decision.
@@ -317,6 +334,37 @@ fn complete(
         git.gc_auto();
     }
     Ok(Decided { item, gtd, answer, level, decided, place, mail: effect.mail, committed })
+}
+
+/// The first line of an item's text that says something, cut to 200 characters.
+fn first_line(content: &str) -> String {
+    let line = content.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let cut: String = line.chars().take(200).collect();
+    if cut.len() < line.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
+}
+
+/// Why the item was decided so, from what the decision knows: the hand-up's true reason, or
+/// who decided at which level (a reflex by name when its caller said) and the reason the op
+/// itself gives (`ack`, `defer`, `delete` carry one).
+fn reasoning(level: Option<u8>, by: Option<&str>, gtd: &Gtd, handed_up: Option<&HandUp>) -> String {
+    if let Some(why) = handed_up {
+        return why.reason();
+    }
+    let who = match (level, by) {
+        (Some(l), Some(by)) => format!("{by} decided at level {l}"),
+        (Some(l @ (0 | 1)), None) => format!("a reflex or cn's own rules decided at level {l}, below the executive"),
+        (Some(2), None) => "the local model decided at level 2".to_string(),
+        (Some(l), None) => format!("the executive decided at level {l}"),
+        (None, _) => "decided through `cn out` (the owner, or an agent acting as the executive)".to_string(),
+    };
+    match gtd.fields().into_iter().find(|(k, _)| *k == "reason") {
+        Some((_, reason)) => format!("{who}: {reason}"),
+        None => who,
+    }
 }
 
 /// How a decision's commit message starts: `cn out: <item id> <summary>`.

@@ -88,7 +88,7 @@ pub fn hand_up_current(hub: &Hub, why: &HandUp, until: Option<String>) -> Result
         return Err(crate::AgentError::Empty("there is no current item to hand up".into()));
     };
     let gtd = hand_up_for(&item, why, until, OffsetDateTime::now_utc());
-    let by = crate::decide::DecideAs { automatic: true, level: Some(1), handed_up: Some(why.clone()) };
+    let by = crate::decide::DecideAs { automatic: true, level: Some(1), handed_up: Some(why.clone()), by: None };
     crate::decide::decide_locked_full(hub, &gtd, &by)
 }
 
@@ -125,7 +125,13 @@ pub fn no_sooner_than_a_hand_up(item: &Item, gtd: Gtd, now: OffsetDateTime) -> G
 /// Its answers are automatic messages (never sent in reply to another agent's automatic
 /// message). Holds the hub lock.
 pub fn decide_below_executive(hub: &Hub, gtd: &Gtd, level: u8) -> Result<Decided> {
-    decide_below(hub, gtd, false, level)
+    decide_below(hub, gtd, false, level, None)
+}
+
+/// [`decide_below_executive`], saying who decides ("reflex `hello`"): the journaled decision's
+/// `reasoning` names it.
+pub fn decide_below_executive_by(hub: &Hub, gtd: &Gtd, level: u8, by: &str) -> Result<Decided> {
+    decide_below(hub, gtd, false, level, Some(by.to_string()))
 }
 
 /// [`decide_below_executive`] for a model's own decision (an op tool called below the
@@ -133,10 +139,10 @@ pub fn decide_below_executive(hub: &Hub, gtd: &Gtd, level: u8) -> Result<Decided
 /// ([`no_sooner_than_a_hand_up`]). cn's own defers (the move limit's `retry_deferred`) keep
 /// the time they were configured with.
 pub fn decide_for_a_model_below_executive(hub: &Hub, gtd: &Gtd, level: u8) -> Result<Decided> {
-    decide_below(hub, gtd, true, level)
+    decide_below(hub, gtd, true, level, None)
 }
 
-fn decide_below(hub: &Hub, gtd: &Gtd, models_own: bool, level: u8) -> Result<Decided> {
+fn decide_below(hub: &Hub, gtd: &Gtd, models_own: bool, level: u8, by: Option<String>) -> Result<Decided> {
     let _lock = lock(hub)?;
     crate::decide::recover_locked(hub)?;
     let now = OffsetDateTime::now_utc();
@@ -147,7 +153,7 @@ fn decide_below(hub: &Hub, gtd: &Gtd, models_own: bool, level: u8) -> Result<Dec
         Some(item) if models_own => (no_sooner_than_a_hand_up(&item, gtd.clone(), now), None),
         _ => (gtd.clone(), None),
     };
-    let by = crate::decide::DecideAs { automatic: true, level: Some(level), handed_up: why };
+    let by = crate::decide::DecideAs { automatic: true, level: Some(level), handed_up: why, by };
     crate::decide::decide_locked_full(hub, &gtd, &by)
 }
 

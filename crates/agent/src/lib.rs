@@ -39,7 +39,7 @@ pub use decide::{
 };
 pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
-pub use handup::{decide_below_executive, hand_up_current, HAND_UP};
+pub use handup::{decide_below_executive, decide_below_executive_by, hand_up_current, HAND_UP};
 pub use hub::{find_hub, Hub, Peer, OWNER};
 pub use init::{ensure_gitignore, init, InitReport};
 pub use item::{Cadence, Item};

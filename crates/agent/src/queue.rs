@@ -123,7 +123,7 @@ fn make_current(hub: &Hub, path: &Path) -> Result<Item> {
     let mut item = Item::read(path)?;
     item.set("turn", new_id());
     // What an earlier turn answered, and what it waited for, are that turn's.
-    for stale in [crate::answer::KEY, crate::answer::WAITS_FOR, "decided-at-level"] {
+    for stale in [crate::answer::KEY, crate::answer::WAITS_FOR, "decided-at-level", crate::decide::DECIDED_BY] {
         item.doc.front.remove(stale);
     }
     item.write(path)?;

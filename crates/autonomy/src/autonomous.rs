@@ -65,7 +65,7 @@ impl AutonomousLoop {
     pub fn gather(&mut self, now: Timestamp, idle: bool) -> usize {
         let check = self.impulses.check(now, idle);
         for (entry, at) in &check.skipped {
-            self.record(journal::schedule_skipped(&entry.name, &entry.cron, *at));
+            self.append(&journal::schedule_skipped(&entry.name, &entry.action, &entry.cron, *at));
         }
         for problem in &check.problems {
             self.record(

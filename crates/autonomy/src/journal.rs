@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 pub use cn_hub::journal::{item_id, line, summary, ts, why, Kind, Query, Record, UnknownKind};
 
 use crate::attention::{Candidate, FloodReport, Input};
+use crate::ImpulseSource;
 
 /// The entry for attention choosing an item: the trigger of its chain, with the salience
 /// explanation as the reasoning. An impulse is an `impulse` entry; a percept an
@@ -37,6 +38,20 @@ pub fn selected(c: &Candidate) -> Record {
         .data(json!({"source": c.item.source_name(), "salience": c.salience.score, "merged": merged, "item": c.item}))
 }
 
+/// Document 003's fields of an `impulse` line, beside cn's own: its `source` (task, idea,
+/// schedule), the task, idea or schedule entry's action under that source's name (`"idea":
+/// "explore tides"`), and attention's `decision` on it. A percept's entry is left as it is.
+pub fn with_impulse_fields(entry: cn_storage::Entry, input: &Input, decision: &str) -> cn_storage::Entry {
+    let Input::Impulse(imp) = input else { return entry };
+    let key = match imp.source {
+        ImpulseSource::Task => "task",
+        ImpulseSource::Idea => "idea",
+        ImpulseSource::Schedule => "action",
+    };
+    let what = imp.data.get(key).and_then(Value::as_str).map_or_else(|| imp.summary.clone(), str::to_string);
+    entry.with("source", imp.source.name()).with(imp.source.name(), what).with("decision", decision)
+}
+
 /// The entry for what a flood made attention coalesce or shed.
 pub fn flood(report: &FloodReport) -> Record {
     let shed: Vec<Value> = report
@@ -57,12 +72,17 @@ pub fn flood(report: &FloodReport) -> Record {
     .data(json!({"coalesced": report.coalesced, "shed": report.shed, "shed_sample": shed}))
 }
 
-/// The entry for a schedule time skipped because it was missed while down.
-pub fn schedule_skipped(name: &str, cron: &str, at: Timestamp) -> Record {
+/// The entry for a schedule time skipped because it was missed while down, with document
+/// 003's fields of an `impulse` line (`source`, the entry's action, `decision`).
+pub fn schedule_skipped(name: &str, action: &str, cron: &str, at: Timestamp) -> cn_storage::Entry {
     Record::new(Kind::Impulse, format!("schedule-{name}-{}", at.as_second()), format!("Scheduled: {name} skipped"))
         .context(format!("cron `{cron}` was due at {at} while the daemon was down"))
         .reasoning("catch_up is false for this entry")
         .outcome("skipped")
+        .into_entry()
+        .with("source", ImpulseSource::Schedule.name())
+        .with(ImpulseSource::Schedule.name(), action)
+        .with("decision", "skipped")
 }
 
 #[cfg(test)]

@@ -86,8 +86,9 @@ pub type Reactor = Arc<dyn Fn(u64, u64, &str) -> Result<(), cn_autonomy::senses:
 impl cn_reflex::Replier for HubReplier {
     fn reply(&self, to: &cn_reflex::Target, message: &str) -> Result<(), cn_reflex::ReplyError> {
         let reply = Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message: message.trim().to_string() }));
-        let decided =
-            cn_agent::decide_below_executive(&self.hub, &reply, to.level).map_err(cn_reflex::ReplyError::channel)?;
+        let by = format!("reflex `{}`", to.reflex);
+        let decided = cn_agent::decide_below_executive_by(&self.hub, &reply, to.level, &by)
+            .map_err(cn_reflex::ReplyError::channel)?;
         self.decisions.push(&decided);
         Ok(())
     }
@@ -359,14 +360,20 @@ impl HubMind {
                 let name = handled.reflex.as_deref().unwrap_or("?");
                 let decided = if item.from == OWNER {
                     let message = what_the_reflex_did(name, &handled.steps);
-                    cn_agent::decide_below_executive(
+                    cn_agent::decide_below_executive_by(
                         &self.hub,
                         &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message })),
                         handled.level,
+                        &format!("reflex `{name}`"),
                     )
                 } else {
                     let reason = format!("handled by reflex {name}");
-                    let by = cn_agent::DecideAs { automatic: true, level: Some(handled.level), handed_up: None };
+                    let by = cn_agent::DecideAs {
+                        automatic: true,
+                        level: Some(handled.level),
+                        handed_up: None,
+                        by: Some(format!("reflex `{name}`")),
+                    };
                     cn_agent::decide_as(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), &by)
                 };
                 match decided {
@@ -656,7 +663,8 @@ impl HubMind {
     /// automatic answer); false when the hub could not record it (`failed`: what is logged,
     /// `{}` the item's id).
     fn ack_by_cn(&mut self, item: &Item, reason: String, failed: &str) -> bool {
-        let by = cn_agent::DecideAs { automatic: true, level: Some(1), handed_up: None };
+        let by =
+            cn_agent::DecideAs { automatic: true, level: Some(1), handed_up: None, by: Some("cn's own rules".into()) };
         match cn_agent::decide_as(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), &by) {
             Ok(d) => {
                 self.decisions.push(&d);
@@ -1045,7 +1053,8 @@ impl HubMind {
             if let Some(Value::Object(data)) = chosen.data.as_mut() {
                 data.insert("origin".into(), c.item.id().into());
             }
-            self.auto.append(&chosen.into_entry().with("source", c.item.source_name()));
+            let entry = chosen.into_entry().with("source", c.item.source_name());
+            self.auto.append(&journal::with_impulse_fields(entry, &c.item, "selected"));
             // The hub holds it now: it may leave the spool.
             self.auto.attention.done(&c);
             if let Some(item) = cn_agent::take(&self.hub, &id)? {

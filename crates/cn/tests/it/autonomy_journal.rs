@@ -107,3 +107,71 @@ fn why_did_you_do_that() {
     let out = cn(hub.path(), &["journal", "why", "p-nothing"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Issue 40, finding 8: the real binary's journal lines carry document 003's fields beside
+/// cn's own — a `decision` with `context` (what it was about), `reasoning` (who decided at
+/// which level, and why) and `action` (what was done); an `impulse` with `source`, the task
+/// or idea under its source's name, and attention's `decision` on it.
+#[test]
+fn decisions_and_impulses_carry_the_documents_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let ack = "cat > /dev/null; printf '```yaml\\ntool: ack\\nreason: nothing to add\\n```\\n'\n";
+    // Level 2 sends everything up; the executive acks.
+    let local = "cat > /dev/null\nprintf 'executive\\n'\n";
+    let budget = "budget: {daily_tokens: 1000000, min_interval_secs: 0}\n";
+    let hub = crate::daemon_common::hub(dir.path(), "ada", local, budget);
+    let exec = dir.path().join("exec.sh");
+    std::fs::write(&exec, ack).unwrap();
+    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace(
+        "senses:\n",
+        &format!(
+            "  executive: {{provider: command, command: [sh, {}], timeout_secs: 60, sandbox: {{write: ['{}']}}}}\nsenses:\n",
+            exec.display(),
+            dir.path().display()
+        ),
+    );
+    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    assert!(stdout(&cn(&hub, &["chat", "hello"])).starts_with("Hello!"));
+    stdout(&cn(&hub, &["task", "add", "water the ferns", "--due", "2000-01-01T00:00:00Z"]));
+    stdout(&cn(&hub, &["idea", "add", "How tides work"]));
+    stdout(&cn(&hub, &["run", "--until-idle"]));
+    let entries = crate::daemon_common::journal(&hub);
+    let find = |what: &str, f: &dyn Fn(&serde_json::Value) -> bool| {
+        entries.iter().find(|e| f(e)).cloned().unwrap_or_else(|| panic!("no {what} in {entries:#?}"))
+    };
+
+    // The owner's "hello", answered by the starter reflex.
+    let hello = find("decision on hello", &|e| e["type"] == "decision" && e["from"] == "owner");
+    assert_eq!(hello["context"], "a message from the owner on chat: “hello”", "{hello}");
+    assert_eq!(hello["reasoning"], "reflex `hello` decided at level 0", "{hello}");
+    assert!(hello["action"].as_str().unwrap().starts_with("do reply: Hello!"), "{hello}");
+    // cn's own fields are still there.
+    assert_eq!(
+        (hello["gtd"].as_str(), hello["op"].as_str(), hello["level"].as_u64()),
+        (Some("do"), Some("reply"), Some(0))
+    );
+
+    // The task falling due: an impulse, then the executive's decision on it.
+    let task = find("the task's impulse", &|e| e["type"] == "impulse" && e["source"] == "task");
+    assert_eq!(
+        (task["task"].as_str(), task["decision"].as_str()),
+        (Some("water the ferns"), Some("selected")),
+        "{task}"
+    );
+    let decided = find("the decision on the task", &|e| e["type"] == "decision" && e["id"] == task["id"]);
+    assert_eq!(decided["context"], "a task falling due (filed by the owner): “Task due: water the ferns”", "{decided}");
+    assert_eq!(decided["reasoning"], "the executive decided at level 3: nothing to add", "{decided}");
+    assert_eq!(decided["action"], "do ack: nothing to add", "{decided}");
+
+    // The idea explored while idle.
+    let idea = find("the idea's impulse", &|e| e["type"] == "impulse" && e["source"] == "idea");
+    assert_eq!(
+        (idea["idea"].as_str(), idea["decision"].as_str()),
+        (Some("How tides work"), Some("selected")),
+        "{idea}"
+    );
+
+    // `cn journal why` shows them.
+    let why = stdout(&cn(&hub, &["journal", "why", hello["id"].as_str().unwrap()]));
+    assert!(why.contains("    reasoning: reflex `hello` decided at level 0"), "{why}");
+}
