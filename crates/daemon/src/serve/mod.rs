@@ -639,7 +639,12 @@ async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
         };
     }
     if let Some(url) = crate::owner_url(app.hub().root()) {
-        return match post_owner(&url, &app.token, &text, key.as_deref()).await {
+        let (to, token) = (url.clone(), app.token.clone());
+        let posted = match blocking(move || post_owner(&to, &token, &text, key.as_deref())).await {
+            Ok(posted) => posted,
+            Err(r) => return r,
+        };
+        return match posted {
             Ok(id) => (StatusCode::ACCEPTED, Json(json!({"accepted": id, "by": "daemon"}))).into_response(),
             // The daemon took it but cannot confirm origin keeps it: the page sends it again
             // under its key, as to the daemon itself.
@@ -675,40 +680,49 @@ async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
     }
 }
 
-/// Post one owner message to a daemon's endpoint on loopback (HTTP/1.1, one request).
-async fn post_owner(url: &str, token: &str, text: &str, key: Option<&str>) -> Result<String, (Option<u16>, String)> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// Post one owner message to a daemon's endpoint on loopback: one request, no redirect
+/// followed, no proxy, 30 s from connecting to the answer's last byte, at most 64 KiB of answer.
+/// A failure after connecting may have left the message taken (a resend under its key is then
+/// the same message): told as a 503.
+fn post_owner(url: &str, token: &str, text: &str, key: Option<&str>) -> Result<String, (Option<u16>, String)> {
     let rest = url.strip_prefix("http://").ok_or((None, "not an http:// address".to_string()))?;
     let (authority, path) = rest.split_once('/').map_or((rest, "/"), |(a, _)| (a, cn_autonomy::senses::OWNER_PATH));
-    let body = json!({"text": text}).to_string();
-    // Checked visible ASCII (`owner::idempotency_key`): no line break can ride in it.
-    let key = key.map(|k| format!("Idempotency-Key: {k}\r\n")).unwrap_or_default();
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\n\
-         {key}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let exchange = async {
-        let mut stream = tokio::net::TcpStream::connect(authority).await.map_err(|e| (None, e.to_string()))?;
-        // Sent: from here, a failure may have left the message taken (a resend under its key
-        // is then the same message): told as a 503.
-        stream.write_all(request.as_bytes()).await.map_err(|e| (Some(503), e.to_string()))?;
-        let mut answer = Vec::new();
-        stream.take(64 * 1024).read_to_end(&mut answer).await.map_err(|e| (Some(503), e.to_string()))?;
-        Ok::<_, (Option<u16>, String)>(answer)
-    };
-    let answer = tokio::time::timeout(Duration::from_secs(30), exchange)
-        .await
-        .map_err(|_| (Some(503), "no answer in 30s".to_string()))??;
-    let answer = String::from_utf8_lossy(&answer);
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-    let status = head.split(' ').nth(1).and_then(|s| s.parse::<u16>().ok());
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .timeout_global(Some(OWNER_POST_TIMEOUT))
+        .build()
+        .into();
+    let mut req = agent
+        .post(format!("http://{authority}{path}"))
+        .header("authorization", format!("Bearer {token}"))
+        .header("content-type", "application/json");
+    // Checked visible ASCII (`owner::idempotency_key`).
+    if let Some(k) = key {
+        req = req.header("idempotency-key", k);
+    }
+    let mut resp = req.send(json!({"text": text}).to_string()).map_err(|e| match e {
+        ureq::Error::Timeout(_) => (Some(503), format!("no answer in {}s", OWNER_POST_TIMEOUT.as_secs())),
+        // Not connected: nothing was sent.
+        ureq::Error::Io(ref io) if io.kind() == std::io::ErrorKind::ConnectionRefused => (None, e.to_string()),
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed | ureq::Error::BadUri(_) | ureq::Error::Http(_) => {
+            (None, e.to_string())
+        }
+        e => (Some(503), e.to_string()),
+    })?;
+    let status = resp.status().as_u16();
+    let head = format!("{:?} {}", resp.version(), resp.status());
+    let body = resp.body_mut().with_config().limit(64 * 1024).read_to_string().unwrap_or_default();
     let v: Value = serde_json::from_str(body.trim()).unwrap_or(Value::Null);
     match v["accepted"].as_str() {
-        Some(id) if status == Some(202) => Ok(id.to_string()),
-        _ => Err((status, v["error"].as_str().unwrap_or(head.lines().next().unwrap_or("no answer")).to_string())),
+        Some(id) if status == 202 => Ok(id.to_string()),
+        _ => Err((Some(status), v["error"].as_str().unwrap_or(&head).to_string())),
     }
 }
+
+/// How long the control room waits on the daemon's owner endpoint for one message.
+const OWNER_POST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// `GET /api/answer/{id}`: the agent's answer once the item is decided.
 async fn answer(State(app): State<Shared>, UrlPath(id): UrlPath<String>) -> Response {
@@ -725,7 +739,72 @@ async fn answer(State(app): State<Shared>, UrlPath(id): UrlPath<String>) -> Resp
 
 #[cfg(test)]
 mod tests {
-    use super::event_position;
+    use super::{event_position, post_owner};
+    use std::io::{Read, Write};
+
+    /// A one-connection server on loopback answering `answer`; the request it read.
+    fn answering(answer: &'static str) -> (String, std::thread::JoinHandle<String>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/owner/message", listener.local_addr().unwrap());
+        let served = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut request = Vec::new();
+            let mut buf = [0; 4096];
+            // The head, then the body its Content-Length announces.
+            while !String::from_utf8_lossy(&request).split_once("\r\n\r\n").is_some_and(|(head, body)| {
+                head.lines()
+                    .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length: ").map(str::to_string))
+                    .and_then(|n| n.trim().parse::<usize>().ok())
+                    .is_some_and(|n| body.len() >= n)
+            }) {
+                let n = conn.read(&mut buf).unwrap();
+                assert!(n > 0, "the request ended early");
+                request.extend_from_slice(&buf[..n]);
+            }
+            conn.write_all(answer.as_bytes()).unwrap();
+            String::from_utf8(request).unwrap()
+        });
+        (url, served)
+    }
+
+    #[test]
+    fn the_control_room_posts_an_owner_message_to_the_daemon_and_reads_its_answer() {
+        let (url, served) = answering(
+            "HTTP/1.1 202 Accepted\r\ncontent-type: application/json\r\ncontent-length: 17\r\nconnection: close\r\n\r\n{\"accepted\":\"i1\"}",
+        );
+        assert_eq!(post_owner(&url, "tok", "hi \"there\"", Some("k-1")), Ok("i1".to_string()));
+        let request = served.join().unwrap();
+        let lower = request.to_ascii_lowercase();
+        assert!(request.starts_with("POST /owner/message HTTP/1.1\r\n"), "{request}");
+        for header in
+            ["authorization: bearer tok\r\n", "content-type: application/json\r\n", "idempotency-key: k-1\r\n"]
+        {
+            assert!(lower.contains(header), "{header:?} in {request}");
+        }
+        assert!(request.ends_with("\r\n\r\n{\"text\":\"hi \\\"there\\\"\"}"), "{request}");
+
+        // The daemon's refusal is told with its status and reason; without a reason, the
+        // status line.
+        let (url, _served) = answering(
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 22\r\nconnection: close\r\n\r\n{\"error\":\"not origin\"}",
+        );
+        assert_eq!(post_owner(&url, "tok", "hi", None), Err((Some(503), "not origin".to_string())));
+        let (url, _served) = answering(
+            "HTTP/1.1 302 Found\r\nlocation: http://example.com/\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        );
+        assert_eq!(post_owner(&url, "tok", "hi", None), Err((Some(302), "HTTP/1.1 302 Found".to_string())));
+
+        // Nothing listening: nothing was sent (no status); not http://, not tried.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        assert!(matches!(
+            post_owner(&format!("http://127.0.0.1:{port}/owner/message"), "t", "hi", None),
+            Err((None, _))
+        ));
+        assert_eq!(
+            post_owner("https://127.0.0.1:1/owner/message", "t", "hi", None),
+            Err((None, "not an http:// address".to_string()))
+        );
+    }
 
     #[test]
     fn an_event_id_is_read_as_a_position_or_not_at_all() {
