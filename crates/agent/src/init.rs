@@ -24,7 +24,7 @@ fn dirs(l: &Layout) -> Vec<PathBuf> {
 
 /// The files `cn init` writes (path, template). In the files marked `true`, `{{name}}`
 /// becomes the agent's name and `{{port}}` the owner endpoint's port ([`free_port`]).
-fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 17] {
+fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 18] {
     [
         (l.config(), include_str!("templates/cn.yaml"), true),
         (l.root().join(".gitignore"), include_str!("templates/gitignore"), false),
@@ -40,6 +40,7 @@ fn files(l: &Layout) -> [(PathBuf, &'static str, bool); 17] {
         (l.reflex("routine"), include_str!("templates/routine.yaml"), false),
         (l.reflex("time"), include_str!("templates/time.yaml"), false),
         (l.reflex("doing"), include_str!("templates/doing.yaml"), false),
+        (l.reflex("why"), include_str!("templates/why.yaml"), false),
         (l.schedule(), include_str!("templates/schedule.json"), false),
         (l.tasks(), "[]\n", false),
         (l.ideas(), "[]\n", false),

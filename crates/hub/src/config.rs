@@ -1025,6 +1025,7 @@ pub const ANYONE: &[&str] = &[
     "when",
     "clock",
     "activity",
+    "why",
     "vet",
     "escalate",
     "local_prompt",

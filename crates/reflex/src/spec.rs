@@ -49,6 +49,7 @@ pub const SPECS: &[Spec] = &[
     Spec { name: "when", level: 0, main: "text", pure: true },
     Spec { name: "clock", level: 0, main: "format", pure: true },
     Spec { name: "activity", level: 0, main: "period", pure: true },
+    Spec { name: "why", level: 0, main: "text", pure: true },
     Spec { name: "vet", level: 0, main: "text", pure: false },
     // Not an effect: ends the pipeline and hands the item to the executive.
     Spec { name: "escalate", level: 0, main: "reason", pure: true },

@@ -59,6 +59,7 @@ mod reflex_test;
 mod reflex_write_run;
 mod routine_dialogue;
 mod routine_reminders;
+mod routine_why;
 mod serve_browser;
 mod serve_common;
 mod serve_http;

@@ -32,6 +32,7 @@ mod task_move;
 mod tasks;
 mod tasks_list;
 mod template;
+mod why;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -174,6 +175,7 @@ pub(crate) fn registry(shared: &Arc<Shared>, policy: cn_tools::Policy) -> Regist
         .register(clock::when(shared))
         .register(clock::clock(shared))
         .register(clock::activity(shared))
+        .register(why::tool(shared))
         .register(clock::vet());
     for name in ["local_prompt", "ollama_prompt"] {
         r.register(prompt::tool(name, shared));

@@ -28,6 +28,7 @@ pub mod learned;
 pub mod parse;
 pub mod pending;
 pub mod perform;
+pub mod why;
 
 use cn_hub::tasks::Filter;
 use jiff::Zoned;
