@@ -360,3 +360,53 @@ fn learning_takes_only_what_people_said_and_never_learns_to_close_a_message_with
     assert_eq!(ran["outcome"], "escalated", "{ran}");
     assert!(ran.to_string().contains("not closed with a token"), "{ran}");
 }
+
+/// Issue 40, finding 8: a reflex cn learned itself (a proposal from the executive's decisions)
+/// that stops agreeing is seen demoted. Proposed in shadow, promoted by agreement, it answers
+/// at level 0; when a checked item's executive answer differs, it goes back to shadow — the
+/// journal names it and says why, `cn reflex list` shows it in shadow, and the next such
+/// message goes to the executive again.
+#[test]
+fn a_learned_reflex_that_stops_agreeing_is_demoted_and_seen_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let hub = setup(dir, "    propose_after: 3\n    promote_after: 2\n    check_every: 2\n");
+    let name = "learned-reply-deploy";
+    say(dir, "The deploy finished at noon.");
+    for text in ["how is the deploy going", "did the deploy pass?", "deploy finished yet?"] {
+        chat(&hub, text);
+    }
+    assert_eq!(row(&hub, name)["mode"], "shadow", "proposed in shadow");
+    chat(&hub, "is the deploy done");
+    chat(&hub, "has the deploy landed");
+    assert_eq!(mode_in_file(&hub, name), "active", "promoted by two distinct agreements");
+    assert!(journal(&hub).iter().any(|e| e["action"] == "promote" && e["name"] == name && e["by"] == "agreement"));
+    let calls = exec_calls(dir);
+    assert_eq!(chat(&hub, "deploy ok?"), "The deploy finished at noon.");
+    assert_eq!(exec_calls(dir), calls, "answered by the learned reflex, no executive");
+
+    // The deploy failed: the executive's answer on the checked item differs.
+    say(dir, "The deploy failed; I am rolling it back.");
+    assert_eq!(chat(&hub, "deploy news?"), "The deploy failed; I am rolling it back.");
+    assert_eq!(exec_calls(dir), calls + 1, "the checked item went to the executive");
+    let j = journal(&hub);
+    let demoted = j
+        .iter()
+        .find(|e| e["type"] == "reflex" && e["action"] == "demote" && e["name"] == name)
+        .unwrap_or_else(|| panic!("no demotion journaled: {j:#?}"));
+    assert_eq!((demoted["outcome"].as_str(), demoted["by"].as_str()), (Some("shadow"), Some("disagreement")));
+    let reason = demoted["reason"].as_str().unwrap();
+    assert!(reason.starts_with("disagreed with the decision on "), "{reason}");
+    assert!(reason.contains("The deploy failed"), "why, in the executive's words: {reason}");
+    assert_eq!(mode_in_file(&hub, name), "shadow");
+    let r = row(&hub, name);
+    assert_eq!((r["mode"].as_str(), r["learned"].as_str()), (Some("shadow"), Some("proposal")), "{r}");
+    let table = cn_ok(&hub, &["reflex", "list"]);
+    let line = table.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{table}"));
+    assert!(line.contains("shadow"), "{table}");
+    let log = std::process::Command::new("git").arg("-C").arg(&hub).args(["log", "--format=%s"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&log.stdout).contains(&format!("reflex: demote {name} (disagreement)")));
+    // In shadow again: the executive answers the next one.
+    assert_eq!(chat(&hub, "deploy rolled back?"), "The deploy failed; I am rolling it back.");
+    assert_eq!(exec_calls(dir), calls + 2);
+}
