@@ -83,11 +83,17 @@ pub fn answer(text: &str, entries: &[Entry], asked: &[Asked], who: &Provenance, 
         .filter_map(|e| get(e, "item"))
         .collect();
     let named = named_id(text);
-    let decision = entries.iter().rev().find(|e| {
-        e.kind() == "decision"
-            && theirs(e, who)
-            && get(e, "id").is_some_and(|id| !answered_why.contains(&id) && named.is_none_or(|n| n == id))
-    });
+    let candidates = || {
+        entries.iter().rev().filter(|e| {
+            e.kind() == "decision"
+                && theirs(e, who)
+                && get(e, "id").is_some_and(|id| !answered_why.contains(&id) && named.is_none_or(|n| n == id))
+        })
+    };
+    // "That" is what the conversation last saw: the decision on their last message, before
+    // the agent's own work on what they filed (a task falling due, an idea explored).
+    let message = |e: &&Entry| get(e, "item_kind").is_none_or(|k| k == "message");
+    let decision = candidates().find(message).or_else(|| candidates().next());
     let Some(d) = decision else {
         return match named {
             Some(id) => format!("I have no decision of yours on {id}."),
@@ -200,15 +206,23 @@ mod tests {
     fn the_owner_hears_the_last_decision_for_them_with_who_took_it_and_why() {
         let mut j = journal();
         let asked = [Asked { item: "cccccccccccc".into(), level: 3, model: "claude-x".into() }];
-        let a = answer("why did you do that?", &j, &asked, &Provenance::Owner, &utc());
+        // Named: the agent's own work on the owner's task, decided by the executive.
+        let a = answer("why did you do cccccccccccc?", &j, &asked, &Provenance::Owner, &utc());
         assert_eq!(
             a,
-            "My last decision for you (item cccccccccccc, Sun 29 Nov 03:21): I closed it (nothing to add). \
+            "On item cccccccccccc, Sun 29 Nov 03:21: I closed it (nothing to add). \
              The executive (claude-x) decided it at level 3. \
              `cn journal why cccccccccccc` shows the whole chain."
         );
-        j.pop();
-        // The "why" answered before is skipped: the hand-up before it is explained.
+        // Unnamed: the decision on the owner's last message, not the task's; the "why"
+        // answered before is skipped, so the hand-up before it is explained.
+        let a = answer("why did you do that?", &j, &asked, &Provenance::Owner, &utc());
+        assert!(a.contains("on “Can you review my blog post?”"), "{a}");
+        // With no decision on a message of theirs, the last of any kind: the task's.
+        j.retain(|e| get(e, "id") == Some("cccccccccccc"));
+        let a = answer("why did you do that?", &j, &asked, &Provenance::Owner, &utc());
+        assert!(a.starts_with("My last decision for you (item cccccccccccc, "), "{a}");
+        let j = journal();
         let a = answer("why did you do that?", &j, &[], &Provenance::Owner, &utc());
         assert!(
             a.contains("on “Can you review my blog post?”") && a.contains("handed it up (no executive is configured)"),
