@@ -78,6 +78,8 @@ def number_words(text: str) -> str:
     t = " " + text.lower() + " "
     t = re.sub(r"\ba\.m\.?", "am", t)
     t = re.sub(r"\bp\.m\.?", "pm", t)
+    t = re.sub(r"\b12\s+(noon|midday)\b", "noon", t)  # "12 noon"
+    t = re.sub(r"\blunch\s*time\b", "noon", t)  # cn reads lunchtime as noon
     t = re.sub(r"\b(noon|midday)\b", "12:00", t)
     t = re.sub(r"\bmidnight\b", "00:00", t)
     t = re.sub(r"\bo'?\s?clock\b", ":00", t)
@@ -116,8 +118,19 @@ def number_words(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip()
 
 
+def before_clock(t: str) -> str:
+    """ "one hour before 3pm" -> "2pm": a span before a clock time is the earlier time."""
+    def back(m):
+        n, unit, h, mi, ap = int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4) or 0), m.group(5)
+        h24 = (h % 12) + (12 if ap == "pm" else 0)
+        total = h24 * 60 + mi - (n * 60 if unit.startswith("h") else n)
+        total %= 24 * 60
+        return f"{total // 60}:{total % 60:02d}"
+    return re.sub(r"\b(\d{1,3}) (hours?|minutes?|mins?) before (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b", back, t)
+
+
 def normalise(text: str) -> str:
-    t = number_words(text)
+    t = before_clock(number_words(text))
     t = re.sub(r"[!?,;]+", " ", t)
     t = re.sub(r"\s+", " ", t).strip().rstrip(".")
     while True:

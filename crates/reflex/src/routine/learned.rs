@@ -89,6 +89,16 @@ pub fn clause(clause: &str, now: &Zoned) -> Clause {
         Some(lead) => &clause[lead.end()..],
         None => clause,
     };
+    // "What about if you set the alarm for 4:45 in the evening?": a request put as a question.
+    static SUGGEST: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let suggest = SUGGEST.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)^\s*(?:what|how)\s+about\s+(?:if\s+)?(?:you\s+)?(?P<ask>(?:set|make|add|create|put)\b[^?]*)\?*\s*$",
+        )
+        .unwrap_or_else(|e| unreachable!("the suggestion pattern compiles: {e}"))
+    });
+    let suggested = suggest.captures(clause).and_then(|c| c.name("ask")).map(|m| m.as_str().to_string());
+    let clause = suggested.as_deref().unwrap_or(clause);
     // "show me my alarams": the routine's words as meant.
     let fixed = super::parse::correct_frame(clause);
     let clause = fixed.as_deref().unwrap_or(clause);
@@ -118,16 +128,150 @@ fn clean(words: &str) -> String {
     w.trim().to_string()
 }
 
+/// The pattern of a name given to an alarm, a timer or a reminder ("an alarm called Music
+/// Practice", "label it Cleaning", "in the name of Leave for home", "Let's call it Phone home").
+fn name_re() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:(?:alarms?|timers?|reminders?|one|it|tasks?|events?)\s+(?:to\s+be\s+|that\s+is\s+|that's\s+|should\s+be\s+|will\s+be\s+)?(?:called|titled|named|label(?:l?ed))(?:\s+as)?|label\s+it(?:\s+as)?|name\s+it(?:\s+as)?|call\s+it(?:\s+as)?|in\s+the\s+name\s+of|with\s+the\s+(?:name|title|label)|name\s+(?:the|my|this)\s+(?:new\s+)?(?:alarm|timer|reminder|one)(?:\s+as)?|(?:make|set|change)\s+the\s+(?:name|title|label)(?:\s+(?:to|for|as))?|(?:use|give\s+it)\s+the\s+(?:name|title|label)|(?:alarm|timer|reminder)\s+as|(?:the\s+)?(?:name|title|label)\s+(?:should\s+be|is|will\s+be))\s+(?P<name>[^.?!,;]+)")
+            .unwrap_or_else(|e| unreachable!("the name pattern compiles: {e}"))
+    })
+}
+
+/// The name in the words after a naming phrase, up to " and …" or a courtesy, with a time
+/// said inside cut out ("Cleaning at 3:45 pm", "Leave for home" whole): the name and the
+/// words left for the rest of the clause.
+fn name_of(words: &str) -> Option<(String, String)> {
+    static END: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let end = END.get_or_init(|| {
+        regex::Regex::new(r"(?i)\s+(?:and|but|please|this\s+time|instead|now|thanks|thank\s+you)\b")
+            .unwrap_or_else(|e| unreachable!("the name end pattern compiles: {e}"))
+    });
+    let cut = end.find(words).map_or(words.len(), |m| m.start());
+    let (head, tail) = words.split_at(cut);
+    let epoch = jiff::Timestamp::UNIX_EPOCH.to_zoned(jiff::tz::TimeZone::UTC);
+    let (name, left) = match when::parse(head, &epoch) {
+        Ok(Some(d)) => (clean(&super::parse::trim_words(&d.rest)), format!("{} {tail}", d.phrase)),
+        _ => (clean(head), tail.to_string()),
+    };
+    // "an alarm as soon as you can", "a reminder as well": no name.
+    let first = name.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    let not_a_name = ["soon", "well", "usual", "always", "before", "planned", "early", "late", "possible", "needed"];
+    (!cn_hub::words::content(&name).is_empty()
+        && name.split_whitespace().count() <= 6
+        && !not_a_name.contains(&first.as_str()))
+    .then_some((name, left))
+}
+
 /// The name a person gives an alarm or a timer ("an alarm called Music Practice", "label it
 /// Cleaning", "in the name of Leave for home").
 fn named(text: &str) -> Option<String> {
+    let c = name_re().captures(text)?;
+    name_of(c.name("name")?.as_str()).map(|(n, _)| n)
+}
+
+/// A clause that gives a name ("Call it Leave for home.", "You can use the name Grocery
+/// run.", "Let's call it Phone home and set it for 15:30."): the name, and the clause with the
+/// naming cut out (what else it says).
+pub fn naming(clause: &str) -> Option<(String, String)> {
+    let c = name_re().captures(clause)?;
+    let whole = c.get(0)?;
+    let (name, left) = name_of(c.name("name")?.as_str())?;
+    let rest = format!("{} {left} {}", &clause[..whole.start()], &clause[whole.end()..]);
+    Some((name, rest.split_whitespace().collect::<Vec<_>>().join(" ")))
+}
+
+/// Words that only ask for something to be set, or again ("Can you try again?", "It will
+/// be", "Set it", "I need one more"): no request of their own.
+pub fn only_asking(words: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "set", "setup", "up", "the", "a", "an", "my", "me", "to", "for", "make", "create", "add", "new", "another",
+        "i", "want", "need", "would", "like", "put", "please", "can", "you", "could", "it", "one", "will", "be",
+        "should", "and", "also", "time", "as", "with", "let", "let's", "lets", "if", "try", "trying", "again", "once",
+        "more", "attempt", "retry", "go", "give", "do", "that", "this", "though", "now", "but", "yes", "ok", "okay",
+        "great", "perfect", "cool", "alright", "right", "all", "fine", "then", "thanks", "thank", "so", "about",
+        "mind", "able", "think", "at", "of", "in", "on", "instead", "same", "favor", "favour", "other", "its", "it's",
+        "we", "us", "use", "really", "just", "maybe", "well", "sure", "help", "very", "much", "lot", "favor", "one",
+        "there", "go", "ahead", "show", "see", "view", "check", "display", "have",
+    ];
+    words
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .all(|w| ASKING.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// A clause that asks only for an alarm or a timer at a time ("Would you mind trying to do
+/// that again, though now you try to set the alarm for 16:15?"): the request.
+pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
+    let name = device(clause)?;
+    match when::parse(clause, now) {
+        Ok(Some(d)) => {
+            let rest: String = d
+                .rest
+                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .filter(|w| {
+                    !["alarm", "alarms", "timer", "wake", "up", "trying", "mind"]
+                        .contains(&w.to_ascii_lowercase().as_str())
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            only_asking(&rest).then(|| Request::AddTask { task: name.to_string(), due: Some(d) })
+        }
+        _ => None,
+    }
+}
+
+/// Two alarms asked for in one sentence ("set my alarm for 3 am and then 8 pm", "an alarm at
+/// 6 AM and another one at 6:30 AM"): both, or `None` when it is not that.
+pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:called|titled|named|label(?:l?ed)?(?:\s+it)?(?:\s+as)?|name\s+it(?:\s+as)?|call\s+it|in\s+the\s+name\s+of|with\s+the\s+(?:name|title|label)|name\s+(?:the|my)\s+(?:new\s+)?(?:alarm|timer|reminder)(?:\s+as)?|(?:make|set|change)\s+the\s+(?:name|title|label)(?:\s+(?:to|for|as))?|use\s+the\s+name)\s+(?P<name>.+?)(?:\s+(?:for|at|and|this|please)\b|[.?!,;]|$)")
-            .unwrap_or_else(|e| unreachable!("the name pattern compiles: {e}"))
+        regex::Regex::new(r"(?i)^(?P<a>.+?)\s+and\s+(?:then\s+)?(?:(?:another|a\s+second)(?:\s+one)?\s+|one\s+more\s+)?(?P<b>(?:(?:at|for)\s+)?\d.*|(?:at|for)\s+.+)$")
+            .unwrap_or_else(|e| unreachable!("the two alarms pattern compiles: {e}"))
     });
-    let name = clean(re.captures(text)?.name("name")?.as_str());
-    (!cn_hub::words::content(&name).is_empty() && name.split_whitespace().count() <= 6).then_some(name)
+    let c = re.captures(clause)?;
+    let first = device_time(c.name("a")?.as_str(), now)?;
+    let second = match when::parse(c.name("b")?.as_str(), now) {
+        Ok(Some(d)) if only_asking(&d.rest) => d,
+        _ => return None,
+    };
+    let Request::AddTask { task, .. } = &first else { return None };
+    let task = task.clone();
+    Some(vec![first, Request::AddTask { task, due: Some(second) }])
+}
+
+/// Whether `rest` goes on, after "and", to ask something more than the alarm ("… and call
+/// mom at 8").
+fn second_request(rest: &str) -> bool {
+    let lower = rest.to_ascii_lowercase();
+    lower.match_indices(" and ").any(|(i, _)| {
+        let next = lower[i + 5..].split_whitespace().next().unwrap_or("");
+        !next.is_empty() && !only_asking(next) && device(next).is_none()
+    })
+}
+
+/// A sentence that only sets the scene ("I'm hoping to motivate myself to do some chores
+/// around the house."), beside the one that asks.
+pub fn scene(clause: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(?:i'?m|i\s+am|i'?ve\s+been|i\s+have\s+been|i\s+was)\s+(?:hoping|trying|planning|thinking|going|looking|wanting)\b")
+            .unwrap_or_else(|e| unreachable!("the scene pattern compiles: {e}"))
+    })
+    .is_match(clause)
+}
+
+/// A clause that says only a time ("It will be for 4:45 pm.", "Set it for 5:15 in the
+/// evening.", "Can you retry with the time as three pm?"): the time, for the filing said
+/// beside it — or, said alone, for the question what to set.
+pub fn time_only(clause: &str, now: &Zoned) -> Option<Result<when::Due, WhenError>> {
+    match when::parse(clause, now) {
+        Ok(Some(d)) if only_asking(&d.rest) => Some(Ok(d)),
+        Err(e) if only_asking(&clause.to_ascii_lowercase().replacen(&e.phrase().to_ascii_lowercase(), " ", 1)) => {
+            Some(Err(e))
+        }
+        _ => None,
+    }
 }
 
 /// An alarm's or a timer's own name, when the person set one without naming what for.
@@ -135,6 +279,8 @@ fn device(text: &str) -> Option<&'static str> {
     let lower = text.to_ascii_lowercase();
     if lower.contains("wake me") || lower.contains("wake up") {
         Some("Wake up")
+    } else if lower.contains("alert me") {
+        Some("Alert")
     } else if lower.contains("alarm") {
         Some("Alarm")
     } else if lower.contains("timer") {
@@ -142,6 +288,16 @@ fn device(text: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// Whether `text` asks for an alarm, a timer or a wake-up.
+pub fn device_said(text: &str) -> bool {
+    device(text).is_some()
+}
+
+/// Whether `task` is the name an alarm, a timer or a wake-up gets when the person gave none.
+pub fn device_name(task: &str) -> bool {
+    ["Alarm", "Timer", "Wake up", "Alert"].contains(&task)
 }
 
 /// The time a span said in `text` ends, from `now` ("for 5 minutes", "a 15 minute timer").
@@ -232,7 +388,7 @@ fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:remind|reminded|reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake)\b"),
+            r(r"\b(?:remind|reminded|reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake|alert\s+me)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|appointments?|plans|planned|meetings?|remind|notifications)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
@@ -354,6 +510,11 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     let what = Some(clean(&joined(u, SlotKind::What))).filter(|w| !cn_hub::words::content(w).is_empty() && !filler(w));
     match u.intent {
         Intent::Add => {
+            // "I need to set a reminder for my new schedule": the words to file hold the
+            // request to file them — not read apart, not filed.
+            if what.as_deref().is_some_and(super::parse::files) {
+                return Clause::NotRoutine;
+            }
             if what.is_none() {
                 if let Some(device) = device(text) {
                     // An alarm or a timer: its time is wherever the person said it.
@@ -371,6 +532,9 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                             // An alarm without a time it can go off at is asked about, not filed.
                             None => Clause::Missing(Missing { want: Want::When, what: Some(device), due: None }),
                         },
+                        // "set an alarm at 7 and call mom at 8": a second request beside the
+                        // alarm is not dropped — the whole goes up.
+                        Ok(Some(d)) if second_request(&d.rest) => Clause::NotRoutine,
                         Ok(due) => Clause::Request(Request::AddTask { task: device, due }),
                         Err(e) => Clause::Ask(e),
                     };
@@ -443,10 +607,15 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     let task = if cn_hub::words::content(&rest).is_empty() { what } else { rest };
                     Clause::Request(Request::AddTask { task, due: Some(d) })
                 }
-                Ok(None) => Clause::Ask(WhenError::Unreadable {
-                    phrase: when_words,
-                    why: "it names no day or time I know".into(),
-                }),
+                // The tagger's time cut short ("for 2 hours" of "for 2 hours from now"): the
+                // time as said in the whole clause.
+                Ok(None) => match when::parse(text, now) {
+                    Ok(Some(d)) => Clause::Request(Request::AddTask { task: what, due: Some(d) }),
+                    _ => Clause::Ask(WhenError::Unreadable {
+                        phrase: when_words,
+                        why: "it names no day or time I know".into(),
+                    }),
+                },
                 Err(e) => Clause::Ask(e),
             }
         }
@@ -594,6 +763,69 @@ mod tests {
         }
         // An alarm is one of the person's items: cancelling one says so.
         assert!(matches!(one("cancel alarm for friday morning"), Request::Cancel { said: Said::Explicit, .. }));
+    }
+
+    /// One filing said over several sentences, as people do in a chat with an assistant
+    /// (fourth pass, issue 41): the name and the time joined to the alarm asked for, a
+    /// retry's courtesy left out, a time said alone asked about, two alarms in one sentence
+    /// both set, and a second request beside an alarm never dropped.
+    #[test]
+    fn a_filing_said_over_several_sentences_is_put_together() {
+        assert_eq!(
+            added("I'd like a new alarm. Make it for 6:45 pm. Call it Yoga class."),
+            ("Yoga class".into(), Some("Thu 18:45".into()))
+        );
+        assert_eq!(
+            added("Could you have another go? Set one for 19:20 and name it Piano lesson."),
+            ("Piano lesson".into(), Some("Thu 19:20".into()))
+        );
+        assert_eq!(added("okay great please add Laundry at 5:30 pm"), ("Laundry".into(), Some("Thu 17:30".into())));
+        assert_eq!(
+            added("How about you set the alarm for 7 in the evening? Also change the name for Feed the cat."),
+            ("Feed the cat".into(), Some("Thu 19:00".into()))
+        );
+        // A name alone, or a time alone: what is missing is asked, nothing filed.
+        match parse("Would you try once more? Name it Piano lesson.", &now()) {
+            Parsed::Missing(m) => assert_eq!(m.what.as_deref(), Some("Piano lesson")),
+            other => panic!("{other:?}"),
+        }
+        match parse("Can you try again? Put it at 7:20 in the evening.", &now()) {
+            Parsed::Missing(m) => assert!(m.what.is_none() && m.due.is_some()),
+            other => panic!("{other:?}"),
+        }
+        // "called" names an alarm, not what a person did.
+        assert!(
+            matches!(one("I called the plumber"), Request::Complete { .. } | Request::Cancel { .. })
+                || !matches!(parse("I called the plumber", &now()), Parsed::Routine(_))
+        );
+        match parse("set an alarm for 5 am and another one at 5:30 am", &now()) {
+            Parsed::Routine(r) => assert_eq!(r.len(), 2, "{r:?}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(parse("set an alarm at 7 and call mom at 8", &now()), Parsed::NotRoutine));
+        assert!(matches!(one("turn off my alarm for tomorrow morning"), Request::Cancel { .. }));
+        assert_eq!(added("remind me to call and cancel the gym membership").0, "call and cancel the gym membership");
+    }
+
+    /// Times as people bound or place them: a repeat with a start or an end, and two days at
+    /// once, are asked about; a span before a time, or from now, is read.
+    #[test]
+    fn times_with_a_start_an_end_or_two_days() {
+        for text in [
+            "set an alarm every 20 minutes until 9 pm",
+            "alarm every hour starting at noon",
+            "remind me to water the plants tonight this Saturday at 8pm",
+        ] {
+            assert!(matches!(parse(text, &now()), Parsed::Ask(_)), "{text}: {:?}", parse(text, &now()));
+        }
+        assert_eq!(added("remind me to leave 20 minutes before 6pm"), ("leave".into(), Some("Thu 17:40".into())));
+        assert_eq!(added("alarm 2 hours from now"), ("Alarm".into(), Some("Thu 16:30".into())));
+        assert_eq!(added("remind me to call dad on monday next week"), ("call dad".into(), Some("Mon 09:00".into())));
+        // A date without a year that passed months ago is next year's.
+        match one("remind me to renew the passport on sept 3") {
+            Request::AddTask { due: Some(d), .. } => assert_eq!(d.at.year(), 2027),
+            other => panic!("{other:?}"),
+        }
     }
 
     /// What is not the routine's changes nothing: it is not routine (or only courtesy).

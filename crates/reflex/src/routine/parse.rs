@@ -40,7 +40,53 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     let mut requests = Vec::new();
     let mut asked = None;
     let mut missing = None;
+    // A filing said over several sentences ("I need to add an alarm. It will be for 4:45 pm.
+    // Name the new alarm as Leave for home."): its name and its time, each said alone.
+    let mut name: Option<String> = None;
+    let mut times: Vec<when::Due> = Vec::new();
+    let several = clauses.len() > 1;
     for clause in &clauses {
+        if Clean::of(clause).is_none() {
+            continue;
+        }
+        let mut clause = clause.as_str();
+        let rest;
+        if let Some((n, left)) = learned::naming(clause) {
+            // Named more than once, two ways: which is meant is asked, never chosen.
+            if name.as_ref().is_some_and(|had| !had.eq_ignore_ascii_case(&n)) {
+                return Parsed::NotRoutine;
+            }
+            if learned::only_asking(&left) {
+                name = Some(n);
+                continue;
+            }
+            if learned::time_only(&left, now).is_some() || learned::device_said(&left) {
+                name = Some(n);
+                rest = left;
+                clause = &rest;
+            }
+        }
+        // A question ("what have I got on today?") is no time said for a filing.
+        let question = Clean::of(clause).is_some_and(|c| c.question);
+        match learned::time_only(clause, now).filter(|_| !question) {
+            Some(Ok(due)) => {
+                times.push(due);
+                continue;
+            }
+            Some(Err(e)) => {
+                asked = asked.or(Some(e));
+                continue;
+            }
+            None => {}
+        }
+        if let Some(rs) = learned::device_times(clause, now) {
+            requests.extend(rs);
+            continue;
+        }
+        if let Some(r) = learned::device_time(clause, now) {
+            requests.push(r);
+            continue;
+        }
         let Some(clean) = Clean::of(clause) else { continue };
         match clause_request(&clean, now)
             .or_else(|| Clean::of(&correct_frame(&clean.text)?).and_then(|c| clause_request(&c, now)))
@@ -52,25 +98,103 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 learned::Clause::Request(r) => requests.push(r),
                 learned::Clause::Ask(e) => asked = asked.or(Some(e)),
                 learned::Clause::Skip => {}
-                // "I want to view my alarms. Can you show it to me?": the second only repeats
-                // the first.
-                learned::Clause::Missing(_) | learned::Clause::NotRoutine if clauses.len() > 1 && echo(clause) => {}
+                // "I want to view my alarms. Can you show it to me?", "Can you try again?":
+                // the clause only repeats or asks again for the one beside it.
+                learned::Clause::Missing(_) | learned::Clause::NotRoutine
+                    if several && (echo(clause) || learned::only_asking(clause) || learned::scene(clause)) => {}
                 learned::Clause::Missing(m) => missing = missing.or(Some(m)),
                 learned::Clause::NotRoutine => return Parsed::NotRoutine,
             },
         }
     }
+    if let Some(e) = asked {
+        return Parsed::Ask(e);
+    }
+    // "every 15 minutes past 7 am": a repeat said that no reading found is asked about, never
+    // filed once.
+    if every_word_re().is_match(text) && requests.iter().any(|r| matches!(r, Request::AddTask { .. })) {
+        return Parsed::Ask(WhenError::Unreadable {
+            phrase: every_word_re().find(text).map_or("every", |m| m.as_str()).to_string(),
+            why: "I can't tell how often".into(),
+        });
+    }
+    // Two times said apart for one filing: which is meant is asked, never chosen.
+    if times.len() > 1 {
+        return Parsed::NotRoutine;
+    }
+    let time = times.pop();
+    if name.is_some() || time.is_some() {
+        return assembled(requests, missing, name, time);
+    }
     let files = requests.iter().any(|r| matches!(r, Request::AddTask { .. } | Request::AddEvery { .. }));
-    match (asked, requests.is_empty(), missing) {
-        (Some(e), _, _) => Parsed::Ask(e),
+    match (requests.is_empty(), missing) {
         // A request that lacks what to do is asked about when nothing else is asked.
-        (None, true, Some(m)) => Parsed::Missing(m),
-        (None, true, None) => Parsed::NotRoutine,
+        (true, Some(m)) => Parsed::Missing(m),
+        (true, None) => Parsed::NotRoutine,
         // "I need to add an alarm. Call it Cleaning, for 3:45 pm.": said whole further on.
-        (None, false, Some(m)) if files && m.due.is_none() => Parsed::Routine(requests),
+        (false, Some(m)) if files && m.due.is_none() => Parsed::Routine(requests),
         // Half of it cannot be done: none of it is.
-        (None, false, Some(_)) => Parsed::NotRoutine,
-        (None, false, None) => Parsed::Routine(requests),
+        (false, Some(_)) => Parsed::NotRoutine,
+        (false, None) => Parsed::Routine(requests),
+    }
+}
+
+/// One filing put together from its parts said in separate sentences: a name ("Call it
+/// Cleaning") and a time ("It will be for 4:45 pm") joined to the alarm or reminder asked for
+/// beside them. Parts that belong to no filing, or to a request that is not one, make the
+/// message not routine; a filing still without a what or a when is asked about.
+fn assembled(
+    mut requests: Vec<Request>,
+    missing: Option<Missing>,
+    name: Option<String>,
+    time: Option<when::Due>,
+) -> Parsed {
+    let device = |t: &str| learned::device_name(t);
+    match (requests.as_mut_slice(), missing) {
+        ([], None) => match (name, time) {
+            (Some(n), Some(d)) => Parsed::Routine(vec![Request::AddTask { task: n, due: Some(d) }]),
+            (Some(n), None) => Parsed::Missing(Missing { want: Want::When, what: Some(n), due: None }),
+            (None, d) => Parsed::Missing(Missing { want: Want::What, what: None, due: d }),
+        },
+        ([], Some(m)) => {
+            let what = name.or(m.what);
+            let due = time.or(m.due);
+            match (what, due) {
+                (Some(w), Some(d)) => Parsed::Routine(vec![Request::AddTask { task: w, due: Some(d) }]),
+                (what, due) => Parsed::Missing(Missing {
+                    want: match (&what, &due) {
+                        (Some(_), None) => Want::When,
+                        (None, Some(_)) => Want::What,
+                        _ => Want::WhatAndWhen,
+                    },
+                    what,
+                    due,
+                }),
+            }
+        }
+        ([Request::AddTask { task, due }], None) => {
+            if let Some(n) = name {
+                // Only an alarm's or a timer's own name gives way to the one the person gave.
+                if !device(task) {
+                    return Parsed::NotRoutine;
+                }
+                *task = n;
+            }
+            if let Some(d) = time {
+                if due.is_some() {
+                    return Parsed::NotRoutine;
+                }
+                *due = Some(d);
+            }
+            Parsed::Routine(requests)
+        }
+        ([Request::AddEvery { action, .. }], None) if time.is_none() && device(action) => {
+            if let Some(n) = name {
+                *action = n;
+            }
+            Parsed::Routine(requests)
+        }
+        _ => Parsed::NotRoutine,
     }
 }
 
@@ -124,7 +248,11 @@ macro_rules! pattern {
 }
 pub(super) use pattern;
 
-pattern!(lead_re, "lead", r"(?i)^(?:(?:hey|hi|hello|ok|okay|so|oh|and|also|um|right|alright|btw|then)\b[\s,]*)+");
+pattern!(
+    lead_re,
+    "lead",
+    r"(?i)^(?:(?:hey|hi|hello|ok|okay|so|oh|and|also|um|right|alright|all\s+right|btw|then|great|perfect|cool|yes|yeah|sure|awesome|thanks|thank\s+you)\b[\s,]*)+"
+);
 pattern!(
     polite_re,
     "polite",
@@ -170,6 +298,12 @@ pattern!(
     r"(?i)^(?:then\s+|also\s+)?(?:remind\s+me|add\s|put\s|mark\s|tick\s|check\s+off|move\s|push\s|postpone\s|reschedule\s|snooze\s|delay\s|cancel\s|delete\s|remove\s|drop\s|scrap\s|what'?s\s|what\s+is\s|show\s+me\s+(?:my|the)\s|list\s+my\s|note\s+to\s+self|don'?t\s+let\s+me\s+forget)"
 );
 
+pattern!(
+    second_filing_re,
+    "second filing",
+    r"(?i)^(?:then\s+|also\s+)?(?:remind\s+me|add\s|put\s|what'?s\s|what\s+is\s|show\s+me\s+(?:my|the)\s|list\s+my\s|note\s+to\s+self|don'?t\s+let\s+me\s+forget)"
+);
+
 /// Whether `sentence` ends in an abbreviation's stop ("8 p.m.", "e.g.", "Dr."), which ends
 /// no sentence.
 fn abbreviated(sentence: &str) -> bool {
@@ -203,7 +337,13 @@ fn clauses(text: &str) -> Vec<String> {
         let mut rest = s.as_str();
         loop {
             let lower = rest.to_ascii_lowercase();
-            let cut = lower.match_indices(" and ").map(|(i, _)| i).find(|&i| second_re().is_match(&rest[i + 5..]));
+            // Within "remind me to …", what follows is what to be reminded of ("remind me to
+            // call and cancel the dentist"): only a second filing or question starts anew.
+            let reminding =
+                lower.trim_start().starts_with("remind me to ") || lower.trim_start().starts_with("remind me about ");
+            let cut = lower.match_indices(" and ").map(|(i, _)| i).find(|&i| {
+                second_re().is_match(&rest[i + 5..]) && (!reminding || second_filing_re().is_match(&rest[i + 5..]))
+            });
             match cut {
                 Some(i) => {
                     clauses.push(rest[..i].to_string());
@@ -367,7 +507,7 @@ pattern!(
     format!(
         r"(?ix)^(?:
             (?:what'?s|what\s+is|whats)\s+on\s+(?:my\s+|the\s+)?(?:to-?do\s+|todo\s+|task\s+)?(?:list|plate|agenda)(?:\s+(?:for\s+)?(?P<w1>{FILTER_WORDS}))?
-          | (?:show|list|give|tell)(?:\s+me)?\s+(?:all\s+)?(?:of\s+)?(?:my|the)\s+(?:open\s+)?(?:tasks|todos|to-?dos|to-?do\s+list|todo\s+list|task\s+list|list|reminders)(?:\s+(?:for\s+|due\s+)?(?P<w2>{FILTER_WORDS}))?
+          | (?:i\s+(?:want|need|would\s+like|'d\s+like)\s+to\s+)?(?:show|list|give|tell|retrieve|display|view|see|check|pull\s+up|bring\s+up)(?:\s+(?:me|for\s+me))?\s+(?:all\s+)?(?:of\s+)?(?:my|the)\s+(?:open\s+|listed\s+|current\s+|upcoming\s+)?(?:tasks|todos|to-?dos|to-?do\s+list|todo\s+list|task\s+list|list|reminders|alarms|timers|notifications)(?:\s+(?:that\s+)?i(?:'ve|\s+have)\s+(?:set|got))?(?:\s+(?:for\s+|due\s+)?(?P<w2>{FILTER_WORDS}))?
           | what\s+(?:tasks|todos|to-?dos|reminders)\s+(?:do\s+i\s+have|have\s+i\s+got|are\s+(?:open|left|due))(?:\s+(?:for\s+)?(?P<w3>{FILTER_WORDS}))?
           | what(?:\s+do\s+i\s+have|\s+have\s+i\s+got|\s+do\s+i\s+need|\s+is\s+left|\s*'?s\s+left)\s+(?:to\s+do\s+)?(?:due\s+)?(?:on\s+)?(?:for\s+)?(?P<w4>{FILTER_WORDS})
           | (?:what'?s|what\s+is|whats|what\s+are|anything|is\s+(?:there\s+)?anything|are\s+there\s+any\s+tasks)\s+(?P<kind>due|left|overdue|open|late|on)(?:\s+(?:for\s+)?(?P<w5>{FILTER_WORDS}))?
@@ -520,6 +660,7 @@ pattern!(
     "cancel",
     r"(?ix)^(?:
         (?:cancel|delete|remove|drop|scrap|ditch|bin|forget(?:\s+about)?|never\s*mind(?:\s+about)?|nvm|stop|kill|skip|erase)\s+(?P<a>.+?)(?:\s+(?:from|off)\s+(?:my|the)\s+(?:list|tasks|todos?|to-?do\s+list|todo\s+list|task\s+list|reminders))?
+      | (?:shut|turn|switch)\s+off\s+(?P<f>(?:\S+\s+){0,3}?(?:alarm|timer)s?\b.*)
       | take\s+(?P<b>.+?)\s+off\s+(?:my|the)\s+(?:list|tasks|todos?|to-?do\s+list|todo\s+list|task\s+list|reminders)
       | (?:i\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:need|have)\s+to\s+(?P<c>.+?)(?:\s+any\s*more|\s+after\s+all)?
       | no\s+need\s+to\s+(?P<d>.+?)(?:\s+any\s*more|\s+after\s+all)?
@@ -564,7 +705,7 @@ const CHATTER: &[&str] = &[
 
 fn cancel(t: &str) -> Option<Request> {
     let c = cancel_re().captures(t)?;
-    let words = ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    let words = ["a", "b", "c", "d", "e", "f"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
     let said = said_of(&words, t);
     let content = cn_hub::words::content(&words);
     // "cancel that", "forget it": the words name nothing (a pending question would).
@@ -708,6 +849,14 @@ fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
     if alarm_re().is_match(&action) {
         action = "Alarm".into();
     }
+    // "Set the alarm to 8 a.m. for Saturday and Sunday mornings": the words left only ask.
+    // ("remind me to set the alarm" is a reminder to do it.)
+    if learned::device_said(&action)
+        && !t.to_ascii_lowercase().contains("remind")
+        && learned::only_asking(&action.to_ascii_lowercase().replace("alarm", " "))
+    {
+        action = "Alarm".into();
+    }
     if action.is_empty() || not_an_action_re().is_match(&action) {
         return None;
     }
@@ -728,6 +877,7 @@ pattern!(
       | (?:don'?t|do\s+not)\s+forget\s*(?:[:\-–,]\s*|\s+(?:to|about)\s+)(?P<k>.+)
       | make\s+sure\s+i\s+(?:remember\s+to\s+)?(?P<h>.+)
       | (?:add|put|note)\s+(?P<j>[\x22“].+)
+      | (?:add|put)\s+(?P<m>[^:\x22“]+?\s+(?:at|on|by|tomorrow|today|tonight|this|next)\s+.+)
     )$"
 );
 pattern!(
@@ -736,6 +886,12 @@ pattern!(
     r"(?ix)^(?:i\s+|i'?ve\s+|i'?d\s+)?(?:really\s+)?(?:need\s+to|have\s+to|must|should|ought\s+to|gotta|got\s+to|have\s+got\s+to|'?d\s+better|better)\s+(?P<i>.+)$"
 );
 pattern!(question_re, "question", r"(?i)^(?:i|we|you|it|there)\b");
+pattern!(every_word_re, "every", r"(?i)\b(?:every|each)\s+\S+(?:\s+\S+)?");
+pattern!(
+    filing_re,
+    "filing",
+    r"(?i)^(?:set|add|create|make|put|schedule)\s+(?:up\s+|me\s+)?(?:a|an|another|one|new|the|my|some)\b"
+);
 pattern!(
     asks_within_re,
     "a question within",
@@ -751,12 +907,20 @@ pattern!(
 /// to self: …", "I need to … by Friday".
 fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError>> {
     let c = frames.captures(t)?;
-    let (what, indirect) = match ["a", "b", "c", "d", "e", "f", "g", "h", "j", "k"].iter().find_map(|n| c.name(n)) {
+    // "add Cleaning at 3:45 pm": a bare "add" files only with its time.
+    let bare = c.name("m").is_some();
+    let (what, indirect) = match ["a", "b", "c", "d", "e", "f", "g", "h", "j", "k", "m"].iter().find_map(|n| c.name(n))
+    {
         Some(m) => (m.as_str(), false),
         None => (c.name("i")?.as_str(), true),
     };
     // "Should I have an umbrella today": a question, not a need.
     if indirect && (not_a_task_re().is_match(what) || question_re().is_match(what) || asks_within_re().is_match(what)) {
+        return None;
+    }
+    // "I need to set a reminder for …", "I need to add another one for 16:15": a request to
+    // file, not a need to keep; read as one.
+    if indirect && filing_re().is_match(what) {
         return None;
     }
     // "remind me of the address for my workplace": with no time, a question about something.
@@ -770,7 +934,7 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
     // A need without a time ("I need to cancel my reservation", "I need to replace a card")
     // is as often a request for the executive to do it as a task to keep: only a need with
     // its time is filed (issue 41: outsiders' requests, where it was a wrong effect).
-    if (indirect || of) && due.is_none() {
+    if (indirect || of || bare) && due.is_none() {
         return None;
     }
     let task = unquote(&task);
@@ -779,6 +943,11 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
         return None;
     }
     Some(Ok(Request::AddTask { task, due }))
+}
+
+/// Whether `words` start with a request to file something ("set a reminder for …").
+pub(super) fn files(words: &str) -> bool {
+    filing_re().is_match(words.trim())
 }
 
 /// Words as a person meant them: outer quotes and a leading "to" gone.

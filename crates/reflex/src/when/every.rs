@@ -107,6 +107,16 @@ fn day_list(list: &str) -> Option<(String, String)> {
 
 /// The repeating time in `text`, if it says one; an error when it says one cron cannot keep
 /// exactly, or one that leaves the day open.
+fn bounded_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)\b(?:starting|staring|beginning|commencing|for\s+the\s+next|(?:till|until|til|through|up\s+to)\s+(?:\d|noon|midnight|tomorrow|today|tonight|the\s+end|next|this)|(?:minutes?|mins?)\s+past\s+\d)",
+        )
+        .unwrap_or_else(|e| unreachable!("the bounded repeat pattern compiles: {e}"))
+    })
+}
+
 pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     let repeated = repeated_on_days(text);
     let text = repeated.as_deref().unwrap_or(text);
@@ -137,6 +147,11 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     };
     let at = format!("{hour:02}:{minute:02}");
     let ask = |why: &str| WhenError::Unreadable { phrase: phrase.clone(), why: why.to_string() };
+    // "every 2 hours starting in one hour", "every 30 minutes till 8 pm", "every 15 minutes
+    // past 7 am": a repeat that starts or stops somewhere is asked about, never cut short.
+    if bounded_re().is_match(text) {
+        return Err(ask("I can repeat from now on, not from or until a set time"));
+    }
     let text_of = |name: &str| c.name(name).map(|m| m.as_str().to_ascii_lowercase());
     let (cron, human, uses_time) = if let Some(dom) = text_of("dom").or(text_of("dom2")) {
         let dom: u8 = dom.parse().ok().filter(|d| (1..=31).contains(d)).ok_or_else(|| ask("no month has that day"))?;

@@ -31,8 +31,8 @@
 //! is asked about); "next week" is Monday of next week; "this week" and "end of the week"
 //! Friday 17:00; "the day after tomorrow" and "a week from today/tomorrow" are days (09:00);
 //! "in N days", "in a week" and "a week from now" keep the time of now; a date without a year
-//! is its next occurrence, unless it passed within the last three months — then it is a past
-//! date. "by Thursday" is a due date, never a repeat.
+//! is its next occurrence, unless it passed within the last month — then it is a past date
+//! ("Sept 1" said in late November is next year's). "by Thursday" is a due date, never a repeat.
 //!
 //! [`typed`] is the one reader of a time typed where one is asked for (`--due`, `--since`):
 //! the exact machine forms first, then [`parse`].
@@ -450,6 +450,48 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
             (at, true, given || relative)
         }
     };
+    // A second day said right beside the first: "on Wednesday this week" says the same day
+    // again (its words go with it), "tomorrow tonight" the part of it; "tonight this Sunday"
+    // says two days, which is asked, never chosen.
+    let mut also = None;
+    let mut at = at;
+    if let Some(first) = day.as_ref().and_then(|c| c.get(0)) {
+        for other in day_matches(normal).skip(1) {
+            let Some(m) = other.get(0) else { continue };
+            let between = normal.get(first.end()..m.start()).unwrap_or("x");
+            // "tomorrow … friday's party": a day's own thing, not a second day.
+            let owned = normal.get(m.end()..).is_some_and(|r| r.starts_with("'s") || r.starts_with("’s"));
+            if owned || !matches!(between.trim().trim_matches(',').trim().to_ascii_lowercase().as_str(), "" | "on") {
+                continue;
+            }
+            let week = |next: bool| {
+                let monday =
+                    now.date().checked_sub(Span::new().days(i64::from(now.weekday().to_monday_zero_offset()))).ok()?;
+                let start = if next { monday.checked_add(Span::new().days(7)).ok()? } else { monday };
+                Some(start <= at.date() && at.date() < start.checked_add(Span::new().days(7)).ok()?)
+            };
+            let same_week = if other.name("thisweek").is_some() {
+                week(false)
+            } else if other.name("nextweek").is_some() {
+                week(true)
+            } else {
+                None
+            };
+            let evening = other.name("today").filter(|t| !t.as_str().eq_ignore_ascii_case("today")).is_some();
+            if same_week == Some(true) {
+                also = Some(m.range());
+            } else if evening && day.as_ref().is_some_and(|c| c.name("today").is_none() && c.name("part").is_none()) {
+                let part = part_of(&other);
+                let (moved, _) = day_at(day.as_ref().unwrap_or(&other), clock, part.as_deref(), now, &phrase)?;
+                at = moved;
+                also = Some(m.range());
+            } else {
+                let shown = format!("{} {}", first.as_str().trim(), m.as_str().trim());
+                return Err(WhenError::unreadable(&shown, "it names two different days — which one?"));
+            }
+            break;
+        }
+    }
     if at <= *now {
         return Err(WhenError::past(&phrase, at, now));
     }
@@ -461,7 +503,7 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
             return Err(e);
         }
     }
-    let spans = [day_span, time_span].into_iter().flatten().map(|r| read.original(r)).collect();
+    let spans = [day_span, time_span, also].into_iter().flatten().map(|r| read.original(r)).collect();
     Ok(Some(Due { at, phrase, rest: without(text, spans), day_given, time_given }))
 }
 
@@ -743,8 +785,8 @@ fn day_of_month(today: Date, dom: i8, next_month: bool, ahead: impl Fn(Date) -> 
 }
 
 /// A calendar date a person wrote, checked to exist, the year filled in when missing: this
-/// year's if still ahead; a date that passed within the last three months is kept (and so
-/// reported as past); one longer ago is next year's.
+/// year's if still ahead; a date that passed within the last month is kept (and so reported
+/// as past); one longer ago is next year's.
 fn calendar_date(year: Option<&str>, month: i8, day: &str, phrase: &str, now: &Zoned) -> Result<Date, WhenError> {
     let today = now.date();
     let day: i8 = day.parse().map_err(|_| WhenError::unreadable(phrase, "the day is not a number"))?;
@@ -766,7 +808,7 @@ fn calendar_date(year: Option<&str>, month: i8, day: &str, phrase: &str, now: &Z
     }
     let this_year = Date::new(today.year(), month, day).ok();
     let next_year = Date::new(today.year() + 1, month, day).ok();
-    let recent = |d: Date| today.checked_sub(3.months()).is_ok_and(|limit| d >= limit);
+    let recent = |d: Date| today.checked_sub(1.month()).is_ok_and(|limit| d >= limit);
     match (this_year, next_year) {
         (Some(d), _) if d >= today || recent(d) => Ok(d),
         (_, Some(d)) => Ok(d),

@@ -407,8 +407,12 @@ pub fn normalize(text: &str) -> Normalized {
         |c, text| {
             let whole = c.get(0)?;
             // "morning 7:30am" is read by the rules for a time with am/pm.
-            let next = text[whole.end()..].chars().next();
-            if next.is_some_and(|n| n == ':' || n == '.' && c.name("m").is_none() || n.is_alphanumeric()) {
+            let mut after = text[whole.end()..].chars();
+            let next = after.next();
+            // "evening 5." ends a sentence; "evening 5.30" is read whole.
+            let decimal =
+                next == Some('.') && c.name("m").is_none() && after.next().is_some_and(|d| d.is_ascii_digit());
+            if next.is_some_and(|n| n == ':' || n.is_alphanumeric()) || decimal {
                 return None;
             }
             // "every morning 7": the repeat keeps its part of the day.
@@ -479,11 +483,32 @@ pub fn normalize(text: &str) -> Normalized {
     let n = n.rewrite(re!(r"\b(?P<d>ORD)\s+of\s+(?P<mo>MONTHS)\b"), |c, _| {
         Some(format!("{} of {}", suffixed(ordinal(c.name("d")?.as_str())?), c.name("mo")?.as_str()))
     });
-    n.rewrite(re!(r"\bthe\s+(?P<d>ORD)\b"), |c, text| {
+    let n = n.rewrite(re!(r"\bthe\s+(?P<d>ORD)\b"), |c, text| {
         after_a_day(word_after(text, c.get(0)?.end()).as_deref())
             .then(|| Some(format!("the {}", suffixed(ordinal(c.name("d")?.as_str())?))))
             .flatten()
-    })
+    });
+    // "2 hours from now", "after 30 minutes": a span from now.
+    let n = n.rewrite(
+        re!(r"\b(?:(?:for|at)\s+)?(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+from\s+now\b"),
+        |c, _| Some(format!("in {} {}", c.name("n")?.as_str(), c.name("u")?.as_str())),
+    );
+    let n = n.rewrite(re!(r"\bafter\s+(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\b"), |c, _| {
+        Some(format!("in {} {}", c.name("n")?.as_str(), c.name("u")?.as_str()))
+    });
+    // "one hour before 3pm", "at 20 minutes before 7:30pm": the earlier time.
+    n.rewrite(
+        re!(r"\b(?:at\s+)?(?P<n>CARD|\d{1,3})\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+before\s+(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>[ap])\.?m\b\.?"),
+        |c, _| {
+            let n = i64::from(cardinal(c.name("n")?.as_str())?);
+            let span = if c.name("u")?.as_str().starts_with('h') { n.checked_mul(60)? } else { n };
+            let h = i64::from(cardinal(c.name("h")?.as_str()).filter(|h| (1..=12).contains(h))?);
+            let m = c.name("m").map_or(Some(0), |m| m.as_str().parse::<i64>().ok().filter(|m| *m < 60))?;
+            let pm = c.name("ap")?.as_str().eq_ignore_ascii_case("p");
+            let at = ((h % 12) + if pm { 12 } else { 0 }) * 60 + m - span;
+            (0..24 * 60).contains(&at).then(|| format!("at {}:{:02}", at / 60, at % 60))
+        },
+    )
 }
 
 #[cfg(test)]
@@ -534,6 +559,7 @@ mod tests {
             ("an alarm for sixteen forty five", "an alarm for 16:45"),
             ("for seventeen fifteen", "for 17:15"),
             ("for evening 5", "for 5pm"),
+            ("an alarm for evening 5.", "an alarm for 5pm."),
             ("for afternoon three forty five", "for 3:45pm"),
             ("for evening four forty five", "for 4:45pm"),
         ] {
