@@ -107,7 +107,7 @@ impl Envelope {
         if self.id != id {
             return Err(EnvelopeError::Id { said: self.id.clone(), id: id.to_string() });
         }
-        if time::OffsetDateTime::parse(&self.created, &time::format_description::well_known::Rfc3339).is_err() {
+        if cn_storage::parse_rfc3339(&self.created).is_none() {
             return Err(EnvelopeError::Created(self.created.clone()));
         }
         let actual = cn_hub::id::sha256_hex(content);

@@ -12,7 +12,7 @@
 //! already had (an hour, two, four …, at most a day), so an owner item no level can do does
 //! not churn the hub.
 
-use time::{Duration, OffsetDateTime};
+use jiff::{SignedDuration as Duration, Timestamp};
 
 use crate::error::Result;
 use crate::gtd::{Gtd, Op};
@@ -25,9 +25,9 @@ use crate::Decided;
 pub use cn_compute::HAND_UP;
 
 /// The first wait before a handed-up item is back in the queue.
-const FIRST_BACK: Duration = Duration::hours(1);
+const FIRST_BACK: Duration = Duration::from_hours(1);
 /// The longest.
-const MOST_BACK: Duration = Duration::days(1);
+const MOST_BACK: Duration = Duration::from_hours(24);
 
 pub use crate::answer::{HandUp, WAITS_FOR};
 
@@ -62,14 +62,14 @@ pub fn from_a_person(hub: &Hub, item: &Item) -> Result<bool> {
 
 /// The hand-up decision for `item` when only the executive can do it and it cannot take it
 /// now ([`HandUp::Later`]): a defer with a time to come back.
-pub fn hand_up(item: &Item, now: OffsetDateTime) -> Gtd {
+pub fn hand_up(item: &Item, now: Timestamp) -> Gtd {
     hand_up_for(item, &HandUp::Later, None, now)
 }
 
 /// The hand-up decision for `item` for `why`: a defer with its reason, back at `until` when
 /// given, never by itself when it waits for something else ([`HandUp::waits_for`]), else
 /// after the doubling wait.
-pub fn hand_up_for(item: &Item, why: &HandUp, until: Option<String>, now: OffsetDateTime) -> Gtd {
+pub fn hand_up_for(item: &Item, why: &HandUp, until: Option<String>, now: Timestamp) -> Gtd {
     let until = match (until, why.waits_for()) {
         (Some(u), _) => Some(u),
         (None, Some(_)) => None,
@@ -87,7 +87,7 @@ pub fn hand_up_current(hub: &Hub, why: &HandUp, until: Option<String>) -> Result
     let Some(item) = Item::read_opt(&hub.input())? else {
         return Err(crate::AgentError::Empty("there is no current item to hand up".into()));
     };
-    let gtd = hand_up_for(&item, why, until, OffsetDateTime::now_utc());
+    let gtd = hand_up_for(&item, why, until, Timestamp::now());
     let by = crate::decide::DecideAs { automatic: true, level: Some(1), handed_up: Some(why.clone()), by: None };
     crate::decide::decide_locked_full(hub, &gtd, &by)
 }
@@ -104,15 +104,13 @@ fn wait(item: &Item) -> Duration {
 /// defer without a time would park the item for good — a stranger's message that talked the
 /// small model into it would never reach the executive — so it comes back as a hand-up does.
 /// The reason is kept; a time it cannot read is left for the op to refuse.
-pub fn no_sooner_than_a_hand_up(item: &Item, gtd: Gtd, now: OffsetDateTime) -> Gtd {
+pub fn no_sooner_than_a_hand_up(item: &Item, gtd: Gtd, now: Timestamp) -> Gtd {
     let Gtd::Defer(Defer { reason, until }) = gtd else { return gtd };
     let soonest = now + wait(item);
     let Some(until) = until else {
         return Gtd::Defer(Defer { reason, until: Some(cn_storage::rfc3339(soonest)) });
     };
-    let at = crate::ops::parse_until(&until)
-        .ok()
-        .and_then(|u| OffsetDateTime::parse(&u, &time::format_description::well_known::Rfc3339).ok());
+    let at = crate::ops::parse_until(&until).ok().and_then(|u| cn_storage::parse_rfc3339(&u)).map(|(t, _)| t);
     let until = match at {
         Some(t) if t < soonest => cn_storage::rfc3339(soonest),
         _ => until,
@@ -145,7 +143,7 @@ pub fn decide_for_a_model_below_executive(hub: &Hub, gtd: &Gtd, level: u8) -> Re
 fn decide_below(hub: &Hub, gtd: &Gtd, models_own: bool, level: u8, by: Option<String>) -> Result<Decided> {
     let _lock = lock(hub)?;
     crate::decide::recover_locked(hub)?;
-    let now = OffsetDateTime::now_utc();
+    let now = Timestamp::now();
     let (gtd, why) = match Item::read_opt(&hub.input())? {
         Some(item) if drops_owner_request(&item, gtd) || token_answer_to_a_person(&item, gtd) => {
             (hand_up(&item, now), Some(HandUp::Later))
@@ -187,8 +185,7 @@ mod tests {
 
     #[test]
     fn a_defer_below_the_executive_does_not_come_straight_back() {
-        let now =
-            OffsetDateTime::parse("2026-11-24T08:59:30Z", &time::format_description::well_known::Rfc3339).unwrap();
+        let now: Timestamp = "2026-11-24T08:59:30Z".parse().unwrap();
         let item = Item::new("m1", "beta", Cadence::Inbox, "Hello! I'm beta.");
         let defer = |until: &str| Gtd::Defer(Defer { reason: "later".into(), until: Some(until.into()) });
         let until = |g: Gtd| match g {
@@ -216,7 +213,7 @@ mod tests {
 
     #[test]
     fn the_wait_doubles_with_each_hand_up_up_to_a_day() {
-        let now = OffsetDateTime::UNIX_EPOCH;
+        let now = Timestamp::UNIX_EPOCH;
         let mut item = Item::new("a1", OWNER, Cadence::Inbox, "review my post");
         let until = |g: Gtd| match g {
             Gtd::Defer(d) => d.until.unwrap(),

@@ -165,15 +165,11 @@ pub fn pending(hub: &Hub) -> Result<Vec<(Item, PathBuf)>> {
 /// Move deferred items whose `until` has passed back to the inbox, and those waiting for an
 /// executive once one is configured.
 pub fn release_due(hub: &Hub) -> Result<()> {
-    let now = time::OffsetDateTime::now_utc();
+    let now = jiff::Timestamp::now();
     let executive = hub.config().models.executive.is_some();
     for path in md_files(&hub.deferred())? {
         let Ok(item) = Item::read(&path) else { continue };
-        let due = item
-            .doc
-            .get_str("until")
-            .and_then(|u| time::OffsetDateTime::parse(u, &time::format_description::well_known::Rfc3339).ok())
-            .is_some_and(|u| u <= now);
+        let due = item.doc.get_str("until").and_then(cn_storage::parse_rfc3339).is_some_and(|(u, _)| u <= now);
         let waited = executive && item.doc.get_str(crate::answer::WAITS_FOR) == Some("executive");
         if due || waited {
             let to = hub.inbox().join(format!("{}.md", item.id));

@@ -1614,11 +1614,10 @@ fn build_commits(hub: &Hub, files: &[PathBuf], report: &mut SyncReport) -> Resul
             }
         };
         // The commit's date is the mail's, so the same mail always makes the same commit.
-        let (epoch, created) =
-            match time::OffsetDateTime::parse(&mail.created, &time::format_description::well_known::Rfc3339) {
-                Ok(t) => (t.unix_timestamp(), mail.created.clone()),
-                Err(_) => (0, cn_storage::rfc3339(time::OffsetDateTime::UNIX_EPOCH)),
-            };
+        let (epoch, created) = match cn_storage::parse_rfc3339(&mail.created) {
+            Some((t, _)) => (t.as_second(), mail.created.clone()),
+            None => (0, cn_storage::rfc3339(std::time::SystemTime::UNIX_EPOCH)),
+        };
         let message = Envelope::new(me, &mail.to, &mail.id, &created, &bytes).render();
         // Every mail is a root commit on one scratch ref; its hash comes back as a mark.
         let _ = write!(

@@ -41,8 +41,12 @@ pub fn report(hub: &cn_hub::Hub) -> Result<Report, cn_models::ledger::BudgetErro
     let config = hub.config();
     let ledger = cn_models::ledger_of(&config.budget, &config.models, hub.root());
     let state = ledger.read()?;
-    let midnight = ledger.now().replace_time(time::Time::MIDNIGHT).unix_timestamp();
-    let since = jiff::Timestamp::from_second(midnight).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    // Today's midnight in the offset it is now.
+    let now = ledger.now();
+    let since = now
+        .offset()
+        .to_timestamp(now.date().to_datetime(jiff::civil::Time::midnight()))
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     let layout = hub.layout();
 
     let mut levels: BTreeMap<u8, u64> = BTreeMap::new();

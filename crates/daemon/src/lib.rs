@@ -562,7 +562,7 @@ fn run_config(
         mind = mind.executive_allowed(move |owner| {
             let refused = |b: &cn_models::Budget, owner: bool| -> Result<(), mind::Refused> {
                 b.check(owner, 0, cn_models::ledger::MIN_ANSWER_TOKENS).map_err(|r| mind::Refused {
-                    until: Some(r.retry_at(b.ledger().now())),
+                    until: Some(r.retry_at(&b.ledger().now())),
                     why: cn_agent::HandUp::Budget { refusal: r.to_string() },
                 })
             };

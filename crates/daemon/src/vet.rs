@@ -80,7 +80,7 @@ impl<T: Tools> Vetted<T> {
                 let reason = crate::reflection::digest(item.cadence, &work);
                 (Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), "answered with a digest of the journal")
             }
-            None => (cn_agent::handup::hand_up(&item, time::OffsetDateTime::now_utc()), "handed up"),
+            None => (cn_agent::handup::hand_up(&item, jiff::Timestamp::now()), "handed up"),
         };
         let entry = Entry::new("observation")
             .with("id", item.id.as_str())

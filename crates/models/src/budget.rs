@@ -70,7 +70,7 @@ impl Budget {
     fn paced(&self, s: &BudgetState) -> Option<Refusal> {
         let interval = self.config().min_interval_secs as i64;
         let next = s.last_autonomous? + interval;
-        let now = self.ledger.now().unix_timestamp();
+        let now = self.ledger.now().timestamp().as_second();
         (interval > 0 && now < next).then_some(Refusal::Paced { wait_secs: next - now })
     }
 
@@ -98,7 +98,7 @@ impl Budget {
     /// are checked here on the state as it is now, and again when the call reserves (the
     /// ledger's reservation is what holds them against other processes).
     pub fn admit(&self, plan: &Plan) -> Result<(), Refusal> {
-        let now = self.ledger.now().unix_timestamp();
+        let now = self.ledger.now().timestamp().as_second();
         let tokens_in = crate::ledger::input_estimate(plan);
         let max_tokens = if plan.max_tokens > 0 { plan.max_tokens } else { crate::ledger::MIN_ANSWER_TOKENS };
         let verdict = self.ledger.update(|s| {
@@ -205,29 +205,33 @@ mod tests {
     use crate::ledger::Metered;
     use crate::Tiered;
     use cn_compute::Scripted;
+    use jiff::Zoned;
     use std::path::PathBuf;
     use std::time::Duration;
-    use time::macros::datetime;
-    use time::OffsetDateTime;
 
     struct Fixture {
         _dir: tempfile::TempDir,
         root: PathBuf,
         path: PathBuf,
-        now: Arc<Mutex<OffsetDateTime>>,
+        now: Arc<Mutex<Zoned>>,
     }
 
     fn fixture() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let path = cn_hub::Layout::new(&root).budget();
-        Fixture { _dir: dir, root, path, now: Arc::new(Mutex::new(datetime!(2026-01-07 22:00 +01:00))) }
+        Fixture {
+            _dir: dir,
+            root,
+            path,
+            now: Arc::new(Mutex::new("2026-01-07T22:00:00+01:00[+01:00]".parse::<Zoned>().unwrap())),
+        }
     }
 
     impl Fixture {
         fn ledger(&self, config: BudgetConfig) -> Arc<Ledger> {
             let now = self.now.clone();
-            let clock: Clock = Arc::new(move || *now.lock().unwrap());
+            let clock: Clock = Arc::new(move || now.lock().unwrap().clone());
             Arc::new(Ledger::new(&cn_hub::Layout::new(&self.root), config, (3.0, 15.0), clock))
         }
         fn budget(&self, config: BudgetConfig) -> SharedBudget {

@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use cn_compute::{Answer, Model, ModelError, Plan};
+use jiff::{SignedDuration, Zoned};
 use serde::{Deserialize, Serialize};
-use time::{OffsetDateTime, UtcOffset};
 
 use crate::config::BudgetConfig;
 
@@ -35,16 +35,12 @@ pub const MIN_ANSWER_TOKENS: u32 = 64;
 /// How many past days `state/budget.json` keeps.
 pub const HISTORY_DAYS: usize = 60;
 
-pub type Clock = Arc<dyn Fn() -> OffsetDateTime + Send + Sync>;
+pub type Clock = Arc<dyn Fn() -> Zoned + Send + Sync>;
 
-/// The local time now. The offset is looked up each time (it can change with DST) and the
-/// one found at start-up is used when the platform cannot tell from a threaded process.
+/// The local time now, in the system's time zone (`TZ`, else `/etc/localtime`; UTC when
+/// neither says): its offset is looked up each time, so it follows DST.
 pub fn system_clock() -> Clock {
-    let fallback = UtcOffset::current_local_offset().unwrap_or(UtcOffset::UTC);
-    Arc::new(move || {
-        let offset = UtcOffset::current_local_offset().unwrap_or(fallback);
-        OffsetDateTime::now_utc().to_offset(offset)
-    })
+    Arc::new(Zoned::now)
 }
 
 /// One call in flight: what it may still cost.
@@ -137,15 +133,18 @@ pub enum Refusal {
 impl Refusal {
     /// When the refused call could run: a spent cap at the next local midnight, paced calls
     /// when the interval is over (RFC 3339, to the second).
-    pub fn retry_at(&self, now: OffsetDateTime) -> String {
+    /// Written in `now`'s offset (the next midnight too, whatever DST does overnight).
+    pub fn retry_at(&self, now: &Zoned) -> String {
         let at = match self {
-            Refusal::Paced { wait_secs } => now + time::Duration::seconds((*wait_secs).max(1)),
+            Refusal::Paced { wait_secs } => now.timestamp() + SignedDuration::from_secs((*wait_secs).max(1)),
             Refusal::Tokens { .. } | Refusal::Cost { .. } => now
                 .date()
-                .next_day()
-                .map_or(now + time::Duration::days(1), |d| d.midnight().assume_offset(now.offset())),
+                .tomorrow()
+                .ok()
+                .and_then(|d| now.offset().to_timestamp(d.to_datetime(jiff::civil::Time::midnight())).ok())
+                .unwrap_or_else(|| now.timestamp() + SignedDuration::from_hours(24)),
         };
-        cn_storage::rfc3339(at)
+        cn_storage::rfc3339_in(at, now.offset())
     }
 }
 
@@ -201,7 +200,7 @@ impl Ledger {
         &self.path
     }
 
-    pub fn now(&self) -> OffsetDateTime {
+    pub fn now(&self) -> Zoned {
         (self.clock)()
     }
 
@@ -230,7 +229,7 @@ impl Ledger {
         file.lock().map_err(|e| self.io(e))?;
         let mut state: BudgetState = cn_storage::read_json_or_default(&self.path).map_err(|e| self.io(e))?;
         let before = state.clone();
-        state.roll(&day(self.now()));
+        state.roll(&day(&self.now()));
         self.reap(&mut state);
         let (write, out) = f(&mut state);
         // A day rolled over in a file that is not there yet is nothing to keep: reading the
@@ -326,7 +325,7 @@ impl Ledger {
     /// remains). A refusal is counted.
     pub fn reserve(&self, tokens_in: u64, max_tokens: u32) -> Result<Result<Ticket, Refusal>, BudgetError> {
         let holder = self.holder_id()?;
-        let since = self.now().unix_timestamp();
+        let since = self.now().timestamp().as_second();
         self.update(|s| match self.room(s, tokens_in, max_tokens) {
             Ok(max) => {
                 let id = format!("{holder}-{}", fastrand::u64(..));
@@ -446,18 +445,40 @@ impl<M: Model> Model for Metered<M> {
     }
 }
 
-pub fn day(t: OffsetDateTime) -> String {
-    format!("{:04}-{:02}-{:02}", t.year(), u8::from(t.month()), t.day())
+pub fn day(t: &Zoned) -> String {
+    format!("{:04}-{:02}-{:02}", t.year(), t.month(), t.day())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::time::Duration;
-    use time::macros::datetime;
 
-    fn ledger(dir: &Path, config: BudgetConfig, now: Arc<Mutex<OffsetDateTime>>) -> Arc<Ledger> {
-        Arc::new(Ledger::new(&cn_hub::Layout::new(dir), config, (3.0, 15.0), Arc::new(move || *now.lock().unwrap())))
+    /// A time in a fixed offset (`2026-01-07T22:00:00+01:00[+01:00]`).
+    fn at(s: &str) -> Zoned {
+        s.parse().unwrap()
+    }
+
+    fn ledger(dir: &Path, config: BudgetConfig, now: Arc<Mutex<Zoned>>) -> Arc<Ledger> {
+        Arc::new(Ledger::new(
+            &cn_hub::Layout::new(dir),
+            config,
+            (3.0, 15.0),
+            Arc::new(move || now.lock().unwrap().clone()),
+        ))
+    }
+
+    #[test]
+    fn a_refusal_says_when_to_retry_in_the_local_offset() {
+        let now = at("2026-01-07T22:00:30+01:00[+01:00]");
+        assert_eq!(Refusal::Paced { wait_secs: 90 }.retry_at(&now), "2026-01-07T22:02:00+01:00");
+        assert_eq!(Refusal::Paced { wait_secs: 0 }.retry_at(&now), "2026-01-07T22:00:31+01:00");
+        let spent = Refusal::Cost { spent: 1.0, reserved: 0.0, cap: 1.0 };
+        assert_eq!(spent.retry_at(&now), "2026-01-08T00:00:00+01:00");
+        assert_eq!(spent.retry_at(&at("2026-01-07T23:59:59Z[UTC]")), "2026-01-08T00:00:00Z");
+        // The offset of now, even where DST changes it overnight (New York, 2026-03-08).
+        assert_eq!(spent.retry_at(&at("2026-03-07T21:00:00-05:00[America/New_York]")), "2026-03-08T00:00:00-05:00");
+        assert_eq!(day(&now), "2026-01-07");
     }
 
     struct Fixed(Result<Answer, ModelError>, Vec<u32>);
@@ -481,7 +502,7 @@ mod tests {
     #[test]
     fn reserves_the_worst_case_settles_the_usage_and_clamps_to_what_remains() {
         let dir = tempfile::tempdir().unwrap();
-        let now = Arc::new(Mutex::new(datetime!(2026-01-07 22:00 +01:00)));
+        let now = Arc::new(Mutex::new(at("2026-01-07T22:00:00+01:00[+01:00]")));
         let l = ledger(dir.path(), BudgetConfig { daily_tokens: Some(1000), ..Default::default() }, now.clone());
         let mut m = Metered { inner: Fixed(Ok(answer(90, 300)), vec![]), ledger: l.clone(), default_max_tokens: 1024 };
         // 1000: 100 + 500 fits; charged 390.
@@ -511,7 +532,7 @@ mod tests {
     #[test]
     fn failed_tries_are_charged_what_they_may_have_consumed() {
         let dir = tempfile::tempdir().unwrap();
-        let now = Arc::new(Mutex::new(datetime!(2026-01-07 12:00 UTC)));
+        let now = Arc::new(Mutex::new(at("2026-01-07T12:00:00Z[UTC]")));
         let l = ledger(dir.path(), BudgetConfig::default(), now);
         let cases = [
             (ModelError::Connect("refused".into()), 0),
@@ -533,7 +554,7 @@ mod tests {
     #[test]
     fn a_dead_processes_reservation_is_charged_in_full() {
         let dir = tempfile::tempdir().unwrap();
-        let now = Arc::new(Mutex::new(datetime!(2026-01-07 12:00 UTC)));
+        let now = Arc::new(Mutex::new(at("2026-01-07T12:00:00Z[UTC]")));
         let config = BudgetConfig { daily_tokens: Some(10_000), ..Default::default() };
         let dead = ledger(dir.path(), config.clone(), now.clone());
         let ticket = dead.reserve(100, 200).unwrap().unwrap();
@@ -547,7 +568,7 @@ mod tests {
     #[test]
     fn the_cost_cap_clamps_and_refuses_too() {
         let dir = tempfile::tempdir().unwrap();
-        let now = Arc::new(Mutex::new(datetime!(2026-01-07 12:00 UTC)));
+        let now = Arc::new(Mutex::new(at("2026-01-07T12:00:00Z[UTC]")));
         // $15/M out: $0.0033 buys 100 in ($0.0003) + 200 out ($0.003).
         let l = ledger(dir.path(), BudgetConfig { daily_cost: Some(0.0033), ..Default::default() }, now);
         assert_eq!(l.reserve(100, 1000).unwrap().unwrap().max_tokens, 200);

@@ -45,31 +45,25 @@ pub fn events(text: &str) -> Result<Vec<Event>, SenseError> {
 }
 
 fn start_of(d: DatePerhapsTime) -> Option<Timestamp> {
-    let civil = |n: chrono::NaiveDateTime| {
-        jiff::civil::DateTime::new(
-            i16::try_from(chrono::Datelike::year(&n)).ok()?,
-            i8::try_from(chrono::Datelike::month(&n)).ok()?,
-            i8::try_from(chrono::Datelike::day(&n)).ok()?,
-            i8::try_from(chrono::Timelike::hour(&n)).ok()?,
-            i8::try_from(chrono::Timelike::minute(&n)).ok()?,
-            i8::try_from(chrono::Timelike::second(&n)).ok()?,
-            0,
-        )
-        .ok()
+    // icalendar's wall-clock times, to the second, as jiff's: read through their seconds
+    // since 1970-01-01T00:00:00 on the same wall clock.
+    let civil = |secs: i64| {
+        jiff::civil::DateTime::constant(1970, 1, 1, 0, 0, 0, 0).checked_add(SignedDuration::from_secs(secs)).ok()
     };
     match d {
         DatePerhapsTime::DateTime(CalendarDateTime::Utc(t)) => Timestamp::from_second(t.timestamp()).ok(),
         // Floating times and all-day dates follow the local clock.
         DatePerhapsTime::DateTime(CalendarDateTime::Floating(n)) => {
-            civil(n)?.to_zoned(TimeZone::system()).ok().map(|z| z.timestamp())
+            civil(n.and_utc().timestamp())?.to_zoned(TimeZone::system()).ok().map(|z| z.timestamp())
         }
         DatePerhapsTime::DateTime(CalendarDateTime::WithTimezone { date_time, tzid }) => {
             let tz = TimeZone::get(&tzid).unwrap_or_else(|_| TimeZone::system());
-            civil(date_time)?.to_zoned(tz).ok().map(|z| z.timestamp())
+            civil(date_time.and_utc().timestamp())?.to_zoned(tz).ok().map(|z| z.timestamp())
         }
-        DatePerhapsTime::Date(d) => {
-            civil(d.and_hms_opt(0, 0, 0)?)?.to_zoned(TimeZone::system()).ok().map(|z| z.timestamp())
-        }
+        DatePerhapsTime::Date(d) => civil(d.and_hms_opt(0, 0, 0)?.and_utc().timestamp())?
+            .to_zoned(TimeZone::system())
+            .ok()
+            .map(|z| z.timestamp()),
     }
 }
 
@@ -231,6 +225,23 @@ mod tests {
 
     fn ts(s: &str) -> Timestamp {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn floating_times_and_all_day_dates_follow_the_local_clock_to_the_second() {
+        let event = |start: &str| {
+            format!("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//cn//test//EN\r\nBEGIN:VEVENT\r\nUID:u\r\nDTSTAMP:20260101T000000Z\r\n{start}\r\nSUMMARY:s\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+        };
+        let local = |dt: jiff::civil::DateTime| dt.to_zoned(TimeZone::system()).unwrap().timestamp();
+        let start = |line: &str| events(&event(line)).unwrap().first().map(|e| e.start);
+        assert_eq!(start("DTSTART:20260107T150405"), Some(local(jiff::civil::date(2026, 1, 7).at(15, 4, 5, 0))));
+        assert_eq!(start("DTSTART;VALUE=DATE:20260107"), Some(local(jiff::civil::date(2026, 1, 7).at(0, 0, 0, 0))));
+        assert_eq!(start("DTSTART:19691231T235959Z"), Some(ts("1969-12-31T23:59:59Z")));
+        assert_eq!(
+            start("DTSTART;TZID=America/New_York:20260308T023000"),
+            Some(ts("2026-03-08T07:30:00Z")),
+            "a wall time DST skips is taken as jiff's compatible reading"
+        );
     }
 
     #[test]

@@ -160,8 +160,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     // 5. A schedule entry fires: the daily reflection missed while the agent was down catches up.
     d.progress("the daily reflection fires (missed while down, caught up at start)");
-    let yesterday = time::OffsetDateTime::now_utc() - time::Duration::days(1);
-    let state = serde_json::json!({"daily-reflection": {"last_fired": cn_storage::rfc3339(yesterday - time::Duration::hours(1))}});
+    let yesterday = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24);
+    let state = serde_json::json!({"daily-reflection": {"last_fired": cn_storage::rfc3339(yesterday - jiff::SignedDuration::from_hours(1))}});
     cn_storage::write_json_atomic(&cn_hub::Layout::new(&d.hub).schedule_state(), &state)?;
     d.cn(&d.hub, &["run", "--until-idle"])?;
     let reflections = count_files(&cn_hub::Layout::new(&d.hub).reflections("daily"));

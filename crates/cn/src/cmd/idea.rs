@@ -56,7 +56,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             if text.trim().is_empty() {
                 return Err(UsageError("cn idea add: the idea text is empty".into()).into());
             }
-            let mut idea = Idea::new(text, sparked_by, cn_autonomy::jiff::Timestamp::now());
+            let mut idea = Idea::new(text, sparked_by, jiff::Timestamp::now());
             idea.interest = interest;
             file.add(idea.clone()).context("cannot add the idea")?;
             println!("{}", idea.id);

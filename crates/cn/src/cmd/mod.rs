@@ -41,7 +41,7 @@ pub(crate) use cn_process::redact::{printable as shown, printable_line as shown_
 /// Now in the hub's time zone (`reflexes.time_zone` in cn.yaml, else the system's): the zone a
 /// person's time phrase (`--due friday`, `--since yesterday`) is read in. A cn.yaml that
 /// cannot be read leaves the system's zone, said on stderr.
-pub(crate) fn hub_now(hub: &std::path::Path) -> cn_autonomy::jiff::Zoned {
+pub(crate) fn hub_now(hub: &std::path::Path) -> jiff::Zoned {
     let zone = match cn_hub::HubConfig::load(&cn_hub::Layout::new(hub).config()) {
         Ok(config) => config.reflexes.time_zone,
         Err(e) => {
@@ -49,7 +49,7 @@ pub(crate) fn hub_now(hub: &std::path::Path) -> cn_autonomy::jiff::Zoned {
             None
         }
     };
-    cn_autonomy::jiff::Timestamp::now().to_zoned(cn_reflex::when::time_zone(zone.as_deref()))
+    jiff::Timestamp::now().to_zoned(cn_reflex::when::time_zone(zone.as_deref()))
 }
 
 /// Where the owner's reminders are told (`senses.owner.remind` in the hub's cn.yaml): a
@@ -72,7 +72,7 @@ pub(crate) fn typed_time(
     flag: &str,
     text: &str,
     direction: cn_reflex::when::Direction,
-) -> Result<cn_autonomy::jiff::Timestamp, UsageError> {
+) -> Result<jiff::Timestamp, UsageError> {
     let now = hub_now(hub);
     cn_reflex::when::typed(text, &now, direction)
         .map(|at| at.timestamp())

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use cn_autonomy::cron::{self, Cron};
 use cn_autonomy::impulses::{Schedule, ScheduleEntry};
-use cn_autonomy::jiff::Timestamp;
+use jiff::Timestamp;
 
 use super::UsageError;
 

@@ -66,7 +66,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             task.due = due
                 .map(|d| super::typed_time(&hub, "cn task add --due", &d, Direction::Future))
                 .transpose()?
-                .map(|t| cn_autonomy::jiff::Timestamp::from_second(t.as_second()).unwrap_or(t));
+                .map(|t| jiff::Timestamp::from_second(t.as_second()).unwrap_or(t));
             task.priority = priority;
             task.context = context;
             if remind {

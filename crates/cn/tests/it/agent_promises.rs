@@ -122,7 +122,7 @@ fn task<'a>(all: &'a [serde_json::Value], text: &str) -> &'a serde_json::Value {
 /// Schedule state as if the daily reflection last fired a day and an hour ago, so the next
 /// run fires it once.
 fn a_day_passes(hub: &Path) {
-    let then = time::OffsetDateTime::now_utc() - time::Duration::hours(25);
+    let then = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(25);
     let state = serde_json::json!({"daily-reflection": {"last_fired": cn_storage::rfc3339(then)}});
     std::fs::write(hub.join("state/schedule-state.json"), state.to_string()).unwrap();
 }

@@ -364,24 +364,14 @@ fn half_an_hour_of_a_busy_hub_makes_no_work_of_its_own_work() {
     let dir = tempfile::tempdir().unwrap();
     let (ada, bob) = (init_hub(dir.path(), "ada"), init_hub(dir.path(), "bob"));
     let _remotes = peers(dir.path(), &ada, &bob);
-    let start = time::OffsetDateTime::now_utc();
-    let ics_time = |t: time::OffsetDateTime| {
-        format!(
-            "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
-            t.year(),
-            t.month() as u8,
-            t.day(),
-            t.hour(),
-            t.minute(),
-            t.second()
-        )
-    };
+    let start = jiff::Timestamp::now();
+    let ics_time = |t: jiff::Timestamp| t.strftime("%Y%m%dT%H%M%SZ").to_string();
     std::fs::write(
         ada.join("calendar.ics"),
         format!(
             "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//cn//test//EN\r\nBEGIN:VEVENT\r\nUID:standup@test\r\nDTSTAMP:{s}\r\nDTSTART:{e}\r\nSUMMARY:Team standup\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
             s = ics_time(start),
-            e = ics_time(start + time::Duration::minutes(20))
+            e = ics_time(start + jiff::SignedDuration::from_mins(20))
         ),
     )
     .unwrap();

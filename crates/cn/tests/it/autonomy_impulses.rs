@@ -68,7 +68,7 @@ fn tasks_are_added_listed_and_done_in_the_documents_format() {
 }
 
 /// The due `cn task add --due TEXT` stored, in a hub whose zone is Pacific/Auckland.
-fn due_of(hub: &Path, text: &str) -> cn_autonomy::jiff::Timestamp {
+fn due_of(hub: &Path, text: &str) -> jiff::Timestamp {
     let id = ok(cn(hub, &["task", "add", "call the plumber", "--due", text]));
     let tasks: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(hub.join("state/tasks.json")).unwrap()).unwrap();
@@ -78,18 +78,18 @@ fn due_of(hub: &Path, text: &str) -> cn_autonomy::jiff::Timestamp {
 
 #[test]
 fn due_words_are_read_in_the_hubs_zone() {
-    use cn_autonomy::jiff::civil::{time, Weekday};
-    use cn_autonomy::jiff::{tz::TimeZone, Timestamp};
+    use jiff::civil::{time, Weekday};
+    use jiff::{tz::TimeZone, Timestamp};
     let hub = tempfile::tempdir().unwrap();
     std::fs::write(hub.path().join("cn.yaml"), "name: test\nreflexes:\n  time_zone: Pacific/Auckland\n").unwrap();
     let zone = TimeZone::get("Pacific/Auckland").unwrap();
     // What the words mean on the day the test runs, before and after (a run across midnight).
-    let expected = |f: &dyn Fn(cn_autonomy::jiff::civil::Date) -> cn_autonomy::jiff::civil::Date| {
+    let expected = |f: &dyn Fn(jiff::civil::Date) -> jiff::civil::Date| {
         let day = Timestamp::now().to_zoned(zone.clone()).date();
         f(day).to_datetime(time(9, 0, 0, 0)).to_zoned(zone.clone()).unwrap().timestamp()
     };
-    let friday = |d: cn_autonomy::jiff::civil::Date| d.nth_weekday(1, Weekday::Friday).unwrap();
-    let tomorrow = |d: cn_autonomy::jiff::civil::Date| d.tomorrow().unwrap();
+    let friday = |d: jiff::civil::Date| d.nth_weekday(1, Weekday::Friday).unwrap();
+    let tomorrow = |d: jiff::civil::Date| d.tomorrow().unwrap();
     for (text, day) in [("friday", &friday as &dyn Fn(_) -> _), ("tomorrow 9am", &tomorrow), ("tmrw at 9", &tomorrow)] {
         let before = expected(day);
         let got = due_of(hub.path(), text);

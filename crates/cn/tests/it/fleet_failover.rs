@@ -101,8 +101,7 @@ impl Fleet {
             .replace("name: a\n", "name: sigma\n")
             .replace("  bind: 127.0.0.1:0\n", &format!("  bind: 127.0.0.1:0\n  peers: {{every: 1s}}\n{senses}"));
         std::fs::write(a.join("cn.yaml"), yaml).unwrap();
-        let hour_ago =
-            (cn_autonomy::jiff::Timestamp::now() - cn_autonomy::jiff::SignedDuration::from_hours(1)).to_string();
+        let hour_ago = (jiff::Timestamp::now() - jiff::SignedDuration::from_hours(1)).to_string();
         let entries: Vec<Value> = ["e1", "e2", "e3"]
             .iter()
             .map(|n| serde_json::json!({"name": n, "cron": "* * * * *", "action": format!("check {n}")}))
@@ -259,12 +258,11 @@ impl Fleet {
     }
 
     /// Every mail decided and answered once, and every schedule time fired once, in the end.
-    fn check_exactly_once(&self, mail: &[String], started: cn_autonomy::jiff::Timestamp) {
+    fn check_exactly_once(&self, mail: &[String], started: jiff::Timestamp) {
         // Each entry is caught up for the minute the first daemon started in (or the next, if
         // it turned meanwhile).
-        let first = cn_autonomy::jiff::Timestamp::from_second(started.as_second() - started.as_second().rem_euclid(60))
-            .unwrap();
-        let next = (first + cn_autonomy::jiff::SignedDuration::from_mins(1)).to_string();
+        let first = jiff::Timestamp::from_second(started.as_second() - started.as_second().rem_euclid(60)).unwrap();
+        let next = (first + jiff::SignedDuration::from_mins(1)).to_string();
         let caught_up = |fired: &[(String, String)], e: &str| {
             fired.iter().any(|(n, t)| n == e && (*t == first.to_string() || *t == next))
         };
@@ -387,7 +385,7 @@ fn over_git_http_backend_the_standby_takes_over_a_killed_active_daemon() {
 /// the item in flight resumed, every item decided once; the old active, restarted, stands
 /// by; a clean stop hands the lease back at once.
 fn fails_over_once(f: &Fleet) {
-    let started = cn_autonomy::jiff::Timestamp::now();
+    let started = jiff::Timestamp::now();
     let (mut a, b) = f.start();
     // The standby takes no mail and publishes nothing: its receipt would release mail the
     // active daemon never filed.
@@ -445,7 +443,7 @@ fn fails_over_once(f: &Fleet) {
 #[test]
 fn a_message_the_active_daemon_acknowledged_is_decided_by_the_standby_after_a_kill() {
     let f = Fleet::new();
-    let started = cn_autonomy::jiff::Timestamp::now();
+    let started = jiff::Timestamp::now();
     let (mut a, b) = f.start();
     let mail = f.mail(1, 0);
     wait_until(MINUTE * 2, "a's model to be deciding the marked mail", || {
@@ -529,7 +527,7 @@ fn a_telegram_message_delivered_again_after_a_takeover_is_answered_once() {
 #[test]
 fn a_paused_active_daemon_is_fenced_and_decides_nothing_after_its_lease() {
     let f = Fleet::new();
-    let started = cn_autonomy::jiff::Timestamp::now();
+    let started = jiff::Timestamp::now();
     let (a, b) = f.start();
     let mail = f.mail(3, 0);
     wait_until(MINUTE * 2, "a's model to be deciding the marked mail", || {

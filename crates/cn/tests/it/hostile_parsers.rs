@@ -91,8 +91,8 @@ proptest! {
     #[test]
     fn cron_expressions(s in texty()) {
         if let Ok(c) = s.parse::<cn_autonomy::cron::Cron>() {
-            let tz = cn_autonomy::jiff::tz::TimeZone::UTC;
-            let _ = c.next_n(cn_autonomy::jiff::Timestamp::UNIX_EPOCH, &tz, 3);
+            let tz = jiff::tz::TimeZone::UTC;
+            let _ = c.next_n(jiff::Timestamp::UNIX_EPOCH, &tz, 3);
         }
         let _ = cn_autonomy::cron::time_zone(&s);
     }

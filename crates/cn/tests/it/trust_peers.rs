@@ -64,8 +64,7 @@ fn a_peer_cannot_pre_file_a_schedule_firing() {
     .unwrap();
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     let midnight = now - now % 86_400;
-    let before =
-        cn_storage::rfc3339(time::OffsetDateTime::from_unix_timestamp((midnight - 2 * 86_400) as i64).unwrap());
+    let before = cn_storage::rfc3339(jiff::Timestamp::from_second((midnight - 2 * 86_400) as i64).unwrap());
     std::fs::write(
         ada.join("state/schedule-state.json"),
         serde_json::json!({"nightly": {"last_fired": before}}).to_string(),

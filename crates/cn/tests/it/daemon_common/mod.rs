@@ -140,8 +140,8 @@ pub fn journal(hub: &Path) -> Vec<Value> {
 
 /// The time `minutes` from now (negative: ago), to the second, RFC 3339 in UTC.
 pub fn minutes_from_now(minutes: i64) -> String {
-    let now = cn_autonomy::jiff::Timestamp::now().as_second();
-    cn_autonomy::jiff::Timestamp::from_second(now + minutes * 60).unwrap().to_string()
+    let now = jiff::Timestamp::now().as_second();
+    jiff::Timestamp::from_second(now + minutes * 60).unwrap().to_string()
 }
 
 /// Index of the first `decision` entry for item `id`, if any.
