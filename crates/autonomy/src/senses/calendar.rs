@@ -129,15 +129,19 @@ impl CalendarSource {
         }
     }
 
-    pub async fn read(&self, client: &reqwest::Client) -> Result<String, SenseError> {
+    pub async fn read(&self, client: &ureq::Agent) -> Result<String, SenseError> {
         match self {
             CalendarSource::Url(url) => {
-                let http = |source| SenseError::Http { url: url.clone(), source };
-                let resp = client.get(url).send().await.map_err(http)?;
-                if !resp.status().is_success() {
-                    return Err(SenseError::Status { url: url.clone(), status: resp.status() });
-                }
-                let body = super::read_capped(resp, url, super::BODY_MAX).await?;
+                let (client, at) = (client.clone(), url.clone());
+                let body = super::fetch(url, move || {
+                    let mut resp =
+                        client.get(&at).call().map_err(|source| SenseError::Http { url: at.clone(), source })?;
+                    if !resp.status().is_success() {
+                        return Err(SenseError::Status { url: at, status: resp.status() });
+                    }
+                    super::read_capped(&mut resp, &at, super::BODY_MAX)
+                })
+                .await?;
                 String::from_utf8(body).map_err(|_| SenseError::Parse { message: format!("{url}: not UTF-8 text") })
             }
             // A calendar file is small; reading it inline is cheaper than a blocking task.
@@ -154,13 +158,8 @@ impl CalendarSource {
 }
 
 /// The HTTP client calendars are fetched with: every request bounded by `timeout`.
-pub fn client(timeout: Duration) -> Result<reqwest::Client, SenseError> {
-    super::install_tls_provider();
-    reqwest::Client::builder()
-        .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
-        .timeout(timeout)
-        .build()
-        .map_err(|source| SenseError::Client { sense: "calendar", source })
+pub fn client(timeout: Duration) -> Result<ureq::Agent, SenseError> {
+    Ok(super::http_client(Some(timeout)))
 }
 
 /// One calendar (`senses.calendar[]`) as a [`Sense`].

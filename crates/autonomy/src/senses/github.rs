@@ -465,7 +465,7 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
 /// Polls `GET {base_url}/notifications`, honouring `Last-Modified` and `X-Poll-Interval`,
 /// and turns each new or updated notification into a percept.
 pub struct NotificationPoller {
-    client: reqwest::Client,
+    client: ureq::Agent,
     base_url: String,
     token: String,
     last_modified: Option<String>,
@@ -480,12 +480,7 @@ const SEEN_MAX: usize = 4096;
 
 impl NotificationPoller {
     pub fn new(base_url: &str, token: String) -> Result<Self, SenseError> {
-        super::install_tls_provider();
-        let client = reqwest::Client::builder()
-            .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
-            .timeout(super::FETCH_TIMEOUT)
-            .build()
-            .map_err(|source| SenseError::Client { sense: "github.poll", source })?;
+        let client = super::http_client(Some(super::FETCH_TIMEOUT));
         Ok(NotificationPoller {
             client,
             base_url: base_url.trim_end_matches('/').to_string(),
@@ -503,25 +498,33 @@ impl NotificationPoller {
         let mut req = self
             .client
             .get(&url)
-            .bearer_auth(&self.token)
+            .header("Authorization", format!("Bearer {}", self.token))
             .header("Accept", "application/vnd.github+json")
             .header("X-GitHub-Api-Version", "2022-11-28");
         if let Some(lm) = &self.last_modified {
             req = req.header("If-Modified-Since", lm);
         }
-        let resp = req.send().await.map_err(|source| SenseError::Http { url: url.clone(), source })?;
-        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-        if let Some(secs) = header("x-poll-interval").and_then(|v| v.parse::<u64>().ok()) {
-            self.poll_interval = Some(Duration::from_secs(secs));
+        let at = url.clone();
+        // The interval GitHub asks for is taken from any answer, a refusal's too.
+        let (poll_interval, read) = super::fetch(&url, move || {
+            let mut resp = req.call().map_err(|source| SenseError::Http { url: at.clone(), source })?;
+            let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+            let poll_interval = header("x-poll-interval").and_then(|v| v.parse::<u64>().ok()).map(Duration::from_secs);
+            let read = if resp.status() == StatusCode::NOT_MODIFIED {
+                Ok(None)
+            } else if !resp.status().is_success() {
+                Err(SenseError::Status { url: at, status: resp.status() })
+            } else {
+                let last_modified = header("last-modified");
+                super::read_capped(&mut resp, &at, super::BODY_MAX).map(|body| Some((body, last_modified)))
+            };
+            Ok((poll_interval, read))
+        })
+        .await?;
+        if poll_interval.is_some() {
+            self.poll_interval = poll_interval;
         }
-        if resp.status() == StatusCode::NOT_MODIFIED {
-            return Ok(Vec::new());
-        }
-        if !resp.status().is_success() {
-            return Err(SenseError::Status { url, status: resp.status() });
-        }
-        let last_modified = header("last-modified");
-        let body = super::read_capped(resp, &url, super::BODY_MAX).await?;
+        let Some((body, last_modified)) = read? else { return Ok(Vec::new()) };
         let list: Vec<Value> = serde_json::from_slice(&body).map_err(|source| SenseError::NotJson {
             url: url.clone(),
             what: "a notifications list",

@@ -99,8 +99,6 @@ pub enum SenseError {
     /// The owner's token could not be read or made (the source says why).
     #[error("cannot start the owner sense")]
     OwnerToken(#[source] cn_hub::owner_token::TokenError),
-    #[error("cannot start the {sense} sense")]
-    Client { sense: &'static str, source: reqwest::Error },
     /// (The URL's error is in the message, so it is not also the source: `cn` prints the
     /// chain.)
     #[error("cannot start the {sense} sense: {url}")]
@@ -119,9 +117,9 @@ pub enum SenseError {
     )]
     Remote { addr: SocketAddr },
     #[error("{url}")]
-    Http { url: String, source: reqwest::Error },
+    Http { url: String, source: ureq::Error },
     #[error("{url}: HTTP {status}")]
-    Status { url: String, status: reqwest::StatusCode },
+    Status { url: String, status: ureq::http::StatusCode },
     #[error("{url}: not {what}")]
     NotJson { url: String, what: &'static str, source: serde_json::Error },
     /// An outbound read longer than its cap: cut, not read on.
@@ -167,21 +165,52 @@ pub const BODY_MAX: usize = 8 << 20;
 /// How long one outbound request may take, connection to last byte.
 pub const FETCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// The body of `resp`, read chunk by chunk and refused past `cap` bytes (a declared
-/// `Content-Length` over the cap is refused before reading anything).
-pub async fn read_capped(mut resp: reqwest::Response, url: &str, cap: usize) -> Result<Vec<u8>, SenseError> {
+/// The body of `resp`, read as it comes and refused past `cap` bytes (a declared
+/// `Content-Length` over the cap is refused before reading anything). Blocking: call it
+/// inside [`fetch`].
+pub fn read_capped(resp: &mut ureq::http::Response<ureq::Body>, url: &str, cap: usize) -> Result<Vec<u8>, SenseError> {
     let too_large = || SenseError::TooLarge { url: url.to_string(), cap };
-    if resp.content_length().is_some_and(|n| n > cap as u64) {
+    if resp.body().content_length().is_some_and(|n| n > cap as u64) {
         return Err(too_large());
     }
-    let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|source| SenseError::Http { url: url.to_string(), source })? {
-        if body.len() + chunk.len() > cap {
-            return Err(too_large());
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+    resp.body_mut().with_config().limit(cap as u64).read_to_vec().map_err(|source| match source {
+        ureq::Error::BodyExceedsLimit(_) => too_large(),
+        source => SenseError::Http { url: url.to_string(), source },
+    })
+}
+
+/// The HTTP client of the senses' outbound requests (a calendar, GitHub's notifications,
+/// Telegram's Bot API): ureq, blocking, so each exchange runs through [`fetch`]. The
+/// platform's certificate verifier; the system's proxy variables; redirects followed (10 at
+/// most), the `Authorization` header kept only to the same host; every request bounded by
+/// `timeout` from connecting to the body's last byte (`None`: each request sets its own);
+/// HTTP error statuses are answers, not errors.
+pub fn http_client(timeout: Option<std::time::Duration>) -> ureq::Agent {
+    let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
+    ureq::Agent::config_builder()
+        .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
+        .timeout_global(timeout)
+        .http_status_as_error(false)
+        .redirect_auth_headers(ureq::config::RedirectAuthHeaders::SameHost)
+        .tls_config(tls)
+        .build()
+        .into()
+}
+
+/// Run a blocking exchange `f` (ureq) off the senses' runtime, on a thread of its own, and
+/// wait for it. Dropped (the senses stopping), the future leaves the thread to finish its
+/// exchange within its timeout: the runtime's shutdown does not wait for it.
+pub async fn fetch<T: Send + 'static>(
+    url: &str,
+    f: impl FnOnce() -> Result<T, SenseError> + Send + 'static,
+) -> Result<T, SenseError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new().name("cn-sense-http".into()).spawn(move || {
+        let _ = tx.send(f());
+    });
+    let lost = |e: std::io::Error| SenseError::Http { url: url.to_string(), source: ureq::Error::Io(e) };
+    spawned.map_err(lost)?;
+    rx.await.unwrap_or_else(|_| Err(lost(std::io::Error::other("the request's thread ended without an answer"))))
 }
 
 /// Most connections the senses' HTTP server holds at once; more wait in the kernel's
@@ -460,7 +489,7 @@ fn check_bind(config: &SensesConfig) -> Result<(), SenseError> {
 }
 
 /// Install ring as rustls' process-wide crypto provider (the binary's one TLS backend;
-/// reqwest and twilight build their TLS configs from it). Installing twice is harmless.
+/// twilight and the MCP client build their TLS configs from it). Installing twice is harmless.
 pub fn install_tls_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }

@@ -200,7 +200,7 @@ pub fn chat_of(p: &Percept) -> Option<i64> {
 
 /// The Bot API with one bot's token. The token is only ever put in a request's path.
 struct Api {
-    http: reqwest::Client,
+    http: ureq::Agent,
     base: String,
     token: String,
 }
@@ -229,13 +229,29 @@ impl Api {
     async fn call(&self, method: &'static str, body: &Value, timeout: Duration) -> Result<Value, CallError> {
         let shown = self.shown(method);
         let url = format!("{}/bot{}/{method}", self.base, self.token);
-        let http = |source: reqwest::Error| SenseError::Http { url: shown.clone(), source: source.without_url() };
-        let resp = self.http.post(url).json(body).timeout(timeout).send().await.map_err(http)?;
-        let status = resp.status();
-        let bytes = read_capped(resp, &shown, BODY_MAX).await.map_err(|e| match e {
-            SenseError::Http { url, source } => SenseError::Http { url, source: source.without_url() },
-            other => other,
-        })?;
+        let req = self
+            .http
+            .post(url)
+            .header("content-type", "application/json")
+            .config()
+            .timeout_global(Some(timeout))
+            .build();
+        let body = serde_json::to_vec(body).unwrap_or_default();
+        let at = shown.clone();
+        let (status, bytes) = super::fetch(&shown, move || {
+            // The only error that could name the URL (and so the token) is a bad one: not shown.
+            let http = |source| {
+                let source = match source {
+                    ureq::Error::BadUri(_) => ureq::Error::BadUri(at.clone()),
+                    other => other,
+                };
+                SenseError::Http { url: at.clone(), source }
+            };
+            let mut resp = req.send(&body[..]).map_err(http)?;
+            Ok((resp.status(), read_capped(&mut resp, &at, BODY_MAX)))
+        })
+        .await?;
+        let bytes = bytes?;
         let answer: Value = match serde_json::from_slice(&bytes) {
             Ok(v) => v,
             Err(_) if !status.is_success() => return Err(SenseError::Status { url: shown, status }.into()),
@@ -289,11 +305,8 @@ impl Sense for TelegramSense {
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
         let base = api_base(&self.config.api_base).map_err(|url| SenseError::Url { sense: "telegram", url })?;
-        super::install_tls_provider();
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("cn/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|source| SenseError::Client { sense: "telegram", source })?;
+        // Each call sets its own timeout (a long poll's is longer).
+        let http = super::http_client(None);
         let api = Arc::new(Api { http, base, token: self.token });
         let filter = Filter { chats: self.config.chats.clone(), owners: self.config.owners.clone() };
         let state = ctx.hub.layout().telegram();

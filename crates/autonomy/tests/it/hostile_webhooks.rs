@@ -31,40 +31,36 @@ fn form_encoded_deliveries_redeliveries_and_ping() {
     let attention = Attention::new(PoolConfig::default());
     let senses = Senses::start(&common::open_hub(hub.path()), &config.senses, attention.clone()).unwrap();
     let url = format!("http://{}/github/webhook", senses.local_addr().unwrap());
-    let client = reqwest::Client::new();
     let post = |event: &str, delivery: &str, content_type: &str, body: Vec<u8>| {
-        client
-            .post(&url)
-            .header("X-GitHub-Event", event)
-            .header("X-GitHub-Delivery", delivery)
-            .header("Content-Type", content_type)
-            .header("X-Hub-Signature-256", sign(SECRET, &body))
-            .body(body)
-            .send()
+        let sig = sign(SECRET, &body);
+        let headers = [
+            ("X-GitHub-Event", event),
+            ("X-GitHub-Delivery", delivery),
+            ("Content-Type", content_type),
+            ("X-Hub-Signature-256", sig.as_str()),
+        ];
+        common::post(&url, &headers, &body)
     };
     let issue = std::fs::read(format!("{}/tests/fixtures/github/issues.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        let form_type = "application/x-www-form-urlencoded";
-        let resp = post("issues", "d-1", form_type, form(&issue)).await.unwrap();
-        assert_eq!(resp.status(), 202, "{}", resp.text().await.unwrap());
-        // GitHub's "Redeliver" sends the same delivery id again: dropped, answered 200.
-        let resp = post("issues", "d-1", form_type, form(&issue)).await.unwrap();
-        assert_eq!(resp.status(), 200);
-        let body: serde_json::Value = resp.json().await.unwrap();
-        assert_eq!(body["duplicate"], "d-1");
-        // So is a redelivery in the other content type.
-        assert_eq!(post("issues", "d-1", "application/json", issue.clone()).await.unwrap().status(), 200);
-        // A form without `payload` is a clear 400.
-        let resp = post("issues", "d-2", form_type, b"hello=1".to_vec()).await.unwrap();
-        assert_eq!(resp.status(), 400);
-        assert!(resp.text().await.unwrap().contains("payload"));
-        // ping is answered, in either content type, and admits nothing.
-        let ping = br#"{"zen":"Design for failure.","hook_id":1}"#;
-        let resp = post("ping", "d-3", form_type, form(ping)).await.unwrap();
-        assert_eq!(resp.status(), 200);
-        assert_eq!(resp.json::<serde_json::Value>().await.unwrap()["pong"], "Design for failure.");
-    });
+    let form_type = "application/x-www-form-urlencoded";
+    let (status, text) = post("issues", "d-1", form_type, form(&issue));
+    assert_eq!(status, 202, "{text}");
+    // GitHub's "Redeliver" sends the same delivery id again: dropped, answered 200.
+    let (status, text) = post("issues", "d-1", form_type, form(&issue));
+    assert_eq!(status, 200);
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(body["duplicate"], "d-1");
+    // So is a redelivery in the other content type.
+    assert_eq!(post("issues", "d-1", "application/json", issue.clone()).0, 200);
+    // A form without `payload` is a clear 400.
+    let (status, text) = post("issues", "d-2", form_type, b"hello=1".to_vec());
+    assert_eq!(status, 400);
+    assert!(text.contains("payload"));
+    // ping is answered, in either content type, and admits nothing.
+    let ping = br#"{"zen":"Design for failure.","hook_id":1}"#;
+    let (status, text) = post("ping", "d-3", form_type, form(ping));
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap()["pong"], "Design for failure.");
     wait_until(&attention, "one percept", |a| a.len() == 1);
     assert_eq!(
         attention.with_pool(|p| p.iter().map(|x| x.merged_count).collect::<Vec<_>>()),

@@ -44,38 +44,32 @@ fn webhook_accepts_signed_events_and_refuses_the_rest() {
         "senses:\n  bind: 127.0.0.1:0\n  owner: {enabled: false}\n  github: {secret_env: CN_TEST_HOOK_SECRET_A, owners: [octocat]}\n",
     );
     let url = format!("http://{addr}/github/webhook");
-    let client = reqwest::Client::new();
     let deliveries = std::sync::atomic::AtomicUsize::new(0);
     let post = |event: &str, body: Vec<u8>, sig: Option<String>| {
         // Each delivery its own id (one id again is a redelivery, dropped).
         let n = deliveries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let delivery = if n == 0 { "72d3162e".to_string() } else { format!("72d3162e-{n}") };
-        let mut req =
-            client.post(&url).header("X-GitHub-Event", event).header("X-GitHub-Delivery", delivery).body(body);
-        if let Some(s) = sig {
-            req = req.header("X-Hub-Signature-256", s);
+        let mut headers = vec![("X-GitHub-Event", event), ("X-GitHub-Delivery", delivery.as_str())];
+        if let Some(s) = &sig {
+            headers.push(("X-Hub-Signature-256", s.as_str()));
         }
-        req.send()
+        common::post(&url, &headers, &body).0
     };
-    let rt = runtime();
-    rt.block_on(async {
-        for event in ["issues", "issue_comment", "pull_request", "push"] {
-            let body = fixture(event);
-            let sig = sign(b"It's a Secret to Everybody", &body);
-            let resp = post(event, body, Some(sig)).await.unwrap();
-            assert_eq!(resp.status(), 202, "{event}");
-        }
-        let body = fixture("push");
-        assert_eq!(post("push", body.clone(), None).await.unwrap().status(), 401, "missing signature");
-        let wrong = sign(b"not the secret", &body);
-        assert_eq!(post("push", body.clone(), Some(wrong)).await.unwrap().status(), 401, "wrong secret");
-        let mut tampered = body.clone();
-        tampered[10] ^= 1;
+    for event in ["issues", "issue_comment", "pull_request", "push"] {
+        let body = fixture(event);
         let sig = sign(b"It's a Secret to Everybody", &body);
-        assert_eq!(post("push", tampered, Some(sig.clone())).await.unwrap().status(), 401, "tampered body");
-        // The same signed body again — under any delivery id — was taken already: dropped.
-        assert_eq!(post("push", body, Some(sig)).await.unwrap().status(), 200);
-    });
+        assert_eq!(post(event, body, Some(sig)), 202, "{event}");
+    }
+    let body = fixture("push");
+    assert_eq!(post("push", body.clone(), None), 401, "missing signature");
+    let wrong = sign(b"not the secret", &body);
+    assert_eq!(post("push", body.clone(), Some(wrong)), 401, "wrong secret");
+    let mut tampered = body.clone();
+    tampered[10] ^= 1;
+    let sig = sign(b"It's a Secret to Everybody", &body);
+    assert_eq!(post("push", tampered, Some(sig.clone())), 401, "tampered body");
+    // The same signed body again — under any delivery id — was taken already: dropped.
+    assert_eq!(post("push", body, Some(sig)), 200);
     wait_until(&attention, "four pooled percepts", |a| a.len() == 4);
     let got = drain(&attention);
     // octocat is the owner: the issue comes first. Owner items are never coalesced, so the
@@ -116,29 +110,23 @@ fn owner_endpoint_needs_the_token_and_goes_first() {
         start(hub.path(), "senses:\n  bind: 127.0.0.1:0\n  owner: {token_env: CN_TEST_OWNER_TOKEN_B}\n");
     attention.admit(cn_autonomy::Percept::new(cn_autonomy::SenseKind::Github, "busy work"));
     let url = format!("http://{addr}/owner/message");
-    let client = reqwest::Client::new();
-    runtime().block_on(async {
-        let body = r#"{"text": "What did you do today?", "thread": "t1"}"#;
-        let send = |auth: Option<&str>| {
-            let mut r = client.post(&url).header("content-type", "application/json").body(body);
-            if let Some(a) = auth {
-                r = r.header("authorization", a);
-            }
-            r.send()
-        };
-        assert_eq!(send(None).await.unwrap().status(), 401);
-        assert_eq!(send(Some("Bearer nope")).await.unwrap().status(), 401);
-        assert_eq!(send(Some("Bearer tok-123")).await.unwrap().status(), 202);
-        let empty = client
-            .post(&url)
-            .header("authorization", "Bearer tok-123")
-            .header("content-type", "application/json")
-            .body("{\"text\": \"\"}")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(empty.status(), 400, "an empty message is refused");
-    });
+    let body = r#"{"text": "What did you do today?", "thread": "t1"}"#;
+    let send = |auth: Option<&str>| {
+        let mut headers = vec![("content-type", "application/json")];
+        if let Some(a) = auth {
+            headers.push(("authorization", a));
+        }
+        common::post(&url, &headers, body.as_bytes()).0
+    };
+    assert_eq!(send(None), 401);
+    assert_eq!(send(Some("Bearer nope")), 401);
+    assert_eq!(send(Some("Bearer tok-123")), 202);
+    let empty = common::post(
+        &url,
+        &[("authorization", "Bearer tok-123"), ("content-type", "application/json")],
+        b"{\"text\": \"\"}",
+    );
+    assert_eq!(empty.0, 400, "an empty message is refused");
     wait_until(&attention, "the owner's message", |a| a.len() == 2);
     let first = attention.decide(jiff::Timestamp::now()).unwrap();
     assert_eq!(first.item.summary(), "Owner: What did you do today?");
@@ -266,17 +254,14 @@ fn a_flood_stays_bounded_and_the_owner_message_sent_during_it_comes_first() {
         }
     });
     at_half.recv().unwrap();
-    let status = runtime().block_on(async {
-        let token = std::fs::read_to_string(hub.path().join(".git/cn-owner-token")).unwrap();
-        reqwest::Client::new()
-            .post(&url)
-            .bearer_auth(token.trim())
-            .json(&serde_json::json!({"text": "Stop what you're doing and answer me"}))
-            .send()
-            .await
-            .unwrap()
-            .status()
-    });
+    let token = std::fs::read_to_string(hub.path().join(".git/cn-owner-token")).unwrap();
+    let bearer = format!("Bearer {}", token.trim());
+    let body = serde_json::json!({"text": "Stop what you're doing and answer me"}).to_string();
+    let (status, _) = common::post(
+        &url,
+        &[("authorization", bearer.as_str()), ("content-type", "application/json")],
+        body.as_bytes(),
+    );
     assert_eq!(status, 202);
     sent.send(()).unwrap();
     flood.join().unwrap();

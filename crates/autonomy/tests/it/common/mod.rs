@@ -24,3 +24,15 @@ pub fn open_hub(dir: &std::path::Path) -> cn_hub::Hub {
     std::fs::write(dir.join("cn.yaml"), "name: t\n").unwrap();
     cn_hub::Hub::open(dir).unwrap()
 }
+
+/// One POST to the senses' server on loopback (no proxy, blocking): the status and the body.
+#[allow(dead_code)]
+pub fn post(url: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).proxy(None).build().into();
+    let mut req = agent.post(url);
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    let mut resp = req.send(body).unwrap();
+    (resp.status().as_u16(), resp.body_mut().read_to_string().unwrap())
+}
