@@ -416,15 +416,24 @@ def due_check(ref, got_due_rfc):
 DEVICE = re.compile(r"\b(?:alarms?|timers?)\b", re.I)
 
 
-def judge(line, got_changes, answer, target_id, timeref):
+DAY_SAID = re.compile(
+    r"\b(today|tonight|tomorrow|tmrw|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\d{1,2}(st|nd|rd|th)\b|/",
+    re.I,
+)
+
+
+def judge(line, got_changes, answer, target_id, timeref, target_due=None):
     """(verdict, due_checked, expected, detail). verdict: exact | asked | handed_up | wrong."""
     intent = line.get("intent")
     what, when, recur = slot(line, "what"), slot(line, "when"), slot(line, "recur")
     # Lines whose source gave no slots ("slots_known": false): the text and a missing time are
     # not checked (the slots are not known to be absent).
     known = line.get("slots_known", True) is not False
-    if not recur and when and RECURS.search(when):
-        recur = when  # "for 1pm every weekend" marked as a when: a recurrence all the same
+    if not recur and when and any(RECURS.search(w) for w in slots(line, "when")):
+        # "for 1pm every weekend" marked as a when: a recurrence all the same (all its parts:
+        # "8 a.m. for Saturday" and "Sunday mornings").
+        recur = " ".join(slots(line, "when"))
+        when = None
     handed = bool(HAND_UP.search(answer or ""))
     nochange = "handed_up" if handed else "asked"
     due_checked = "n/a"
@@ -490,7 +499,12 @@ def judge(line, got_changes, answer, target_id, timeref):
             return nochange, "n/a", expected, ""
         adds = [c for c in got_changes if c["kind"] == "add"]
         whens = slots(line, "when")
-        if len(whens) > 1 and DEVICE.search(line.get("text", "")) and all(timeref.reference(w, NOW_LOCAL).candidates for w in whens):
+        text = line.get("text", "")
+        spans = sorted((x["start"], x["end"]) for x in line.get("slots") or [] if x.get("slot") == "when" and isinstance(x.get("start"), int))
+        # Two times joined by "and", "then" or "another" are two alarms; "friday morning" +
+        # "at 10" is one.
+        apart = len(spans) > 1 and all(re.search(r"\b(and|then|another)\b", text[a[1]:b[0]], re.I) for a, b in zip(spans, spans[1:]))
+        if apart and DEVICE.search(text) and all(timeref.reference(w, NOW_LOCAL).candidates for w in whens):
             # "set my alarm for 3 am and then 8 pm": one alarm for each time said.
             if len(got_changes) != len(whens) or len(adds) != len(whens):
                 return "wrong", "n/a", f"{len(whens)} adds", " && ".join(map(show, got_changes))
@@ -540,6 +554,12 @@ def judge(line, got_changes, answer, target_id, timeref):
     if past:
         return "wrong", "past", "asked (the date is past)", show(c)
     dv, dnote = due_check(ref, c["due"])
+    # "change my thursday 7 AM reminder to 9AM": a time said without a day keeps the item's
+    # day (the reference reads a bare time as its next occurrence).
+    if dv == "wrong" and target_due and ref.granularity == "minute" and not DAY_SAID.search(when or ""):
+        got, was = local(c["due"]), local(target_due)
+        if got and was and got.date() == was.date() and any((x.hour, x.minute) == (got.hour, got.minute) for x in ref.candidates):
+            dv, dnote = "ok", f"{dnote}; the time said, on the item's own day"
     return ("exact" if dv != "wrong" else "wrong"), ("unchecked" if dv == "unchecked" else ref.granularity), expected, f"{show(c)}; {dnote}"
 
 
@@ -562,6 +582,7 @@ def run_line(job):
     try:
         subprocess.run(["cp", "-a", template, hub], check=True)  # several times faster than copytree
         target_id = None
+        target_due = None
         seeded = ""
         intent = line.get("intent")
         wants_target = intent in NEEDS_TARGET or (intent == "list" and slot(line, "item"))
@@ -569,6 +590,7 @@ def run_line(job):
             tgt = target_for(line, timeref)
             if tgt:
                 name, due = tgt
+                target_due = due
                 # A distractor sharing a word with the target would make two tasks match: swap it.
                 # (The template's own entries, written by cn, are kept or dropped whole.)
                 path = os.path.join(hub, "state", "tasks.json")
@@ -607,7 +629,7 @@ def run_line(job):
             answer = "[timeout]"
         after = snapshot(hub)
         got = changes(before, after)
-        verdict, due_checked, expected, detail = judge(line, got, answer, target_id, timeref)
+        verdict, due_checked, expected, detail = judge(line, got, answer, target_id, timeref, target_due)
         if answer == "[timeout]" and verdict != "exact":
             verdict, detail = "error", "timeout; " + detail
         row.update(

@@ -204,6 +204,15 @@ pub fn only_asking(words: &str) -> bool {
 /// that again, though now you try to set the alarm for 16:15?"): the request.
 pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
     let name = device(clause)?;
+    // Only a request to set one ("display monday alarms" reads them).
+    static SET: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let set = SET.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|want|need|like|give|schedule|new|another|wake)\b")
+            .unwrap_or_else(|e| unreachable!("the setting pattern compiles: {e}"))
+    });
+    if !set.is_match(clause) || second_request(clause) {
+        return None;
+    }
     match when::parse(clause, now) {
         Ok(Some(d)) => {
             let rest: String = d
@@ -244,6 +253,10 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
 /// mom at 8").
 fn second_request(rest: &str) -> bool {
     let lower = rest.to_ascii_lowercase();
+    // "a timer for 30 minutes, then another after that": a second one, not said how.
+    if ["then another", "and another", "another after", "one more after"].iter().any(|w| lower.contains(w)) {
+        return true;
+    }
     lower.match_indices(" and ").any(|(i, _)| {
         let next = lower[i + 5..].split_whitespace().next().unwrap_or("");
         !next.is_empty() && !only_asking(next) && device(next).is_none()
@@ -517,6 +530,10 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             }
             if what.is_none() {
                 if let Some(device) = device(text) {
+                    // "a timer for 30 minutes, then another after that": not half done.
+                    if second_request(text) {
+                        return Clause::NotRoutine;
+                    }
                     // An alarm or a timer: its time is wherever the person said it.
                     let device = named(text).unwrap_or_else(|| device.to_string());
                     // "an alarm at 1pm everyday": a repeating one.
@@ -803,6 +820,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(parse("set an alarm at 7 and call mom at 8", &now()), Parsed::NotRoutine));
+        assert!(matches!(parse("start a timer for 10 minutes, then another after that", &now()), Parsed::NotRoutine));
+        assert!(
+            !matches!(parse("show tuesday alarms", &now()), Parsed::Routine(r) if r.iter().any(|r| !r.reads_only()))
+        );
         assert!(matches!(one("turn off my alarm for tomorrow morning"), Request::Cancel { .. }));
         assert_eq!(added("remind me to call and cancel the gym membership").0, "call and cancel the gym membership");
     }
