@@ -282,9 +282,8 @@ def show(c):
 
 
 TIME_WORDS = re.compile(
-    r"\b(today|tonight|tomorrow|yesterday|this (morning|afternoon|evening)|"
+    r"\b(tomorrow (morning|afternoon|evening|night)|today|tonight|tomorrow|yesterday|this (morning|afternoon|evening)|"
     r"(on |at |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?( morning| afternoon| evening| night)?|"
-    r"tomorrow (morning|afternoon|evening|night)|"
     r"(at )?\d{1,2}(:\d{2})?\s*(am|pm)|(at )?\d{1,2}:\d{2}|(at )?noon|lunch\s*time|"
     r"(on )?(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{1,2}(st|nd|rd|th)?)\b",
     re.I,

@@ -131,6 +131,10 @@ def before_clock(t: str) -> str:
 
 def normalise(text: str) -> str:
     t = before_clock(number_words(text))
+    t = re.sub(r"\b(\d{1,2})\.(\d{2})\s*(am|pm)\b", r"\1:\2\3", t)  # "2.30pm"
+    t = re.sub(r"\b(?:a|one|1) week from (today|now)\b", "in 7 days", t)
+    t = re.sub(r"\b(?:a|one|1) week from tomorrow\b", "in 8 days", t)
+    t = re.sub(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday) of next week\b", r"next \1", t)
     t = re.sub(r"[!?,;]+", " ", t)
     t = re.sub(r"\s+", " ", t).strip().rstrip(".")
     while True:

@@ -244,7 +244,17 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         Ok(Some(d)) if only_asking(&d.rest) => d,
         _ => return None,
     };
-    let Request::AddTask { task, .. } = &first else { return None };
+    let Request::AddTask { task, due: Some(one) } = &first else { return None };
+    // "on Thursday for 9 am and 5 pm": the second on the day said for both.
+    let second = if one.day_given && !second.day_given {
+        let on = one.at.date().to_datetime(second.at.time()).to_zoned(now.time_zone().clone()).ok()?;
+        if on <= *now {
+            return None;
+        }
+        when::Due { at: on, day_given: true, ..second }
+    } else {
+        second
+    };
     let task = task.clone();
     Some(vec![first, Request::AddTask { task, due: Some(second) }])
 }
@@ -261,6 +271,19 @@ fn second_request(rest: &str) -> bool {
         let next = lower[i + 5..].split_whitespace().next().unwrap_or("");
         !next.is_empty() && !only_asking(next) && device(next).is_none()
     })
+}
+
+/// Whether `text` asks to change or remove what exists ("disable reminder", "I want to delete
+/// and cancel breakfast plans set up to remind me…", "… on Wednesday instead of Thursday",
+/// "that reminder must be updated"): never a new filing.
+pub fn changes_existing(text: &str) -> bool {
+    static CHANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    CHANGE
+        .get_or_init(|| {
+            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updated|changed|moved|rescheduled|cancell?ed|deleted)\b")
+                .unwrap_or_else(|e| unreachable!("the change pattern compiles: {e}"))
+        })
+        .is_match(text)
 }
 
 /// A sentence that only sets the scene ("I'm hoping to motivate myself to do some chores
@@ -521,6 +544,12 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     let when_words = joined(u, SlotKind::When);
     let item = clean(&joined(u, SlotKind::Item));
     let what = Some(clean(&joined(u, SlotKind::What))).filter(|w| !cn_hub::words::content(w).is_empty() && !filler(w));
+    // "disable reminder", "I want to delete and cancel breakfast plans set up to remind me…",
+    // "… on Wednesday instead of Thursday", "that reminder must be updated": a change to what
+    // exists, never a new filing.
+    if matches!(u.intent, Intent::Add | Intent::Idea) && changes_existing(text) {
+        return Clause::NotRoutine;
+    }
     match u.intent {
         Intent::Add => {
             // "I need to set a reminder for my new schedule": the words to file hold the
@@ -821,6 +850,31 @@ mod tests {
         }
         assert!(matches!(parse("set an alarm at 7 and call mom at 8", &now()), Parsed::NotRoutine));
         assert!(matches!(parse("start a timer for 10 minutes, then another after that", &now()), Parsed::NotRoutine));
+        match parse("set me alarms on saturday for 8 am and 6 pm", &now()) {
+            Parsed::Routine(r) => {
+                let days: Vec<String> = r
+                    .iter()
+                    .filter_map(|r| match r {
+                        Request::AddTask { due: Some(d), .. } => Some(d.at.strftime("%a %H:%M").to_string()),
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(days, ["Sat 08:00", "Sat 18:00"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        for text in [
+            "disable reminder",
+            "I want to delete the breakfast plans I set up to remind me on Sunday",
+            "remind me about the dentist on Wednesday instead of Thursday",
+            "that reminder about flossing must be updated to every day",
+        ] {
+            let p = parse(text, &now());
+            assert!(
+                !matches!(&p, Parsed::Routine(r) if r.iter().any(|r| matches!(r, Request::AddTask { .. } | Request::AddEvery { .. }))),
+                "{text}: {p:?}"
+            );
+        }
         assert!(
             !matches!(parse("show tuesday alarms", &now()), Parsed::Routine(r) if r.iter().any(|r| !r.reads_only()))
         );
@@ -836,9 +890,12 @@ mod tests {
             "set an alarm every 20 minutes until 9 pm",
             "alarm every hour starting at noon",
             "remind me to water the plants tonight this Saturday at 8pm",
+            "remind me to book the venue two weeks before june 3rd",
+            "set an alarm for 6 am monday thru friday",
         ] {
             assert!(matches!(parse(text, &now()), Parsed::Ask(_)), "{text}: {:?}", parse(text, &now()));
         }
+        assert!(!matches!(parse("alarm at 7:00 am and 1:00 pm every tuesday", &now()), Parsed::Routine(_)));
         assert_eq!(added("remind me to leave 20 minutes before 6pm"), ("leave".into(), Some("Thu 17:40".into())));
         assert_eq!(added("alarm 2 hours from now"), ("Alarm".into(), Some("Thu 16:30".into())));
         assert_eq!(added("remind me to call dad on monday next week"), ("call dad".into(), Some("Mon 09:00".into())));

@@ -832,7 +832,7 @@ pattern!(
 /// "every Monday at 9am remind me to water the plants": a schedule entry.
 fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
     // "Change my daily morning alarm to 7 am": a change to one there is, not a new one.
-    if move_re().is_match(t) {
+    if move_re().is_match(t) || learned::changes_existing(t) {
         return None;
     }
     let found = match when::every(t, now) {
@@ -921,6 +921,10 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
     // "I need to set a reminder for …", "I need to add another one for 16:15": a request to
     // file, not a need to keep; read as one.
     if indirect && filing_re().is_match(what) {
+        return None;
+    }
+    // "remind me about the dentist on Wednesday instead of Thursday": a change, not a filing.
+    if learned::changes_existing(t) {
         return None;
     }
     // "remind me of the address for my workplace": with no time, a question about something.

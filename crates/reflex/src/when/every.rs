@@ -107,6 +107,17 @@ fn day_list(list: &str) -> Option<(String, String)> {
 
 /// The repeating time in `text`, if it says one; an error when it says one cron cannot keep
 /// exactly, or one that leaves the day open.
+/// How many clock times `text` says.
+fn time_matches(text: &str) -> usize {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\b|\b\d{1,2}:\d{2}\b")
+            .unwrap_or_else(|e| unreachable!("the clock pattern compiles: {e}"))
+    })
+    .find_iter(text)
+    .count()
+}
+
 fn bounded_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -149,7 +160,8 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     let ask = |why: &str| WhenError::Unreadable { phrase: phrase.clone(), why: why.to_string() };
     // "every 2 hours starting in one hour", "every 30 minutes till 8 pm", "every 15 minutes
     // past 7 am": a repeat that starts or stops somewhere is asked about, never cut short.
-    if bounded_re().is_match(text) {
+    // "at 11:00 am and 2:00 pm on Wednesdays": two times for one entry are asked about.
+    if time_matches(text) > 1 || bounded_re().is_match(text) {
         return Err(ask("I can repeat from now on, not from or until a set time"));
     }
     let text_of = |name: &str| c.name(name).map(|m| m.as_str().to_ascii_lowercase());

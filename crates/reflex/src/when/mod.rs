@@ -398,6 +398,16 @@ fn time_match<'t>(text: &'t str, skip: Option<&Range<usize>>) -> Option<Captures
 /// A date phrase that looks like one but cannot be read: a near-miss of a month or weekday in
 /// a date position ("next Smarch"), a month without its day ("in March").
 fn check_words(text: &str) -> Result<(), WhenError> {
+    // "two weeks before August 17th", "a week before then", "monday thru friday": a time
+    // relative to another, or a range of days, is asked about — never read as one of them.
+    static RELATIVE: OnceLock<Regex> = OnceLock::new();
+    let relative = RELATIVE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:\d+|an?|one|two|three|four|five|six|seven|ten|a\s+few|a\s+couple\s+of)\s+(?:days?|nights?|weeks?|months?|years?)\s+(?:before|prior\s+to|ahead\s+of|in\s+advance\s+of|earlier\s+than)\b|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?s?\s+(?:thru|through|to|until|till|-)\s+(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)")
+            .unwrap_or_else(|e| unreachable!("the relative pattern compiles: {e}"))
+    });
+    if let Some(m) = relative.find(text) {
+        return Err(WhenError::unreadable(m.as_str(), "it is said from another day, or over several — which day?"));
+    }
     for c in date_position_re().captures_iter(text) {
         let (Some(all), Some(w)) = (c.get(0), c.name("w")) else { continue };
         let word = w.as_str().to_ascii_lowercase();
