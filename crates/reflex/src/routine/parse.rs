@@ -562,7 +562,7 @@ pattern!(
 
 fn show(t: &str) -> Option<Request> {
     let c = show_re().captures(t)?;
-    let words = ["a", "b", "c", "d", "e", "f"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    let words = ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
     Some(Request::Show { words })
 }
 
@@ -660,7 +660,6 @@ pattern!(
     "cancel",
     r"(?ix)^(?:
         (?:cancel|delete|remove|drop|scrap|ditch|bin|forget(?:\s+about)?|never\s*mind(?:\s+about)?|nvm|stop|kill|skip|erase)\s+(?P<a>.+?)(?:\s+(?:from|off)\s+(?:my|the)\s+(?:list|tasks|todos?|to-?do\s+list|todo\s+list|task\s+list|reminders))?
-      | (?:shut|turn|switch)\s+off\s+(?P<f>(?:\S+\s+){0,3}?(?:alarm|timer)s?\b.*)
       | take\s+(?P<b>.+?)\s+off\s+(?:my|the)\s+(?:list|tasks|todos?|to-?do\s+list|todo\s+list|task\s+list|reminders)
       | (?:i\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:need|have)\s+to\s+(?P<c>.+?)(?:\s+any\s*more|\s+after\s+all)?
       | no\s+need\s+to\s+(?P<d>.+?)(?:\s+any\s*more|\s+after\s+all)?
@@ -705,7 +704,7 @@ const CHATTER: &[&str] = &[
 
 fn cancel(t: &str) -> Option<Request> {
     let c = cancel_re().captures(t)?;
-    let words = ["a", "b", "c", "d", "e", "f"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    let words = ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
     let said = said_of(&words, t);
     let content = cn_hub::words::content(&words);
     // "cancel that", "forget it": the words name nothing (a pending question would).
