@@ -931,6 +931,8 @@ mod tests {
             "¿puedes recordarme llamar a mamá mañana?",
             "turn on the lights at 7pm",
             "give me the news every morning",
+            "hourly forecast",
+            "should the kids wear coats today",
         ] {
             let p = parse(text, &now());
             assert!(

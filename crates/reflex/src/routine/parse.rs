@@ -834,6 +834,11 @@ fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
     if move_re().is_match(t) || learned::changes_existing(t) {
         return None;
     }
+    // "hourly forecast", "weekly report": a thing named by how often it comes, not a request
+    // to schedule one.
+    if adjectival_re().is_match(t) {
+        return None;
+    }
     let found = match when::every(t, now) {
         Ok(Some(e)) => e,
         Ok(None) => return None,
@@ -885,6 +890,11 @@ pattern!(
     r"(?ix)^(?:i\s+|i'?ve\s+|i'?d\s+)?(?:really\s+)?(?:need\s+to|have\s+to|must|should|ought\s+to|gotta|got\s+to|have\s+got\s+to|'?d\s+better|better)\s+(?P<i>.+)$"
 );
 pattern!(question_re, "question", r"(?i)^(?:i|we|you|it|there)\b");
+pattern!(
+    adjectival_re,
+    "how often, as an adjective",
+    r"(?i)^(?:(?:the|my|a|an|your)\s+)?(?:hourly|daily|weekly|monthly|nightly|yearly|annual)\s+[a-z'-]+(?:\s+[a-z'-]+)?$"
+);
 pattern!(every_word_re, "every", r"(?i)\b(?:every|each)\s+\S+(?:\s+\S+)?");
 pattern!(
     filing_re,
@@ -913,6 +923,12 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
         Some(m) => (m.as_str(), false),
         None => (c.name("i")?.as_str(), true),
     };
+    // "should the boys wear shorts or pants today": a question without its mark, not a need.
+    if indirect
+        && t.split_whitespace().next().is_some_and(|w| ["should", "must"].contains(&w.to_ascii_lowercase().as_str()))
+    {
+        return None;
+    }
     // "Should I have an umbrella today": a question, not a need.
     if indirect && (not_a_task_re().is_match(what) || question_re().is_match(what) || asks_within_re().is_match(what)) {
         return None;
