@@ -268,16 +268,8 @@ fn mtime_ms(file: &Path) -> Option<u64> {
 /// Surface a concern to the owner: `state/mca/<ts>-<slug>.md`, in the agent layer's format
 /// (frontmatter `id`, `surfaced-by`, `created`, `status: open`).
 pub fn surface(hub: &Path, slug: &str, title: &str, body: &str) -> std::io::Result<PathBuf> {
-    let now = time::OffsetDateTime::now_utc();
-    let ts = format!(
-        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
-        now.year(),
-        now.month() as u8,
-        now.day(),
-        now.hour(),
-        now.minute(),
-        now.second()
-    );
+    let now = jiff::Timestamp::now();
+    let ts = now.strftime("%Y%m%dT%H%M%SZ").to_string();
     let id = format!("{ts}-{slug}");
     let mut doc = cn_storage::Doc::default();
     doc.set("id", id.as_str());
