@@ -262,7 +262,8 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
 /// Whether `rest` goes on, after "and", to ask something more than the alarm ("… and call
 /// mom at 8").
 fn second_request(rest: &str) -> bool {
-    let lower = rest.to_ascii_lowercase();
+    // Read as the time reader reads it: "one hour and ten minutes" is one span.
+    let lower = when::numbers::normalize(rest).text.to_ascii_lowercase();
     // "a timer for 30 minutes, then another after that": a second one, not said how.
     if ["then another", "and another", "another after", "one more after"].iter().any(|w| lower.contains(w)) {
         return true;
@@ -315,7 +316,8 @@ fn device(text: &str) -> Option<&'static str> {
     let lower = text.to_ascii_lowercase();
     if lower.contains("wake me") || lower.contains("wake up") {
         Some("Wake up")
-    } else if lower.contains("alert me") {
+    } else if ["alert me", "notify me", "ping me", "buzz me", "bother me", "nudge me"].iter().any(|w| lower.contains(w))
+    {
         Some("Alert")
     } else if lower.contains("alarm") {
         Some("Alarm")
@@ -324,6 +326,22 @@ fn device(text: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// What an alarm or a timer is for, from the words that ask for it ("Set a alarm for lunch":
+/// "lunch"; "set the alarm": the alarm's own name); `None` when they ask for none.
+pub fn device_label(words: &str) -> Option<String> {
+    let name = device(words)?;
+    const DEVICE: &[&str] =
+        &["alarm", "alarms", "timer", "timers", "wake", "up", "call", "alert", "recurring", "repeating", "daily"];
+    let left: Vec<&str> = words
+        .split_whitespace()
+        .filter(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+            !(w.is_empty() || DEVICE.contains(&w.as_str()) || only_asking(&w))
+        })
+        .collect();
+    Some(if left.is_empty() { name.to_string() } else { left.join(" ") })
 }
 
 /// Whether `text` asks for an alarm, a timer or a wake-up.
@@ -340,7 +358,7 @@ pub fn device_name(task: &str) -> bool {
 fn span_from_now(text: &str, now: &Zoned) -> Option<when::Due> {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?P<n>\d{1,3})[\s-]*(?P<u>min(?:ute)?s?|hours?|hrs?)\b")
+        regex::Regex::new(r"(?i)\b(?P<n>\d{1,3})[\s-]*(?P<u>min(?:ute)?s?|hours?|hrs?|sec(?:ond)?s?|secs?)\b")
             .unwrap_or_else(|e| unreachable!("the span pattern compiles: {e}"))
     });
     let shift = when::shift(text).or_else(|| {
@@ -355,6 +373,18 @@ fn span_from_now(text: &str, now: &Zoned) -> Option<when::Due> {
         return None;
     }
     Some(when::Due { at, phrase: shift.phrase, rest: shift.rest, day_given: false, time_given: true })
+}
+
+/// The words that say something repeats when no repeat could be read from them: the tagger's
+/// `recur` slot, or "recurring", "repeating", "repeat".
+fn repeat_unsaid(u: &Understood, text: &str) -> Option<String> {
+    let recur = joined(u, SlotKind::Recur);
+    if !recur.is_empty() {
+        return Some(recur);
+    }
+    text.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase())
+        .find(|w| matches!(w.as_str(), "recurring" | "repeating" | "repeat" | "reoccurring" | "recurrent"))
 }
 
 /// Words that only ask for an alarm or a reminder ("Set the alarm to"): no what of their own.
@@ -428,7 +458,7 @@ fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:remind|reminded|reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake|alert\s+me)\b"),
+            r(r"\b(?:remind|reminded|reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|appointments?|plans|planned|meetings?|remind|notifications)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
@@ -569,11 +599,25 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     }
                     // An alarm or a timer: its time is wherever the person said it.
                     let device = named(text).unwrap_or_else(|| device.to_string());
-                    // "an alarm at 1pm everyday": a repeating one.
+                    // "an alarm at 1pm everyday": a repeating one, at the time said.
                     match when::every(text, now) {
+                        Ok(Some(every)) if every.time_unsaid() => {
+                            return Clause::Ask(WhenError::Unreadable {
+                                phrase: every.phrase,
+                                why: "at what time?".into(),
+                            })
+                        }
                         Ok(Some(every)) => return Clause::Request(Request::AddEvery { action: device, every }),
                         Err(e) => return Clause::Ask(e),
                         Ok(None) => {}
+                    }
+                    // "Make a recurring alarm for 5:15am": a repeat said, not how often — asked,
+                    // never set once.
+                    if let Some(phrase) = repeat_unsaid(u, text) {
+                        return Clause::Ask(WhenError::Unreadable {
+                            phrase,
+                            why: "how often should it repeat?".into(),
+                        });
                     }
                     return match when::parse(text, now) {
                         // "a timer for 5 minutes", "a 15 minute egg timer": a span from now.
@@ -898,11 +942,35 @@ mod tests {
             "alarm every hour starting at noon",
             "remind me to water the plants tonight this Saturday at 8pm",
             "remind me to book the venue two weeks before june 3rd",
-            "set an alarm for 6 am monday thru friday",
         ] {
             assert!(matches!(parse(text, &now()), Parsed::Ask(_)), "{text}: {:?}", parse(text, &now()));
         }
         assert!(!matches!(parse("alarm at 7:00 am and 1:00 pm every tuesday", &now()), Parsed::Routine(_)));
+        // Days from one to another are each of them: a repeat.
+        for (text, cron) in [
+            ("set an alarm for 6 am monday thru friday", "0 6 * * 1-5"),
+            ("set alarm for weekdays at seven am", "0 7 * * 1-5"),
+            ("wake me up at 8 on weekends", "0 8 * * 0,6"),
+            ("alarm at 9 friday to monday", "0 9 * * 5,6,0,1"),
+        ] {
+            match parse(text, &now()) {
+                Parsed::Routine(r) => {
+                    assert!(matches!(&r[..], [Request::AddEvery { every, .. }] if every.cron == cron), "{text}: {r:?}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // A repeat said but not how often, or an alarm's repeat without the time it goes off:
+        // asked, never set once or at a time nobody said.
+        for text in ["make a recurring alarm for 5:15am", "set a daily alarm for lunch"] {
+            assert!(
+                matches!(parse(text, &now()), Parsed::Ask(_) | Parsed::Missing(_)),
+                "{text}: {:?}",
+                parse(text, &now())
+            );
+        }
+        assert_eq!(added("start a timer for one hour and ten minutes"), ("Timer".into(), Some("Thu 15:40".into())));
+        assert_eq!(added("notify me at 3:30pm"), ("Alert".into(), Some("Thu 15:30".into())));
         assert_eq!(added("remind me to leave 20 minutes before 6pm"), ("leave".into(), Some("Thu 17:40".into())));
         assert_eq!(added("alarm 2 hours from now"), ("Alarm".into(), Some("Thu 16:30".into())));
         assert_eq!(added("remind me to call dad on monday next week"), ("call dad".into(), Some("Mon 09:00".into())));

@@ -809,7 +809,7 @@ pub(crate) fn trim_words(words: &str) -> String {
 pattern!(
     every_action_re,
     "every action",
-    r"(?i)^(?:remind\s+me\s+(?:to|about|that|of)\s+|set\s+(?:a\s+)?reminder\s+(?:to|for)\s+|(?:add|create)\s+a\s+(?:task|reminder)\s+(?:to\s+)?|(?:i\s+)?(?:need\s+to|have\s+to|must|should)\s+)?(?P<what>.+)$"
+    r"(?i)^(?:remind\s+me\s+(?:to|about|that|of)\s+|set\s+(?:up\s+)?(?:a\s+)?reminder\s+(?:to|for)\s+|(?:add|create)\s+a\s+(?:task|reminder)\s+(?:to\s+)?|(?:i\s+)?(?:need\s+to|have\s+to|must|should)\s+)?(?P<what>.+)$"
 );
 pattern!(
     not_an_action_re,
@@ -848,10 +848,21 @@ fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
         }
     };
     let c = every_action_re().captures(&found.rest)?;
-    let mut action = unquote(&group(&c, "what"));
+    // "pay my Kohl's credit card by the 30th of every month": no "by" left over.
+    let mut action = trim_words(&unquote(&group(&c, "what")));
     // "set an alarm for 6am every day": the alarm is what repeats.
     if alarm_re().is_match(&action) {
         action = "Alarm".into();
+    }
+    // "Set a daily alarm for lunch": an alarm that repeats needs the time it goes off at, and
+    // is named by what is left ("lunch"), else it is the alarm.
+    if learned::device_said(&action) && !t.to_ascii_lowercase().contains("remind") {
+        if found.time_unsaid() {
+            return Some(Err(WhenError::Unreadable { phrase: found.phrase, why: "at what time?".into() }));
+        }
+        if let Some(label) = learned::device_label(&action) {
+            action = label;
+        }
     }
     // "Set the alarm to 8 a.m. for Saturday and Sunday mornings": the words left only ask.
     // ("remind me to set the alarm" is a reminder to do it.)
@@ -871,7 +882,7 @@ pattern!(
     add_re,
     "add",
     r"(?ix)^(?:
-        (?:remind\s+me|set\s+(?:a\s+|me\s+a\s+)?reminder|(?:make|create|add)\s+a\s+reminder)\s*(?:(?P<lead>(?:at|in|on|by|tomorrow|tonight|today|next|this|before|until)\b.*?)\s+)?(?:(?:to|about|that|of|for)\b|:)\s*(?P<a>.+)
+        (?:remind\s+me|set\s+(?:up\s+)?(?:a\s+|me\s+a\s+)?reminder|(?:make|create|add)\s+a\s+reminder)\s*(?:(?P<lead>(?:at|in|on|by|tomorrow|tonight|today|next|this|before|until)\b.*?)\s+)?(?:(?:to|about|that|of|for)\b|:)\s*(?P<a>.+)
       | reminder\s*(?:[:\-–]|to\b)\s*(?P<b>.+)
       | (?:add|ad|create|make|log|open|new|put)\s+(?:a\s+|an\s+|the\s+|new\s+|another\s+)*(?:task|todo|to-do|item|action\s+item)s?(?:\s*[:\-–]\s*|\s+(?:to|for|that\s+says|saying)\s+|\s+)(?P<c>.+)
       | (?:to-?do|todo|task|action\s+item)\s*[:\-–]\s*(?P<d>.+)

@@ -215,7 +215,13 @@ impl Stored {
             }
             Stored::AddEvery { action, cron, human, phrase } => Request::AddEvery {
                 action: action.clone(),
-                every: Every { cron: cron.clone(), human: human.clone(), phrase: phrase.clone(), rest: action.clone() },
+                every: Every {
+                    cron: cron.clone(),
+                    human: human.clone(),
+                    phrase: phrase.clone(),
+                    rest: action.clone(),
+                    clock: true,
+                },
             },
             Stored::ListTasks { filter } => Request::ListTasks { filter: *filter },
             Stored::Complete { words, explicit } => Request::Complete { words: words.clone(), said: said(*explicit) },

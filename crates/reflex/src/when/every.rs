@@ -28,20 +28,33 @@ pub struct Every {
     pub phrase: String,
     /// The text without them.
     pub rest: String,
+    /// Whether a clock time was said ("every day at 7"), not taken by default ("daily" 09:00).
+    pub clock: bool,
+}
+
+impl Every {
+    /// Whether it goes off at a time of day taken by default, no clock said ("daily" at 09:00,
+    /// not "every 2 hours").
+    pub fn time_unsaid(&self) -> bool {
+        !self.clock && self.cron.split(' ').take(2).all(|f| !f.contains('*'))
+    }
 }
 
 fn every_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         let pattern = r"(?ix)\b(?:
-                (?:on\s+)?the\s+(?P<dom>\d{1,3})(?:st|nd|rd|th)\s+of\s+(?:every|each)\s+month
+                (?:(?:every|each|on|from)\s+)?(?P<r1>WEEKDAY)s?\s*(?:through|thru|to|till|until|-|–)\s*(?P<r2>WEEKDAY)s?
+              | (?:(?:on|for|during|over)\s+)?(?:the\s+)?(?P<wkp>week\s?days|work\s?days|week\s?ends)
+              | (?:every|each)\s+(?P<halfh>half\s+(?:an\s+)?hour|half-hour|quarter\s+(?:of\s+an\s+)?hour)
+              | (?:on\s+)?the\s+(?P<dom>\d{1,3})(?:st|nd|rd|th)\s+of\s+(?:every|each)\s+month
               | (?:every|each)\s+month\s+on\s+the\s+(?P<dom2>\d{1,3})(?:st|nd|rd|th)
               | (?:every|each)\s+(?P<other>other|second|alternate)\s+[a-z]+
               | (?:every|each)\s+(?:year\s+on\s+)?(?P<ym>MONTHS)\s+(?P<yd>\d{1,2})(?:st|nd|rd|th)?
               | (?:every|each)\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)
               | (?:every|each)\s+(?P<days>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)
               | (?:every|each)\s*(?P<unit1>minute|hour|day|weekday|weekend|week|month|year|morning|afternoon|evening|night)
-              | (?P<daily>daily|nightly|hourly|weekly|monthly)
+              | (?P<daily>daily|nightly|hourly|weekly|monthly|quarterly|yearly|annually|bi-?weekly|fortnightly)
               | (?:on\s+)?(?P<plural>(?:WEEKDAY)s(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY)s?)*)
               | (?:on\s+)?(?P<slashed>(?:WEEKDAY)(?:\s*/\s*(?:WEEKDAY))+)
               | (?:on\s+)?(?P<parted>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)\s+(?P<parts>mornings|afternoons|evenings|nights)
@@ -73,6 +86,51 @@ fn repeated_on_days(text: &str) -> Option<String> {
 fn weekday_word_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| compile("weekday", r"(?i)\b(?:on\s+)?(?P<d>WEEKDAY)s?\b"))
+}
+
+/// Whether the words after "daily", "weekly" … begin with the name of a thing it describes.
+fn adjective(after: &str) -> bool {
+    const NOT_A_NAME: &[&str] = &[
+        "at",
+        "on",
+        "in",
+        "from",
+        "for",
+        "by",
+        "to",
+        "until",
+        "till",
+        "starting",
+        "and",
+        "or",
+        "please",
+        "basis",
+        "reminder",
+        "reminders",
+        "alarm",
+        "alarms",
+        "timer",
+        "timers",
+        "wake",
+        "wake-up",
+        "wakeup",
+        "then",
+        "except",
+        "with",
+        "around",
+        "before",
+        "after",
+        "during",
+        "each",
+        "every",
+        "this",
+        "next",
+        "beginning",
+        "remind",
+    ];
+    let next = after.split_whitespace().next().unwrap_or("");
+    next.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && !NOT_A_NAME.contains(&next.trim_end_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase().as_str())
 }
 
 /// Cron's day of the week (Sunday 0) and its name, for a weekday word.
@@ -136,6 +194,11 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     let text = read.text.as_str();
     let Some(c) = every_re().captures(text) else { return Ok(None) };
     let Some(all) = c.get(0) else { return Ok(None) };
+    // "the quarterly numbers", "the daily standup": how often a thing comes, before its name —
+    // no repeat asked for (but "a daily alarm", "remind me daily to …" are).
+    if c.name("daily").is_some() && adjective(&text[all.end()..]) {
+        return Ok(None);
+    }
     let phrase = all.as_str().trim().to_string();
     let part = c
         .name("part")
@@ -165,7 +228,28 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         return Err(ask("I can repeat from now on, not from or until a set time"));
     }
     let text_of = |name: &str| c.name(name).map(|m| m.as_str().to_ascii_lowercase());
-    let (cron, human, uses_time) = if let Some(dom) = text_of("dom").or(text_of("dom2")) {
+    let (cron, human, uses_time) = if let (Some(a), Some(b)) = (text_of("r1"), text_of("r2")) {
+        // "Monday through Friday", "mon-fri", "Friday to Monday": the days between, both named.
+        let (Some((a, first)), Some((b, last))) = (cron_day(&a), cron_day(&b)) else {
+            return Err(ask("no such day of the week"));
+        };
+        let days: Vec<String> = if a <= b {
+            vec![if a == b { a.to_string() } else { format!("{a}-{b}") }]
+        } else {
+            (a..7).chain(0..=b).map(|d| d.to_string()).collect()
+        };
+        let human = format!("every {} to {} at {at}", capitalized(first), capitalized(last));
+        (format!("{minute} {hour} * * {}", days.join(",")), human, true)
+    } else if let Some(w) = text_of("wkp") {
+        if w.starts_with("week") && w.ends_with("ends") {
+            (format!("{minute} {hour} * * 0,6"), format!("every Saturday and Sunday at {at}"), true)
+        } else {
+            (format!("{minute} {hour} * * 1-5"), format!("every weekday at {at}"), true)
+        }
+    } else if let Some(h) = text_of("halfh") {
+        let n = if h.starts_with("half") { 30 } else { 15 };
+        (format!("*/{n} * * * *"), format!("every {n} minutes"), false)
+    } else if let Some(dom) = text_of("dom").or(text_of("dom2")) {
         let dom: u8 = dom.parse().ok().filter(|d| (1..=31).contains(d)).ok_or_else(|| ask("no month has that day"))?;
         (format!("{minute} {hour} {dom} * *"), format!("on the {} of every month at {at}", ordinal(dom as i8)), true)
     } else if c.name("other").is_some() {
@@ -192,6 +276,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
                 (cron, format!("every {n} hour{}", if n == 1 { "" } else { "s" }), false)
             }
             Some('d') if n == 1 => (format!("{minute} {hour} * * *"), format!("every day at {at}"), true),
+            Some('m') if unit.starts_with("mon") && (1..=12).contains(&n) && 12 % n == 0 => months(n, now, (hour, minute), &ask)?,
             _ => return Err(ask("I can repeat every few minutes or hours, on set weekdays or on a day of the month — not at that interval")),
         }
     } else if let Some(days) = text_of("days").or(text_of("plural")).or(text_of("slashed")).or(text_of("parted")) {
@@ -218,6 +303,12 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
                 (format!("{minute} {hour} * * {n}"), format!("every {} at {at}", capitalized(name)), true)
             }
             "month" | "monthly" => return Err(ask("on which day of the month?")),
+            "quarterly" => months(3, now, (hour, minute), &ask)?,
+            "biweekly" | "bi-weekly" | "fortnightly" => {
+                return Err(ask(
+                    "I can repeat on set weekdays, on a day of the month, or every few minutes or hours — not every other week",
+                ))
+            }
             _ => return Err(ask("on which day of the year?")),
         }
     } else {
@@ -226,7 +317,6 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     if cron.parse::<cn_hub::cron::Cron>().is_err() {
         return Err(ask("not a time I can repeat"));
     }
-    let _ = now;
     let mut spans = vec![all.range()];
     if uses_time {
         spans.extend(time.as_ref().and_then(|t| t.get(0)).map(|m| m.range()));
@@ -236,8 +326,29 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         human,
         phrase: phrase_with_time(&phrase, time.as_ref(), uses_time),
         rest: without(original, spans.into_iter().map(|r| read.original(r)).collect()),
+        clock: clock.is_some(),
     }))
 }
+
+/// "every 3 months", "quarterly": on today's day of the month, in the months `n` apart from
+/// this one (cron keeps it exactly only when `n` divides the year).
+fn months(n: i64, now: &Zoned, (hour, minute): (i8, i8), ask: &dyn Fn(&str) -> WhenError) -> Every3 {
+    let day = now.day();
+    if day > 28 {
+        return Err(ask("on which day of the month?"));
+    }
+    let step = usize::try_from(n).map_err(|_| ask("not a number"))?;
+    let this = usize::try_from(now.month()).map_err(|_| ask("not a month"))?;
+    let mut list: Vec<usize> = (0..12 / step).map(|k| (this - 1 + k * step) % 12 + 1).collect();
+    list.sort_unstable();
+    let list: Vec<String> = list.iter().map(ToString::to_string).collect();
+    let human =
+        format!("every {n} month{} on the {} at {hour:02}:{minute:02}", if n == 1 { "" } else { "s" }, ordinal(day));
+    Ok((format!("{minute} {hour} {day} {} *", list.join(",")), human, true))
+}
+
+/// A cron expression, its words for a person, and whether it keeps the time said.
+type Every3 = Result<(String, String, bool), WhenError>;
 
 fn phrase_with_time(phrase: &str, time: Option<&Captures>, uses_time: bool) -> String {
     match time.and_then(|t| t.get(0)).filter(|_| uses_time) {
@@ -320,7 +431,8 @@ mod tests {
         assert_eq!(cron("every other Tuesday call the mentor"), "error: every other Tuesday");
         assert_eq!(cron("every 3 days water the cactus"), "error: every 3 days");
         assert_eq!(cron("every week call mom"), "error: every week");
-        assert_eq!(cron("monthly review the budget"), "error: monthly");
+        assert_eq!(cron("review the budget monthly"), "error: monthly");
+        assert_eq!(cron("send the quarterly numbers"), "none");
         assert_eq!(cron("on the 45th of every month pay"), "error: on the 45th of every month");
         assert_eq!(cron("every day at 25:00 stretch"), "error: at 25:00");
     }

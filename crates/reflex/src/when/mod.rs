@@ -119,7 +119,7 @@ impl WhenError {
 const MONTHS: &str = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec";
 const NUMBERS: &str =
     "a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|forty|ninety";
-const UNITS: &str = r"min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?";
+const UNITS: &str = r"min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|sec(?:ond)?s?|secs?";
 
 const WEEKDAY: &str =
     "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun";
@@ -232,6 +232,8 @@ fn unit_span(n: i64, unit: &str) -> Option<Span> {
     }
     Some(if unit.starts_with("min") {
         n.minutes()
+    } else if unit.starts_with('s') {
+        n.seconds()
     } else if unit.starts_with('h') {
         n.hours()
     } else if unit.starts_with('d') {
@@ -736,7 +738,7 @@ fn day_at(
         let n = number(&n).ok_or_else(none)?;
         let span = unit_span(n, &unit).ok_or_else(|| WhenError::unreadable(phrase, "too far ahead"))?;
         let later = now.checked_add(span).map_err(|_| WhenError::unreadable(phrase, "too far ahead"))?;
-        let whole_days = !(unit.starts_with("min") || unit.starts_with('h'));
+        let whole_days = !(unit.starts_with("min") || unit.starts_with('h') || unit.starts_with('s'));
         return Ok(match (whole_days, t) {
             (true, Some(t)) => (on(later.date(), t)?, false),
             (true, None) => (later, false),

@@ -110,7 +110,7 @@ const TENS_WORDS: &str = "twenty|thirty|forty|fourty|fifty";
 const ORDINAL_UNITS: &str = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth";
 const ORDINAL_TEENS: &str =
     "tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth";
-const SPAN_UNITS: &str = r"min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?";
+const SPAN_UNITS: &str = r"min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|sec(?:ond)?s?";
 const MONTH_WORDS: &str = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec";
 const INTRO: &str = "at|@|around|by|till|until|before|from|after|about";
 
@@ -464,6 +464,20 @@ pub fn normalize(text: &str) -> Normalized {
         let n = if w.to_ascii_lowercase().contains("couple") { 2 } else { cardinal(w)? };
         Some(format!("{n} {}", c.name("u")?.as_str()))
     });
+
+    // One span said in two units: "one hour and ten minutes", "2 hrs 30 mins", "two and a half
+    // hours", "3 hours and a half" — read as minutes.
+    let n = n.rewrite(
+        re!(r"\b(?P<h>\d{1,2})\s+(?:hours?|hrs?)\s*(?:,\s*|and\s+)?(?P<m>\d{1,2})\s+(?:minutes?|mins?)\b"),
+        |c, _| {
+            let (h, m) = (cardinal(c.name("h")?.as_str())?, cardinal(c.name("m")?.as_str())?);
+            (m < 60).then(|| format!("{} minutes", h * 60 + m))
+        },
+    );
+    let n = n.rewrite(
+        re!(r"\b(?P<h>CARD|\d{1,2})\s+(?:and\s+a\s+half\s+(?:hours?|hrs?)|(?:hours?|hrs?)\s+and\s+a\s+half)\b"),
+        |c, _| Some(format!("{} minutes", cardinal(c.name("h")?.as_str())? * 60 + 30)),
+    );
 
     // Days of the month: "february fourth", "feb four", "the thirteenth", "fourth of march".
     let n = n.rewrite(re!(r"\b(?P<mo>MONTHS)\.?\s+(?:the\s+)?(?P<d>ORD|CARD)\b"), |c, text| {
