@@ -381,9 +381,21 @@ def cron_check(cron, when_text, recur_text, timeref):
         good = minute.isdigit() and hour.isdigit() and int(minute) == mi and int(hour) in hours
         ok = good
         notes.append(f"time {'ok' if good else 'wrong'} ({hour}:{minute} vs {sorted(hours)}:{mi:02d})")
-    days = [i for i, d in enumerate(timeref.WEEKDAYS) if re.search(rf"\b{d[:3]}", n)]
+    words = re.findall(r"[a-z]+", n.lower())
+
+    def names(w, d):
+        # "mon", "tues", "weds", "mondays" — not "month", "sunny", "wedding".
+        w = w[:-1] if w.endswith("s") and len(w) > 3 else w
+        return w[:3] == d[:3] and (d.startswith(w) or w in ("weds", "thur", "thurs", "tues"))
+
+    days = [i for i, d in enumerate(timeref.WEEKDAYS) if any(names(w, d) for w in words)]
     if days and not re.search(r"weekday|weekend", n):
         want = {(i + 1) % 7 for i in days}
+        span = re.search(r"\b([a-z]+)\s*(?:through|thru|to|till|until|-)\s*([a-z]+)\b", n.lower())
+        ends = [next((i for i, d in enumerate(timeref.WEEKDAYS) if names(w, d)), None) for w in span.groups()] if span else []
+        if len(ends) == 2 and None not in ends:
+            a, b = ((ends[0] + 1) % 7, (ends[1] + 1) % 7)
+            want = set(range(a, b + 1)) if a <= b else set(range(a, 7)) | set(range(0, b + 1))
         got = set()
         for part in dow.split(","):
             if re.fullmatch(r"\d-\d", part):
@@ -508,8 +520,11 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
             if len(got_changes) != len(whens) or len(adds) != len(whens):
                 return "wrong", "n/a", f"{len(whens)} adds", " && ".join(map(show, got_changes))
             left = list(adds)
-            for w in whens:
-                ref_w = timeref.reference(w, NOW_LOCAL)
+            # "tomorrow at 5:45 pm and 8:45 pm": a later time said alone keeps the first's day.
+            day = timeref.CLOCK.sub(" ", whens[0]).replace(" at ", " ").strip(" ,.")
+            for i, w in enumerate(whens):
+                said_alone = i > 0 and day and not timeref.CLOCK.sub(" ", w).strip(" ,.").replace("at", "").strip()
+                ref_w = timeref.reference(f"{day} {w}" if said_alone else w, NOW_LOCAL)
                 hit = next((a for a in left if due_check(ref_w, a["due"])[0] == "ok"), None)
                 if hit is None:
                     return "wrong", ref_w.granularity, f"an add at {ref_w.describe()}", " && ".join(map(show, got_changes))

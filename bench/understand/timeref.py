@@ -78,7 +78,8 @@ def number_words(text: str) -> str:
     t = " " + text.lower() + " "
     t = re.sub(r"\ba\.m\.?", "am", t)
     t = re.sub(r"\bp\.m\.?", "pm", t)
-    t = re.sub(r"\b12\s+(noon|midday)\b", "noon", t)  # "12 noon"
+    t = re.sub(r"\b([ap]) m\b", r"\1m", t)  # "five a m", said letter by letter
+    t = re.sub(r"\b(12|twelve)\s+(noon|midday)\b", "noon", t)  # "12 noon", "twelve noon"
     t = re.sub(r"\blunch\s*time\b", "noon", t)  # cn reads lunchtime as noon
     t = re.sub(r"\b(noon|midday)\b", "12:00", t)
     t = re.sub(r"\bmidnight\b", "00:00", t)

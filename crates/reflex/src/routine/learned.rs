@@ -281,7 +281,7 @@ pub fn changes_existing(text: &str) -> bool {
     static CHANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     CHANGE
         .get_or_init(|| {
-            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updated|changed|moved|rescheduled|cancell?ed|deleted)\b")
+            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updated|changed|moved|rescheduled|cancell?ed|deleted)\b")
                 .unwrap_or_else(|e| unreachable!("the change pattern compiles: {e}"))
         })
         .is_match(text)

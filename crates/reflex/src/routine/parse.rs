@@ -908,6 +908,11 @@ pattern!(
 );
 pattern!(every_word_re, "every", r"(?i)\b(?:every|each)\s+\S+(?:\s+\S+)?");
 pattern!(
+    several_devices_re,
+    "several alarms",
+    r"(?i)^(?:(?:\d+|two|three|four|five|several|some|multiple|a\s+few|a\s+couple\s+of)\s+)?(?:new\s+)?(?:alarms|timers|reminders)\b"
+);
+pattern!(
     filing_re,
     "filing",
     r"(?i)^(?:set|add|create|make|put|schedule)\s+(?:up\s+|me\s+)?(?:a|an|another|one|new|the|my|some)\b"
@@ -970,6 +975,10 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
     let task = unquote(&task);
     // "remind me about it": the words name nothing of their own (a thread's context would).
     if cn_hub::words::content(&task).is_empty() {
+        return None;
+    }
+    // "Add 2 alarms on the 5th": several, not said when each goes off — not one task.
+    if several_devices_re().is_match(&task) {
         return None;
     }
     Some(Ok(Request::AddTask { task, due }))

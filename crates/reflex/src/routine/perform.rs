@@ -765,7 +765,12 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
 
 /// The schedule entries `words` name (by their name and their action).
 fn entries_named(words: &str, enough: fn(&Fit) -> bool, files: &mut Files) -> Result<Found<ScheduleEntry>, StateError> {
-    let query = content(words);
+    // "my daily alarm": how often an entry comes names none ("daily-reflection" is no alarm).
+    let how_often = content("daily nightly hourly weekly monthly yearly every each recurring repeating");
+    let query: Vec<String> = content(words).into_iter().filter(|w| !how_often.contains(w)).collect();
+    if query.is_empty() {
+        return Ok(Found::None);
+    }
     Ok(Found::from(best(&query, files.entries()?.iter().map(|e| (e.clone(), entry_words(e))), enough)))
 }
 

@@ -169,6 +169,17 @@ fn two_matches_or_a_bad_date_change_nothing_and_say_so() {
     for text in ["Cancel my 3pm meeting", "Book a table for two at 7pm", "I paid for lunch", "Drop the database"] {
         assert!(hub.owner(text).starts_with("escalated: not a routine request"), "{text}");
     }
+    // How often an entry comes names none of them: "my daily alarm" is not the daily
+    // reflection; a change to an alarm there is not, or several alarms at once, file nothing.
+    for text in
+        ["Turn off my daily alarm", "cancel my daily alarm", "Repeat alarm every Monday", "Add 2 alarms on the 5th"]
+    {
+        let answer = hub.owner(text);
+        assert!(
+            !answer.starts_with("Removed") && !answer.starts_with("Added") && !answer.starts_with("Scheduled"),
+            "{text}: {answer}"
+        );
+    }
     assert_eq!(before, [hub.read("tasks.json"), hub.read("ideas.json"), hub.read("schedule.json")]);
 }
 
