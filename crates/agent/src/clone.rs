@@ -8,7 +8,7 @@
 //!
 //! This clone gets secrets of its own: an owner token (its owner endpoint's) and an id key —
 //! unless `--id-key FILE` gives the hub's, which a clone that may take the hub's lease over
-//! needs (the impulse items of both must get the same ids: see `cn_hub::lease`).
+//! needs (the impulse items of both must get the same ids: see `cn_lease`).
 //!
 //! Invariant: clone writes nothing it did not fetch into the hub's files (no template is
 //! added, so the clone's branch is origin's, commit for commit); what it makes is in `.git/`.
@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use cn_git::Git;
-use cn_hub::lease::{LeaseRecord, LEASE_REF};
+use cn_lease::{LeaseRecord, LEASE_REF};
 
 use crate::error::{io_at, AgentError, Result};
 
@@ -152,11 +152,11 @@ fn clone_into(remote: &str, dir: &Path, branch: Option<&str>, key: Option<&str>)
     }
     cn_hub::owner_token::id_key(layout)?;
     cn_hub::owner_token::clone_id(layout)?;
-    let same_key = match (&lease, cn_hub::lease::Upstream::of(&hub)) {
+    let same_key = match (&lease, cn_lease::Upstream::of(&hub)) {
         (Some(l), Ok(Some(up))) => up.me().ok().map(|me| me.key == l.key),
         (Some(l), _) => {
             let key = cn_hub::owner_token::id_key(layout)?;
-            Some(cn_hub::lease::key_fingerprint(&key) == l.key)
+            Some(cn_lease::key_fingerprint(&key) == l.key)
         }
         (None, _) => None,
     };

@@ -196,9 +196,9 @@ pub fn decide_locked_full(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided
     if let Some(who) = &by.by {
         item.set(DECIDED_BY, who.as_str());
     }
-    // A clone of a leased hub decides only while it holds the lease (cn_hub::lease): a
+    // A clone of a leased hub decides only while it holds the lease (cn_lease): a
     // standby, or a daemon whose lease lapsed, records nothing the active one would not know.
-    cn_hub::lease::check(hub.layout(), &hub.config().origin)?;
+    cn_lease::check(hub.layout(), &hub.config().origin)?;
     if handed_up.is_some() || by.level.is_some() || by.by.is_some() {
         item.write(&hub.input())?;
     }

@@ -53,7 +53,7 @@ pub enum AgentError {
     /// The hub's origin (cn.yaml `origin:`): a push that failed, or a clone that does not
     /// hold the hub's lease and so may not decide or take peer mail.
     #[error(transparent)]
-    Lease(#[from] cn_hub::lease::LeaseError),
+    Lease(#[from] cn_lease::LeaseError),
 }
 
 /// The hub's own errors keep their meaning here (an unknown peer stays a usage error).

@@ -177,8 +177,8 @@ const BATCH_BYTES: u64 = 16 << 20;
 pub fn sync(hub: &Hub) -> Result<SyncReport> {
     // A clone of a leased hub takes and publishes mail only while it holds the lease: a
     // standby's receipt would release mail the active daemon never filed.
-    cn_hub::lease::check(hub.layout(), &hub.config().origin)?;
-    let upstream = cn_hub::lease::Upstream::of(hub)?;
+    cn_lease::check(hub.layout(), &hub.config().origin)?;
+    let upstream = cn_lease::Upstream::of(hub)?;
     let peers = hub.peers()?;
     let known = peer_mail(hub)?;
     let legacy_path = hub.layout().received();
@@ -354,7 +354,7 @@ fn publish_and_commit(
     mut report: SyncReport,
     seen: BTreeMap<String, Seen>,
     mut recorded: bool,
-    upstream: Option<&cn_hub::lease::Upstream>,
+    upstream: Option<&cn_lease::Upstream>,
     origin_refs: Option<Vec<(MailRef, String)>>,
 ) -> Result<SyncReport> {
     let mut state = peer_mail(hub)?;
@@ -1318,7 +1318,7 @@ fn publish(
     seen: &BTreeMap<String, Seen>,
     state: &mut PeerMail,
     report: &mut SyncReport,
-    upstream: Option<&cn_hub::lease::Upstream>,
+    upstream: Option<&cn_lease::Upstream>,
     origin_refs: Option<Vec<(MailRef, String)>>,
 ) -> Result<()> {
     let files = md_files(&hub.outbox())?;

@@ -13,7 +13,7 @@
 //! when it stands by again.
 //!
 //! Invariant: a clone decides only between a successful takeover and the end of its lease
-//! (the fence, `cn_hub::lease::check`); what it decided reaches origin only with the lease's
+//! (the fence, `cn_lease::check`); what it decided reaches origin only with the lease's
 //! renewal (one atomic push), so two clones never both get a decision into origin.
 
 use std::path::Path;
@@ -23,7 +23,7 @@ use std::time::Duration;
 use cn_autonomy::attention::spool::TakenOver;
 use cn_compute::StopToken;
 use cn_hub::journal::HubJournal;
-use cn_hub::lease::{Adopted, Upstream, Verdict, Watch};
+use cn_lease::{Adopted, Upstream, Verdict, Watch};
 use cn_storage::Entry;
 
 use crate::{active, DaemonError, RunMode, RunOptions, RunReport};
@@ -255,7 +255,7 @@ fn take_over_carry(hub: &cn_agent::Hub, upstream: &Upstream, sha: &str, own: boo
         carried.lines
     } else {
         let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string();
-        let kept = format!("{}carry-{stamp}-{}", cn_hub::lease::SET_ASIDE_REFS, short(sha));
+        let kept = format!("{}carry-{stamp}-{}", cn_lease::SET_ASIDE_REFS, short(sha));
         let where_ = match upstream.git().run(&["update-ref", &kept, sha]) {
             Ok(_) => format!("kept under {kept} (`git show {kept}`)"),
             Err(e) => format!("commit {sha}, not kept here: {}", cn_compute::Chain(&e)),
@@ -300,14 +300,14 @@ pub struct LeaseStatus {
     /// cn.yaml's `origin.lease` (none: the hub is not leased).
     pub lease: Option<Duration>,
     /// What origin's lease says (`None`: origin holds none, or it is unreadable).
-    pub origin: Option<cn_hub::lease::LeaseRecord>,
+    pub origin: Option<cn_lease::LeaseRecord>,
     /// Origin's lease commit, if there is one.
     pub origin_sha: Option<String>,
     /// Origin's lease was written by a clone of this hub (its MAC verifies).
     pub authentic: bool,
     /// Origin's head of the hub's branch.
     pub head: Option<String>,
-    pub me: cn_hub::lease::Me,
+    pub me: cn_lease::Me,
     /// What this clone's `cn run` is, if one runs: `active` or `standby` (and why).
     pub role: Option<(String, Option<String>)>,
     /// How long this clone may still decide (it holds the lease).
@@ -350,7 +350,7 @@ pub struct SetAsideCarry {
 /// The carries set aside in this clone, oldest first.
 pub fn set_aside_carries(hub: &cn_agent::Hub) -> Result<Vec<SetAsideCarry>, DaemonError> {
     let upstream = upstream_of(hub)?;
-    let pattern = format!("{}carry-*", cn_hub::lease::SET_ASIDE_REFS);
+    let pattern = format!("{}carry-*", cn_lease::SET_ASIDE_REFS);
     let listed = upstream
         .git()
         .run(&["for-each-ref", "--sort=refname", "--format=%(objectname) %(refname)", &pattern])
@@ -382,12 +382,12 @@ pub fn set_aside_carries(hub: &cn_agent::Hub) -> Result<Vec<SetAsideCarry>, Daem
 /// filed would never reach origin. The ids of the items filed.
 pub fn take_in(hub: &cn_agent::Hub, name: &str) -> Result<Vec<String>, DaemonError> {
     let upstream = upstream_of(hub)?;
-    cn_hub::lease::check(hub.layout(), &hub.config().origin).map_err(DaemonError::Origin)?;
+    cn_lease::check(hub.layout(), &hub.config().origin).map_err(DaemonError::Origin)?;
     let carry = set_aside_carries(hub)?
         .into_iter()
-        .find(|c| c.refname == name || c.refname.strip_prefix(cn_hub::lease::SET_ASIDE_REFS) == Some(name))
+        .find(|c| c.refname == name || c.refname.strip_prefix(cn_lease::SET_ASIDE_REFS) == Some(name))
         .ok_or_else(|| {
-            DaemonError::Origin(cn_hub::lease::LeaseError::Carry(format!(
+            DaemonError::Origin(cn_lease::LeaseError::Carry(format!(
                 "this clone set no carry aside as `{}` (`cn lease` lists those it did)",
                 cn_process::redact::printable_line(name)
             )))
@@ -408,7 +408,7 @@ pub fn take_in(hub: &cn_agent::Hub, name: &str) -> Result<Vec<String>, DaemonErr
             filed.push(id);
         }
     }
-    let rest = carry.refname.strip_prefix(cn_hub::lease::SET_ASIDE_REFS).unwrap_or(&carry.refname);
+    let rest = carry.refname.strip_prefix(cn_lease::SET_ASIDE_REFS).unwrap_or(&carry.refname);
     let taken = format!("refs/cn/taken-in/{rest}");
     let git = |args: &[&str]| upstream.git().run(args).map(drop).map_err(|e| DaemonError::Origin(e.into()));
     git(&["update-ref", &taken, &carry.sha])?;
@@ -430,7 +430,7 @@ pub fn take_in(hub: &cn_agent::Hub, name: &str) -> Result<Vec<String>, DaemonErr
 /// The hub's origin, or why it has none.
 fn upstream_of(hub: &cn_agent::Hub) -> Result<Upstream, DaemonError> {
     Upstream::of(hub).map_err(DaemonError::Origin)?.ok_or_else(|| {
-        DaemonError::Origin(cn_hub::lease::LeaseError::Fenced {
+        DaemonError::Origin(cn_lease::LeaseError::Fenced {
             why: "cn.yaml has no `origin:` section: the hub is not kept in origin".into(),
         })
     })

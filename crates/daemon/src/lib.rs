@@ -106,7 +106,7 @@ pub enum DaemonError {
     Telemetry(otel::OtelError),
     /// The hub's origin (cn.yaml `origin:`) cannot be used.
     #[error(transparent)]
-    Origin(cn_hub::lease::LeaseError),
+    Origin(cn_lease::LeaseError),
     /// `--once` / `--until-idle` on a clone that does not hold the hub's lease (why).
     #[error("this clone is a standby: {0}; run it where the lease is held, or as a daemon to take over when it ends")]
     Standby(String),
@@ -232,7 +232,7 @@ pub fn run(hub: cn_agent::Hub, options: RunOptions, stop: StopToken) -> Result<R
     };
 
     // cn.yaml `origin:`: the hub kept in origin; leased, one active daemon among its clones.
-    match cn_hub::lease::Upstream::of(&hub).map_err(DaemonError::Origin)? {
+    match cn_lease::Upstream::of(&hub).map_err(DaemonError::Origin)? {
         Some(upstream) if upstream.lease().is_some() => fleet::run(hub, options, stop, upstream),
         Some(upstream) => {
             let replica = Arc::new(replica::Replica::start(upstream, StopToken::new()));

@@ -20,7 +20,7 @@
 //! act. A push that fails loses nothing — the commits are in the local repository and the
 //! journal first — and is retried; one the lease forbids (lost, lapsed, origin's branch
 //! moved under it) fences the daemon: `fence` is stopped, and no process of this clone
-//! decides again until it takes the lease anew (`cn_hub::lease::check`).
+//! decides again until it takes the lease anew (`cn_lease::check`).
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use cn_compute::StopToken;
 use cn_hub::journal::HubJournal;
-use cn_hub::lease::{LeaseError, Upstream};
+use cn_lease::{LeaseError, Upstream};
 use cn_storage::Entry;
 
 /// Why the daemon may not go on deciding: it lost (or could not keep) the lease.
@@ -261,11 +261,11 @@ impl Shared {
         if self.lock().carried.as_ref() == Some(&lines) {
             return Ok(None);
         }
-        if lines.len() as u64 > cn_hub::lease::CARRY_MAX {
+        if lines.len() as u64 > cn_lease::CARRY_MAX {
             return Err(format!(
                 "the queue of what was taken in is {} bytes, over the {} a clone taking over reads",
                 lines.len(),
-                cn_hub::lease::CARRY_MAX
+                cn_lease::CARRY_MAX
             ));
         }
         match self.upstream.carry_refspec(&lines) {

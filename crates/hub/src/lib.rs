@@ -12,7 +12,6 @@ pub mod hub;
 pub mod id;
 pub mod journal;
 pub mod layout;
-pub mod lease;
 pub mod origin;
 pub mod owner_token;
 pub mod protect;

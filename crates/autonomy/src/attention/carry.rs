@@ -3,7 +3,7 @@
 //! made inbox items whose commit has not been made — as the spool's own `{"add": …}` lines.
 //!
 //! The pusher sends it to origin as `refs/cn/attention` in the same atomic push as the branch
-//! and the lease (`cn_hub::lease::CARRY_REF`), and a sense acknowledges a message upstream
+//! and the lease (`cn_lease::CARRY_REF`), and a sense acknowledges a message upstream
 //! (the owner endpoint's 202, Telegram's offset, a webhook's answer, an IMAP position) only
 //! once a push has carried it ([`super::Attention::replicated`]). A standby that takes over
 //! appends origin's carry to its own spool before it starts ([`super::spool::take_in`]), so a
