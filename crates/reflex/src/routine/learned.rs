@@ -718,10 +718,10 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             None => Clause::NotRoutine,
         },
         Intent::List => {
-            // The past and counts ("how many tasks did I finish last week?") are not the
+            // The past ("how many tasks did I finish last week?") is not the
             // open list: the journal's, or the executive's.
             let lower = text.to_ascii_lowercase();
-            if ["last ", "yesterday", "did i ", "have i done", "have i finished", "how many"]
+            if ["last ", "yesterday", "did i ", "have i done", "have i finished", "have i completed", "i've done"]
                 .iter()
                 .any(|w| lower.contains(w))
             {
@@ -852,6 +852,9 @@ mod tests {
             "great job i would also like you to check my notifications",
             "ok thanks can i take look at my alarms please",
             "thanks i also want to see my alarms",
+            // How many there are is the open list, counted.
+            "how many reminders are there",
+            "how many alarms do i have active",
         ] {
             assert!(matches!(one(text), Request::ListTasks { .. }), "{text}");
         }
@@ -971,6 +974,8 @@ mod tests {
         }
         assert_eq!(added("start a timer for one hour and ten minutes"), ("Timer".into(), Some("Thu 15:40".into())));
         assert_eq!(added("notify me at 3:30pm"), ("Alert".into(), Some("Thu 15:30".into())));
+        // Time words misspelt as people type them.
+        assert_eq!(added("remind me tomorow mornign to call mom"), ("call mom".into(), Some("Fri 09:00".into())));
         assert_eq!(added("remind me to leave 20 minutes before 6pm"), ("leave".into(), Some("Thu 17:40".into())));
         assert_eq!(added("alarm 2 hours from now"), ("Alarm".into(), Some("Thu 16:30".into())));
         assert_eq!(added("remind me to call dad on monday next week"), ("call dad".into(), Some("Mon 09:00".into())));
