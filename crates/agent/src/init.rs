@@ -219,9 +219,7 @@ mod tests {
             assert!(r.root.join(f).is_file(), "{f}");
         }
         // The policy block is one the tools layer accepts.
-        let yaml: serde_json::Value =
-            serde_yaml_ng::from_str(&std::fs::read_to_string(r.root.join("cn.yaml")).unwrap()).unwrap();
-        let policy = cn_tools::Policy::from_config(yaml.get("policy")).unwrap();
+        let policy = hub.config().policy.clone();
         assert!(policy.allows(3, "delegate") && !policy.allows(2, "send"));
         // The grants `cn init` writes are the ones a cn.yaml without `policy:` means.
         assert_eq!(policy.levels, cn_hub::config::Policy::documented().levels);

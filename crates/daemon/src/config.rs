@@ -4,8 +4,6 @@
 
 /// The cn.yaml sections `cn run` uses.
 pub struct DaemonConfig {
-    /// The kernel's view of cn.yaml, as-is (what `prepare` keeps in its state).
-    pub kernel: cn_compute::Config,
     /// `pacing`, `attention`, `senses`.
     pub autonomy: cn_autonomy::AutonomyConfig,
     /// `models`: per-level limits and the local model's provider.
@@ -24,7 +22,6 @@ pub type ConfigError = cn_hub::ConfigError;
 pub fn sections(hub: &cn_hub::Hub) -> Result<DaemonConfig, ConfigError> {
     let config = hub.config();
     Ok(DaemonConfig {
-        kernel: hub.raw_config().clone(),
         autonomy: cn_autonomy::AutonomyConfig::of(config),
         models: config.models.clone(),
         tiered: cn_models::tiered(&config.models, &config.budget, hub.root())?,

@@ -487,7 +487,7 @@ fn run_config(
     let hub = &snapshot.hub;
     let root = hub.root().to_path_buf();
     let config = sections(hub)?;
-    let DaemonConfig { kernel, autonomy, models, tiered, policy } = config;
+    let DaemonConfig { autonomy, models, tiered, policy } = config;
     let budget_config = hub.config().budget.clone();
     // `otel:`: traces exported in the background; stopped (its last batch sent) at the end.
     let telemetry = match &hub.config().otel {
@@ -686,7 +686,7 @@ fn run_config(
     let vet_hub = hub.clone();
     let inputs = Inputs {
         workdir: root.clone(),
-        config: Some(kernel.into()),
+        config: None,
         parts: Parts {
             mind: Box::new(mind),
             model: match &telemetry {

@@ -1,5 +1,5 @@
 //! hub — an open hub: its root, its [`Layout`], and `cn.yaml` read once ([`HubConfig`], plus
-//! the value as-is for the kernel). Every crate takes a `&Hub` or one of its sections.
+//! the keys it writes). Every crate takes a `&Hub` or one of its sections.
 //!
 //! Invariant: a hub is found, never guessed — `--hub`, else `$CN_HUB`, else the current
 //! directory or the nearest parent holding `cn.yaml`.
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, HubConfig};
+use crate::config::{ConfigError, HubConfig, Written};
 use crate::layout::{Layout, CONFIG};
 
 /// The `from` of items the owner writes (they are processed first).
@@ -95,7 +95,7 @@ pub struct Hub {
     layout: Layout,
     name: String,
     config: HubConfig,
-    raw: cn_compute::Config,
+    written: Written,
 }
 
 impl Hub {
@@ -105,11 +105,11 @@ impl Hub {
         let layout = Layout::new(root);
         let path = layout.config();
         let text = std::fs::read_to_string(&path).map_err(io_at(&path))?;
-        let (config, raw) = HubConfig::parse_with_raw(&text, &path)?;
+        let (config, written) = HubConfig::parse_written(&text, &path)?;
         let name = config.name.clone().filter(|n| valid_name(n)).ok_or(ConfigError::Name { path })?;
         // cn's writes in this hub never follow a link out of it (cn_storage::beneath).
         cn_storage::beneath::hold(layout.root());
-        Ok(Hub { layout, name, config, raw })
+        Ok(Hub { layout, name, config, written })
     }
 
     /// Find and open: see [`find_hub`].
@@ -136,11 +136,11 @@ impl Hub {
         // Each error names its key: without it, the rest is read (a few keys at most).
         for _ in 0..8 {
             let Ok(text) = serde_yaml_ng::to_string(&value) else { break };
-            let err = match HubConfig::parse_with_raw(&text, &path) {
-                Ok((config, raw)) => {
+            let err = match HubConfig::parse_written(&text, &path) {
+                Ok((config, written)) => {
                     let Some(name) = config.name.clone().filter(|n| valid_name(n)) else { break };
                     cn_storage::beneath::hold(layout.root());
-                    return Ok((Hub { layout, name, config, raw }, Some(first)));
+                    return Ok((Hub { layout, name, config, written }, Some(first)));
                 }
                 Err(e) => e,
             };
@@ -162,9 +162,9 @@ impl Hub {
     pub fn config(&self) -> &HubConfig {
         &self.config
     }
-    /// cn.yaml as-is, for the kernel's `prepare` (which keeps it without reading it again).
-    pub fn raw_config(&self) -> &cn_compute::Config {
-        &self.raw
+    /// Every value the hub runs with and where it came from (`cn config show`).
+    pub fn settings(&self) -> Vec<crate::config::Setting> {
+        self.config.settings(&self.written)
     }
     /// The agent's name: peers address it as `<name>/<thread>` branches.
     pub fn name(&self) -> &str {
@@ -389,6 +389,7 @@ mod tests {
         let hub = Hub::open(dir.path()).unwrap();
         std::fs::remove_file(dir.path().join(CONFIG)).unwrap();
         assert_eq!(hub.config().budget.daily_tokens, Some(7));
-        assert_eq!(hub.raw_config().get("budget.daily_tokens"), Some(&serde_json::json!(7)));
+        let setting = hub.settings().into_iter().find(|s| s.key == "budget.daily_tokens").unwrap();
+        assert_eq!((setting.value, setting.from), (serde_json::json!(7), crate::config::Source::File));
     }
 }

@@ -62,10 +62,10 @@ impl std::fmt::Debug for Secret {
 mod tests {
     use super::*;
 
-    use cn_compute::Config;
+    use cn_hub::HubConfig;
 
-    fn config(yaml: &str) -> Config {
-        Config { value: serde_yaml_ng::from_str(yaml).unwrap() }
+    fn config(yaml: &str) -> Result<HubConfig, ConfigError> {
+        HubConfig::parse(yaml, std::path::Path::new("cn.yaml"))
     }
 
     #[test]
@@ -74,22 +74,22 @@ mod tests {
             "models:\n  executive:\n    provider: anthropic\n    model: m\n    api_key_env: K\n    price_per_mtok_in: 3\n\
              budget:\n  daily_tokens: 1000\n  on_exhausted: defer\n",
         );
-        let m = ModelsConfig::from_config(&c).unwrap();
+        let c = c.unwrap();
+        let m = c.models;
         assert_eq!(m.local().provider, Some(ProviderKind::Embedded));
         let exec = m.executive.unwrap();
         assert_eq!(exec.provider, Some(ProviderKind::Anthropic));
         assert_eq!(exec.cost(1_000_000, 0), 3.0);
-        let b = BudgetConfig::from_config(&c).unwrap();
+        let b = c.budget;
         assert_eq!((b.daily_tokens, b.on_exhausted), (Some(1000), OnExhausted::Defer));
 
-        let e = ModelsConfig::from_config(&config("models:\n  local:\n    provder: ollama\n")).unwrap_err();
+        let e = config("models:\n  local:\n    provder: ollama\n").unwrap_err();
         assert!(e.to_string().contains("provder"), "{e}");
     }
 
     #[test]
     fn release_after_is_a_duration_or_never() {
-        let local =
-            |v: &str| ModelsConfig::from_config(&config(&format!("models:\n  local:\n    release_after: {v}\n")));
+        let local = |v: &str| config(&format!("models:\n  local:\n    release_after: {v}\n")).map(|c| c.models);
         assert_eq!(local("never").unwrap().local().release_after, Some(ReleaseAfter::Never));
         let after = local("90s").unwrap().local().release_after;
         assert_eq!(after, Some(ReleaseAfter::After(std::time::Duration::from_secs(90))));

@@ -33,7 +33,7 @@ pub mod tiered;
 
 use std::path::{Path, PathBuf};
 
-use cn_compute::{Config, Model};
+use cn_compute::Model;
 
 pub use budget::{Budget, BudgetState, Budgeted, Refusal, SharedBudget};
 pub use config::{
@@ -61,11 +61,6 @@ pub fn tiered(models: &ModelsConfig, budget: &BudgetConfig, hub: &Path) -> Resul
     Ok(tiered)
 }
 
-/// [`tiered`] from the kernel's as-is config.
-pub fn from_config(config: &Config, hub: &Path) -> Result<Tiered, ConfigError> {
-    tiered(&ModelsConfig::from_config(config)?, &BudgetConfig::from_config(config)?, hub)
-}
-
 /// The model of one level by its name in `cn.yaml` — `local` (level 2, the embedded model
 /// unless configured otherwise) or `executive` (level 3, when configured, every try metered
 /// by the hub's ledger) — for callers outside the kernel's loop (reflex steps, AI loops).
@@ -89,11 +84,6 @@ pub fn model_of(
             message: format!("unknown model `{other}` (expected local or executive)"),
         }),
     }
-}
-
-/// [`model_of`] from the kernel's as-is config.
-pub fn model_named(config: &Config, hub: &Path, name: &str) -> Result<Box<dyn Model>, ConfigError> {
-    model_of(&ModelsConfig::from_config(config)?, &BudgetConfig::from_config(config)?, hub, name)
 }
 
 /// The hub's ledger: `state/budget.json` under `budget:` at the executive's prices.
@@ -244,9 +234,4 @@ pub fn level_limits(models: &ModelsConfig, level: cn_compute::Level) -> LevelLim
 /// executive's prices from `models:`.
 pub fn budget_of(budget: &BudgetConfig, models: &ModelsConfig, hub: &Path) -> Result<SharedBudget, ConfigError> {
     Ok(Budget::new(ledger_of(budget, models, hub)).shared())
-}
-
-/// [`budget_of`] from the kernel's as-is config.
-pub fn open_budget(config: &Config, hub: &Path) -> Result<SharedBudget, ConfigError> {
-    budget_of(&BudgetConfig::from_config(config)?, &ModelsConfig::from_config(config)?, hub)
 }

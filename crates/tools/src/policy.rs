@@ -18,6 +18,11 @@ pub use cn_hub::config::{Grant, Policy};
 mod tests {
     use super::*;
 
+    /// `policy:` as cn.yaml writes it (`yaml` is the whole file).
+    fn policy(yaml: &str) -> Result<Policy, cn_hub::ConfigError> {
+        cn_hub::HubConfig::parse(yaml, std::path::Path::new("cn.yaml")).map(|c| c.policy)
+    }
+
     #[test]
     fn grants_are_per_level_with_prefix_globs() {
         let p = Policy::default().grant(2, &["reply"]).grant(3, &["cn.*", "read_file"]);
@@ -40,8 +45,8 @@ mod tests {
     #[test]
     fn provenance_decides_what_an_item_may_cause_and_a_line_widens_it() {
         use cn_hub::Provenance;
-        let v = serde_json::json!({"levels": {"3": ["fetch_url"]}, "from": {"github": ["fetch_url"], "peer:pi": ["send"], "discord:42": ["note_write"]}});
-        let p = Policy::from_config(Some(&v)).unwrap();
+        let p = policy("policy: {levels: {3: [fetch_url]}, from: {github: [fetch_url], 'peer:pi': [send], 'discord:42': [note_write]}}")
+            .unwrap();
         let stranger = Provenance::parse("discord:7");
         let pi = Provenance::Peer("pi".into());
         assert!(Policy::default().allows_from(&Provenance::Owner, "shell"), "the owner's may cause anything");
@@ -58,7 +63,7 @@ mod tests {
         );
         assert!(p.allows_from(&stranger, "time.now"), "MCP tools are their server's `callers:` to decide");
         // `anyone` replaces the default.
-        let narrow = Policy::from_config(Some(&serde_json::json!({"from": {"anyone": ["reply"]}}))).unwrap();
+        let narrow = policy("policy: {from: {anyone: [reply]}}").unwrap();
         assert!(narrow.allows_from(&stranger, "reply") && !narrow.allows_from(&stranger, "add_task"));
         assert_eq!(
             Policy::widening(&Provenance::parse("github:mallory"), "fetch_url"),
@@ -68,8 +73,7 @@ mod tests {
 
     #[test]
     fn config_errors_name_the_key() {
-        let v = serde_json::json!({"levels": {"2": ["reply"]}, "bogus": 1});
-        let e = Policy::from_config(Some(&v)).unwrap_err();
+        let e = policy("policy: {levels: {2: [reply]}, bogus: 1}").unwrap_err();
         let e = e.to_string();
         assert!(e.contains("policy") && e.contains("bogus"), "{e}");
     }

@@ -40,7 +40,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         }
         Sub::Show { json } => {
             let mut rows: Vec<(String, Value, &str)> =
-                hub.config().settings(hub.raw_config()).into_iter().map(|s| (s.key, s.value, s.from.name())).collect();
+                hub.settings().into_iter().map(|s| (s.key, s.value, s.from.name())).collect();
             // Peers added with `cn peer add` live in state/peers.json, over cn.yaml's.
             let written = &hub.config().peers;
             for (name, peer) in hub.peers().map_err(super::hub::report_err)? {

@@ -55,7 +55,7 @@ pub use senses::{
     CalendarConfig, DiscordConfig, EmailConfig, FilesConfig, GithubConfig, MailSecurity, MailServerConfig, OwnerConfig,
     PeersConfig, PollConfig, SensesConfig, TelegramConfig,
 };
-pub use settings::{Setting, Source};
+pub use settings::{Setting, Source, Written};
 
 /// Why `cn.yaml` (or a section of it) cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -93,10 +93,6 @@ pub enum ConfigError {
     /// A section a layer cannot build from (a provider without a model, …).
     #[error("cn.yaml `{key}`: {message}")]
     Invalid { key: String, message: String },
-    /// A section whose value does not fit its type. (serde's error is in the message, so it
-    /// is not also the source: `cn` prints the chain.)
-    #[error("cn.yaml `{key}`: {error}")]
-    Section { key: String, error: serde_json::Error },
     /// A file a key names that cannot be used (a recording to replay, …); the source says why.
     #[error("cn.yaml `{key}`")]
     File {
@@ -121,7 +117,6 @@ impl ConfigError {
             ConfigError::Key { key, .. }
             | ConfigError::Value { key, .. }
             | ConfigError::Invalid { key, .. }
-            | ConfigError::Section { key, .. }
             | ConfigError::File { key, .. }
             | ConfigError::MissingKey { key, .. }
             | ConfigError::MissingEnv { key, .. } => Some(key),
@@ -266,34 +261,21 @@ impl HubConfig {
 
     /// Read and parse `path`. A missing file is all defaults.
     pub fn load(path: &Path) -> Result<HubConfig, ConfigError> {
-        Ok(HubConfig::load_with_raw(path)?.0)
-    }
-
-    /// Read `path` once: the typed sections and the value as-is (what the kernel's `prepare`
-    /// keeps). A missing file is all defaults.
-    pub fn load_with_raw(path: &Path) -> Result<(HubConfig, cn_compute::Config), ConfigError> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(source) => return Err(ConfigError::Read { path: path.to_path_buf(), source }),
         };
-        HubConfig::parse_with_raw(&text, path)
+        Ok(HubConfig::parse_written(&text, path)?.0)
     }
 
-    /// [`HubConfig::parse`], plus the value as-is.
-    pub fn parse_with_raw(text: &str, path: &Path) -> Result<(HubConfig, cn_compute::Config), ConfigError> {
+    /// [`HubConfig::parse`], plus the keys the text writes (for [`HubConfig::settings`]).
+    pub fn parse_written(text: &str, path: &Path) -> Result<(HubConfig, Written), ConfigError> {
         let config = HubConfig::parse(text, path)?;
         // The hub's git runs with what `git.env` names from here on (`Hub::open` and
         // `HubConfig::load` both read cn.yaml through here).
         cn_git::pass_env(&config.git.env);
-        let raw = if text.trim().is_empty() {
-            cn_compute::Config::default()
-        } else {
-            let value: Option<serde_json::Value> = serde_yaml_ng::from_str(text)
-                .map_err(|source| ConfigError::Syntax { path: path.to_path_buf(), source })?;
-            cn_compute::Config { value: value.unwrap_or_default() }
-        };
-        Ok((config, raw))
+        Ok((config, Written::of(text, path)?))
     }
 }
 

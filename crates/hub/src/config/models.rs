@@ -7,15 +7,7 @@ use std::time::Duration;
 use cn_compute::Level;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{duration, ConfigError};
-
-/// Sections read from the kernel's as-is config (for callers that have only that).
-fn section<T: serde::de::DeserializeOwned + Default>(config: &cn_compute::Config, key: &str) -> Result<T, ConfigError> {
-    match config.get(key) {
-        None | Some(serde_json::Value::Null) => Ok(T::default()),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|error| ConfigError::Section { key: key.into(), error }),
-    }
-}
+use super::duration;
 
 /// Which API a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,11 +134,6 @@ pub struct ModelsConfig {
 }
 
 impl ModelsConfig {
-    /// The section from the kernel's as-is config.
-    pub fn from_config(config: &cn_compute::Config) -> Result<ModelsConfig, ConfigError> {
-        section(config, "models")
-    }
-
     /// The local level's config, defaulting to the embedded model.
     pub fn local(&self) -> ProviderConfig {
         let mut local = self.local.clone().unwrap_or_default();
@@ -185,11 +172,4 @@ pub struct BudgetConfig {
     /// Least time between two autonomous (non-owner) executive calls.
     pub min_interval_secs: u64,
     pub on_exhausted: OnExhausted,
-}
-
-impl BudgetConfig {
-    /// The section from the kernel's as-is config.
-    pub fn from_config(config: &cn_compute::Config) -> Result<BudgetConfig, ConfigError> {
-        section(config, "budget")
-    }
 }

@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 use cn_compute::Level;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::ConfigError;
-
 /// The tool names (or `prefix*` globs) a level may call.
 ///
 /// A namespaced tool (`server.tool`: an MCP server's) is matched by a glob only when the
@@ -197,16 +195,6 @@ impl Policy {
             .grant(3, &["reply", "send", "noop", "ack", "surface", "commit", "defer", "delegate", "delete"])
             .grant(3, STATE_TOOLS)
             .grant(3, &["reflex_write", "note_write", "read_file"])
-    }
-
-    /// Read `policy:` from a config value; absent means the documented defaults.
-    pub fn from_config(value: Option<&serde_json::Value>) -> Result<Policy, ConfigError> {
-        match value {
-            None | Some(serde_json::Value::Null) => Ok(Policy::documented()),
-            Some(v) => {
-                serde_json::from_value(v.clone()).map_err(|error| ConfigError::Section { key: "policy".into(), error })
-            }
-        }
     }
 }
 

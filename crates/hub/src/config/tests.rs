@@ -203,15 +203,18 @@ fn empty_or_missing_is_all_defaults_and_null_sections_are_defaults() {
     assert_eq!(parse("# only a comment\n").unwrap(), HubConfig::default());
     assert_eq!(parse("senses:\npolicy:\n").unwrap(), HubConfig::default());
     let dir = tempfile::tempdir().unwrap();
-    let (c, raw) = HubConfig::load_with_raw(&dir.path().join("cn.yaml")).unwrap();
-    assert_eq!((c, raw), (HubConfig::default(), cn_compute::Config::default()));
+    assert_eq!(HubConfig::load(&dir.path().join("cn.yaml")).unwrap(), HubConfig::default());
+    assert_eq!(HubConfig::parse_written("# only a comment\n", Path::new("cn.yaml")).unwrap().1, Written::default());
 }
 
 #[test]
-fn the_raw_value_is_the_file_as_is() {
-    let (_, raw) = HubConfig::parse_with_raw("name: sigma\nbudget: {daily_tokens: 5}\n", Path::new("cn.yaml")).unwrap();
-    assert_eq!(raw.get("budget.daily_tokens"), Some(&serde_json::json!(5)));
-    assert_eq!(BudgetConfig::from_config(&raw).unwrap().daily_tokens, Some(5));
+fn the_written_keys_are_the_paths_to_values_not_null() {
+    let (c, written) =
+        HubConfig::parse_written("name: sigma\nbudget: {daily_tokens: 5}\nserve:\n", Path::new("cn.yaml")).unwrap();
+    assert_eq!(c.budget.daily_tokens, Some(5));
+    let has = |path: &[&str]| written.has(&path.iter().map(|k| k.to_string()).collect::<Vec<_>>());
+    assert!(has(&["name"]) && has(&["budget"]) && has(&["budget", "daily_tokens"]));
+    assert!(!has(&["serve"]) && !has(&["budget", "daily_cost"]) && !has(&["daily_tokens"]));
 }
 
 #[test]
@@ -257,8 +260,8 @@ fn a_misspelt_key_gets_a_suggestion_and_no_policy_means_the_documented_one() {
 #[test]
 fn the_effective_config_says_where_each_value_came_from() {
     let text = "name: sigma\npolicy:\n  urls: [https://example.com/]\nsenses:\n  peers: {every: 30s}\n";
-    let (c, raw) = HubConfig::parse_with_raw(text, Path::new("/h/cn.yaml")).unwrap();
-    let settings = c.settings(&raw);
+    let (c, written) = HubConfig::parse_written(text, Path::new("/h/cn.yaml")).unwrap();
+    let settings = c.settings(&written);
     let get = |k: &str| settings.iter().find(|s| s.key == k).unwrap_or_else(|| panic!("{k}: {settings:#?}"));
     assert_eq!((get("name").from, get("name").value.clone()), (Source::File, serde_json::json!("sigma")));
     assert_eq!(get("policy.urls").from, Source::File);
@@ -277,8 +280,7 @@ fn the_effective_config_says_where_each_value_came_from() {
 }
 
 #[test]
-fn policy_from_a_value_names_the_key() {
-    let v = serde_json::json!({"levels": {"2": ["reply"]}, "bogus": 1});
-    let e = Policy::from_config(Some(&v)).unwrap_err().to_string();
+fn a_wrong_key_of_policy_is_named() {
+    let e = parse("policy: {levels: {2: [reply]}, bogus: 1}\n").unwrap_err().to_string();
     assert!(e.contains("policy") && e.contains("bogus"), "{e}");
 }
