@@ -42,6 +42,12 @@ pub fn threshold(intent: Intent) -> f32 {
     }
 }
 
+/// Whether the model is sure `clause` only asks to see what there is ("Show me the alarm set
+/// for Wednesday").
+pub fn surely_reads(clause: &str) -> bool {
+    cn_understand::understand(clause).is_ok_and(|u| u.intent == Intent::List && u.confidence >= 0.9)
+}
+
 /// Whether the built-in model reads: `cn run` checks it before it starts, so a corrupt one is
 /// a start-up error naming the fix, never first met in the middle of a request.
 pub fn check() -> Result<(), cn_understand::ModelError> {
@@ -364,6 +370,11 @@ fn span_from_now(text: &str, now: &Zoned) -> Option<when::Due> {
     let shift = when::shift(text).or_else(|| {
         let normal = when::numbers::normalize(text).text;
         let c = re.captures(&normal)?;
+        // "alert me at 1 hour before": before something not said, not an hour from now.
+        let after = normal[c.get(0)?.end()..].trim_start().to_ascii_lowercase();
+        if ["before", "earlier", "prior", "ahead", "in advance", "early"].iter().any(|w| after.starts_with(w)) {
+            return None;
+        }
         let s = when::shift(&format!("for {} {}", c.name("n")?.as_str(), c.name("u")?.as_str()))?;
         Some(when::Shift { rest: text.to_string(), ..s })
     })?;
@@ -373,6 +384,15 @@ fn span_from_now(text: &str, now: &Zoned) -> Option<when::Due> {
         return None;
     }
     Some(when::Due { at, phrase: shift.phrase, rest: shift.rest, day_given: false, time_given: true })
+}
+
+/// Whether words the tagger marked as a time are left over once the time was read from them.
+fn unread_time(when_words: &str, due: &when::Due) -> bool {
+    let read = cn_hub::words::content(&due.phrase);
+    let rest = cn_hub::words::content(&due.rest);
+    cn_hub::words::content(when_words)
+        .iter()
+        .any(|w| !read.contains(w) && rest.contains(w) && w.chars().any(char::is_alphabetic))
 }
 
 /// The words that say something repeats when no repeat could be read from them: the tagger's
@@ -696,6 +716,12 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             // ("meeting with pawel for tomorrow" + "ten am") is read whole.
             let both = format!("{what} {when_words}");
             match when::parse(&both, now) {
+                // "remind me a day earlier about the party on friday": time words the reader
+                // did not take ("a day earlier") are asked about, never made the task's name.
+                Ok(Some(d)) if unread_time(&when_words, &d) => Clause::Ask(WhenError::Unreadable {
+                    phrase: when_words,
+                    why: "I can't tell which day or time that is".into(),
+                }),
                 Ok(Some(d)) => {
                     let rest = clean(&d.rest);
                     let task = if cn_hub::words::content(&rest).is_empty() { what } else { rest };
@@ -974,6 +1000,14 @@ mod tests {
         }
         assert_eq!(added("start a timer for one hour and ten minutes"), ("Timer".into(), Some("Thu 15:40".into())));
         assert_eq!(added("notify me at 3:30pm"), ("Alert".into(), Some("Thu 15:30".into())));
+        // Time words the reader did not take are asked about, never made the task's name; a
+        // span before something unsaid is no span from now.
+        assert!(matches!(parse("can you remind me a day earlier about the party on friday", &now()), Parsed::Ask(_)));
+        assert!(!matches!(parse("alert me at 1 hour before", &now()), Parsed::Routine(_)));
+        // What the model is sure only reads is never filed.
+        assert!(
+            matches!(parse("Show me the alarm set for Wednesday", &now()), Parsed::Routine(r) if r.iter().all(|r| r.reads_only()))
+        );
         // Time words misspelt as people type them.
         assert_eq!(added("remind me tomorow mornign to call mom"), ("call mom".into(), Some("Fri 09:00".into())));
         assert_eq!(added("remind me to leave 20 minutes before 6pm"), ("leave".into(), Some("Thu 17:40".into())));

@@ -79,18 +79,22 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
             }
             None => {}
         }
-        if let Some(rs) = learned::device_times(clause, now) {
+        // "Show me the alarm set for Wednesday": what the model is sure only reads is never
+        // filed by a frame that matched its words.
+        let reads = learned::surely_reads(clause);
+        if let Some(rs) = learned::device_times(clause, now).filter(|_| !reads) {
             requests.extend(rs);
             continue;
         }
-        if let Some(r) = learned::device_time(clause, now) {
+        if let Some(r) = learned::device_time(clause, now).filter(|_| !reads) {
             requests.push(r);
             continue;
         }
         let Some(clean) = Clean::of(clause) else { continue };
-        match clause_request(&clean, now)
+        let framed = clause_request(&clean, now)
             .or_else(|| Clean::of(&correct_frame(&clean.text)?).and_then(|c| clause_request(&c, now)))
-        {
+            .filter(|r| !(reads && matches!(r, Ok(Request::AddTask { .. } | Request::AddEvery { .. }))));
+        match framed {
             Some(Ok(r)) => requests.push(r),
             Some(Err(e)) => asked = asked.or(Some(e)),
             // No frame takes it: what the learned understanding reads in it.
