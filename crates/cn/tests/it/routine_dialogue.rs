@@ -168,3 +168,35 @@ fn a_request_as_people_say_it_is_done_and_why_says_what_was_understood() {
     let why = cn_ok(&hub, &["journal", "why", &id]);
     assert!(why.contains("understood: add") && why.contains("what=“meeting with pawel”"), "{why}");
 }
+
+/// Repeats as people say them, end to end: "weekdays at 7 am" is one schedule entry for
+/// Monday to Friday (never an alarm filed once); a repeat said without how often is asked
+/// about; "my daily alarm" is not the daily reflection cn keeps.
+#[test]
+fn repeats_are_scheduled_or_asked_and_the_daily_reflection_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = dialogue_hub(dir.path());
+    let schedule = || -> Vec<Value> { serde_json::from_str(&state(&hub, "schedule.json")).unwrap_or_default() };
+    let before = schedule();
+    assert!(before.iter().any(|e| e["name"] == "daily-reflection"), "cn init keeps a daily reflection: {before:?}");
+
+    let said = chat(&hub, T0, "set alarm for weekdays at 7 am");
+    assert!(said.starts_with("Scheduled:"), "{said}");
+    let now = schedule();
+    let added: Vec<&Value> = now.iter().filter(|e| !before.contains(e)).collect();
+    assert_eq!(added.len(), 1, "{now:#?}");
+    assert_eq!(added[0]["cron"], "0 7 * * 1-5", "{:#?}", added[0]);
+    assert!(tasks(&hub).is_empty(), "no alarm filed once: {:?}", tasks(&hub));
+
+    let files = || ["tasks.json", "ideas.json", "schedule.json"].map(|f| state(&hub, f));
+    let kept = files();
+    for text in ["make a recurring alarm for 5:15am", "Turn off my daily alarm"] {
+        let said = chat(&hub, T1, text);
+        assert!(
+            !said.starts_with("Removed") && !said.starts_with("Added") && !said.starts_with("Scheduled"),
+            "{text}: {said}"
+        );
+        assert_eq!(files(), kept, "{text} changed a file: {said}");
+    }
+    assert!(schedule().iter().any(|e| e["name"] == "daily-reflection"));
+}
