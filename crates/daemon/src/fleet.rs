@@ -256,7 +256,7 @@ fn take_over_carry(hub: &cn_agent::Hub, upstream: &Upstream, sha: &str, own: boo
     } else {
         let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string();
         let kept = format!("{}carry-{stamp}-{}", cn_lease::SET_ASIDE_REFS, short(sha));
-        let where_ = match upstream.git().run(&["update-ref", &kept, sha]) {
+        let where_ = match upstream.git().update_ref(&kept, sha) {
             Ok(_) => format!("kept under {kept} (`git show {kept}`)"),
             Err(e) => format!("commit {sha}, not kept here: {}", cn_compute::Chain(&e)),
         };
@@ -351,13 +351,9 @@ pub struct SetAsideCarry {
 pub fn set_aside_carries(hub: &cn_agent::Hub) -> Result<Vec<SetAsideCarry>, DaemonError> {
     let upstream = upstream_of(hub)?;
     let pattern = format!("{}carry-*", cn_lease::SET_ASIDE_REFS);
-    let listed = upstream
-        .git()
-        .run(&["for-each-ref", "--sort=refname", "--format=%(objectname) %(refname)", &pattern])
-        .map_err(|e| DaemonError::Origin(e.into()))?;
+    let listed = upstream.git().local_refs(&pattern).map_err(|e| DaemonError::Origin(e.into()))?;
     let mut out = Vec::new();
-    for line in listed.lines() {
-        let Some((sha, refname)) = line.split_once(' ') else { continue };
+    for (sha, refname) in &listed {
         let carried = upstream.carried(sha).map_err(DaemonError::Origin)?;
         let (lines, _) = cn_autonomy::attention::spool::read_carry(&carried.lines);
         let percepts = lines

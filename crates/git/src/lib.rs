@@ -1,6 +1,9 @@
-//! git — git for cn: the git CLI (`std::process::Command`, this file), git's protocol v2
-//! over `git://` for a sync's listing and fetch in one connection (`v2`), and the connector
-//! every `git://` connection of the git cn runs goes through (`connect`). git is the hub's
+//! git — git for cn: the git CLI (`std::process::Command`, this file), a method per command
+//! cn runs (`named`, whose `list`, `read_commit` and `push_atomic` pick the transport in one
+//! place), git's protocol v2 over `git://` for a sync's listing and fetch in one connection
+//! (`v2`), a small push and a commit's read over `git://` (`wire`: a leased hub's renewal
+//! and look, in no process), and the connector every `git://` connection of the git cn runs
+//! goes through (`connect`). git is the hub's
 //! timeline, the mail's transport and a loop's clock, and any remote git understands works;
 //! this is the one place that spawns git or speaks its protocol. It knows no hub: cn.yaml's
 //! `git.env` comes in through [`pass_env`].
@@ -29,7 +32,11 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub mod connect;
+mod named;
 pub mod v2;
+pub mod wire;
+
+pub use named::{rejected, Remote};
 
 /// A git command that could not run or did not succeed.
 #[derive(Debug, thiserror::Error)]

@@ -66,7 +66,7 @@ pub struct GitUrl {
     /// As given, from its first `/`.
     pub path: String,
     /// `host` or `host:port`, as the URL gave it (git's `host=` parameter).
-    authority: String,
+    pub(crate) authority: String,
 }
 
 impl GitUrl {
@@ -117,9 +117,8 @@ impl Session {
         if left.is_zero() {
             return Err(V2Error::TooSlow("no time was left to connect".into()));
         }
-        let stream = super::connect::connect(&url.host, url.port, CONNECT_TIMEOUT.min(left))?;
-        let mut writer = stream.try_clone()?;
-        let reader = BufReader::with_capacity(PKT_MAX, QuickAck(stream));
+        let (mut writer, reader) = connect(url, left)?;
+        let reader = BufReader::with_capacity(PKT_MAX, reader);
         let request = format!("git-upload-pack {}\0host={}\0\0version=2\0", url.path, url.authority);
         writer.set_write_timeout(Some(idle.min(left).max(Duration::from_millis(1))))?;
         writer.write_all(&pkt(request.as_bytes())).map_err(|e| slow(e, left <= idle, idle))?;
@@ -184,8 +183,16 @@ impl Session {
     }
 }
 
+/// A connection to `url`'s server (with `TCP_NODELAY`, within [`CONNECT_TIMEOUT`] and `left`):
+/// its writing half, and its reading half with quick acknowledgements.
+pub(crate) fn connect(url: &GitUrl, left: Duration) -> Result<(TcpStream, QuickAck), V2Error> {
+    let stream = super::connect::connect(&url.host, url.port, CONNECT_TIMEOUT.min(left))?;
+    let writer = stream.try_clone()?;
+    Ok((writer, QuickAck(stream)))
+}
+
 /// `payload` as a pkt-line.
-fn pkt(payload: &[u8]) -> Vec<u8> {
+pub(crate) fn pkt(payload: &[u8]) -> Vec<u8> {
     let mut out = format!("{:04x}", payload.len() + 4).into_bytes();
     out.extend_from_slice(payload);
     out
@@ -229,12 +236,12 @@ fn read_exact(r: &mut impl Read, buf: &mut [u8]) -> Result<(), V2Error> {
     })
 }
 
-fn bad(what: &str) -> V2Error {
+pub(crate) fn bad(what: &str) -> V2Error {
     V2Error::Unsupported(format!("the server sent {what}"))
 }
 
 /// A pkt-line's text without its newline; an `ERR` line is the server's error.
-fn text(data: &[u8]) -> Result<&str, V2Error> {
+pub(crate) fn text(data: &[u8]) -> Result<&str, V2Error> {
     let line = std::str::from_utf8(data).map_err(|_| bad("a line that is not UTF-8"))?;
     let line = line.strip_suffix('\n').unwrap_or(line);
     match line.strip_prefix("ERR ") {
@@ -286,28 +293,42 @@ pub fn read_advertisement(r: &mut impl Read) -> Result<(), V2Error> {
 /// lines in all.
 pub fn read_refs(r: &mut impl Read, max: usize) -> Result<Vec<(String, String)>, V2Error> {
     let mut refs = Vec::new();
+    for line in read_lines(r, max, "a listing")? {
+        let mut words = line.split(' ');
+        let (Some(id), Some(name)) = (words.next(), words.next()) else {
+            return Err(bad("a ref line without a name"));
+        };
+        if !is_sha1(id) {
+            return Err(bad("a ref id that is not SHA-1"));
+        }
+        refs.push((id.to_string(), name.to_string()));
+    }
+    Ok(refs)
+}
+
+/// The lines of pkt-lines up to a flush (without their newlines; an `ERR` line is the
+/// server's error), at most `max` bytes in all; a delimiter is an error of `what`.
+pub(crate) fn read_lines(r: &mut impl Read, max: usize, what: &str) -> Result<Vec<String>, V2Error> {
+    let mut lines = Vec::new();
     let mut seen = 0usize;
     loop {
         match read_pkt(r)? {
-            Pkt::Flush => return Ok(refs),
+            Pkt::Flush => return Ok(lines),
             Pkt::Data(d) => {
                 seen += d.len();
                 if seen > max {
                     return Err(V2Error::TooLarge(max as u64));
                 }
-                let line = text(&d)?;
-                let mut words = line.split(' ');
-                let (Some(id), Some(name)) = (words.next(), words.next()) else {
-                    return Err(bad("a ref line without a name"));
-                };
-                if id.len() != 40 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return Err(bad("a ref id that is not SHA-1"));
-                }
-                refs.push((id.to_string(), name.to_string()));
+                lines.push(text(&d)?.to_string());
             }
-            _ => return Err(bad("a delimiter in a listing")),
+            _ => return Err(bad(&format!("a delimiter in {what}"))),
         }
     }
+}
+
+/// Whether `id` is a SHA-1 id (40 hex digits).
+pub(crate) fn is_sha1(id: &str) -> bool {
+    id.len() == 40 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// A `fetch` answer: its sections up to `packfile`, then the pack's bytes (side band 1) to
@@ -376,17 +397,17 @@ pub fn read_pack(r: &mut impl Read, out: &mut impl Write, limit: u64) -> Result<
 
 /// A reader that fails once the session's deadline has passed, each read waiting at most the
 /// idle time (and never past the deadline).
-struct Deadlined<'a, R> {
-    inner: &'a mut BufReader<R>,
-    deadline: Instant,
-    idle: Duration,
+pub(crate) struct Deadlined<'a, R> {
+    pub(crate) inner: &'a mut BufReader<R>,
+    pub(crate) deadline: Instant,
+    pub(crate) idle: Duration,
     /// The last read waited until the deadline (not the idle time).
-    by_deadline: bool,
+    pub(crate) by_deadline: bool,
 }
 
 impl<R> Deadlined<'_, R> {
     /// `e` as the caller reads it: a read that timed out is [`V2Error::TooSlow`].
-    fn why(&self, e: V2Error) -> V2Error {
+    pub(crate) fn why(&self, e: V2Error) -> V2Error {
         match e {
             V2Error::Io(io) => slow(io, self.by_deadline, self.idle),
             other => other,
@@ -411,7 +432,7 @@ const PAST_DEADLINE: &str = "it was not done within the time it is given";
 /// An I/O error of a session with `idle` time: a timeout (a socket's says "Resource
 /// temporarily unavailable") is [`V2Error::TooSlow`], saying which limit it was (`by_deadline`:
 /// the wait was until the session's deadline).
-fn slow(e: io::Error, by_deadline: bool, idle: Duration) -> V2Error {
+pub(crate) fn slow(e: io::Error, by_deadline: bool, idle: Duration) -> V2Error {
     match e.kind() {
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
             if by_deadline {
@@ -425,10 +446,11 @@ fn slow(e: io::Error, by_deadline: bool, idle: Duration) -> V2Error {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn lines(parts: &[&str]) -> Vec<u8> {
+    /// pkt-lines of `parts` (`0000`, `0001`, `0002` as they are).
+    pub(crate) fn lines(parts: &[&str]) -> Vec<u8> {
         let mut out = Vec::new();
         for p in parts {
             match *p {

@@ -22,6 +22,12 @@
 //! looks, and a busy holder would be taken over). A beat is a small commit with no parent,
 //! unreachable once the next one lands, so the server's gc drops it.
 //!
+//! origin is reached through cn-git's `list`, `read_commit` and `push_atomic`, which pick the
+//! transport: over a plain `git://` URL an idle renewal (nothing but the lease's next beat)
+//! and a standby's look (a listing, the new lease commit read from a fetch's pack, never
+//! stored) are spoken by cn itself and run no process; anything else, and any other remote,
+//! is git's own `push` and `fetch`.
+//!
 //! A push refused because origin's branch moved under the lease (someone pushed it besides
 //! the holder) leaves `.git/cn-lease-diverged`: no daemon of this clone takes the lease again,
 //! nor runs the config someone else pushed, until the owner has looked and removed the file.

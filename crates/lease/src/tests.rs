@@ -1,4 +1,4 @@
-use crate::upstream::rejected;
+use cn_git::rejected;
 
 use super::*;
 use cn_hub::Hub;

@@ -2,9 +2,11 @@
 //! pushes there.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use cn_git::Git;
+use cn_git::wire::Update;
+use cn_git::{rejected, Git, Ran, Remote};
 use cn_hub::{Hub, Layout};
 
 use crate::*;
@@ -18,6 +20,20 @@ pub struct Upstream {
     pub(crate) branch: String,
     pub(crate) lease: Option<Duration>,
     pub(crate) name: String,
+    /// origin as cn reaches it (its URL asked once: a plain `git://` one is spoken to by cn
+    /// itself, in no process).
+    pub(crate) origin: Arc<OnceLock<Remote>>,
+    /// What this clone's looks at origin learnt, so the next one need not ask again.
+    pub(crate) known: Arc<Mutex<Known>>,
+}
+
+/// What earlier looks at origin learnt.
+#[derive(Debug, Default)]
+pub(crate) struct Known {
+    /// A branch head known to be in the repository.
+    head: Option<String>,
+    /// The last lease commit read: its id, record and whether it is authentic.
+    lease: Option<(String, Option<LeaseRecord>, bool)>,
 }
 
 impl Upstream {
@@ -30,11 +46,7 @@ impl Upstream {
         let git = Git::new(hub.root());
         let branch = match &config.branch {
             Some(b) => b.clone(),
-            None => git
-                .run(&["symbolic-ref", "--quiet", "--short", "HEAD"])
-                .map_err(|_| LeaseError::NoBranch)?
-                .trim()
-                .to_string(),
+            None => git.current_branch().ok_or(LeaseError::NoBranch)?,
         };
         Ok(Some(Upstream {
             git,
@@ -43,6 +55,8 @@ impl Upstream {
             branch,
             lease: config.lease,
             name: hub.name().to_string(),
+            origin: Arc::default(),
+            known: Arc::default(),
         }))
     }
 
@@ -83,47 +97,46 @@ impl Upstream {
         serde_json::from_str(&text).ok()
     }
 
-    /// List origin (one round trip) and read the lease commit, fetching it (and the branch's
-    /// head, so a takeover has it already) when it is new here.
+    /// List origin (one round trip) and read the lease commit when it is new (over `git://`
+    /// from the fetch's pack, never stored), fetching the branch's head when it is new here
+    /// (so a takeover has it already).
     pub fn observe(&self) -> Result<Seen, LeaseError> {
         let head_ref = format!("refs/heads/{}", self.branch);
-        let ran = self.git.run_for(&["ls-remote", "--", &self.remote, LEASE_REF, &head_ref], GIT_TIMEOUT)?;
-        if !ran.ok {
-            return Err(self.git.failure(&["ls-remote", &self.remote], &ran).into());
-        }
         let mut seen = Seen::default();
         let mut lease = None;
-        for line in ran.stdout.lines() {
-            let Some((sha, name)) = line.split_once('\t') else { continue };
-            if !is_sha(sha) {
-                continue;
-            }
-            match name.trim() {
-                n if n == LEASE_REF => lease = Some(sha.to_string()),
-                n if n == head_ref => seen.head = Some(sha.to_string()),
+        for (sha, name) in self.git.list(self.origin(), &[LEASE_REF, &head_ref], GIT_TIMEOUT)? {
+            match name {
+                n if n == LEASE_REF => lease = Some(sha),
+                n if n == head_ref => seen.head = Some(sha),
                 _ => {}
             }
         }
-        let missing: Vec<&str> = [lease.as_deref(), seen.head.as_deref()]
-            .into_iter()
-            .flatten()
-            .filter(|s| !self.git.has_object(s))
-            .collect();
-        if !missing.is_empty() {
-            let mut args =
-                vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--", &self.remote];
-            args.extend(missing.iter().copied());
-            let ran = self.git.run_for(&args, GIT_TIMEOUT)?;
-            if !ran.ok {
-                return Err(self.git.failure(&args, &ran).into());
+        if let Some(head) = &seen.head {
+            let known = self.known().head.as_ref() == Some(head);
+            if !known {
+                if !self.git.has_object(head) {
+                    self.git.fetch_ids(self.origin(), &[head], GIT_TIMEOUT)?;
+                }
+                self.known().head = Some(head.clone());
             }
         }
-        let key = self.id_key()?;
-        seen.lease = lease.map(|sha| {
-            let (record, authentic) = self.record(&sha, &key);
-            SeenLease { record, sha, authentic }
-        });
+        seen.lease = match lease {
+            Some(sha) => {
+                let (record, authentic) = self.record(&sha)?;
+                Some(SeenLease { record, sha, authentic })
+            }
+            None => None,
+        };
         Ok(seen)
+    }
+
+    /// origin as cn reaches it (asked of git once).
+    fn origin(&self) -> &Remote {
+        self.origin.get_or_init(|| self.git.remote(&self.remote))
+    }
+
+    fn known(&self) -> std::sync::MutexGuard<'_, Known> {
+        self.known.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The hub's id key (made on first use): what only the hub's clones hold.
@@ -131,31 +144,28 @@ impl Upstream {
         Ok(cn_hub::owner_token::id_key(&self.layout)?)
     }
 
-    /// The lease commit `sha` (local) as a record, if it is one, and whether its MAC
-    /// verifies with `key`.
-    fn record(&self, sha: &str, key: &str) -> (Option<LeaseRecord>, bool) {
-        let size: Option<u64> = self.git.run(&["cat-file", "-s", sha]).ok().and_then(|s| s.trim().parse().ok());
-        if size.is_none_or(|s| s > RECORD_MAX) {
-            return (None, false);
+    /// origin's lease commit `sha` as a record, if it is one (at most [`RECORD_MAX`] bytes),
+    /// and whether its MAC verifies with the hub's id key. The last one read is not read again.
+    fn record(&self, sha: &str) -> Result<(Option<LeaseRecord>, bool), LeaseError> {
+        if let Some((known, record, authentic)) = &self.known().lease {
+            if known == sha {
+                return Ok((record.clone(), *authentic));
+            }
         }
-        let Ok(text) = self.git.run(&["cat-file", "commit", sha]) else { return (None, false) };
-        read_lease(&text, key)
+        let key = self.id_key()?;
+        let (record, authentic) = match self.git.read_commit(self.origin(), sha, RECORD_MAX as usize, GIT_TIMEOUT)? {
+            Some(text) => read_lease(&String::from_utf8_lossy(&text), &key),
+            None => (None, false),
+        };
+        self.known().lease = Some((sha.to_string(), record.clone(), authentic));
+        Ok((record, authentic))
     }
 
     /// The carry's commit in origin now, if any (one listing). Read after taking the lease:
     /// the lease's compare-and-swap means no other clone moves it after, so this is the
     /// previous holder's last.
     pub fn carry_tip(&self) -> Result<Option<String>, LeaseError> {
-        let ran = self.git.run_for(&["ls-remote", "--", &self.remote, CARRY_REF], GIT_TIMEOUT)?;
-        if !ran.ok {
-            return Err(self.git.failure(&["ls-remote", &self.remote, CARRY_REF], &ran).into());
-        }
-        Ok(ran
-            .stdout
-            .lines()
-            .filter_map(|l| l.split_once('\t'))
-            .find(|(sha, name)| name.trim() == CARRY_REF && is_sha(sha))
-            .map(|(sha, _)| sha.to_string()))
+        Ok(self.git.list(self.origin(), &[CARRY_REF], GIT_TIMEOUT)?.into_iter().next().map(|(sha, _)| sha))
     }
 
     /// The carry origin showed (its commit `sha`, fetched here when this clone lacks it): the
@@ -163,26 +173,20 @@ impl Upstream {
     /// Bounded in size; a commit that is not a carry is empty.
     pub fn carried(&self, sha: &str) -> Result<Carried, LeaseError> {
         if !self.git.has_object(sha) {
-            let args =
-                ["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", "--", &self.remote, sha];
-            let ran = self.git.run_for(&args, GIT_TIMEOUT)?;
-            if !ran.ok {
-                return Err(self.git.failure(&args, &ran).into());
-            }
+            self.git.fetch_ids(self.origin(), &[sha], GIT_TIMEOUT)?;
         }
-        let size: u64 = self.git.run(&["cat-file", "-s", sha])?.trim().parse().unwrap_or(u64::MAX);
-        if size > CARRY_MAX {
-            return Err(LeaseError::Carry(format!("it is {size} bytes, over the {CARRY_MAX} read")));
+        match self.git.read_object(sha, CARRY_MAX as usize) {
+            Some((kind, text)) if kind == "commit" => Ok(read_carry(&String::from_utf8_lossy(&text), &self.id_key()?)),
+            Some((kind, _)) => Err(LeaseError::Carry(format!("it is a {kind}, not a commit"))),
+            None => Err(LeaseError::Carry(format!("it is missing, or over the {CARRY_MAX} bytes read"))),
         }
-        let text = self.git.run(&["cat-file", "commit", sha])?;
-        Ok(read_carry(&text, &self.id_key()?))
     }
 
     /// The refspec that moves origin's carry to `lines` (a commit on the empty tree, the
     /// same lines the same commit), for [`Upstream::push`]'s `extra`.
     pub fn carry_refspec(&self, lines: &[u8]) -> Result<String, LeaseError> {
         if !self.git.has_object(EMPTY_TREE) {
-            self.git.run_with_input(&["hash-object", "-t", "tree", "-w", "--stdin"], b"")?;
+            self.git.write_object("tree", b"")?;
         }
         let mut message = CARRY_TITLE.as_bytes().to_vec();
         message.extend_from_slice(lines);
@@ -195,8 +199,8 @@ impl Upstream {
                 .into_bytes();
         text.extend_from_slice(&message);
         text.extend_from_slice(format!("mac: {}\n", mac(&key, CARRY_MAC, &message)).as_bytes());
-        let sha = self.git.run_with_input(&["hash-object", "-t", "commit", "-w", "--stdin"], &text)?;
-        Ok(format!("+{}:{CARRY_REF}", sha.trim()))
+        let sha = self.git.write_object("commit", &text)?;
+        Ok(format!("+{sha}:{CARRY_REF}"))
     }
 
     /// Take the lease origin showed in `seen` (absent, released, expired), by compare and swap:
@@ -222,21 +226,11 @@ impl Upstream {
         if let Some(why) = self.diverged() {
             return Err(LeaseError::Fenced { why });
         }
-        let beats = vec![self.write_commit(&record("0"))?];
+        let first = self.lease_commit(&record("0"))?;
+        let beats = vec![first.0.clone()];
         let expected = seen.lease.as_ref().map_or(String::new(), |l| l.sha.clone());
-        let args = [
-            "push".to_string(),
-            "--atomic".into(),
-            "--porcelain".into(),
-            "--no-verify".into(),
-            format!("--force-with-lease={LEASE_REF}:{expected}"),
-            "--".into(),
-            self.remote.clone(),
-            format!("{}:{LEASE_REF}", beats[0]),
-        ];
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let start = boot_ms();
-        let ran = self.git.run_for(&args, GIT_TIMEOUT)?;
+        let ran = self.push_lease(&expected, &first, &[])?;
         if !ran.ok {
             if rejected(&ran.stdout).iter().any(|(r, _)| r == LEASE_REF) {
                 let now = self.observe().ok().and_then(|s| s.lease).and_then(|l| l.record);
@@ -324,13 +318,13 @@ impl Upstream {
     /// `expected`: the lease commit origin must show for the push to land (the hold's own
     /// beat unless given).
     fn push_locked(&self, extra: &[String], expected: Option<&str>) -> Result<Pushed, LeaseError> {
-        let head = self.git.run(&["rev-parse", "--verify", "--quiet", "HEAD"]).ok().map(|h| h.trim().to_string());
-        let mut args: Vec<String> = vec!["push".into(), "--atomic".into(), "--porcelain".into(), "--no-verify".into()];
+        let head = self.git.head();
+        let mut expect = None;
         let mut renewal = None;
         if self.lease.is_some() {
             let mut held = self.valid_hold()?;
             let beat = held.beat + 1;
-            let next = self.write_commit(&LeaseRecord {
+            let next = self.lease_commit(&LeaseRecord {
                 holder: held.holder.clone(),
                 label: held.label.clone(),
                 instance: held.instance.clone(),
@@ -343,23 +337,21 @@ impl Upstream {
             })?;
             // Noted before the push: if it lands and its answer is lost, origin shows `next`,
             // and `adopt_own_beat` knows it for this clone's.
-            held.beats = vec![held.sha.clone(), next.clone()];
+            held.beats = vec![held.sha.clone(), next.0.clone()];
             self.save(&held)?;
-            args.push(format!("--force-with-lease={LEASE_REF}:{}", expected.unwrap_or(&held.sha)));
+            expect = Some(expected.unwrap_or(&held.sha).to_string());
             renewal = Some((held, beat, next));
         }
-        args.push("--".into());
-        args.push(self.remote.clone());
-        if let Some((_, _, next)) = &renewal {
-            args.push(format!("{next}:{LEASE_REF}"));
-        }
+        let mut refspecs = Vec::new();
         if let Some(h) = &head {
-            args.push(format!("{h}:refs/heads/{}", self.branch));
+            refspecs.push(format!("{h}:refs/heads/{}", self.branch));
         }
-        args.extend(extra.iter().cloned());
-        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        refspecs.extend(extra.iter().cloned());
         let start = boot_ms();
-        let ran = self.git.run_for(&argv, GIT_TIMEOUT)?;
+        let ran = match (&expect, &renewal) {
+            (Some(expect), Some((_, _, next))) => self.push_lease(expect, next, &refspecs)?,
+            _ => self.git.push_atomic(self.origin(), &[], &[], &refspecs, GIT_TIMEOUT)?,
+        };
         if !ran.ok {
             let rejected = rejected(&ran.stdout);
             let branch_ref = format!("refs/heads/{}", self.branch);
@@ -384,9 +376,9 @@ impl Upstream {
         }
         let mut until = None;
         if let Some((mut held, beat, next)) = renewal {
-            held.sha = next.clone();
+            held.sha = next.0.clone();
             held.beat = beat;
-            held.beats = vec![next];
+            held.beats = vec![next.0];
             held.until_ms = start + held.ttl_ms * 2 / 3;
             held.pushed = head.clone();
             until = held.remaining();
@@ -435,7 +427,7 @@ impl Upstream {
         let _lock = self.lock()?;
         let held = self.valid_hold()?;
         let me = self.me()?;
-        let released = self.write_commit(&LeaseRecord {
+        let released = self.lease_commit(&LeaseRecord {
             holder: held.holder.clone(),
             label: held.label.clone(),
             instance: held.instance.clone(),
@@ -446,22 +438,9 @@ impl Upstream {
             branch: self.branch.clone(),
             released: true,
         })?;
-        let head = self.git.run(&["rev-parse", "--verify", "--quiet", "HEAD"]).ok().map(|h| h.trim().to_string());
-        let mut args = vec![
-            "push".to_string(),
-            "--atomic".into(),
-            "--porcelain".into(),
-            "--no-verify".into(),
-            format!("--force-with-lease={LEASE_REF}:{}", held.sha),
-            "--".into(),
-            self.remote.clone(),
-            format!("{released}:{LEASE_REF}"),
-        ];
-        if let Some(h) = head {
-            args.push(format!("{h}:refs/heads/{}", self.branch));
-        }
-        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-        let ran = self.git.run_for(&argv, GIT_TIMEOUT)?;
+        let refspecs: Vec<String> =
+            self.git.head().map(|h| format!("{h}:refs/heads/{}", self.branch)).into_iter().collect();
+        let ran = self.push_lease(&held.sha, &released, &refspecs)?;
         self.void();
         if !ran.ok {
             return Err(LeaseError::Push(push_detail(&ran)));
@@ -495,55 +474,48 @@ impl Upstream {
     pub fn adopt_head(&self, head: Option<&str>) -> Result<Adopted, LeaseError> {
         let Some(head) = head else { return Ok(Adopted::NothingInOrigin) };
         if !self.git.has_object(head) {
-            let args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", &self.remote, head];
-            let ran = self.git.run_for(&args, GIT_TIMEOUT)?;
-            if !ran.ok {
-                return Err(self.git.failure(&args, &ran).into());
-            }
+            self.git.fetch_ids(self.origin(), &[head], GIT_TIMEOUT)?;
         }
         // The clone's own changes, uncommitted, become a commit first so they can be set aside.
         self.git.commit_paths_quick("cn: what this clone held when it took the lease over", &cn_hub::layout::OWN)?;
-        let local = self.git.run(&["rev-parse", "--verify", "--quiet", "HEAD"]).ok().map(|h| h.trim().to_string());
+        let local = self.git.head();
         let Some(local) = local else {
-            self.git.run(&["reset", "-q", "--hard", head])?;
+            self.git.reset_hard(head)?;
             return Ok(Adopted::Forward { from: String::new(), to: head.into() });
         };
         if local == head {
             return Ok(Adopted::Same);
         }
-        let behind = self.git.run(&["merge-base", "--is-ancestor", &local, head]).is_ok();
+        let behind = self.git.is_ancestor(&local, head);
         if behind {
-            self.git.run(&["reset", "-q", "--hard", head])?;
+            self.git.reset_hard(head)?;
             return Ok(Adopted::Forward { from: local, to: head.into() });
         }
-        let commits = self
-            .git
-            .run(&["rev-list", "--count", &local, "--not", head])
-            .ok()
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or(0);
+        let commits = self.git.count_commits(&local, head);
         let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string();
         let set_aside = format!("{SET_ASIDE_REFS}{stamp}-{}", &local[..12.min(local.len())]);
-        self.git.run(&["update-ref", &set_aside, &local])?;
-        self.git.run(&["reset", "-q", "--hard", head])?;
+        self.git.update_ref(&set_aside, &local)?;
+        self.git.reset_hard(head)?;
         Ok(Adopted::SetAside { set_aside, commits, to: head.into() })
     }
 
-    /// A commit object for `record` (deterministic: the same record is the same commit).
-    fn write_commit(&self, record: &LeaseRecord) -> Result<String, LeaseError> {
-        if !self.git.has_object(EMPTY_TREE) {
-            self.git.run_with_input(&["hash-object", "-t", "tree", "-w", "--stdin"], b"")?;
-        }
+    /// The commit for `record`, its id and bytes (deterministic: the same record is the same
+    /// commit). Written to the repository only if git pushes it.
+    fn lease_commit(&self, record: &LeaseRecord) -> Result<(String, Vec<u8>), LeaseError> {
         let message = record.render();
         let text = format!(
             "tree {EMPTY_TREE}\nauthor cn <cn@cn.invalid> 0 +0000\ncommitter cn <cn@cn.invalid> 0 +0000\n\n{message}mac: {}\n",
             mac(&self.id_key()?, LEASE_MAC, message.as_bytes())
         );
-        Ok(self
-            .git
-            .run_with_input(&["hash-object", "-t", "commit", "-w", "--stdin"], text.as_bytes())?
-            .trim()
-            .to_string())
+        Ok((cn_git::wire::object_id("commit", text.as_bytes()), text.into_bytes()))
+    }
+
+    /// One atomic push moving origin's lease from `old` (empty: none) to the commit `new`, with
+    /// `refspecs` — by cn itself when it can (a renewal with nothing else new: no process).
+    fn push_lease(&self, old: &str, new: &(String, Vec<u8>), refspecs: &[String]) -> Result<Ran, LeaseError> {
+        let update = Update { name: LEASE_REF.into(), old: old.into(), new: new.0.clone() };
+        let objects = [("commit", new.1.as_slice()), ("tree", &b""[..])];
+        Ok(self.git.push_atomic(self.origin(), &[update], &objects, refspecs, GIT_TIMEOUT)?)
     }
 
     fn save(&self, held: &Held) -> Result<(), LeaseError> {
@@ -569,28 +541,11 @@ struct PushLock {
     _file: std::fs::File,
 }
 
-/// The rejected refs of a `git push --porcelain` (ref, why).
-pub(crate) fn rejected(stdout: &str) -> Vec<(String, String)> {
-    stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("!\t"))
-        .filter_map(|l| {
-            let (spec, why) = l.split_once('\t')?;
-            let to = spec.rsplit_once(':').map_or(spec, |(_, to)| to);
-            Some((to.to_string(), why.to_string()))
-        })
-        .collect()
-}
-
-pub(crate) fn push_detail(ran: &cn_git::Ran) -> String {
+pub(crate) fn push_detail(ran: &Ran) -> String {
     let refs: Vec<String> = rejected(&ran.stdout).into_iter().map(|(r, why)| format!("{r} {why}")).collect();
     match (refs.is_empty(), ran.stderr.is_empty()) {
         (false, _) => format!("{}; {}", refs.join(", "), ran.stderr),
         (true, false) => ran.stderr.clone(),
         (true, true) => "git gave no reason".into(),
     }
-}
-
-pub(crate) fn is_sha(s: &str) -> bool {
-    s.len() >= 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
