@@ -100,10 +100,32 @@ impl Git {
         self.run(&["rev-list", "--count", from, "--not", not]).ok().and_then(|n| n.trim().parse().ok()).unwrap_or(0)
     }
 
-    /// The remote `name` as cn reaches it ([`Remote`]): one `git remote get-url`.
+    /// The remote `name` as cn reaches it ([`Remote`]): its URL (`git remote get-url`) when
+    /// cn may connect to it itself.
     pub fn remote(&self, name: &str) -> Remote {
-        let url = self.run(&["remote", "get-url", name]).ok().and_then(|u| GitUrl::parse(u.trim()));
+        let url = if self.connects_itself() {
+            self.run(&["remote", "get-url", name]).ok().and_then(|u| GitUrl::parse(u.trim()))
+        } else {
+            None
+        };
         Remote { name: name.to_string(), url }
+    }
+
+    /// Whether cn may open this repository's `git://` connections itself: not when git's
+    /// configuration routes or rewrites `git://` (a `core.gitProxy` of the user's own, a
+    /// `url.*.insteadOf`) or cn.yaml's `git.env` passes `GIT_PROXY_COMMAND` — git then
+    /// connects, as it was told.
+    fn connects_itself(&self) -> bool {
+        let named = crate::PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
+        if named.iter().any(|n| n == "GIT_PROXY_COMMAND") {
+            return false;
+        }
+        // Exit 1: no such key anywhere. cn's own `-c core.gitProxy` shows as "command line:".
+        match self.run(&["config", "--show-origin", "--get-regexp", r"^(core\.gitproxy|url\..*\.insteadof)$"]) {
+            Ok(found) => found.lines().all(|l| l.starts_with("command line:")),
+            Err(GitError::Failed { stderr, .. }) => stderr.is_empty(),
+            Err(_) => false,
+        }
     }
 
     /// The refs `names` (exact names) of `remote` that exist there: (id, name). Over a plain
@@ -399,5 +421,10 @@ mod tests {
         git(dir.path(), &["checkout", "-q", "--detach", &two]);
         assert_eq!((a.head().as_deref(), a.current_branch()), (Some(two.as_str()), None));
         assert_eq!(git(dir.path(), &["rev-parse", "refs/cn/kept"]), two);
+        // A git:// remote is cn's to speak to, unless the owner's git routes git:// itself.
+        git(dir.path(), &["remote", "add", "origin", "git://127.0.0.1:9/o.git"]);
+        assert!(a.remote("origin").url.is_some());
+        git(dir.path(), &["config", "core.gitProxy", "/bin/false"]);
+        assert_eq!(a.remote("origin"), Remote { name: "origin".into(), url: None });
     }
 }
