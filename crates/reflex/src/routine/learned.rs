@@ -999,6 +999,8 @@ mod tests {
             );
         }
         assert_eq!(added("start a timer for one hour and ten minutes"), ("Timer".into(), Some("Thu 15:40".into())));
+        assert_eq!(added("set an alarm for 8 tomorrow morning"), ("Alarm".into(), Some("Fri 08:00".into())));
+        assert!(matches!(parse("set an alarm to go off every 5 minutes for 25 minutes", &now()), Parsed::Ask(_)));
         assert_eq!(added("notify me at 3:30pm"), ("Alert".into(), Some("Thu 15:30".into())));
         // Time words the reader did not take are asked about, never made the task's name; a
         // span before something unsaid is no span from now.

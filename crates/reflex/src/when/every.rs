@@ -180,7 +180,7 @@ fn bounded_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(?:starting|staring|beginning|commencing|for\s+the\s+next|(?:till|until|til|through|up\s+to)\s+(?:\d|noon|midnight|tomorrow|today|tonight|the\s+end|next|this)|(?:minutes?|mins?)\s+past\s+\d)",
+            r"(?i)\b(?:starting|staring|beginning|commencing|for\s+the\s+next|for\s+(?:\d+|an?|one|two|three|four|five|ten|twenty|thirty)(?:\s+\w+)?\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?)\b|(?:till|until|til|through|up\s+to)\s+(?:\d|noon|midnight|tomorrow|today|tonight|the\s+end|next|this)|(?:minutes?|mins?)\s+past\s+\d)",
         )
         .unwrap_or_else(|e| unreachable!("the bounded repeat pattern compiles: {e}"))
     })

@@ -388,6 +388,21 @@ pub fn normalize(text: &str) -> Normalized {
         Some(format!("{}:{}{}", c.name("h")?.as_str(), c.name("m")?.as_str(), c.name("ap")?.as_str()))
     });
 
+    // "an alarm for 8 tomorrow morning", "at seven this evening": the hour before its day and
+    // part of the day, said after them.
+    let n = n.rewrite(
+        re!(r"\b(?:(?P<at>for|at)\s+)?(?P<h>CARD|\d{1,2})(?:[:.](?P<m>\d{2}))?\s+(?P<day>tomorrow|today|this)\s+(?P<part>morning|afternoon|evening|night)\b"),
+        |c, _| {
+            let h_text = c.name("h")?.as_str();
+            let h = cardinal(h_text).or_else(|| h_text.parse().ok()).filter(|h| (1..=12).contains(h))?;
+            let m = c.name("m").map_or(String::new(), |m| format!(":{}", m.as_str()));
+            let part = c.name("part")?.as_str();
+            let ap = if part.eq_ignore_ascii_case("morning") || (part.eq_ignore_ascii_case("night") && (h == 12 || h < 5)) { "am" } else { "pm" };
+            let at = c.name("at").map_or(String::new(), |a| format!("{} ", a.as_str()));
+            Some(format!("{} {part} {at}{h}{m}{ap}", c.name("day")?.as_str()))
+        },
+    );
+
     // "six in the morning", "7.30 in the evening", "ten at night": the hour with its half of
     // the day.
     let n = n.rewrite(
