@@ -1,0 +1,260 @@
+//! What becomes the current item: the inbox offered to attention, the chosen candidate
+//! (percept or impulse) written to the inbox before it leaves attention's spool, and the
+//! item taken.
+
+use super::*;
+
+impl HubMind {
+    /// Offer attention the inbox items it has not seen (`cn input`, peer mail, items put
+    /// back, deferred items due again — `cn_agent::resume` moved those back).
+    pub(super) fn offer_inbox(&mut self) {
+        // An item offered but no longer pooled was shed (the pool was full) and is still in
+        // the inbox: once there is room, offer it again.
+        let mut shed = false;
+        if !self.offered.is_empty() {
+            let (pooled, room) = self.auto.attention.with_pool(|pool| {
+                let pooled: HashSet<String> =
+                    pool.iter().filter_map(|p| p.item.inbox_item().map(str::to_string)).collect();
+                (pooled, pool.has_room())
+            });
+            if room {
+                let before = self.offered.len();
+                self.offered.retain(|id| pooled.contains(id));
+                shed = self.offered.len() < before;
+            }
+        }
+        let dir = self.hub.inbox();
+        // Adding or removing an item changes the directory's stamp; unchanged, there is
+        // nothing new to offer (and no listing wakes the hub watcher).
+        let stamp = cn_storage::Stamp::of(&dir).ok();
+        if !shed && stamp.as_ref().is_some_and(|now| cn_storage::Stamp::vouches(self.inbox_seen.as_ref(), now)) {
+            return;
+        }
+        self.inbox_seen = stamp;
+        let Ok(entries) = std::fs::read_dir(&dir) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".md")).filter(|n| !n.starts_with('.')) else {
+                continue;
+            };
+            if self.offered.contains(id) || self.unreadable.contains(id) {
+                continue;
+            }
+            let item = match Item::read(&entry.path()) {
+                Ok(item) => item,
+                Err(e) => {
+                    // Left where it is for a person to fix; reported once.
+                    tracing::warn!("skipping {}: {e}", entry.path().display(), e = cn_compute::Chain(&e));
+                    self.unreadable.insert(id.to_string());
+                    continue;
+                }
+            };
+            self.offered.insert(item.id.clone());
+            self.auto.attention.admit(inbox_percept(&item));
+        }
+    }
+
+    /// Attention's choice as an item in the hub's inbox; its id, or `None` when the choice is
+    /// stale (an inbox item decided meanwhile, an impulse already handled).
+    pub(super) fn enqueue_selected(&mut self, c: &Candidate) -> Result<Option<String>, cn_agent::AgentError> {
+        let item = match &c.item {
+            Input::Percept(p) => {
+                if let Some(id) = c.item.inbox_item() {
+                    let id = id.to_string();
+                    self.offered.remove(&id);
+                    return Ok(matches!(cn_agent::locate(&self.hub, &id)?, Some(Place::Inbox(_))).then_some(id));
+                }
+                let id = percept_id(p);
+                if cn_agent::locate(&self.hub, &id)?.is_some() {
+                    return Ok(Some(id));
+                }
+                percept_item(&id, p, c.merged_count)
+            }
+            Input::Impulse(imp) => {
+                // One item per impulse, ever: the id derives from the impulse (a task at one
+                // due time, one schedule firing, an idea on one day).
+                let seed = match imp.source {
+                    ImpulseSource::Idea => format!("{}-{}", imp.id, Timestamp::now().as_second() / 86_400),
+                    ImpulseSource::Task => format!("{}@{}", imp.id, imp.due.map(|d| d.to_string()).unwrap_or_default()),
+                    ImpulseSource::Schedule => imp.id.clone(),
+                };
+                // Keyed with the hub's secret, so a peer cannot pre-file the item (same id:
+                // "already handled") and suppress the run.
+                let key = cn_hub::owner_token::id_key(self.hub.layout()).map_err(cn_agent::AgentError::from)?;
+                let id = cn_hub::id::keyed(&key, &seed);
+                if cn_agent::locate(&self.hub, &id)?.is_some() {
+                    self.settle(imp);
+                    return Ok(None);
+                }
+                let content = match &imp.context {
+                    Some(ctx) => format!("{}\n\n{ctx}", imp.summary),
+                    None => imp.summary.clone(),
+                };
+                let cadence = match imp.source {
+                    ImpulseSource::Schedule => imp
+                        .data
+                        .get("cadence")
+                        .and_then(Value::as_str)
+                        .and_then(Cadence::parse)
+                        .unwrap_or(Cadence::Adhoc),
+                    _ => Cadence::Adhoc,
+                };
+                let mut item = Item::new(&id, self.hub.name(), cadence, &content);
+                item.set("impulse", imp.source.name());
+                // A task or idea someone other than the owner filed brings its item back
+                // as theirs (`cn_hub::Provenance`): filing cannot launder a request.
+                let source = imp.data.get("source").and_then(Value::as_str);
+                if let Some(source) = source {
+                    item.set("source", source);
+                }
+                let kind = match imp.source {
+                    // Due and not yet followed up: the task falling due; else a follow-up.
+                    ImpulseSource::Task
+                        if imp.data.get("due").is_some_and(|v| !v.is_null())
+                            && imp.data.get("follow_up").is_none_or(Value::is_null) =>
+                    {
+                        ImpulseKind::Task
+                    }
+                    ImpulseSource::Task => ImpulseKind::FollowUp,
+                    ImpulseSource::Idea => ImpulseKind::Idea,
+                    ImpulseSource::Schedule => ImpulseKind::Schedule,
+                };
+                let author = source.map_or(cn_hub::Provenance::Owner, cn_hub::Provenance::parse);
+                item.set_origin(&Origin::impulse(kind, author));
+                if let Some(origin) = imp.data.get("id").and_then(Value::as_str) {
+                    match imp.source {
+                        ImpulseSource::Task => item.set("task", origin),
+                        ImpulseSource::Idea => item.set("idea", origin),
+                        ImpulseSource::Schedule => {}
+                    }
+                }
+                item
+            }
+        };
+        cn_agent::enqueue(&self.hub, &item)?;
+        if let Input::Impulse(imp) = &c.item {
+            self.settle(imp);
+        }
+        Ok(Some(item.id))
+    }
+
+    /// The hub holds the item of `imp`: a schedule firing is recorded as fired now, with it.
+    pub(super) fn settle(&mut self, imp: &cn_autonomy::Impulse) {
+        if let Err(e) = self.auto.impulses.settle(imp) {
+            tracing::error!(e = %cn_compute::Chain(&e), "cannot record that {} fired", imp.id);
+        }
+    }
+
+    /// The next item to work on: one left current by an earlier run, else attention's
+    /// choice. `None` when nothing is salient.
+    pub(super) fn next_item(&mut self) -> Result<Option<Item>, cn_agent::AgentError> {
+        if let Some(item) = cn_agent::resume(&self.hub)? {
+            return Ok(Some(item));
+        }
+        loop {
+            // Read the inbox and the impulse files as of now: a change after this point must
+            // still wake the rest that follows an empty decide.
+            let generation = self.auto.attention.generation();
+            self.offer_inbox();
+            let now = Timestamp::now();
+            let idle = self.auto.attention.is_empty();
+            self.auto.gather(now, idle);
+            for task in self.auto.take_reminders() {
+                let told = crate::remind::tell(&self.hub, &mut self.channels, &task, now);
+                self.auto.append(&told);
+            }
+            let Some(c) = self.auto.attention.decide(now) else {
+                self.auto.attention.seen_up_to(generation);
+                return Ok(None);
+            };
+            let id = match self.enqueue_selected(&c) {
+                Ok(id) => id,
+                Err(e) => {
+                    // Still in the spool; back in the pool for the next decide.
+                    self.auto.attention.readmit(c.item.clone());
+                    return Err(e);
+                }
+            };
+            let Some(id) = id else {
+                self.auto.attention.done(&c);
+                continue;
+            };
+            let mut chosen = journal::selected(&c);
+            chosen.id = id.clone();
+            if let Some(Value::Object(data)) = chosen.data.as_mut() {
+                data.insert("origin".into(), c.item.id().into());
+            }
+            let entry = chosen.into_entry().with("source", c.item.source_name());
+            self.auto.append(&journal::with_impulse_fields(entry, &c.item, "selected"));
+            // The hub holds it now: it may leave the spool.
+            self.auto.attention.done(&c);
+            if let Some(item) = cn_agent::take(&self.hub, &id)? {
+                return Ok(Some(item));
+            }
+        }
+    }
+}
+
+/// The percept for an item waiting in the inbox: the owner's, or anyone else's (a peer's
+/// mail, `cn input --from`, an item put back). Its sense is the one its typed origin names,
+/// so a stranger's GitHub item put back is scored as GitHub's, never as a peer's.
+pub(super) fn inbox_percept(item: &Item) -> Percept {
+    let sense = if item.from == OWNER {
+        SenseKind::Owner
+    } else {
+        match SenseKind::of_name(&item.origin(|_| false).sense) {
+            SenseKind::Owner => SenseKind::Peer,
+            sense => sense,
+        }
+    };
+    let mut p = Percept::new(sense, format!("{}: {}", item.from, first_line(&item.content)))
+        .key(format!("inbox:{}", item.id))
+        .data(json!({"inbox": item.id, "from": item.from}));
+    if let Ok(at) = item.queued.parse::<Timestamp>() {
+        p.at = at;
+    }
+    p
+}
+
+/// The id of a sensed percept's item: its own when it is a valid name, else one derived from
+/// it (the same percept is the same item, however often it is offered).
+pub(crate) fn percept_id(p: &Percept) -> String {
+    if cn_agent::hub::valid_name(&p.id) {
+        p.id.clone()
+    } else {
+        cn_hub::id::stable(&p.id)
+    }
+}
+
+/// A sensed percept as a hub item: from the owner, or from the sense; its text, and how many
+/// were coalesced into it.
+pub(crate) fn percept_item(id: &str, p: &Percept, merged_count: u64) -> Item {
+    let from = if p.owner { OWNER.to_string() } else { p.sense.name().to_string() };
+    let mut content = p.summary.clone();
+    let text = ["text", "content"].iter().find_map(|k| p.data.get(*k).and_then(Value::as_str));
+    match text {
+        Some(t) if !t.trim().is_empty() && t.trim() != p.summary.trim() => {
+            content = t.to_string();
+        }
+        Some(_) => {}
+        None if !p.data.is_null() => {
+            let mut shown = serde_json::to_string(&p.data).unwrap_or_default();
+            if shown.len() > 2000 {
+                let cut = (0..=2000).rev().find(|i| shown.is_char_boundary(*i)).unwrap_or(0);
+                shown.truncate(cut);
+                shown.push('…');
+            }
+            content = format!("{}\n\nData: {shown}", p.summary);
+        }
+        None => {}
+    }
+    if merged_count > 0 {
+        content.push_str(&format!("\n\n({merged_count} more like it were coalesced into this item.)"));
+    }
+    let mut item = Item::new(id, &from, Cadence::Inbox, &content);
+    item.set("sense", p.sense.name());
+    // Who wrote it, what it is and where to answer (the channel, the message, a mail's
+    // thread): the percept's typed origin, one field.
+    item.set_origin(&p.origin());
+    item
+}
