@@ -90,61 +90,18 @@ pub fn validate(hub: &Hub, gtd: &Gtd) -> Result<Gtd> {
     Ok(gtd)
 }
 
-/// Decide the current item: take the hub lock, then [`decide_locked`].
-pub fn decide(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
+/// Decide the current item, saying who decides and how it is checked ([`DecideAs`]): take
+/// the hub lock, then [`decide_locked`]. The one entry every decider takes: `cn out` and `cn
+/// mcp`'s `out` ([`DecideAs::agent`]), the op tools, the reflexes and the daemon's own rules
+/// ([`DecideAs::below_executive`]).
+pub fn decide(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
     let _lock = lock(hub)?;
-    decide_locked(hub, gtd)
-}
-
-/// Decide the current item, saying who decides ([`DecideAs`]): take the hub lock, then
-/// [`decide_locked_full`].
-pub fn decide_as(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
-    let _lock = lock(hub)?;
-    decide_locked_full(hub, gtd, by)
+    decide_locked(hub, gtd, by)
 }
 
 /// The level `cn out` and `cn mcp`'s `out` decide at: they speak for the executive (a coding
 /// agent, or a script acting as the agent).
 pub const AGENT_LEVEL: cn_compute::Level = 3;
-
-/// Decide the current item as the agent through cn's own interface (`cn out`, `cn mcp`'s
-/// `out`): under the hub lock, the current item's provenance is checked exactly as the
-/// executive's op tools are (`cn_tools::check_from`, `policy.from`) — a peer's or a
-/// stranger's item may not make the agent `send` or `delegate` unless the owner allows it;
-/// such a decision is held for the owner's approval ([`AgentError::Held`]) and nothing is
-/// decided. Checked under the same lock the decision takes, so it is the item decided.
-pub fn decide_as_agent(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
-    let _lock = lock(hub)?;
-    recover_locked(hub)?;
-    if let Some(item) = Item::read_opt(&hub.input())? {
-        // A decision that cannot be made at all says so first (and holds nothing).
-        validate(hub, gtd)?;
-        let peers = hub.peers()?;
-        let from = cn_hub::Provenance::of_item(&item.doc, |name| peers.contains_key(name));
-        let params = gtd.fields().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
-        let name = gtd.kind().map_or_else(|| gtd.name(), |k| k.name);
-        let call = cn_compute::ToolCall::new(name, params);
-        let mut ctx = cn_tools::ToolContext::new(hub.root());
-        ctx.hub = Some(hub.root().to_path_buf());
-        ctx.policy = hub.config().policy.clone();
-        cn_tools::check_from(&ctx, AGENT_LEVEL, &call, &from, Some(item.id.clone())).map_err(|e| match e {
-            cn_compute::ToolError::Held { message: m, .. } | cn_compute::ToolError::Denied(m) => AgentError::Held(m),
-            other => AgentError::Held(other.to_string()),
-        })?;
-    }
-    decide_locked(hub, gtd)
-}
-
-/// Decide the current item for a caller already holding the hub lock (the daemon).
-pub fn decide_locked(hub: &Hub, gtd: &Gtd) -> Result<Decided> {
-    decide_locked_as(hub, gtd, false)
-}
-
-/// [`decide_locked`], saying whether a level below the executive decided (`automatic`: its
-/// answers are automatic messages, see [`crate::item::AUTO`]).
-pub fn decide_locked_as(hub: &Hub, gtd: &Gtd, automatic: bool) -> Result<Decided> {
-    decide_locked_full(hub, gtd, &DecideAs { automatic, ..DecideAs::default() })
-}
 
 /// Who decides, besides the decision itself.
 #[derive(Debug, Clone, Default)]
@@ -159,14 +116,103 @@ pub struct DecideAs {
     /// Who decided, in words ("reflex `hello`"), when the caller knows: the decision's
     /// journaled `reasoning` names it ([`DECIDED_BY`]).
     pub by: Option<String>,
+    /// What is checked of the decision before it is made, by who makes it.
+    pub check: Check,
+}
+
+/// What [`decide_locked`] checks of a decision before it makes it, beyond the hub's own
+/// checks ([`validate`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Check {
+    /// Nothing more: the owner, a hand-up cn makes itself, or the executive's op tools (the
+    /// registry checked the call).
+    #[default]
+    AsGiven,
+    /// The agent through cn's own interface (`cn out`, `cn mcp`'s `out`): the current item's
+    /// provenance is checked exactly as the executive's op tools are (`cn_tools::check_from`,
+    /// `policy.from`) — a peer's or a stranger's item may not make the agent `send` or
+    /// `delegate` unless the owner allows it; such a decision is held for the owner's approval
+    /// ([`AgentError::Held`]) and nothing is decided. Checked under the same lock the decision
+    /// takes, so it is the item decided.
+    Agent,
+    /// A level below the executive: the decision as given, unless it would drop an owner's
+    /// request or answer a person with a token — then the hand-up instead
+    /// ([`crate::handup`]).
+    BelowExecutive,
+    /// [`Check::BelowExecutive`] for a model's own decision (an op tool called below the
+    /// executive): a defer it chose also waits at least as long as a hand-up
+    /// ([`crate::handup::no_sooner_than_a_hand_up`]). cn's own defers (the move limit's
+    /// `retry_deferred`) keep the time they were configured with.
+    ModelBelowExecutive,
+}
+
+impl DecideAs {
+    /// The agent through cn's own interface (`cn out`, `cn mcp`'s `out`): [`Check::Agent`].
+    pub fn agent() -> DecideAs {
+        DecideAs { check: Check::Agent, ..DecideAs::default() }
+    }
+
+    /// A level below the executive (`level`): its answers automatic messages, checked by
+    /// [`Check::BelowExecutive`].
+    pub fn below_executive(level: u8) -> DecideAs {
+        DecideAs { automatic: true, level: Some(level), check: Check::BelowExecutive, ..DecideAs::default() }
+    }
+
+    /// A model's own decision below the executive (`level`): [`Check::ModelBelowExecutive`].
+    pub fn model_below_executive(level: u8) -> DecideAs {
+        DecideAs { check: Check::ModelBelowExecutive, ..DecideAs::below_executive(level) }
+    }
+
+    /// Who decided, in words ("reflex `hello`").
+    pub fn by(self, who: impl Into<String>) -> DecideAs {
+        DecideAs { by: Some(who.into()), ..self }
+    }
 }
 
 /// The item's key for who decided it ([`DecideAs::by`]), kept with the item like its level so
 /// a decision a crash interrupted is journaled the same.
 pub const DECIDED_BY: &str = "decided-by";
 
-/// [`decide_locked`], saying who decides ([`DecideAs`]).
-pub fn decide_locked_full(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
+/// [`decide`] for a caller already holding the hub lock (the daemon).
+pub fn decide_locked(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
+    match by.check {
+        Check::AsGiven => record(hub, gtd, by),
+        Check::Agent => {
+            recover_locked(hub)?;
+            agent_may(hub, gtd)?;
+            record(hub, gtd, by)
+        }
+        Check::BelowExecutive | Check::ModelBelowExecutive => {
+            recover_locked(hub)?;
+            let models_own = by.check == Check::ModelBelowExecutive;
+            let (gtd, why) = crate::handup::below_executive(hub, gtd, models_own)?;
+            record(hub, &gtd, &DecideAs { handed_up: why, ..by.clone() })
+        }
+    }
+}
+
+/// [`Check::Agent`]: whether the current item's provenance may cause `gtd` (nothing to check
+/// without a current item: the decision then fails as it would).
+fn agent_may(hub: &Hub, gtd: &Gtd) -> Result<()> {
+    let Some(item) = Item::read_opt(&hub.input())? else { return Ok(()) };
+    // A decision that cannot be made at all says so first (and holds nothing).
+    validate(hub, gtd)?;
+    let peers = hub.peers()?;
+    let from = cn_hub::Provenance::of_item(&item.doc, |name| peers.contains_key(name));
+    let params = gtd.fields().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
+    let name = gtd.kind().map_or_else(|| gtd.name(), |k| k.name);
+    let call = cn_compute::ToolCall::new(name, params);
+    let mut ctx = cn_tools::ToolContext::new(hub.root());
+    ctx.hub = Some(hub.root().to_path_buf());
+    ctx.policy = hub.config().policy.clone();
+    cn_tools::check_from(&ctx, AGENT_LEVEL, &call, &from, Some(item.id.clone())).map_err(|e| match e {
+        cn_compute::ToolError::Held { message: m, .. } | cn_compute::ToolError::Denied(m) => AgentError::Held(m),
+        other => AgentError::Held(other.to_string()),
+    })
+}
+
+/// Record and perform `gtd` on the current item (steps 1–7 above), under the hub lock.
+fn record(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
     let (automatic, handed_up) = (by.automatic, by.handed_up.as_ref());
     recover_locked(hub)?;
     let Some(item) = Item::read_opt(&hub.input())? else {
@@ -530,7 +576,7 @@ mod tests {
     fn a_recorded_decision_is_finished_once_and_not_replaced() {
         let (_d, hub) = hub();
         let item = recorded(&hub, &Gtd::Do(Op::Ack(Ack { reason: "first".into() })), "k1");
-        let e = decide(&hub, &Gtd::Do(Op::Noop(Noop { reason: "second".into() }))).unwrap_err();
+        let e = decide(&hub, &Gtd::Do(Op::Noop(Noop { reason: "second".into() })), &DecideAs::default()).unwrap_err();
         assert!(matches!(e, AgentError::Empty(_)), "{e}");
         let done = std::fs::read_to_string(hub.archived().join(format!("{}.md", item.id))).unwrap();
         assert!(done.contains("acknowledged: first") && !done.contains("second"), "{done}");
@@ -567,7 +613,7 @@ mod tests {
         recover_locked(&hub).unwrap();
         assert!(hub.path("state/output.abandoned.md").is_file());
         assert_eq!(crate::current(&hub).unwrap().map(|i| i.id), Some(item.id.clone()));
-        decide(&hub, &Gtd::Delete(Delete { reason: "obsolete".into() })).unwrap();
+        decide(&hub, &Gtd::Delete(Delete { reason: "obsolete".into() }), &DecideAs::default()).unwrap();
         assert!(hub.archived().join(format!("{}.md", item.id)).is_file());
     }
 }

@@ -88,8 +88,9 @@ pub fn hand_up_current(hub: &Hub, why: &HandUp, until: Option<String>) -> Result
         return Err(crate::AgentError::Empty("there is no current item to hand up".into()));
     };
     let gtd = hand_up_for(&item, why, until, Timestamp::now());
-    let by = crate::decide::DecideAs { automatic: true, level: Some(1), handed_up: Some(why.clone()), by: None };
-    crate::decide::decide_locked_full(hub, &gtd, &by)
+    let by =
+        crate::decide::DecideAs { automatic: true, level: Some(1), handed_up: Some(why.clone()), ..Default::default() };
+    crate::decide::decide_locked(hub, &gtd, &by)
 }
 
 /// How long a hand-up of `item` waits: an hour, doubled for every hand-up it already had.
@@ -118,41 +119,19 @@ pub fn no_sooner_than_a_hand_up(item: &Item, gtd: Gtd, now: Timestamp) -> Gtd {
     Gtd::Defer(Defer { reason, until: Some(until) })
 }
 
-/// Decide the current item as a level below the executive (`level`): `gtd` as given, unless it
-/// would drop an owner's request or answer a person with a token — then the hand-up instead.
-/// Its answers are automatic messages (never sent in reply to another agent's automatic
-/// message). Holds the hub lock.
-pub fn decide_below_executive(hub: &Hub, gtd: &Gtd, level: u8) -> Result<Decided> {
-    decide_below(hub, gtd, false, level, None)
-}
-
-/// [`decide_below_executive`], saying who decides ("reflex `hello`"): the journaled decision's
-/// `reasoning` names it.
-pub fn decide_below_executive_by(hub: &Hub, gtd: &Gtd, level: u8, by: &str) -> Result<Decided> {
-    decide_below(hub, gtd, false, level, Some(by.to_string()))
-}
-
-/// [`decide_below_executive`] for a model's own decision (an op tool called below the
-/// executive): a defer it chose also waits at least as long as a hand-up
-/// ([`no_sooner_than_a_hand_up`]). cn's own defers (the move limit's `retry_deferred`) keep
-/// the time they were configured with.
-pub fn decide_for_a_model_below_executive(hub: &Hub, gtd: &Gtd, level: u8) -> Result<Decided> {
-    decide_below(hub, gtd, true, level, None)
-}
-
-fn decide_below(hub: &Hub, gtd: &Gtd, models_own: bool, level: u8, by: Option<String>) -> Result<Decided> {
-    let _lock = lock(hub)?;
-    crate::decide::recover_locked(hub)?;
+/// What a level below the executive decides ([`crate::decide::Check::BelowExecutive`]), under
+/// the hub lock: `gtd` as given, unless it would drop an owner's request or answer a person
+/// with a token — then the hand-up instead, with its reason. A model's own defer (`models_own`)
+/// also waits at least as long as a hand-up ([`no_sooner_than_a_hand_up`]).
+pub(crate) fn below_executive(hub: &Hub, gtd: &Gtd, models_own: bool) -> Result<(Gtd, Option<HandUp>)> {
     let now = Timestamp::now();
-    let (gtd, why) = match Item::read_opt(&hub.input())? {
+    Ok(match Item::read_opt(&hub.input())? {
         Some(item) if drops_owner_request(&item, gtd) || token_answer_to_a_person(&item, gtd) => {
             (hand_up(&item, now), Some(HandUp::Later))
         }
         Some(item) if models_own => (no_sooner_than_a_hand_up(&item, gtd.clone(), now), None),
         _ => (gtd.clone(), None),
-    };
-    let by = crate::decide::DecideAs { automatic: true, level: Some(level), handed_up: why, by };
-    crate::decide::decide_locked_full(hub, &gtd, &by)
+    })
 }
 
 /// Whether `gtd` answers a person's message with a token — "👍", "ok", "noted", "got it" —

@@ -86,12 +86,12 @@ impl Tool for OpTool {
             .map_err(|e| ToolError::BadParams(format!("{}: {e}", self.kind.name, e = cn_compute::Chain(&e))))?;
         // Below the executive, an owner's request is answered or handed up, never dropped, and
         // a defer the model chose does not bring the item straight back.
-        let decided = if ctx.level < 3 {
-            crate::handup::decide_for_a_model_below_executive(&self.hub, &gtd, ctx.level)
+        let by = if ctx.level < 3 {
+            crate::decide::DecideAs::model_below_executive(ctx.level)
         } else {
-            let by = crate::decide::DecideAs { level: Some(ctx.level), ..Default::default() };
-            crate::decide::decide_as(&self.hub, &gtd, &by)
+            crate::decide::DecideAs { level: Some(ctx.level), ..Default::default() }
         };
+        let decided = crate::decide::decide(&self.hub, &gtd, &by);
         if let Ok(d) = &decided {
             self.decisions.push(d);
         }

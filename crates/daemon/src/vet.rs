@@ -90,7 +90,7 @@ impl<T: Tools> Vetted<T> {
             tracing::warn!(%e, "cannot journal the hand-up of {}", item.id);
         }
         tracing::info!(item = %item.id, %why, what, "local model text unfit");
-        let decided = cn_agent::decide_below_executive(&self.hub, &handed, 2);
+        let decided = cn_agent::decide(&self.hub, &handed, &cn_agent::DecideAs::below_executive(2));
         if let Ok(d) = &decided {
             self.decisions.push(d);
         }

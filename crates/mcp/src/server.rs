@@ -6,7 +6,7 @@
 //! `ideas`, `journal` ("what did you do") and `why` ("why did you do that").
 //!
 //! Invariant: `out` takes exactly `cn out`'s path — its arguments become `cn out`'s words,
-//! parsed by [`cn_agent::parse_out`] and performed by [`cn_agent::decide_as_agent`] (the
+//! parsed by [`cn_agent::parse_out`] and performed by [`cn_agent::decide`] as [`cn_agent::DecideAs::agent`] (the
 //! current item's provenance checked as the executive's op tools are: a peer's item cannot
 //! make it mail another peer unasked) — so it accepts, holds and refuses what `cn out` does,
 //! with the same messages, and a refused decision writes nothing. A refusal is a tool error (`isError`), which the client's model reads; a
@@ -410,7 +410,7 @@ pub fn out_words(args: &JsonObject) -> Result<Vec<String>, String> {
 fn out(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
     let words = out_words(args)?;
     let parsed = cn_agent::parse_out(&words).map_err(|e| format!("cn out: {e}", e = cn_compute::Chain(&e)))?;
-    match cn_agent::decide_as_agent(hub, &parsed.gtd) {
+    match cn_agent::decide(hub, &parsed.gtd, &cn_agent::DecideAs::agent()) {
         Ok(d) => Ok(Value::Object(d.to_json())),
         Err(e) => Err(format!("cn out: {e}", e = cn_compute::Chain(&e))),
     }

@@ -47,7 +47,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     }
     // The agent's decision: the current item's sender decides what it may cause, as for the
     // executive (a peer's item cannot make `cn out do send` mail another peer unasked).
-    super::hub::finish(cn_agent::decide_as_agent(&hub, &parsed.gtd), |d| {
+    super::hub::finish(cn_agent::decide(&hub, &parsed.gtd, &cn_agent::DecideAs::agent()), |d| {
         if parsed.json {
             println!("{}", serde_json::to_string(&d.to_json())?);
         } else {

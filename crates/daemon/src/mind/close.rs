@@ -87,9 +87,13 @@ impl HubMind {
     /// automatic answer); false when the hub could not record it (`failed`: what is logged,
     /// `{}` the item's id).
     pub(super) fn ack_by_cn(&mut self, item: &Item, reason: String, failed: &str) -> bool {
-        let by =
-            cn_agent::DecideAs { automatic: true, level: Some(1), handed_up: None, by: Some("cn's own rules".into()) };
-        match cn_agent::decide_as(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), &by) {
+        let by = cn_agent::DecideAs {
+            automatic: true,
+            level: Some(1),
+            by: Some("cn's own rules".into()),
+            ..Default::default()
+        };
+        match cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), &by) {
             Ok(d) => {
                 self.decisions.push(&d);
                 true
@@ -259,7 +263,7 @@ impl HubMind {
         // request is handed up with that time, never left without one).
         let until = Some(cn_storage::rfc3339_after(self.auto.pacing.retry_deferred));
         let gtd = Gtd::Defer(cn_agent::ops::Defer { reason: reason.clone(), until });
-        match cn_agent::decide_below_executive(&self.hub, &gtd, 1) {
+        match cn_agent::decide(&self.hub, &gtd, &cn_agent::DecideAs::below_executive(1)) {
             Ok(d) => {
                 self.decisions.push(&d);
                 self.stalled = None;

@@ -22,7 +22,7 @@ impl cn_reflex::Replier for HubReplier {
     fn reply(&self, to: &cn_reflex::Target, message: &str) -> Result<(), cn_reflex::ReplyError> {
         let reply = Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message: message.trim().to_string() }));
         let by = format!("reflex `{}`", to.reflex);
-        let decided = cn_agent::decide_below_executive_by(&self.hub, &reply, to.level, &by)
+        let decided = cn_agent::decide(&self.hub, &reply, &cn_agent::DecideAs::below_executive(to.level).by(by))
             .map_err(cn_reflex::ReplyError::channel)?;
         self.decisions.push(&decided);
         Ok(())
@@ -80,21 +80,20 @@ impl HubMind {
                 let name = handled.reflex.as_deref().unwrap_or("?");
                 let decided = if item.from == OWNER {
                     let message = what_the_reflex_did(name, &handled.steps);
-                    cn_agent::decide_below_executive_by(
+                    cn_agent::decide(
                         &self.hub,
                         &Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message })),
-                        handled.level,
-                        &format!("reflex `{name}`"),
+                        &cn_agent::DecideAs::below_executive(handled.level).by(format!("reflex `{name}`")),
                     )
                 } else {
                     let reason = format!("handled by reflex {name}");
                     let by = cn_agent::DecideAs {
                         automatic: true,
                         level: Some(handled.level),
-                        handed_up: None,
                         by: Some(format!("reflex `{name}`")),
+                        ..Default::default()
                     };
-                    cn_agent::decide_as(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), &by)
+                    cn_agent::decide(&self.hub, &Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), &by)
                 };
                 match decided {
                     Ok(d) => self.decisions.push(&d),
@@ -143,7 +142,7 @@ impl HubMind {
             let who = if origin.author.is_owner() { "You" } else { "My owner" };
             let message = format!("{who} declined {}, so I did not do it.", a.what());
             let reply = Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }));
-            return match cn_agent::decide_below_executive(&self.hub, &reply, 1) {
+            return match cn_agent::decide(&self.hub, &reply, &cn_agent::DecideAs::below_executive(1)) {
                 Ok(d) => {
                     self.decisions.push(&d);
                     true
@@ -197,7 +196,7 @@ impl HubMind {
             }
         };
         let reply = Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }));
-        match cn_agent::decide_as(&self.hub, &reply, &cn_agent::DecideAs { level: Some(0), ..Default::default() }) {
+        match cn_agent::decide(&self.hub, &reply, &cn_agent::DecideAs { level: Some(0), ..Default::default() }) {
             Ok(d) => {
                 self.decisions.push(&d);
                 true
