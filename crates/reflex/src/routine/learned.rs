@@ -48,6 +48,14 @@ pub fn surely_reads(clause: &str) -> bool {
     cn_understand::understand(clause).is_ok_and(|u| u.intent == Intent::List && u.confidence >= 0.9)
 }
 
+/// Whether the model is sure `clause` is none of the routine's ("please book another boat
+/// for this weekend's trip") and no word of it asks to file anything: a frame that matched its
+/// words files nothing.
+pub fn surely_not_routine(clause: &str) -> bool {
+    !marked(Intent::Add, clause)
+        && cn_understand::understand(clause).is_ok_and(|u| u.intent == Intent::None && u.confidence >= 0.95)
+}
+
 /// Whether the built-in model reads: `cn run` checks it before it starts, so a corrupt one is
 /// a start-up error naming the fix, never first met in the middle of a request.
 pub fn check() -> Result<(), cn_understand::ModelError> {
@@ -1010,6 +1018,9 @@ mod tests {
         assert!(
             matches!(parse("Show me the alarm set for Wednesday", &now()), Parsed::Routine(r) if r.iter().all(|r| r.reads_only()))
         );
+        // A request for the agent to act, with a repeat in its words, is not a reminder.
+        assert!(!matches!(parse("please book another boat for this weekends trip", &now()), Parsed::Routine(_)));
+        assert!(matches!(parse("on Tuesdays put the bins out", &now()), Parsed::Routine(_)));
         // Time words misspelt as people type them.
         assert_eq!(added("remind me tomorow mornign to call mom"), ("call mom".into(), Some("Fri 09:00".into())));
         assert_eq!(added("remind me to leave 20 minutes before 6pm"), ("leave".into(), Some("Thu 17:40".into())));

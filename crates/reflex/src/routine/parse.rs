@@ -93,7 +93,13 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         let Some(clean) = Clean::of(clause) else { continue };
         let framed = clause_request(&clean, now)
             .or_else(|| Clean::of(&correct_frame(&clean.text)?).and_then(|c| clause_request(&c, now)))
-            .filter(|r| !(reads && matches!(r, Ok(Request::AddTask { .. } | Request::AddEvery { .. }))));
+            .filter(|r| match r {
+                Ok(Request::AddTask { .. }) => !reads,
+                // A repeat in the words of a request for the agent to act ("please book
+                // another boat for this weekends trip") makes no schedule entry.
+                Ok(Request::AddEvery { .. }) => !(reads || learned::surely_not_routine(clause)),
+                _ => true,
+            });
         match framed {
             Some(Ok(r)) => requests.push(r),
             Some(Err(e)) => asked = asked.or(Some(e)),

@@ -199,6 +199,13 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     if c.name("daily").is_some() && adjective(&text[all.end()..]) {
         return Ok(None);
     }
+    // "this weekend's trip", "next weekends": one weekend, no repeat.
+    if c.name("wkp").is_some() && !all.as_str().contains(char::is_whitespace) {
+        let before = text[..all.start()].split_whitespace().last().unwrap_or("").to_ascii_lowercase();
+        if ["this", "next", "last", "that", "coming", "these", "those"].contains(&before.as_str()) {
+            return Ok(None);
+        }
+    }
     let phrase = all.as_str().trim().to_string();
     let part = c
         .name("part")
