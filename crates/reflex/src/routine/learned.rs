@@ -42,18 +42,24 @@ pub fn threshold(intent: Intent) -> f32 {
     }
 }
 
-/// Whether the model is sure `clause` only asks to see what there is ("Show me the alarm set
-/// for Wednesday").
-pub fn surely_reads(clause: &str) -> bool {
-    cn_understand::understand(clause).is_ok_and(|u| u.intent == Intent::List && u.confidence >= 0.9)
+/// What the model is sure of in a clause, read once, that vetoes a frame's filing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sure {
+    /// It only asks to see what there is ("Show me the alarm set for Wednesday").
+    Reads,
+    /// It is none of the routine's and no word of it asks to file anything ("please book
+    /// another boat for this weekend's trip").
+    NotRoutine,
+    Unsure,
 }
 
-/// Whether the model is sure `clause` is none of the routine's ("please book another boat
-/// for this weekend's trip") and no word of it asks to file anything: a frame that matched its
-/// words files nothing.
-pub fn surely_not_routine(clause: &str) -> bool {
-    !marked(Intent::Add, clause)
-        && cn_understand::understand(clause).is_ok_and(|u| u.intent == Intent::None && u.confidence >= 0.95)
+/// What the model is sure `clause` is, if anything.
+pub fn sure(clause: &str) -> Sure {
+    match cn_understand::understand(clause) {
+        Ok(u) if u.intent == Intent::List && u.confidence >= 0.9 => Sure::Reads,
+        Ok(u) if u.intent == Intent::None && u.confidence >= 0.95 && !marked(Intent::Add, clause) => Sure::NotRoutine,
+        _ => Sure::Unsure,
+    }
 }
 
 /// Whether the built-in model reads: `cn run` checks it before it starts, so a corrupt one is

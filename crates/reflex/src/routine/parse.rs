@@ -81,7 +81,8 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         }
         // "Show me the alarm set for Wednesday": what the model is sure only reads is never
         // filed by a frame that matched its words.
-        let reads = learned::surely_reads(clause);
+        let sure = learned::sure(clause);
+        let reads = sure == learned::Sure::Reads;
         if let Some(rs) = learned::device_times(clause, now).filter(|_| !reads) {
             requests.extend(rs);
             continue;
@@ -97,7 +98,7 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 Ok(Request::AddTask { .. }) => !reads,
                 // A repeat in the words of a request for the agent to act ("please book
                 // another boat for this weekends trip") makes no schedule entry.
-                Ok(Request::AddEvery { .. }) => !(reads || learned::surely_not_routine(clause)),
+                Ok(Request::AddEvery { .. }) => sure == learned::Sure::Unsure,
                 _ => true,
             });
         match framed {
