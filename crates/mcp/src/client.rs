@@ -475,9 +475,10 @@ impl Server {
 
     async fn connect(&self) -> Result<Conn, ConnectError> {
         if let Some(url) = &self.config.url {
-            // reqwest has no TLS provider of its own: without one installed it panics.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+            let transport = rmcp::transport::StreamableHttpClientTransport::with_client(
+                crate::http::UreqClient::new(self.config.timeout),
+                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str()),
+            );
             let service =
                 ().serve(transport)
                     .await

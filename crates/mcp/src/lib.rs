@@ -6,8 +6,11 @@
 //! [`client`]: the servers `cn.yaml`'s `mcp:` names; their tools join the registry as
 //! `server.tool`, under policy and the trust boundary, restarted with backoff when they die
 //! or hang.
+//!
+//! [`http`]: the streamable-HTTP client's HTTP, on ureq.
 
 pub mod client;
+pub mod http;
 pub mod server;
 
 pub use client::{Joined, McpClients, RemoteTool};

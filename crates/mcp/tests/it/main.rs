@@ -2,3 +2,4 @@
 //! linking the whole stack, filled CI's disk and dominated its build.
 
 mod client;
+mod http;
