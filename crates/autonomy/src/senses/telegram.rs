@@ -9,7 +9,7 @@
 //! again, and one that was not is never lost. (A kill between the spool's write and the
 //! offset's would take the batch again: the same keys, which attention coalesces.)
 //!
-//! Plain reqwest against the documented JSON API rather than a bot framework: the sense
+//! Plain ureq against the documented JSON API rather than a bot framework: the sense
 //! needs three methods, and `senses.telegram.api_base` points it at a fake Bot API on
 //! loopback in tests.
 //!
