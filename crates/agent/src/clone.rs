@@ -74,21 +74,15 @@ pub fn clone(remote: &str, dir: &Path, branch: Option<&str>, id_key: Option<&Pat
 fn clone_into(remote: &str, dir: &Path, branch: Option<&str>, key: Option<&str>) -> Result<CloneReport> {
     let root = dir.canonicalize().map_err(io_at(dir))?;
     let git = Git::new(&root);
-    git.run(&["init", "-q"])?;
+    git.init()?;
     // What origin lists: its HEAD, the lease, and the usual branch names.
-    let listed =
-        git.run(&["ls-remote", "--symref", "--", remote, "HEAD", LEASE_REF, "refs/heads/main", "refs/heads/master"])?;
-    let mut head_target = None;
+    let listed = git.list_with_head(remote, &["HEAD", LEASE_REF, "refs/heads/main", "refs/heads/master"])?;
+    let head_target = listed.head;
     let mut lease_sha = None;
     let mut heads = Vec::new();
-    for line in listed.lines() {
-        if let Some(rest) = line.strip_prefix("ref: ") {
-            head_target = rest.split('\t').next().and_then(|r| r.strip_prefix("refs/heads/")).map(str::to_string);
-            continue;
-        }
-        let Some((sha, name)) = line.split_once('\t') else { continue };
-        match name.trim() {
-            n if n == LEASE_REF => lease_sha = Some(sha.to_string()),
+    for (sha, name) in listed.refs {
+        match name.as_str() {
+            n if n == LEASE_REF => lease_sha = Some(sha),
             n => {
                 if let Some(b) = n.strip_prefix("refs/heads/") {
                     heads.push(b.to_string());
@@ -98,12 +92,9 @@ fn clone_into(remote: &str, dir: &Path, branch: Option<&str>, key: Option<&str>)
     }
     let lease = match &lease_sha {
         Some(sha) => {
-            git.run(&["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", remote, sha])?;
-            let size: u64 = git.run(&["cat-file", "-s", sha])?.trim().parse().unwrap_or(u64::MAX);
-            (size <= 16 << 10)
-                .then(|| git.run(&["cat-file", "commit", sha]).ok())
-                .flatten()
-                .and_then(|t| LeaseRecord::parse(&t))
+            git.fetch_id(remote, sha)?;
+            let size = git.object_size(sha)?.unwrap_or(u64::MAX);
+            (size <= 16 << 10).then(|| git.commit_text(sha).ok()).flatten().and_then(|t| LeaseRecord::parse(&t))
         }
         None => None,
     };
@@ -122,14 +113,14 @@ fn clone_into(remote: &str, dir: &Path, branch: Option<&str>, key: Option<&str>)
                 ))
             })?,
     };
-    git.run(&["remote", "add", "-t", &branch, "--", "origin", remote])?;
-    git.run(&["fetch", "-q", "--no-tags", "origin"]).map_err(|e| match e {
+    git.add_remote("origin", remote, &branch)?;
+    git.fetch_remote("origin").map_err(|e| match e {
         cn_git::GitError::Failed { stderr, .. } if stderr.contains("couldn't find remote ref") => {
             AgentError::Invalid(format!("origin has no branch `{branch}`; pass --branch"))
         }
         other => other.into(),
     })?;
-    git.run(&["checkout", "-q", "-B", &branch, &format!("origin/{branch}")])?;
+    git.checkout_at(&branch, &format!("origin/{branch}"))?;
     let hub = crate::Hub::open(&root).map_err(|e| match e {
         cn_hub::HubError::NoHub(_) => {
             AgentError::Invalid(format!("origin's `{branch}` is not a hub (it holds no cn.yaml at its root)"))
@@ -138,8 +129,7 @@ fn clone_into(remote: &str, dir: &Path, branch: Option<&str>, key: Option<&str>)
     })?;
     let name = hub.name().to_string();
     // The hub commits as itself, like one `cn init` made.
-    git.run(&["config", "--local", "user.name", &name])?;
-    git.run(&["config", "--local", "user.email", &format!("{name}@cn.invalid")])?;
+    git.set_identity(&name, &format!("{name}@cn.invalid"))?;
     let layout = hub.layout();
     cn_hub::owner_token::ensure_file(layout)?;
     if let Some(key) = key {
@@ -166,6 +156,5 @@ fn clone_into(remote: &str, dir: &Path, branch: Option<&str>, key: Option<&str>)
 
 /// Whether origin has `branch` (a HEAD may name one that does not exist).
 fn origin_has(git: &Git, remote: &str, branch: &str) -> bool {
-    git.run(&["ls-remote", "--heads", "--", remote, &format!("refs/heads/{branch}")])
-        .is_ok_and(|o| !o.trim().is_empty())
+    git.remote_has_branch(remote, branch)
 }

@@ -424,11 +424,9 @@ pub fn seal(hub: &Hub, id: &str) -> Result<bool> {
     let _lock = lock(hub)?;
     let git = Git::new(hub.root());
     // HEAD's subject, then the refs that point at it (`origin/main` when it was pushed).
-    let head = git.run(&["log", "-1", "--decorate=full", "--format=%s%n%D"]).unwrap_or_default();
-    let mut lines = head.lines();
-    let ours =
-        lines.next().and_then(|s| s.strip_prefix(COMMIT_PREFIX)).and_then(|s| s.split_whitespace().next()) == Some(id);
-    let published = lines.next().is_some_and(|refs| refs.contains("refs/remotes/"));
+    let (subject, refs) = git.head_subject_and_refs();
+    let ours = subject.strip_prefix(COMMIT_PREFIX).and_then(|s| s.split_whitespace().next()) == Some(id);
+    let published = refs.contains("refs/remotes/");
     if ours && !published {
         return Ok(git.amend_paths(&cn_hub::layout::OWN)?);
     }

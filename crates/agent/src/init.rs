@@ -110,12 +110,11 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
     let fresh = !root.join(".git").exists();
     let git = Git::new(&root);
     if fresh {
-        git.run(&["init", "-q"])?;
+        git.init()?;
     }
     // The agent commits as itself unless the repository says otherwise.
-    if git.run(&["config", "--local", "user.name"]).is_err() {
-        git.run(&["config", "--local", "user.name", &name])?;
-        git.run(&["config", "--local", "user.email", &format!("{name}@cn.invalid")])?;
+    if !git.has_identity() {
+        git.set_identity(&name, &format!("{name}@cn.invalid"))?;
     }
     // The owner endpoint's token, inside .git so it is never committed.
     cn_hub::owner_token::ensure_file(&layout)?;
@@ -124,13 +123,9 @@ pub fn init(dir: &Path, name: Option<&str>) -> Result<InitReport> {
     let committed = if own.is_empty() {
         false
     } else {
-        let mut add = vec!["add", "-f", "--"];
-        add.extend(own.iter().map(String::as_str));
-        git.run(&add)?;
-        let message = format!("cn init: hub {name}");
-        let mut commit = vec!["commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message.as_str(), "--"];
-        commit.extend(own.iter().map(String::as_str));
-        git.run(&commit)?;
+        let paths: Vec<&str> = own.iter().map(String::as_str).collect();
+        git.add_forced(&paths)?;
+        git.commit_only(&format!("cn init: hub {name}"), &paths)?;
         true
     };
     Ok(InitReport { root, name, created, kept, committed_paths: if committed { own } else { Vec::new() }, committed })

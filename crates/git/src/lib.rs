@@ -36,7 +36,7 @@ mod named;
 pub mod v2;
 pub mod wire;
 
-pub use named::{rejected, Remote};
+pub use named::{rejected, Listing, Remote};
 
 /// A git command that could not run or did not succeed.
 #[derive(Debug, thiserror::Error)]

@@ -100,22 +100,153 @@ impl Git {
         self.run(&["rev-list", "--count", from, "--not", not]).ok().and_then(|n| n.trim().parse().ok()).unwrap_or(0)
     }
 
+    /// Create an empty repository in DIR (`init -q`).
+    pub fn init(&self) -> Result<(), GitError> {
+        self.run(&["init", "-q"]).map(drop)
+    }
+
+    /// Whether the repository's own configuration names a committer (`user.name`).
+    pub fn has_identity(&self) -> bool {
+        self.run(&["config", "--local", "user.name"]).is_ok()
+    }
+
+    /// Commit as `name` <`email`> in this repository (its own configuration).
+    pub fn set_identity(&self, name: &str, email: &str) -> Result<(), GitError> {
+        self.run(&["config", "--local", "user.name", name])?;
+        self.run(&["config", "--local", "user.email", email]).map(drop)
+    }
+
+    /// What `remote` (a URL or a path) lists of the refs `names` (exact names or `HEAD`), with
+    /// the branch its HEAD names (`ls-remote --symref`).
+    pub fn list_with_head(&self, remote: &str, names: &[&str]) -> Result<Listing, GitError> {
+        let mut args = vec!["ls-remote", "--symref", "--", remote];
+        args.extend_from_slice(names);
+        let listed = self.run(&args)?;
+        let mut head = None;
+        let mut refs = Vec::new();
+        for line in listed.lines() {
+            if let Some(rest) = line.strip_prefix("ref: ") {
+                head = rest.split('\t').next().and_then(|r| r.strip_prefix("refs/heads/")).map(str::to_string);
+                continue;
+            }
+            if let Some((id, name)) = line.split_once('\t') {
+                refs.push((id.to_string(), name.trim().to_string()));
+            }
+        }
+        Ok(Listing { head, refs })
+    }
+
+    /// Whether `remote` (a URL or a path) has the branch `branch` (`ls-remote --heads`).
+    pub fn remote_has_branch(&self, remote: &str, branch: &str) -> bool {
+        self.run(&["ls-remote", "--heads", "--", remote, &format!("refs/heads/{branch}")])
+            .is_ok_and(|o| !o.trim().is_empty())
+    }
+
+    /// Fetch the object `id` (and what it reaches) from `remote` (a URL or a path), no ref
+    /// written.
+    pub fn fetch_id(&self, remote: &str, id: &str) -> Result<(), GitError> {
+        self.run(&["fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", remote, id]).map(drop)
+    }
+
+    /// Fetch the configured remote `name`'s branches into its remote-tracking refs, no tag.
+    pub fn fetch_remote(&self, name: &str) -> Result<(), GitError> {
+        self.run(&["fetch", "-q", "--no-tags", name]).map(drop)
+    }
+
+    /// The size in bytes of object `id` (`None`: git's answer is no number).
+    pub fn object_size(&self, id: &str) -> Result<Option<u64>, GitError> {
+        Ok(self.run(&["cat-file", "-s", id])?.trim().parse().ok())
+    }
+
+    /// The text of commit `id` (`cat-file commit`).
+    pub fn commit_text(&self, id: &str) -> Result<String, GitError> {
+        self.run(&["cat-file", "commit", id])
+    }
+
+    /// The full id of the object `rev` names (`rev-parse --verify`).
+    pub fn resolve(&self, rev: &str) -> Result<String, GitError> {
+        Ok(self.run(&["rev-parse", "--verify", "--quiet", &format!("{rev}^{{object}}")])?.trim().to_string())
+    }
+
+    /// Add the remote `name` at `url`, tracking only `branch`.
+    pub fn add_remote(&self, name: &str, url: &str, branch: &str) -> Result<(), GitError> {
+        self.run(&["remote", "add", "-t", branch, "--", name, url]).map(drop)
+    }
+
+    /// Check out `branch`, made (or reset) at `start` (`checkout -B`).
+    pub fn checkout_at(&self, branch: &str, start: &str) -> Result<(), GitError> {
+        self.run(&["checkout", "-q", "-B", branch, start]).map(drop)
+    }
+
+    /// Stage `paths` (`add`).
+    pub fn add(&self, paths: &[&str]) -> Result<(), GitError> {
+        let mut args = vec!["add", "--"];
+        args.extend_from_slice(paths);
+        self.run(&args).map(drop)
+    }
+
+    /// Stage `paths` even when ignored (`add -f`).
+    pub fn add_forced(&self, paths: &[&str]) -> Result<(), GitError> {
+        let mut args = vec!["add", "-f", "--"];
+        args.extend_from_slice(paths);
+        self.run(&args).map(drop)
+    }
+
+    /// Commit only `paths`, as they are in the working tree, with `message`: no hook, no
+    /// signature (`commit -q --no-verify --no-gpg-sign -- PATHS`).
+    pub fn commit_only(&self, message: &str, paths: &[&str]) -> Result<(), GitError> {
+        let mut args = vec!["commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message, "--"];
+        args.extend_from_slice(paths);
+        self.run(&args).map(drop)
+    }
+
+    /// [`Git::commit_only`] with the repository's hooks and signing (`commit -- PATHS`).
+    pub fn commit_only_with_hooks(&self, message: &str, paths: &[&str]) -> Result<(), GitError> {
+        let mut args = vec!["commit", "-m", message, "--"];
+        args.extend_from_slice(paths);
+        self.run(&args).map(drop)
+    }
+
+    /// HEAD's subject and the refs that point at it, full names (`log -1 --decorate=full`);
+    /// empty when there is no HEAD.
+    pub fn head_subject_and_refs(&self) -> (String, String) {
+        let out = self.run(&["log", "-1", "--decorate=full", "--format=%s%n%D"]).unwrap_or_default();
+        let mut lines = out.lines();
+        (lines.next().unwrap_or_default().to_string(), lines.next().unwrap_or_default().to_string())
+    }
+
+    /// The commits whose message holds `text` (a fixed string), newest first, one
+    /// `"<short hash> <subject>"` each (none when git fails).
+    pub fn commits_mentioning(&self, text: &str) -> Vec<String> {
+        self.run(&["log", "--format=%h %s", "--fixed-strings", "--grep", text])
+            .map(|log| log.lines().map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+
+    /// The last `n` commits that touch `path`, each with its patch (`log -p`), headed
+    /// `commit <short hash> <subject>`.
+    pub fn patches(&self, n: usize, path: &str) -> Result<String, GitError> {
+        self.run(&["log", "-p", "-n", &n.to_string(), "--format=commit %h %s", "--", path])
+    }
+
+    /// The URL of the configured remote `name` (`None`: no such remote).
+    pub fn remote_url(&self, name: &str) -> Option<String> {
+        self.run(&["remote", "get-url", name]).ok().map(|u| u.trim().to_string())
+    }
+
     /// The remote `name` as cn reaches it ([`Remote`]): its URL (`git remote get-url`) when
     /// cn may connect to it itself.
     pub fn remote(&self, name: &str) -> Remote {
-        let url = if self.connects_itself() {
-            self.run(&["remote", "get-url", name]).ok().and_then(|u| GitUrl::parse(u.trim()))
-        } else {
-            None
-        };
-        Remote { name: name.to_string(), url }
+        let itself = self.connects_itself();
+        let url = if itself { self.remote_url(name) } else { None };
+        Remote::reached(name, url.as_deref(), itself)
     }
 
     /// Whether cn may open this repository's `git://` connections itself: not when git's
     /// configuration routes or rewrites `git://` (a `core.gitProxy` of the user's own, a
     /// `url.*.insteadOf`) or cn.yaml's `git.env` passes `GIT_PROXY_COMMAND` — git then
-    /// connects, as it was told.
-    fn connects_itself(&self) -> bool {
+    /// connects, as it was told. Asked once for many remotes, then [`Remote::reached`].
+    pub fn connects_itself(&self) -> bool {
         let named = crate::PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
         if named.iter().any(|n| n == "GIT_PROXY_COMMAND") {
             return false;
@@ -272,6 +403,21 @@ impl Remote {
     pub fn at(url: &str) -> Remote {
         Remote { name: url.to_string(), url: GitUrl::parse(url) }
     }
+
+    /// The remote `name` whose URL is `url`, as cn reaches it: the one choice of transport —
+    /// cn speaks to it itself only when `url` is a plain `git://` one and `itself` (the
+    /// repository's [`Git::connects_itself`]); git otherwise.
+    pub fn reached(name: &str, url: Option<&str>, itself: bool) -> Remote {
+        Remote { name: name.to_string(), url: url.filter(|_| itself).and_then(GitUrl::parse) }
+    }
+}
+
+/// What a remote lists ([`Git::list_with_head`]): the branch its HEAD names, and (id, name)
+/// of each ref.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub head: Option<String>,
+    pub refs: Vec<(String, String)>,
 }
 
 /// The refs a `git push --porcelain` refused: (ref, why).
@@ -426,5 +572,72 @@ mod tests {
         assert!(a.remote("origin").url.is_some());
         git(dir.path(), &["config", "core.gitProxy", "/bin/false"]);
         assert_eq!(a.remote("origin"), Remote { name: "origin".into(), url: None });
+        assert!(!a.connects_itself());
+        assert_eq!(a.remote_url("origin").as_deref(), Some("git://127.0.0.1:9/o.git"));
+        assert_eq!(a.remote_url("nowhere"), None);
+    }
+
+    /// What a clone, `cn init` and a reflex's file ask of git, by name: the same effects as
+    /// the commands spelled out.
+    #[test]
+    fn a_clone_init_and_commit_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let origin = dir.path().join("origin");
+        let o = Git::new(&origin);
+        std::fs::create_dir(&origin).unwrap();
+        o.init().unwrap();
+        assert!(!o.has_identity(), "a fresh repository names no committer of its own");
+        o.set_identity("hub", "hub@cn.invalid").unwrap();
+        assert!(o.has_identity());
+        assert_eq!(git(&origin, &["config", "--local", "user.email"]), "hub@cn.invalid");
+        git(&origin, &["checkout", "-q", "-b", "trunk"]);
+        std::fs::write(origin.join("a.txt"), "a").unwrap();
+        std::fs::write(origin.join(".gitignore"), "ignored.txt\n").unwrap();
+        std::fs::write(origin.join("ignored.txt"), "i").unwrap();
+        assert!(o.add(&["ignored.txt"]).is_err(), "an ignored file is not staged unless forced");
+        o.add_forced(&["a.txt", "ignored.txt"]).unwrap();
+        o.commit_only("first", &["a.txt", "ignored.txt"]).unwrap();
+        assert_eq!(git(&origin, &["ls-files"]), "a.txt\nignored.txt", "only the paths named");
+        std::fs::write(origin.join("a.txt"), "b").unwrap();
+        o.add(&["a.txt"]).unwrap();
+        o.commit_only_with_hooks("cn out: it-1 done (item it-1 from owner)", &["a.txt"]).unwrap();
+        let (subject, refs) = o.head_subject_and_refs();
+        assert_eq!(subject, "cn out: it-1 done (item it-1 from owner)");
+        assert!(refs.contains("refs/heads/trunk"), "{refs}");
+        let head = o.head().unwrap();
+        assert_eq!(o.commits_mentioning("item it-1 from"), vec![format!("{} {subject}", &head[..7])]);
+        assert!(o.commits_mentioning("item it-2 from").is_empty());
+        assert_eq!(o.resolve(&head[..8]).unwrap(), head);
+        assert!(o.resolve("0000000").is_err());
+        let patches = o.patches(1, "a.txt").unwrap();
+        assert!(
+            patches.starts_with(&format!("commit {} {subject}", &head[..7])) && patches.contains("+b"),
+            "{patches}"
+        );
+
+        let url = origin.to_str().unwrap();
+        let listed = o.list_with_head(url, &["HEAD", "refs/heads/trunk", "refs/heads/main"]).unwrap();
+        assert_eq!(listed.head.as_deref(), Some("trunk"));
+        assert_eq!(listed.refs, vec![(head.clone(), "HEAD".into()), (head.clone(), "refs/heads/trunk".into())]);
+        assert!(o.remote_has_branch(url, "trunk") && !o.remote_has_branch(url, "main"));
+
+        let clone = dir.path().join("clone");
+        std::fs::create_dir(&clone).unwrap();
+        let c = Git::new(&clone);
+        c.init().unwrap();
+        c.fetch_id(url, &head).unwrap();
+        assert_eq!(c.object_size(&head).unwrap(), Some(c.commit_text(&head).unwrap().len() as u64));
+        assert!(c.commit_text(&head).unwrap().ends_with("(item it-1 from owner)\n"));
+        assert!(c.local_refs("refs/").unwrap().is_empty(), "fetched by id: no ref written");
+        c.add_remote("origin", url, "trunk").unwrap();
+        c.fetch_remote("origin").unwrap();
+        c.checkout_at("trunk", "origin/trunk").unwrap();
+        assert_eq!((c.head(), c.current_branch().as_deref()), (Some(head.clone()), Some("trunk")));
+        assert_eq!(std::fs::read_to_string(clone.join("a.txt")).unwrap(), "b");
+        let reached = Remote::reached("origin", c.remote_url("origin").as_deref(), true);
+        assert_eq!(reached, Remote { name: "origin".into(), url: None }, "a path is git's to reach");
+        let plain = Remote::reached("p", Some("git://127.0.0.1:9/o.git"), true);
+        assert!(plain.url.is_some());
+        assert_eq!(Remote::reached("p", Some("git://127.0.0.1:9/o.git"), false).url, None);
     }
 }

@@ -293,11 +293,7 @@ pub fn why<'a>(entries: &'a [Entry], id: &str) -> Vec<&'a Entry> {
 /// The chain's last link: the hub's commits that recorded item `id`'s decision, one
 /// `"<short hash> <subject>"` each (none when the hub is no git repository).
 pub fn why_commits(hub: &Path, id: &str) -> Vec<String> {
-    let grep = format!("item {id} from");
-    cn_git::Git::new(hub)
-        .run(&["log", "--format=%h %s", "--fixed-strings", "--grep", &grep])
-        .map(|log| log.lines().map(str::to_string).collect())
-        .unwrap_or_default()
+    cn_git::Git::new(hub).commits_mentioning(&format!("item {id} from"))
 }
 
 /// One line for a person: time, type, summary.

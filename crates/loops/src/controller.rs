@@ -149,7 +149,7 @@ fn tail(text: &str, max: usize) -> &str {
 /// The artifacts' recent history, bounded so the prompt stays small.
 fn history(git: &Git) -> String {
     const MAX: usize = 12_000;
-    let log = git.run(&["log", "-p", "-n", "3", "--format=commit %h %s", "--", LOOP_RUN]).unwrap_or_default();
+    let log = git.patches(3, LOOP_RUN).unwrap_or_default();
     if log.trim().is_empty() {
         return "(no earlier iterations)".into();
     }

@@ -54,6 +54,11 @@ impl Git {
         Ok(self.git.run(args)?)
     }
 
+    /// The last `n` commits touching `path` with their patches (`cn_git::Git::patches`).
+    pub fn patches(&self, n: usize, path: &str) -> Result<String> {
+        Ok(self.git.patches(n, path)?)
+    }
+
     /// The repository's git directory (where the loop's lock lives, outside the tree).
     pub fn git_dir(&self) -> Result<PathBuf> {
         Ok(self.git.git_dir()?)

@@ -490,11 +490,7 @@ fn why(hub: &Hub, args: &JsonObject) -> Result<Value, String> {
     if entries.is_empty() {
         return Err(format!("why: no journal entry has id `{id}`"));
     }
-    let grep = format!("item {id} from");
-    let commits: Vec<String> = cn_git::Git::new(hub.root())
-        .run(&["log", "--format=%h %s", "--fixed-strings", "--grep", &grep])
-        .map(|log| log.lines().map(str::to_string).collect())
-        .unwrap_or_default();
+    let commits = cn_hub::journal::why_commits(hub.root(), id);
     Ok(json!({ "id": id, "entries": entries, "commits": commits }))
 }
 

@@ -256,12 +256,12 @@ pub(crate) fn commit_as(hub: &std::path::Path, name: &str, message: &str) -> boo
     let file = layout.reflex(name);
     let rel = layout.relative(&file).to_string_lossy().into_owned();
     let git = cn_git::Git::new(hub);
-    if let Err(err) = git.run(&["add", "--", &rel]) {
+    if let Err(err) = git.add(&[&rel]) {
         tracing::warn!(err = %cn_compute::Chain(&err), "git add failed");
         return false;
     }
-    match git.run(&["commit", "-m", message, "--", &rel]) {
-        Ok(_) => true,
+    match git.commit_only_with_hooks(message, &[&rel]) {
+        Ok(()) => true,
         Err(err) => {
             tracing::info!(err = %cn_compute::Chain(&err), "nothing committed");
             false

@@ -47,6 +47,5 @@ fn resolve(hub: &Hub, artifact: &str) -> Result<String> {
     if !plain || !git.has_object(artifact) {
         return Err(bad());
     }
-    let full = git.run(&["rev-parse", "--verify", "--quiet", &format!("{artifact}^{{object}}")]).map_err(|_| bad())?;
-    Ok(full.trim().to_string())
+    git.resolve(artifact).map_err(|_| bad())
 }

@@ -69,7 +69,7 @@ use cn_hub::id::stable as stable_id;
 mod tests;
 mod transport;
 
-use transport::{build_commits, fetch_from, list, list_origin, origin_git, read_fetched, speaks_v2_itself, Quarantine};
+use transport::{build_commits, fetch_from, list, list_origin, origin_git, read_fetched, Quarantine};
 pub use transport::{parse_batch, Object};
 
 /// Where a hub keeps its outgoing mail: `refs/heads/cn-mail/<to>/<id>`.
@@ -177,12 +177,14 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     // step starts from this listing. Another sync of this hub may publish between this
     // listing and the lock; what it published is then pushed again (the same commits) or
     // left for the next sync, and the out step's verdict is what origin answered.
-    let origin_url = Git::new(hub.root()).run(&["remote", "get-url", "origin"]).ok().map(|u| u.trim().to_string());
+    let git = Git::new(hub.root());
+    let origin_url = git.remote_url("origin");
     // A plain `git://` origin is listed by cn itself, as a `git://` peer is: whether git's
-    // configuration lets cn connect is asked once for both.
-    let origin_v2 = origin_url.as_deref().and_then(cn_git::v2::GitUrl::parse);
-    let itself = (!peers.is_empty() || origin_v2.is_some()) && speaks_v2_itself(hub);
-    let origin_v2 = origin_v2.filter(|_| itself);
+    // configuration lets cn connect is asked once for both, and each is reached by cn-git's
+    // one choice (`Remote::reached`).
+    let plain = origin_url.as_deref().is_some_and(|u| cn_git::Remote::at(u).url.is_some());
+    let itself = (!peers.is_empty() || plain) && git.connects_itself();
+    let origin_remote = cn_git::Remote::reached("origin", origin_url.as_deref(), itself);
     let mut origin_refs = None;
     let quarantine = if peers.is_empty() { None } else { Some(Quarantine::new(hub, itself)?) };
     let timeout = hub.config().mail.peer_timeout;
@@ -198,7 +200,7 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     let mut recorded = false;
     let mut failed: Option<AgentError> = None;
     std::thread::scope(|scope| {
-        let origin = origin_url.is_some().then(|| scope.spawn(|| list_origin(hub, origin_v2.as_ref(), &peers)));
+        let origin = origin_url.is_some().then(|| scope.spawn(|| list_origin(hub, &origin_remote, &peers)));
         let (done, arrived) = std::sync::mpsc::channel::<(String, Result<Fetched>)>();
         if let Some(quarantine) = &quarantine {
             for _ in 0..hub.config().mail.peers_at_once.clamp(1, jobs.len()) {
@@ -909,17 +911,16 @@ impl Home {
 }
 
 fn has_origin(hub: &Hub) -> bool {
-    Git::new(hub.root()).run(&["remote", "get-url", "origin"]).is_ok()
+    Git::new(hub.root()).remote_url("origin").is_some()
 }
 
 /// Where this hub's peers read the mail it sends them: its `origin`'s URL (credentials
 /// left out), or — a hub without `origin` — the hub's own directory. A peer receives this
 /// hub's mail once it names this hub with that remote (`cn peer add <me> <where>`).
 pub fn mail_home(hub: &Hub) -> MailHome {
-    let git = Git::new(hub.root());
-    match git.run(&["remote", "get-url", "origin"]) {
-        Ok(url) => MailHome { remote: cn_process::redact::redact(url.trim()), origin: true },
-        Err(_) => {
+    match Git::new(hub.root()).remote_url("origin") {
+        Some(url) => MailHome { remote: cn_process::redact::redact(&url), origin: true },
+        None => {
             let root = hub.root().canonicalize().unwrap_or_else(|_| hub.root().to_path_buf());
             MailHome { remote: root.display().to_string(), origin: false }
         }

@@ -53,28 +53,12 @@ pub(super) struct Quarantine {
     dir: tempfile::TempDir,
     /// The hub's own object store (`.git/objects`), the quarantine's alternate.
     store: PathBuf,
-    /// Whether cn may connect to a `git://` peer itself ([`speaks_v2_itself`]).
+    /// Whether cn may connect to a `git://` peer itself (`cn_git::Git::connects_itself`).
     native: bool,
 }
 
-/// Whether cn may open a `git://` peer's connection itself: not when git's configuration
-/// routes or rewrites `git://` (a `core.gitProxy` of the user's own, a `url.*.insteadOf`) or
-/// cn.yaml's `git.env` passes `GIT_PROXY_COMMAND` — git then connects, as it was told.
-pub(super) fn speaks_v2_itself(hub: &Hub) -> bool {
-    if hub.config().git.env.iter().any(|n| n == "GIT_PROXY_COMMAND") {
-        return false;
-    }
-    let git = Git::new(hub.root());
-    // Exit 1: no such key anywhere. cn's own `-c core.gitProxy` shows as "command line:".
-    match git.run(&["config", "--show-origin", "--get-regexp", r"^(core\.gitproxy|url\..*\.insteadof)$"]) {
-        Ok(found) => found.lines().all(|l| l.starts_with("command line:")),
-        Err(GitError::Failed { stderr, .. }) if stderr.is_empty() => true,
-        Err(_) => false,
-    }
-}
-
 impl Quarantine {
-    /// `native`: whether cn may connect to a `git://` peer itself ([`speaks_v2_itself`]).
+    /// `native`: whether cn may connect to a `git://` peer itself (`Git::connects_itself`).
     pub(super) fn new(hub: &Hub, native: bool) -> Result<Quarantine> {
         let git_dir = Git::new(hub.root()).git_dir()?;
         let parent = git_dir.join("cn-mail-in");
@@ -169,7 +153,7 @@ pub(super) fn fetch_from(
     cn_git::check_remote(remote)?;
     // A `git://` peer: one connection, listing and fetch, spoken by cn (`git::v2`); git
     // itself when the server or the URL is not the plain case.
-    if let Some(url) = cn_git::v2::GitUrl::parse(remote).filter(|_| quarantine.native) {
+    if let Some(url) = cn_git::Remote::reached(remote, Some(remote), quarantine.native).url {
         if let Some(got) = patiently(|| native(hub, peer, &url, record, legacy, cap, quarantine, deadline))? {
             return Ok(got);
         }
@@ -315,15 +299,16 @@ pub(super) fn v2_failed<T>(
 }
 
 /// The hub's mail refs in its origin (its mail out, its receipts, and mail in the old
-/// layout under each peer's name): for a plain `git://` origin (`v2`) in one connection
+/// layout under each peer's name): for a plain `git://` origin (`origin.url`, cn-git's
+/// choice) in one connection
 /// spoken by cn, without a process; else, or when that is not the plain case, by `git
 /// ls-remote` (within [`ORIGIN_GIT_TIMEOUT`] either way).
 pub(super) fn list_origin(
     hub: &Hub,
-    v2: Option<&cn_git::v2::GitUrl>,
+    origin: &cn_git::Remote,
     peers: &BTreeMap<String, crate::hub::Peer>,
 ) -> Result<Vec<(MailRef, String)>> {
-    if let Some(url) = v2 {
+    if let Some(url) = &origin.url {
         // `own_patterns` as prefixes: each is a folder of refs and a `*`.
         let prefixes: Vec<String> =
             own_patterns(peers).into_iter().map(|p| p.trim_end_matches('*').to_string()).collect();
@@ -348,7 +333,7 @@ pub(super) fn list_origin(
                 .collect());
         }
     }
-    list(hub, "origin", &own_patterns(peers), None)
+    list(hub, &origin.name, &own_patterns(peers), None)
 }
 
 /// Size, read and check every peer's mail fetched into the quarantine (without the hub
