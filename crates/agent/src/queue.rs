@@ -47,7 +47,7 @@ pub fn enqueue(hub: &Hub, item: &Item) -> Result<PathBuf> {
 pub fn enqueue_new(hub: &Hub, from: &str, cadence: Cadence, content: &str) -> Result<Item> {
     let mut item = Item::new(&new_id(), from, cadence, content);
     if from == OWNER {
-        item.set_origin(&Origin::owner("chat"));
+        item.set_origin(&Origin::owner(cn_hub::Sense::Chat));
     }
     enqueue(hub, &item)?;
     Ok(item)

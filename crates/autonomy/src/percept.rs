@@ -1,7 +1,7 @@
 //! `Percept` — something sensed outside the agent (the owner, GitHub, the calendar, a file,
 //! a peer). Senses make them; attention scores them together with impulses.
 
-use cn_hub::origin::{AnswerTo, EventKind, Kind, Origin};
+use cn_hub::origin::{AnswerTo, EventKind, Kind, Origin, Sense, Via};
 use cn_hub::Provenance;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -38,21 +38,32 @@ impl SenseKind {
         }
     }
 
-    /// The sense a name stands for (an item's `origin.sense`); anything else — a peer's
-    /// mail, `cn input --from` — is a peer's.
-    pub fn of_name(name: &str) -> SenseKind {
-        [
-            SenseKind::Owner,
-            SenseKind::Discord,
-            SenseKind::Telegram,
-            SenseKind::Email,
-            SenseKind::Github,
-            SenseKind::Calendar,
-            SenseKind::File,
-        ]
-        .into_iter()
-        .find(|k| k.name() == name)
-        .unwrap_or(SenseKind::Peer)
+    /// The sense of an item's origin, for one not from the owner: the agent's own impulses
+    /// and the owner's chat (an item put back by someone else) are scored as a peer's.
+    pub fn of_sense(sense: Sense) -> SenseKind {
+        match sense {
+            Sense::Discord => SenseKind::Discord,
+            Sense::Telegram => SenseKind::Telegram,
+            Sense::Email => SenseKind::Email,
+            Sense::Github => SenseKind::Github,
+            Sense::Calendar => SenseKind::Calendar,
+            Sense::File => SenseKind::File,
+            Sense::Chat | Sense::Peer | Sense::Hub => SenseKind::Peer,
+        }
+    }
+
+    /// The sense an origin names for this one (the owner's is the chat).
+    pub fn sense(self) -> Sense {
+        match self {
+            SenseKind::Owner => Sense::Chat,
+            SenseKind::Discord => Sense::Discord,
+            SenseKind::Telegram => Sense::Telegram,
+            SenseKind::Email => Sense::Email,
+            SenseKind::Github => Sense::Github,
+            SenseKind::Calendar => Sense::Calendar,
+            SenseKind::File => Sense::File,
+            SenseKind::Peer => Sense::Peer,
+        }
     }
 }
 
@@ -152,15 +163,15 @@ impl Percept {
             SenseKind::File => Kind::Event(EventKind::File),
         };
         let answer = match self.sense {
-            SenseKind::Owner => Some(AnswerTo::via("chat")),
+            SenseKind::Owner => Some(AnswerTo::on(Via::Chat)),
             SenseKind::Discord | SenseKind::Telegram => Some(AnswerTo {
-                via: self.sense.name().into(),
+                via: Via::of_sense(self.sense.sense()),
                 channel: text("channel_id"),
                 message: text("message_id"),
                 ..AnswerTo::default()
             }),
             SenseKind::Email => Some(AnswerTo {
-                via: "email".into(),
+                via: Via::Email,
                 to: text("channel_id").or_else(|| text("author_id")),
                 message: text("message_id"),
                 subject: text("reply_subject"),
@@ -171,25 +182,21 @@ impl Percept {
             // Nobody waits for an answer to an event.
             SenseKind::Github | SenseKind::Calendar | SenseKind::File | SenseKind::Peer => None,
         };
-        Origin {
-            sense: if self.sense == SenseKind::Owner { "chat".into() } else { self.sense.name().into() },
-            author,
-            kind,
-            thread: text("thread"),
-            answer,
-        }
+        Origin { sense: self.sense.sense(), author, kind, thread: text("thread"), answer }
     }
 }
 
 #[cfg(test)]
 mod sense_tests {
-    use super::SenseKind;
+    use super::{Sense, SenseKind};
 
     #[test]
     fn a_sense_is_named_by_its_origin_and_anything_else_is_a_peers() {
-        assert_eq!(SenseKind::of_name("github"), SenseKind::Github);
-        assert_eq!(SenseKind::of_name("telegram"), SenseKind::Telegram);
-        assert_eq!(SenseKind::of_name("bob"), SenseKind::Peer);
-        assert_eq!(SenseKind::of_name("peer"), SenseKind::Peer);
+        let of = |name: &str| SenseKind::of_sense(Sense::of_name(name));
+        assert_eq!(of("github"), SenseKind::Github);
+        assert_eq!(of("telegram"), SenseKind::Telegram);
+        assert_eq!(of("bob"), SenseKind::Peer);
+        assert_eq!(of("peer"), SenseKind::Peer);
+        assert_eq!((of("chat"), of("owner"), of("hub")), (SenseKind::Peer, SenseKind::Peer, SenseKind::Peer));
     }
 }

@@ -23,6 +23,6 @@ pub mod words;
 pub use config::{ConfigError, HubConfig};
 pub use hub::{find_hub, valid_name, Hub, HubError, Peer, OWNER};
 pub use layout::Layout;
-pub use origin::{AnswerTo, Kind, Origin};
+pub use origin::{AnswerTo, Kind, Origin, Sense, Via};
 pub use protect::SandboxSpec;
 pub use provenance::Provenance;

@@ -158,14 +158,145 @@ impl<'de> Deserialize<'de> for Kind {
     }
 }
 
+/// `Display`, `Serialize` and `Deserialize` by the name a type writes (`as_str`) and reads
+/// (`of_name`, which takes any name).
+macro_rules! by_name {
+    ($t:ident) => {
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                Ok($t::of_name(&String::deserialize(d)?))
+            }
+        }
+    };
+}
+
+/// The sense an item came through: one name per sense, as `origin.sense` writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sense {
+    /// The owner's terminal (`cn chat`, `cn input`), endpoint or control room. Older files
+    /// also call it `owner` or `cli`.
+    Chat,
+    Telegram,
+    Discord,
+    Email,
+    Github,
+    Calendar,
+    File,
+    /// Mail over git from a peer hub; also any name an older file gives that is no sense
+    /// (`cn input --from NAME`).
+    Peer,
+    /// The agent's own impulses (tasks, ideas, schedule entries).
+    Hub,
+}
+
+impl Sense {
+    pub const ALL: [Sense; 9] = [
+        Sense::Chat,
+        Sense::Telegram,
+        Sense::Discord,
+        Sense::Email,
+        Sense::Github,
+        Sense::Calendar,
+        Sense::File,
+        Sense::Peer,
+        Sense::Hub,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sense::Chat => "chat",
+            Sense::Telegram => "telegram",
+            Sense::Discord => "discord",
+            Sense::Email => "email",
+            Sense::Github => "github",
+            Sense::Calendar => "calendar",
+            Sense::File => "file",
+            Sense::Peer => "peer",
+            Sense::Hub => "hub",
+        }
+    }
+
+    /// The sense a written name stands for: the owner's three names are one sense, and any
+    /// name that is no sense is a peer's (as an older cn wrote `cn input --from NAME`).
+    pub fn of_name(name: &str) -> Sense {
+        match name {
+            "owner" | "cli" => Sense::Chat,
+            _ => Sense::ALL.into_iter().find(|s| s.as_str() == name).unwrap_or(Sense::Peer),
+        }
+    }
+}
+
+by_name!(Sense);
+
+/// The channel an answer goes back on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Via {
+    /// The owner's terminal, endpoint or control room.
+    Chat,
+    Telegram,
+    Discord,
+    Email,
+    /// Mail over git to a peer.
+    Peer,
+    /// Nobody waits for an answer (also what an older file's unknown channel reads as).
+    #[default]
+    None,
+}
+
+impl Via {
+    pub const ALL: [Via; 6] = [Via::Chat, Via::Telegram, Via::Discord, Via::Email, Via::Peer, Via::None];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Chat => "chat",
+            Via::Telegram => "telegram",
+            Via::Discord => "discord",
+            Via::Email => "email",
+            Via::Peer => "peer",
+            Via::None => "none",
+        }
+    }
+
+    /// The channel a written name stands for; an unknown one (an older file's `github`, an
+    /// empty name) is nobody's.
+    pub fn of_name(name: &str) -> Via {
+        Via::ALL.into_iter().find(|v| v.as_str() == name).unwrap_or(Via::None)
+    }
+
+    /// Where a sense's messages are answered: its own channel, if it has one.
+    pub fn of_sense(sense: Sense) -> Via {
+        match sense {
+            Sense::Chat => Via::Chat,
+            Sense::Telegram => Via::Telegram,
+            Sense::Discord => Via::Discord,
+            Sense::Email => Via::Email,
+            Sense::Peer => Via::Peer,
+            Sense::Github | Sense::Calendar | Sense::File | Sense::Hub => Via::None,
+        }
+    }
+}
+
+by_name!(Via);
+
 /// Where the answer to an item goes: the channel it came on and what that channel needs to
 /// answer there (a chat, a message to reply to, a mail's subject and references).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AnswerTo {
-    /// The channel: `chat` (the owner's terminal, endpoint or control room), `telegram`,
-    /// `discord`, `email`, `peer` (mail over git), or `none` (nobody waits for an answer).
-    pub via: String,
+    /// The channel (`none`: nobody waits for an answer).
+    pub via: Via,
     /// Whom: a peer's name, a mail address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
@@ -186,19 +317,27 @@ pub struct AnswerTo {
 }
 
 impl AnswerTo {
+    /// Answered on a channel named as written (`chat`, `telegram` …; see [`Via::of_name`]).
     pub fn via(via: &str) -> AnswerTo {
-        AnswerTo { via: via.into(), ..AnswerTo::default() }
+        AnswerTo::on(Via::of_name(via))
+    }
+    pub fn on(via: Via) -> AnswerTo {
+        AnswerTo { via, ..AnswerTo::default() }
     }
     pub fn to(mut self, to: impl Into<String>) -> AnswerTo {
         self.to = Some(to.into());
         self
+    }
+    /// Whether someone can be told here: a channel, and a sender who may be answered.
+    pub fn can_tell(&self) -> bool {
+        !self.no_reply && self.via != Via::None
     }
 }
 
 /// Where an item came from and where its answer goes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Origin {
-    pub sense: String,
+    pub sense: Sense,
     #[serde(serialize_with = "label", deserialize_with = "unlabel")]
     pub author: Provenance,
     pub kind: Kind,
@@ -220,31 +359,31 @@ fn unlabel<'de, D: Deserializer<'de>>(d: D) -> Result<Provenance, D::Error> {
 pub const KEY: &str = "origin";
 
 impl Origin {
-    /// The owner's message on `sense` (`chat`, `telegram` …), answered there.
-    pub fn owner(sense: &str) -> Origin {
+    /// The owner's message on `sense` (the chat, Telegram …), answered there.
+    pub fn owner(sense: Sense) -> Origin {
         Origin {
-            sense: sense.into(),
+            sense,
             author: Provenance::Owner,
             kind: Kind::Message,
             thread: None,
-            answer: Some(AnswerTo::via(if sense == "cli" { "chat" } else { sense })),
+            answer: Some(AnswerTo::on(Via::of_sense(sense))),
         }
     }
 
     /// A peer's mail: a message, or its automatic answer or notice; answered by mail.
     pub fn peer(name: &str, kind: Kind) -> Origin {
         Origin {
-            sense: "peer".into(),
+            sense: Sense::Peer,
             author: Provenance::Peer(name.into()),
             kind,
             thread: None,
-            answer: Some(AnswerTo::via("peer").to(name)),
+            answer: Some(AnswerTo::on(Via::Peer).to(name)),
         }
     }
 
     /// The agent's own impulse, as trusted as `author` (who filed what it came from).
     pub fn impulse(kind: ImpulseKind, author: Provenance) -> Origin {
-        Origin { sense: "hub".into(), author, kind: Kind::Impulse(kind), thread: None, answer: None }
+        Origin { sense: Sense::Hub, author, kind: Kind::Impulse(kind), thread: None, answer: None }
     }
 
     pub fn with_thread(mut self, thread: impl Into<String>) -> Origin {
@@ -293,27 +432,27 @@ impl Origin {
             }
         };
         let sense = if doc.get_str("impulse").is_some() {
-            "hub".to_string()
+            Sense::Hub
         } else if let Some(sense) = doc.get_str("sense") {
-            sense.to_string()
+            Sense::of_name(sense)
         } else if from == OWNER {
-            "chat".to_string()
-        } else if is_peer(from) {
-            "peer".to_string()
+            Sense::Chat
         } else {
-            from.to_string()
+            // A known peer's, or a name that is no sense (`cn input --from NAME`).
+            Sense::Peer
         };
-        let answer = match (&author, sense.as_str()) {
-            (_, "hub") => None,
+        let answer = match (&author, sense) {
+            (_, Sense::Hub) => None,
             (Provenance::Peer(name), _) => {
                 let to = doc.get_str("reply-to").unwrap_or(name);
-                Some(AnswerTo::via("peer").to(to))
+                Some(AnswerTo::on(Via::Peer).to(to))
             }
             _ => {
                 let get = |k: &str| doc.get_str(k).map(str::to_string);
                 Some(AnswerTo {
-                    via: if sense == "owner" { "chat".into() } else { sense.clone() },
-                    to: get("channel-id").or_else(|| get("author-id")).filter(|_| sense == "email"),
+                    // A stranger's name (`cn input --from NAME`) has no channel.
+                    via: if sense == Sense::Peer { Via::None } else { Via::of_sense(sense) },
+                    to: get("channel-id").or_else(|| get("author-id")).filter(|_| sense == Sense::Email),
                     channel: get("channel-id"),
                     message: get("message-id"),
                     subject: get("reply-subject"),
@@ -430,7 +569,7 @@ mod tests {
     fn an_older_items_keys_imply_its_origin() {
         let peer = |n: &str| n == "bob";
         let o = Origin::of_doc(&doc(&[("from", "owner")]), peer);
-        assert_eq!((o.sense.as_str(), &o.author, o.kind), ("chat", &Provenance::Owner, Kind::Message));
+        assert_eq!((o.sense, &o.author, o.kind), (Sense::Chat, &Provenance::Owner, Kind::Message));
         let o = Origin::of_doc(&doc(&[("from", "bob"), ("kind", "auto")]), peer);
         assert_eq!((o.kind, o.answer.unwrap().to.as_deref()), (Kind::Answer, Some("bob")));
         let o = Origin::of_doc(&doc(&[("from", "ada"), ("impulse", "idea"), ("source", "github:mallory")]), peer);
@@ -443,6 +582,51 @@ mod tests {
         assert_eq!((o.kind, o.answer.unwrap().channel.as_deref()), (Kind::Message, Some("42")));
         let o = Origin::of_doc(&doc(&[("from", "file"), ("sense", "file")]), peer);
         assert_eq!(o.kind, Kind::Event(EventKind::File));
+    }
+
+    #[test]
+    fn files_an_older_cn_wrote_still_load() {
+        // The owner's three names, in the legacy keys and in an older `origin:` alike.
+        for sense in ["owner", "cli", "chat"] {
+            let o = Origin::of_doc(&doc(&[("from", "owner"), ("sense", sense)]), |_| false);
+            assert_eq!((o.sense, o.author.is_owner(), o.answer.map(|a| a.via)), (Sense::Chat, true, Some(Via::Chat)));
+            let text = format!(
+                "---\nid: o1\nfrom: owner\nsense: {sense}\norigin:\n  sense: {sense}\n  author: owner\n  kind: message\n  answer:\n    via: chat\n---\n\nhi\n"
+            );
+            let o = Origin::of_doc(&Doc::parse(&text).unwrap(), |_| false);
+            assert_eq!((o.sense, o.answer.map(|a| a.via)), (Sense::Chat, Some(Via::Chat)), "{sense}");
+        }
+        // An impulse an older cn wrote with `impulse:` and `source:` is the filer's.
+        let o = Origin::of_doc(&doc(&[("from", "ada"), ("impulse", "schedule")]), |_| false);
+        assert_eq!((o.sense, o.kind, o.answer), (Sense::Hub, Kind::Impulse(ImpulseKind::Schedule), None));
+        // A channel no cn answers on reads as nobody's; a name that is no sense as a peer's.
+        let text = "---\nid: g1\nfrom: github\norigin:\n  sense: github\n  author: github:mallory\n  kind: message\n  answer:\n    via: github\n---\n\nx\n";
+        let o = Origin::of_doc(&Doc::parse(text).unwrap(), |_| false);
+        assert_eq!((o.sense, o.answer.as_ref().map(|a| a.via)), (Sense::Github, Some(Via::None)));
+        assert!(!o.answer.unwrap().can_tell());
+        let o = Origin::of_doc(&doc(&[("from", "mallory")]), |_| false);
+        assert_eq!((o.sense, o.author.is_owner(), o.answer.map(|a| a.via)), (Sense::Peer, false, Some(Via::None)));
+    }
+
+    #[test]
+    fn an_origin_is_written_as_before() {
+        let mut d = doc(&[("id", "x"), ("from", "owner")]);
+        Origin::owner(Sense::Chat).write(&mut d);
+        assert!(
+            d.render().contains("origin:\n  sense: chat\n  author: owner\n  kind: message\n  answer:\n    via: chat\n"),
+            "{}",
+            d.render()
+        );
+        let telegram = AnswerTo { channel: Some("42".into()), ..AnswerTo::on(Via::Telegram) };
+        let json = serde_json::to_value(&telegram).unwrap();
+        assert_eq!(json, serde_json::json!({"via": "telegram", "channel": "42"}));
+        assert_eq!(serde_json::from_value::<AnswerTo>(json).unwrap(), telegram);
+        for v in Via::ALL {
+            assert_eq!(Via::of_name(v.as_str()), v);
+        }
+        for s in Sense::ALL {
+            assert_eq!(Sense::of_name(s.as_str()), s);
+        }
     }
 
     #[test]

@@ -43,7 +43,7 @@ impl ScheduleEntry {
     /// Where to tell a person at each firing, when the entry is their reminder (a channel
     /// that can be answered on, as [`crate::tasks::Task::reminds`]).
     pub fn reminds(&self) -> Option<&crate::origin::AnswerTo> {
-        self.remind.as_ref().filter(|a| !a.no_reply && !a.via.is_empty() && a.via != "none")
+        self.remind.as_ref().filter(|a| a.can_tell())
     }
     pub fn catch_up(&self) -> bool {
         self.catch_up.unwrap_or(true)

@@ -183,7 +183,7 @@ impl Task {
     /// Where to tell the person who asked for it, when it is a reminder: a channel that can
     /// be answered on (not `none`, not a sender who must not be answered).
     pub fn reminds(&self) -> Option<&AnswerTo> {
-        self.answer_to.as_ref().filter(|a| !a.no_reply && !a.via.is_empty() && a.via != "none")
+        self.answer_to.as_ref().filter(|a| a.can_tell())
     }
 
     /// A reminder to tell now: open, a reminder, due at or before `now`, and not told yet

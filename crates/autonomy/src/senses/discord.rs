@@ -554,7 +554,7 @@ fn item_channel(item: &cn_agent::Item) -> Option<u64> {
 
 /// The Discord channel an answer goes to.
 fn answer_channel(answer: &cn_hub::origin::AnswerTo) -> Option<u64> {
-    (answer.via == "discord").then_some(())?;
+    let cn_hub::Via::Discord = answer.via else { return None };
     answer.channel.as_deref()?.parse().ok()
 }
 

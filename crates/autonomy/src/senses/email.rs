@@ -719,7 +719,7 @@ fn item_thread(item: &cn_agent::Item) -> Option<Thread> {
 
 /// The mail thread an answer goes to.
 fn answer_thread(answer: cn_hub::origin::AnswerTo) -> Option<Thread> {
-    (answer.via == "email").then_some(())?;
+    let cn_hub::Via::Email = answer.via else { return None };
     Some(Thread {
         to: answer.to.or(answer.channel)?,
         message_id: answer.message.filter(|m| is_msg_id(m)),

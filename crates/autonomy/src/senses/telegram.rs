@@ -501,9 +501,7 @@ fn item_chat(item: &cn_agent::Item) -> Option<(i64, Option<i64>)> {
 
 /// The chat and message a Telegram answer goes to.
 fn answer_chat(answer: &cn_hub::origin::AnswerTo) -> Option<(i64, Option<i64>)> {
-    if answer.via != "telegram" {
-        return None;
-    }
+    let cn_hub::Via::Telegram = answer.via else { return None };
     let chat = answer.channel.as_deref()?.parse().ok()?;
     Some((chat, answer.message.as_deref().and_then(|m| m.parse().ok())))
 }

@@ -124,7 +124,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                         to.channel
                             .as_deref()
                             .or(to.to.as_deref())
-                            .map_or_else(|| to.via.clone(), |at| format!("{}:{at}", to.via))
+                            .map_or_else(|| to.via.to_string(), |at| format!("{}:{at}", to.via))
                     ),
                     None => String::new(),
                 };

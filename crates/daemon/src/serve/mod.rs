@@ -663,7 +663,7 @@ async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
         let id = cn_hub::id::delivery(&id_key, &cn_autonomy::senses::owner::key_seed(key, &text));
         if cn_agent::locate(&hub, &id)?.is_none() {
             let mut item = cn_agent::Item::new(&id, cn_agent::OWNER, cn_agent::Cadence::Inbox, &text);
-            item.set_origin(&cn_hub::Origin::owner("chat"));
+            item.set_origin(&cn_hub::Origin::owner(cn_hub::Sense::Chat));
             cn_agent::enqueue(&hub, &item)?;
         }
         Ok(id)

@@ -71,8 +71,8 @@ impl OwnerConfig {
     /// Where the owner's reminders are told ([`OwnerConfig::remind`]), or why
     /// `senses.owner.remind` cannot be read (checked when cn.yaml is loaded).
     pub fn reminders_to(&self) -> Result<crate::origin::AnswerTo, String> {
-        use crate::origin::AnswerTo;
-        let Some(said) = self.remind.as_deref().map(str::trim) else { return Ok(AnswerTo::via("chat")) };
+        use crate::origin::{AnswerTo, Via};
+        let Some(said) = self.remind.as_deref().map(str::trim) else { return Ok(AnswerTo::on(Via::Chat)) };
         let bad = |why: &str| {
             format!("`{said}` {why} (chat, telegram:CHAT_ID, discord:CHANNEL_ID, email:ADDRESS or peer:NAME)")
         };
@@ -80,17 +80,17 @@ impl OwnerConfig {
             None => (said, ""),
             Some((via, at)) => (via.trim(), at.trim()),
         };
-        match (via, at) {
-            ("chat", "") => Ok(AnswerTo::via("chat")),
-            ("telegram" | "discord", at) if !at.is_empty() => {
+        match (Via::of_name(via), at) {
+            (Via::None, _) => Err(bad("is not a channel")),
+            (Via::Chat, "") => Ok(AnswerTo::on(Via::Chat)),
+            (via @ (Via::Telegram | Via::Discord), at) if !at.is_empty() => {
                 if at.parse::<i64>().is_err() {
                     return Err(bad("does not name a chat or channel by its number"));
                 }
-                Ok(AnswerTo { channel: Some(at.into()), ..AnswerTo::via(via) })
+                Ok(AnswerTo { channel: Some(at.into()), ..AnswerTo::on(via) })
             }
-            ("email" | "peer", at) if !at.is_empty() => Ok(AnswerTo::via(via).to(at)),
-            ("chat" | "telegram" | "discord" | "email" | "peer", _) => Err(bad("says where, but not whom")),
-            _ => Err(bad("is not a channel")),
+            (via @ (Via::Email | Via::Peer), at) if !at.is_empty() => Ok(AnswerTo::on(via).to(at)),
+            _ => Err(bad("says where, but not whom")),
         }
     }
 }
