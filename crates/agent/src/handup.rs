@@ -49,7 +49,7 @@ pub fn drops_owner_request(item: &Item, gtd: &Gtd) -> bool {
 /// became of it. The small local model does not decide such a message itself (the daemon's
 /// vetting hands it up, [`hand_up`]): its answer or its reason would reach the sender.
 pub fn from_a_person(hub: &Hub, item: &Item) -> Result<bool> {
-    if item.doc.get_str("impulse").is_some() || item.is_automatic() {
+    if item.origin_kind().is_impulse() || item.is_automatic() {
         return Ok(false);
     }
     if item.from == OWNER {

@@ -98,6 +98,9 @@ pub struct Item {
     pub content: String,
     /// The whole document, other keys included.
     pub doc: Doc,
+    /// Its `origin:` field, read once with the file (`None` for an item an older cn wrote,
+    /// whose origin [`Item::origin`] derives from its keys).
+    origin: Option<Origin>,
 }
 
 impl Item {
@@ -130,6 +133,7 @@ impl Item {
             reply_to: doc.get_str("reply-to").map(str::to_string),
             kind: doc.get_str("kind").map(str::to_string),
             content: doc.body.clone(),
+            origin: Origin::read(&doc),
             id,
             doc,
         })
@@ -172,6 +176,9 @@ impl Item {
 
     pub fn set(&mut self, key: &str, value: impl Into<Value>) {
         self.doc.set(key, value);
+        if key == cn_hub::origin::KEY {
+            self.origin = Origin::read(&self.doc);
+        }
     }
 
     pub fn render(&self) -> String {
@@ -195,13 +202,20 @@ impl Item {
     }
 
     /// Where the item came from and where its answer goes (`cn_hub::Origin`): its `origin:`
-    /// field, or what an older cn's keys imply. `is_peer` says whether a name is a known peer.
+    /// field as read with the file, or what an older cn's keys imply. `is_peer` says whether
+    /// a name is a known peer (asked only of an older cn's item).
     pub fn origin(&self, is_peer: impl Fn(&str) -> bool) -> Origin {
-        Origin::of_doc(&self.doc, is_peer)
+        match &self.origin {
+            Some(origin) => origin.clone(),
+            None => Origin::of_doc(&self.doc, is_peer),
+        }
     }
 
-    /// [`Item::origin`] with the hub's peers.
+    /// [`Item::origin`] with the hub's peers (read only for an older cn's item).
     pub fn origin_in(&self, hub: &crate::Hub) -> Origin {
+        if let Some(origin) = &self.origin {
+            return origin.clone();
+        }
         let peers = hub.peers().unwrap_or_default();
         self.origin(|name| peers.contains_key(name))
     }
@@ -209,13 +223,14 @@ impl Item {
     /// What the item is (a person's message, an automatic answer, an impulse, an event): the
     /// kind of its origin, which does not depend on who the peers are.
     pub fn origin_kind(&self) -> Kind {
-        self.origin(|_| false).kind
+        self.origin.as_ref().map_or_else(|| self.origin(|_| false).kind, |o| o.kind)
     }
 
     /// Record where it came from (the one `origin:` field); its thread too, when the origin
     /// names one.
     pub fn set_origin(&mut self, origin: &Origin) {
         origin.write(&mut self.doc);
+        self.origin = Some(origin.clone());
         if let Some(thread) = &origin.thread {
             self.thread = thread.clone();
             self.doc.set("thread", thread.as_str());
@@ -262,6 +277,24 @@ mod tests {
             item.to_json(),
             serde_json::json!({"id": "abc123", "from": "pi", "content": "Please review\n", "cadence": "inbox"})
         );
+    }
+
+    #[test]
+    fn an_items_origin_is_read_once_with_it_and_peers_only_for_an_older_one() {
+        let text = "---\nid: m1\nfrom: bob\norigin:\n  sense: peer\n  author: peer:bob\n  kind: message\n  answer:\n    via: peer\n    to: bob\n---\n\nhi\n";
+        let item = Item::parse(text).unwrap();
+        let origin = item.origin(|_| panic!("the peers were asked for an item that names its origin"));
+        assert_eq!(origin.author, cn_hub::Provenance::Peer("bob".into()));
+        assert_eq!(item.origin_kind(), Kind::Message);
+        // An older cn's item: derived from its keys, the peers asked.
+        let old = Item::parse("---\nid: m2\nfrom: bob\n---\n\nhi\n").unwrap();
+        assert_eq!(old.origin(|name| name == "bob").author, cn_hub::Provenance::Peer("bob".into()));
+        assert!(!old.origin(|_| false).author.is_owner());
+        // Set again, it is what is read.
+        let mut item = item;
+        item.set_origin(&Origin::owner(cn_hub::Sense::Chat));
+        assert!(item.origin(|_| unreachable!()).author.is_owner());
+        assert_eq!(Item::parse(&item.render()).unwrap(), item);
     }
 
     #[test]

@@ -26,9 +26,9 @@ const TAIL_BYTES: u64 = 64 * 1024;
 /// anyone who is it, so its items read no thread at all (issue 42).
 pub fn thread_of(hub: &Hub, item: &Item) -> Vec<String> {
     let peers = hub.peers().unwrap_or_default();
-    let author = |i: &Item| i.origin(|name| peers.contains_key(name)).author;
-    let mine = author(item);
-    if mine.is_unnamed() {
+    let origin = |i: &Item| i.origin(|name| peers.contains_key(name));
+    let mine = origin(item);
+    if mine.author.is_unnamed() {
         return Vec::new();
     }
     let mut found: Vec<(String, String)> = Vec::new();
@@ -43,10 +43,8 @@ pub fn thread_of(hub: &Hub, item: &Item) -> Vec<String> {
             if other.id == item.id || (other.thread != item.thread && other.id != item.thread) {
                 continue;
             }
-            if other.from != item.from
-                || other.doc.get_str("sense") != item.doc.get_str("sense")
-                || author(&other) != mine
-            {
+            let theirs = origin(&other);
+            if other.from != item.from || theirs.sense != mine.sense || theirs.author != mine.author {
                 continue;
             }
             let text: String = other.content.trim().chars().take(MAX_MESSAGE).collect();

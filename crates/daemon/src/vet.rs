@@ -47,7 +47,7 @@ impl<T: Tools> Vetted<T> {
     /// The hand-up's result when `call` carries unfit text for the current item.
     fn refuse_unfit(&self, call: &ToolCall) -> Option<Result<Value, ToolError>> {
         let item = cn_agent::current(&self.hub).ok().flatten()?;
-        let impulse = item.doc.get_str("impulse").is_some();
+        let impulse = item.origin_kind().is_impulse();
         let text = |field: &str| call.params.get(field).and_then(Value::as_str).unwrap_or_default().to_string();
         let (why, text) = match call.tool.as_str() {
             // A person's own message that reached this level is one the reflexes and the

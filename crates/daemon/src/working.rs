@@ -85,8 +85,14 @@ fn current(hub: &cn_hub::Hub, id: &str) -> Option<String> {
     if doc.get_str("id") != Some(id) {
         return None;
     }
-    let kind = match (doc.get_str("impulse"), doc.get_str("cadence")) {
-        (Some("schedule"), _) => "schedule entry".to_string(),
+    use cn_hub::origin::ImpulseKind;
+    let impulse = match cn_hub::Origin::of_doc(&doc, |_| false).kind {
+        cn_hub::Kind::Impulse(ImpulseKind::Schedule) => Some("schedule entry"),
+        cn_hub::Kind::Impulse(ImpulseKind::Task | ImpulseKind::FollowUp) => Some("task"),
+        cn_hub::Kind::Impulse(ImpulseKind::Idea) => Some("idea"),
+        _ => None,
+    };
+    let kind = match (impulse, doc.get_str("cadence")) {
         (Some(impulse), _) => impulse.to_string(),
         (None, Some(cadence)) if cadence != "inbox" && cadence != "adhoc" => format!("the {cadence} reflection"),
         _ => format!("a message from {}", doc.get_str("from").unwrap_or("someone")),

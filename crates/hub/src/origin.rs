@@ -399,10 +399,12 @@ impl Origin {
     /// The item's origin: its `origin:` field, or — for an item an older cn wrote — derived
     /// from the keys it carries. `is_peer` says whether a name is a known peer.
     pub fn of_doc(doc: &Doc, is_peer: impl Fn(&str) -> bool) -> Origin {
-        if let Some(origin) = doc.get(KEY).and_then(|v| serde_yaml_ng::from_value::<Origin>(v.clone()).ok()) {
-            return origin;
-        }
-        Origin::legacy(doc, is_peer)
+        Origin::read(doc).unwrap_or_else(|| Origin::legacy(doc, is_peer))
+    }
+
+    /// The item's `origin:` field, when it has one that reads (an older cn's item has none).
+    pub fn read(doc: &Doc) -> Option<Origin> {
+        doc.get(KEY).and_then(|v| serde_yaml_ng::from_value::<Origin>(v.clone()).ok())
     }
 
     /// Store it as the item's `origin:` field.

@@ -100,13 +100,9 @@ impl HubMind {
                     _ => Cadence::Adhoc,
                 };
                 let mut item = Item::new(&id, self.hub.name(), cadence, &content);
-                item.set("impulse", imp.source.name());
                 // A task or idea someone other than the owner filed brings its item back
                 // as theirs (`cn_hub::Provenance`): filing cannot launder a request.
                 let source = imp.data.get("source").and_then(Value::as_str);
-                if let Some(source) = source {
-                    item.set("source", source);
-                }
                 let kind = match imp.source {
                     // Due and not yet followed up: the task falling due; else a follow-up.
                     ImpulseSource::Task
@@ -245,7 +241,6 @@ pub(crate) fn percept_item(id: &str, p: &Percept, merged_count: u64) -> Item {
         content.push_str(&format!("\n\n({merged_count} more like it were coalesced into this item.)"));
     }
     let mut item = Item::new(id, &from, Cadence::Inbox, &content);
-    item.set("sense", p.sense.name());
     // Who wrote it, what it is and where to answer (the channel, the message, a mail's
     // thread): the percept's typed origin, one field.
     item.set_origin(&p.origin());
@@ -285,5 +280,18 @@ mod tests {
             );
             assert!(item.content.contains("author: owner"), "the claim stays the stranger's words");
         }
+    }
+
+    /// A sensed item carries its origin, one field, and none of the keys an older cn wrote
+    /// beside it.
+    #[test]
+    fn a_sensed_item_has_its_origin_and_no_legacy_key() {
+        let p = Percept::new(SenseKind::Owner, "Owner: hi").data(json!({"text": "hi"}));
+        let item = percept_item("p2", &p, 0);
+        for key in ["sense", "impulse", "source"] {
+            assert!(item.doc.get(key).is_none(), "{key}: {}", item.render());
+        }
+        let origin = Item::parse(&item.render()).unwrap().origin(|_| unreachable!());
+        assert_eq!((origin.sense, origin.author.is_owner()), (cn_hub::Sense::Chat, true));
     }
 }

@@ -52,7 +52,7 @@ impl HubMind {
     pub(super) fn reflex(&mut self, item: &Item, origin: &Origin) -> bool {
         let Some(engine) = self.reflexes.clone() else { return false };
         let Ok(mut engine) = engine.lock() else { return false };
-        let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
+        let source = reflex_source(item, origin);
         let handled = engine.handle(&cn_reflex::Input::new(&item.content).source(source).id(&item.id).origin(origin));
         drop(engine);
         self.shadow = handled.shadow.clone();
@@ -155,7 +155,7 @@ impl HubMind {
         }
         let Some(engine) = self.reflexes.clone() else { return false };
         let Ok(mut engine) = engine.lock() else { return false };
-        let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
+        let source = reflex_source(item, origin);
         let input = cn_reflex::Input::new(&item.content).source(source).id(&item.id).origin(origin);
         let result = a.result.clone().unwrap_or(Value::Null);
         let handled = engine.resume(&held, result, &input);
@@ -213,7 +213,7 @@ impl HubMind {
     /// closed without a model: there is nothing to reflect on, and a quiet
     /// week costs no thinking. True when it closed the item.
     pub(super) fn quiet_reflection(&mut self, item: &Item) -> bool {
-        if item.doc.get_str("impulse") != Some(ImpulseSource::Schedule.name()) {
+        if item.origin_kind() != ItemKind::Impulse(ImpulseKind::Schedule) {
             return false;
         }
         match crate::reflection::work_since_last(&self.hub, item.cadence) {
@@ -245,7 +245,7 @@ impl HubMind {
                 _ => None,
             })
             .collect();
-        let source = item.doc.get_str("sense").unwrap_or(if item.from == OWNER { "owner" } else { "hub" });
+        let source = reflex_source(item, &item.origin(|_| false));
         let decided = cn_reflex::Decided {
             op,
             message,
@@ -268,6 +268,18 @@ impl HubMind {
             }
             None => {}
         }
+    }
+}
+
+/// The `source` a reflex's trigger names for an item: its sense (`owner` for the owner's
+/// chat), or `hub` for the agent's own impulses and a peer's mail, as the owner's when the
+/// owner filed it.
+fn reflex_source(item: &Item, origin: &Origin) -> &'static str {
+    match origin.sense {
+        cn_hub::Sense::Chat => "owner",
+        cn_hub::Sense::Hub | cn_hub::Sense::Peer if item.from == OWNER => "owner",
+        cn_hub::Sense::Hub | cn_hub::Sense::Peer => "hub",
+        sense => sense.as_str(),
     }
 }
 
@@ -298,5 +310,27 @@ pub(super) fn what_the_reflex_did(reflex: &str, steps: &[cn_reflex::StepRun]) ->
         format!("My reflex `{reflex}` took this and did nothing more (it has no steps).")
     } else {
         format!("My reflex `{reflex}` took this and did: {}.", done.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reflexs_source_is_the_items_sense() {
+        let source = |from: &str, origin: &Origin| {
+            let mut item = Item::new("i1", from, Cadence::Inbox, "x");
+            item.set_origin(origin);
+            reflex_source(&item, &item.origin(|_| false))
+        };
+        assert_eq!(source(OWNER, &Origin::owner(cn_hub::Sense::Chat)), "owner");
+        assert_eq!(source(OWNER, &Origin::owner(cn_hub::Sense::Telegram)), "telegram");
+        assert_eq!(source("bob", &Origin::peer("bob", ItemKind::Message)), "hub");
+        assert_eq!(source("ada", &Origin::impulse(ImpulseKind::Task, cn_hub::Provenance::Owner)), "hub");
+        // An older cn's item: its `sense:` key.
+        let mut old = Item::new("i2", "github", Cadence::Inbox, "x");
+        old.set("sense", "github");
+        assert_eq!(reflex_source(&old, &old.origin(|_| false)), "github");
     }
 }
