@@ -89,6 +89,21 @@ pub struct Percept {
     /// The sense's own payload (the webhook's event, the message text, the path).
     #[serde(default)]
     pub data: Value,
+    /// Who wrote it, what it is and where its answer goes, as the sense that took it says
+    /// ([`Percept::with_origin`]). `None` only in a spool line an older cn wrote (or a percept made
+    /// in a test): [`Percept::origin`] derives it then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Box<Origin>>,
+}
+
+/// Who wrote what a sense took: the owner when the sense authenticated them, else the sense's
+/// user — named only when the platform (or the receiving mail server) authenticated them.
+pub fn author(sense: SenseKind, owner: bool, user: Option<String>) -> Provenance {
+    if owner {
+        Provenance::Owner
+    } else {
+        Provenance::Public { sense: sense.name().into(), user: user.filter(|u| !u.is_empty()) }
+    }
 }
 
 impl Percept {
@@ -102,7 +117,15 @@ impl Percept {
             at: Timestamp::now(),
             due: None,
             data: Value::Null,
+            origin: None,
         }
+    }
+
+    /// Its origin, set by the sense that took it; whether it is the owner's follows its author.
+    pub fn with_origin(mut self, origin: Origin) -> Self {
+        self.owner = origin.author.is_owner();
+        self.origin = Some(Box::new(origin));
+        self
     }
     pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
@@ -138,19 +161,24 @@ impl Percept {
         WRITTEN.contains(&event) && matches!(action, "opened" | "created" | "edited" | "submitted" | "reopened")
     }
 
-    /// Its typed origin (`cn_hub::Origin`), from what the sense recorded: who wrote it (the
-    /// owner when the sense authenticated them, else the sense's user), what it is (a
-    /// person's message on a chat sense or in a mail; an event from GitHub, the calendar, a
-    /// file) and where its answer goes (the chat, the message, the mail's thread).
+    /// Its typed origin (`cn_hub::Origin`): the one its sense set, or — for a spool line an
+    /// older cn wrote — what the sense recorded in `data` implies.
     pub fn origin(&self) -> Origin {
+        match &self.origin {
+            Some(origin) => Origin::clone(origin),
+            None => self.derived_origin(),
+        }
+    }
+
+    /// The origin an older cn's percept implies: who wrote it (the owner when the sense
+    /// authenticated them, else the sense's user), what it is (a person's message on a chat
+    /// sense or in a mail; an event from GitHub, the calendar, a file) and where its answer
+    /// goes (the chat, the message, the mail's thread).
+    pub(crate) fn derived_origin(&self) -> Origin {
         let text = |k: &str| {
             self.data.get(k).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string())))
         };
-        let author = if self.owner {
-            Provenance::Owner
-        } else {
-            Provenance::Public { sense: self.sense.name().into(), user: text("author_id").filter(|u| !u.is_empty()) }
-        };
+        let author = author(self.sense, self.owner, text("author_id"));
         let kind = match self.sense {
             SenseKind::Owner | SenseKind::Discord | SenseKind::Telegram | SenseKind::Email | SenseKind::Peer => {
                 Kind::Message
@@ -198,5 +226,49 @@ mod sense_tests {
         assert_eq!(of("bob"), SenseKind::Peer);
         assert_eq!(of("peer"), SenseKind::Peer);
         assert_eq!((of("chat"), of("owner"), of("hub")), (SenseKind::Peer, SenseKind::Peer, SenseKind::Peer));
+    }
+}
+
+#[cfg(test)]
+mod origin_tests {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use super::Percept;
+    use crate::senses::{files, github, owner, telegram};
+
+    /// The origin a sense sets is the one its percept's data implied before the senses set it.
+    fn same(p: &Percept) {
+        assert_eq!(p.origin.as_deref(), Some(&p.derived_origin()), "{}: {}", p.summary, p.data);
+    }
+
+    #[test]
+    fn the_origin_a_sense_sets_is_what_its_data_implied() {
+        same(&owner::percept("hi", Some("t1")));
+        same(&owner::percept("hi", None));
+        let filter = telegram::Filter { chats: Vec::new(), owners: vec![42] };
+        for (id, forwarded) in [(42, false), (43, false), (42, true)] {
+            let mut u = json!({"update_id": 7, "message": {"message_id": 3, "from": {"id": id, "is_bot": false, "first_name": "G"},
+                               "chat": {"id": -100, "type": "group"}, "date": 1, "text": "hi"}});
+            if forwarded {
+                u["message"]["forward_sender_name"] = json!("Eve");
+            }
+            same(&telegram::percept(&u, &filter).unwrap());
+        }
+        let owners = ["octocat".to_string()];
+        for (event, action, author, sender) in [
+            ("issues", "opened", "octocat", "octocat"),
+            ("issues", "labeled", "mallory", "octocat"),
+            ("issues", "edited", "octocat", "mallory"),
+            ("issue_comment", "created", "octocat", "octocat"),
+            ("star", "created", "octocat", "octocat"),
+        ] {
+            let payload = json!({"action": action, "issue": {"number": 1, "title": "t", "body": "b", "user": {"login": author}},
+                                 "comment": {"body": "c", "user": {"login": author}},
+                                 "repository": {"full_name": "a/b"}, "sender": {"login": sender}});
+            same(&github::percept_for(event, &payload, &owners).unwrap());
+        }
+        same(&files::percept(Path::new("/hub"), Path::new("/hub/notes.md")));
     }
 }

@@ -87,6 +87,13 @@ pub fn due(
                     format!("Calendar: {} starts in {minutes} min ({})", e.summary, e.start),
                 )
                 .key(format!("calendar:{}:{}", e.uid, e.start.as_second()))
+                .with_origin(cn_hub::Origin {
+                    sense: cn_hub::Sense::Calendar,
+                    author: crate::percept::author(SenseKind::Calendar, false, None),
+                    kind: cn_hub::Kind::Event(cn_hub::origin::EventKind::Calendar),
+                    thread: None,
+                    answer: None,
+                })
                 .due(e.start)
                 .data(
                     json!({"uid": e.uid, "summary": e.summary, "start": e.start.to_string(), "location": e.location}),

@@ -91,7 +91,21 @@ pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Op
     Some(
         Percept::new(SenseKind::Discord, format!("{author}: {text}"))
             .key(format!("discord:{channel}/{}", msg.id))
-            .owner(filter.owners.contains(&msg.author.id.get()) && !forwarded)
+            .with_origin(cn_hub::Origin {
+                sense: cn_hub::Sense::Discord,
+                author: crate::percept::author(
+                    SenseKind::Discord,
+                    filter.owners.contains(&msg.author.id.get()) && !forwarded,
+                    author_id.clone(),
+                ),
+                kind: cn_hub::Kind::Message,
+                thread: None,
+                answer: Some(cn_hub::AnswerTo {
+                    channel: Some(channel.to_string()),
+                    message: Some(msg.id.to_string()),
+                    ..cn_hub::AnswerTo::on(cn_hub::Via::Discord)
+                }),
+            })
             .data(json!({
                 "channel_id": channel.to_string(),
                 "message_id": msg.id.to_string(),

@@ -345,15 +345,31 @@ pub fn percept(mail: &Mail, uid: u32) -> Percept {
     if let Some(m) = &mail.message_id {
         references.push(m.clone());
     }
-    Percept::new(SenseKind::Email, format!("{who}: {title}")).key(key).owner(mail.owner).data(json!({
+    let references = references.iter().map(|r| format!("<{r}>")).collect::<Vec<_>>().join(" ");
+    // Only an authenticated sender is named: a forged From must not match a
+    // `policy.from.email:ADDR` line the owner wrote for the real sender.
+    let author_id = mail.authenticated.then(|| mail.from.clone());
+    let origin = cn_hub::Origin {
+        sense: cn_hub::Sense::Email,
+        author: crate::percept::author(SenseKind::Email, mail.owner, author_id.clone()),
+        kind: cn_hub::Kind::Message,
+        thread: None,
+        answer: Some(cn_hub::AnswerTo {
+            to: Some(mail.from.clone()),
+            message: mail.message_id.clone(),
+            subject: Some(reply_subject(&mail.subject)),
+            references: Some(references.clone()),
+            no_reply: mail.no_reply,
+            ..cn_hub::AnswerTo::on(cn_hub::Via::Email)
+        }),
+    };
+    Percept::new(SenseKind::Email, format!("{who}: {title}")).key(key).with_origin(origin).data(json!({
         "channel_id": mail.from,
         "message_id": mail.message_id,
-        // Only an authenticated sender is named: a forged From must not match a
-        // `policy.from.email:ADDR` line the owner wrote for the real sender.
-        "author_id": mail.authenticated.then_some(&mail.from),
+        "author_id": author_id,
         "author": who,
         "reply_subject": reply_subject(&mail.subject),
-        "references": references.iter().map(|r| format!("<{r}>")).collect::<Vec<_>>().join(" "),
+        "references": references,
         "no_reply": if mail.no_reply { "true" } else { "false" },
         "auth": mail.auth,
         "attachments": mail.attachments,
@@ -936,6 +952,11 @@ mod tests {
         let m = read_mail(raw.as_bytes(), &rule(), None).unwrap();
         assert!(m.owner && m.subject_quoted, "{}", m.auth);
         let p = percept(&m, 1);
+        assert_eq!(
+            p.origin.as_deref(),
+            Some(&p.derived_origin()),
+            "the origin the sense sets is what its data implied"
+        );
         assert_eq!(p.summary, "Grace: ok, do it");
         let content = p.data["content"].as_str().unwrap();
         assert!(!content.contains("pwned") && content.contains(REPLY_SUBJECT_LEFT_OUT), "{content}");

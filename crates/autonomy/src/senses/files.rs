@@ -48,6 +48,13 @@ pub fn percept(hub: &Path, path: &Path) -> Percept {
     let what = if path.exists() { "changed" } else { "removed" };
     Percept::new(SenseKind::File, format!("File {what}: {}", shown.display()))
         .key(format!("file:{}", path.display()))
+        .with_origin(cn_hub::Origin {
+            sense: cn_hub::Sense::File,
+            author: crate::percept::author(SenseKind::File, false, None),
+            kind: cn_hub::Kind::Event(cn_hub::origin::EventKind::File),
+            thread: None,
+            answer: None,
+        })
         .data(json!({"path": path, "exists": path.exists()}))
 }
 

@@ -229,7 +229,26 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
             obj.insert("text".into(), format!("{line}:\n\n{words}").into());
         }
     }
-    Some(Percept::new(SenseKind::Github, summary).key(key).owner(owner).data(data))
+    // What a person wrote on GitHub (an issue, a comment, a review) is their message; anything
+    // else GitHub tells (a push, a check, a label) is an event.
+    let written = matches!(
+        event,
+        "issues"
+            | "issue_comment"
+            | "pull_request"
+            | "pull_request_review"
+            | "pull_request_review_comment"
+            | "discussion"
+            | "discussion_comment"
+    ) && matches!(action, "opened" | "created" | "edited" | "submitted" | "reopened");
+    let origin = cn_hub::Origin {
+        sense: cn_hub::Sense::Github,
+        author: crate::percept::author(SenseKind::Github, owner, author.map(str::to_string)),
+        kind: if written { cn_hub::Kind::Message } else { cn_hub::Kind::Event(cn_hub::origin::EventKind::Webhook) },
+        thread: None,
+        answer: None,
+    };
+    Some(Percept::new(SenseKind::Github, summary).key(key).with_origin(origin).data(data))
 }
 
 /// Deliveries the webhook receiver remembers (their bodies' SHA-256 and their ids), to drop
@@ -551,7 +570,19 @@ impl NotificationPoller {
                 s(n, &["subject", "title"]),
                 s(n, &["repository", "full_name"])
             );
-            out.push(Percept::new(SenseKind::Github, summary).key(format!("github-notification:{id}")).data(n.clone()));
+            let origin = cn_hub::Origin {
+                sense: cn_hub::Sense::Github,
+                author: crate::percept::author(SenseKind::Github, false, None),
+                kind: cn_hub::Kind::Event(cn_hub::origin::EventKind::Webhook),
+                thread: None,
+                answer: None,
+            };
+            out.push(
+                Percept::new(SenseKind::Github, summary)
+                    .key(format!("github-notification:{id}"))
+                    .with_origin(origin)
+                    .data(n.clone()),
+            );
         }
         Ok(out)
     }

@@ -109,7 +109,11 @@ impl OwnerEndpoint {
 /// The percept for one owner message.
 pub fn percept(text: &str, thread: Option<&str>) -> Percept {
     let first = text.lines().next().unwrap_or("").trim();
-    let mut p = Percept::new(SenseKind::Owner, format!("Owner: {first}")).data(json!({"text": text, "thread": thread}));
+    let mut origin = cn_hub::Origin::owner(cn_hub::Sense::Chat);
+    origin.thread = thread.map(str::to_string);
+    let mut p = Percept::new(SenseKind::Owner, format!("Owner: {first}"))
+        .with_origin(origin)
+        .data(json!({"text": text, "thread": thread}));
     if let Some(t) = thread {
         p = p.key(format!("owner:{t}"));
     }

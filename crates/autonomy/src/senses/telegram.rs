@@ -102,7 +102,17 @@ pub fn percept(update: &Value, filter: &Filter) -> Option<Percept> {
     Some(
         Percept::new(SenseKind::Telegram, format!("{author}: {line}"))
             .key(format!("telegram:{chat}/{message_id}"))
-            .owner(owner)
+            .with_origin(cn_hub::Origin {
+                sense: cn_hub::Sense::Telegram,
+                author: crate::percept::author(SenseKind::Telegram, owner, author_id.map(|id| id.to_string())),
+                kind: cn_hub::Kind::Message,
+                thread: None,
+                answer: Some(cn_hub::AnswerTo {
+                    channel: Some(chat.to_string()),
+                    message: Some(message_id.to_string()),
+                    ..cn_hub::AnswerTo::on(cn_hub::Via::Telegram)
+                }),
+            })
             .data(json!({
                 "channel_id": chat.to_string(),
                 "message_id": message_id.to_string(),
