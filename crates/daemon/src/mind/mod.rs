@@ -360,6 +360,15 @@ impl cn_compute::Mind for HubMind {
                 return Decision::Rest;
             }
             if let Some(item) = self.current.clone() {
+                // Decided in this process (an op tool, a reflex, a hand-up): the `Decided` its
+                // decider returned ends the item's turn, and `state/input.md` is not read.
+                if let Some(decided) = self.decisions.take(&item.id) {
+                    self.stalled = None;
+                    self.learn(&item, Some(&decided), outcomes);
+                    self.finish_with(&item, Some(&decided));
+                    continue;
+                }
+                // Else only another process (`cn out`) can have decided it: the hub says.
                 match cn_agent::current(&self.hub) {
                     Ok(Some(now)) if now.id == item.id => {
                         // The model failed: the item is handed up with the true reason (the
@@ -393,7 +402,7 @@ impl cn_compute::Mind for HubMind {
                         return Decision::Move;
                     }
                     Ok(_) => {
-                        // Decided: the hub takes writes again.
+                        // Decided by another process: the hub takes writes again.
                         self.stalled = None;
                         let decided = self.decided(&item);
                         self.learn(&item, decided.as_ref(), outcomes);
