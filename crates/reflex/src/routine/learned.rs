@@ -225,58 +225,265 @@ pub fn only_asking(words: &str) -> bool {
 pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
     let name = device(clause)?;
     // Only a request to set one ("display monday alarms" reads them).
-    static SET: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let set = SET.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|want|need|like|give|schedule|new|another|wake)\b")
-            .unwrap_or_else(|e| unreachable!("the setting pattern compiles: {e}"))
-    });
-    if !set.is_match(clause) || second_request(clause) {
+    // A repeat is the repeat's reader's ("a recurring Tuesday alarm for 7:30").
+    if !set_said(clause) || second_request(clause) || repeat_word(clause) || count_said(clause).is_some_and(|n| n > 1) {
         return None;
     }
-    match when::parse(clause, now) {
+    let parsed = match when::parse(clause, now) {
+        Ok(None) => match bare_hour(clause) {
+            Some(at) => when::parse(&at, now),
+            None => Ok(None),
+        },
+        other => other,
+    };
+    match parsed {
         Ok(Some(d)) => {
             let rest: String = d
                 .rest
                 .split(|c: char| !(c.is_alphanumeric() || c == '\''))
                 .filter(|w| {
-                    !["alarm", "alarms", "timer", "wake", "up", "trying", "mind"]
+                    !["alarm", "alarms", "timer", "wake", "up", "trying", "mind", "get", "alert", "turn"]
                         .contains(&w.to_ascii_lowercase().as_str())
                 })
                 .collect::<Vec<_>>()
                 .join(" ");
-            only_asking(&rest).then(|| Request::AddTask { task: name.to_string(), due: Some(d) })
+            if only_asking(&rest) {
+                return Some(Request::AddTask { task: name.to_string(), due: Some(d) });
+            }
+            // "set a workout alarm for 6am": named by the words right before it, when the
+            // rest only asks.
+            let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+            let said = d.rest.clone();
+            let ws: Vec<&str> = said.split_whitespace().collect();
+            let at = ws.iter().position(|w| matches!(bare(w).as_str(), "alarm" | "timer" | "alert"))?;
+            let (head, tail) = (&ws[..at], &ws[at + 1..]);
+            let mut from = head.len();
+            while from > 0 && {
+                let w = bare(head[from - 1]);
+                !w.is_empty() && !only_asking(&w) && w.chars().any(char::is_alphabetic)
+            } {
+                from -= 1;
+            }
+            let label = &head[from..];
+            (!label.is_empty()
+                && label.len() <= 3
+                && only_asking(&head[..from].join(" "))
+                && only_asking(&tail.join(" ")))
+            .then(|| Request::AddTask { task: format!("{} {}", label.join(" "), bare(ws[at])), due: Some(d) })
         }
         _ => None,
     }
 }
 
-/// Two alarms asked for in one sentence ("set my alarm for 3 am and then 8 pm", "an alarm at
-/// 6 AM and another one at 6:30 AM"): both, or `None` when it is not that.
-pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
+/// The words that ask to set an alarm or a timer ("display monday alarms" only reads them).
+fn set_said(clause: &str) -> bool {
+    static SET: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    SET.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|want|need|like|give|schedule|new|another|wake|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on)\b")
+            .unwrap_or_else(|e| unreachable!("the setting pattern compiles: {e}"))
+    })
+    .is_match(clause)
+}
+
+/// An alarm's time said as a bare hour ("an alarm for 7.", "switch the alarm to 6 instead of
+/// 7"): the clause with it said as a clock time ("at 7"), read by the hour that is next.
+pub fn bare_hour(clause: &str) -> Option<String> {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)^(?P<a>.+?)\s+and\s+(?:then\s+)?(?:(?:another|a\s+second)(?:\s+one)?\s+|one\s+more\s+)?(?P<b>(?:(?:at|for)\s+)?\d.*|(?:at|for)\s+.+)$")
-            .unwrap_or_else(|e| unreachable!("the two alarms pattern compiles: {e}"))
+        regex::Regex::new(r"(?i)\b(?:for|to)\s+(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*o'?clock)?(?P<end>\s*(?:[.!?]|$)|\s+(?:please|tomorrow|today|tonight|instead|on|this|and|every)\b)")
+            .unwrap_or_else(|e| unreachable!("the bare hour pattern compiles: {e}"))
     });
     let c = re.captures(clause)?;
-    let first = device_time(c.name("a")?.as_str(), now)?;
-    let second = match when::parse(c.name("b")?.as_str(), now) {
-        Ok(Some(d)) if only_asking(&d.rest) => d,
-        _ => return None,
+    let n = c.name("n")?.as_str();
+    let hour = when::numbers::cardinal(n).filter(|h| (1..=12).contains(h))?;
+    let all = c.get(0)?;
+    let end = c.name("end")?.as_str();
+    Some(format!("{}at {hour}{end}{}", &clause[..all.start()], &clause[all.end()..]))
+}
+
+/// How many alarms or timers the words ask for ("two alarms", "3 timers"), when they say.
+fn count_said(clause: &str) -> Option<usize> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?P<n>\d+|two|three|four|five|six|both)\s+(?:new\s+|separate\s+|different\s+)?(?:alarms|timers|reminders)\b")
+            .unwrap_or_else(|e| unreachable!("the count pattern compiles: {e}"))
+    });
+    let n = re.captures(clause)?.name("n")?.as_str().to_ascii_lowercase();
+    match n.as_str() {
+        "both" | "two" => Some(2),
+        "three" => Some(3),
+        "four" => Some(4),
+        "five" => Some(5),
+        "six" => Some(6),
+        d => d.parse().ok(),
+    }
+}
+
+/// Several alarms or timers asked for in one sentence, each at its own time ("set my alarm
+/// for 3 am and then 8 pm", "alarms for Friday at 7 and 8 am", "two alarms, one at 5 am the
+/// other at 515 am", "timers for 60 seconds and 5 minutes", "alarms on Tuesdays for 3pm and
+/// 5pm"): one for each time said, or `None` when it is not that. A day said once is every
+/// time's; a repeat said once repeats every time; a number of alarms said must be the number
+/// of times, and nothing else may be asked beside them.
+pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
+    let name = device(clause)?;
+    static JOIN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let join = JOIN.get_or_init(|| {
+        regex::Regex::new(r"(?i)\band\b|\banother\b|\bthe\s+other\b|\bone\s+more\b|,")
+            .unwrap_or_else(|e| unreachable!("the joining pattern compiles: {e}"))
+    });
+    if !set_said(clause) || !join.is_match(clause) {
+        return None;
+    }
+    let task = named(clause).unwrap_or_else(|| name.to_string());
+    // A repeat said once, for every time ("on Tuesdays for 3pm and 5pm"): its words, and the
+    // clause without them.
+    let (repeat, base) = match when::every(clause, now) {
+        Ok(Some(e)) => (Some(e.phrase), e.rest),
+        Ok(None) => (None, clause.to_string()),
+        // Read as a repeat with two times, which one entry cannot have.
+        Err(e) if repeat_word(clause) || plural_day(e.phrase()) => {
+            let at = clause.to_ascii_lowercase().find(&e.phrase().to_ascii_lowercase())?;
+            let rest = format!("{} {}", &clause[..at], &clause[at + e.phrase().len()..]);
+            (Some(e.phrase().to_string()), rest)
+        }
+        Err(_) => (None, clause.to_string()),
     };
-    let Request::AddTask { task, due: Some(one) } = &first else { return None };
-    // "on Thursday for 9 am and 5 pm": the second on the day said for both.
-    let second = if one.day_given && !second.day_given {
-        let on = one.at.date().to_datetime(second.at.time()).to_zoned(now.time_zone().clone()).ok()?;
-        if on <= *now {
+    let mut rest = base.clone();
+    let mut dues: Vec<when::Due> = Vec::new();
+    while dues.len() < 6 {
+        match when::parse(&rest, now) {
+            Ok(Some(d)) => {
+                rest = d.rest.clone();
+                dues.push(d);
+            }
+            Ok(None) => break,
+            Err(_) => return None,
+        }
+    }
+    // Timers: spans from now ("for 60 seconds and 5 minutes").
+    if dues.is_empty() && repeat.is_none() {
+        while dues.len() < 6 {
+            let Some(s) = when::shift(&rest) else { break };
+            let at = now.checked_add(s.span).ok()?;
+            rest = s.rest.clone();
+            dues.push(when::Due { at, phrase: s.phrase, rest: s.rest, day_given: false, time_given: true });
+        }
+    }
+    if dues.len() < 2 {
+        return None;
+    }
+    // Nothing else asked beside them ("… and call mom at 8").
+    const JOINING: &[&str] = &[
+        "and",
+        "then",
+        "another",
+        "other",
+        "one",
+        "ones",
+        "second",
+        "first",
+        "both",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "alarm",
+        "alarms",
+        "timer",
+        "timers",
+        "wake",
+        "up",
+        "separate",
+        "different",
+        "each",
+        "get",
+        "place",
+    ];
+    let left: Vec<&str> = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty() && !JOINING.contains(&w.to_ascii_lowercase().as_str()))
+        .collect();
+    if !only_asking(&left.join(" ")) && named(clause).is_none() {
+        return None;
+    }
+    if count_said(clause).is_some_and(|n| n != dues.len()) {
+        return None;
+    }
+    // One time said for all the days ("for Monday and Tuesday at 7pm").
+    let clocks: Vec<jiff::civil::Time> = dues.iter().filter(|d| d.time_given).map(|d| d.at.time()).collect();
+    if clocks.len() == 1 && dues.iter().all(|d| d.day_given) {
+        for d in dues.iter_mut().filter(|d| !d.time_given) {
+            d.at = d.at.date().to_datetime(clocks[0]).to_zoned(now.time_zone().clone()).ok()?;
+            d.time_given = true;
+        }
+    }
+    if dues.iter().any(|d| !d.time_given || d.at <= *now) {
+        return None;
+    }
+    // One day said for all ("on Thursday for 9 am and 5 pm"); two days and a time said alone
+    // is not known to be either's.
+    let days: Vec<jiff::civil::Date> = dues.iter().filter(|d| d.day_given).map(|d| d.at.date()).collect();
+    if let Some(day) = days.first().copied().filter(|_| dues.iter().any(|d| !d.day_given)) {
+        if days.iter().any(|d| *d != day) {
             return None;
         }
-        when::Due { at: on, day_given: true, ..second }
-    } else {
-        second
-    };
-    let task = task.clone();
-    Some(vec![first, Request::AddTask { task, due: Some(second) }])
+        for d in dues.iter_mut().filter(|d| !d.day_given) {
+            let on = day.to_datetime(d.at.time()).to_zoned(now.time_zone().clone()).ok()?;
+            if on <= *now {
+                return None;
+            }
+            d.at = on;
+            d.day_given = true;
+        }
+    }
+    let mut out = Vec::new();
+    for d in dues {
+        match &repeat {
+            Some(phrase) => {
+                if !d.time_given || d.day_given {
+                    return None;
+                }
+                let every = when::every(&format!("{phrase} {}", d.phrase), now).ok()??;
+                if every.time_unsaid() {
+                    return None;
+                }
+                out.push(Request::AddEvery { action: task.clone(), every });
+            }
+            None => out.push(Request::AddTask { task: task.clone(), due: Some(d) }),
+        }
+    }
+    Some(out)
+}
+
+/// Whether `words` name days of the week as a repeat ("on Tuesdays", "mondays").
+fn plural_day(words: &str) -> bool {
+    words.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+        ["mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays", "weekdays", "weekends"]
+            .contains(&w.as_str())
+    })
+}
+
+/// Whether the words say something repeats.
+fn repeat_word(text: &str) -> bool {
+    text.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase()).any(|w| {
+        matches!(
+            w.as_str(),
+            "every"
+                | "each"
+                | "daily"
+                | "weekly"
+                | "weekdays"
+                | "weekends"
+                | "nightly"
+                | "recurring"
+                | "reoccurring"
+                | "repeating"
+                | "everyday"
+        )
+    })
 }
 
 /// Whether `rest` goes on, after "and", to ask something more than the alarm ("… and call
@@ -334,7 +541,7 @@ pub fn time_only(clause: &str, now: &Zoned) -> Option<Result<when::Due, WhenErro
 /// An alarm's or a timer's own name, when the person set one without naming what for.
 fn device(text: &str) -> Option<&'static str> {
     let lower = text.to_ascii_lowercase();
-    if lower.contains("wake me") || lower.contains("wake up") {
+    if lower.contains("wake me") || lower.contains("wake up") || lower.contains("get me up") {
         Some("Wake up")
     } else if ["alert me", "notify me", "ping me", "buzz me", "bother me", "nudge me"].iter().any(|w| lower.contains(w))
     {
@@ -343,24 +550,61 @@ fn device(text: &str) -> Option<&'static str> {
         Some("Alarm")
     } else if lower.contains("timer") {
         Some("Timer")
+    } else if lower.split(|c: char| !c.is_alphanumeric()).any(|w| w == "alert") {
+        // "set alert for 9AM"
+        Some("Alert")
     } else {
         None
     }
 }
 
 /// What an alarm or a timer is for, from the words that ask for it ("Set a alarm for lunch":
-/// "lunch"; "set the alarm": the alarm's own name); `None` when they ask for none.
+/// "lunch"; "a workout alarm": "workout alarm"; "set the alarm": the alarm's own name); `None`
+/// when they ask for none.
 pub fn device_label(words: &str) -> Option<String> {
     let name = device(words)?;
-    const DEVICE: &[&str] =
-        &["alarm", "alarms", "timer", "timers", "wake", "up", "call", "alert", "recurring", "repeating", "daily"];
-    let left: Vec<&str> = words
-        .split_whitespace()
-        .filter(|w| {
-            let w = w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
-            !(w.is_empty() || DEVICE.contains(&w.as_str()) || only_asking(&w))
-        })
-        .collect();
+    const DEVICE: &[&str] = &[
+        "alarm",
+        "alarms",
+        "timer",
+        "timers",
+        "wake",
+        "up",
+        "call",
+        "alert",
+        "recurring",
+        "repeating",
+        "daily",
+        "start",
+        "begin",
+        "run",
+        "launch",
+        "countdown",
+    ];
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
+    let label = |ws: &[&str]| -> Vec<String> {
+        ws.iter()
+            .filter(|w| {
+                let w = bare(w);
+                !(w.is_empty()
+                    || DEVICE.contains(&w.as_str())
+                    || only_asking(&w)
+                    || w.chars().all(|c| c.is_ascii_digit()))
+            })
+            .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'')).to_string())
+            .collect()
+    };
+    let ws: Vec<&str> = words.split_whitespace().collect();
+    // The words before the alarm name it with it ("a power nap timer"), the words after it
+    // alone ("an alarm for lunch").
+    let at = ws.iter().position(|w| matches!(bare(w).as_str(), "alarm" | "timer" | "alert"));
+    if let Some(i) = at {
+        let before = label(&ws[..i]);
+        if !before.is_empty() {
+            return Some(format!("{} {}", before.join(" "), bare(ws[i])));
+        }
+    }
+    let left = label(&ws);
     Some(if left.is_empty() { name.to_string() } else { left.join(" ") })
 }
 
@@ -390,7 +634,9 @@ fn span_from_now(text: &str, now: &Zoned) -> Option<when::Due> {
             return None;
         }
         let s = when::shift(&format!("for {} {}", c.name("n")?.as_str(), c.name("u")?.as_str()))?;
-        Some(when::Shift { rest: text.to_string(), ..s })
+        let all = c.get(0)?;
+        let rest = format!("{} {}", &normal[..all.start()], &normal[all.end()..]);
+        Some(when::Shift { rest, ..s })
     })?;
     let at = now.checked_add(shift.span).ok()?;
     // "at 0800 hours" is a clock, not a span of 800 hours: a timer is set for under a day.
@@ -634,7 +880,15 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     // An alarm or a timer: its time is wherever the person said it.
                     let device = named(text).unwrap_or_else(|| device.to_string());
                     // "an alarm at 1pm everyday": a repeating one, at the time said.
-                    match when::every(text, now) {
+                    // "an alarm for 7 every day": the bare hour is its clock.
+                    let every = match when::every(text, now) {
+                        Ok(Some(e)) if e.time_unsaid() => match bare_hour(text).map(|t| when::every(&t, now)) {
+                            Some(Ok(Some(b))) if !b.time_unsaid() => Ok(Some(b)),
+                            _ => Ok(Some(e)),
+                        },
+                        other => other,
+                    };
+                    match every {
                         Ok(Some(every)) if every.time_unsaid() => {
                             return Clause::Ask(WhenError::Unreadable {
                                 phrase: every.phrase,
@@ -656,7 +910,13 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     return match when::parse(text, now) {
                         // "a timer for 5 minutes", "a 15 minute egg timer": a span from now.
                         Ok(None) => match span_from_now(text, now) {
-                            Some(due) => Clause::Request(Request::AddTask { task: device, due: Some(due) }),
+                            // "a 15 minute power nap timer": named by the words before it.
+                            Some(due) => {
+                                let task = device_label(&due.rest)
+                                    .filter(|l| named(text).is_none() && l.split_whitespace().count() <= 4)
+                                    .unwrap_or(device);
+                                Clause::Request(Request::AddTask { task, due: Some(due) })
+                            }
                             // An alarm without a time it can go off at is asked about, not filed.
                             None => Clause::Missing(Missing { want: Want::When, what: Some(device), due: None }),
                         },
@@ -745,6 +1005,12 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 // time as said in the whole clause.
                 Ok(None) => match when::parse(text, now) {
                     Ok(Some(d)) => Clause::Request(Request::AddTask { task: what, due: Some(d) }),
+                    // "set the kitchen timer for 5 minutes": a timer's span, from now.
+                    _ if device(text).is_some() && span_from_now(text, now).is_some() => {
+                        let Some(due) = span_from_now(text, now) else { return Clause::NotRoutine };
+                        let task = device_label(&due.rest).unwrap_or(what);
+                        Clause::Request(Request::AddTask { task, due: Some(due) })
+                    }
                     _ => Clause::Ask(WhenError::Unreadable {
                         phrase: when_words,
                         why: "it names no day or time I know".into(),
@@ -873,7 +1139,7 @@ mod tests {
             added("Okay, thats good. I need to add an alarm. Name the alarm as Music Practice and it should be for 16:45."),
             ("Music Practice".into(), Some("Thu 16:45".into()))
         );
-        assert_eq!(added("15 minute egg timer"), ("Timer".into(), Some("Thu 14:45".into())));
+        assert_eq!(added("15 minute egg timer"), ("egg timer".into(), Some("Thu 14:45".into())));
         match one("I want an alarm at 1pm everyday.") {
             Request::AddEvery { every, .. } => assert_eq!(every.cron, "0 13 * * *"),
             other => panic!("{other:?}"),
@@ -974,6 +1240,108 @@ mod tests {
             !matches!(parse("have the alarm go off at 0800 hours", &now()), Parsed::Routine(r) if r.iter().any(|r| matches!(r, Request::AddTask { due: Some(d), .. } if d.at.month() != 11)))
         );
         assert_eq!(added("remind me to call and cancel the gym membership").0, "call and cancel the gym membership");
+    }
+
+    /// Several alarms or timers in one sentence (TOPv2's and Schuster's shapes): one for each
+    /// time said, a day or a repeat said once is each one's, a number said must be the number
+    /// of times, and nothing else asked beside them.
+    #[test]
+    fn several_alarms_in_one_sentence_are_each_set() {
+        let dues = |text: &str| -> Vec<String> {
+            match parse(text, &now()) {
+                Parsed::Routine(r) => r
+                    .iter()
+                    .map(|r| match r {
+                        Request::AddTask { task, due: Some(d) } => format!("{task} {}", d.at.strftime("%a %H:%M:%S")),
+                        Request::AddEvery { action, every } => format!("{action} {}", every.cron),
+                        other => format!("{other:?}"),
+                    })
+                    .collect(),
+                other => panic!("{text}: {other:?}"),
+            }
+        };
+        assert_eq!(
+            dues("Could you create alarms for Friday at 7 and 8 am?"),
+            ["Alarm Fri 07:00:00", "Alarm Fri 08:00:00"]
+        );
+        assert_eq!(dues("Create timers for 60 seconds and 5 minutes"), ["Timer Thu 14:31:00", "Timer Thu 14:35:00"]);
+        assert_eq!(
+            dues("Set two alarms, one at 5 am the other at 515 am."),
+            ["Alarm Fri 05:00:00", "Alarm Fri 05:15:00"]
+        );
+        assert_eq!(dues("Create alarms on Tuesdays for 3pm and 5pm."), ["Alarm 0 15 * * 2", "Alarm 0 17 * * 2"]);
+        assert_eq!(dues("Set two alarms for Monday and Tuesday at 7pm."), ["Alarm Mon 19:00:00", "Alarm Tue 19:00:00"]);
+        // A number of alarms said that is not the number of times, a second request beside
+        // them, or a device turned off: no alarm set.
+        for text in ["I need two alarms set for 2am", "set an alarm at 7 and call mom at 8", "turn off my alarm at 7"] {
+            assert!(!matches!(parse(text, &now()), Parsed::Routine(_)), "{text}: {:?}", parse(text, &now()));
+        }
+    }
+
+    /// An alarm as people name and time it: the words right before it name it, a bare hour
+    /// is its clock, a colon typed one key off is a colon, a repeat said with a weekday
+    /// repeats, "get me up", "alert", "turn the alarm on".
+    #[test]
+    fn alarms_named_and_timed_as_people_say_them() {
+        // The last: no label, the words before the alarm only ask.
+        for (text, name, due) in [
+            ("set a workout alarm for 6am", "workout alarm", "Fri 06:00"),
+            ("Can you set a 15 minute power nap timer for me", "power nap timer", "Thu 14:45"),
+            ("set the kitchen timer for 5 minutes", "kitchen timer", "Thu 14:35"),
+            ("start a timer for one hour and ten minutes", "Timer", "Thu 15:40"),
+            ("Create an alarm for 7.", "Alarm", "Thu 19:00"),
+            ("set my alarm for 6;30", "Alarm", "Thu 18:30"),
+            ("set alarm for 5;20 am tomorrow", "Alarm", "Fri 05:20"),
+            ("Could you get me up at 8?", "Wake up", "Thu 20:00"),
+            ("set alert for 9AM", "Alert", "Fri 09:00"),
+            ("Turn the alarm on for 6am tomorrow.", "Alarm", "Fri 06:00"),
+            ("Set an alarm for next week Saturday at 5 a.m.", "Alarm", "Sat 05:00"),
+            ("How about you set the alarm for 7 in the evening?", "Alarm", "Thu 19:00"),
+        ] {
+            assert_eq!(added(text), (name.to_string(), Some(due.to_string())), "{text}");
+        }
+        for (text, cron) in [
+            ("Set a recurring Tuesday alarm for 7:30.", "30 7 * * 2"),
+            ("set an alarm for 7 every day", "0 7 * * *"),
+            ("I need an alarm for seven on weekdays", "0 7 * * 1-5"),
+        ] {
+            assert!(
+                matches!(one(text), Request::AddEvery { every, .. } if every.cron == cron),
+                "{text}: {:?}",
+                one(text)
+            );
+        }
+        // "for 2 people" is no hour.
+        assert!(!matches!(parse("set an alarm for 2 people", &now()), Parsed::Routine(_)));
+        // "next week, on Tuesday": Tuesday of next week; "this week on Wednesday", said on
+        // Thursday, is past and asked about.
+        match one("Remind me that my dentist appointment is next week, on Tuesday at 8 am.") {
+            Request::AddTask { due: Some(d), .. } => {
+                assert_eq!(d.at.strftime("%F %H:%M").to_string(), "2026-12-01 08:00")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(parse("remind me to pay rent this week on wednesday", &now()), Parsed::Ask(_)));
+    }
+
+    /// A change said with "for" or "instead of": the time it had names it, the new one is
+    /// where it goes.
+    #[test]
+    fn alarm_changes_said_with_for_or_instead_of() {
+        match one("Switch the alarm to 6 instead of 7") {
+            Request::Move { words, to: Target::At(d), .. } => {
+                assert_eq!(words, "the alarm at 7");
+                assert_eq!(d.at.strftime("%H:%M").to_string(), "18:00");
+            }
+            other => panic!("{other:?}"),
+        }
+        match one("Change my Monday 3am alarm for 4pm") {
+            Request::Move { words, to: Target::At(d), .. } => {
+                assert_eq!(words, "my Monday 3am alarm");
+                assert_eq!(d.at.strftime("%H:%M").to_string(), "16:00");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// Times as people bound or place them: a repeat with a start or an end, and two days at

@@ -816,9 +816,16 @@ fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
     }
     // "change my thursday 7 AM reminder to 9AM": the time after the last "to" is where it
     // goes; any time before it names the item.
-    if let Some((w, to)) = rest.rsplit_once(" to ") {
+    // "change my Monday 3am alarm for 4pm" says it with "for".
+    let split = rest.rsplit_once(" to ").or_else(|| rest.rsplit_once(" for ").filter(|_| changes));
+    if let Some((w, to)) = split {
+        // "switch the alarm to 6 instead of 7": the time it had names it.
+        let (to, was) = match to.split_once(" instead of ") {
+            Some((to, was)) if matches!(target_at(was, now), Ok(Some(_))) => (to, Some(was)),
+            _ => (to, None),
+        };
         if let Ok(Some(due)) = target_at(to, now) {
-            let words = trim_words(w);
+            let words = trim_words(&was.map_or_else(|| w.to_string(), |was| format!("{w} at {was}")));
             if !words.is_empty() && (!changes || said_of(&words, t) == Said::Explicit) {
                 return Some(Ok(Request::Move { said: said_of(&words, t), words, to: Target::At(due) }));
             }
@@ -906,6 +913,12 @@ fn every(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
     if adjectival_re().is_match(t) {
         return None;
     }
+    // "set an alarm for 7 every day": an alarm's bare hour is the clock it repeats at.
+    let clocked = learned::device_said(t)
+        .then(|| learned::bare_hour(t))
+        .flatten()
+        .filter(|b| matches!(when::every(b, now), Ok(Some(e)) if !e.time_unsaid()));
+    let t = clocked.as_deref().unwrap_or(t);
     let found = match when::every(t, now) {
         Ok(Some(e)) => e,
         Ok(None) => return None,

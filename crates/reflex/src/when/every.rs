@@ -67,15 +67,21 @@ fn every_re() -> &'static Regex {
 /// such ("every Friday and Saturday … alarm for 5am"); `None` when the text says no repeat
 /// on named days.
 fn repeated_on_days(text: &str) -> Option<String> {
-    static RE: OnceLock<(Regex, Regex)> = OnceLock::new();
-    let (repeating, on_days) = RE.get_or_init(|| {
+    static RE: OnceLock<(Regex, Regex, Regex)> = OnceLock::new();
+    let (repeating, on_days, day_said) = RE.get_or_init(|| {
         (
-            compile("repeating", r"(?i)\b(?:repeating|recurring|repeated)\s+"),
+            compile("repeating", r"(?i)\b(?:repeating|recurring|reoccurring|repeated)\s+"),
             compile("on days", r"(?i)\bon\s+(?P<d>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)\b"),
+            // "a recurring Tuesday alarm"
+            compile("repeating day", r"(?i)\b(?:repeating|recurring|reoccurring|repeated)\s+(?P<d>WEEKDAY)s?\b"),
         )
     });
     if !repeating.is_match(text) {
         return None;
+    }
+    if let Some(c) = day_said.captures(text) {
+        let (range, day) = (c.get(0)?.range(), c.name("d")?.as_str());
+        return Some(format!("{}every {day}{}", &text[..range.start], &text[range.end..]));
     }
     let days = on_days.captures(text)?;
     let (range, list) = (days.get(0)?.range(), days.name("d")?.as_str());

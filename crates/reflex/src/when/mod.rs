@@ -490,6 +490,34 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
                 None
             };
             let evening = other.name("today").filter(|t| !t.as_str().eq_ignore_ascii_case("today")).is_some();
+            // "next week, on Tuesday": the day of that week.
+            let in_week = day.as_ref().and_then(|c| {
+                if c.name("nextweek").is_some() {
+                    Some(true)
+                } else {
+                    c.name("thisweek").map(|_| false)
+                }
+            });
+            if let (Some(next), Some(_)) = (in_week, other.name("weekday").filter(|_| other.name("rel").is_none())) {
+                let (on, _) = day_at(&other, clock, part.as_deref(), now, &phrase)?;
+                let monday =
+                    now.date().checked_sub(Span::new().days(i64::from(now.weekday().to_monday_zero_offset()))).ok();
+                let start = monday.and_then(|m| m.checked_add(Span::new().days(if next { 7 } else { 0 })).ok());
+                let Some(start) = start else { break };
+                let mut on = on;
+                while on.date() < start {
+                    on = on
+                        .checked_add(Span::new().days(7))
+                        .map_err(|_| WhenError::unreadable(&phrase, "no such day"))?;
+                }
+                if start.checked_add(Span::new().days(7)).is_ok_and(|end| on.date() >= end) {
+                    let shown = format!("{} {}", first.as_str().trim(), m.as_str().trim());
+                    return Err(WhenError::unreadable(&shown, "that day of this week is past — which day?"));
+                }
+                at = on;
+                also = Some(m.range());
+                break;
+            }
             if same_week == Some(true) {
                 also = Some(m.range());
             } else if evening && day.as_ref().is_some_and(|c| c.name("today").is_none() && c.name("part").is_none()) {

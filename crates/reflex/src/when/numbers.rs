@@ -303,6 +303,11 @@ pub fn normalize(text: &str) -> Normalized {
     let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2}(?::\d{2})?)\s+(?P<a>[ap])\s+m\b"), |c, _| {
         Some(format!("{} {}m", c.name("h")?.as_str(), c.name("a")?.as_str().to_ascii_lowercase()))
     });
+    // "6;30", "5;20 am": a colon typed one key off.
+    let n = n.rewrite(re!(r"\b(?P<h>\d{1,2});(?P<m>[0-5]\d)\b"), |c, _| {
+        let h: u32 = c.name("h")?.as_str().parse().ok().filter(|h| *h <= 23)?;
+        Some(format!("{h}:{}", c.name("m")?.as_str()))
+    });
     // "545 am", "730am", "1230pm": the hour and its minutes typed without a colon.
     let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})(?P<m>[0-5]\d)\s*(?P<ap>[ap]\.?m\b\.?)"), |c, _| {
         let h: u32 = c.name("h")?.as_str().parse().ok().filter(|h| (1..=12).contains(h))?;
