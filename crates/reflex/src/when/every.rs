@@ -213,6 +213,14 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         }
     }
     let phrase = all.as_str().trim().to_string();
+    // "every day except Saturday and Sunday", "excluding Sunday": days left out are asked
+    // about, never dropped from the reading.
+    if text.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        let w = w.to_ascii_lowercase();
+        w == "except" || w == "excluding" || w == "exclude"
+    }) {
+        return Err(WhenError::Unreadable { phrase, why: "which days, if some are left out?".into() });
+    }
     let part = c
         .name("part")
         .or(c.name("parts"))

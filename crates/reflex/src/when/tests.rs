@@ -477,3 +477,15 @@ fn the_next_part_of_the_day_and_lunchtime() {
     assert_eq!(on_thursday("an alarm for lunchtime tomorrow"), "2026-11-27 12:00");
     assert_eq!(on_thursday("lunch time"), "2026-11-27 12:00");
 }
+
+/// A repeat with days left out ("every day except Saturday and Sunday") is asked about: read
+/// without them it would go off on the days the person excluded.
+#[test]
+fn a_repeat_with_days_left_out_is_asked() {
+    let now = thursday();
+    for text in
+        ["Wake up alarm for 7am every day except Saturday and Sunday", "wake me up at 10am every day excluding Sunday"]
+    {
+        assert!(matches!(every(text, &now), Err(WhenError::Unreadable { .. })), "{text}: {:?}", every(text, &now));
+    }
+}
