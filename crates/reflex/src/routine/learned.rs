@@ -62,6 +62,20 @@ pub fn sure(clause: &str) -> Sure {
     }
 }
 
+/// Whether `clause` repeats only by a plural day ("cooking classes wednesday nights") with no
+/// word that asks to file anything, and the model reads no routine request in it: a thing
+/// named, never a schedule entry made.
+pub fn unasked_repeat(clause: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let asked = RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:every|each|daily|weekly|monthly|hourly|yearly|annually|nightly|add|set|put|make|create|schedule|book|plan|need|want|have|got)\b")
+            .unwrap_or_else(|e| unreachable!("the asked pattern compiles: {e}"))
+    });
+    !asked.is_match(clause)
+        && !marked(Intent::Add, clause)
+        && matches!(cn_understand::understand(clause), Ok(u) if u.intent == Intent::None && u.confidence >= 0.5)
+}
+
 /// Whether the built-in model reads: `cn run` checks it before it starts, so a corrupt one is
 /// a start-up error naming the fix, never first met in the middle of a request.
 pub fn check() -> Result<(), cn_understand::ModelError> {
@@ -234,12 +248,23 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
             Some(at) => when::parse(&at, now),
             None => Ok(None),
         },
+        // "an alarm for sunday eight": the day read, and the hour right after it.
+        Ok(Some(d)) if !d.time_given => match bare_hour(clause) {
+            Some(at) => when::parse(&at, now),
+            None => Ok(Some(d)),
+        },
         other => other,
     };
     match parsed {
         Ok(Some(d)) => {
-            let rest: String = d
-                .rest
+            // "set wakeup call for 6:45AM": the call is the wake-up.
+            static CALL: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+            let call = CALL.get_or_init(|| {
+                regex::Regex::new(r"(?i)\bwake[\s-]?up\s+call\b")
+                    .unwrap_or_else(|e| unreachable!("the wake-up call pattern compiles: {e}"))
+            });
+            let rest: String = call
+                .replace_all(&d.rest, "wake up")
                 .split(|c: char| !(c.is_alphanumeric() || c == '\''))
                 .filter(|w| {
                     !["alarm", "alarms", "timer", "wake", "up", "trying", "mind", "get", "alert", "turn"]
@@ -293,12 +318,25 @@ pub fn bare_hour(clause: &str) -> Option<String> {
         regex::Regex::new(r"(?i)\b(?:for|to)\s+(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*o'?clock)?(?P<end>\s*(?:[.!?]|$)|\s+(?:please|tomorrow|today|tonight|instead|on|this|and|every)\b)")
             .unwrap_or_else(|e| unreachable!("the bare hour pattern compiles: {e}"))
     });
-    let c = re.captures(clause)?;
+    // "an alarm for sunday eight": the hour said right after the day.
+    static DAY: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let day = DAY.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|today)\s+(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s*o'?clock)?(?P<end>\s*(?:[.!?]|$)|\s+(?:please|and|every)\b)")
+            .unwrap_or_else(|e| unreachable!("the day's bare hour pattern compiles: {e}"))
+    });
+    let (c, lead) = match re.captures(clause) {
+        Some(c) => (c, String::new()),
+        None => {
+            let c = day.captures(clause)?;
+            let lead = format!("{} ", c.name("day")?.as_str());
+            (c, lead)
+        }
+    };
     let n = c.name("n")?.as_str();
     let hour = when::numbers::cardinal(n).filter(|h| (1..=12).contains(h))?;
     let all = c.get(0)?;
     let end = c.name("end")?.as_str();
-    Some(format!("{}at {hour}{end}{}", &clause[..all.start()], &clause[all.end()..]))
+    Some(format!("{}{lead}at {hour}{end}{}", &clause[..all.start()], &clause[all.end()..]))
 }
 
 /// How many alarms or timers the words ask for ("two alarms", "3 timers"), when they say.
@@ -508,7 +546,7 @@ pub fn changes_existing(text: &str) -> bool {
     static CHANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     CHANGE
         .get_or_init(|| {
-            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updated|changed|moved|rescheduled|cancell?ed|deleted)\b")
+            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)")
                 .unwrap_or_else(|e| unreachable!("the change pattern compiles: {e}"))
         })
         .is_match(text)
@@ -541,7 +579,12 @@ pub fn time_only(clause: &str, now: &Zoned) -> Option<Result<when::Due, WhenErro
 /// An alarm's or a timer's own name, when the person set one without naming what for.
 fn device(text: &str) -> Option<&'static str> {
     let lower = text.to_ascii_lowercase();
-    if lower.contains("wake me") || lower.contains("wake up") || lower.contains("get me up") {
+    if lower.contains("wake me")
+        || lower.contains("wake up")
+        || lower.contains("wakeup")
+        || lower.contains("wake-up")
+        || lower.contains("get me up")
+    {
         Some("Wake up")
     } else if ["alert me", "notify me", "ping me", "buzz me", "bother me", "nudge me"].iter().any(|w| lower.contains(w))
     {
@@ -758,6 +801,17 @@ fn marked(intent: Intent, text: &str) -> bool {
     re[i].is_match(text)
 }
 
+/// Whether `text` has a word that undoes something ("cancel", "turn off", "don't remind me",
+/// "no longer need"): without one, no reading of it cancels anything.
+fn undoes(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:cancel\w*|delet\w*|remov\w*|drop\w*|clear\w*|stop\w*|end|erase\w*|disabl\w*|deactivat\w*|off|rid|don'?t|do\s+not|no\s+longer|not\s+need\w*|anymore|any\s+more|scrap\w*|forget|nix|kill|dismiss\w*|silence|unschedul\w*|unset|scratch|trash|ditch|abort|wipe|eliminat\w*|discard\w*|undo|never\s*mind|nevermind|skip|quit|halt|mute|snuff)\b")
+            .unwrap_or_else(|e| unreachable!("the undo pattern compiles: {e}"))
+    })
+    .is_match(text)
+}
+
 /// A question ("will I make my 2pm appointment?"), which files nothing.
 fn asks(text: &str) -> bool {
     let t = text.trim().to_ascii_lowercase();
@@ -848,7 +902,9 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
         }
         // A question ("deploy finished yet?", "is the deploy done") changes nothing.
-        Intent::Complete | Intent::Cancel => asks(text) || for_another(text) || !marked(u.intent, text),
+        Intent::Complete => asks(text) || for_another(text) || !marked(u.intent, text),
+        // "gather all my reminders about the pets": a cancel needs a word that undoes.
+        Intent::Cancel => asks(text) || for_another(text) || !marked(u.intent, text) || !undoes(text),
         Intent::Move => asks(text) || !marked(u.intent, text),
         _ => !marked(u.intent, text),
     };
@@ -1436,5 +1492,68 @@ mod tests {
         }
         let long = "remind me to ".to_string() + &"blah ".repeat(5000);
         let _ = parse(&long, &now());
+    }
+
+    /// Changes to an alarm that is there, a cancel without a word that undoes, and a thing
+    /// named with a plural day: none files, schedules or cancels anything.
+    #[test]
+    fn changes_and_things_named_are_never_filed() {
+        for text in [
+            "gather all my reminders about the pets",
+            "cooking classes wednesday nights",
+            "reduce my snooze alarm for 30 mins",
+            "add another forty five minutes to alarm",
+            "Modify current task alarm by up to 15 minutes",
+            "My reminder for that meeting needs to be rescheduled to be every monday morning",
+        ] {
+            let p = parse(text, &now());
+            assert!(!matches!(&p, Parsed::Routine(_)), "{text} must change nothing: {p:?}");
+        }
+        // A stretch that ends, or today's date whose hour has passed: asked, never set once.
+        for text in ["set alarm for 6am for the month of May", "set an alarm for 11 am on the 26th"] {
+            assert!(matches!(parse(text, &now()), Parsed::Ask(_)), "{text}: {:?}", parse(text, &now()));
+        }
+        // The words that undo still cancel.
+        assert!(matches!(one("delete my meeting with john"), Request::Cancel { .. }));
+    }
+
+    /// Spans and dates written as people write them, and repeats from now or on a day of the
+    /// month said the other way round.
+    #[test]
+    fn spans_dates_and_repeats_as_people_write_them() {
+        for (text, task, at) in [
+            ("remind me to switch off the gas in 5min", "switch off the gas", "Thu 14:35"),
+            ("remind me to turn off the oven in seventy min", "turn off the oven", "Thu 15:40"),
+            ("set an alarm for a half hour", "Alarm", "Thu 15:00"),
+            ("make the timer go off in a half hour", "Timer", "Thu 15:00"),
+            ("make an alarm for sunday eight", "Alarm", "Sun 08:00"),
+            ("Set wakeup call for 6:45AM", "Wake up", "Fri 06:45"),
+            ("create an alarm for the fifteenth may", "Alarm", "Sat 09:00"),
+            ("remind me in 2 hours from now to call mom", "call mom", "Thu 16:30"),
+        ] {
+            match one(text) {
+                Request::AddTask { task: t, due: Some(d) } => {
+                    assert_eq!((t.as_str(), d.at.strftime("%a %H:%M").to_string().as_str()), (task, at), "{text}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        for (text, action, cron) in [
+            ("set alarm every hour starting now", "Alarm", "30 * * * *"),
+            ("remind me to take medicine every twelve hours from now", "take medicine", "30 2,14 * * *"),
+            ("set a timer every 15 minutes starting now", "Timer", "0,15,30,45 * * * *"),
+            ("set a daily alarm for 17h00", "Alarm", "0 17 * * *"),
+            ("remind me to pay rent by the fifth every month", "pay rent", "0 9 5 * *"),
+            ("Set monthly reminder on 19th of every month \"Pay bills\"", "Pay bills", "0 9 19 * *"),
+        ] {
+            match one(text) {
+                Request::AddEvery { action: a, every } => {
+                    assert_eq!((a.as_str(), every.cron.as_str()), (action, cron), "{text}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // Every 7 hours from now cannot be kept by cron: asked.
+        assert!(matches!(parse("remind me to stretch every 7 hours from now", &now()), Parsed::Ask(_)));
     }
 }

@@ -98,7 +98,7 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 Ok(Request::AddTask { .. }) => !reads,
                 // A repeat in the words of a request for the agent to act ("please book
                 // another boat for this weekends trip") makes no schedule entry.
-                Ok(Request::AddEvery { .. }) => sure == learned::Sure::Unsure,
+                Ok(Request::AddEvery { .. }) => sure == learned::Sure::Unsure && !learned::unasked_repeat(clause),
                 _ => true,
             });
         match framed {
@@ -883,7 +883,7 @@ pub(crate) fn trim_words(words: &str) -> String {
 pattern!(
     every_action_re,
     "every action",
-    r"(?i)^(?:remind\s+me\s+(?:to|about|that|of)\s+|set\s+(?:up\s+)?(?:a\s+)?reminder\s+(?:to|for)\s+|(?:add|create)\s+a\s+(?:task|reminder)\s+(?:to\s+)?|(?:i\s+)?(?:need\s+to|have\s+to|must|should)\s+)?(?P<what>.+)$"
+    r"(?i)^(?:remind\s+me\s+(?:to|about|that|of)\s+|set\s+(?:up\s+)?(?:a\s+)?reminder(?:\s+(?:to|for)\s+|\s*:\s*|\s+)|(?:add|create)\s+a\s+(?:task|reminder)\s+(?:to\s+)?|(?:i\s+)?(?:need\s+to|have\s+to|must|should)\s+)?(?P<what>.+)$"
 );
 pattern!(
     not_an_action_re,

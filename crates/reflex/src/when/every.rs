@@ -47,7 +47,7 @@ fn every_re() -> &'static Regex {
                 (?:(?:every|each|on|from)\s+)?(?P<r1>WEEKDAY)s?\s*(?:through|thru|to|till|until|-|–)\s*(?P<r2>WEEKDAY)s?
               | (?:(?:on|for|during|over)\s+)?(?:the\s+)?(?P<wkp>week\s?days|work\s?days|week\s?ends)
               | (?:every|each)\s+(?P<halfh>half\s+(?:an\s+)?hour|half-hour|quarter\s+(?:of\s+an\s+)?hour)
-              | (?:on\s+)?the\s+(?P<dom>\d{1,3})(?:st|nd|rd|th)\s+of\s+(?:every|each)\s+month
+              | (?:(?:on|by)\s+)?(?:the\s+)?(?P<dom>\d{1,3})(?:st|nd|rd|th)\s+(?:of\s+|on\s+)?(?:every|each)\s+month
               | (?:every|each)\s+month\s+on\s+the\s+(?P<dom2>\d{1,3})(?:st|nd|rd|th)
               | (?:every|each)\s+(?P<other>other|second|alternate)\s+[a-z]+
               | (?:every|each)\s+(?:year\s+on\s+)?(?P<ym>MONTHS)\s+(?P<yd>\d{1,2})(?:st|nd|rd|th)?
@@ -245,10 +245,15 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     // "every 2 hours starting in one hour", "every 30 minutes till 8 pm", "every 15 minutes
     // past 7 am": a repeat that starts or stops somewhere is asked about, never cut short.
     // "at 11:00 am and 2:00 pm on Wednesdays": two times for one entry are asked about.
-    if time_matches(text) > 1 || bounded_re().is_match(text) {
+    // "every hour starting now", "every 12 hours from now": from now on, at now's minute.
+    let anchor = from_now_re().find(text).map(|m| m.range());
+    let unanchored =
+        anchor.clone().map_or_else(|| text.to_string(), |r| format!("{} {}", &text[..r.start], &text[r.end..]));
+    if time_matches(text) > 1 || bounded_re().is_match(&unanchored) {
         return Err(ask("I can repeat from now on, not from or until a set time"));
     }
     let text_of = |name: &str| c.name(name).map(|m| m.as_str().to_ascii_lowercase());
+    let mut dom_said = None;
     let (cron, human, uses_time) = if let (Some(a), Some(b)) = (text_of("r1"), text_of("r2")) {
         // "Monday through Friday", "mon-fri", "Friday to Monday": the days between, both named.
         let (Some((a, first)), Some((b, last))) = (cron_day(&a), cron_day(&b)) else {
@@ -323,7 +328,25 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
                 let Some((n, name)) = day else { return Err(ask("every week on which day?")) };
                 (format!("{minute} {hour} * * {n}"), format!("every {} at {at}", capitalized(name)), true)
             }
-            "month" | "monthly" => return Err(ask("on which day of the month?")),
+            "month" | "monthly" => {
+                // "a monthly reminder on the 19th": the day said elsewhere.
+                static DOM: OnceLock<Regex> = OnceLock::new();
+                let dom_re = DOM.get_or_init(|| {
+                    Regex::new(r"(?i)\b(?:on|by)\s+(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)\b(?:\s+(?:of\s+)?(?:every|each|the)\s+month\b)?")
+                        .unwrap_or_else(|e| unreachable!("the day-of-month pattern compiles: {e}"))
+                });
+                let Some(c) = dom_re.captures_iter(text).find(|c| c.get(0).is_some_and(|m| m.end() <= all.start() || m.start() >= all.end())) else {
+                    return Err(ask("on which day of the month?"));
+                };
+                let Some(d) = c.name("d").and_then(|d| d.as_str().parse::<u8>().ok()) else {
+                    return Err(ask("on which day of the month?"));
+                };
+                dom_said = c.get(0).map(|m| m.range());
+                if !(1..=31).contains(&d) {
+                    return Err(ask("no month has that day"));
+                }
+                (format!("{minute} {hour} {d} * *"), format!("on the {} of every month at {at}", ordinal(d as i8)), true)
+            }
             "quarterly" => months(3, now, (hour, minute), &ask)?,
             "biweekly" | "bi-weekly" | "fortnightly" => {
                 return Err(ask(
@@ -335,10 +358,18 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     } else {
         return Ok(None);
     };
+    let (cron, human) = match anchor.as_ref().filter(|_| !uses_time) {
+        Some(_) => from_now(&cron, &human, now).ok_or_else(|| {
+            ask("I can repeat from now only every few minutes that divide the hour, or hours that divide the day")
+        })?,
+        None => (cron, human),
+    };
     if cron.parse::<cn_hub::cron::Cron>().is_err() {
         return Err(ask("not a time I can repeat"));
     }
     let mut spans = vec![all.range()];
+    spans.extend(anchor);
+    spans.extend(dom_said);
     if uses_time {
         spans.extend(time.as_ref().and_then(|t| t.get(0)).map(|m| m.range()));
     }
@@ -349,6 +380,52 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         rest: without(original, spans.into_iter().map(|r| read.original(r)).collect()),
         clock: clock.is_some(),
     }))
+}
+
+fn from_now_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:(?:starting|beginning|commencing)\s+(?:right\s+)?now|(?:starting\s+)?from\s+(?:right\s+)?now(?:\s+on)?|as\s+of\s+now)\b")
+            .unwrap_or_else(|e| unreachable!("the from-now pattern compiles: {e}"))
+    })
+}
+
+/// A repeat every few minutes or hours ("*/15 * * * *", "0 */12 * * *") moved to start at
+/// `now`: "7,22,37,52 * * * *" at 14:37; `None` when the step does not divide the hour or the
+/// day, so cron cannot keep it from now exactly.
+fn from_now(cron: &str, human: &str, now: &Zoned) -> Option<(String, String)> {
+    let fields: Vec<&str> = cron.split(' ').collect();
+    let step = |f: &str| if f == "*" { Some(1) } else { f.strip_prefix("*/")?.parse::<i8>().ok() };
+    let (minute, hour) = (now.minute(), now.hour());
+    let cron = match fields.as_slice() {
+        [m, "*", "*", "*", "*"] if m.starts_with('*') => {
+            let n = step(m)?;
+            if 60 % n != 0 {
+                return None;
+            }
+            if n == 1 {
+                return Some((cron.to_string(), human.to_string()));
+            }
+            let list: Vec<String> = (0..60 / n).map(|k| ((minute % n) + k * n).to_string()).collect();
+            format!("{} * * * *", list.join(","))
+        }
+        ["0", h, "*", "*", "*"] => {
+            let n = step(h)?;
+            if 24 % n != 0 {
+                return None;
+            }
+            let mut list: Vec<i8> = (0..24 / n).map(|k| (hour + k * n) % 24).collect();
+            list.sort_unstable();
+            let list: Vec<String> = list.iter().map(ToString::to_string).collect();
+            if n == 1 {
+                format!("{minute} * * * *")
+            } else {
+                format!("{minute} {} * * *", list.join(","))
+            }
+        }
+        _ => return None,
+    };
+    Some((cron, format!("{human} from {hour:02}:{minute:02}")))
 }
 
 /// "every 3 months", "quarterly": on today's day of the month, in the months `n` apart from

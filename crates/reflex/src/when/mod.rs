@@ -410,6 +410,21 @@ fn check_words(text: &str) -> Result<(), WhenError> {
     if let Some(m) = relative.find(text) {
         return Err(WhenError::unreadable(m.as_str(), "it is said from another day, or over several — which day?"));
     }
+    // "an alarm at 6am for the month of May", "for the rest of the year": a time kept over a
+    // stretch that ends is asked about, never set once with the stretch dropped.
+    static STRETCH: OnceLock<Regex> = OnceLock::new();
+    let stretch = STRETCH.get_or_init(|| {
+        compile(
+            "stretch",
+            r"(?i)\bfor\s+(?:the\s+)?(?:(?:whole|entire)\s+)?(?:month\s+of\s+(?:MONTHS)|(?:next|coming)\s+(?:\d+|NUMBERS|few|couple\s+of)\s+(?:days|weeks|months)|(?:whole|entire)\s+(?:week|month|year)|rest\s+of\s+the\s+(?:week|month|year))\b",
+        )
+    });
+    if let Some(m) = stretch.find(text) {
+        return Err(WhenError::unreadable(
+            m.as_str(),
+            "I can't keep a time over a stretch that ends — which day, or how often from now on?",
+        ));
+    }
     for c in date_position_re().captures_iter(text) {
         let (Some(all), Some(w)) = (c.get(0), c.name("w")) else { continue };
         let word = w.as_str().to_ascii_lowercase();
@@ -782,6 +797,11 @@ fn day_at(
             .ok()
             .filter(|d| (1..=31).contains(d))
             .ok_or_else(|| WhenError::unreadable(phrase, format!("no month has a {}", ordinal_text(&dom))))?;
+        // "at 11 am on the 26th", said on the 26th after 11: today's, so past and asked —
+        // never a month on.
+        if dom == today.day() && c.name("domnext").is_none() {
+            return Ok((on(today, nine)?, false));
+        }
         let date = day_of_month(today, dom, c.name("domnext").is_some(), |d| on(d, nine).is_ok_and(|z| z > *now))
             .ok_or_else(none)?;
         return Ok((on(date, nine)?, false));

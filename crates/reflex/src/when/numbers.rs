@@ -239,7 +239,7 @@ fn after_a_time(word: Option<&str>) -> bool {
 /// Whether a word may follow a day of the month said as an ordinal ("the thirteenth").
 fn after_a_day(word: Option<&str>) -> bool {
     const GLUE: &[&str] =
-        &["of", "at", "in", "and", "to", "please", "by", "before", "then", "so", "or", "next", "this"];
+        &["of", "at", "in", "and", "to", "please", "by", "before", "then", "so", "or", "next", "this", "every", "each"];
     word.is_none_or(|w| DAY_WORDS.contains(&w) || GLUE.contains(&w) || w.starts_with(char::is_numeric))
 }
 
@@ -479,6 +479,38 @@ pub fn normalize(text: &str) -> Normalized {
     // Spans: "twenty minutes", "a couple of hours", "an hour and a half".
     let n = n.rewrite(re!(r"\b(?:an|one|1)\s+hour\s+and\s+a\s+half\b"), |_, _| Some("90 minutes".into()));
     let n = n.rewrite(re!(r"\b(?:a|one|1)\s+fortnight\b"), |_, _| Some("2 weeks".into()));
+    // "in a half hour", "for half an hour", "a quarter of an hour": in minutes.
+    let n = n.rewrite(re!(r"\b(?:an?\s+|one\s+)?(?:half[\s-]+(?:an?\s+)?hour|half-hour)\b"), |_, _| {
+        Some("30 minutes".into())
+    });
+    let n = n.rewrite(re!(r"\b(?:an?\s+|one\s+)?quarter(?:\s+of)?(?:\s+an?)?[\s-]+hour\b"), |_, _| {
+        Some("15 minutes".into())
+    });
+    // "17h00", "at 7h30": the European way of writing a clock time.
+    let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})h(?P<m>\d{2})\b"), |c, _| {
+        clock(c.name("h")?.as_str().parse().ok()?, c.name("m")?.as_str().parse().ok()?)
+    });
+    // "on nineteenth of every month": the day of a month, said without "the".
+    let n = n.rewrite(re!(r"\b(?P<p>on|by)\s+(?P<d>ORD)\s+of\b"), |c, _| {
+        Some(format!("{} {} of", c.name("p")?.as_str(), suffixed(ordinal(c.name("d")?.as_str())?)))
+    });
+    // "the fifteenth may": the day before its month.
+    let n = n.rewrite(re!(r"\bthe\s+(?P<d>ORD)\s+(?P<mo>MONTHS)\b"), |c, _| {
+        Some(format!("{} of {}", suffixed(ordinal(c.name("d")?.as_str())?), c.name("mo")?.as_str()))
+    });
+    // "in seventy min", "ninety minutes": tens past the clock's, for spans only.
+    let n = n.rewrite(
+        re!(r"\b(?P<t>sixty|seventy|eighty|ninety)(?:[\s-]+(?P<u>one|two|three|four|five|six|seven|eight|nine))?\s+(?P<unit>UNITS)\b"),
+        |c, _| {
+            let tens = 10 * (6 + ["sixty", "seventy", "eighty", "ninety"].iter().position(|t| c.name("t").is_some_and(|m| m.as_str().eq_ignore_ascii_case(t)))?);
+            let units = c.name("u").map_or(Some(0), |u| cardinal(u.as_str()).and_then(|u| usize::try_from(u).ok()))?;
+            Some(format!("{} {}", tens + units, c.name("unit")?.as_str()))
+        },
+    );
+    // "in 5min", "for 2hrs": the number and its unit written together.
+    let n = n.rewrite(re!(r"\b(?P<n>\d{1,4})(?P<u>mins?|minutes?|hrs?|hours?|secs?|seconds?)\b"), |c, _| {
+        Some(format!("{} {}", c.name("n")?.as_str(), c.name("u")?.as_str()))
+    });
     let n = n.rewrite(re!(r"\b(?P<n>CARD|(?:a\s+)?couple(?:\s+of)?)\s+(?P<u>UNITS)\b"), |c, _| {
         let w = c.name("n")?.as_str();
         let n = if w.to_ascii_lowercase().contains("couple") { 2 } else { cardinal(w)? };
@@ -524,8 +556,15 @@ pub fn normalize(text: &str) -> Normalized {
     });
     // "2 hours from now", "after 30 minutes": a span from now.
     let n = n.rewrite(
-        re!(r"\b(?:(?:for|at)\s+)?(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+from\s+now\b"),
-        |c, _| Some(format!("in {} {}", c.name("n")?.as_str(), c.name("u")?.as_str())),
+        re!(r"\b(?:(?:for|at|in)\s+)?(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+from\s+now\b"),
+        |c, text| {
+            // "every 12 hours from now" repeats from now: not one time.
+            let before = text[..c.get(0)?.start()].trim_end().to_ascii_lowercase();
+            if before.ends_with("every") || before.ends_with("each") {
+                return None;
+            }
+            Some(format!("in {} {}", c.name("n")?.as_str(), c.name("u")?.as_str()))
+        },
     );
     let n = n.rewrite(re!(r"\bafter\s+(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\b"), |c, _| {
         Some(format!("in {} {}", c.name("n")?.as_str(), c.name("u")?.as_str()))
