@@ -35,6 +35,10 @@ pub struct ScheduleEntry {
     /// agent's impulse.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remind: Option<crate::origin::AnswerTo>,
+    /// The last moment it may fire ("every 15 minutes for an hour"); absent, it repeats for
+    /// good. A time after it never fires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Timestamp>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -44,6 +48,10 @@ impl ScheduleEntry {
     /// that can be answered on, as [`crate::tasks::Task::reminds`]).
     pub fn reminds(&self) -> Option<&crate::origin::AnswerTo> {
         self.remind.as_ref().filter(|a| a.can_tell())
+    }
+    /// Whether `at` is past the entry's end.
+    pub fn ended(&self, at: Timestamp) -> bool {
+        self.until.is_some_and(|u| at > u)
     }
     pub fn catch_up(&self) -> bool {
         self.catch_up.unwrap_or(true)
@@ -168,6 +176,7 @@ mod tests {
             tz: Some("Europe/Paris".into()),
             catch_up: None,
             remind: None,
+            until: None,
             extra: Map::new(),
         }
     }

@@ -698,6 +698,7 @@ mod tests {
             tz: None,
             catch_up: None,
             remind: None,
+            until: None,
             extra: Map::new(),
         };
         let monday: Timestamp = "2026-01-05T09:00:00Z".parse().unwrap();

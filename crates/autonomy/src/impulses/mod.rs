@@ -445,6 +445,7 @@ mod tests {
             tz: None,
             catch_up: None,
             remind: None,
+            until: None,
             extra: serde_json::Map::new(),
         };
         sched.add(entry).unwrap().unwrap();

@@ -44,7 +44,12 @@ pub fn check(
             fired.0.insert(entry.name.clone(), EntryState { last_fired: now });
             continue;
         };
-        let at = match cron.last_between(last, now, &tz) {
+        // An entry that ends fires for none of its times after the end.
+        let upto = entry.until.map_or(now, |u| u.min(now));
+        if upto <= last {
+            continue;
+        }
+        let at = match cron.last_between(last, upto, &tz) {
             Ok(Some(z)) => z.timestamp(),
             Ok(None) => continue,
             Err(e) => {
@@ -67,9 +72,10 @@ pub fn check(
 pub fn next_fire(entries: &[ScheduleEntry], after: Timestamp) -> Option<Timestamp> {
     entries
         .iter()
-        .filter_map(|e| e.timing().ok())
-        .filter_map(|(cron, tz)| cron.next_after(after, &tz).ok())
-        .map(|z| z.timestamp())
+        .filter_map(|e| e.timing().ok().map(|t| (e, t)))
+        .filter_map(|(e, (cron, tz))| {
+            cron.next_after(after, &tz).ok().map(|z| z.timestamp()).filter(|at| !e.ended(*at))
+        })
         .min()
 }
 
@@ -86,6 +92,7 @@ mod tests {
             tz: None,
             catch_up,
             remind: None,
+            until: None,
             extra: Map::new(),
         }
     }
@@ -125,5 +132,24 @@ mod tests {
         // What the entry is and what is wrong with it, each said once (the chain, as reported).
         let shown = cn_compute::chain(&e[0]);
         assert!(shown.starts_with("schedule entry `bad`: ") && shown.matches("hour").count() == 1, "{shown}");
+    }
+
+    /// "every 15 minutes for an hour": the entry fires up to its end and never after it, and
+    /// the daemon is not woken for it once it has ended.
+    #[test]
+    fn an_entry_that_ends_fires_until_then_and_never_after() {
+        let mut e = entry("water", "*/15 * * * *", None);
+        e.until = Some(ts("2026-01-01T11:00:00Z"));
+        let entries = [e];
+        let mut fired = ScheduleState::default();
+        check(&entries, &mut fired, ts("2026-01-01T10:00:00Z"), ts("2026-01-01T10:00:00Z"));
+        let (f, _) = check(&entries, &mut fired, ts("2026-01-01T11:00:10Z"), ts("2026-01-01T10:00:00Z"));
+        assert!(matches!(&f[..], [Firing::Fire { at, .. }] if *at == ts("2026-01-01T11:00:00Z")), "{f:?}");
+        let (f, _) = check(&entries, &mut fired, ts("2026-01-01T11:15:10Z"), ts("2026-01-01T10:00:00Z"));
+        assert!(f.is_empty(), "fired after its end: {f:?}");
+        let (f, _) = check(&entries, &mut fired, ts("2026-01-02T09:00:00Z"), ts("2026-01-01T10:00:00Z"));
+        assert!(f.is_empty(), "fired after its end: {f:?}");
+        assert_eq!(next_fire(&entries, ts("2026-01-01T10:50:00Z")), Some(ts("2026-01-01T11:00:00Z")));
+        assert_eq!(next_fire(&entries, ts("2026-01-01T11:00:00Z")), None);
     }
 }

@@ -75,6 +75,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 tz,
                 catch_up: no_catch_up.then_some(false),
                 remind: if remind { Some(super::owner_reminders(&hub)?) } else { None },
+                until: None,
                 extra: Default::default(),
             };
             let (cron, tz) = entry.timing().map_err(|e| UsageError(cn_compute::chain(&e)))?;
@@ -112,9 +113,11 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             let now = Timestamp::now();
             for e in &entries {
                 let next = match e.timing() {
-                    Ok((c, tz)) => {
-                        c.next_after(now, &tz).map(|z| cron::rfc3339(&z)).unwrap_or_else(|e| cn_compute::chain(&e))
-                    }
+                    Ok((c, tz)) => match c.next_after(now, &tz) {
+                        Ok(z) if e.ended(z.timestamp()) => "none (ended)".to_string(),
+                        Ok(z) => cron::rfc3339(&z),
+                        Err(e) => cn_compute::chain(&e),
+                    },
                     Err(err) => format!("invalid: {err}", err = cn_compute::Chain(&err)),
                 };
                 let tz = e.tz.as_deref().unwrap_or("UTC");
@@ -128,7 +131,8 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                     ),
                     None => String::new(),
                 };
-                println!("{}  `{}` {tz}  next {next}  {}{whom}", e.name, e.cron, super::shown_line(&e.action));
+                let until = e.until.map_or_else(String::new, |u| format!("  until {u}"));
+                println!("{}  `{}` {tz}  next {next}{until}  {}{whom}", e.name, e.cron, super::shown_line(&e.action));
             }
             Ok(ExitCode::SUCCESS)
         }

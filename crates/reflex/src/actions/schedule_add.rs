@@ -71,6 +71,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             tz: Some(tz),
             catch_up: None,
             remind: None,
+            until: None,
             extra: Map::new(),
         };
         let (cron, tz) = entry.timing().map_err(|e| ToolError::BadParams(cn_compute::chain(&e)))?;

@@ -1405,7 +1405,7 @@ mod tests {
     #[test]
     fn times_with_a_start_an_end_or_two_days() {
         for text in [
-            "set an alarm every 20 minutes until 9 pm",
+            "set an alarm every 20 minutes until friday",
             "alarm every hour starting at noon",
             "remind me to water the plants tonight this Saturday at 8pm",
             "remind me to book the venue two weeks before june 3rd",
@@ -1438,7 +1438,10 @@ mod tests {
         }
         assert_eq!(added("start a timer for one hour and ten minutes"), ("Timer".into(), Some("Thu 15:40".into())));
         assert_eq!(added("set an alarm for 8 tomorrow morning"), ("Alarm".into(), Some("Fri 08:00".into())));
-        assert!(matches!(parse("set an alarm to go off every 5 minutes for 25 minutes", &now()), Parsed::Ask(_)));
+        assert!(matches!(
+            one("set an alarm to go off every 5 minutes for 25 minutes"),
+            Request::AddEvery { every, .. } if every.cron == "*/5 * * * *" && every.until.as_ref().is_some_and(|u| u.strftime("%H:%M").to_string() == "14:55")
+        ));
         assert_eq!(added("notify me at 3:30pm"), ("Alert".into(), Some("Thu 15:30".into())));
         // Time words the reader did not take are asked about, never made the task's name; a
         // span before something unsaid is no span from now.
@@ -1552,6 +1555,32 @@ mod tests {
                 }
                 other => panic!("{text}: {other:?}"),
             }
+        }
+        // A repeat that keeps to a stretch said after it ends there.
+        for (text, cron, until) in [
+            ("Set an alarm every 15 minutes for an hour.", "*/15 * * * *", "Thu 15:30"),
+            ("set alarm every hours for one day", "0 * * * *", "Fri 14:30"),
+            ("I need an alarm every hour until midnight", "0 * * * *", "Fri 00:00"),
+            ("remind me to drink water every 30 minutes till 5pm", "*/30 * * * *", "Thu 17:00"),
+        ] {
+            match one(text) {
+                Request::AddEvery { every, .. } => assert_eq!(
+                    (every.cron.as_str(), every.until.map(|u| u.strftime("%a %H:%M").to_string())),
+                    (cron, Some(until.to_string())),
+                    "{text}"
+                ),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // Its length before it ("study for 15 minutes each day"), a day's time ending a daily
+        // repeat, or an end before its first time: asked.
+        for text in [
+            "Set an alarm to study flashcards for 15 minutes each day.",
+            "remind me to drink water every day till 5pm",
+            "remind me every day at 9 until friday to stretch",
+            "remind me to stretch every day at 9 for 1 hour",
+        ] {
+            assert!(matches!(parse(text, &now()), Parsed::Ask(_)), "{text}: {:?}", parse(text, &now()));
         }
         // Every 7 hours from now cannot be kept by cron: asked.
         assert!(matches!(parse("remind me to stretch every 7 hours from now", &now()), Parsed::Ask(_)));

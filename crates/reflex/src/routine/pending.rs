@@ -151,21 +151,53 @@ impl StoredTarget {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "request", rename_all = "snake_case")]
 pub enum Stored {
-    AddTask { task: String, due: Option<StoredDue> },
-    AddEvery { action: String, cron: String, human: String, phrase: String },
-    ListTasks { filter: Filter },
-    Complete { words: String, explicit: bool },
-    Move { words: String, to: StoredTarget, explicit: bool },
-    Cancel { words: String, explicit: bool },
-    Show { words: String },
-    AddIdea { idea: String },
+    AddTask {
+        task: String,
+        due: Option<StoredDue>,
+    },
+    AddEvery {
+        action: String,
+        cron: String,
+        human: String,
+        phrase: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until: Option<Timestamp>,
+    },
+    ListTasks {
+        filter: Filter,
+    },
+    Complete {
+        words: String,
+        explicit: bool,
+    },
+    Move {
+        words: String,
+        to: StoredTarget,
+        explicit: bool,
+    },
+    Cancel {
+        words: String,
+        explicit: bool,
+    },
+    Show {
+        words: String,
+    },
+    AddIdea {
+        idea: String,
+    },
     ListIdeas,
-    DropIdea { words: String },
+    DropIdea {
+        words: String,
+    },
     ListSchedule,
-    Unschedule { words: String },
+    Unschedule {
+        words: String,
+    },
     Next,
     ReplyDone,
-    ReplySnooze { to: StoredTarget },
+    ReplySnooze {
+        to: StoredTarget,
+    },
 }
 
 fn said(explicit: bool) -> Said {
@@ -188,6 +220,7 @@ impl Stored {
                 cron: every.cron.clone(),
                 human: every.human.clone(),
                 phrase: every.phrase.clone(),
+                until: every.until.as_ref().map(Zoned::timestamp),
             },
             Request::ListTasks { filter } => Stored::ListTasks { filter: *filter },
             Request::Complete { words, said } => Stored::Complete { words: words.clone(), explicit: explicit(said) },
@@ -213,7 +246,7 @@ impl Stored {
             Stored::AddTask { task, due } => {
                 Request::AddTask { task: task.clone(), due: due.as_ref().map(|d| d.due(now)) }
             }
-            Stored::AddEvery { action, cron, human, phrase } => Request::AddEvery {
+            Stored::AddEvery { action, cron, human, phrase, until } => Request::AddEvery {
                 action: action.clone(),
                 every: Every {
                     cron: cron.clone(),
@@ -221,6 +254,7 @@ impl Stored {
                     phrase: phrase.clone(),
                     rest: action.clone(),
                     clock: true,
+                    until: until.map(|u| u.to_zoned(now.time_zone().clone())),
                 },
             },
             Stored::ListTasks { filter } => Request::ListTasks { filter: *filter },

@@ -679,6 +679,7 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
                 catch_up: None,
                 // The person is told where they asked, at each firing.
                 remind: world.answer.clone(),
+                until: every.until.as_ref().map(Zoned::timestamp),
                 extra,
             };
             Ok(Act::AddEvery(entry, every.human.clone()))

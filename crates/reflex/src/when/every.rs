@@ -30,6 +30,9 @@ pub struct Every {
     pub rest: String,
     /// Whether a clock time was said ("every day at 7"), not taken by default ("daily" 09:00).
     pub clock: bool,
+    /// When it stops ("every 15 minutes for an hour", "every hour until midnight"); `None`:
+    /// for good.
+    pub until: Option<Zoned>,
 }
 
 impl Every {
@@ -53,7 +56,7 @@ fn every_re() -> &'static Regex {
               | (?:every|each)\s+(?:year\s+on\s+)?(?P<ym>MONTHS)\s+(?P<yd>\d{1,2})(?:st|nd|rd|th)?
               | (?:every|each)\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)
               | (?:every|each)\s+(?P<days>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)
-              | (?:every|each)\s*(?P<unit1>minute|hour|day|weekday|weekend|week|month|year|morning|afternoon|evening|night)
+              | (?:every|each)\s*(?P<unit1>minute|hour|day|weekday|weekend|week|month|year|morning|afternoon|evening|night)s?
               | (?P<daily>daily|nightly|hourly|weekly|monthly|quarterly|yearly|annually|bi-?weekly|fortnightly)
               | (?:on\s+)?(?P<plural>(?:WEEKDAY)s(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY)s?)*)
               | (?:on\s+)?(?P<slashed>(?:WEEKDAY)(?:\s*/\s*(?:WEEKDAY))+)
@@ -186,7 +189,7 @@ fn bounded_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(?:starting|staring|beginning|commencing|for\s+the\s+next|for\s+(?:\d+|an?|one|two|three|four|five|ten|twenty|thirty)(?:\s+\w+)?\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?)\b|(?:till|until|til|through|up\s+to)\s+(?:\d|noon|midnight|tomorrow|today|tonight|the\s+end|next|this)|(?:minutes?|mins?)\s+past\s+\d)",
+            r"(?i)\b(?:starting|staring|beginning|commencing|for\s+the\s+next|for\s+(?:\d+|an?|one|two|three|four|five|ten|twenty|thirty)(?:\s+\w+)?\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?)\b|(?:till|until|til|through|up\s+to)\s+(?:\d|noon|midnight|tomorrow|today|tonight|the\s+end|next|this)|(?:till|until|til)\s+(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|the\s+\d)|(?:minutes?|mins?)\s+past\s+\d)",
         )
         .unwrap_or_else(|e| unreachable!("the bounded repeat pattern compiles: {e}"))
     })
@@ -230,7 +233,16 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
                 .map(|u| u.as_str().to_ascii_lowercase())
                 .filter(|u| matches!(u.as_str(), "morning" | "afternoon" | "evening" | "night"))
         });
-    let time = time_match(text, Some(&all.range()));
+    // "every hour starting now", "every 12 hours from now": from now on, at now's minute.
+    let anchor = from_now_re().find(text).map(|m| m.range());
+    // "every 15 minutes for an hour", "every hour until midnight": said after the repeat, the
+    // stretch it keeps to.
+    let stop = stop(text, all.end(), now);
+    let mut unanchored = text.to_string();
+    for r in [anchor.clone(), stop.as_ref().map(|(r, _)| r.clone())].into_iter().flatten() {
+        unanchored.replace_range(r.clone(), &" ".repeat(r.len()));
+    }
+    let time = time_match(&unanchored, Some(&all.range()));
     let clock = time.as_ref().map(clock_of).transpose()?.map(|k| k.on_a_day(part.as_deref()));
     let (hour, minute) = match (clock, part.as_deref()) {
         (Some(t), _) => (t.hour(), t.minute()),
@@ -245,11 +257,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     // "every 2 hours starting in one hour", "every 30 minutes till 8 pm", "every 15 minutes
     // past 7 am": a repeat that starts or stops somewhere is asked about, never cut short.
     // "at 11:00 am and 2:00 pm on Wednesdays": two times for one entry are asked about.
-    // "every hour starting now", "every 12 hours from now": from now on, at now's minute.
-    let anchor = from_now_re().find(text).map(|m| m.range());
-    let unanchored =
-        anchor.clone().map_or_else(|| text.to_string(), |r| format!("{} {}", &text[..r.start], &text[r.end..]));
-    if time_matches(text) > 1 || bounded_re().is_match(&unanchored) {
+    if time_matches(&unanchored) > 1 || bounded_re().is_match(&unanchored) {
         return Err(ask("I can repeat from now on, not from or until a set time"));
     }
     let text_of = |name: &str| c.name(name).map(|m| m.as_str().to_ascii_lowercase());
@@ -369,6 +377,31 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     }
     let mut spans = vec![all.range()];
     spans.extend(anchor);
+    let until = match stop {
+        Some((r, at)) => {
+            // "every day till 5pm": a time of day ends only a repeat within the day; and it
+            // must go off once before it ends.
+            let within_day = cron.split(' ').nth(1).is_some_and(|h| h.contains('*'));
+            let clock_end = !text[r.clone()].to_ascii_lowercase().starts_with("for");
+            if clock_end && !within_day {
+                return Err(ask("a time of day ends only a repeat within the day — when should it stop?"));
+            }
+            let first = cron
+                .parse::<cn_hub::cron::Cron>()
+                .ok()
+                .and_then(|c| c.next_after(now.timestamp(), now.time_zone()).ok());
+            if first.is_none_or(|f| f.timestamp() > at.timestamp()) {
+                return Err(ask("it would not go off before it ends"));
+            }
+            spans.push(r);
+            Some(at)
+        }
+        None => None,
+    };
+    let human = match &until {
+        Some(at) => format!("{human} until {}", super::human(at, now)),
+        None => human,
+    };
     spans.extend(dom_said);
     if uses_time {
         spans.extend(time.as_ref().and_then(|t| t.get(0)).map(|m| m.range()));
@@ -379,7 +412,29 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         phrase: phrase_with_time(&phrase, time.as_ref(), uses_time),
         rest: without(original, spans.into_iter().map(|r| read.original(r)).collect()),
         clock: clock.is_some(),
+        until,
     }))
+}
+
+/// The stretch a repeat keeps to, said after it (from byte `after` of `text`): "for an hour",
+/// "for the next 2 days" from now, or "until midnight", "till 8 pm" — the next such time. Its
+/// byte range and when it ends.
+fn stop(text: &str, after: usize, now: &Zoned) -> Option<(std::ops::Range<usize>, Zoned)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        compile(
+            "stop",
+            r"(?i)\b(?:for\s+(?:the\s+)?(?:next\s+)?(?P<n>\d+|NUMBERS)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?)|(?:until|till|til|up\s+to)\s+(?P<t>midnight|noon|\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2}))\b",
+        )
+    });
+    let c = re.captures_iter(text).find(|c| c.get(0).is_some_and(|m| m.start() >= after))?;
+    let at = if let (Some(n), Some(unit)) = (c.name("n"), c.name("unit")) {
+        let span = super::unit_span(number(n.as_str())?, unit.as_str())?;
+        now.checked_add(span).ok()?
+    } else {
+        super::parse(&format!("at {}", c.name("t")?.as_str()), now).ok()??.at
+    };
+    Some((c.get(0)?.range(), at))
 }
 
 fn from_now_re() -> &'static Regex {
