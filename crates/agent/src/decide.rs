@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use cn_git::Git;
 use cn_hub::journal::HubJournal;
-use cn_storage::{Doc, Entry};
+use cn_storage::Doc;
 use serde_json::Value;
 
 use crate::answer::{Answer, HandUp};
@@ -320,44 +320,38 @@ fn complete(
     let place_path = place_of(hub, &item, matches!(effect.target, Target::Deferred { .. }));
     let place = place_path.strip_prefix(hub.root()).unwrap_or(&place_path).to_string_lossy().into_owned();
 
-    let state = hub.path("state");
+    let state = hub.layout().state();
     if fresh || !journaled(&state, &key)? {
-        let mut entry = Entry::new("decision")
-            .with("id", item.id.as_str())
-            .with("summary", format!("{} (item from {})", gtd.summary(), item.from))
-            .with("item", item.id.as_str())
-            .with("from", item.from.as_str())
-            .with("cadence", item.cadence.as_str())
-            .with("decided", decided.as_str())
-            .with("key", key.as_str());
         // What the item was and who wrote it (its typed origin), so a reader of the journal
         // tells a person's message from the agent's own work ("what did you do today?").
         let origin = item.origin_in(hub);
-        entry = entry.with("item_kind", origin.kind.as_str()).with("author", origin.author.label());
-        for (k, v) in gtd.to_json() {
-            // The body is the mail's full text; the journal keeps the summary.
-            if k != "body" {
-                entry = entry.with(&k, v);
-            }
-        }
-        entry = entry.with("place", place.as_str()).with("mail", effect.mail.clone());
-        for (k, v) in effect.facts {
-            entry = entry.with(&k, v);
-        }
-        if let Some(why) = &handed_up {
-            entry = entry.with("handed_up", why.reason());
-        }
-        if let Some(level) = level {
-            entry = entry.with("level", level);
-        }
-        // Document 003's fields of a decision, beside cn's own: what it was about, why, and
-        // what was done ("what did you do and why").
-        let reasoning = reasoning(level, item.doc.get_str(DECIDED_BY), &gtd, handed_up.as_ref());
-        entry = entry
-            .with("context", format!("{}: “{}”", origin.describe(), first_line(&item.content)))
-            .with("reasoning", reasoning)
-            .with("action", gtd.summary());
-        HubJournal::append_to(&state, &entry)?;
+        let mut decision = gtd.to_json();
+        // The body is the mail's full text; the journal keeps the summary (the other fields
+        // keep their order: a `remove` would move the last one into its place).
+        decision.shift_remove("body");
+        let entry = crate::journal::Decision {
+            id: &item.id,
+            summary: format!("{} (item from {})", gtd.summary(), item.from),
+            item: &item.id,
+            from: &item.from,
+            cadence: item.cadence.as_str(),
+            decided: &decided,
+            key: &key,
+            item_kind: origin.kind.as_str(),
+            author: origin.author.label(),
+            gtd: decision,
+            place: &place,
+            mail: &effect.mail,
+            facts: &effect.facts,
+            handed_up: handed_up.as_ref().map(|why| why.reason()),
+            level,
+            // Document 003's fields of a decision, beside cn's own: what it was about, why,
+            // and what was done ("what did you do and why").
+            context: format!("{}: “{}”", origin.describe(), first_line(&item.content)),
+            reasoning: reasoning(level, item.doc.get_str(DECIDED_BY), &gtd, handed_up.as_ref()),
+            action: gtd.summary(),
+        };
+        hub.journal()?.write(&entry)?;
         // The journal rotates here, after a decision (cn.yaml `journal:`); a failure to rotate
         // loses nothing and is tried again at the next decision.
         if let Err(err) = HubJournal::rotate_if_due(&state, &hub.config().journal) {

@@ -25,6 +25,7 @@ pub mod handup;
 pub mod hub;
 pub mod init;
 pub mod item;
+pub mod journal;
 pub mod lock;
 pub mod mail;
 pub mod ops;
@@ -52,7 +53,6 @@ pub use sync::{mail_home, peer_mail, peer_status, sync, MailHome, PeerStatus, Sy
 pub use tools::{op_tool_names, ops_prompt, register_ops, Decisions};
 
 use cn_git::Git;
-use cn_hub::journal::HubJournal;
 
 /// `cn send`: the owner writes to a peer. The mail waits in the outbox for `cn sync`.
 pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Mail> {
@@ -72,8 +72,7 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
         id,
     };
     mail::post(hub, &mail)?;
-    let entry = cn_storage::Entry::new("send").with("to", to).with("thread", mail.id.as_str()).with("message", message);
-    HubJournal::append_to(&hub.path("state"), &entry)?;
+    hub.journal()?.write(&journal::Sent { to, thread: &mail.id, message })?;
     Git::new(hub.root()).commit_paths(&format!("cn send: mail {} to {to}", mail.id), &cn_hub::layout::OWN)?;
     Ok(mail)
 }

@@ -48,7 +48,7 @@ impl AutonomousLoop {
             Ok(key) => attention.key_ids_with(key),
             Err(e) => tracing::warn!(e = %cn_compute::Chain(&e), "no id key: a message delivered again gets a new id"),
         }
-        let journal = HubJournal::open(&layout.state()).map_err(|e| io::Error::new(e.source.kind(), e))?;
+        let journal = layout.open_journal().map_err(|e| io::Error::new(e.source.kind(), e))?;
         let mut impulses = ImpulseSources::of_hub(hub, Timestamp::now());
         attention.with_pool(|pool| {
             for pooled in pool.iter() {
@@ -65,7 +65,7 @@ impl AutonomousLoop {
     pub fn gather(&mut self, now: Timestamp, idle: bool) -> usize {
         let check = self.impulses.check(now, idle);
         for (entry, at) in &check.skipped {
-            self.append(&journal::schedule_skipped(&entry.name, &entry.action, &entry.cron, *at));
+            self.write(&journal::schedule_skipped(&entry.name, &entry.action, &entry.cron, *at));
         }
         for problem in &check.problems {
             self.record(
@@ -95,10 +95,18 @@ impl AutonomousLoop {
 
     /// Append one record to the journal (a failure is logged, never fatal to the loop).
     pub fn record(&mut self, r: Record) {
-        self.append(&r.into_entry());
+        self.write(&r);
     }
 
-    /// Append one entry to the journal (a failure is logged, never fatal to the loop).
+    /// Append one typed record to the journal (a failure is logged, never fatal to the loop).
+    pub fn write<T: cn_storage::Typed + ?Sized>(&mut self, record: &T) {
+        if let Err(e) = self.journal.write(record) {
+            tracing::error!(path = %self.journal.path().display(), e = %cn_compute::Chain(&e), "cannot write the journal");
+        }
+    }
+
+    /// Append one entry made elsewhere (the reminder's, `cn_daemon::remind`, not yet a typed
+    /// record) to the journal (a failure is logged, never fatal to the loop).
     pub fn append(&mut self, entry: &cn_storage::Entry) {
         if let Err(e) = self.journal.append(entry) {
             tracing::error!(path = %self.journal.path().display(), e = %cn_compute::Chain(&e), "cannot write the journal");

@@ -38,18 +38,43 @@ pub fn selected(c: &Candidate) -> Record {
         .data(json!({"source": c.item.source_name(), "salience": c.salience.score, "merged": merged, "item": c.item}))
 }
 
-/// Document 003's fields of an `impulse` line, beside cn's own: its `source` (task, idea,
-/// schedule), the task, idea or schedule entry's action under that source's name (`"idea":
-/// "explore tides"`), and attention's `decision` on it. A percept's entry is left as it is.
-pub fn with_impulse_fields(entry: cn_storage::Entry, input: &Input, decision: &str) -> cn_storage::Entry {
-    let Input::Impulse(imp) = input else { return entry };
+/// An entry of attention's: a [`Record`] in the document's shape, then its `source` and, for
+/// an impulse, document 003's fields of an `impulse` line beside cn's own — the task, idea or
+/// schedule entry's action under that source's name (`"idea": "explore tides"`), and
+/// attention's `decision` on it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Attended<'a> {
+    #[serde(flatten)]
+    pub record: Record,
+    /// The percept's sense, or the impulse's source (task, idea, schedule).
+    pub source: &'a str,
+    /// The impulse's task, idea or action, under its source's name.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub what: Option<std::collections::BTreeMap<&'static str, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<&'a str>,
+}
+
+impl cn_storage::Typed for Attended<'_> {
+    fn kind(&self) -> &'static str {
+        self.record.kind.name()
+    }
+}
+
+/// `record` of attention's about `input`, on which attention decided `decision` (an
+/// impulse's; a percept's entry says only its sense).
+pub fn attended<'a>(record: Record, input: &'a Input, decision: &'a str) -> Attended<'a> {
+    let Input::Impulse(imp) = input else {
+        return Attended { record, source: input.source_name(), what: None, decision: None };
+    };
     let key = match imp.source {
         ImpulseSource::Task => "task",
         ImpulseSource::Idea => "idea",
         ImpulseSource::Schedule => "action",
     };
     let what = imp.data.get(key).and_then(Value::as_str).map_or_else(|| imp.summary.clone(), str::to_string);
-    entry.with("source", imp.source.name()).with(imp.source.name(), what).with("decision", decision)
+    let what = Some([(imp.source.name(), what)].into());
+    Attended { record, source: imp.source.name(), what, decision: Some(decision) }
 }
 
 /// The entry for what a flood made attention coalesce or shed.
@@ -74,15 +99,14 @@ pub fn flood(report: &FloodReport) -> Record {
 
 /// The entry for a schedule time skipped because it was missed while down, with document
 /// 003's fields of an `impulse` line (`source`, the entry's action, `decision`).
-pub fn schedule_skipped(name: &str, action: &str, cron: &str, at: Timestamp) -> cn_storage::Entry {
-    Record::new(Kind::Impulse, format!("schedule-{name}-{}", at.as_second()), format!("Scheduled: {name} skipped"))
-        .context(format!("cron `{cron}` was due at {at} while the daemon was down"))
-        .reasoning("catch_up is false for this entry")
-        .outcome("skipped")
-        .into_entry()
-        .with("source", ImpulseSource::Schedule.name())
-        .with(ImpulseSource::Schedule.name(), action)
-        .with("decision", "skipped")
+pub fn schedule_skipped(name: &str, action: &str, cron: &str, at: Timestamp) -> Attended<'static> {
+    let record =
+        Record::new(Kind::Impulse, format!("schedule-{name}-{}", at.as_second()), format!("Scheduled: {name} skipped"))
+            .context(format!("cron `{cron}` was due at {at} while the daemon was down"))
+            .reasoning("catch_up is false for this entry")
+            .outcome("skipped");
+    let source = ImpulseSource::Schedule.name();
+    Attended { record, source, what: Some([(source, action.to_string())].into()), decision: Some("skipped") }
 }
 
 #[cfg(test)]
@@ -94,18 +118,16 @@ mod tests {
     #[test]
     fn a_chain_is_linked_by_id_and_explains_the_score() {
         let dir = tempfile::tempdir().unwrap();
-        let mut j = cn_hub::journal::HubJournal::open(dir.path()).unwrap();
+        let layout = cn_hub::Layout::new(dir.path());
+        let mut j = layout.open_journal().unwrap();
         let a = Attention::new(PoolConfig::default());
         a.admit(Percept::new(SenseKind::Owner, "please review PR 42"));
         let c = a.decide(Timestamp::now()).unwrap();
         let id = c.item.id().to_string();
-        j.append(&selected(&c).into_entry()).unwrap();
-        j.append(&Record::new(Kind::Action, "other", "unrelated").into_entry()).unwrap();
-        j.append(
-            &Record::new(Kind::Decision, &id, "do: review").reasoning("owner asked").outcome("replied").into_entry(),
-        )
-        .unwrap();
-        let read = cn_hub::journal::HubJournal::read(dir.path()).unwrap();
+        j.record(selected(&c)).unwrap();
+        j.record(Record::new(Kind::Action, "other", "unrelated")).unwrap();
+        j.record(Record::new(Kind::Decision, &id, "do: review").reasoning("owner asked").outcome("replied")).unwrap();
+        let read = cn_hub::journal::HubJournal::read(&layout.state()).unwrap();
         let chain = why(&read.entries, &id);
         assert_eq!(chain.len(), 2);
         assert_eq!(chain[0].kind(), "observation");
@@ -113,5 +135,59 @@ mod tests {
         assert_eq!(chain[1].0["outcome"], "replied");
         let q = Query { kind: Some("decision".into()), since: None };
         assert_eq!(read.entries.iter().filter(|e| q.matches(e)).count(), 1);
+    }
+
+    /// Attention's entries, byte for byte the lines they had when built field by field: a
+    /// percept's says its sense; an impulse's has document 003's fields after cn's.
+    #[test]
+    fn attended_entries_keep_their_lines() {
+        use cn_storage::Entry;
+        let ts = "2026-01-06T15:00:00Z";
+        let line = Entry::json_line;
+        let skipped = schedule_skipped("standup", "post the standup", "0 9 * * *", Timestamp::from_second(0).unwrap());
+        assert_eq!(
+            line(&Entry::of_at(&skipped, ts)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"impulse","id":"schedule-standup-0","summary":"Scheduled: standup skipped","context":"cron `0 9 * * *` was due at 1970-01-01T00:00:00Z while the daemon was down","reasoning":"catch_up is false for this entry","outcome":"skipped","source":"schedule","schedule":"post the standup","decision":"skipped"}"#
+        );
+        let a = Attention::new(PoolConfig::default());
+        a.admit(Percept::new(SenseKind::Owner, "please review PR 42"));
+        let c = a.decide(Timestamp::now()).unwrap();
+        let record = Record::new(Kind::Observation, "it-1", "please review PR 42").outcome("selected");
+        let before = record.clone().into_entry_at(ts).with("source", c.item.source_name());
+        assert_eq!(Entry::of_at(&attended(record, &c.item, "selected"), ts).json_line(), before.json_line());
+        assert_eq!(before.0["source"], "owner");
+
+        // An impulse's: its source, then its idea (or task, or action) under the source's
+        // name — the summary when its data names none — and attention's decision.
+        let impulse = |data: Value| {
+            Input::Impulse(crate::impulses::Impulse {
+                id: "idea-1".into(),
+                source: ImpulseSource::Idea,
+                summary: "Idea to explore: tides".into(),
+                due: None,
+                priority: None,
+                context: None,
+                at: Timestamp::from_second(0).unwrap(),
+                data,
+            })
+        };
+        let record = Record::new(Kind::Impulse, "idea-1", "Idea to explore: tides")
+            .outcome("selected")
+            .data(json!({"source": "idea", "salience": 2.0}));
+        let idea = impulse(json!({"idea": "explore tides"}));
+        let before = record
+            .clone()
+            .into_entry_at(ts)
+            .with("source", idea.source_name())
+            .with("source", "idea")
+            .with("idea", "explore tides")
+            .with("decision", "selected");
+        assert_eq!(Entry::of_at(&attended(record.clone(), &idea, "selected"), ts).json_line(), before.json_line());
+        assert_eq!(
+            line(&before),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"impulse","id":"idea-1","summary":"Idea to explore: tides","outcome":"selected","data":{"source":"idea","salience":2.0},"source":"idea","idea":"explore tides","decision":"selected"}"#
+        );
+        let bare = Entry::of_at(&attended(record, &impulse(Value::Null), "selected"), ts);
+        assert_eq!(bare.0["idea"], "Idea to explore: tides");
     }
 }

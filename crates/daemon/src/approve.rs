@@ -175,11 +175,8 @@ fn resume_waiting(hub: &Hub, a: &Approval, result: &Value) -> Result<Option<Stri
 }
 
 fn journal(hub: &Hub, a: &Approval, outcome: &str) -> Result<(), ApproveError> {
-    let entry = cn_storage::Entry::new("approval")
-        .with("id", a.id.as_str())
-        .with("tool", a.tool.as_str())
-        .with("outcome", outcome);
-    cn_hub::journal::HubJournal::append_to(&hub.layout().state(), &entry)?;
+    let entry = cn_hub::journal::Approval { id: &a.id, tool: &a.tool, outcome, runs: None, item: None, from: None };
+    hub.journal()?.write(&entry)?;
     Ok(())
 }
 

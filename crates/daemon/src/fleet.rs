@@ -22,9 +22,8 @@ use std::time::Duration;
 
 use cn_autonomy::attention::spool::TakenOver;
 use cn_compute::StopToken;
-use cn_hub::journal::HubJournal;
+use cn_hub::journal::{Kind, Record};
 use cn_lease::{Adopted, Upstream, Verdict, Watch};
-use cn_storage::Entry;
 
 use crate::{active, DaemonError, RunMode, RunOptions, RunReport};
 
@@ -224,19 +223,18 @@ fn journal_takeover(hub: &cn_agent::Hub, why: &str, term: u64, adopted: &Adopted
         ),
     };
     let in_flight = cn_agent::current(hub).ok().flatten();
-    let mut entry = Entry::new("observation")
-        .with("id", cn_hub::id::prefixed("lease"))
-        .with("summary", format!("took over the hub's lease (term {term}): {why}"))
-        .with("context", history)
-        .with("outcome", "active")
-        .with("term", term)
-        .with("carried", taken.carried as u64)
-        .with("dropped", taken.dropped as u64);
-    if let Some(item) = &in_flight {
-        entry = entry.with("resumed", item.id.as_str());
-    }
+    let entry = crate::journal::LeaseTaken {
+        id: cn_hub::id::prefixed("lease"),
+        summary: format!("took over the hub's lease (term {term}): {why}"),
+        context: &history,
+        outcome: "active",
+        term,
+        carried: taken.carried as u64,
+        dropped: taken.dropped as u64,
+        resumed: in_flight.as_ref().map(|item| item.id.as_str()),
+    };
     eprintln!("cn run: active (term {term}): {why}");
-    if let Err(e) = HubJournal::append_to(&hub.layout().state(), &entry) {
+    if let Err(e) = hub.journal().and_then(|mut j| j.write(&entry)) {
         tracing::warn!(e = %cn_compute::Chain(&e), "cannot write the journal");
     }
 }
@@ -281,11 +279,8 @@ fn alert(hub: &cn_agent::Hub, summary: &str, context: &str) {
 
 /// An observation in the hub's journal (a journal that cannot be written is logged).
 fn journal_note(hub: &cn_agent::Hub, summary: &str, context: &str) {
-    let entry = Entry::new("observation")
-        .with("id", cn_hub::id::prefixed("lease"))
-        .with("summary", summary)
-        .with("context", context);
-    if let Err(e) = HubJournal::append_to(&hub.layout().state(), &entry) {
+    let record = Record::new(Kind::Observation, cn_hub::id::prefixed("lease"), summary).context(context);
+    if let Err(e) = hub.journal().and_then(|mut j| j.record(record)) {
         tracing::warn!(e = %cn_compute::Chain(&e), "cannot write the journal");
     }
 }

@@ -21,6 +21,7 @@ pub mod context;
 pub mod economy;
 pub mod fleet;
 pub mod follow;
+pub mod journal;
 pub mod mind;
 pub mod otel;
 pub mod reflection;
@@ -410,11 +411,13 @@ impl Carried {
             } else {
                 format!("cn.yaml changed: now running on it ({})", sections.join(", "))
             };
-            let entry = cn_storage::Entry::new("observation")
-                .with("id", cn_hub::id::prefixed("config"))
-                .with("summary", summary)
-                .with("sections", sections)
-                .with("outcome", "senses, models and reflexes started again on the new config");
+            let entry = journal::ConfigChanged {
+                id: cn_hub::id::prefixed("config"),
+                summary,
+                sections: Some(&sections),
+                error: None,
+                outcome: "senses, models and reflexes started again on the new config",
+            };
             journal(hub, &entry);
         }
     }
@@ -440,11 +443,13 @@ fn refuse(hub: &cn_agent::Hub, info: &Mutex<RunInfo>, why: &str) {
         info.config_error = Some(why.to_string());
         info.write(hub.root());
     }
-    let entry = cn_storage::Entry::new("observation")
-        .with("id", cn_hub::id::prefixed("config"))
-        .with("summary", format!("cn.yaml edit refused: {why}"))
-        .with("error", why)
-        .with("outcome", "the daemon keeps running on the config it had; fix cn.yaml and save it again");
+    let entry = journal::ConfigChanged {
+        id: cn_hub::id::prefixed("config"),
+        summary: format!("cn.yaml edit refused: {why}"),
+        sections: None,
+        error: Some(why),
+        outcome: "the daemon keeps running on the config it had; fix cn.yaml and save it again",
+    };
     journal(hub, &entry);
 }
 
@@ -453,16 +458,19 @@ fn undone(hub: &cn_agent::Hub, info: &Mutex<RunInfo>) {
     let mut info = info.lock().unwrap_or_else(|p| p.into_inner());
     if info.config_error.take().is_some() {
         info.write(hub.root());
-        let entry = cn_storage::Entry::new("observation")
-            .with("id", cn_hub::id::prefixed("config"))
-            .with("summary", "cn.yaml is back to the config the daemon runs")
-            .with("outcome", "nothing to change");
+        let entry = journal::ConfigChanged {
+            id: cn_hub::id::prefixed("config"),
+            summary: "cn.yaml is back to the config the daemon runs".into(),
+            sections: None,
+            error: None,
+            outcome: "nothing to change",
+        };
         journal(hub, &entry);
     }
 }
 
-fn journal(hub: &cn_agent::Hub, entry: &cn_storage::Entry) {
-    if let Err(e) = cn_hub::journal::HubJournal::append_to(&hub.layout().state(), entry) {
+fn journal<T: cn_storage::Typed>(hub: &cn_agent::Hub, entry: &T) {
+    if let Err(e) = hub.journal().and_then(|mut j| j.write(entry)) {
         tracing::warn!(e = %cn_compute::Chain(&e), "cannot write the journal");
     }
 }
@@ -558,7 +566,7 @@ fn run_config(
         // The journal says when autonomous executive work stops for a session and resumes.
         let mut sessions = cn_models::Sessions::in_state(&state_dir);
         let mut deferring: Option<cn_models::Session> = None;
-        let journal_dir = state_dir.clone();
+        let layout = hub.layout().clone();
         mind = mind.executive_allowed(move |owner| {
             let refused = |b: &cn_models::Budget, owner: bool| -> Result<(), mind::Refused> {
                 b.check(owner, 0, cn_models::ledger::MIN_ANSWER_TOKENS).map_err(|r| mind::Refused {
@@ -584,10 +592,8 @@ fn run_config(
                 _ => None,
             };
             if let Some(summary) = summary {
-                let entry = cn_storage::Entry::new("observation")
-                    .with("summary", summary)
-                    .with("outcome", "budget: session check");
-                if let Err(e) = cn_hub::journal::HubJournal::append_to(&journal_dir, &entry) {
+                let entry = cn_hub::journal::Noted { summary: &summary, outcome: "budget: session check" };
+                if let Err(e) = layout.open_journal().and_then(|mut j| j.write(&entry)) {
                     tracing::warn!(e = %cn_compute::Chain(&e), "cannot journal the session check");
                 }
             }
@@ -780,19 +786,23 @@ fn mcp_clients(
             return None;
         }
     };
-    let journal = hub.layout().journal();
+    let layout = hub.layout().clone();
     clients.join_when_ready(registry.late(), move |server, joined| {
-        let entry = match joined {
-            cn_mcp::Joined::Ready(tools) => cn_storage::Entry::new("observation")
-                .with("summary", format!("MCP server `{server}` is ready: {} tools", tools.len()))
-                .with("server", server)
-                .with("tools", tools),
-            cn_mcp::Joined::Down(error) => cn_storage::Entry::new("observation")
-                .with("summary", format!("MCP server `{server}` is down; retrying with backoff"))
-                .with("server", server)
-                .with("error", error),
+        let entry = match &joined {
+            cn_mcp::Joined::Ready(tools) => journal::McpServer {
+                summary: format!("MCP server `{server}` is ready: {} tools", tools.len()),
+                server,
+                tools: Some(tools),
+                error: None,
+            },
+            cn_mcp::Joined::Down(error) => journal::McpServer {
+                summary: format!("MCP server `{server}` is down; retrying with backoff"),
+                server,
+                tools: None,
+                error: Some(error),
+            },
         };
-        if let Err(e) = cn_storage::Journal::open(&journal).and_then(|mut j| j.append(&entry)) {
+        if let Err(e) = layout.open_journal().and_then(|mut j| j.write(&entry)) {
             tracing::warn!(e = %cn_compute::Chain(&e), "cannot journal the MCP server's state");
         }
     });

@@ -43,7 +43,7 @@ pub fn work_since_last(hub: &Hub, cadence: Cadence) -> Option<BTreeMap<String, u
     let days = period_days(cadence)?;
     let mut last_reflection = None::<Timestamp>;
     let mut work: Vec<(Timestamp, String)> = Vec::new();
-    cn_hub::journal::HubJournal::scan(&hub.path("state"), |e| {
+    cn_hub::journal::HubJournal::scan(&hub.layout().state(), |e| {
         let Some(t) = (e.kind() == "decision").then(|| cn_hub::journal::ts(&e)).flatten() else { return };
         match e.0.get("cadence").and_then(Value::as_str) {
             Some(c) if c == cadence.as_str() => last_reflection = last_reflection.max(Some(t)),

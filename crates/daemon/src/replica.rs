@@ -27,9 +27,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use cn_compute::StopToken;
-use cn_hub::journal::HubJournal;
+use cn_hub::journal::{Kind, Record};
 use cn_lease::{LeaseError, Upstream};
-use cn_storage::Entry;
 
 /// Why the daemon may not go on deciding: it lost (or could not keep) the lease.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -397,12 +396,12 @@ impl Shared {
     }
 
     fn journal(&self, summary: &str, error: Option<&str>) {
-        let mut entry = Entry::new("observation").with("id", cn_hub::id::prefixed("origin")).with("summary", summary);
+        let mut record = Record::new(Kind::Observation, cn_hub::id::prefixed("origin"), summary);
         if let Some(e) = error {
-            entry = entry.with("context", e);
+            record = record.context(e);
         }
-        let state = cn_hub::Layout::new(self.upstream.git().dir()).state();
-        if let Err(e) = HubJournal::append_to(&state, &entry) {
+        let layout = cn_hub::Layout::new(self.upstream.git().dir());
+        if let Err(e) = layout.open_journal().and_then(|mut j| j.record(record)) {
             tracing::error!(e = %cn_compute::Chain(&e), "cannot write the journal");
         }
     }

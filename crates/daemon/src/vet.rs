@@ -20,7 +20,6 @@
 
 use cn_agent::{Gtd, Hub};
 use cn_compute::{Level, ToolCall, ToolError, Tools};
-use cn_storage::Entry;
 use serde_json::Value;
 
 /// The daemon's tools, with the local model's person-facing text vetted first.
@@ -82,11 +81,10 @@ impl<T: Tools> Vetted<T> {
             }
             None => (cn_agent::handup::hand_up(&item, jiff::Timestamp::now()), "handed up"),
         };
-        let entry = Entry::new("observation")
-            .with("id", item.id.as_str())
-            .with("summary", format!("the local model's {} for {} was not sent: {why}; {what}", call.tool, item.id))
-            .with("context", text.chars().take(200).collect::<String>());
-        if let Err(e) = cn_hub::journal::HubJournal::append_to(&self.hub.path("state"), &entry) {
+        let summary = format!("the local model's {} for {} was not sent: {why}; {what}", call.tool, item.id);
+        let record = cn_hub::journal::Record::new(cn_hub::journal::Kind::Observation, item.id.as_str(), summary)
+            .context(text.chars().take(200).collect::<String>());
+        if let Err(e) = self.hub.journal().and_then(|mut j| j.record(record)) {
             tracing::warn!(%e, "cannot journal the hand-up of {}", item.id);
         }
         tracing::info!(item = %item.id, %why, what, "local model text unfit");
@@ -123,6 +121,7 @@ impl<T: Tools> Tools for Vetted<T> {
 mod tests {
     use super::*;
     use cn_agent::{Cadence, Item};
+    use cn_storage::Entry;
 
     /// Records the calls that got through.
     struct Inner(Vec<String>);
@@ -197,7 +196,7 @@ mod tests {
         let hub = Hub::open(&root).unwrap();
         for (op, id) in [("reply", "o-1"), ("reply", "o-2"), ("defer", "o-3")] {
             let e = Entry::new("decision").with("id", id).with("op", op).with("cadence", "inbox");
-            cn_hub::journal::HubJournal::append_to(&hub.path("state"), &e).unwrap();
+            hub.journal().unwrap().append(&e).unwrap();
         }
         let mut item = Item::new("r-1", "ada", Cadence::Daily, "Reflect: what did I do yesterday?");
         item.set("impulse", "schedule");

@@ -150,19 +150,17 @@ pub fn request(layout: &Layout, req: Request, timeout_secs: u64) -> Result<Appro
     if !fresh {
         return Ok(approval);
     }
-    let mut entry = cn_storage::Entry::new("approval")
-        .with("id", approval.id.as_str())
-        .with("tool", approval.tool.as_str())
-        .with("outcome", "held")
-        .with("runs", journal_text(&approval.runs).as_str());
-    if let Some(item) = &approval.item {
-        entry = entry.with("item", item.as_str());
-    }
-    if let Some(from) = &approval.from {
-        entry = entry.with("from", from.as_str());
-    }
+    let runs = journal_text(&approval.runs);
+    let entry = crate::journal::Approval {
+        id: &approval.id,
+        tool: &approval.tool,
+        outcome: "held",
+        runs: Some(&runs),
+        item: approval.item.as_deref(),
+        from: approval.from.as_deref(),
+    };
     // The hold is saved; a journal that cannot be written loses its line, not the approval.
-    if let Err(e) = crate::journal::HubJournal::append_to(&layout.state(), &entry) {
+    if let Err(e) = layout.open_journal().and_then(|mut j| j.write(&entry)) {
         tracing::warn!(e = %cn_compute::Chain(&e), "cannot journal approval {}", approval.id);
     }
     Ok(approval)

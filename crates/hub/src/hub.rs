@@ -158,6 +158,10 @@ impl Hub {
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+    /// The hub's journal, open for appending typed records: the one way to write it.
+    pub fn journal(&self) -> Result<crate::journal::HubJournal, crate::journal::JournalError> {
+        self.layout.open_journal()
+    }
     /// cn.yaml, parsed.
     pub fn config(&self) -> &HubConfig {
         &self.config

@@ -1,8 +1,10 @@
 //! The hub's journal, `state/journal.jsonl`: what the agent did and why (document 003's
-//! "Observability"). [`HubJournal`] is the one handle every writer opens it through, from
-//! the hub's state directory; [`Kind`] and [`Record`] are the document's typed entries
-//! (decision, impulse, reflex, exploration, plus action and observation); [`Query`] and
-//! [`why`] answer "what did you do today?" and "why did you do that?".
+//! "Observability"). [`HubJournal`] is the one handle every writer opens it through
+//! (`hub.journal()`, or `layout.open_journal()` for code holding only the hub's layout) and
+//! writes typed records through ([`cn_storage::Typed`]: [`Record`], the document's shape for
+//! its [`Kind`]s, [`Approval`], [`Noted`], and each crate's own records beside the code that
+//! writes them); [`Query`] and [`why`] answer "what did you do today?" and "why did you do
+//! that?".
 //!
 //! Invariants: the file is only ever appended to, one JSON object a line (`ts`, `type`,
 //! then the entry's fields, in that order); a torn last line is sealed on open. The file
@@ -14,7 +16,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use cn_storage::{Entry, Journal, JournalRead};
+use cn_storage::{Entry, Journal, JournalRead, Typed};
 use jiff::Timestamp;
 use serde_json::Value;
 
@@ -43,18 +45,14 @@ impl HubJournal {
     }
 
     /// Open the journal of the hub whose state directory is `state_dir` (created if
-    /// missing; a torn last line is sealed).
-    pub fn open(state_dir: &Path) -> Result<HubJournal, JournalError> {
+    /// missing; a torn last line is sealed): what `Hub::journal` and `Layout::open_journal`
+    /// do.
+    pub(crate) fn open(state_dir: &Path) -> Result<HubJournal, JournalError> {
         let path = Self::path_in(state_dir);
         match Journal::open(&path) {
             Ok(journal) => Ok(HubJournal { journal }),
             Err(source) => Err(JournalError { path, source }),
         }
-    }
-
-    /// Open, append one entry, close: for a command that writes one entry per run.
-    pub fn append_to(state_dir: &Path, entry: &Entry) -> Result<(), JournalError> {
-        Self::open(state_dir)?.append(entry)
     }
 
     /// Every whole entry of the journal in `state_dir` (a missing file is empty; a line
@@ -97,18 +95,25 @@ impl HubJournal {
         Journal::rotate_if_due(&path, &rotation).map_err(|source| JournalError { path, source })
     }
 
-    /// Append one entry as one line (a single write). A `decision` entry is made durable
-    /// (`fdatasync`) before this returns; other entries are not (the fsync policy: a power
-    /// loss may take the last observations, never a decision; a crash of cn takes nothing).
+    /// Append one typed record, stamped now, as one line (a single write). A `decision`
+    /// entry is made durable (`fdatasync`) before this returns; other entries are not (the
+    /// fsync policy: a power loss may take the last observations, never a decision; a crash
+    /// of cn takes nothing).
+    pub fn write<T: Typed + ?Sized>(&mut self, record: &T) -> Result<(), JournalError> {
+        self.append(&Entry::of(record))
+    }
+
+    /// Append one entry as one line ([`HubJournal::write`]'s mechanics): for the one entry
+    /// not yet a typed record (the reminder's, `cn_daemon::remind`) and tests.
     pub fn append(&mut self, entry: &Entry) -> Result<(), JournalError> {
         let appended = self.journal.append(entry);
         let synced = appended.and_then(|()| if entry.kind() == "decision" { self.journal.sync() } else { Ok(()) });
         synced.map_err(|source| JournalError { path: self.journal.path().to_path_buf(), source })
     }
 
-    /// Append one typed record, stamped now.
+    /// Append one [`Record`], stamped now.
     pub fn record(&mut self, record: Record) -> Result<(), JournalError> {
-        self.append(&record.into_entry())
+        self.write(&record)
     }
 
     /// The file underneath (for `cn_storage::JournalStore`, the kernel's store).
@@ -193,17 +198,62 @@ impl FromStr for Kind {
     }
 }
 
-/// A journal entry in the document's shape. Build it, then `into_entry()` and append it
-/// with [`HubJournal::append`] (or [`HubJournal::record`]).
-#[derive(Debug, Clone, PartialEq)]
+/// A journal entry in the document's shape: build it, then [`HubJournal::record`] it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Record {
+    #[serde(skip)]
     pub kind: Kind,
     pub id: String,
     pub summary: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
+}
+
+impl Typed for Record {
+    fn kind(&self) -> &'static str {
+        self.kind.name()
+    }
+}
+
+/// An `approval` entry: a tool call held for the owner (`outcome: held`, with what it runs,
+/// its item and who asked), or the owner's answer to one.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Approval<'a> {
+    pub id: &'a str,
+    pub tool: &'a str,
+    pub outcome: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<&'a str>,
+}
+
+impl Typed for Approval<'_> {
+    fn kind(&self) -> &'static str {
+        "approval"
+    }
+}
+
+/// An `observation` of no item: what happened and what follows (the daemon's trouble taking
+/// an item, a session check of the budget).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Noted<'a> {
+    pub summary: &'a str,
+    pub outcome: &'a str,
+}
+
+impl Typed for Noted<'_> {
+    fn kind(&self) -> &'static str {
+        "observation"
+    }
 }
 
 impl Record {
@@ -241,16 +291,7 @@ impl Record {
     }
 
     pub fn into_entry_at(self, ts: &str) -> Entry {
-        let mut e = Entry::at(ts, self.kind.name()).with("id", self.id).with("summary", self.summary);
-        for (k, v) in [("context", self.context), ("reasoning", self.reasoning), ("outcome", self.outcome)] {
-            if let Some(v) = v {
-                e = e.with(k, v);
-            }
-        }
-        if let Some(d) = self.data {
-            e = e.with("data", d);
-        }
-        e
+        Entry::of_at(&self, ts)
     }
 }
 
@@ -407,7 +448,7 @@ mod tests {
         )
         .unwrap();
         j.record(Record::new(Kind::Decision, "other", "do: reply")).unwrap();
-        HubJournal::append_to(&state, &Entry::at(ts, "send").with("to", "pi")).unwrap();
+        HubJournal::open(&state).unwrap().append(&Entry::at(ts, "send").with("to", "pi")).unwrap();
         let text = std::fs::read_to_string(state.join("journal.jsonl")).unwrap();
         let first = text.lines().next().unwrap();
         // Byte-for-byte what earlier builds wrote: key order ts, type, id, summary, context,
@@ -431,6 +472,43 @@ mod tests {
         assert_eq!(read.entries.iter().filter(|e| q.matches(e)).count(), 1);
         let q = Query { kind: None, since: Some("2026-01-07T00:00:00Z".parse().unwrap()) };
         assert_eq!(read.entries.iter().filter(|e| q.matches(e)).count(), 1, "only the entry stamped now");
+    }
+
+    /// The hub's own records, byte for byte the lines their entries had when built field by
+    /// field; `hub.journal()` writes them where every reader reads.
+    #[test]
+    fn approvals_and_notes_keep_their_lines() {
+        let ts = "2026-01-06T15:00:00Z";
+        let line = Entry::json_line;
+        let held = Approval {
+            id: "ap-1",
+            tool: "shell",
+            outcome: "held",
+            runs: Some("ls"),
+            item: Some("it-1"),
+            from: Some("pi"),
+        };
+        assert_eq!(
+            line(&Entry::of_at(&held, ts)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"approval","id":"ap-1","tool":"shell","outcome":"held","runs":"ls","item":"it-1","from":"pi"}"#
+        );
+        let answered = Approval { id: "ap-1", tool: "shell", outcome: "approved", runs: None, item: None, from: None };
+        assert_eq!(
+            line(&Entry::of_at(&answered, ts)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"approval","id":"ap-1","tool":"shell","outcome":"approved"}"#
+        );
+        let noted = Noted { summary: "cannot take the next item", outcome: "disk full" };
+        assert_eq!(
+            line(&Entry::of_at(&noted, ts)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"observation","summary":"cannot take the next item","outcome":"disk full"}"#
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let layout = crate::Layout::new(dir.path());
+        layout.open_journal().unwrap().write(&noted).unwrap();
+        let read = HubJournal::read(&layout.state()).unwrap();
+        assert_eq!(read.entries.len(), 1);
+        assert_eq!(summary(&read.entries[0]), "cannot take the next item");
+        assert_eq!(std::fs::read_to_string(layout.journal()).unwrap().lines().count(), 1);
     }
 
     #[test]

@@ -84,6 +84,12 @@ impl Layout {
         &self.root
     }
 
+    /// The hub's journal, open for appending typed records (`Hub::journal` for code holding
+    /// the hub): the one way to write it.
+    pub fn open_journal(&self) -> Result<crate::journal::HubJournal, crate::journal::JournalError> {
+        crate::journal::HubJournal::open(&self.state())
+    }
+
     paths! {
         /// `cn.yaml`.
         config => CONFIG;

@@ -16,7 +16,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use cn_compute::{Level, Model, Plan, ToolCall, ToolError};
-use cn_storage::Entry;
 use cn_tools::{Policy, Registry};
 use regex::Regex;
 use serde::Serialize;
@@ -148,11 +147,10 @@ pub struct HeldRun {
 const MAX_DEPTH: usize = 4;
 
 /// The journal's word of a reflex file that did not load (`error`: where and why).
-pub fn skipped(error: &str) -> Entry {
-    Entry::new("observation")
-        .with("id", cn_hub::id::prefixed("reflex"))
-        .with("summary", format!("a reflex file was skipped: {error}"))
-        .with("outcome", "the other reflexes run; fix the file (`cn reflex list` shows the error)")
+pub fn skipped(error: &str) -> cn_hub::journal::Record {
+    let summary = format!("a reflex file was skipped: {error}");
+    cn_hub::journal::Record::new(cn_hub::journal::Kind::Observation, cn_hub::id::prefixed("reflex"), summary)
+        .outcome("the other reflexes run; fix the file (`cn reflex list` shows the error)")
 }
 
 /// How a dry run's step with effects starts its output: `(dry run: ACTION MAIN)`.
@@ -816,7 +814,6 @@ impl Engine {
 
     fn journal_run(&self, h: &Handled, p: &Input, outcome: RunOutcome, mode: Mode) {
         let Some(name) = &h.reflex else { return };
-        let actions: Vec<Value> = h.steps.iter().map(|s| Value::String(s.action.clone())).collect();
         let how = match (&h.triage, h.trigger) {
             (Some(class), _) => format!("the level-2 triage classed it `{class}`"),
             (None, Some(TriggerKind::Pattern)) => "its pattern matched".to_string(),
@@ -831,53 +828,38 @@ impl Engine {
             (RunOutcome::Failed, Some(err)) => format!("failed: {err}"),
             _ => "escalated".to_string(),
         };
-        let mut e = Entry::new("reflex")
-            .with("summary", format!("reflex `{name}` (level {}): {how}; {what}", h.level))
-            .with("pattern", name.as_str())
-            .with("name", name.as_str())
-            .with("level", h.level)
-            .with("trigger", serde_json::to_value(h.trigger).unwrap_or(Value::Null))
-            .with("action", h.steps.last().map_or(Value::Null, |s| Value::String(s.action.clone())))
-            .with("actions", Value::Array(actions))
-            .with("skipped_executive", !h.escalate)
-            .with(
-                "outcome",
-                match outcome {
-                    RunOutcome::Ok => "ok",
-                    RunOutcome::Escalated => "escalated",
-                    RunOutcome::Failed => "error",
-                },
-            )
-            .with("latency_ms", (h.latency.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0);
-        if let Some(id) = p.id {
-            e = e.with("item", id);
-        }
-        if let Some(source) = p.source {
-            e = e.with("source", source);
-        }
-        if let Some(err) = &h.error {
-            e = e.with(if outcome == RunOutcome::Failed { "error" } else { "reason" }, err.as_str());
-        }
-        if let Some(class) = &h.triage {
-            e = e.with("triage", class.as_str());
-        }
-        if mode == Mode::Test {
-            e = e.with("test", true);
-        }
+        let failed = outcome == RunOutcome::Failed;
+        let e = crate::journal::Ran {
+            summary: format!("reflex `{name}` (level {}): {how}; {what}", h.level),
+            pattern: name,
+            name,
+            level: h.level,
+            trigger: serde_json::to_value(h.trigger).unwrap_or(Value::Null),
+            action: h.steps.last().map(|s| s.action.as_str()),
+            actions: h.steps.iter().map(|s| s.action.as_str()).collect(),
+            skipped_executive: !h.escalate,
+            outcome: match outcome {
+                RunOutcome::Ok => "ok",
+                RunOutcome::Escalated => "escalated",
+                RunOutcome::Failed => "error",
+            },
+            latency_ms: (h.latency.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
+            item: p.id,
+            source: p.source,
+            error: h.error.as_deref().filter(|_| failed),
+            reason: h.error.as_deref().filter(|_| !failed),
+            triage: h.triage.as_deref(),
+            test: mode == Mode::Test,
+        };
         self.shared.journal(&e);
     }
 
     fn disable(&mut self, name: &str, file: &Path, reason: &str, last_error: Option<&str>) {
         tracing::warn!(reflex = %name, %reason, "reflex disabled");
         self.catalog.index(&self.stats.disabled());
-        self.shared.journal(
-            &Entry::new("reflex")
-                .with("pattern", name)
-                .with("name", name)
-                .with("action", "disable")
-                .with("outcome", "disabled")
-                .with("reason", reason),
-        );
+        let mut disabled = crate::journal::Changed::new(name, "disable", "disabled");
+        disabled.reason = Some(reason);
+        self.shared.journal(&disabled);
         let shown = file.strip_prefix(&self.shared.hub).unwrap_or(file).display().to_string();
         let body = format!(
             "The reflex `{name}` {reason}, so it is disabled: the items it would take go to the executive.\n\n\
@@ -935,8 +917,8 @@ impl Engine {
         &self.dir
     }
 
-    pub(crate) fn journal(&self, e: &Entry) {
-        self.shared.journal(e);
+    pub(crate) fn journal<T: cn_storage::Typed>(&self, record: &T) {
+        self.shared.journal(record);
     }
 
     pub(crate) fn catalog(&self) -> &Catalog {

@@ -44,7 +44,6 @@ use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use cn_compute::Level;
-use cn_storage::Entry;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -186,15 +185,9 @@ pub fn set_mode(hub: &Path, name: &str, mode: ReflexMode, by: &str, reason: &str
     cn_storage::write_atomic(&path, text.as_bytes()).map_err(|source| WriteError::Io { path: path.clone(), source })?;
     let action = if mode == ReflexMode::Active { "promote" } else { "demote" };
     let committed = commit_as(hub, name, &format!("reflex: {action} {name} ({by})"));
-    let entry = Entry::new("reflex")
-        .with("pattern", name)
-        .with("name", name)
-        .with("action", action)
-        .with("outcome", value)
-        .with("by", by)
-        .with("reason", reason)
-        .with("committed", committed);
-    if let Err(err) = cn_hub::journal::HubJournal::append_to(&layout.state(), &entry) {
+    let mut entry = crate::journal::Changed::new(name, action, value);
+    (entry.by, entry.reason, entry.committed) = (Some(by), Some(reason), Some(committed));
+    if let Err(err) = layout.open_journal().and_then(|mut j| j.write(&entry)) {
         tracing::error!(err = %cn_compute::Chain(&err), "cannot journal the reflex's mode");
     }
     Ok(committed)
@@ -303,31 +296,10 @@ impl Engine {
             text: input.text.to_string(),
             item: input.id.map(String::from),
         };
-        let mut e = Entry::new("reflex")
-            .with("pattern", reflex.name.as_str())
-            .with("name", reflex.name.as_str())
-            .with("level", reflex.level)
-            .with("action", "shadow")
-            .with("shadow", true)
-            .with("skipped_executive", false)
-            .with("outcome", format!("would {}", run.op))
-            .with("would", run.op.as_str())
-            .with("check", check);
-        if let Some(m) = &run.message {
-            e = e.with("would_reply", m.as_str());
-        }
-        if !run.effects.is_empty() {
-            e = e.with("would_file", run.effects.clone());
-        }
-        if let Some(err) = error {
-            e = e.with("reason", err);
-        }
-        if let Some(id) = input.id {
-            e = e.with("item", id);
-        }
-        if let Some(source) = input.source {
-            e = e.with("source", source);
-        }
+        let mut e = crate::journal::Shadowed::new(&reflex.name, reflex.level, &run.op, check);
+        e.would_reply = run.message.as_deref();
+        e.would_file = (!run.effects.is_empty()).then_some(run.effects.as_slice());
+        (e.reason, e.item, e.source) = (error.as_deref(), input.id, input.source);
         self.journal(&e);
         run
     }
@@ -338,43 +310,42 @@ impl Engine {
         let Some(reflex) = self.reflex(&run.reflex).cloned() else {
             return Verdict::NotCompared(format!("reflex `{}` is gone", run.reflex));
         };
-        let mut e = Entry::new("reflex")
-            .with("pattern", run.reflex.as_str())
-            .with("name", run.reflex.as_str())
-            .with("action", "compare")
-            .with("would", run.op.as_str())
-            .with("decided", decided.op.as_str())
-            .with("decided_by", decided.level.map_or(Value::from("owner"), Value::from));
-        if let Some(id) = &decided.item {
-            e = e.with("item", id.as_str());
-        }
+        let mut e = crate::journal::Compared {
+            pattern: &run.reflex,
+            name: &run.reflex,
+            action: "compare",
+            would: &run.op,
+            decided: &decided.op,
+            decided_by: decided.level.map_or(Value::from("owner"), Value::from),
+            item: decided.item.as_deref(),
+            outcome: "not compared",
+            counted: None,
+            agreed: None,
+            compared: None,
+            distinct_agreed: None,
+            reason: None,
+        };
         if matches!(run.op.as_str(), "escalate" | "error") {
             let why = format!("it would have handed the item up ({})", run.op);
-            self.journal(&e.with("outcome", "not compared").with("reason", why.as_str()));
+            e.reason = Some(why.clone());
+            self.journal(&e);
             return Verdict::NotCompared(why);
         }
         if decided.level.is_some_and(|l| l < 3) {
             let verdict = agrees(run, decided).map_err(|d| d.to_string());
             let why = "decided below the executive: not counted";
-            self.journal(
-                &e.with("outcome", if verdict.is_ok() { "agreed" } else { "disagreed" })
-                    .with("counted", false)
-                    .with("reason", verdict.err().unwrap_or_else(|| why.to_string())),
-            );
+            e.outcome = if verdict.is_ok() { "agreed" } else { "disagreed" };
+            (e.counted, e.reason) = (Some(false), Some(verdict.err().unwrap_or_else(|| why.to_string())));
+            self.journal(&e);
             return Verdict::NotCompared(why.into());
         }
         let verdict = agrees(run, decided).map_err(|d| d.to_string());
         let agreed = verdict.is_ok();
         let distinct = self.stats_mut().compare(&run.reflex, agreed, text_hash(&run.text));
         let s = self.stats().get(&run.reflex).cloned().unwrap_or_default();
-        e = e
-            .with("outcome", if agreed { "agreed" } else { "disagreed" })
-            .with("agreed", s.agreed)
-            .with("compared", s.compared)
-            .with("distinct_agreed", distinct);
-        if let Err(why) = &verdict {
-            e = e.with("reason", why.as_str());
-        }
+        e.outcome = if agreed { "agreed" } else { "disagreed" };
+        (e.agreed, e.compared, e.distinct_agreed) = (Some(s.agreed), Some(s.compared), Some(distinct as u64));
+        e.reason = verdict.as_ref().err().cloned();
         self.journal(&e);
         let hub = self.hub().to_path_buf();
         match verdict {
@@ -401,14 +372,9 @@ impl Engine {
                         let why =
                             format!("{broken}: only the owner may let it act (`cn reflex approve {}`)", run.reflex);
                         if self.stats_mut().refuse_promotion(&run.reflex, &why) {
-                            self.journal(
-                                &Entry::new("reflex")
-                                    .with("pattern", run.reflex.as_str())
-                                    .with("name", run.reflex.as_str())
-                                    .with("action", "promote")
-                                    .with("outcome", "refused")
-                                    .with("reason", why.as_str()),
-                            );
+                            let mut refused = crate::journal::Changed::new(&run.reflex, "promote", "refused");
+                            refused.reason = Some(&why);
+                            self.journal(&refused);
                         }
                     } else {
                         let reason = format!("agreed with the executive on {distinct} distinct messages");
@@ -566,19 +532,12 @@ impl Engine {
         }
         let hub = self.hub().to_path_buf();
         let committed = commit_as(&hub, &name, &format!("reflex: propose {name} (shadow)"));
-        let items: Vec<Value> = group.iter().filter_map(|g| g.item.clone().map(Value::String)).collect();
-        self.journal(
-            &Entry::new("reflex")
-                .with("pattern", name.as_str())
-                .with("name", name.as_str())
-                .with("action", "propose")
-                .with("outcome", "shadow")
-                .with("learned", "proposal")
-                .with("trigger", pattern.as_str())
-                .with("op", latest.op.as_str())
-                .with("from_items", Value::Array(items))
-                .with("committed", committed),
-        );
+        let items: Vec<&str> = group.iter().filter_map(|g| g.item.as_deref()).collect();
+        let mut proposed = crate::journal::Changed::new(&name, "propose", "shadow");
+        (proposed.learned, proposed.trigger, proposed.op) =
+            (Some("proposal"), Some(pattern.as_str()), Some(latest.op.as_str()));
+        (proposed.from_items, proposed.committed) = (Some(items), Some(committed));
+        self.journal(&proposed);
         self.reload();
         Some(name)
     }

@@ -20,6 +20,7 @@ pub mod config;
 mod engine;
 pub mod examples;
 mod html;
+pub mod journal;
 pub mod learn;
 mod listing;
 mod load;

@@ -22,7 +22,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use cn_compute::ToolError;
-use cn_storage::Entry;
 use cn_tools::{typed, Tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -159,16 +158,10 @@ impl Engine {
         let hub = self.hub().to_path_buf();
         let committed = commit_as(&hub, name, &format!("reflex: write {name} (shadow)"));
         self.stats_mut().mode_changed(name);
-        self.journal(
-            &Entry::new("reflex")
-                .with("pattern", name)
-                .with("name", name)
-                .with("action", "write")
-                .with("outcome", "shadow")
-                .with("learned", "executive")
-                .with("dry_run_on", text.as_str())
-                .with("committed", committed),
-        );
+        let mut written = crate::journal::Changed::new(name, "write", "shadow");
+        (written.learned, written.dry_run_on, written.committed) =
+            (Some("executive"), Some(text.as_str()), Some(committed));
+        self.journal(&written);
         self.reload();
         Ok(Written { path, committed, dry_run: dry })
     }
@@ -188,14 +181,9 @@ pub fn apply_approved(hub: &std::path::Path, approval: &cn_hub::approvals::Appro
     let path = layout.reflex(name);
     cn_storage::write_atomic(&path, yaml.as_bytes()).map_err(|source| WriteError::Io { path: path.clone(), source })?;
     let committed = commit(hub, name);
-    let entry = Entry::new("reflex")
-        .with("pattern", name)
-        .with("name", name)
-        .with("action", "write")
-        .with("outcome", "enabled")
-        .with("approval", approval.id.as_str())
-        .with("committed", committed);
-    if let Err(err) = cn_hub::journal::HubJournal::append_to(&layout.state(), &entry) {
+    let mut entry = crate::journal::Changed::new(name, "write", "enabled");
+    (entry.approval, entry.committed) = (Some(approval.id.as_str()), Some(committed));
+    if let Err(err) = layout.open_journal().and_then(|mut j| j.write(&entry)) {
         tracing::error!(err = %cn_compute::Chain(&err), "cannot journal the approved reflex");
     }
     Ok(Installed { path, committed })
@@ -216,14 +204,9 @@ pub fn set_enabled(hub: &std::path::Path, name: &str, on: bool) -> Result<Instal
     cn_storage::write_atomic(&path, text.as_bytes()).map_err(|source| WriteError::Io { path: path.clone(), source })?;
     let action = if on { "enable" } else { "disable" };
     let committed = commit_as(hub, name, &format!("reflex: {action} {name}"));
-    let entry = Entry::new("reflex")
-        .with("pattern", name)
-        .with("name", name)
-        .with("action", action)
-        .with("outcome", if on { "enabled" } else { "off" })
-        .with("by", "owner")
-        .with("committed", committed);
-    if let Err(err) = cn_hub::journal::HubJournal::append_to(&layout.state(), &entry) {
+    let mut entry = crate::journal::Changed::new(name, action, if on { "enabled" } else { "off" });
+    (entry.by, entry.committed) = (Some("owner"), Some(committed));
+    if let Err(err) = layout.open_journal().and_then(|mut j| j.write(&entry)) {
         tracing::error!(err = %cn_compute::Chain(&err), "cannot journal the reflex switch");
     }
     Ok(Installed { path, committed })

@@ -30,15 +30,44 @@ use std::path::{Path, PathBuf};
 use cn_compute::{Answer, Level, ModelError, Outcome, Plan, Store};
 use serde_json::{Map, Value};
 
-/// One journal entry under construction.
+/// One journal entry: `ts`, `type`, then its fields. Written from a [`Typed`] record
+/// ([`Entry::of`]); read back as this map. `==` compares the fields, not their order: to pin
+/// a line, compare [`Entry::json_line`]s.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry(pub Map<String, Value>);
 
+/// A typed journal record: a struct whose fields, serialized in their order (an absent one
+/// skipped with `skip_serializing_if`), are the entry's fields after `ts` and `type`.
+pub trait Typed: serde::Serialize {
+    /// The entry's `type`.
+    fn kind(&self) -> &'static str;
+}
+
 impl Entry {
-    /// A new entry of `kind` stamped now.
+    /// The entry of `record`, stamped now.
+    pub fn of<T: Typed + ?Sized>(record: &T) -> Self {
+        Self::of_at(record, &crate::now_rfc3339())
+    }
+
+    /// The entry of `record`, stamped `ts`.
+    pub fn of_at<T: Typed + ?Sized>(record: &T, ts: &str) -> Self {
+        let mut e = Self::at(ts, record.kind());
+        match serde_json::to_value(record) {
+            Ok(Value::Object(fields)) => e.0.extend(fields),
+            other => tracing::error!(kind = record.kind(), ?other, "a journal record that is no struct"),
+        }
+        e
+    }
+
+    /// An entry of `kind` stamped now, its fields to come: the low-level way, left to the
+    /// reminder's entry (`cn_daemon::remind`) and tests; everything else writes a [`Typed`]
+    /// record.
     pub fn new(kind: &str) -> Self {
         Self::at(&crate::now_rfc3339(), kind)
     }
+
+    /// An entry of `kind` stamped `ts`, its fields to come: for a reader's tests and a
+    /// [`Typed`] record's own making.
     pub fn at(ts: &str, kind: &str) -> Self {
         let mut m = Map::new();
         m.insert("ts".into(), Value::String(ts.into()));
@@ -51,6 +80,12 @@ impl Entry {
     }
     pub fn kind(&self) -> &str {
         self.0.get("type").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// Its line as the journal holds it (without the newline): what a reader parses.
+    pub fn json_line(&self) -> String {
+        // A map of JSON values always serializes.
+        serde_json::to_string(&self.0).unwrap_or_default()
     }
 }
 
@@ -459,39 +494,169 @@ impl JournalStore {
     }
 }
 
+/// An `interaction` entry (`state/interactions.jsonl`): one model call, its plan and its
+/// answer (or the error).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Interaction<'a> {
+    pub level: Level,
+    pub system: &'a str,
+    pub prompt: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_in: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_out: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Typed for Interaction<'_> {
+    fn kind(&self) -> &'static str {
+        "interaction"
+    }
+}
+
+impl<'a> Interaction<'a> {
+    /// The call of `plan` that `answer` ended.
+    pub fn of(plan: &'a Plan, answer: &'a Result<Answer, ModelError>) -> Self {
+        let mut i = Interaction {
+            level: plan.level,
+            system: &plan.system,
+            prompt: &plan.prompt,
+            item: plan.item.as_deref(),
+            model: None,
+            answer: None,
+            tokens_in: None,
+            tokens_out: None,
+            elapsed_ms: None,
+            error: None,
+        };
+        match answer {
+            Ok(a) => {
+                (i.model, i.answer) = (Some(a.model.as_str()), Some(a.markdown.as_str()));
+                (i.tokens_in, i.tokens_out) = (Some(a.tokens_in), Some(a.tokens_out));
+                i.elapsed_ms = Some(a.elapsed.as_millis() as u64);
+            }
+            Err(err) => i.error = Some(cn_compute::chain(&err)),
+        }
+        i
+    }
+}
+
+/// The kernel's entry for one outcome of a move: an `action` (a tool call and its result),
+/// or an `observation` (a block that did not parse, a model that did not answer).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Moved<'a> {
+    Action {
+        level: Level,
+        tool: &'a str,
+        params: &'a Map<String, Value>,
+        outcome: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<&'a Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        item: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning: Option<String>,
+    },
+    Unparsed {
+        level: Level,
+        summary: &'static str,
+        block: usize,
+        line: usize,
+        error: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        item: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning: Option<String>,
+    },
+    AskFailed {
+        level: Level,
+        summary: &'static str,
+        error: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        item: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning: Option<String>,
+    },
+}
+
+impl Typed for Moved<'_> {
+    fn kind(&self) -> &'static str {
+        match self {
+            Moved::Action { .. } => "action",
+            Moved::Unparsed { .. } | Moved::AskFailed { .. } => "observation",
+        }
+    }
+}
+
+impl<'a> Moved<'a> {
+    /// The entry of `outcome` at `level`, about `item` when known.
+    pub fn of(level: Level, outcome: &'a Outcome, item: Option<&'a str>) -> Self {
+        match outcome {
+            Outcome::Acted { call, result } => {
+                // A call cn did not carry out as asked (a reply the vetting withheld, handed
+                // up instead) says so: it is not `ok`.
+                let (outcome, result, error) = match result {
+                    Ok(v) if v.get("withheld").is_some() => ("withheld", Some(v), None),
+                    Ok(v) => ("ok", Some(v), None),
+                    Err(err) => ("error", None, Some(cn_compute::chain(&err))),
+                };
+                let (tool, params) = (call.tool.as_str(), &call.params);
+                Moved::Action { level, tool, params, outcome, result, error, item, reasoning: None }
+            }
+            Outcome::Unparsed(p) => Moved::Unparsed {
+                level,
+                summary: "a YAML block of the answer did not parse",
+                block: p.block,
+                line: p.line,
+                error: &p.message,
+                item,
+                reasoning: None,
+            },
+            Outcome::AskFailed { level, error } => Moved::AskFailed {
+                level: *level,
+                summary: "the model did not answer",
+                error: cn_compute::chain(&error),
+                item,
+                reasoning: None,
+            },
+        }
+    }
+
+    /// With the model's prose around its call.
+    pub fn reasoning(mut self, why: Option<String>) -> Self {
+        match &mut self {
+            Moved::Action { reasoning, .. }
+            | Moved::Unparsed { reasoning, .. }
+            | Moved::AskFailed { reasoning, .. } => *reasoning = why,
+        }
+        self
+    }
+}
+
 impl Store for JournalStore {
     fn interaction(&mut self, plan: &Plan, answer: &Result<Answer, ModelError>) {
-        let mut e = Entry::new("interaction")
-            .with("level", plan.level)
-            .with("system", plan.system.as_str())
-            .with("prompt", plan.prompt.as_str());
-        if let Some(item) = &plan.item {
-            e = e.with("item", item.as_str());
-        }
+        let e = Entry::of(&Interaction::of(plan, answer));
         self.item = plan.item.clone();
         self.reasoning = answer.as_ref().ok().map(|a| prose(&a.markdown)).filter(|p| !p.is_empty());
-        e = match answer {
-            Ok(a) => e
-                .with("model", a.model.as_str())
-                .with("answer", a.markdown.as_str())
-                .with("tokens_in", a.tokens_in)
-                .with("tokens_out", a.tokens_out)
-                .with("elapsed_ms", a.elapsed.as_millis() as u64),
-            Err(err) => e.with("error", cn_compute::chain(&err)),
-        };
         if let Err(err) = self.interactions.append(&e) {
             tracing::error!(path = %self.interactions.path().display(), err = %cn_compute::Chain(&err), "cannot record interaction");
         }
     }
 
     fn action(&mut self, level: Level, outcome: &Outcome) {
-        let mut e = outcome_entry(level, outcome);
-        if let Some(item) = &self.item {
-            e = e.with("item", item.as_str());
-        }
-        if let Some(r) = self.reasoning.take() {
-            e = e.with("reasoning", r);
-        }
+        let e = Entry::of(&Moved::of(level, outcome, self.item.as_deref()).reasoning(self.reasoning.take()));
         if let Err(err) = self.journal.append(&e) {
             tracing::error!(path = %self.journal.path().display(), err = %cn_compute::Chain(&err), "cannot journal action");
         }
@@ -521,38 +686,60 @@ pub fn prose(markdown: &str) -> String {
     out
 }
 
-/// The journal entry for one outcome of a move.
-pub fn outcome_entry(level: Level, outcome: &Outcome) -> Entry {
-    match outcome {
-        Outcome::Acted { call, result } => {
-            let e = Entry::new("action")
-                .with("level", level)
-                .with("tool", call.tool.as_str())
-                .with("params", Value::Object(call.params.clone()));
-            match result {
-                // A call cn did not carry out as asked (a reply the vetting withheld, handed up
-                // instead) says so: it is not `ok`.
-                Ok(v) if v.get("withheld").is_some() => e.with("outcome", "withheld").with("result", v.clone()),
-                Ok(v) => e.with("outcome", "ok").with("result", v.clone()),
-                Err(err) => e.with("outcome", "error").with("error", cn_compute::chain(&err)),
-            }
-        }
-        Outcome::Unparsed(p) => Entry::new("observation")
-            .with("level", level)
-            .with("summary", "a YAML block of the answer did not parse")
-            .with("block", p.block)
-            .with("line", p.line)
-            .with("error", p.message.as_str()),
-        Outcome::AskFailed { level, error } => Entry::new("observation")
-            .with("level", *level)
-            .with("summary", "the model did not answer")
-            .with("error", cn_compute::chain(&error)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernel's entries, byte for byte what they were when built field by field.
+    #[test]
+    fn the_kernels_entries_keep_their_lines() {
+        use cn_compute::{ParseError, ToolCall, ToolError};
+        const TS: &str = "2026-01-06T15:00:00Z";
+        let line = Entry::json_line;
+        let plan =
+            Plan { level: 3, system: "s".into(), prompt: "p".into(), item: Some("it-1".into()), ..Plan::default() };
+        let answer = Ok(Answer {
+            markdown: "ok".into(),
+            model: "m".into(),
+            tokens_in: 5,
+            tokens_out: 2,
+            elapsed: std::time::Duration::from_millis(40),
+        });
+        assert_eq!(
+            line(&Entry::of_at(&Interaction::of(&plan, &answer), TS)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"interaction","level":3,"system":"s","prompt":"p","item":"it-1","model":"m","answer":"ok","tokens_in":5,"tokens_out":2,"elapsed_ms":40}"#
+        );
+        let failed = Err(ModelError::Timeout("60 s".into()));
+        let plan = Plan { item: None, ..plan };
+        assert_eq!(
+            line(&Entry::of_at(&Interaction::of(&plan, &failed), TS)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"interaction","level":3,"system":"s","prompt":"p","error":"timed out: 60 s"}"#
+        );
+
+        let mut params = Map::new();
+        params.insert("message".into(), "hi".into());
+        let call = ToolCall { tool: "reply".into(), params, block: 0, line: 0 };
+        let acted = Outcome::Acted { call: call.clone(), result: Ok(serde_json::json!({"gtd": "do"})) };
+        assert_eq!(
+            line(&Entry::of_at(&Moved::of(2, &acted, Some("it-1")).reasoning(Some("because".into())), TS)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"action","level":2,"tool":"reply","params":{"message":"hi"},"outcome":"ok","result":{"gtd":"do"},"item":"it-1","reasoning":"because"}"#
+        );
+        let refused = Outcome::Acted { call, result: Err(ToolError::Denied("level 1".into())) };
+        assert_eq!(
+            line(&Entry::of_at(&Moved::of(1, &refused, None), TS)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"action","level":1,"tool":"reply","params":{"message":"hi"},"outcome":"error","error":"not allowed: level 1"}"#
+        );
+        let unparsed = Outcome::Unparsed(ParseError { block: 1, line: 4, message: "bad".into() });
+        assert_eq!(
+            line(&Entry::of_at(&Moved::of(2, &unparsed, Some("it-1")), TS)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"observation","level":2,"summary":"a YAML block of the answer did not parse","block":1,"line":4,"error":"bad","item":"it-1"}"#
+        );
+        let silent = Outcome::AskFailed { level: 3, error: ModelError::Connect("refused".into()) };
+        assert_eq!(
+            line(&Entry::of_at(&Moved::of(2, &silent, None), TS)),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"observation","level":3,"summary":"the model did not answer","error":"could not connect: refused"}"#
+        );
+    }
 
     #[test]
     fn prose_is_the_answer_without_its_tool_calls() {

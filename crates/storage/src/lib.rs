@@ -16,7 +16,7 @@ pub mod stamp;
 
 pub use atomic::{read_json_or_default, sync_files, write_atomic, write_atomic_unsynced, write_json_atomic};
 pub use frontmatter::{Doc, FrontmatterError};
-pub use journal::{Entry, Journal, JournalRead, JournalStore, Rotation, Skipped};
+pub use journal::{Entry, Interaction, Journal, JournalRead, JournalStore, Moved, Rotation, Skipped, Typed};
 pub use lock::{HubLock, ProcessLock};
 pub use rfc3339::{now_rfc3339, parse_rfc3339, rfc3339, rfc3339_after, rfc3339_in, rfc3339_unix};
 pub use stamp::Stamp;

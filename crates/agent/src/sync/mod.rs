@@ -52,8 +52,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use cn_git::Git;
-use cn_hub::journal::HubJournal;
-use cn_storage::Entry;
 use serde::{Deserialize, Serialize};
 
 use crate::envelope::Envelope;
@@ -358,20 +356,18 @@ fn publish_and_commit(
 
     let moved = !(report.sent.is_empty() && report.received.is_empty() && report.rejected.is_empty());
     if moved {
-        let entry = Entry::new("sync")
-            .with(
-                "summary",
-                format!(
-                    "peer mail synced: {} sent, {} received, {} rejected",
-                    report.sent.len(),
-                    report.received.len(),
-                    report.rejected.len()
-                ),
-            )
-            .with("sent", report.sent.clone())
-            .with("received", report.received.clone())
-            .with("rejected", report.rejected.clone());
-        HubJournal::append_to(&hub.path("state"), &entry)?;
+        let entry = crate::journal::Synced {
+            summary: format!(
+                "peer mail synced: {} sent, {} received, {} rejected",
+                report.sent.len(),
+                report.received.len(),
+                report.rejected.len()
+            ),
+            sent: &report.sent,
+            received: &report.received,
+            rejected: &report.rejected,
+        };
+        hub.journal()?.write(&entry)?;
     }
     // A sync that moved no mail and changed no record commits nothing (an idle daemon syncs
     // every minute; a commit each time would be 1,440 a day of nothing).

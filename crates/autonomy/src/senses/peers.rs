@@ -13,8 +13,7 @@ use std::time::Duration;
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::Notify;
 
-use cn_hub::journal::HubJournal;
-use cn_storage::Entry;
+use cn_hub::journal::{Kind, Record};
 
 use super::{Running, Sense, SenseContext, SenseError};
 
@@ -113,12 +112,10 @@ pub async fn run(hub: PathBuf, every: Duration, posted: Arc<Notify>) {
 }
 
 fn journal(hub: &std::path::Path, error: &str) {
-    let entry = Entry::new("observation")
-        .with("id", cn_hub::id::prefixed("peers"))
-        .with("summary", "peer mail could not be synced")
-        .with("context", error)
-        .with("outcome", "tried again at the next sync (a sync that fails as a whole backs off, doubling, at most 30 min); reported again when the error changes");
-    let appended = HubJournal::append_to(&cn_hub::Layout::new(hub).state(), &entry);
+    let record = Record::new(Kind::Observation, cn_hub::id::prefixed("peers"), "peer mail could not be synced")
+        .context(error)
+        .outcome("tried again at the next sync (a sync that fails as a whole backs off, doubling, at most 30 min); reported again when the error changes");
+    let appended = cn_hub::Layout::new(hub).open_journal().and_then(|mut j| j.record(record));
     if let Err(e) = appended {
         tracing::error!(e = %cn_compute::Chain(&e), "cannot write the journal");
     }

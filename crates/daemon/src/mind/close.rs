@@ -120,10 +120,7 @@ impl HubMind {
         if !noop && !below {
             match tasks.complete(&task) {
                 Ok(_) => self.note(
-                    Entry::new("observation")
-                        .with("id", item.id.as_str())
-                        .with("summary", format!("task {task} done"))
-                        .with("outcome", "done"),
+                    &Record::new(Kind::Observation, item.id.as_str(), format!("task {task} done")).outcome("done"),
                 ),
                 Err(e) => tracing::error!(e = %cn_compute::Chain(&e), "cannot mark task {task} done"),
             }
@@ -134,10 +131,12 @@ impl HubMind {
         let why = if noop { "a noop does not do it" } else { "a level below the executive cannot do it" };
         match tasks.follow_up(&task, at) {
             Ok(_) => self.note(
-                Entry::new("observation")
-                    .with("id", item.id.as_str())
-                    .with("summary", format!("task {task} left open: {why}; followed up at {}", second(at)))
-                    .with("outcome", "open"),
+                &Record::new(
+                    Kind::Observation,
+                    item.id.as_str(),
+                    format!("task {task} left open: {why}; followed up at {}", second(at)),
+                )
+                .outcome("open"),
             ),
             Err(e) => tracing::error!(e = %cn_compute::Chain(&e), "cannot set the follow-up of task {task}"),
         }
@@ -168,16 +167,15 @@ impl HubMind {
             .take(500)
             .collect();
         let idea_text = first_line(&item.content);
-        self.note(
-            Entry::new("exploration")
-                .with("id", item.id.as_str())
-                .with("idea", idea_text.strip_prefix("Idea to explore: ").unwrap_or(&idea_text).to_string())
-                .with("idea_id", idea.as_str())
-                .with("provenance", item.origin_in(&self.hub).author.label())
-                .with("duration_sec", duration)
-                .with("outcome", outcome)
-                .with("learned", learned),
-        );
+        self.note(&crate::journal::Explored {
+            id: &item.id,
+            idea: idea_text.strip_prefix("Idea to explore: ").unwrap_or(&idea_text),
+            idea_id: &idea,
+            provenance: item.origin_in(&self.hub).author.label(),
+            duration_sec: duration,
+            outcome: &outcome,
+            learned: &learned,
+        });
         if let Err(e) = cn_autonomy::impulses::ideas::ideas_of(self.hub.root()).mark_explored(&idea, now) {
             tracing::error!(e = %cn_compute::Chain(&e), "cannot mark idea {idea} explored");
         }
@@ -268,10 +266,8 @@ impl HubMind {
                 self.decisions.push(&d);
                 self.stalled = None;
                 self.note(
-                    Entry::new("decision")
-                        .with("id", item.id.as_str())
-                        .with("summary", format!("deferred {}: move limit", item.id))
-                        .with("reasoning", reason),
+                    &Record::new(Kind::Decision, item.id.as_str(), format!("deferred {}: move limit", item.id))
+                        .reasoning(reason),
                 );
                 self.finish(item);
                 true

@@ -180,8 +180,7 @@ impl HubMind {
             if let Some(Value::Object(data)) = chosen.data.as_mut() {
                 data.insert("origin".into(), c.item.id().into());
             }
-            let entry = chosen.into_entry().with("source", c.item.source_name());
-            self.auto.append(&journal::with_impulse_fields(entry, &c.item, "selected"));
+            self.auto.write(&journal::attended(chosen, &c.item, "selected"));
             // The hub holds it now: it may leave the spool.
             self.auto.attention.done(&c);
             if let Some(item) = cn_agent::take(&self.hub, &id)? {

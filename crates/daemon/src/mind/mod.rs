@@ -44,7 +44,6 @@ use cn_autonomy::journal::{self, Kind, Record};
 use cn_autonomy::{AutonomousLoop, Candidate, Channel, ImpulseSource, Input, Percept, SenseKind};
 use cn_compute::{Decision, Level, Outcome, Outcomes, Plan, StopToken};
 use cn_models::{build_plan, LevelLimits, PlanInput};
-use cn_storage::Entry;
 use cn_tools::ToolDoc;
 
 use crate::context;
@@ -290,8 +289,8 @@ impl HubMind {
         self
     }
 
-    fn note(&mut self, entry: Entry) {
-        self.auto.append(&entry);
+    fn note<T: cn_storage::Typed>(&mut self, record: &T) {
+        self.auto.write(record);
     }
 
     /// Who works on an item no reflex took: the executive when one is configured and the
@@ -304,13 +303,13 @@ impl HubMind {
             match (self.executive_allowed)(owner) {
                 Ok(()) => return Ok(level),
                 Err(refused) => {
-                    self.note(
-                        Entry::new("budget")
-                            .with("summary", format!("the executive was not asked: {}", refused.why.reason()))
-                            .with("outcome", "refused")
-                            .with("refusal", refused.why.reason())
-                            .with("until", refused.until.clone().map_or(Value::Null, Value::String)),
-                    );
+                    let reason = refused.why.reason();
+                    self.note(&crate::journal::BudgetRefused {
+                        summary: format!("the executive was not asked: {reason}"),
+                        outcome: "refused",
+                        refusal: &reason,
+                        until: refused.until.as_deref(),
+                    });
                     if self.local_decides {
                         return Ok(self.local.level);
                     }
@@ -426,15 +425,14 @@ impl cn_compute::Mind for HubMind {
                         t.begin_item(&item.id, &item.from, item.cadence.as_str());
                     }
                     let origin = item.origin_in(&self.hub);
-                    self.note(
-                        Entry::new("observation")
-                            .with("id", item.id.as_str())
-                            .with("summary", format!("took item {} from {}", item.id, item.from))
-                            .with("origin", origin.describe())
-                            .with("provenance", origin.author.label())
-                            .with("kind", origin.kind.as_str())
-                            .with("context", first_line(&item.content)),
-                    );
+                    self.note(&crate::journal::Taken {
+                        id: &item.id,
+                        summary: format!("took item {} from {}", item.id, item.from),
+                        origin: origin.describe(),
+                        provenance: origin.author.label(),
+                        kind: origin.kind.as_str(),
+                        context: &first_line(&item.content),
+                    });
                     if self.owner_word(&item, &origin.author)
                         || self.quiet_reflection(&item)
                         || self.resume_after_approval(&item, &origin)
@@ -477,11 +475,8 @@ impl cn_compute::Mind for HubMind {
                 Ok(None) => return self.idle(),
                 Err(e) => {
                     tracing::error!(e = %cn_compute::Chain(&e), "cannot take the next item");
-                    self.note(
-                        Entry::new("observation")
-                            .with("summary", "cannot take the next item")
-                            .with("outcome", cn_compute::chain(&e)),
-                    );
+                    let outcome = cn_compute::chain(&e);
+                    self.note(&cn_hub::journal::Noted { summary: "cannot take the next item", outcome: &outcome });
                     return self.idle();
                 }
             }

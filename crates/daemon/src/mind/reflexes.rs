@@ -37,11 +37,8 @@ impl cn_reflex::Replier for HubReplier {
             return react(channel, message, emoji).map_err(cn_reflex::ReplyError::channel);
         }
         let id = to.item.clone().or(current.map(|i| i.id)).unwrap_or_default();
-        let entry = Entry::new("reaction")
-            .with("id", id.as_str())
-            .with("summary", format!("reacted {emoji} to {id}"))
-            .with("emoji", emoji);
-        cn_hub::journal::HubJournal::append_to(&self.hub.path("state"), &entry).map_err(cn_reflex::ReplyError::channel)
+        let entry = crate::journal::Reacted { id: &id, summary: format!("reacted {emoji} to {id}"), emoji };
+        self.hub.journal().and_then(|mut j| j.write(&entry)).map_err(cn_reflex::ReplyError::channel)
     }
 }
 

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use cn_storage::Entry;
 use cn_tools::{typed, Tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -22,14 +21,12 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
     let shared = shared.clone();
     typed("log", "Write a line to the journal.", move |_ctx, p: Params| {
         let turn = shared.turn();
-        let mut e = Entry::new("log").with("reflex", turn.reflex.as_str()).with("message", p.message.as_str());
-        if let Some(item) = &turn.target.item {
-            e = e.with("item", item.as_str());
-        }
-        if turn.mode == Mode::Test {
-            e = e.with("test", true);
-        }
-        shared.journal(&e);
+        shared.journal(&crate::journal::Logged {
+            reflex: &turn.reflex,
+            message: &p.message,
+            item: turn.target.item.as_deref(),
+            test: turn.mode == Mode::Test,
+        });
         Ok(Value::String(p.message))
     })
 }

@@ -40,7 +40,6 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use cn_compute::Model;
 use cn_hub::journal::HubJournal;
-use cn_storage::Entry;
 use cn_tools::{Registry, ToolContext};
 
 pub use crate::spec::{default_grants, spec, Spec, SPECS};
@@ -111,10 +110,10 @@ impl Shared {
 
     /// Append to the hub's journal (opened on first use). A journal that cannot be written is
     /// logged, not fatal: the effect already happened and must not be reported as failed.
-    pub fn journal(&self, entry: &Entry) {
+    pub fn journal<T: cn_storage::Typed>(&self, record: &T) {
         let Ok(mut guard) = self.journal.lock() else { return };
         if guard.is_none() {
-            match HubJournal::open(&cn_hub::Layout::new(&self.hub).state()) {
+            match cn_hub::Layout::new(&self.hub).open_journal() {
                 Ok(j) => *guard = Some(j),
                 Err(err) => {
                     tracing::error!(err = %cn_compute::Chain(&err), "cannot open the journal");
@@ -123,7 +122,7 @@ impl Shared {
             }
         }
         if let Some(j) = guard.as_mut() {
-            if let Err(err) = j.append(entry) {
+            if let Err(err) = j.write(record) {
                 tracing::error!(path = %j.path().display(), err = %cn_compute::Chain(&err), "cannot journal a reflex entry");
             }
         }

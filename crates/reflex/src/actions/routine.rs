@@ -14,7 +14,6 @@ use std::sync::Arc;
 
 use cn_compute::ToolError;
 use cn_hub::Provenance;
-use cn_storage::Entry;
 use cn_tools::{typed, Tool, ToolContext};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -56,7 +55,7 @@ pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], world: &World) {
     use routine::day::act;
     let turn = shared.turn();
     for o in outcomes.iter().filter(|o| o.changed()) {
-        let mut e = Entry::new("routine").with("summary", routine::answer::answer(std::slice::from_ref(o), &world.now));
+        let summary = routine::answer::answer(std::slice::from_ref(o), &world.now);
         let did = match o {
             Outcome::Added { task } => Some((act::ADDED, task.task.as_str())),
             Outcome::Completed { task, .. } => Some((act::DONE, task.task.as_str())),
@@ -68,20 +67,15 @@ pub(super) fn journal(shared: &Shared, outcomes: &[Outcome], world: &World) {
             Outcome::Unscheduled { entry } => Some((act::UNSCHEDULED, entry.action.as_str())),
             _ => None,
         };
-        if let Some((what, name)) = did {
-            e = e.with("act", what).with("task", name);
-        }
-        if !world.who.is_owner() {
-            e = e.with("by", world.who.label());
-        }
-        if let Some(item) = &turn.target.item {
-            e = e.with("item", item.as_str());
-        }
-        // What the learned understanding read in the message: part of why it was done.
-        if let Some(reading) = routine::learned::reading(&world.message) {
-            e = e.with("understood", reading);
-        }
-        shared.journal(&e);
+        shared.journal(&crate::journal::Routine {
+            summary,
+            act: did.map(|(what, _)| what),
+            task: did.map(|(_, name)| name),
+            by: (!world.who.is_owner()).then(|| world.who.label()),
+            item: turn.target.item.as_deref(),
+            // What the learned understanding read in the message: part of why it was done.
+            understood: routine::learned::reading(&world.message),
+        });
     }
 }
 
