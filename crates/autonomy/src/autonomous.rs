@@ -104,14 +104,6 @@ impl AutonomousLoop {
             tracing::error!(path = %self.journal.path().display(), e = %cn_compute::Chain(&e), "cannot write the journal");
         }
     }
-
-    /// Append one entry made elsewhere (the reminder's, `cn_daemon::remind`, not yet a typed
-    /// record) to the journal (a failure is logged, never fatal to the loop).
-    pub fn append(&mut self, entry: &cn_storage::Entry) {
-        if let Err(e) = self.journal.append(entry) {
-            tracing::error!(path = %self.journal.path().display(), e = %cn_compute::Chain(&e), "cannot write the journal");
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! The journal entries the daemon writes of its own, one typed record each
 //! (`cn_storage::Typed`): an item taken ([`Taken`]), an idea explored ([`Explored`]), the
 //! budget refusing the executive ([`BudgetRefused`]), a reaction ([`Reacted`]), cn.yaml
-//! changing under it ([`ConfigChanged`]), an MCP server's state ([`McpServer`]) and the
-//! lease taken over ([`LeaseTaken`]). Entries in the document's shape are
+//! changing under it ([`ConfigChanged`]), an MCP server's state ([`McpServer`]), the
+//! lease taken over ([`LeaseTaken`]) and a reminder told ([`Reminded`]). Entries in the document's shape are
 //! `cn_hub::journal::Record`s. A field that is `None` is left out of the line; the order of
 //! the fields is the line's.
 
@@ -93,6 +93,29 @@ pub struct LeaseTaken<'a> {
     pub resumed: Option<&'a str>,
 }
 
+/// A `reminder` entry: a task's reminder told where it was asked (`told`), or not (`not
+/// delivered`, with the error; `skipped`). On the owner's chat the entry is the message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reminded<'a> {
+    pub id: &'a str,
+    /// The reminder's text.
+    pub summary: String,
+    pub task: &'a str,
+    /// `told`, `not delivered` or `skipped`.
+    pub outcome: &'static str,
+    /// Where it was asked: the channel, and whom or which conversation on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<&'a str>,
+    /// Who filed the task, when not the owner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<&'a str>,
+    /// Why it was not delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 macro_rules! typed {
     ($($t:ident => $kind:literal),* $(,)?) => {$(
         impl Typed for $t<'_> {
@@ -110,6 +133,7 @@ typed!(
     ConfigChanged => "observation",
     McpServer => "observation",
     LeaseTaken => "observation",
+    Reminded => "reminder",
 );
 
 #[cfg(test)]
@@ -209,6 +233,53 @@ mod tests {
         assert_eq!(
             Entry::of_at(&lease, TS).json_line(),
             r#"{"ts":"2026-01-06T15:00:00Z","type":"observation","id":"lease-1","summary":"took over","context":"history","outcome":"active","term":7,"carried":2,"dropped":0,"resumed":"it-4"}"#
+        );
+    }
+
+    /// The reminder's lines, byte for byte what the entry built field by field wrote before
+    /// (the error after every other field); `cn chat` shows a `told` one on `chat`.
+    #[test]
+    fn reminder_entries_keep_their_lines() {
+        let told = Reminded {
+            id: "t-1",
+            summary: "Reminder: call the bank.".into(),
+            task: "call the bank",
+            outcome: "told",
+            via: Some("chat"),
+            to: None,
+            source: None,
+            error: None,
+        };
+        assert_eq!(
+            Entry::of_at(&told, TS).json_line(),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"reminder","id":"t-1","summary":"Reminder: call the bank.","task":"call the bank","outcome":"told","via":"chat"}"#
+        );
+        let lost = Reminded {
+            outcome: "not delivered",
+            via: Some("telegram"),
+            to: Some("42"),
+            source: Some("telegram:ada"),
+            error: Some("no telegram sense is running to tell it on".into()),
+            ..told.clone()
+        };
+        let before = Entry::at(TS, "reminder")
+            .with("id", "t-1")
+            .with("summary", "Reminder: call the bank.")
+            .with("task", "call the bank")
+            .with("outcome", "not delivered")
+            .with("via", "telegram")
+            .with("to", "42")
+            .with("source", "telegram:ada")
+            .with("error", "no telegram sense is running to tell it on");
+        assert_eq!(Entry::of_at(&lost, TS).json_line(), before.json_line());
+        assert_eq!(
+            Entry::of_at(&lost, TS).json_line(),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"reminder","id":"t-1","summary":"Reminder: call the bank.","task":"call the bank","outcome":"not delivered","via":"telegram","to":"42","source":"telegram:ada","error":"no telegram sense is running to tell it on"}"#
+        );
+        let skipped = Reminded { summary: "not a reminder".into(), outcome: "skipped", via: None, ..told };
+        assert_eq!(
+            Entry::of_at(&skipped, TS).json_line(),
+            r#"{"ts":"2026-01-06T15:00:00Z","type":"reminder","id":"t-1","summary":"not a reminder","task":"call the bank","outcome":"skipped"}"#
         );
     }
 }

@@ -14,10 +14,11 @@ use cn_autonomy::jiff::Timestamp;
 use cn_autonomy::Channel;
 use cn_hub::origin::AnswerTo;
 use cn_hub::tasks::Task;
-use cn_storage::Entry;
+
+use crate::journal::Reminded;
 
 /// Tell `task`'s reminder where it was asked; the journal entry that records what happened.
-pub fn tell(hub: &Hub, channels: &mut [Box<dyn Channel>], task: &Task, now: Timestamp) -> Entry {
+pub fn tell<'a>(hub: &Hub, channels: &mut [Box<dyn Channel>], task: &'a Task, now: Timestamp) -> Reminded<'a> {
     let zone = cn_reflex::when::time_zone(hub.config().reflexes.time_zone.as_deref());
     let text = cn_reflex::routine::answer::reminder(task, &now.to_zoned(zone));
     let Some(to) = task.reminds() else {
@@ -43,27 +44,22 @@ pub fn tell(hub: &Hub, channels: &mut [Box<dyn Channel>], task: &Task, now: Time
         }
         Err(why) => {
             tracing::error!(task = %task.id, via = %to.via, %why, "cannot tell the reminder");
-            entry(task, &text, Some(to), "not delivered").with("error", why)
+            Reminded { error: Some(why), ..entry(task, &text, Some(to), "not delivered") }
         }
     }
 }
 
-fn entry(task: &Task, text: &str, to: Option<&AnswerTo>, outcome: &str) -> Entry {
-    let mut e = Entry::new("reminder")
-        .with("id", task.id.as_str())
-        .with("summary", text)
-        .with("task", task.task.as_str())
-        .with("outcome", outcome);
-    if let Some(to) = to {
-        e = e.with("via", to.via.as_str());
-        if let Some(c) = to.channel.as_deref().or(to.to.as_deref()) {
-            e = e.with("to", c);
-        }
+fn entry<'a>(task: &'a Task, text: &str, to: Option<&'a AnswerTo>, outcome: &'static str) -> Reminded<'a> {
+    Reminded {
+        id: &task.id,
+        summary: text.to_string(),
+        task: &task.task,
+        outcome,
+        via: to.map(|to| to.via.as_str()),
+        to: to.and_then(|to| to.channel.as_deref().or(to.to.as_deref())),
+        source: task.source.as_deref(),
+        error: None,
     }
-    if let Some(source) = &task.source {
-        e = e.with("source", source.as_str());
-    }
-    e
 }
 
 /// A peer's reminder: mail on their thread, as an automatic message (their agent records it,

@@ -103,8 +103,8 @@ impl HubJournal {
         self.append(&Entry::of(record))
     }
 
-    /// Append one entry as one line ([`HubJournal::write`]'s mechanics): for the one entry
-    /// not yet a typed record (the reminder's, `cn_daemon::remind`) and tests.
+    /// Append one entry as one line ([`HubJournal::write`]'s mechanics): for an entry read
+    /// back or made by a test; every writer of cn writes a typed record.
     pub fn append(&mut self, entry: &Entry) -> Result<(), JournalError> {
         let appended = self.journal.append(entry);
         let synced = appended.and_then(|()| if entry.kind() == "decision" { self.journal.sync() } else { Ok(()) });

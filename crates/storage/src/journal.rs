@@ -59,9 +59,8 @@ impl Entry {
         e
     }
 
-    /// An entry of `kind` stamped now, its fields to come: the low-level way, left to the
-    /// reminder's entry (`cn_daemon::remind`) and tests; everything else writes a [`Typed`]
-    /// record.
+    /// An entry of `kind` stamped now, its fields to come: the low-level way, for tests that
+    /// write lines as any writer may have (every writer of cn writes a [`Typed`] record).
     pub fn new(kind: &str) -> Self {
         Self::at(&crate::now_rfc3339(), kind)
     }

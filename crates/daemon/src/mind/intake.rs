@@ -157,7 +157,7 @@ impl HubMind {
             self.auto.gather(now, idle);
             for task in self.auto.take_reminders() {
                 let told = crate::remind::tell(&self.hub, &mut self.channels, &task, now);
-                self.auto.append(&told);
+                self.auto.write(&told);
             }
             let Some(c) = self.auto.attention.decide(now) else {
                 self.auto.attention.seen_up_to(generation);
