@@ -304,7 +304,7 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
 fn set_said(clause: &str) -> bool {
     static SET: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|want|need|like|give|schedule|new|another|wake|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on)\b")
+        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|want|need|like|give|schedule|new|another|wake|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on|(?:can|could|may)\s+i\s+(?:have|get)|tell\s+me\s+when)\b")
             .unwrap_or_else(|e| unreachable!("the setting pattern compiles: {e}"))
     })
     .is_match(clause)
@@ -577,6 +577,24 @@ pub fn time_only(clause: &str, now: &Zoned) -> Option<Result<when::Due, WhenErro
 }
 
 /// An alarm's or a timer's own name, when the person set one without naming what for.
+/// "tell me when it turns 7:00", "tell me when ten minutes have passed": an alert, said with
+/// its time as the reader takes it ("tell me at 7:00", "tell me in 10 minutes").
+pub fn told_when(clause: &str) -> Option<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\btell\s+me\s+when\s+(?:it\s+(?:turns|gets\s+to|is)\s+(?P<at>\S+(?:\s*[ap]\.?m\.?)?)|(?P<span>\S+\s+(?:minutes?|mins?|hours?|seconds?|secs?))\s+(?:have|has)\s+(?:passed|gone\s+by|elapsed))\s*[.!?]?\s*$")
+            .unwrap_or_else(|e| unreachable!("the told-when pattern compiles: {e}"))
+    });
+    let c = re.captures(clause)?;
+    let all = c.get(0)?;
+    let when = match (c.name("at"), c.name("span")) {
+        (Some(at), _) => format!("at {}", at.as_str()),
+        (_, Some(span)) => format!("in {}", span.as_str()),
+        _ => return None,
+    };
+    Some(format!("{}alert me {when}", &clause[..all.start()]))
+}
+
 fn device(text: &str) -> Option<&'static str> {
     let lower = text.to_ascii_lowercase();
     if lower.contains("wake me")
@@ -1533,6 +1551,8 @@ mod tests {
             ("Set wakeup call for 6:45AM", "Wake up", "Fri 06:45"),
             ("create an alarm for the fifteenth may", "Alarm", "Sat 09:00"),
             ("remind me in 2 hours from now to call mom", "call mom", "Thu 16:30"),
+            ("tell me when it turns 7:00", "Alert", "Thu 19:00"),
+            ("Can you tell me when ten minutes have passed", "Alert", "Thu 14:40"),
         ] {
             match one(text) {
                 Request::AddTask { task: t, due: Some(d) } => {
@@ -1548,6 +1568,7 @@ mod tests {
             ("set a daily alarm for 17h00", "Alarm", "0 17 * * *"),
             ("remind me to pay rent by the fifth every month", "pay rent", "0 9 5 * *"),
             ("Set monthly reminder on 19th of every month \"Pay bills\"", "Pay bills", "0 9 19 * *"),
+            ("Set an alarm for 8pm every night with no end date", "Alarm", "0 20 * * *"),
         ] {
             match one(text) {
                 Request::AddEvery { action: a, every } => {
@@ -1582,6 +1603,14 @@ mod tests {
         ] {
             assert!(matches!(parse(text, &now()), Parsed::Ask(_)), "{text}: {:?}", parse(text, &now()));
         }
+        assert!(matches!(
+            parse("can i have an alarm at 3pm and 6pm every saturday", &now()),
+            Parsed::Routine(r) if r.len() == 2 && r.iter().all(|r| matches!(r, Request::AddEvery { .. }))
+        ));
+        // "tell me when my meeting is": a question, no alert.
+        assert!(
+            !matches!(parse("tell me when my meeting is tomorrow", &now()), Parsed::Routine(r) if r.iter().any(|r| !r.reads_only()))
+        );
         // Every 7 hours from now cannot be kept by cron: asked.
         assert!(matches!(parse("remind me to stretch every 7 hours from now", &now()), Parsed::Ask(_)));
     }

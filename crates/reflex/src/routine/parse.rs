@@ -49,7 +49,8 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         if Clean::of(clause).is_none() {
             continue;
         }
-        let mut clause = clause.as_str();
+        let told = learned::told_when(clause);
+        let mut clause = told.as_deref().unwrap_or(clause.as_str());
         let rest;
         if let Some((n, left)) = learned::naming(clause) {
             // Named more than once, two ways: which is meant is asked, never chosen.

@@ -377,6 +377,15 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     }
     let mut spans = vec![all.range()];
     spans.extend(anchor);
+    // "with no end date", "indefinitely": for good, which a repeat is.
+    static FOREVER: OnceLock<Regex> = OnceLock::new();
+    let forever = FOREVER.get_or_init(|| {
+        Regex::new(
+            r"(?i)\b(?:(?:with\s+)?no\s+end(?:\s+date)?|indefinitely|forever|for\s+good|until\s+further\s+notice)\b",
+        )
+        .unwrap_or_else(|e| unreachable!("the for-good pattern compiles: {e}"))
+    });
+    spans.extend(forever.find_iter(text).map(|m| m.range()));
     let until = match stop {
         Some((r, at)) => {
             // "every day till 5pm": a time of day ends only a repeat within the day; and it
