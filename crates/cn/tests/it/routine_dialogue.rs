@@ -200,3 +200,26 @@ fn repeats_are_scheduled_or_asked_and_the_daily_reflection_stays() {
     }
     assert!(schedule().iter().any(|e| e["name"] == "daily-reflection"));
 }
+
+/// A level-2 model that answers every question "task": a tiny model talked into anything.
+const SAYS_TASK: &str = "cat >/dev/null\nprintf 'task\\n'\n";
+
+#[test]
+fn the_level_2_model_files_nothing_the_built_in_one_is_sure_is_not_routine() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", SAYS_TASK, "reflexes:\n  time_zone: Europe/Paris\n");
+    for text in [
+        "Text the work chat we have moved the deadline for next week.",
+        "tell the team the deadline moved to friday",
+        "siri can you text joe to meet me at starbucks at four pm today send",
+    ] {
+        let said = chat(&hub, T0, text);
+        assert!(!said.contains("Added"), "{text}: {said}");
+        assert!(tasks(&hub).is_empty(), "{text} filed a task: {:#?}", tasks(&hub));
+    }
+    // Where the built-in model is unsure, the level-2 model is still asked, and its "task"
+    // files the words as said.
+    let said = chat(&hub, T0, "deadline for the boiler thing");
+    assert!(said.contains("Added"), "{said}");
+    assert!(task(&tasks(&hub), "deadline for the boiler thing").get("status").is_none(), "open");
+}

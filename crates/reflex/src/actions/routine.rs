@@ -224,7 +224,13 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             // The question pending in this conversation first; else the message, as new.
             let mut understand = |text: &str| {
                 let parsed = routine::parse(text, &world.now);
-                if parsed == Parsed::NotRoutine && classify::unsure(text) {
+                // "Text the work chat we have moved the deadline": what the built-in model is sure
+                // is none of the routine's is not asked of the level-2 model again.
+                if parsed == Parsed::NotRoutine
+                    && classify::unsure(text)
+                    && routine::learned::sure(text) != routine::learned::Sure::NotRoutine
+                    && !routine::learned::for_another(text)
+                {
                     if let Some(i) = classified(&shared, text) {
                         intent = Some(i);
                         return classify::request(i, text, &world.now);

@@ -248,10 +248,13 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
             Some(at) => when::parse(&at, now),
             None => Ok(None),
         },
-        // "an alarm for sunday eight": the day read, and the hour right after it.
-        Ok(Some(d)) if !d.time_given => match bare_hour(clause) {
-            Some(at) => when::parse(&at, now),
-            None => Ok(Some(d)),
+        // "an alarm for sunday eight": the day read, and the hour right after it; "for 7
+        // tonight": the hour in the part of the day.
+        Ok(Some(d)) => match bare_hour(clause).map(|at| when::parse(&at, now)) {
+            Some(Ok(Some(with_hour))) if !d.time_given || with_hour.phrase.len() > d.phrase.len() => {
+                Ok(Some(with_hour))
+            }
+            _ => Ok(Some(d)),
         },
         other => other,
     };
@@ -546,7 +549,7 @@ pub fn changes_existing(text: &str) -> bool {
     static CHANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     CHANGE
         .get_or_init(|| {
-            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)")
+            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)")
                 .unwrap_or_else(|e| unreachable!("the change pattern compiles: {e}"))
         })
         .is_match(text)
@@ -832,8 +835,14 @@ fn undoes(text: &str) -> bool {
 
 /// A question ("will I make my 2pm appointment?"), which files nothing.
 fn asks(text: &str) -> bool {
-    let t = text.trim().to_ascii_lowercase();
+    let t = without_wake_word(&text.trim().to_ascii_lowercase());
     let first = t.split_whitespace().next().unwrap_or("");
+    // "Will I need long pants if I stay out past 10PM": a question of the person's own.
+    if ["will", "would", "should", "shall", "might"].contains(&first)
+        && t.split_whitespace().nth(1).is_some_and(|w| w == "i" || w == "we")
+    {
+        return true;
+    }
     let polite = ["can", "could", "would", "will", "please", "pls"].contains(&first)
         && t.split_whitespace().nth(1).is_some_and(|w| w == "you" || w == "u");
     !polite
@@ -847,8 +856,20 @@ fn asks(text: &str) -> bool {
 
 /// A message to someone else or a command to a device ("send a text to Doug that says don't
 /// forget …", "tell Jack that I have finished …"): not the person's own list.
-fn for_another(text: &str) -> bool {
-    let t = text.trim().to_ascii_lowercase();
+/// `text` (lower case) without the assistant's name said first ("siri can you …", "hey
+/// google, …").
+fn without_wake_word(text: &str) -> String {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"^\s*(?:(?:hey|ok|okay|hi)\s+)?(?:siri|alexa|google|cortana|assistant|computer)\b[\s,.!:]*")
+            .unwrap_or_else(|e| unreachable!("the wake-word pattern compiles: {e}"))
+    })
+    .replace(text, "")
+    .into_owned()
+}
+
+pub(crate) fn for_another(text: &str) -> bool {
+    let t = without_wake_word(&text.trim().to_ascii_lowercase());
     let t = t.trim_start_matches("please ").trim_start_matches("can you ").trim_start_matches("could you ");
     let mut words = t.split_whitespace();
     let first = words.next().unwrap_or("");
@@ -1526,6 +1547,9 @@ mod tests {
             "add another forty five minutes to alarm",
             "Modify current task alarm by up to 15 minutes",
             "My reminder for that meeting needs to be rescheduled to be every monday morning",
+            "I need to get up earlier so move the alarm up by an hour on Monday morning",
+            "Will I need long pants if I stay out past 10PM",
+            "siri can you text joe to meet me at starbucks at four pm today send",
         ] {
             let p = parse(text, &now());
             assert!(!matches!(&p, Parsed::Routine(_)), "{text} must change nothing: {p:?}");
@@ -1552,6 +1576,7 @@ mod tests {
             ("create an alarm for the fifteenth may", "Alarm", "Sat 09:00"),
             ("remind me in 2 hours from now to call mom", "call mom", "Thu 16:30"),
             ("tell me when it turns 7:00", "Alert", "Thu 19:00"),
+            ("Set an alarm for 7 tonight", "Alarm", "Thu 19:00"),
             ("Can you tell me when ten minutes have passed", "Alert", "Thu 14:40"),
         ] {
             match one(text) {
@@ -1569,6 +1594,13 @@ mod tests {
             ("remind me to pay rent by the fifth every month", "pay rent", "0 9 5 * *"),
             ("Set monthly reminder on 19th of every month \"Pay bills\"", "Pay bills", "0 9 19 * *"),
             ("Set an alarm for 8pm every night with no end date", "Alarm", "0 20 * * *"),
+            ("add weekly reminder for trash pickup on Wednesdays", "trash pickup", "0 9 * * 3"),
+            ("Could you create an alarm at 7 am for weekend days?", "Alarm", "0 7 * * 0,6"),
+            (
+                "set a repeating reminder on the twenty fourth to pay my credit card bill off",
+                "pay my credit card bill",
+                "0 9 24 * *",
+            ),
         ] {
             match one(text) {
                 Request::AddEvery { action: a, every } => {

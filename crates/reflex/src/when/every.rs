@@ -48,7 +48,7 @@ fn every_re() -> &'static Regex {
     RE.get_or_init(|| {
         let pattern = r"(?ix)\b(?:
                 (?:(?:every|each|on|from)\s+)?(?P<r1>WEEKDAY)s?\s*(?:through|thru|to|till|until|-|–)\s*(?P<r2>WEEKDAY)s?
-              | (?:(?:on|for|during|over)\s+)?(?:the\s+)?(?P<wkp>week\s?days|work\s?days|week\s?ends)
+              | (?:(?:on|for|during|over)\s+)?(?:the\s+)?(?P<wkp>week\s?days|work\s?days|week\s?ends|week\s?end\s+days)
               | (?:every|each)\s+(?P<halfh>half\s+(?:an\s+)?hour|half-hour|quarter\s+(?:of\s+an\s+)?hour)
               | (?:(?:on|by)\s+)?(?:the\s+)?(?P<dom>\d{1,3})(?:st|nd|rd|th)\s+(?:of\s+|on\s+)?(?:every|each)\s+month
               | (?:every|each)\s+month\s+on\s+the\s+(?P<dom2>\d{1,3})(?:st|nd|rd|th)
@@ -81,6 +81,20 @@ fn repeated_on_days(text: &str) -> Option<String> {
     });
     if !repeating.is_match(text) {
         return None;
+    }
+    // "a repeating reminder on the 24th": that day of every month.
+    static ON_DOM: OnceLock<Regex> = OnceLock::new();
+    let on_dom = ON_DOM.get_or_init(|| {
+        compile(
+            "on a day of the month",
+            r"(?i)\bon\s+the\s+(?P<d>\d{1,2}(?:st|nd|rd|th))\b(?:\s+of\s+(?:the|each|every)\s+month)?",
+        )
+    });
+    let normal = super::numbers::normalize(text).text;
+    if let Some(c) = on_dom.captures(&normal) {
+        let (range, day) = (c.get(0)?.range(), c.name("d")?.as_str());
+        let said = format!("{}on the {day} of every month{}", &normal[..range.start], &normal[range.end..]);
+        return Some(repeating.replace(&said, "").into_owned());
     }
     if let Some(c) = day_said.captures(text) {
         let (range, day) = (c.get(0)?.range(), c.name("d")?.as_str());
@@ -261,7 +275,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         return Err(ask("I can repeat from now on, not from or until a set time"));
     }
     let text_of = |name: &str| c.name(name).map(|m| m.as_str().to_ascii_lowercase());
-    let mut dom_said = None;
+    let mut said_apart = None;
     let (cron, human, uses_time) = if let (Some(a), Some(b)) = (text_of("r1"), text_of("r2")) {
         // "Monday through Friday", "mon-fri", "Friday to Monday": the days between, both named.
         let (Some((a, first)), Some((b, last))) = (cron_day(&a), cron_day(&b)) else {
@@ -275,7 +289,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         let human = format!("every {} to {} at {at}", capitalized(first), capitalized(last));
         (format!("{minute} {hour} * * {}", days.join(",")), human, true)
     } else if let Some(w) = text_of("wkp") {
-        if w.starts_with("week") && w.ends_with("ends") {
+        if w.starts_with("week") && w.contains("end") {
             (format!("{minute} {hour} * * 0,6"), format!("every Saturday and Sunday at {at}"), true)
         } else {
             (format!("{minute} {hour} * * 1-5"), format!("every weekday at {at}"), true)
@@ -330,10 +344,12 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
             "weekday" => (format!("{minute} {hour} * * 1-5"), format!("every weekday at {at}"), true),
             "weekend" => (format!("{minute} {hour} * * 0,6"), format!("every Saturday and Sunday at {at}"), true),
             "week" | "weekly" => {
-                let rest = format!("{} {}", &text[..all.start()], &text[all.end()..]);
-                let day =
-                    weekday_word_re().captures(&rest).and_then(|d| d.name("d").and_then(|d| cron_day(d.as_str())));
+                let said = weekday_word_re()
+                    .captures_iter(text)
+                    .find(|c| c.get(0).is_some_and(|m| m.end() <= all.start() || m.start() >= all.end()));
+                let day = said.as_ref().and_then(|d| d.name("d").and_then(|d| cron_day(d.as_str())));
                 let Some((n, name)) = day else { return Err(ask("every week on which day?")) };
+                said_apart = said.and_then(|c| c.get(0)).map(|m| m.range());
                 (format!("{minute} {hour} * * {n}"), format!("every {} at {at}", capitalized(name)), true)
             }
             "month" | "monthly" => {
@@ -349,7 +365,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
                 let Some(d) = c.name("d").and_then(|d| d.as_str().parse::<u8>().ok()) else {
                     return Err(ask("on which day of the month?"));
                 };
-                dom_said = c.get(0).map(|m| m.range());
+                said_apart = c.get(0).map(|m| m.range());
                 if !(1..=31).contains(&d) {
                     return Err(ask("no month has that day"));
                 }
@@ -411,7 +427,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         Some(at) => format!("{human} until {}", super::human(at, now)),
         None => human,
     };
-    spans.extend(dom_said);
+    spans.extend(said_apart);
     if uses_time {
         spans.extend(time.as_ref().and_then(|t| t.get(0)).map(|m| m.range()));
     }
