@@ -240,7 +240,13 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
     let name = device(clause)?;
     // Only a request to set one ("display monday alarms" reads them).
     // A repeat is the repeat's reader's ("a recurring Tuesday alarm for 7:30").
-    if !set_said(clause) || second_request(clause) || repeat_word(clause) || count_said(clause).is_some_and(|n| n > 1) {
+    // "cancel alarm set for 6pm": undoing one, never setting one.
+    if !set_said(clause)
+        || undoes_first(clause)
+        || second_request(clause)
+        || repeat_word(clause)
+        || count_said(clause).is_some_and(|n| n > 1)
+    {
         return None;
     }
     let parsed = match when::parse(clause, now) {
@@ -829,6 +835,16 @@ fn undoes(text: &str) -> bool {
     RE.get_or_init(|| {
         regex::Regex::new(r"(?i)\b(?:cancel\w*|delet\w*|remov\w*|drop\w*|clear\w*|stop\w*|end|erase\w*|disabl\w*|deactivat\w*|off|rid|don'?t|do\s+not|no\s+longer|not\s+need\w*|anymore|any\s+more|scrap\w*|forget|nix|kill|dismiss\w*|silence|unschedul\w*|unset|scratch|trash|ditch|abort|wipe|eliminat\w*|discard\w*|undo|never\s*mind|nevermind|skip|quit|halt|mute|snuff)\b")
             .unwrap_or_else(|e| unreachable!("the undo pattern compiles: {e}"))
+    })
+    .is_match(text)
+}
+
+/// Whether `text` begins by undoing something ("cancel alarm set for 6pm", "please delete …").
+fn undoes_first(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:cancel|delete|remove|clear|disable|dismiss|erase|stop|drop|turn\s+off|switch\s+off|shut\s+off|get\s+rid\s+of)\b")
+            .unwrap_or_else(|e| unreachable!("the undo-first pattern compiles: {e}"))
     })
     .is_match(text)
 }
@@ -1558,8 +1574,9 @@ mod tests {
         for text in ["set alarm for 6am for the month of May", "set an alarm for 11 am on the 26th"] {
             assert!(matches!(parse(text, &now()), Parsed::Ask(_)), "{text}: {:?}", parse(text, &now()));
         }
-        // The words that undo still cancel.
+        // The words that undo still cancel, and an alarm said after them is the one undone.
         assert!(matches!(one("delete my meeting with john"), Request::Cancel { .. }));
+        assert!(matches!(one("cancel alarm set for 6pm"), Request::Cancel { .. }));
     }
 
     /// Spans and dates written as people write them, and repeats from now or on a day of the
