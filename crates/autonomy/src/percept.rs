@@ -1,7 +1,7 @@
 //! `Percept` — something sensed outside the agent (the owner, GitHub, the calendar, a file,
 //! a peer). Senses make them; attention scores them together with impulses.
 
-use cn_hub::origin::{AnswerTo, EventKind, Kind, Origin, Sense, Via};
+use cn_hub::origin::{AnswerTo, EventKind, Kind, Origin, Sense};
 use cn_hub::Provenance;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -191,22 +191,25 @@ impl Percept {
             SenseKind::File => Kind::Event(EventKind::File),
         };
         let answer = match self.sense {
-            SenseKind::Owner => Some(AnswerTo::on(Via::Chat)),
-            SenseKind::Discord | SenseKind::Telegram => Some(AnswerTo {
-                via: Via::of_sense(self.sense.sense()),
-                channel: text("channel_id"),
-                message: text("message_id"),
-                ..AnswerTo::default()
-            }),
-            SenseKind::Email => Some(AnswerTo {
-                via: Via::Email,
-                to: text("channel_id").or_else(|| text("author_id")),
-                message: text("message_id"),
-                subject: text("reply_subject"),
-                references: text("references"),
-                no_reply: text("no_reply").as_deref() == Some("true"),
-                ..AnswerTo::default()
-            }),
+            // A chat, a channel or a sender missing: nobody to answer there.
+            SenseKind::Owner => Some(AnswerTo::Chat),
+            SenseKind::Telegram => Some(
+                text("channel_id")
+                    .map_or(AnswerTo::None, |chat| AnswerTo::Telegram { chat, message: text("message_id") }),
+            ),
+            SenseKind::Discord => Some(
+                text("channel_id")
+                    .map_or(AnswerTo::None, |channel| AnswerTo::Discord { channel, message: text("message_id") }),
+            ),
+            SenseKind::Email => {
+                Some(text("channel_id").or_else(|| text("author_id")).map_or(AnswerTo::None, |to| AnswerTo::Email {
+                    to,
+                    message: text("message_id"),
+                    subject: text("reply_subject"),
+                    references: text("references"),
+                    no_reply: text("no_reply").as_deref() == Some("true"),
+                }))
+            }
             // Nobody waits for an answer to an event.
             SenseKind::Github | SenseKind::Calendar | SenseKind::File | SenseKind::Peer => None,
         };

@@ -24,15 +24,17 @@ pub fn tell<'a>(hub: &Hub, channels: &mut [Box<dyn Channel>], task: &'a Task, no
     let Some(to) = task.reminds() else {
         return entry(task, "not a reminder", None, "skipped");
     };
-    let delivered = match to.via.as_str() {
+    let delivered = match to {
         // The owner's chat: the journal entry is the message; `cn chat` and the control room
         // show it.
-        "chat" => Ok(()),
-        "peer" => by_mail(hub, task, to, &text, now),
-        _ => match channels.iter_mut().find_map(|c| c.tell(to, &text)) {
-            Some(sent) => sent.map_err(|e| cn_compute::chain(&e)),
-            None => Err(format!("no {} sense is running to tell it on", to.via)),
-        },
+        AnswerTo::Chat => Ok(()),
+        AnswerTo::Peer { to: peer } => by_mail(hub, task, peer, &text, now),
+        AnswerTo::Telegram { .. } | AnswerTo::Discord { .. } | AnswerTo::Email { .. } | AnswerTo::None => {
+            match channels.iter_mut().find_map(|c| c.tell(to, &text)) {
+                Some(sent) => sent.map_err(|e| cn_compute::chain(&e)),
+                None => Err(format!("no {} sense is running to tell it on", to.via())),
+            }
+        }
     };
     match delivered {
         Ok(()) => {
@@ -43,7 +45,7 @@ pub fn tell<'a>(hub: &Hub, channels: &mut [Box<dyn Channel>], task: &'a Task, no
             entry(task, &text, Some(to), "told")
         }
         Err(why) => {
-            tracing::error!(task = %task.id, via = %to.via, %why, "cannot tell the reminder");
+            tracing::error!(task = %task.id, via = %to.via(), %why, "cannot tell the reminder");
             Reminded { error: Some(why), ..entry(task, &text, Some(to), "not delivered") }
         }
     }
@@ -55,8 +57,8 @@ fn entry<'a>(task: &'a Task, text: &str, to: Option<&'a AnswerTo>, outcome: &'st
         summary: text.to_string(),
         task: &task.task,
         outcome,
-        via: to.map(|to| to.via.as_str()),
-        to: to.and_then(|to| to.channel.as_deref().or(to.to.as_deref())),
+        via: to.map(|to| to.via().as_str()),
+        to: to.and_then(AnswerTo::whom),
         source: task.source.as_deref(),
         error: None,
     }
@@ -65,8 +67,7 @@ fn entry<'a>(task: &'a Task, text: &str, to: Option<&'a AnswerTo>, outcome: &'st
 /// A peer's reminder: mail on their thread, as an automatic message (their agent records it,
 /// never answers it automatically). Its id derives from the task and the due time, so it is
 /// posted once.
-fn by_mail(hub: &Hub, task: &Task, to: &AnswerTo, text: &str, now: Timestamp) -> Result<(), String> {
-    let Some(peer) = to.to.as_deref() else { return Err("the peer's name is missing".into()) };
+fn by_mail(hub: &Hub, task: &Task, peer: &str, text: &str, now: Timestamp) -> Result<(), String> {
     let due = task.next_time().map(|d| d.to_string()).unwrap_or_default();
     let id = cn_hub::id::stable(&format!("{}:reminder:{}@{due}", hub.name(), task.id));
     let mail = cn_agent::Mail {

@@ -274,63 +274,122 @@ impl Via {
     pub fn of_name(name: &str) -> Via {
         Via::ALL.into_iter().find(|v| v.as_str() == name).unwrap_or(Via::None)
     }
-
-    /// Where a sense's messages are answered: its own channel, if it has one.
-    pub fn of_sense(sense: Sense) -> Via {
-        match sense {
-            Sense::Chat => Via::Chat,
-            Sense::Telegram => Via::Telegram,
-            Sense::Discord => Via::Discord,
-            Sense::Email => Via::Email,
-            Sense::Peer => Via::Peer,
-            Sense::Github | Sense::Calendar | Sense::File | Sense::Hub => Via::None,
-        }
-    }
 }
 
 by_name!(Via);
 
-/// Where the answer to an item goes: the channel it came on and what that channel needs to
+/// Where the answer to an item goes: the channel it came on, with what that channel needs to
 /// answer there (a chat, a message to reply to, a mail's subject and references).
+///
+/// Written as before this was an enum, so older files read: a map whose `via:` names the
+/// channel, beside `to`, `channel`, `message`, `subject`, `references`, `no-reply`. What
+/// reads as nobody's ([`AnswerTo::None`]): an unknown channel (an older file's `github`, an
+/// empty name), and a channel without what it needs (a chat, a channel, an address, a name),
+/// which could not be answered on anyway.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct AnswerTo {
-    /// The channel (`none`: nobody waits for an answer).
-    pub via: Via,
-    /// Whom: a peer's name, a mail address.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to: Option<String>,
-    /// The channel's conversation: a Discord channel id, a Telegram chat id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub channel: Option<String>,
-    /// The message answered (a reply quotes it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// A mail's answer: its subject and `References`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subject: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub references: Option<String>,
-    /// The sender must not be answered (an automatic mail, a list).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub no_reply: bool,
+#[serde(tag = "via", rename_all = "kebab-case", from = "Written")]
+pub enum AnswerTo {
+    /// The owner's terminal, endpoint or control room.
+    Chat,
+    /// A Telegram chat (its id, as written), and the message a reply quotes.
+    Telegram {
+        #[serde(rename = "channel")]
+        chat: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// A Discord channel (its id, as written), and the message answered.
+    Discord {
+        channel: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// A mail's sender, answered on its thread: the answered mail's id (`In-Reply-To`), its
+    /// answer's subject and `References`.
+    Email {
+        to: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        subject: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        references: Option<String>,
+        /// The sender must not be answered (an automatic mail, a list).
+        #[serde(rename = "no-reply", skip_serializing_if = "std::ops::Not::not")]
+        no_reply: bool,
+    },
+    /// Mail over git to a peer, by name.
+    Peer { to: String },
+    /// Nobody waits for an answer.
+    #[default]
+    None,
 }
 
 impl AnswerTo {
-    /// Answered on a channel named as written (`chat`, `telegram` …; see [`Via::of_name`]).
-    pub fn via(via: &str) -> AnswerTo {
-        AnswerTo::on(Via::of_name(via))
+    /// The channel's name (`telegram` …), as `via:` writes it.
+    pub fn via(&self) -> Via {
+        match self {
+            AnswerTo::Chat => Via::Chat,
+            AnswerTo::Telegram { .. } => Via::Telegram,
+            AnswerTo::Discord { .. } => Via::Discord,
+            AnswerTo::Email { .. } => Via::Email,
+            AnswerTo::Peer { .. } => Via::Peer,
+            AnswerTo::None => Via::None,
+        }
     }
-    pub fn on(via: Via) -> AnswerTo {
-        AnswerTo { via, ..AnswerTo::default() }
+
+    /// Whom on the channel: the chat, the Discord channel, the address, the peer (none on the
+    /// owner's chat).
+    pub fn whom(&self) -> Option<&str> {
+        match self {
+            AnswerTo::Telegram { chat: at, .. } | AnswerTo::Discord { channel: at, .. } => Some(at),
+            AnswerTo::Email { to, .. } | AnswerTo::Peer { to } => Some(to),
+            AnswerTo::Chat | AnswerTo::None => None,
+        }
     }
-    pub fn to(mut self, to: impl Into<String>) -> AnswerTo {
-        self.to = Some(to.into());
-        self
-    }
+
     /// Whether someone can be told here: a channel, and a sender who may be answered.
     pub fn can_tell(&self) -> bool {
-        !self.no_reply && self.via != Via::None
+        match self {
+            AnswerTo::Email { no_reply, .. } => !no_reply,
+            AnswerTo::None => false,
+            AnswerTo::Chat | AnswerTo::Telegram { .. } | AnswerTo::Discord { .. } | AnswerTo::Peer { .. } => true,
+        }
+    }
+}
+
+/// An [`AnswerTo`] as written: every channel's keys in one map, any of them missing.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct Written {
+    via: Via,
+    #[serde(default)]
+    to: Option<String>,
+    #[serde(default)]
+    channel: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    subject: Option<String>,
+    #[serde(default)]
+    references: Option<String>,
+    #[serde(default)]
+    no_reply: bool,
+}
+
+impl From<Written> for AnswerTo {
+    fn from(w: Written) -> AnswerTo {
+        let Written { via, to, channel, message, subject, references, no_reply } = w;
+        let answer = match via {
+            Via::Chat => Some(AnswerTo::Chat),
+            Via::Telegram => channel.map(|chat| AnswerTo::Telegram { chat, message }),
+            Via::Discord => channel.map(|channel| AnswerTo::Discord { channel, message }),
+            // An older cn wrote a mail's sender as its `channel` too.
+            Via::Email => to.or(channel).map(|to| AnswerTo::Email { to, message, subject, references, no_reply }),
+            Via::Peer => to.map(|to| AnswerTo::Peer { to }),
+            Via::None => None,
+        };
+        answer.unwrap_or(AnswerTo::None)
     }
 }
 
@@ -359,14 +418,15 @@ fn unlabel<'de, D: Deserializer<'de>>(d: D) -> Result<Provenance, D::Error> {
 pub const KEY: &str = "origin";
 
 impl Origin {
-    /// The owner's message on `sense` (the chat, Telegram …), answered there.
+    /// The owner's message on `sense`: answered on the chat when it came on the chat; on
+    /// another sense the answer needs its place there ([`Origin::with_answer`]).
     pub fn owner(sense: Sense) -> Origin {
         Origin {
             sense,
             author: Provenance::Owner,
             kind: Kind::Message,
             thread: None,
-            answer: Some(AnswerTo::on(Via::of_sense(sense))),
+            answer: Some(if sense == Sense::Chat { AnswerTo::Chat } else { AnswerTo::None }),
         }
     }
 
@@ -377,7 +437,7 @@ impl Origin {
             author: Provenance::Peer(name.into()),
             kind,
             thread: None,
-            answer: Some(AnswerTo::on(Via::Peer).to(name)),
+            answer: Some(AnswerTo::Peer { to: name.into() }),
         }
     }
 
@@ -447,20 +507,27 @@ impl Origin {
             (_, Sense::Hub) => None,
             (Provenance::Peer(name), _) => {
                 let to = doc.get_str("reply-to").unwrap_or(name);
-                Some(AnswerTo::on(Via::Peer).to(to))
+                Some(AnswerTo::Peer { to: to.into() })
             }
             _ => {
                 let get = |k: &str| doc.get_str(k).map(str::to_string);
-                Some(AnswerTo {
-                    // A stranger's name (`cn input --from NAME`) has no channel.
-                    via: if sense == Sense::Peer { Via::None } else { Via::of_sense(sense) },
+                Some(AnswerTo::from(Written {
+                    via: match sense {
+                        Sense::Chat => Via::Chat,
+                        Sense::Telegram => Via::Telegram,
+                        Sense::Discord => Via::Discord,
+                        Sense::Email => Via::Email,
+                        // A stranger's name (`cn input --from NAME`) has no channel, nor
+                        // has an event.
+                        Sense::Peer | Sense::Github | Sense::Calendar | Sense::File | Sense::Hub => Via::None,
+                    },
                     to: get("channel-id").or_else(|| get("author-id")).filter(|_| sense == Sense::Email),
                     channel: get("channel-id"),
                     message: get("message-id"),
                     subject: get("reply-subject"),
                     references: get("references"),
                     no_reply: doc.get_str("no-reply") == Some("true"),
-                })
+                }))
             }
         };
         Origin { sense, author, kind, thread, answer }
@@ -573,7 +640,7 @@ mod tests {
         let o = Origin::of_doc(&doc(&[("from", "owner")]), peer);
         assert_eq!((o.sense, &o.author, o.kind), (Sense::Chat, &Provenance::Owner, Kind::Message));
         let o = Origin::of_doc(&doc(&[("from", "bob"), ("kind", "auto")]), peer);
-        assert_eq!((o.kind, o.answer.unwrap().to.as_deref()), (Kind::Answer, Some("bob")));
+        assert_eq!((o.kind, o.answer), (Kind::Answer, Some(AnswerTo::Peer { to: "bob".into() })));
         let o = Origin::of_doc(&doc(&[("from", "ada"), ("impulse", "idea"), ("source", "github:mallory")]), peer);
         assert_eq!(o.kind, Kind::Impulse(ImpulseKind::Idea));
         assert_eq!(o.author.label(), "github:mallory");
@@ -581,7 +648,8 @@ mod tests {
             &doc(&[("from", "telegram"), ("sense", "telegram"), ("author-id", "42"), ("channel-id", "42")]),
             peer,
         );
-        assert_eq!((o.kind, o.answer.unwrap().channel.as_deref()), (Kind::Message, Some("42")));
+        let telegram = AnswerTo::Telegram { chat: "42".into(), message: None };
+        assert_eq!((o.kind, o.answer), (Kind::Message, Some(telegram)));
         let o = Origin::of_doc(&doc(&[("from", "file"), ("sense", "file")]), peer);
         assert_eq!(o.kind, Kind::Event(EventKind::File));
     }
@@ -591,12 +659,12 @@ mod tests {
         // The owner's three names, in the legacy keys and in an older `origin:` alike.
         for sense in ["owner", "cli", "chat"] {
             let o = Origin::of_doc(&doc(&[("from", "owner"), ("sense", sense)]), |_| false);
-            assert_eq!((o.sense, o.author.is_owner(), o.answer.map(|a| a.via)), (Sense::Chat, true, Some(Via::Chat)));
+            assert_eq!((o.sense, o.author.is_owner(), o.answer), (Sense::Chat, true, Some(AnswerTo::Chat)));
             let text = format!(
                 "---\nid: o1\nfrom: owner\nsense: {sense}\norigin:\n  sense: {sense}\n  author: owner\n  kind: message\n  answer:\n    via: chat\n---\n\nhi\n"
             );
             let o = Origin::of_doc(&Doc::parse(&text).unwrap(), |_| false);
-            assert_eq!((o.sense, o.answer.map(|a| a.via)), (Sense::Chat, Some(Via::Chat)), "{sense}");
+            assert_eq!((o.sense, o.answer), (Sense::Chat, Some(AnswerTo::Chat)), "{sense}");
         }
         // An impulse an older cn wrote with `impulse:` and `source:` is the filer's.
         let o = Origin::of_doc(&doc(&[("from", "ada"), ("impulse", "schedule")]), |_| false);
@@ -604,10 +672,10 @@ mod tests {
         // A channel no cn answers on reads as nobody's; a name that is no sense as a peer's.
         let text = "---\nid: g1\nfrom: github\norigin:\n  sense: github\n  author: github:mallory\n  kind: message\n  answer:\n    via: github\n---\n\nx\n";
         let o = Origin::of_doc(&Doc::parse(text).unwrap(), |_| false);
-        assert_eq!((o.sense, o.answer.as_ref().map(|a| a.via)), (Sense::Github, Some(Via::None)));
+        assert_eq!((o.sense, o.answer.as_ref()), (Sense::Github, Some(&AnswerTo::None)));
         assert!(!o.answer.unwrap().can_tell());
         let o = Origin::of_doc(&doc(&[("from", "mallory")]), |_| false);
-        assert_eq!((o.sense, o.author.is_owner(), o.answer.map(|a| a.via)), (Sense::Peer, false, Some(Via::None)));
+        assert_eq!((o.sense, o.author.is_owner(), o.answer), (Sense::Peer, false, Some(AnswerTo::None)));
     }
 
     #[test]
@@ -619,7 +687,7 @@ mod tests {
             "{}",
             d.render()
         );
-        let telegram = AnswerTo { channel: Some("42".into()), ..AnswerTo::on(Via::Telegram) };
+        let telegram = AnswerTo::Telegram { chat: "42".into(), message: None };
         let json = serde_json::to_value(&telegram).unwrap();
         assert_eq!(json, serde_json::json!({"via": "telegram", "channel": "42"}));
         assert_eq!(serde_json::from_value::<AnswerTo>(json).unwrap(), telegram);
@@ -629,6 +697,78 @@ mod tests {
         for s in Sense::ALL {
             assert_eq!(Sense::of_name(s.as_str()), s);
         }
+    }
+
+    #[test]
+    fn where_to_answer_reads_as_an_older_cn_wrote_it_and_is_written_the_same() {
+        let email = |to: &str, no_reply| AnswerTo::Email {
+            to: to.into(),
+            message: Some("m1@x.test".into()),
+            subject: Some("Re: status?".into()),
+            references: Some("<m0@x.test> <m1@x.test>".into()),
+            no_reply,
+        };
+        // Each channel as written (JSON in state/, YAML in an item's frontmatter): read into
+        // its variant, and written back byte for byte.
+        let written = [
+            (r#"{"via":"chat"}"#, AnswerTo::Chat),
+            (
+                r#"{"via":"telegram","channel":"-100","message":"7"}"#,
+                AnswerTo::Telegram { chat: "-100".into(), message: Some("7".into()) },
+            ),
+            (r#"{"via":"telegram","channel":"42"}"#, AnswerTo::Telegram { chat: "42".into(), message: None }),
+            (
+                r#"{"via":"discord","channel":"9","message":"10"}"#,
+                AnswerTo::Discord { channel: "9".into(), message: Some("10".into()) },
+            ),
+            (
+                r#"{"via":"email","to":"ada@x.test","message":"m1@x.test","subject":"Re: status?","references":"<m0@x.test> <m1@x.test>"}"#,
+                email("ada@x.test", false),
+            ),
+            (
+                r#"{"via":"email","to":"list@x.test","message":"m1@x.test","subject":"Re: status?","references":"<m0@x.test> <m1@x.test>","no-reply":true}"#,
+                email("list@x.test", true),
+            ),
+            (r#"{"via":"peer","to":"bob"}"#, AnswerTo::Peer { to: "bob".into() }),
+            (r#"{"via":"none"}"#, AnswerTo::None),
+        ];
+        for (line, answer) in written {
+            assert_eq!(serde_json::from_str::<AnswerTo>(line).unwrap(), answer, "{line}");
+            assert_eq!(serde_json::to_string(&answer).unwrap(), line);
+            let yaml = serde_yaml_ng::to_string(&answer).unwrap();
+            assert_eq!(serde_yaml_ng::from_str::<AnswerTo>(&yaml).unwrap(), answer, "{yaml}");
+            assert_eq!(answer.via().as_str(), serde_json::from_str::<serde_json::Value>(line).unwrap()["via"]);
+        }
+        let yaml = "via: telegram\nchannel: '-100'\nmessage: '7'\n";
+        let answer = serde_yaml_ng::from_str::<AnswerTo>(yaml).unwrap();
+        assert_eq!(answer, AnswerTo::Telegram { chat: "-100".into(), message: Some("7".into()) });
+        assert_eq!(serde_yaml_ng::to_string(&answer).unwrap(), yaml);
+        // Nobody's: a channel no cn answers on (an older file's `github`), an empty name, or a
+        // channel without whom to answer there; never an error.
+        for line in [
+            r#"{"via":"github","to":"mallory"}"#,
+            r#"{"via":""}"#,
+            r#"{"via":"telegram","message":"7"}"#,
+            r#"{"via":"discord"}"#,
+            r#"{"via":"email","subject":"Re: x"}"#,
+            r#"{"via":"peer"}"#,
+        ] {
+            let answer = serde_json::from_str::<AnswerTo>(line).unwrap();
+            assert_eq!(answer, AnswerTo::None, "{line}");
+            assert!(!answer.can_tell());
+        }
+        // An older cn wrote a mail's sender as its channel too; keys of other channels are
+        // ignored.
+        let line = r#"{"via":"email","channel":"ada@x.test","message":"m1@x.test","no-reply":false}"#;
+        let answer = serde_json::from_str::<AnswerTo>(line).unwrap();
+        assert_eq!(answer.whom(), Some("ada@x.test"));
+        assert!(matches!(answer, AnswerTo::Email { message: Some(_), subject: None, no_reply: false, .. }));
+        let line = r#"{"via":"chat","channel":"5","subject":"s"}"#;
+        assert_eq!(serde_json::from_str::<AnswerTo>(line).unwrap(), AnswerTo::Chat);
+        // Whom, and who can be told.
+        assert_eq!(email("ada@x.test", false).whom(), Some("ada@x.test"));
+        assert!(email("ada@x.test", false).can_tell() && !email("ada@x.test", true).can_tell());
+        assert!(AnswerTo::Chat.can_tell() && AnswerTo::Chat.whom().is_none());
     }
 
     #[test]

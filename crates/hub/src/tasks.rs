@@ -665,15 +665,14 @@ mod tests {
         assert!(!old.to_remind(now), "not a reminder: the agent's impulse, as before");
         let mut t = Task::new("call the bank");
         t.due = Some("2026-01-01T09:00:00Z".parse().unwrap());
-        t.answer_to =
-            Some(AnswerTo { channel: Some("42".into()), message: Some("7".into()), ..AnswerTo::via("telegram") });
+        t.answer_to = Some(AnswerTo::Telegram { chat: "42".into(), message: Some("7".into()) });
         tasks.add(t.clone()).unwrap();
         assert!(!t.to_remind("2026-01-01T08:59:59Z".parse().unwrap()), "not before its minute");
         assert!(t.to_remind(now));
         assert!(tasks.mark_reminded(&t.id, t.due.unwrap(), now).unwrap());
         let back = tasks.load().unwrap();
         assert!(!back[1].to_remind(now), "told once for that due time");
-        assert_eq!(back[1].answer_to.as_ref().and_then(|a| a.channel.as_deref()), Some("42"));
+        assert_eq!(back[1].answer_to.as_ref().and_then(AnswerTo::whom), Some("42"));
         assert_eq!(back[0].extra["hand"], "kept");
         // Snoozed: told again at the new time.
         let later: Timestamp = "2026-01-01T10:00:00Z".parse().unwrap();
@@ -681,9 +680,15 @@ mod tests {
         assert!(tasks.load().unwrap()[1].to_remind(later));
         // A sender who must not be answered, or nobody to answer: no reminder.
         let mut quiet = back[1].clone();
-        quiet.answer_to.as_mut().unwrap().no_reply = true;
+        quiet.answer_to = Some(AnswerTo::Email {
+            to: "list@x.test".into(),
+            message: None,
+            subject: None,
+            references: None,
+            no_reply: true,
+        });
         assert!(quiet.reminds().is_none());
-        quiet.answer_to = Some(AnswerTo::via("none"));
+        quiet.answer_to = Some(AnswerTo::None);
         assert!(quiet.reminds().is_none());
     }
 
@@ -704,9 +709,9 @@ mod tests {
         let monday: Timestamp = "2026-01-05T09:00:00Z".parse().unwrap();
         let tuesday: Timestamp = "2026-01-06T09:00:00Z".parse().unwrap();
         assert_eq!(tasks.file_firing(&entry, monday).unwrap(), None, "the agent's work, not a reminder");
-        entry.remind = Some(AnswerTo::via("chat"));
+        entry.remind = Some(AnswerTo::Chat);
         let first = tasks.file_firing(&entry, monday).unwrap().expect("filed");
-        assert_eq!((first.due, first.reminds().map(|a| a.via.as_str())), (Some(monday), Some("chat")));
+        assert_eq!((first.due, first.reminds().map(|a| a.via().as_str())), (Some(monday), Some("chat")));
         assert!(first.to_remind(monday));
         assert_eq!(tasks.file_firing(&entry, monday).unwrap(), None, "a firing is filed once");
         let second = tasks.file_firing(&entry, tuesday).unwrap().expect("filed");

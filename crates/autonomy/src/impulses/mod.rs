@@ -385,7 +385,7 @@ mod tests {
         let tasks = tasks_of(hub.path());
         let mut r = Task::new("call the bank");
         r.due = Some(ts("2026-01-07T09:00:00Z"));
-        r.answer_to = Some(cn_hub::origin::AnswerTo::via("telegram"));
+        r.answer_to = Some(cn_hub::origin::AnswerTo::Telegram { chat: "42".into(), message: None });
         tasks.add(r.clone()).unwrap();
         let mut src = ImpulseSources::of_hub(&open(hub.path()), ts("2026-01-07T00:00:00Z"));
         assert_eq!(src.next_wake(ts("2026-01-07T08:00:00Z")), Some(ts("2026-01-07T09:00:00Z")));

@@ -100,10 +100,9 @@ pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Op
                 ),
                 kind: cn_hub::Kind::Message,
                 thread: None,
-                answer: Some(cn_hub::AnswerTo {
-                    channel: Some(channel.to_string()),
+                answer: Some(cn_hub::AnswerTo::Discord {
+                    channel: channel.to_string(),
                     message: Some(msg.id.to_string()),
-                    ..cn_hub::AnswerTo::on(cn_hub::Via::Discord)
                 }),
             })
             .data(json!({
@@ -568,8 +567,8 @@ fn item_channel(item: &cn_agent::Item) -> Option<u64> {
 
 /// The Discord channel an answer goes to.
 fn answer_channel(answer: &cn_hub::origin::AnswerTo) -> Option<u64> {
-    let cn_hub::Via::Discord = answer.via else { return None };
-    answer.channel.as_deref()?.parse().ok()
+    let cn_hub::AnswerTo::Discord { channel, .. } = answer else { return None };
+    channel.parse().ok()
 }
 
 impl Channel for DiscordChannel {

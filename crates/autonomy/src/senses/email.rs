@@ -354,13 +354,12 @@ pub fn percept(mail: &Mail, uid: u32) -> Percept {
         author: crate::percept::author(SenseKind::Email, mail.owner, author_id.clone()),
         kind: cn_hub::Kind::Message,
         thread: None,
-        answer: Some(cn_hub::AnswerTo {
-            to: Some(mail.from.clone()),
+        answer: Some(cn_hub::AnswerTo::Email {
+            to: mail.from.clone(),
             message: mail.message_id.clone(),
             subject: Some(reply_subject(&mail.subject)),
             references: Some(references.clone()),
             no_reply: mail.no_reply,
-            ..cn_hub::AnswerTo::on(cn_hub::Via::Email)
         }),
     };
     Percept::new(SenseKind::Email, format!("{who}: {title}")).key(key).with_origin(origin).data(json!({
@@ -735,13 +734,13 @@ fn item_thread(item: &cn_agent::Item) -> Option<Thread> {
 
 /// The mail thread an answer goes to.
 fn answer_thread(answer: cn_hub::origin::AnswerTo) -> Option<Thread> {
-    let cn_hub::Via::Email = answer.via else { return None };
+    let cn_hub::AnswerTo::Email { to, message, subject, references, no_reply } = answer else { return None };
     Some(Thread {
-        to: answer.to.or(answer.channel)?,
-        message_id: answer.message.filter(|m| is_msg_id(m)),
-        subject: answer.subject.unwrap_or_else(|| "Re: your message".into()),
-        references: answer.references.unwrap_or_default(),
-        no_reply: answer.no_reply,
+        to,
+        message_id: message.filter(|m| is_msg_id(m)),
+        subject: subject.unwrap_or_else(|| "Re: your message".into()),
+        references: references.unwrap_or_default(),
+        no_reply,
     })
 }
 

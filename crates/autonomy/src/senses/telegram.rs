@@ -107,10 +107,9 @@ pub fn percept(update: &Value, filter: &Filter) -> Option<Percept> {
                 author: crate::percept::author(SenseKind::Telegram, owner, author_id.map(|id| id.to_string())),
                 kind: cn_hub::Kind::Message,
                 thread: None,
-                answer: Some(cn_hub::AnswerTo {
-                    channel: Some(chat.to_string()),
+                answer: Some(cn_hub::AnswerTo::Telegram {
+                    chat: chat.to_string(),
                     message: Some(message_id.to_string()),
-                    ..cn_hub::AnswerTo::on(cn_hub::Via::Telegram)
                 }),
             })
             .data(json!({
@@ -511,9 +510,8 @@ fn item_chat(item: &cn_agent::Item) -> Option<(i64, Option<i64>)> {
 
 /// The chat and message a Telegram answer goes to.
 fn answer_chat(answer: &cn_hub::origin::AnswerTo) -> Option<(i64, Option<i64>)> {
-    let cn_hub::Via::Telegram = answer.via else { return None };
-    let chat = answer.channel.as_deref()?.parse().ok()?;
-    Some((chat, answer.message.as_deref().and_then(|m| m.parse().ok())))
+    let cn_hub::AnswerTo::Telegram { chat, message } = answer else { return None };
+    Some((chat.parse().ok()?, message.as_deref().and_then(|m| m.parse().ok())))
 }
 
 impl Channel for TelegramChannel {

@@ -124,10 +124,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 let whom = match e.reminds() {
                     Some(to) => format!(
                         "  (reminds you on {})",
-                        to.channel
-                            .as_deref()
-                            .or(to.to.as_deref())
-                            .map_or_else(|| to.via.to_string(), |at| format!("{}:{at}", to.via))
+                        to.whom().map_or_else(|| to.via().to_string(), |at| format!("{}:{at}", to.via()))
                     ),
                     None => String::new(),
                 };

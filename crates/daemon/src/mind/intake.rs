@@ -274,7 +274,7 @@ mod tests {
             assert!(!origin.author.is_owner(), "{origin:?}");
             assert_eq!(origin.author.label(), "telegram:owner");
             assert_eq!(
-                (origin.sense, origin.answer.map(|a| a.via)),
+                (origin.sense, origin.answer.map(|a| a.via())),
                 (cn_hub::Sense::Telegram, Some(cn_hub::Via::Telegram))
             );
             assert!(item.content.contains("author: owner"), "the claim stays the stranger's words");

@@ -30,8 +30,10 @@ impl cn_reflex::Replier for HubReplier {
     fn react(&self, to: &cn_reflex::Target, emoji: &str) -> Result<(), cn_reflex::ReplyError> {
         let current = cn_agent::queue::current(&self.hub).ok().flatten();
         let on_discord = current.as_ref().and_then(|i| {
-            let answer = i.origin(|_| false).answer.filter(|a| matches!(a.via, cn_hub::Via::Discord))?;
-            Some((answer.channel?.parse::<u64>().ok()?, answer.message?.parse::<u64>().ok()?))
+            let cn_hub::AnswerTo::Discord { channel, message: Some(message) } = i.origin(|_| false).answer? else {
+                return None;
+            };
+            Some((channel.parse::<u64>().ok()?, message.parse::<u64>().ok()?))
         });
         if let (Some(react), Some((channel, message))) = (&self.reactor, on_discord) {
             return react(channel, message, emoji).map_err(cn_reflex::ReplyError::channel);

@@ -72,7 +72,7 @@ impl OwnerConfig {
     /// `senses.owner.remind` cannot be read (checked when cn.yaml is loaded).
     pub fn reminders_to(&self) -> Result<crate::origin::AnswerTo, String> {
         use crate::origin::{AnswerTo, Via};
-        let Some(said) = self.remind.as_deref().map(str::trim) else { return Ok(AnswerTo::on(Via::Chat)) };
+        let Some(said) = self.remind.as_deref().map(str::trim) else { return Ok(AnswerTo::Chat) };
         let bad = |why: &str| {
             format!("`{said}` {why} (chat, telegram:CHAT_ID, discord:CHANNEL_ID, email:ADDRESS or peer:NAME)")
         };
@@ -80,16 +80,19 @@ impl OwnerConfig {
             None => (said, ""),
             Some((via, at)) => (via.trim(), at.trim()),
         };
+        let number = || match at.parse::<i64>() {
+            Ok(_) => Ok(at.to_string()),
+            Err(_) => Err(bad("does not name a chat or channel by its number")),
+        };
         match (Via::of_name(via), at) {
             (Via::None, _) => Err(bad("is not a channel")),
-            (Via::Chat, "") => Ok(AnswerTo::on(Via::Chat)),
-            (via @ (Via::Telegram | Via::Discord), at) if !at.is_empty() => {
-                if at.parse::<i64>().is_err() {
-                    return Err(bad("does not name a chat or channel by its number"));
-                }
-                Ok(AnswerTo { channel: Some(at.into()), ..AnswerTo::on(via) })
+            (Via::Chat, "") => Ok(AnswerTo::Chat),
+            (Via::Telegram, at) if !at.is_empty() => Ok(AnswerTo::Telegram { chat: number()?, message: None }),
+            (Via::Discord, at) if !at.is_empty() => Ok(AnswerTo::Discord { channel: number()?, message: None }),
+            (Via::Email, at) if !at.is_empty() => {
+                Ok(AnswerTo::Email { to: at.into(), message: None, subject: None, references: None, no_reply: false })
             }
-            (via @ (Via::Email | Via::Peer), at) if !at.is_empty() => Ok(AnswerTo::on(via).to(at)),
+            (Via::Peer, at) if !at.is_empty() => Ok(AnswerTo::Peer { to: at.into() }),
             _ => Err(bad("says where, but not whom")),
         }
     }

@@ -281,13 +281,15 @@ impl Stored {
 /// place to answer, who alone.
 pub fn conversation(answer: Option<&AnswerTo>, who: &Provenance) -> String {
     match answer {
-        Some(a) => format!(
-            "{} via {}|{}|{}",
-            who.label(),
-            a.via,
-            a.channel.as_deref().unwrap_or(""),
-            a.to.as_deref().unwrap_or("")
-        ),
+        Some(a) => {
+            // As keys were written when these were an answer's `channel` and `to`.
+            let (channel, to) = match a {
+                AnswerTo::Telegram { chat: channel, .. } | AnswerTo::Discord { channel, .. } => (channel.as_str(), ""),
+                AnswerTo::Email { to, .. } | AnswerTo::Peer { to } => ("", to.as_str()),
+                AnswerTo::Chat | AnswerTo::None => ("", ""),
+            };
+            format!("{} via {}|{channel}|{to}", who.label(), a.via())
+        }
         None => who.label(),
     }
 }

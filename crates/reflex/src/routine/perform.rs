@@ -366,7 +366,7 @@ impl World {
     /// chat finds none of the owner's.
     fn reminded<'t>(&self, all: &'t [Task]) -> Option<&'t Task> {
         let here = self.answer.as_ref()?;
-        let same = |a: &AnswerTo| a.via == here.via && a.channel == here.channel && a.to == here.to;
+        let same = |a: &AnswerTo| a.via() == here.via() && a.whom() == here.whom();
         self.open(all)
             .filter(|t| t.reminded.is_some() && t.answer_to.as_ref().is_some_and(same))
             .max_by_key(|t| t.reminded.map(|r| r.at))

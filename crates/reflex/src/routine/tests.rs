@@ -442,7 +442,7 @@ proptest::proptest! {
 fn done_and_snooze_answer_the_reminder_told_in_that_conversation() {
     use cn_hub::origin::AnswerTo;
     let hub = Hub::new();
-    let chat = |c: &str| AnswerTo { channel: Some(c.into()), message: Some("1".into()), ..AnswerTo::via("telegram") };
+    let chat = |c: &str| AnswerTo::Telegram { chat: c.into(), message: Some("1".into()) };
     let ask = |who: Provenance, on: AnswerTo, message: &str| {
         let world = World {
             layout: cn_hub::Layout::new(hub.path()),
@@ -459,7 +459,7 @@ fn done_and_snooze_answer_the_reminder_told_in_that_conversation() {
     );
     let tasks = cn_hub::tasks::tasks_in(&hub.path().join("state"));
     let bank = tasks.load().unwrap().into_iter().find(|t| t.task == "call the bank").unwrap();
-    assert_eq!(bank.answer_to.as_ref().and_then(|a| a.channel.as_deref()), Some("-100"), "where to tell");
+    assert_eq!(bank.answer_to.as_ref().and_then(AnswerTo::whom), Some("-100"), "where to tell");
     // Not told yet: "done" alone is no routine request.
     assert!(ask(Provenance::Owner, chat("-100"), "done").starts_with("escalated"));
     tasks.mark_reminded(&bank.id, bank.due.unwrap(), hub.now.timestamp()).unwrap();

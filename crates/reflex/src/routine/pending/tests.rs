@@ -26,7 +26,7 @@ impl Hub {
         let all: Vec<Task> =
             open.iter().enumerate().map(|(i, name)| Task { id: format!("task-{i}"), ..Task::new(*name) }).collect();
         tasks::tasks_in(&state).save(&all).unwrap();
-        Hub { dir, now: NOW.parse().unwrap(), who: Provenance::Owner, answer: Some(AnswerTo::via("chat")) }
+        Hub { dir, now: NOW.parse().unwrap(), who: Provenance::Owner, answer: Some(AnswerTo::Chat) }
     }
     fn root(&self) -> &Path {
         self.dir.path()
@@ -195,13 +195,13 @@ fn a_question_expires_and_a_new_request_is_read_as_new() {
 #[test]
 fn only_who_asked_where_they_asked_answers() {
     let mut hub = Hub::new(&["dentist appointment", "pay the dentist bill"]);
-    let group = AnswerTo { channel: Some("-100".into()), ..AnswerTo::via("telegram") };
+    let group = AnswerTo::Telegram { chat: "-100".into(), message: None };
     hub.answer = Some(group.clone());
     hub.say("cancel the dentist");
     hub.who = Provenance::Public { sense: "telegram".into(), user: Some("77".into()) };
     assert!(hub.say("both").starts_with("escalated"), "a stranger's answer is no answer");
     hub.who = Provenance::Owner;
-    hub.answer = Some(AnswerTo { channel: Some("-200".into()), ..AnswerTo::via("telegram") });
+    hub.answer = Some(AnswerTo::Telegram { chat: "-200".into(), message: None });
     assert!(hub.say("both").starts_with("escalated"), "another chat's answer is no answer");
     hub.answer = Some(group);
     assert!(hub.say("both").starts_with("Cancelled"));
