@@ -54,11 +54,21 @@ def ex(text, intent, slots, source, orig, weight=None, slots_known=True):
     return d
 
 
+REPEAT = re.compile(
+    r"\b(every|each|daily|hourly|weekly|monthly|nightly|everyday|intervals?|weekdays|weekends|"
+    r"(mon|tues|wednes|thurs|fri|satur|sun)days)\b",
+    re.I,
+)
+
+
 def mapped(row, slot_map):
     """The row's slots renamed by `slot_map` (source slot -> cn slot); others dropped."""
     out = []
     for s in slots_of(row):
         k = slot_map.get(s["slot"])
+        # TOPv2's PERIOD is mostly a repeat ("every 4 hours"), once in a while not ("one time").
+        if s["slot"] == "PERIOD" and not REPEAT.search(s["text"]):
+            k = None
         if k:
             out.append({"slot": k, "start": s["start"], "end": s["end"]})
     out.sort(key=lambda s: s["start"])
@@ -81,7 +91,8 @@ TOPV2 = {
     "GET_REMINDER_DATE_TIME": ("list", {"TODO": "item", "DATE_TIME": "when"}),
     "DELETE_REMINDER": ("cancel", {"TODO": "item", "DATE_TIME": "item"}),
     "UPDATE_REMINDER_DATE_TIME": ("move", {"TODO": "item", "DATE_TIME": "item", "DATE_TIME_NEW": "when"}),
-    "CREATE_ALARM": ("add", {"DATE_TIME": "when", "DATE_TIME_RECURRING": "recur", "ALARM_NAME": "what"}),
+    # PERIOD ("every 4 hours") is how often an alarm repeats.
+    "CREATE_ALARM": ("add", {"DATE_TIME": "when", "DATE_TIME_RECURRING": "recur", "PERIOD": "recur", "ALARM_NAME": "what"}),
     "GET_ALARM": ("list", {"DATE_TIME": "when", "ALARM_NAME": "item"}),
     "DELETE_ALARM": ("cancel", {"DATE_TIME": "item", "ALARM_NAME": "item"}),
     "UPDATE_ALARM": ("move", {"DATE_TIME": "when", "ALARM_NAME": "item"}),

@@ -291,7 +291,10 @@ TIME_WORDS = re.compile(
 # "for Saturday and Sunday mornings": days or parts of days said in the plural repeat too.
 RECURS = re.compile(
     r"\b(every|each|daily|weekly|monthly|hourly|nightly|weekdays|weekends|everyday|"
-    r"(mon|tues|wednes|thurs|fri|satur|sun)days|mornings|afternoons|evenings|nights)\b",
+    r"(mon|tues|wednes|thurs|fri|satur|sun)days|mornings|afternoons|evenings|nights|"
+    # A span of weekdays ("Monday through Friday", "mon-fri"): each of them, as assistants set it.
+    r"(mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(day)?\s*(through|thru|to|till|until|-)\s*"
+    r"(mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(day)?)\b",
     re.I,
 )
 GENERIC = r"(task|tasks|reminder|reminders|item|one|thing|todo|to-do|entry|thingy|bit)"
@@ -440,7 +443,9 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
     # Lines whose source gave no slots ("slots_known": false): the text and a missing time are
     # not checked (the slots are not known to be absent).
     known = line.get("slots_known", True) is not False
-    if not recur and when and any(RECURS.search(w) for w in slots(line, "when")):
+    # "a repeating alarm for 6 am …": the repeat said outside the time is a recurrence too.
+    repeat_said = re.search(r"\b(repeating|recurring|reoccurring|repeated)\b", line.get("text", ""), re.I)
+    if not recur and when and (repeat_said or any(RECURS.search(w) for w in slots(line, "when"))):
         # "for 1pm every weekend" marked as a when: a recurrence all the same (all its parts:
         # "8 a.m. for Saturday" and "Sunday mornings").
         recur = " ".join(slots(line, "when"))

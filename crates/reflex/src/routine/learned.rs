@@ -127,11 +127,23 @@ pub fn clause(clause: &str, now: &Zoned) -> Clause {
     static SUGGEST: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let suggest = SUGGEST.get_or_init(|| {
         regex::Regex::new(
-            r"(?i)^\s*(?:what|how)\s+about\s+(?:if\s+)?(?:you\s+)?(?P<ask>(?:set|make|add|create|put)\b[^?]*)\?*\s*$",
+            r"(?i)^\s*(?:what|how)\s+about\s+(?:if\s+)?(?:you\s+)?(?P<verb>set|make|add|create|put|setting|making|adding|creating|putting)\b(?P<ask>[^?]*)\?*\s*$",
         )
         .unwrap_or_else(|e| unreachable!("the suggestion pattern compiles: {e}"))
     });
-    let suggested = suggest.captures(clause).and_then(|c| c.name("ask")).map(|m| m.as_str().to_string());
+    // "How about setting the alarm for 3pm": said as the request it is ("set the alarm …").
+    let suggested = suggest.captures(clause).and_then(|c| {
+        let verb = c.name("verb")?.as_str().to_ascii_lowercase();
+        let verb = match verb.as_str() {
+            "setting" => "set",
+            "making" => "make",
+            "adding" => "add",
+            "creating" => "create",
+            "putting" => "put",
+            v => v,
+        };
+        Some(format!("{verb}{}", c.name("ask")?.as_str()))
+    });
     let clause = suggested.as_deref().unwrap_or(clause);
     // "show me my alarams": the routine's words as meant.
     let fixed = super::parse::correct_frame(clause);
@@ -313,7 +325,7 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
 fn set_said(clause: &str) -> bool {
     static SET: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|want|need|like|give|schedule|new|another|wake|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on|(?:can|could|may)\s+i\s+(?:have|get)|tell\s+me\s+when)\b")
+        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|want|need|like|give|schedule|new|another|wake|recurring|repeating|reoccurring|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on|(?:can|could|may)\s+i\s+(?:have|get)|tell\s+me\s+when)\b")
             .unwrap_or_else(|e| unreachable!("the setting pattern compiles: {e}"))
     })
     .is_match(clause)
@@ -374,10 +386,16 @@ fn count_said(clause: &str) -> Option<usize> {
 /// of times, and nothing else may be asked beside them.
 pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
     let name = device(clause)?;
+    // "a repeating alarm for Monday at 6 am and 10 am": every Monday, at each time.
+    let repeated = when::repeated_on_days(clause);
+    let clause = repeated.as_deref().unwrap_or(clause);
     static JOIN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let join = JOIN.get_or_init(|| {
-        regex::Regex::new(r"(?i)\band\b|\banother\b|\bthe\s+other\b|\bone\s+more\b|,")
-            .unwrap_or_else(|e| unreachable!("the joining pattern compiles: {e}"))
+        // "one at 6 one at 7": each one said.
+        regex::Regex::new(
+            r"(?i)\band\b|\banother\b|\bthe\s+other\b|\bone\s+more\b|,|\bone\s+(?:at|for)\b.*\bone\s+(?:at|for)\b",
+        )
+        .unwrap_or_else(|e| unreachable!("the joining pattern compiles: {e}"))
     });
     if !set_said(clause) || !join.is_match(clause) {
         return None;
@@ -447,6 +465,9 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         "each",
         "get",
         "place",
+        "recurring",
+        "repeating",
+        "reoccurring",
     ];
     let left: Vec<&str> = rest
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
@@ -485,6 +506,24 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
             d.day_given = true;
         }
     }
+    // "tomorrow morning at 5, 5:30 and 5:45": the part of the day said with one time holds
+    // for the others said bare.
+    if let Some(part) = dues.iter().find_map(|d| day_part(&d.phrase)) {
+        for d in dues.iter_mut().filter(|d| day_part(&d.phrase).is_none() && !meridiem(&d.phrase)) {
+            let hour = match (part, d.at.hour()) {
+                ("morning", h) if h > 12 => h - 12,
+                ("morning", h) => h,
+                ("night", h) if h < 6 => h,
+                (_, h) if h < 12 => h + 12,
+                (_, h) => h,
+            };
+            let at = d.at.date().at(hour, d.at.minute(), 0, 0).to_zoned(now.time_zone().clone()).ok()?;
+            if at <= *now {
+                return None;
+            }
+            d.at = at;
+        }
+    }
     let mut out = Vec::new();
     for d in dues {
         match &repeat {
@@ -502,6 +541,30 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         }
     }
     Some(out)
+}
+
+/// The part of the day a time phrase says ("tomorrow morning at 5"), if any.
+fn day_part(phrase: &str) -> Option<&'static str> {
+    let lower = phrase.to_ascii_lowercase();
+    lower.split(|c: char| !c.is_alphanumeric()).find_map(|w| match w {
+        "morning" => Some("morning"),
+        "afternoon" => Some("afternoon"),
+        "evening" | "tonight" => Some("evening"),
+        "night" => Some("night"),
+        _ => None,
+    })
+}
+
+/// Whether a time phrase says am or pm (or noon, midnight).
+fn meridiem(phrase: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)\d\s*[ap]\.?m\b|\b[ap]\.?m\b|\bnoon\b|\bmidnight\b|\bmidday\b|\b(?:1[3-9]|2[0-3]):\d\d\b",
+        )
+        .unwrap_or_else(|e| unreachable!("the am/pm pattern compiles: {e}"))
+    })
+    .is_match(phrase)
 }
 
 /// Whether `words` name days of the week as a repeat ("on Tuesdays", "mondays").
@@ -555,7 +618,7 @@ pub fn changes_existing(text: &str) -> bool {
     static CHANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     CHANGE
         .get_or_init(|| {
-            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)")
+            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset|change|label|rename|relabel)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)")
                 .unwrap_or_else(|e| unreachable!("the change pattern compiles: {e}"))
         })
         .is_match(text)
@@ -616,6 +679,8 @@ fn device(text: &str) -> Option<&'static str> {
     } else if ["alert me", "notify me", "ping me", "buzz me", "bother me", "nudge me"].iter().any(|w| lower.contains(w))
     {
         Some("Alert")
+    } else if lower.contains("alarm clock") {
+        Some("Alarm clock")
     } else if lower.contains("alarm") {
         Some("Alarm")
     } else if lower.contains("timer") {
@@ -650,6 +715,17 @@ pub fn device_label(words: &str) -> Option<String> {
         "run",
         "launch",
         "countdown",
+        "clock",
+        "off",
+        "goes",
+        "ring",
+        "sound",
+        "beep",
+        "notify",
+        "ping",
+        "buzz",
+        "nudge",
+        "bother",
     ];
     let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
     let label = |ws: &[&str]| -> Vec<String> {
@@ -808,7 +884,7 @@ fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:remind|reminded|reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
+            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|appointments?|plans|planned|meetings?|remind|notifications)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
@@ -896,7 +972,8 @@ pub(crate) fn for_another(text: &str) -> bool {
         return false;
     }
     // "Remind the team about …": a message to others (the executive's), not the person's list.
-    if first == "remind" && words.next().is_some_and(|w| !["me", "myself", "us", "me,"].contains(&w)) {
+    // ("remind about the road trip", "remind to call mom": the person's own.)
+    if first == "remind" && words.next().is_some_and(|w| !["me", "myself", "us", "me,", "about", "to"].contains(&w)) {
         return true;
     }
     // Bare imperatives are work for the executive ("write a thank-you note", "book a table").
@@ -1034,7 +1111,13 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                         // "set an alarm at 7 and call mom at 8": a second request beside the
                         // alarm is not dropped — the whole goes up.
                         Ok(Some(d)) if second_request(&d.rest) => Clause::NotRoutine,
-                        Ok(due) => Clause::Request(Request::AddTask { task: device, due }),
+                        // "an alarm for my workout in thirty minutes": named by what it is for.
+                        Ok(Some(d)) => {
+                            let task = device_label(&d.rest)
+                                .filter(|l| named(text).is_none() && l.split_whitespace().count() <= 4)
+                                .unwrap_or(device);
+                            Clause::Request(Request::AddTask { task, due: Some(d) })
+                        }
                         Err(e) => Clause::Ask(e),
                     };
                 }
@@ -1108,7 +1191,8 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     why: "I can't tell which day or time that is".into(),
                 }),
                 Ok(Some(d)) => {
-                    let rest = clean(&d.rest);
+                    // "a night time alarm for 10pm": "night time", not "night time for".
+                    let rest = clean(&super::parse::trim_words(&d.rest));
                     let task = if cn_hub::words::content(&rest).is_empty() { what } else { rest };
                     Clause::Request(Request::AddTask { task, due: Some(d) })
                 }
@@ -1336,6 +1420,8 @@ mod tests {
             "I want to delete the breakfast plans I set up to remind me on Sunday",
             "remind me about the dentist on Wednesday instead of Thursday",
             "that reminder about flossing must be updated to every day",
+            "I need to change reminder of meeting next monday to 9pm from 8 pm",
+            "label alarm for eight am as wake up",
         ] {
             let p = parse(text, &now());
             assert!(
@@ -1382,11 +1468,60 @@ mod tests {
         );
         assert_eq!(dues("Create alarms on Tuesdays for 3pm and 5pm."), ["Alarm 0 15 * * 2", "Alarm 0 17 * * 2"]);
         assert_eq!(dues("Set two alarms for Monday and Tuesday at 7pm."), ["Alarm Mon 19:00:00", "Alarm Tue 19:00:00"]);
+        // The part of the day said once is each bare time's.
+        assert_eq!(
+            dues("set alarms for tomorrow morning at 5, 5:30 and 5:45"),
+            ["Alarm Fri 05:00:00", "Alarm Fri 05:30:00", "Alarm Fri 05:45:00"]
+        );
+        assert_eq!(dues("Set an alarm for Mondays, Wednesdays, and Fridays at 7am"), ["Alarm 0 7 * * 1,3,5"]);
+        assert_eq!(dues("recurring alarms for Thursdays at midnight and 2am"), ["Alarm 0 0 * * 4", "Alarm 0 2 * * 4"]);
+        assert_eq!(dues("set a night time alarm for 10pm"), ["night time Thu 22:00:00"]);
         // A number of alarms said that is not the number of times, a second request beside
         // them, or a device turned off: no alarm set.
         for text in ["I need two alarms set for 2am", "set an alarm at 7 and call mom at 8", "turn off my alarm at 7"] {
             assert!(!matches!(parse(text, &now()), Parsed::Routine(_)), "{text}: {:?}", parse(text, &now()));
         }
+    }
+
+    /// Requests seen in outside data (TOPv2, Schuster et al.) that had been handed up or
+    /// filed wrong: each has exactly its effect, or is asked about.
+    #[test]
+    fn suggestions_spans_and_lists_as_outsiders_said_them() {
+        let said = |text: &str| -> Vec<String> {
+            match parse(text, &now()) {
+                Parsed::Routine(r) => r
+                    .iter()
+                    .map(|r| match r {
+                        Request::AddTask { task, due: Some(d) } => format!("{task} {}", d.at.strftime("%a %H:%M")),
+                        Request::AddTask { task, due: None } => task.clone(),
+                        Request::AddEvery { action, every } => format!("{action} {}", every.cron),
+                        other => format!("{other:?}"),
+                    })
+                    .collect(),
+                other => vec![format!("{other:?}")],
+            }
+        };
+        for (text, want) in [
+            ("remember to pay phone bill", vec!["pay phone bill"]),
+            ("Remind about road trip", vec!["road trip"]),
+            ("How about setting the alarm for 3pm this afternoon.", vec!["Alarm Thu 15:00"]),
+            ("Set weekday alarms for 5am.", vec!["Alarm 0 5 * * 1-5"]),
+            ("Set a repeating alarm for Monday at 6 am and 10 am", vec!["Alarm 0 6 * * 1", "Alarm 0 10 * * 1"]),
+            ("i need two alarms one at six one at seven", vec!["Alarm Thu 18:00", "Alarm Thu 19:00"]),
+            ("remind me to eat my food after 7:00 p.m", vec!["eat my food Thu 19:00"]),
+            ("Set the alarm clock for 6 am.", vec!["Alarm clock Fri 06:00"]),
+            ("set an alarm for my workout in thirty minutes", vec!["workout Thu 15:00"]),
+            ("Set a repeating alarm for 6.30 monday to friday", vec!["Alarm 30 6 * * 1-5"]),
+            ("set my alarm for six thirty am on mondays tuesday thursday and friday", vec!["Alarm 30 6 * * 1,2,4,5"]),
+        ] {
+            assert_eq!(said(text), want, "{text}");
+        }
+        // Two times that are not one ("6pm in 30 minutes") are asked about, never one chosen.
+        assert!(
+            matches!(parse("Set alarm for 6pm in 30 minutes", &now()), Parsed::Ask(_)),
+            "{:?}",
+            parse("Set alarm for 6pm in 30 minutes", &now())
+        );
     }
 
     /// An alarm as people name and time it: the words right before it name it, a bare hour

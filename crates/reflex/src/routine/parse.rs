@@ -872,6 +872,18 @@ fn target_at(to: &str, now: &Zoned) -> Result<Option<when::Due>, WhenError> {
 }
 
 /// Drop prepositions left at either end of the words naming a task ("the plumber to").
+/// `words` without a last word that led to a time taken from after it ("after", "before",
+/// "around").
+fn led_off(words: &str) -> String {
+    let w = words.trim_end();
+    match w.rsplit_once(char::is_whitespace) {
+        Some((head, last)) if ["after", "before", "around"].contains(&last.to_ascii_lowercase().as_str()) => {
+            head.trim_end().to_string()
+        }
+        _ => words.to_string(),
+    }
+}
+
 pub(crate) fn trim_words(words: &str) -> String {
     const LOOSE: &[&str] = &["to", "until", "till", "for", "by", "on", "at", "back", "off", "from", "and"];
     let mut w: Vec<&str> = words.split_whitespace().collect();
@@ -1043,7 +1055,8 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
     let of = t.get(..13).is_some_and(|h| h.eq_ignore_ascii_case("remind me of "));
     let text = format!("{} {} {}", group(&c, "lead"), what, group(&c, "tail"));
     let (task, due) = match when::parse(text.trim(), now) {
-        Ok(Some(due)) => (due.rest.clone(), Some(due)),
+        // "eat my food after 7 pm": the word that led to the time goes with it.
+        Ok(Some(due)) => (led_off(&due.rest), Some(due)),
         Ok(None) => (text.trim().to_string(), None),
         Err(e) => return Some(Err(e)),
     };

@@ -55,13 +55,13 @@ fn every_re() -> &'static Regex {
               | (?:every|each)\s+(?P<other>other|second|alternate)\s+[a-z]+
               | (?:every|each)\s+(?:year\s+on\s+)?(?P<ym>MONTHS)\s+(?P<yd>\d{1,2})(?:st|nd|rd|th)?
               | (?:every|each)\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)
-              | (?:every|each)\s+(?P<days>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)
+              | (?:every|each)\s+(?P<days>(?:WEEKDAY)(?:DAYSEP(?:WEEKDAY))*)
               | (?:every|each)\s*(?P<unit1>minute|hour|day|weekday|weekend|week|month|year|morning|afternoon|evening|night)s?
               | (?P<daily>daily|nightly|hourly|weekly|monthly|quarterly|yearly|annually|bi-?weekly|fortnightly)
-              | (?:on\s+)?(?P<plural>(?:WEEKDAY)s(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY)s?)*)
+              | (?:on\s+)?(?P<plural>(?:WEEKDAY)s(?:DAYSEP(?:WEEKDAY)s?)*)
               | (?:on\s+)?(?P<slashed>(?:WEEKDAY)(?:\s*/\s*(?:WEEKDAY))+)
-              | (?:on\s+)?(?P<parted>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)\s+(?P<parts>mornings|afternoons|evenings|nights)
-            )\b(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?";
+              | (?:on\s+)?(?P<parted>(?:WEEKDAY)(?:DAYSEP(?:WEEKDAY))*)\s+(?P<parts>mornings|afternoons|evenings|nights)
+            )\b(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?(?:\s+only\b)?";
         compile("every", pattern)
     })
 }
@@ -69,12 +69,12 @@ fn every_re() -> &'static Regex {
 /// "a repeating alarm for 5am on Friday and Saturday": every Friday and Saturday, said as
 /// such ("every Friday and Saturday … alarm for 5am"); `None` when the text says no repeat
 /// on named days.
-fn repeated_on_days(text: &str) -> Option<String> {
+pub fn repeated_on_days(text: &str) -> Option<String> {
     static RE: OnceLock<(Regex, Regex, Regex)> = OnceLock::new();
     let (repeating, on_days, day_said) = RE.get_or_init(|| {
         (
             compile("repeating", r"(?i)\b(?:repeating|recurring|reoccurring|repeated)\s+"),
-            compile("on days", r"(?i)\bon\s+(?P<d>(?:WEEKDAY)(?:\s*(?:,|and|&|/)\s*(?:WEEKDAY))*)\b"),
+            compile("on days", r"(?i)\b(?:on|for)\s+(?P<d>(?:WEEKDAY)(?:DAYSEP(?:WEEKDAY))*)\b"),
             // "a recurring Tuesday alarm"
             compile("repeating day", r"(?i)\b(?:repeating|recurring|reoccurring|repeated)\s+(?P<d>WEEKDAY)s?\b"),
         )
@@ -192,7 +192,7 @@ fn day_list(list: &str) -> Option<(String, String)> {
 fn time_matches(text: &str) -> usize {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\b|\b\d{1,2}:\d{2}\b")
+        Regex::new(r"(?i)\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\b|\b\d{1,2}:\d{2}\b|\b(?:noon|midnight|midday)\b")
             .unwrap_or_else(|e| unreachable!("the clock pattern compiles: {e}"))
     })
     .find_iter(text)
@@ -214,7 +214,24 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     let text = repeated.as_deref().unwrap_or(text);
     let read = super::numbers::normalize(text);
     let original = text;
-    let text = read.text.as_str();
+    // "set weekday alarms for 5am": alarms for the weekdays.
+    static WEEKDAY_DEVICE: OnceLock<Regex> = OnceLock::new();
+    let weekday_device = WEEKDAY_DEVICE.get_or_init(|| {
+        compile("weekday alarms", r"(?i)\b(?P<w>week\s?day|work\s?day)(?P<d>\s+(?:alarms?|reminders?|wake))")
+    });
+    let plural = weekday_device.replace_all(&read.text, "${w}s${d}");
+    // Where an "s" went in, in the words read: a span read maps back by those before it.
+    let added: Vec<usize> = weekday_device
+        .captures_iter(&read.text)
+        .filter_map(|c| c.name("w").map(|w| w.end()))
+        .enumerate()
+        .map(|(i, at)| at + i)
+        .collect();
+    let unplural = |r: std::ops::Range<usize>| {
+        let back = |p: usize| p - added.iter().filter(|&&a| a < p).count();
+        back(r.start)..back(r.end)
+    };
+    let text = plural.as_ref();
     let Some(c) = every_re().captures(text) else { return Ok(None) };
     let Some(all) = c.get(0) else { return Ok(None) };
     // "the quarterly numbers", "the daily standup": how often a thing comes, before its name —
@@ -257,7 +274,12 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         unanchored.replace_range(r.clone(), &" ".repeat(r.len()));
     }
     let time = time_match(&unanchored, Some(&all.range()));
-    let clock = time.as_ref().map(clock_of).transpose()?.map(|k| k.on_a_day(part.as_deref()));
+    // "an alarm at 6.30 monday to friday": an alarm's early bare hour is the morning's.
+    let alarm = ["alarm", "wake"].iter().any(|w| text.to_ascii_lowercase().contains(w));
+    let clock = time.as_ref().map(clock_of).transpose()?.map(|k| {
+        let early = alarm && !k.fixed && (4..=6).contains(&k.hour);
+        k.on_a_day(part.as_deref().or(early.then_some("morning")))
+    });
     let (hour, minute) = match (clock, part.as_deref()) {
         (Some(t), _) => (t.hour(), t.minute()),
         (None, Some("morning")) => (9, 0),
@@ -435,7 +457,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         cron,
         human,
         phrase: phrase_with_time(&phrase, time.as_ref(), uses_time),
-        rest: without(original, spans.into_iter().map(|r| read.original(r)).collect()),
+        rest: without(original, spans.into_iter().map(|r| read.original(unplural(r))).collect()),
         clock: clock.is_some(),
         until,
     }))
@@ -588,6 +610,9 @@ mod tests {
             ("each evening walk the dog", "0 18 * * *"),
             ("every night at ten lock up", "0 22 * * *"),
             ("every day at 5 feed the cat", "0 17 * * *"),
+            ("alarm at 6.30 monday to friday", "30 6 * * 1-5"),
+            ("alarm for 6 am monday through friday only", "0 6 * * 1-5"),
+            ("mondays, wednesdays, and fridays at 7am gym", "0 7 * * 1,3,5"),
             ("every day at 12 eat", "0 12 * * *"),
             ("every day at 19:30 cook", "30 19 * * *"),
             ("every friday at half past four send the report", "30 16 * * 5"),
@@ -602,6 +627,7 @@ mod tests {
         }
         assert_eq!(cron("every night at ten lock up"), "0 22 * * * | every day at 22:00 | lock up");
         assert_eq!(cron("call one client every tues"), "0 9 * * 2 | every Tuesday at 09:00 | call one client");
+        assert_eq!(cron("take pills at 8 am weekdays only"), "0 8 * * 1-5 | every weekday at 08:00 | take pills");
     }
 
     #[test]

@@ -50,7 +50,7 @@ use jiff::tz::TimeZone;
 use jiff::{Span, ToSpan, Zoned};
 use regex::{Captures, Regex};
 
-pub use every::{every, Every};
+pub use every::{every, repeated_on_days, Every};
 pub use typed::{typed, Direction, TypedError, FORMS};
 
 /// A due time found in a text.
@@ -130,7 +130,10 @@ fn compile(what: &str, pattern: &str) -> Regex {
         .replace("MONTHS", MONTHS)
         .replace("NUMBERS", NUMBERS)
         .replace("UNITS", UNITS)
-        .replace("WEEKDAY", WEEKDAY);
+        .replace("WEEKDAY", WEEKDAY)
+        // Between the days of a list: "Mondays, Wednesdays, and Fridays", "Mon & Thu", said
+        // without a comma ("mondays wednesdays and fridays").
+        .replace("DAYSEP", r"(?:\s*,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*[&/]\s*|\s+)");
     Regex::new(&pattern).unwrap_or_else(|e| unreachable!("the {what} pattern compiles: {e}"))
 }
 
@@ -782,6 +785,13 @@ fn day_at(
         let span = unit_span(n, &unit).ok_or_else(|| WhenError::unreadable(phrase, "too far ahead"))?;
         let later = now.checked_add(span).map_err(|_| WhenError::unreadable(phrase, "too far ahead"))?;
         let whole_days = !(unit.starts_with("min") || unit.starts_with('h') || unit.starts_with('s'));
+        // "an alarm for 6pm in 30 minutes": two times that are not one are asked about.
+        if let (false, Some(k)) = (whole_days, clock) {
+            let (h, m) = (later.hour(), later.minute());
+            if !k.readings().iter().any(|r| r.hour() == h && r.minute() == m) {
+                return Err(WhenError::unreadable(phrase, "that says two times: which one?"));
+            }
+        }
         return Ok(match (whole_days, t) {
             (true, Some(t)) => (on(later.date(), t)?, false),
             (true, None) => (later, false),

@@ -137,9 +137,12 @@ fn what_cannot_be_read_is_named_never_guessed() {
         ("book the holiday in June", "in June"),
         ("call mom on Tuesdays", "on Tuesdays"),
         ("buy milk tomorrow and call the council on the 45th", "on the 45th"),
+        ("set an alarm for 6pm in 30 minutes", "6pm in 30 minutes"),
     ] {
         assert_eq!(on_thursday(text), format!("unreadable: {phrase}"), "{text}");
     }
+    // Two ways of saying one time are one time.
+    assert_eq!(on_thursday("alarm for 3pm in 30 minutes"), "2026-11-26 15:00");
     let e = parse("on the 45th", &thursday()).unwrap_err().to_string();
     assert_eq!(e, "I can't read “on the 45th” as a date: no month has a 45th");
     let e = parse("on February 30", &thursday()).unwrap_err().to_string();
