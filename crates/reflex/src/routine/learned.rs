@@ -1422,6 +1422,9 @@ mod tests {
             "that reminder about flossing must be updated to every day",
             "I need to change reminder of meeting next monday to 9pm from 8 pm",
             "label alarm for eight am as wake up",
+            "can i get to jenny's house by noon if i leave at eleven thirty am",
+            "I need to get the directions to Katie's house in Robertsdale, leaving at 1:00 PM.",
+            "can i make my five appointment at the doctor's office if i leave in twenty minutes",
         ] {
             let p = parse(text, &now());
             assert!(
@@ -1513,9 +1516,28 @@ mod tests {
             ("set an alarm for my workout in thirty minutes", vec!["workout Thu 15:00"]),
             ("Set a repeating alarm for 6.30 monday to friday", vec!["Alarm 30 6 * * 1-5"]),
             ("set my alarm for six thirty am on mondays tuesday thursday and friday", vec!["Alarm 30 6 * * 1,2,4,5"]),
+            // A need said beside the reminder asked for only says why.
+            (
+                "I need to catch the 1pm train; please remind me at 11:30am to start packing my gear.",
+                vec!["start packing my gear Fri 11:30"],
+            ),
+            (
+                "Remind me to tell Jenny to come over to look after our kids from 5.30 pm onward this Saturday.",
+                vec!["tell Jenny to come over to look after our kids Sat 17:30"],
+            ),
+            (
+                "i need to return the redbox movies by nine pm tomorrow can you remind me",
+                vec!["return the redbox movies Fri 21:00"],
+            ),
+            ("Put all the reminders set for next week on the screen", vec!["ListTasks { filter: NextWeek }"]),
         ] {
             assert_eq!(said(text), want, "{text}");
         }
+        // An alert before a timer ends is handed up whole, never half set.
+        assert!(matches!(
+            parse("Set a 20 minute timer, with alarm at 5 minutes remaining", &now()),
+            Parsed::NotRoutine
+        ));
         // Two times that are not one ("6pm in 30 minutes") are asked about, never one chosen.
         assert!(
             matches!(parse("Set alarm for 6pm in 30 minutes", &now()), Parsed::Ask(_)),

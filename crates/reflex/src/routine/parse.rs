@@ -45,12 +45,29 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     let mut name: Option<String> = None;
     let mut times: Vec<when::Due> = Vec::new();
     let several = clauses.len() > 1;
+    // "I need to catch the 1pm train; please remind me at 11:30am to start packing": beside a
+    // reminder asked for, a need only says why — it is filed on its own only when alone.
+    let mut needs: Vec<usize> = Vec::new();
+    let mut reminded = false;
     for clause in &clauses {
         if Clean::of(clause).is_none() {
             continue;
         }
-        let told = learned::told_when(clause);
-        let mut clause = told.as_deref().unwrap_or(clause.as_str());
+        // "a 20 minute timer, with alarm at 5 minutes remaining": an alert before a timer
+        // ends is not one the routine can set — handed up whole, never half set.
+        if remaining_re().is_match(clause) {
+            return Parsed::NotRoutine;
+        }
+        // "can i get to jenny's house by noon if i leave at 11:30", "I need to get the
+        // directions to Katie's house, leaving at 1 PM": a trip, not a reminder — unless one
+        // is asked for in so many words.
+        if travel_re().is_match(clause) && !asked_for_re().is_match(clause) {
+            return Parsed::NotRoutine;
+        }
+        // "Put all the reminders set for next week on the screen": a request to see them.
+        let shown = on_screen_re().captures(clause).and_then(|c| Some(format!("show {}", c.name("x")?.as_str())));
+        let told = learned::told_when(shown.as_deref().unwrap_or(clause));
+        let mut clause = told.as_deref().or(shown.as_deref()).unwrap_or(clause.as_str());
         let rest;
         if let Some((n, left)) = learned::naming(clause) {
             // Named more than once, two ways: which is meant is asked, never chosen.
@@ -102,6 +119,14 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 Ok(Request::AddEvery { .. }) => sure == learned::Sure::Unsure && !learned::unasked_repeat(clause),
                 _ => true,
             });
+        let lower = clause.to_ascii_lowercase();
+        if several && matches!(framed, Some(Ok(Request::AddTask { .. }))) {
+            if need_re().is_match(clause.trim()) && !lower.contains("remind") {
+                needs.push(requests.len());
+            } else if lower.contains("remind me") {
+                reminded = true;
+            }
+        }
         match framed {
             Some(Ok(r)) => requests.push(r),
             Some(Err(e)) => asked = asked.or(Some(e)),
@@ -117,6 +142,11 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 learned::Clause::Missing(m) => missing = missing.or(Some(m)),
                 learned::Clause::NotRoutine => return Parsed::NotRoutine,
             },
+        }
+    }
+    if reminded {
+        for i in needs.into_iter().rev() {
+            requests.remove(i);
         }
     }
     if let Some(e) = asked {
@@ -260,6 +290,22 @@ macro_rules! pattern {
 }
 pub(super) use pattern;
 
+pattern!(
+    remaining_re,
+    "time remaining",
+    r"(?i)\b(?:\d+|a|an|one|two|three|four|five|ten|fifteen|twenty|thirty)\s+(?:minutes?|mins?|seconds?|secs?|hours?)\s+(?:remaining|left)\b"
+);
+pattern!(
+    travel_re,
+    "a trip",
+    r"(?i)\b(?:directions?|traffic|if\s+i\s+(?:leave|go|drive|walk|take)|leaving\s+(?:at|in|now|by|from)|how\s+long\s+(?:will|would|does|is)\s+it\s+take)\b"
+);
+pattern!(asked_for_re, "a reminder asked for", r"(?i)\b(?:remind|reminder|alarm|timer|tasks?|to-?do|calendar)\b");
+pattern!(
+    on_screen_re,
+    "on the screen",
+    r"(?i)^\s*(?:please\s+)?(?:put|bring|pull|get)\s+(?:up\s+)?(?P<x>.+?)\s+(?:up\s+)?on\s+(?:the|my)\s+(?:screen|display)\s*[.!?]*\s*$"
+);
 pattern!(
     lead_re,
     "lead",
@@ -872,14 +918,16 @@ fn target_at(to: &str, now: &Zoned) -> Result<Option<when::Due>, WhenError> {
 }
 
 /// Drop prepositions left at either end of the words naming a task ("the plumber to").
-/// `words` without a last word that led to a time taken from after it ("after", "before",
-/// "around").
+/// `words` without what led to a time taken from them ("after", "before", "around", "from …
+/// onward") or asked after it ("… can you remind me").
 fn led_off(words: &str) -> String {
-    let w = words.trim_end();
-    match w.rsplit_once(char::is_whitespace) {
-        Some((head, last)) if ["after", "before", "around"].contains(&last.to_ascii_lowercase().as_str()) => {
-            head.trim_end().to_string()
-        }
+    pattern!(
+        led_re,
+        "led to a time",
+        r"(?i)(?:\s+(?:after|before|around|from\s+onwards?|onwards?)|[\s,]+(?:(?:can|could|would|will)\s+you\s+|please\s+)?remind\s+me(?:\s+please)?)\s*[.!?]*\s*$"
+    );
+    match led_re().find(words) {
+        Some(m) if m.start() > 0 => words[..m.start()].trim_end().to_string(),
         _ => words.to_string(),
     }
 }

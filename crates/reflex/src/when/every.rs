@@ -108,7 +108,7 @@ pub fn repeated_on_days(text: &str) -> Option<String> {
 
 fn weekday_word_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| compile("weekday", r"(?i)\b(?:on\s+)?(?P<d>WEEKDAY)s?\b"))
+    RE.get_or_init(|| compile("weekday", r"(?i)\b(?:on\s+)?(?P<d>(?:WEEKDAY)s?(?:DAYSEP(?:WEEKDAY)s?)*)\b"))
 }
 
 /// Whether the words after "daily", "weekly" … begin with the name of a thing it describes.
@@ -369,10 +369,11 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
                 let said = weekday_word_re()
                     .captures_iter(text)
                     .find(|c| c.get(0).is_some_and(|m| m.end() <= all.start() || m.start() >= all.end()));
-                let day = said.as_ref().and_then(|d| d.name("d").and_then(|d| cron_day(d.as_str())));
-                let Some((n, name)) = day else { return Err(ask("every week on which day?")) };
+                // "a weekly alarm for Wednesday and Friday": each day of the list.
+                let days = said.as_ref().and_then(|d| d.name("d").and_then(|d| day_list(d.as_str())));
+                let Some((n, names)) = days else { return Err(ask("every week on which day?")) };
                 said_apart = said.and_then(|c| c.get(0)).map(|m| m.range());
-                (format!("{minute} {hour} * * {n}"), format!("every {} at {at}", capitalized(name)), true)
+                (format!("{minute} {hour} * * {n}"), format!("every {names} at {at}"), true)
             }
             "month" | "monthly" => {
                 // "a monthly reminder on the 19th": the day said elsewhere.
@@ -471,11 +472,23 @@ fn stop(text: &str, after: usize, now: &Zoned) -> Option<(std::ops::Range<usize>
     let re = RE.get_or_init(|| {
         compile(
             "stop",
-            r"(?i)\b(?:for\s+(?:the\s+)?(?:next\s+)?(?P<n>\d+|NUMBERS)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?)|(?:until|till|til|up\s+to)\s+(?P<t>midnight|noon|\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2}))\b",
+            r"(?i)\b(?:for\s+(?:the\s+)?(?:next\s+)?(?P<n>\d+|NUMBERS)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?)|(?:until|till|til|up\s+to)\s+(?P<t>midnight|noon|\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})|for\s+the\s+rest\s+of\s+the\s+(?P<rest>day|week|month|year))\b",
         )
     });
     let c = re.captures_iter(text).find(|c| c.get(0).is_some_and(|m| m.start() >= after))?;
-    let at = if let (Some(n), Some(unit)) = (c.name("n"), c.name("unit")) {
+    let at = if let Some(rest) = c.name("rest") {
+        // "for the rest of the month": until the next one begins.
+        let today = now.date();
+        let end = match rest.as_str().to_ascii_lowercase().as_str() {
+            "day" => today.tomorrow().ok()?,
+            "week" => today
+                .checked_add(jiff::Span::new().days(7 - i64::from(today.weekday().to_monday_zero_offset())))
+                .ok()?,
+            "month" => today.first_of_month().checked_add(jiff::Span::new().months(1)).ok()?,
+            _ => today.first_of_year().checked_add(jiff::Span::new().years(1)).ok()?,
+        };
+        end.to_zoned(now.time_zone().clone()).ok()?
+    } else if let (Some(n), Some(unit)) = (c.name("n"), c.name("unit")) {
         let span = super::unit_span(number(n.as_str())?, unit.as_str())?;
         now.checked_add(span).ok()?
     } else {
@@ -611,6 +624,7 @@ mod tests {
             ("every night at ten lock up", "0 22 * * *"),
             ("every day at 5 feed the cat", "0 17 * * *"),
             ("alarm at 6.30 monday to friday", "30 6 * * 1-5"),
+            ("weekly alarm for wednesday and friday at 7 a.m.", "0 7 * * 3,5"),
             ("alarm for 6 am monday through friday only", "0 6 * * 1-5"),
             ("mondays, wednesdays, and fridays at 7am gym", "0 7 * * 1,3,5"),
             ("every day at 12 eat", "0 12 * * *"),
@@ -628,6 +642,12 @@ mod tests {
         assert_eq!(cron("every night at ten lock up"), "0 22 * * * | every day at 22:00 | lock up");
         assert_eq!(cron("call one client every tues"), "0 9 * * 2 | every Tuesday at 09:00 | call one client");
         assert_eq!(cron("take pills at 8 am weekdays only"), "0 8 * * 1-5 | every weekday at 08:00 | take pills");
+        let rest_of_month = every("alarm 4:10 p.m. everyday for the rest of the month", &now()).unwrap().unwrap();
+        assert_eq!((rest_of_month.cron.as_str(), rest_of_month.rest.as_str()), ("10 16 * * *", "alarm"));
+        assert_eq!(
+            rest_of_month.until.map(|u| u.to_string()),
+            Some("2026-12-01T00:00:00+01:00[Europe/Paris]".to_string())
+        );
     }
 
     #[test]
