@@ -567,6 +567,28 @@ fn meridiem(phrase: &str) -> bool {
     .is_match(phrase)
 }
 
+/// "team meeting friday at 10": the words said before the tagger's what ("meeting") that
+/// name the same thing, when they are only names — no request, no filler ("I have a …").
+fn named_whole(text: &str, task: &str, now: &Zoned) -> Option<String> {
+    const ASKS: &[&str] = &["remind", "reminder", "schedule", "remember", "note", "please", "pls", "plz", "hey"];
+    let whole = clean(&super::parse::trim_words(&when::parse(text, now).ok()??.rest));
+    let head = whole.len().checked_sub(task.len()).and_then(|at| whole.get(..at))?;
+    if !whole.to_ascii_lowercase().ends_with(&task.to_ascii_lowercase()) {
+        return None;
+    }
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let names = !words.is_empty()
+        && words.len() <= 3
+        && words.iter().all(|w| {
+            let w = w.to_ascii_lowercase();
+            w.chars().all(|c| c.is_alphanumeric() || c == '\'' || c == '-')
+                && !only_asking(&w)
+                && !ASKS.contains(&w.as_str())
+                && device(&w).is_none()
+        });
+    names.then_some(whole)
+}
+
 /// Whether `words` name days of the week as a repeat ("on Tuesdays", "mondays").
 fn plural_day(words: &str) -> bool {
     words.split_whitespace().any(|w| {
@@ -1194,6 +1216,7 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     // "a night time alarm for 10pm": "night time", not "night time for".
                     let rest = clean(&super::parse::trim_words(&d.rest));
                     let task = if cn_hub::words::content(&rest).is_empty() { what } else { rest };
+                    let task = named_whole(text, &task, now).unwrap_or(task);
                     Clause::Request(Request::AddTask { task, due: Some(d) })
                 }
                 // The tagger's time cut short ("for 2 hours" of "for 2 hours from now"): the
@@ -1530,6 +1553,9 @@ mod tests {
                 vec!["return the redbox movies Fri 21:00"],
             ),
             ("Put all the reminders set for next week on the screen", vec!["ListTasks { filter: NextWeek }"]),
+            // The words before the tagger's what that only name it are the task's.
+            ("team meeting friday at 10", vec!["team meeting Fri 10:00"]),
+            ("i have a doctor's appointment on friday at 2:30pm", vec!["a doctor's appointment Fri 14:30"]),
         ] {
             assert_eq!(said(text), want, "{text}");
         }
