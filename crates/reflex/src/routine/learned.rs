@@ -1300,6 +1300,23 @@ mod tests {
         super::super::corpus::NOW.parse().unwrap()
     }
 
+    /// What `text` files, a line each: a task with its due (`fmt`), a schedule entry with its
+    /// cron; anything else as it reads.
+    fn effects(text: &str, fmt: &str) -> Vec<String> {
+        match parse(text, &now()) {
+            Parsed::Routine(r) => r
+                .iter()
+                .map(|r| match r {
+                    Request::AddTask { task, due: Some(d) } => format!("{task} {}", d.at.strftime(fmt)),
+                    Request::AddTask { task, due: None } => task.clone(),
+                    Request::AddEvery { action, every } => format!("{action} {}", every.cron),
+                    other => format!("{other:?}"),
+                })
+                .collect(),
+            other => vec![format!("{other:?}")],
+        }
+    }
+
     fn one(text: &str) -> Request {
         match parse(text, &now()) {
             Parsed::Routine(mut r) if r.len() == 1 => r.remove(0),
@@ -1470,19 +1487,7 @@ mod tests {
     /// of times, and nothing else asked beside them.
     #[test]
     fn several_alarms_in_one_sentence_are_each_set() {
-        let dues = |text: &str| -> Vec<String> {
-            match parse(text, &now()) {
-                Parsed::Routine(r) => r
-                    .iter()
-                    .map(|r| match r {
-                        Request::AddTask { task, due: Some(d) } => format!("{task} {}", d.at.strftime("%a %H:%M:%S")),
-                        Request::AddEvery { action, every } => format!("{action} {}", every.cron),
-                        other => format!("{other:?}"),
-                    })
-                    .collect(),
-                other => panic!("{text}: {other:?}"),
-            }
-        };
+        let dues = |text: &str| effects(text, "%a %H:%M:%S");
         assert_eq!(
             dues("Could you create alarms for Friday at 7 and 8 am?"),
             ["Alarm Fri 07:00:00", "Alarm Fri 08:00:00"]
@@ -1513,20 +1518,7 @@ mod tests {
     /// filed wrong: each has exactly its effect, or is asked about.
     #[test]
     fn suggestions_spans_and_lists_as_outsiders_said_them() {
-        let said = |text: &str| -> Vec<String> {
-            match parse(text, &now()) {
-                Parsed::Routine(r) => r
-                    .iter()
-                    .map(|r| match r {
-                        Request::AddTask { task, due: Some(d) } => format!("{task} {}", d.at.strftime("%a %H:%M")),
-                        Request::AddTask { task, due: None } => task.clone(),
-                        Request::AddEvery { action, every } => format!("{action} {}", every.cron),
-                        other => format!("{other:?}"),
-                    })
-                    .collect(),
-                other => vec![format!("{other:?}")],
-            }
-        };
+        let said = |text: &str| effects(text, "%a %H:%M");
         for (text, want) in [
             ("remember to pay phone bill", vec!["pay phone bill"]),
             ("Remind about road trip", vec!["road trip"]),
