@@ -284,7 +284,7 @@ def show(c):
 TIME_WORDS = re.compile(
     r"\b(tomorrow (morning|afternoon|evening|night)|today|tonight|tomorrow|yesterday|this (morning|afternoon|evening)|"
     r"(on |at |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?( morning| afternoon| evening| night)?|"
-    r"(at )?\d{1,2}(:\d{2})?\s*(am|pm)|(at )?\d{1,2}:\d{2}|(at )?noon|lunch\s*time|"
+    r"(at )?\d{1,2}(:\d{2})?\s*(am|pm)|(at )?\d{1,2}:\d{2}|at \d{1,2}|(at )?noon|lunch\s*time|"
     r"(on )?(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{1,2}(st|nd|rd|th)?)\b",
     re.I,
 )
@@ -304,6 +304,8 @@ def target_for(line, timeref):
     """(task text, due RFC 3339 or None) of the task the request refers to, or None."""
     # All the item's words: TOPv2 marks "Delete [Friday]'s [dinner date] reminder" as two.
     words_ = " ".join(slots(line, "item")) or slot(line, "what")
+    # "change my alarm [tonight] to 8pm instead of [7]": the old time, said after the new one.
+    words_ = re.sub(rf"^(.*?)\s+(?:instead )?of (\d{{1,2}}|{timeref.HOUR_WORD_RE})$", r"\1 at \2", (words_ or "").strip(" .!?"))
     whens = slots(line, "when")
     if not words_ and line.get("intent") == "move" and len(whens) >= 2:
         words_ = whens[0]  # "change my 5pm alarm to 5:30": the first time names the item
@@ -325,7 +327,10 @@ def target_for(line, timeref):
         # An existing task the person refers to: it lies ahead (a past one would be overdue).
         for c in ref.candidates:
             if ref.granularity == "day":
+                # A day's task: at 9, or — today, 9 gone — later today ("today's alarm").
                 c = c.replace(hour=9, minute=0)
+                if c <= NOW_LOCAL and c.date() == NOW_LOCAL.date() and NOW_LOCAL.hour < 21:
+                    c = NOW_LOCAL.replace(minute=0, second=0, microsecond=0) + dt.timedelta(hours=3)
             if c > NOW_LOCAL:
                 due = utc(c)
                 break
@@ -520,6 +525,11 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
         # Two times joined by "and", "then" or "another" are two alarms; "friday morning" +
         # "at 10" is one.
         apart = len(spans) > 1 and all(re.search(r"\b(and|then|another)\b", text[a[1]:b[0]], re.I) for a, b in zip(spans, spans[1:]))
+        if len(whens) == 1 and DEVICE.search(text):
+            # One span with two clock times ("tomorrow for 7:30 am and 8:10 am"): two alarms.
+            parts = re.split(r",?\s+and\s+", whens[0])
+            if len(parts) == 2 and all(timeref.CLOCK.search(timeref.normalise(p)) for p in parts):
+                whens, apart = [re.sub(r"\s+", " ", re.sub(r"\bfor\b", " ", p)).strip() for p in parts], True
         if apart and DEVICE.search(text) and all(timeref.reference(w, NOW_LOCAL).candidates for w in whens):
             # "set my alarm for 3 am and then 8 pm": one alarm for each time said.
             if len(got_changes) != len(whens) or len(adds) != len(whens):

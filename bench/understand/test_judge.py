@@ -146,6 +146,28 @@ class Target(unittest.TestCase):
         self.assertEqual(name, "call with Sam")
         self.assertEqual(due, "2026-11-26T14:00:00Z")
 
+    def test_a_time_named_item_is_seeded_at_that_time(self):
+        # "5 o clock" is a clock time; "at 7" after a day is the hour; today's task is still
+        # ahead today; "tonight … instead of 7" names the old time.
+        t = judge.target_for(line("delete my alarm for 5 o clock", "cancel", item="for 5 o clock"), timeref)
+        self.assertEqual(t, ("alarm", "2026-11-27T04:00:00Z"))
+        t = judge.target_for(line("delete alarm set for Friday evening at 7", "cancel", item="for Friday evening at 7"), timeref)
+        self.assertEqual(t, ("alarm", "2026-11-27T18:00:00Z"))
+        t = judge.target_for(line("get rid of today's alarms", "cancel", item="today"), timeref)
+        self.assertEqual(t, ("alarm", "2026-11-26T16:00:00Z"))
+        l = line("Change my alarm tonight to 8pm instead of 7.", "move", item="tonight", when="to 8pm")
+        l["slots"].append({"slot": "item", "start": l["text"].find("of 7"), "end": l["text"].find("of 7") + 4})
+        self.assertEqual(judge.target_for(l, timeref), ("alarm", "2026-11-26T18:00:00Z"))
+        # A name that ends in "of" and a word stays a name.
+        t = judge.target_for(line("cancel the reminder of doctor", "cancel", item="reminder of doctor"), timeref)
+        self.assertEqual(t, ("reminder of doctor", None))
+
+    def test_two_clock_times_in_one_span_are_two_alarms(self):
+        l = line("Create alarms tomorrow for 7:30 am and 8:10 am", "add", when="tomorrow for 7:30 am and 8:10 am")
+        two = [add("Alarm", "2026-11-27T06:30:00Z"), add("Alarm", "2026-11-27T07:10:00Z")]
+        self.assertEqual(judge.judge(l, two, "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, two[:1], "", None, timeref)[0], "wrong")
+
 
 class Diff(unittest.TestCase):
     def test_changes(self):

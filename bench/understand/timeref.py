@@ -83,7 +83,7 @@ def number_words(text: str) -> str:
     t = re.sub(r"\blunch\s*time\b", "noon", t)  # cn reads lunchtime as noon
     t = re.sub(r"\b(noon|midday)\b", "12:00", t)
     t = re.sub(r"\bmidnight\b", "00:00", t)
-    t = re.sub(r"\bo'?\s?clock\b", ":00", t)
+    t = re.sub(r"\s*\bo'?\s?clock\b", ":00", t)  # "5 o clock" -> "5:00"
 
     def hour(w: str) -> int:
         return int(w) if w.isdigit() else UNITS[w]

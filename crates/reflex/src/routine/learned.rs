@@ -572,6 +572,21 @@ fn meridiem(phrase: &str) -> bool {
 fn named_whole(text: &str, task: &str, now: &Zoned) -> Option<String> {
     const ASKS: &[&str] = &["remind", "reminder", "schedule", "remember", "note", "please", "pls", "plz", "hey"];
     let whole = clean(&super::parse::trim_words(&when::parse(text, now).ok()??.rest));
+    // "set aliens movie reminder for 8 pm": the words that ask and say it is a reminder are
+    // no part of the name.
+    let mut words: Vec<&str> = whole.split_whitespace().collect();
+    while words.first().is_some_and(|w| {
+        ["set", "make", "create", "add", "put", "a", "an", "the", "new"].contains(&w.to_ascii_lowercase().as_str())
+    }) {
+        words.remove(0);
+    }
+    while words
+        .last()
+        .is_some_and(|w| ["reminder", "alarm", "for", "at", "on"].contains(&w.to_ascii_lowercase().as_str()))
+    {
+        words.pop();
+    }
+    let whole = words.join(" ");
     let head = whole.len().checked_sub(task.len()).and_then(|at| whole.get(..at))?;
     if !whole.to_ascii_lowercase().ends_with(&task.to_ascii_lowercase()) {
         return None;
@@ -633,14 +648,22 @@ fn second_request(rest: &str) -> bool {
     })
 }
 
+/// A time no clock can hold ("soon", "sometime", "at some point"): said of a task, it is the
+/// task's own words.
+fn vague(words: &str) -> bool {
+    let w = words.trim().trim_end_matches(['.', '!', '?']).to_ascii_lowercase();
+    ["soon", "sometime", "some time", "at some point", "eventually", "one of these days", "someday", "some day"]
+        .contains(&w.as_str())
+}
+
 /// Whether `text` asks to change or remove what exists ("disable reminder", "I want to delete
 /// and cancel breakfast plans set up to remind me…", "… on Wednesday instead of Thursday",
-/// "that reminder must be updated"): never a new filing.
+/// "that reminder must be updated", "resume the alarm in 15 minutes"): never a new filing.
 pub fn changes_existing(text: &str) -> bool {
     static CHANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     CHANGE
         .get_or_init(|| {
-            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset|change|label|rename|relabel)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)")
+            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset|change|label|rename|relabel|resume|restart|pause|unpause)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)")
                 .unwrap_or_else(|e| unreachable!("the change pattern compiles: {e}"))
         })
         .is_match(text)
@@ -661,6 +684,10 @@ pub fn scene(clause: &str) -> bool {
 /// evening.", "Can you retry with the time as three pm?"): the time, for the filing said
 /// beside it — or, said alone, for the question what to set.
 pub fn time_only(clause: &str, now: &Zoned) -> Option<Result<when::Due, WhenError>> {
+    // "I need to be up at 8AM": a wake-up asked for, not a time alone.
+    if be_up(&clause.to_ascii_lowercase()) {
+        return None;
+    }
     match when::parse(clause, now) {
         Ok(Some(d)) if only_asking(&d.rest) => Some(Ok(d)),
         Err(e) if only_asking(&clause.to_ascii_lowercase().replacen(&e.phrase().to_ascii_lowercase(), " ", 1)) => {
@@ -689,6 +716,16 @@ pub fn told_when(clause: &str) -> Option<String> {
     Some(format!("{}alert me {when}", &clause[..all.start()]))
 }
 
+/// "I need to be up at 8AM", "I have to get up by 6": a wake-up said as a need.
+fn be_up(lower: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"\b(?:need|have|got|must|want)\s+to\s+(?:be|get)\s+up\s+(?:at|by|before)\b|\bmust\s+(?:be|get)\s+up\s+(?:at|by|before)\b")
+            .unwrap_or_else(|e| unreachable!("the be-up pattern compiles: {e}"))
+    })
+    .is_match(lower)
+}
+
 fn device(text: &str) -> Option<&'static str> {
     let lower = text.to_ascii_lowercase();
     if lower.contains("wake me")
@@ -696,6 +733,7 @@ fn device(text: &str) -> Option<&'static str> {
         || lower.contains("wakeup")
         || lower.contains("wake-up")
         || lower.contains("get me up")
+        || be_up(&lower)
     {
         Some("Wake up")
     } else if ["alert me", "notify me", "ping me", "buzz me", "bother me", "nudge me"].iter().any(|w| lower.contains(w))
@@ -906,8 +944,8 @@ fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|appointments?|plans|planned|meetings?|remind|notifications)\b"),
+            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|remind|notifications)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
@@ -991,6 +1029,10 @@ pub(crate) fn for_another(text: &str) -> bool {
     // person's own alarm or reminder.
     let second = t.split_whitespace().nth(1).unwrap_or("");
     if matches!(second, "me" | "on" | "myself") && (device(t).is_some() || t.contains("remind")) {
+        return false;
+    }
+    // "turn off my 8pm alarm", "switch off the reminder": the person's own, undone.
+    if matches!(first, "turn" | "switch" | "shut") && second == "off" && (device(t).is_some() || t.contains("remind")) {
         return false;
     }
     // "Remind the team about …": a message to others (the executive's), not the person's list.
@@ -1202,6 +1244,10 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     Err(e) => Clause::Ask(e),
                 };
             }
+            // "call the doctor soon": a time no clock can hold is the task's words, with no due.
+            if vague(&when_words) {
+                return Clause::Request(Request::AddTask { task: format!("{what} {}", when_words.trim()), due: None });
+            }
             // The words and the time read together, so a time split between the two slots
             // ("meeting with pawel for tomorrow" + "ten am") is read whole.
             let both = format!("{what} {when_words}");
@@ -1244,14 +1290,23 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
         Intent::List => {
             // The past ("how many tasks did I finish last week?") is not the
             // open list: the journal's, or the executive's.
+            // ("what alerts did I set for today?" asks what is set: the list.)
             let lower = text.to_ascii_lowercase();
-            if ["last ", "yesterday", "did i ", "have i done", "have i finished", "have i completed", "i've done"]
+            let set = ["did i set", "did i add", "did i schedule", "did i make", "did i create", "did i put"]
                 .iter()
-                .any(|w| lower.contains(w))
+                .any(|w| lower.contains(w));
+            if !set
+                && ["last ", "yesterday", "did i ", "have i done", "have i finished", "have i completed", "i've done"]
+                    .iter()
+                    .any(|w| lower.contains(w))
             {
                 return Clause::NotRoutine;
             }
-            if !item.is_empty() && !cn_hub::words::content(&item).is_empty() {
+            // "what alerts did I set for today": an item that is only a day is the day's list.
+            let day_only = matches!(when::parse(&item, now), Ok(Some(d)) if cn_hub::words::content(&d.rest).is_empty());
+            if day_only {
+                Clause::Request(Request::ListTasks { filter: filter(&item) })
+            } else if !item.is_empty() && !cn_hub::words::content(&item).is_empty() {
                 Clause::Request(Request::Show { words: item })
             } else {
                 Clause::Request(Request::ListTasks { filter: filter(&when_words) })
@@ -1262,6 +1317,16 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             if cn_hub::words::content(&words).is_empty() {
                 return Clause::NotRoutine;
             }
+            // "turn off my alarm set for tomorrow": an item named by its time alone is the
+            // alarm (or timer) said, due then.
+            let plain = format!("{words} ").replace("'s ", " ").replace("’s ", " ");
+            let words = match (when::parse(plain.trim(), now), device(text)) {
+                (Ok(Some(d)), Some(dev)) if cn_hub::words::content(&d.rest).is_empty() => {
+                    let kind = if dev == "Timer" { "timer" } else { "alarm" };
+                    format!("{kind} {words}")
+                }
+                _ => words,
+            };
             let said = said(text);
             match u.intent {
                 Intent::Complete => Clause::Request(Request::Complete { words, said }),
@@ -1508,10 +1573,11 @@ mod tests {
         assert_eq!(dues("recurring alarms for Thursdays at midnight and 2am"), ["Alarm 0 0 * * 4", "Alarm 0 2 * * 4"]);
         assert_eq!(dues("set a night time alarm for 10pm"), ["night time Thu 22:00:00"]);
         // A number of alarms said that is not the number of times, a second request beside
-        // them, or a device turned off: no alarm set.
-        for text in ["I need two alarms set for 2am", "set an alarm at 7 and call mom at 8", "turn off my alarm at 7"] {
+        // them: no alarm set. A device turned off is the alarm due then, cancelled.
+        for text in ["I need two alarms set for 2am", "set an alarm at 7 and call mom at 8"] {
             assert!(!matches!(parse(text, &now()), Parsed::Routine(_)), "{text}: {:?}", parse(text, &now()));
         }
+        assert!(matches!(one("turn off my alarm at 7"), Request::Cancel { .. }));
     }
 
     /// Requests seen in outside data (TOPv2, Schuster et al.) that had been handed up or
@@ -1837,5 +1903,42 @@ mod tests {
         );
         // Every 7 hours from now cannot be kept by cron: asked.
         assert!(matches!(parse("remind me to stretch every 7 hours from now", &now()), Parsed::Ask(_)));
+    }
+
+    /// Outside data's requests, ninth pass: a wake-up said as a need, a vague time kept as
+    /// words, the words that ask cut from a name, and a change to an alarm never filed.
+    #[test]
+    fn needs_vague_times_and_names_as_outsiders_said_them() {
+        let said = |text: &str| effects(text, "%a %H:%M");
+        for (text, want) in [
+            ("I need to be up at 8AM.", vec!["Wake up Fri 08:00"]),
+            ("i have to get up by six thirty am tomorrow", vec!["get up Fri 06:30"]),
+            ("Make a new reminder to call the doctor soon", vec!["call the doctor soon"]),
+            ("set aliens movie reminder for 8 pm", vec!["aliens movie Thu 20:00"]),
+            ("team meeting friday at 10", vec!["team meeting Fri 10:00"]),
+            // A need said alone is what the reminder beside it is of.
+            (
+                "I need to get supplies for the craft fair; can you remind me on Thursday?",
+                vec!["get supplies for the craft fair Thu 09:00"],
+            ),
+            ("What alerts did I set for today?", vec!["ListTasks { filter: Today }"]),
+        ] {
+            assert_eq!(said(text), want, "{text}");
+        }
+        assert!(matches!(
+            parse("i need to call the plumber. remind me", &now()),
+            Parsed::Missing(Missing { want: Want::When, what: Some(w), .. }) if w == "call the plumber"
+        ));
+        for text in [
+            "Resume the alarm in 15 minutes",
+            "pause my alarm for ten minutes",
+            "turn off the lights at 8pm",
+            "I need to call mom. What's the weather?",
+        ] {
+            assert!(
+                !matches!(parse(text, &now()), Parsed::Routine(r) if r.iter().any(|r| matches!(r, Request::AddTask { .. }))),
+                "{text}"
+            );
+        }
     }
 }

@@ -49,6 +49,9 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     // reminder asked for, a need only says why — it is filed on its own only when alone.
     let mut needs: Vec<usize> = Vec::new();
     let mut reminded = false;
+    // "I need to get supplies for the craft fair; can you remind me on Thursday?": the need,
+    // said without a time, is what the reminder beside it is of.
+    let mut need: Option<String> = None;
     for clause in &clauses {
         if Clean::of(clause).is_none() {
             continue;
@@ -140,6 +143,9 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 learned::Clause::Missing(_) | learned::Clause::NotRoutine
                     if several && (echo(clause) || learned::only_asking(clause) || learned::scene(clause)) => {}
                 learned::Clause::Missing(m) => missing = missing.or(Some(m)),
+                learned::Clause::NotRoutine if several && need.is_none() && need_of(clause).is_some() => {
+                    need = need_of(clause);
+                }
                 learned::Clause::NotRoutine => return Parsed::NotRoutine,
             },
         }
@@ -151,6 +157,17 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     }
     if let Some(e) = asked {
         return Parsed::Ask(e);
+    }
+    if let Some(task) = need {
+        return match (requests.is_empty(), missing, name, times.len()) {
+            (true, Some(Missing { what: None, due: Some(d), .. }), None, 0) => {
+                Parsed::Routine(vec![Request::AddTask { task, due: Some(d) }])
+            }
+            (true, Some(Missing { what: None, due: None, .. }), None, 0) => {
+                Parsed::Missing(Missing { want: Want::When, what: Some(task), due: None })
+            }
+            _ => Parsed::NotRoutine,
+        };
     }
     // "every 15 minutes past 7 am": a repeat said that no reading found is asked about, never
     // filed once.
@@ -580,6 +597,15 @@ fn clause_request(c: &Clean, now: &Zoned) -> Option<Result<Request, WhenError>> 
         return Some(Ok(r));
     }
     move_(t, now).or_else(|| add(t, now, need_re())).or_else(|| statement_done(t))
+}
+
+/// What a need said alone is ("I need to get supplies for the craft fair": "get supplies for
+/// the craft fair"), when it names something to do and asks nothing.
+fn need_of(clause: &str) -> Option<String> {
+    let c = need_re().captures(clause.trim())?;
+    let what = group(&c, "i");
+    let what = what.trim_end_matches(['.', '!', ';', ',']).trim();
+    (!what.contains('?') && !cn_hub::words::content(what).is_empty()).then(|| what.to_string())
 }
 
 /// Whether the words say they are about a task.

@@ -420,7 +420,7 @@ fn tasks_named(words: &str, said: Said, world: &World, files: &mut Files) -> Res
 /// name no time, or no task is due then (the words are matched by name instead).
 fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<Task>>, StateError> {
     // A due phrase in the words, read as a day or time of the task's: "Friday's" as "Friday".
-    let plain = words.replace("'s ", " ").replace("’s ", " ");
+    let plain = format!("{words} ").replace("'s ", " ").replace("’s ", " ");
     let Ok(Some(due)) = crate::when::parse(&plain, &world.now) else { return Ok(None) };
     let tz = world.now.time_zone().clone();
     let at = |t: &Task| t.due.map(|d| d.to_zoned(tz.clone()));
@@ -458,8 +458,20 @@ fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<
         return Ok(Some(then));
     }
     // Words that name none of the tasks due then name another: matched by name instead.
-    let named: Vec<Task> = then.into_iter().filter(|t| fit(&rest, &content(&t.task)).matched > 0).collect();
-    Ok((!named.is_empty()).then_some(named))
+    let (named, others): (Vec<Task>, Vec<Task>) =
+        then.into_iter().partition(|t| fit(&rest, &content(&t.task)).matched > 0);
+    if !named.is_empty() {
+        return Ok(Some(named));
+    }
+    // "turn off my 8pm alarm": an alarm is a task due at its clock time, whatever it was set
+    // for ("workout"); by a day alone ("tomorrow's alarm"), one set without a name ("Wake up").
+    const DEVICE: &[&str] = &["alarm", "alarms", "timer", "timers", "wake"];
+    if !rest.iter().all(|w| DEVICE.contains(&w.as_str())) {
+        return Ok(None);
+    }
+    let alarms: Vec<Task> =
+        others.into_iter().filter(|t| due.time_given || super::learned::device_name(&t.task)).collect();
+    Ok((!alarms.is_empty()).then_some(alarms))
 }
 
 /// `request` with its time as the person answered "to when?".

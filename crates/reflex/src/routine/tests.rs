@@ -530,3 +530,23 @@ fn changes_said_as_people_say_them_move_the_item() {
     }
     assert_eq!(hub.read("tasks.json"), before);
 }
+
+/// An alarm named by its time is the task due then, whatever it was set for; a day alone
+/// never takes a task that is no alarm ("turn off today's alarm" beside "renew the car
+/// insurance" due today).
+#[test]
+fn an_alarm_turned_off_by_its_time_is_the_task_due_then() {
+    let hub = Hub::new();
+    let before = hub.read("tasks.json");
+    for text in
+        ["turn off today's alarm", "I'm still tired please turn off today's alarm", "turn off my alarm set for today"]
+    {
+        let answer = hub.owner(text);
+        assert!(!answer.starts_with("Cancelled"), "{text}: {answer}");
+    }
+    assert_eq!(hub.read("tasks.json"), before, "a task that is no alarm was taken for one");
+    assert!(hub.owner("set an alarm for my workout at 8pm").starts_with("Added: workout — due Thu 26 Nov, 20:00"));
+    assert!(hub.owner("Turn off my 8pm alarm.").starts_with("Cancelled: workout"), "the alarm due at 8pm is cancelled");
+    assert!(hub.owner("wake me up at 7am tomorrow").starts_with("Added: Wake up"));
+    assert!(hub.owner("turn off tomorrow's alarm").starts_with("Cancelled: Wake up"));
+}
