@@ -469,6 +469,8 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         "repeating",
         "reoccurring",
     ];
+    // "… I need my alarm to go off": what an alarm does, no other request.
+    let rest = go_off_re().replace_all(&rest, " ");
     let left: Vec<&str> = rest
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty() && !JOINING.contains(&w.to_ascii_lowercase().as_str()))
@@ -541,6 +543,15 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         }
     }
     Some(out)
+}
+
+/// What an alarm does when it goes off ("my alarm to go off", "it rings"), said of one set.
+fn go_off_re() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:to\s+)?(?:go|goes|going)\s+off\b|\b(?:to\s+)?(?:ring|rings|sound|sounds)\b")
+            .unwrap_or_else(|e| unreachable!("the go-off pattern compiles: {e}"))
+    })
 }
 
 /// The part of the day a time phrase says ("tomorrow morning at 5"), if any.
@@ -733,6 +744,7 @@ fn device(text: &str) -> Option<&'static str> {
         || lower.contains("wakeup")
         || lower.contains("wake-up")
         || lower.contains("get me up")
+        || lower.contains("wake us")
         || be_up(&lower)
     {
         Some("Wake up")
@@ -743,7 +755,7 @@ fn device(text: &str) -> Option<&'static str> {
         Some("Alarm clock")
     } else if lower.contains("alarm") {
         Some("Alarm")
-    } else if lower.contains("timer") {
+    } else if lower.contains("timer") || lower.contains("countdown") {
         Some("Timer")
     } else if lower.split(|c: char| !c.is_alphanumeric()).any(|w| w == "alert") {
         // "set alert for 9AM"
@@ -944,7 +956,7 @@ fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
+            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|remind|notifications)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
@@ -1922,6 +1934,10 @@ mod tests {
                 vec!["get supplies for the craft fair Thu 09:00"],
             ),
             ("What alerts did I set for today?", vec!["ListTasks { filter: Today }"]),
+            ("Wake us at 7am", vec!["Wake up Fri 07:00"]),
+            ("Reminder about the party on thursday.", vec!["the party Thu 09:00"]),
+            ("Start 20 minute countdown now", vec!["Timer Thu 14:50"]),
+            ("At 6pm and 6:30pm I need my alarm to go off", vec!["Alarm Thu 18:00", "Alarm Thu 18:30"]),
         ] {
             assert_eq!(said(text), want, "{text}");
         }
@@ -1934,6 +1950,7 @@ mod tests {
             "pause my alarm for ten minutes",
             "turn off the lights at 8pm",
             "I need to call mom. What's the weather?",
+            "I need my alarms at 6 and 7 turned off",
         ] {
             assert!(
                 !matches!(parse(text, &now()), Parsed::Routine(r) if r.iter().any(|r| matches!(r, Request::AddTask { .. }))),

@@ -69,6 +69,12 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         }
         // "Put all the reminders set for next week on the screen": a request to see them.
         let shown = on_screen_re().captures(clause).and_then(|c| Some(format!("show {}", c.name("x")?.as_str())));
+        // "Reminder about the party on thursday.": a reminder named, asked for.
+        let shown = shown.or_else(|| {
+            reminder_about_re()
+                .captures(clause)
+                .and_then(|c| Some(format!("remind me about {}", c.name("x")?.as_str())))
+        });
         let told = learned::told_when(shown.as_deref().unwrap_or(clause));
         let mut clause = told.as_deref().or(shown.as_deref()).unwrap_or(clause.as_str());
         let rest;
@@ -318,6 +324,11 @@ pattern!(
     r"(?i)\b(?:directions?|traffic|if\s+i\s+(?:leave|go|drive|walk|take)|leaving\s+(?:at|in|now|by|from)|how\s+long\s+(?:will|would|does|is)\s+it\s+take)\b"
 );
 pattern!(asked_for_re, "a reminder asked for", r"(?i)\b(?:remind|reminder|alarm|timer|tasks?|to-?do|calendar)\b");
+pattern!(
+    reminder_about_re,
+    "a reminder about",
+    r"(?i)^\s*(?:a\s+|new\s+)?reminder\s+(?:about|of|re|regarding)\s+(?P<x>.+)$"
+);
 pattern!(
     on_screen_re,
     "on the screen",

@@ -420,7 +420,8 @@ fn tasks_named(words: &str, said: Said, world: &World, files: &mut Files) -> Res
 /// name no time, or no task is due then (the words are matched by name instead).
 fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<Task>>, StateError> {
     // A due phrase in the words, read as a day or time of the task's: "Friday's" as "Friday".
-    let plain = format!("{words} ").replace("'s ", " ").replace("’s ", " ");
+    // "the alarm from six" (to five): the time it is due now.
+    let plain = format!("{words} ").replace("'s ", " ").replace("’s ", " ").replace(" from ", " at ");
     let Ok(Some(due)) = crate::when::parse(&plain, &world.now) else { return Ok(None) };
     let tz = world.now.time_zone().clone();
     let at = |t: &Task| t.due.map(|d| d.to_zoned(tz.clone()));

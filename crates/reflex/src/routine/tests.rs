@@ -549,4 +549,8 @@ fn an_alarm_turned_off_by_its_time_is_the_task_due_then() {
     assert!(hub.owner("Turn off my 8pm alarm.").starts_with("Cancelled: workout"), "the alarm due at 8pm is cancelled");
     assert!(hub.owner("wake me up at 7am tomorrow").starts_with("Added: Wake up"));
     assert!(hub.owner("turn off tomorrow's alarm").starts_with("Cancelled: Wake up"));
+    // "from six (to five)": the alarm due at six.
+    assert!(hub.owner("set an alarm for 6am tomorrow").starts_with("Added: Alarm"));
+    let moved = hub.owner("can you switch the alarm from six to five am");
+    assert!(moved.starts_with("Moved: Alarm — now due Fri 27 Nov, 05:00"), "{moved}");
 }
