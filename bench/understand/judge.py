@@ -319,6 +319,7 @@ def target_for(line, timeref):
     if spoken != t.lower():
         t = spoken
     t = re.sub(r"(?<=\w)\s?['’]s\b", "", t)  # "tomorrow's dinner": the day's thing
+    t = re.sub(r"^from (\d)", r"at \1", t)  # "switch the alarm [from six] to five am"
     due = None
     found = list(TIME_WORDS.finditer(t))
     if found:
@@ -373,13 +374,18 @@ def text_check(what, when_text, got_text):
     return True, (f"extra words {sorted(extra)}" if extra else "")
 
 
-def cron_check(cron, when_text, recur_text, timeref):
+def cron_check(cron, when_text, recur_text, timeref, text=""):
     """(ok or None, note) of a schedule entry's cron against the clock time and weekday said."""
     parts = cron.split()
     if len(parts) < 5:
         return False, f"cron {cron!r} not five fields"
     minute, hour, _dom, _mon, dow = parts[-5:]
     said = " ".join(x for x in (recur_text, when_text) if x)
+    # "at 10 pm from monday to wednesday" with the slots marking only "monday": the span said.
+    day = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    span = re.search(rf"\bfrom\s+({day})\s+(?:to|through|thru|till|until)\s+({day})\b", text or "", re.I)
+    if span and span.group(1).lower() in said.lower() and span.group(2).lower() not in said.lower():
+        said = f"{said} {span.group(0)}"
     notes, ok = [], None
     n = timeref.normalise(said)
     clock = timeref._clock(n)
@@ -448,8 +454,9 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
     # Lines whose source gave no slots ("slots_known": false): the text and a missing time are
     # not checked (the slots are not known to be absent).
     known = line.get("slots_known", True) is not False
-    # "a repeating alarm for 6 am …": the repeat said outside the time is a recurrence too.
-    repeat_said = re.search(r"\b(repeating|recurring|reoccurring|repeated)\b", line.get("text", ""), re.I)
+    # "a repeating alarm for 6 am …", "a nightly alarm at 9 pm", "4:10 p.m. everyday": the
+    # repeat said outside the time is a recurrence too.
+    repeat_said = re.search(r"\b(repeating|recurring|reoccurring|repeated|nightly|daily|everyday|hourly|weekly)\b", line.get("text", ""), re.I)
     if not recur and when and (repeat_said or any(RECURS.search(w) for w in slots(line, "when"))):
         # "for 1pm every weekend" marked as a when: a recurrence all the same (all its parts:
         # "8 a.m. for Saturday" and "Sunday mornings").
@@ -499,8 +506,9 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
             ev = [c for c in got_changes if c["kind"] == "every"]
             if len(got_changes) != 1 or len(ev) != 1:
                 return "wrong", "n/a", expected, " && ".join(map(show, got_changes))
-            ok, note = text_check(what, None, ev[0]["text"])
-            cok, cnote = cron_check(ev[0]["cron"], when, recur, timeref)
+            # "a nightly alarm": how often it comes is the entry's cron, not its name.
+            ok, note = text_check(RECURS.sub(" ", what) if what else what, None, ev[0]["text"])
+            cok, cnote = cron_check(ev[0]["cron"], when, recur, timeref, line.get("text", ""))
             dc = "cron" if cok is not None else "unchecked"
             good = ok and cok is not False
             return ("exact" if good else "wrong"), dc, expected, f"{show(ev[0])}; {note}; {cnote}"

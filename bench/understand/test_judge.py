@@ -162,6 +162,17 @@ class Target(unittest.TestCase):
         t = judge.target_for(line("cancel the reminder of doctor", "cancel", item="reminder of doctor"), timeref)
         self.assertEqual(t, ("reminder of doctor", None))
 
+    def test_a_span_of_days_the_slots_cut_short(self):
+        l = line("set a reminder for homework at 10 pm from monday to wednesday", "add", what="homework", recur="monday", when="at 10 pm")
+        ev = {"kind": "every", "id": "x", "text": "homework", "cron": "0 22 * * 1-3"}
+        self.assertEqual(judge.judge(l, [ev], "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, [dict(ev, cron="0 22 * * 1")], "", None, timeref)[0], "wrong")
+
+    def test_a_nightly_alarm_repeats(self):
+        l = line("set a nightly alarm at 9 pm", "add", what="nightly alarm", when="at 9 pm")
+        ev = {"kind": "every", "id": "x", "text": "Alarm", "cron": "0 21 * * *"}
+        self.assertEqual(judge.judge(l, [ev], "", None, timeref)[0], "exact")
+
     def test_two_clock_times_in_one_span_are_two_alarms(self):
         l = line("Create alarms tomorrow for 7:30 am and 8:10 am", "add", when="tomorrow for 7:30 am and 8:10 am")
         two = [add("Alarm", "2026-11-27T06:30:00Z"), add("Alarm", "2026-11-27T07:10:00Z")]

@@ -659,6 +659,26 @@ fn second_request(rest: &str) -> bool {
     })
 }
 
+/// A moment no clock says ("when I get home", "once I'm back"): a condition of the task's.
+fn condition_re() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:when|once|as\s+soon\s+as|after)\s+(?:i|we)\s+(?:get|gets|arrive|arrives|am|'m|leave|come|go)\s+(?:home|back|there|to\s+(?:work|the\s+office|school)|in|out)\b|\bwhen\s+i'?m\s+(?:home|back)\b")
+            .unwrap_or_else(|e| unreachable!("the condition pattern compiles: {e}"))
+    })
+}
+
+/// Whether the day `phrase` read in `words` is said as a possessive of a thing ("tomorrow's
+/// meeting", "tomorrows meeting"), which names the thing, not when to remind of it.
+pub fn possessive_day(words: &str, phrase: &str) -> bool {
+    let lower = words.to_ascii_lowercase();
+    let phrase = phrase.trim().to_ascii_lowercase();
+    if !["today", "tomorrow", "tonight"].contains(&phrase.as_str()) {
+        return false;
+    }
+    ["'s ", "’s ", "s "].iter().any(|s| lower.contains(&format!("{phrase}{s}")))
+}
+
 /// A time no clock can hold ("soon", "sometime", "at some point"): said of a task, it is the
 /// task's own words.
 fn vague(words: &str) -> bool {
@@ -1240,8 +1260,20 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 };
             }
             if when_words.is_empty() {
+                // "remind me when i get home to take out the trash": a moment no clock says is
+                // kept in the task's words, never dropped.
+                let what = match condition_re().find(text) {
+                    Some(c) if !what.to_ascii_lowercase().contains(&c.as_str().to_ascii_lowercase()) => {
+                        format!("{what} {}", c.as_str().trim())
+                    }
+                    _ => what,
+                };
                 // A time the tagger left inside the words ("meeting with pawel for tomorrow").
                 return match when::parse(&what, now) {
+                    // "an email about tomorrow's meeting": the day names the meeting, not when.
+                    Ok(Some(d)) if possessive_day(&what, &d.phrase) => {
+                        Clause::Request(Request::AddTask { task: what, due: None })
+                    }
                     Ok(Some(d)) if !cn_hub::words::content(&d.rest).is_empty() => {
                         Clause::Request(Request::AddTask { task: clean(&d.rest), due: Some(d) })
                     }
@@ -1935,6 +1967,13 @@ mod tests {
             ),
             ("What alerts did I set for today?", vec!["ListTasks { filter: Today }"]),
             ("Wake us at 7am", vec!["Wake up Fri 07:00"]),
+            ("remind me when i get home to take out the trash", vec!["take out the trash when i get home"]),
+            (
+                "Remind me to shoot Gail an email about tomorrows meeting",
+                vec!["shoot Gail an email about tomorrows meeting"],
+            ),
+            ("remind me about tomorrow's meeting", vec!["tomorrow's meeting"]),
+            ("remind me to call mom tomorrow", vec!["call mom Fri 09:00"]),
             ("Reminder about the party on thursday.", vec!["the party Thu 09:00"]),
             ("Start 20 minute countdown now", vec!["Timer Thu 14:50"]),
             ("At 6pm and 6:30pm I need my alarm to go off", vec!["Alarm Thu 18:00", "Alarm Thu 18:30"]),

@@ -1140,6 +1140,8 @@ fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError
     let of = t.get(..13).is_some_and(|h| h.eq_ignore_ascii_case("remind me of "));
     let text = format!("{} {} {}", group(&c, "lead"), what, group(&c, "tail"));
     let (task, due) = match when::parse(text.trim(), now) {
+        // "an email about tomorrow's meeting": the day names the meeting, not when.
+        Ok(Some(due)) if learned::possessive_day(text.trim(), &due.phrase) => (text.trim().to_string(), None),
         // "eat my food after 7 pm": the word that led to the time goes with it.
         Ok(Some(due)) => (led_off(&due.rest), Some(due)),
         Ok(None) => (text.trim().to_string(), None),

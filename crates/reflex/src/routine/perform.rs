@@ -464,14 +464,14 @@ fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<
     if !named.is_empty() {
         return Ok(Some(named));
     }
-    // "turn off my 8pm alarm": an alarm is a task due at its clock time, whatever it was set
-    // for ("workout"); by a day alone ("tomorrow's alarm"), one set without a name ("Wake up").
+    // "turn off my 8pm alarm", "tomorrow's alarm": an alarm set without a name ("Alarm",
+    // "Wake up") due then — never a task of another name due at that hour ("water the
+    // plants" at 18:00 is not "the alarm from six").
     const DEVICE: &[&str] = &["alarm", "alarms", "timer", "timers", "wake"];
     if !rest.iter().all(|w| DEVICE.contains(&w.as_str())) {
         return Ok(None);
     }
-    let alarms: Vec<Task> =
-        others.into_iter().filter(|t| due.time_given || super::learned::device_name(&t.task)).collect();
+    let alarms: Vec<Task> = others.into_iter().filter(|t| super::learned::device_name(&t.task)).collect();
     Ok((!alarms.is_empty()).then_some(alarms))
 }
 

@@ -531,9 +531,9 @@ fn changes_said_as_people_say_them_move_the_item() {
     assert_eq!(hub.read("tasks.json"), before);
 }
 
-/// An alarm named by its time is the task due then, whatever it was set for; a day alone
-/// never takes a task that is no alarm ("turn off today's alarm" beside "renew the car
-/// insurance" due today).
+/// An alarm named by its time is the alarm set without a name due then; a task of another
+/// name due then is never taken for it ("turn off today's alarm", "my 5pm alarm" beside
+/// "renew the car insurance" due today at 17:00).
 #[test]
 fn an_alarm_turned_off_by_its_time_is_the_task_due_then() {
     let hub = Hub::new();
@@ -545,8 +545,13 @@ fn an_alarm_turned_off_by_its_time_is_the_task_due_then() {
         assert!(!answer.starts_with("Cancelled"), "{text}: {answer}");
     }
     assert_eq!(hub.read("tasks.json"), before, "a task that is no alarm was taken for one");
-    assert!(hub.owner("set an alarm for my workout at 8pm").starts_with("Added: workout — due Thu 26 Nov, 20:00"));
-    assert!(hub.owner("Turn off my 8pm alarm.").starts_with("Cancelled: workout"), "the alarm due at 8pm is cancelled");
+    assert!(hub.owner("set an alarm for 8pm").starts_with("Added: Alarm — due Thu 26 Nov, 20:00"));
+    assert!(hub.owner("Turn off my 8pm alarm.").starts_with("Cancelled: Alarm"), "the alarm due at 8pm is cancelled");
+    // A task of another name due at the hour said is no alarm ("renew the car insurance" at 17:00).
+    let before = hub.read("tasks.json");
+    assert!(!hub.owner("turn off my 5pm alarm").starts_with("Cancelled"));
+    assert!(!hub.owner("switch the alarm from five to six pm").starts_with("Moved"));
+    assert_eq!(hub.read("tasks.json"), before);
     assert!(hub.owner("wake me up at 7am tomorrow").starts_with("Added: Wake up"));
     assert!(hub.owner("turn off tomorrow's alarm").starts_with("Cancelled: Wake up"));
     // "from six (to five)": the alarm due at six.
