@@ -33,11 +33,15 @@
 //! "in N days", "in a week" and "a week from now" keep the time of now; a date without a year
 //! is its next occurrence, unless it passed within the last month — then it is a past date
 //! ("Sept 1" said in late November is next year's). "by Thursday" is a due date, never a repeat.
+//! A holiday ("on Christmas", "new year's eve", "thanksgiving", "easter", see [`holidays`]) is
+//! a day like a weekday: its next date, today's included; said without "on", "by" … it must
+//! end the phrase ("christmas eve at 8", not "a christmas tree"); "every christmas" is asked.
 //!
 //! [`typed`] is the one reader of a time typed where one is asked for (`--due`, `--since`):
 //! the exact machine forms first, then [`parse`].
 
 mod every;
+mod holidays;
 pub mod numbers;
 mod typed;
 mod words;
@@ -124,13 +128,15 @@ const UNITS: &str = r"min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|sec(?:ond)?
 const WEEKDAY: &str =
     "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun";
 
-/// A pattern with its word lists filled in (`MONTHS`, `NUMBERS`, `UNITS`, `WEEKDAY`), compiled.
+/// A pattern with its word lists filled in (`MONTHS`, `NUMBERS`, `UNITS`, `WEEKDAY`,
+/// `HOLIDAYS`), compiled.
 fn compile(what: &str, pattern: &str) -> Regex {
     let pattern = pattern
         .replace("MONTHS", MONTHS)
         .replace("NUMBERS", NUMBERS)
         .replace("UNITS", UNITS)
         .replace("WEEKDAY", WEEKDAY)
+        .replace("HOLIDAYS", holidays::PATTERN)
         // Between the days of a list: "Mondays, Wednesdays, and Fridays", "Mon & Thu", said
         // without a comma ("mondays wednesdays and fridays").
         .replace("DAYSEP", r"(?:\s*,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*[&/]\s*|\s+)");
@@ -170,6 +176,7 @@ fn day_re() -> &'static Regex {
               | (?P<thisweek>this\s+week)\b
               | (?P<nextweek>next\s+week)\b
               | (?P<nextmonth>next\s+month)\b
+              | (?:(?P<hat>at)\s+)?(?:(?P<hrel>this|next|coming|the\s+coming)\s+)?(?P<holiday>HOLIDAYS)(?:\s+(?P<hweekend>weekend))?\b
               | (?P<wdp>(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?),?\s+(?:the\s+)?(?P<wdd>\d{1,3})(?:st|nd|rd|th)\b(?:\s+of\s+(?P<wdm>MONTHS)\b)?
               | (?:(?P<rel>next|this|coming|the\s+coming)\s+)?(?P<weekday>(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?)\b
               | in\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)\b
@@ -374,10 +381,16 @@ fn day_match(text: &str) -> Option<Captures<'_>> {
 fn day_matches(text: &str) -> impl Iterator<Item = Captures<'_>> {
     day_re().captures_iter(text).filter(move |c| {
         let introduced = c.name("prep").is_some() || c.name("rel").is_some();
+        let ends = || c.get(0).is_some_and(|m| ends_a_phrase(&text[m.end()..]));
+        // "on christmas", "christmas eve at 8"; "a christmas tree" names a thing.
+        if c.name("holiday").is_some() {
+            let said = ["hat", "hrel", "part"].iter().any(|g| c.name(g).is_some());
+            return introduced || said || ends();
+        }
         match (c.name("weekday"), c.name("num_a")) {
             (Some(wd), _) if wd.as_str().len() > 5 => true,
             // "on wed at 5" is a day, "put on sun cream" is not.
-            (Some(_), _) => introduced && c.get(0).is_some_and(|m| ends_a_phrase(&text[m.end()..])),
+            (Some(_), _) => introduced && ends(),
             // "24/7 support" is no date; "on 3/4" is one (or a question).
             (_, Some(_)) => introduced,
             _ => true,
@@ -427,6 +440,12 @@ fn check_words(text: &str) -> Result<(), WhenError> {
             m.as_str(),
             "I can't keep a time over a stretch that ends — which day, or how often from now on?",
         ));
+    }
+    // "every christmas": a holiday every year is not a repeat the schedule keeps.
+    static YEARLY: OnceLock<Regex> = OnceLock::new();
+    let yearly = YEARLY.get_or_init(|| compile("yearly", r"(?ix)\b(?:every|each)\s+(?:HOLIDAYS)\b"));
+    if let Some(m) = yearly.find(text) {
+        return Err(WhenError::unreadable(m.as_str(), "I can't repeat a holiday every year — which one?"));
     }
     for c in date_position_re().captures_iter(text) {
         let (Some(all), Some(w)) = (c.get(0), c.name("w")) else { continue };
@@ -681,6 +700,11 @@ fn day_at(
                 format!("the {} is a {name} ({})", ordinal(date.day()), date.strftime("%-d %B %Y")),
             ));
         }
+        return Ok((on(date, nine)?, false));
+    }
+    if let Some(h) = text("holiday") {
+        let date = holidays::next(&h, c.name("hweekend").is_some(), today)
+            .map_err(|why| WhenError::unreadable(phrase, why))?;
         return Ok((on(date, nine)?, false));
     }
     if c.name("tomorrow").is_some() {

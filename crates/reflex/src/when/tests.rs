@@ -492,3 +492,64 @@ fn a_repeat_with_days_left_out_is_asked() {
         assert!(matches!(every(text, &now), Err(WhenError::Unreadable { .. })), "{text}: {:?}", every(text, &now));
     }
 }
+
+/// A holiday is a day like "friday": its next date at or after today (today's when it is
+/// today), at 09:00 unless a time or a part of the day is said with it.
+#[test]
+fn holidays_are_days() {
+    for (text, want) in [
+        ("book hotel rooms for our family trip on christmas", "2026-12-25 09:00"),
+        ("on Christmas at 8", "2026-12-25 08:00"),
+        ("christmas morning", "2026-12-25 09:00"),
+        ("on christmas day", "2026-12-25 09:00"),
+        ("xmas", "2026-12-25 09:00"),
+        ("christmas eve", "2026-12-24 09:00"),
+        ("on christmas eve at 6pm", "2026-12-24 18:00"),
+        ("new year's day", "2027-01-01 09:00"),
+        ("new years day", "2027-01-01 09:00"),
+        ("new year\u{2019}s eve", "2026-12-31 09:00"),
+        ("new years eve at 11pm", "2026-12-31 23:00"),
+        ("halloween", "2027-10-31 09:00"),
+        ("valentine's day", "2027-02-14 09:00"),
+        ("by valentines day", "2027-02-14 09:00"),
+        ("independence day", "2027-07-04 09:00"),
+        ("thanksgiving at 7pm", "2026-11-26 19:00"),
+        ("labor day", "2027-09-06 09:00"),
+        ("labour day weekend", "2027-09-04 09:00"),
+        ("memorial day", "2027-05-31 09:00"),
+        ("mother's day", "2027-05-09 09:00"),
+        ("mothers day", "2027-05-09 09:00"),
+        ("on father's day", "2027-06-20 09:00"),
+        ("easter", "2027-03-28 09:00"),
+        ("on easter sunday", "2027-03-28 09:00"),
+        ("easter monday", "2027-03-29 09:00"),
+        ("good friday", "2027-03-26 09:00"),
+        ("boxing day", "2026-12-26 09:00"),
+        ("st patrick's day", "2027-03-17 09:00"),
+        // Today's, even once its default hour has passed: asked, never a year on.
+        ("thanksgiving", "past: thanksgiving"),
+        // A holiday that only names a thing is no day.
+        ("buy a christmas tree", "none"),
+        ("halloween costume for Sam", "none"),
+        ("buy a mother's day card", "none"),
+        ("paint easter eggs", "none"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+    assert_eq!(on_thursday("thanksgiving"), "past: thanksgiving");
+    assert_eq!(at("thanksgiving", &monday()), "2026-11-26 09:00 | thanksgiving | ");
+    assert_eq!(
+        at("call grandma on christmas eve at 8", &thursday()),
+        "2026-12-24 08:00 | on christmas eve at 8 | call grandma"
+    );
+    // "every Christmas" is not once: asked.
+    assert_eq!(on_thursday("call grandma every christmas"), "unreadable: every christmas");
+}
+
+#[test]
+fn easter_by_the_anonymous_gregorian_algorithm() {
+    for (year, month, day) in [(2024, 3, 31), (2025, 4, 20), (2026, 4, 5), (2027, 3, 28), (2038, 4, 25), (2285, 3, 22)]
+    {
+        assert_eq!(holidays::easter(year), Date::new(year, month, day).ok(), "{year}");
+    }
+}
