@@ -4,7 +4,9 @@
 //! "8:45", "five o'clock" → "5:00", "in twenty minutes" → "in 20 minutes", "in a couple of
 //! hours" → "in 2 hours", "the twenty first" → "the 21st", "feb four" → "feb 4"), shorthand
 //! ("tmrw", "2moro", "tonite", "thurs", "weds", "arvo", "at 9.30", "9 30 pm", "at 3p") and
-//! misspelt date words ("tomorow", see [`super::words`]).
+//! misspelt date words ("tomorow", see [`super::words`]). Meals and bed said as times of day
+//! become clock times ("at lunch" → "at 12pm", "tuesday after lunch" → "tuesday at 1pm",
+//! "before bed" → "at 9pm"; the table is [`MEALS`]).
 //!
 //! Number words become digits only where they say a time, a date or a span: after "at",
 //! "by", "around" …, before "am"/"pm"/"o'clock", before a unit ("two days"), beside a month
@@ -258,6 +260,39 @@ fn unit_word(w: &str) -> bool {
     RE.get_or_init(|| compile(r"^(?:UNITS)$")).is_match(w)
 }
 
+/// The hour of the day each meal, and bed, says — one table, the conventions of a reminder:
+/// "at lunch" 12:00, "at dinner" 19:00, "at breakfast" 08:00, "at bedtime" 22:00. "Before" a
+/// meal or bed is an hour earlier ("before bed" 21:00, "before lunch" 11:00), "after" a meal an
+/// hour later ("after lunch" 13:00, "after dinner" 20:00).
+const MEALS: &[(&str, u32)] =
+    &[("breakfast", 8), ("brekkie", 8), ("lunch", 12), ("dinner", 19), ("supper", 19), ("bed", 22)];
+
+/// The clock time a meal said as a time of day is ("at 1pm" for "after lunch"), if it is
+/// said as one: after "at", "by", "before", "after" … ("lunch with Sam" is the task), or as
+/// "lunchtime", "dinner time", "bedtime" where a time may stand ("a bedtime story" is none).
+/// Bed only as "before bed", "before going to bed" or "bedtime".
+fn meal_time(c: &Captures, text: &str) -> Option<String> {
+    let word = c.name("w")?.as_str().to_ascii_lowercase();
+    let hour = MEALS.iter().find(|(m, _)| *m == word)?.1;
+    let timed = c.name("t").is_some();
+    let prep = c.name("p").map(|p| p.as_str().to_ascii_lowercase());
+    let before = prep.as_deref() == Some("before");
+    if (word == "bed" && !timed && !before) || (c.name("going").is_some() && !(word == "bed" && before)) {
+        return None;
+    }
+    let hour = match prep.as_deref() {
+        Some("before") => hour - 1,
+        Some("after") if word != "bed" => hour + 1,
+        Some("after") => return None,
+        Some("for") | None if !timed => return None,
+        None if !after_a_time(word_after(text, c.get(0)?.end()).as_deref()) => return None,
+        _ => hour,
+    };
+    let said = prep.as_deref().filter(|p| matches!(*p, "by" | "around" | "until" | "till")).unwrap_or("at");
+    let (h12, ap) = if hour >= 12 { (hour - 12, 'p') } else { (hour, 'a') };
+    Some(format!("{said} {}{ap}m", if h12 == 0 { 12 } else { h12 }))
+}
+
 /// The hour and minutes a time in words says, checked.
 fn clock(h: u32, m: u32) -> Option<String> {
     ((0..=23).contains(&h) && m <= 59).then(|| format!("{h}:{m:02}"))
@@ -297,8 +332,11 @@ pub fn normalize(text: &str) -> Normalized {
         Some("end of day".into())
     });
     let n = n.rewrite(re!(r"\b(?:twelve|12)\s+(?P<w>noon|midnight)\b"), |c, _| Some(c.name("w")?.as_str().into()));
-    // "at lunchtime": the middle of the day.
-    let n = n.rewrite(re!(r"\blunch\s*time\b"), |_, _| Some("noon".into()));
+    // "at lunch", "after dinner", "before bed": the time of day a meal or bed says.
+    let n = n.rewrite(
+        re!(r"\b(?:(?P<p>at|by|around|before|after|during|over|until|till|for)\s+)?(?P<going>going\s+to\s+)?(?P<w>breakfast|brekkie|lunch|dinner|supper|bed)(?P<t>[\s-]*time)?\b"),
+        meal_time,
+    );
     // "six a m" as speech-to-text spells it.
     let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2}(?::\d{2})?)\s+(?P<a>[ap])\s+m\b"), |c, _| {
         Some(format!("{} {}m", c.name("h")?.as_str(), c.name("a")?.as_str().to_ascii_lowercase()))

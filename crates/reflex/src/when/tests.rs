@@ -553,3 +553,39 @@ fn easter_by_the_anonymous_gregorian_algorithm() {
         assert_eq!(holidays::easter(year), Date::new(year, month, day).ok(), "{year}");
     }
 }
+
+/// Meals and bed said as times of day, one table: breakfast 08:00, lunch 12:00, dinner 19:00,
+/// bed 22:00; an hour before or after.
+#[test]
+fn meals_and_bed_are_times_of_day() {
+    for (text, want) in [
+        ("at lunch", "2026-11-27 12:00"),
+        ("at lunchtime", "2026-11-27 12:00"),
+        ("lunch time", "2026-11-27 12:00"),
+        ("after lunch", "2026-11-27 13:00"),
+        ("before lunch", "2026-11-27 11:00"),
+        ("at dinner", "2026-11-26 19:00"),
+        ("dinnertime", "2026-11-26 19:00"),
+        ("after dinner", "2026-11-26 20:00"),
+        ("at breakfast", "2026-11-27 08:00"),
+        ("after breakfast", "2026-11-27 09:00"),
+        ("before bed", "2026-11-26 21:00"),
+        ("before going to bed", "2026-11-26 21:00"),
+        ("at bedtime", "2026-11-26 22:00"),
+        ("tuesday after lunch", "2026-12-01 13:00"),
+        ("tomorrow at breakfast", "2026-11-27 08:00"),
+        ("on friday at dinner time", "2026-11-27 19:00"),
+        // Meals that are the thing to do stay in the task.
+        ("lunch with Sam", "none"),
+        ("book dinner for two", "none"),
+        ("read a bedtime story", "none"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+    assert_eq!(
+        at("walk the neighbor's dog on tuesday after lunch", &thursday()),
+        "2026-12-01 13:00 | on tuesday at 1pm | walk the neighbor's dog"
+    );
+    assert_eq!(at("take the pills at bedtime", &thursday()), "2026-11-26 22:00 | at 10pm | take the pills");
+    assert_eq!(every("every day after lunch", &thursday()).unwrap().unwrap().cron, "0 13 * * *");
+}
