@@ -3,7 +3,8 @@
 //! "10am", "two thirty pm" → "2:30 pm", "half past six" → "6:30", "quarter to nine" →
 //! "8:45", "five o'clock" → "5:00", "in twenty minutes" → "in 20 minutes", "in a couple of
 //! hours" → "in 2 hours", "the twenty first" → "the 21st", "feb four" → "feb 4"), shorthand
-//! ("tmrw", "2moro", "tonite", "thurs", "weds", "arvo", "at 9.30", "9 30 pm", "at 3p") and
+//! ("tmrw", "2moro", "tonite", "thurs", "weds", "arvo", "at 9.30", "alarm 8.30", "9 30 pm",
+//! "at 3p", "8:45a", "1a m", "12 mn"; "eight forty five a" only where "a" can be no article) and
 //! misspelt date words ("tomorow", see [`super::words`]). Meals and bed said as times of day
 //! become clock times ("at lunch" → "at 12pm", "tuesday after lunch" → "tuesday at 1pm",
 //! "before bed" → "at 9pm"; the table is [`MEALS`]).
@@ -260,6 +261,34 @@ fn unit_word(w: &str) -> bool {
     RE.get_or_init(|| compile(r"^(?:UNITS)$")).is_match(w)
 }
 
+/// Words after which an hour alone is a clock time ("for 8a", not "room 4a").
+const CLOCK_BEFORE: &[&str] = &["at", "@", "for", "by", "around", "until", "till", "from", "alarm", "alarms"];
+
+/// Whether the "a" or "p" in a match of an hour and a lone letter ("8:45 a", "at 8 a") says am
+/// or pm: right after a clock (an hour and its minutes, or an hour after "at", "for" …), and
+/// where an article could not be — at the end of the text, before punctuation, or before a
+/// word no noun is ("tomorrow", "on", "every" …): "set an alarm at 8 a day before" keeps its
+/// article.
+fn lone_half(c: &Captures, text: &str) -> bool {
+    const AFTER: &[&str] = &[
+        "tomorrow", "today", "tonight", "on", "in", "this", "next", "every", "each", "daily", "please", "and", "then",
+        "sharp", "for", "to",
+    ];
+    let Some(all) = c.get(0) else { return false };
+    let clock = c.name("m").is_some() || CLOCK_BEFORE.contains(&word_before(text, all.start()).as_str());
+    // "8 a.m." is read whole further on.
+    let dotted =
+        text[all.end()..].starts_with('.') && text[all.end()..].get(1..2).is_some_and(|m| m.eq_ignore_ascii_case("m"));
+    clock && !dotted && word_after(text, all.end()).is_none_or(|w| AFTER.contains(&w.as_str()))
+}
+
+/// The time of a match of an hour, its minutes and "a" or "p", with am or pm spelt out.
+fn with_half(c: &Captures) -> Option<String> {
+    let h = cardinal(c.name("h")?.as_str()).filter(|h| (1..=12).contains(h))?;
+    let m = c.name("m").map_or(String::new(), |m| format!(":{}", m.as_str()));
+    Some(format!("{h}{m}{}m", c.name("a")?.as_str().to_ascii_lowercase()))
+}
+
 /// The hour of the day each meal, and bed, says — one table, the conventions of a reminder:
 /// "at lunch" 12:00, "at dinner" 19:00, "at breakfast" 08:00, "at bedtime" 22:00. "Before" a
 /// meal or bed is an hour earlier ("before bed" 21:00, "before lunch" 11:00), "after" a meal an
@@ -332,13 +361,17 @@ pub fn normalize(text: &str) -> Normalized {
         Some("end of day".into())
     });
     let n = n.rewrite(re!(r"\b(?:twelve|12)\s+(?P<w>noon|midnight)\b"), |c, _| Some(c.name("w")?.as_str().into()));
+    // "12 mn", "12 nn": midnight and noon as written where a clock says "12 m.n." and "12 n.n.".
+    let n = n.rewrite(re!(r"\b(?:twelve|12)\s*(?P<w>mn|nn)\b"), |c, _| {
+        Some(if c.name("w")?.as_str().eq_ignore_ascii_case("mn") { "midnight" } else { "noon" }.into())
+    });
     // "at lunch", "after dinner", "before bed": the time of day a meal or bed says.
     let n = n.rewrite(
         re!(r"\b(?:(?P<p>at|by|around|before|after|during|over|until|till|for)\s+)?(?P<going>going\s+to\s+)?(?P<w>breakfast|brekkie|lunch|dinner|supper|bed)(?P<t>[\s-]*time)?\b"),
         meal_time,
     );
-    // "six a m" as speech-to-text spells it.
-    let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2}(?::\d{2})?)\s+(?P<a>[ap])\s+m\b"), |c, _| {
+    // "six a m", "1a m" as speech-to-text spells it.
+    let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2}(?::\d{2})?)\s*(?P<a>[ap])\s+m\b"), |c, _| {
         Some(format!("{} {}m", c.name("h")?.as_str(), c.name("a")?.as_str().to_ascii_lowercase()))
     });
     // "6;30", "5;20 am": a colon typed one key off.
@@ -422,6 +455,18 @@ pub fn normalize(text: &str) -> Normalized {
         },
     );
 
+    // "8:45a", "alarm for 8a": am or pm said with its first letter only, written on the time.
+    let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?(?P<a>[ap])\b"), |c, text| {
+        let start = c.get(0)?.start();
+        (c.name("m").is_some() || CLOCK_BEFORE.contains(&word_before(text, start).as_str()))
+            .then(|| with_half(c))
+            .flatten()
+    });
+    // "eight forty five a", "at 8 a tomorrow": the same letter said apart from the time.
+    let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2})(?::(?P<m>[0-5]\d))?\s+(?P<a>[ap])\b"), |c, text| {
+        lone_half(c, text).then(|| with_half(c)).flatten()
+    });
+
     // "ten am", "9.30pm", "10 p.m."
     let n = n.rewrite(re!(r"\b(?P<h>CARD)(?P<ap>\s*[ap]\.?m\b\.?)"), |c, _| {
         let h = cardinal(c.name("h")?.as_str()).filter(|h| (1..=12).contains(h))?;
@@ -487,6 +532,16 @@ pub fn normalize(text: &str) -> Normalized {
             Some(format!("{h}{m}{ap}"))
         },
     );
+
+    // "alarm 8.30", "wake me up 6.45": a time with a dot where only a time can be.
+    let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})\.(?P<m>[0-5]\d)\b"), |c, text| {
+        let whole = c.get(0)?;
+        let waking = re!(r"\b(?:alarms?|wake\s+(?:me\s+)?up|wake\s+me|wake-?up\s+call|wakeup)\s+(?:for\s+)?$");
+        if !waking.is_match(&text[..whole.start()]) || not_a_time(word_after(text, whole.end()).as_deref()) {
+            return None;
+        }
+        clock(c.name("h")?.as_str().parse().ok()?, c.name("m")?.as_str().parse().ok()?)
+    });
 
     // "at five", "at 9.30", "at 3p".
     let n = n.rewrite(
@@ -673,6 +728,14 @@ mod tests {
             ("an alarm for evening 5.", "an alarm for 5pm."),
             ("for afternoon three forty five", "for 3:45pm"),
             ("for evening four forty five", "for 4:45pm"),
+            ("8:45a", "8:45am"),
+            ("alarm for 8a", "alarm for 8am"),
+            ("1a m", "1 am"),
+            ("eight forty five a", "8:45am"),
+            ("at eight a tomorrow", "at 8am tomorrow"),
+            ("at 8 a.m.", "at 8 a.m."),
+            ("twelve mn", "midnight"),
+            ("alarm 8.30", "alarm 8:30"),
         ] {
             assert_eq!(norm(said), read, "{said}");
         }
@@ -692,6 +755,10 @@ mod tests {
             "read chapter ten",
             "pay 1230 dollars",
             "the evening 5 people came",
+            "set an alarm at 8 a day before",
+            "meet in room 4a",
+            "buy a coffee for 2.50",
+            "wake me up 6.45 euros",
         ] {
             assert_eq!(norm(said), said);
         }

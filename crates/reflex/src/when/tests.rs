@@ -589,3 +589,37 @@ fn meals_and_bed_are_times_of_day() {
     assert_eq!(at("take the pills at bedtime", &thursday()), "2026-11-26 22:00 | at 10pm | take the pills");
     assert_eq!(every("every day after lunch", &thursday()).unwrap().unwrap().cron, "0 13 * * *");
 }
+
+/// Clock times as typed and as speech-to-text spells them: "8:45a", "1a m", "eight forty five
+/// a", "12 mn". A lone "a" is read as am only right after a clock and where no article could
+/// be.
+#[test]
+fn clock_forms_typed_short_and_spoken() {
+    for (text, want) in [
+        ("add an alarm for 8:45a", "2026-11-27 08:45"),
+        ("8:45p", "2026-11-26 20:45"),
+        ("alarm for 8a", "2026-11-27 08:00"),
+        ("wake me at 6a tomorrow", "2026-11-27 06:00"),
+        ("1a m", "2026-11-27 01:00"),
+        ("set an alarm for eight forty five a", "2026-11-27 08:45"),
+        ("wake me up at eight a tomorrow", "2026-11-27 08:00"),
+        ("alarm at seven thirty p", "2026-11-26 19:30"),
+        ("at 12 mn", "2026-11-27 00:00"),
+        ("twelve mn", "2026-11-27 00:00"),
+        ("at 12 nn", "2026-11-27 12:00"),
+        ("alarm 8.30", "2026-11-26 20:30"),
+        ("set an alarm for 6.45", "2026-11-26 18:45"),
+        ("wake me up 7.15 tomorrow", "2026-11-27 07:15"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+    // "a" as an article stays one.
+    assert_eq!(
+        at("set an alarm at 8 a week from now", &thursday()),
+        "2026-12-03 08:00 | at 8 a week from now | set an alarm"
+    );
+    assert_eq!(at("meet in room 4a", &thursday()), "none");
+    assert_eq!(on_thursday("buy a coffee for 2.50"), "none");
+    assert_eq!(on_thursday("alarm for 8.30 euros"), "none");
+    assert_eq!(on_thursday("set an alarm at 8 a day before the trip"), "unreadable: a day before");
+}
