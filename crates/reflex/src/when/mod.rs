@@ -11,7 +11,8 @@
 //! right ([`words`]: "tomorow", "wendesday"), shorthand spelt out ("tmrw", "tonite", "thurs",
 //! "eod", "this arvo", "at 9.30", "9 30 pm", "at 3p") and number words that say a time, a
 //! date or a span turned into digits ("half past six" 6:30, "quarter to nine" 8:45, "two thirty
-//! pm", "in twenty minutes", "in a couple of hours", "the twenty first", "feb four"), and
+//! pm", "in twenty minutes", "in a couple of hours", "the twenty first", "feb four", "on
+//! fourteenth july"), and
 //! meals said as times of day ("at lunch" 12:00, "after dinner" 20:00, "before bed" 21:00). The
 //! phrase is found in that text with two patterns (a day part and a time-of-day part, in
 //! either order) and the date computed with jiff; [`Due::rest`] is cut from the words as the

@@ -591,6 +591,19 @@ pub fn normalize(text: &str) -> Normalized {
     let n = n.rewrite(re!(r"\bthe\s+(?P<d>ORD)\s+(?P<mo>MONTHS)\b"), |c, _| {
         Some(format!("{} of {}", suffixed(ordinal(c.name("d")?.as_str())?), c.name("mo")?.as_str()))
     });
+    // "on fourteenth july", "by third march": the day before its month without "the" or "of",
+    // after a word that puts a date ("our fifth march" is none); "may" only where a date ends.
+    let n = n.rewrite(
+        re!(r"(?:\b(?P<p>on|by|until|till|before|from|for|after)\s+|^\s*)(?P<d>ORD)\s+(?P<mo>MONTHS)\b"),
+        |c, text| {
+            let mo = c.name("mo")?.as_str();
+            if mo.eq_ignore_ascii_case("may") && !after_a_day(word_after(text, c.get(0)?.end()).as_deref()) {
+                return None;
+            }
+            let p = c.name("p").map_or(String::new(), |p| format!("{} ", p.as_str()));
+            Some(format!("{p}{} of {mo}", suffixed(ordinal(c.name("d")?.as_str())?)))
+        },
+    );
     // "in seventy min", "ninety minutes": tens past the clock's, for spans only.
     let n = n.rewrite(
         re!(r"\b(?P<t>sixty|seventy|eighty|ninety)(?:[\s-]+(?P<u>one|two|three|four|five|six|seven|eight|nine))?\s+(?P<unit>UNITS)\b"),
@@ -728,6 +741,8 @@ mod tests {
             ("an alarm for evening 5.", "an alarm for 5pm."),
             ("for afternoon three forty five", "for 3:45pm"),
             ("for evening four forty five", "for 4:45pm"),
+            ("on fourteenth july", "on 14th of july"),
+            ("third march at 5", "3rd of march at 5"),
             ("8:45a", "8:45am"),
             ("alarm for 8a", "alarm for 8am"),
             ("1a m", "1 am"),
@@ -755,6 +770,8 @@ mod tests {
             "read chapter ten",
             "pay 1230 dollars",
             "the evening 5 people came",
+            "our fifth march on the capital",
+            "on fifth may I come",
             "set an alarm at 8 a day before",
             "meet in room 4a",
             "buy a coffee for 2.50",

@@ -623,3 +623,19 @@ fn clock_forms_typed_short_and_spoken() {
     assert_eq!(on_thursday("alarm for 8.30 euros"), "none");
     assert_eq!(on_thursday("set an alarm at 8 a day before the trip"), "unreadable: a day before");
 }
+
+/// A day of the month said as an ordinal word before its month, without "of".
+#[test]
+fn ordinal_words_before_a_month() {
+    for (text, want) in [
+        ("on fourteenth july", "2027-07-14 09:00"),
+        ("wake me up at seven on fourteenth july", "2027-07-14 07:00"),
+        ("by third march", "2027-03-03 09:00"),
+        ("14th july", "2027-07-14 09:00"),
+        ("the 3rd march", "2027-03-03 09:00"),
+        ("the fourth of july", "2027-07-04 09:00"),
+        ("our fifth march on the capital", "none"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+}
