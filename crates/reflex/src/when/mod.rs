@@ -9,14 +9,16 @@
 //!
 //! The text is first rewritten for reading ([`numbers::normalize`]): misspelt date words put
 //! right ([`words`]: "tomorow", "wendesday"), shorthand spelt out ("tmrw", "tonite", "thurs",
-//! "eod", "this arvo", "at 9.30", "9 30 pm", "at 3p") and number words that say a time, a
-//! date or a span turned into digits ("half past six" 6:30, "quarter to nine" 8:45, "two thirty
-//! pm", "in twenty minutes", "in a couple of hours", "the twenty first", "feb four", "on
-//! fourteenth july"), and
-//! meals said as times of day ("at lunch" 12:00, "after dinner" 20:00, "before bed" 21:00). The
-//! phrase is found in that text with two patterns (a day part and a time-of-day part, in
-//! either order) and the date computed with jiff; [`Due::rest`] is cut from the words as the
-//! person wrote them ("call one client tmrw" leaves "call one client").
+//! "eod", "this arvo", "at 9.30", "9 30 pm", "at 3p", "8:45a", "12 mn"), number words that say
+//! a time, a date or a span turned into digits ("half past six" 6:30, "quarter to nine" 8:45,
+//! "two thirty pm", "in twenty minutes", "in a couple of hours", "the twenty first", "feb
+//! four", "on fourteenth july"), meals said as times of day ("at lunch" 12:00, "after dinner"
+//! 20:00, "before bed" 21:00) and a span before or after a clock time made that time ("15
+//! minutes before 4:30 pm" 16:15, "half an hour before 7pm" 18:30: the span and its clock
+//! must both be in the text read, "before the bus at 7pm" is not). The phrase is found in that
+//! text with two patterns (a day part and a time-of-day part, in either order) and the date
+//! computed with jiff; [`Due::rest`] is cut from the words as the person wrote them ("call one
+//! client tmrw" leaves "call one client").
 //!
 //! Rules: a day without a time is due at 09:00 (morning 09:00, afternoon 14:00, evening 18:00,
 //! night and tonight 20:00; "today" alone 17:00, "end of day" 17:00). A part of the day still

@@ -399,6 +399,11 @@ pub fn normalize(text: &str) -> Normalized {
                 cardinal(c.name("n")?.as_str()).filter(|n| (1..=29).contains(n))?
             };
             let to = !matches!(c.name("dir")?.as_str().to_ascii_lowercase().as_str(), "past" | "after");
+            // "15 minutes before 4:30 pm": a span before a clock time, read further on.
+            let minutes_follow = re!(r"^(?:[:.]\d{2}|\s+(?:twenty|thirty|forty|fourty|fifty|fifteen|oh|\d{2})\b)");
+            if minutes_follow.is_match(&text[c.get(0)?.end()..]) {
+                return None;
+            }
             if c.name("n").is_some() {
                 // "two to three hours", "five past two people": no time.
                 let end = c.get(0)?.end();
@@ -675,19 +680,69 @@ pub fn normalize(text: &str) -> Normalized {
     let n = n.rewrite(re!(r"\bafter\s+(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\b"), |c, _| {
         Some(format!("in {} {}", c.name("n")?.as_str(), c.name("u")?.as_str()))
     });
-    // "one hour before 3pm", "at 20 minutes before 7:30pm": the earlier time.
+    // "one hour before 3pm", "15 minutes before 4:30 pm", "10 minutes after 6pm": the time
+    // that much earlier or later.
     n.rewrite(
-        re!(r"\b(?:at\s+)?(?P<n>CARD|\d{1,3})\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+before\s+(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>[ap])\.?m\b\.?"),
-        |c, _| {
-            let n = i64::from(cardinal(c.name("n")?.as_str())?);
-            let span = if c.name("u")?.as_str().starts_with('h') { n.checked_mul(60)? } else { n };
-            let h = i64::from(cardinal(c.name("h")?.as_str()).filter(|h| (1..=12).contains(h))?);
-            let m = c.name("m").map_or(Some(0), |m| m.as_str().parse::<i64>().ok().filter(|m| *m < 60))?;
-            let pm = c.name("ap")?.as_str().eq_ignore_ascii_case("p");
-            let at = ((h % 12) + if pm { 12 } else { 0 }) * 60 + m - span;
-            (0..24 * 60).contains(&at).then(|| format!("at {}:{:02}", at / 60, at % 60))
-        },
+        re!(r"\b(?:at\s+)?(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+(?P<dir>before|after|prior\s+to)\s+(?:(?P<h>\d{1,2})(?::(?P<m>\d{2}))?(?:\s*(?P<ap>[ap])\.?m\b\.?|\b)|(?P<word>noon|midday|midnight)\b)"),
+        offset_clock,
     )
+}
+
+/// The clock time a match of a span before or after a clock time says ("at 4:15pm" for "15
+/// minutes before 4:30 pm"). A time said with am/pm, as noon or midnight, or on the 24-hour
+/// clock keeps its half of the day and must stay within the day; an hour said alone ("20
+/// minutes before 7:30") stays as open as it was ("at 7:10", morning or evening).
+fn offset_clock(c: &Captures, text: &str) -> Option<String> {
+    let n = c.name("n")?.as_str();
+    let n = if n.eq_ignore_ascii_case("a") || n.eq_ignore_ascii_case("an") { 1 } else { cardinal(n)? };
+    let span = if c.name("u")?.as_str().to_ascii_lowercase().starts_with('h') { n.checked_mul(60)? } else { n };
+    if !(1..24 * 60).contains(&span) {
+        return None;
+    }
+    let later = c.name("dir")?.as_str().eq_ignore_ascii_case("after");
+    let (anchor, fixed) = anchor_minutes(c, text, later)?;
+    let span = i64::from(span);
+    let at = if later { anchor + span } else { anchor - span };
+    if !fixed {
+        let at = at.rem_euclid(12 * 60);
+        let h = if at < 60 { 12 } else { at / 60 };
+        return Some(format!("at {h}:{:02}", at % 60));
+    }
+    if !(0..24 * 60).contains(&at) {
+        return None;
+    }
+    let (h, ap) = (at / 60, if at < 12 * 60 { 'a' } else { 'p' });
+    Some(format!("at {}:{:02}{ap}m", if h % 12 == 0 { 12 } else { h % 12 }, at % 60))
+}
+
+/// The minute of the day the clock time of an [`offset_clock`] match says, and whether it is
+/// fixed (see there); midnight is the day's end when something is before it.
+fn anchor_minutes(c: &Captures, text: &str, later: bool) -> Option<(i64, bool)> {
+    if let Some(w) = c.name("word") {
+        let midnight = w.as_str().eq_ignore_ascii_case("midnight");
+        return Some((
+            if !midnight {
+                12 * 60
+            } else if later {
+                0
+            } else {
+                24 * 60
+            },
+            true,
+        ));
+    }
+    let h_text = c.name("h")?.as_str();
+    let h: i64 = h_text.parse().ok()?;
+    let m: i64 = c.name("m").map_or(Some(0), |m| m.as_str().parse().ok().filter(|m| *m < 60))?;
+    if let Some(ap) = c.name("ap") {
+        let pm = ap.as_str().eq_ignore_ascii_case("p");
+        return (1..=12).contains(&h).then_some(((h % 12 + if pm { 12 } else { 0 }) * 60 + m, true));
+    }
+    // "an hour before 5 people come": no time.
+    if h > 23 || (c.name("m").is_none() && not_a_time(word_after(text, c.get(0)?.end()).as_deref())) {
+        return None;
+    }
+    Some((h * 60 + m, h == 0 || h > 12 || h_text.starts_with('0')))
 }
 
 #[cfg(test)]
@@ -743,6 +798,9 @@ mod tests {
             ("for evening four forty five", "for 4:45pm"),
             ("on fourteenth july", "on 14th of july"),
             ("third march at 5", "3rd of march at 5"),
+            ("15 minutes before 4:30 pm", "at 4:15pm"),
+            ("remind me an hour after noon", "remind me at 1:00pm"),
+            ("20 minutes before 7:30", "at 7:10"),
             ("8:45a", "8:45am"),
             ("alarm for 8a", "alarm for 8am"),
             ("1a m", "1 am"),
@@ -772,6 +830,7 @@ mod tests {
             "the evening 5 people came",
             "our fifth march on the capital",
             "on fifth may I come",
+            "an hour before 5 people come",
             "set an alarm at 8 a day before",
             "meet in room 4a",
             "buy a coffee for 2.50",

@@ -639,3 +639,29 @@ fn ordinal_words_before_a_month() {
         assert_eq!(on_thursday(text), want, "{text}");
     }
 }
+
+/// A span before or after a clock time is the time that much earlier or later.
+#[test]
+fn a_span_before_or_after_a_clock_time() {
+    for (text, want) in [
+        ("15 minutes before 4:30 pm", "2026-11-26 16:15"),
+        ("fifteen minutes before four thirty pm", "2026-11-26 16:15"),
+        ("half an hour before 7pm", "2026-11-26 18:30"),
+        ("an hour before 7pm", "2026-11-26 18:00"),
+        ("10 minutes after 6pm", "2026-11-26 18:10"),
+        ("10 minutes after 6", "2026-11-26 18:10"),
+        ("15 minutes before 16:30", "2026-11-26 16:15"),
+        ("20 minutes before 7:30", "2026-11-26 19:10"),
+        ("10 minutes before noon", "2026-11-27 11:50"),
+        ("5 minutes before midnight", "2026-11-26 23:55"),
+        ("twenty minutes before 8am tomorrow", "2026-11-27 07:40"),
+        ("on friday 15 minutes before 9:30 am", "2026-11-27 09:15"),
+        ("quarter past five", "2026-11-26 17:15"),
+    ] {
+        assert_eq!(on_thursday(text), want, "{text}");
+    }
+    assert_eq!(
+        at("remind me fifteen minutes before four thirty pm", &thursday()),
+        "2026-11-26 16:15 | at 4:15pm | remind me"
+    );
+}
