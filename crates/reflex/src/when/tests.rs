@@ -493,11 +493,18 @@ fn a_repeat_with_days_left_out_is_asked() {
     }
 }
 
+/// Each text read on Thursday is due as said.
+fn each_on_thursday(cases: &[(&str, &str)]) {
+    for (text, want) in cases {
+        assert_eq!(on_thursday(text), *want, "{text}");
+    }
+}
+
 /// A holiday is a day like "friday": its next date at or after today (today's when it is
 /// today), at 09:00 unless a time or a part of the day is said with it.
 #[test]
 fn holidays_are_days() {
-    for (text, want) in [
+    each_on_thursday(&[
         ("book hotel rooms for our family trip on christmas", "2026-12-25 09:00"),
         ("on Christmas at 8", "2026-12-25 08:00"),
         ("christmas morning", "2026-12-25 09:00"),
@@ -533,9 +540,7 @@ fn holidays_are_days() {
         ("halloween costume for Sam", "none"),
         ("buy a mother's day card", "none"),
         ("paint easter eggs", "none"),
-    ] {
-        assert_eq!(on_thursday(text), want, "{text}");
-    }
+    ]);
     assert_eq!(on_thursday("thanksgiving"), "past: thanksgiving");
     assert_eq!(at("thanksgiving", &monday()), "2026-11-26 09:00 | thanksgiving | ");
     assert_eq!(
@@ -558,7 +563,7 @@ fn easter_by_the_anonymous_gregorian_algorithm() {
 /// bed 22:00; an hour before or after.
 #[test]
 fn meals_and_bed_are_times_of_day() {
-    for (text, want) in [
+    each_on_thursday(&[
         ("at lunch", "2026-11-27 12:00"),
         ("at lunchtime", "2026-11-27 12:00"),
         ("lunch time", "2026-11-27 12:00"),
@@ -579,9 +584,7 @@ fn meals_and_bed_are_times_of_day() {
         ("lunch with Sam", "none"),
         ("book dinner for two", "none"),
         ("read a bedtime story", "none"),
-    ] {
-        assert_eq!(on_thursday(text), want, "{text}");
-    }
+    ]);
     assert_eq!(
         at("walk the neighbor's dog on tuesday after lunch", &thursday()),
         "2026-12-01 13:00 | on tuesday at 1pm | walk the neighbor's dog"
@@ -595,7 +598,7 @@ fn meals_and_bed_are_times_of_day() {
 /// be.
 #[test]
 fn clock_forms_typed_short_and_spoken() {
-    for (text, want) in [
+    each_on_thursday(&[
         ("add an alarm for 8:45a", "2026-11-27 08:45"),
         ("8:45p", "2026-11-26 20:45"),
         ("alarm for 8a", "2026-11-27 08:00"),
@@ -610,9 +613,7 @@ fn clock_forms_typed_short_and_spoken() {
         ("alarm 8.30", "2026-11-26 20:30"),
         ("set an alarm for 6.45", "2026-11-26 18:45"),
         ("wake me up 7.15 tomorrow", "2026-11-27 07:15"),
-    ] {
-        assert_eq!(on_thursday(text), want, "{text}");
-    }
+    ]);
     // "a" as an article stays one.
     assert_eq!(
         at("set an alarm at 8 a week from now", &thursday()),
@@ -627,7 +628,7 @@ fn clock_forms_typed_short_and_spoken() {
 /// A day of the month said as an ordinal word before its month, without "of".
 #[test]
 fn ordinal_words_before_a_month() {
-    for (text, want) in [
+    each_on_thursday(&[
         ("on fourteenth july", "2027-07-14 09:00"),
         ("wake me up at seven on fourteenth july", "2027-07-14 07:00"),
         ("by third march", "2027-03-03 09:00"),
@@ -635,15 +636,13 @@ fn ordinal_words_before_a_month() {
         ("the 3rd march", "2027-03-03 09:00"),
         ("the fourth of july", "2027-07-04 09:00"),
         ("our fifth march on the capital", "none"),
-    ] {
-        assert_eq!(on_thursday(text), want, "{text}");
-    }
+    ]);
 }
 
 /// A span before or after a clock time is the time that much earlier or later.
 #[test]
 fn a_span_before_or_after_a_clock_time() {
-    for (text, want) in [
+    each_on_thursday(&[
         ("15 minutes before 4:30 pm", "2026-11-26 16:15"),
         ("fifteen minutes before four thirty pm", "2026-11-26 16:15"),
         ("half an hour before 7pm", "2026-11-26 18:30"),
@@ -657,9 +656,7 @@ fn a_span_before_or_after_a_clock_time() {
         ("twenty minutes before 8am tomorrow", "2026-11-27 07:40"),
         ("on friday 15 minutes before 9:30 am", "2026-11-27 09:15"),
         ("quarter past five", "2026-11-26 17:15"),
-    ] {
-        assert_eq!(on_thursday(text), want, "{text}");
-    }
+    ]);
     assert_eq!(
         at("remind me fifteen minutes before four thirty pm", &thursday()),
         "2026-11-26 16:15 | at 4:15pm | remind me"
