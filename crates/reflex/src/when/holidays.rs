@@ -11,8 +11,13 @@
 //! of any other holiday is asked about. "The fourth of July" stays a date (see
 //! [`super::calendar_date`]); "independence day" is the holiday.
 
+use std::sync::OnceLock;
+
 use jiff::civil::{Date, Weekday};
 use jiff::ToSpan;
+use regex::{Captures, Regex};
+
+use super::{compile, ends_a_phrase, WhenError};
 
 /// The holidays' names as said, for the day pattern: the longer names first ("christmas eve"
 /// before "christmas", "easter monday" before "easter"); apostrophes optional ("new years
@@ -29,6 +34,56 @@ pub(super) const PATTERN: &str = r"(?:christmas|xmas|x-mas)(?:\s+eve|\s+day)?
     | easter(?:\s+sunday|\s+monday|\s+day)? | good\s+friday
     | boxing\s+day
     | (?:st\.?\s+|saint\s+)?(?:patrick|paddy)(?:['’]?s|s['’])\s+day";
+
+/// Whether a day match that names a holiday says the day: after "on", "by", "before", "until"
+/// … ("on christmas eve dinner" too), or where a day phrase ends ("christmas eve at 8", "set a
+/// reminder for christmas") — not as the name of a thing ("a christmas tree", "for christmas
+/// shopping", "merry christmas", "mom's christmas"), nor as a stretch ("christmas week").
+pub(super) fn said_as_a_day(c: &Captures, text: &str) -> bool {
+    let Some(all) = c.get(0) else { return false };
+    let after = text[all.end()..].trim_start().to_ascii_lowercase();
+    let stretch = ["week", "season", "break", "holiday", "vacation"].iter().any(|w| {
+        after.strip_prefix(w).is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_alphanumeric() && c != 's'))
+    });
+    if stretch {
+        return false;
+    }
+    let prep = c.name("prep").map(|p| p.as_str().to_ascii_lowercase());
+    if c.name("hrel").is_some() || prep.as_deref().is_some_and(|p| !matches!(p, "for" | "to")) {
+        return true;
+    }
+    let before = text[..all.start()].trim_end().to_ascii_lowercase();
+    let word_before =
+        before.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '\'' || c == '’')).next().unwrap_or("");
+    const NAMING: &[&str] =
+        &["merry", "happy", "a", "an", "the", "my", "our", "your", "his", "her", "their", "called", "named"];
+    let named = prep.is_none()
+        && c.name("hat").is_none()
+        && (NAMING.contains(&word_before) || word_before.ends_with("'s") || word_before.ends_with("’s"));
+    !named && (c.name("part").is_some() || ends_a_phrase(&text[all.end()..]))
+}
+
+/// A holiday said so that it is no one day: "every christmas" (a repeat the schedule cannot
+/// keep), "the week of christmas", "the day before valentine's day" (said from it).
+pub(super) fn check(text: &str) -> Result<(), WhenError> {
+    static RE: OnceLock<(Regex, Regex)> = OnceLock::new();
+    let (yearly, around) = RE.get_or_init(|| {
+        (
+            compile("yearly", r"(?ix)\b(?:every|each)\s+(?:HOLIDAYS)\b"),
+            compile(
+                "around a holiday",
+                r"(?ix)\bthe\s+(?:day|night|week|weekend)\s+(?:before|after|of)\s+(?:HOLIDAYS)\b",
+            ),
+        )
+    });
+    if let Some(m) = yearly.find(text) {
+        return Err(WhenError::unreadable(m.as_str(), "I can't repeat a holiday every year — which one?"));
+    }
+    if let Some(m) = around.find(text) {
+        return Err(WhenError::unreadable(m.as_str(), "it is said from another day, or over several — which day?"));
+    }
+    Ok(())
+}
 
 /// A holiday this module knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

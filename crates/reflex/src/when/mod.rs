@@ -386,10 +386,8 @@ fn day_matches(text: &str) -> impl Iterator<Item = Captures<'_>> {
     day_re().captures_iter(text).filter(move |c| {
         let introduced = c.name("prep").is_some() || c.name("rel").is_some();
         let ends = || c.get(0).is_some_and(|m| ends_a_phrase(&text[m.end()..]));
-        // "on christmas", "christmas eve at 8"; "a christmas tree" names a thing.
         if c.name("holiday").is_some() {
-            let said = ["hat", "hrel", "part"].iter().any(|g| c.name(g).is_some());
-            return introduced || said || ends();
+            return holidays::said_as_a_day(c, text);
         }
         match (c.name("weekday"), c.name("num_a")) {
             (Some(wd), _) if wd.as_str().len() > 5 => true,
@@ -445,12 +443,7 @@ fn check_words(text: &str) -> Result<(), WhenError> {
             "I can't keep a time over a stretch that ends — which day, or how often from now on?",
         ));
     }
-    // "every christmas": a holiday every year is not a repeat the schedule keeps.
-    static YEARLY: OnceLock<Regex> = OnceLock::new();
-    let yearly = YEARLY.get_or_init(|| compile("yearly", r"(?ix)\b(?:every|each)\s+(?:HOLIDAYS)\b"));
-    if let Some(m) = yearly.find(text) {
-        return Err(WhenError::unreadable(m.as_str(), "I can't repeat a holiday every year — which one?"));
-    }
+    holidays::check(text)?;
     for c in date_position_re().captures_iter(text) {
         let (Some(all), Some(w)) = (c.get(0), c.name("w")) else { continue };
         let word = w.as_str().to_ascii_lowercase();

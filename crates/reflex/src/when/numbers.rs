@@ -276,10 +276,14 @@ fn lone_half(c: &Captures, text: &str) -> bool {
     ];
     let Some(all) = c.get(0) else { return false };
     let clock = c.name("m").is_some() || CLOCK_BEFORE.contains(&word_before(text, all.start()).as_str());
-    // "8 a.m." is read whole further on.
-    let dotted =
-        text[all.end()..].starts_with('.') && text[all.end()..].get(1..2).is_some_and(|m| m.eq_ignore_ascii_case("m"));
-    clock && !dotted && word_after(text, all.end()).is_none_or(|w| AFTER.contains(&w.as_str()))
+    clock && !dotted(text, all.end()) && word_after(text, all.end()).is_none_or(|w| AFTER.contains(&w.as_str()))
+}
+
+/// Whether the letter that ends at `end` is followed by a dot and another letter: "8 a.m." and
+/// "6:00p.m" are read whole further on, "5 a.a" is no am.
+fn dotted(text: &str, end: usize) -> bool {
+    let mut rest = text.get(end..).unwrap_or("").chars();
+    rest.next() == Some('.') && rest.next().is_some_and(char::is_alphabetic)
 }
 
 /// The time of a match of an hour, its minutes and "a" or "p", with am or pm spelt out.
@@ -296,30 +300,89 @@ fn with_half(c: &Captures) -> Option<String> {
 const MEALS: &[(&str, u32)] =
     &[("breakfast", 8), ("brekkie", 8), ("lunch", 12), ("dinner", 19), ("supper", 19), ("bed", 22)];
 
-/// The clock time a meal said as a time of day is ("at 1pm" for "after lunch"), if it is
-/// said as one: after "at", "by", "before", "after" … ("lunch with Sam" is the task), or as
-/// "lunchtime", "dinner time", "bedtime" where a time may stand ("a bedtime story" is none).
-/// Bed only as "before bed", "before going to bed" or "bedtime".
+/// The clock time a meal match says ("at 1pm" for "after lunch"), if it is said as one: after
+/// "at", "by", "before", "after" … ("lunch with Sam" is the task); "lunchtime", "dinner time",
+/// "bedtime" alone only beside a day, before "alarm" or at the end ("a bedtime story", "my
+/// lunchtime playlist", "my bedtime alarm" and "an alarm called bedtime" are none); never
+/// before the thing a meal names ("2 hours before my dinner date"). Bed only as "before bed",
+/// "before going to bed" or "bedtime".
 fn meal_time(c: &Captures, text: &str) -> Option<String> {
     let word = c.name("w")?.as_str().to_ascii_lowercase();
     let hour = MEALS.iter().find(|(m, _)| *m == word)?.1;
+    // "before my dinner date", "at the lunch meeting": the meal names a thing.
+    const THINGS: &[&str] = &[
+        "date",
+        "party",
+        "meeting",
+        "reservation",
+        "reservations",
+        "plans",
+        "guests",
+        "event",
+        "appointment",
+        "table",
+    ];
+    if word_after(text, c.get(0)?.end()).is_some_and(|w| THINGS.contains(&w.as_str())) {
+        return None;
+    }
     let timed = c.name("t").is_some();
-    let prep = c.name("p").map(|p| p.as_str().to_ascii_lowercase());
+    let prep = c.name("p").or(c.name("sp")).map(|p| p.as_str().to_ascii_lowercase());
     let before = prep.as_deref() == Some("before");
     if (word == "bed" && !timed && !before) || (c.name("going").is_some() && !(word == "bed" && before)) {
         return None;
     }
-    let hour = match prep.as_deref() {
-        Some("before") => hour - 1,
-        Some("after") if word != "bed" => hour + 1,
+    if (prep.is_none() && !(timed && alone_a_time(c, text))) || (prep.as_deref() == Some("for") && !timed) {
+        return None;
+    }
+    let span = match (c.name("n"), c.name("u")) {
+        (Some(n), Some(u)) => {
+            let n = n.as_str();
+            let n = if n.eq_ignore_ascii_case("a") || n.eq_ignore_ascii_case("an") { 1 } else { n.parse().ok()? };
+            if u.as_str().starts_with(['h', 'H']) {
+                n * 60
+            } else {
+                n
+            }
+        }
+        _ => 60,
+    };
+    let minutes = match prep.as_deref() {
+        Some("before") => (hour * 60).checked_sub(span)?,
+        Some("after") if word != "bed" => hour * 60 + span,
         Some("after") => return None,
-        Some("for") | None if !timed => return None,
-        None if !after_a_time(word_after(text, c.get(0)?.end()).as_deref()) => return None,
-        _ => hour,
+        _ => hour * 60,
     };
     let said = prep.as_deref().filter(|p| matches!(*p, "by" | "around" | "until" | "till")).unwrap_or("at");
-    let (h12, ap) = if hour >= 12 { (hour - 12, 'p') } else { (hour, 'a') };
-    Some(format!("{said} {}{ap}m", if h12 == 0 { 12 } else { h12 }))
+    twelve_hour(minutes).map(|t| format!("{said} {t}"))
+}
+
+/// Whether "lunchtime", "bedtime" … said with no word before it is a time: beside a day
+/// ("friday lunchtime", "lunch time tomorrow"), before "alarm" ("a lunch time alarm"), or at the
+/// end unless it names something ("an alarm called bed time", "my bedtime").
+fn alone_a_time(c: &Captures, text: &str) -> bool {
+    const OWNED: &[&str] = &["called", "named", "my", "the", "your", "his", "her", "our", "their"];
+    let Some(all) = c.get(0) else { return false };
+    let (before, after) = (word_before(text, all.start()), word_after(text, all.end()));
+    let day = |w: &str| DAY_WORDS.contains(&w) || matches!(w, "on" | "this" | "next");
+    // "add to my tasks: Bedtime" names a task.
+    let listed = text[..all.start()].trim_end().ends_with(':');
+    match after.as_deref() {
+        _ if day(&before) => true,
+        Some(w) if day(w) => true,
+        Some(w) => w.starts_with("alarm") && !OWNED.contains(&before.as_str()),
+        None => !listed && !OWNED.contains(&before.as_str()) && !matches!(before.as_str(), "a" | "an"),
+    }
+}
+
+/// A minute of the day as a person writes it: "1pm", "6:30pm", "12pm"; `None` past the day.
+fn twelve_hour(minutes: u32) -> Option<String> {
+    if minutes >= 24 * 60 {
+        return None;
+    }
+    let (h, m) = (minutes / 60, minutes % 60);
+    let ap = if h >= 12 { 'p' } else { 'a' };
+    let h = if h % 12 == 0 { 12 } else { h % 12 };
+    Some(if m == 0 { format!("{h}{ap}m") } else { format!("{h}:{m:02}{ap}m") })
 }
 
 /// The hour and minutes a time in words says, checked.
@@ -332,6 +395,19 @@ macro_rules! re {
         static RE: OnceLock<Regex> = OnceLock::new();
         RE.get_or_init(|| compile($pattern))
     }};
+}
+
+/// Meals and bed said as times of day, made clock times ("tuesday after lunch" → "tuesday at
+/// 1pm", "2 hours before bedtime" → "at 8pm") — only where the text says no clock time itself:
+/// "during lunch at 1pm" is due at 1pm and "set my bedtime for 10pm" names the bedtime.
+fn meals(n: Normalized) -> Normalized {
+    if super::time_match(&n.text, None).is_some() {
+        return n;
+    }
+    n.rewrite(
+        re!(r"\b(?:(?P<n>\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+(?P<sp>before|after)\s+(?:my\s+)?|(?P<p>at|by|around|before|after|during|over|until|till|for)\s+(?:my\s+)?)?(?P<going>going\s+to\s+)?(?P<w>breakfast|brekkie|lunch|dinner|supper|bed)(?P<t>[\s-]*time)?\b"),
+        meal_time,
+    )
 }
 
 /// `text` rewritten for reading (see the module doc), with the way back to the original.
@@ -365,11 +441,6 @@ pub fn normalize(text: &str) -> Normalized {
     let n = n.rewrite(re!(r"\b(?:twelve|12)\s*(?P<w>mn|nn)\b"), |c, _| {
         Some(if c.name("w")?.as_str().eq_ignore_ascii_case("mn") { "midnight" } else { "noon" }.into())
     });
-    // "at lunch", "after dinner", "before bed": the time of day a meal or bed says.
-    let n = n.rewrite(
-        re!(r"\b(?:(?P<p>at|by|around|before|after|during|over|until|till|for)\s+)?(?P<going>going\s+to\s+)?(?P<w>breakfast|brekkie|lunch|dinner|supper|bed)(?P<t>[\s-]*time)?\b"),
-        meal_time,
-    );
     // "six a m", "1a m" as speech-to-text spells it.
     let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2}(?::\d{2})?)\s*(?P<a>[ap])\s+m\b"), |c, _| {
         Some(format!("{} {}m", c.name("h")?.as_str(), c.name("a")?.as_str().to_ascii_lowercase()))
@@ -462,10 +533,11 @@ pub fn normalize(text: &str) -> Normalized {
 
     // "8:45a", "alarm for 8a": am or pm said with its first letter only, written on the time.
     let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?(?P<a>[ap])\b"), |c, text| {
-        let start = c.get(0)?.start();
-        (c.name("m").is_some() || CLOCK_BEFORE.contains(&word_before(text, start).as_str()))
-            .then(|| with_half(c))
-            .flatten()
+        let all = c.get(0)?;
+        let before = word_before(text, all.start());
+        let clock =
+            c.name("m").is_some() || CLOCK_BEFORE.contains(&before.as_str()) || DAY_WORDS.contains(&before.as_str());
+        (clock && !dotted(text, all.end())).then(|| with_half(c)).flatten()
     });
     // "eight forty five a", "at 8 a tomorrow": the same letter said apart from the time.
     let n = n.rewrite(re!(r"\b(?P<h>CARD|\d{1,2})(?::(?P<m>[0-5]\d))?\s+(?P<a>[ap])\b"), |c, text| {
@@ -682,10 +754,11 @@ pub fn normalize(text: &str) -> Normalized {
     });
     // "one hour before 3pm", "15 minutes before 4:30 pm", "10 minutes after 6pm": the time
     // that much earlier or later.
-    n.rewrite(
+    let n = n.rewrite(
         re!(r"\b(?:at\s+)?(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+(?P<dir>before|after|prior\s+to)\s+(?:(?P<h>\d{1,2})(?::(?P<m>\d{2}))?(?:\s*(?P<ap>[ap])\.?m\b\.?|\b)|(?P<word>noon|midday|midnight)\b)"),
         offset_clock,
-    )
+    );
+    meals(n)
 }
 
 /// The clock time a match of a span before or after a clock time says ("at 4:15pm" for "15

@@ -535,8 +535,18 @@ fn holidays_are_days() {
         ("st patrick's day", "2027-03-17 09:00"),
         // Today's, even once its default hour has passed: asked, never a year on.
         ("thanksgiving", "past: thanksgiving"),
+        ("set a reminder for christmas", "2026-12-25 09:00"),
+        ("at christmas", "2026-12-25 09:00"),
+        ("create an alarm to christmas at noon", "2026-12-25 12:00"),
+        ("remind me to say merry christmas to grandma on friday", "2026-11-27 09:00"),
         // A holiday that only names a thing is no day.
         ("buy a christmas tree", "none"),
+        ("is there a reminder set for christmas shopping", "none"),
+        ("drive to the christmas party", "none"),
+        ("send a card to wish mom's christmas", "none"),
+        ("message Sam happy new years", "none"),
+        ("the weather at Christmas Island", "none"),
+        ("any computer sales on christmas week", "none"),
         ("halloween costume for Sam", "none"),
         ("buy a mother's day card", "none"),
         ("paint easter eggs", "none"),
@@ -547,8 +557,12 @@ fn holidays_are_days() {
         at("call grandma on christmas eve at 8", &thursday()),
         "2026-12-24 08:00 | on christmas eve at 8 | call grandma"
     );
-    // "every Christmas" is not once: asked.
+    // "every Christmas" is not once, "the day before Valentine's Day" not that day: asked.
     assert_eq!(on_thursday("call grandma every christmas"), "unreadable: every christmas");
+    assert_eq!(
+        on_thursday("a meeting the day before valentines day at 3 pm"),
+        "unreadable: the day before valentines day"
+    );
 }
 
 #[test]
@@ -580,10 +594,24 @@ fn meals_and_bed_are_times_of_day() {
         ("tuesday after lunch", "2026-12-01 13:00"),
         ("tomorrow at breakfast", "2026-11-27 08:00"),
         ("on friday at dinner time", "2026-11-27 19:00"),
+        ("2 hours before bedtime", "2026-11-26 20:00"),
+        ("an hour before dinner", "2026-11-26 18:00"),
+        ("thirty minutes after lunch on friday", "2026-11-27 12:30"),
+        ("friday lunchtime", "2026-11-27 12:00"),
+        ("put lunchtime alarm on", "2026-11-27 12:00"),
         // Meals that are the thing to do stay in the task.
         ("lunch with Sam", "none"),
         ("book dinner for two", "none"),
         ("read a bedtime story", "none"),
+        ("add carmel to my lunchtime playlist", "none"),
+        ("set an alarm called bed time", "none"),
+        ("cancel my bed time alarm", "none"),
+        ("please add to my tasks: Bedtime", "none"),
+        ("set an alarm for 2 hours before my dinner date", "none"),
+        // A clock time said beside a meal is the time.
+        ("go to the bank during lunch at 1pm", "2026-11-27 13:00"),
+        ("set my bedtime for 10:30pm", "2026-11-26 22:30"),
+        ("bump do yoga before bed to saturday at 10am", "2026-11-28 10:00"),
     ]);
     assert_eq!(
         at("walk the neighbor's dog on tuesday after lunch", &thursday()),
@@ -613,7 +641,11 @@ fn clock_forms_typed_short_and_spoken() {
         ("alarm 8.30", "2026-11-26 20:30"),
         ("set an alarm for 6.45", "2026-11-26 18:45"),
         ("wake me up 7.15 tomorrow", "2026-11-27 07:15"),
+        ("move the alarm from saturday 1p", "2026-11-28 13:00"),
+        ("set alarm for 3:00p.m", "2026-11-26 15:00"),
+        ("delete 1:00a.m alarm", "2026-11-27 01:00"),
     ]);
+    assert_eq!(at("Add 6:00p.m alarm", &thursday()), "2026-11-26 18:00 | 6:00p.m | Add alarm");
     // "a" as an article stays one.
     assert_eq!(
         at("set an alarm at 8 a week from now", &thursday()),
