@@ -398,14 +398,14 @@ macro_rules! re {
 }
 
 /// Meals and bed said as times of day, made clock times ("tuesday after lunch" → "tuesday at
-/// 1pm", "2 hours before bedtime" → "at 8pm") — only where the text says no clock time itself:
+/// 1pm", "2 hours before bedtime" → "at 8pm", "during my lunch break" → "at 12pm") — only where the text says no clock time itself:
 /// "during lunch at 1pm" is due at 1pm and "set my bedtime for 10pm" names the bedtime.
 fn meals(n: Normalized) -> Normalized {
     if super::time_match(&n.text, None).is_some() {
         return n;
     }
     n.rewrite(
-        re!(r"\b(?:(?P<n>\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+(?P<sp>before|after)\s+(?:my\s+)?|(?P<p>at|by|around|before|after|during|over|until|till|for)\s+(?:my\s+)?)?(?P<going>going\s+to\s+)?(?P<w>breakfast|brekkie|lunch|dinner|supper|bed)(?P<t>[\s-]*time)?\b"),
+        re!(r"\b(?:(?P<n>\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+(?P<sp>before|after)\s+(?:my\s+)?|(?P<p>at|by|around|before|after|during|over|until|till|for)\s+(?:my\s+)?)?(?P<going>going\s+to\s+)?(?P<w>breakfast|brekkie|lunch|dinner|supper|bed)(?P<t>[\s-]*(?:time|hour|break))?\b"),
         meal_time,
     )
 }

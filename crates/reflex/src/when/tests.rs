@@ -599,6 +599,7 @@ fn meals_and_bed_are_times_of_day() {
         ("thirty minutes after lunch on friday", "2026-11-27 12:30"),
         ("friday lunchtime", "2026-11-27 12:00"),
         ("put lunchtime alarm on", "2026-11-27 12:00"),
+        ("call my sister tomorrow during my lunch break", "2026-11-27 12:00"),
         // Meals that are the thing to do stay in the task.
         ("lunch with Sam", "none"),
         ("book dinner for two", "none"),
