@@ -659,6 +659,17 @@ fn second_request(rest: &str) -> bool {
     })
 }
 
+/// The words that undo, said first ("turn off my …", "cancel the …").
+fn undo_lead_re() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)^\s*(?:please\s+)?(?:(?:turn|switch|shut)\s+off|cancel|delete|remove|clear|disable|dismiss)\s+",
+        )
+        .unwrap_or_else(|e| unreachable!("the undo-lead pattern compiles: {e}"))
+    })
+}
+
 /// A moment no clock says ("when I get home", "once I'm back"): a condition of the task's.
 fn condition_re() -> &'static regex::Regex {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
@@ -1358,6 +1369,8 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
         }
         Intent::Complete | Intent::Cancel | Intent::Move => {
             let words = if item.is_empty() { what.unwrap_or_default() } else { item };
+            // "turn off my eight pm" tagged as the item: the words that undo are no name.
+            let words = undo_lead_re().replace(&words, "").into_owned();
             if cn_hub::words::content(&words).is_empty() {
                 return Clause::NotRoutine;
             }

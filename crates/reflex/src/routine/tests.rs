@@ -547,6 +547,8 @@ fn an_alarm_turned_off_by_its_time_is_the_task_due_then() {
     assert_eq!(hub.read("tasks.json"), before, "a task that is no alarm was taken for one");
     assert!(hub.owner("set an alarm for 8pm").starts_with("Added: Alarm — due Thu 26 Nov, 20:00"));
     assert!(hub.owner("Turn off my 8pm alarm.").starts_with("Cancelled: Alarm"), "the alarm due at 8pm is cancelled");
+    assert!(hub.owner("set an alarm for 9pm").starts_with("Added: Alarm"));
+    assert!(hub.owner("turn off my nine pm alarm").starts_with("Cancelled: Alarm"), "spoken, the same");
     // A task of another name due at the hour said is no alarm ("renew the car insurance" at 17:00).
     let before = hub.read("tasks.json");
     assert!(!hub.owner("turn off my 5pm alarm").starts_with("Cancelled"));
