@@ -210,6 +210,8 @@ fn bounded_re() -> &'static Regex {
 }
 
 pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
+    let said = as_a_repeat(text);
+    let text = said.as_deref().unwrap_or(text);
     let repeated = repeated_on_days(text);
     let text = repeated.as_deref().unwrap_or(text);
     let read = super::numbers::normalize(text);
@@ -497,6 +499,36 @@ fn stop(text: &str, after: usize, now: &Zoned) -> Option<(std::ops::Range<usize>
     Some((c.get(0)?.range(), at))
 }
 
+/// `text` with a repeat said the long way put as the reader reads it: "7 days a week" is every
+/// day, "every week day" every weekday; "starting today", "beginning this week" start now,
+/// which a repeat does; a day's repeat "starting at 5pm" comes at 5pm (an hour's or a
+/// minute's "starting at 9" starts somewhere, which is asked). `None` when nothing is said so.
+fn as_a_repeat(text: &str) -> Option<String> {
+    static RE: OnceLock<[Regex; 4]> = OnceLock::new();
+    let [week, week_day, from_today, starting_at] = RE.get_or_init(|| {
+        [
+            compile("seven days a week", r"(?i)\b(?:7|seven)\s+days\s+(?:a|per|each|every)\s+week\b"),
+            compile("week day", r"(?i)\bweek\s+(day|days)\b"),
+            compile(
+                "starting today",
+                r"(?i)[\s,]*\b(?:starting|beginning|commencing|from)\s+(?:today|tonight|this\s+week|immediately)\b",
+            ),
+            compile("starting at", r"(?i)\b(?:starting|beginning)\s+(at\s+\d)"),
+        ]
+    });
+    let by_minutes = text
+        .to_ascii_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "minute" | "minutes" | "min" | "mins" | "hour" | "hours" | "hr" | "hrs" | "hourly"));
+    let mut out = week.replace_all(text, "every day").into_owned();
+    out = week_day.replace_all(&out, "week$1").into_owned();
+    out = from_today.replace_all(&out, "").into_owned();
+    if !by_minutes {
+        out = starting_at.replace_all(&out, "$1").into_owned();
+    }
+    (out != text).then_some(out)
+}
+
 fn from_now_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -584,6 +616,22 @@ mod tests {
             Ok(None) => "none".into(),
             Err(e) => format!("error: {}", e.phrase()),
         }
+    }
+
+    /// A repeat said the long way: "7 days a week", "every week day", "starting today", a
+    /// day's repeat "starting at 5pm"; an hour's "starting at 9" still starts somewhere.
+    #[test]
+    fn repeats_said_the_long_way() {
+        let first = |t: &str| cron(t).split(" | ").next().unwrap_or("").to_string();
+        assert_eq!(first("Set an alarm 7 days a week indefinitely at noon."), "0 12 * * *");
+        assert_eq!(first("set the alarm every week day for 6am"), "0 6 * * 1-5");
+        assert_eq!(first("remind me to take recycling out every monday starting today"), "0 9 * * 1");
+        assert_eq!(
+            cron("remind me to take recycling out every monday starting today"),
+            "0 9 * * 1 | every Monday at 09:00 | remind me to take recycling out"
+        );
+        assert_eq!(first("Remind me to water the lawn every evening starting at 5pm."), "0 17 * * *");
+        assert!(cron("every hour starting at 9am stretch").starts_with("error"));
     }
 
     #[test]
