@@ -231,7 +231,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
                     && routine::learned::sure(text) != routine::learned::Sure::NotRoutine
                     && !routine::learned::for_another(text)
                 {
-                    if let Some(i) = classified(&shared, text) {
+                    if let Some(i) = classified(&shared, text).filter(|i| routine::learned::level_two_may(i, text)) {
                         intent = Some(i);
                         return classify::request(i, text, &world.now);
                     }

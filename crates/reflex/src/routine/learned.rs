@@ -670,6 +670,20 @@ fn undo_lead_re() -> &'static regex::Regex {
     })
 }
 
+/// Whether the level-2 model's reading `intent` of a message the routine did not take may be
+/// acted on: an idea only where the words say it is one; a filing never where the built-in
+/// model is sure the message changes what exists ("turn off all reminders until i turn them
+/// back on" is no idea).
+pub fn level_two_may(intent: &str, clause: &str) -> bool {
+    let change = cn_understand::understand(clause)
+        .is_ok_and(|u| matches!(u.intent, Intent::Cancel | Intent::Move | Intent::Complete) && u.confidence >= 0.9);
+    match intent {
+        "idea" => marked(Intent::Idea, clause) && !change,
+        "task" => !change && !changes_existing(clause),
+        _ => true,
+    }
+}
+
 /// A moment no clock says ("when I get home", "once I'm back"): a condition of the task's.
 fn condition_re() -> &'static regex::Regex {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
@@ -705,7 +719,7 @@ pub fn changes_existing(text: &str) -> bool {
     static CHANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     CHANGE
         .get_or_init(|| {
-            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset|change|label|rename|relabel|resume|restart|pause|unpause)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)")
+            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset|change|label|rename|relabel|resume|restart|pause|unpause)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)|\b(?:make|set|put|push)\s+(?:my|the|this|that)\s+(?:\w+\s+)?(?:alarms?|timers?|reminders?)\s+[^.!?]{0,30}\b(?:later|earlier|sooner)\b|\b(?:alarms?|reminders?)\b[^.!?]*\bneeds?\s+to\s+(?:be\s+)?(?:chang|mov|reschedul|updat|shift)\w*")
                 .unwrap_or_else(|e| unreachable!("the change pattern compiles: {e}"))
         })
         .is_match(text)
@@ -1040,6 +1054,18 @@ fn asks(text: &str) -> bool {
     }
     let polite = ["can", "could", "would", "will", "please", "pls"].contains(&first)
         && t.split_whitespace().nth(1).is_some_and(|w| w == "you" || w == "u");
+    // "i need to put out the garbage tonight - can you remind me at 8?": asked politely, later.
+    let polite = polite
+        || [
+            "can you remind",
+            "could you remind",
+            "would you remind",
+            "will you remind",
+            "can you set",
+            "could you set",
+        ]
+        .iter()
+        .any(|w| t.contains(w));
     !polite
         && (t.ends_with('?')
             || [
@@ -1990,6 +2016,7 @@ mod tests {
             ("Reminder about the party on thursday.", vec!["the party Thu 09:00"]),
             ("Start 20 minute countdown now", vec!["Timer Thu 14:50"]),
             ("At 6pm and 6:30pm I need my alarm to go off", vec!["Alarm Thu 18:00", "Alarm Thu 18:30"]),
+            ("i need to put out the garbage tonight - can you remind me at 8?", vec!["put out the garbage Thu 20:00"]),
         ] {
             assert_eq!(said(text), want, "{text}");
         }
@@ -2003,11 +2030,23 @@ mod tests {
             "turn off the lights at 8pm",
             "I need to call mom. What's the weather?",
             "I need my alarms at 6 and 7 turned off",
+            "make my alarm thirty minutes later",
+            "The work meeting reminders I have, they need to change from mondays at 5 to mondays at 9.",
         ] {
             assert!(
                 !matches!(parse(text, &now()), Parsed::Routine(r) if r.iter().any(|r| matches!(r, Request::AddTask { .. }))),
                 "{text}"
             );
         }
+    }
+
+    /// The level-2 model's reading is acted on only where the words bear it out.
+    #[test]
+    fn the_level_two_reading_never_files_a_change_or_an_unsaid_idea() {
+        assert!(!level_two_may("idea", "turn off all reminders until i turn them back on"));
+        assert!(!level_two_may("task", "make my alarm thirty minutes later"));
+        assert!(level_two_may("idea", "idea: a reflex that files receipts"));
+        assert!(level_two_may("task", "buy milk"));
+        assert!(level_two_may("list", "what's on"));
     }
 }

@@ -157,9 +157,10 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         }
     }
     if reminded {
-        for i in needs.into_iter().rev() {
+        for &i in needs.iter().rev() {
             requests.remove(i);
         }
+        needs.clear();
     }
     if let Some(e) = asked {
         return Parsed::Ask(e);
@@ -190,6 +191,13 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     let time = times.pop();
     if name.is_some() || time.is_some() {
         return assembled(requests, missing, name, time);
+    }
+    // "i need to put out the garbage tonight - can you remind me at 8?": the need, reminded of
+    // at the time the reminder asks.
+    if let ([Request::AddTask { task, .. }], [0], Some(Missing { what: None, due: Some(d), .. })) =
+        (requests.as_slice(), needs.as_slice(), &missing)
+    {
+        return Parsed::Routine(vec![Request::AddTask { task: task.clone(), due: Some(d.clone()) }]);
     }
     let files = requests.iter().any(|r| matches!(r, Request::AddTask { .. } | Request::AddEvery { .. }));
     match (requests.is_empty(), missing) {

@@ -780,12 +780,23 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
 /// The schedule entries `words` name (by their name and their action).
 fn entries_named(words: &str, enough: fn(&Fit) -> bool, files: &mut Files) -> Result<Found<ScheduleEntry>, StateError> {
     // "my daily alarm": how often an entry comes names none ("daily-reflection" is no alarm).
-    let how_often = content("daily nightly hourly weekly monthly yearly every each recurring repeating");
+    // "skip my next alarm": which one ("next", "last") names none either ("… what comes next?"
+    // is no alarm).
+    let how_often = content(
+        "daily nightly hourly weekly monthly yearly every each recurring repeating next last first upcoming current previous",
+    );
     let query: Vec<String> = content(words).into_iter().filter(|w| !how_often.contains(w)).collect();
     if query.is_empty() {
         return Ok(Found::None);
     }
-    Ok(Found::from(best(&query, files.entries()?.iter().map(|e| (e.clone(), entry_words(e))), enough)))
+    // An alarm or a timer asked for is an entry that says so.
+    let device: Vec<&String> = query.iter().filter(|w| content("alarm timer").contains(w)).collect();
+    let entries = files
+        .entries()?
+        .iter()
+        .map(|e| (e.clone(), entry_words(e)))
+        .filter(|(_, w)| device.iter().all(|d| w.contains(d)));
+    Ok(Found::from(best(&query, entries, enough)))
 }
 
 /// Whole seconds, as the files have always been written.

@@ -560,4 +560,11 @@ fn an_alarm_turned_off_by_its_time_is_the_task_due_then() {
     assert!(hub.owner("set an alarm for 6am tomorrow").starts_with("Added: Alarm"));
     let moved = hub.owner("can you switch the alarm from six to five am");
     assert!(moved.starts_with("Moved: Alarm — now due Fri 27 Nov, 05:00"), "{moved}");
+    // The next alarm skipped is the task; "next" names no schedule entry ("… what comes
+    // next?" is no alarm).
+    let schedule = hub.read("schedule.json");
+    let skipped = hub.owner("Skip my next alarm.");
+    assert!(skipped.starts_with("Cancelled: Alarm"), "{skipped}");
+    assert!(!hub.owner("Skip my next alarm.").starts_with("Unscheduled"));
+    assert_eq!(hub.read("schedule.json"), schedule);
 }
