@@ -2017,6 +2017,10 @@ mod tests {
             ("Start 20 minute countdown now", vec!["Timer Thu 14:50"]),
             ("At 6pm and 6:30pm I need my alarm to go off", vec!["Alarm Thu 18:00", "Alarm Thu 18:30"]),
             ("i need to put out the garbage tonight - can you remind me at 8?", vec!["put out the garbage Thu 20:00"]),
+            (
+                "remind me to replace the furnace filters before Sept. 1st",
+                vec!["replace the furnace filters Wed 09:00"],
+            ),
         ] {
             assert_eq!(said(text), want, "{text}");
         }

@@ -407,6 +407,13 @@ fn abbreviated(sentence: &str) -> bool {
     ["a", "p", "a.m", "p.m", "e.g", "i.e", "dr", "mr", "mrs", "ms", "st", "vs", "approx"].contains(&lower.as_str())
 }
 
+/// Whether `sentence` ends in a month shortened with a stop ("Sept.", "feb.").
+fn month_shortened(sentence: &str) -> bool {
+    let last = sentence.trim_end_matches('.').rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
+    ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"]
+        .contains(&last.to_ascii_lowercase().as_str())
+}
+
 /// The message cut into clauses: sentences, and "… and <a second request>".
 fn clauses(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -420,7 +427,9 @@ fn clauses(text: &str) -> Vec<String> {
             && (next.is_none_or(|n| n.is_whitespace())
                 || (i > 0 && matches!(chars[i - 1], '.' | '!' | '?') && next.is_some_and(|n| n.is_uppercase())));
         // "at 8 p.m. tonight", "e.g. milk": an abbreviation's stop ends nothing.
-        let abbreviation = *c == '.' && abbreviated(&sentence);
+        // "before Sept. 1st": a month's stop before its day ends nothing either.
+        let day_next = chars[i + 1..].iter().find(|n| !n.is_whitespace()).is_some_and(char::is_ascii_digit);
+        let abbreviation = *c == '.' && (abbreviated(&sentence) || (day_next && month_shortened(&sentence)));
         if ends && !abbreviation {
             out.push(std::mem::take(&mut sentence));
         }

@@ -432,6 +432,10 @@ pub fn normalize(text: &str) -> Normalized {
             .into(),
         )
     });
+    // "before Sept. 1st", "by Feb. 3": a month shortened with a full stop.
+    let n = n.rewrite(re!(r"\b(?P<m>jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.\s+(?P<d>\d)"), |c, _| {
+        Some(format!("{} {}", c.name("m")?.as_str(), c.name("d")?.as_str()))
+    });
     let n = n.rewrite(re!(r"\barvo\b"), |_, _| Some("afternoon".into()));
     let n = n.rewrite(re!(r"\b(?:eod|cob|close\s+of\s+(?:business|play)|end\s+of\s+business)\b"), |_, _| {
         Some("end of day".into())
