@@ -223,3 +223,22 @@ fn the_level_2_model_files_nothing_the_built_in_one_is_sure_is_not_routine() {
     assert!(said.contains("Added"), "{said}");
     assert!(task(&tasks(&hub), "deadline for the boiler thing").get("status").is_none(), "open");
 }
+
+/// A level-2 model that answers every question "idea".
+const SAYS_IDEA: &str = "cat >/dev/null\nprintf 'idea\\n'\n";
+
+/// A tiny model talked into "idea" files none where the words name no idea, and none where the
+/// built-in model is sure the message changes what exists (outside data: "turn off all
+/// reminders until i turn them back on" had been noted as an idea).
+#[test]
+fn the_level_2_model_notes_no_idea_the_words_do_not_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", SAYS_IDEA, "reflexes:\n  time_zone: Europe/Paris\n");
+    let ideas = || state(&hub, "ideas.json");
+    let before = ideas();
+    for text in ["turn off all reminders until i turn them back on", "deadline for the boiler thing"] {
+        let said = chat(&hub, T0, text);
+        assert!(!said.contains("idea"), "{text}: {said}");
+    }
+    assert_eq!(ideas(), before, "an idea was noted");
+}
