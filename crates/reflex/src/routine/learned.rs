@@ -2021,6 +2021,12 @@ mod tests {
                 "remind me to replace the furnace filters before Sept. 1st",
                 vec!["replace the furnace filters Wed 09:00"],
             ),
+            // A span before a thing whose time is said: that long before it.
+            (
+                "Set a reminder to alert me 15 minutes before the meeting at 2 PM on Tuesday.",
+                vec!["the meeting Tue 13:45"],
+            ),
+            ("remind me fifteen minutes before the bus arrives at seven pm", vec!["the bus arrives Thu 18:45"]),
         ] {
             assert_eq!(said(text), want, "{text}");
         }

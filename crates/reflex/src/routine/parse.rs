@@ -33,6 +33,9 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     if Clean::of(text).is_some_and(|c| next_re().is_match(&c.text)) {
         return Parsed::Routine(vec![Request::Next]);
     }
+    if let Some(r) = Clean::of(text).and_then(|c| before_event(&c.text, now)) {
+        return Parsed::Routine(vec![r]);
+    }
     if let Some(missing) = Clean::of(text).and_then(|c| missing(&c.text, now)) {
         return missing;
     }
@@ -92,6 +95,12 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 rest = left;
                 clause = &rest;
             }
+        }
+        // "alert me 15 minutes before the meeting at 2 PM on Tuesday": the reminder comes that
+        // long before the time said of the thing.
+        if let Some(r) = before_event(clause, now) {
+            requests.push(r);
+            continue;
         }
         // A question ("what have I got on today?") is no time said for a filing.
         let question = Clean::of(clause).is_some_and(|c| c.question);
@@ -406,6 +415,30 @@ fn abbreviated(sentence: &str) -> bool {
     // "a." and "p." are the first stops of "a.m." and "p.m.".
     ["a", "p", "a.m", "p.m", "e.g", "i.e", "dr", "mr", "mrs", "ms", "st", "vs", "approx"].contains(&lower.as_str())
 }
+
+/// A reminder a span before a thing whose time is said ("Set a reminder to alert me 15 minutes
+/// before the meeting at 2 PM on Tuesday": "the meeting", Tuesday 13:45); `None` when the
+/// clause is not that, the thing's time is not a clock time, or the reminder would be past.
+fn before_event(clause: &str, now: &Zoned) -> Option<Request> {
+    let c = before_event_re().captures(clause)?;
+    let span = when::shift(&format!("for {}", c.name("span")?.as_str()))?.span;
+    let due = when::parse(c.name("when")?.as_str(), now).ok()??;
+    if !due.time_given || !learned::only_asking(&due.rest) {
+        return None;
+    }
+    let what = c.name("what")?.as_str().trim().to_string();
+    let at = due.at.checked_sub(span).ok()?;
+    (at > *now && !cn_hub::words::content(&what).is_empty()).then(|| Request::AddTask {
+        task: what.clone(),
+        due: Some(when::Due { at, phrase: due.phrase.clone(), rest: what, day_given: true, time_given: true }),
+    })
+}
+
+pattern!(
+    before_event_re,
+    "a reminder before a thing",
+    r"(?i)^\s*(?:please\s+)?(?:set\s+(?:a|an)\s+(?:reminder|alert|alarm)\s+(?:to\s+(?:alert|remind|notify)\s+me\s+)?|remind\s+me\s+|alert\s+me\s+|notify\s+me\s+)(?P<span>(?:\d+|an?|one|two|five|ten|fifteen|twenty|thirty|forty\s+five|half\s+an)\s+(?:minutes?|mins?|hours?|hrs?))\s+before\s+(?P<what>.+?)\s+(?P<when>(?:at|on|tomorrow|today|tonight)\b.*?)[.!]?\s*$"
+);
 
 /// Whether `sentence` ends in a month shortened with a stop ("Sept.", "feb.").
 fn month_shortened(sentence: &str) -> bool {
