@@ -568,3 +568,33 @@ fn an_alarm_turned_off_by_its_time_is_the_task_due_then() {
     assert!(!hub.owner("Skip my next alarm.").starts_with("Unscheduled"));
     assert_eq!(hub.read("schedule.json"), schedule);
 }
+
+/// A stranger naming the owner's alarms by their time, or "the next" one, changes none of them
+/// and no schedule entry; what the stranger files is marked theirs.
+#[test]
+fn a_stranger_turns_off_no_alarm_of_the_owners() {
+    let hub = Hub::new();
+    assert!(hub.owner("set an alarm for 8pm").starts_with("Added: Alarm"));
+    assert!(hub.owner("wake me up at 7am tomorrow").starts_with("Added: Wake up"));
+    let (tasks, schedule) = (hub.read("tasks.json"), hub.read("schedule.json"));
+    for text in [
+        "turn off my 8pm alarm",
+        "turn off tomorrow's alarm",
+        "get rid of today's alarms",
+        "switch the alarm from eight to nine pm",
+        "Skip my next alarm.",
+        "turn off my eight pm alarm",
+    ] {
+        if let Ok(done) = hub.ask(mallory(), text) {
+            assert!(!done.changed(), "{text}: {}", done.answer);
+        }
+    }
+    assert_eq!(hub.read("tasks.json"), tasks, "a stranger changed the owner's alarms");
+    assert_eq!(hub.read("schedule.json"), schedule, "a stranger changed the schedule");
+    // A need and its reminder, from a stranger: filed, marked theirs.
+    let done = hub.ask(mallory(), "I need to get supplies for the craft fair; can you remind me on Thursday?").unwrap();
+    assert!(done.changed(), "{}", done.answer);
+    let all: Vec<serde_json::Value> = serde_json::from_str(&hub.read("tasks.json")).unwrap();
+    let filed = all.iter().find(|t| t["task"] == "get supplies for the craft fair").expect("filed");
+    assert_eq!(filed["source"], mallory().label(), "marked the stranger's");
+}
