@@ -693,6 +693,12 @@ fn condition_re() -> &'static regex::Regex {
     })
 }
 
+/// `words` with a possessive "'s" cut ("tomorrow's alarm" → "tomorrow alarm"), so a day said
+/// of a thing reads as the day.
+pub(crate) fn without_possessive(words: &str) -> String {
+    format!("{words} ").replace("'s ", " ").replace("’s ", " ").trim_end().to_string()
+}
+
 /// Whether the day `phrase` read in `words` is said as a possessive of a thing ("tomorrow's
 /// meeting", "tomorrows meeting"), which names the thing, not when to remind of it.
 pub fn possessive_day(words: &str, phrase: &str) -> bool {
@@ -1402,7 +1408,7 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             }
             // "turn off my alarm set for tomorrow": an item named by its time alone is the
             // alarm (or timer) said, due then.
-            let plain = format!("{words} ").replace("'s ", " ").replace("’s ", " ");
+            let plain = without_possessive(&words);
             let words = match (when::parse(plain.trim(), now), device(text)) {
                 (Ok(Some(d)), Some(dev)) if cn_hub::words::content(&d.rest).is_empty() => {
                     let kind = if dev == "Timer" { "timer" } else { "alarm" };

@@ -410,10 +410,14 @@ pattern!(
 /// Whether `sentence` ends in an abbreviation's stop ("8 p.m.", "e.g.", "Dr."), which ends
 /// no sentence.
 fn abbreviated(sentence: &str) -> bool {
-    let last = sentence.trim_end_matches('.').rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
-    let lower = last.to_ascii_lowercase();
     // "a." and "p." are the first stops of "a.m." and "p.m.".
-    ["a", "p", "a.m", "p.m", "e.g", "i.e", "dr", "mr", "mrs", "ms", "st", "vs", "approx"].contains(&lower.as_str())
+    ends_in(sentence, &["a", "p", "a.m", "p.m", "e.g", "i.e", "dr", "mr", "mrs", "ms", "st", "vs", "approx"])
+}
+
+/// Whether the last word of `sentence`, its stops cut, is one of `words` (lower case).
+fn ends_in(sentence: &str, words: &[&str]) -> bool {
+    let last = sentence.trim_end_matches('.').rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
+    words.contains(&last.to_ascii_lowercase().as_str())
 }
 
 /// A reminder a span before a thing whose time is said ("Set a reminder to alert me 15 minutes
@@ -442,9 +446,7 @@ pattern!(
 
 /// Whether `sentence` ends in a month shortened with a stop ("Sept.", "feb.").
 fn month_shortened(sentence: &str) -> bool {
-    let last = sentence.trim_end_matches('.').rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
-    ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"]
-        .contains(&last.to_ascii_lowercase().as_str())
+    ends_in(sentence, &["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"])
 }
 
 /// The message cut into clauses: sentences, and "… and <a second request>".

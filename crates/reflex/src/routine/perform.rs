@@ -421,7 +421,7 @@ fn tasks_named(words: &str, said: Said, world: &World, files: &mut Files) -> Res
 fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<Task>>, StateError> {
     // A due phrase in the words, read as a day or time of the task's: "Friday's" as "Friday".
     // "the alarm from six" (to five): the time it is due now.
-    let plain = format!("{words} ").replace("'s ", " ").replace("’s ", " ").replace(" from ", " at ");
+    let plain = super::learned::without_possessive(words).replace(" from ", " at ");
     let Ok(Some(due)) = crate::when::parse(&plain, &world.now) else { return Ok(None) };
     let tz = world.now.time_zone().clone();
     let at = |t: &Task| t.due.map(|d| d.to_zoned(tz.clone()));
