@@ -436,7 +436,7 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
         };
         match super::read_body(&headers, body, BODY_MAX).await {
             Ok(b) => b,
-            Err(e) => return e.answer(),
+            Err(e) => return untyped(e.answer()),
         }
     };
     if !verify_signature(&hook.secret, &body, signature) {
@@ -475,10 +475,15 @@ pub async fn receive(State(hook): State<Arc<Webhook>>, headers: HeaderMap, body:
             hook.attention.admit(p);
             match super::replicated(&hook.attention).await {
                 Ok(()) => (StatusCode::ACCEPTED, Json(json!({"accepted": id}))),
-                Err(why) => super::not_in_origin("github", &why),
+                Err(why) => untyped(super::not_in_origin("github", &why)),
             }
         }
     }
+}
+
+/// A [`super::Reply`] among the webhook's other answers.
+fn untyped((status, Json(reply)): (StatusCode, Json<super::Reply>)) -> (StatusCode, Json<Value>) {
+    (status, Json(serde_json::to_value(reply).unwrap_or_default()))
 }
 
 /// Polls `GET {base_url}/notifications`, honouring `Last-Modified` and `X-Poll-Interval`,

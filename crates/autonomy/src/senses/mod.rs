@@ -42,15 +42,31 @@ use crate::config::{ConfigError, SensesConfig};
 /// Where the owner endpoint listens.
 pub const OWNER_PATH: &str = "/owner/message";
 
+/// What an HTTP sense answers a delivery (the owner endpoint's whole answer, which `cn chat`
+/// and the control room read back): `{"accepted": id}` or `{"error": why}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Reply {
+    Accepted { accepted: String },
+    Refused { error: String },
+}
+
+impl Reply {
+    /// An answer's body, if it is one (other fields are ignored).
+    pub fn read(body: &str) -> Option<Reply> {
+        serde_json::from_str(body.trim()).ok()
+    }
+}
+
 /// The answer of an HTTP sense whose item the spool could not record (a full disk): 507, and
 /// nothing taken, so the sender sends it again. The details go to the log, not to the sender.
 pub fn not_recorded(
     sense: &str,
     e: &crate::attention::spool::NotSpooled,
-) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
+) -> (axum::http::StatusCode, axum::Json<Reply>) {
     tracing::error!(sense, e = %cn_compute::Chain(&e), "refused an item the hub cannot record (507)");
     let error = "the hub cannot record it now (its disk is full or read-only); nothing was taken: send it again later";
-    (axum::http::StatusCode::INSUFFICIENT_STORAGE, axum::Json(serde_json::json!({ "error": error })))
+    (axum::http::StatusCode::INSUFFICIENT_STORAGE, axum::Json(Reply::Refused { error: error.into() }))
 }
 
 /// Wait, off the async runtime, until origin holds what attention admitted so far (a leased
@@ -66,12 +82,12 @@ pub async fn replicated(attention: &Attention) -> Result<(), String> {
 /// (a leased hub whose lease was lost, or origin unreachable for the lease's time): 503. The
 /// item stays in this machine's queue (an earlier push may have carried it all the same); the
 /// sender is told it may still be answered, and where to send it again if not.
-pub fn not_in_origin(sense: &str, why: &str) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
+pub fn not_in_origin(sense: &str, why: &str) -> (axum::http::StatusCode, axum::Json<Reply>) {
     tracing::warn!(sense, %why, "an item admitted here is not in origin (503)");
     let error = format!(
         "taken by this machine, but it could not be confirmed that the hub's origin keeps it ({why}): it may still be answered; if no answer comes, send it again to the machine that holds the hub's lease (`cn lease`)"
     );
-    (axum::http::StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({ "error": error })))
+    (axum::http::StatusCode::SERVICE_UNAVAILABLE, axum::Json(Reply::Refused { error }))
 }
 
 /// Where GitHub delivers webhooks.
@@ -285,13 +301,13 @@ pub enum BodyError {
 
 impl BodyError {
     /// The HTTP answer: 413, 408 or 400 with the reason.
-    pub fn answer(self) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
+    pub fn answer(self) -> (axum::http::StatusCode, axum::Json<Reply>) {
         let status = match self {
             BodyError::TooLarge(_) => axum::http::StatusCode::PAYLOAD_TOO_LARGE,
             BodyError::TooSlow(_) => axum::http::StatusCode::REQUEST_TIMEOUT,
             BodyError::Broken => axum::http::StatusCode::BAD_REQUEST,
         };
-        (status, axum::Json(serde_json::json!({ "error": self.to_string() })))
+        (status, axum::Json(Reply::Refused { error: self.to_string() }))
     }
 }
 

@@ -1,6 +1,7 @@
-//! The owner's HTTP endpoint: `POST /owner/message` with JSON `{"text": "...", "thread":
-//! "..."}`. The owner's messages have the highest salience, so the endpoint makes sure they
-//! are the owner's.
+//! The owner's HTTP endpoint: `POST /owner/message` with a [`Message`], JSON `{"text": "...",
+//! "thread": "..."}`, answered with a [`Reply`]: `{"accepted": id}` or `{"error": why}`
+//! (`cn chat` and the control room send the one and read the other). The owner's messages have
+//! the highest salience, so the endpoint makes sure they are the owner's.
 //!
 //! Invariants: every request carries `Authorization: Bearer <token>` (the hub's owner token,
 //! see [`cn_hub::owner_token`]; compared in constant time with `subtle`) or is refused with
@@ -30,10 +31,12 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
-use serde_json::{json, Value};
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::json;
 use subtle::ConstantTimeEq;
 
-use super::{Running, Sense, SenseContext, SenseError, OWNER_PATH};
+use super::{Reply, Running, Sense, SenseContext, SenseError, OWNER_PATH};
 use crate::attention::Attention;
 use crate::config::OwnerConfig;
 use crate::percept::{Percept, SenseKind};
@@ -106,6 +109,77 @@ impl OwnerEndpoint {
     }
 }
 
+/// The body of `POST /owner/message`: the owner's words, and the thread they continue when they
+/// name one. Read as it was before it was typed: other fields are ignored (a field given twice:
+/// its last value), a missing or null `text` is an empty message (refused), a `thread` that is
+/// not a string is none; a `text` that is not a string is refused, naming it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Message {
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+}
+
+impl Message {
+    pub fn new(text: impl Into<String>) -> Message {
+        Message { text: text.into(), thread: None }
+    }
+
+    /// A request's body, or why it is none: not JSON, or which field is wrong.
+    pub fn parse(body: &[u8]) -> Result<Message, String> {
+        let why = |at: &str, e: serde_json::Error| match (e.classify(), at) {
+            (serde_json::error::Category::Data, ".") => format!("body is not an owner message: {e}"),
+            (serde_json::error::Category::Data, at) => format!("body is not an owner message: `{at}`: {e}"),
+            _ => format!("body is not JSON: {e}"),
+        };
+        let mut de = serde_json::Deserializer::from_slice(body);
+        let m = serde_path_to_error::deserialize(&mut de).map_err(|e| why(&e.path().to_string(), e.into_inner()))?;
+        de.end().map_err(|e| why(".", e))?;
+        Ok(m)
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Message, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = Message;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object with a string `text`")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+                let mut m = Message::default();
+                while let Some(field) = map.next_key::<String>()? {
+                    match field.as_str() {
+                        "text" => m.text = map.next_value::<Option<String>>()?.unwrap_or_default(),
+                        "thread" => m.thread = map.next_value::<StringOrNot>()?.into(),
+                        _ => drop(map.next_value::<IgnoredAny>()?),
+                    }
+                }
+                Ok(m)
+            }
+        }
+        d.deserialize_map(Fields)
+    }
+}
+
+/// A value kept when it is a string (a `thread` of another type reads as none).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StringOrNot {
+    String(String),
+    Not(IgnoredAny),
+}
+
+impl From<StringOrNot> for Option<String> {
+    fn from(v: StringOrNot) -> Option<String> {
+        match v {
+            StringOrNot::String(s) => Some(s),
+            StringOrNot::Not(_) => None,
+        }
+    }
+}
+
 /// The percept for one owner message.
 pub fn percept(text: &str, thread: Option<&str>) -> Percept {
     let first = text.lines().next().unwrap_or("").trim();
@@ -120,8 +194,8 @@ pub fn percept(text: &str, thread: Option<&str>) -> Percept {
     p
 }
 
-fn refuse(status: StatusCode, why: &str) -> (StatusCode, Json<Value>) {
-    (status, Json(json!({"error": why})))
+fn refuse(status: StatusCode, why: &str) -> (StatusCode, Json<Reply>) {
+    (status, Json(Reply::Refused { error: why.to_string() }))
 }
 
 /// A `Host` a browser reaches only on this machine: `localhost` or an IP address (a DNS
@@ -139,7 +213,7 @@ pub async fn receive(
     State(ep): State<Arc<OwnerEndpoint>>,
     headers: HeaderMap,
     body: Body,
-) -> (StatusCode, Json<Value>) {
+) -> (StatusCode, Json<Reply>) {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let host = header("host").unwrap_or("");
     if !local_host(host) {
@@ -171,15 +245,12 @@ pub async fn receive(
         Ok(b) => b,
         Err(e) => return e.answer(),
     };
-    let (text, thread) = match serde_json::from_slice::<Value>(&body) {
-        Ok(v) => (
-            v.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
-            v.get("thread").and_then(Value::as_str).map(str::to_string),
-        ),
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("body is not JSON: {e}")),
+    let Message { text, thread } = match Message::parse(&body) {
+        Ok(m) => m,
+        Err(why) => return refuse(StatusCode::BAD_REQUEST, &why),
     };
     if text.trim().is_empty() {
-        return refuse(StatusCode::BAD_REQUEST, "empty message: send {\"text\": \"...\"}");
+        return refuse(StatusCode::BAD_REQUEST, EMPTY);
     }
     let mut p = percept(&text, thread.as_deref());
     match keyed_id(&ep.attention, &headers, &text) {
@@ -192,12 +263,15 @@ pub async fn receive(
         // Leased, the 202 waits until origin holds it: a machine that dies after answering
         // loses nothing the owner was told was taken.
         Ok(_) => match super::replicated(&ep.attention).await {
-            Ok(()) => (StatusCode::ACCEPTED, Json(json!({"accepted": id}))),
+            Ok(()) => (StatusCode::ACCEPTED, Json(Reply::Accepted { accepted: id })),
             Err(why) => super::not_in_origin("owner", &why),
         },
         Err(e) => super::not_recorded("owner", &e),
     }
 }
+
+/// Why a message without words is refused.
+pub const EMPTY: &str = "empty message: send {\"text\": \"...\"}";
 
 /// The id of an owner's message `text` sent with an `Idempotency-Key` (the owner endpoint's,
 /// the control room's chat): `Ok(None)` without one, `Err` naming what is wrong with a key
@@ -236,6 +310,42 @@ mod tests {
         assert_eq!(idempotency_key(b"chat-3f9a"), Some("chat-3f9a"));
         for bad in [&b""[..], b"with space", b"\xff\xfe", &[b'a'; IDEMPOTENCY_KEY_MAX + 1]] {
             assert_eq!(idempotency_key(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_message_reads_as_it_did_untyped_and_a_wrong_text_is_named() {
+        let read = |body: &str| Message::parse(body.as_bytes());
+        let hi = Message { text: "hi".into(), thread: Some("t1".into()) };
+        assert_eq!(read(r#"{"text": "hi", "thread": "t1"}"#), Ok(hi.clone()));
+        // Taken before it was typed, taken still: other fields, a field given twice (its last
+        // value), a thread that is not a string, a missing or null text (then refused as empty).
+        assert_eq!(read(r#"{"text": "hi", "thread": "t1", "extra": {"a": [1]}, "n": 5}"#), Ok(hi.clone()));
+        assert_eq!(read(r#"{"text": "no", "thread": "t1", "text": "hi"}"#), Ok(hi));
+        assert_eq!(read(r#"{"text": "hi", "thread": 7}"#), Ok(Message::new("hi")));
+        assert_eq!(read(r#"{"thread": {"x": 1}}"#), Ok(Message::default()));
+        assert_eq!(read(r#"{"text": null}"#), Ok(Message::default()));
+        let wrong = read(r#"{"text": 5}"#).unwrap_err();
+        assert!(wrong.starts_with("body is not an owner message: `text`: invalid type: integer"), "{wrong}");
+        let list = read("[1]").unwrap_err();
+        assert!(list.starts_with("body is not an owner message: invalid type: sequence"), "{list}");
+        for not_json in ["", "nope", r#"{"text": "hi"} and more"#, r#"{"text": "hi""#] {
+            let e = read(not_json).unwrap_err();
+            assert!(e.starts_with("body is not JSON: "), "{not_json}: {e}");
+        }
+        assert!(Message::parse(b"\xff\xfe").unwrap_err().starts_with("body is not JSON: "));
+        let sent = serde_json::to_string(&Message::new("hi")).unwrap();
+        assert_eq!(sent, r#"{"text":"hi"}"#);
+    }
+
+    #[test]
+    fn a_reply_is_accepted_or_refused_whatever_else_it_says() {
+        let accepted = Reply::Accepted { accepted: "p-1".into() };
+        assert_eq!(serde_json::to_string(&accepted).unwrap(), r#"{"accepted":"p-1"}"#);
+        assert_eq!(Reply::read(r#" {"accepted": "p-1", "by": "daemon"} "#), Some(accepted));
+        assert_eq!(Reply::read(r#"{"error": "no"}"#), Some(Reply::Refused { error: "no".into() }));
+        for none in ["", "<html>", r#"{"accepted": 5}"#, "{}"] {
+            assert_eq!(Reply::read(none), None, "{none}");
         }
     }
 

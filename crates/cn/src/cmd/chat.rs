@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use cn_agent::Hub;
+use cn_autonomy::senses::Reply;
 
 use super::UsageError;
 
@@ -186,7 +187,7 @@ fn post(hub: &Hub, url: &str, text: &str) -> anyhow::Result<String> {
         .into();
     let bearer = format!("Bearer {token}");
     let key = format!("chat-{}{}", cn_hub::id::new(), cn_hub::id::new());
-    let body = serde_json::json!({ "text": text }).to_string();
+    let body = serde_json::to_string(&cn_autonomy::senses::owner::Message::new(text))?;
     // A daemon taking a changed cn.yaml starts its senses again: its endpoint is down for a
     // moment, so a refused connection is tried again for a few seconds.
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -216,11 +217,13 @@ fn post(hub: &Hub, url: &str, text: &str) -> anyhow::Result<String> {
             sent => {
                 let mut resp = sent.with_context(|| format!("cannot reach the daemon at {url}"))?;
                 let status = resp.status().as_u16();
-                let answer: serde_json::Value =
-                    serde_json::from_str(&resp.body_mut().read_to_string().unwrap_or_default()).unwrap_or_default();
-                let why = answer["error"].as_str().unwrap_or("no reason given").to_string();
-                match answer["accepted"].as_str() {
-                    Some(id) if status == 202 => return Ok(id.to_string()),
+                let reply = Reply::read(&resp.body_mut().read_to_string().unwrap_or_default());
+                let why = match &reply {
+                    Some(Reply::Refused { error }) => error.clone(),
+                    _ => "no reason given".to_string(),
+                };
+                match reply {
+                    Some(Reply::Accepted { accepted }) if status == 202 => return Ok(accepted),
                     _ if status == 503 && tries < RESENDS => why,
                     _ => {
                         let after = if tries > 1 {

@@ -36,6 +36,8 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use cn_autonomy::senses::owner::Message;
+use cn_autonomy::senses::Reply;
 use cn_autonomy::Attention;
 use cn_hub::config::ServeConfig;
 use cn_hub::Hub;
@@ -604,12 +606,12 @@ async fn reflex_switch(State(app): State<Shared>, UrlPath((name, switch)): UrlPa
 /// inside the daemon straight into attention (as the owner endpoint admits it); alone, to the
 /// running daemon's owner endpoint, or into the inbox when no daemon runs.
 async fn chat(State(app): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
-    let text = match serde_json::from_slice::<Value>(&body) {
-        Ok(v) => v.get("text").and_then(Value::as_str).unwrap_or("").trim().to_string(),
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("body is not JSON: {e}")),
+    let text = match Message::parse(&body) {
+        Ok(m) => m.text.trim().to_string(),
+        Err(why) => return refuse(StatusCode::BAD_REQUEST, &why),
     };
     if text.is_empty() {
-        return refuse(StatusCode::BAD_REQUEST, "empty message: send {\"text\": \"...\"}");
+        return refuse(StatusCode::BAD_REQUEST, cn_autonomy::senses::owner::EMPTY);
     }
     // An `Idempotency-Key` (the page sends one with each message, and again with a message
     // sent again): the same key and text are the same item, decided once.
@@ -702,7 +704,8 @@ fn post_owner(url: &str, token: &str, text: &str, key: Option<&str>) -> Result<S
     if let Some(k) = key {
         req = req.header("idempotency-key", k);
     }
-    let mut resp = req.send(json!({"text": text}).to_string()).map_err(|e| match e {
+    let message = serde_json::to_string(&Message::new(text)).map_err(|e| (None, e.to_string()))?;
+    let mut resp = req.send(message).map_err(|e| match e {
         ureq::Error::Timeout(_) => (Some(503), format!("no answer in {}s", OWNER_POST_TIMEOUT.as_secs())),
         // Not connected: nothing was sent.
         ureq::Error::Io(ref io) if io.kind() == std::io::ErrorKind::ConnectionRefused => (None, e.to_string()),
@@ -714,10 +717,10 @@ fn post_owner(url: &str, token: &str, text: &str, key: Option<&str>) -> Result<S
     let status = resp.status().as_u16();
     let head = format!("{:?} {}", resp.version(), resp.status());
     let body = resp.body_mut().with_config().limit(64 * 1024).read_to_string().unwrap_or_default();
-    let v: Value = serde_json::from_str(body.trim()).unwrap_or(Value::Null);
-    match v["accepted"].as_str() {
-        Some(id) if status == 202 => Ok(id.to_string()),
-        _ => Err((Some(status), v["error"].as_str().unwrap_or(&head).to_string())),
+    match Reply::read(&body) {
+        Some(Reply::Accepted { accepted }) if status == 202 => Ok(accepted),
+        Some(Reply::Refused { error }) => Err((Some(status), error)),
+        _ => Err((Some(status), head)),
     }
 }
 
