@@ -198,7 +198,7 @@ fn agent_may(hub: &Hub, gtd: &Gtd) -> Result<()> {
     // A decision that cannot be made at all says so first (and holds nothing).
     validate(hub, gtd)?;
     let peers = hub.peers()?;
-    let from = cn_hub::Provenance::of_item(&item.doc, |name| peers.contains_key(name));
+    let from = item.origin(|name| peers.contains_key(name)).author;
     let params = gtd.fields().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect();
     let name = gtd.kind().map_or_else(|| gtd.name(), |k| k.name);
     let call = cn_compute::ToolCall::new(name, params);

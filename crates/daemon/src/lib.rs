@@ -541,6 +541,7 @@ fn run_config(
     let mut mind = HubMind::new(hub.clone(), auto, mode, run_stop.clone(), local, executive)
         .max_moves(options.max_moves)
         .with_decisions(decisions.clone())
+        .with_working(registry.ctx.working.clone())
         // The embedded SmolLM2 classifies and extracts under a grammar; it never decides an
         // item itself. A level-2 model the owner configured (Ollama, an API, a command) may.
         .local_decides(local_decides);

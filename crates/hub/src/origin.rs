@@ -476,7 +476,7 @@ impl Origin {
 
     /// The origin an older cn's keys imply.
     fn legacy(doc: &Doc, is_peer: impl Fn(&str) -> bool) -> Origin {
-        let author = Provenance::of_item(doc, &is_peer);
+        let author = Provenance::of_legacy(doc, &is_peer);
         let from = doc.get_str("from").unwrap_or_default();
         let thread = doc.get_str("thread").map(str::to_string);
         let kind = if let Some(source) = doc.get_str("impulse") {

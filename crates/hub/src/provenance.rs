@@ -33,14 +33,10 @@ pub enum Provenance {
 }
 
 impl Provenance {
-    /// The provenance of an item from its frontmatter; `is_peer` says whether a name is a
-    /// known peer.
-    pub fn of_item(doc: &Doc, is_peer: impl Fn(&str) -> bool) -> Provenance {
-        // The item's typed origin names its author (`crate::Origin`); an older cn's item
-        // says it in the keys below.
-        if let Some(label) = doc.get(crate::origin::KEY).and_then(|o| o.get("author")).and_then(|a| a.as_str()) {
-            return Provenance::parse(label);
-        }
+    /// The provenance of an item an older cn wrote, from the keys it carries (an item's typed
+    /// `origin:` names its author: [`crate::Origin::of_doc`]); `is_peer` says whether a name
+    /// is a known peer.
+    pub(crate) fn of_legacy(doc: &Doc, is_peer: impl Fn(&str) -> bool) -> Provenance {
         let from = doc.get_str("from").unwrap_or_default();
         if from == OWNER {
             return Provenance::Owner;
@@ -64,9 +60,9 @@ impl Provenance {
         let text = std::fs::read_to_string(layout.input()).ok()?;
         let doc = Doc::parse(&text).ok()?;
         let id = doc.get_str("id").map(str::to_string);
-        // The peers are read only for a sender that is neither the owner nor a sense.
+        // The peers are read only for an older cn's item from neither the owner nor a sense.
         let is_peer = |name: &str| crate::hub::peer_names(layout).iter().any(|p| p == name);
-        Some((Provenance::of_item(&doc, is_peer), id))
+        Some((crate::Origin::of_doc(&doc, is_peer).author, id))
     }
 
     /// The label written to the journal, tasks' `source` and approvals: `owner`,
@@ -171,17 +167,18 @@ mod tests {
     #[test]
     fn provenance_comes_from_what_cn_wrote_never_from_a_claim() {
         let peer = |n: &str| n == "ada";
-        assert_eq!(Provenance::of_item(&doc(&[("from", "owner")]), peer), Provenance::Owner);
-        assert_eq!(Provenance::of_item(&doc(&[("from", "ada")]), peer), Provenance::Peer("ada".into()));
-        let gh = Provenance::of_item(&doc(&[("from", "github"), ("sense", "github"), ("author-id", "mallory")]), peer);
+        assert_eq!(Provenance::of_legacy(&doc(&[("from", "owner")]), peer), Provenance::Owner);
+        assert_eq!(Provenance::of_legacy(&doc(&[("from", "ada")]), peer), Provenance::Peer("ada".into()));
+        let gh =
+            Provenance::of_legacy(&doc(&[("from", "github"), ("sense", "github"), ("author-id", "mallory")]), peer);
         assert_eq!(gh.label(), "github:mallory");
         assert_eq!(Provenance::parse(&gh.label()), gh);
         // A name the owner typed to `cn input --from`, not a peer.
-        assert_eq!(Provenance::of_item(&doc(&[("from", "bob")]), peer).label(), "bob");
+        assert_eq!(Provenance::of_legacy(&doc(&[("from", "bob")]), peer).label(), "bob");
         // The agent's own impulse: as trusted as what filed it.
-        assert_eq!(Provenance::of_item(&doc(&[("from", "sigma"), ("impulse", "schedule")]), peer), Provenance::Owner);
+        assert_eq!(Provenance::of_legacy(&doc(&[("from", "sigma"), ("impulse", "schedule")]), peer), Provenance::Owner);
         let laundered = doc(&[("from", "sigma"), ("impulse", "task"), ("source", "github:mallory")]);
-        assert_eq!(Provenance::of_item(&laundered, peer), gh);
+        assert_eq!(Provenance::of_legacy(&laundered, peer), gh);
         assert_eq!(Provenance::parse("peer:ada"), Provenance::Peer("ada".into()));
         assert!(Provenance::parse("email").is_unnamed() && !gh.is_unnamed() && !Provenance::Owner.is_unnamed());
         assert!(!Provenance::Peer("ada".into()).is_unnamed());

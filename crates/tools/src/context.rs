@@ -19,12 +19,41 @@ pub struct ToolContext {
     /// The item the call works on, if any.
     pub item: Option<String>,
     /// Who the call is made for, when the caller knows (`cn reflex test --source`, a test).
-    /// Unset, the registry reads it from the hub's current item ([`ToolContext::provenance`]).
+    /// Unset, the registry takes it from [`ToolContext::working`], else reads it from the
+    /// hub's current item ([`ToolContext::provenance`]).
     pub from: Option<cn_hub::Provenance>,
+    /// The item its decider works on, as the decider holds it. Shared by clones.
+    pub working: Working,
     /// The current item's provenance as last read, by the file's identity: an item's
     /// frontmatter does not change while it is current, so each item is read once however
     /// many calls its decision makes. Shared by clones.
     seen: Arc<Mutex<Option<(FileStamp, Current)>>>,
+}
+
+/// The item a decider works on, its provenance parsed once when it took it (the daemon's mind
+/// sets it when the model starts on an item, and clears it when the item's turn ends): while
+/// it is set, a call is checked against it and no item file is read. Shared by clones.
+#[derive(Debug, Clone, Default)]
+pub struct Working(Arc<Mutex<Option<Current>>>);
+
+impl Working {
+    /// The decider works on item `id`, from `from`.
+    pub fn set(&self, from: cn_hub::Provenance, id: &str) {
+        *self.lock() = Some((from, Some(id.to_string())));
+    }
+
+    /// The item's turn ended.
+    pub fn clear(&self) {
+        *self.lock() = None;
+    }
+
+    fn get(&self) -> Option<Current> {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Current>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// A file's identity and version: device, inode, length, modification time.
@@ -47,16 +76,22 @@ impl ToolContext {
             level: 0,
             item: None,
             from: None,
+            working: Working::default(),
             seen: Arc::default(),
         }
     }
 
-    /// Who the call is made for, and the item: [`ToolContext::from`] when set, else the
-    /// provenance of the hub's current item (`state/input.md`). `None` outside an item (the
-    /// owner's own commands, a loop's tree).
+    /// Who the call is made for, and the item: [`ToolContext::from`] when set, else the item
+    /// its decider works on ([`ToolContext::working`]), else the provenance of the hub's
+    /// current item (`state/input.md`, its typed `origin:`: a process without the item in
+    /// hand, as `cn mcp`'s tools). `None` outside an item (the owner's own commands, a loop's
+    /// tree).
     pub fn provenance(&self) -> Option<Current> {
         if let Some(from) = &self.from {
             return Some((from.clone(), self.item.clone()));
+        }
+        if let Some(working) = self.working.get() {
+            return Some(working);
         }
         let layout = cn_hub::Layout::new(self.hub.as_ref()?);
         let now = stamp(&layout.input())?;
@@ -218,6 +253,18 @@ mod tests {
         }
         current("i-2", "owner", "");
         assert_eq!(clone.provenance().unwrap(), (cn_hub::Provenance::Owner, Some("i-2".to_string())));
+        // Read through the typed origin, whatever older keys beside it claim.
+        let typed = "origin:\n  sense: github\n  author: github:mallory\n  kind: message\nsense: chat\n";
+        current("i-3", "owner", typed);
+        let (from, id) = ctx.provenance().unwrap();
+        assert_eq!((from.label().as_str(), id.as_deref()), ("github:mallory", Some("i-3")));
+        // The item its decider works on, as the decider holds it: no file is read for it, and
+        // the file speaks again once the item's turn ended.
+        std::fs::remove_file(dir.path().join("state/input.md")).unwrap();
+        clone.working.set(cn_hub::Provenance::Peer("ada".into()), "i-4");
+        assert_eq!(ctx.provenance().unwrap(), (cn_hub::Provenance::Peer("ada".into()), Some("i-4".to_string())));
+        ctx.working.clear();
+        assert!(clone.provenance().is_none());
     }
 
     #[test]

@@ -12,6 +12,6 @@ mod policy;
 mod registry;
 pub mod sandbox;
 
-pub use context::{confine, ToolContext};
+pub use context::{confine, ToolContext, Working};
 pub use policy::{Grant, Policy};
 pub use registry::{check_from, typed, LateTools, Registry, Tool, ToolDoc};

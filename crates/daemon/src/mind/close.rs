@@ -200,6 +200,7 @@ impl HubMind {
         }
         self.current = None;
         self.origin = None;
+        self.working.clear();
         self.moves = 0;
         if let Some(d) = decided {
             self.settle_task(item, d);
@@ -235,6 +236,7 @@ impl HubMind {
                         .outcome("returned to the queue"),
                 );
                 self.current = None;
+                self.working.clear();
                 self.moves = 0;
                 self.level = None;
                 for channel in &mut self.channels {

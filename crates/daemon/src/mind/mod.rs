@@ -94,6 +94,9 @@ pub struct HubMind {
     work_level: Level,
     /// The current item's origin (read once, when it is taken).
     origin: Option<Origin>,
+    /// Its author and id, for the tool registry's provenance check (set with `origin`,
+    /// cleared when the item's turn ends).
+    working: cn_tools::Working,
     /// The decisions made in this process (the op tools', the reflexes', the mind's own).
     decisions: cn_agent::Decisions,
     max_moves: u32,
@@ -181,6 +184,7 @@ impl HubMind {
             work_level: 2,
             origin: None,
             decisions: cn_agent::Decisions::default(),
+            working: cn_tools::Working::default(),
             max_moves: 4,
             current: None,
             moves: 0,
@@ -280,6 +284,13 @@ impl HubMind {
     /// grammar (the embedded SmolLM2): see [`HubMind::local_decides`]'s field.
     pub fn local_decides(mut self, decides: bool) -> Self {
         self.local_decides = decides;
+        self
+    }
+
+    /// Tell the tool registry (its context's [`cn_tools::Working`]) whose item the model works
+    /// on, so its provenance check reads no file.
+    pub fn with_working(mut self, working: cn_tools::Working) -> Self {
+        self.working = working;
         self
     }
 
@@ -457,6 +468,7 @@ impl cn_compute::Mind for HubMind {
                     match self.who_works(&origin) {
                         Ok(level) => {
                             self.work_level = level;
+                            self.working.set(origin.author.clone(), &item.id);
                             self.origin = Some(origin);
                             self.current = Some(item);
                             self.moves = 0;
