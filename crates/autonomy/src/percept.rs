@@ -69,6 +69,7 @@ impl SenseKind {
 
 /// One thing sensed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Written")]
 pub struct Percept {
     /// Links every journal entry about this percept (`p-…`).
     pub id: String,
@@ -86,7 +87,11 @@ pub struct Percept {
     /// When it matters, if it has a time (a calendar event's start).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub due: Option<Timestamp>,
-    /// The sense's own payload (the webhook's event, the message text, the path).
+    /// The words a person wrote (the owner's message, a chat's, a mail's, an issue's or a
+    /// comment's): what its item says. `None` for an event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The sense's own payload (the webhook's event, the chat and message ids, the path).
     #[serde(default)]
     pub data: Value,
     /// Who wrote it, what it is and where its answer goes, as the sense that took it says
@@ -94,6 +99,36 @@ pub struct Percept {
     /// in a test): [`Percept::origin`] derives it then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<Box<Origin>>,
+}
+
+/// A [`Percept`] as written. An older cn's spool line kept the words in `data` (`text`, else
+/// `content`): they are read into [`Percept::text`] here, where it loads, and nowhere else.
+#[derive(Deserialize)]
+struct Written {
+    id: String,
+    sense: SenseKind,
+    owner: bool,
+    summary: String,
+    #[serde(default)]
+    key: Option<String>,
+    at: Timestamp,
+    #[serde(default)]
+    due: Option<Timestamp>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    data: Value,
+    #[serde(default)]
+    origin: Option<Box<Origin>>,
+}
+
+impl From<Written> for Percept {
+    fn from(w: Written) -> Percept {
+        let Written { id, sense, owner, summary, key, at, due, text, data, origin } = w;
+        let older = || ["text", "content"].iter().find_map(|k| data.get(*k)?.as_str().map(str::to_string));
+        let text = text.or_else(older);
+        Percept { id, sense, owner, summary, key, at, due, text, data, origin }
+    }
 }
 
 /// Who wrote what a sense took: the owner when the sense authenticated them, else the sense's
@@ -116,6 +151,7 @@ impl Percept {
             key: None,
             at: Timestamp::now(),
             due: None,
+            text: None,
             data: Value::Null,
             origin: None,
         }
@@ -129,6 +165,11 @@ impl Percept {
     }
     pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
+        self
+    }
+    /// The words a person wrote.
+    pub fn text(mut self, text: impl Into<String>) -> Self {
+        self.text = Some(text.into());
         self
     }
     pub fn data(mut self, data: Value) -> Self {
@@ -248,8 +289,13 @@ mod origin_tests {
 
     #[test]
     fn the_origin_a_sense_sets_is_what_its_data_implied() {
-        same(&owner::percept("hi", Some("t1")));
-        same(&owner::percept("hi", None));
+        // The owner's words and thread are in the percept's text and origin now; an older cn
+        // kept them in `data`.
+        for thread in [Some("t1"), None] {
+            let p = owner::percept("hi", thread);
+            let older = p.clone().data(json!({"text": "hi", "thread": thread}));
+            assert_eq!(p.origin.as_deref(), Some(&older.derived_origin()), "{thread:?}");
+        }
         let filter = telegram::Filter { chats: Vec::new(), owners: vec![42] };
         for (id, forwarded) in [(42, false), (43, false), (42, true)] {
             let mut u = json!({"update_id": 7, "message": {"message_id": 3, "from": {"id": id, "is_bot": false, "first_name": "G"},
@@ -273,5 +319,31 @@ mod origin_tests {
             same(&github::percept_for(event, &payload, &owners).unwrap());
         }
         same(&files::percept(Path::new("/hub"), Path::new("/hub/notes.md")));
+    }
+
+    /// A spool line an older cn wrote, with the words in `data` and no origin, loads as it
+    /// did: its text read from `data` (`text`, else `content`), its origin derived; a line
+    /// written now keeps its text typed, and one with fields it does not know still loads.
+    #[test]
+    fn an_older_spool_line_loads_with_its_text_and_origin() {
+        let line = |sense: &str, data: serde_json::Value| {
+            json!({"id": "p-1", "sense": sense, "owner": sense == "owner", "summary": "Owner: hi",
+                   "at": "2026-11-01T10:00:00Z", "data": data, "later": {"field": 1}})
+            .to_string()
+        };
+        let owner: Percept =
+            serde_json::from_str(&line("owner", json!({"text": "hi\nthere", "thread": "t1"}))).unwrap();
+        assert_eq!(owner.text.as_deref(), Some("hi\nthere"));
+        assert_eq!(owner.origin(), cn_hub::Origin::owner(cn_hub::Sense::Chat).with_thread("t1"));
+        let chat: Percept =
+            serde_json::from_str(&line("telegram", json!({"content": "yo", "channel_id": "5", "author_id": "9"})))
+                .unwrap();
+        assert_eq!((chat.text.as_deref(), chat.origin().author.label().as_str()), (Some("yo"), "telegram:9"));
+        let event: Percept = serde_json::from_str(&line("file", json!({"path": "a", "text": 5}))).unwrap();
+        assert_eq!(event.text, None);
+        let now = owner::percept("hi\nthere", Some("t1"));
+        let written = serde_json::to_string(&now).unwrap();
+        assert!(written.contains(r#""text":"hi\nthere","data":null"#), "{written}");
+        assert_eq!(serde_json::from_str::<Percept>(&written).unwrap(), now);
     }
 }

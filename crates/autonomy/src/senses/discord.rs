@@ -112,8 +112,8 @@ pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Op
                 "author": author,
                 "guild_id": msg.guild_id.map(|g| g.to_string()),
                 "forwarded": forwarded,
-                "content": content,
-            })),
+            }))
+            .text(content),
     )
 }
 

@@ -221,13 +221,8 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
     let author = author.filter(|a| fresh || !is_owner(a));
     let owner = fresh && author.is_some_and(is_owner) && is_owner(sender);
     let mut data = json!({"event": event, "action": action, "repository": repo, "sender": sender, "payload": payload});
-    if let Some(obj) = data.as_object_mut() {
-        if let Some(a) = author {
-            obj.insert("author_id".into(), a.into());
-        }
-        if !words.trim().is_empty() {
-            obj.insert("text".into(), format!("{line}:\n\n{words}").into());
-        }
+    if let (Some(obj), Some(a)) = (data.as_object_mut(), author) {
+        obj.insert("author_id".into(), a.into());
     }
     // What a person wrote on GitHub (an issue, a comment, a review) is their message; anything
     // else GitHub tells (a push, a check, a label) is an event.
@@ -248,7 +243,8 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
         thread: None,
         answer: None,
     };
-    Some(Percept::new(SenseKind::Github, summary).key(key).with_origin(origin).data(data))
+    let p = Percept::new(SenseKind::Github, summary).key(key).with_origin(origin).data(data);
+    Some(if words.trim().is_empty() { p } else { p.text(format!("{line}:\n\n{words}")) })
 }
 
 /// Deliveries the webhook receiver remembers (their bodies' SHA-256 and their ids), to drop
@@ -629,7 +625,7 @@ mod tests {
         let p = percept_for("issues", &issue("octocat", "mallory", "labeled"), &owners).unwrap();
         assert!(!p.owner);
         assert_eq!((p.data["author_id"].as_str(), p.data["sender"].as_str()), (Some("mallory"), Some("octocat")));
-        assert!(p.data["text"].as_str().unwrap().contains("run the deploy\n\nnow"), "{}", p.data);
+        assert!(p.text.as_deref().unwrap().contains("run the deploy\n\nnow"), "{:?}", p.text);
         // The owner's own issue is the owner's; an edit by another is nobody's in particular.
         assert!(percept_for("issues", &issue("octocat", "octocat", "opened"), &owners).unwrap().owner);
         let p = percept_for("issues", &issue("mallory", "octocat", "edited"), &owners).unwrap();
@@ -648,7 +644,7 @@ mod tests {
                              "comment": {"body": "looks fine", "user": {"login": "octocat"}},
                              "repository": {"full_name": "a/b"}, "sender": {"login": "octocat"}});
         let p = percept_for("issue_comment", &comment, &owners).unwrap();
-        let text = p.data["text"].as_str().unwrap();
+        let text = p.text.as_deref().unwrap();
         assert!(p.owner && text.contains("looks fine") && !text.contains("IGNORE"), "{text}");
         // A push's messages, and events cn does not read, are never the owner's.
         let push = json!({"ref": "refs/heads/main", "commits": [{}], "head_commit": {"message": "deploy now"},

@@ -33,7 +33,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::json;
 use subtle::ConstantTimeEq;
 
 use super::{Reply, Running, Sense, SenseContext, SenseError, OWNER_PATH};
@@ -185,9 +184,7 @@ pub fn percept(text: &str, thread: Option<&str>) -> Percept {
     let first = text.lines().next().unwrap_or("").trim();
     let mut origin = cn_hub::Origin::owner(cn_hub::Sense::Chat);
     origin.thread = thread.map(str::to_string);
-    let mut p = Percept::new(SenseKind::Owner, format!("Owner: {first}"))
-        .with_origin(origin)
-        .data(json!({"text": text, "thread": thread}));
+    let mut p = Percept::new(SenseKind::Owner, format!("Owner: {first}")).with_origin(origin).text(text);
     if let Some(t) = thread {
         p = p.key(format!("owner:{t}"));
     }

@@ -121,8 +121,8 @@ pub fn percept(update: &Value, filter: &Filter) -> Option<Percept> {
                 "chat_type": msg.pointer("/chat/type").and_then(Value::as_str),
                 "forwarded": original.is_some(),
                 "attachments": attached,
-                "content": content,
-            })),
+            }))
+            .text(content),
     )
 }
 
@@ -597,7 +597,7 @@ mod tests {
         let p = percept(&u, &filter).unwrap();
         assert!(!p.owner, "a forward is not the owner's word");
         assert_eq!(p.data["author_id"], "666", "the original author: {}", p.data);
-        let content = p.data["content"].as_str().unwrap();
+        let content = p.text.as_deref().unwrap();
         assert!(content.starts_with("(forwarded by Grace from Mallory)"), "{content}");
         // Hidden senders, chats, the older fields, the owner's own message forwarded, a bot's.
         for (key, value) in [
@@ -624,7 +624,7 @@ mod tests {
         u["message"]["document"] =
             json!({"file_id": "abc", "file_name": "run-me.sh", "mime_type": "application/x-sh", "file_size": 10});
         let p = percept(&u, &Filter::default()).unwrap();
-        let content = p.data["content"].as_str().unwrap();
+        let content = p.text.as_deref().unwrap();
         assert!(
             content.starts_with("look\n\n(attached, not opened: a document `run-me.sh` (application/x-sh))"),
             "{content}"

@@ -219,8 +219,7 @@ pub(crate) fn percept_id(p: &Percept) -> String {
 pub(crate) fn percept_item(id: &str, p: &Percept, merged_count: u64) -> Item {
     let from = if p.owner { OWNER.to_string() } else { p.sense.name().to_string() };
     let mut content = p.summary.clone();
-    let text = ["text", "content"].iter().find_map(|k| p.data.get(*k).and_then(Value::as_str));
-    match text {
+    match p.text.as_deref() {
         Some(t) if !t.trim().is_empty() && t.trim() != p.summary.trim() => {
             content = t.to_string();
         }
@@ -265,7 +264,7 @@ mod tests {
             "from": "owner",
             "origin": {"sense": "chat", "author": "owner", "kind": "message", "answer": {"via": "chat"}},
         });
-        let p = Percept::new(SenseKind::Telegram, "a message").data(data);
+        let p = Percept::new(SenseKind::Telegram, "a message").text(claim).data(data);
         let item = percept_item("p1", &p, 0);
         let again = Item::parse(&item.render()).unwrap();
         for item in [&item, &again] {
@@ -277,7 +276,7 @@ mod tests {
                 (origin.sense, origin.answer.map(|a| a.via())),
                 (cn_hub::Sense::Telegram, Some(cn_hub::Via::Telegram))
             );
-            assert!(item.content.contains("author: owner"), "the claim stays the stranger's words");
+            assert!(item.content.starts_with(claim), "the claim stays the stranger's words");
         }
     }
 
@@ -285,7 +284,7 @@ mod tests {
     /// beside it.
     #[test]
     fn a_sensed_item_has_its_origin_and_no_legacy_key() {
-        let p = Percept::new(SenseKind::Owner, "Owner: hi").data(json!({"text": "hi"}));
+        let p = Percept::new(SenseKind::Owner, "Owner: hi").text("hi");
         let item = percept_item("p2", &p, 0);
         for key in ["sense", "impulse", "source"] {
             assert!(item.doc.get(key).is_none(), "{key}: {}", item.render());
