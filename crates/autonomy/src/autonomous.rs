@@ -139,7 +139,7 @@ mod tests {
         assert_eq!(a.gather(Timestamp::now(), false), 0);
         let task = a.attention.decide(Timestamp::now()).unwrap();
         assert_eq!(task.item.id(), t.id);
-        assert!(journal::selected(&task).reasoning.unwrap().starts_with("salience "));
+        assert!(journal::selected(&task, None).record.reasoning.unwrap().starts_with("salience "));
         let read = HubJournal::read(&hub.path().join("state")).unwrap();
         assert!(read
             .entries

@@ -17,8 +17,9 @@ use crate::ImpulseSource;
 
 /// The entry for attention choosing an item: the trigger of its chain, with the salience
 /// explanation as the reasoning. An impulse is an `impulse` entry; a percept an
-/// `observation`.
-pub fn selected(c: &Candidate) -> Record {
+/// `observation`. Filed in the hub as item `filed` (a percept gets an id of its own), the
+/// entry has that id, and its data the id it had in attention (`origin`).
+pub fn selected<'a>(c: &'a Candidate, filed: Option<&str>) -> Attended<'a> {
     let kind = match c.item {
         Input::Impulse(_) => Kind::Impulse,
         Input::Percept(_) => Kind::Observation,
@@ -30,12 +31,31 @@ pub fn selected(c: &Candidate) -> Record {
     if c.merged_count > 0 {
         context.push_str(&format!("; {} more like it coalesced", c.merged_count));
     }
-    let merged: Vec<&str> = c.merged.iter().map(Input::id).collect();
-    Record::new(kind, c.item.id(), c.item.summary())
+    let record = Record::new(kind, filed.unwrap_or(c.item.id()), c.item.summary())
         .context(context)
         .reasoning(format!("salience {}", c.salience.explanation))
-        .outcome("selected")
-        .data(json!({"source": c.item.source_name(), "salience": c.salience.score, "merged": merged, "item": c.item}))
+        .outcome("selected");
+    let chosen = Chosen {
+        source: c.item.source_name(),
+        salience: c.salience.score,
+        merged: c.merged.iter().map(Input::id).collect(),
+        item: &c.item,
+        origin: filed.map(|_| c.item.id()),
+    };
+    Attended { chosen: Some(chosen), ..attended(record, &c.item, "selected") }
+}
+
+/// The `data` of a `selected` entry: the percept's sense or the impulse's source, its
+/// salience, the ids coalesced into it, the item as attention held it, and the id it had there
+/// once it was filed under another.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Chosen<'a> {
+    pub source: &'a str,
+    pub salience: f64,
+    pub merged: Vec<&'a str>,
+    pub item: &'a Input,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<&'a str>,
 }
 
 /// An entry of attention's: a [`Record`] in the document's shape, then its `source` and, for
@@ -46,6 +66,9 @@ pub fn selected(c: &Candidate) -> Record {
 pub struct Attended<'a> {
     #[serde(flatten)]
     pub record: Record,
+    /// A `selected` entry's data (its record has none of its own).
+    #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<Chosen<'a>>,
     /// The percept's sense, or the impulse's source (task, idea, schedule).
     pub source: &'a str,
     /// The impulse's task, idea or action, under its source's name.
@@ -65,7 +88,7 @@ impl cn_storage::Typed for Attended<'_> {
 /// impulse's; a percept's entry says only its sense).
 pub fn attended<'a>(record: Record, input: &'a Input, decision: &'a str) -> Attended<'a> {
     let Input::Impulse(imp) = input else {
-        return Attended { record, source: input.source_name(), what: None, decision: None };
+        return Attended { record, chosen: None, source: input.source_name(), what: None, decision: None };
     };
     let key = match imp.source {
         ImpulseSource::Task => "task",
@@ -74,7 +97,7 @@ pub fn attended<'a>(record: Record, input: &'a Input, decision: &'a str) -> Atte
     };
     let what = imp.data.get(key).and_then(Value::as_str).map_or_else(|| imp.summary.clone(), str::to_string);
     let what = Some([(imp.source.name(), what)].into());
-    Attended { record, source: imp.source.name(), what, decision: Some(decision) }
+    Attended { record, chosen: None, source: imp.source.name(), what, decision: Some(decision) }
 }
 
 /// The entry for what a flood made attention coalesce or shed.
@@ -106,7 +129,13 @@ pub fn schedule_skipped(name: &str, action: &str, cron: &str, at: Timestamp) -> 
             .reasoning("catch_up is false for this entry")
             .outcome("skipped");
     let source = ImpulseSource::Schedule.name();
-    Attended { record, source, what: Some([(source, action.to_string())].into()), decision: Some("skipped") }
+    Attended {
+        record,
+        chosen: None,
+        source,
+        what: Some([(source, action.to_string())].into()),
+        decision: Some("skipped"),
+    }
 }
 
 #[cfg(test)]
@@ -124,7 +153,7 @@ mod tests {
         a.admit(Percept::new(SenseKind::Owner, "please review PR 42"));
         let c = a.decide(Timestamp::now()).unwrap();
         let id = c.item.id().to_string();
-        j.record(selected(&c)).unwrap();
+        j.write(&selected(&c, None)).unwrap();
         j.record(Record::new(Kind::Action, "other", "unrelated")).unwrap();
         j.record(Record::new(Kind::Decision, &id, "do: review").reasoning("owner asked").outcome("replied")).unwrap();
         let read = cn_hub::journal::HubJournal::read(&layout.state()).unwrap();
@@ -135,6 +164,57 @@ mod tests {
         assert_eq!(chain[1].0["outcome"], "replied");
         let q = Query { kind: Some("decision".into()), since: None };
         assert_eq!(read.entries.iter().filter(|e| q.matches(e)).count(), 1);
+    }
+
+    /// The impulse `idea-1`, an idea to explore with `data`.
+    fn idea(data: Value) -> Input {
+        Input::Impulse(crate::impulses::Impulse {
+            id: "idea-1".into(),
+            source: ImpulseSource::Idea,
+            summary: "Idea to explore: tides".into(),
+            due: None,
+            priority: None,
+            context: None,
+            at: Timestamp::from_second(0).unwrap(),
+            data,
+        })
+    }
+
+    /// A `selected` entry, typed, byte for byte the line it had when its data was a JSON value
+    /// the daemon added `origin` to: a percept's filed under an id of its own, an impulse's.
+    #[test]
+    fn a_selected_entry_keeps_its_line() {
+        use cn_storage::Entry;
+        let ts = "2026-01-06T15:00:00Z";
+        let a = Attention::new(PoolConfig::default());
+        a.admit(Percept::new(SenseKind::Owner, "please review PR 42").text("please review PR 42\nby noon"));
+        a.admit(Percept::new(SenseKind::Github, "issue 7").key("gh#7"));
+        a.admit(Percept::new(SenseKind::Github, "issue 7 again").key("gh#7"));
+        a.admit(idea(json!({"idea": "explore tides"})));
+        let mut filed = 0;
+        while let Some(c) = a.decide(Timestamp::now()) {
+            filed += 1;
+            let id = format!("it-{filed}");
+            let merged: Vec<&str> = c.merged.iter().map(Input::id).collect();
+            let kind = match &c.item {
+                Input::Impulse(_) => Kind::Impulse,
+                Input::Percept(_) => Kind::Observation,
+            };
+            let mut record = Record::new(kind, c.item.id(), c.item.summary())
+                .context(selected(&c, None).record.context.unwrap())
+                .reasoning(format!("salience {}", c.salience.explanation))
+                .outcome("selected")
+                .data(json!({"source": c.item.source_name(), "salience": c.salience.score, "merged": merged, "item": c.item}));
+            let before = Entry::of_at(&attended(record.clone(), &c.item, "selected"), ts).json_line();
+            assert_eq!(Entry::of_at(&selected(&c, None), ts).json_line(), before, "{kind:?}");
+            record.id = id.clone();
+            if let Some(Value::Object(data)) = record.data.as_mut() {
+                data.insert("origin".into(), c.item.id().into());
+            }
+            let before = Entry::of_at(&attended(record, &c.item, "selected"), ts).json_line();
+            assert_eq!(Entry::of_at(&selected(&c, Some(&id)), ts).json_line(), before, "{kind:?}");
+        }
+        assert_eq!(filed, 3);
     }
 
     /// Attention's entries, byte for byte the lines they had when built field by field: a
@@ -159,35 +239,23 @@ mod tests {
 
         // An impulse's: its source, then its idea (or task, or action) under the source's
         // name — the summary when its data names none — and attention's decision.
-        let impulse = |data: Value| {
-            Input::Impulse(crate::impulses::Impulse {
-                id: "idea-1".into(),
-                source: ImpulseSource::Idea,
-                summary: "Idea to explore: tides".into(),
-                due: None,
-                priority: None,
-                context: None,
-                at: Timestamp::from_second(0).unwrap(),
-                data,
-            })
-        };
         let record = Record::new(Kind::Impulse, "idea-1", "Idea to explore: tides")
             .outcome("selected")
             .data(json!({"source": "idea", "salience": 2.0}));
-        let idea = impulse(json!({"idea": "explore tides"}));
+        let tides = idea(json!({"idea": "explore tides"}));
         let before = record
             .clone()
             .into_entry_at(ts)
-            .with("source", idea.source_name())
+            .with("source", tides.source_name())
             .with("source", "idea")
             .with("idea", "explore tides")
             .with("decision", "selected");
-        assert_eq!(Entry::of_at(&attended(record.clone(), &idea, "selected"), ts).json_line(), before.json_line());
+        assert_eq!(Entry::of_at(&attended(record.clone(), &tides, "selected"), ts).json_line(), before.json_line());
         assert_eq!(
             line(&before),
             r#"{"ts":"2026-01-06T15:00:00Z","type":"impulse","id":"idea-1","summary":"Idea to explore: tides","outcome":"selected","data":{"source":"idea","salience":2.0},"source":"idea","idea":"explore tides","decision":"selected"}"#
         );
-        let bare = Entry::of_at(&attended(record, &impulse(Value::Null), "selected"), ts);
+        let bare = Entry::of_at(&attended(record, &idea(Value::Null), "selected"), ts);
         assert_eq!(bare.0["idea"], "Idea to explore: tides");
     }
 }

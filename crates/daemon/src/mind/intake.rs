@@ -175,12 +175,7 @@ impl HubMind {
                 self.auto.attention.done(&c);
                 continue;
             };
-            let mut chosen = journal::selected(&c);
-            chosen.id = id.clone();
-            if let Some(Value::Object(data)) = chosen.data.as_mut() {
-                data.insert("origin".into(), c.item.id().into());
-            }
-            self.auto.write(&journal::attended(chosen, &c.item, "selected"));
+            self.auto.write(&journal::selected(&c, Some(&id)));
             // The hub holds it now: it may leave the spool.
             self.auto.attention.done(&c);
             if let Some(item) = cn_agent::take(&self.hub, &id)? {
