@@ -258,7 +258,8 @@ def changes(before, after):
     a_sched = {e["name"]: e for e in after["schedule"]}
     for n, e in a_sched.items():
         if n not in b_sched:
-            out.append({"kind": "every", "id": n, "text": e.get("action", ""), "cron": e.get("cron", ""), "tz": e.get("tz")})
+            out.append({"kind": "every", "id": n, "text": e.get("action", ""), "cron": e.get("cron", ""), "tz": e.get("tz"),
+                        "stride": (e.get("stride") or {}).get("n"), "until": e.get("until")})
         elif b_sched[n] != e:
             out.append({"kind": "schedule_edit", "id": n, "text": e.get("action", ""), "cron": e.get("cron", "")})
     for n, e in b_sched.items():
@@ -425,6 +426,63 @@ def cron_check(cron, when_text, recur_text, timeref, text=""):
     return ok, "; ".join(notes) or "cron not checked"
 
 
+STRIDE = re.compile(
+    r"\b(?:(?:every|each)\s+(?:other|second|2nd|alternate)\s+(?:day|week|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)s?"
+    r"|alternate\s+days|bi-?weekly|fortnightly|every\s+fortnight|every\s+(\d+|two|three|four|five|six)\s+(?:days|weeks))\b",
+    re.I,
+)
+ENDS = re.compile(
+    r"\b(?:for\s+(?:the\s+)?(?:next\s+|coming\s+)?(?:\d+|a|an|one|two|three|four|five|six|seven|ten)\s+(?:days|weeks|work\s?weeks|months)"
+    r"|(?:until|till|through|thru)\s+(?:the\s+end|next\s+(?:week|month)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september|october|november|december|the\s+\d)"
+    r"|for\s+(?:the\s+)?rest\s+of\s+the\s+(?:week|month|year))\b",
+    re.I,
+)
+
+
+LISTED_DAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
+
+
+def day_list(when, timeref):
+    """The days of a list said one by one in a time phrase, each with the clock time said
+    ("for Monday, Wednesday and Friday at 7 am" → "monday 7 am", …); None when it names fewer
+    than two days, a repeat or a plural day."""
+    if re.search(r"\b(every|each)\b|(mon|tues|wednes|thurs|fri|satur|sun)days\b", when or "", re.I):
+        return None
+    days = [d.lower() for d in LISTED_DAY.findall(when or "")]
+    if len(days) < 2 or len(set(days)) != len(days):
+        return None
+    clock = timeref.CLOCK.search(timeref.normalise(when))
+    if not clock:
+        return None
+    return [f"{d} {clock.group(0)}" for d in days]
+
+
+def stride_check(entry, text):
+    """(ok, note) of a schedule entry's stride and end against the words: "every other Friday",
+    "every 3 days" must skip (stride n), and a repeat kept "for the next 5 days" or "until May"
+    must end — a repeat without them was not asked for, and one with them when none was said is
+    wrong too."""
+    notes, ok = [], True
+    m = STRIDE.search(text or "")
+    want = None
+    if m:
+        n = m.group(1)
+        want = int(n) if n and n.isdigit() else {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}.get((n or "").lower(), 2)
+    got = entry.get("stride")
+    if want != got:
+        ok = False
+        notes.append(f"stride wrong ({got} vs {want})")
+    elif want:
+        notes.append(f"stride ok ({got})")
+    ends = bool(ENDS.search(text or ""))
+    if ends != bool(entry.get("until")):
+        ok = False
+        notes.append(f"end {'missing' if ends else 'not said'}")
+    elif ends:
+        notes.append("end ok")
+    return ok, "; ".join(notes)
+
+
 def due_check(ref, got_due_rfc):
     """('ok'|'wrong'|'unchecked', note) of a due time against the reference."""
     got = local(got_due_rfc)
@@ -509,8 +567,10 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
             # "a nightly alarm": how often it comes is the entry's cron, not its name.
             ok, note = text_check(RECURS.sub(" ", what) if what else what, None, ev[0]["text"])
             cok, cnote = cron_check(ev[0]["cron"], when, recur, timeref, line.get("text", ""))
+            sok, snote = stride_check(ev[0], line.get("text", ""))
+            cnote = f"{cnote}; {snote}" if snote else cnote
             dc = "cron" if cok is not None else "unchecked"
-            good = ok and cok is not False
+            good = ok and cok is not False and sok
             return ("exact" if good else "wrong"), dc, expected, f"{show(ev[0])}; {note}; {cnote}"
         expected = f'add "{what or "*"}" {ref.describe() if ref else "-"}'
         if past:
@@ -538,6 +598,12 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
             parts = re.split(r",?\s+and\s+", whens[0])
             if len(parts) == 2 and all(timeref.CLOCK.search(timeref.normalise(p)) for p in parts):
                 whens, apart = [re.sub(r"\s+", " ", re.sub(r"\bfor\b", " ", p)).strip() for p in parts], True
+        # "an alarm for Sunday, Monday, and Tuesday at 3PM", "monday wednesday friday for
+        # 330pm": a list of days said one by one (no "every", no plural) is one alarm a day,
+        # each at the time said.
+        listed = day_list(" ".join(whens), timeref)
+        if DEVICE.search(text) and listed:
+            whens, apart = listed, True
         if apart and DEVICE.search(text) and all(timeref.reference(w, NOW_LOCAL).candidates for w in whens):
             # "set my alarm for 3 am and then 8 pm": one alarm for each time said.
             if len(got_changes) != len(whens) or len(adds) != len(whens):

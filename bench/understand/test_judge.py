@@ -90,6 +90,32 @@ class Judging(unittest.TestCase):
         self.assertEqual(self.j(l, [dict(ev, cron="0 9 * * 2")]), "wrong")
         self.assertEqual(self.j(l, [add("water the orchids", "2026-11-30T08:00:00Z")]), "wrong")
 
+    def test_a_strided_or_ended_repeat_must_say_so(self):
+        l = line("remind me every other friday at 7am to check the bank", "add", recur="every other friday", when="at 7am", what="check the bank")
+        ev = {"kind": "every", "id": "x", "text": "check the bank", "cron": "0 7 * * 5", "stride": 2}
+        self.assertEqual(self.j(l, [ev]), "exact")
+        self.assertEqual(self.j(l, [dict(ev, stride=None)]), "wrong")
+        l = line("remind me to water the plants every 3 days", "add", recur="every 3 days", what="water the plants")
+        ev = {"kind": "every", "id": "x", "text": "water the plants", "cron": "0 9 * * *", "stride": 3}
+        self.assertEqual(self.j(l, [ev]), "exact")
+        self.assertEqual(self.j(l, [dict(ev, stride=2)]), "wrong")
+        l = line("remind me every day at 8am for the next 5 days to take pills", "add", recur="every day", when="at 8am", what="take pills")
+        ev = {"kind": "every", "id": "x", "text": "take pills", "cron": "0 8 * * *", "until": "2026-12-01T13:30:00Z"}
+        self.assertEqual(self.j(l, [ev]), "exact")
+        self.assertEqual(self.j(l, [dict(ev, until=None)]), "wrong")
+        l = line("every Monday at 9am remind me to water the orchids", "add", recur="every Monday", when="at 9am", what="water the orchids")
+        ev = {"kind": "every", "id": "x", "text": "water the orchids", "cron": "0 9 * * 1", "stride": 2}
+        self.assertEqual(self.j(l, [ev]), "wrong")
+
+    def test_a_list_of_days_is_an_alarm_a_day(self):
+        l = line("Create an alarm for Sunday, Monday, and Tuesday at 3PM", "add", when="Sunday, Monday, and Tuesday at 3PM")
+        three = [add("Alarm", "2026-11-29T14:00:00Z"), add("Alarm", "2026-11-30T14:00:00Z"), add("Alarm", "2026-12-01T14:00:00Z")]
+        self.assertEqual(self.j(l, three), "exact")
+        self.assertEqual(self.j(l, three[:2]), "wrong")
+        self.assertEqual(self.j(l, [{"kind": "every", "id": "x", "text": "Alarm", "cron": "0 15 * * 0,1,2"}]), "wrong")
+        self.assertIsNone(judge.day_list("every Monday and Friday at 7 am", timeref))
+        self.assertIsNone(judge.day_list("on Mondays and Fridays at 7 am", timeref))
+
     def test_targets(self):
         l = line("done with the car insurance", "complete", item="the car insurance")
         self.assertEqual(self.j(l, [{"kind": "done", "id": "task-t", "text": "car insurance"}], target="task-t"), "exact")

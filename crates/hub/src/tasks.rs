@@ -704,6 +704,7 @@ mod tests {
             catch_up: None,
             remind: None,
             until: None,
+            stride: None,
             extra: Map::new(),
         };
         let monday: Timestamp = "2026-01-05T09:00:00Z".parse().unwrap();

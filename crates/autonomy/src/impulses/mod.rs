@@ -446,6 +446,7 @@ mod tests {
             catch_up: None,
             remind: None,
             until: None,
+            stride: None,
             extra: serde_json::Map::new(),
         };
         sched.add(entry).unwrap().unwrap();

@@ -33,27 +33,21 @@ pub fn check(
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for entry in entries {
-        let (cron, tz) = match entry.timing() {
-            Ok(t) => t,
-            Err(e) => {
-                errors.push(e);
-                continue;
-            }
-        };
+        if let Err(e) = entry.timing() {
+            errors.push(e);
+            continue;
+        }
         let Some(last) = fired.0.get(&entry.name).map(|s| s.last_fired) else {
             fired.0.insert(entry.name.clone(), EntryState { last_fired: now });
             continue;
         };
-        // An entry that ends fires for none of its times after the end.
-        let upto = entry.until.map_or(now, |u| u.min(now));
-        if upto <= last {
-            continue;
-        }
-        let at = match cron.last_between(last, upto, &tz) {
+        // An entry that ends fires for none of its times after the end; one kept every
+        // other day or week, for none it passes over.
+        let at = match entry.last_firing_between(last, now) {
             Ok(Some(z)) => z.timestamp(),
             Ok(None) => continue,
             Err(e) => {
-                errors.push(EntryError::Cron { name: entry.name.clone(), source: e });
+                errors.push(e);
                 continue;
             }
         };
@@ -70,13 +64,7 @@ pub fn check(
 
 /// The earliest next fire time over all usable entries (to wake the daemon for it).
 pub fn next_fire(entries: &[ScheduleEntry], after: Timestamp) -> Option<Timestamp> {
-    entries
-        .iter()
-        .filter_map(|e| e.timing().ok().map(|t| (e, t)))
-        .filter_map(|(e, (cron, tz))| {
-            cron.next_after(after, &tz).ok().map(|z| z.timestamp()).filter(|at| !e.ended(*at))
-        })
-        .min()
+    entries.iter().filter_map(|e| e.next_firing(after).ok().flatten().map(|z| z.timestamp())).min()
 }
 
 #[cfg(test)]
@@ -93,11 +81,35 @@ mod tests {
             catch_up,
             remind: None,
             until: None,
+            stride: None,
             extra: Map::new(),
         }
     }
     fn ts(s: &str) -> Timestamp {
         s.parse().unwrap()
+    }
+
+    /// "every other Wednesday": a check on the week it passes over fires nothing, and the
+    /// daemon's wake-up skips to the week it keeps.
+    #[test]
+    fn an_every_other_week_entry_fires_on_its_weeks_only() {
+        let mut e = entry("recycling", "0 20 * * 3", None);
+        e.stride = Some(cn_hub::schedule::Stride {
+            n: 2,
+            unit: cn_hub::schedule::StrideUnit::Week,
+            from: "2026-12-02".parse().unwrap(),
+        });
+        let entries = [e];
+        let mut fired = ScheduleState::default();
+        let start = ts("2026-12-01T00:00:00Z");
+        assert!(check(&entries, &mut fired, start, start).0.is_empty());
+        let (f, _) = check(&entries, &mut fired, ts("2026-12-02T20:00:10Z"), start);
+        assert!(matches!(&f[..], [Firing::Fire { at, late: false, .. }] if *at == ts("2026-12-02T20:00:00Z")), "{f:?}");
+        assert_eq!(next_fire(&entries, ts("2026-12-02T20:00:10Z")), Some(ts("2026-12-16T20:00:00Z")));
+        let (f, _) = check(&entries, &mut fired, ts("2026-12-09T20:00:10Z"), start);
+        assert!(f.is_empty(), "the 9th is passed over: {f:?}");
+        let (f, _) = check(&entries, &mut fired, ts("2026-12-16T20:00:10Z"), start);
+        assert!(matches!(&f[..], [Firing::Fire { at, .. }] if *at == ts("2026-12-16T20:00:00Z")), "{f:?}");
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                 catch_up: no_catch_up.then_some(false),
                 remind: if remind { Some(super::owner_reminders(&hub)?) } else { None },
                 until: None,
+                stride: None,
                 extra: Default::default(),
             };
             let (cron, tz) = entry.timing().map_err(|e| UsageError(cn_compute::chain(&e)))?;
@@ -112,12 +113,9 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             }
             let now = Timestamp::now();
             for e in &entries {
-                let next = match e.timing() {
-                    Ok((c, tz)) => match c.next_after(now, &tz) {
-                        Ok(z) if e.ended(z.timestamp()) => "none (ended)".to_string(),
-                        Ok(z) => cron::rfc3339(&z),
-                        Err(e) => cn_compute::chain(&e),
-                    },
+                let next = match e.next_firing(now) {
+                    Ok(Some(z)) => cron::rfc3339(&z),
+                    Ok(None) => "none (ended)".to_string(),
                     Err(err) => format!("invalid: {err}", err = cn_compute::Chain(&err)),
                 };
                 let tz = e.tz.as_deref().unwrap_or("UTC");
@@ -129,6 +127,10 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
                     None => String::new(),
                 };
                 let until = e.until.map_or_else(String::new, |u| format!("  until {u}"));
+                let until = match &e.stride {
+                    Some(s) => format!("  {s}{until}"),
+                    None => until,
+                };
                 println!("{}  `{}` {tz}  next {next}{until}  {}{whom}", e.name, e.cron, super::shown_line(&e.action));
             }
             Ok(ExitCode::SUCCESS)

@@ -72,6 +72,7 @@ pub(crate) fn tool(shared: &Arc<Shared>) -> Arc<dyn Tool> {
             catch_up: None,
             remind: None,
             until: None,
+            stride: None,
             extra: Map::new(),
         };
         let (cron, tz) = entry.timing().map_err(|e| ToolError::BadParams(cn_compute::chain(&e)))?;

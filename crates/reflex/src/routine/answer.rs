@@ -61,17 +61,15 @@ fn task_lines(tasks: &[Task], now: &Zoned) -> String {
 }
 
 fn entry_line(e: &ScheduleEntry, now: &Zoned) -> String {
-    let next = e
-        .timing()
-        .ok()
-        .and_then(|(cron, tz)| cron.next_after(now.timestamp(), &tz).ok())
-        .filter(|z| !e.ended(z.timestamp()))
-        .map_or_else(
-            || "never fires again".to_string(),
-            |z| format!("next {}", human(&z.with_time_zone(now.time_zone().clone()), now)),
-        );
-    let until =
+    let next = e.next_firing(now.timestamp()).ok().flatten().map_or_else(
+        || "never fires again".to_string(),
+        |z| format!("next {}", human(&z.with_time_zone(now.time_zone().clone()), now)),
+    );
+    let mut until =
         e.until.map_or_else(String::new, |u| format!(", until {}", human(&u.to_zoned(now.time_zone().clone()), now)));
+    if let Some(s) = &e.stride {
+        until = format!(", {s}{until}");
+    }
     format!("\n- {}: {} (`{}`, {next}{until})", e.name, e.action, e.cron)
 }
 

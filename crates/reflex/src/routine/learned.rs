@@ -238,7 +238,7 @@ pub fn only_asking(words: &str) -> bool {
         "great", "perfect", "cool", "alright", "right", "all", "fine", "then", "thanks", "thank", "so", "about",
         "mind", "able", "think", "at", "of", "in", "on", "instead", "same", "favor", "favour", "other", "its", "it's",
         "we", "us", "use", "really", "just", "maybe", "well", "sure", "help", "very", "much", "lot", "favor", "one",
-        "there", "go", "ahead", "show", "see", "view", "check", "display", "have",
+        "there", "go", "ahead", "show", "see", "view", "check", "display", "have", "schedule",
     ];
     words
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
@@ -397,7 +397,7 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         )
         .unwrap_or_else(|e| unreachable!("the joining pattern compiles: {e}"))
     });
-    if !set_said(clause) || !join.is_match(clause) {
+    if !set_said(clause) || !(join.is_match(clause) || days_apart(clause).is_some()) {
         return None;
     }
     let task = named(clause).unwrap_or_else(|| name.to_string());
@@ -414,9 +414,10 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         }
         Err(_) => (None, clause.to_string()),
     };
-    let mut rest = base.clone();
+    // "for Sunday, Monday, and Tuesday at 3PM": each day of the list in turn.
+    let mut rest = days_apart(&base).unwrap_or_else(|| base.clone());
     let mut dues: Vec<when::Due> = Vec::new();
-    while dues.len() < 6 {
+    while dues.len() < 8 {
         match when::parse(&rest, now) {
             Ok(Some(d)) => {
                 rest = d.rest.clone();
@@ -543,6 +544,27 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         }
     }
     Some(out)
+}
+
+/// A list of days said one by one ("Monday, Wednesday, and Friday", "monday wednesday
+/// friday", "Tuesday, Wednesday") put as "Monday and Wednesday and Friday", which the time
+/// parser reads a day at a time; `None` when no such list is said. (Days said in the plural or
+/// after "every" are a repeat, read before this.)
+fn days_apart(text: &str) -> Option<String> {
+    const DAY: &str =
+        "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun)";
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(&format!(r"(?i)\b{DAY}(?:(?:\s*,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*|\s+){DAY})+\b"))
+            .unwrap_or_else(|e| unreachable!("the day list pattern compiles: {e}"))
+    });
+    let m = re.find(text)?;
+    let days: Vec<&str> = m
+        .as_str()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("and"))
+        .collect();
+    Some(format!("{}{}{}", &text[..m.start()], days.join(" and "), &text[m.end()..]))
 }
 
 /// What an alarm does when it goes off ("my alarm to go off", "it rings"), said of one set.
@@ -1962,6 +1984,10 @@ mod tests {
             ("set alarm every hours for one day", "0 * * * *", "Fri 14:30"),
             ("I need an alarm every hour until midnight", "0 * * * *", "Fri 00:00"),
             ("remind me to drink water every 30 minutes till 5pm", "*/30 * * * *", "Thu 17:00"),
+            // A day's repeat until a day: through that day.
+            ("remind me every day at 9 until friday to stretch", "0 9 * * *", "Sat 00:00"),
+            ("remind me to take my pills at 8am for the next 5 days", "0 8 * * *", "Tue 14:30"),
+            ("Set an alarm for Tuesday, Wednesday at 7 PM for six workweeks.", "0 19 * * 2,3", "Thu 14:30"),
         ] {
             match one(text) {
                 Request::AddEvery { every, .. } => assert_eq!(
@@ -1977,7 +2003,6 @@ mod tests {
         for text in [
             "Set an alarm to study flashcards for 15 minutes each day.",
             "remind me to drink water every day till 5pm",
-            "remind me every day at 9 until friday to stretch",
             "remind me to stretch every day at 9 for 1 hour",
         ] {
             assert!(matches!(parse(text, &now()), Parsed::Ask(_)), "{text}: {:?}", parse(text, &now()));

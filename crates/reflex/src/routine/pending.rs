@@ -162,6 +162,8 @@ pub enum Stored {
         phrase: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         until: Option<Timestamp>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stride: Option<cn_hub::schedule::Stride>,
     },
     ListTasks {
         filter: Filter,
@@ -221,6 +223,7 @@ impl Stored {
                 human: every.human.clone(),
                 phrase: every.phrase.clone(),
                 until: every.until.as_ref().map(Zoned::timestamp),
+                stride: every.stride,
             },
             Request::ListTasks { filter } => Stored::ListTasks { filter: *filter },
             Request::Complete { words, said } => Stored::Complete { words: words.clone(), explicit: explicit(said) },
@@ -246,7 +249,7 @@ impl Stored {
             Stored::AddTask { task, due } => {
                 Request::AddTask { task: task.clone(), due: due.as_ref().map(|d| d.due(now)) }
             }
-            Stored::AddEvery { action, cron, human, phrase, until } => Request::AddEvery {
+            Stored::AddEvery { action, cron, human, phrase, until, stride } => Request::AddEvery {
                 action: action.clone(),
                 every: Every {
                     cron: cron.clone(),
@@ -255,6 +258,7 @@ impl Stored {
                     rest: action.clone(),
                     clock: true,
                     until: until.map(|u| u.to_zoned(now.time_zone().clone())),
+                    stride: *stride,
                 },
             },
             Stored::ListTasks { filter } => Request::ListTasks { filter: *filter },

@@ -693,6 +693,7 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
                 // The person is told where they asked, at each firing.
                 remind: world.answer.clone(),
                 until: every.until.as_ref().map(Zoned::timestamp),
+                stride: every.stride,
                 extra,
             };
             Ok(Act::AddEvery(entry, every.human.clone()))

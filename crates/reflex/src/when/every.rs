@@ -15,6 +15,8 @@ use std::sync::OnceLock;
 use jiff::Zoned;
 use regex::{Captures, Regex};
 
+use cn_hub::schedule::{Stride, StrideUnit};
+
 use super::{capitalized, clock_of, compile, number, ordinal, time_match, without, WhenError};
 
 /// A repeating time found in a text.
@@ -33,6 +35,8 @@ pub struct Every {
     /// When it stops ("every 15 minutes for an hour", "every hour until midnight"); `None`:
     /// for good.
     pub until: Option<Zoned>,
+    /// "every other Wednesday", "every 3 days": only every few of the cron's days or weeks.
+    pub stride: Option<Stride>,
 }
 
 impl Every {
@@ -209,7 +213,102 @@ fn bounded_re() -> &'static Regex {
     })
 }
 
+/// The repeat a text says, if any (see the module's docs).
 pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
+    let Some(strided) = strided(text) else { return once_each(text, now) };
+    let Some(mut e) = once_each(&strided.text, now)? else { return Ok(None) };
+    let Some((n, unit)) = strided.stride else { return Ok(Some(e)) };
+    let ask = |why: &str| WhenError::Unreadable { phrase: strided.said.clone(), why: why.to_string() };
+    let fields: Vec<&str> = e.cron.split(' ').collect();
+    let fits = match (unit, fields.as_slice()) {
+        (_, [m, h, ..]) if m.parse::<u8>().is_err() || h.parse::<u8>().is_err() => false,
+        (StrideUnit::Day, [_, _, "*", "*", "*"]) => true,
+        (StrideUnit::Week, [_, _, "*", "*", dow]) => *dow != "*",
+        _ => false,
+    };
+    if !fits {
+        return Err(ask("I can keep every other day, or every few weeks on set weekdays, at one time of day"));
+    }
+    // Counted from its first firing's day.
+    let first = e
+        .cron
+        .parse::<cn_hub::cron::Cron>()
+        .ok()
+        .and_then(|c| c.next_after(now.timestamp(), now.time_zone()).ok())
+        .ok_or_else(|| ask("not a time I can repeat"))?;
+    let said_each = e.human.strip_prefix("every ").unwrap_or(&e.human).to_string();
+    e.human = match (n, unit) {
+        (2, _) => format!("every other {said_each}"),
+        (_, StrideUnit::Day) => format!("every {n} days{}", said_each.strip_prefix("day").unwrap_or(&said_each)),
+        (_, StrideUnit::Week) => format!("every {n} weeks on {said_each}"),
+    };
+    e.phrase = if e.phrase.contains(&strided.instead) {
+        e.phrase.replacen(&strided.instead, &strided.said, 1)
+    } else {
+        strided.said.clone()
+    };
+    e.stride = Some(Stride { n, unit, from: first.date() });
+    Ok(Some(e))
+}
+
+/// A repeat said by how many of its days or weeks are skipped, put as each one: "every other
+/// Wednesday" read as "every Wednesday", every 2nd week; "every 3 days" as "every day", every
+/// 3rd; "biweekly" as "weekly", every 2nd week; "every other hour" as "every 2 hours" (which cron
+/// keeps itself).
+struct Strided {
+    text: String,
+    /// The words as said, and those read instead.
+    said: String,
+    instead: String,
+    stride: Option<(u16, StrideUnit)>,
+}
+
+fn strided(text: &str) -> Option<Strided> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        compile(
+            "stride",
+            r"(?i)\b(?:(?:every|each)\s+(?:other|second|2nd|alternate)\s+(?P<w>day|week|weekend|hour|minute|month|WEEKDAY)s?|(?:on\s+)?alternate\s+(?P<alt>days|WEEKDAY)s?|(?:every|each)\s+(?P<n>\d+|NUMBERS)\s+(?P<u>days|weeks)|(?P<two>bi-?weekly|fortnightly|every\s+fortnight))\b",
+        )
+    });
+    // "a bi-weekly reminder every other Friday": said twice, read once.
+    let said: Vec<Captures> = re.captures_iter(text).collect();
+    let c = said.iter().find(|c| c.name("two").is_none()).or(said.first())?;
+    let all = c.get(0)?;
+    let lower = |m: regex::Match| m.as_str().to_ascii_lowercase();
+    let (instead, stride) = if let Some(w) = c.name("w").or(c.name("alt")).map(lower) {
+        match w.trim_end_matches('s') {
+            "hour" => ("every 2 hours".to_string(), None),
+            "minute" => ("every 2 minutes".to_string(), None),
+            "month" => ("every 2 months".to_string(), None),
+            "day" => ("every day".to_string(), Some((2, StrideUnit::Day))),
+            other => (format!("every {other}"), Some((2, StrideUnit::Week))),
+        }
+    } else if let (Some(n), Some(u)) = (c.name("n"), c.name("u")) {
+        let n = u16::try_from(number(n.as_str())?).ok().filter(|n| (2..=366).contains(n))?;
+        if lower(u) == "days" {
+            ("every day".to_string(), Some((n, StrideUnit::Day)))
+        } else {
+            ("every week".to_string(), Some((n, StrideUnit::Week)))
+        }
+    } else {
+        ("weekly".to_string(), Some((2, StrideUnit::Week)))
+    };
+    let mut out = text.to_string();
+    for other in said.iter().rev().filter_map(|o| o.get(0)).filter(|o| o.range() != all.range()) {
+        if other.start() > all.start() {
+            out.replace_range(other.range(), "");
+        }
+    }
+    out.replace_range(all.range(), &instead);
+    for other in said.iter().rev().filter_map(|o| o.get(0)).filter(|o| o.start() < all.start()) {
+        out.replace_range(other.range(), "");
+    }
+    Some(Strided { text: out, said: all.as_str().to_string(), instead, stride })
+}
+
+/// A repeat kept every time its cron fires.
+fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     let said = as_a_repeat(text);
     let text = said.as_deref().unwrap_or(text);
     let repeated = repeated_on_days(text);
@@ -272,7 +371,7 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     // stretch it keeps to.
     let stop = stop(text, all.end(), now);
     let mut unanchored = text.to_string();
-    for r in [anchor.clone(), stop.as_ref().map(|(r, _)| r.clone())].into_iter().flatten() {
+    for r in [anchor.clone(), stop.as_ref().map(|(r, ..)| r.clone())].into_iter().flatten() {
         unanchored.replace_range(r.clone(), &" ".repeat(r.len()));
     }
     let time = time_match(&unanchored, Some(&all.range()));
@@ -428,13 +527,16 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     });
     spans.extend(forever.find_iter(text).map(|m| m.range()));
     let until = match stop {
-        Some((r, at)) => {
-            // "every day till 5pm": a time of day ends only a repeat within the day; and it
-            // must go off once before it ends.
+        Some((r, at, end)) => {
+            // "every day till 5pm": a time of day ends only a repeat within the day; "every 20
+            // minutes until Friday" would ring through the nights (asked); and it must go off
+            // once before it ends.
             let within_day = cron.split(' ').nth(1).is_some_and(|h| h.contains('*'));
-            let clock_end = !text[r.clone()].to_ascii_lowercase().starts_with("for");
-            if clock_end && !within_day {
+            if end == End::Clock && !within_day {
                 return Err(ask("a time of day ends only a repeat within the day — when should it stop?"));
+            }
+            if end == End::Day && within_day {
+                return Err(ask("every few minutes or hours through the nights too, or each day until a time?"));
             }
             let first = cron
                 .parse::<cn_hub::cron::Cron>()
@@ -449,6 +551,14 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         None => None,
     };
     let human = match &until {
+        // Ended at a day's start: through the day before ("until Friday": through Friday).
+        Some(at) if at.time() == jiff::civil::Time::midnight() => match at.yesterday() {
+            Ok(day) => {
+                let shown = super::human(&day, now);
+                format!("{human} through {}", shown.strip_suffix(", 00:00").unwrap_or(&shown))
+            }
+            Err(_) => format!("{human} until {}", super::human(at, now)),
+        },
         Some(at) => format!("{human} until {}", super::human(at, now)),
         None => human,
     };
@@ -463,40 +573,85 @@ pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         rest: without(original, spans.into_iter().map(|r| read.original(unplural(r))).collect()),
         clock: clock.is_some(),
         until,
+        stride: None,
     }))
 }
 
 /// The stretch a repeat keeps to, said after it (from byte `after` of `text`): "for an hour",
-/// "for the next 2 days" from now, or "until midnight", "till 8 pm" — the next such time. Its
-/// byte range and when it ends.
-fn stop(text: &str, after: usize, now: &Zoned) -> Option<(std::ops::Range<usize>, Zoned)> {
+/// "for the next 2 days", "for six workweeks" from now; "until midnight", "till 8 pm" — the
+/// next such time; "until Friday", "through May 15th" — the end of that day; "until May",
+/// "until next week", "until the end of the month" — when it begins or ends. Its byte range,
+/// when it ends, and how it was said.
+fn stop(text: &str, after: usize, now: &Zoned) -> Option<(std::ops::Range<usize>, Zoned, End)> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         compile(
             "stop",
-            r"(?i)\b(?:for\s+(?:the\s+)?(?:next\s+)?(?P<n>\d+|NUMBERS)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?)|(?:until|till|til|up\s+to)\s+(?P<t>midnight|noon|\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})|for\s+the\s+rest\s+of\s+the\s+(?P<rest>day|week|month|year))\b",
+            r"(?i)\b(?:for\s+(?:the\s+)?(?:next\s+|coming\s+)?(?P<n>\d+|NUMBERS|an?)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|work\s?weeks?|weeks?|months?)|(?:until|till|til|up\s+to)\s+(?P<t>midnight|noon|\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})|for\s+(?:the\s+)?rest\s+of\s+the\s+(?P<rest>day|week|month|year)|(?:until|till|til|through|thru)\s+(?:(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<end>week|month|year)|next\s+(?P<next>week|month|year)|(?P<month>MONTHS)(?P<mday>\s+\d{1,2}(?:st|nd|rd|th)?)?|(?P<day>(?:this\s+|next\s+)?(?:WEEKDAY)|tomorrow|the\s+\d{1,2}(?:st|nd|rd|th)?(?:\s+of\s+(?:MONTHS))?)))\b",
         )
     });
     let c = re.captures_iter(text).find(|c| c.get(0).is_some_and(|m| m.start() >= after))?;
-    let at = if let Some(rest) = c.name("rest") {
-        // "for the rest of the month": until the next one begins.
-        let today = now.date();
-        let end = match rest.as_str().to_ascii_lowercase().as_str() {
-            "day" => today.tomorrow().ok()?,
-            "week" => today
-                .checked_add(jiff::Span::new().days(7 - i64::from(today.weekday().to_monday_zero_offset())))
-                .ok()?,
-            "month" => today.first_of_month().checked_add(jiff::Span::new().months(1)).ok()?,
-            _ => today.first_of_year().checked_add(jiff::Span::new().years(1)).ok()?,
-        };
-        end.to_zoned(now.time_zone().clone()).ok()?
+    let zone = now.time_zone().clone();
+    let today = now.date();
+    // The first moment of the week, month or year after this one.
+    let next_of = |unit: &str| -> Option<jiff::civil::Date> {
+        match unit.to_ascii_lowercase().as_str() {
+            "day" => today.tomorrow().ok(),
+            "week" => {
+                today.checked_add(jiff::Span::new().days(7 - i64::from(today.weekday().to_monday_zero_offset()))).ok()
+            }
+            "month" => today.first_of_month().checked_add(jiff::Span::new().months(1)).ok(),
+            _ => today.first_of_year().checked_add(jiff::Span::new().years(1)).ok(),
+        }
+    };
+    // The end of the day a date phrase names (that day included).
+    let end_of = |phrase: &str| -> Option<Zoned> {
+        let due = super::parse(&format!("on {phrase}"), now).ok()??;
+        due.at.date().tomorrow().ok()?.to_zoned(zone.clone()).ok()
+    };
+    let at = if let Some(unit) = c.name("rest").or(c.name("end")).or(c.name("next")) {
+        // "for the rest of the month", "until the end of the week", "until next month": until
+        // the next one begins.
+        next_of(unit.as_str())?.to_zoned(zone.clone()).ok()?
     } else if let (Some(n), Some(unit)) = (c.name("n"), c.name("unit")) {
-        let span = super::unit_span(number(n.as_str())?, unit.as_str())?;
-        now.checked_add(span).ok()?
+        let n = match n.as_str().to_ascii_lowercase().as_str() {
+            "a" | "an" => 1,
+            other => number(other)?,
+        };
+        // A workweek is a week.
+        let unit = unit.as_str().to_ascii_lowercase().replace("work", "").trim().to_string();
+        now.checked_add(super::unit_span(n, &unit)?).ok()?
+    } else if let Some(month) = c.name("month") {
+        match c.name("mday") {
+            Some(d) => end_of(&format!("{} {}", month.as_str(), d.as_str().trim()))?,
+            // "until May": until it begins.
+            None => {
+                let due = super::parse(&format!("on {} 1", month.as_str()), now).ok()??;
+                due.at.date().to_zoned(zone.clone()).ok()?
+            }
+        }
+    } else if let Some(day) = c.name("day") {
+        end_of(day.as_str())?
     } else {
         super::parse(&format!("at {}", c.name("t")?.as_str()), now).ok()??.at
     };
-    Some((c.get(0)?.range(), at))
+    let end = if c.name("t").is_some() {
+        End::Clock
+    } else if c.name("n").is_some() || c.name("rest").is_some() {
+        End::Span
+    } else {
+        End::Day
+    };
+    Some((c.get(0)?.range(), at, end))
+}
+
+/// How the end of a repeat was said: a time of day ("till 5pm"), a stretch from now ("for the
+/// next 2 days", "for the rest of the week"), or a day ("until Friday", "until May").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Clock,
+    Span,
+    Day,
 }
 
 /// `text` with a repeat said the long way put as the reader reads it: "7 days a week" is every
@@ -504,8 +659,8 @@ fn stop(text: &str, after: usize, now: &Zoned) -> Option<(std::ops::Range<usize>
 /// which a repeat does; a day's repeat "starting at 5pm" comes at 5pm (an hour's or a
 /// minute's "starting at 9" starts somewhere, which is asked). `None` when nothing is said so.
 fn as_a_repeat(text: &str) -> Option<String> {
-    static RE: OnceLock<[Regex; 4]> = OnceLock::new();
-    let [week, week_day, from_today, starting_at] = RE.get_or_init(|| {
+    static RE: OnceLock<[Regex; 5]> = OnceLock::new();
+    let [week, week_day, from_today, starting_at, days_ahead] = RE.get_or_init(|| {
         [
             compile("seven days a week", r"(?i)\b(?:7|seven)\s+days\s+(?:a|per|each|every)\s+week\b"),
             compile("week day", r"(?i)\bweek\s+(day|days)\b"),
@@ -514,6 +669,11 @@ fn as_a_repeat(text: &str) -> Option<String> {
                 r"(?i)[\s,]*\b(?:starting|beginning|commencing|from)\s+(?:today|tonight|this\s+week|immediately)\b",
             ),
             compile("starting at", r"(?i)\b(?:starting|beginning)\s+(at\s+\d)"),
+            // "at 8am for the next 5 days", "at 7 for two weeks": a time kept over days to come.
+            compile(
+                "days ahead",
+                r"(?i)(?:\bfor\s+the\s+(?:next|coming)|(?:\d|\b[ap]\.?m\.?|\bo'?clock|\bnoon|\bmorning|\bnight|\bevening)\s+for)\s+(?:\d+|NUMBERS)\s+(?:days?|weeks?|work\s?weeks?|months?)\b",
+            ),
         ]
     });
     let by_minutes = text
@@ -525,6 +685,20 @@ fn as_a_repeat(text: &str) -> Option<String> {
     out = from_today.replace_all(&out, "").into_owned();
     if !by_minutes {
         out = starting_at.replace_all(&out, "$1").into_owned();
+    }
+    // No repeat said, only the days it is kept: every day of them ("at 8am for the next 5
+    // days"), or every one of the weekdays named ("Tuesday, Wednesday at 7 PM for six
+    // workweeks").
+    if !every_re().is_match(&out) {
+        if let Some(m) = days_ahead.find(&out) {
+            match weekday_word_re().captures(&out).and_then(|c| c.name("d")).map(|d| d.start()) {
+                Some(day) => out.insert_str(day, "every "),
+                None => {
+                    let at = m.as_str().to_ascii_lowercase().find("for").map_or(m.start(), |i| m.start() + i);
+                    out.insert_str(at, "every day ");
+                }
+            }
+        }
     }
     (out != text).then_some(out)
 }
@@ -698,10 +872,47 @@ mod tests {
         );
     }
 
+    /// "every other Tuesday", "every 3 days", "biweekly": the cron of each, kept every few days
+    /// or weeks from its first firing; what a stride cannot keep is asked.
+    #[test]
+    fn every_other_day_or_week_is_a_stride() {
+        let stride = |text: &str| {
+            let e = every(text, &now()).unwrap().unwrap();
+            (e.cron, e.human, e.rest, e.stride.map(|s| (s.n, s.unit, s.from.to_string())))
+        };
+        let week = |n, from: &str| Some((n, StrideUnit::Week, from.to_string()));
+        let day = |n, from: &str| Some((n, StrideUnit::Day, from.to_string()));
+        assert_eq!(
+            stride("every other Tuesday call the mentor"),
+            (
+                "0 9 * * 2".into(),
+                "every other Tuesday at 09:00".into(),
+                "call the mentor".into(),
+                week(2, "2026-12-01")
+            )
+        );
+        assert_eq!(
+            stride("every 3 days water the cactus"),
+            ("0 9 * * *".into(), "every 3 days at 09:00".into(), "water the cactus".into(), day(3, "2026-11-27"))
+        );
+        // Today's 7pm is still ahead (it is Thursday 14:30): counted from today.
+        assert_eq!(stride("clean the litter box every other day at 7pm").3, day(2, "2026-11-26"));
+        assert_eq!(
+            stride("Set a bi-weekly reminder every other Friday at 7 AM to check the bank").0,
+            "0 7 * * 5".to_string()
+        );
+        assert_eq!(stride("pay rent biweekly on fridays").3, week(2, "2026-11-27"));
+        assert_eq!(stride("remind me every 2 weeks on monday to pay rent").1, "every other Monday at 09:00");
+        assert_eq!(stride("every 3 weeks on monday call the bank").1, "every 3 weeks on Monday at 09:00");
+        // What cron keeps itself: no stride.
+        assert_eq!(stride("alarm every other minute").0, "*/2 * * * *");
+        assert_eq!(stride("change the air filters every other month").3, None);
+        // A week's stride with no day said: asked.
+        assert!(every("every other week call mom", &now()).is_err());
+    }
+
     #[test]
     fn what_cron_cannot_keep_is_asked_about() {
-        assert_eq!(cron("every other Tuesday call the mentor"), "error: every other Tuesday");
-        assert_eq!(cron("every 3 days water the cactus"), "error: every 3 days");
         assert_eq!(cron("every week call mom"), "error: every week");
         assert_eq!(cron("review the budget monthly"), "error: monthly");
         assert_eq!(cron("send the quarterly numbers"), "none");

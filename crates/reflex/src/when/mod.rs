@@ -718,6 +718,13 @@ fn day_at(
     }
     if let Some(w) = text("today") {
         match (clock, part) {
+            // "tonight at midnight", "by midnight today", "tonight at 1am": the night that
+            // ends today, after midnight.
+            (Some(k), p)
+                if k.fixed && (k.hour, k.minute) == (0, 0) || (k.fixed && k.hour < 4 && p == Some("tonight")) =>
+            {
+                return Ok((on(today.tomorrow().map_err(|_| none())?, hm(k.hour, k.minute))?, true));
+            }
             // "today at 7": the next such hour today.
             (Some(k), None) => {
                 let times: Vec<Zoned> = k.readings().into_iter().filter_map(|t| at_time(today, t, &tz)).collect();
