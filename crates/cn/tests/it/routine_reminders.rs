@@ -275,6 +275,52 @@ fn a_recurring_reminder_asked_in_cn_chat_is_printed_there_at_its_minute() {
     assert!(entries.iter().any(|e| e["name"] == "stretch"), "{entries:#?}");
 }
 
+/// "every other day at 9am remind me to stretch" through `cn chat`: scheduled with its stride
+/// (every other day from its first firing, today), told at 09:00 today; an entry kept every other
+/// day from yesterday is passed over at the same minute (neither fired nor recorded as fired),
+/// and one whose stride is broken is named by `cn schedule list` while the daemon runs on.
+#[test]
+fn an_every_other_day_reminder_is_told_on_its_days_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = reminder_hub(dir.path(), None);
+    let entries = r#"[
+      {"name": "skipped", "cron": "0 9 * * *", "action": "water the cactus", "tz": "UTC",
+       "remind": {"via": "chat"}, "stride": {"n": 2, "unit": "day", "from": "2026-03-10"}},
+      {"name": "broken", "cron": "*/5 * * * *", "action": "nothing", "tz": "UTC",
+       "stride": {"n": 2, "unit": "day", "from": "2026-03-10"}}
+    ]"#;
+    std::fs::write(hub.join("state/schedule.json"), entries).unwrap();
+    let daemon = start_at_0859(&hub, &[]);
+    let (mut chat, mut input, lines) = open_chat(&hub);
+    let next = |what: &str| lines.recv_timeout(MINUTE).unwrap_or_else(|e| panic!("{what}: {e}"));
+
+    writeln!(input, "every other day at 9am remind me to stretch").unwrap();
+    let scheduled = next("the routine's answer");
+    assert!(scheduled.starts_with("ada> Scheduled: stretch — every other day at 09:00"), "{scheduled}");
+    let entries: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(hub.join("state/schedule.json")).unwrap()).unwrap();
+    let entry = entries.iter().find(|e| e["name"] == "stretch").unwrap_or_else(|| panic!("{entries:#?}"));
+    assert_eq!(entry["cron"], "0 9 * * *");
+    assert_eq!(entry["stride"], serde_json::json!({"n": 2, "unit": "day", "from": DAY}), "{entry:#}");
+    let listed = cn_ok(&hub, &["schedule", "list"]);
+    assert!(listed.contains(&format!("every other day from {DAY}")), "{listed}");
+    assert!(listed.contains("broken") && listed.contains("invalid") && listed.contains("stride"), "{listed}");
+
+    let told = next("the reminder in the chat at 09:00");
+    assert!(told.starts_with("ada> Reminder: stretch."), "{told}");
+    // Fired in the same check as "stretch" would have been: passed over, not recorded.
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(hub.join("state/schedule-state.json")).unwrap()).unwrap();
+    assert_eq!(state["stretch"]["last_fired"], format!("{DAY}T09:00:00Z"), "{state}");
+    assert_ne!(state["skipped"]["last_fired"], format!("{DAY}T09:00:00Z"), "{state}");
+    assert!(!tasks(&hub).iter().any(|t| t["every"] == "skipped"), "{:#?}", tasks(&hub));
+    assert!(!reminders(&hub).iter().any(|r| r["task"] == "water the cactus"), "{:#?}", reminders(&hub));
+    drop(input);
+    let status = wait_until(MINUTE, "cn chat to end at EOF", || chat.try_wait().ok().flatten());
+    assert!(status.success());
+    assert!(daemon.stop().success(), "the daemon ran on beside the broken entry");
+}
+
 /// Issue 40, finding 1, on Telegram's fake Bot API: "every day at 9am remind me to call mom"
 /// asked in a group is told in that group at 09:00; an entry added with `cn schedule add
 /// --remind` is told on the owner's reminder channel (`senses.owner.remind:
