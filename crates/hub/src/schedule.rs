@@ -96,8 +96,8 @@ impl std::fmt::Display for Stride {
     }
 }
 
-/// How many of a cron's times a stride may pass over looking for one it keeps (a year of days
-/// by a stride of up to 366, with margin).
+/// How many of a cron's times a stride may pass over looking for one it keeps: a stride of up
+/// to 366 days, or of up to 52 weeks on up to 7 days of each (364), with margin.
 const STRIDE_STEPS: usize = 800;
 
 impl ScheduleEntry {
@@ -122,7 +122,11 @@ impl ScheduleEntry {
             .map_err(|source| EntryError::TimeZone { name: self.name.clone(), source })?;
         if let Some(s) = &self.stride {
             let once_a_day = self.cron.split_whitespace().take(2).all(|f| f.parse::<u8>().is_ok());
-            if !once_a_day || s.n == 0 || s.n > 366 {
+            let most = match s.unit {
+                StrideUnit::Day => 366,
+                StrideUnit::Week => 52,
+            };
+            if !once_a_day || s.n == 0 || s.n > most {
                 return Err(EntryError::Stride { name: self.name.clone(), cron: self.cron.clone(), n: s.n });
             }
         }
@@ -363,9 +367,12 @@ mod tests {
         e.cron = "*/5 * * * *".into();
         let err = e.timing().unwrap_err().to_string();
         assert!(err.contains("litter") && err.contains("*/5 * * * *"), "{err}");
-        // A stride of none is refused too, never a division by zero.
+        // A stride of none is refused too, never a division by zero; and one longer than a
+        // year.
         e.cron = "0 19 * * *".into();
         e.stride = Some(Stride { n: 0, unit: StrideUnit::Day, from: "2026-11-26".parse().unwrap() });
+        assert!(e.timing().is_err());
+        e.stride = Some(Stride { n: 53, unit: StrideUnit::Week, from: "2026-11-26".parse().unwrap() });
         assert!(e.timing().is_err());
     }
 }

@@ -285,11 +285,13 @@ fn strided(text: &str) -> Option<Strided> {
             other => (format!("every {other}"), Some((2, StrideUnit::Week))),
         }
     } else if let (Some(n), Some(u)) = (c.name("n"), c.name("u")) {
-        let n = u16::try_from(number(n.as_str())?).ok().filter(|n| (2..=366).contains(n))?;
-        if lower(u) == "days" {
+        let n = u16::try_from(number(n.as_str())?).ok().filter(|n| *n >= 2)?;
+        if lower(u) == "days" && n <= 366 {
             ("every day".to_string(), Some((n, StrideUnit::Day)))
-        } else {
+        } else if lower(u) == "weeks" && n <= 52 {
             ("every week".to_string(), Some((n, StrideUnit::Week)))
+        } else {
+            return None;
         }
     } else {
         ("weekly".to_string(), Some((2, StrideUnit::Week)))
@@ -909,6 +911,22 @@ mod tests {
         assert_eq!(stride("change the air filters every other month").3, None);
         // A week's stride with no day said: asked.
         assert!(every("every other week call mom", &now()).is_err());
+        // Strides no entry keeps, or said over and over: asked or read, never a panic.
+        for text in [
+            "every 99999 days water",
+            "every 400 days water",
+            "every 60 weeks on monday call",
+            "every 0 weeks on monday call",
+            "every other",
+            "every other other other monday",
+            "biweekly biweekly fortnightly every other day every 3 days",
+            "every other 🦀 at 7",
+        ] {
+            if let Ok(Some(e)) = every(text, &now()) {
+                assert!(e.stride.is_none_or(|s| (2..=366).contains(&s.n)), "{text}: {e:?}");
+            }
+        }
+        assert!(every("every 400 days water", &now()).is_err());
     }
 
     #[test]
