@@ -432,11 +432,19 @@ STRIDE = re.compile(
     re.I,
 )
 ENDS = re.compile(
-    r"\b(?:for\s+(?:the\s+)?(?:next\s+|coming\s+)?(?:\d+|a|an|one|two|three|four|five|six|seven|ten)\s+(?:days|weeks|work\s?weeks|months)"
+    r"\b(?:for\s+(?:the\s+)?(?:next\s+|coming\s+)?(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|forty|forty five|sixty|ninety|half an)\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|work\s?weeks?|months?)"
+    r"|(?:until|till|til|up\s+to)\s+(?:\d|noon|midnight|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
     r"|(?:until|till|through|thru)\s+(?:the\s+end|next\s+(?:week|month)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september|october|november|december|the\s+\d)"
-    r"|for\s+(?:the\s+)?rest\s+of\s+the\s+(?:week|month|year))\b",
+    r"|for\s+(?:the\s+)?rest\s+of\s+the\s+(?:day|week|month|year))\b",
     re.I,
 )
+DAY_BEFORE = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\s*$", re.I)
+
+
+def end_said(text):
+    """Whether the words end a repeat: "for two hours", "until 5pm", "until Friday" — not a span
+    of weekdays ("Monday through Friday")."""
+    return any(not DAY_BEFORE.search(text[: m.start()]) for m in ENDS.finditer(text or ""))
 
 
 LISTED_DAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
@@ -474,7 +482,7 @@ def stride_check(entry, text):
         notes.append(f"stride wrong ({got} vs {want})")
     elif want:
         notes.append(f"stride ok ({got})")
-    ends = bool(ENDS.search(text or ""))
+    ends = end_said(text)
     if ends != bool(entry.get("until")):
         ok = False
         notes.append(f"end {'missing' if ends else 'not said'}")

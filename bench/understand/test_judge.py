@@ -106,6 +106,11 @@ class Judging(unittest.TestCase):
         l = line("every Monday at 9am remind me to water the orchids", "add", recur="every Monday", when="at 9am", what="water the orchids")
         ev = {"kind": "every", "id": "x", "text": "water the orchids", "cron": "0 9 * * 1", "stride": 2}
         self.assertEqual(self.j(l, [ev]), "wrong")
+        self.assertTrue(judge.end_said("set my alarm to go off every thirty minutes for two hours"))
+        self.assertTrue(judge.end_said("set alarm for every hour for next 5 hours"))
+        self.assertTrue(judge.end_said("remind me every day until friday"))
+        self.assertFalse(judge.end_said("Set up 7 AM Wake Up Time from Monday through Friday"))
+        self.assertFalse(judge.end_said("set a recurring alarm for six am monday through friday"))
 
     def test_a_list_of_days_is_an_alarm_a_day(self):
         l = line("Create an alarm for Sunday, Monday, and Tuesday at 3PM", "add", when="Sunday, Monday, and Tuesday at 3PM")

@@ -140,11 +140,24 @@ fn due(t: &Task, now: &Zoned) -> String {
     t.due.map_or_else(|| "-".into(), |d| local(d, now))
 }
 
+/// A schedule entry added, in the corpus's words: `every "CRON" "ACTION"`, its stride said
+/// between them (`/2w`: every other week, `/3d`: every 3rd day).
+fn entry_effect(e: &cn_hub::schedule::ScheduleEntry) -> String {
+    let stride = e.stride.map_or_else(String::new, |s| {
+        let unit = match s.unit {
+            cn_hub::schedule::StrideUnit::Day => 'd',
+            cn_hub::schedule::StrideUnit::Week => 'w',
+        };
+        format!(" /{}{unit}", s.n)
+    });
+    format!("every \"{}\"{stride} \"{}\"", e.cron, e.action)
+}
+
 /// A change an outcome claims, in the corpus's words.
 fn change_effect(o: &Outcome, now: &Zoned) -> String {
     match o {
         Outcome::Added { task } => format!("add \"{}\" {}", task.task, due(task, now)),
-        Outcome::Scheduled { entry, .. } => format!("every \"{}\" \"{}\"", entry.cron, entry.action),
+        Outcome::Scheduled { entry, .. } => entry_effect(entry),
         Outcome::Completed { task, .. } => format!("done {}", task.id),
         Outcome::Moved { after, .. } => format!("move {} {}", after.id, due(after, now)),
         Outcome::Cancelled { task, .. } => format!("cancel {}", task.id),
@@ -255,7 +268,7 @@ impl Snapshot {
         );
         for e in &after.entries {
             if !self.entries.iter().any(|b| b.name == e.name) {
-                out.push(format!("every \"{}\" \"{}\"", e.cron, e.action));
+                out.push(entry_effect(e));
             }
         }
         out.extend(

@@ -27,6 +27,13 @@ use crate::when::{self, WhenError};
 
 /// What a message is for the routine, at `now` (whose zone is the hub's).
 pub fn parse(text: &str, now: &Zoned) -> Parsed {
+    // "an alarm at 30 second intervals": a repeat finer than a minute, which no entry keeps.
+    if let Some(m) = seconds_apart_re().find(text) {
+        return Parsed::Ask(WhenError::Unreadable {
+            phrase: m.as_str().to_string(),
+            why: "I can repeat every minute at the most — how often, in minutes?".into(),
+        });
+    }
     if let Some(reply) = reply_of(text, now) {
         return Parsed::Routine(vec![Request::Reply { reply }]);
     }
@@ -62,6 +69,10 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         // "a 20 minute timer, with alarm at 5 minutes remaining": an alert before a timer
         // ends is not one the routine can set — handed up whole, never half set.
         if remaining_re().is_match(clause) {
+            return Parsed::NotRoutine;
+        }
+        // "make sure Kiera knows …", "let Sam know the meeting moved": for someone else.
+        if learned::tells_another(clause) {
             return Parsed::NotRoutine;
         }
         // "can i get to jenny's house by noon if i leave at 11:30", "I need to get the
@@ -394,11 +405,17 @@ impl Clean {
     }
 }
 
+pattern!(
+    seconds_apart_re,
+    "seconds apart",
+    r"(?i)\b(?:\d+|a|one|two|five|ten|fifteen|twenty|thirty|forty|forty[\s-]five|fifty)[\s-]*(?:seconds?|secs?)[\s-]+intervals?\b|\bevery\s+(?:\d+|two|five|ten|fifteen|twenty|thirty|forty|forty[\s-]five|fifty)\s*(?:seconds|secs)\b"
+);
+
 // Where a second request starts after "and": its first words.
 pattern!(
     second_re,
     "second request",
-    r"(?i)^(?:then\s+|also\s+)?(?:remind\s+me|add\s|put\s|mark\s|tick\s|check\s+off|move\s|push\s|postpone\s|reschedule\s|snooze\s|delay\s|cancel\s|delete\s|remove\s|drop\s|scrap\s|what'?s\s|what\s+is\s|show\s+me\s+(?:my|the)\s|list\s+my\s|note\s+to\s+self|don'?t\s+let\s+me\s+forget)"
+    r"(?i)^(?:then\s+|also\s+)?(?:remind\s+me|add\s|put\s|mark\s|tick\s|check\s+off|move\s|push\s|postpone\s|reschedule\s|snooze\s|delay\s|cancel\s|delete\s|remove\s|drop\s|scrap\s|what'?s\s|what\s+is\s|show\s+me\s+(?:my|the)\s|list\s+my\s|note\s+to\s+self|don'?t\s+let\s+me\s+forget|set\s+(?:an?|the|my)\s+(?:alarm|timer|reminder)\b)"
 );
 
 pattern!(

@@ -508,6 +508,11 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     } else {
         return Ok(None);
     };
+    // "an alarm for 8 am and then every 8 minutes after that": a repeat of minutes or hours
+    // from a time of day, which it cannot start at (from now, it can).
+    if !uses_time && clock.is_some() && anchor.is_none() && cron.split(' ').nth(1).is_some_and(|h| h.contains('*')) {
+        return Err(ask("I can repeat every few minutes or hours from now on, not from a time of day"));
+    }
     let (cron, human) = match anchor.as_ref().filter(|_| !uses_time) {
         Some(_) => from_now(&cron, &human, now).ok_or_else(|| {
             ask("I can repeat from now only every few minutes that divide the hour, or hours that divide the day")
