@@ -447,6 +447,44 @@ def end_said(text):
     return any(not DAY_BEFORE.search(text[: m.start()]) for m in ENDS.finditer(text or ""))
 
 
+BEFORE = re.compile(
+    r"^\s*(?:about\s+|around\s+)?(\d+|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty[\s-]five|half an)\s+"
+    r"(minutes?|mins?|hours?|hrs?|days?)\s+(?:before|beforehand|ahead|earlier|prior)\b",
+    re.I,
+)
+SAID_TIME = re.compile(
+    r"\b(?:on|at|by|for)?\s*(?:(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+    r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?|\d{1,2}(?:st|nd|rd|th)|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tomorrow|tonight)\b",
+    re.I,
+)
+
+
+def before_reference(line, when, what, timeref):
+    """A reminder a span before a thing ("… at 1 pm. Remind me 2 hours before."): the reference
+    is the thing's time less the span — the thing's time is the other `when`, or said in the
+    `what` (whose time words are then not the task's) — and the `what` to check. (None, what)
+    when the `when` is not that."""
+    m = BEFORE.match(when or "")
+    if not m:
+        return None, what
+    others = [w for w in slots(line, "when") if w != when]
+    said = list(SAID_TIME.finditer(timeref.normalise(what or "")))
+    in_what = timeref.normalise(what or "")[said[0].start() : said[-1].end()] if said else ""
+    anchor = timeref.reference(" ".join(others) if others else in_what, NOW_LOCAL)
+    if anchor.granularity != "minute" or not anchor.candidates:
+        return None, what
+    n = m.group(1).lower()
+    n = {"a": 1, "an": 1, "half an": 0.5}.get(n) or float(timeref.number_words(n).replace("-", " ").split()[0])
+    unit = m.group(2).lower()
+    delta = dt.timedelta(minutes=n) if unit.startswith("m") else dt.timedelta(hours=n) if unit.startswith("h") else dt.timedelta(days=n)
+    anchor.candidates = [c - delta for c in anchor.candidates]
+    anchor.phrase = when
+    if not others and what:
+        what = re.sub(r"\s+", " ", SAID_TIME.sub(" ", timeref.normalise(what))).strip()
+    return anchor, what
+
+
 LISTED_DAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
 
 
@@ -547,7 +585,8 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
     if intent not in ROUTINE_CHANGE:
         return "wrong", due_checked, f"unknown intent {intent!r}", ""
 
-    ref = timeref.reference(when, NOW_LOCAL) if when else None
+    before, what = before_reference(line, when, what, timeref)
+    ref = before or (timeref.reference(when, NOW_LOCAL) if when else None)
     # A day ("tonight", "friday") is past only when its whole day is; a time, by its minute.
     if ref is not None and ref.granularity == "day":
         past = bool(ref.candidates) and all(c.date() < NOW_LOCAL.date() for c in ref.candidates)

@@ -121,6 +121,17 @@ class Judging(unittest.TestCase):
         self.assertIsNone(judge.day_list("every Monday and Friday at 7 am", timeref))
         self.assertIsNone(judge.day_list("on Mondays and Fridays at 7 am", timeref))
 
+    def test_a_reminder_a_span_before_a_thing(self):
+        l = line("Set reminder for sports physicals August 16th at 1 pm. Remind me 2 hours before.", "add",
+                 what="sports physicals August 16th at 1 pm", when="2 hours before")
+        self.assertEqual(self.j(l, [add("sports physicals", "2027-08-16T09:00:00Z")]), "exact")
+        self.assertEqual(self.j(l, [add("sports physicals", "2027-08-16T11:00:00Z")]), "wrong")
+        l = {"text": "Colby's dinner party is at 6pm in 2 days; can you remind me 15 mins before", "intent": "add", "source": "t",
+             "slots": [{"slot": "what", "text": "Colby's dinner party"}, {"slot": "when", "text": "at 6pm in 2 days"},
+                       {"slot": "when", "text": "15 mins before"}]}
+        self.assertEqual(self.j(l, [add("Colby's dinner party", "2026-11-28T16:45:00Z")]), "exact")
+        self.assertEqual(self.j(l, [add("Colby's dinner party", "2026-11-28T17:00:00Z")]), "wrong")
+
     def test_targets(self):
         l = line("done with the car insurance", "complete", item="the car insurance")
         self.assertEqual(self.j(l, [{"kind": "done", "id": "task-t", "text": "car insurance"}], target="task-t"), "exact")

@@ -142,7 +142,7 @@ fn due(t: &Task, now: &Zoned) -> String {
 
 /// A schedule entry added, in the corpus's words: `every "CRON" "ACTION"`, its stride said
 /// between them (`/2w`: every other week, `/3d`: every 3rd day).
-fn entry_effect(e: &cn_hub::schedule::ScheduleEntry) -> String {
+fn entry_effect(e: &ScheduleEntry) -> String {
     let stride = e.stride.map_or_else(String::new, |s| {
         let unit = match s.unit {
             cn_hub::schedule::StrideUnit::Day => 'd',

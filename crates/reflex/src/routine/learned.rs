@@ -469,6 +469,7 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         "recurring",
         "repeating",
         "reoccurring",
+        "only",
     ];
     // "… I need my alarm to go off": what an alarm does, no other request.
     let rest = go_off_re().replace_all(&rest, " ");
@@ -1667,6 +1668,34 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        // A reminder a span before a thing whose time is said first, in another sentence or
+        // not: the thing, due that much earlier; with no thing or time, asked.
+        for (text, task, at) in [
+            (
+                "Colby's dinner party is at 6pm in 2 days; can you remind me 15 mins before",
+                "Colby's dinner party",
+                "Sat 17:45",
+            ),
+            (
+                "Set reminder for sports physicals August 16th at 1 pm. Remind me 2 hours before.",
+                "sports physicals",
+                "Mon 11:00",
+            ),
+            (
+                "set reminder for sports physicals august sixteenth at one pm remind me two hours before",
+                "sports physicals",
+                "Mon 11:00",
+            ),
+            ("Make an alarm for 4 45pm", "Alarm", "Thu 16:45"),
+        ] {
+            match one(text) {
+                Request::AddTask { task: t, due: Some(d) } => {
+                    assert_eq!((t.as_str(), d.at.strftime("%a %H:%M").to_string().as_str()), (task, at), "{text}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        assert!(matches!(parse("remind me about it 10 minutes before", &now()), Parsed::Ask(_)));
         // A list of days said one by one: an alarm a day, each at the time said.
         match parse("Create an alarm for Sunday, Monday, and Tuesday at 3PM", &now()) {
             Parsed::Routine(r) => {

@@ -34,6 +34,47 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
             why: "I can repeat every minute at the most — how often, in minutes?".into(),
         });
     }
+    // "Colby's dinner party is at 6pm in 2 days; can you remind me 15 mins before", "… August
+    // 16th at 1 pm. Remind me 2 hours before.": the thing said first, reminded of a span before
+    // its time.
+    if let Some(c) = remind_before_re().captures(text) {
+        let (Some(all), Some(span)) = (c.get(0), c.name("span")) else { return Parsed::NotRoutine };
+        let thing = text[..all.start()].trim();
+        let ask = || {
+            Parsed::Ask(WhenError::Unreadable {
+                phrase: all.as_str().trim().trim_start_matches([',', ';', '.']).trim().to_string(),
+                why: "before what, and when is it?".into(),
+            })
+        };
+        let Some(span) = when::shift(&format!("for {}", span.as_str())).map(|s| s.span) else { return ask() };
+        if thing.is_empty() || remind_before_re().is_match(thing) {
+            return ask();
+        }
+        // The thing as a filing ("Set reminder for sports physicals August 16th at 1 pm"), or
+        // as said ("Colby's dinner party is at 6pm in 2 days": the party, then).
+        let filed = match parse(thing, now) {
+            Parsed::Routine(rs) => match rs.as_slice() {
+                [Request::AddTask { task, due: Some(d) }] => Some((task.clone(), d.clone())),
+                _ => None,
+            },
+            _ => None,
+        };
+        let said = || {
+            let d = when::parse(thing, now).ok()??;
+            let what = stated_re().replace(&d.rest, "").trim().to_string();
+            (!cn_hub::words::content(&what).is_empty()).then_some((what, d))
+        };
+        return match filed.or_else(said) {
+            Some((task, d)) if d.time_given => match d.at.checked_sub(span) {
+                Ok(at) if at > *now => {
+                    Parsed::Routine(vec![Request::AddTask { task, due: Some(when::Due { at, ..d }) }])
+                }
+                Ok(at) => Parsed::Ask(WhenError::past(all.as_str(), at, now)),
+                Err(_) => ask(),
+            },
+            _ => ask(),
+        };
+    }
     if let Some(reply) = reply_of(text, now) {
         return Parsed::Routine(vec![Request::Reply { reply }]);
     }
@@ -404,6 +445,18 @@ impl Clean {
         Some(Clean { text: t, question: asks && !polite, ticked })
     }
 }
+
+pattern!(
+    remind_before_re,
+    "remind me a span before",
+    r"(?i)(?:^|[\s,;.]+)\s*(?:and\s+)?(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:remind|alert|notify|ping)\s+(?:me|us)\s+(?:about\s+it\s+|of\s+it\s+)?(?P<span>(?:\d+|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty[\s-]five|half\s+an)\s+(?:minutes?|mins?|hours?|hrs?|days?))\s+(?:before|beforehand|ahead|earlier|prior)(?:\s+(?:it|that|then|hand|of\s+time|the\s+event|it\s+starts))?\s*(?:please)?\s*[.!?]*\s*$"
+);
+
+pattern!(
+    stated_re,
+    "a thing's time stated",
+    r"(?i)\s+(?:is|are|will\s+be|starts|begins|was\s+moved|has\s+been\s+moved)(?:\s+(?:at|on|for))?\s*$"
+);
 
 pattern!(
     seconds_apart_re,

@@ -113,7 +113,7 @@ impl WhenError {
     fn unreadable(phrase: &str, why: impl Into<String>) -> WhenError {
         WhenError::Unreadable { phrase: phrase.trim().to_string(), why: why.into() }
     }
-    fn past(phrase: &str, at: Zoned, now: &Zoned) -> WhenError {
+    pub(crate) fn past(phrase: &str, at: Zoned, now: &Zoned) -> WhenError {
         WhenError::Past { phrase: phrase.trim().to_string(), shown: human(&at, now), at: Box::new(at) }
     }
     /// The phrase it is about.

@@ -436,6 +436,10 @@ pub fn normalize(text: &str) -> Normalized {
     let n = n.rewrite(re!(r"\b(?P<m>jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.\s+(?P<d>\d)"), |c, _| {
         Some(format!("{} {}", c.name("m")?.as_str(), c.name("d")?.as_str()))
     });
+    // "an alarm for 4 45pm": hours and minutes said apart, before am or pm.
+    let n = n.rewrite(re!(r"\b(?P<h>0?[1-9]|1[0-2])\s+(?P<m>[0-5]\d)\s*(?P<ap>[ap]\.?m\b\.?)"), |c, _| {
+        Some(format!("{}:{} {}", c.name("h")?.as_str(), c.name("m")?.as_str(), c.name("ap")?.as_str()))
+    });
     let n = n.rewrite(re!(r"\barvo\b"), |_, _| Some("afternoon".into()));
     let n = n.rewrite(re!(r"\b(?:eod|cob|close\s+of\s+(?:business|play)|end\s+of\s+business)\b"), |_, _| {
         Some("end of day".into())
@@ -554,7 +558,7 @@ pub fn normalize(text: &str) -> Normalized {
         Some(format!("{h}{}", c.name("ap")?.as_str().trim()))
     });
     let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})\.(?P<m>\d{2})(?P<ap>\s*[ap]\.?m\b\.?)"), |c, _| {
-        Some(format!("{}:{}{}", c.name("h")?.as_str(), c.name("m")?.as_str(), c.name("ap")?.as_str()))
+        Some(format!("{}:{} {}", c.name("h")?.as_str(), c.name("m")?.as_str(), c.name("ap")?.as_str()))
     });
 
     // "an alarm for 8 tomorrow morning", "at seven this evening": the hour before its day and
