@@ -474,8 +474,12 @@ def before_reference(line, when, what, timeref):
     anchor = timeref.reference(" ".join(others) if others else in_what, NOW_LOCAL)
     if anchor.granularity != "minute" or not anchor.candidates:
         return None, what
+    words = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "fifteen": 15,
+             "twenty": 20, "thirty": 30, "forty five": 45, "forty-five": 45, "half an": 0.5}
     n = m.group(1).lower()
-    n = {"a": 1, "an": 1, "half an": 0.5}.get(n) or float(timeref.number_words(n).replace("-", " ").split()[0])
+    n = float(n) if n.isdigit() else words.get(n)
+    if n is None:
+        return None, what
     unit = m.group(2).lower()
     delta = dt.timedelta(minutes=n) if unit.startswith("m") else dt.timedelta(hours=n) if unit.startswith("h") else dt.timedelta(days=n)
     anchor.candidates = [c - delta for c in anchor.candidates]

@@ -131,6 +131,8 @@ class Judging(unittest.TestCase):
                        {"slot": "when", "text": "15 mins before"}]}
         self.assertEqual(self.j(l, [add("Colby's dinner party", "2026-11-28T16:45:00Z")]), "exact")
         self.assertEqual(self.j(l, [add("Colby's dinner party", "2026-11-28T17:00:00Z")]), "wrong")
+        spoken = dict(l, slots=[dict(x, text=x["text"].replace("15", "fifteen").replace("6pm", "six pm").replace("2 days", "two days")) for x in l["slots"]])
+        self.assertEqual(self.j(spoken, [add("Colby's dinner party", "2026-11-28T16:45:00Z")]), "exact")
 
     def test_targets(self):
         l = line("done with the car insurance", "complete", item="the car insurance")

@@ -2078,8 +2078,9 @@ mod tests {
             ("remind me to drink water every 30 minutes till 5pm", "*/30 * * * *", "Thu 17:00"),
             // A day's repeat until a day: through that day.
             ("remind me every day at 9 until friday to stretch", "0 9 * * *", "Sat 00:00"),
-            ("remind me to take my pills at 8am for the next 5 days", "0 8 * * *", "Tue 14:30"),
-            ("Set an alarm for Tuesday, Wednesday at 7 PM for six workweeks.", "0 19 * * 2,3", "Thu 14:30"),
+            // Five days from the first (Friday): through Tuesday.
+            ("remind me to take my pills at 8am for the next 5 days", "0 8 * * *", "Wed 00:00"),
+            ("Set an alarm for Tuesday, Wednesday at 7 PM for six workweeks.", "0 19 * * 2,3", "Tue 00:00"),
         ] {
             match one(text) {
                 Request::AddEvery { every, .. } => assert_eq!(

@@ -549,10 +549,25 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
                 .parse::<cn_hub::cron::Cron>()
                 .ok()
                 .and_then(|c| c.next_after(now.timestamp(), now.time_zone()).ok());
-            if first.is_none_or(|f| f.timestamp() > at.timestamp()) {
+            let Some(first) = first.filter(|f| f.timestamp() <= at.timestamp()) else {
                 return Err(ask("it would not go off before it ends"));
-            }
+            };
             spans.push(r);
+            // A day's repeat kept "for the next 5 days": its first day and the four after it
+            // (to the start of the day after), not five times 24 hours from this minute. A
+            // stretch of minutes or hours ends at its minute.
+            let at = match (end, within_day) {
+                (End::Span, false) => {
+                    let days = now.date().until(at.date()).map_or(0, |s| s.get_days());
+                    first
+                        .date()
+                        .checked_add(jiff::Span::new().days(days))
+                        .ok()
+                        .and_then(|d| d.to_zoned(now.time_zone().clone()).ok())
+                        .unwrap_or(at)
+                }
+                _ => at.round(jiff::Unit::Minute).unwrap_or(at),
+            };
             Some(at)
         }
         None => None,
