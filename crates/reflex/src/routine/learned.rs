@@ -552,11 +552,10 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
 /// parser reads a day at a time; `None` when no such list is said. (Days said in the plural or
 /// after "every" are a repeat, read before this.)
 fn days_apart(text: &str) -> Option<String> {
-    const DAY: &str =
-        "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun)";
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(&format!(r"(?i)\b{DAY}(?:(?:\s*,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*|\s+){DAY})+\b"))
+        let day = format!("(?:{})", when::WEEKDAY);
+        regex::Regex::new(&format!(r"(?i)\b{day}(?:(?:\s*,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*|\s+){day})+\b"))
             .unwrap_or_else(|e| unreachable!("the day list pattern compiles: {e}"))
     });
     let m = re.find(text)?;
@@ -1697,32 +1696,22 @@ mod tests {
         }
         assert!(matches!(parse("remind me about it 10 minutes before", &now()), Parsed::Ask(_)));
         // A list of days said one by one: an alarm a day, each at the time said.
-        match parse("Create an alarm for Sunday, Monday, and Tuesday at 3PM", &now()) {
-            Parsed::Routine(r) => {
-                let days: Vec<String> = r
-                    .iter()
-                    .filter_map(|r| match r {
-                        Request::AddTask { due: Some(d), .. } => Some(d.at.strftime("%a %H:%M").to_string()),
-                        _ => None,
-                    })
-                    .collect();
-                assert_eq!(days, ["Sun 15:00", "Mon 15:00", "Tue 15:00"]);
-            }
-            other => panic!("{other:?}"),
-        }
-        match parse("set me alarms on saturday for 8 am and 6 pm", &now()) {
-            Parsed::Routine(r) => {
-                let days: Vec<String> = r
-                    .iter()
-                    .filter_map(|r| match r {
-                        Request::AddTask { due: Some(d), .. } => Some(d.at.strftime("%a %H:%M").to_string()),
-                        _ => None,
-                    })
-                    .collect();
-                assert_eq!(days, ["Sat 08:00", "Sat 18:00"]);
-            }
-            other => panic!("{other:?}"),
-        }
+        // The due times of the tasks a text files.
+        let dues = |text: &str| match parse(text, &now()) {
+            Parsed::Routine(r) => r
+                .iter()
+                .filter_map(|r| match r {
+                    Request::AddTask { due: Some(d), .. } => Some(d.at.strftime("%a %H:%M").to_string()),
+                    _ => None,
+                })
+                .collect::<Vec<String>>(),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(
+            dues("Create an alarm for Sunday, Monday, and Tuesday at 3PM"),
+            ["Sun 15:00", "Mon 15:00", "Tue 15:00"]
+        );
+        assert_eq!(dues("set me alarms on saturday for 8 am and 6 pm"), ["Sat 08:00", "Sat 18:00"]);
         for text in [
             "disable reminder",
             "I want to delete the breakfast plans I set up to remind me on Sunday",

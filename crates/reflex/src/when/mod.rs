@@ -129,7 +129,8 @@ const NUMBERS: &str =
     "a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|forty|ninety";
 const UNITS: &str = r"min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|sec(?:ond)?s?|secs?";
 
-const WEEKDAY: &str =
+/// The days of the week as people write them, for a pattern.
+pub(crate) const WEEKDAY: &str =
     "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun";
 
 /// A pattern with its word lists filled in (`MONTHS`, `NUMBERS`, `UNITS`, `WEEKDAY`,
