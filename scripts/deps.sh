@@ -27,7 +27,7 @@ if $tests; then
   command -v dovecot >/dev/null || missing+=(dovecot-imapd)   # the email sense's tests: a real IMAP server
   command -v faketime >/dev/null || missing+=(faketime)       # an injected clock for the idle-week test
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)   # the MCP tests' venv
-  # The AI-loop toolchain tests (crates/cn/tests/it/loops_toolchains.rs): pytest as a sensor.
+  # The AI-loop toolchain tests (crates/loops/tests/it/toolchains.rs): pytest as a sensor.
   { python3 -m pytest --version || /usr/bin/python3 -m pytest --version; } >/dev/null 2>&1 || missing+=(python3-pytest)
   command -v make >/dev/null || missing+=(make)
 fi

@@ -20,7 +20,7 @@ fn json_events_and_the_loops_view_follow_a_running_loop() {
     git(&project, &["config", "user.name", "Loop Test"]);
     git(&project, &["config", "user.email", "loop@test.invalid"]);
     // The actuator appends to a file in an existing folder (a new top-level entry would need
-    // namespaces: see loops_toolchains).
+    // namespaces: see crates/loops/tests/it/toolchains.rs).
     std::fs::create_dir_all(project.join("notes")).unwrap();
     std::fs::write(project.join("notes/.keep"), "").unwrap();
     git(&project, &["add", "-A"]);

@@ -2,4 +2,5 @@
 //! linking the whole stack, filled CI's disk and dominated its build.
 
 mod faults;
+mod hostile;
 mod local_model;

@@ -9,23 +9,18 @@
 //! (`CN_TEST_SANDBOX_WITHOUT=namespaces,scope,overlay`: Landlock alone, the sensor in a copy),
 //! which is what a kernel without unprivileged user namespaces runs.
 
-use crate::loops_support;
-
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use loops_support::*;
+use crate::support::*;
 
 const FALLBACK: &str = "namespaces,scope,overlay";
 
 /// A git repository holding `files`, committed (no `.gitignore`: nothing hides the sensors'
 /// output), with `loop-run/task.md`.
 fn project(files: &[(&str, &str)], task: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = cn_testkit::git_repo();
     let p = dir.path();
-    git(p, &["init", "-q", "-b", "main"]);
-    git(p, &["config", "user.name", "Loop Test"]);
-    git(p, &["config", "user.email", "loop@test.invalid"]);
     for (path, text) in files {
         let f = p.join(path);
         std::fs::create_dir_all(f.parent().unwrap()).unwrap();
@@ -89,19 +84,20 @@ impl Scripts {
     }
 }
 
-fn run(dir: &Path, verb: &str, without: Option<&str>) -> Output {
-    let mut c = cn();
-    c.args(["loop", verb]).arg(dir);
-    if let Some(w) = without {
-        c.env("CN_TEST_SANDBOX_WITHOUT", w);
+/// `cn loop run|done DIR`: in this process on what the kernel gives, in a process of its own
+/// with the layers `without` names taken away (the kernel is probed once per process).
+fn run(dir: &Path, verb: &str, without: Option<&str>) -> Ran {
+    match (without, verb) {
+        (None, "done") => done(dir),
+        (None, _) => crate::support::run(dir),
+        (Some(w), "done") => Driver::new(dir).without(Some(w)).done().run(),
+        (Some(w), _) => Driver::new(dir).without(Some(w)).run(),
     }
-    c.output().unwrap()
 }
 
 /// The loop completed, and no commit nor the tree holds any of `never` (a path prefix).
-fn complete_and_clean(dir: &Path, out: &Output, never: &[&str]) {
-    assert_eq!(out.status.code(), Some(0), "{}", text(out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("complete — the target is met"), "{}", text(out));
+fn complete_and_clean(dir: &Path, ran: &Ran, never: &[&str]) {
+    ran.complete();
     let committed = git(dir, &["log", "--all", "--name-only", "--format="]);
     let tree = git(dir, &["ls-files", "--others", "--cached"]);
     for n in never {
@@ -139,13 +135,13 @@ fn factorial_with_javac_glob_and_a_person_as_the_actuator_commits_no_class_file(
         let repo = project(&[], &task);
         let p = repo.path();
         let o = run(p, "run", without);
-        assert!(String::from_utf8_lossy(&o.stdout).contains("iteration 1: waiting-for-actuator"), "{}", text(&o));
+        assert_eq!(o.end(), (1, "waiting-for-actuator"), "{o}");
         // The person writes the broken file, then fixes it.
         for version in [BROKEN, FIXED] {
             std::fs::create_dir_all(p.join("src/main/java")).unwrap();
             std::fs::write(p.join(JAVA), version).unwrap();
             let o = run(p, "done", without);
-            assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+            assert_eq!(o.exit_code(), 0, "{o}");
             if version == FIXED {
                 complete_and_clean(p, &o, &[]);
             }
@@ -169,7 +165,7 @@ fn factorial_with_javac_into_build_classes_commits_no_build_folder() {
         let p = repo.path();
         let o = run(p, "run", without);
         complete_and_clean(p, &o, &["build", ".class"]);
-        assert_eq!(subjects(p).last().unwrap(), "loop: iteration 3 (complete)", "{}", text(&o));
+        assert_eq!(subjects(p).last().unwrap(), "loop: iteration 3 (complete)", "{o}");
         assert_eq!(files_changed(p), [JAVA, JAVA]);
         // Iteration 2's measurement is javac's two errors; iteration 3's a clean compile.
         let shas = shas(p);
@@ -201,7 +197,7 @@ fn a_cargo_crate_with_build_then_test_as_two_sensors_commits_no_target() {
         let (build, test) = (s1.find("\n## build\n").unwrap(), s1.find("\n## test\n").unwrap());
         assert!(build < test && s1[test..].contains("assertion `left == right` failed"), "{s1}");
         // The progress shows both sensors each iteration, with their exit status.
-        let stdout = String::from_utf8_lossy(&o.stdout);
+        let stdout = o.lines();
         assert!(stdout.contains("iteration 1 · sensor build · exit 0 · "), "{stdout}");
         assert!(stdout.contains("iteration 1 · sensor test · exit 101 · "), "{stdout}");
         assert!(stdout.contains("iteration 2 · sensor test · exit 0 · "), "{stdout}");
@@ -283,15 +279,15 @@ fn top_level_folders_an_actuator_creates_with_or_without_namespaces() {
             let repo = project(&[("README", "x\n")], &task);
             let p = repo.path();
             let o = run(p, "run", without);
-            let stdout = String::from_utf8_lossy(&o.stdout);
-            let namespaces = stdout.contains("mount namespace");
+            let stdout = o.lines();
+            let namespaces = o.sandbox().contains("mount namespace");
             if declared || namespaces {
                 complete_and_clean(p, &o, &[]);
                 assert_eq!(std::fs::read_to_string(p.join("gen/out.txt")).unwrap(), "made\n");
                 assert_eq!(files_changed(p), ["gen/out.txt"]);
             } else {
                 // Refused, and the loop says so: the actuator's report and the start line.
-                assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+                assert_eq!(o.exit_code(), 1, "{o}");
                 assert!(stdout.contains("an actuator cannot create new entries at the top"), "{stdout}");
                 assert!(stdout.contains("`sandbox: {write: [build]}`"), "{stdout}");
                 let a = show(p, "HEAD", "loop-run/actuator-output.md");

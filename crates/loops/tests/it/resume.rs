@@ -1,16 +1,13 @@
-//! Resuming: the real `cn` binary is SIGKILLed at several points of a loop (each point is a
-//! command component that writes a marker file and blocks), then `cn loop run` again must
+//! Resuming: the loop's process is SIGKILLed at several points of a loop (each point is a
+//! command component that writes a marker file and blocks), then a run again must
 //! continue from the last commit, never repeat a committed iteration, and keep — and report
 //! — the code changes the killed iteration left. Also: the manual actuator (`cn loop done`)
 //! and `max-iterations`.
 
-use crate::loops_support;
-
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use loops_support::*;
+use crate::support::*;
 
 /// A sensor, controller and actuator as shell scripts over `src/F.txt`: iteration 1 writes
 /// `broken`, iteration 2 `fixed`; the target is met when the file says `fixed`. Each calls
@@ -56,28 +53,21 @@ fn wait_for(path: &Path) -> String {
     }
 }
 
-/// Run `cn loop run`, SIGKILL it when the component at `point` is running, then run again.
-/// Returns the second run's output.
-fn kill_at(p: &Path, marker: &Path, point: &str) -> std::process::Output {
-    let mut child = cn()
-        .args(["loop", "run"])
-        .arg(p)
-        .env("KILL_AT", point)
-        .env("MARKER", marker)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+/// Run the loop in its own process, SIGKILL it when the component at `point` is running,
+/// then run again. Returns the second run.
+fn kill_at(p: &Path, marker: &Path, point: &str) -> Ran {
+    let mut child = Driver::new(p).env("KILL_AT", point).env("MARKER", marker).spawn();
     wait_for(marker);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    // The blocked component dies with cn: nothing of the killed run goes on unwatched.
+    // The blocked component dies with the loop's process: nothing of the killed run goes on
+    // unwatched.
     let deadline = Instant::now() + Duration::from_secs(10);
     while let Some(left) = carrying(marker) {
-        assert!(Instant::now() < deadline, "{point}: the component outlived the killed cn: {left}");
+        assert!(Instant::now() < deadline, "{point}: the component outlived the killed loop: {left}");
         std::thread::sleep(Duration::from_millis(20));
     }
-    cn().args(["loop", "run"]).arg(p).env("MARKER", marker).output().unwrap()
+    Driver::new(p).env("MARKER", marker).run()
 }
 
 /// A process (its pid and command line) whose environment has `MARKER=marker`: the killed
@@ -126,19 +116,17 @@ fn sigkill_at_any_point_resumes_without_repeating_or_losing() {
         // The sandbox lets a component create files in the tree's directories, not at its top.
         std::fs::create_dir(p.join("src")).unwrap();
         let marker = scripts.path().join("marker");
-        let out = kill_at(p, &marker, point);
-        assert_eq!(out.status.code(), Some(0), "{point}: {}", text(&out));
-        assert_eq!(&iterations(p), want, "{point}: {}", text(&out));
+        let ran = kill_at(p, &marker, point);
+        ran.complete();
+        assert_eq!(&iterations(p), want, "{point}: {ran}");
         assert_eq!(std::fs::read_to_string(p.join("src/F.txt")).unwrap(), "fixed\n", "{point}");
         assert_eq!(git(p, &["status", "--porcelain"]), "", "{point}: the tree is committed");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let Ended::Run { resumed_at, recovered, .. } = &ran.ended else { unreachable!() };
         match kept {
             Some(n) => {
-                assert!(
-                    stderr.contains(&format!("resumed iteration {n}: kept")) && stderr.contains("src/F.txt"),
-                    "{point}: {}",
-                    text(&out)
-                );
+                // What `cn loop run` reports as "resumed iteration N: kept … (src/F.txt)".
+                assert_eq!(*resumed_at, Some(n), "{point}: {ran}");
+                assert!(recovered.iter().any(|f| f.contains("src/F.txt")), "{point}: {ran}");
                 let sha = git(p, &["log", "--format=%H", "--grep", &format!("loop: iteration {n} ")]);
                 let body = git(p, &["show", "-s", "--format=%b", sha.trim()]);
                 assert!(
@@ -154,7 +142,7 @@ fn sigkill_at_any_point_resumes_without_repeating_or_losing() {
                 let files = git(p, &["show", "--name-only", "--format=", sha.trim()]);
                 assert!(files.lines().any(|f| f == "src/F.txt"), "{point}: {files}");
             }
-            None => assert!(!stderr.contains("kept"), "{point}: {}", text(&out)),
+            None => assert!(resumed_at.is_none() && recovered.is_empty(), "{point}: {ran}"),
         }
     }
 }
@@ -164,32 +152,29 @@ fn manual_actuator_waits_for_cn_loop_done() {
     let scripts = tempfile::tempdir().unwrap();
     let dir = repo(&scripted_loop(scripts.path(), "manual"));
     let p = dir.path();
-    let out = run(p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("iteration 1: waiting-for-actuator"), "{}", text(&out));
+    let ran = run(p);
+    assert_eq!(ran.end(), (1, "waiting-for-actuator"), "{ran}");
     assert_eq!(iterations(p), [(0, "running".to_string())]);
     let o = std::fs::read_to_string(p.join("loop-run/orchestrator-output.md")).unwrap();
     assert!(o.starts_with("---\niteration: 1\nstatus: waiting-for-actuator\nmax-iterations: 5\n---\n"), "{o}");
     assert!(o.contains("cn loop done"), "{o}");
 
     // Running again while waiting does nothing.
-    let again = run(p, &["loop", "run"]);
-    assert_eq!(again.status.code(), Some(3), "{}", text(&again));
+    run(p).nothing_to_do();
     assert_eq!(iterations(p).len(), 1);
 
     // The person edits, then says so.
     std::fs::create_dir_all(p.join("src")).unwrap();
     std::fs::write(p.join("src/F.txt"), "fixed\n").unwrap();
-    let done = run(p, &["loop", "done"]);
-    assert_eq!(done.status.code(), Some(0), "{}", text(&done));
+    done(p).complete_at(2);
     assert_eq!(iterations(p), [(0, "running".to_string()), (1, "running".to_string()), (2, "complete".to_string())]);
     let shas = shas(p);
     let a1 = show(p, &shas[2], "loop-run/actuator-output.md");
     assert!(a1.contains("manual actuator") && a1.contains("- `src/F.txt (created)`"), "{a1}");
     assert_eq!(front(p, &shas[2], "sensor-output.md"), "sensor: check\nexit-status: 0\n");
 
-    let late = run(p, &["loop", "done"]);
-    assert_eq!(late.status.code(), Some(2), "{}", text(&late));
+    let late = done(p);
+    late.refused();
 }
 
 #[test]
@@ -199,8 +184,8 @@ fn max_iterations_ends_the_loop_without_actuating() {
     );
     let p = dir.path();
     std::fs::create_dir(p.join("src")).unwrap();
-    let out = run(p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let ran = run(p);
+    assert_eq!(ran.end(), (2, "max-iterations"), "{ran}");
     assert_eq!(
         iterations(p),
         [(0, "running".to_string()), (1, "running".to_string()), (2, "max-iterations".to_string())]
@@ -215,6 +200,6 @@ fn max_iterations_ends_the_loop_without_actuating() {
     let s = show(p, &shas[2], "loop-run/sensor-output.md");
     assert!(s.starts_with("---\nsensors:\n- a\n- b\nexit-status:\n  a: 0\n  b: 4\n---\n"), "{s}");
     assert!(s.contains("\n## a\n") && s.contains("\n## b\n") && s.contains("two"), "{s}");
-    let st = run(p, &["loop", "status"]);
-    assert!(String::from_utf8_lossy(&st.stdout).starts_with("iteration: 2\nstatus: max-iterations\n"), "{}", text(&st));
+    let st = status(p);
+    assert!(st.starts_with("iteration: 2\nstatus: max-iterations\n"), "{st}");
 }

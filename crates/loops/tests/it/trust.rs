@@ -1,19 +1,17 @@
-//! Issue 34's loop attack, end to end with the real `cn`: a sandboxed component rewrites
-//! `loop-run/task.md` to `sandbox: false` with a sensor of its own, `kill -9`s the `cn` above
-//! it (and its process group), reads cn's environment and tries to trace it — so that when
-//! the owner resumes, the new command runs unsandboxed. cn survives, the change is never
-//! obeyed, and a run after it refuses the uncommitted task.md.
+//! Issue 34's loop attack: a sandboxed component rewrites `loop-run/task.md` to
+//! `sandbox: false` with a sensor of its own, `kill -9`s the process running the loop (and
+//! its process group), reads its environment and tries to trace it — so that when the owner
+//! resumes, the new command runs unsandboxed. The loop's process (`cn loop run`'s, here a
+//! child of the test: `support::Driver`) survives, the change is never obeyed, and a run
+//! after it refuses the uncommitted task.md.
 //!
 //! Each test runs on what this kernel gives and again with its newer layers taken away
 //! (`CN_TEST_SANDBOX_WITHOUT=namespaces,scope,overlay`: Landlock alone, signals by seccomp,
 //! the sensor in a copy), so both paths are tried whichever machine runs them.
 
-use crate::loops_support;
-
 use std::path::Path;
-use std::process::{Output, Stdio};
 
-use loops_support::*;
+use crate::support::*;
 
 const SECRET: &str = "sk-loop-secret";
 
@@ -49,7 +47,7 @@ fn attack(dump: &Path, outside: &Path) {
 
 /// A loop whose `role` (sensor or actuator) is the attack; the judge completes it at
 /// iteration 2.
-fn attacked_loop(role: &str, without: Option<&str>) -> (tempfile::TempDir, tempfile::TempDir, Output) {
+fn attacked_loop(role: &str, without: Option<&str>) -> (tempfile::TempDir, tempfile::TempDir, Ran) {
     let scratch = tempfile::tempdir().unwrap();
     let dump = scratch.path().join("dump");
     let outside = scratch.path().join("outside");
@@ -82,37 +80,33 @@ fn a_committed_task_rewritten_into_garbage_is_refused_as_a_rewrite() {
     git(dir, &["commit", "-q", "-m", "loop task"]);
     for garbage in ["", "# no frontmatter\n"] {
         std::fs::write(dir.join("loop-run/task.md"), garbage).unwrap();
-        let out = run(dir, &["loop", "run"]);
-        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-        let said = text(&out);
+        let ran = run(dir);
+        let said = ran.refused();
         assert!(said.contains("loop-run/task.md differs from the one committed"), "{said}");
         assert!(said.contains("checkout -- loop-run/task.md"), "{said}");
         assert_eq!(git(dir, &["rev-list", "--count", "HEAD"]).trim(), "2", "nothing committed");
     }
 }
 
-/// `cn loop run DIR`; the attack learns cn's pid from `DUMP/cn.pid` (the pid as this test,
-/// outside any namespace, sees it).
-fn cn_run(dir: &Path, dump: &Path, without: Option<&str>) -> Output {
-    let mut c = cn();
-    c.env("ANTHROPIC_API_KEY", SECRET).args(["loop", "run"]).arg(dir);
-    if let Some(w) = without {
-        c.env("CN_TEST_SANDBOX_WITHOUT", w);
-    }
-    let child = c.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+/// The loop run in a process of its own, as `cn loop run DIR` with an API key in its
+/// environment; the attack learns its pid from `DUMP/cn.pid` (the pid as this test, outside
+/// any namespace, sees it).
+fn cn_run(dir: &Path, dump: &Path, without: Option<&str>) -> Ran {
+    let child = Driver::new(dir).without(without).env("ANTHROPIC_API_KEY", SECRET).spawn();
     let _ = std::fs::remove_file(dump.join("cn.pid"));
     std::fs::write(dump.join("cn.pid.tmp"), child.id().to_string()).unwrap();
     std::fs::rename(dump.join("cn.pid.tmp"), dump.join("cn.pid")).unwrap();
-    child.wait_with_output().unwrap()
+    // It reports how it ended, or was killed.
+    finish(child)
 }
 
-/// What holds on every path: cn was not killed, traced or read; the evil task never ran.
-fn held(out: &Output, scratch: &Path) {
+/// What holds on every path: the loop's process was not killed (it reported how the run
+/// ended: [`finish`]), traced or read; the evil task never ran.
+fn held(ran: &Ran, scratch: &Path) {
     let log = std::fs::read_to_string(scratch.join("dump/log")).unwrap_or_default();
-    assert!(out.status.code().is_some(), "cn was killed: {}", text(out));
-    assert!(log.contains("found-cn") && log.contains("ran"), "the attack ran and found cn: {log}\n{}", text(out));
+    assert!(log.contains("found-cn") && log.contains("ran"), "the attack ran and found cn: {log}\n{ran}");
     for never in ["killed-cn", "killed-group", "read-environ", "traced"] {
-        assert!(!log.lines().any(|l| l == never), "{never}: {log}\n{}", text(out));
+        assert!(!log.lines().any(|l| l == never), "{never}: {log}\n{ran}");
     }
     let environ = std::fs::read_to_string(scratch.join("dump/environ")).unwrap_or_default();
     assert!(!environ.contains(SECRET), "cn's environment leaked");
@@ -131,26 +125,21 @@ fn held(out: &Output, scratch: &Path) {
     }
 }
 
-fn sandbox_of(out: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    stdout.lines().find_map(|l| l.split_once("sandbox: ").map(|(_, s)| s.to_string())).unwrap_or_default()
-}
-
 #[test]
 fn a_sensor_that_rewrites_its_task_and_kills_cn_changes_nothing() {
     for without in [None, Some("namespaces,scope,overlay")] {
         let (repo, scratch, out) = attacked_loop("sensor", without);
         let dir = repo.path();
-        eprintln!("sandbox ({without:?}): {}", sandbox_of(&out));
+        eprintln!("sandbox ({without:?}): {}", out.sandbox());
         held(&out, scratch.path());
         // The sensor's writes land in its throwaway view: the task is the owner's, and the
         // loop goes on to complete.
-        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert_eq!(out.exit_code(), 0, "{out}");
         let task = std::fs::read_to_string(dir.join("loop-run/task.md")).unwrap();
         assert!(!task.contains("sandbox: false"), "{task}");
         assert_eq!(show(dir, "HEAD", "loop-run/task.md"), task);
         let again = cn_run(dir, &scratch.path().join("dump"), without);
-        assert_eq!(again.status.code(), Some(3), "{}", text(&again));
+        again.nothing_to_do();
         held(&again, scratch.path());
     }
 }
@@ -160,34 +149,33 @@ fn an_actuator_that_rewrites_its_task_is_refused_and_never_obeyed() {
     for without in [None, Some("namespaces,scope,overlay")] {
         let (repo, scratch, out) = attacked_loop("actuator", without);
         let dir = repo.path();
-        let sandbox = sandbox_of(&out);
+        let sandbox = out.sandbox();
         eprintln!("sandbox ({without:?}): {sandbox}");
         held(&out, scratch.path());
         let log = std::fs::read_to_string(scratch.path().join("dump/log")).unwrap();
         if sandbox.contains("mount namespace") {
             // task.md is bound read-only for the actuator: the write fails, the loop goes on.
             assert!(!log.contains("wrote-task"), "{log}");
-            assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+            assert_eq!(out.exit_code(), 0, "{out}");
             continue;
         }
         // Landlock alone lets it write loop-run/: the guard sees the change and stops.
         assert!(log.contains("wrote-task"), "{log}");
-        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-        let t = text(&out);
+        assert_eq!(out.exit_code(), 1, "{out}");
+        let t = out.text();
         assert!(t.contains("actuator `bash") && t.contains("changed loop-run/task.md"), "{t}");
         assert!(t.contains("the run stops here and nothing of this iteration is committed"), "{t}");
         assert!(!subjects(dir).iter().any(|s| s.contains("iteration 1")), "{:?}", subjects(dir));
         // The owner resumes: refused, the uncommitted task.md is not run.
         let again = cn_run(dir, &scratch.path().join("dump"), without);
-        assert_eq!(again.status.code(), Some(2), "{}", text(&again));
-        assert!(text(&again).contains("loop-run/task.md differs from the one committed"), "{}", text(&again));
+        assert!(again.refused().contains("loop-run/task.md differs from the one committed"), "{again}");
         held(&again, scratch.path());
         // Restored, the loop goes on with the owner's task.
         git(dir, &["checkout", "--", "loop-run/task.md"]);
         std::fs::remove_file(scratch.path().join("dump/log")).unwrap();
         let resumed = cn_run(dir, &scratch.path().join("dump"), without);
         held(&resumed, scratch.path());
-        assert!(text(&resumed).contains("changed loop-run/task.md"), "the attack is refused again: {}", text(&resumed));
+        assert!(resumed.text().contains("changed loop-run/task.md"), "the attack is refused again: {resumed}");
     }
 }
 
@@ -221,30 +209,24 @@ fn an_actuator_that_plants_a_cn_yaml_is_refused() {
         if !planted {
             // Landlock alone: no new entry at the tree's top.
             assert!(!dir.join("cn.yaml").exists());
-            assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+            assert_eq!(out.exit_code(), 0, "{out}");
             continue;
         }
-        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-        assert!(text(&out).contains("created cn.yaml"), "{}", text(&out));
+        assert_eq!(out.exit_code(), 1, "{out}");
+        assert!(out.text().contains("created cn.yaml"), "{out}");
         assert!(!git(dir, &["log", "--all", "--name-only", "--format="]).contains("cn.yaml"), "cn committed it");
         let again = cn_run(dir, scratch.path(), without);
-        assert_eq!(again.status.code(), Some(2), "{}", text(&again));
-        assert!(text(&again).contains("cn.yaml is inside the loop's tree and not committed"), "{}", text(&again));
+        assert!(again.refused().contains("cn.yaml is inside the loop's tree and not committed"), "{again}");
         assert!(!scratch.path().join("pwned").exists());
     }
 }
 
-/// Run `c` (a one-iteration loop whose sensor ends with "sensed" and whose actuator says
-/// "acted"), without the sandbox layers `without` names: what the sensor printed and the
-/// tree's history, once both show the loop ran.
-fn sensed_and_committed(mut c: std::process::Command, without: Option<&str>, dir: &Path) -> (String, String) {
-    if let Some(w) = without {
-        c.env("CN_TEST_SANDBOX_WITHOUT", w);
-    }
-    let out = c.output().unwrap();
-    eprintln!("sandbox ({without:?}): {}", sandbox_of(&out));
+/// What the sensor of a one-iteration loop (whose sensor ends with "sensed" and whose
+/// actuator says "acted") printed, and the tree's history, once both show the loop ran.
+fn sensed_and_committed(ran: &Ran, without: Option<&str>, dir: &Path) -> (String, String) {
+    eprintln!("sandbox ({without:?}): {}", ran.sandbox());
     let sensed = std::fs::read_to_string(dir.join("loop-run/sensor-output.md")).unwrap_or_default();
-    assert!(sensed.contains("sensed"), "the sensor ran: {sensed}\n{}", text(&out));
+    assert!(sensed.contains("sensed"), "the sensor ran: {sensed}\n{ran}");
     let history = git(dir, &["log", "--all", "-p", "--format=%H %s"]);
     assert!(history.contains("acted") || history.contains("iteration 1"), "the loop committed: {history}");
     (sensed, history)
@@ -261,7 +243,8 @@ fn hub_with_secrets(token: &str, key: &str) -> tempfile::TempDir {
     hub
 }
 
-/// A loop run for a hub (`cn --hub H loop run L`) whose tree lies outside it: the sensor
+/// A loop run for a hub (`cn --hub H loop run L`: its process of its own, for the
+/// sandbox's layers) whose tree lies outside it: the sensor
 /// prints the hub's owner token and id key (its output is committed), the actuator copies
 /// them into the tree (cn commits it). Neither can read them, and nothing of them is
 /// committed.
@@ -282,9 +265,8 @@ fn a_loop_outside_its_hub_cannot_read_the_hubs_tokens() {
         );
         let repo = repo(&task);
         let dir = repo.path();
-        let mut c = cn();
-        c.arg("--hub").arg(h).args(["loop", "run"]).arg(dir);
-        let (sensed, history) = sensed_and_committed(c, without, dir);
+        let ran = Driver::new(dir).hub(h).without(without).run();
+        let (sensed, history) = sensed_and_committed(&ran, without, dir);
         assert!(!sensed.contains(TOKEN) && !sensed.contains(KEY), "{sensed}");
         assert!(!sensed.contains("ref: refs/heads/"), "the hub's .git is not the tree's to read: {sensed}");
         assert!(!history.contains(TOKEN) && !history.contains(KEY), "committed: {history}");
@@ -316,20 +298,23 @@ fn a_loop_cannot_read_the_hubs_tokens_through_a_bind_mount_of_the_hub() {
         );
         let repo = repo(&task);
         let dir = repo.path();
-        // The hub bound at a second path, then cn run there (in a user and mount namespace
-        // of the test's own: no root needed).
+        // The hub bound at a second path, then the loop run there (in a user and mount
+        // namespace of the test's own: no root needed).
+        let loop_process = Driver::new(dir).hub(h).without(without).command();
         let mut c = std::process::Command::new("unshare");
         c.args(["-Urm", "sh", "-c", "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", "sh"])
             .arg(h)
             .arg(alias.path())
-            .arg(env!("CARGO_BIN_EXE_cn"))
-            .arg("--hub")
-            .arg(h)
-            .args(["loop", "run"])
-            .arg(dir)
-            .env_remove("CN_HUB")
-            .env_remove("CN_LOG");
-        let (sensed, history) = sensed_and_committed(c, without, dir);
+            .arg(loop_process.get_program())
+            .args(loop_process.get_args());
+        for (key, value) in loop_process.get_envs() {
+            match value {
+                Some(v) => c.env(key, v),
+                None => c.env_remove(key),
+            };
+        }
+        let ran = ran_of(c.output().unwrap());
+        let (sensed, history) = sensed_and_committed(&ran, without, dir);
         assert!(!sensed.contains(TOKEN) && !sensed.contains(KEY), "read through the bind mount: {sensed}");
         assert!(!history.contains(TOKEN) && !history.contains(KEY), "committed: {history}");
     }
@@ -356,7 +341,8 @@ fn a_sensor_that_hangs_is_killed_at_its_timeout_and_the_loop_goes_on() {
     let tree = repo(&task);
     let dir = tree.path();
     let started = std::time::Instant::now();
-    let mut child = cn().args(["loop", "run"]).arg(dir).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // In a process of its own, so that a hang fails the test at the deadline.
+    let mut child = Driver::new(dir).spawn();
     let deadline = started + std::time::Duration::from_secs(120);
     while child.try_wait().unwrap().is_none() {
         if std::time::Instant::now() > deadline {
@@ -365,15 +351,15 @@ fn a_sensor_that_hangs_is_killed_at_its_timeout_and_the_loop_goes_on() {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = finish(child);
+    assert_eq!(out.exit_code(), 0, "{out}");
     let sensed = show(dir, "HEAD", "loop-run/sensor-output.md");
     assert!(sensed.contains("started") && sensed.contains("ran past 3s"), "{sensed}");
     assert!(sensed.contains("stuck: killed by a signal") && sensed.contains("measured"), "{sensed}");
     assert!(subjects(dir).iter().any(|s| s.contains("iteration 1")), "{:?}", subjects(dir));
     // A bad timeout is the owner's error, named, before anything runs.
     let bad = repo(&task.replace("timeout: 3s", "timeout: soon"));
-    let out = cn().args(["loop", "run"]).arg(bad.path()).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("sensors.stuck") && text(&out).contains("timeout"), "{}", text(&out));
+    let out = run(bad.path());
+    let said = out.refused();
+    assert!(said.contains("sensors.stuck") && said.contains("timeout"), "{out}");
 }

@@ -1,9 +1,7 @@
 //! Bad input is refused with a clear error before anything runs or is committed; a bad
 //! component answer stops the loop with nothing of that iteration committed.
 
-use crate::loops_support;
-
-use loops_support::*;
+use crate::support::*;
 
 /// A task whose sensor leaves a trace, so a test can tell whether anything ran.
 fn task(front: &str) -> String {
@@ -15,13 +13,12 @@ const OK_COMPONENTS: &str = "controller: {command: \"true\"}\nactuator: {command
 fn refused(task_text: &str, want: &[&str]) {
     let dir = repo(task_text);
     let p = dir.path();
-    let out = run(p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let ran = run(p);
+    let err = ran.refused();
     for w in want {
-        assert!(err.contains(w), "missing {w:?} in {}", text(&out));
+        assert!(err.contains(w), "missing {w:?} in {ran}");
     }
-    assert!(!p.join("sensed").exists(), "the sensor ran: {}", text(&out));
+    assert!(!p.join("sensed").exists(), "the sensor ran: {ran}");
     assert_eq!(subjects(p), ["initial"], "something was committed");
 }
 
@@ -74,9 +71,9 @@ fn a_directory_that_is_not_a_git_repository_is_refused() {
         task(&format!("max-iterations: 3\nsensors:\n  s:\n    command: \"touch sensed\"\n{OK_COMPONENTS}")),
     )
     .unwrap();
-    let out = cn().args(["loop", "run"]).arg(p).env("GIT_CEILING_DIRECTORIES", p.parent().unwrap()).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not a git repository"), "{}", text(&out));
+    // git must not find a repository above the temp dir either.
+    let ran = Driver::new(p).env("GIT_CEILING_DIRECTORIES", p.parent().unwrap()).run();
+    assert!(ran.refused().contains("not a git repository"), "{ran}");
     assert!(!p.join("sensed").exists());
     assert!(!p.join(".git").exists());
 }
@@ -88,15 +85,13 @@ fn a_dirty_working_tree_is_refused_at_start() {
     let p = dir.path();
     std::fs::write(p.join("notes.txt"), "mine").unwrap();
     std::fs::write(p.join(".gitignore"), "*.class\n*.o\n").unwrap();
-    let out = run(p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let ran = run(p);
+    let err = ran.refused();
     assert!(
         err.contains("uncommitted changes")
             && err.contains("notes.txt (created)")
             && err.contains(".gitignore (modified)"),
-        "{}",
-        text(&out)
+        "{ran}"
     );
     assert!(!p.join("sensed").exists());
     assert_eq!(subjects(p), ["initial"]);
@@ -109,16 +104,16 @@ fn a_missing_task_is_refused_and_init_writes_the_template() {
     let dir = repo("placeholder");
     let p = dir.path();
     std::fs::remove_file(p.join("loop-run/task.md")).unwrap();
-    let out = run(p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cn loop init"), "{}", text(&out));
-    let out = run(p, &["loop", "init"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let ran = run(p);
+    assert!(ran.refused().contains("cn loop init"), "{ran}");
+    let written = cn_loops::init(p).unwrap_or_else(|e| panic!("{}", cn_compute::chain(&e)));
+    assert_eq!(written, p.join("loop-run/task.md"));
     let t = std::fs::read_to_string(p.join("loop-run/task.md")).unwrap();
     assert!(t.starts_with("---\nmax-iterations: 10\nsensors:\n  compilation:\n    command: \"javac src/**/*.java\"\n    target: \"no errors\"\n"), "{t}");
-    let again = run(p, &["loop", "init"]);
-    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
-    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    let again = cn_loops::init(p).expect_err("a second init overwrites the task");
+    assert!(again.is_input(), "{again}");
+    assert!(cn_compute::chain(&again).contains("already exists"), "{again}");
+    assert_eq!(std::fs::read_to_string(p.join("loop-run/task.md")).unwrap(), t, "the task is kept");
 }
 
 #[test]
@@ -131,21 +126,16 @@ fn a_bad_controller_answer_commits_nothing_of_its_iteration() {
         answers.display()
     )));
     let p = dir.path();
-    let out = run(p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("controller") && err.contains("target-met") && err.contains("The code looks fine"),
-        "{}",
-        text(&out)
-    );
+    let ran = run(p);
+    let err = ran.failed();
+    assert!(err.contains("controller") && err.contains("target-met") && err.contains("The code looks fine"), "{ran}");
     assert_eq!(subjects(p), ["initial", "loop: iteration 0 (running)"]);
     assert!(!p.join("acted").exists());
     assert!(!p.join("loop-run/controller-output.md").exists(), "a half judgment was left behind");
     let o = std::fs::read_to_string(p.join("loop-run/orchestrator-output.md")).unwrap();
     assert!(o.starts_with("---\niteration: 1\nstatus: failed\n"), "{o}");
-    let st = run(p, &["loop", "status"]);
-    assert!(String::from_utf8_lossy(&st.stdout).contains("working tree: iteration 1 failed"), "{}", text(&st));
+    let st = status(p);
+    assert!(st.contains("working tree: iteration 1 failed"), "{st}");
 }
 
 #[test]
@@ -154,10 +144,9 @@ fn a_controller_command_must_write_target_met() {
         "max-iterations: 3\nsensors:\n  s:\n    command: \"echo measured\"\ncontroller: {command: \"echo '# no frontmatter' > $CN_LOOP_RUN/controller-output.md\"}\nactuator: {command: \"true\"}\n",
     ));
     let p = dir.path();
-    let out = run(p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("loop-run/controller-output.md") && err.contains("`target-met`"), "{}", text(&out));
+    let ran = run(p);
+    let err = ran.failed();
+    assert!(err.contains("loop-run/controller-output.md") && err.contains("`target-met`"), "{ran}");
     assert_eq!(subjects(p), ["initial", "loop: iteration 0 (running)"]);
 }
 
@@ -180,8 +169,8 @@ fn a_loop_in_a_subdirectory_commits_only_its_directory() {
     .unwrap();
     // A change outside DIR is not the loop's business: neither refused nor committed.
     std::fs::write(root.join("other.txt"), "two\n").unwrap();
-    let out = run(&p, &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let ran = run(&p);
+    ran.complete();
     for sha in git(root, &["log", "--format=%H", "--grep", "loop: iteration"]).lines() {
         let files = git(root, &["show", "--name-only", "--format=", sha]);
         assert!(files.lines().all(|f| f.starts_with("proj/")), "{sha}: {files}");

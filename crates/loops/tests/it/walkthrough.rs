@@ -1,14 +1,12 @@
 //! The document's walkthrough, end to end: the Java Factorial loop with the real `javac`,
-//! driven by the real `cn` binary on a real git repository. First with model components
+//! driven through cn-loops on a real git repository. First with model components
 //! replaying scripted answers (`model: scripted`), then with command components and no model.
 //! Iteration 1 writes the file with the two errors, iteration 2 fixes them, iteration 3 the
 //! controller finds the target met.
 
-use crate::loops_support;
-
 use std::path::Path;
 
-use loops_support::*;
+use crate::support::*;
 
 /// A YAML mapping iteration → answer, each answer a literal block.
 fn answers(items: &[(u64, String)]) -> String {
@@ -78,8 +76,7 @@ fn factorial_walkthrough_with_scripted_models() {
     assert_eq!(show(p, &shas[4], "loop-run/controller-output.md"), CONTROLLER_3);
 
     // Ended: a second run has nothing to do and commits nothing.
-    let again = run(p, &["loop", "run"]);
-    assert_eq!(again.status.code(), Some(3), "{}", text(&again));
+    run(p).nothing_to_do();
     assert_eq!(subjects(p).len(), 5);
 }
 
@@ -132,9 +129,7 @@ fn walkthrough(kind: &str, controller: &Path, actuator: &Path) -> tempfile::Temp
     // A sandboxed component creates files and directories inside the tree's directories,
     // never at its top (that right would reach `.git/`): the project has its `src/`.
     std::fs::create_dir(dir.path().join("src")).unwrap();
-    let out = run(dir.path(), &["loop", "run"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("iteration 3: complete"), "{}", text(&out));
+    run(dir.path()).complete_at(3);
     check_walkthrough(dir.path());
     dir
 }
@@ -198,9 +193,7 @@ fn check_walkthrough(p: &Path) {
     assert_eq!(std::fs::read_to_string(p.join(JAVA)).unwrap(), FIXED);
     assert_eq!(git(p, &["status", "--porcelain"]), "");
 
-    let st = run(p, &["loop", "status"]);
-    assert_eq!(st.status.code(), Some(0), "{}", text(&st));
-    let st = String::from_utf8_lossy(&st.stdout);
+    let st = status(p);
     assert!(st.starts_with("iteration: 3\nstatus: complete\nhistory:\n"), "{st}");
     assert_eq!(st.matches("**Iteration ").count(), 4, "{st}");
 }

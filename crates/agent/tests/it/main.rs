@@ -1,0 +1,3 @@
+//! cn-agent's integration tests, in one binary.
+
+mod hostile;

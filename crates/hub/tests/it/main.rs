@@ -1,0 +1,3 @@
+//! cn-hub's integration tests, in one binary.
+
+mod hostile;

@@ -1,0 +1,3 @@
+//! cn-storage's integration tests, in one binary.
+
+mod hostile;

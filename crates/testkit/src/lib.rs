@@ -1,0 +1,48 @@
+//! What the crates' integration tests share (each crate's `tests/it`): scratch git
+//! repositories, executable scripts, the test binary re-run as a child process (for a test
+//! that must kill, attack or re-sandbox the process doing the work), and proptest strategies
+//! for the text the parsers of outside input meet.
+//!
+//! Invariant: it depends on no crate of cn's, so every crate can take it as a
+//! dev-dependency without a cycle; what a fixture needs of a crate, the crate's tests build.
+
+pub mod child;
+pub mod hostile;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `git ARGS` in `dir`, required to succeed; its stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
+    assert!(out.status.success(), "git {args:?} in {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A fresh repository in a temp dir: branch `main`, a test identity, no commit.
+pub fn git_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let p = dir.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    git(p, &["config", "user.name", "cn test"]);
+    git(p, &["config", "user.email", "test@cn.invalid"]);
+    dir
+}
+
+/// Write an executable script (mode 0755).
+pub fn write_exec(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, body).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// A process's exit status and output, for a failed assertion's message.
+pub fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
