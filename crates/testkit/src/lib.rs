@@ -1,15 +1,16 @@
 //! What the crates' integration tests share (each crate's `tests/it`): scratch git
 //! repositories, executable scripts, the test binary re-run as a child process (for a test
-//! that must kill, attack or re-sandbox the process doing the work), and proptest strategies
-//! for the text the parsers of outside input meet.
+//! that must kill, attack or re-sandbox the process doing the work), git servers on loopback
+//! (`servers`), and proptest strategies for the text the parsers of outside input meet.
 //!
 //! Invariant: it depends on no crate of cn's, so every crate can take it as a
 //! dev-dependency without a cycle; what a fixture needs of a crate, the crate's tests build.
 
 pub mod child;
 pub mod hostile;
+pub mod servers;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// `git ARGS` in `dir`, required to succeed; its stdout.
@@ -29,12 +30,34 @@ pub fn git_repo() -> tempfile::TempDir {
     dir
 }
 
+/// A bare repository `root/NAME.git`, made `hub`'s git remote `origin`; its path.
+pub fn bare_origin(root: &Path, hub: &Path, name: &str) -> PathBuf {
+    let bare = root.join(format!("{name}.git"));
+    let path = bare.to_str().expect("a UTF-8 temp path");
+    git(root, &["init", "-q", "--bare", path]);
+    git(hub, &["remote", "add", "origin", path]);
+    bare
+}
+
 /// Write an executable script (mode 0755).
 pub fn write_exec(path: &Path, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::write(path, body).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// The `.md` files (not temp files) of a directory, by name; none when it does not exist.
+pub fn md_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .map(|e| e.expect("a directory entry").file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    v.sort();
+    v
 }
 
 /// A process's exit status and output, for a failed assertion's message.

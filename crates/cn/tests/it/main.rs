@@ -1,6 +1,9 @@
 //! cn's integration tests, in one binary (ripgrep's layout): a binary per test file, each
 //! linking the whole stack, filled CI's disk and dominated its build.
 
+/// The git servers on loopback, shared with the crates' tests.
+use cn_testkit::servers as peer_servers;
+
 mod agent_common;
 mod agent_init;
 mod agent_loops;
@@ -44,7 +47,6 @@ mod models_ask;
 mod models_budget;
 mod otel_export;
 mod parse_cli;
-mod peer_servers;
 mod peers_readonly;
 mod readme_peers;
 mod red_team;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::hub_common;
+pub use cn_testkit::md_names;
 #[allow(unused_imports)]
 pub use hub_common::{cn_cmd, cn_ok, init_hub};
 
@@ -23,9 +24,7 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 /// `cn init` a hub named `name` under `root`, with a bare repository as its `origin`.
 pub fn hub_with_origin(root: &Path, name: &str) -> (PathBuf, PathBuf) {
     let hub = init_hub(root, name);
-    let bare = root.join(format!("{name}.git"));
-    git(root, &["init", "-q", "--bare", bare.to_str().unwrap()]);
-    git(&hub, &["remote", "add", "origin", bare.to_str().unwrap()]);
+    let bare = cn_testkit::bare_origin(root, &hub, name);
     (hub, bare)
 }
 
@@ -63,19 +62,6 @@ pub fn snapshot(hub: &Path) -> BTreeMap<String, String> {
 /// The paths whose content differs between two snapshots (short, for assertion messages).
 pub fn changed(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<String> {
     a.keys().chain(b.keys()).filter(|k| a.get(*k) != b.get(*k)).cloned().collect()
-}
-
-/// The `.md` files (not temp files) of a directory, by name.
-pub fn md_names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = match std::fs::read_dir(dir) {
-        Ok(rd) => rd
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    v.sort();
-    v
 }
 
 /// Frontmatter field `key` of a markdown file.

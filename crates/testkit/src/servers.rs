@@ -1,8 +1,8 @@
 //! Real git servers on loopback for the peer-mail tests: `git daemon` serving a directory of
 //! bare repositories read-only over `git://`, and git's own `git http-backend` run as a CGI
 //! program behind a small HTTP/1.1 server that lets only each repository's owner push
-//! (HTTP Basic credentials; everyone else may read). Both are killed when dropped.
-#![allow(dead_code)]
+//! (HTTP Basic credentials; everyone else may read). Both are killed when dropped: `git
+//! daemon` with its whole process group, so no `git-daemon` outlives the test.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
