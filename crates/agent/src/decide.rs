@@ -82,6 +82,13 @@ impl Decided {
     }
 }
 
+/// What an op tool returns to the kernel: its JSON is [`Decided::to_json`].
+impl cn_compute::Typed for Decided {
+    fn to_json(&self) -> Value {
+        Value::Object(Decided::to_json(self))
+    }
+}
+
 /// Check `gtd` against the hub without changing anything; returns it normalized (an
 /// `until` written as a date becomes midnight UTC).
 pub fn validate(hub: &Hub, gtd: &Gtd) -> Result<Gtd> {

@@ -207,9 +207,68 @@ impl Kind {
         (self.build)(values)
     }
 
+    /// The value from a tool call's params, a stranger's text (a model's answer): checked
+    /// field by field first, so the error names the form and the field, says what is wrong
+    /// and what the form takes. Every value is text; an option may be empty (`null`).
+    pub fn read(&self, mut values: Map<String, Value>) -> std::result::Result<Gtd, String> {
+        let name = self.name;
+        let takes = || {
+            let fields: Vec<String> = self.fields.iter().map(|f| format!("`{}`", f.name)).collect();
+            format!("`{name}` takes {}", fields.join(", "))
+        };
+        if let Some(unknown) = values.keys().find(|k| !self.fields.iter().any(|f| f.name == k.as_str())) {
+            return Err(format!("`{name}` has no field `{}`; {}", short(unknown), takes()));
+        }
+        for f in self.fields {
+            match values.get(f.name) {
+                Some(Value::String(_)) => {}
+                None if f.required => return Err(format!("`{name}` needs `{}` ({}); {}", f.name, f.value, takes())),
+                Some(Value::Null) if f.required => {
+                    return Err(format!("`{name}`'s `{}` is empty; give it as text ({})", f.name, f.value))
+                }
+                None | Some(Value::Null) => {
+                    values.remove(f.name);
+                }
+                Some(other) => {
+                    return Err(format!("`{name}`'s `{}` is {}; give it as text ({})", f.name, kind_of(other), f.value))
+                }
+            }
+        }
+        self.build(values).map_err(|e| format!("`{name}`: {e}"))
+    }
+
     /// The JSON Schema of the fields, with their docs: the tool's params.
     pub fn schema(&self) -> Value {
         (self.schema)()
+    }
+}
+
+/// A field name as an error quotes it: a stranger's, so cut.
+fn short(s: &str) -> String {
+    let cut: String = s.chars().take(40).collect();
+    if cut.len() < s.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "empty",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// A decision as a tool call's params, carried typed from `parse` to its op tool: its JSON
+/// (the journal's, an approval's) is the call's fields, the tool's name saying the form.
+impl cn_compute::Typed for Gtd {
+    fn to_json(&self) -> Value {
+        Value::Object(self.fields().into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect())
     }
 }
 

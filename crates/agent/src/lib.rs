@@ -50,7 +50,7 @@ pub use queue::{
     take, take_next, take_next_locked, Place,
 };
 pub use sync::{mail_home, peer_mail, peer_status, sync, MailHome, PeerStatus, SyncReport};
-pub use tools::{op_tool_names, ops_prompt, register_ops, Decisions};
+pub use tools::{op_tool_names, ops_prompt, read_call, register_ops, Decisions};
 
 use cn_git::Git;
 

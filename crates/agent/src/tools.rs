@@ -10,13 +10,23 @@
 
 use std::sync::Arc;
 
-use cn_compute::ToolError;
+use cn_compute::{Params, Returned, ToolError};
 use cn_tools::{Registry, Tool, ToolContext, ToolDoc};
 use serde_json::{Map, Value};
 
 use crate::error::AgentError;
-use crate::gtd::{Kind, KINDS, KIND_NAMES};
+use crate::gtd::{Gtd, Kind, KINDS, KIND_NAMES};
 use crate::hub::Hub;
+
+/// The op tools' [`cn_compute::Reader`]: a call of one of them becomes its [`Gtd`], read
+/// once as `parse` meets it (bad params are a parse error naming the op and the field); any
+/// other tool's params stay open.
+pub fn read_call(tool: &str, params: Map<String, Value>) -> Result<Params, String> {
+    match Kind::named(tool) {
+        Some(kind) => kind.read(params).map(|gtd| Params::Typed(Arc::new(gtd))),
+        None => Ok(Params::Open(params)),
+    }
+}
 
 /// The op tools' names, for a default policy.
 pub fn op_tool_names() -> &'static [&'static str] {
@@ -78,12 +88,18 @@ impl Tool for OpTool {
         &self.doc
     }
 
-    fn call(&self, ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError> {
-        // The model reads the message: it names the missing or unknown field.
-        let gtd = self
-            .kind
-            .build(params)
-            .map_err(|e| ToolError::BadParams(format!("{}: {e}", self.kind.name, e = cn_compute::Chain(&e))))?;
+    fn call(&self, ctx: &ToolContext, params: &Params) -> Result<Returned, ToolError> {
+        // Typed at parse on the model's trip; open from a reflex's step or an approval, read
+        // here. Either error names the field, for the model (or the reflex's author) to read.
+        let gtd = match params {
+            Params::Open(map) => self.kind.read(map.clone()),
+            Params::Typed(_) => params
+                .typed::<Gtd>()
+                .filter(|g| g.kind().is_some_and(|k| k.name == self.kind.name))
+                .cloned()
+                .ok_or_else(|| format!("`{}`: the params are not a `{}` decision", self.kind.name, self.kind.words())),
+        }
+        .map_err(ToolError::BadParams)?;
         // Below the executive, an owner's request is answered or handed up, never dropped, and
         // a defer the model chose does not bring the item straight back.
         let by = if ctx.level < 3 {
@@ -99,11 +115,11 @@ impl Tool for OpTool {
     }
 }
 
-/// The tool's result: the decision as JSON. The error is the model's to read, so it is a
-/// message.
-fn result(decided: crate::Result<crate::Decided>) -> Result<Value, ToolError> {
+/// The tool's result: the decision, typed, for the daemon (its JSON for the journal and the
+/// model). The error is the model's to read, so it is a message.
+fn result(decided: crate::Result<crate::Decided>) -> Result<Returned, ToolError> {
     match decided {
-        Ok(d) => Ok(Value::Object(d.to_json())),
+        Ok(d) => Ok(Returned::Typed(Arc::new(d))),
         Err(AgentError::Invalid(m)) => Err(ToolError::BadParams(m)),
         Err(e) => Err(ToolError::Failed(cn_compute::chain(&e))),
     }
@@ -171,6 +187,128 @@ mod tests {
         assert!(
             matches!(registry.run(3, &call("delegate", json!({"to": "pi"}))), Err(ToolError::BadParams(m)) if m.contains("not a peer"))
         );
+    }
+
+    /// A hub with a current item from the owner, and the op tools at level 3.
+    fn deciding() -> (tempfile::TempDir, Hub, Registry) {
+        let dir = tempfile::tempdir().unwrap();
+        let report = crate::init(&dir.path().join("sigma"), None).unwrap();
+        let hub = Hub::open(&report.root).unwrap();
+        let mut ctx = ToolContext::new(hub.root());
+        ctx.policy = cn_tools::Policy::default().grant(3, op_tool_names());
+        let mut registry = Registry::new(ctx);
+        register_ops(&mut registry, &hub, &Decisions::default());
+        crate::enqueue_new(&hub, crate::OWNER, crate::Cadence::Inbox, "Please review").unwrap();
+        crate::take_next(&hub).unwrap().unwrap();
+        (dir, hub, registry)
+    }
+
+    fn read(md: &str) -> Vec<cn_compute::Parsed> {
+        cn_compute::parse_with(md, read_call)
+    }
+
+    #[test]
+    fn an_op_call_is_a_gtd_from_parse_and_its_tool_returns_the_decided() {
+        let (_dir, hub, registry) = deciding();
+        let parsed = read("Done.\n\n```yaml\ntool: reply\nmessage: LGTM\n```\n");
+        let [cn_compute::Parsed::Call(call)] = parsed.as_slice() else { panic!("{parsed:?}") };
+        let cli = crate::parse_out(&["do", "reply", "--message", "LGTM"]).unwrap().gtd;
+        assert_eq!(call.params.typed::<Gtd>(), Some(&cli), "typed once, at parse");
+        assert_eq!(
+            call.params.to_json(),
+            json!({"message": "LGTM"}).as_object().cloned().unwrap(),
+            "the journal's params"
+        );
+        let returned = registry.act(3, call).unwrap();
+        let decided = returned.typed::<crate::Decided>().expect("the tool returns the Decided");
+        assert_eq!(decided.gtd, cli);
+        assert!(hub.archived().join(format!("{}.md", decided.item.id)).is_file());
+        assert_eq!(returned.to_json()["id"], json!(decided.item.id), "its JSON is the one cn out prints");
+        // Other tools' params stay open, for their own tools to read.
+        let parsed = read("```yaml\ntool: read_file\npath: cn.yaml\n```\n");
+        let [cn_compute::Parsed::Call(call)] = parsed.as_slice() else { panic!("{parsed:?}") };
+        assert_eq!(call.params.open().map(|m| m["path"].clone()), Some(json!("cn.yaml")));
+    }
+
+    /// A model's tool call is a stranger's text: whatever it says, parse reads it into a
+    /// decision or an error naming the op and the field; nothing panics, nothing is decided
+    /// by a bad call, and the agent decides the item with the next good one.
+    #[test]
+    fn hostile_op_calls_are_parse_errors_naming_the_op_and_the_field() {
+        let (_dir, hub, registry) = deciding();
+        let long_name = "k".repeat(1000);
+        let cases: Vec<(String, &[&str])> = vec![
+            ("tool: reply\nmesage: hi\n".into(), &["`reply`", "`mesage`", "takes `message`"]),
+            ("tool: reply\n".into(), &["`reply` needs `message`"]),
+            ("tool: reply\nmessage:\n".into(), &["`reply`'s `message` is empty"]),
+            ("tool: reply\nmessage: [1, 2]\n".into(), &["`reply`'s `message` is a list"]),
+            ("tool: reply\nmessage: {a: 1}\n".into(), &["`message` is a mapping"]),
+            ("tool: reply\nmessage: 42\n".into(), &["`message` is a number"]),
+            ("tool: defer\nreason: later\nuntil: true\n".into(), &["`defer`'s `until` is a boolean"]),
+            ("tool: send\nto: pi\nmessage: hi\nbody: [x]\n".into(), &["`send`'s `body` is a list"]),
+            ("tool: delete\n".into(), &["`delete` needs `reason`"]),
+            (format!("tool: noop\n{long_name}: x\n"), &["`noop` has no field `kkkk", "…`"]),
+            (
+                "- tool: reply\n  message: ok\n- tool: ack\n  reason: [no]\n".into(),
+                &["item 1", "`ack`'s `reason` is a list"],
+            ),
+        ];
+        for (yaml, want) in &cases {
+            let parsed = read(&format!("```yaml\n{yaml}```\n"));
+            let [cn_compute::Parsed::Error(e)] = parsed.as_slice() else { panic!("{yaml:.80}: {parsed:?}") };
+            for w in *want {
+                assert!(e.message.contains(w), "{:.200} lacks {w}", e.message);
+            }
+            assert!(e.message.len() < 400, "a stranger's field name is cut: {:.80}", e.message);
+        }
+        assert!(crate::current(&hub).unwrap().is_some(), "no bad call decided anything");
+        // An unknown op is a call the registry refuses, naming what this level may call.
+        let parsed = read("```yaml\ntool: rm_rf\npath: /\n```\n");
+        let [cn_compute::Parsed::Call(c)] = parsed.as_slice() else { panic!("{parsed:?}") };
+        assert!(matches!(registry.act(3, c), Err(ToolError::Unknown(m)) if m.contains("reply")));
+        // A huge message is text like any other: read, and decided whole.
+        let huge = "x".repeat(1 << 20);
+        let parsed = read(&format!("```yaml\ntool: reply\nmessage: {huge}\n```\n"));
+        let [cn_compute::Parsed::Call(c)] = parsed.as_slice() else { panic!("{:?}", parsed.len()) };
+        let returned = registry.act(3, c).unwrap();
+        let decided = returned.typed::<crate::Decided>().unwrap();
+        assert_eq!(decided.gtd, Gtd::from(crate::ops::Reply { message: huge }));
+    }
+
+    /// Typed params of another form under an op's name (a caller's mistake, never a parse's)
+    /// are refused, not decided as the other form.
+    #[test]
+    fn an_op_tool_refuses_another_forms_params() {
+        let (_dir, hub, registry) = deciding();
+        let delete = Gtd::Delete(crate::ops::Delete { reason: "spam".into() });
+        let e = registry.act(3, &ToolCall::typed("reply", delete)).unwrap_err();
+        assert!(matches!(&e, ToolError::BadParams(m) if m.contains("not a `do reply` decision")), "{e}");
+        assert!(crate::current(&hub).unwrap().is_some());
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        #[test]
+        fn reading_any_params_never_panics(
+            tool in proptest::sample::select(KIND_NAMES.to_vec()),
+            fields in proptest::collection::vec((
+                proptest::sample::select(vec!["message", "to", "body", "reason", "until", "desc", "artifact", "x", ""]),
+                proptest::prop_oneof![
+                    "\\PC{0,20}".prop_map(Value::from),
+                    proptest::num::i64::ANY.prop_map(Value::from),
+                    proptest::bool::ANY.prop_map(Value::from),
+                    proptest::strategy::Just(Value::Null),
+                    proptest::strategy::Just(json!([1, {"a": null}])),
+                ],
+            ), 0..5),
+        ) {
+            let map: Map<String, Value> = fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            match read_call(tool, map) {
+                Ok(p) => proptest::prop_assert_eq!(p.typed::<Gtd>().map(|g| g.kind().unwrap().name), Some(tool)),
+                Err(e) => proptest::prop_assert!(e.contains(&format!("`{tool}`")), "{}", e),
+            }
+        }
     }
 
     #[test]

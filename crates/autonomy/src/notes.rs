@@ -129,14 +129,17 @@ mod tests {
         let tool = note_write_tool();
         let mut ctx = cn_tools::ToolContext::new(hub.path());
         ctx.hub = Some(hub.path().to_path_buf());
-        let params =
-            |name: &str| serde_json::json!({"name": name, "content": "# plans\n"}).as_object().cloned().unwrap();
-        tool.call(&ctx, params("plans")).unwrap();
+        let params = |name: &str| {
+            cn_compute::Params::Open(
+                serde_json::json!({"name": name, "content": "# plans\n"}).as_object().cloned().unwrap(),
+            )
+        };
+        tool.call(&ctx, &params("plans")).unwrap();
         assert_eq!(std::fs::read_to_string(hub.path().join("state/notes/plans.md")).unwrap(), "# plans\n");
-        let e = tool.call(&ctx, params("core_seed")).unwrap_err();
+        let e = tool.call(&ctx, &params("core_seed")).unwrap_err();
         assert!(e.to_string().contains("core memory"), "{e}");
         for bad in ["../cn", "a/b", ""] {
-            let e = tool.call(&ctx, params(bad)).unwrap_err();
+            let e = tool.call(&ctx, &params(bad)).unwrap_err();
             assert!(e.to_string().contains("must be letters"), "{bad}: {e}");
         }
     }

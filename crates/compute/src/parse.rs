@@ -6,8 +6,10 @@
 //! fences, fences in list items and block quotes, an unclosed fence running to the end.
 //! Indented code blocks and other languages are prose, not calls.
 //!
-//! A block holding a mapping with a `tool` key is one call (its other keys are the params);
-//! a sequence of such mappings is several calls, in order. Anything else becomes a
+//! A block holding a mapping with a `tool` key is one call (its other keys are the params,
+//! read once here by the [`Reader`] of the tool's crate: typed, or kept open); a sequence of
+//! such mappings is several calls, in order. Params the reader refuses, and anything else,
+//! become a
 //! [`ParseError`] naming the block, the line of its opening fence and the YAML error, so the
 //! model can be told next turn. Other blocks are unaffected, and nothing here panics.
 //!
@@ -18,18 +20,25 @@
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
-use crate::{ParseError, Parsed, ToolCall};
+use crate::{ParseError, Parsed, Reader, ToolCall};
 
+/// Every call's params kept open ([`crate::open`]): what a caller without typed tools reads.
 pub fn parse(markdown: &str) -> Vec<Parsed> {
+    parse_with(markdown, crate::open)
+}
+
+/// Each call's params read by `read` (the verb `prepare` installs, with [`crate::Inputs`]'s
+/// reader).
+pub fn parse_with(markdown: &str, read: Reader) -> Vec<Parsed> {
     if markdown.len() >= SHARE_FROM && spare_core() {
-        parse_shared(markdown)
+        parse_shared(markdown, read)
     } else {
-        parse_sequential(markdown)
+        parse_sequential(markdown, read)
     }
 }
 
-fn parse_sequential(markdown: &str) -> Vec<Parsed> {
-    let mut calls = Calls::default();
+fn parse_sequential(markdown: &str, read: Reader) -> Vec<Parsed> {
+    let mut calls = Calls::new(read);
     for_each_yaml_block(markdown, |b| calls.add(markdown, &b));
     calls.out
 }
@@ -49,9 +58,9 @@ fn spare_core() -> bool {
 /// CommonMark on this thread; YAML, once a batch of blocks is found, on a scoped one fed
 /// over a channel. The output is the sequential path's: one consumer, blocks in order. If
 /// no thread can be started, the blocks are read here.
-fn parse_shared(markdown: &str) -> Vec<Parsed> {
+fn parse_shared(markdown: &str, read: Reader) -> Vec<Parsed> {
     std::thread::scope(|scope| {
-        let mut here = Calls::default();
+        let mut here = Calls::new(read);
         let mut batch = Vec::with_capacity(BATCH);
         let mut yaml = None;
         let mut alone = false;
@@ -65,7 +74,7 @@ fn parse_shared(markdown: &str) -> Vec<Parsed> {
             }
             let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
             if yaml.is_none() {
-                yaml = start_yaml_thread(scope, markdown);
+                yaml = start_yaml_thread(scope, markdown, read);
             }
             match &yaml {
                 // A send fails only if the YAML thread is gone, i.e. panicked: join says so.
@@ -95,12 +104,13 @@ type YamlThread<'scope> = (std::sync::mpsc::Sender<Vec<Block>>, std::thread::Sco
 fn start_yaml_thread<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     markdown: &'scope str,
+    read: Reader,
 ) -> Option<YamlThread<'scope>> {
     let (tx, rx) = std::sync::mpsc::channel::<Vec<Block>>();
     let thread = std::thread::Builder::new()
         .name("cn-parse-yaml".into())
         .spawn_scoped(scope, move || {
-            let mut calls = Calls::default();
+            let mut calls = Calls::new(read);
             for b in rx.iter().flatten() {
                 calls.add(markdown, &b);
             }
@@ -111,15 +121,19 @@ fn start_yaml_thread<'scope>(
 }
 
 /// The calls and errors of the blocks seen so far, numbered in order.
-#[derive(Default)]
 struct Calls {
     out: Vec<Parsed>,
     blocks: usize,
+    read: Reader,
 }
 
 impl Calls {
+    fn new(read: Reader) -> Self {
+        Calls { out: Vec::new(), blocks: 0, read }
+    }
+
     fn add(&mut self, markdown: &str, b: &Block) {
-        block_calls(b.content.as_str(markdown), self.blocks, b.line, &mut self.out);
+        block_calls(b.content.as_str(markdown), self.blocks, b.line, self.read, &mut self.out);
         self.blocks += 1;
     }
 }
@@ -195,7 +209,7 @@ fn is_yaml(info: &str) -> bool {
 }
 
 /// Turn one block's text into calls, or into one error entry for the whole block.
-fn block_calls(content: &str, block: usize, line: usize, out: &mut Vec<Parsed>) {
+fn block_calls(content: &str, block: usize, line: usize, read: Reader, out: &mut Vec<Parsed>) {
     let error = |message: String| Parsed::Error(ParseError { block, line, message });
     if let Err(e) = crate::yaml::check_within(content, crate::yaml::MODEL_WORK_MAX) {
         out.push(error(format!("YAML block {block} at line {line}: {e}")));
@@ -214,7 +228,7 @@ fn block_calls(content: &str, block: usize, line: usize, out: &mut Vec<Parsed>) 
         }
     };
     match value {
-        Value::Object(map) => match call(map, block, line) {
+        Value::Object(map) => match call(map, block, line, read) {
             Ok(c) => out.push(Parsed::Call(c)),
             Err(why) => out.push(error(format!("YAML block {block} at line {line}: {why}"))),
         },
@@ -222,7 +236,7 @@ fn block_calls(content: &str, block: usize, line: usize, out: &mut Vec<Parsed>) 
             let mut calls = Vec::with_capacity(items.len());
             for (i, item) in items.into_iter().enumerate() {
                 let result = match item {
-                    Value::Object(map) => call(map, block, line),
+                    Value::Object(map) => call(map, block, line, read),
                     other => Err(NotACall::NotAMapping(kind(&other))),
                 };
                 match result {
@@ -256,11 +270,17 @@ enum NotACall {
     NoTool,
     #[error("is {0}, expected a mapping with a `tool` key")]
     NotAMapping(&'static str),
+    /// The tool's crate refused its params (naming the tool and the field).
+    #[error("{0}")]
+    Params(String),
 }
 
-fn call(mut params: Map<String, Value>, block: usize, line: usize) -> Result<ToolCall, NotACall> {
+fn call(mut params: Map<String, Value>, block: usize, line: usize, read: Reader) -> Result<ToolCall, NotACall> {
     match params.remove("tool") {
-        Some(Value::String(tool)) if !tool.trim().is_empty() => Ok(ToolCall { tool, params, block, line }),
+        Some(Value::String(tool)) if !tool.trim().is_empty() => {
+            let params = read(&tool, params).map_err(NotACall::Params)?;
+            Ok(ToolCall { tool, params, block, line })
+        }
         Some(Value::String(_)) => Err(NotACall::EmptyTool),
         Some(other) => Err(NotACall::ToolNotAName(kind(&other))),
         None => Err(NotACall::NoTool),
@@ -319,7 +339,7 @@ mod tests {
         parse(md)
             .into_iter()
             .map(|p| match p {
-                Parsed::Call(c) => (c.tool, Value::Object(c.params)),
+                Parsed::Call(c) => (c.tool, Value::Object(c.params.to_json())),
                 Parsed::Error(e) => ("!error".into(), json!({"block": e.block, "line": e.line})),
             })
             .collect()
@@ -449,10 +469,10 @@ mod tests {
         let mut md = case.repeat(SHARE_FROM / case.len() + 1);
         md.push_str("```yaml\ntool: unclosed\n");
         assert!(md.len() >= SHARE_FROM);
-        let one = parse_sequential(&md);
+        let one = parse_sequential(&md, crate::open);
         let repeats = md.matches("tool: reply").count();
         assert_eq!(one.len(), repeats * 8 + 1, "per repeat: 5 calls and 3 errors from 7 blocks");
-        let two = parse_shared(&md);
+        let two = parse_shared(&md, crate::open);
         assert_eq!(two, one);
         assert_eq!(parse(&md), one);
         // Blocks are numbered across batches in document order.
@@ -540,7 +560,7 @@ mod tests {
         ) {
             // Repeated, so that some answers have more blocks than a batch and some fewer.
             let md: String = parts.concat().repeat(repeat);
-            proptest::prop_assert_eq!(parse_shared(&md), parse_sequential(&md));
+            proptest::prop_assert_eq!(parse_shared(&md, crate::open), parse_sequential(&md, crate::open));
         }
 
         #[test]

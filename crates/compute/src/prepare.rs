@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::decorator::{Decorator, Verbs};
 use crate::state::State;
-use crate::{Config, Mind, Model, Outcomes, StopToken, Store, Tools};
+use crate::{Config, Mind, Model, Outcomes, Reader, StopToken, Store, Tools};
 
 /// The parts the layers above supply: intelligence, effects, history.
 pub struct Parts {
@@ -48,6 +48,8 @@ pub struct Inputs {
     pub stop: StopToken,
     /// How many recent outcomes to keep for `decide` and `plan`.
     pub outcome_capacity: usize,
+    /// How `parse` reads a call's params (default [`crate::open`]: kept open).
+    pub reader: Reader,
 }
 
 impl Inputs {
@@ -59,6 +61,7 @@ impl Inputs {
             decorators: Vec::new(),
             stop: StopToken::new(),
             outcome_capacity: 64,
+            reader: crate::open,
         }
     }
 }
@@ -104,12 +107,13 @@ pub fn prepare(inputs: Inputs) -> Result<Prepared, PrepareError> {
         moves: 0,
         stop: inputs.stop,
     };
+    let reader = inputs.reader;
     let base = Verbs {
         decide: Box::new(crate::decide),
         rest: Box::new(crate::rest),
         plan: Box::new(crate::plan),
         ask: Box::new(crate::ask),
-        parse: Box::new(crate::parse),
+        parse: Box::new(move |markdown: &str| crate::parse_with(markdown, reader)),
         act: Box::new(crate::act),
     };
     // Decorators apply in the order given: the last one is outermost.

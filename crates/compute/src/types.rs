@@ -7,7 +7,9 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::{Returned, ToolCall};
 
 /// Intelligence level. 0 and 1 are reflexes, 2 the local model, 3 the executive.
 pub type Level = u8;
@@ -55,26 +57,6 @@ pub struct Answer {
     pub tokens_out: u64,
     #[serde(with = "duration_ms")]
     pub elapsed: Duration,
-}
-
-/// One tool call, as `parse` extracted it from a YAML block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    pub tool: String,
-    pub params: Map<String, Value>,
-    /// Index of the YAML block it came from (0-based, counting YAML blocks only).
-    #[serde(skip)]
-    pub block: usize,
-    /// 1-based line of that block's opening fence.
-    #[serde(skip)]
-    pub line: usize,
-}
-
-impl ToolCall {
-    /// A call built in code rather than parsed (reflexes, tests).
-    pub fn new(tool: impl Into<String>, params: Map<String, Value>) -> Self {
-        ToolCall { tool: tool.into(), params, block: 0, line: 0 }
-    }
 }
 
 /// A YAML block that did not yield a tool call; the model is told about it next turn.
@@ -140,7 +122,7 @@ pub enum ModelError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// A tool was called (successfully or not).
-    Acted { call: ToolCall, result: Result<Value, ToolError> },
+    Acted { call: ToolCall, result: Result<Returned, ToolError> },
     /// A YAML block did not parse into a call.
     Unparsed(ParseError),
     /// The model did not answer.
@@ -230,7 +212,7 @@ impl<M: Model + ?Sized> Model for Box<M> {
 /// Effects. The implementation holds the context the model never sees (working directory,
 /// hub, policy) and decides whether `level` may call the tool.
 pub trait Tools: Send {
-    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Value, ToolError>;
+    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Returned, ToolError>;
 }
 
 /// History. Failures to record are reported by the store itself (it knows where it writes).

@@ -712,6 +712,8 @@ fn run_config(
         decorators,
         stop: run_stop,
         outcome_capacity: 64,
+        // The op tools' calls are typed as they are parsed: a `Gtd` from parse to decide.
+        reader: cn_agent::read_call,
     };
     let state = cn_compute::begin(inputs)?;
     drop(senses);

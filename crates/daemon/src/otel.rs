@@ -35,7 +35,6 @@ use opentelemetry_proto::tonic::trace::v1::{
     span::SpanKind, status::StatusCode, ResourceSpans, ScopeSpans, Span, Status,
 };
 use prost::Message;
-use serde_json::Value;
 
 /// Most spans in one export request.
 const BATCH: usize = 512;
@@ -344,7 +343,7 @@ struct TracedTools {
 }
 
 impl Tools for TracedTools {
-    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Value, ToolError> {
+    fn call(&mut self, level: Level, call: &ToolCall) -> Result<cn_compute::Returned, ToolError> {
         let start = now_ns();
         let result = self.inner.call(level, call);
         let attrs = vec![

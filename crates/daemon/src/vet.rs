@@ -18,8 +18,10 @@
 //! Reflexes' template answers are the owner's words, and a reflex's model text has its own
 //! `vet` step.
 
-use cn_agent::{Gtd, Hub};
-use cn_compute::{Level, ToolCall, ToolError, Tools};
+use std::sync::Arc;
+
+use cn_agent::{Gtd, Hub, Op};
+use cn_compute::{Level, Returned, ToolCall, ToolError, Tools};
 use serde_json::Value;
 
 /// The daemon's tools, with the local model's person-facing text vetted first.
@@ -44,10 +46,15 @@ impl<T: Tools> Vetted<T> {
     }
 
     /// The hand-up's result when `call` carries unfit text for the current item.
-    fn refuse_unfit(&self, call: &ToolCall) -> Option<Result<Value, ToolError>> {
+    fn refuse_unfit(&self, call: &ToolCall) -> Option<Result<Returned, ToolError>> {
         let item = cn_agent::current(&self.hub).ok().flatten()?;
         let impulse = item.origin_kind().is_impulse();
-        let text = |field: &str| call.params.get(field).and_then(Value::as_str).unwrap_or_default().to_string();
+        // Typed at parse; a call built with open params (none on the model's trip) is read
+        // as its op would read it.
+        let read = call.params.open().and_then(|m| cn_agent::Kind::named(&call.tool)?.read(m.clone()).ok());
+        let gtd = call.params.typed::<Gtd>().or(read.as_ref());
+        let (message, reason) = gtd.map_or((None, None), said);
+        let text = |t: Option<&str>| t.unwrap_or_default().to_string();
         let (why, text) = match call.tool.as_str() {
             // A person's own message that reached this level is one the reflexes and the
             // triage left to the executive: not a greeting, thanks or small talk. The small
@@ -60,14 +67,14 @@ impl<T: Tools> Vetted<T> {
                 && cn_agent::handup::from_a_person(&self.hub, &item).unwrap_or(!impulse) =>
             {
                 let why = format!("it does not decide {}'s request (`{op}`): the executive does", item.from);
-                (why, text(if op == "reply" { "message" } else { "reason" }))
+                (why, text(if op == "reply" { message } else { reason }))
             }
             "reply" => {
-                let text = text("message");
+                let text = text(message);
                 (cn_reflex::vet::check(&text, &item.content, &item.content).err()?.to_string(), text)
             }
             "noop" | "ack" if impulse => {
-                let text = text("reason");
+                let text = text(reason);
                 (cn_reflex::vet::check(&text, &item.content, &item.content).err()?.to_string(), text)
             }
             _ => return None,
@@ -77,7 +84,7 @@ impl<T: Tools> Vetted<T> {
         let (handed, what) = match reflection {
             Some(work) => {
                 let reason = crate::reflection::digest(item.cadence, &work);
-                (Gtd::Do(cn_agent::Op::Ack(cn_agent::ops::Ack { reason })), "answered with a digest of the journal")
+                (Gtd::Do(Op::Ack(cn_agent::ops::Ack { reason })), "answered with a digest of the journal")
             }
             None => (cn_agent::handup::hand_up(&item, jiff::Timestamp::now()), "handed up"),
         };
@@ -96,18 +103,42 @@ impl<T: Tools> Vetted<T> {
         // shows it withheld, not `ok`).
         Some(
             decided
-                .map(|d| {
-                    let mut v = d.to_json();
-                    v.insert("withheld".into(), Value::String(format!("{}: {why}", call.tool)));
-                    Value::Object(v)
-                })
+                .map(|decided| Returned::Typed(Arc::new(Withheld { decided, why: format!("{}: {why}", call.tool) })))
                 .map_err(|e| ToolError::Failed(cn_compute::chain(&e))),
         )
     }
 }
 
+/// What a decision says to a person: a reply's message, and the reason of a close or a
+/// defer.
+fn said(gtd: &Gtd) -> (Option<&str>, Option<&str>) {
+    match gtd {
+        Gtd::Do(Op::Reply(r)) => (Some(&r.message), None),
+        Gtd::Do(Op::Noop(cn_agent::ops::Noop { reason }) | Op::Ack(cn_agent::ops::Ack { reason }))
+        | Gtd::Defer(cn_agent::ops::Defer { reason, .. })
+        | Gtd::Delete(cn_agent::ops::Delete { reason }) => (None, Some(reason)),
+        _ => (None, None),
+    }
+}
+
+/// The decision made in place of a call whose text was withheld, and why: the journal's
+/// action entry shows it `withheld`, not `ok`.
+#[derive(Debug)]
+struct Withheld {
+    decided: cn_agent::Decided,
+    why: String,
+}
+
+impl cn_compute::Typed for Withheld {
+    fn to_json(&self) -> Value {
+        let mut v = self.decided.to_json();
+        v.insert("withheld".into(), Value::String(self.why.clone()));
+        Value::Object(v)
+    }
+}
+
 impl<T: Tools> Tools for Vetted<T> {
-    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Value, ToolError> {
+    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Returned, ToolError> {
         if level == 2 && self.enabled {
             if let Some(result) = self.refuse_unfit(call) {
                 return result;
@@ -127,16 +158,17 @@ mod tests {
     struct Inner(Vec<String>);
 
     impl Tools for Inner {
-        fn call(&mut self, _level: Level, call: &ToolCall) -> Result<Value, ToolError> {
+        fn call(&mut self, _level: Level, call: &ToolCall) -> Result<Returned, ToolError> {
             self.0.push(call.tool.clone());
-            Ok(Value::Null)
+            Ok(Returned::Json(Value::Null))
         }
     }
 
     fn call(tool: &str, field: &str, text: &str) -> ToolCall {
         let mut params = serde_json::Map::new();
         params.insert(field.into(), Value::String(text.into()));
-        ToolCall { tool: tool.into(), params, block: 0, line: 1 }
+        // As the daemon's parse reads it.
+        ToolCall { tool: tool.into(), params: cn_agent::read_call(tool, params).unwrap(), block: 0, line: 1 }
     }
 
     /// A hub whose current item is a task falling due (an impulse of the agent's own).
@@ -157,7 +189,8 @@ mod tests {
     fn the_demo_line_is_not_sent_and_the_task_is_handed_up() {
         let (_dir, hub) = hub_with_due_task();
         let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
-        let result = tools.call(2, &call("reply", "message", "The item is not available for delivery")).unwrap();
+        let result =
+            tools.call(2, &call("reply", "message", "The item is not available for delivery")).unwrap().to_json();
         assert!(tools.inner.0.is_empty(), "the reply never reached the op");
         assert_eq!(result["gtd"], "defer", "{result}");
         assert_eq!(result["reason"], cn_agent::HandUp::Later.reason(), "{result}");
@@ -203,7 +236,7 @@ mod tests {
         cn_agent::enqueue(&hub, &item).unwrap();
         cn_agent::take(&hub, "r-1").unwrap().expect("taken");
         let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
-        let result = tools.call(2, &call("noop", "reason", "The item was caught up, and I'm back.")).unwrap();
+        let result = tools.call(2, &call("noop", "reason", "The item was caught up, and I'm back.")).unwrap().to_json();
         assert!(tools.inner.0.is_empty());
         assert_eq!(result["op"], "ack", "{result}");
         let reason = result["reason"].as_str().unwrap();
@@ -218,8 +251,10 @@ mod tests {
     fn a_noop_on_an_impulse_must_say_something_about_it() {
         let (_dir, hub) = hub_with_due_task();
         let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
-        let result =
-            tools.call(2, &call("noop", "reason", "The item was caught up, but it was caught up again.")).unwrap();
+        let result = tools
+            .call(2, &call("noop", "reason", "The item was caught up, but it was caught up again."))
+            .unwrap()
+            .to_json();
         assert_eq!(result["reason"], cn_agent::HandUp::Later.reason(), "{result}");
         assert!(tools.inner.0.is_empty());
     }
@@ -269,7 +304,7 @@ mod tests {
         let (dir, hub) = hub_with_request_from("bob", "Can you look at the release notes today?");
         let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
         let claim = "The release notes today are not available.";
-        let result = tools.call(2, &call("noop", "reason", claim)).unwrap();
+        let result = tools.call(2, &call("noop", "reason", claim)).unwrap().to_json();
         assert!(tools.inner.0.is_empty(), "the noop never reached the op");
         assert_eq!(result["gtd"], "defer", "{result}");
         assert_eq!(result["reason"], cn_agent::HandUp::Later.reason(), "{result}");
@@ -284,7 +319,7 @@ mod tests {
     fn a_strangers_item_may_be_closed_by_the_small_model() {
         let (_dir, hub) = hub_with_request_from("someone@example.com", "Cheap watches, click here");
         let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
-        tools.call(2, &call("noop", "reason", "Spam: an advertisement for watches.")).unwrap();
+        tools.call(2, &call("noop", "reason", "Spam: an advertisement for watches.")).unwrap().to_json();
         assert_eq!(tools.inner.0, ["noop"], "nobody is told, nothing goes up");
     }
 
@@ -296,7 +331,7 @@ mod tests {
             let (dir, hub) = hub_with_request_from(from, "What time is the release meeting on Monday?");
             let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
             let news = "The release meeting on Monday is at 10:00.";
-            let result = tools.call(2, &call("reply", "message", news)).unwrap();
+            let result = tools.call(2, &call("reply", "message", news)).unwrap().to_json();
             assert!(tools.inner.0.is_empty(), "the reply never reached the op");
             assert_eq!(result["reason"], cn_agent::HandUp::Later.reason(), "{result}");
             assert!(!hub_text(dir.path()).contains(news), "the made-up answer is in no thread and no mail");

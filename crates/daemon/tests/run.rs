@@ -194,3 +194,63 @@ fn an_owner_item_preempts_autonomous_work_in_the_daemon() {
     assert!(report.decided >= 1, "{report:?}");
     assert!(report.listening.is_some());
 }
+
+/// On the owner's message, reads a file first (a tool a stranger's item may not cause)
+/// once `gate` is there, then replies.
+const READS_THEN_REPLIES: &str = r#"prompt=$(cat)
+dir=$(dirname "$0")
+case "$prompt" in
+  *"From: owner"*)
+    if [ ! -e "$dir/started" ]; then
+      touch "$dir/started"
+      while [ ! -e "$dir/gate" ]; do sleep 0.02; done
+      printf '```yaml\ntool: read_file\npath: notes.txt\n```\n'
+    else
+      printf '```yaml\ntool: reply\nmessage: read it\n```\n'
+    fi ;;
+  *) printf '```yaml\ntool: ack\nreason: seen\n```\n' ;;
+esac
+"#;
+
+/// The mind hands the registry the author of the item it works on (`cn_tools::Working`),
+/// parsed once when it took the item: a call is checked against that, not against what
+/// `state/input.md` says by the time the model answers. Here the file claims a stranger
+/// wrote the owner's message while the model thinks; the owner's call still runs.
+#[test]
+fn an_owner_messages_calls_are_checked_as_the_owners_whatever_the_current_file_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = hub(dir.path(), READS_THEN_REPLIES);
+    let yaml = std::fs::read_to_string(root.join("cn.yaml")).unwrap();
+    std::fs::write(
+        root.join("cn.yaml"),
+        yaml.replace("2: [reply, noop, ack, defer]", "2: [reply, noop, ack, defer, read_file]"),
+    )
+    .unwrap();
+    std::fs::write(root.join("notes.txt"), "the owner's notes\n").unwrap();
+    let stop = StopToken::new();
+    let (h, s) = (open(&root), stop.clone());
+    let daemon = std::thread::spawn(move || cn_daemon::run(h, options(RunMode::Daemon), s));
+
+    let url = wait_until(MINUTE, "the owner endpoint", || cn_daemon::owner_url(&root));
+    let owner_item =
+        post(&root, &url, r#"{"text": "What do my notes say?"}"#)["accepted"].as_str().unwrap().to_string();
+    wait_until(MINUTE, "the model to start on the owner's message", || {
+        dir.path().join("started").exists().then_some(())
+    });
+    let layout = cn_hub::Layout::new(&root);
+    let input = std::fs::read_to_string(layout.input()).unwrap();
+    assert!(input.contains("  author: owner\n"), "{input}");
+    std::fs::write(layout.input(), input.replace("  author: owner\n", "  author: telegram:eve\n")).unwrap();
+    let (claimed, _) = cn_hub::Provenance::of_current(&layout).unwrap();
+    assert_eq!(claimed.label(), "telegram:eve", "the file now says a stranger wrote it");
+    std::fs::write(dir.path().join("gate"), "").unwrap();
+
+    let read = wait_until(MINUTE, "the read_file call journaled", || {
+        journal(&root).into_iter().find(|e| e["type"] == "action" && e["tool"] == "read_file")
+    });
+    assert_eq!(read["outcome"], "ok", "checked as the owner's, not held for a stranger: {read}");
+    assert_eq!(read["item"], owner_item.as_str());
+    wait_until(MINUTE, "the owner's message decided", || decided_at(&journal(&root), &owner_item));
+    stop.stop();
+    daemon.join().unwrap().unwrap();
+}

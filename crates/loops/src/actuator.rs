@@ -102,7 +102,7 @@ impl Actuator for ModelActuator {
         for entry in cn_compute::parse(&answer.markdown) {
             match entry {
                 Parsed::Call(call) => {
-                    let path = call.params.get("path").and_then(|p| p.as_str()).unwrap_or("?").to_string();
+                    let path = call.params.open().and_then(|p| p.get("path")?.as_str()).unwrap_or("?").to_string();
                     match registry.run(level, &call) {
                         Ok(v) => {
                             let how = if v["created"] == true { "created" } else { "modified" };

@@ -606,8 +606,10 @@ impl Tool for McpTool {
         &self.doc
     }
 
-    fn call(&self, ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError> {
+    fn call(&self, ctx: &ToolContext, params: &cn_compute::Params) -> Result<cn_compute::Returned, ToolError> {
         self.clients.admits(&self.server, ctx)?;
+        // An outside server's params are open: its JSON schema is the server's, checked there.
+        let params = params.to_json();
         let r = match &self.what {
             What::Call(tool) => self.clients.call(&self.server, tool, params),
             What::ListResources => self.clients.list_resources(&self.server),
@@ -618,7 +620,8 @@ impl Tool for McpTool {
                 self.clients.read_resource(&self.server, uri)
             }
         };
-        r.map_err(|e| ToolError::Failed(cn_process::redact::redact(&cn_compute::chain(&e))))
+        r.map(cn_compute::Returned::Json)
+            .map_err(|e| ToolError::Failed(cn_process::redact::redact(&cn_compute::chain(&e))))
     }
 }
 

@@ -350,8 +350,8 @@ mod tests {
         }
         struct NoTools;
         impl Tools for NoTools {
-            fn call(&mut self, _: u8, _: &ToolCall) -> Result<serde_json::Value, ToolError> {
-                Ok(serde_json::Value::Null)
+            fn call(&mut self, _: u8, _: &ToolCall) -> Result<cn_compute::Returned, ToolError> {
+                Ok(serde_json::Value::Null.into())
             }
         }
         let f = fixture();

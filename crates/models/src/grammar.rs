@@ -233,7 +233,7 @@ mod tests {
             match parsed.as_slice() {
                 [Parsed::Call(c)] => {
                     assert_eq!(c.tool, "reply");
-                    assert!(c.params["message"].is_string(), "{md}");
+                    assert!(c.params.to_json()["message"].is_string(), "{md}");
                 }
                 other => panic!("{md}: {other:?}"),
             }

@@ -263,7 +263,10 @@ mod tests {
         let tools = [&r];
         let thread = vec!["owner: hi".to_string()];
         let mut outcomes = Outcomes::default();
-        outcomes.push(Outcome::Acted { call: ToolCall::new("reply", Default::default()), result: Ok(json!("sent")) });
+        outcomes.push(Outcome::Acted {
+            call: ToolCall::new("reply", Default::default()),
+            result: Ok(json!("sent").into()),
+        });
         let input = PlanInput {
             level: 2,
             core_seed: "I am Bud.",

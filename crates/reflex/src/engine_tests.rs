@@ -323,7 +323,8 @@ fn the_executive_writes_a_reflex_that_is_dry_run_then_written_in_shadow_and_comm
     let tool = crate::reflex_write_tool(engine_.clone());
     let mut ctx = cn_tools::ToolContext::new(dir.path());
     ctx.item = Some("m-9".into());
-    let out = tool.call(&ctx, json!({"name": "ping", "yaml": yaml}).as_object().cloned().unwrap()).unwrap();
+    let params = cn_compute::Params::Open(json!({"name": "ping", "yaml": yaml}).as_object().cloned().unwrap());
+    let out = tool.call(&ctx, &params).unwrap().into_json();
     assert_eq!(out["dry_run"]["steps"][0]["output"], "(dry run: reply pong)");
     assert_eq!(out["mode"], "shadow");
     // Written in shadow, marked learned, whatever the YAML said; committed and journaled.

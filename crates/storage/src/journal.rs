@@ -557,10 +557,11 @@ pub enum Moved<'a> {
     Action {
         level: Level,
         tool: &'a str,
-        params: &'a Map<String, Value>,
+        /// The params and the result as JSON: the journal is an edge.
+        params: Map<String, Value>,
         outcome: &'static str,
         #[serde(skip_serializing_if = "Option::is_none")]
-        result: Option<&'a Value>,
+        result: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -606,12 +607,12 @@ impl<'a> Moved<'a> {
             Outcome::Acted { call, result } => {
                 // A call cn did not carry out as asked (a reply the vetting withheld, handed
                 // up instead) says so: it is not `ok`.
-                let (outcome, result, error) = match result {
+                let (outcome, result, error) = match result.as_ref().map(cn_compute::Returned::to_json) {
                     Ok(v) if v.get("withheld").is_some() => ("withheld", Some(v), None),
                     Ok(v) => ("ok", Some(v), None),
                     Err(err) => ("error", None, Some(cn_compute::chain(&err))),
                 };
-                let (tool, params) = (call.tool.as_str(), &call.params);
+                let (tool, params) = (call.tool.as_str(), call.params.to_json());
                 Moved::Action { level, tool, params, outcome, result, error, item, reasoning: None }
             }
             Outcome::Unparsed(p) => Moved::Unparsed {
@@ -717,8 +718,8 @@ mod tests {
 
         let mut params = Map::new();
         params.insert("message".into(), "hi".into());
-        let call = ToolCall { tool: "reply".into(), params, block: 0, line: 0 };
-        let acted = Outcome::Acted { call: call.clone(), result: Ok(serde_json::json!({"gtd": "do"})) };
+        let call = ToolCall::new("reply", params);
+        let acted = Outcome::Acted { call: call.clone(), result: Ok(serde_json::json!({"gtd": "do"}).into()) };
         assert_eq!(
             line(&Entry::of_at(&Moved::of(2, &acted, Some("it-1")).reasoning(Some("because".into())), TS)),
             r#"{"ts":"2026-01-06T15:00:00Z","type":"action","level":2,"tool":"reply","params":{"message":"hi"},"outcome":"ok","result":{"gtd":"do"},"item":"it-1","reasoning":"because"}"#

@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-use cn_compute::{Level, ToolCall, ToolError};
+use cn_compute::{Level, Params, Returned, ToolCall, ToolError};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::ToolContext;
 
@@ -60,7 +60,8 @@ impl ToolDoc {
 /// An effect the model can ask for.
 pub trait Tool: Send + Sync {
     fn doc(&self) -> &ToolDoc;
-    fn call(&self, ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError>;
+    /// Run it with `params` as `parse` read them: typed by the tool's crate, or open.
+    fn call(&self, ctx: &ToolContext, params: &Params) -> Result<Returned, ToolError>;
 }
 
 /// A tool whose params are a typed struct: deserialization checks them (a bad or missing
@@ -97,10 +98,11 @@ where
     fn doc(&self) -> &ToolDoc {
         &self.doc
     }
-    fn call(&self, ctx: &ToolContext, params: Map<String, Value>) -> Result<Value, ToolError> {
-        let p: P = serde_json::from_value(Value::Object(params))
+    fn call(&self, ctx: &ToolContext, params: &Params) -> Result<Returned, ToolError> {
+        // Its params are open: read here, at its boundary.
+        let p: P = serde_json::from_value(Value::Object(params.to_json()))
             .map_err(|e| ToolError::BadParams(format!("{}: {e}", self.doc.name)))?;
-        (self.f)(ctx, p)
+        (self.f)(ctx, p).map(Returned::Json)
     }
 }
 
@@ -181,8 +183,15 @@ impl Registry {
         self.tools.values().map(|t| t.doc()).filter(|d| self.ctx.policy.allows(level, &d.name)).collect()
     }
 
-    /// Check and run one call. The one place a level's permission is decided.
+    /// Check and run one call, its result as JSON (for callers at the JSON edge: a reflex's
+    /// steps, a loop, an approval). See [`Registry::act`].
     pub fn run(&self, level: Level, call: &ToolCall) -> Result<Value, ToolError> {
+        self.act(level, call).map(Returned::into_json)
+    }
+
+    /// Check and run one call, its result as the tool returned it. The one place a level's
+    /// permission is decided.
+    pub fn act(&self, level: Level, call: &ToolCall) -> Result<Returned, ToolError> {
         let tool = self.tools.get(&call.tool).cloned().or_else(|| self.late.get(&call.tool)).ok_or_else(|| {
             let mut known: Vec<String> = self.docs_for(level).into_iter().map(|d| d.name.clone()).collect();
             known.extend(self.late.docs_for(&self.ctx.policy, level).into_iter().map(|d| d.name));
@@ -198,7 +207,7 @@ impl Registry {
             ctx.from = Some(from);
             ctx.item = item;
         }
-        tool.call(&ctx, call.params.clone())
+        tool.call(&ctx, &call.params)
     }
 
     /// Run a call the owner approved: as [`Registry::run`] at `level` (its grant checked
@@ -229,7 +238,7 @@ pub fn check_from(
     let tool = &call.tool;
     let refused = format!("an item from {from} may not cause `{tool}` without the owner's approval");
     let Some(hub) = &ctx.hub else { return Err(ToolError::Denied(refused)) };
-    let params = Value::Object(call.params.clone());
+    let params = Value::Object(call.params.to_json());
     let shown = serde_json::to_string(&params).unwrap_or_default();
     let on = item.as_deref().map_or(String::new(), |id| format!(" for item {id}"));
     let req = cn_hub::approvals::Request {
@@ -259,8 +268,8 @@ pub fn check_from(
 }
 
 impl cn_compute::Tools for Registry {
-    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Value, ToolError> {
-        self.run(level, call)
+    fn call(&mut self, level: Level, call: &ToolCall) -> Result<Returned, ToolError> {
+        self.act(level, call)
     }
 }
 

@@ -91,8 +91,9 @@ fn prompts() -> Vec<String> {
 fn valid(call: &cn_compute::ToolCall, docs: &[ToolDoc]) -> Result<(), String> {
     let doc = docs.iter().find(|d| d.name == call.tool).ok_or_else(|| format!("unknown tool `{}`", call.tool))?;
     let props = doc.params["properties"].as_object().cloned().unwrap_or_default();
+    let params = call.params.to_json();
     for (name, required) in doc.param_names() {
-        match call.params.get(&name) {
+        match params.get(&name) {
             None if required => return Err(format!("`{}` lacks required `{name}`", call.tool)),
             None => {}
             Some(v) => {
@@ -108,7 +109,7 @@ fn valid(call: &cn_compute::ToolCall, docs: &[ToolDoc]) -> Result<(), String> {
             }
         }
     }
-    if let Some(k) = call.params.keys().find(|k| !props.contains_key(*k)) {
+    if let Some(k) = params.keys().find(|k| !props.contains_key(*k)) {
         return Err(format!("`{}` has an unknown param `{k}`", call.tool));
     }
     Ok(())

@@ -47,7 +47,10 @@ mod tests {
     fn first_match_all_matches_and_text_input() {
         let t = tool();
         let ctx = ToolContext::new(".");
-        let call = |v: Value| t.call(&ctx, v.as_object().cloned().unwrap());
+        let call = |v: Value| {
+            t.call(&ctx, &cn_compute::Params::Open(v.as_object().cloned().unwrap()))
+                .map(cn_compute::Returned::into_json)
+        };
         let doc = json!({"items": [{"t": "a"}, {"t": "b"}]});
         assert_eq!(call(json!({"json": doc, "path": "$.items[*].t"})), Ok(json!("a")));
         assert_eq!(call(json!({"json": doc.to_string(), "path": "$.items[*].t", "all": true})), Ok(json!(["a", "b"])));
