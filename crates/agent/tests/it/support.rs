@@ -53,3 +53,35 @@ pub fn two_peers(root: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
     add_peer(&b, "a", a_bare.to_str().unwrap());
     (a, a_bare, b, b_bare)
 }
+
+/// What a sync said: its report's errors, or the error it stopped on (`cn sync`'s stderr).
+pub fn sync_said(hub: &Path) -> String {
+    match Hub::find(Some(hub)) {
+        Ok(h) => match cn_agent::sync(&h) {
+            Ok(r) => r.errors.join("\n"),
+            Err(e) => cn_compute::chain(&e),
+        },
+        Err(e) => cn_compute::chain(&e),
+    }
+}
+
+/// [`sync_said`] in a process of its own (this test binary's [`sync_driver`]) with `env`
+/// added to its environment, as `cn sync` run from a shell that holds them.
+pub fn sync_in_child(hub: &Path, env: &[(&str, &str)]) -> String {
+    let mut c = cn_testkit::child::test_command("support::sync_driver");
+    c.env("CN_AGENT_TEST_SYNC", hub).envs(env.iter().copied());
+    let out = c.output().expect("the test binary runs");
+    let said = cn_testkit::child::said(&out.stdout);
+    match said.first().and_then(|v| v["said"].as_str()) {
+        Some(s) => s.to_string(),
+        None => panic!("the sync's process said nothing: {}", cn_testkit::text(&out)),
+    }
+}
+
+/// Not a test: the sync's own process for [`sync_in_child`]; syncs `CN_AGENT_TEST_SYNC`.
+#[test]
+#[ignore = "the sync's process for the tests that set its environment (support::sync_in_child); runs only as their child"]
+fn sync_driver() {
+    let Some(hub) = std::env::var_os("CN_AGENT_TEST_SYNC").map(PathBuf::from) else { return };
+    cn_testkit::child::say(&serde_json::json!({ "said": sync_said(&hub) }));
+}

@@ -3,6 +3,7 @@
 
 mod common;
 mod discord;
+mod features;
 mod hostile;
 mod hostile_reads;
 mod hostile_webhooks;

@@ -28,8 +28,6 @@ mod daemon_config_once;
 mod daily_use;
 mod demo;
 mod fleet_failover;
-mod fleet_mail;
-mod hostile_children;
 mod hostile_daemon;
 mod hostile_disk;
 mod hostile_http;

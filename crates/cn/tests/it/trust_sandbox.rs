@@ -1,6 +1,7 @@
 //! Commands run in a Landlock sandbox: even with the shell granted by the owner, a command
 //! writes only inside the hub and opens no TCP connection; `policy.sandbox: false` is the
 //! owner's way out. Nor can it write the hub's `.git/`, `cn.yaml` or `state/peers.json`.
+//! (A command model's sandbox is cn-models's test, a loop component's cn-loops's.)
 //! On a kernel that cannot sandbox, the command is refused (fail closed); the test then fails
 //! unless `CN_TEST_NO_LANDLOCK` says the machine is known to lack Landlock ABI 4.
 
@@ -190,132 +191,6 @@ pub(crate) fn sandbox_works(error: &str) -> bool {
         return false;
     }
     true
-}
-
-#[test]
-fn a_command_model_writes_only_what_its_entry_grants() {
-    let dir = tempfile::tempdir().unwrap();
-    let hub = dir.path().join("hub");
-    let dump = dir.path().join("dump");
-    std::fs::create_dir_all(hub.join("threads")).unwrap();
-    std::fs::create_dir_all(&dump).unwrap();
-    let script = dir.path().join("model.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "cat > /dev/null\nenv > {d}/env.txt\necho 'policy: {{shell: true}}' >> {h}/cn.yaml\ntouch {h}/threads/model-wrote\n\
-             touch \"$TMPDIR/scratch\" && echo temp-ok >> {d}/env.txt\necho the answer\n",
-            d = dump.display(),
-            h = hub.display()
-        ),
-    )
-    .unwrap();
-    let yaml = format!(
-        "models:\n  executive:\n    provider: command\n    command: [sh, {}]\n    timeout_secs: 60\n    env: [CN_NAMED]\n    sandbox: {{write: ['{}']}}\n",
-        script.display(),
-        dump.display()
-    );
-    std::fs::write(hub.join("cn.yaml"), &yaml).unwrap();
-    let out = cn_with_secrets(&[
-        "--hub".as_ref(),
-        hub.as_os_str(),
-        "ask".as_ref(),
-        "--level".as_ref(),
-        "3".as_ref(),
-        "hi".as_ref(),
-    ]);
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    if !sandbox_works(&text) {
-        assert!(text.contains("`sandbox: false` in `models.executive`"), "{text}");
-        return;
-    }
-    assert!(out.status.success() && text.contains("the answer"), "{text}");
-    let env = check_env(&dump);
-    assert!(env.contains("temp-ok"), "its private TMPDIR is writable: {env}");
-    assert_eq!(std::fs::read_to_string(hub.join("cn.yaml")).unwrap(), yaml, "the model rewrote cn.yaml");
-    assert!(!hub.join("threads/model-wrote").exists(), "the model wrote in the hub");
-}
-
-/// Each command component tries the same things: its writes in the tree count only for the
-/// actuator (the sensor's land in a throwaway view), and none reaches `.git/`, the outside or
-/// the network.
-#[test]
-fn a_loop_component_writes_only_its_tree_never_its_git_and_reaches_no_network() {
-    let dir = tempfile::tempdir().unwrap();
-    let tree = dir.path().join("tree");
-    let dump = dir.path().join("dump");
-    let outside = dir.path().join("outside");
-    std::fs::create_dir_all(tree.join("src")).unwrap();
-    std::fs::create_dir_all(&dump).unwrap();
-    let git = |args: &[&str]| {
-        let out = Command::new("git").arg("-C").arg(&tree).args(args).output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    git(&["init", "-q", "-b", "main"]);
-    git(&["config", "user.name", "t"]);
-    git(&["config", "user.email", "t@t.invalid"]);
-    std::fs::write(tree.join("src/.keep"), "").unwrap();
-    git(&["add", "-A"]);
-    git(&["commit", "-qm", "initial"]);
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::fs::write(
-        dump.join("probe.sh"),
-        format!(
-            "role=$1\nenv > {d}/env-$role.txt\necho '[core]fsmonitor=touch {o}' >> .git/config\n\
-             echo '#!/bin/sh' > .git/hooks/post-commit\ntouch {o}\necho $role > src/$role.txt\n\
-             (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected >> {d}/env-$role.txt\ntrue\n",
-            d = dump.display(),
-            o = outside.display()
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        dump.join("judge.sh"),
-        "[ \"$CN_LOOP_ITERATION\" -ge 2 ] && met=true || met=false\nprintf -- '---\\ntarget-met: %s\\n---\\n' $met > $CN_LOOP_RUN/controller-output.md\n",
-    )
-    .unwrap();
-    std::fs::create_dir_all(tree.join("loop-run")).unwrap();
-    std::fs::write(
-        tree.join("loop-run/task.md"),
-        format!(
-            "---\nmax-iterations: 2\nenv: [CN_NAMED]\nsandbox: {{write: ['{d}']}}\nsensors:\n  s:\n    command: \"bash {d}/probe.sh sensor\"\n\
-             controller: {{command: \"bash {d}/judge.sh\"}}\nactuator: {{command: \"bash {d}/probe.sh actuator\"}}\n---\n\n# Task\n\nNothing.\n",
-            d = dump.display(),
-        ),
-    )
-    .unwrap();
-    let git_config = std::fs::read(tree.join(".git/config")).unwrap();
-    let out = cn_with_secrets(&["loop".as_ref(), "run".as_ref(), tree.as_os_str()]);
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    if !sandbox_works(&text) {
-        assert!(text.contains("loop-run/task.md"), "{text}");
-        return;
-    }
-    assert!(out.status.success(), "{text}");
-    for role in ["sensor", "actuator"] {
-        let env = std::fs::read_to_string(dump.join(format!("env-{role}.txt"))).unwrap();
-        assert!(!env.contains(SECRET) && !env.contains("GIT_SSH_COMMAND"), "cn's secrets reached the {role}: {env}");
-        assert!(env.contains("CN_NAMED=named"), "{role}: {env}");
-        assert!(!env.contains("connected"), "the {role} opened a TCP connection");
-    }
-    assert_eq!(
-        std::fs::read_to_string(tree.join("src/actuator.txt")).unwrap(),
-        "actuator\n",
-        "the actuator writes the tree"
-    );
-    assert!(git(&["log", "--name-only", "--format="]).contains("src/actuator.txt"), "and it is committed");
-    assert!(!tree.join("src/sensor.txt").exists(), "the sensor's writes reached the tree");
-    assert!(
-        !git(&["log", "--all", "--name-only", "--format="]).contains("sensor.txt"),
-        "the sensor's writes were committed"
-    );
-    assert_eq!(std::fs::read(tree.join(".git/config")).unwrap(), git_config, "a component wrote .git/config");
-    assert!(!tree.join(".git/hooks/post-commit").exists(), "a component wrote a git hook");
-    assert!(!outside.exists(), "a component wrote outside its tree");
-    listener.set_nonblocking(true).unwrap();
-    assert!(listener.accept().is_err(), "a component connected");
 }
 
 #[test]

@@ -1,3 +1,4 @@
 //! cn-hub's integration tests, in one binary.
 
 mod hostile;
+mod trust_config;

@@ -363,3 +363,88 @@ fn a_sensor_that_hangs_is_killed_at_its_timeout_and_the_loop_goes_on() {
     let said = out.refused();
     assert!(said.contains("sensors.stuck") && said.contains("timeout"), "{out}");
 }
+
+/// Each command component tries the same things: its writes in the tree count only for the
+/// actuator (the sensor's land in a throwaway view), and none reaches `.git/`, the outside or
+/// the network.
+#[test]
+fn a_loop_component_writes_only_its_tree_never_its_git_and_reaches_no_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    let dump = dir.path().join("dump");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(tree.join("src")).unwrap();
+    std::fs::create_dir_all(&dump).unwrap();
+    let git = |args: &[&str]| git(&tree, args);
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.name", "t"]);
+    git(&["config", "user.email", "t@t.invalid"]);
+    std::fs::write(tree.join("src/.keep"), "").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "initial"]);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::fs::write(
+        dump.join("probe.sh"),
+        format!(
+            "role=$1\nenv > {d}/env-$role.txt\necho '[core]fsmonitor=touch {o}' >> .git/config\n\
+             echo '#!/bin/sh' > .git/hooks/post-commit\ntouch {o}\necho $role > src/$role.txt\n\
+             (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected >> {d}/env-$role.txt\ntrue\n",
+            d = dump.display(),
+            o = outside.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dump.join("judge.sh"),
+        "[ \"$CN_LOOP_ITERATION\" -ge 2 ] && met=true || met=false\nprintf -- '---\\ntarget-met: %s\\n---\\n' $met > $CN_LOOP_RUN/controller-output.md\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(tree.join("loop-run")).unwrap();
+    std::fs::write(
+        tree.join("loop-run/task.md"),
+        format!(
+            "---\nmax-iterations: 2\nenv: [CN_NAMED]\nsandbox: {{write: ['{d}']}}\nsensors:\n  s:\n    command: \"bash {d}/probe.sh sensor\"\n\
+             controller: {{command: \"bash {d}/judge.sh\"}}\nactuator: {{command: \"bash {d}/probe.sh actuator\"}}\n---\n\n# Task\n\nNothing.\n",
+            d = dump.display(),
+        ),
+    )
+    .unwrap();
+    let git_config = std::fs::read(tree.join(".git/config")).unwrap();
+    // The loop's process holds an API key, a GIT_SSH_COMMAND and a variable task.md names.
+    let out = Driver::new(&tree)
+        .env("ANTHROPIC_API_KEY", SECRET)
+        .env("GIT_SSH_COMMAND", "touch /tmp/cn-test-git-ssh-pwned")
+        .env("CN_NAMED", "named")
+        .run();
+    let text = out.text();
+    if text.contains("cannot sandbox") {
+        // This kernel cannot sandbox: refused (fail closed), naming the way out.
+        assert!(std::env::var_os("CN_TEST_NO_LANDLOCK").is_some(), "no Landlock ABI 4 here: {text}");
+        assert!(text.contains("loop-run/task.md"), "{text}");
+        return;
+    }
+    assert_eq!(out.exit_code(), 0, "{out}");
+    for role in ["sensor", "actuator"] {
+        let env = std::fs::read_to_string(dump.join(format!("env-{role}.txt"))).unwrap();
+        assert!(!env.contains(SECRET) && !env.contains("GIT_SSH_COMMAND"), "the secrets reached the {role}: {env}");
+        assert!(env.contains("CN_NAMED=named"), "{role}: {env}");
+        assert!(!env.contains("connected"), "the {role} opened a TCP connection");
+    }
+    assert_eq!(
+        std::fs::read_to_string(tree.join("src/actuator.txt")).unwrap(),
+        "actuator\n",
+        "the actuator writes the tree"
+    );
+    assert!(git(&["log", "--name-only", "--format="]).contains("src/actuator.txt"), "and it is committed");
+    assert!(!tree.join("src/sensor.txt").exists(), "the sensor's writes reached the tree");
+    assert!(
+        !git(&["log", "--all", "--name-only", "--format="]).contains("sensor.txt"),
+        "the sensor's writes were committed"
+    );
+    assert_eq!(std::fs::read(tree.join(".git/config")).unwrap(), git_config, "a component wrote .git/config");
+    assert!(!tree.join(".git/hooks/post-commit").exists(), "a component wrote a git hook");
+    assert!(!outside.exists(), "a component wrote outside its tree");
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "a component connected");
+}

@@ -1,7 +1,7 @@
 //! A fleet on one git server (issue 35): two hundred hubs whose repositories one real
 //! `git daemon` on loopback serves (pushes allowed — each hub pushes to its own origin there,
 //! and reads its peers' there). Each hub mails the next one and the one seven ahead in a
-//! ring, and the hubs sync many at once, in rounds, against the one server, until nothing
+//! ring, and the hubs sync many at once (a thread each), in rounds, against the one server, until nothing
 //! moves: every mail is filed once, at the hub it was for, and nowhere else; every sender
 //! released its mail after the receipt; every receipt was retired; the server holds no mail
 //! branch at the end.
@@ -12,22 +12,16 @@
 //!
 //! `CN_TEST_FLEET` sets the number of hubs (default 200; 40 over HTTP).
 
-use crate::agent_common::cn;
-use crate::hub_common::*;
-use crate::peer_servers::{self, bare, heads, Flaky, GitDaemon, GitHttp, Origins};
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// How many `cn` processes run at once (two hubs' syncs at a time per core, and some).
-const AT_ONCE: usize = 8;
+use cn_testkit::servers::{self, bare, heads, Flaky, GitDaemon, GitHttp, Origins};
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
+use crate::support::*;
+
+/// How many syncs run at once (two hubs' syncs at a time per core, and some).
+const AT_ONCE: usize = 8;
 
 /// Run `f` on every index in `0..n`, `AT_ONCE` at a time.
 fn each(n: usize, f: impl Fn(usize) + Sync) {
@@ -95,7 +89,7 @@ fn forty_hubs_on_git_http_backend_mail_each_other_exactly_once() {
     // The push credentials in each origin's URL stayed in git's config: no journal line, no
     // state file, no mail, no commit of the hub holds them.
     for i in 0..n {
-        peer_servers::assert_no_password(&dir.path().join(name(i)));
+        servers::assert_no_password(&dir.path().join(name(i)));
     }
 }
 
@@ -117,7 +111,7 @@ fn fleet_mails_exactly_once(root: &Path, srv: &Path, server: &dyn Origins, n: us
             std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("peers: {}\n", &format!("peers:\n{listed}"));
         std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
         for t in to(i) {
-            cn_ok(&hub, &["send", "--to", &name(t), "--message", &format!("from {} to {}", name(i), name(t))]);
+            send(&hub, &name(t), &format!("from {} to {}", name(i), name(t)), None);
         }
     });
     // Who each mail is for, by id.
@@ -139,14 +133,10 @@ fn fleet_mails_exactly_once(root: &Path, srv: &Path, server: &dyn Origins, n: us
         assert!(rounds <= 6, "still moving after {} rounds", rounds - 1);
         let moved = AtomicUsize::new(0);
         each(n, |i| {
-            let out = cn_ok(&hubs[i], &["sync", "--json"]);
-            let r: serde_json::Value = serde_json::from_str(&out).unwrap();
-            assert_eq!(r["errors"], serde_json::json!([]), "{}: {r}", name(i));
-            let count = ["sent", "received", "receipts", "released"]
-                .iter()
-                .map(|k| r[k].as_array().map_or(0, Vec::len))
-                .sum::<usize>();
-            moved.fetch_add(count + usize::from(r["committed"] == true), Ordering::Relaxed);
+            let r = sync(&hubs[i]);
+            assert!(r.errors.is_empty(), "{}: {r:?}", name(i));
+            let count = r.sent.len() + r.received.len() + r.receipts.len() + r.released.len();
+            moved.fetch_add(count + usize::from(r.committed), Ordering::Relaxed);
         });
         if moved.load(Ordering::Relaxed) == 0 {
             break;
@@ -201,15 +191,15 @@ fn a_server_that_drops_connections_costs_a_retry_not_a_mail() {
     peers(&a, &format!("peers:\n  b: {}\n", server.url("b")));
     peers(&b, &format!("peers:\n  a: {}\n  c: {}\n", flaky.url("a"), dead.url("c")));
     for text in ["first", "second"] {
-        cn_ok(&a, &["send", "--to", "b", "--message", text]);
+        send(&a, "b", text, None);
     }
-    let published: serde_json::Value = serde_json::from_str(&cn_ok(&a, &["sync", "--json"])).unwrap();
-    assert_eq!(published["sent"].as_array().map(Vec::len), Some(2), "{published}");
+    let published = sync(&a);
+    assert!(published.errors.is_empty(), "{published:?}");
+    assert_eq!(published.sent.len(), 2, "{published:?}");
 
-    let out = cn(&b, &["sync", "--json"]);
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = sync(&b);
     // Both mails taken through the flaky server, in this one sync.
-    assert_eq!(r["received"].as_array().map(Vec::len), Some(2), "{r}");
+    assert_eq!(r.received.len(), 2, "{r:?}");
     // The listing and the fetch go in one connection (git's protocol v2 spoken by cn): it
     // took its three tries.
     assert!(flaky.seen.load(Ordering::SeqCst) >= 3, "three tries of the peer's connection");
@@ -217,12 +207,10 @@ fn a_server_that_drops_connections_costs_a_retry_not_a_mail() {
     assert_eq!(taken, ["a", "a"]);
     // The dead one: four tries of its listing, then its error, named.
     assert_eq!(dead.seen.load(Ordering::SeqCst), 4);
-    let errors = r["errors"].as_array().unwrap();
-    assert_eq!(errors.len(), 1, "{r}");
-    assert!(errors[0].as_str().unwrap().starts_with("peer c: "), "{r}");
+    assert_eq!(r.errors.len(), 1, "{r:?}");
+    assert!(r.errors[0].starts_with("peer c: "), "{r:?}");
     // Nothing is lost: the next sync, with a working server, takes nothing twice.
-    let again: serde_json::Value =
-        serde_json::from_str(&String::from_utf8_lossy(&cn(&b, &["sync", "--json"]).stdout)).unwrap();
-    assert_eq!(again["received"], serde_json::json!([]), "{again}");
+    let again = sync(&b);
+    assert!(again.received.is_empty(), "{again:?}");
     assert_eq!(inbox(&b).len(), 2);
 }
