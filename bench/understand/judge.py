@@ -444,7 +444,10 @@ DAY_BEFORE = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\s*$", re.
 def end_said(text):
     """Whether the words end a repeat: "for two hours", "until 5pm", "until Friday" — not a span
     of weekdays ("Monday through Friday")."""
-    return any(not DAY_BEFORE.search(text[: m.start()]) for m in ENDS.finditer(text or ""))
+    return any(
+        not (re.match(r"(?:through|thru|till|til|until|to)\b", m.group(0), re.I) and DAY_BEFORE.search(text[: m.start()]))
+        for m in ENDS.finditer(text or "")
+    )
 
 
 BEFORE = re.compile(
@@ -505,6 +508,25 @@ def day_list(when, timeref):
     if not clock:
         return None
     return [f"{d} {clock.group(0)}" for d in days]
+
+
+def several_times(line, recur, when, timeref):
+    """For an alarm repeated at two or more clock times ("for 8pm and 10pm each night"): the
+    words said once for each time (its clock time, with the days said), else None."""
+    if not DEVICE.search(line.get("text", "")):
+        return None
+    said = timeref.normalise(" ".join(x for x in (recur, when) if x))
+    clocks = list(timeref.CLOCK.finditer(said))
+    if len(clocks) < 2:
+        return None
+    out = []
+    for c in clocks:
+        others = said
+        for o in reversed(clocks):
+            if o is not c:
+                others = others[: o.start()] + " " + others[o.end() :]
+        out.append(re.sub(r"\s+", " ", others).strip())
+    return out
 
 
 def stride_check(entry, text):
@@ -613,6 +635,18 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
             if not got_changes:
                 return nochange, "n/a", expected, ""
             ev = [c for c in got_changes if c["kind"] == "every"]
+            several = several_times(line, recur, when, timeref)
+            if several:
+                # "an alarm for 8pm and 10pm each night": an entry for each time said.
+                if not len(got_changes) == len(ev) == len(several):
+                    return "wrong", "n/a", f"{len(several)} entries", " && ".join(map(show, got_changes))
+                left = list(ev)
+                for said in several:
+                    hit = next((e for e in left if cron_check(e["cron"], said, None, timeref)[0]), None)
+                    if hit is None:
+                        return "wrong", "cron", f"an entry at {said}", " && ".join(map(show, got_changes))
+                    left.remove(hit)
+                return "exact", "cron", f"{len(several)} entries", " && ".join(map(show, got_changes))
             if len(got_changes) != 1 or len(ev) != 1:
                 return "wrong", "n/a", expected, " && ".join(map(show, got_changes))
             # "a nightly alarm": how often it comes is the entry's cron, not its name.

@@ -223,6 +223,18 @@ class Target(unittest.TestCase):
         self.assertEqual(judge.judge(l, two, "", None, timeref)[0], "exact")
         self.assertEqual(judge.judge(l, two[:1], "", None, timeref)[0], "wrong")
 
+    def test_an_alarm_repeated_at_two_times_is_an_entry_for_each(self):
+        l = line("Please set an alarm for 8pm and 10pm each night", "add", recur="each night", when="for 8pm and 10pm")
+        two = [{"kind": "every", "id": "a", "text": "Alarm", "cron": "0 20 * * *"},
+               {"kind": "every", "id": "b", "text": "Alarm", "cron": "0 22 * * *"}]
+        self.assertEqual(judge.judge(l, two, "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, [two[0], dict(two[1], cron="0 21 * * *")], "", None, timeref)[0], "wrong")
+        self.assertEqual(judge.judge(l, two[:1], "", None, timeref)[0], "wrong")
+
+    def test_an_end_said_after_a_list_of_days(self):
+        self.assertTrue(judge.end_said("a new alarm for 3pm every Thursday and Friday for 3 weeks"))
+        self.assertFalse(judge.end_said("an alarm every Monday through Friday at 7"))
+
 
 class Diff(unittest.TestCase):
     def test_changes(self):

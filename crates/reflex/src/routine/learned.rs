@@ -288,8 +288,11 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
                 .replace_all(&d.rest, "wake up")
                 .split(|c: char| !(c.is_alphanumeric() || c == '\''))
                 .filter(|w| {
-                    !["alarm", "alarms", "timer", "wake", "up", "trying", "mind", "get", "alert", "turn"]
-                        .contains(&w.to_ascii_lowercase().as_str())
+                    ![
+                        "alarm", "alarms", "timer", "wake", "up", "trying", "mind", "get", "alert", "turn", "ring",
+                        "do", "start",
+                    ]
+                    .contains(&w.to_ascii_lowercase().as_str())
                 })
                 .collect::<Vec<_>>()
                 .join(" ");
@@ -325,7 +328,7 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
 fn set_said(clause: &str) -> bool {
     static SET: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|want|need|like|give|schedule|new|another|wake|recurring|repeating|reoccurring|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on|(?:can|could|may)\s+i\s+(?:have|get)|tell\s+me\s+when)\b")
+        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|want|need|like|give|schedule|new|another|wake|recurring|repeating|reoccurring|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on|(?:can|could|may)\s+i\s+(?:have|get)|tell\s+me\s+when)\b|^\s*(?:please\s+)?(?:do|ring|start)\s+(?:an?\s+|the\s+|my\s+)?(?:alarm|timer)\b")
             .unwrap_or_else(|e| unreachable!("the setting pattern compiles: {e}"))
     })
     .is_match(clause)
@@ -747,7 +750,7 @@ pub fn changes_existing(text: &str) -> bool {
     static CHANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     CHANGE
         .get_or_init(|| {
-            regex::Regex::new(r"(?i)^\s*(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset|change|label|rename|relabel|resume|restart|pause|unpause)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)|\b(?:make|set|put|push)\s+(?:my|the|this|that)\s+(?:\w+\s+)?(?:alarms?|timers?|reminders?)\s+[^.!?]{0,30}\b(?:later|earlier|sooner)\b|\b(?:alarms?|reminders?)\b[^.!?]*\bneeds?\s+to\s+(?:be\s+)?(?:chang|mov|reschedul|updat|shift)\w*|\b(?:alarms?|reminders?|timers?)\s+(?:updated|changed|moved|rescheduled|switched|shifted)\s+(?:to|for|from)\b")
+            regex::Regex::new(r"(?i)^\s*(?:(?:right\s+)?now\s+)?(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset|change|label|rename|relabel|resume|restart|pause|unpause)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)|\b(?:make|set|put|push)\s+(?:my|the|this|that)\s+(?:\w+\s+)?(?:alarms?|timers?|reminders?)\s+[^.!?]{0,30}\b(?:later|earlier|sooner)\b|\b(?:alarms?|reminders?)\b[^.!?]*\bneeds?\s+to\s+(?:be\s+)?(?:chang|mov|reschedul|updat|shift)\w*|\b(?:alarms?|reminders?|timers?)\s+(?:updated|changed|moved|rescheduled|switched|shifted)\s+(?:to|for|from)\b|\b(?:alarms?|reminders?|timers?)\b[^.!?]{0,40}\b(?:changed|moved|rescheduled|pushed|switched|shifted)\s+(?:to|until|till)\b")
                 .unwrap_or_else(|e| unreachable!("the change pattern compiles: {e}"))
         })
         .is_match(text)
@@ -1443,7 +1446,8 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
         Intent::Complete | Intent::Cancel | Intent::Move => {
             let words = if item.is_empty() { what.unwrap_or_default() } else { item };
             // "turn off my eight pm" tagged as the item: the words that undo are no name.
-            let words = undo_lead_re().replace(&words, "").into_owned();
+            // "my reminder for this evening changed (to 9pm)": the change's own word goes.
+            let words = super::parse::trim_words(&undo_lead_re().replace(&words, ""));
             if cn_hub::words::content(&words).is_empty() {
                 return Clause::NotRoutine;
             }

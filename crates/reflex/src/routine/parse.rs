@@ -27,6 +27,26 @@ use crate::when::{self, WhenError};
 
 /// What a message is for the routine, at `now` (whose zone is the hub's).
 pub fn parse(text: &str, now: &Zoned) -> Parsed {
+    let parsed = read(text, now);
+    // "set an alarm for sunday for five minutes": a filing named only by a span says how long
+    // or when, not what — asked, never filed as "five minutes".
+    let span_named = |task: &str| when::shift(task).is_some_and(|s| cn_hub::words::content(&s.rest).is_empty());
+    if let Parsed::Routine(rs) = &parsed {
+        if let Some(task) = rs.iter().find_map(|r| match r {
+            Request::AddTask { task, .. } if span_named(task) => Some(task),
+            _ => None,
+        }) {
+            return Parsed::Ask(WhenError::Unreadable {
+                phrase: task.clone(),
+                why: "is that how long, or how soon? — when should it be?".into(),
+            });
+        }
+    }
+    parsed
+}
+
+/// [`parse`] before its last check.
+fn read(text: &str, now: &Zoned) -> Parsed {
     // "an alarm at 30 second intervals": a repeat finer than a minute, which no entry keeps.
     if let Some(m) = seconds_apart_re().find(text) {
         return Parsed::Ask(WhenError::Unreadable {
@@ -117,8 +137,10 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
             return Parsed::NotRoutine;
         }
         // "can i get to jenny's house by noon if i leave at 11:30", "I need to get the
-        // directions to Katie's house, leaving at 1 PM": a trip, not a reminder — unless one
-        // is asked for in so many words.
+        // directions to Katie's house, leaving at 1 PM", "i need to arrive by 5:45 … when
+        // should i leave", "I need to get information on events in Hardy tomorrow night": a
+        // trip or a question for the world, not a reminder — unless one is asked for in so
+        // many words.
         if travel_re().is_match(clause) && !asked_for_re().is_match(clause) {
             return Parsed::NotRoutine;
         }
@@ -390,7 +412,7 @@ pattern!(
 pattern!(
     travel_re,
     "a trip",
-    r"(?i)\b(?:directions?|traffic|if\s+i\s+(?:leave|go|drive|walk|take)|leaving\s+(?:at|in|now|by|from)|how\s+long\s+(?:will|would|does|is)\s+it\s+take)\b"
+    r"(?i)\b(?:directions?|traffic|if\s+i\s+(?:leave|go|drive|walk|take)|leaving\s+(?:at|in|now|by|from)|how\s+long\s+(?:will|would|does|is)\s+it\s+take|(?:when|what\s+time)\s+(?:should|do|must|would|shall)\s+(?:i|we)\s+(?:leave|go|head\s+out|set\s+off|depart|get\s+going)|(?:get|find|need)\s+(?:some\s+|more\s+)?(?:info|information)\s+(?:on|about|regarding)\s+(?:the\s+)?events?)\b"
 );
 pattern!(asked_for_re, "a reminder asked for", r"(?i)\b(?:remind|reminder|alarm|timer|tasks?|to-?do|calendar)\b");
 pattern!(
@@ -925,6 +947,14 @@ fn statement_done(t: &str) -> Option<Result<Request, WhenError>> {
     if ["need", "wanted", "asked", "wondered", "used", "supposed"].contains(&verb.to_ascii_lowercase().as_str()) {
         return None;
     }
+    // "did I set my alarm for tonight": a question, not a statement.
+    let asks = group(&c, "w")
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| ["i", "you", "we"].contains(&w.to_ascii_lowercase().as_str()));
+    if verb.eq_ignore_ascii_case("did") && asks {
+        return None;
+    }
     Some(Ok(Request::Complete { words: format!("{verb} {}", group(&c, "w")), said: Said::Implicit }))
 }
 
@@ -1092,7 +1122,27 @@ fn led_off(words: &str) -> String {
 }
 
 pub(crate) fn trim_words(words: &str) -> String {
-    const LOOSE: &[&str] = &["to", "until", "till", "for", "by", "on", "at", "back", "off", "from", "and"];
+    // "my reminder for this evening changed (to 9pm)": the change's own word goes too.
+    const LOOSE: &[&str] = &[
+        "to",
+        "until",
+        "till",
+        "for",
+        "by",
+        "on",
+        "at",
+        "back",
+        "off",
+        "from",
+        "and",
+        "changed",
+        "moved",
+        "updated",
+        "rescheduled",
+        "pushed",
+        "switched",
+        "shifted",
+    ];
     let mut w: Vec<&str> = words.split_whitespace().collect();
     while w.last().is_some_and(|l| LOOSE.contains(&l.to_ascii_lowercase().as_str())) {
         w.pop();

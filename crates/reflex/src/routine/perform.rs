@@ -435,8 +435,20 @@ fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<
     let half_open = !["am", "pm", "a.m", "p.m", "noon", "midnight"].iter().any(|w| phrase.contains(w))
         && !hour_said.starts_with('0')
         && hour_said.parse::<u8>().is_ok_and(|h| (1..=12).contains(&h));
+    // "my reminder for this evening", "tomorrow morning's alarm": a part of the day, no clock
+    // said — any time in it.
+    let part = (hour_said.is_empty() && due.day_given)
+        .then(|| {
+            [("morning", 5, 12), ("afternoon", 12, 18), ("evening", 17, 24), ("night", 18, 24)]
+                .into_iter()
+                .find(|(w, ..)| phrase.contains(w))
+                .map(|(_, from, to)| from..to)
+        })
+        .flatten();
     let same = |d: &Zoned| {
-        if due.time_given && due.day_given {
+        if let Some(hours) = &part {
+            d.date() == due.at.date() && hours.contains(&d.hour())
+        } else if due.time_given && due.day_given {
             d.timestamp() == due.at.timestamp()
         } else if due.time_given {
             let minutes = |z: &Zoned| i32::from(z.hour()) * 60 + i32::from(z.minute());

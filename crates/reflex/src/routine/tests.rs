@@ -598,3 +598,36 @@ fn a_stranger_turns_off_no_alarm_of_the_owners() {
     let filed = all.iter().find(|t| t["task"] == "get supplies for the craft fair").expect("filed");
     assert_eq!(filed["source"], mallory().label(), "marked the stranger's");
 }
+
+/// Found in the tenth clean sample: a reminder named by a part of the day is moved; a question
+/// whether one is set lists; what asks the world, or names only a span, files nothing; a change
+/// asked for is never filed as a new repeat.
+#[test]
+fn parts_of_the_day_questions_and_spans_as_people_say_them() {
+    let hub = Hub::new();
+    let added = hub.owner("remind me to water the ferns tomorrow evening");
+    assert!(added.starts_with("Added: water the ferns — due Fri 27 Nov, 18:00"), "{added}");
+    let moved = hub.owner("I need my reminder for tomorrow evening changed to 9pm");
+    assert!(moved.starts_with("Moved: water the ferns — now due Fri 27 Nov, 21:00"), "{moved}");
+    // This evening has two (17:00 and 18:00): which is asked.
+    assert!(hub.owner("I need my reminder for this evening changed to 9pm").contains("Which one?"));
+    let (tasks, schedule) = (hub.read("tasks.json"), hub.read("schedule.json"));
+    for text in [
+        "did i set my alarm for tonight",
+        "i need to arrive by five forty five pm at the alerus when should i leave",
+        "I need to get information on events in hardy tomorrow night",
+        "set an alarm for sunday for five minutes",
+        "right now change all my reminders about the work meeting from mondays at 5 to mondays at 9",
+    ] {
+        let answer = hub.owner(text);
+        assert!(
+            !answer.starts_with("Added") && !answer.starts_with("Scheduled") && !answer.starts_with("Done"),
+            "{text}: {answer}"
+        );
+    }
+    assert_eq!((hub.read("tasks.json"), hub.read("schedule.json")), (tasks, schedule));
+    assert!(hub.owner("ring timer in one hour").starts_with("Added: Timer — due Thu 26 Nov, 15:30"));
+    assert!(hub.owner("have the alarm go off at 0800 hours").starts_with("Added: Alarm — due Fri 27 Nov, 08:00"));
+    let hourly = hub.owner("remind me to drink water every hour from 9am to 5pm");
+    assert!(hourly.starts_with("Scheduled: drink water — every hour from 09:00 to 17:00"), "{hourly}");
+}

@@ -309,6 +309,50 @@ fn strided(text: &str) -> Option<Strided> {
     Some(Strided { text: out, said: all.as_str().to_string(), instead, stride })
 }
 
+/// The window of a day an hourly repeat keeps to ("from 7am to 10pm", "between 9 and 5").
+struct Window {
+    /// Where it is said.
+    said: std::ops::Range<usize>,
+    /// Its first hour and the minute of each.
+    first: (i8, i8),
+    /// Its last hour.
+    last: i8,
+}
+
+/// The [`Window`] said in `text`; `None` unless the last hour comes after the first on the
+/// same day, at the same minute or on the hour.
+fn hours_window(text: &str) -> Option<Window> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        compile(
+            "hours window",
+            r"(?i)\b(?:from|between)\s+(?P<h1>\d{1,2})(?::(?P<m1>[0-5]\d))?\s*(?P<a1>[ap])?\.?m?\.?\s+(?:to|until|till|til|and|through|-)\s+(?P<h2>\d{1,2})(?::(?P<m2>[0-5]\d))?\s*(?P<a2>[ap])?\.?m?\b\.?",
+        )
+    });
+    let c = re.captures(text)?;
+    let num = |n: &str| c.name(n).map_or(Some(0), |m| m.as_str().parse::<i8>().ok());
+    let half = |n: &str| c.name(n).map(|m| m.as_str().eq_ignore_ascii_case("p"));
+    let (h1, m1, h2, m2) = (num("h1")?, num("m1")?, num("h2")?, num("m2")?);
+    let day = |h: i8, pm: Option<bool>| match pm {
+        Some(_) if !(1..=12).contains(&h) => None,
+        Some(true) => Some(h % 12 + 12),
+        Some(false) => Some(h % 12),
+        None => (h <= 23).then_some(h),
+    };
+    let last = day(h2, half("a2").or(half("a1")).or((h2 < h1 && h2 <= 12).then_some(true)))?;
+    // "from 9 to 5pm": the first hour in the half of the day that comes before the last.
+    let first = match half("a1") {
+        Some(pm) => day(h1, Some(pm))?,
+        None if h1 <= 12 && half("a2") == Some(true) && h1 % 12 + 12 < last => h1 % 12 + 12,
+        None => day(h1, None)?,
+    };
+    (first < last && (m2 == m1 || m2 == 0)).then(|| Window {
+        said: c.get(0).map(|m| m.range()).unwrap_or_default(),
+        first: (first, m1),
+        last,
+    })
+}
+
 /// A repeat kept every time its cron fires.
 fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     let said = as_a_repeat(text);
@@ -376,6 +420,14 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     for r in [anchor.clone(), stop.as_ref().map(|(r, ..)| r.clone())].into_iter().flatten() {
         unanchored.replace_range(r.clone(), &" ".repeat(r.len()));
     }
+    // "hourly from 7am to 10pm", "every 2 hours between 9 and 5": hours within a day's window.
+    let hourly =
+        c.name("unit1").or(c.name("daily")).is_some_and(|u| u.as_str().to_ascii_lowercase().starts_with("hour"))
+            || c.name("unit").is_some_and(|u| u.as_str().to_ascii_lowercase().starts_with('h'));
+    let window = hours_window(&unanchored).filter(|_| hourly && anchor.is_none() && stop.is_none());
+    if let Some(Window { said: r, .. }) = &window {
+        unanchored.replace_range(r.clone(), &" ".repeat(r.len()));
+    }
     let time = time_match(&unanchored, Some(&all.range()));
     // "an alarm at 6.30 monday to friday": an alarm's early bare hour is the morning's.
     let alarm = ["alarm", "wake"].iter().any(|w| text.to_ascii_lowercase().contains(w));
@@ -393,6 +445,7 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     };
     let at = format!("{hour:02}:{minute:02}");
     let ask = |why: &str| WhenError::Unreadable { phrase: phrase.clone(), why: why.to_string() };
+
     // "every 2 hours starting in one hour", "every 30 minutes till 8 pm", "every 15 minutes
     // past 7 am": a repeat that starts or stops somewhere is asked about, never cut short.
     // "at 11:00 am and 2:00 pm on Wednesdays": two times for one entry are asked about.
@@ -508,6 +561,19 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     } else {
         return Ok(None);
     };
+    let (cron, human) = match &window {
+        Some(Window { first: (h1, m1), last: h2, .. }) => {
+            let every = cron.split(' ').nth(1).and_then(|h| h.strip_prefix("*/")).map(|n| format!("/{n}"));
+            let human = human.replace(" hours", &format!(" hours from {h1:02}:{m1:02} to {h2:02}:{m1:02}"));
+            let human = if human.ends_with("hour") {
+                format!("{human} from {h1:02}:{m1:02} to {h2:02}:{m1:02}")
+            } else {
+                human
+            };
+            (format!("{m1} {h1}-{h2}{} * * *", every.unwrap_or_default()), human)
+        }
+        None => (cron, human),
+    };
     // "an alarm for 8 am and then every 8 minutes after that": a repeat of minutes or hours
     // from a time of day, which it cannot start at (from now, it can).
     if !uses_time && clock.is_some() && anchor.is_none() && cron.split(' ').nth(1).is_some_and(|h| h.contains('*')) {
@@ -585,6 +651,7 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         None => human,
     };
     spans.extend(said_apart);
+    spans.extend(window.as_ref().map(|w| w.said.clone()));
     if uses_time {
         spans.extend(time.as_ref().and_then(|t| t.get(0)).map(|m| m.range()));
     }
@@ -593,7 +660,7 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         human,
         phrase: phrase_with_time(&phrase, time.as_ref(), uses_time),
         rest: without(original, spans.into_iter().map(|r| read.original(unplural(r))).collect()),
-        clock: clock.is_some(),
+        clock: clock.is_some() || window.is_some(),
         until,
         stride: None,
     }))

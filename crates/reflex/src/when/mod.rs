@@ -21,7 +21,7 @@
 //! client tmrw" leaves "call one client").
 //!
 //! Rules: a day without a time is due at 09:00 (morning 09:00, afternoon 14:00, evening 18:00,
-//! night and tonight 20:00; "today" alone 17:00, "end of day" 17:00). A part of the day still
+//! night and tonight 20:00; "today" or "later today" alone 17:00, "end of day" 17:00). A part of the day still
 //! under way when said ("this afternoon" at 16:20) is due at the next full hour, at the latest
 //! its end (morning 12:00, afternoon 18:00, evening, night and "today" 23:00); once it is over
 //! it is past. An hour without am/pm said alone ("at 5", "at 7:30", "today at 7") is the next
@@ -175,7 +175,7 @@ fn day_re() -> &'static Regex {
               | (?:a|one|1)\s+week\s+(?:from\s+(?P<wfrom>today|tomorrow|now)|(?P<wafter>today|tomorrow))\b
               | (?P<tomorrow>tomorrow|tmrw|tmr)\b
               | (?P<yesterday>yesterday)\b
-              | (?P<today>today|tonight|this\s+(?:morning|afternoon|evening))\b
+              | (?P<today>(?:later\s+)?today|tonight|this\s+(?:morning|afternoon|evening))\b
               | (?P<endof>(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<endnext>next\s+)?(?P<endunit>day|week|month)|eod)\b
               | (?P<weekend>(?:this|next|the)\s+weekend)\b
               | (?P<thisweek>this\s+week)\b
@@ -370,7 +370,7 @@ fn part_time(part: &str) -> Time {
 fn ends_a_phrase(after: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)^\s*(?:$|[,.;:!?)]|\d|(?:at|to|about|and|for|morning|afternoon|evening|night|please)\b)")
+        Regex::new(r"(?i)^\s*(?:$|[,.;:!?)]|\d|(?:at|to|about|and|for|morning|afternoon|evening|night|please|(?:next|this)\s+week)\b)")
             .unwrap_or_else(|e| unreachable!("the phrase-end pattern compiles: {e}"))
     });
     re.is_match(after)
@@ -524,17 +524,23 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
             } else {
                 None
             };
-            let evening = other.name("today").filter(|t| !t.as_str().eq_ignore_ascii_case("today")).is_some();
-            // "next week, on Tuesday": the day of that week.
-            let in_week = day.as_ref().and_then(|c| {
+            let evening = other.name("today").filter(|t| !t.as_str().to_ascii_lowercase().ends_with("today")).is_some();
+            // "next week, on Tuesday", "on wed next week": the day of that week.
+            let week_of = |c: &Captures| {
                 if c.name("nextweek").is_some() {
                     Some(true)
                 } else {
                     c.name("thisweek").map(|_| false)
                 }
-            });
-            if let (Some(next), Some(_)) = (in_week, other.name("weekday").filter(|_| other.name("rel").is_none())) {
-                let (on, _) = day_at(&other, clock, part.as_deref(), now, &phrase)?;
+            };
+            let plain_day = |c: &Captures| c.name("weekday").is_some() && c.name("rel").is_none();
+            let (in_week, weekday) = match day.as_ref() {
+                Some(c) if plain_day(c) && week_of(&other).is_some() => (week_of(&other), Some(c)),
+                Some(c) => (week_of(c), Some(&other).filter(|o| plain_day(o))),
+                None => (None, None),
+            };
+            if let (Some(next), Some(weekday)) = (in_week, weekday) {
+                let (on, _) = day_at(weekday, clock, part.as_deref(), now, &phrase)?;
                 let monday =
                     now.date().checked_sub(Span::new().days(i64::from(now.weekday().to_monday_zero_offset()))).ok();
                 let start = monday.and_then(|m| m.checked_add(Span::new().days(if next { 7 } else { 0 })).ok());
@@ -593,7 +599,8 @@ fn part_of(c: &Captures) -> Option<String> {
         return Some(today);
     }
     let part = today.split_whitespace().last()?;
-    (today != "today").then(|| part.to_string())
+    // "today", "later today": no part of it.
+    (part != "today").then(|| part.to_string())
 }
 
 /// The due time in `text`, or `None` when it says none — or one that cannot be used (see
@@ -753,7 +760,7 @@ fn day_at(
             return Ok((later_within(now, end).ok_or_else(|| WhenError::past(phrase, at, now))?, true));
         }
         // "tonight", "this evening" say a time of day; "today" does not.
-        return Ok((at, w != "today"));
+        return Ok((at, !w.ends_with("today")));
     }
     if let Some(unit) = text("endunit") {
         let next = text("endnext").is_some();

@@ -458,6 +458,17 @@ pub fn normalize(text: &str) -> Normalized {
         let h: u32 = c.name("h")?.as_str().parse().ok().filter(|h| *h <= 23)?;
         Some(format!("{h}:{}", c.name("m")?.as_str()))
     });
+    // "0800 hours", "1430 hrs", "at 0630": a clock of 24 hours, as the forces write it.
+    let n = n.rewrite(
+        re!(r"\b(?:(?P<at>at\s+)(?:(?P<h1>[01]\d|2[0-3])(?P<m1>[0-5]\d)\s*(?:hours|hrs|h)|(?P<h0>0\d)(?P<m0>[0-5]\d))|(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)\s*(?:hours|hrs|h))\b"),
+        |c, _| {
+            let (at, h, m) = match c.name("at") {
+                Some(at) => (at.as_str(), c.name("h0").or(c.name("h1"))?, c.name("m0").or(c.name("m1"))?),
+                None => ("", c.name("h")?, c.name("m")?),
+            };
+            Some(format!("{at}{}:{}", h.as_str(), m.as_str()))
+        },
+    );
     // "545 am", "730am", "1230pm": the hour and its minutes typed without a colon.
     let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})(?P<m>[0-5]\d)\s*(?P<ap>[ap]\.?m\b\.?)"), |c, _| {
         let h: u32 = c.name("h")?.as_str().parse().ok().filter(|h| (1..=12).contains(h))?;

@@ -695,3 +695,37 @@ fn a_span_before_or_after_a_clock_time() {
         "2026-11-26 16:15 | at 4:15pm | remind me"
     );
 }
+
+#[test]
+fn a_clock_of_24_hours_as_the_forces_write_it() {
+    assert_eq!(on_thursday("have the alarm go off at 0800 hours"), "2026-11-27 08:00");
+    assert_eq!(on_thursday("call mum at 1530 hrs"), "2026-11-26 15:30");
+    assert_eq!(on_thursday("wake me at 0630"), "2026-11-27 06:30");
+    // A year is no clock.
+    assert_eq!(on_thursday("in 2027"), "none");
+}
+
+#[test]
+fn later_today_and_a_weekday_of_next_week() {
+    assert_eq!(due("pick up carrots later today"), "2026-11-23 17:00 | later today | pick up carrots");
+    assert_eq!(on_thursday("check on the plants on wed next week"), "2026-12-02 09:00");
+    assert_eq!(on_thursday("call the bank on friday next week"), "2026-12-04 09:00");
+}
+
+#[test]
+fn hours_kept_within_a_window_of_the_day() {
+    let now = thursday();
+    let e = |t: &str| every(t, &now).map(|e| e.map(|e| (e.cron, e.rest)));
+    assert_eq!(
+        e("remind me to drink water every hour from 9am to 5pm"),
+        Ok(Some(("0 9-17 * * *".into(), "remind me to drink water".into())))
+    );
+    assert_eq!(
+        e("every 2 hours between 9 and 5 remind me to stretch"),
+        Ok(Some(("0 9-17/2 * * *".into(), "remind me to stretch".into())))
+    );
+    assert_eq!(e("set hourly alarm from 7am to 10pm").map(|e| e.map(|e| e.0)), Ok(Some("0 7-22 * * *".into())));
+    // A window across midnight, or minutes that do not line up, is asked about.
+    assert!(e("every hour from 10pm to 2am remind me").is_err());
+    assert!(e("every hour from 9:15 to 5:40 remind me to move").is_err());
+}
