@@ -34,3 +34,41 @@ pub fn serve_html(body: String) -> std::io::Result<(String, Arc<AtomicUsize>)> {
     });
     Ok((url, hits))
 }
+
+/// The page the `summarize-url` tests serve (markup and a style the fetch must strip).
+pub const OTTERS_PAGE: &str =
+    "<!doctype html><html><head><title>Sea otters</title><style>body{margin:0}</style></head>\
+    <body><h1>Sea otters</h1><p>Sea otters hold hands while they sleep so they do not drift apart.</p>\
+    <p>They use rocks as tools to open shellfish.</p></body></html>";
+
+/// What a scripted level-2 model answers for [`OTTERS_PAGE`].
+pub const OTTERS_SUMMARY: &str = "Sea otters hold hands while sleeping and use rocks as tools.";
+
+/// Make `dir` a minimal hub holding the document's `summarize-url` reflex, verbatim.
+pub fn summarize_hub(dir: &std::path::Path) -> std::io::Result<()> {
+    std::fs::write(dir.join("cn.yaml"), "# a minimal hub\nreflexes:\n  min_samples: 10\n")?;
+    std::fs::create_dir_all(dir.join("state/reflexes"))?;
+    std::fs::write(dir.join("state/reflexes/summarize-url.yaml"), crate::examples::SUMMARIZE_URL)
+}
+
+/// Let the hub's fetches reach the loopback server at `base`: the owner names its host in
+/// cn.yaml (loopback is refused otherwise).
+pub fn allow_urls(hub: &std::path::Path, base: &str) -> std::io::Result<()> {
+    let path = hub.join("cn.yaml");
+    let text = std::fs::read_to_string(&path)?;
+    std::fs::write(&path, format!("{text}policy:\n  urls: [\"{base}/\"]\n"))
+}
+
+/// [`serve_html`] of [`OTTERS_PAGE`].
+pub fn serve_otters() -> std::io::Result<(String, Arc<AtomicUsize>)> {
+    serve_html(OTTERS_PAGE.to_string())
+}
+
+/// Every entry of the hub's journal file (`state/journal.jsonl`; none when it is missing).
+pub fn journal(hub: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(hub.join("state/journal.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}

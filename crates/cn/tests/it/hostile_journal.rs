@@ -2,7 +2,7 @@
 //! the real `cn out` leave the journal in numbered segments under `state/journal/`, committed
 //! with the hub, and `cn journal` and `cn journal why` still read every entry, an old
 //! segment's included; the control room's live journal follows a rotation without losing
-//! an entry.
+//! an entry. (A misspelt `journal:` key is cn-hub's test.)
 
 use crate::agent_common;
 use crate::daemon_common;
@@ -64,21 +64,6 @@ fn many_decisions_rotate_the_journal_and_every_reader_still_finds_them() {
         assert!(tracked.contains(&format!("state/journal/{name}")), "{name} is committed: {tracked}");
     }
     assert_eq!(git(&hub, &["status", "--porcelain"]), "");
-}
-
-#[test]
-fn a_misspelt_journal_key_is_named_with_the_key_it_meant() {
-    let root = tempfile::tempdir().unwrap();
-    let (hub, _) = hub_with_origin(root.path(), "typo");
-    let config = hub.join("cn.yaml");
-    let mut yaml = std::fs::read_to_string(&config).unwrap();
-    yaml.push_str("\njournal:\n  rotate_byte: 1500\n");
-    std::fs::write(&config, yaml).unwrap();
-    put_item(&hub, "a1", "pi", "inbox", "2026-01-06T15:00:00Z", "x");
-    let out = cn(&hub, &["input"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(err.contains("journal.rotate_byte") && err.contains("rotate_bytes") && err.contains("cn.yaml"), "{err}");
 }
 
 /// The live journal's event stream, read as a browser would (`headers` added to the request).

@@ -1,4 +1,6 @@
 //! cn-hub's integration tests, in one binary.
 
+mod config;
+mod cron;
 mod hostile;
 mod trust_config;
