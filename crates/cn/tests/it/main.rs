@@ -60,7 +60,6 @@ mod serve_common;
 mod serve_http;
 mod trust_approvals;
 mod trust_budget;
-mod trust_fetch;
 mod trust_frontends;
 mod trust_git;
 mod trust_names;

@@ -2,4 +2,6 @@
 //! `cn reflex test` runs it, against a real HTTP server on loopback. `cn reflex test`'s and
 //! `list`'s own output is the binary's.
 
+mod fetch;
 mod summarize;
+mod support;

@@ -2,11 +2,9 @@
 //! 127.0.0.1 serving the page it summarizes, run by the engine as `cn reflex test` runs it
 //! (its `--json` is the `Handled` here). The level-2 model is scripted.
 
-use std::path::Path;
 use std::sync::atomic::Ordering;
 
-use cn_reflex::{Engine, Input, Mode};
-use serde_json::Value;
+use crate::support::reflex_test;
 
 use cn_reflex::testing::{allow_urls as allow, journal, serve_otters, OTTERS_SUMMARY as SUMMARY};
 
@@ -15,26 +13,6 @@ fn hub() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     cn_reflex::testing::summarize_hub(dir.path()).unwrap();
     dir
-}
-
-/// `cn reflex test [--dry-run] --json TEXT` as the command runs it: the hub's reflexes and
-/// policy from its cn.yaml, the owner asking, the level-2 model scripted to give `answers`
-/// (`None`: no model).
-fn reflex_test(hub: &Path, text: &str, answers: Option<&[&str]>, dry_run: bool) -> Value {
-    let layout = cn_hub::Layout::new(hub);
-    let config = cn_hub::HubConfig::load(&layout.config()).unwrap_or_else(|e| panic!("{}", cn_compute::chain(&e)));
-    let (reflexes, policy) = cn_reflex::config::of(&config);
-    let mut engine = Engine::with_config(&layout, reflexes, policy);
-    if let Some(me) = config.name.as_deref() {
-        engine = engine.named(me);
-    }
-    if let Some(a) = answers {
-        let answers: Vec<String> = a.iter().map(|s| s.to_string()).collect();
-        engine.set_model(Box::new(cn_compute::Scripted::new(answers).named("scripted")));
-    }
-    engine.set_caller(cn_hub::Provenance::Owner);
-    let handled = engine.run(&Input::new(text), if dry_run { Mode::DryRun } else { Mode::Test });
-    serde_json::to_value(&handled).unwrap()
 }
 
 #[test]

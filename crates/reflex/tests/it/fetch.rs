@@ -1,19 +1,25 @@
-//! Outbound fetches: the shipped summarize-url reflex on a fresh `cn init` hub refuses
+//! Outbound fetches, through the engine as `cn reflex test` runs it: the shipped
+//! summarize-url reflex on a fresh `cn init` hub refuses
 //! loopback and metadata addresses for whoever asks; allowlist entries match by scheme, host,
 //! port and path (not string prefix); every redirect is checked again; the GitHub token
 //! never follows a redirect to another host. The owner's line naming a loopback host (as
 //! `cn demo` writes) still lets the page be fetched.
 
-use crate::hub_common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::path::Path;
-use std::process::Output;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use hub_common::{cn_cmd, init_hub};
 use serde_json::Value;
+
+use crate::support::{reflex_test, reflex_test_in_child};
+
+/// `cn init` a hub named `name` at `root/name` (with the starter reflexes); its path.
+fn init_hub(root: &Path, name: &str) -> PathBuf {
+    let hub = root.join(name);
+    cn_agent::init(&hub, Some(name)).unwrap_or_else(|e| panic!("{}", cn_compute::chain(&e)));
+    hub
+}
 
 /// A loopback server answering every request with `status` and `extra` headers; it records
 /// each request's head.
@@ -44,17 +50,6 @@ fn server(status: &str, extra: String, body: &'static str) -> (String, Arc<Mutex
     (url, seen)
 }
 
-fn cn(hub: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    cn_cmd(hub).args(args).envs(env.iter().copied()).output().unwrap()
-}
-
-/// `cn reflex test --json TEXT` (live fetches; replies are only described).
-fn reflex_test(hub: &Path, text: &str, env: &[(&str, &str)]) -> Value {
-    let out = cn(hub, &["reflex", "test", "--json", text], env);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 fn first_error(v: &Value) -> String {
     v["steps"][0]["error"].as_str().unwrap_or("").to_string()
 }
@@ -79,7 +74,7 @@ fn the_summarize_reflex_never_reaches_loopback_or_metadata_for_a_stranger() {
         format!("http://2130706433:{port}/admin"),
         "http://169.254.169.254/latest/meta-data/".to_string(),
     ] {
-        let v = reflex_test(&hub, &format!("summarize {url}"), &[]);
+        let v = reflex_test(&hub, &format!("summarize {url}"), None, false);
         assert_eq!(v["reflex"], "summarize-url");
         assert_eq!(v["escalate"], true, "{url}: {v}");
         let e = first_error(&v);
@@ -90,10 +85,7 @@ fn the_summarize_reflex_never_reaches_loopback_or_metadata_for_a_stranger() {
     // The owner names the host: now the page is fetched (the demo's case).
     add_policy(&hub, &format!("  urls: [\"{base}/\"]"));
     // The local model's answer is scripted (the test is about the fetch).
-    let answers = dir.path().join("answers.json");
-    std::fs::write(&answers, r#"["An admin page."]"#).unwrap();
-    let v =
-        reflex_test(&hub, &format!("summarize {base}/admin"), &[("CN_SCRIPTED_ANSWERS", answers.to_str().unwrap())]);
+    let v = reflex_test(&hub, &format!("summarize {base}/admin"), Some(&["An admin page."]), false);
     assert!(v["steps"][0]["output"].as_str().unwrap_or("").contains("internal admin page"), "{v}");
     assert_eq!(seen.lock().unwrap().len(), 1);
 }
@@ -110,7 +102,7 @@ fn allowlist_entries_are_not_string_prefixes() {
         format!("http://example.com@{hostport}/x"),
         "http://example.com:8080/x".to_string(),
     ] {
-        let v = reflex_test(&hub, &format!("summarize {url}"), &[]);
+        let v = reflex_test(&hub, &format!("summarize {url}"), None, false);
         assert_eq!(v["escalate"], true, "{url}: {v}");
         let e = first_error(&v);
         assert!(e.contains("allowlist") || e.contains("credentials") || e.contains("not an http"), "{url}: {e}");
@@ -127,7 +119,7 @@ fn a_redirect_is_checked_again_and_the_token_stays_with_its_host() {
     // A: the allowlisted page, redirecting to B.
     let (a, a_seen) = server("302 Found", format!("Location: {b}/stolen\r\n"), "");
     add_policy(&hub, &format!("  urls: [\"{a}/\"]"));
-    let v = reflex_test(&hub, &format!("summarize {a}/page"), &[]);
+    let v = reflex_test(&hub, &format!("summarize {a}/page"), None, false);
     assert!(first_error(&v).contains("allowlist") || first_error(&v).contains("loopback"), "{v}");
     assert_eq!(a_seen.lock().unwrap().len(), 1);
     assert!(b_seen.lock().unwrap().is_empty(), "the redirect was followed to an unlisted host");
@@ -143,7 +135,8 @@ fn a_redirect_is_checked_again_and_the_token_stays_with_its_host() {
         "name: pr\nlevel: 1\ntrigger: {pattern: '^pr (\\d+)$', extract: [n]}\npipeline:\n  - action: github_api\n    input: /repos/o/r/pulls/{{n}}\n",
     )
     .unwrap();
-    let v = reflex_test(&hub2, "pr 7", &[("GITHUB_TOKEN", "ghp_secret_token")]);
+    // The token is in the environment of the process running the engine.
+    let v = reflex_test_in_child(&hub2, "pr 7", &[("GITHUB_TOKEN", "ghp_secret_token")]);
     assert_eq!(v["escalate"], false, "{v}");
     let a_heads = a_seen.lock().unwrap().clone();
     assert!(a_heads.last().unwrap().to_ascii_lowercase().contains("authorization: bearer ghp_secret_token"));
