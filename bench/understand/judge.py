@@ -326,6 +326,14 @@ def target_for(line, timeref):
     if found:
         a, b = found[0].start(), found[-1].end()
         ref = timeref.reference(t[a:b], NOW_LOCAL)
+        if not ref.candidates and len(found) > 1:
+            # "the wednesday alarm for 10am": the time words, read without the name between.
+            joined = timeref.reference(" ".join(m.group(0) for m in found), NOW_LOCAL)
+            if joined.candidates:
+                ref = joined
+                for m in reversed(found[1:]):
+                    t = t[: m.start()] + " " + t[m.end() :]
+                b = found[0].end()
         # An existing task the person refers to: it lies ahead (a past one would be overdue).
         for c in ref.candidates:
             if ref.granularity == "day":

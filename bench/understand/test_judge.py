@@ -202,6 +202,9 @@ class Target(unittest.TestCase):
         l = line("Change my alarm tonight to 8pm instead of 7.", "move", item="tonight", when="to 8pm")
         l["slots"].append({"slot": "item", "start": l["text"].find("of 7"), "end": l["text"].find("of 7") + 4})
         self.assertEqual(judge.target_for(l, timeref), ("alarm", "2026-11-26T18:00:00Z"))
+        # Time words apart ("the wednesday alarm for 10am"): read together, the name kept.
+        t = judge.target_for(line("delete the wednesday alarm for 10am", "cancel", item="the wednesday alarm for 10am"), timeref)
+        self.assertEqual(t, ("alarm", "2026-12-02T09:00:00Z"))
         # A name that ends in "of" and a word stays a name.
         t = judge.target_for(line("cancel the reminder of doctor", "cancel", item="reminder of doctor"), timeref)
         self.assertEqual(t, ("reminder of doctor", None))

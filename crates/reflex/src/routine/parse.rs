@@ -1005,7 +1005,18 @@ const CHATTER: &[&str] = &[
     "sending",
 ];
 
+pattern!(
+    none_on_re,
+    "no alarms on a day",
+    r"(?i)^(?:no\s+(?:more\s+)?|(?:do\s+not|don'?t)\s+(?:set|ring|sound)\s+(?:my\s+|the\s+|an?\s+|any\s+)?|turn\s+(?:my\s+|the\s+|all\s+(?:my\s+|the\s+)?)?)(?P<d>alarms?)(?:\s+off)?\s+(?P<w>(?:for|on|this|tomorrow|today|tonight)\b.*)$"
+);
+
 fn cancel(t: &str) -> Option<Request> {
+    // "no more alarms for today", "don't set my alarm this friday", "turn alarms off on
+    // sunday": the alarms due that day (never "no reminders tomorrow": tasks are not muted).
+    if let Some(c) = none_on_re().captures(t) {
+        return Some(Request::Cancel { words: format!("{} {}", group(&c, "d"), group(&c, "w")), said: Said::Explicit });
+    }
     let c = cancel_re().captures(t)?;
     let words = ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
     let said = said_of(&words, t);

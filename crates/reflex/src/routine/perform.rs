@@ -309,7 +309,10 @@ fn perform_with(parsed: &Parsed, choice: Option<(usize, &Chosen)>, world: &World
         let resolved = match choice {
             Some((at, Chosen::Ids(ids))) if at == i => resolve_chosen(request, ids, world, &mut files)?,
             Some((at, Chosen::To(to))) if at == i => resolve(&moved(request, to), world, &mut files)?.map(|a| vec![a]),
-            _ => resolve(request, world, &mut files)?.map(|a| vec![a]),
+            _ => match all_at(request, world, &mut files)? {
+                Some(all) => Ok(all),
+                None => resolve(request, world, &mut files)?.map(|a| vec![a]),
+            },
         };
         match resolved {
             Ok(a) => acts.extend(a),
@@ -414,6 +417,22 @@ fn tasks_named(words: &str, said: Said, world: &World, files: &mut Files) -> Res
     ))
 }
 
+/// "cancel all reminders I have set up for tomorrow", "no more alarms for today": every open
+/// task the words name by their time, when they say "all" (or "every", or "alarms") and name
+/// more than one.
+/// `None` for any other request, or when the words name one task or none (asked as usual).
+fn all_at(request: &Request, world: &World, files: &mut Files) -> Result<Option<Vec<Act>>, StateError> {
+    let Request::Cancel { words, said: Said::Explicit } = request else { return Ok(None) };
+    let lower = words.to_ascii_lowercase();
+    let plural = ["alarms", "timers"].iter().any(|w| lower.split_whitespace().any(|x| x == *w));
+    if !(lower.split_whitespace().any(|w| w == "all" || w == "every") || plural) {
+        return Ok(None);
+    }
+    Ok(tasks_at(words, world, files)?
+        .filter(|found| found.len() > 1)
+        .map(|found| found.into_iter().map(Act::Cancel).collect()))
+}
+
 /// The open tasks words name by their time ("the alarm for 6pm", "my wednesday reminder",
 /// "tomorrow's dinner with Bob"): those due then (the day said, and the hour when one is
 /// said), narrowed by the other words when any names some of them. `None` when the words
@@ -464,9 +483,33 @@ fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<
         return Ok(None);
     }
     // The other words, without those that only say it is on the list.
-    const LIST: &[&str] =
-        &["remind", "reminder", "reminders", "task", "tasks", "todo", "alert", "set", "item", "one", "entry"];
-    let rest: Vec<String> = content(&due.rest).into_iter().filter(|w| !LIST.contains(&w.as_str())).collect();
+    const LIST: &[&str] = &[
+        "remind",
+        "reminder",
+        "reminders",
+        "task",
+        "tasks",
+        "todo",
+        "alert",
+        "set",
+        "item",
+        "one",
+        "entry",
+        "up",
+        "setup",
+        "scheduled",
+        "planned",
+        "created",
+        "made",
+        "added",
+        "saved",
+        "have",
+        "all",
+        "every",
+    ];
+    let list = content(&LIST.join(" "));
+    let rest: Vec<String> =
+        content(&due.rest).into_iter().filter(|w| !LIST.contains(&w.as_str()) && !list.contains(w)).collect();
     if rest.is_empty() {
         return Ok(Some(then));
     }

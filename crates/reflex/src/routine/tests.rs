@@ -631,3 +631,29 @@ fn parts_of_the_day_questions_and_spans_as_people_say_them() {
     let hourly = hub.owner("remind me to drink water every hour from 9am to 5pm");
     assert!(hourly.starts_with("Scheduled: drink water — every hour from 09:00 to 17:00"), "{hourly}");
 }
+
+/// "all" said of a day's reminders cancels each of them; alarms said in the plural, each alarm
+/// due that day — and nothing else: no other day's, no task of another name.
+#[test]
+fn all_of_a_days_reminders_or_alarms_are_cancelled() {
+    let hub = Hub::new();
+    assert!(hub.owner("set an alarm for 7am on sunday").starts_with("Added: Alarm"));
+    assert!(hub.owner("set an alarm for 9am on sunday").starts_with("Added: Alarm"));
+    assert!(hub.owner("set an alarm for 8am on monday").starts_with("Added: Alarm"));
+    assert!(hub.owner("remind me to call gran on sunday at 10am").starts_with("Added: call gran"));
+    let off = hub.owner("turn alarms off on Sunday");
+    assert_eq!(off.matches("Cancelled: Alarm").count(), 2, "{off}");
+    let tasks = hub.read("tasks.json");
+    assert!(tasks.contains("call gran"), "a task of another name that day stays");
+    assert!(hub.owner("remind me to water the ferns tomorrow at 6pm").starts_with("Added"));
+    assert!(hub.owner("remind me to pack tomorrow at 8pm").starts_with("Added"));
+    let all = hub.owner("cancel all reminders i have set up for tomorrow");
+    assert!(all.contains("water the ferns") && all.contains("pack"), "{all}");
+    // Monday's alarm was left open by Sunday's.
+    let monday = hub.owner("turn off my monday alarm");
+    assert!(monday.starts_with("Cancelled: Alarm"), "{monday}");
+    // Reminders are not muted: "no reminders tomorrow" cancels none.
+    let before = hub.read("tasks.json");
+    assert!(!hub.owner("no reminders tomorrow please").starts_with("Cancelled"));
+    assert_eq!(hub.read("tasks.json"), before);
+}

@@ -575,11 +575,17 @@ pub fn normalize(text: &str) -> Normalized {
     // "an alarm for 8 tomorrow morning", "at seven this evening": the hour before its day and
     // part of the day, said after them.
     let n = n.rewrite(
-        re!(r"\b(?:(?P<at>for|at)\s+)?(?P<h>CARD|\d{1,2})(?:[:.](?P<m>\d{2}))?\s+(?P<day>tomorrow|today|this)\s+(?P<part>morning|afternoon|evening|night)\b"),
+        re!(r"\b(?:(?P<at>for|at)\s+)?(?P<h>CARD|\d{1,2})(?:[:.](?P<m>\d{2}))?\s+(?:(?P<day>tomorrow|today|this)\s+(?P<part>morning|afternoon|evening|night)|(?P<tonight>tonight))\b"),
         |c, _| {
             let h_text = c.name("h")?.as_str();
             let h = cardinal(h_text).or_else(|| h_text.parse().ok()).filter(|h| (1..=12).contains(h))?;
             let m = c.name("m").map_or(String::new(), |m| format!(":{}", m.as_str()));
+            // "for five tonight": tonight at 5pm (after midnight from 12 to 4, as "tonight at 1").
+            if let Some(tonight) = c.name("tonight") {
+                let at = c.name("at").map_or(String::new(), |a| format!("{} ", a.as_str()));
+                let ap = if h == 12 || h < 5 { "am" } else { "pm" };
+                return (ap == "pm").then(|| format!("{at}{h}{m}{ap} {}", tonight.as_str()));
+            }
             let part = c.name("part")?.as_str();
             let ap = if part.eq_ignore_ascii_case("morning") || (part.eq_ignore_ascii_case("night") && (h == 12 || h < 5)) { "am" } else { "pm" };
             let at = c.name("at").map_or(String::new(), |a| format!("{} ", a.as_str()));

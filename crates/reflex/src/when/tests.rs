@@ -729,3 +729,9 @@ fn hours_kept_within_a_window_of_the_day() {
     assert!(e("every hour from 10pm to 2am remind me").is_err());
     assert!(e("every hour from 9:15 to 5:40 remind me to move").is_err());
 }
+
+#[test]
+fn an_hour_said_before_tonight() {
+    assert_eq!(on_thursday("cancel the reminder for five tonight"), "2026-11-26 17:00");
+    assert_eq!(on_thursday("call mum at 9 tonight"), "2026-11-26 21:00");
+}
