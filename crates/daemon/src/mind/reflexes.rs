@@ -235,7 +235,11 @@ impl HubMind {
         let Some(decided) = decided else { return };
         let gtd = &decided.gtd;
         let op = gtd.op().map_or(gtd.name(), |o| o.name()).to_string();
-        let message = gtd.to_json().get("message").and_then(Value::as_str).map(String::from);
+        let message = match gtd {
+            Gtd::Do(cn_agent::Op::Reply(cn_agent::ops::Reply { message }))
+            | Gtd::Do(cn_agent::Op::Send(cn_agent::ops::Send { message, .. })) => Some(message.clone()),
+            _ => None,
+        };
         let tools = outcomes
             .since(self.mark)
             .iter()
