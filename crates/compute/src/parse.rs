@@ -355,6 +355,42 @@ mod tests {
         );
     }
 
+    /// A value a test's tool types: its text, shouted.
+    #[derive(Debug, PartialEq)]
+    struct Shout(String);
+
+    impl crate::Typed for Shout {
+        fn to_json(&self) -> Value {
+            json!({"text": self.0})
+        }
+    }
+
+    fn shouting(tool: &str, mut params: Map<String, Value>) -> Result<crate::Params, String> {
+        match (tool, params.remove("text")) {
+            ("shout", Some(Value::String(t))) => Ok(crate::Params::Typed(std::sync::Arc::new(Shout(t.to_uppercase())))),
+            ("shout", _) => Err("`shout` needs `text`".into()),
+            _ => Ok(crate::Params::Open(params)),
+        }
+    }
+
+    #[test]
+    fn a_reader_types_params_once_and_its_refusal_is_an_error_at_the_block() {
+        let md = "```yaml\ntool: shout\ntext: hi\n```\n\n```yaml\n- tool: other\n  x: 1\n- tool: shout\n```\n\n```yaml\ntool: other\nx: 2\n```\n";
+        let got = parse_with(md, shouting);
+        assert_eq!(got.len(), 3, "{got:?}");
+        let Parsed::Call(c) = &got[0] else { panic!("{got:?}") };
+        assert_eq!(c.params.typed::<Shout>(), Some(&Shout("HI".into())));
+        assert_eq!(c.params.to_json(), json!({"text": "HI"}).as_object().cloned().unwrap(), "JSON at the edge");
+        let Parsed::Error(e) = &got[1] else { panic!("{got:?}") };
+        assert_eq!((e.block, e.line), (1, 6));
+        assert!(e.message.ends_with("item 1: `shout` needs `text`"), "{}", e.message);
+        let Parsed::Call(c) = &got[2] else { panic!("{got:?}") };
+        assert_eq!(c.params.open().map(|m| m["x"].clone()), Some(json!(2)));
+        // Read the same on two threads as on one.
+        let long = md.repeat(SHARE_FROM / md.len() + 1);
+        assert_eq!(parse_shared(&long, shouting), parse_sequential(&long, shouting));
+    }
+
     #[test]
     fn fence_kinds_case_lists_quotes_and_unclosed() {
         let md = concat!(
