@@ -238,7 +238,7 @@ def changes(before, after):
             continue
         if closed_as(b) != closed_as(t):
             k = {"cancelled": "cancel", "done": "done", "open": "reopen"}[closed_as(t)]
-            out.append({"kind": k, "id": tid, "text": t.get("task", "")})
+            out.append({"kind": k, "id": tid, "text": t.get("task", ""), "due": t.get("due")})
         if b.get("due") != t.get("due"):
             out.append({"kind": "move", "id": tid, "text": t.get("task", ""), "due": t.get("due"), "was": b.get("due")})
         if b.get("task") != t.get("task"):
@@ -368,7 +368,8 @@ def text_check(what, when_text, got_text):
         return True, "no what slot: any text"
     # A time the data set marked inside what to do ("pick some up tomorrow tonight after …",
     # an alarm "for lunchtime"): the time is judged as the due, not as words of the text.
-    want = content(TIME_WORDS.sub(" ", what))
+    # "set wake up alarm": the alarm is what it is, not words of its name ("Wake up").
+    want = content(TIME_WORDS.sub(" ", what)) - content("alarm alarms timer timers")
     have = content(got_text)
     missing = want - have
     if missing:
@@ -398,7 +399,17 @@ def cron_check(cron, when_text, recur_text, timeref, text=""):
     notes, ok = [], None
     n = timeref.normalise(said)
     clock = timeref._clock(n)
-    if clock:
+    window = re.fullmatch(r"(\d+)-(\d+)(?:/\d+)?", hour)
+    clocks = [timeref._clock(m.group(0)) for m in timeref.CLOCK.finditer(n)]
+    if window and len(clocks) == 2 and all(clocks):
+        # "hourly from 7am to 10pm": the hours between, both said.
+        (h1, m1, amb1, _), (h2, _m2, amb2, _) = clocks
+        firsts = {h1} | ({h1 + 12} if amb1 else set())
+        lasts = {h2} | ({h2 + 12} if amb2 else set())
+        good = minute.isdigit() and int(minute) == m1 and int(window.group(1)) in firsts and int(window.group(2)) in lasts
+        ok = good
+        notes.append(f"window {'ok' if good else 'wrong'} ({hour} vs {sorted(firsts)}-{sorted(lasts)})")
+    elif clock:
         h, mi, amb, _ = clock
         hours = {h} | ({h + 12} if amb else set())
         good = minute.isdigit() and hour.isdigit() and int(minute) == mi and int(hour) in hours
@@ -526,6 +537,10 @@ def several_times(line, recur, when, timeref):
     said = timeref.normalise(" ".join(x for x in (recur, when) if x))
     clocks = list(timeref.CLOCK.finditer(said))
     if len(clocks) < 2:
+        return None
+    # "from 7am to 10pm", "between 9 and 5": a window, not times each kept.
+    joined = [said[a.end() : b.start()] for a, b in zip(clocks, clocks[1:])]
+    if re.search(r"\bbetween\b", said[: clocks[0].start()], re.I) or not all(re.search(r"\band\b|,", j) for j in joined):
         return None
     out = []
     for c in clocks:
@@ -737,6 +752,12 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
     expected = f"{kind} target" + (f" {ref.describe()}" if intent == "move" and ref else "")
     if not got_changes:
         return nochange, "n/a", expected, ""
+    if intent == "cancel" and len(got_changes) > 1 and re.search(r"\ball\b", line.get("text", ""), re.I) and target_due:
+        # "cancel all reminders I have set up for tomorrow": each of that day's, the target among them.
+        day = local(target_due).date()
+        same_day = all(c["kind"] == "cancel" and c.get("due") and local(c["due"]).date() == day for c in got_changes)
+        if same_day and any(c["id"] == target_id for c in got_changes):
+            return "exact", "n/a", f"{expected} and the rest of that day's", " && ".join(map(show, got_changes))
     if len(got_changes) != 1:
         return "wrong", "n/a", expected, " && ".join(map(show, got_changes))
     c = got_changes[0]

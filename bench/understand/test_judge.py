@@ -234,6 +234,29 @@ class Target(unittest.TestCase):
         self.assertEqual(judge.judge(l, [two[0], dict(two[1], cron="0 21 * * *")], "", None, timeref)[0], "wrong")
         self.assertEqual(judge.judge(l, two[:1], "", None, timeref)[0], "wrong")
 
+    def test_an_alarm_named_without_the_word_alarm(self):
+        l = line("set wake up alarm for 6am", "add", what="wake up alarm", when="for 6am")
+        self.assertEqual(judge.judge(l, [add("Wake up", "2026-11-27T05:00:00Z")], "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, [add("Alarm", "2026-11-27T05:00:00Z")], "", None, timeref)[0], "wrong")
+
+    def test_an_hourly_window(self):
+        l = line("Set hourly alarm from 7am to 10pm to remind me to drink water", "add", what="drink water",
+                 recur="hourly", when="from 7am to 10pm")
+        ev = {"kind": "every", "id": "x", "text": "drink water", "cron": "0 7-22 * * *"}
+        self.assertEqual(judge.judge(l, [ev], "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, [dict(ev, cron="0 7-21 * * *")], "", None, timeref)[0], "wrong")
+        self.assertEqual(judge.judge(l, [dict(ev, cron="0 * * * *")], "", None, timeref)[0], "wrong")
+
+    def test_all_of_a_days_cancelled(self):
+        l = line("cancel all reminders i have set up for tomorrow", "cancel", item="all reminders i have set up for tomorrow")
+        both = [{"kind": "cancel", "id": "t", "text": "reminder", "due": "2026-11-27T08:00:00Z"},
+                {"kind": "cancel", "id": "o", "text": "water the plants", "due": "2026-11-27T16:00:00Z"}]
+        self.assertEqual(judge.judge(l, both, "", "t", timeref, target_due="2026-11-27T08:00:00Z")[0], "exact")
+        other_day = [both[0], dict(both[1], due="2026-11-28T16:00:00Z")]
+        self.assertEqual(judge.judge(l, other_day, "", "t", timeref, target_due="2026-11-27T08:00:00Z")[0], "wrong")
+        l = line("cancel the reminders for tomorrow", "cancel", item="the reminders for tomorrow")
+        self.assertEqual(judge.judge(l, both, "", "t", timeref, target_due="2026-11-27T08:00:00Z")[0], "wrong")
+
     def test_an_end_said_after_a_list_of_days(self):
         self.assertTrue(judge.end_said("a new alarm for 3pm every Thursday and Friday for 3 weeks"))
         self.assertFalse(judge.end_said("an alarm every Monday through Friday at 7"))

@@ -1314,6 +1314,20 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 {
                     return Clause::NotRoutine;
                 }
+                // "Set reminder on August 30th "Springsteen on Broadway"": what is left after
+                // the frame and the date is what to remind of.
+                static FRAME: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+                let frame = FRAME.get_or_init(|| {
+                    regex::Regex::new(r"(?i)^\s*(?:please\s+)?(?:set|add|create|make)\s+(?:(?:a|an|new|me)\s+)*reminder(?:\s+for\s+me)?\s*[:,-]?\s*(?P<what>.+)$")
+                        .unwrap_or_else(|e| unreachable!("the reminder frame pattern compiles: {e}"))
+                });
+                if let Ok(Some(d)) = when::parse(text, now) {
+                    let left =
+                        frame.captures(&d.rest).and_then(|c| c.name("what")).map(|w| super::parse::unquote(w.as_str()));
+                    if let Some(what) = left.filter(|w| !only_asking(w) && w.split_whitespace().count() <= 8) {
+                        return Clause::Request(Request::AddTask { task: what, due: Some(d) });
+                    }
+                }
                 // "set a reminder for 5pm": what to remind of is asked, with the time kept.
                 return match when::parse(text, now) {
                     Ok(due) => Clause::Missing(Missing {

@@ -1164,7 +1164,7 @@ pub(crate) fn trim_words(words: &str) -> String {
 pattern!(
     every_action_re,
     "every action",
-    r"(?i)^(?:remind\s+me\s+(?:to|about|that|of)\s+|set\s+(?:up\s+)?(?:a\s+)?reminder(?:\s+for\s+me)?(?:\s+(?:to|for)\s+(?:for\s+)?|\s*:\s*|\s+)|(?:add|create|make)\s+(?:a\s+|an\s+)?reminder(?:\s+for\s+me)?\s+(?:to|for|about)\s+|(?:add|create)\s+a\s+(?:task|reminder)\s+(?:to\s+)?|(?:i\s+)?(?:need\s+to|have\s+to|must|should)\s+)?(?P<what>.+)$"
+    r"(?i)^(?:(?:(?:set|create|make|add)\s+(?:an?\s+)?(?:alarm|timer|reminder)\s+to\s+)?remind\s+me\s+(?:to|about|that|of)\s+|set\s+(?:up\s+)?(?:a\s+)?reminder(?:\s+for\s+me)?(?:\s+(?:to|for)\s+(?:for\s+)?|\s*:\s*|\s+)|(?:add|create|make)\s+(?:a\s+|an\s+)?reminder(?:\s+for\s+me)?\s+(?:to|for|about)\s+|(?:add|create)\s+a\s+(?:task|reminder)\s+(?:to\s+)?|(?:i\s+)?(?:need\s+to|have\s+to|must|should)\s+)?(?P<what>.+)$"
 );
 pattern!(
     not_an_action_re,

@@ -628,6 +628,11 @@ fn parts_of_the_day_questions_and_spans_as_people_say_them() {
     assert_eq!((hub.read("tasks.json"), hub.read("schedule.json")), (tasks, schedule));
     assert!(hub.owner("ring timer in one hour").starts_with("Added: Timer — due Thu 26 Nov, 15:30"));
     assert!(hub.owner("have the alarm go off at 0800 hours").starts_with("Added: Alarm — due Fri 27 Nov, 08:00"));
+    let named = hub.owner("Set reminder on August 30th \"Springsteen on Broadway\"");
+    assert!(named.starts_with("Added: Springsteen on Broadway — due Mon 30 Aug"), "{named}");
+    assert!(hub.owner("set reminder for tomorrow at ten am").starts_with("What should I remind you of"));
+    let alarm = hub.owner("Set hourly alarm from 7am to 10pm to remind me to drink water");
+    assert!(alarm.starts_with("Scheduled: drink water — every hour from 07:00 to 22:00"), "{alarm}");
     let hourly = hub.owner("remind me to drink water every hour from 9am to 5pm");
     assert!(hourly.starts_with("Scheduled: drink water — every hour from 09:00 to 17:00"), "{hourly}");
 }
