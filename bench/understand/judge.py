@@ -337,8 +337,11 @@ def target_for(line, timeref):
         # An existing task the person refers to: it lies ahead (a past one would be overdue).
         for c in ref.candidates:
             if ref.granularity == "day":
-                # A day's task: at 9, or — today, 9 gone — later today ("today's alarm").
-                c = c.replace(hour=9, minute=0)
+                # A day's task: at 9 — or in the part of the day said ("Saturday night" at 21,
+                # "Friday evening" at 19) — or, today, 9 gone, later today ("today's alarm").
+                part = re.search(r"\b(morning|afternoon|evening|night|tonight)\b", t[a:b], re.I)
+                hour = {"morning": 9, "afternoon": 15, "evening": 19}.get(part.group(1).lower(), 21) if part else 9
+                c = c.replace(hour=hour, minute=0)
                 if c <= NOW_LOCAL and c.date() == NOW_LOCAL.date() and NOW_LOCAL.hour < 21:
                     c = NOW_LOCAL.replace(minute=0, second=0, microsecond=0) + dt.timedelta(hours=3)
             if c > NOW_LOCAL:

@@ -202,6 +202,9 @@ class Target(unittest.TestCase):
         l = line("Change my alarm tonight to 8pm instead of 7.", "move", item="tonight", when="to 8pm")
         l["slots"].append({"slot": "item", "start": l["text"].find("of 7"), "end": l["text"].find("of 7") + 4})
         self.assertEqual(judge.target_for(l, timeref), ("alarm", "2026-11-26T18:00:00Z"))
+        # A part of a day said: seeded in it.
+        t = judge.target_for(line("Delete my party reminder for Saturday night", "cancel", item="party reminder for Saturday night"), timeref)
+        self.assertEqual(t, ("party reminder", "2026-11-28T20:00:00Z"))
         # Time words apart ("the wednesday alarm for 10am"): read together, the name kept.
         t = judge.target_for(line("delete the wednesday alarm for 10am", "cancel", item="the wednesday alarm for 10am"), timeref)
         self.assertEqual(t, ("alarm", "2026-12-02T09:00:00Z"))

@@ -27,7 +27,12 @@ use crate::when::{self, WhenError};
 
 /// What a message is for the routine, at `now` (whose zone is the hub's).
 pub fn parse(text: &str, now: &Zoned) -> Parsed {
-    let parsed = read(text, now);
+    // "Set time to bake the roast for 2 hours": the timer, a letter short.
+    let timer = set_time_re()
+        .captures(text)
+        .and_then(|c| c.name("time"))
+        .map(|m| format!("{}timer{}", &text[..m.start()], &text[m.end()..]));
+    let parsed = read(timer.as_deref().unwrap_or(text), now);
     // "set an alarm for sunday for five minutes": a filing named only by a span says how long
     // or when, not what — asked, never filed as "five minutes".
     let span_named = |task: &str| when::shift(task).is_some_and(|s| cn_hub::words::content(&s.rest).is_empty());
@@ -38,12 +43,19 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         }) {
             return Parsed::Ask(WhenError::Unreadable {
                 phrase: task.clone(),
-                why: "is that how long, or how soon? — when should it be?".into(),
+                why: "is that how long, or how soon?".into(),
             });
         }
     }
     parsed
 }
+
+// Not "set the time for the meeting to 3pm": that changes a time.
+pattern!(
+    set_time_re,
+    "set time to",
+    r"(?i)^\s*(?:please\s+)?set\s+(?P<time>time)\s+to\s+(?:\w+\s+){1,6}for\s+(?:\d+|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|fifty|sixty|ninety)\b"
+);
 
 /// [`parse`] before its last check.
 fn read(text: &str, now: &Zoned) -> Parsed {
@@ -541,6 +553,13 @@ fn month_shortened(sentence: &str) -> bool {
     ends_in(sentence, &["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"])
 }
 
+pattern!(
+    counted_re,
+    "alarms counted",
+    r"(?i)^(?:please\s+)?(?:can\s+you\s+)?(?:set|create|make|add)\s+(?:me\s+)?(?:two|three|four|2|3|4|a\s+couple\s+of)\s+(?:alarms|timers)\s*[.:;!]?$"
+);
+pattern!(each_one_re, "each one", r"(?i)^(?:one|the\s+first(?:\s+one)?)\s+(?:for|at)\b");
+
 /// The message cut into clauses: sentences, and "… and <a second request>".
 fn clauses(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -562,8 +581,20 @@ fn clauses(text: &str) -> Vec<String> {
         }
     }
     out.push(sentence);
+    // "Set two alarms. One for 5 a.m. and a second one for 6:30 a.m.": the times said in the
+    // next sentence are the ones asked for.
+    let mut joined: Vec<String> = Vec::new();
+    for s in out {
+        match joined.last_mut() {
+            Some(last) if counted_re().is_match(last.trim()) && each_one_re().is_match(s.trim_start()) => {
+                let head = last.trim_end().trim_end_matches(['.', ':', ';', '!']).to_string();
+                *last = format!("{head}, {}", s.trim_start());
+            }
+            _ => joined.push(s),
+        }
+    }
     let mut clauses = Vec::new();
-    for s in out.into_iter().filter(|s| !s.trim().is_empty()) {
+    for s in joined.into_iter().filter(|s| !s.trim().is_empty()) {
         let mut rest = s.as_str();
         loop {
             let lower = rest.to_ascii_lowercase();
@@ -742,6 +773,9 @@ fn clause_request(c: &Clean, now: &Zoned) -> Option<Result<Request, WhenError>> 
     }
     if c.ticked {
         return Some(Ok(Request::Complete { words: t.to_string(), said: Said::Explicit }));
+    }
+    if let Some(r) = instead(t, now) {
+        return Some(r);
     }
     // "every …" before a plain reminder ("remind me to … every morning"), a plain reminder
     // before the verbs it may contain ("remind me to move the car").
@@ -1031,6 +1065,31 @@ fn cancel(t: &str) -> Option<Request> {
         return None;
     }
     Some(Request::Cancel { said, words })
+}
+
+pattern!(
+    instead_re,
+    "instead of",
+    r"(?i)^(?:(?:please\s+)?remind\s+me\s+(?:about|of)\s+|(?:have|make|set|put)\s+)?(?P<w>.+?)\s+(?:on|at|for)\s+(?P<to>[^,]+?)\s+instead\s+of\s+(?:on\s+|at\s+)?(?P<was>.+)$"
+);
+
+/// "remind me about the smith wedding on thursday instead of friday": the item due at the time
+/// it had, moved to the one said — both a day or a time and nothing more.
+fn instead(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
+    let c = instead_re().captures(t)?;
+    let (w, to, was) = (group(&c, "w"), group(&c, "to"), group(&c, "was"));
+    if !matches!(target_at(&was, now), Ok(Some(_))) || cn_hub::words::content(&w).is_empty() {
+        return None;
+    }
+    Some(match target_at(&to, now) {
+        Ok(Some(due)) => {
+            // "at 7 instead of 8": the bare hour it had is a time.
+            let at = if was.starts_with(|c: char| c.is_ascii_digit()) { " at" } else { "" };
+            Ok(Request::Move { words: format!("{w}{at} {was}"), to: Target::At(due), said: Said::Explicit })
+        }
+        Ok(None) => return None,
+        Err(e) => Err(e),
+    })
 }
 
 pattern!(

@@ -662,3 +662,28 @@ fn all_of_a_days_reminders_or_alarms_are_cancelled() {
     assert!(!hub.owner("no reminders tomorrow please").starts_with("Cancelled"));
     assert_eq!(hub.read("tasks.json"), before);
 }
+
+/// "… on thursday instead of friday": the item due Friday moves to Thursday, at its time; one
+/// that names nothing changes nothing, and the person is told.
+#[test]
+fn an_item_moved_instead_of_the_day_it_had() {
+    let hub = Hub::new();
+    assert!(hub.owner("remind me about the smith wedding friday at 4pm").starts_with("Added: the smith wedding"));
+    let moved = hub.owner("remind me about the smith wedding on saturday instead of friday");
+    assert!(moved.starts_with("Moved: the smith wedding — now due Sat 28 Nov, 16:00"), "{moved}");
+    let before = hub.read("tasks.json");
+    let none = hub.owner("remind me about the bake sale on sunday instead of friday");
+    assert!(!none.starts_with("Moved") && !none.starts_with("Added"), "{none}");
+    assert_eq!(hub.read("tasks.json"), before);
+}
+
+/// "Set two alarms. One for 5 a.m. and a second one for 6:30 a.m.": both, from two sentences;
+/// "Set time to bake the roast for 2 hours": the timer, a letter short.
+#[test]
+fn alarms_counted_then_said_and_a_timer_a_letter_short() {
+    let hub = Hub::new();
+    let two = hub.owner("Set two alarms. One for 5 a.m. and a second one for 6:30 a.m.");
+    assert!(two.contains("due Fri 27 Nov, 05:00") && two.contains("due Fri 27 Nov, 06:30"), "{two}");
+    let roast = hub.owner("Set time to bake the roast for 2 hours");
+    assert!(roast.starts_with("Added: bake roast — due Thu 26 Nov, 16:30"), "{roast}");
+}
