@@ -1,0 +1,66 @@
+//! A hub's files as the tests of every crate read and write them, knowing no crate of cn's:
+//! items put in the inbox as a sense would, snapshots to prove nothing changed, the journal.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::git;
+
+/// Put an item straight into the inbox, as a sense or a person would.
+pub fn put_item(hub: &Path, id: &str, from: &str, cadence: &str, queued: &str, content: &str) {
+    let text = format!("---\nid: {id}\nfrom: {from}\ncadence: {cadence}\nqueued: {queued}\n---\n\n{content}\n");
+    std::fs::write(hub.join("threads/inbox").join(format!("{id}.md")), text).unwrap();
+}
+
+/// Every file of the hub (outside `.git`) with its bytes, plus HEAD: to prove nothing changed.
+pub fn snapshot(hub: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                out.insert(
+                    p.strip_prefix(root).unwrap().display().to_string(),
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                );
+            }
+        }
+    }
+    walk(hub, hub, &mut out);
+    out.insert("HEAD".into(), git(hub, &["rev-parse", "HEAD"]));
+    out
+}
+
+/// The paths whose content differs between two snapshots (short, for assertion messages).
+pub fn changed(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<String> {
+    a.keys().chain(b.keys()).filter(|k| a.get(*k) != b.get(*k)).cloned().collect()
+}
+
+/// Every entry of the hub's journal. A line that is not JSON fails the test unless it is
+/// what a kill mid-append leaves by design (`cn_storage::journal`): the last line without its
+/// newline, or such a fragment sealed by the next append with `~`. Readers skip both.
+pub fn journal(hub: &Path) -> Vec<serde_json::Value> {
+    let path = hub.join("state/journal.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut entries = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(entry) => entries.push(entry),
+            Err(e) => {
+                let torn = line.ends_with("~\n") || (i + 1 == lines.len() && !line.ends_with('\n'));
+                assert!(torn, "{} line {}: {e}: {line:?}", path.display(), i + 1);
+            }
+        }
+    }
+    entries
+}
