@@ -7,6 +7,7 @@ mod fleet_mail;
 mod hostile;
 mod hostile_sync;
 mod out;
+mod peers;
 mod queue;
 mod support;
 mod trust_git;
