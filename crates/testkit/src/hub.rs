@@ -64,3 +64,19 @@ pub fn journal(hub: &Path) -> Vec<serde_json::Value> {
     }
     entries
 }
+
+/// The `cn.yaml` of a hub `ada` whose local level and executive are the shell scripts `local`
+/// and `exec` (written as `root/local.sh` and `root/exec.sh`, their sandbox writing under
+/// `root`), with no minimum interval between autonomous executive calls.
+pub fn scripted_models(root: &Path, local: &str, exec: &str) -> String {
+    std::fs::write(root.join("local.sh"), local).unwrap();
+    std::fs::write(root.join("exec.sh"), exec).unwrap();
+    format!(
+        "name: ada\nmodels:\n  local: {{provider: command, command: [sh, {l}], timeout_secs: 60, sandbox: {{write: ['{r}']}}}}\n  \
+         executive: {{provider: command, command: [sh, {e}], timeout_secs: 60, sandbox: {{write: ['{r}']}}}}\n\
+         budget: {{daily_tokens: 1000000, min_interval_secs: 0}}\nsenses:\n  bind: 127.0.0.1:0\n",
+        l = root.join("local.sh").display(),
+        e = root.join("exec.sh").display(),
+        r = root.display()
+    )
+}

@@ -1,6 +1,8 @@
-//! The agent keeps its word (issue 18): an owner's request is answered or handed up, never
-//! dropped by a level below the executive; a task is done only when a decision does it; a
-//! promise becomes a task followed up.
+//! The agent keeps its word (issue 18), through the binary: an owner's request `cn chat`
+//! sends is answered or handed up, never dropped by a level below the executive; a promise
+//! becomes a task followed up; an idle week on an injected clock costs nothing; real `cn chat`
+//! and `cn loop run` sessions keep the daemon from the executive. What a run does to tasks,
+//! sessions and ideas in-process is cn-daemon's (crates/daemon/tests/it/promises.rs).
 
 use crate::daemon_common;
 
@@ -97,17 +99,7 @@ fn scripted_hub(root: &Path, local: &str, exec: &str) -> PathBuf {
     let hub = root.join("ada");
     let out = Command::new(env!("CARGO_BIN_EXE_cn")).arg("init").arg(&hub).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(root.join("local.sh"), local).unwrap();
-    std::fs::write(root.join("exec.sh"), exec).unwrap();
-    let yaml = format!(
-        "name: ada\nmodels:\n  local: {{provider: command, command: [sh, {l}], timeout_secs: 60, sandbox: {{write: ['{r}']}}}}\n  \
-         executive: {{provider: command, command: [sh, {e}], timeout_secs: 60, sandbox: {{write: ['{r}']}}}}\n\
-         budget: {{daily_tokens: 1000000, min_interval_secs: 0}}\nsenses:\n  bind: 127.0.0.1:0\n",
-        l = root.join("local.sh").display(),
-        e = root.join("exec.sh").display(),
-        r = root.display()
-    );
-    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    std::fs::write(hub.join("cn.yaml"), cn_testkit::hub::scripted_models(root, local, exec)).unwrap();
     hub
 }
 
@@ -188,42 +180,6 @@ fn an_idle_week_costs_no_executive_tokens() {
         reflected, 1,
         "the first reflection after the work was the executive's, the next quiet again: {reasons:?}"
     );
-}
-
-/// The issue's finding: "Task due: Write release notes → do noop → task done". Only a
-/// decision that does the task completes it; a noop or a defer leaves it open with its next
-/// time; a task without a due date is a commitment followed up.
-#[test]
-fn tasks_are_done_when_done() {
-    let dir = tempfile::tempdir().unwrap();
-    let exec = r#"prompt=$(cat)
-case "$prompt" in
-  *"Write release notes"*) printf '```yaml\ntool: noop\nreason: The task is not available\n```\n' ;;
-  *"Ship it"*) printf '```yaml\ntool: ack\nreason: shipped v1.2\n```\n' ;;
-  *"Call the bank"*) printf '```yaml\ntool: defer\nreason: the bank is closed\n```\n' ;;
-  *) printf '```yaml\ntool: ack\nreason: seen\n```\n' ;;
-esac
-"#;
-    let hub = scripted_hub(dir.path(), "printf '```yaml\\ntool: noop\\nreason: small\\n```\\n'\n", exec);
-    cn_ok(&hub, &["task", "add", "Write release notes", "--due", "2020-01-01"]);
-    cn_ok(&hub, &["task", "add", "Ship it", "--due", "2020-01-01"]);
-    cn_ok(&hub, &["task", "add", "Call the bank"]);
-    cn_ok(&hub, &["run", "--until-idle"]);
-    let all = tasks(&hub);
-    let notes = task(&all, "Write release notes");
-    assert_eq!(notes["done"], serde_json::Value::Null, "a noop completed the task: {notes}");
-    assert!(notes["follow_up"].is_string(), "left open without a next time: {notes}");
-    assert_eq!(task(&all, "Ship it")["done"], true, "{all:#?}");
-    let bank = task(&all, "Call the bank");
-    assert_eq!(bank["done"], serde_json::Value::Null, "{bank}");
-    // The commitment without a due date was followed up, and its defer has a time to come back.
-    let deferred = std::fs::read_dir(hub.join("threads/deferred"))
-        .unwrap()
-        .flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-        .find(|t| t.contains("Call the bank"))
-        .expect("the bank's item is deferred");
-    assert!(deferred.contains("Commitment follow-up") && deferred.contains("\nuntil: "), "{deferred}");
 }
 
 /// A promise made in a reply becomes a task with a follow-up time.
@@ -356,28 +312,6 @@ fn the_executive_reads_the_thread_and_why_shows_the_action_results() {
     }
 }
 
-/// The budget's active-session check: while an executive session runs (here this test,
-/// announced as `cn chat` announces itself), autonomous work stays below the executive; once
-/// it has ended, the executive takes autonomous work again.
-#[test]
-fn no_autonomous_executive_work_while_an_executive_session_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let marker = dir.path().join("exec-asked");
-    let exec =
-        format!("cat > /dev/null; touch {}\nprintf '```yaml\\ntool: ack\\nreason: done\\n```\\n'\n", marker.display());
-    let local = "cat > /dev/null; printf '```yaml\\ntool: noop\\nreason: later\\n```\\n'\n";
-    let hub = scripted_hub(dir.path(), local, &exec);
-    let session = cn_models::Sessions::in_state(&hub.join("state")).begin("chat").unwrap();
-    cn_ok(&hub, &["task", "add", "Tidy the notes", "--due", "2020-01-01"]);
-    cn_ok(&hub, &["run", "--until-idle"]);
-    assert!(!marker.exists(), "the executive was asked while a session ran");
-    assert!(journal(&hub).iter().any(|e| e["type"] == "action" && e["level"] == 2), "the local level decided");
-    drop(session);
-    cn_ok(&hub, &["task", "add", "Water the plants", "--due", "2020-01-01"]);
-    cn_ok(&hub, &["run", "--until-idle"]);
-    assert!(marker.exists(), "the session ended: the executive works again");
-}
-
 /// The same check end to end: a real `cn chat` process (waiting for a line on its stdin)
 /// holds the session while a running daemon takes an autonomous task; the daemon leaves the
 /// executive alone and the journal says why. Once chat has quit, the next autonomous work
@@ -472,29 +406,4 @@ fn defers_to_a_session_while_it_runs(root: &Path, what: &str, hold: impl FnOnce(
     let resumed = format!("session ({what}, pid {}) has ended: autonomous executive work resumes", holder.id());
     assert!(said(&entries, &resumed).is_some(), "`{resumed}` not journaled: {entries:#?}");
     assert!(daemon.stop().success());
-}
-
-/// Exploring an idea is journaled (idea, duration, outcome, what was learned) and the idea is
-/// marked explored in ideas.json, so a restart does not explore it again; the most
-/// interesting idea goes first.
-#[test]
-fn an_explored_idea_is_journaled_and_kept_explored() {
-    let dir = tempfile::tempdir().unwrap();
-    let exec = "cat > /dev/null; printf '```yaml\\ntool: ack\\nreason: learned that sleep replays the day\\n```\\n'\n";
-    let hub = scripted_hub(dir.path(), exec, exec);
-    cn_ok(&hub, &["idea", "add", "Something mildly curious"]);
-    let keen = cn_ok(&hub, &["idea", "add", "How memory consolidation works", "--interest", "5"]).trim().to_string();
-    cn_ok(&hub, &["run", "--once"]);
-    let explored: Vec<_> = journal(&hub).into_iter().filter(|e| e["type"] == "exploration").collect();
-    assert_eq!(explored.len(), 1, "{explored:#?}");
-    let e = &explored[0];
-    assert_eq!(e["idea_id"], keen.as_str(), "the most interesting first: {e}");
-    assert!(e["duration_sec"].is_u64() && e["outcome"].as_str().unwrap().starts_with("do ack"), "{e}");
-    assert_eq!(e["learned"], "acknowledged: learned that sleep replays the day", "{e}");
-    let ideas: Vec<serde_json::Value> = serde_json::from_str(&cn_ok(&hub, &["idea", "list", "--json"])).unwrap();
-    let idea = ideas.iter().find(|i| i["id"] == keen.as_str()).unwrap();
-    assert!(idea["explored"].is_string(), "{idea}");
-    // `cn idea rm` removes it.
-    cn_ok(&hub, &["idea", "rm", &keen]);
-    assert!(!cn_ok(&hub, &["idea", "list"]).contains("memory consolidation"));
 }

@@ -107,7 +107,7 @@ fn due_words_are_read_in_the_hubs_zone() {
 }
 
 #[test]
-fn ideas_are_added_and_listed() {
+fn ideas_are_added_listed_and_removed() {
     let hub = hub();
     let id = ok(cn(
         hub.path(),
@@ -127,6 +127,13 @@ fn ideas_are_added_and_listed() {
     assert!(v[0]["added"].as_str().unwrap().ends_with('Z'));
     let list = ok(cn(hub.path(), &["idea", "list"]));
     assert!(list.contains("memory consolidation") && list.contains("(sparked by conversation"), "{list}");
+    // How interesting it is, from --interest; `cn idea rm` removes one.
+    let keen = ok(cn(hub.path(), &["idea", "add", "How tides work", "--interest", "5"])).trim().to_string();
+    let ideas: serde_json::Value = serde_json::from_str(&ok(cn(hub.path(), &["idea", "list", "--json"]))).unwrap();
+    assert_eq!(ideas.as_array().unwrap().iter().find(|i| i["id"] == keen.as_str()).unwrap()["interest"], 5, "{ideas}");
+    ok(cn(hub.path(), &["idea", "rm", &keen]));
+    let list = ok(cn(hub.path(), &["idea", "list"]));
+    assert!(!list.contains("tides") && list.contains("memory consolidation"), "{list}");
 }
 
 #[test]

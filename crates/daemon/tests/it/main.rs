@@ -1,0 +1,6 @@
+//! cn-daemon's integration tests beside `run.rs` (`cn_daemon::run` in-process): the agent
+//! keeping its word across a run (`promises`), on hubs whose models are shell scripts. The
+//! binary's own end-to-end tests (crates/cn/tests/it) keep flags, signals, exit codes,
+//! `cn chat` and an injected clock.
+
+mod promises;
