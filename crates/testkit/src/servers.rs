@@ -377,6 +377,19 @@ pub fn bare(root: &Path, name: &str) -> PathBuf {
     path
 }
 
+/// Hubs `a` and `b` (made, with no remote, under `root`) given bare repositories in
+/// `root/srv` as their `origin`, each owner writing its own as a path, while `git daemon`
+/// serves both read-only (a peer's URL: [`GitDaemon::url`]). The server, and each bare.
+pub fn read_only_pair(root: &Path, a: &Path, b: &Path) -> (GitDaemon, PathBuf, PathBuf) {
+    let srv = root.join("srv");
+    std::fs::create_dir(&srv).unwrap();
+    let daemon = GitDaemon::start(&srv);
+    let (a_bare, b_bare) = (bare(&srv, "a"), bare(&srv, "b"));
+    crate::git(a, &["remote", "add", "origin", a_bare.to_str().unwrap()]);
+    crate::git(b, &["remote", "add", "origin", b_bare.to_str().unwrap()]);
+    (daemon, a_bare, b_bare)
+}
+
 /// The branches of a bare repository under `refs/heads/`, short names.
 pub fn heads(bare: &Path) -> Vec<String> {
     let out = Command::new("git")

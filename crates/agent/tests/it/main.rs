@@ -6,6 +6,7 @@
 mod fleet_mail;
 mod hostile;
 mod hostile_sync;
+mod mail_readonly;
 mod out;
 mod peers;
 mod queue;

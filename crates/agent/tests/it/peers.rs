@@ -57,13 +57,13 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
 
     // a → b
     send(&a, "b", "Please review", Some("Please review PR #42"));
-    let r = sync(&a);
+    let r = synced(&a);
     assert_eq!(r.sent.len(), 1);
     let thread = r.sent[0].clone();
     assert_eq!(branches(&a_bare), [format!("cn-mail/b/{thread}")]);
     assert_eq!(md_names(&a.join("threads/mail/sent")), [format!("{thread}.md")]);
 
-    let r = sync(&b);
+    let r = synced(&b);
     assert_eq!(r.received, std::slice::from_ref(&thread));
     assert_eq!(branches(&a_bare), [format!("cn-mail/b/{thread}")], "b never writes a's repository");
     assert_eq!(branches(&b_bare), [format!("cn-receipt/a/{thread}")], "b receipts in its own");
@@ -84,26 +84,26 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
     assert_eq!(decided.collect::<Vec<_>>(), Vec::<String>::new(), "nothing decided");
     allow_from(&b, "peer:a", &["delegate"]);
     out(&b, &["delegate", "--to", "c"]);
-    let r = sync(&b);
+    let r = synced(&b);
     assert_eq!(r.sent.len(), 2, "{r:?}");
     assert_eq!(branches(&b_bare).iter().filter(|b| b.starts_with("cn-mail/")).count(), 2);
 
-    let r = sync(&c);
+    let r = synced(&c);
     assert_eq!(r.received.len(), 1, "{r:?}");
     let item = input(&c).expect("b's forward").to_json();
     assert_eq!((item["from"].as_str(), item["content"].as_str()), (Some("b"), Some("Please review PR #42\n")));
     out(&c, &["do", "reply", "--message", "LGTM"]);
-    assert_eq!(sync(&c).sent.len(), 1);
+    assert_eq!(synced(&c).sent.len(), 1);
 
     // a hears of the delegation from b. c's reply goes to b, its sender: the `reply-to: a`
     // b's forward carried is a peer's claim, and a peer cannot redirect replies elsewhere.
-    let r = sync(&a);
+    let r = synced(&a);
     assert_eq!(r.received.len(), 1, "{r:?}");
     let items = inbox_items(&a);
     let from_b = items.iter().find(|(f, _, _)| f == "b").expect("a notice from b");
     assert_eq!(from_b.1, "notice");
     assert!(from_b.2.contains("delegate") && from_b.2.contains("to: c"), "{}", from_b.2);
-    let r = sync(&b);
+    let r = synced(&b);
     assert_eq!(r.received.len(), 1, "{r:?}");
     let items = inbox_items(&b);
     let from_c = items.iter().find(|(f, _, _)| f == "c").expect("c's reply");
@@ -114,7 +114,7 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
     // Senders release what was receipted; receivers retire their receipts after that.
     for _ in 0..2 {
         for hub in [&a, &b, &c] {
-            sync(hub);
+            synced(hub);
         }
     }
     for bare in [&a_bare, &b_bare, &c_bare] {
@@ -125,11 +125,11 @@ fn a_sends_b_delegates_a_is_notified_c_replies_to_its_sender() {
     // commit, and b, which holds the item, does not file it again.
     let sent = md_names(&c.join("threads/mail/sent"));
     std::fs::rename(c.join("threads/mail/sent").join(&sent[0]), c.join("threads/mail/outbox").join(&sent[0])).unwrap();
-    sync(&c);
+    synced(&c);
     assert_eq!(branches(&c_bare).len(), 1);
-    let r = sync(&b);
+    let r = synced(&b);
     assert_eq!((r.received.len(), r.duplicates), (0, 1), "{r:?}");
-    sync(&c);
+    synced(&c);
     assert!(branches(&c_bare).is_empty());
     assert_eq!(inbox_items(&b).len(), 1);
 
@@ -158,13 +158,13 @@ fn an_orphan_branch_is_rejected_with_a_notice_to_its_sender() {
     git(&scratch, &["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "junk"]);
     git(&scratch, &["push", "-q", a_bare.to_str().unwrap(), "HEAD:refs/heads/cn-mail/b/bogus"]);
 
-    let r = sync(&b);
+    let r = synced(&b);
     assert_eq!(r.rejected, ["a/bogus"], "{r:?}");
     assert!(r.received.is_empty());
     assert_eq!(branches(&a_bare), ["cn-mail/b/bogus"], "a's branch is a's to delete");
     assert_eq!(r.receipts, ["a/bogus"], "{r:?}");
     assert_eq!(r.sent.len(), 1, "the notice leaves in the same sync");
-    let r = sync(&a);
+    let r = synced(&a);
     assert_eq!(r.received.len(), 1);
     assert_eq!(r.released, ["b/bogus"], "{r:?}");
     let items = inbox_items(&a);
@@ -181,7 +181,7 @@ fn an_unreachable_peer_does_not_stop_the_others() {
     let (a, _, b, _) = two_peers(root);
     add_peer(&b, "ghost", root.join("nowhere.git").to_str().unwrap());
     send(&a, "b", "hello", None);
-    sync(&a);
+    synced(&a);
     let r = sync(&b);
     let errors = r.errors.join("\n");
     assert!(errors.contains("peer ghost") && errors.contains("nowhere.git"), "{errors}");
@@ -198,12 +198,12 @@ fn a_thread_past_its_depth_limit_mails_nothing() {
     let root = dir.path();
     let (a, _, b, _) = two_peers(root);
     send(&a, "b", "ping", None);
-    sync(&a);
+    synced(&a);
     let limit = cn_agent::item::MAX_THREAD_DEPTH as usize;
     let mut delivered = 0;
     for turn in 1..=2 * limit {
         let (me, other) = if turn % 2 == 1 { (&b, &a) } else { (&a, &b) };
-        let r = sync(me);
+        let r = synced(me);
         assert_eq!(r.received.len(), 1, "turn {turn}: {r:?}");
         delivered += 1;
         input(me).expect("the answer");
@@ -213,15 +213,15 @@ fn a_thread_past_its_depth_limit_mails_nothing() {
         let outbox = md_names(&me.join("threads/mail/outbox"));
         if depth < limit {
             assert_eq!(outbox.len(), 1, "turn {turn}: an answer within the limit is mailed");
-            sync(me);
+            synced(me);
             continue;
         }
         // Past the limit: nothing to mail — no answer, no notice — and the journal says why.
         assert!(outbox.is_empty(), "turn {turn}: {outbox:?}");
         let said = std::fs::read_to_string(me.join("state/journal.jsonl")).unwrap();
         assert!(said.contains(&format!("the thread reached its limit of {limit} messages")), "{said}");
-        sync(me);
-        let r = sync(other);
+        synced(me);
+        let r = synced(other);
         assert!(r.received.is_empty(), "{r:?}");
         assert!(md_names(&other.join("threads/inbox")).is_empty());
         assert_eq!(delivered, limit + 1, "the first mail and {limit} answers");

@@ -35,3 +35,10 @@ pub fn front(path: &Path, key: &str) -> Option<String> {
     let doc = cn_storage::Doc::parse(&text).ok()?;
     doc.get_str(key).map(str::to_string)
 }
+
+/// `cn sync`, which must succeed (exit 0): its report, which then says no error.
+pub fn synced(hub: &Path) -> cn_agent::SyncReport {
+    let r = crate::support::sync(hub);
+    assert!(r.errors.is_empty(), "cn sync would exit 1: {r:?}");
+    r
+}
