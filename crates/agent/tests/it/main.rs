@@ -13,3 +13,4 @@ mod queue;
 mod support;
 mod trust_git;
 mod trust_names;
+mod trust_peers;

@@ -64,7 +64,6 @@ mod trust_frontends;
 mod trust_git;
 mod trust_names;
 mod trust_owner;
-mod trust_peers;
 mod trust_provenance;
 mod trust_sandbox;
 mod trust_tools;

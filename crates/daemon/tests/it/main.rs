@@ -4,3 +4,4 @@
 //! `cn chat` and an injected clock.
 
 mod promises;
+mod trust_peers;

@@ -12,7 +12,7 @@ use cn_testkit::hub::journal;
 
 /// A hub whose local level and executive are shell scripts (`local`, `exec`), with no
 /// minimum interval between autonomous executive calls.
-fn scripted_hub(root: &Path, local: &str, exec: &str) -> PathBuf {
+pub fn scripted_hub(root: &Path, local: &str, exec: &str) -> PathBuf {
     let hub = root.join("ada");
     cn_agent::init(&hub, None).unwrap();
     std::fs::write(hub.join("cn.yaml"), cn_testkit::hub::scripted_models(root, local, exec)).unwrap();
@@ -20,7 +20,7 @@ fn scripted_hub(root: &Path, local: &str, exec: &str) -> PathBuf {
 }
 
 /// `cn run --until-idle` or `--once`.
-fn run(hub: &Path, mode: RunMode) {
+pub fn run(hub: &Path, mode: RunMode) {
     let h = cn_agent::Hub::open(hub).unwrap();
     cn_daemon::run(h, RunOptions { mode, ..RunOptions::default() }, StopToken::new()).unwrap();
 }
