@@ -1,46 +1,12 @@
-//! `cn init` commits only its own files and keeps runtime files out of git (issue 18: `cn
-//! init .` in an existing folder committed a `secret.env`; `state/run.lock` was committed).
+//! Small things a user tripped on with `cn init` and the commands after it (issue 18), as the
+//! binary says them. That init commits only its own files and a run none of its runtime
+//! files is cn-daemon's test (crates/daemon/tests/it/init_run.rs).
 
 use crate::daemon_common;
 
-use std::path::Path;
 use std::process::Command;
 
 use daemon_common::*;
-
-fn tracked(dir: &Path) -> Vec<String> {
-    let out = Command::new("git").arg("-C").arg(dir).args(["ls-files"]).output().unwrap();
-    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
-}
-
-#[test]
-fn init_in_an_existing_folder_commits_only_its_own_files_and_never_runtime_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("work");
-    std::fs::create_dir(&folder).unwrap();
-    std::fs::write(folder.join("secret.env"), "TOKEN=hunter2\n").unwrap();
-    std::fs::write(folder.join(".gitignore"), "target/\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_cn")).current_dir(&folder).args(["init", "."]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let files = tracked(&folder);
-    assert!(files.contains(&"cn.yaml".to_string()) && files.contains(&".gitignore".to_string()), "{files:?}");
-    assert!(!files.contains(&"secret.env".to_string()), "init committed a file not its own: {files:?}");
-    let ignore = std::fs::read_to_string(folder.join(".gitignore")).unwrap();
-    assert!(ignore.starts_with("target/\n") && ignore.contains("state/run.lock"), "{ignore}");
-
-    // The agent at work: a decision and a run commit the hub's files, still not the secret,
-    // and never the run lock or the run state.
-    let q = Command::new(env!("CARGO_BIN_EXE_cn")).arg("--hub").arg(&folder).args(["input"]).output().unwrap();
-    assert_eq!(q.status.code(), Some(3), "the queue starts empty");
-    cn_ok(&folder, &["task", "add", "Water the plants"]);
-    let _ = Command::new(env!("CARGO_BIN_EXE_cn")).arg("--hub").arg(&folder).args(["run", "--once"]).output().unwrap();
-    assert!(folder.join("state/run.lock").exists(), "cn run took its lock");
-    let files = tracked(&folder);
-    assert!(files.iter().any(|f| f.starts_with("threads/")), "{files:?}");
-    for never in ["secret.env", "state/run.lock", "state/run.json", "state/attention.jsonl", ".cn.lock"] {
-        assert!(!files.contains(&never.to_string()), "{never} was committed: {files:?}");
-    }
-}
 
 /// Small things a user tripped on (issue 18, item 9).
 #[test]
