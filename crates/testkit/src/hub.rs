@@ -80,3 +80,22 @@ pub fn scripted_models(root: &Path, local: &str, exec: &str) -> String {
         r = root.display()
     )
 }
+
+/// The owner turns the shell on, grants it to level-1 reflexes, and adds a reflex that runs
+/// whatever follows `run `.
+pub fn grant_shell(hub: &Path) {
+    let config = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
+    std::fs::write(
+        hub.join("cn.yaml"),
+        format!(
+            "{}reflexes:\n  grants:\n    1: [shell, reply]\n",
+            config.replace("  shell: false\n", "  shell: true\n")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        hub.join("state/reflexes/run.yaml"),
+        "name: run\nlevel: 1\ntrigger: {pattern: '^run (?P<cmd>.+)$'}\npipeline:\n  - action: shell\n    command: \"{{cmd}}\"\n",
+    )
+    .unwrap();
+}

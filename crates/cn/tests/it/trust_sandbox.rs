@@ -1,6 +1,8 @@
-//! Commands run in a Landlock sandbox: even with the shell granted by the owner, a command
-//! writes only inside the hub and opens no TCP connection; `policy.sandbox: false` is the
-//! owner's way out. Nor can it write the hub's `.git/`, `cn.yaml` or `state/peers.json`.
+//! Commands run in a Landlock sandbox, through the real binary: a granted shell reads no
+//! token, forges no owner work and plants no link; an MCP server sees no secret. (That a
+//! granted shell writes only inside the hub — not its `.git/`, `cn.yaml` or
+//! `state/peers.json` — and opens no TCP connection, `policy.sandbox: false` the owner's way
+//! out, is cn-reflex's test: crates/reflex/tests/it/sandbox.rs.)
 //! (A command model's sandbox is cn-models's test, a loop component's cn-loops's.)
 //! On a kernel that cannot sandbox, the command is refused (fail closed); the test then fails
 //! unless `CN_TEST_NO_LANDLOCK` says the machine is known to lack Landlock ABI 4.
@@ -18,88 +20,7 @@ pub(crate) fn reflex_test(hub: &Path, text: &str) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// The owner turns the shell on, grants it to level-1 reflexes, and adds a reflex that runs
-/// whatever follows `run `.
-pub(crate) fn grant_shell(hub: &Path) {
-    let config = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
-    std::fs::write(
-        hub.join("cn.yaml"),
-        format!(
-            "{}reflexes:\n  grants:\n    1: [shell, reply]\n",
-            config.replace("  shell: false\n", "  shell: true\n")
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        hub.join("state/reflexes/run.yaml"),
-        "name: run\nlevel: 1\ntrigger: {pattern: '^run (?P<cmd>.+)$'}\npipeline:\n  - action: shell\n    command: \"{{cmd}}\"\n",
-    )
-    .unwrap();
-}
-
-#[test]
-fn a_granted_shell_still_writes_only_in_the_hub_and_reaches_no_network() {
-    let dir = tempfile::tempdir().unwrap();
-    let hub = init_hub(dir.path(), "ada");
-    let outside = dir.path().join("outside");
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    grant_shell(&hub);
-
-    let v = reflex_test(&hub, &format!("run touch {}", outside.display()));
-    let error = v["steps"][0]["error"].as_str().unwrap_or("").to_string();
-    assert!(!outside.exists(), "the command wrote outside the hub: {v}");
-    if error.contains("cannot sandbox") {
-        // This kernel cannot sandbox: the command was refused (fail closed), nothing ran,
-        // and the message names the way out. That is all this kernel can show: say so
-        // loudly, and pass only when the machine is known to lack Landlock ABI 4.
-        assert!(error.contains("policy.sandbox: false"), "{error}");
-        let allowed = std::env::var_os("CN_TEST_NO_LANDLOCK").is_some();
-        eprintln!(
-            "\n*** trust_sandbox: this kernel cannot sandbox ({error}); only the fail-closed refusal was tested{} ***\n",
-            if allowed { " (CN_TEST_NO_LANDLOCK is set)" } else { "" }
-        );
-        assert!(allowed, "no Landlock ABI 4 here: set CN_TEST_NO_LANDLOCK=1 to accept testing only the refusal");
-        return;
-    }
-    assert!(!error.is_empty(), "{v}");
-    // A folder of the owner's in the hub (not cn's own) is writable.
-    std::fs::create_dir_all(hub.join("work")).unwrap();
-    let v = reflex_test(&hub, "run touch work/inside.txt");
-    assert!(v["steps"][0]["error"].is_null(), "{v}");
-    assert!(hub.join("work/inside.txt").exists());
-    // Nor into the hub's own trust: git's directory (a hook or `core.fsmonitor` would run
-    // unsandboxed on the next commit), the configuration, the peers.
-    let config_before = std::fs::read(hub.join("cn.yaml")).unwrap();
-    let git_config_before = std::fs::read(hub.join(".git/config")).unwrap();
-    for attack in [
-        "echo '[core]fsmonitor=touch /tmp/pwned' >> .git/config",
-        "echo '#!/bin/sh' > .git/hooks/post-commit",
-        "echo 'policy: {shell: true, sandbox: false}' >> cn.yaml",
-        "echo '{}' > state/peers.json",
-        "mv cn.yaml threads/ && echo x > cn.yaml",
-        "touch new-top-level-file",
-    ] {
-        let v = reflex_test(&hub, &format!("run {attack}"));
-        assert!(v["steps"][0]["error"].as_str().is_some_and(|e| !e.is_empty()), "{attack}: {v}");
-    }
-    assert_eq!(std::fs::read(hub.join("cn.yaml")).unwrap(), config_before);
-    assert_eq!(std::fs::read(hub.join(".git/config")).unwrap(), git_config_before);
-    assert!(!hub.join(".git/hooks/post-commit").exists());
-    assert!(!hub.join("state/peers.json").exists());
-    assert!(!hub.join("new-top-level-file").exists());
-    // No TCP: git (any TCP client) cannot connect to a listening loopback port.
-    let v = reflex_test(&hub, &format!("run git ls-remote http://127.0.0.1:{port}/x.git"));
-    assert!(v["steps"][0]["error"].as_str().is_some_and(|e| !e.is_empty()), "{v}");
-    listener.set_nonblocking(true).unwrap();
-    assert!(listener.accept().is_err(), "the sandboxed command connected");
-
-    // The owner's way out: unsandboxed, the same command writes where it likes.
-    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
-    std::fs::write(hub.join("cn.yaml"), yaml.replace("  shell: true\n", "  shell: true\n  sandbox: false\n")).unwrap();
-    reflex_test(&hub, &format!("run touch {}", outside.display()));
-    assert!(outside.exists());
-}
+pub(crate) use cn_testkit::hub::grant_shell;
 
 /// Issue 34's shell that leaked: with `policy.shell: true` it read the owner token, forged
 /// an owner item in the inbox, edited the schedule in place, and swapped `threads/archived`

@@ -7,19 +7,12 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::support::{reflex_test, reflex_test_in_child};
-
-/// `cn init` a hub named `name` at `root/name` (with the starter reflexes); its path.
-fn init_hub(root: &Path, name: &str) -> PathBuf {
-    let hub = root.join(name);
-    cn_agent::init(&hub, Some(name)).unwrap_or_else(|e| panic!("{}", cn_compute::chain(&e)));
-    hub
-}
+use crate::support::{init_hub, reflex_test, reflex_test_in_child};
 
 /// A loopback server answering every request with `status` and `extra` headers; it records
 /// each request's head.

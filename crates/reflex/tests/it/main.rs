@@ -3,5 +3,6 @@
 //! `list`'s own output is the binary's.
 
 mod fetch;
+mod sandbox;
 mod summarize;
 mod support;

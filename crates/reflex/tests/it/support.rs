@@ -48,3 +48,10 @@ fn reflex_driver() {
     let text = std::env::var("CN_REFLEX_TEST_TEXT").unwrap_or_default();
     cn_testkit::child::say(&reflex_test(&hub, &text, None, false));
 }
+
+/// `cn init` a hub named `name` at `root/name` (with the starter reflexes); its path.
+pub fn init_hub(root: &Path, name: &str) -> PathBuf {
+    let hub = root.join(name);
+    cn_agent::init(&hub, Some(name)).unwrap_or_else(|e| panic!("{}", cn_compute::chain(&e)));
+    hub
+}
