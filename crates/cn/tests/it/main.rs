@@ -49,7 +49,6 @@ mod peers_readonly;
 mod readme_peers;
 mod red_team;
 mod reflex_shadow;
-mod reflex_starter;
 mod reflex_test;
 mod reflex_write_run;
 mod routine_dialogue;

@@ -4,5 +4,6 @@
 
 mod fetch;
 mod sandbox;
+mod starter;
 mod summarize;
 mod support;

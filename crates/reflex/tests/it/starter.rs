@@ -1,28 +1,17 @@
 //! The starter reflexes every `cn init` hub gets (issues 17, 31): the routine answered below
-//! the executive by the real binary on a fresh hub — greetings, thanks, reminders and tasks
-//! with their due time read in the hub's time zone, ideas, lists, done, moves, an unreadable
-//! date asked about, the time, and "what did you do today" from the journal — and what is not
-//! routine escalates.
-
-use crate::hub_common;
+//! the executive by the engine, as `cn reflex test` runs it, on a fresh hub — greetings,
+//! thanks, reminders and tasks with their due time read in the hub's time zone, ideas, lists,
+//! done, moves, an unreadable date asked about, the time, and "what did you do today" from the
+//! journal — and what is not routine escalates.
 
 use std::path::Path;
 
-use hub_common::{cn_cmd, init_hub};
+use crate::support::{init_hub, reflex_test};
 
-fn cn(hub: &Path, args: &[&str]) -> serde_json::Value {
-    let out = cn_cmd(hub)
-        .args(args)
-        // No level-2 model here: what reaches the triage escalates (the scripted model says so).
-        .env("CN_SCRIPTED_ANSWERS", hub.join("answers.json"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
+/// `cn reflex test --json TEXT`: no level-2 model here, so what reaches the triage escalates
+/// (the scripted model says so).
 fn test(hub: &Path, text: &str) -> serde_json::Value {
-    cn(hub, &["reflex", "test", "--json", text])
+    reflex_test(hub, text, Some(&["executive", "executive", "executive"]), false)
 }
 
 fn reply(h: &serde_json::Value) -> String {
@@ -35,7 +24,6 @@ fn a_fresh_hub_answers_the_routine_and_escalates_the_rest() {
     let hub = init_hub(dir.path(), "hub");
     let config = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
     std::fs::write(hub.join("cn.yaml"), format!("{config}\nreflexes:\n  time_zone: Pacific/Auckland\n")).unwrap();
-    std::fs::write(hub.join("answers.json"), r#"["executive", "executive", "executive"]"#).unwrap();
 
     for (text, reflex) in [
         ("Good morning!", "hello"),
