@@ -31,6 +31,29 @@ pub fn git_repo() -> tempfile::TempDir {
     dir
 }
 
+/// A loop's repository: one commit (a .gitignore for compiler output), and `task` written to
+/// `loop-run/task.md`.
+pub fn loop_repo(task: &str) -> tempfile::TempDir {
+    let dir = git_repo();
+    let p = dir.path();
+    std::fs::write(p.join(".gitignore"), "*.class\n").expect("the .gitignore is written");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "initial"]);
+    std::fs::create_dir_all(p.join("loop-run")).expect("loop-run/ is made");
+    std::fs::write(p.join("loop-run/task.md"), task).expect("task.md is written");
+    dir
+}
+
+/// Commit subjects, oldest first.
+pub fn subjects(dir: &Path) -> Vec<String> {
+    git(dir, &["log", "--reverse", "--format=%s"]).lines().map(str::to_string).collect()
+}
+
+/// A file as commit `sha` holds it.
+pub fn show(dir: &Path, sha: &str, path: &str) -> String {
+    git(dir, &["show", &format!("{sha}:{path}")])
+}
+
 /// A bare repository `root/NAME.git`, made `hub`'s git remote `origin`; its path.
 pub fn bare_origin(root: &Path, hub: &Path, name: &str) -> PathBuf {
     let bare = root.join(format!("{name}.git"));

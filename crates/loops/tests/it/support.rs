@@ -14,7 +14,7 @@ use cn_loops::progress::Event;
 use cn_loops::{Defaults, LoopError, RunEnd};
 use serde::{Deserialize, Serialize};
 
-pub use cn_testkit::{git, write_exec};
+pub use cn_testkit::{git, loop_repo as repo, show, subjects, write_exec};
 
 /// The Factorial file as the walkthrough's iteration 1 writes it: a missing return type
 /// (line 3) and an unclosed brace (end of file at line 8).
@@ -24,30 +24,9 @@ pub const FIXED: &str = "public class Factorial {\n\n    public static long fact
 
 pub const JAVA: &str = "src/main/java/Factorial.java";
 
-/// A git repository with one commit (a .gitignore for compiler output) and `task.md`.
-pub fn repo(task: &str) -> tempfile::TempDir {
-    let dir = cn_testkit::git_repo();
-    let p = dir.path();
-    std::fs::write(p.join(".gitignore"), "*.class\n").unwrap();
-    git(p, &["add", "-A"]);
-    git(p, &["commit", "-q", "-m", "initial"]);
-    std::fs::create_dir_all(p.join("loop-run")).unwrap();
-    std::fs::write(p.join("loop-run/task.md"), task).unwrap();
-    dir
-}
-
-/// Commit subjects, oldest first.
-pub fn subjects(dir: &Path) -> Vec<String> {
-    git(dir, &["log", "--reverse", "--format=%s"]).lines().map(str::to_string).collect()
-}
-
 /// Commit shas, oldest first.
 pub fn shas(dir: &Path) -> Vec<String> {
     git(dir, &["log", "--reverse", "--format=%H"]).lines().map(str::to_string).collect()
-}
-
-pub fn show(dir: &Path, sha: &str, path: &str) -> String {
-    git(dir, &["show", &format!("{sha}:{path}")])
 }
 
 /// A file's frontmatter at a commit, as YAML text (between the `---` lines).
