@@ -424,8 +424,7 @@ fn tasks_named(words: &str, said: Said, world: &World, files: &mut Files) -> Res
 fn all_at(request: &Request, world: &World, files: &mut Files) -> Result<Option<Vec<Act>>, StateError> {
     let Request::Cancel { words, said: Said::Explicit } = request else { return Ok(None) };
     let lower = words.to_ascii_lowercase();
-    let plural = ["alarms", "timers"].iter().any(|w| lower.split_whitespace().any(|x| x == *w));
-    if !(lower.split_whitespace().any(|w| w == "all" || w == "every") || plural) {
+    if !lower.split_whitespace().any(|w| matches!(w, "all" | "every" | "alarms" | "timers")) {
         return Ok(None);
     }
     Ok(tasks_at(words, world, files)?
@@ -507,9 +506,9 @@ fn tasks_at(words: &str, world: &World, files: &mut Files) -> Result<Option<Vec<
         "all",
         "every",
     ];
+    // Compared as `content` reads both (stems: "reminders" and "reminder" alike).
     let list = content(&LIST.join(" "));
-    let rest: Vec<String> =
-        content(&due.rest).into_iter().filter(|w| !LIST.contains(&w.as_str()) && !list.contains(w)).collect();
+    let rest: Vec<String> = content(&due.rest).into_iter().filter(|w| !list.contains(w)).collect();
     if rest.is_empty() {
         return Ok(Some(then));
     }
