@@ -24,6 +24,8 @@ pub mod answer;
 pub mod classify;
 pub mod corpus;
 pub mod day;
+pub mod device;
+pub(crate) mod frames;
 pub mod learned;
 pub mod parse;
 pub mod pending;

@@ -28,7 +28,8 @@ use jiff::Zoned;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::parse::{clean, trim_words, unquote};
+use super::frames::trim_words;
+use super::parse::{clean, unquote};
 use super::perform::{dismissed, perform, perform_chosen, Chosen, Done, Kind, Outcome, RoutineError, World};
 use super::{Missing, Parsed, Reply, Request, Said, Target, Want};
 use crate::when::{self, Due, Every};
