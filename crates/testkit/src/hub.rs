@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use crate::git;
 
@@ -107,4 +108,79 @@ pub fn sandbox_works(error: &str) -> bool {
         return false;
     }
     true
+}
+
+/// The `cn.yaml` of a hub `name` whose level 2 is the shell script `model` (written as
+/// `root/NAME-model.sh`, its sandbox writing under `root`), with `extra` appended. Level 0 and
+/// 2 may reply, noop and ack (2 also defer); the owner endpoint listens on a free loopback port.
+pub fn level2_yaml(root: &Path, name: &str, model: &str, extra: &str) -> String {
+    let script = root.join(format!("{name}-model.sh"));
+    std::fs::write(&script, model).unwrap();
+    format!(
+        "name: {name}\nmodels:\n  local:\n    provider: command\n    command: [sh, {script}]\n    timeout_secs: 60\n    sandbox: {{write: ['{root}']}}\n\
+         senses:\n  bind: 127.0.0.1:0\npolicy:\n  levels:\n    0: [reply, noop, ack]\n    2: [reply, noop, ack, defer]\n{extra}",
+        script = script.display(),
+        root = root.display()
+    )
+}
+
+/// Poll `f` until it gives a value; panic naming `what` after `limit`.
+pub fn wait_until<T>(limit: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(start.elapsed() < limit, "timed out after {limit:?} waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Index of the first `decision` entry for item `id` (one that filed it somewhere), if any.
+pub fn decided_at(entries: &[serde_json::Value], id: &str) -> Option<usize> {
+    entries.iter().position(|e| e["type"] == "decision" && e["id"] == id && e["place"].is_string())
+}
+
+/// `Authorization: Bearer <the hub's owner token>` (what `cn chat` sends).
+pub fn owner_auth(hub: &Path) -> (&'static str, String) {
+    let token = std::fs::read_to_string(hub.join(".git/cn-owner-token")).expect("cn init made the owner token");
+    ("authorization", format!("Bearer {}", token.trim()))
+}
+
+/// POST `body` (JSON) to `url` with `headers`; the status and the JSON answer (null if none).
+pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, serde_json::Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let mut req = agent.post(url).header("content-type", "application/json");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut resp = req.send(body).unwrap_or_else(|e| panic!("POST {url}: {e}"));
+    let status = resp.status().as_u16();
+    let text = resp.body_mut().read_to_string().unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+}
+
+/// The `.md` files of a directory (none when it does not exist).
+pub fn md_count(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "md")).count())
+        .unwrap_or(0)
+}
+
+/// A field of an item's typed origin, given as JSON (`KEY`, or `answer.KEY` for where it is
+/// answered).
+pub fn origin_field(origin: &serde_json::Value, key: &str) -> Option<String> {
+    let v = match key.strip_prefix("answer.") {
+        Some(k) => origin.get("answer")?.get(k)?,
+        None => origin.get(key)?,
+    };
+    v.as_str().map(str::to_string)
+}
+
+/// Item `id` in the inbox: a GitHub message from mallory, a stranger, saying `body`.
+pub fn put_mallorys(hub: &Path, id: &str, body: &str) {
+    let item = format!(
+        "---\nid: {id}\nfrom: github\ncadence: inbox\nqueued: 2026-01-01T00:00:00Z\nsense: github\nauthor-id: mallory\norigin:\n  sense: github\n  author: github:mallory\n  kind: message\n---\n\n{body}\n"
+    );
+    std::fs::write(hub.join(format!("threads/inbox/{id}.md")), item).unwrap();
 }

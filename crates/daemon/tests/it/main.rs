@@ -1,8 +1,18 @@
-//! cn-daemon's integration tests beside `run.rs` (`cn_daemon::run` in-process): a hub's
-//! runtime files kept out of git (`init_run`), the agent keeping its word across a run (`promises`), on hubs whose models are shell scripts. The
-//! binary's own end-to-end tests (crates/cn/tests/it) keep flags, signals, exit codes,
-//! `cn chat` and an injected clock.
+//! cn-daemon's integration tests, `cn_daemon::run` in-process (`common`: the daemon in a
+//! thread of the test, or a process of its own to kill), on hubs whose models are shell
+//! scripts: a run to idle, once and as a daemon (`run`), killed (`kill`), items that would
+//! park (`hostile`), Discord and Telegram on loopback fakes, who may cause what
+//! (`provenance`, `trust_peers`), a hub's runtime files kept out of git (`init_run`), the agent
+//! keeping its word (`promises`). The binary's own end-to-end tests (crates/cn/tests/it) keep
+//! flags, signals, exit codes, a process's memory and log, `cn chat` and an injected clock.
 
+mod common;
+mod discord;
+mod hostile;
 mod init_run;
+mod kill;
 mod promises;
+mod provenance;
+mod run;
+mod telegram;
 mod trust_peers;

@@ -6,11 +6,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::hub_common;
+pub use cn_testkit::hub::{decided_at, md_count, owner_auth, post, wait_until};
 #[allow(unused_imports)]
 pub use hub_common::{cn_cmd, cn_ok, init_hub};
 
@@ -18,15 +19,7 @@ pub use hub_common::{cn_cmd, cn_ok, init_hub};
 /// with `extra` appended to cn.yaml. The owner endpoint listens on a free loopback port.
 pub fn hub(root: &Path, name: &str, model: &str, extra: &str) -> PathBuf {
     let hub = init_hub(root, name);
-    let script = root.join(format!("{name}-model.sh"));
-    std::fs::write(&script, model).unwrap();
-    let yaml = format!(
-        "name: {name}\nmodels:\n  local:\n    provider: command\n    command: [sh, {script}]\n    timeout_secs: 60\n    sandbox: {{write: ['{root}']}}\n\
-         senses:\n  bind: 127.0.0.1:0\npolicy:\n  levels:\n    0: [reply, noop, ack]\n    2: [reply, noop, ack, defer]\n{extra}",
-        script = script.display(),
-        root = root.display()
-    );
-    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
+    std::fs::write(hub.join("cn.yaml"), cn_testkit::hub::level2_yaml(root, name, model, extra)).unwrap();
     hub
 }
 
@@ -117,18 +110,6 @@ pub fn signal(child: &Child, sig: &str) {
     assert!(ok.success());
 }
 
-/// Poll `f` until it gives a value; panic naming `what` after `limit`.
-pub fn wait_until<T>(limit: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(start.elapsed() < limit, "timed out after {limit:?} waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// The hub's journal entries (a torn last line is skipped).
 pub fn journal(hub: &Path) -> Vec<Value> {
     std::fs::read_to_string(hub.join("state/journal.jsonl"))
@@ -144,45 +125,9 @@ pub fn minutes_from_now(minutes: i64) -> String {
     jiff::Timestamp::from_second(now + minutes * 60).unwrap().to_string()
 }
 
-/// Index of the first `decision` entry for item `id`, if any.
-pub fn decided_at(entries: &[Value], id: &str) -> Option<usize> {
-    entries.iter().position(|e| e["type"] == "decision" && e["id"] == id && e["place"].is_string())
-}
-
-/// POST `body` (JSON) to `url`; the status and the JSON answer.
-/// `Authorization: Bearer <the hub's owner token>` (what `cn chat` sends).
-pub fn owner_auth(hub: &Path) -> (&'static str, String) {
-    let token = std::fs::read_to_string(hub.join(".git/cn-owner-token")).expect("cn init made the owner token");
-    ("authorization", format!("Bearer {}", token.trim()))
-}
-
-pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, Value) {
-    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
-    let mut req = agent.post(url).header("content-type", "application/json");
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    let mut resp = req.send(body).unwrap_or_else(|e| panic!("POST {url}: {e}"));
-    let status = resp.status().as_u16();
-    let text = resp.body_mut().read_to_string().unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
 /// A field of an item's typed origin (`origin.KEY`, or `origin.answer.KEY` with `answer.`).
 pub fn origin_field(item: &cn_storage::Doc, key: &str) -> Option<String> {
-    let origin = item.get("origin")?;
-    let v = match key.strip_prefix("answer.") {
-        Some(k) => origin.get("answer")?.get(k)?,
-        None => origin.get(key)?,
-    };
-    v.as_str().map(str::to_string)
-}
-
-/// The `.md` files of a directory.
-pub fn md_count(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "md")).count())
-        .unwrap_or(0)
+    cn_testkit::hub::origin_field(&serde_json::to_value(item.get("origin")?).ok()?, key)
 }
 
 /// Debian's libfaketime (`scripts/deps.sh --test` installs the `faketime` package), to preload

@@ -1,13 +1,8 @@
 //! The daemon against items that would park or break: an item deferred by the move limit
-//! always gets an `until` and comes back to be decided.
+//! always gets an `until` and comes back to be decided; a reflex that reacts and replies
+//! decides its item once.
 
-use crate::daemon_common;
-
-use std::time::Duration;
-
-use daemon_common::*;
-
-const MINUTE: Duration = Duration::from_secs(60);
+use crate::common::*;
 
 /// Never decides on its first eight answers (the move limit is four; the starter set's
 /// level-2 triage may take one answer a pass), then acknowledges.
@@ -28,7 +23,7 @@ fn an_item_deferred_by_the_move_limit_comes_back_and_is_decided() {
     let hub = hub(dir.path(), "ada", STUBBORN, "pacing:\n  active: 1s\n  idle: 1s\n  retry_deferred: 2s\n");
     let text = "---\nid: stubborn-1\nfrom: pi\ncadence: inbox\nqueued: 2026-11-21T10:00:00Z\n---\n\nHard question\n";
     std::fs::write(hub.join("threads/inbox/stubborn-1.md"), text).unwrap();
-    let mut daemon = Daemon::start(&hub, &[]);
+    let mut daemon = Daemon::start(&hub);
     daemon.owner_url();
     let entries = wait_until(MINUTE, "the item deferred, then acknowledged", || {
         let e = journal(&hub);
@@ -40,12 +35,10 @@ fn an_item_deferred_by_the_move_limit_comes_back_and_is_decided() {
         .find(|x| x["type"] == "decision" && x["id"] == "stubborn-1" && x["gtd"] == "defer")
         .unwrap_or_else(|| panic!("deferred by the move limit first: {entries:#?}"));
     assert!(deferred["until"].as_str().is_some_and(|u| u.starts_with("20")), "{deferred}");
-    assert!(daemon.stop().success());
+    daemon.stop();
 }
 
 const HELLO_REFLEX: &str = "name: greeting\ntrigger:\n  pattern: '(?i)^(hi|hello|hey)\\b'\npipeline:\n  - action: react\n    input: \"👋\"\n  - action: reply\n    message: Hello!\n";
-
-const ACK: &str = "cat > /dev/null\nprintf '```yaml\\ntool: ack\\nreason: seen\\n```\\n'\n";
 
 /// `react` then `reply` in one reflex: the reaction does not decide the item, the reply
 /// does, once; on a hub thread (no reactions) the reaction is journaled.
@@ -57,7 +50,7 @@ fn react_then_reply_in_one_reflex_replies_once() {
     std::fs::write(hub.join("state/reflexes/greeting.yaml"), HELLO_REFLEX).unwrap();
     let text = "---\nid: hi-1\nfrom: pi\ncadence: inbox\nqueued: 2026-11-21T10:00:00Z\n---\n\nhello there\n";
     std::fs::write(hub.join("threads/inbox/hi-1.md"), text).unwrap();
-    let mut daemon = Daemon::start(&hub, &[]);
+    let mut daemon = Daemon::start(&hub);
     daemon.owner_url();
     // The decision is journaled just before the item is renamed to where it belongs: wait for
     // both.
@@ -76,7 +69,7 @@ fn react_then_reply_in_one_reflex_replies_once() {
         !entries.iter().any(|e| e.to_string().contains("already decided") || e["outcome"] == "failed"),
         "{entries:#?}"
     );
-    assert!(daemon.stop().success());
+    daemon.stop();
 }
 
 /// On Discord, `react` is a real reaction on the message, and the reply a message.
@@ -86,16 +79,12 @@ fn react_is_a_real_reaction_on_discord() {
     let dir = tempfile::tempdir().unwrap();
     let fake = FakeDiscord::start(Vec::new());
     let hub = hub(dir.path(), "ada", ACK, "");
-    let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap();
-    let senses = "senses:\n  bind: 127.0.0.1:0\n";
-    std::fs::write(
-        hub.join("cn.yaml"),
-        yaml.replace(senses, &format!("{senses}{}", fake.sense_yaml("CN_TEST_DISCORD_REACT_TOKEN"))),
-    )
-    .unwrap();
+    add_senses(&hub, &fake.sense_yaml("CN_TEST_DISCORD_REACT_TOKEN"));
     std::fs::create_dir_all(hub.join("state/reflexes")).unwrap();
     std::fs::write(hub.join("state/reflexes/greeting.yaml"), HELLO_REFLEX).unwrap();
-    let mut daemon = Daemon::start(&hub, &[("CN_TEST_DISCORD_REACT_TOKEN", "token-r")]);
+    // The token's variable is this test's alone (the daemon runs in this process).
+    std::env::set_var("CN_TEST_DISCORD_REACT_TOKEN", "token-r");
+    let mut daemon = Daemon::start(&hub);
     daemon.owner_url();
     fake.log.wait("the bot's IDENTIFY", |s| s.iter().any(|x| x.what == "identify"));
     fake.dispatch(message_payload(3001, 10, ("100", "ada", Some("Ada"), false), "hello bot"));
@@ -108,5 +97,5 @@ fn react_is_a_real_reaction_on_discord() {
     let messages: Vec<&str> =
         seen.iter().filter(|x| x.what == "message").filter_map(|x| x.body["content"].as_str()).collect();
     assert_eq!(messages, ["Hello!"], "the emoji is not sent as a message");
-    assert!(daemon.stop().success());
+    daemon.stop();
 }

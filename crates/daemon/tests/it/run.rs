@@ -1,18 +1,13 @@
 //! `cn_daemon::run` in-process: a hub whose level 2 is a command-line model (a shell script
 //! standing in for a model, exact and fast), run to idle, once, and as a daemon stopped
 //! through its `StopToken` — no binary spawned. The binary's own end-to-end tests
-//! (crates/cn/tests/autonomy_*.rs) keep covering flags, signals and exit codes.
+//! (crates/cn/tests/it/autonomy_*.rs) keep covering flags, signals and exit codes.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
-use cn_daemon::{DaemonError, RunMode, RunOptions, StopToken};
-use serde_json::Value;
+use cn_daemon::{DaemonError, RunMode, StopToken};
 
-const MINUTE: Duration = Duration::from_secs(60);
-
-/// A model that acknowledges everything at once.
-const ACK: &str = "cat > /dev/null\nprintf '```yaml\\ntool: ack\\nreason: seen\\n```\\n'\n";
+use crate::common::*;
 
 /// Replies to the owner; its first other answer waits for `gate` (after saying so with
 /// `started`) and decides nothing; later ones acknowledge.
@@ -32,78 +27,23 @@ esac
 "#;
 
 /// A hub `ada` under `root` whose level-2 model is the shell script `model`.
-fn hub(root: &Path, model: &str) -> PathBuf {
-    let hub = root.join("ada");
-    cn_agent::init(&hub, Some("ada")).unwrap();
-    let script = root.join("model.sh");
-    std::fs::write(&script, model).unwrap();
-    let yaml = format!(
-        "name: ada\nmodels:\n  local:\n    provider: command\n    command: [sh, {script}]\n    timeout_secs: 60\n    sandbox: {{write: ['{root}']}}\n\
-         senses:\n  bind: 127.0.0.1:0\npolicy:\n  levels:\n    0: [reply, noop, ack]\n    2: [reply, noop, ack, defer]\n",
-        script = script.display(),
-        root = root.display()
-    );
-    std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
-    hub
+fn ada(root: &Path, model: &str) -> PathBuf {
+    hub(root, "ada", model, "")
 }
 
-fn options(mode: RunMode) -> RunOptions {
-    RunOptions { mode, ..RunOptions::default() }
-}
-
-fn open(hub: &Path) -> cn_agent::Hub {
-    cn_agent::Hub::open(hub).unwrap()
-}
-
-fn journal(hub: &Path) -> Vec<Value> {
-    std::fs::read_to_string(hub.join("state/journal.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-fn decided_at(entries: &[Value], id: &str) -> Option<usize> {
-    entries.iter().position(|e| e["type"] == "decision" && e["id"] == id && e["place"].is_string())
-}
-
-fn wait_until<T>(limit: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(start.elapsed() < limit, "timed out after {limit:?} waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// POST a JSON `body` to `url` (`http://host:port/path`) over a plain socket; the JSON
-/// answer.
-fn post(root: &Path, url: &str, body: &str) -> Value {
-    let token = std::fs::read_to_string(root.join(".git/cn-owner-token")).unwrap();
-    use std::io::{Read, Write};
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_once('/').unwrap();
-    let mut stream = std::net::TcpStream::connect(host).unwrap();
-    write!(
-        stream,
-        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        token.trim(),
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
-    let json = answer.split_once("\r\n\r\n").unwrap().1;
-    serde_json::from_str(json).unwrap()
+/// POST the owner's message `body` to the owner endpoint `url`, required to be accepted; the
+/// JSON answer.
+fn post_owner(root: &Path, url: &str, body: &str) -> serde_json::Value {
+    let (k, auth) = owner_auth(root);
+    let (status, answer) = post(url, &[(k, &auth)], body);
+    assert_eq!(status, 202, "{answer}");
+    answer
 }
 
 #[test]
 fn until_idle_decides_every_queued_item_then_returns() {
     let dir = tempfile::tempdir().unwrap();
-    let root = hub(dir.path(), ACK);
+    let root = ada(dir.path(), ACK);
     let h = open(&root);
     let ids: Vec<String> = (0..3)
         .map(|i| cn_agent::enqueue_new(&h, "bob", cn_agent::Cadence::Inbox, &format!("note {i}")).unwrap().id)
@@ -124,7 +64,7 @@ fn until_idle_decides_every_queued_item_then_returns() {
 #[test]
 fn a_second_run_on_the_same_hub_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let root = hub(dir.path(), ACK);
+    let root = ada(dir.path(), ACK);
     let _held = cn_storage::ProcessLock::try_acquire(&cn_daemon::run_lock(&root)).unwrap().unwrap();
     let e = cn_daemon::run(open(&root), options(RunMode::Once), StopToken::new()).unwrap_err();
     assert!(matches!(e, DaemonError::Busy { .. }), "{e}");
@@ -134,7 +74,7 @@ fn a_second_run_on_the_same_hub_is_refused() {
 #[test]
 fn a_bad_cn_yaml_is_a_usage_error_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
-    let root = hub(dir.path(), ACK);
+    let root = ada(dir.path(), ACK);
     let yaml = std::fs::read_to_string(root.join("cn.yaml")).unwrap();
     // A typo is refused when the hub is opened, before the daemon starts anything.
     std::fs::write(root.join("cn.yaml"), format!("{yaml}pacing:\n  idel: 5s\n")).unwrap();
@@ -149,22 +89,24 @@ fn a_bad_cn_yaml_is_a_usage_error_naming_the_key() {
     assert!(!root.join("state/run.json").exists());
 }
 
+/// The owner's message pre-empts the task the model is working on: the task yields, the
+/// owner's item is selected for its salience, answered and archived first; the task, which
+/// level 2 cannot do, stays open with a time to follow it up (issue 18).
 #[test]
 fn an_owner_item_preempts_autonomous_work_in_the_daemon() {
     let dir = tempfile::tempdir().unwrap();
-    let root = hub(dir.path(), GATED);
+    let root = ada(dir.path(), GATED);
     let mut task = cn_autonomy::impulses::Task::new("Write the weekly report");
     task.due = Some("2026-01-01T09:00:00Z".parse().unwrap());
     cn_autonomy::impulses::tasks_of(&root).add(task.clone()).unwrap();
-    let stop = StopToken::new();
-    let (h, s) = (open(&root), stop.clone());
-    let daemon = std::thread::spawn(move || cn_daemon::run(h, options(RunMode::Daemon), s));
+    let mut daemon = Daemon::start(&root);
+    let url = daemon.owner_url();
 
+    // The task is being worked on (the model is mid-answer) when the owner writes.
     wait_until(MINUTE, "the model to start on the task", || dir.path().join("started").exists().then_some(()));
-    let url = cn_daemon::owner_url(&root).expect("state/run.json names the owner endpoint");
     // The owner's message is a percept in attention at once: it pre-empts the task at the
     // next decide.
-    let answer = post(&root, &url, r#"{"text": "What is the status?"}"#);
+    let answer = post_owner(&root, &url, r#"{"text": "What is the status?"}"#);
     let owner_item = answer["accepted"].as_str().unwrap().to_string();
     std::fs::write(dir.path().join("gate"), "").unwrap();
 
@@ -186,13 +128,60 @@ fn an_owner_item_preempts_autonomous_work_in_the_daemon() {
     assert!(paused.is_some_and(|p| p < owner_done), "the task yields to the owner first: {entries:#?}");
     assert!(owner_done < decided_at(&entries, task_item).unwrap(), "the owner's item is decided before the task's");
     assert_eq!(entries[owner_done]["op"], "reply");
+    let answered = std::fs::read_to_string(root.join(format!("threads/archived/{owner_item}.md"))).unwrap();
+    assert!(answered.contains("status is green"), "{answered}");
+    // The selection of the owner's item explains its salience.
+    let chosen = entries.iter().find(|e| e["id"] == owner_item.as_str() && e["outcome"] == "selected").unwrap();
+    assert!(chosen["reasoning"].as_str().unwrap().contains("owner 1000"), "{chosen}");
+    // The task's item was decided at level 2, which cannot do a task: once the decision is
+    // seen (at the next decide), the task stays open with a time to follow it up.
+    wait_until(MINUTE, "the task followed up", || {
+        let tasks = cn_autonomy::impulses::tasks_of(&root).load().ok()?;
+        (!tasks[0].done && tasks[0].follow_up.is_some()).then_some(())
+    });
 
-    stop.stop();
-    let report = daemon.join().unwrap().unwrap();
-    // The mind counts an item once it sees the decision, at the decide after the act: the
-    // task's may still be unseen when the stop comes.
+    let report = daemon.stop();
+    // The mind counts an item once it sees the decision, at the decide after the act.
     assert!(report.decided >= 1, "{report:?}");
     assert!(report.listening.is_some());
+}
+
+#[test]
+fn an_item_written_to_the_inbox_wakes_a_resting_daemon() {
+    let dir = tempfile::tempdir().unwrap();
+    // Rests of an hour: only an event can explain an answer within the test's minute.
+    let root = hub(dir.path(), "ada", ACK, "pacing:\n  active: 1h\n  idle: 1h\n");
+    let mut daemon = Daemon::start(&root);
+    daemon.owner_url();
+    // Nothing queued: the daemon is resting once its spool exists.
+    wait_until(MINUTE, "the daemon to rest", || root.join("state/attention.jsonl").exists().then_some(()));
+    let text = "---\nid: late-1\nfrom: pi\ncadence: inbox\nqueued: 2026-11-21T10:00:00Z\n---\n\nAre you awake?\n";
+    let tmp = root.join("threads/inbox/.late-1.md.tmp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, root.join("threads/inbox/late-1.md")).unwrap();
+    wait_until(MINUTE, "the new item decided", || decided_at(&journal(&root), "late-1"));
+    daemon.stop();
+}
+
+/// Inbox items that attention had to shed (its pool was full) stay in the inbox and are
+/// offered again once there is room: every one is decided, none is stranded.
+#[test]
+fn inbox_items_shed_by_a_full_pool_are_offered_again_and_all_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = hub(dir.path(), "ada", ACK, "attention:\n  capacity: 2\n");
+    // Queued before the daemon starts: the first decide offers all twelve at once.
+    let ids: Vec<String> = (0..12).map(|i| format!("peer-{i}")).collect();
+    for id in &ids {
+        cn_testkit::hub::put_item(&root, id, "pi", "inbox", "2026-11-21T10:00:00Z", &format!("Note {id}"));
+    }
+    let mut daemon = Daemon::start(&root);
+    daemon.owner_url();
+    wait_until(MINUTE, "all twelve decided", || {
+        let e = journal(&root);
+        ids.iter().all(|id| decided_at(&e, id).is_some()).then_some(())
+    });
+    assert_eq!(md_count(&root.join("threads/inbox")), 0);
+    daemon.stop();
 }
 
 /// On the owner's message, reads a file first (a tool a stranger's item may not cause)
@@ -219,7 +208,7 @@ esac
 #[test]
 fn an_owner_messages_calls_are_checked_as_the_owners_whatever_the_current_file_says() {
     let dir = tempfile::tempdir().unwrap();
-    let root = hub(dir.path(), READS_THEN_REPLIES);
+    let root = ada(dir.path(), READS_THEN_REPLIES);
     let yaml = std::fs::read_to_string(root.join("cn.yaml")).unwrap();
     std::fs::write(
         root.join("cn.yaml"),
@@ -227,13 +216,10 @@ fn an_owner_messages_calls_are_checked_as_the_owners_whatever_the_current_file_s
     )
     .unwrap();
     std::fs::write(root.join("notes.txt"), "the owner's notes\n").unwrap();
-    let stop = StopToken::new();
-    let (h, s) = (open(&root), stop.clone());
-    let daemon = std::thread::spawn(move || cn_daemon::run(h, options(RunMode::Daemon), s));
-
-    let url = wait_until(MINUTE, "the owner endpoint", || cn_daemon::owner_url(&root));
+    let mut daemon = Daemon::start(&root);
+    let url = daemon.owner_url();
     let owner_item =
-        post(&root, &url, r#"{"text": "What do my notes say?"}"#)["accepted"].as_str().unwrap().to_string();
+        post_owner(&root, &url, r#"{"text": "What do my notes say?"}"#)["accepted"].as_str().unwrap().to_string();
     wait_until(MINUTE, "the model to start on the owner's message", || {
         dir.path().join("started").exists().then_some(())
     });
@@ -251,6 +237,5 @@ fn an_owner_messages_calls_are_checked_as_the_owners_whatever_the_current_file_s
     assert_eq!(read["outcome"], "ok", "checked as the owner's, not held for a stranger: {read}");
     assert_eq!(read["item"], owner_item.as_str());
     wait_until(MINUTE, "the owner's message decided", || decided_at(&journal(&root), &owner_item));
-    stop.stop();
-    daemon.join().unwrap().unwrap();
+    daemon.stop();
 }
