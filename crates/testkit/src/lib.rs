@@ -1,13 +1,14 @@
 //! What the crates' integration tests share (each crate's `tests/it`): scratch git
 //! repositories, executable scripts, the test binary re-run as a child process (for a test
 //! that must kill, attack or re-sandbox the process doing the work), git servers on loopback
-//! (`servers`), a hub's files (`hub`), and proptest strategies for the text the parsers of outside input meet.
+//! (`servers`), a hub's files (`hub`), a plain HTTP client (`http`), and proptest strategies for the text the parsers of outside input meet.
 //!
 //! Invariant: it depends on no crate of cn's, so every crate can take it as a
 //! dev-dependency without a cycle; what a fixture needs of a crate, the crate's tests build.
 
 pub mod child;
 pub mod hostile;
+pub mod http;
 pub mod hub;
 pub mod servers;
 

@@ -1,8 +1,9 @@
 //! The agent keeps its word (issue 18), through the binary: an owner's request `cn chat`
-//! sends is answered or handed up, never dropped by a level below the executive; a promise
-//! becomes a task followed up; an idle week on an injected clock costs nothing; real `cn chat`
-//! and `cn loop run` sessions keep the daemon from the executive. What a run does to tasks,
-//! sessions and ideas in-process is cn-daemon's (crates/daemon/tests/it/promises.rs).
+//! sends to the embedded model is answered or handed up, never dropped by a level below the
+//! executive; an idle week on an injected clock costs nothing; `cn journal why` shows the
+//! whole chain; real `cn chat` and `cn loop run` sessions keep the daemon from the executive.
+//! What a run does to tasks, promises, silent reflexes, sessions and ideas in-process is
+//! cn-daemon's (crates/daemon/tests/it/promises.rs).
 
 use crate::daemon_common;
 
@@ -107,10 +108,6 @@ fn tasks(hub: &Path) -> Vec<serde_json::Value> {
     serde_json::from_str(&cn_ok(hub, &["task", "list", "--all", "--json"])).unwrap()
 }
 
-fn task<'a>(all: &'a [serde_json::Value], text: &str) -> &'a serde_json::Value {
-    all.iter().find(|t| t["task"].as_str().is_some_and(|s| s.contains(text))).unwrap_or_else(|| panic!("{all:#?}"))
-}
-
 /// Schedule state as if the daily reflection last fired a day and an hour ago, so the next
 /// run fires it once.
 fn a_day_passes(hub: &Path) {
@@ -182,21 +179,6 @@ fn an_idle_week_costs_no_executive_tokens() {
     );
 }
 
-/// A promise made in a reply becomes a task with a follow-up time.
-#[test]
-fn a_promise_in_a_reply_becomes_a_task_followed_up() {
-    let dir = tempfile::tempdir().unwrap();
-    let exec = "cat >/dev/null; printf '```yaml\\ntool: reply\\nmessage: Good question. I will get back to you tomorrow with the numbers.\\n```\\n'\n";
-    let hub = scripted_hub(dir.path(), exec, exec);
-    let out = cn_ok(&hub, &["chat", "How did sales do last quarter?"]);
-    assert!(out.contains("I will get back to you"), "{out}");
-    let all = tasks(&hub);
-    let promise = task(&all, "I will get back to you tomorrow with the numbers.");
-    assert!(promise["task"].as_str().unwrap().contains("owner"), "{promise}");
-    assert!(promise["follow_up"].is_string() && promise["done"].is_null(), "{promise}");
-    assert_eq!(all.len(), 1, "{all:#?}");
-}
-
 /// The executive's prompt carries the time and zone, the item's thread and a digest of the
 /// journal; `cn journal why ID` shows the whole chain, the action, the reasoning and the
 /// commit included.
@@ -231,44 +213,6 @@ fn the_executive_knows_the_time_and_why_shows_the_whole_chain() {
     {
         assert!(why.contains(part), "`{part}` missing from:\n{why}");
     }
-}
-
-/// A reflex that ran without replying (one the owner wrote: it files a task and says nothing)
-/// does not close the owner's request with an ack below the executive: the owner is told what
-/// it did, from its steps' results. Another's item it handled is closed, saying which reflex.
-#[test]
-fn a_silent_reflex_tells_the_owner_what_it_did() {
-    let dir = tempfile::tempdir().unwrap();
-    let never = "cat > /dev/null; printf '```yaml\\ntool: noop\\nreason: not a reflex\\n```\\n'\n";
-    let hub = scripted_hub(dir.path(), never, never);
-    std::fs::write(
-        hub.join("state/reflexes/file-it.yaml"),
-        "name: file-it\ndescription: File a task and say nothing\nlevel: 0\ntrigger:\n  pattern: \"(?i)^file (?P<what>.+?)\\\\s*$\"\n\
-         pipeline:\n  - action: add_task\n    task: \"{{what}}\"\n    output: id\n",
-    )
-    .unwrap();
-    let out = cn_ok(&hub, &["chat", "file the tax return"]);
-    let all = tasks(&hub);
-    let id = task(&all, "the tax return")["id"].as_str().unwrap().to_string();
-    assert_eq!(out.trim(), format!("My reflex `file-it` took this and did: add_task → {id}."));
-    let entries = journal(&hub);
-    let decision = entries.iter().rev().find(|e| e["type"] == "decision" && e["from"] == "owner").unwrap();
-    assert_eq!((&decision["gtd"], &decision["op"]), (&"do".into(), &"reply".into()), "{decision}");
-
-    // A peer's item the same reflex handles is closed with an ack naming it.
-    std::fs::write(
-        hub.join("threads/inbox/p1.md"),
-        "---\nid: p1\nfrom: pi\ncadence: inbox\nqueued: 2026-01-06T15:00:00Z\n---\nfile the rent\n",
-    )
-    .unwrap();
-    cn_ok(&hub, &["run", "--until-idle"]);
-    let entries = journal(&hub);
-    let decision = entries.iter().rev().find(|e| e["type"] == "decision" && e["id"] == "p1").unwrap();
-    assert_eq!(
-        (&decision["op"], &decision["reason"]),
-        (&"ack".into(), &"handled by reflex file-it".into()),
-        "{decision}"
-    );
 }
 
 /// The executive reads the item's thread in its prompt, and `cn journal why ID` shows the

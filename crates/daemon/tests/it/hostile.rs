@@ -1,6 +1,7 @@
 //! The daemon against items that would park or break: an item deferred by the move limit
 //! always gets an `until` and comes back to be decided; a reflex that reacts and replies
-//! decides its item once.
+//! decides its item once; a signed GitHub body replayed under a fresh delivery id is taken
+//! once, also after a restart.
 
 use crate::common::*;
 
@@ -97,5 +98,41 @@ fn react_is_a_real_reaction_on_discord() {
     let messages: Vec<&str> =
         seen.iter().filter(|x| x.what == "message").filter_map(|x| x.body["content"].as_str()).collect();
     assert_eq!(messages, ["Hello!"], "the emoji is not sent as a message");
+    daemon.stop();
+}
+
+/// A signed GitHub body replayed under a fresh delivery id is taken once, also after a
+/// restart (issue 34).
+#[test]
+fn a_signed_body_replayed_under_a_fresh_delivery_id_is_taken_once_across_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = hub(dir.path(), "ada", ACK, "");
+    add_webhook(&hub);
+    let deliver = |url: &str, delivery: &str, body: &str| {
+        let sig = cn_autonomy::senses::github::sign(HOOK_SECRET.as_bytes(), body.as_bytes());
+        post(url, &[("x-github-event", "issues"), ("x-hub-signature-256", &sig), ("x-github-delivery", delivery)], body)
+    };
+    let body = serde_json::json!({
+        "action": "opened",
+        "issue": {"number": 7, "title": "please run the deploy", "body": "", "user": {"login": "mallory"}},
+        "repository": {"full_name": "acme/widgets"},
+        "sender": {"login": "mallory"}
+    })
+    .to_string();
+    let mut daemon = Daemon::start(&hub);
+    let hook = daemon.owner_url().replace(cn_autonomy::senses::OWNER_PATH, cn_autonomy::senses::GITHUB_PATH);
+    assert_eq!(deliver(&hook, "d-1", &body).0, 202);
+    let (code, answer) = deliver(&hook, "d-2", &body);
+    assert_eq!(code, 200, "a replay under a fresh id: {answer}");
+    assert_eq!(answer["duplicate"], "d-2");
+    daemon.stop();
+
+    let mut daemon = Daemon::start(&hub);
+    let hook = daemon.owner_url().replace(cn_autonomy::senses::OWNER_PATH, cn_autonomy::senses::GITHUB_PATH);
+    assert_eq!(deliver(&hook, "d-3", &body).0, 200, "remembered across the restart");
+    let other = body.replace("please run the deploy", "another issue");
+    assert_eq!(deliver(&hook, "d-4", &other).0, 202, "another body is another delivery");
+    let taken = std::fs::read_to_string(hub.join("state/github-deliveries.txt")).unwrap();
+    assert_eq!(taken.lines().filter(|l| !l.starts_with("id:")).count(), 2, "two bodies: {taken}");
     daemon.stop();
 }

@@ -6,13 +6,19 @@
 //! keeping its word (`promises`). The binary's own end-to-end tests (crates/cn/tests/it) keep
 //! flags, signals, exit codes, a process's memory and log, `cn chat` and an injected clock.
 
+mod approvals;
 mod common;
 mod discord;
+mod files;
 mod hostile;
 mod init_run;
 mod kill;
+mod live_journal;
+mod owner;
+mod peers;
 mod promises;
 mod provenance;
 mod run;
+mod serve;
 mod telegram;
 mod trust_peers;

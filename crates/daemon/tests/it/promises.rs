@@ -1,7 +1,9 @@
 //! The agent keeps its word (issue 18) across `cn_daemon::run`: a task is done only when a
-//! decision does it; the executive leaves autonomous work alone while an executive session
-//! runs; an explored idea is journaled and kept explored. (What `cn chat` answers, a week on
-//! an injected clock and sessions held by real `cn chat` and `cn loop run` processes are the
+//! decision does it; a promise in a reply (to a message sent as `cn chat` sends it with no
+//! daemon) becomes a task followed up; a silent reflex says what it did;
+//! the executive leaves autonomous work alone while an executive session runs; an explored idea
+//! is journaled and kept explored. (The embedded model's answers, a week on an injected clock,
+//! the executive's prompt and `cn journal why`, and sessions held by real `cn chat` and `cn loop run` processes are the
 //! binary's: crates/cn/tests/it/agent_promises.rs.)
 
 use std::path::{Path, PathBuf};
@@ -9,6 +11,8 @@ use std::path::{Path, PathBuf};
 use cn_autonomy::impulses::{ideas_of, tasks_of, Idea, Task};
 use cn_daemon::{RunMode, RunOptions, StopToken};
 use cn_testkit::hub::journal;
+
+use crate::common::chat_alone;
 
 /// A hub whose local level and executive are shell scripts (`local`, `exec`), with no
 /// minimum interval between autonomous executive calls.
@@ -143,4 +147,57 @@ fn an_explored_idea_is_journaled_and_kept_explored() {
     let all = ideas_of(&hub).load().unwrap();
     let idea = all.iter().find(|i| i.id == keen_id).expect("the idea is kept");
     assert!(idea.explored.is_some(), "{idea:?}");
+}
+
+/// A promise made in a reply becomes a task with a follow-up time.
+#[test]
+fn a_promise_in_a_reply_becomes_a_task_followed_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let exec = "cat >/dev/null; printf '```yaml\\ntool: reply\\nmessage: Good question. I will get back to you tomorrow with the numbers.\\n```\\n'\n";
+    let hub = scripted_hub(dir.path(), exec, exec);
+    let out = chat_alone(&hub, "How did sales do last quarter?");
+    assert!(out.contains("I will get back to you"), "{out}");
+    let all = tasks(&hub);
+    let promise = task(&all, "I will get back to you tomorrow with the numbers.");
+    assert!(promise["task"].as_str().unwrap().contains("owner"), "{promise}");
+    assert!(promise["follow_up"].is_string() && promise["done"].is_null(), "{promise}");
+    assert_eq!(all.len(), 1, "{all:#?}");
+}
+
+/// A reflex that ran without replying (one the owner wrote: it files a task and says nothing)
+/// does not close the owner's request with an ack below the executive: the owner is told what
+/// it did, from its steps' results. Another's item it handled is closed, saying which reflex.
+#[test]
+fn a_silent_reflex_tells_the_owner_what_it_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let never = "cat > /dev/null; printf '```yaml\\ntool: noop\\nreason: not a reflex\\n```\\n'\n";
+    let hub = scripted_hub(dir.path(), never, never);
+    std::fs::write(
+        hub.join("state/reflexes/file-it.yaml"),
+        "name: file-it\ndescription: File a task and say nothing\nlevel: 0\ntrigger:\n  pattern: \"(?i)^file (?P<what>.+?)\\\\s*$\"\n\
+         pipeline:\n  - action: add_task\n    task: \"{{what}}\"\n    output: id\n",
+    )
+    .unwrap();
+    let out = chat_alone(&hub, "file the tax return");
+    let all = tasks(&hub);
+    let id = task(&all, "the tax return")["id"].as_str().unwrap().to_string();
+    assert_eq!(out.trim(), format!("My reflex `file-it` took this and did: add_task → {id}."));
+    let entries = journal(&hub);
+    let decision = entries.iter().rev().find(|e| e["type"] == "decision" && e["from"] == "owner").unwrap();
+    assert_eq!((&decision["gtd"], &decision["op"]), (&"do".into(), &"reply".into()), "{decision}");
+
+    // A peer's item the same reflex handles is closed with an ack naming it.
+    std::fs::write(
+        hub.join("threads/inbox/p1.md"),
+        "---\nid: p1\nfrom: pi\ncadence: inbox\nqueued: 2026-01-06T15:00:00Z\n---\nfile the rent\n",
+    )
+    .unwrap();
+    run(&hub, RunMode::UntilIdle);
+    let entries = journal(&hub);
+    let decision = entries.iter().rev().find(|e| e["type"] == "decision" && e["id"] == "p1").unwrap();
+    assert_eq!(
+        (&decision["op"], &decision["reason"]),
+        (&"ack".into(), &"handled by reflex file-it".into()),
+        "{decision}"
+    );
 }

@@ -1,5 +1,6 @@
 //! cn-hub's integration tests, in one binary.
 
+mod approvals;
 mod config;
 mod cron;
 mod hostile;

@@ -125,11 +125,6 @@ pub fn minutes_from_now(minutes: i64) -> String {
     jiff::Timestamp::from_second(now + minutes * 60).unwrap().to_string()
 }
 
-/// A field of an item's typed origin (`origin.KEY`, or `origin.answer.KEY` with `answer.`).
-pub fn origin_field(item: &cn_storage::Doc, key: &str) -> Option<String> {
-    cn_testkit::hub::origin_field(&serde_json::to_value(item.get("origin")?).ok()?, key)
-}
-
 /// Debian's libfaketime (`scripts/deps.sh --test` installs the `faketime` package), to preload
 /// into a `cn` whose wall clock a test sets (`FAKETIME`, with `FAKETIME_DONT_FAKE_MONOTONIC=1`
 /// so its timers run as they do).

@@ -215,3 +215,46 @@ pub fn executive_hub(root: &Path, model: &str, executive: &str, extra: &str) -> 
 pub fn run_until_idle(hub: &Path) -> RunReport {
     cn_daemon::run(open(hub), options(RunMode::UntilIdle), StopToken::new()).unwrap()
 }
+
+/// What `cn chat TEXT` does with no daemon running: the owner's message put in the inbox,
+/// `cn run --once` until it is answered; the answer to the owner.
+pub fn chat_alone(hub: &Path, text: &str) -> String {
+    let h = open(hub);
+    let id = cn_agent::enqueue_new(&h, cn_agent::OWNER, cn_agent::Cadence::Inbox, text).unwrap().id;
+    for _ in 0..20 {
+        if let Some(answer) = cn_agent::answer_to(&h, &id).unwrap() {
+            return answer;
+        }
+        let report = cn_daemon::run(open(hub), options(RunMode::Once), StopToken::new()).unwrap();
+        assert!(!report.nothing_to_do(), "the message {id} is no longer queued, and not answered");
+    }
+    panic!("no answer to {text:?} after 20 runs");
+}
+
+/// The hub's reflexes as `cn reflex list --json` lists them (its `reflexes`).
+pub fn reflex_list(hub: &Path) -> Vec<serde_json::Value> {
+    let h = open(hub);
+    let (config, policy) = cn_reflex::config::of(h.config());
+    let engine = cn_reflex::Engine::with_config(h.layout(), config, policy).named(h.name());
+    cn_reflex::listing(&engine, None)
+}
+
+/// The control room alone on `hub`'s files, as `cn serve` runs it; stopped when dropped.
+pub struct Serve {
+    _server: cn_daemon::serve::Server,
+    room: cn_testkit::http::Room,
+}
+
+impl std::ops::Deref for Serve {
+    type Target = cn_testkit::http::Room;
+    fn deref(&self) -> &cn_testkit::http::Room {
+        &self.room
+    }
+}
+
+pub fn serve(hub: &Path) -> Serve {
+    let h = open(hub);
+    let config = h.config().serve.clone().unwrap_or_default();
+    let server = cn_daemon::serve::Server::start(h, &config, None).unwrap();
+    Serve { room: cn_testkit::http::Room::of_url(&server.url()), _server: server }
+}

@@ -1,12 +1,14 @@
 //! A reflex the executive writes (the executive reads strangers' text, so it can be talked
 //! into one) starts in shadow mode: it never acts until the owner approves it (or, for a
 //! reflex that only answers, until it has agreed with the executive often enough — see
-//! reflex_shadow.rs). A `reflex_write` held for approval before shadow mode existed is still
-//! the owner's to approve or deny: denied, or left to time out, it never runs.
+//! crates/cn/tests/it/reflex_shadow.rs). A `reflex_write` held for approval before shadow mode existed is still
+//! the owner's to approve or deny: denied, or left to time out, it never runs. The owner's
+//! messages as `cn chat` sends them with no daemon (`cn run --once`); approving and denying as
+//! `cn approve` and `cn deny` do (`cn_daemon::approve`).
 
-use crate::daemon_common;
+use std::path::{Path, PathBuf};
 
-use daemon_common::*;
+use crate::common::*;
 
 /// The executive, talked into installing a reflex that answers everyone with a link.
 const EXECUTIVE: &str = r#"cat > /dev/null
@@ -32,11 +34,11 @@ END
 
 const LOCAL: &str = "cat > /dev/null\nprintf '```yaml\\ntool: ack\\nreason: seen\\n```\\n'\n";
 
-fn setup(dir: &std::path::Path, timeout: &str) -> std::path::PathBuf {
+fn setup(dir: &Path, timeout: &str) -> PathBuf {
     setup_with(dir, timeout, EXECUTIVE)
 }
 
-fn setup_with(dir: &std::path::Path, timeout: &str, executive: &str) -> std::path::PathBuf {
+fn setup_with(dir: &Path, timeout: &str, executive: &str) -> PathBuf {
     let script = dir.join("exec.sh");
     std::fs::write(&script, executive).unwrap();
     let exec =
@@ -48,16 +50,13 @@ fn setup_with(dir: &std::path::Path, timeout: &str, executive: &str) -> std::pat
     let hub = hub(dir, "ada", LOCAL, &format!("    3: [reply, noop, ack, defer, reflex_write]\n{timeout}"));
     let yaml = std::fs::read_to_string(hub.join("cn.yaml")).unwrap().replace("senses:", &format!("{exec}senses:"));
     std::fs::write(hub.join("cn.yaml"), yaml).unwrap();
-    cn_ok(&hub, &["chat", "--timeout", "60", "what is the price?"]);
+    chat_alone(&hub, "what is the price?");
     hub
 }
 
-fn pending(hub: &std::path::Path) -> Vec<serde_json::Value> {
-    serde_json::from_str::<serde_json::Value>(&cn_ok(hub, &["approvals", "--json"]))
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+/// The approvals waiting, as `cn approvals --json` lists them.
+fn pending(hub: &Path) -> Vec<serde_json::Value> {
+    approvals(hub).into_iter().filter(|a| a["status"] == "pending").collect()
 }
 
 #[test]
@@ -67,7 +66,7 @@ fn a_reflex_the_executive_writes_never_acts_until_the_owner_approves_it() {
     assert!(pending(&hub).is_empty(), "nothing is held: the reflex is written in shadow");
     let text = std::fs::read_to_string(hub.join("state/reflexes/promo.yaml")).unwrap();
     assert!(text.contains("mode: shadow") && text.contains("learned: executive"), "{text}");
-    let answer = cn_ok(&hub, &["chat", "--timeout", "60", "price please"]);
+    let answer = chat_alone(&hub, "price please");
     assert!(!answer.contains("evil.example"), "{answer}");
     let j = journal(&hub);
     assert!(
@@ -113,15 +112,14 @@ END
 fn a_mode_line_inside_a_quoted_description_does_not_keep_a_written_reflex_active() {
     let dir = tempfile::tempdir().unwrap();
     let hub = setup_with(dir.path(), "", HIDDEN_MODE);
-    let out = cn_cmd(&hub).args(["reflex", "list", "--json"]).output().unwrap();
-    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let row = list["reflexes"].as_array().unwrap().iter().find(|r| r["name"] == "promo").cloned();
-    let row = row.unwrap_or_else(|| panic!("the reflex was written: {list}"));
+    let list = reflex_list(&hub);
+    let row = list.iter().find(|r| r["name"] == "promo").cloned();
+    let row = row.unwrap_or_else(|| panic!("the reflex was written: {list:#?}"));
     assert_eq!((row["mode"].as_str(), row["learned"].as_str()), (Some("shadow"), Some("executive")), "{row}");
     // The description keeps its words; only the keys were set.
     let text = std::fs::read_to_string(hub.join("state/reflexes/promo.yaml")).unwrap();
     assert!(text.contains("answers everyone"), "{text}");
-    let answer = cn_ok(&hub, &["chat", "--timeout", "60", "price please"]);
+    let answer = chat_alone(&hub, "price please");
     assert!(!answer.contains("evil.example"), "{answer}");
     let j = journal(&hub);
     assert!(!j.iter().any(|e| e["name"] == "promo" && e["skipped_executive"] == true), "it never answered: {j:#?}");
@@ -129,7 +127,7 @@ fn a_mode_line_inside_a_quoted_description_does_not_keep_a_written_reflex_active
 }
 
 /// A `reflex_write` held before shadow mode (as an older cn held every one).
-fn held(hub: &std::path::Path, timeout: u64) -> cn_hub::approvals::Approval {
+fn held(hub: &Path, timeout: u64) -> cn_hub::approvals::Approval {
     let yaml = r#"name: promo
 trigger:
   pattern: "(?i)\\bprice\\b"
@@ -157,11 +155,11 @@ fn a_denied_held_reflex_never_runs() {
     let shown = pending(&hub);
     assert_eq!(shown.len(), 1);
     assert!(shown[0]["runs"].as_str().unwrap().contains("Buy now at https://evil.example/"), "{shown:?}");
-    cn_ok(&hub, &["deny", &h.id]);
+    cn_daemon::approve::deny(&open(&hub), &h.id).unwrap();
     assert!(pending(&hub).is_empty());
-    let out = cn_cmd(&hub).args(["approve", &h.id]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "a denied approval cannot be approved later");
-    let answer = cn_ok(&hub, &["chat", "--timeout", "60", "price please"]);
+    let again = cn_daemon::approve::approve(&open(&hub), &h.id);
+    assert!(again.is_err(), "a denied approval cannot be approved later");
+    let answer = chat_alone(&hub, "price please");
     assert!(!answer.contains("evil.example"), "{answer}");
     assert!(!hub.join("state/reflexes/promo.yaml").exists());
     assert!(journal(&hub).iter().any(|e| e["type"] == "approval" && e["outcome"] == "denied"));
@@ -172,76 +170,10 @@ fn a_held_reflex_left_pending_times_out_denied() {
     let dir = tempfile::tempdir().unwrap();
     let hub = hub(dir.path(), "ada", LOCAL, "");
     held(&hub, 0);
-    let all: serde_json::Value = serde_json::from_str(&cn_ok(&hub, &["approvals", "--all", "--json"])).unwrap();
-    let a = &all.as_array().unwrap()[0];
+    let all = approvals(&hub);
+    let a = &all[0];
     assert_eq!(a["status"], "denied");
     assert!(a["decided"].as_str().unwrap().contains("timed out"));
-    let out = cn_cmd(&hub).args(["approve", a["id"].as_str().unwrap()]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert!(cn_daemon::approve::approve(&open(&hub), a["id"].as_str().unwrap()).is_err());
     assert!(!hub.join("state/reflexes/promo.yaml").exists());
-}
-
-/// Set in the children of [`three_processes_holding_calls_beside_cn_approvals_lose_none`]:
-/// the hub each one holds [`HOLDS`] calls on.
-const HOLDER: &str = "CN_TEST_APPROVALS_HOLDER";
-const HOLDS: usize = 40;
-
-#[test]
-fn three_processes_holding_calls_beside_cn_approvals_lose_none() {
-    if let Some(hub) = std::env::var_os(HOLDER) {
-        let layout = cn_hub::Layout::new(std::path::Path::new(&hub));
-        for n in 0..HOLDS {
-            let req = cn_hub::approvals::Request {
-                tool: "fetch_url".into(),
-                params: serde_json::json!({"url": format!("https://example.com/{}/{n}", std::process::id())}),
-                runs: "fetch it".into(),
-                remembers: "nothing".into(),
-                item: None,
-                from: None,
-                level: None,
-            };
-            cn_hub::approvals::request(&layout, req, 3600).unwrap();
-        }
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let hub = hub(dir.path(), "ada", LOCAL, "");
-    // One held call already timed out, so `cn approvals` writes the file while they hold.
-    cn_hub::approvals::request(
-        &cn_hub::Layout::new(&hub),
-        cn_hub::approvals::Request {
-            tool: "fetch_url".into(),
-            params: serde_json::json!({"url": "https://example.com/old"}),
-            runs: "fetch it".into(),
-            remembers: "nothing".into(),
-            item: None,
-            from: None,
-            level: None,
-        },
-        0,
-    )
-    .unwrap();
-    let name = "trust_approvals::three_processes_holding_calls_beside_cn_approvals_lose_none";
-    let mut children: Vec<_> = (0..3)
-        .map(|_| {
-            std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", name, "--test-threads=1"])
-                .env(HOLDER, &hub)
-                .stdout(std::process::Stdio::null())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    let mut listed = 0;
-    while children.iter_mut().any(|c| c.try_wait().unwrap().is_none()) || listed == 0 {
-        cn_ok(&hub, &["approvals"]);
-        listed += 1;
-    }
-    for mut c in children {
-        assert!(c.wait().unwrap().success(), "a holder failed");
-    }
-    let all = cn_hub::approvals::list(&cn_hub::Layout::new(&hub)).unwrap();
-    let pending = all.iter().filter(|a| a.status == cn_hub::approvals::Status::Pending).count();
-    let held = journal(&hub).iter().filter(|e| e["type"] == "approval" && e["outcome"] == "held").count();
-    assert_eq!((held, pending, all.len()), (3 * HOLDS + 1, 3 * HOLDS, 3 * HOLDS + 1), "listed {listed} times");
 }

@@ -1,18 +1,15 @@
-//! Peer mail through the daemon, end to end, no cron: hub `b` runs `cn run` with
+//! Peer mail through the daemon, no cron: hub `b` runs `cn_daemon::run` with
 //! `senses.peers` on; hub `a` sends it a question over git (bare repositories on disk as the
 //! remotes). b's daemon syncs by itself, files the mail, decides it (a shell-script model
 //! replies), and its reply goes back out through b's next sync — `a` finds it with one
-//! `cn sync`. A peer whose remote is gone is journaled once, not at every tick.
-
-use crate::daemon_common;
+//! `cn sync`. A peer whose remote is gone is journaled once, not at every tick. (`cn peer
+//! add`, `cn send` and `cn sync` as cn-agent's `add_peer`, `send` and `sync`.)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use daemon_common::*;
-
-const MINUTE: Duration = Duration::from_secs(60);
+use crate::common::*;
 
 /// Replies to whatever it is asked.
 const REPLY: &str = "cat > /dev/null\nprintf '```yaml\\ntool: reply\\nmessage: all green on b\\n```\\n'\n";
@@ -28,13 +25,19 @@ fn bare(root: &Path, name: &str) -> PathBuf {
     path
 }
 
+/// `cn sync` on `hub`, required to succeed with no error.
+fn sync_ok(hub: &Path) {
+    let report = cn_agent::sync(&open(hub)).unwrap();
+    assert!(report.errors.is_empty(), "{report:?}");
+}
+
 #[test]
 fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let (a_bare, b_bare, c_bare) = (bare(root, "a"), bare(root, "b"), bare(root, "c"));
     let a = root.join("a");
-    cn_ok(root, &["init", a.to_str().unwrap(), "--name", "a"]);
+    cn_agent::init(&a, Some("a")).unwrap();
     let b = hub(root, "b", REPLY, "");
     let yaml = std::fs::read_to_string(b.join("cn.yaml"))
         .unwrap()
@@ -42,15 +45,15 @@ fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
     std::fs::write(b.join("cn.yaml"), yaml).unwrap();
     for (hub, origin, peer, peer_bare) in [(&a, &a_bare, "b", &b_bare), (&b, &b_bare, "a", &a_bare)] {
         git(hub, &["remote", "add", "origin", origin.to_str().unwrap()]);
-        cn_ok(hub, &["peer", "add", peer, peer_bare.to_str().unwrap()]);
+        cn_agent::add_peer(&open(hub), peer, peer_bare.to_str().unwrap()).unwrap();
     }
 
     // A second peer, quiet and working.
-    cn_ok(&b, &["peer", "add", "c", c_bare.to_str().unwrap()]);
-    let mut daemon = Daemon::start(&b, &[]);
+    cn_agent::add_peer(&open(&b), "c", c_bare.to_str().unwrap()).unwrap();
+    let mut daemon = Daemon::start(&b);
     daemon.owner_url();
-    cn_ok(&a, &["send", "--to", "b", "--message", "Status?", "--body", "How is the build on b?"]);
-    cn_ok(&a, &["sync"]);
+    cn_agent::send(&open(&a), "b", "Status?", Some("How is the build on b?")).unwrap();
+    sync_ok(&a);
 
     // b's daemon takes the mail, decides it with a reply, and sends the reply on its own.
     let entries = wait_until(MINUTE, "b to decide a's mail", || {
@@ -63,7 +66,7 @@ fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
     });
     assert_eq!(entries.0[entries.1]["op"], "reply", "{:#?}", entries.0[entries.1]);
     let reply = wait_until(MINUTE, "b's reply to reach a", || {
-        cn_ok(&a, &["sync"]);
+        sync_ok(&a);
         let inbox = std::fs::read_dir(a.join("threads/inbox")).ok()?;
         inbox
             .flatten()
@@ -94,5 +97,5 @@ fn the_daemon_syncs_peer_mail_by_itself_and_its_reply_goes_back() {
         seen.extend(last_fetch());
         (seen.len() >= 6).then_some(())
     });
-    assert!(daemon.stop().success());
+    daemon.stop();
 }
