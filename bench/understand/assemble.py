@@ -162,7 +162,9 @@ CLINC_ROUTINE = {
     "calendar": "list",
     "alarm": "add",
     "timer": "add",
-    "meeting_schedule": "add",
+    # "when is my meeting with dan scheduled for", "do i have any meetings today": CLINC's
+    # meeting_schedule asks about meetings (it was labelled "add" until 2026-11-30).
+    "meeting_schedule": "list",
     "shopping_list": "list",
 }
 CLINC_LEAVE = {"todo_list_update", "calendar_update", "shopping_list_update", "date", "time", "change_speed", "change_volume"}

@@ -778,6 +778,19 @@ pub(crate) fn for_another(text: &str) -> bool {
         "research",
         "review",
         "compose",
+        // Work on a codebase or a machine ("Deploy the website tonight"): the executive's.
+        "deploy",
+        "publish",
+        "merge",
+        "push",
+        "commit",
+        "refactor",
+        "debug",
+        "install",
+        "upgrade",
+        "rebuild",
+        "restart",
+        "reboot",
     ]
     .contains(&first)
 }
