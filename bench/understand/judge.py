@@ -597,6 +597,15 @@ def due_check(ref, got_due_rfc):
 DEVICE = re.compile(r"\b(?:alarms?|timers?)\b", re.I)
 
 
+# Any time or day at all in a text ("a 4 minute timer", "for 8 tomorrow", "at noon").
+TIME_SAID = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|half|quarter|"
+    r"noon|midnight|morning|afternoon|evening|night|tonight|today|tomorrow|tmrw|minutes?|mins?|hours?|seconds?|secs?|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekdays?|weekends?|daily|hourly|every|each|bedtime|dawn|sunrise|sunset|later|soon|now)\b",
+    re.I,
+)
+
+
 DAY_SAID = re.compile(
     r"\b(today|tonight|tomorrow|tmrw|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\d{1,2}(st|nd|rd|th)\b|/",
     re.I,
@@ -659,6 +668,12 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
         if recur:
             expected = f'every "{recur}{" " + when if when else ""}" "{what or "*"}"'
             if not got_changes:
+                # "alarm that goes off every sunday": an alarm goes off at a time, and none is
+                # said — one question back is the request's effect (issue 41, item 4).
+                said = " ".join(x for x in (recur, when) if x)
+                no_clock = not re.search(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight|morning|afternoon|evening|night|bedtime)\b", said, re.I)
+                if DEVICE.search(line.get("text", "")) and no_clock and not handed and "?" in (answer or ""):
+                    return "exact", "n/a", "asked for the time", ""
                 return nochange, "n/a", expected, ""
             ev = [c for c in got_changes if c["kind"] == "every"]
             several = several_times(line, recur, when, timeref)
@@ -694,6 +709,8 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
             # timer with no time said, a reminder with nothing to remind of. One question
             # back, nothing filed, is then exactly its effect.
             lacks = known and ref is None and (DEVICE.search(line.get("text", "")) or not what)
+            # A source without slots ("start a timer please"): the text itself says no time.
+            lacks = lacks or (not known and DEVICE.search(line.get("text", "")) and not TIME_SAID.search(line.get("text", "")))
             if lacks and not handed and "?" in (answer or ""):
                 return "exact", "n/a", "asked for what is missing", ""
             return nochange, "n/a", expected, ""
@@ -769,6 +786,18 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
         return "wrong", "n/a", expected, f"{show(c)} ({who})"
     if intent != "move":
         return "exact", "n/a", expected, show(c)
+    shift = SHIFT.search(line.get("text", ""))
+    if shift and target_due and c.get("due"):
+        # "move my dinner reminder on sunday back an hour": from the item's own time ("back",
+        # "later", "push" later; "forward", "up", "earlier" sooner).
+        n = (shift.group("n") or shift.group("n2")).lower()
+        n = 1 if n in ("a", "an", "one") else 2 if n == "two" else 3 if n == "three" else 30 if n == "thirty" else 15 if n == "fifteen" else int(n) if n.isdigit() else None
+        if n is not None:
+            unit = dt.timedelta(hours=n) if (shift.group("u") or shift.group("u2")).lower().startswith("h") else dt.timedelta(minutes=n)
+            sign = -1 if re.search(r"\b(?:forward|up|earlier|sooner|ahead)\b", shift.group(0), re.I) else 1
+            want = local(target_due) + sign * unit
+            ok = local(c["due"]) == want
+            return ("exact" if ok else "wrong"), "minute", f"{expected} {want:%Y-%m-%d %H:%M}", show(c)
     if ref is None:
         return "exact", "unchecked", expected, show(c) + "; no when slot: due not checked"
     if past:
@@ -781,6 +810,14 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
         if got and was and got.date() == was.date() and any((x.hour, x.minute) == (got.hour, got.minute) for x in ref.candidates):
             dv, dnote = "ok", f"{dnote}; the time said, on the item's own day"
     return ("exact" if dv != "wrong" else "wrong"), ("unchecked" if dv == "unchecked" else ref.granularity), expected, f"{show(c)}; {dnote}"
+
+
+# A move by an amount from where the item is: "back an hour", "forward 30 minutes", "an hour later".
+SHIFT = re.compile(
+    r"\b(?:(?:back|forward|up|ahead)\s+(?:by\s+)?(?P<n>an?|one|two|three|fifteen|thirty|\d+)\s+(?P<u>hours?|minutes?|mins?)"
+    r"|(?P<n2>an?|one|two|three|fifteen|thirty|\d+)\s+(?P<u2>hours?|minutes?|mins?)\s+(?:later|earlier|sooner|back|forward|ahead))\b",
+    re.I,
+)
 
 
 def run_line(job):

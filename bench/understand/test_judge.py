@@ -250,6 +250,30 @@ class Target(unittest.TestCase):
         self.assertEqual(judge.judge(l, [dict(ev, cron="0 7-21 * * *")], "", None, timeref)[0], "wrong")
         self.assertEqual(judge.judge(l, [dict(ev, cron="0 * * * *")], "", None, timeref)[0], "wrong")
 
+    def test_no_time_said_to_a_device_is_asked(self):
+        # A source without slots: the text says no time, so the question back is the effect.
+        l = line("start a timer please", "add")
+        l["slots_known"] = False
+        self.assertEqual(judge.judge(l, [], "When should the timer go off?", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, [], "I can't do that myself: it needs an executive model", None, timeref)[0], "handed_up")
+        t = line("set a 4 minute timer", "add")
+        t["slots_known"] = False
+        self.assertEqual(judge.judge(t, [], "When should the timer go off?", None, timeref)[0], "asked")
+        # A repeating alarm with a day and no time of day.
+        r = line("alarm that goes off every sunday", "add", recur="every sunday")
+        self.assertEqual(judge.judge(r, [], "at what time?", None, timeref)[0], "exact")
+        r6 = line("alarm every sunday at 6", "add", recur="every sunday at 6")
+        self.assertEqual(judge.judge(r6, [], "at what time?", None, timeref)[0], "asked")
+
+    def test_a_move_by_a_shift_is_from_the_item_s_time(self):
+        l = line("move my dinner reminder on sunday back an hour", "move", item="my dinner reminder on sunday", when="back an hour")
+        mv = {"kind": "move", "id": "t", "text": "dinner", "due": "2026-11-29T09:00:00Z"}  # 10:00 Paris
+        self.assertEqual(judge.judge(l, [mv], "", "t", timeref, target_due="2026-11-29T08:00:00Z")[0], "exact")
+        self.assertEqual(judge.judge(l, [dict(mv, due="2026-11-29T07:00:00Z")], "", "t", timeref, target_due="2026-11-29T08:00:00Z")[0], "wrong")
+        e = line("move the call 30 minutes earlier", "move", item="the call", when="30 minutes earlier")
+        ok = {"kind": "move", "id": "t", "text": "call", "due": "2026-11-29T07:30:00Z"}
+        self.assertEqual(judge.judge(e, [ok], "", "t", timeref, target_due="2026-11-29T08:00:00Z")[0], "exact")
+
     def test_all_of_a_days_cancelled(self):
         l = line("cancel all reminders i have set up for tomorrow", "cancel", item="all reminders i have set up for tomorrow")
         both = [{"kind": "cancel", "id": "t", "text": "reminder", "due": "2026-11-27T08:00:00Z"},

@@ -621,7 +621,10 @@ fn marked(intent: Intent, text: &str) -> bool {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
             r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|remind|notifications)\b"),
+            // The list's own words, or a question about one's own time ("what do I have going
+            // on today", "do I have anything to do on saturday", "am I doing anything friday",
+            // "what did I want to remember").
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
@@ -1038,9 +1041,24 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             // open list: the journal's, or the executive's.
             // ("what alerts did I set for today?" asks what is set: the list.)
             let lower = text.to_ascii_lowercase();
-            let set = ["did i set", "did i add", "did i schedule", "did i make", "did i create", "did i put"]
-                .iter()
-                .any(|w| lower.contains(w));
+            // ("what did I want to remember", "did I tell you to remind me about laundry": what
+            // is set, too.)
+            let set = [
+                "did i set",
+                "did i add",
+                "did i schedule",
+                "did i make",
+                "did i create",
+                "did i put",
+                "did i want",
+                "did i ask you",
+                "did i tell you",
+                "did you put",
+                "did you add",
+                "did i remember to",
+            ]
+            .iter()
+            .any(|w| lower.contains(w));
             if !set
                 && ["last ", "yesterday", "did i ", "have i done", "have i finished", "have i completed", "i've done"]
                     .iter()
@@ -1422,11 +1440,23 @@ mod tests {
                 vec!["return the redbox movies Fri 21:00"],
             ),
             ("Put all the reminders set for next week on the screen", vec!["ListTasks { filter: NextWeek }"]),
+            // Questions about one's own time and what one asked to be reminded of (CLINC150's,
+            // SMCalFlow's test splits): the list, never a filing.
+            ("What do I have going on today?", vec!["ListTasks { filter: Today }"]),
+            ("what kind of things do i have to do today", vec!["ListTasks { filter: Today }"]),
+            ("what did i ask you to remind me of", vec!["ListTasks { filter: Open }"]),
+            ("did i tell you to remind me about laundry", vec!["Show { words: \"laundry\" }"]),
+            ("check today's calendar for meetings", vec!["Show { words: \"meetings\" }"]),
+            ("when is my meeting with ann", vec!["Show { words: \"my meeting with ann\" }"]),
             // The words before the tagger's what that only name it are the task's.
             ("team meeting friday at 10", vec!["team meeting Fri 10:00"]),
             ("i have a doctor's appointment on friday at 2:30pm", vec!["a doctor's appointment Fri 14:30"]),
         ] {
             assert_eq!(said(text), want, "{text}");
+        }
+        // Work on a codebase with a time is the executive's; the past is not the list.
+        for text in ["Deploy the website tonight", "what did i have yesterday", "do i have anything against cats"] {
+            assert!(matches!(parse(text, &now()), Parsed::NotRoutine), "{text}");
         }
         // An alert before a timer ends is handed up whole, never half set.
         assert!(matches!(
