@@ -15,7 +15,6 @@
 
 use std::path::{Path, PathBuf};
 
-use cn_git::Git;
 use cn_hub::journal::HubJournal;
 use cn_storage::Doc;
 use serde_json::Value;
@@ -370,7 +369,7 @@ fn complete(
     cn_storage::beneath::rename(&hub.input(), &place_path).map_err(io_at(&hub.input()))?;
 
     let message = format!("{COMMIT_PREFIX}{} {}\n\nitem {} from {}", item.id, gtd.summary(), item.id, item.from);
-    let git = Git::new(hub.root());
+    let git = hub.git();
     let committed = git.commit_paths_quick(&message, &cn_hub::layout::OWN)?;
     // The per-item commit skips git's housekeeping (its latency would be paid by every
     // decision); `gc --auto` only counts loose objects until packing is due, then packs in
@@ -423,7 +422,7 @@ const COMMIT_PREFIX: &str = "cn out: ";
 /// left, it gets a commit of its own. True when something was committed.
 pub fn seal(hub: &Hub, id: &str) -> Result<bool> {
     let _lock = lock(hub)?;
-    let git = Git::new(hub.root());
+    let git = hub.git();
     // HEAD's subject, then the refs that point at it (`origin/main` when it was pushed).
     let (subject, refs) = git.head_subject_and_refs();
     let ours = subject.strip_prefix(COMMIT_PREFIX).and_then(|s| s.split_whitespace().next()) == Some(id);

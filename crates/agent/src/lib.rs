@@ -52,8 +52,6 @@ pub use queue::{
 pub use sync::{mail_home, peer_mail, peer_status, sync, MailHome, PeerStatus, SyncReport};
 pub use tools::{op_tool_names, ops_prompt, read_call, register_ops, Decisions};
 
-use cn_git::Git;
-
 /// `cn send`: the owner writes to a peer. The mail waits in the outbox for `cn sync`.
 pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Mail> {
     let _lock = lock(hub)?;
@@ -73,7 +71,7 @@ pub fn send(hub: &Hub, to: &str, message: &str, body: Option<&str>) -> Result<Ma
     };
     mail::post(hub, &mail)?;
     hub.journal()?.write(&journal::Sent { to, thread: &mail.id, message })?;
-    Git::new(hub.root()).commit_paths(&format!("cn send: mail {} to {to}", mail.id), &cn_hub::layout::OWN)?;
+    hub.git().commit_paths(&format!("cn send: mail {} to {to}", mail.id), &cn_hub::layout::OWN)?;
     Ok(mail)
 }
 
@@ -88,7 +86,7 @@ pub fn peer_unreachable(hub: &Hub, name: &str) -> Option<String> {
         Ok(p) => p,
         Err(e) => return Some(cn_compute::chain(&e)),
     };
-    Git::new(hub.root()).ls_remote_answers(&peer.remote, PEER_CHECK).err().map(|e| cn_compute::chain(&e))
+    hub.git().ls_remote_answers(&peer.remote, PEER_CHECK).err().map(|e| cn_compute::chain(&e))
 }
 
 /// `cn peer add`: record a peer (a local path is made absolute, so git finds it from
@@ -106,6 +104,6 @@ pub fn add_peer(hub: &Hub, name: &str, remote: &str) -> Result<()> {
         _ => remote.to_string(),
     };
     hub.add_peer(name, &remote)?;
-    Git::new(hub.root()).commit_paths(&format!("cn peer add {name}"), &cn_hub::layout::OWN)?;
+    hub.git().commit_paths(&format!("cn peer add {name}"), &cn_hub::layout::OWN)?;
     Ok(())
 }

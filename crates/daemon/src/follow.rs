@@ -142,9 +142,6 @@ pub fn decorator(
                         return;
                     }
                     Err(why) => {
-                        // Reading it set git's environment from it (`git.env`): the running
-                        // config's again.
-                        cn_git::pass_env(&running.hub.config().git.env);
                         told(&running.hub, Some(&why));
                     }
                 }

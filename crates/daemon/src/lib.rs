@@ -663,7 +663,7 @@ fn run_config(
         // Idle, the resident set is what the idle loop touches (see `resident`).
         let upkeep_attention = attention.clone();
         decorators.push(upkeep::maintain_repository(
-            cn_git::Git::new(&root),
+            hub.git(),
             move || !upkeep_attention.active_within(pacing.idle),
             handled.clone(),
         ));

@@ -6,10 +6,10 @@
 //! goes through (`connect`). git is the hub's
 //! timeline, the mail's transport and a loop's clock, and any remote git understands works;
 //! this is the one place that spawns git or speaks its protocol. It knows no hub: cn.yaml's
-//! `git.env` comes in through [`pass_env`].
+//! `git.env` comes in with the [`Git`] made for the hub ([`Git::passing`]).
 //!
 //! Invariant: git runs with a scrubbed environment: only `child::BASE_ENV`, `LC_*`,
-//! [`GIT_BASE_ENV`] and the names of cn.yaml's `git.env` ([`pass_env`]) reach git and what
+//! [`GIT_BASE_ENV`] and the names of its hub's `git.env` ([`Git::passing`]) reach git and what
 //! git runs (hooks, ssh, credential helpers); an API key in cn's environment does not, nor a
 //! `GIT_*` variable that was not named.
 //!
@@ -152,18 +152,6 @@ impl GitError {
 /// git nowhere).
 pub const GIT_BASE_ENV: &[&str] = &["XDG_CONFIG_HOME", "SSH_AUTH_SOCK", "GIT_CEILING_DIRECTORIES"];
 
-/// The names `git.env` in cn.yaml adds for every git command (set by [`pass_env`]).
-static PASS_ENV: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
-
-/// Let git see these variables of cn's environment too (cn.yaml's `git.env`: a proxy,
-/// `GIT_SSH_COMMAND`, …); each call replaces the last. Reading cn.yaml
-/// (`cn_hub::config::HubConfig::parse_with_raw`) calls it with the hub's list.
-pub fn pass_env(names: &[String]) {
-    if let Ok(mut n) = PASS_ENV.write() {
-        *n = names.to_vec();
-    }
-}
-
 /// The transports git itself may use (`GIT_ALLOW_PROTOCOL`): never a helper such as `ext`
 /// (runs a command) or `fd`. A peer's remote is held to the stricter [`check_remote`].
 pub const ALLOWED_PROTOCOLS: &str = "https:ssh:git:file:http";
@@ -288,15 +276,27 @@ fn is_loopback_authority(rest: &str) -> bool {
 
 /// One repository directory (a working tree, a subdirectory of one, or a bare repository).
 /// Every command runs as `git -C DIR`, so pathspecs are relative to DIR.
+/// What git sees of cn's environment is this value's ([`Git::passing`]), never the process's:
+/// two hubs in one process each run git with their own `git.env`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Git {
     dir: PathBuf,
+    /// The names of cn's environment git gets besides [`GIT_BASE_ENV`] (cn.yaml's `git.env`).
+    env: Vec<String>,
 }
 
 impl Git {
     /// The repository at (or containing) `dir`; nothing is checked until a command runs.
+    /// git gets no variable of cn's but [`GIT_BASE_ENV`] (and `child::BASE_ENV`).
     pub fn new(dir: impl Into<PathBuf>) -> Git {
-        Git { dir: dir.into() }
+        Git { dir: dir.into(), env: Vec::new() }
+    }
+
+    /// Let git see these variables of cn's environment too (a hub's `git.env`: a proxy,
+    /// `GIT_SSH_COMMAND`, …), for every command run through this value and its clones.
+    pub fn passing(mut self, names: &[String]) -> Git {
+        self.env = names.to_vec();
+        self
     }
 
     pub fn dir(&self) -> &Path {
@@ -317,7 +317,7 @@ impl Git {
         // A scrubbed environment, like every child's (`cn_process::child`): what git itself needs
         // and what `git.env` names, never an API key of cn's or a `GIT_*` variable that
         // would redirect git (`GIT_DIR`, `GIT_SSH_COMMAND`, `GIT_CONFIG_*`).
-        let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
+        let named = &self.env;
         let names: Vec<&str> = GIT_BASE_ENV.iter().copied().chain(named.iter().map(String::as_str)).collect();
         c.env_clear().envs(cn_process::child::base_env(&names));
         c.env("GIT_TERMINAL_PROMPT", "0");
@@ -410,7 +410,7 @@ impl Git {
     /// git as a bounded child (`cn_process::child`: its own process group, killed past `timeout`,
     /// `output` bytes kept) with the scrubbed environment of [`Git::command`].
     fn child(&self, args: &[&str], timeout: Duration, output: usize) -> cn_process::child::Child {
-        let named = PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
+        let named = &self.env;
         let mut child = cn_process::child::Child::new("git");
         if let Some(proxy) = connect::proxy_config() {
             child = child.arg("-c").arg(proxy).env(connect::CONNECT_ENV, "1");

@@ -247,8 +247,7 @@ impl Git {
     /// `url.*.insteadOf`) or cn.yaml's `git.env` passes `GIT_PROXY_COMMAND` — git then
     /// connects, as it was told. Asked once for many remotes, then [`Remote::reached`].
     pub fn connects_itself(&self) -> bool {
-        let named = crate::PASS_ENV.read().map(|n| n.clone()).unwrap_or_default();
-        if named.iter().any(|n| n == "GIT_PROXY_COMMAND") {
+        if self.env.iter().any(|n| n == "GIT_PROXY_COMMAND") {
             return false;
         }
         // Exit 1: no such key anywhere. cn's own `-c core.gitProxy` shows as "command line:".

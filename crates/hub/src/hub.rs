@@ -166,6 +166,11 @@ impl Hub {
     pub fn config(&self) -> &HubConfig {
         &self.config
     }
+    /// git for this hub's repository, seeing what its cn.yaml's `git.env` names (and only
+    /// that: another hub open in the same process has its own).
+    pub fn git(&self) -> cn_git::Git {
+        cn_git::Git::new(self.root()).passing(&self.config.git.env)
+    }
     /// Every value the hub runs with and where it came from (`cn config show`).
     pub fn settings(&self) -> Vec<crate::config::Setting> {
         self.config.settings(&self.written)

@@ -43,7 +43,7 @@ impl Upstream {
         if !config.pushes() {
             return Ok(None);
         }
-        let git = Git::new(hub.root());
+        let git = hub.git();
         let branch = match &config.branch {
             Some(b) => b.clone(),
             None => git.current_branch().ok_or(LeaseError::NoBranch)?,

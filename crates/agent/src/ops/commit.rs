@@ -43,7 +43,7 @@ fn resolve(hub: &Hub, artifact: &str) -> Result<String> {
         ))
     };
     let plain = !artifact.is_empty() && artifact.chars().all(|c| c.is_ascii_hexdigit()) && artifact.len() >= 4;
-    let git = cn_git::Git::new(hub.root());
+    let git = hub.git();
     if !plain || !git.has_object(artifact) {
         return Err(bad());
     }

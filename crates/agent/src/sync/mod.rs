@@ -51,7 +51,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use cn_git::Git;
 use serde::{Deserialize, Serialize};
 
 use crate::envelope::Envelope;
@@ -175,7 +174,7 @@ pub fn sync(hub: &Hub) -> Result<SyncReport> {
     // step starts from this listing. Another sync of this hub may publish between this
     // listing and the lock; what it published is then pushed again (the same commits) or
     // left for the next sync, and the out step's verdict is what origin answered.
-    let git = Git::new(hub.root());
+    let git = hub.git();
     let origin_url = git.remote_url("origin");
     // A plain `git://` origin is listed by cn itself, as a `git://` peer is: whether git's
     // configuration lets cn connect is asked once for both, and each is reached by cn-git's
@@ -382,7 +381,7 @@ fn publish_and_commit(
         } else {
             "cn sync: receipts settled".to_string()
         };
-        report.committed = Git::new(hub.root()).commit_paths(&message, &cn_hub::layout::OWN)?;
+        report.committed = hub.git().commit_paths(&message, &cn_hub::layout::OWN)?;
     }
     // The hub in origin (`origin.push`): what this sync recorded goes there now, not at the
     // daemon's next push.
@@ -793,8 +792,7 @@ fn publish(
             // releases, moved to sent/) is committed and pushed with the first refs, in one
             // atomic push that also renews the lease — a receipt never reaches origin before
             // the record of its mail does, and a clone that lost the lease publishes nothing.
-            Git::new(hub.root())
-                .commit_paths("cn sync: mail taken and released, before publishing", &cn_hub::layout::OWN)?;
+            hub.git().commit_paths("cn sync: mail taken and released, before publishing", &cn_hub::layout::OWN)?;
             if let Err(e) = up.push(specs.get(..CHUNK.min(specs.len())).unwrap_or_default()) {
                 return Err(e.into());
             }
@@ -807,7 +805,7 @@ fn publish(
                 None => {
                     let mut args = vec!["push", "-q", "--no-verify", remote];
                     args.extend(chunk.iter().map(String::as_str));
-                    origin_git(&Git::new(hub.root()), &args).map(|_| ()).map_err(|e| cn_compute::chain(&e))
+                    origin_git(&hub.git(), &args).map(|_| ()).map_err(|e| cn_compute::chain(&e))
                 }
             };
             if let Err(e) = pushed {
@@ -907,14 +905,14 @@ impl Home {
 }
 
 fn has_origin(hub: &Hub) -> bool {
-    Git::new(hub.root()).remote_url("origin").is_some()
+    hub.git().remote_url("origin").is_some()
 }
 
 /// Where this hub's peers read the mail it sends them: its `origin`'s URL (credentials
 /// left out), or — a hub without `origin` — the hub's own directory. A peer receives this
 /// hub's mail once it names this hub with that remote (`cn peer add <me> <where>`).
 pub fn mail_home(hub: &Hub) -> MailHome {
-    match Git::new(hub.root()).remote_url("origin") {
+    match hub.git().remote_url("origin") {
         Some(url) => MailHome { remote: cn_process::redact::redact(&url), origin: true },
         None => {
             let root = hub.root().canonicalize().unwrap_or_else(|_| hub.root().to_path_buf());

@@ -60,7 +60,7 @@ pub(super) struct Quarantine {
 impl Quarantine {
     /// `native`: whether cn may connect to a `git://` peer itself (`Git::connects_itself`).
     pub(super) fn new(hub: &Hub, native: bool) -> Result<Quarantine> {
-        let git_dir = Git::new(hub.root()).git_dir()?;
+        let git_dir = hub.git().git_dir()?;
         let parent = git_dir.join("cn-mail-in");
         std::fs::create_dir_all(&parent).map_err(io_at(&parent))?;
         if let Ok(entries) = std::fs::read_dir(&parent) {
@@ -114,7 +114,7 @@ pub(super) fn list(
 ) -> Result<Vec<(MailRef, String)>> {
     let mut args = vec!["ls-remote", "--heads", "--", remote];
     args.extend(patterns.iter().map(String::as_str));
-    let git = Git::new(hub.root());
+    let git = hub.git();
     let out = patiently(|| match bounded {
         Some((q, deadline)) => {
             Ok(String::from_utf8_lossy(&git.run_bounded(&args, None, &q.bounds_until(deadline, None, LISTING_MAX))?)
@@ -167,7 +167,7 @@ pub(super) fn fetch_from(
 
     // Fetch by hash into the quarantine, so no local ref is written (or cleaned up) per
     // mail and nothing stays in the hub's store; then size, read and check every mail.
-    let git = Git::new(hub.root());
+    let git = hub.git();
     let per_mail = cap.saturating_add(2 * ENVELOPE_MAX);
     let mut too_large: BTreeSet<String> = BTreeSet::new();
     for chunk in fresh.chunks(CHUNK) {
@@ -235,7 +235,7 @@ pub(super) fn native(
     let listing = refs.into_iter().filter_map(|(sha, name)| Some((MailRef::parse(&name)?, sha))).collect();
     let (mut got, fresh) = sort_listing(me, listing, record, legacy);
     let per_mail = cap.saturating_add(2 * ENVELOPE_MAX);
-    let git = Git::new(hub.root());
+    let git = hub.git();
     for chunk in fresh.chunks(CHUNK) {
         let wants: Vec<&str> = chunk.iter().map(|(_, sha, _)| sha.as_str()).collect();
         let limit = per_mail.saturating_mul(wants.len() as u64).saturating_add(1 << 20);
@@ -351,7 +351,7 @@ pub(super) fn read_fetched(
     if unread.is_empty() {
         return;
     }
-    let git = Git::new(hub.root());
+    let git = hub.git();
     // git's fetch checks that what it received holds everything the wants reach; a pack cn
     // received itself is checked here, every peer's at once (each peer's alone if that
     // fails): a pack without a listed mail's commit, tree or file is its server's error,
@@ -694,7 +694,7 @@ pub(super) fn build_commits(hub: &Hub, files: &[PathBuf], report: &mut SyncRepor
     }
     let marks_path = std::env::temp_dir().join(format!("cn-marks-{}-{}", std::process::id(), cn_hub::id::new()));
     let marks_arg = format!("--export-marks={}", marks_path.display());
-    let imported = Git::new(hub.root()).run_with_input(&["fast-import", "--quiet", "--force", &marks_arg], &stream);
+    let imported = hub.git().run_with_input(&["fast-import", "--quiet", "--force", &marks_arg], &stream);
     let marks = std::fs::read_to_string(&marks_path).map_err(io_at(&marks_path));
     let _ = std::fs::remove_file(&marks_path);
     imported?;

@@ -4,6 +4,7 @@
 //! binary's.
 
 mod fleet_mail;
+mod git_env;
 mod hostile;
 mod hostile_sync;
 mod mail_readonly;

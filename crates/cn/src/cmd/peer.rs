@@ -59,7 +59,7 @@ pub fn run(hub: Option<&Path>, cmd: Command) -> anyhow::Result<ExitCode> {
                 };
                 return Err(super::UsageError(why).into());
             }
-            cn_git::Git::new(hub.root()).commit_paths_quick(&format!("cn peer rm {name}"), &cn_hub::layout::OWN)?;
+            hub.git().commit_paths_quick(&format!("cn peer rm {name}"), &cn_hub::layout::OWN)?;
             println!("peer {name} removed");
         }
         Command::List { json } => {

@@ -272,9 +272,6 @@ impl HubConfig {
     /// [`HubConfig::parse`], plus the keys the text writes (for [`HubConfig::settings`]).
     pub fn parse_written(text: &str, path: &Path) -> Result<(HubConfig, Written), ConfigError> {
         let config = HubConfig::parse(text, path)?;
-        // The hub's git runs with what `git.env` names from here on (`Hub::open` and
-        // `HubConfig::load` both read cn.yaml through here).
-        cn_git::pass_env(&config.git.env);
         Ok((config, Written::of(text, path)?))
     }
 }
