@@ -36,9 +36,17 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     // "set an alarm for sunday for five minutes": a filing named only by a span says how long
     // or when, not what — asked, never filed as "five minutes".
     let span_named = |task: &str| when::shift(task).is_some_and(|s| cn_hub::words::content(&s.rest).is_empty());
+    // ("a timer to begin at 9:30 am for 30 minutes" left "minutes": a unit alone, the same.)
+    let unit_named = |task: &str| {
+        let lower = task.to_ascii_lowercase();
+        let mut words = lower.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).peekable();
+        words.peek().is_some()
+            && words
+                .all(|w| matches!(w, "minute" | "minutes" | "min" | "mins" | "hour" | "hours" | "second" | "seconds"))
+    };
     if let Parsed::Routine(rs) = &parsed {
         if let Some(task) = rs.iter().find_map(|r| match r {
-            Request::AddTask { task, .. } if span_named(task) => Some(task),
+            Request::AddTask { task, .. } if span_named(task) || unit_named(task) => Some(task),
             _ => None,
         }) {
             return Parsed::Ask(WhenError::Unreadable {
@@ -46,9 +54,32 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
                 why: "is that how long, or how soon?".into(),
             });
         }
+        if let [Request::AddTask { task, due: None }] = rs.as_slice() {
+            // "a reminder for my hair appointment the night before": before a time the routine
+            // does not know — when to remind is asked, as "two days before my wife's birthday".
+            if let Some(c) = the_night_before_re().captures(task) {
+                return Parsed::Missing(Missing { want: Want::When, what: Some(group(&c, "what")), due: None });
+            }
+        }
+        // "I need to get rid of all my reminders for this weekend": a change to what is set,
+        // said as a need — never filed as a task to do.
+        if rs.iter().any(|r| matches!(r, Request::AddTask { task, .. } if undo_named_re().is_match(task))) {
+            return Parsed::NotRoutine;
+        }
     }
     parsed
 }
+
+pattern!(
+    the_night_before_re,
+    "the night before",
+    r"(?i)^(?P<what>.*\w.*?)\s+(?:the\s+(?:night|day|morning|evening|afternoon|week|weekend)|(?:an?|one|two|three|\d+)\s+(?:minutes?|hours?|days?|weeks?))\s+(?:before|prior)$"
+);
+pattern!(
+    undo_named_re,
+    "undo named",
+    r"(?i)^(?:get\s+rid\s+of|cancel|delete|remove|clear|erase|turn\s+off|switch\s+off|disable|stop)\b.*\b(?:reminders?|alarms?|timers?|tasks?|events?|appointments?)\b"
+);
 
 // Not "set the time for the meeting to 3pm": that changes a time.
 pattern!(

@@ -687,3 +687,18 @@ fn alarms_counted_then_said_and_a_timer_a_letter_short() {
     let roast = hub.owner("Set time to bake the roast for 2 hours");
     assert!(roast.starts_with("Added: bake roast — due Thu 26 Nov, 16:30"), "{roast}");
 }
+
+#[test]
+fn a_reminder_before_an_unknown_time_a_bare_unit_and_an_undoing_need_are_never_filed() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    // TOPv2's test split, each once filed as a task.
+    assert!(matches!(
+        parse("set up a reminder for my hair appointment the night before", &now),
+        super::Parsed::Missing(super::Missing { want: super::Want::When, what: Some(w), .. }) if w == "my hair appointment"
+    ));
+    assert!(matches!(parse("Set a timer to begin at 9:30 am for 30 minutes", &now), super::Parsed::Ask(_)));
+    assert!(matches!(
+        parse("I need to get rid of all my reminders for this weekend since I am going out of town.", &now),
+        super::Parsed::NotRoutine
+    ));
+}

@@ -473,7 +473,7 @@ fn check_words(text: &str) -> Result<(), WhenError> {
 /// The due time in `text` relative to `now` (whose zone is the hub's): `None` when the text
 /// says no time; an error when it says one that cannot be read or has passed.
 pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
-    let read = numbers::normalize(text);
+    let read = numbers::ranges(numbers::normalize(text));
     let normal = read.text.as_str();
     check_words(normal)?;
     let day = day_match(normal);

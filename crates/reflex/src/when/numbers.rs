@@ -762,6 +762,11 @@ pub fn normalize(text: &str) -> Normalized {
             .then(|| Some(format!("the {}", suffixed(ordinal(c.name("d")?.as_str())?))))
             .flatten()
     });
+    // "on thursday eighth": the day of the month after its weekday, said without "the" (as
+    // "thursday the 8th", which is checked against the weekday).
+    let n = n.rewrite(re!(r"\b(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?P<d>ORD)\b"), |c, _| {
+        Some(format!("{} the {}", c.name("wd")?.as_str(), suffixed(ordinal(c.name("d")?.as_str())?)))
+    });
     // "2 hours from now", "after 30 minutes": a span from now.
     let n = n.rewrite(
         re!(r"\b(?:(?:for|at|in)\s+)?(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+from\s+now\b"),
@@ -784,6 +789,48 @@ pub fn normalize(text: &str) -> Normalized {
         offset_clock,
     );
     meals(n)
+}
+
+/// A stretch of a day said by its two ends ("from 10 am until 2 pm", "from 2-5 pm", "9:00 am
+/// till 5:00 pm") read as its start ("at 10 am", "at 2 pm"): a task is due when it starts. An
+/// end said with am/pm lends it to a start said without ("from 2 to 5 pm"), unless the start
+/// would then come after it ("from 11 to 1 pm": 11 am). For one time only — a repeat's window
+/// ("every hour from 9am to 5pm") is [`super::every`]'s.
+pub(super) fn ranges(n: Normalized) -> Normalized {
+    n.rewrite(
+        re!(r"\b(?:(?:from|between)\s+)?(?P<a>\d{1,2})(?P<am>:\d{2})?\s*(?P<ap>[ap]\.?\s?m\b\.?)?\s*(?P<sep>until|till|til|to|through|thru|and|-|–)\s*(?P<b>\d{1,2})(?::\d{2})?\s*(?P<bp>[ap]\.?\s?m\b\.?)?"),
+        |c, text| {
+            let said_from = c.get(0)?.as_str().trim_start().to_ascii_lowercase();
+            // Two bare numbers with no "from" and no am/pm ("2 and 3") are no stretch of time.
+            let (ap, bp) = (c.name("ap").map(|m| m.as_str()), c.name("bp").map(|m| m.as_str()));
+            if !(said_from.starts_with("from") || said_from.starts_with("between")) && ap.is_none() && bp.is_none() {
+                return None;
+            }
+            if !(said_from.starts_with("from") || said_from.starts_with("between")) && ap.is_none() {
+                return None;
+            }
+            // "at 8 am and 6 pm" is two times; "between 8 and 10 am" one stretch.
+            if c.name("sep").is_some_and(|m| m.as_str().eq_ignore_ascii_case("and")) && !said_from.starts_with("between") {
+                return None;
+            }
+            let before = text[..c.get(0)?.start()].to_ascii_lowercase();
+            if before.contains("every") || before.contains("hourly") || before.contains("each") {
+                return None;
+            }
+            let (a, b): (u32, u32) = (c.name("a")?.as_str().parse().ok()?, c.name("b")?.as_str().parse().ok()?);
+            if a > 23 || b > 23 {
+                return None;
+            }
+            let minutes = c.name("am").map_or("", |m| m.as_str());
+            let half = match (ap, bp) {
+                (Some(ap), _) => format!(" {ap}"),
+                (None, Some(bp)) if a <= 12 && b <= 12 && (a <= b || b == 12) && a != 12 => format!(" {bp}"),
+                (None, Some(_)) if a <= 12 => " am".to_string(),
+                _ => String::new(),
+            };
+            Some(format!("at {a}{minutes}{half}"))
+        },
+    )
 }
 
 /// The clock time a match of a span before or after a clock time says ("at 4:15pm" for "15

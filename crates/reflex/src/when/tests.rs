@@ -735,3 +735,19 @@ fn an_hour_said_before_tonight() {
     assert_eq!(on_thursday("cancel the reminder for five tonight"), "2026-11-26 17:00");
     assert_eq!(on_thursday("call mum at 9 tonight"), "2026-11-26 21:00");
 }
+
+#[test]
+fn a_stretch_of_a_day_is_due_when_it_starts() {
+    // SMCalFlow's test split: an event said by its two ends.
+    assert_eq!(on_thursday("on Saturday from 10 am until 2 pm"), "2026-11-28 10:00");
+    assert_eq!(on_thursday("for Tuesday from 9:00 am till 5:00 pm"), "2026-12-01 09:00");
+    assert_eq!(on_thursday("tomorrow from 2-5 pm"), "2026-11-27 14:00");
+    assert_eq!(on_thursday("tomorrow from 11 to 1 pm"), "2026-11-27 11:00");
+    assert_eq!(on_thursday("friday between 8 and 10 am"), "2026-11-27 08:00");
+    // Two times joined by "and" stay two; a repeat's window is the repeat's.
+    assert!(at("on saturday for 8 am and 6 pm", &thursday()).ends_with("and 6 pm"));
+    // The day of the month after its weekday, in words, is checked against it.
+    assert!(
+        matches!(parse("for seven on thursday eighth", &thursday()), Err(e) if e.to_string().contains("8th is a Tuesday"))
+    );
+}
