@@ -583,6 +583,11 @@ pub(super) fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request
     if indirect && (not_a_task_re().is_match(what) || question_re().is_match(what) || asks_within_re().is_match(what)) {
         return None;
     }
+    // "i need to schedule meeting room for monday at 2:30 pm": booking with others, the
+    // executive's.
+    if indirect && learned::booked(what) {
+        return None;
+    }
     // "I need to set a reminder for …", "I need to add another one for 16:15": a request to
     // file, not a need to keep; read as one.
     if indirect && filing_re().is_match(what) {
@@ -619,4 +624,67 @@ pub(super) fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request
         return None;
     }
     Some(Ok(Request::AddTask { task, due }))
+}
+
+// "create baseball game on saturday at 2", "schedule a firing meeting tomorrow morning",
+// "Would you please set up a lunch meeting with Jerri Skinner for Fri.": an event put on the
+// calendar — a task due when it starts.
+pattern!(
+    event_re,
+    "event",
+    r"(?ix)^(?:(?:hi|hey|ok|okay)[,!]?\s+)?(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
+        (?:i\s+(?:want|need|would\s+like|'d\s+like)\s+(?:you\s+)?to\s+)?(?:let'?s\s+)?
+        (?P<verb>create|make|add|set\s+up|set|schedule|plan|put\s+in)\s+(?:me\s+)?(?:up\s+)?(?P<what>.+?)\s*[.!?]?$"
+);
+pattern!(
+    event_word_re,
+    "event word",
+    r"(?i)\b(?:event|meeting|game|session|party|night|lunch|dinner|breakfast|brunch|date|class|practice|rehearsal|workout|match|concert|trip|visit|coffee|drinks|nap|reception|interview|conference|exam|check-?up)s?\b"
+);
+// What is booked with others or made, not put on one's own calendar: a room, a table, a
+// call, a playlist.
+pattern!(
+    not_an_event_re,
+    "not an event",
+    r"(?i)\b(?:playlists?|lists?|rooms?|calls?|sure|reservations?|tables?|flights?|hotels?|rides?|taxis?|ubers?|cabs?|tickets?|appointments?|reminders?|alarms?|timers?|tasks?|notes?|payments?|transfers?)\b|\?"
+);
+pattern!(
+    event_lead_re,
+    "event lead",
+    r"(?i)^(?:(?:an?|the|my|another|new|all[\s-]+day)\s+)*(?:(?:calendar\s+)?event\s+(?:to|called|named|titled|for)\s+|(?:calendar\s+)?event\s*:\s*)?"
+);
+pattern!(
+    event_tail_re,
+    "event tail",
+    r"(?i)\s+(?:(?:on|to|in|into)\s+(?:my|the)\s+(?:calendar|schedule|agenda|diary))\s*$"
+);
+
+/// An event said with its time, put on the calendar ([`event_re`]): the task, due when it
+/// starts. `None` without a time, or for what is booked with others (a room, a call).
+pub(super) fn event(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
+    let c = event_re().captures(t)?;
+    let what = c.name("what")?.as_str();
+    if !event_word_re().is_match(what) || not_an_event_re().is_match(t) {
+        return None;
+    }
+    // "make dinner tonight" is cooking; "make a dinner reservation" booking: "make" puts an
+    // event only with its article ("make an event to go swimming on Friday").
+    let verb = c.name("verb")?.as_str().to_ascii_lowercase();
+    if verb == "make" && !what.to_ascii_lowercase().starts_with(['a', 't', 'm', 'e']) {
+        return None;
+    }
+    let due = match when::parse(what, now) {
+        Ok(Some(due)) => due,
+        Ok(None) => return None,
+        Err(e) => return Some(Err(e)),
+    };
+    let rest = led_off(&due.rest);
+    let rest = event_tail_re().replace(&rest, "");
+    let task = unquote(&event_lead_re().replace(rest.trim(), ""));
+    if cn_hub::words::content(&task).is_empty()
+        || !event_word_re().is_match(&task) && task.split_whitespace().count() > 6
+    {
+        return None;
+    }
+    Some(Ok(Request::AddTask { task, due: Some(due) }))
 }

@@ -798,6 +798,17 @@ pub(crate) fn for_another(text: &str) -> bool {
     .contains(&first)
 }
 
+/// Whether `text` books something with others ("schedule a meeting room for 4:00 on
+/// thursday", "reserve a table for friday at 8"): the executive's, never a task filed.
+pub(crate) fn booked(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:(?:meeting|conference|hotel|board|class)\s*rooms?|rooms?\s+(?:for|at)\b|tables?\s+for\b|reservations?|reserve|tickets?|flights?|seats?\s+(?:for|on|at)\b)")
+            .unwrap_or_else(|e| unreachable!("the booked pattern compiles: {e}"))
+    })
+    .is_match(text)
+}
+
 /// What an understood clause asks.
 pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     if u.intent == Intent::Smalltalk && u.confidence >= 0.6 {
@@ -817,6 +828,7 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
         Intent::Add => {
             asks(text)
                 || for_another(text)
+                || booked(text)
                 || (asks_of && !timed)
                 || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
         }

@@ -816,6 +816,9 @@ fn clause_request(c: &Clean, now: &Zoned) -> Option<Result<Request, WhenError>> 
     if let Some(r) = complete(t).or_else(|| cancel(t)) {
         return Some(Ok(r));
     }
+    if let Some(r) = event(t, now) {
+        return Some(r);
+    }
     move_(t, now).or_else(|| add(t, now, need_re())).or_else(|| statement_done(t))
 }
 

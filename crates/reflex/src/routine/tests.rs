@@ -702,3 +702,32 @@ fn a_reminder_before_an_unknown_time_a_bare_unit_and_an_undoing_need_are_never_f
         super::Parsed::NotRoutine
     ));
 }
+
+#[test]
+fn an_event_said_with_its_time_is_put_on_the_calendar_and_a_booking_is_not() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    let filed = |text: &str| match parse(text, &now) {
+        super::Parsed::Routine(rs) => match rs.as_slice() {
+            [super::Request::AddTask { task, due: Some(d) }] => format!("{task} {}", d.at.strftime("%a %H:%M")),
+            other => format!("{other:?}"),
+        },
+        other => format!("{other:?}"),
+    };
+    // SMCalFlow's test split, each handed up before.
+    assert_eq!(filed("create baseball game on saturday at 2"), "baseball game Sat 14:00");
+    assert_eq!(filed("schedule a firing meeting tomorrow morning"), "firing meeting Fri 09:00");
+    assert_eq!(
+        filed("Would you please set up a lunch meeting with Jerri Skinner for Fri."),
+        "lunch meeting with Jerri Skinner Fri 09:00"
+    );
+    assert_eq!(filed("Make an all day event called free time with Abby on saturday"), "free time with Abby Sat 09:00");
+    // CLINC150's: a room booked, a playlist made, dinner cooked — none of them filed.
+    for text in [
+        "could you schedule a meeting room for 4:00 on thursday",
+        "i need to schedule meeting room for monday at 2:30 pm, please",
+        "Create a playlist for my grandma's birthday party on saturday",
+        "make dinner tonight",
+    ] {
+        assert!(!matches!(parse(text, &now), super::Parsed::Routine(_)), "{text}");
+    }
+}
