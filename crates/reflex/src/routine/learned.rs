@@ -624,7 +624,7 @@ fn marked(intent: Intent, text: &str) -> bool {
             // The list's own words, or a question about one's own time ("what do I have going
             // on today", "do I have anything to do on saturday", "am I doing anything friday",
             // "what did I want to remember").
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do|when\s+(?:is|are|was)\s+my|when'?s\s+my|when\s+am\s+i|when\s+my|what\s+time\s+(?:is|are)\s+my|what\s+time'?s\s+my|show\s+me\s+my)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
@@ -1460,6 +1460,7 @@ mod tests {
             ("did i tell you to remind me about laundry", vec!["Show { words: \"laundry\" }"]),
             ("check today's calendar for meetings", vec!["Show { words: \"meetings\" }"]),
             ("when is my meeting with ann", vec!["Show { words: \"my meeting with ann\" }"]),
+            ("What time is my date on friday?", vec!["Show { words: \"my date\" }"]),
             // The words before the tagger's what that only name it are the task's.
             ("team meeting friday at 10", vec!["team meeting Fri 10:00"]),
             ("i have a doctor's appointment on friday at 2:30pm", vec!["a doctor's appointment Fri 14:30"]),
