@@ -214,7 +214,10 @@ def smcalflow(raw):
                 if at >= 0 and intent == "create_event":
                     slots = [{"slot": "what", "start": at, "end": at + len(m.group(1))}]
                     known = True
-            yield ex(row["text"], SMCAL[intent], slots, "smcalflow", intent, slots_known=known)
+            d = ex(row["text"], SMCAL[intent], slots, "smcalflow", intent, slots_known=known)
+            # Only the subject is read from the program: a time said is never marked.
+            d["when_known"] = False
+            yield d
         elif intent in SMCAL_NONE or (intent.startswith("fence:") and intent not in {"fence:FenceReminder", "fence:FenceRecurring", "fence:FenceDateTime", "fence:FenceScope", "fence:FenceSpecify"}):
             yield ex(row["text"], "none", [], "smcalflow", intent)
 

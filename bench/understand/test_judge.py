@@ -274,6 +274,13 @@ class Target(unittest.TestCase):
         ok = {"kind": "move", "id": "t", "text": "call", "due": "2026-11-29T07:30:00Z"}
         self.assertEqual(judge.judge(e, [ok], "", "t", timeref, target_due="2026-11-29T08:00:00Z")[0], "exact")
 
+    def test_a_source_that_marks_no_time_does_not_check_the_due(self):
+        l = line("schedule a nap for the weekend", "add", what="nap")
+        l["source"] = "smcalflow"
+        self.assertEqual(judge.judge(l, [add("nap", "2026-11-28T08:00:00Z")], "", None, timeref)[0], "exact")
+        l["source"] = "topv2"
+        self.assertEqual(judge.judge(l, [add("nap", "2026-11-28T08:00:00Z")], "", None, timeref)[0], "wrong")
+
     def test_all_of_a_days_cancelled(self):
         l = line("cancel all reminders i have set up for tomorrow", "cancel", item="all reminders i have set up for tomorrow")
         both = [{"kind": "cancel", "id": "t", "text": "reminder", "due": "2026-11-27T08:00:00Z"},
