@@ -100,12 +100,28 @@ pattern!(
       | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?P<d>.+?)\s+(?:task|reminder|to-?do)
       | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?:the\s+)?(?:task|reminder|to-?do)\s+(?:to|about|for)\s+(?P<e>.+)
       | (?:what\s+about|details\s+(?:on|of|about))\s+(?:the\s+)?(?P<f>.+?)\s+(?:task|reminder)
+      # did you put carrots on the shopping list, have i told you to add washing dishes to
+      # my todo list, are carrots added to the grocery list, did carrots get on my list
+      | (?:did|have)\s+(?:you|i)\s+(?:put|add|added|(?:told|tell|ask|asked)\s+you\s+to\s+(?:put|add))\s+(?P<g>.+?)\s+
+        (?:on|to|in|into)\s+(?:my|the)\s+(?:(?:shopping|grocery|to-?do|todo|task)\s+)?list
+      | (?:is|are|did)\s+(?P<h>.+?)\s+(?:added\s+to|get\s+on|got\s+on|on|in)\s+(?:my|the)\s+(?:(?:shopping|grocery|to-?do|todo|task)\s+)?list
+      # is there a meeting with sam today, do i have a meeting with paul today, is the
+      # meeting with lisa today, when is my meeting with infrastructure
+      | (?:is\s+there|are\s+there|do\s+i\s+have|have\s+i\s+got|is\s+it\s+possible\s+(?:that\s+)?i\s+have)\s+(?:a|an|any)\s+
+        (?P<i>(?:meeting|appointment|event|lunch|dinner|breakfast|call)s?\s+with\s+.+?)(?:\s+(?:today|tomorrow|tonight|this\s+week|next\s+week))?
+      | is\s+(?:the|my)\s+(?P<j>(?:meeting|appointment|call|lunch|dinner)\s+with\s+.+?)\s+(?:today|tomorrow|tonight)
+      | when\s+(?:is|'s)\s+my\s+(?P<k>.+)
     )$"
 );
 
 pub(super) fn show(t: &str) -> Option<Request> {
     let c = show_re().captures(t)?;
-    let words = ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    let words = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]
+        .iter()
+        .find_map(|n| c.name(n))?
+        .as_str()
+        .trim()
+        .to_string();
     Some(Request::Show { words })
 }
 
@@ -590,8 +606,10 @@ pub(super) fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request
     }
     // "I need to set a reminder for …", "I need to add another one for 16:15": a request to
     // file, not a need to keep; read as one.
+    // ("i need to set a reminder to call lisa for her birthday" names what to remind of: read
+    // as the filing it asks for.)
     if indirect && filing_re().is_match(what) {
-        return None;
+        return if reminder_to_re().is_match(what) { add(what.trim(), now, add_re()) } else { None };
     }
     // "remind me about the dentist on Wednesday instead of Thursday": a change, not a filing.
     if learned::changes_existing(t) {
@@ -658,6 +676,8 @@ pattern!(
     "event tail",
     r"(?i)\s+(?:(?:on|to|in|into)\s+(?:my|the)\s+(?:calendar|schedule|agenda|diary))\s*$"
 );
+
+pattern!(reminder_to_re, "reminder to", r"(?i)\b(?:reminder|remind\s+me)\s+to\s+\w");
 
 /// An event said with its time, put on the calendar ([`event_re`]): the task, due when it
 /// starts. `None` without a time, or for what is booked with others (a room, a call).

@@ -1459,7 +1459,7 @@ mod tests {
             ("what did i ask you to remind me of", vec!["ListTasks { filter: Open }"]),
             ("did i tell you to remind me about laundry", vec!["Show { words: \"laundry\" }"]),
             ("check today's calendar for meetings", vec!["Show { words: \"meetings\" }"]),
-            ("when is my meeting with ann", vec!["Show { words: \"my meeting with ann\" }"]),
+            ("when is my meeting with ann", vec!["Show { words: \"meeting with ann\" }"]),
             ("What time is my date on friday?", vec!["Show { words: \"my date\" }"]),
             // The words before the tagger's what that only name it are the task's.
             ("team meeting friday at 10", vec!["team meeting Fri 10:00"]),

@@ -858,8 +858,9 @@ pub(crate) fn unquote(s: &str) -> String {
 pattern!(
     missing_frame_re,
     "missing frame",
-    r"(?ix)^(?:
+    r"(?ix)^(?:i\s+(?:need|want|would\s+like|'d\s+like)\s+(?:to\s+)?)?(?:
         remind\s+me
+      | (?:a\s+)?reminder
       | (?:set|add|create|make|put\s+in|schedule|new)\s+(?:me\s+)?(?:a\s+|an\s+|another\s+|new\s+)*(?:reminder|task|to-?do|event|appointment)
         (?:\s+(?:to|on|in|into)\s+(?:my|the)\s+(?:calendar|list|schedule|to-?do\s+list|todo\s+list|task\s+list|reminders))?
       | (?:a\s+|another\s+)?(?:new\s+)(?:reminder|task|to-?do|event)

@@ -731,3 +731,29 @@ fn an_event_said_with_its_time_is_put_on_the_calendar_and_a_booking_is_not() {
         assert!(!matches!(parse(text, &now), super::Parsed::Routine(_)), "{text}");
     }
 }
+
+#[test]
+fn a_question_about_what_is_on_a_list_shows_it_and_changes_nothing() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    // CLINC150's test split: each handed up before, and "did carrots get on my shopping list"
+    // once marked a task done.
+    for (text, words) in [
+        ("did you put carrots on the shopping list", "carrots"),
+        ("did carrots get on my shopping list", "carrots"),
+        ("have i told you to add washing dishes to my todo list", "washing dishes"),
+        ("is there a meeting with sam today", "meeting with sam"),
+        ("is the meeting with lisa today", "meeting with lisa"),
+        ("when is my meeting with infrastructure", "meeting with infrastructure"),
+    ] {
+        assert_eq!(
+            parse(text, &now),
+            super::Parsed::Routine(vec![super::Request::Show { words: words.into() }]),
+            "{text}"
+        );
+    }
+    // A need to set a reminder to do something is that reminder.
+    assert_eq!(
+        parse("i need to set a reminder to call lisa for her birthday", &now),
+        super::Parsed::Routine(vec![super::Request::AddTask { task: "call lisa for her birthday".into(), due: None }])
+    );
+}
