@@ -659,12 +659,12 @@ pattern!(
     "event word",
     r"(?i)\b(?:event|meeting|game|session|party|night|lunch|dinner|breakfast|brunch|date|class|practice|rehearsal|workout|match|concert|trip|visit|coffee|drinks|nap|reception|interview|conference|exam|check-?up)s?\b"
 );
-// What is booked with others or made, not put on one's own calendar: a room, a table, a
-// call, a playlist.
+// What is made or arranged, not put on one's own calendar: a call, a playlist, a ride (booking
+// a room, a table or tickets is [`learned::booked`]).
 pattern!(
     not_an_event_re,
     "not an event",
-    r"(?i)\b(?:playlists?|lists?|rooms?|calls?|sure|reservations?|tables?|flights?|hotels?|rides?|taxis?|ubers?|cabs?|tickets?|appointments?|reminders?|alarms?|timers?|tasks?|notes?|payments?|transfers?)\b|\?"
+    r"(?i)\b(?:playlists?|lists?|rooms?|calls?|sure|hotels?|rides?|taxis?|ubers?|cabs?|appointments?|reminders?|alarms?|timers?|tasks?|notes?|payments?|transfers?)\b|\?"
 );
 pattern!(
     event_lead_re,
@@ -684,7 +684,7 @@ pattern!(reminder_to_re, "reminder to", r"(?i)\b(?:reminder|remind\s+me)\s+to\s+
 pub(super) fn event(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
     let c = event_re().captures(t)?;
     let what = c.name("what")?.as_str();
-    if !event_word_re().is_match(what) || not_an_event_re().is_match(t) {
+    if !event_word_re().is_match(what) || not_an_event_re().is_match(t) || learned::booked(t) {
         return None;
     }
     // "make dinner tonight" is cooking; "make a dinner reservation" booking: "make" puts an
