@@ -738,6 +738,15 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
         listed = day_list(" ".join(whens), timeref)
         if DEVICE.search(text) and listed:
             whens, apart = listed, True
+        if not known and not whens and DEVICE.search(text):
+            # A source without slots ("set alarms for 2pm and 3pm"): the clock times the text
+            # says, joined by "and", are an alarm each, as when the slots mark them.
+            said = timeref.normalise(text)
+            clocks = list(timeref.CLOCK.finditer(said))
+            joined = [said[a.end() : b.start()] for a, b in zip(clocks, clocks[1:])]
+            window = re.search(r"\b(?:between|from|until|till|every|each|through)\b", said, re.I)
+            if len(clocks) > 1 and not window and all(re.search(r"\band\b", j) for j in joined):
+                whens, apart = [c.group(0) for c in clocks], True
         if apart and DEVICE.search(text) and all(timeref.reference(w, NOW_LOCAL).candidates for w in whens):
             # "set my alarm for 3 am and then 8 pm": one alarm for each time said.
             if len(got_changes) != len(whens) or len(adds) != len(whens):

@@ -291,6 +291,15 @@ class Target(unittest.TestCase):
         l = line("cancel the reminders for tomorrow", "cancel", item="the reminders for tomorrow")
         self.assertEqual(judge.judge(l, both, "", "t", timeref, target_due="2026-11-27T08:00:00Z")[0], "wrong")
 
+    def test_alarms_at_two_times_in_a_source_without_slots(self):
+        l = line("i want you to set alarms for 2pm and 3pm", "add")
+        l["slots_known"] = False
+        # Paris is UTC+1: 2pm has passed at the judge's now (14:40), so tomorrow; 3pm today.
+        two = [add("Alarm", "2026-11-27T13:00:00Z"), add("Alarm", "2026-11-26T14:00:00Z")]
+        self.assertEqual(judge.judge(l, two, "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, [two[0], add("Alarm", "2026-11-26T16:00:00Z")], "", None, timeref)[0], "wrong")
+        self.assertEqual(judge.judge(l, two[:1], "", None, timeref)[0], "wrong")
+
     def test_an_end_said_after_a_list_of_days(self):
         self.assertTrue(judge.end_said("a new alarm for 3pm every Thursday and Friday for 3 weeks"))
         self.assertFalse(judge.end_said("an alarm every Monday through Friday at 7"))
