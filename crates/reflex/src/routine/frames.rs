@@ -49,12 +49,12 @@ pattern!(
     "list",
     format!(
         r"(?ix)^(?:
-            (?:what'?s|what\s+is|whats)\s+on\s+(?:my\s+|the\s+)?(?:to-?do\s+|todo\s+|task\s+)?(?:list|plate|agenda)(?:\s+(?:for\s+)?(?P<w1>{FILTER_WORDS}))?
-          | (?:i\s+(?:want|need|would\s+like|'d\s+like)\s+to\s+)?(?:show|list|give|tell|retrieve|display|view|see|check|pull\s+up|bring\s+up)(?:\s+(?:me|for\s+me))?\s+(?:all\s+)?(?:of\s+)?(?:my|the)\s+(?:open\s+|listed\s+|current\s+|upcoming\s+)?(?:tasks|todos|to-?dos|to-?do\s+list|todo\s+list|task\s+list|list|reminders|alarms|timers|notifications)(?:\s+(?:that\s+)?i(?:'ve|\s+have)\s+(?:set|got))?(?:\s+(?:for\s+|due\s+)?(?P<w2>{FILTER_WORDS}))?
-          | what\s+(?:tasks|todos|to-?dos|reminders)\s+(?:do\s+i\s+have|have\s+i\s+got|are\s+(?:open|left|due))(?:\s+(?:for\s+)?(?P<w3>{FILTER_WORDS}))?
+            (?:what'?s|what\s+is|whats)\s+on\s+(?:my\s+|the\s+)?(?:to[\s-]?do\s+|todo\s+|task\s+)?(?:list|plate|agenda)(?:\s+(?:for\s+)?(?P<w1>{FILTER_WORDS}))?
+          | (?:i\s+(?:want|need|would\s+like|'d\s+like)\s+to\s+)?(?:show|list|give|tell|retrieve|display|view|see|check|pull\s+up|bring\s+up)(?:\s+(?:me|for\s+me))?\s+(?:all\s+)?(?:of\s+)?(?:my|the)\s+(?:open\s+|listed\s+|current\s+|upcoming\s+)?(?:tasks|todos|to[\s-]?dos|to[\s-]?do\s+list|todo\s+list|task\s+list|list|reminders|alarms|timers|notifications)(?:\s+(?:that\s+)?i(?:'ve|\s+have)\s+(?:set|got))?(?:\s+(?:for\s+|due\s+)?(?P<w2>{FILTER_WORDS}))?
+          | what\s+(?:tasks|todos|to[\s-]?dos|reminders)\s+(?:do\s+i\s+have|have\s+i\s+got|are\s+(?:open|left|due))(?:\s+(?:for\s+)?(?P<w3>{FILTER_WORDS}))?
           | what(?:\s+do\s+i\s+have|\s+have\s+i\s+got|\s+do\s+i\s+need|\s+is\s+left|\s*'?s\s+left)\s+(?:to\s+do\s+)?(?:due\s+)?(?:on\s+)?(?:for\s+)?(?P<w4>{FILTER_WORDS})
           | (?:what'?s|what\s+is|whats|what\s+are|anything|is\s+(?:there\s+)?anything|are\s+there\s+any\s+tasks)\s+(?P<kind>due|left|overdue|open|late|on)(?:\s+(?:for\s+)?(?P<w5>{FILTER_WORDS}))?
-          | (?:my\s+)?(?:tasks|todos|to-?do\s+list)(?:\s+(?:for\s+)?(?P<w6>{FILTER_WORDS}))?
+          | (?:my\s+)?(?:tasks|todos|to[\s-]?do\s+list)(?:\s+(?:for\s+)?(?P<w6>{FILTER_WORDS}))?
           | (?:any|are\s+there\s+any)\s+(?:tasks|todos)\s+(?:due\s+)?(?P<w7>{FILTER_WORDS})?
         )$"
     )
@@ -97,14 +97,14 @@ pattern!(
         when\s+(?:is|'s|are)\s+(?P<a>.+?)\s+due
       | when'?s\s+(?P<b>.+?)\s+due
       | when\s+do\s+i\s+(?:have|need)\s+to\s+(?P<c>.+)
-      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?P<d>.+?)\s+(?:task|reminder|to-?do)
-      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?:the\s+)?(?:task|reminder|to-?do)\s+(?:to|about|for)\s+(?P<e>.+)
+      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?P<d>.+?)\s+(?:task|reminder|to[\s-]?do)
+      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?:the\s+)?(?:task|reminder|to[\s-]?do)\s+(?:to|about|for)\s+(?P<e>.+)
       | (?:what\s+about|details\s+(?:on|of|about))\s+(?:the\s+)?(?P<f>.+?)\s+(?:task|reminder)
       # did you put carrots on the shopping list, have i told you to add washing dishes to
       # my todo list, are carrots added to the grocery list, did carrots get on my list
       | (?:did|have)\s+(?:you|i)\s+(?:put|add|added|(?:told|tell|ask|asked)\s+you\s+to\s+(?:put|add))\s+(?P<g>.+?)\s+
-        (?:on|to|in|into)\s+(?:my|the)\s+(?:(?:shopping|grocery|to-?do|todo|task)\s+)?list
-      | (?:is|are|did)\s+(?P<h>.+?)\s+(?:added\s+to|get\s+on|got\s+on|on|in)\s+(?:my|the)\s+(?:(?:shopping|grocery|to-?do|todo|task)\s+)?list
+        (?:on|to|in|into)\s+(?:my|the)\s+(?:(?:shopping|grocery|to[\s-]?do|todo|task)\s+)?list
+      | (?:is|are|did)\s+(?P<h>.+?)\s+(?:added\s+to|get\s+on|got\s+on|on|in)\s+(?:my|the)\s+(?:(?:shopping|grocery|to[\s-]?do|todo|task)\s+)?list
       # is there a meeting with sam today, do i have a meeting with paul today, is the
       # meeting with lisa today, when is my meeting with infrastructure
       | (?:is\s+there|are\s+there|do\s+i\s+have|have\s+i\s+got|is\s+it\s+possible\s+(?:that\s+)?i\s+have)\s+(?:a|an|any)\s+
@@ -226,8 +226,8 @@ pattern!(
     cancel_re,
     "cancel",
     r"(?ix)^(?:
-        (?:cancel|delete|remove|drop|scrap|ditch|bin|forget(?:\s+about)?|never\s*mind(?:\s+about)?|nvm|stop|kill|skip|erase)\s+(?P<a>.+?)(?:\s+(?:from|off)\s+(?:my|the)\s+(?:list|tasks|todos?|to-?do\s+list|todo\s+list|task\s+list|reminders))?
-      | take\s+(?P<b>.+?)\s+off\s+(?:my|the)\s+(?:list|tasks|todos?|to-?do\s+list|todo\s+list|task\s+list|reminders)
+        (?:cancel|delete|remove|drop|scrap|ditch|bin|forget(?:\s+about)?|never\s*mind(?:\s+about)?|nvm|stop|kill|skip|erase|toss(?:\s+out)?|throw\s+(?:out|away)|trash|get\s+rid\s+of)\s+(?P<a>.+?)(?:\s+(?:from|off)\s+(?:my|the)\s+(?:list|tasks|todos?|to[\s-]?do\s+list|todo\s+list|task\s+list|reminders))?
+      | take\s+(?P<b>.+?)\s+off\s+(?:my|the)\s+(?:list|tasks|todos?|to[\s-]?do\s+list|todo\s+list|task\s+list|reminders)
       | (?:i\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:need|have)\s+to\s+(?P<c>.+?)(?:\s+any\s*more|\s+after\s+all)?
       | no\s+need\s+to\s+(?P<d>.+?)(?:\s+any\s*more|\s+after\s+all)?
       | (?P<e>.+?)\s+(?:is|are)\s+(?:cancelled|canceled|off|not\s+needed)(?:\s+any\s*more)?
@@ -535,8 +535,8 @@ pattern!(
         (?:remind\s+me|set\s+(?:up\s+)?(?:a\s+|me\s+a\s+)?reminder|(?:make|create|add)\s+a\s+reminder)\s*(?:(?P<lead>(?:at|in|on|by|tomorrow|tonight|today|next|this|before|until)\b.*?)\s+)?(?:(?:to|about|that|of|for)\b|:)\s*(?P<a>.+)
       | reminder\s*(?:[:\-–]|to\b)\s*(?P<b>.+)
       | (?:add|ad|create|make|log|open|new|put)\s+(?:a\s+|an\s+|the\s+|new\s+|another\s+)*(?:task|todo|to-do|item|action\s+item)s?(?:\s*[:\-–]\s*|\s+(?:to|for|that\s+says|saying)\s+|\s+)(?P<c>.+)
-      | (?:to-?do|todo|task|action\s+item)\s*[:\-–]\s*(?P<d>.+)
-      | (?:add|put|stick|pop)\s+(?P<e>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:to-?do\s+|todo\s+|task\s+|shopping\s+)?(?:list|todos|tasks)\b(?P<tail>.*)
+      | (?:to[\s-]?do|todo|task|action\s+item)\s*[:\-–]\s*(?P<d>.+)
+      | (?:add|put|stick|pop)\s+(?P<e>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:to[\s-]?do\s+|todo\s+|task\s+|shopping\s+)?(?:list|todos|tasks)\b(?P<tail>.*)
       | note\s+to\s+self\s*[:\-–,]?\s*(?P<f>.+)
       | (?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+|about\s+)?(?P<g>.+)
       | (?:don'?t|do\s+not)\s+forget\s*(?:[:\-–,]\s*|\s+(?:to|about)\s+)(?P<k>.+)

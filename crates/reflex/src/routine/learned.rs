@@ -197,9 +197,13 @@ fn name_of(words: &str) -> Option<(String, String)> {
     let cut = end.find(words).map_or(words.len(), |m| m.start());
     let (head, tail) = words.split_at(cut);
     let epoch = jiff::Timestamp::UNIX_EPOCH.to_zoned(jiff::tz::TimeZone::UTC);
+    // ("a timer called train for 90 seconds": the span is no part of the name either.)
     let (name, left) = match when::parse(head, &epoch) {
         Ok(Some(d)) => (clean(&super::frames::trim_words(&d.rest)), format!("{} {tail}", d.phrase)),
-        _ => (clean(head), tail.to_string()),
+        _ => match span_from_now(head, &epoch) {
+            Some(d) => (clean(&super::frames::trim_words(&d.rest)), format!("{} {tail}", d.phrase)),
+            None => (clean(head), tail.to_string()),
+        },
     };
     // "an alarm as soon as you can", "a reminder as well": no name.
     let first = name.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
@@ -401,7 +405,9 @@ pub fn level_two_may(intent: &str, clause: &str) -> bool {
         .is_ok_and(|u| matches!(u.intent, Intent::Cancel | Intent::Move | Intent::Complete) && u.confidence >= 0.9);
     match intent {
         "idea" => marked(Intent::Idea, clause) && !change,
-        "task" => !change && !changes_existing(clause),
+        // "when im i going to finish the task": a question files nothing, whatever level two
+        // reads in it; nor does a message for someone else.
+        "task" => !change && !changes_existing(clause) && !asks(clause) && !for_another(clause),
         _ => true,
     }
 }
@@ -444,10 +450,46 @@ fn vague(words: &str) -> bool {
 /// and cancel breakfast plans set up to remind me…", "… on Wednesday instead of Thursday",
 /// "that reminder must be updated", "resume the alarm in 15 minutes"): never a new filing.
 pub fn changes_existing(text: &str) -> bool {
+    remakes(text) || changes(text)
+}
+
+/// Whether `text` changes an event that exists — people added to it ("Add Julie Jim and Jack
+/// to my Lunch Tomorrow Afternoon"), its time remade ("Make my event on May 21 be at PM") —
+/// which no reading files as a new task.
+pub fn remakes(text: &str) -> bool {
+    // "Add Julie Jim and Jack to my Lunch Tomorrow Afternoon": people added to an event, not a
+    // thing added to a list.
+    static TO_EVENT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let to_event = TO_EVENT.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)^\s*(?:please\s+)?(?:add|invite|include)\s+\S.*?\s+to\s+(?:my|the|this|that|our)\s+(?P<to>[\w'-]+)",
+        )
+        .unwrap_or_else(|e| unreachable!("the added-to pattern compiles: {e}"))
+    });
+    if let Some(to) = to_event.captures(text).and_then(|c| c.name("to")) {
+        let to = to.as_str().to_ascii_lowercase();
+        let event =
+            ["lunch", "dinner", "breakfast", "meeting", "party", "event", "appointment", "call", "trip", "session"];
+        if event.contains(&to.as_str()) {
+            return true;
+        }
+    }
+    static REMADE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    REMADE
+        .get_or_init(|| {
+            regex::Regex::new(
+                r"(?i)\b(?:make|have)\s+(?:my|the|this|that)\s+[^.!?]{0,40}?\bbe\s+(?:at|on|for|in|moved)\b",
+            )
+            .unwrap_or_else(|e| unreachable!("the remade pattern compiles: {e}"))
+        })
+        .is_match(text)
+}
+
+fn changes(text: &str) -> bool {
     static CHANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     CHANGE
         .get_or_init(|| {
-            regex::Regex::new(r"(?i)^\s*(?:(?:right\s+)?now\s+)?(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset|change|label|rename|relabel|resume|restart|pause|unpause)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)|\b(?:make|set|put|push)\s+(?:my|the|this|that)\s+(?:\w+\s+)?(?:alarms?|timers?|reminders?)\s+[^.!?]{0,30}\b(?:later|earlier|sooner)\b|\b(?:alarms?|reminders?)\b[^.!?]*\bneeds?\s+to\s+(?:be\s+)?(?:chang|mov|reschedul|updat|shift)\w*|\b(?:alarms?|reminders?|timers?)\s+(?:updated|changed|moved|rescheduled|switched|shifted)\s+(?:to|for|from)\b|\b(?:alarms?|reminders?|timers?)\b[^.!?]{0,40}\b(?:changed|moved|rescheduled|pushed|switched|shifted)\s+(?:to|until|till)\b")
+            regex::Regex::new(r"(?i)^\s*(?:(?:right\s+)?now\s+)?(?:(?:i\s+(?:want|need|would\s+like)\s+to\s+|please\s+|can\s+you\s+|could\s+you\s+)?(?:disable|delete|cancel|remove|erase|stop|turn\s+off|switch\s+off|shut\s+off|repeat|extend|adjust|reset|change|label|rename|relabel|resume|restart|pause|unpause)\b)|\binstead\s+of\b|\b(?:be|been|get|gets)\s+(?:updat|chang|mov|reschedul|cancel|delet)\w*|\b(?:reduce|modify|extend|increase|decrease|shorten|lengthen|adjust|postpone|delay)\s+(?:(?:my|the|this|that|current|next|snooze|wake\s+up|morning)\s+)*(?:\w+\s+)?(?:alarms?|timers?|reminders?|snooze|task)\b|\bmove\s+(?:the|my|this|that)\s+(?:\w+\s+)?(?:alarm|timer|reminder)s?\s+(?:up|back|forward|earlier|later|ahead)\b|\badd\s+(?:another|\d+\s+more|an?\s+(?:extra|other))\b[^.!?]{0,30}\bto\s+(?:(?:my|the|this|that)\s+)?(?:\w+\s+)?(?:alarm|timer|reminder)|\b(?:make|set|put|push)\s+(?:my|the|this|that)\s+(?:\w+\s+)?(?:alarms?|timers?|reminders?)\s+[^.!?]{0,30}\b(?:later|earlier|sooner)\b|\b(?:alarms?|reminders?)\b[^.!?]*\bneeds?\s+to\s+(?:be\s+)?(?:chang|mov|reschedul|updat|shift)\w*|\b(?:alarms?|reminders?|timers?)\s+(?:updated|changed|moved|rescheduled|switched|shifted)\s+(?:to|for|from)\b|\b(?:alarms?|reminders?|timers?)\b[^.!?]{0,40}\b(?:changed|moved|rescheduled|pushed|switched|shifted)\s+(?:to|until|till)\b|^\s*(?:please\s+)?(?:toss|throw)\s+(?:out|away)\b")
                 .unwrap_or_else(|e| unreachable!("the change pattern compiles: {e}"))
         })
         .is_match(text)
@@ -620,14 +662,14 @@ fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
+            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
             // The list's own words, or a question about one's own time ("what do I have going
             // on today", "do I have anything to do on saturday", "am I doing anything friday",
             // "what did I want to remember").
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do|when\s+(?:is|are|was)\s+my|when'?s\s+my|when\s+am\s+i|when\s+my|what\s+time\s+(?:is|are)\s+my|what\s+time'?s\s+my|show\s+me\s+my)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to-?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do|when\s+(?:is|are|was)\s+my|when'?s\s+my|when\s+am\s+i|when\s+my|what\s+time\s+(?:is|are)\s+my|what\s+time'?s\s+my|show\s+me\s+my|(?:do|did)\s+i\s+have\s+(?:an?\s+|my\s+|any\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:today|tonight|tomorrow|later|this\s+\w+|next\s+\w+|on\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*)|what\s+do\s+i\s+need\s+to\s+(?:buy|get|pick\s+up|do)|my\s+(?:day|plans?)\s+(?:for|on|look|today|tomorrow)|plan\s+for\s+the\s+day|what\s+time\s+am\s+i|when\s+do\s+i\s+(?:meet|see|have)|where\s+(?:do|am)\s+i\s+(?:have|supposed|need)\s+to\s+be|(?:recall|keep\s+in\s+mind|bear\s+in\s+mind|not\s+(?:want\s+to\s+)?forget)|(?:anything|something)\s+(?:happening|scheduled|planned))\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
             r(r"\b(?:an\s+idea|new\s+idea|my\s+ideas|ideas?\s+list|idea\s*:|someday|some\s+day|for\s+later|one\s+day)"),
         ]
     });
@@ -648,7 +690,7 @@ fn marked(intent: Intent, text: &str) -> bool {
 fn undoes(text: &str) -> bool {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:cancel\w*|delet\w*|remov\w*|drop\w*|clear\w*|stop\w*|end|erase\w*|disabl\w*|deactivat\w*|off|rid|don'?t|do\s+not|no\s+longer|not\s+need\w*|anymore|any\s+more|scrap\w*|forget|nix|kill|dismiss\w*|silence|unschedul\w*|unset|scratch|trash|ditch|abort|wipe|eliminat\w*|discard\w*|undo|never\s*mind|nevermind|skip|quit|halt|mute|snuff)\b")
+        regex::Regex::new(r"(?i)\b(?:cancel\w*|delet\w*|remov\w*|drop\w*|clear\w*|stop\w*|end|erase\w*|disabl\w*|deactivat\w*|off|rid|don'?t|do\s+not|no\s+longer|not\s+need\w*|anymore|any\s+more|scrap\w*|forget|nix|kill|dismiss\w*|silence|unschedul\w*|unset|scratch|trash|ditch|abort|wipe|eliminat\w*|discard\w*|undo|never\s*mind|nevermind|skip|quit|halt|mute|snuff|toss\w*|throw\s+(?:out|away))\b")
             .unwrap_or_else(|e| unreachable!("the undo pattern compiles: {e}"))
     })
     .is_match(text)
@@ -727,6 +769,29 @@ pub(crate) fn tells_another(text: &str) -> bool {
         && !["i", "i'm", "we", "me", "us", "you", "my", "the", "this", "that", "it", "to"].contains(&who)
 }
 
+/// The event in words that ask to file it ("schedule a dentist appointment" → "dentist
+/// appointment"); `None` when what is filed is itself a filing ("set a reminder for my new
+/// schedule").
+fn filed_event(words: &str) -> Option<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(?:set\s+up|schedule|make|create|add|put|set)\s+(?:me\s+)?(?:an?|my|the|new)\s+(?P<e>(?:[\w'-]+\s+){0,3}(?:appointment|meeting|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|game|practice|call))\s*$")
+            .unwrap_or_else(|e| unreachable!("the filed event pattern compiles: {e}"))
+    });
+    let e = re.captures(words)?.name("e")?.as_str().trim().to_string();
+    let filing = ["reminder", "task", "alarm", "timer", "note", "list", "event", "entry"];
+    (!e.split_whitespace().any(|w| filing.contains(&w.to_ascii_lowercase().as_str()))).then_some(e)
+}
+
+/// "book (me) a meeting", "book an appointment": an event of the person's own.
+fn own_event_re() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^book\s+(?:me\s+|myself\s+)?(?:an?|my)\s+(?:\w+\s+){0,2}(?:meeting|appointment|call|session|check-?up|lesson|class)\b")
+            .unwrap_or_else(|e| unreachable!("the own event pattern compiles: {e}"))
+    })
+}
+
 pub(crate) fn for_another(text: &str) -> bool {
     let t = without_wake_word(&text.trim().to_ascii_lowercase());
     let t = t.trim_start_matches("please ").trim_start_matches("can you ").trim_start_matches("could you ");
@@ -740,6 +805,15 @@ pub(crate) fn for_another(text: &str) -> bool {
     }
     // "turn off my 8pm alarm", "switch off the reminder": the person's own, undone.
     if matches!(first, "turn" | "switch" | "shut") && second == "off" && (device(t).is_some() || t.contains("remind")) {
+        return false;
+    }
+    // "play an alarm at 5am next tuesday": the alarm is the person's own.
+    if first == "play" && device(t).is_some() {
+        return false;
+    }
+    // "book me a meeting tomorrow at 3 pm": a meeting in the person's own calendar (a room,
+    // a table or tickets are booked with others: [`booked`]).
+    if first == "book" && own_event_re().is_match(t) && !booked(t) {
         return false;
     }
     // "Remind the team about …": a message to others (the executive's), not the person's list.
@@ -772,6 +846,7 @@ pub(crate) fn for_another(text: &str) -> bool {
         "show",
         "draft",
         "book",
+        "invite",
         "order",
         "find",
         "search",
@@ -811,6 +886,22 @@ pub(crate) fn booked(text: &str) -> bool {
 
 /// What an understood clause asks.
 pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
+    // "shopping list", "my to do list": a list named alone asks to see it, never to file it.
+    static BARE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let bare = BARE.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)^\s*(?:my\s+|the\s+)?(?P<list>(?:shopping|grocery|to[\s-]?do|todo|task)\s+list)\s*[.!?]*\s*$",
+        )
+        .unwrap_or_else(|e| unreachable!("the bare list pattern compiles: {e}"))
+    });
+    if let Some(list) = bare.captures(text).and_then(|c| c.name("list")) {
+        let list = list.as_str().to_ascii_lowercase();
+        return Clause::Request(if list.starts_with("shopping") || list.starts_with("grocery") {
+            Request::Show { words: list }
+        } else {
+            Request::ListTasks { filter: cn_hub::tasks::Filter::Open }
+        });
+    }
     if u.intent == Intent::Smalltalk && u.confidence >= 0.6 {
         return Clause::Skip;
     }
@@ -855,9 +946,15 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
         Intent::Add => {
             // "I need to set a reminder for my new schedule": the words to file hold the
             // request to file them — not read apart, not filed.
-            if what.as_deref().is_some_and(super::parse::files) {
-                return Clause::NotRoutine;
-            }
+            // ("Please schedule a dentist appointment for Friday at 9 AM": the words to file
+            // are the appointment, the asking verb gone.)
+            let what = match what {
+                Some(w) if super::parse::files(&w) => match filed_event(&w) {
+                    Some(event) => Some(event),
+                    None => return Clause::NotRoutine,
+                },
+                other => other,
+            };
             if what.is_none() {
                 if let Some(device) = device(text) {
                     // "a timer for 30 minutes, then another after that": not half done.
@@ -934,7 +1031,7 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 // the frame and the date is what to remind of.
                 static FRAME: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
                 let frame = FRAME.get_or_init(|| {
-                    regex::Regex::new(r"(?i)^\s*(?:please\s+)?(?:set|add|create|make)\s+(?:(?:a|an|new|me)\s+)*reminder(?:\s+for\s+me)?\s*[:,-]?\s*(?P<what>.+)$")
+                    regex::Regex::new(r"(?i)^\s*(?:please\s+)?(?:(?:set|add|create|make)\s+(?:(?:a|an|new|me)\s+)*reminder(?:\s+for\s+me)?|schedule|set\s+up|plan)\s*[:,-]?\s*(?P<what>.+)$")
                         .unwrap_or_else(|e| unreachable!("the reminder frame pattern compiles: {e}"))
                 });
                 if let Ok(Some(d)) = when::parse(text, now) {
@@ -1063,6 +1160,8 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 "did i create",
                 "did i put",
                 "did i want",
+                "did i not want",
+                "did i need",
                 "did i ask you",
                 "did i tell you",
                 "did you put",
@@ -1833,5 +1932,8 @@ mod tests {
         assert!(level_two_may("idea", "idea: a reflex that files receipts"));
         assert!(level_two_may("task", "buy milk"));
         assert!(level_two_may("list", "what's on"));
+        // SMCalFlow: a question the level-two model read as a task to file.
+        assert!(!level_two_may("task", "when im i going to finish the task"));
+        assert!(!level_two_may("task", "invite dave to the party"));
     }
 }

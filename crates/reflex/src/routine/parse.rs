@@ -27,6 +27,20 @@ use crate::when::{self, WhenError};
 
 /// What a message is for the routine, at `now` (whose zone is the hub's).
 pub fn parse(text: &str, now: &Zoned) -> Parsed {
+    // "… next thursday? Make it this thursday actually, at 3pm": a request corrected in the
+    // same message is not filed twice, nor half — it goes up whole.
+    if corrected_re().is_match(text) {
+        return Parsed::NotRoutine;
+    }
+    // "I do not want to forget about the cookies in the oven; can you alert me at 3 pm": one
+    // reminder, of what is not to be forgotten, at the time asked.
+    let kept = forget_then_alert_re()
+        .captures(text)
+        .map(|c| format!("remind me about {} {}", group(&c, "what"), group(&c, "when")));
+    // "can you remind me about my afternoon meetings for this week?": a question about one's
+    // own meetings, put as a reminder.
+    let asked = remind_of_mine_re().captures(text).map(|c| format!("what is on my calendar {}", group(&c, "rest")));
+    let text = kept.as_deref().or(asked.as_deref()).unwrap_or(text);
     // "Set time to bake the roast for 2 hours": the timer, a letter short.
     let timer = set_time_re()
         .captures(text)
@@ -66,10 +80,31 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         if rs.iter().any(|r| matches!(r, Request::AddTask { task, .. } if undo_named_re().is_match(task))) {
             return Parsed::NotRoutine;
         }
+        // "Add Julie Jim and Jack to my Lunch Tomorrow Afternoon": a change to an event that
+        // exists, whichever frame read it as a filing.
+        if rs.iter().any(|r| matches!(r, Request::AddTask { .. } | Request::AddEvery { .. })) && learned::remakes(text)
+        {
+            return Parsed::NotRoutine;
+        }
     }
     parsed
 }
 
+pattern!(
+    corrected_re,
+    "corrected",
+    r"(?i)[.?!;]\s+[^.?!;]*\b(?:actually|no\s+wait|wait\s+no|i\s+mean|scratch\s+that|make\s+that|sorry)\b|\b(?:no\s+wait|wait\s+no|scratch\s+that)\b"
+);
+pattern!(
+    forget_then_alert_re,
+    "not to forget, then alert",
+    r"(?i)^\s*(?:i\s+)?(?:do\s+not|don'?t)\s+want\s+to\s+forget\s+(?:about\s+)?(?P<what>[^;,.?!]+?)\s*[;,.]?\s+(?:so\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:remind|alert|notify|ping|tell|warn)\s+me\s+(?P<when>(?:at|in|on|by|tomorrow|tonight|today)\b[^;?!]*?)[.?!]*\s*$"
+);
+pattern!(
+    remind_of_mine_re,
+    "remind me of my meetings",
+    r"(?i)^\s*(?:(?:hi|hey|hello)\b[,!.]?\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?remind\s+me\s+(?:about|of)\s+my\s+(?P<kind>(?:[a-z]+\s+)?(?:meetings|appointments|events|plans))(?P<rest>\s+(?:for\s+)?(?:today|tomorrow|tonight|this\s+week|next\s+week)\b)?\s*[?.!]*\s*$"
+);
 pattern!(
     the_night_before_re,
     "the night before",
@@ -457,7 +492,7 @@ pattern!(
     "a trip",
     r"(?i)\b(?:directions?|traffic|if\s+i\s+(?:leave|go|drive|walk|take)|leaving\s+(?:at|in|now|by|from)|how\s+long\s+(?:will|would|does|is)\s+it\s+take|(?:when|what\s+time)\s+(?:should|do|must|would|shall)\s+(?:i|we)\s+(?:leave|go|head\s+out|set\s+off|depart|get\s+going)|(?:get|find|need)\s+(?:some\s+|more\s+)?(?:info|information)\s+(?:on|about|regarding)\s+(?:the\s+)?events?)\b"
 );
-pattern!(asked_for_re, "a reminder asked for", r"(?i)\b(?:remind|reminder|alarm|timer|tasks?|to-?do|calendar)\b");
+pattern!(asked_for_re, "a reminder asked for", r"(?i)\b(?:remind|reminder|alarm|timer|tasks?|to[\s-]?do|calendar)\b");
 pattern!(
     reminder_about_re,
     "a reminder about",
@@ -766,7 +801,8 @@ pub(super) fn correct_frame(text: &str) -> Option<String> {
                     if lower.len() == 4 || k.len() == 4 {
                         d == 1 && lower.len() == k.len() && swapped(&lower, k)
                     } else {
-                        d == 1
+                        // ("sechdule": two letters swapped is one slip of the hand, too.)
+                        d == 1 || (lower.len() == k.len() && swapped(&lower, k))
                     }
                 }
             });
@@ -842,6 +878,8 @@ pub(crate) fn unquote(s: &str) -> String {
     // "set a reminder for Monday 10am: standup notes" leaves the colon once the time is cut.
     let s = s.trim_start_matches(|c: char| matches!(c, ':' | ';' | ',' | '-' | '–' | '—') || c.is_whitespace());
     let s = s.strip_prefix("to ").unwrap_or(s);
+    // "set a reminder that every tuesday is garbage day", its day cut: "garbage day".
+    let s = s.strip_prefix("that is ").unwrap_or(s);
     let quoted = ['"', '“', '”'];
     let s = match (s.find(quoted), s.rfind(quoted)) {
         // `"send the numbers" for the end of the month` after the date is cut: the quotes.
@@ -861,9 +899,9 @@ pattern!(
     r"(?ix)^(?:i\s+(?:need|want|would\s+like|'d\s+like)\s+(?:to\s+)?)?(?:
         remind\s+me
       | (?:a\s+)?reminder
-      | (?:set|add|create|make|put\s+in|schedule|new)\s+(?:me\s+)?(?:a\s+|an\s+|another\s+|new\s+)*(?:reminder|task|to-?do|event|appointment)
-        (?:\s+(?:to|on|in|into)\s+(?:my|the)\s+(?:calendar|list|schedule|to-?do\s+list|todo\s+list|task\s+list|reminders))?
-      | (?:a\s+|another\s+)?(?:new\s+)(?:reminder|task|to-?do|event)
+      | (?:set|add|create|make|put\s+in|schedule|new)\s+(?:me\s+)?(?:a\s+|an\s+|another\s+|new\s+)*(?:reminder|task|to[\s-]?do|event|appointment)
+        (?:\s+(?:to|on|in|into)\s+(?:my|the)\s+(?:calendar|list|schedule|to[\s-]?do\s+list|todo\s+list|task\s+list|reminders))?
+      | (?:a\s+|another\s+)?(?:new\s+)(?:reminder|task|to[\s-]?do|event)
       | reminder
     )(?:\s+(?P<rest>.+))?$"
 );

@@ -757,3 +757,59 @@ fn a_question_about_what_is_on_a_list_shows_it_and_changes_nothing() {
         super::Parsed::Routine(vec![super::Request::AddTask { task: "call lisa for her birthday".into(), due: None }])
     );
 }
+
+#[test]
+fn an_event_changed_or_a_request_corrected_is_never_filed() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    // SMCalFlow's and TOPv2's unread lines (the thirteenth pass): each filed a task before.
+    for text in [
+        "Add Julie Jim and Jack to my Lunch Tomorrow Afternoon.",
+        "Make my event on May 21 be at PM",
+        "Invite everyone I know named Dave to a party called Dave Party at noon on friday",
+        "Can you please schedule an appointment for dan next thursday? Make it this thursday actually, at 3pm.",
+    ] {
+        assert_eq!(parse(text, &now), super::Parsed::NotRoutine, "{text}");
+    }
+    // Things added to a list still are.
+    assert_eq!(
+        parse("add milk to my shopping list", &now),
+        super::Parsed::Routine(vec![super::Request::AddTask { task: "milk".into(), due: None }])
+    );
+    // "toss out the reminder …" undoes it (it had filed a new one).
+    assert!(matches!(
+        parse("toss out the reminder about the board meeting scheduled for next wednesday", &now),
+        super::Parsed::Routine(rs) if matches!(rs.as_slice(), [super::Request::Cancel { .. }])
+    ));
+}
+
+#[test]
+fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    let routine = |text: &str| match parse(text, &now) {
+        super::Parsed::Routine(rs) => format!("{rs:?}"),
+        other => format!("{other:?}"),
+    };
+    assert_eq!(routine("shopping list"), r#"[Show { words: "shopping list" }]"#);
+    assert_eq!(routine("recite my to do list"), "[ListTasks { filter: Open }]");
+    assert_eq!(routine("Do I have practice tomorrow afternoon?"), r#"[Show { words: "practice" }]"#);
+    assert_eq!(
+        routine("Hi, can you remind me about my afternoon meetings for this week?"),
+        "[ListTasks { filter: Week }]"
+    );
+    let filed = |text: &str| match parse(text, &now) {
+        super::Parsed::Routine(rs) => match rs.as_slice() {
+            [super::Request::AddTask { task, due: Some(d) }] => format!("{task} {}", d.at.strftime("%a %d %H:%M")),
+            other => format!("{other:?}"),
+        },
+        other => format!("{other:?}"),
+    };
+    assert_eq!(filed("Please schedule a dentist appointment for Friday at 9 AM."), "dentist appointment Fri 27 09:00");
+    assert_eq!(filed("Schedule picnic for Friday at 11am."), "picnic Fri 27 11:00");
+    assert_eq!(filed("create dinner date with alice on 7th"), "dinner date with alice Mon 07 09:00");
+    assert_eq!(
+        filed("I do not want to forget about the cookies in the oven; can you alert me at 3 pm."),
+        "the cookies in the oven Thu 26 15:00"
+    );
+    // A booking with others stays the executive's.
+    assert_eq!(parse("book a table for friday at 8", &now), super::Parsed::NotRoutine);
+}

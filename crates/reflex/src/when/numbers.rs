@@ -767,6 +767,16 @@ pub fn normalize(text: &str) -> Normalized {
     let n = n.rewrite(re!(r"\b(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?P<d>ORD)\b"), |c, _| {
         Some(format!("{} the {}", c.name("wd")?.as_str(), suffixed(ordinal(c.name("d")?.as_str())?)))
     });
+    // "dinner with alice on 7th", "pay rent on 21st": the day of the month said without "the".
+    let n = n.rewrite(re!(r"\bon\s+(?P<d>\d{1,2})(?P<suf>st|nd|rd|th)\b"), |c, text| {
+        // ("on 14th of july" is read whole as it is.)
+        if word_after(text, c.get(0)?.end()).as_deref() == Some("of") {
+            return None;
+        }
+        let d: u8 = c.name("d")?.as_str().parse().ok()?;
+        let suf = c.name("suf")?.as_str().to_ascii_lowercase();
+        (1..=31).contains(&d).then(|| format!("on the {d}{suf}"))
+    });
     // "2 hours from now", "after 30 minutes": a span from now.
     let n = n.rewrite(
         re!(r"\b(?:(?:for|at|in)\s+)?(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+from\s+now\b"),
