@@ -350,6 +350,8 @@ pub enum Filter {
     Week,
     NextWeek,
     Overdue,
+    /// The tasks due on one day ("what's on my calendar for friday"), overdue ones not.
+    Day(jiff::civil::Date),
 }
 
 impl Filter {
@@ -357,9 +359,10 @@ impl Filter {
         [Filter::Open, Filter::Today, Filter::Tomorrow, Filter::Week, Filter::NextWeek, Filter::Overdue];
 
     /// Its name in the tools' parameters (`open`, `today`, `tomorrow`, `week`, `next_week`,
-    /// `overdue`).
+    /// `overdue`; a day is named by its date, `2026-11-27`, and this says `day`).
     pub fn name(self) -> &'static str {
         match self {
+            Filter::Day(_) => "day",
             Filter::Open => "open",
             Filter::Today => "today",
             Filter::Tomorrow => "tomorrow",
@@ -392,7 +395,9 @@ impl Filter {
         };
         let before = |end: Option<Timestamp>| end.is_some_and(|e| due < e);
         let from = |start: Option<Timestamp>| start.is_some_and(|s| due >= s);
+        let start_of = |d: jiff::civil::Date| d.to_zoned(now.time_zone().clone()).ok().map(|z| z.timestamp());
         match self {
+            Filter::Day(d) => from(start_of(d)) && before(d.tomorrow().ok().and_then(start_of)),
             Filter::Open => true,
             Filter::Today => before(day(1)),
             Filter::Tomorrow => from(day(1)) && before(day(2)),
@@ -406,9 +411,12 @@ impl Filter {
 impl std::str::FromStr for Filter {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
+        if let Ok(day) = s.parse::<jiff::civil::Date>() {
+            return Ok(Filter::Day(day));
+        }
         Filter::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
             let names: Vec<&str> = Filter::ALL.iter().map(|f| f.name()).collect();
-            format!("`{s}` is not a task filter (one of: {})", names.join(", "))
+            format!("`{s}` is not a task filter (one of: {}, or a date as 2026-11-27)", names.join(", "))
         })
     }
 }
@@ -601,6 +609,14 @@ mod tests {
         assert!(!Filter::Today.keeps(&Task::new("no due"), &now));
         assert_eq!("next_week".parse::<Filter>(), Ok(Filter::NextWeek));
         assert!("soon".parse::<Filter>().unwrap_err().contains("one of: open, today"));
+        // One day, in the hub's zone: Friday 27 November from 00:00 to 23:59 in Paris.
+        let friday: Filter = "2026-11-27".parse().unwrap();
+        assert_eq!(friday, Filter::Day(jiff::civil::date(2026, 11, 27)));
+        assert!(!friday.keeps(&due("2026-11-26T22:59:59Z"), &now));
+        assert!(friday.keeps(&due("2026-11-26T23:00:00Z"), &now));
+        assert!(friday.keeps(&due("2026-11-27T22:59:00Z"), &now));
+        assert!(!friday.keeps(&due("2026-11-27T23:00:00Z"), &now));
+        assert!(!friday.keeps(&due("2026-11-24T08:00:00Z"), &now), "an overdue task is not Friday's");
     }
 
     #[test]

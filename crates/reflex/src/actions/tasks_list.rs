@@ -18,7 +18,7 @@ use crate::routine::{act, Act, Outcome};
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Params {
-    /// open (default), today, tomorrow, week, next_week or overdue.
+    /// open (default), today, tomorrow, week, next_week, overdue, or one day as 2026-11-27.
     filter: Option<String>,
     /// Only the tasks these words name (e.g. "car insurance").
     words: Option<String>,

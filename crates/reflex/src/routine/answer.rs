@@ -94,12 +94,13 @@ fn line(o: &Outcome, now: &Zoned) -> String {
         }
         Outcome::Listed { filter, tasks } => {
             let title = match filter {
-                Filter::Open => "open",
-                Filter::Today => "due today",
-                Filter::Tomorrow => "due tomorrow",
-                Filter::Week => "due this week",
-                Filter::NextWeek => "due next week",
-                Filter::Overdue => "overdue",
+                Filter::Open => "open".to_string(),
+                Filter::Today => "due today".to_string(),
+                Filter::Tomorrow => "due tomorrow".to_string(),
+                Filter::Week => "due this week".to_string(),
+                Filter::NextWeek => "due next week".to_string(),
+                Filter::Overdue => "overdue".to_string(),
+                Filter::Day(d) => format!("due {}", d.strftime("%a %-d %b")),
             };
             if tasks.is_empty() {
                 format!("No tasks {title}.")

@@ -615,8 +615,25 @@ fn due(words: &str, now: &Zoned) -> Result<Option<when::Due>, WhenError> {
     }
 }
 
-/// A list's filter from the words of its `when` slot.
-fn filter(words: &str) -> cn_hub::tasks::Filter {
+/// A list's filter from the words of its `when` slot: by their words, else the one day they
+/// name ("on friday", "for march 4th") — a part of a day or a stretch of days is not one day,
+/// and lists all that is open.
+fn filter(words: &str, now: &Zoned) -> cn_hub::tasks::Filter {
+    use cn_hub::tasks::Filter;
+    let by_words = filter_words(words);
+    if by_words != Filter::Open {
+        return by_words;
+    }
+    match when::parse(words, now) {
+        Ok(Some(d)) if d.day_given && !d.time_given && !words.to_ascii_lowercase().contains("week") => {
+            Filter::Day(d.at.date())
+        }
+        _ => Filter::Open,
+    }
+}
+
+/// A list's filter by its words alone ("today", "next week", "overdue").
+fn filter_words(words: &str) -> cn_hub::tasks::Filter {
     use cn_hub::tasks::Filter;
     let w = words.to_ascii_lowercase();
     if w.contains("overdue") || w.contains("late") {
@@ -1180,11 +1197,11 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             // "what alerts did I set for today": an item that is only a day is the day's list.
             let day_only = matches!(when::parse(&item, now), Ok(Some(d)) if cn_hub::words::content(&d.rest).is_empty());
             if day_only {
-                Clause::Request(Request::ListTasks { filter: filter(&item) })
+                Clause::Request(Request::ListTasks { filter: filter(&item, now) })
             } else if !item.is_empty() && !cn_hub::words::content(&item).is_empty() {
                 Clause::Request(Request::Show { words: item })
             } else {
-                Clause::Request(Request::ListTasks { filter: filter(&when_words) })
+                Clause::Request(Request::ListTasks { filter: filter(&when_words, now) })
             }
         }
         Intent::Complete | Intent::Cancel | Intent::Move => {

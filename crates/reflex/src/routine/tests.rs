@@ -83,6 +83,11 @@ fn each_answer_says_exactly_what_changed() {
         "1 task overdue:\n- pick up the dry cleaning — overdue since Wed 25 Nov, 16:00"
     );
     assert_eq!(hub.owner("when is the passport due?"), "renew the passport — due Fri 15 Jan 2027, 09:00; priority 2.");
+    // One day's tasks (the call filed above among them), not the whole open list.
+    assert_eq!(
+        hub.owner("what's on my calendar for friday"),
+        "2 tasks due Fri 27 Nov:\n- call the bank — due Fri 27 Nov, 10:00\n- send the invoice to Globex — due Fri 27 Nov, 12:00"
+    );
     assert_eq!(hub.owner("drop the cello idea"), "Dropped the idea: learn to play the cello — 3 ideas left.");
     // "someday:" with a colon is the same idea as "someday I'd like to" (bench/asked's held-out).
     assert_eq!(hub.owner("someday: learn to juggle"), "Noted as an idea: learn to juggle.");
@@ -796,6 +801,9 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
         routine("Hi, can you remind me about my afternoon meetings for this week?"),
         "[ListTasks { filter: Week }]"
     );
+    // One day asked about lists that day's, not all that is open.
+    assert_eq!(routine("what's on my calendar for friday"), "[ListTasks { filter: Day(2026-11-27) }]");
+    assert_eq!(routine("what do i have on december 3rd"), "[ListTasks { filter: Day(2026-12-03) }]");
     let filed = |text: &str| match parse(text, &now) {
         super::Parsed::Routine(rs) => match rs.as_slice() {
             [super::Request::AddTask { task, due: Some(d) }] => format!("{task} {}", d.at.strftime("%a %d %H:%M")),
