@@ -33,7 +33,7 @@ pub const NONE: &str = "none";
 fn vocabulary() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:tasks?|to[\s-]?dos?|reminders?|remind\s+me|ideas?|overdue|due|deadline|(?:my|to[\s-]?do|todo|task)\s+list|my\s+schedule)\b")
+        Regex::new(r"(?i)\b(?:tasks?|to-?dos?|reminders?|remind\s+me|ideas?|overdue|due|deadline|(?:my|to[\s-]?do|todo|task)\s+list|my\s+schedule)\b")
             .unwrap_or_else(|e| unreachable!("the vocabulary pattern compiles: {e}"))
     })
 }

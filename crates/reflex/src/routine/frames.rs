@@ -97,8 +97,8 @@ pattern!(
         when\s+(?:is|'s|are)\s+(?P<a>.+?)\s+due
       | when'?s\s+(?P<b>.+?)\s+due
       | when\s+do\s+i\s+(?:have|need)\s+to\s+(?P<c>.+)
-      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?P<d>.+?)\s+(?:task|reminder|to[\s-]?do)
-      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?:the\s+)?(?:task|reminder|to[\s-]?do)\s+(?:to|about|for)\s+(?P<e>.+)
+      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?P<d>.+?)\s+(?:task|reminder|to-?do)
+      | (?:show|tell)(?:\s+me)?\s+(?:about\s+)?(?:the\s+)?(?:task|reminder|to-?do)\s+(?:to|about|for)\s+(?P<e>.+)
       | (?:what\s+about|details\s+(?:on|of|about))\s+(?:the\s+)?(?P<f>.+?)\s+(?:task|reminder)
       # did you put carrots on the shopping list, have i told you to add washing dishes to
       # my todo list, are carrots added to the grocery list, did carrots get on my list
@@ -650,9 +650,12 @@ pub(super) fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request
 pattern!(
     event_re,
     "event",
-    r"(?ix)^(?:(?:hi|hey|ok|okay)[,!]?\s+)?(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
-        (?:i\s+(?:want|need|would\s+like|'d\s+like)\s+(?:you\s+)?to\s+)?(?:let'?s\s+)?
-        (?P<verb>create|make|add|set\s+up|set|schedule|plan|put\s+in)\s+(?:me\s+)?(?:up\s+)?(?P<what>.+?)\s*[.!?]?$"
+    r"(?ix)^(?:(?:hi|hey|hello|ok|okay)[,!.]?\s+)?(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
+        (?:
+          (?:(?:i\s+(?:want|need|would\s+like)|i['’]d\s+like)\s+(?:you\s+)?to\s+)?(?:let'?s\s+)?
+          (?P<verb>create|make|add|set\s+up|set|schedule|plan|put\s+in)\s+(?:me\s+)?(?:up\s+)?
+        | (?P<want>i\s+(?:want|need|would\s+like)|i['’]d\s+like)\s+
+        )(?P<what>.+?)\s*[.!?]?$"
 );
 pattern!(
     event_word_re,
@@ -689,8 +692,13 @@ pub(super) fn event(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> 
     }
     // "make dinner tonight" is cooking; "make a dinner reservation" booking: "make" puts an
     // event only with its article ("make an event to go swimming on Friday").
-    let verb = c.name("verb")?.as_str().to_ascii_lowercase();
+    // "I want a breakfast meeting with Coleen next Friday": wanted, with its article.
+    let verb = c.name("verb").map_or("want", |v| v.as_str()).to_ascii_lowercase();
     if verb == "make" && !what.to_ascii_lowercase().starts_with(['a', 't', 'm', 'e']) {
+        return None;
+    }
+    let lower = what.to_ascii_lowercase();
+    if verb == "want" && !(lower.starts_with("a ") || lower.starts_with("an ")) {
         return None;
     }
     let due = match when::parse(what, now) {

@@ -679,14 +679,14 @@ fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
+            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
             // The list's own words, or a question about one's own time ("what do I have going
             // on today", "do I have anything to do on saturday", "am I doing anything friday",
             // "what did I want to remember").
-            r(r"\b(?:reminders?|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do|when\s+(?:is|are|was)\s+my|when'?s\s+my|when\s+am\s+i|when\s+my|what\s+time\s+(?:is|are)\s+my|what\s+time'?s\s+my|show\s+me\s+my|(?:do|did)\s+i\s+have\s+(?:an?\s+|my\s+|any\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:today|tonight|tomorrow|later|this\s+\w+|next\s+\w+|on\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*)|what\s+do\s+i\s+need\s+to\s+(?:buy|get|pick\s+up|do)|my\s+(?:day|plans?)\s+(?:for|on|look|today|tomorrow)|plan\s+for\s+the\s+day|what\s+time\s+am\s+i|when\s+do\s+i\s+(?:meet|see|have)|where\s+(?:do|am)\s+i\s+(?:have|supposed|need)\s+to\s+be|(?:recall|keep\s+in\s+mind|bear\s+in\s+mind|not\s+(?:want\s+to\s+)?forget)|(?:anything|something)\s+(?:happening|scheduled|planned))\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
-            r(r"\b(?:reminders?|tasks?|todos?|to[\s-]?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do|when\s+(?:is|are|was)\s+my|when'?s\s+my|when\s+am\s+i|when\s+my|what\s+time\s+(?:is|are)\s+my|what\s+time'?s\s+my|show\s+me\s+my|(?:do|did)\s+i\s+have\s+(?:an?\s+|my\s+|any\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:today|tonight|tomorrow|later|this\s+\w+|next\s+\w+|on\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*)|what\s+do\s+i\s+need\s+to\s+(?:buy|get|pick\s+up|do)|my\s+(?:day|plans?)\s+(?:for|on|look|today|tomorrow)|plan\s+for\s+the\s+day|what\s+time\s+am\s+i|when\s+do\s+i\s+(?:meet|see|have)|where\s+(?:do|am)\s+i\s+(?:have|supposed|need)\s+to\s+be|(?:recall|keep\s+in\s+mind|bear\s+in\s+mind|not\s+(?:want\s+to\s+)?forget)|(?:anything|something)\s+(?:happening|scheduled|planned))\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
             r(r"\b(?:an\s+idea|new\s+idea|my\s+ideas|ideas?\s+list|idea\s*:|someday|some\s+day|for\s+later|one\s+day)"),
         ]
     });
@@ -1952,5 +1952,7 @@ mod tests {
         // SMCalFlow: a question the level-two model read as a task to file.
         assert!(!level_two_may("task", "when im i going to finish the task"));
         assert!(!level_two_may("task", "invite dave to the party"));
+        // "what to do" is no list of one's own: the model's "not routine" is not overruled.
+        assert_eq!(sure("instruct me what to do"), Sure::NotRoutine);
     }
 }

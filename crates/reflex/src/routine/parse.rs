@@ -80,6 +80,11 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         if rs.iter().any(|r| matches!(r, Request::AddTask { task, .. } if undo_named_re().is_match(task))) {
             return Parsed::NotRoutine;
         }
+        // "Make a meeting with amanda at 2 pm tomorrow and then schedule a follow up next week
+        // …": a second request left inside a task's words is not filed as its name.
+        if rs.iter().any(|r| matches!(r, Request::AddTask { task, .. } if then_another_re().is_match(task))) {
+            return Parsed::NotRoutine;
+        }
         // "Add Julie Jim and Jack to my Lunch Tomorrow Afternoon": a change to an event that
         // exists, whichever frame read it as a filing.
         if rs.iter().any(|r| matches!(r, Request::AddTask { .. } | Request::AddEvery { .. })) && learned::remakes(text)
@@ -90,6 +95,11 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     parsed
 }
 
+pattern!(
+    then_another_re,
+    "then another request",
+    r"(?i)\b(?:and\s+)?then\s+(?:schedule|set|make|create|add|remind|book|put|plan)\b"
+);
 pattern!(
     corrected_re,
     "corrected",
@@ -492,7 +502,7 @@ pattern!(
     "a trip",
     r"(?i)\b(?:directions?|traffic|if\s+i\s+(?:leave|go|drive|walk|take)|leaving\s+(?:at|in|now|by|from)|how\s+long\s+(?:will|would|does|is)\s+it\s+take|(?:when|what\s+time)\s+(?:should|do|must|would|shall)\s+(?:i|we)\s+(?:leave|go|head\s+out|set\s+off|depart|get\s+going)|(?:get|find|need)\s+(?:some\s+|more\s+)?(?:info|information)\s+(?:on|about|regarding)\s+(?:the\s+)?events?)\b"
 );
-pattern!(asked_for_re, "a reminder asked for", r"(?i)\b(?:remind|reminder|alarm|timer|tasks?|to[\s-]?do|calendar)\b");
+pattern!(asked_for_re, "a reminder asked for", r"(?i)\b(?:remind|reminder|alarm|timer|tasks?|to-?do|calendar)\b");
 pattern!(
     reminder_about_re,
     "a reminder about",

@@ -775,6 +775,13 @@ fn an_event_changed_or_a_request_corrected_is_never_filed() {
     ] {
         assert_eq!(parse(text, &now), super::Parsed::NotRoutine, "{text}");
     }
+    assert_eq!(
+        parse(
+            "Make a meeting with amanda at 2 pm tomorrow and then schedule a follow up next week at 3 on wednesday.",
+            &now
+        ),
+        super::Parsed::NotRoutine
+    );
     // Things added to a list still are.
     assert_eq!(
         parse("add milk to my shopping list", &now),
@@ -818,6 +825,15 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
         filed("I do not want to forget about the cookies in the oven; can you alert me at 3 pm."),
         "the cookies in the oven Thu 26 15:00"
     );
+    assert_eq!(
+        filed("Hello, I'd like to schedule a meeting at Starbucks tomorrow at 2."),
+        "meeting at Starbucks Fri 27 14:00"
+    );
+    assert_eq!(
+        filed("I want a breakfast meeting with Coleen next Friday."),
+        "breakfast meeting with Coleen Fri 04 09:00"
+    );
+    assert_eq!(parse("I want a pizza tonight", &now), super::Parsed::NotRoutine);
     // A booking with others stays the executive's.
     assert_eq!(parse("book a table for friday at 8", &now), super::Parsed::NotRoutine);
 }
