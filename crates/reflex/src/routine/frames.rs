@@ -85,11 +85,27 @@ pub(super) fn lists(t: &str) -> Option<Request> {
     if schedule_re().is_match(t) {
         return Some(Request::ListSchedule);
     }
+    // "what are the things i wanted to recall", "what is my plan for the day", "repeat my to do
+    // list": what is set, asked for as people ask.
+    if let Some(c) = kept_in_mind_re().captures(t) {
+        let today = c.name("today").is_some();
+        return Some(Request::ListTasks { filter: if today { Filter::Today } else { Filter::Open } });
+    }
     let c = list_re().captures(t)?;
     let when = ["w1", "w2", "w3", "w4", "w5", "w6", "w7"].iter().find_map(|n| c.name(n)).map_or("", |m| m.as_str());
     Some(Request::ListTasks { filter: filter_of(&group(&c, "kind"), when) })
 }
 
+pattern!(
+    kept_in_mind_re,
+    "kept in mind",
+    r"(?ix)^(?:
+        what\s+(?:are|is|were|was)\s+(?:the\s+)?(?:things?|it)\s+(?:that\s+)?i\s+(?:wanted|needed|want|need)\s+to\s+(?:recall|remember|keep\s+in\s+mind|bear\s+in\s+mind)
+      | what\s+(?:things\s+)?did\s+i\s+(?:not\s+want|want\s+not)\s+to\s+forget
+      | what\s+(?:is|'s)\s+my\s+plan\s+for\s+(?P<today>the\s+day|today)
+      | (?:repeat|recite|read)\s+(?:me\s+|back\s+)?my\s+(?:to[\s-]?do\s+list|list|tasks)
+    )$"
+);
 pattern!(
     show_re,
     "show",
@@ -111,12 +127,22 @@ pattern!(
         (?P<i>(?:meeting|appointment|event|lunch|dinner|breakfast|call)s?\s+with\s+.+?)(?:\s+(?:today|tomorrow|tonight|this\s+week|next\s+week))?
       | is\s+(?:the|my)\s+(?P<j>(?:meeting|appointment|call|lunch|dinner)\s+with\s+.+?)\s+(?:today|tomorrow|tonight)
       | when\s+(?:is|'s)\s+my\s+(?P<k>.+)
+      # what time is my appointment with cookie, what is my appointment with janice kang, is
+      # my hair appointment this weekend, can you check if i have any appointment on saturday
+      | what\s+time\s+(?:is|'s)\s+my\s+(?P<l>(?:[\w'-]+\s+)?(?:meeting|appointment|event|lunch|dinner|breakfast|call|class|lesson)s?\s+with\s+.+)
+      | what\s+is\s+my\s+(?P<m>(?:[\w'-]+\s+)?(?:meeting|appointment|event|lunch|dinner|breakfast|call|class|lesson)s?\s+with\s+.+)
+      | is\s+my\s+(?P<n>(?:[\w'-]+\s+){0,2}(?:meeting|appointment|event|lunch|dinner|breakfast|call|class|lesson|party))\s+
+        (?:today|tomorrow|tonight|this\s+(?:week|weekend|morning|afternoon|evening)|next\s+week|on\s+\w+)
+      | (?:can\s+you\s+|could\s+you\s+|please\s+)?(?:check|see|find\s+out)\s+(?:if|whether)\s+i\s+have\s+(?:a|an|any)\s+
+        (?P<o>(?:[\w'-]+\s+)?(?:meeting|appointment|event|lunch|dinner|call|class|lesson|party)s?)(?:\s+(?:today|tomorrow|tonight|this\s+\w+|next\s+\w+|on\s+\w+|later))?
+      | (?:do|did)\s+i\s+have\s+(?:a|an|any)\s+(?P<p>(?:[\w'-]+\s+)?(?:meeting|appointment|event|lunch|dinner|call|class|lesson|party)s?)\s+
+        (?:today|tomorrow|tonight|this\s+\w+|next\s+\w+|on\s+\w+|later(?:\s+in\s+the\s+day)?(?:\s+today)?)
     )$"
 );
 
 pub(super) fn show(t: &str) -> Option<Request> {
     let c = show_re().captures(t)?;
-    let words = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]
+    let words = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"]
         .iter()
         .find_map(|n| c.name(n))?
         .as_str()

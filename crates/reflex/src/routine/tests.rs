@@ -808,6 +808,13 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
         routine("Hi, can you remind me about my afternoon meetings for this week?"),
         "[ListTasks { filter: Week }]"
     );
+    // CLINC150's and SMCalFlow's questions about what is set, each handed up before.
+    assert_eq!(routine("what are the things i wanted to recall"), "[ListTasks { filter: Open }]");
+    assert_eq!(routine("what is my plan for the day"), "[ListTasks { filter: Today }]");
+    assert_eq!(routine("repeat my to do list"), "[ListTasks { filter: Open }]");
+    assert_eq!(routine("What time is my appointment with cookie?"), r#"[Show { words: "appointment with cookie" }]"#);
+    assert_eq!(routine("Is my hair appointment this weekend?"), r#"[Show { words: "hair appointment" }]"#);
+    assert_eq!(routine("Can you check if I have any appointment on Saturday?"), r#"[Show { words: "appointment" }]"#);
     // One day asked about lists that day's, not all that is open.
     assert_eq!(routine("what's on my calendar for friday"), "[ListTasks { filter: Day(2026-11-27) }]");
     assert_eq!(routine("what do i have on december 3rd"), "[ListTasks { filter: Day(2026-12-03) }]");
