@@ -462,15 +462,18 @@ pub fn remakes(text: &str) -> bool {
     static TO_EVENT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let to_event = TO_EVENT.get_or_init(|| {
         regex::Regex::new(
-            r"(?i)^\s*(?:please\s+)?(?:add|invite|include)\s+\S.*?\s+to\s+(?:my|the|this|that|our)\s+(?P<to>[\w'-]+)",
+            r"(?i)^\s*(?:please\s+)?(?:add|invite|include)\s+\S.*?\s+to\s+(?:my|the|this|that|our)\s+(?P<to>[\w'\s-]+)",
         )
         .unwrap_or_else(|e| unreachable!("the added-to pattern compiles: {e}"))
     });
     if let Some(to) = to_event.captures(text).and_then(|c| c.name("to")) {
+        // ("… to my dentist appointment", not "… to my shopping list" nor "… to my calendar".)
         let to = to.as_str().to_ascii_lowercase();
+        let words: Vec<&str> = to.split_whitespace().take(4).collect();
         let event =
             ["lunch", "dinner", "breakfast", "meeting", "party", "event", "appointment", "call", "trip", "session"];
-        if event.contains(&to.as_str()) {
+        let list = ["list", "calendar", "schedule", "agenda", "diary", "reminders", "tasks", "todo", "todos", "to-do"];
+        if words.iter().any(|w| event.contains(w)) && !words.iter().any(|w| list.contains(w)) {
             return true;
         }
     }

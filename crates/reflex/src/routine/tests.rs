@@ -769,6 +769,7 @@ fn an_event_changed_or_a_request_corrected_is_never_filed() {
     // SMCalFlow's and TOPv2's unread lines (the thirteenth pass): each filed a task before.
     for text in [
         "Add Julie Jim and Jack to my Lunch Tomorrow Afternoon.",
+        "Add Julie Jim and Jack to my dentist appointment",
         "Make my event on May 21 be at PM",
         "Invite everyone I know named Dave to a party called Dave Party at noon on friday",
         "Can you please schedule an appointment for dan next thursday? Make it this thursday actually, at 3pm.",
@@ -782,7 +783,11 @@ fn an_event_changed_or_a_request_corrected_is_never_filed() {
         ),
         super::Parsed::NotRoutine
     );
-    // Things added to a list still are.
+    // Things added to a list still are, and to the calendar.
+    assert!(matches!(
+        parse("add the team lunch to my calendar for friday", &now),
+        super::Parsed::Routine(rs) if matches!(rs.as_slice(), [super::Request::AddTask { .. }])
+    ));
     assert_eq!(
         parse("add milk to my shopping list", &now),
         super::Parsed::Routine(vec![super::Request::AddTask { task: "milk".into(), due: None }])
