@@ -681,12 +681,18 @@ pattern!(
           (?:(?:i\s+(?:want|need|would\s+like)|i['’]d\s+like)\s+(?:you\s+)?to\s+)?(?:let'?s\s+)?
           (?P<verb>create|make|add|set\s+up|set|schedule|plan|put\s+in)\s+(?:me\s+)?(?:up\s+)?
         | (?P<want>i\s+(?:want|need|would\s+like)|i['’]d\s+like)\s+
+        | (?P<have>i\s+have|i['’]ve\s+got|i\s+have\s+got)\s+
         )(?P<what>.+?)\s*[.!?]?$"
+);
+pattern!(
+    wanted_re,
+    "a meeting wanted",
+    r"(?i)\b(?:meeting|appointment|lunch|dinner|breakfast|brunch|date|session|interview|check-?up|coffee|nap|workout)s?\b"
 );
 pattern!(
     event_word_re,
     "event word",
-    r"(?i)\b(?:event|meeting|game|session|party|night|lunch|dinner|breakfast|brunch|date|class|practice|rehearsal|workout|match|concert|trip|visit|coffee|drinks|nap|reception|interview|conference|exam|check-?up)s?\b"
+    r"(?i)\b(?:event|meeting|game|session|party|night|lunch|dinner|breakfast|brunch|date|class|practice|rehearsal|workout|match|concert|trip|visit|coffee|drinks|nap|reception|interview|conference|exam|test|check-?up|vacation|holiday)s?\b"
 );
 // What is made or arranged, not put on one's own calendar: a call, a playlist, a ride (booking
 // a room, a table or tickets is [`learned::booked`]).
@@ -719,12 +725,20 @@ pub(super) fn event(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> 
     // "make dinner tonight" is cooking; "make a dinner reservation" booking: "make" puts an
     // event only with its article ("make an event to go swimming on Friday").
     // "I want a breakfast meeting with Coleen next Friday": wanted, with its article.
-    let verb = c.name("verb").map_or("want", |v| v.as_str()).to_ascii_lowercase();
+    // "I have a lunch date with Wilfred at 1:30 pm on Sunday", "I have mt test at 10 am
+    // tomorrow": an event of one's own, told with its time.
+    let verb = match (c.name("verb"), c.name("have")) {
+        (Some(v), _) => v.as_str().to_ascii_lowercase(),
+        (None, Some(_)) => "have".to_string(),
+        (None, None) => "want".to_string(),
+    };
     if verb == "make" && !what.to_ascii_lowercase().starts_with(['a', 't', 'm', 'e']) {
         return None;
     }
     let lower = what.to_ascii_lowercase();
-    if verb == "want" && !(lower.starts_with("a ") || lower.starts_with("an ")) {
+    // (Wanted, it is a meeting of one's own: "I need a family friendly event for next month"
+    // asks to find one.)
+    if verb == "want" && !((lower.starts_with("a ") || lower.starts_with("an ")) && wanted_re().is_match(what)) {
         return None;
     }
     let due = match when::parse(what, now) {

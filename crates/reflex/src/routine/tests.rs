@@ -846,6 +846,13 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
         "breakfast meeting with Coleen Fri 04 09:00"
     );
     assert_eq!(parse("I want a pizza tonight", &now), super::Parsed::NotRoutine);
+    // TOPv2's: a public event to find, never filed.
+    assert_eq!(parse("I need a family friendly event for next month", &now), super::Parsed::NotRoutine);
+    // An event told with its time is put on the calendar; a question or a booking is not.
+    assert_eq!(filed("I have a lunch date with Wilfred at 1:30 pm on Sunday."), "lunch date with Wilfred Sun 29 13:30");
+    assert_eq!(filed("I have mt test at 10 am tomorrow"), "mt test Fri 27 10:00");
+    assert_eq!(parse("i have a question about tomorrow", &now), super::Parsed::NotRoutine);
+    assert_eq!(parse("I have a meeting room booked for 3 pm", &now), super::Parsed::NotRoutine);
     // A booking with others stays the executive's.
     assert_eq!(parse("book a table for friday at 8", &now), super::Parsed::NotRoutine);
 }
