@@ -748,7 +748,8 @@ pub(super) fn event(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> 
     };
     let rest = led_off(&due.rest);
     let rest = event_tail_re().replace(&rest, "");
-    let task = unquote(&event_lead_re().replace(rest.trim(), ""));
+    // ("set up a meeting for 3:00 on wednesday": "meeting", not "meeting for".)
+    let task = unquote(&trim_words(&event_lead_re().replace(rest.trim(), "")));
     if cn_hub::words::content(&task).is_empty()
         || !event_word_re().is_match(&task) && task.split_whitespace().count() > 6
     {

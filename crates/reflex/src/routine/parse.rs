@@ -80,6 +80,17 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         if rs.iter().any(|r| matches!(r, Request::AddTask { task, .. } if undo_named_re().is_match(task))) {
             return Parsed::NotRoutine;
         }
+        // "i need to request pto for march 2 and 3": a second day left in the task's words —
+        // which day is asked, never filed as "request pto and 3".
+        if let Some(task) = rs.iter().find_map(|r| match r {
+            Request::AddTask { task, due: Some(_) } if second_day_re().is_match(task) => Some(task),
+            _ => None,
+        }) {
+            return Parsed::Ask(WhenError::Unreadable {
+                phrase: task.clone(),
+                why: "it names two days — which one?".into(),
+            });
+        }
         // "Make a meeting with amanda at 2 pm tomorrow and then schedule a follow up next week
         // …": a second request left inside a task's words is not filed as its name.
         if rs.iter().any(|r| matches!(r, Request::AddTask { task, .. } if then_another_re().is_match(task))) {
@@ -95,6 +106,7 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     parsed
 }
 
+pattern!(second_day_re, "a second day", r"(?i)\band\s+\d{1,2}(?:st|nd|rd|th)?\s*$");
 pattern!(
     then_another_re,
     "then another request",

@@ -846,6 +846,10 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
         "breakfast meeting with Coleen Fri 04 09:00"
     );
     assert_eq!(parse("I want a pizza tonight", &now), super::Parsed::NotRoutine);
+    // CLINC150's validation split: a meeting set up is named "meeting", not "meeting for"; two
+    // days said in one ("march 2 and 3") are asked about.
+    assert_eq!(filed("can you please set up a meeting for 3:00 on wednesday"), "meeting Wed 02 15:00");
+    assert!(matches!(parse("i need to request pto for march 2 and 3", &now), super::Parsed::Ask(_)));
     // TOPv2's: a public event to find, never filed.
     assert_eq!(parse("I need a family friendly event for next month", &now), super::Parsed::NotRoutine);
     // An event told with its time is put on the calendar; a question or a booking is not.
