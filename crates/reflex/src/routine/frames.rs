@@ -129,8 +129,8 @@ pattern!(
       | when\s+(?:is|'s)\s+my\s+(?P<k>.+)
       # what time is my appointment with cookie, what is my appointment with janice kang, is
       # my hair appointment this weekend, can you check if i have any appointment on saturday
-      | what\s+time\s+(?:is|'s)\s+my\s+(?P<l>(?:[\w'-]+\s+)?(?:meeting|appointment|event|lunch|dinner|breakfast|call|class|lesson)s?\s+with\s+.+)
-      | what\s+is\s+my\s+(?P<m>(?:[\w'-]+\s+)?(?:meeting|appointment|event|lunch|dinner|breakfast|call|class|lesson)s?\s+with\s+.+)
+      | what\s+time\s+(?:is|'s)\s+my\s+(?P<l>(?:[\w'-]+\s+)?(?:meeting|appointment|event|lunch|dinner|breakfast|call|class|lesson|date)s?\s+with\s+.+)
+      | what\s+is\s+my\s+(?P<m>(?:[\w'-]+\s+)?(?:meeting|appointment|event|lunch|dinner|breakfast|call|class|lesson|date)s?\s+with\s+.+)
       | is\s+my\s+(?P<n>(?:[\w'-]+\s+){0,2}(?:meeting|appointment|event|lunch|dinner|breakfast|call|class|lesson|party))\s+
         (?:today|tomorrow|tonight|this\s+(?:week|weekend|morning|afternoon|evening)|next\s+week|on\s+\w+)
       | (?:can\s+you\s+|could\s+you\s+|please\s+)?(?:check|see|find\s+out)\s+(?:if|whether)\s+i\s+have\s+(?:a|an|any)\s+

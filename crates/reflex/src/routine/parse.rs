@@ -86,10 +86,9 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
             Request::AddTask { task, due: Some(_) } if second_day_re().is_match(task) => Some(task),
             _ => None,
         }) {
-            return Parsed::Ask(WhenError::Unreadable {
-                phrase: task.clone(),
-                why: "it names two days — which one?".into(),
-            });
+            // ("When should I remind you about request pto?": the next message says the day.)
+            let what = second_day_re().replace(task, "").trim().to_string();
+            return Parsed::Missing(Missing { want: Want::When, what: Some(what), due: None });
         }
         // "Make a meeting with amanda at 2 pm tomorrow and then schedule a follow up next week
         // …": a second request left inside a task's words is not filed as its name.
