@@ -407,7 +407,14 @@ pub fn level_two_may(intent: &str, clause: &str) -> bool {
         "idea" => marked(Intent::Idea, clause) && !change,
         // "when im i going to finish the task": a question files nothing, whatever level two
         // reads in it; nor does a message for someone else.
-        "task" => !change && !changes_existing(clause) && !asks(clause) && !for_another(clause),
+        // Nor one that holds several requests or corrects itself, filed whole as one task.
+        "task" => {
+            !change
+                && !changes_existing(clause)
+                && !asks(clause)
+                && !for_another(clause)
+                && !super::parse::composite(clause)
+        }
         _ => true,
     }
 }
@@ -1955,6 +1962,10 @@ mod tests {
         // SMCalFlow: a question the level-two model read as a task to file.
         assert!(!level_two_may("task", "when im i going to finish the task"));
         assert!(!level_two_may("task", "invite dave to the party"));
+        assert!(!level_two_may(
+            "task",
+            "Make a meeting with amanda at 2 pm tomorrow and then schedule a follow up next week at 3 on wednesday."
+        ));
         // "what to do" is no list of one's own: the model's "not routine" is not overruled.
         assert_eq!(sure("instruct me what to do"), Sure::NotRoutine);
     }

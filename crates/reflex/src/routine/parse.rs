@@ -105,6 +105,12 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     parsed
 }
 
+/// Whether `text` holds more than one request or corrects itself ("… tomorrow and then
+/// schedule a follow up …", "… Make it this thursday actually"): what no single filing holds.
+pub(super) fn composite(text: &str) -> bool {
+    corrected_re().is_match(text) || then_another_re().is_match(text)
+}
+
 pattern!(second_day_re, "a second day", r"(?i)\band\s+\d{1,2}(?:st|nd|rd|th)?\s*$");
 pattern!(
     then_another_re,
