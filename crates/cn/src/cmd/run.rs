@@ -24,7 +24,7 @@ pub struct Args {
 
 pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
     let hub = cn_agent::Hub::find(hub).context("cn run needs a hub")?;
-    cn_reflex::routine::learned::check()?;
+    cn_understand::check()?;
     let mode = match (args.once, args.until_idle) {
         (true, _) => RunMode::Once,
         (_, true) => RunMode::UntilIdle,
