@@ -77,12 +77,6 @@ pub fn unasked_repeat(clause: &str) -> bool {
         && matches!(cn_understand::understand(clause), Ok(u) if u.intent == Intent::None && u.confidence >= 0.5)
 }
 
-/// Whether the built-in model reads: `cn run` checks it before it starts, so a corrupt one is
-/// a start-up error naming the fix, never first met in the middle of a request.
-pub fn check() -> Result<(), cn_understand::ModelError> {
-    cn_understand::model().map(|_| ())
-}
-
 /// What the model read in `text`, for the journal ("why did you do that?"): its intent, its
 /// confidence and the words of each slot. `None` for no text or no model.
 pub fn reading(text: &str) -> Option<serde_json::Value> {
