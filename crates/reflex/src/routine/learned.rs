@@ -118,6 +118,17 @@ pub fn clause(clause: &str, now: &Zoned) -> Clause {
         Some(lead) => &clause[lead.end()..],
         None => clause,
     };
+    // "i would also like you to check my notifications": the asking around a request to see
+    // something is no part of it.
+    static LOOK: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let look = LOOK.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(?:i\s+(?:would|'d)\s+(?:also\s+)?like\s+(?:you\s+)?to|i\s+(?:also\s+)?(?:want|need)\s+you\s+to|(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:also\s+)?)\s+(?P<rest>(?:check|show|tell|list|read|see|look|pull\s+up|bring\s+up)\b.*)$")
+            .unwrap_or_else(|e| unreachable!("the asking pattern compiles: {e}"))
+    });
+    let clause = match look.captures(clause).and_then(|c| c.name("rest")) {
+        Some(rest) => rest.as_str(),
+        None => clause,
+    };
     // "What about if you set the alarm for 4:45 in the evening?": a request put as a question.
     static SUGGEST: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let suggest = SUGGEST.get_or_init(|| {
@@ -164,6 +175,13 @@ fn clean(words: &str) -> String {
     for lead in ["to ", "that ", "about ", "for ", "of "] {
         if w.len() > lead.len() && w.get(..lead.len()).is_some_and(|h| h.eq_ignore_ascii_case(lead)) {
             w = w.get(lead.len()..).unwrap_or(w);
+        }
+    }
+    // "Colby's dinner party is (at 6pm)": the verb that joined it to its time is no part of it.
+    for tail in [" is", " are", " was", " will be"] {
+        let cut = w.len().saturating_sub(tail.len());
+        if cut > 0 && w.get(cut..).is_some_and(|t| t.eq_ignore_ascii_case(tail)) {
+            w = w.get(..cut).unwrap_or(w);
         }
     }
     w.trim().to_string()
@@ -683,11 +701,11 @@ fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
+            r(r"\b(?:(?:set\s+up|setup|schedule|make|create|arrange|organi[sz]e|plan)\s+(?:me\s+)?(?:an?|my|the|new)\s+(?:[\w'-]+\s+){0,3}(?:meeting|appointment|event|lunch|dinner|breakfast)|remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
             // The list's own words, or a question about one's own time ("what do I have going
             // on today", "do I have anything to do on saturday", "am I doing anything friday",
             // "what did I want to remember").
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do|when\s+(?:is|are|was)\s+my|when'?s\s+my|when\s+am\s+i|when\s+my|what\s+time\s+(?:is|are)\s+my|what\s+time'?s\s+my|show\s+me\s+my|(?:do|did)\s+i\s+have\s+(?:an?\s+|my\s+|any\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:today|tonight|tomorrow|later|this\s+\w+|next\s+\w+|on\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*)|what\s+do\s+i\s+need\s+to\s+(?:buy|get|pick\s+up|do)|my\s+(?:day|plans?)\s+(?:for|on|look|today|tomorrow)|plan\s+for\s+the\s+day|what\s+time\s+am\s+i|when\s+do\s+i\s+(?:meet|see|have)|where\s+(?:do|am)\s+i\s+(?:have|supposed|need)\s+to\s+be|(?:recall|keep\s+in\s+mind|bear\s+in\s+mind|not\s+(?:want\s+to\s+)?forget)|(?:anything|something)\s+(?:happening|scheduled|planned))\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do|when\s+(?:is|are|was)\s+my|when'?s\s+my|when\s+am\s+i|when\s+my|what\s+time\s+(?:is|are)\s+my|what\s+time'?s\s+my|show\s+me\s+my|(?:do|did)\s+i\s+have\s+(?:an?\s+|my\s+|any\s+)?[\w'-]+(?:\s+[\w'-]+){0,5}?\s+(?:today|tonight|tomorrow|later|this\s+\w+|next\s+\w+|(?:on|for)\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*)|how(?:'s|\s+is|\s+does|\s+do)\s+(?:my\s+)?(?:today|tonight|tomorrow|(?:this|next)\s+\w+|\w+day)\s+look|(?:do|will)\s+i\s+(?:meet|see)\b|am\s+i\s+(?:meeting|seeing|scheduled|booked)|will\s+i\s+be\s+(?:meeting|seeing)|what\s+time\s+my|what(?:'s|\s+is)\s+my\s+next|what\s+do\s+i\s+need\s+to\s+(?:buy|get|pick\s+up|do)|my\s+(?:day|plans?)\s+(?:for|on|look|today|tomorrow)|plan\s+for\s+the\s+day|what\s+time\s+am\s+i|when\s+do\s+i\s+(?:meet|see|have)|where\s+(?:do|am)\s+i\s+(?:have|supposed|need)\s+to\s+be|(?:recall|keep\s+in\s+mind|bear\s+in\s+mind|not\s+(?:want\s+to\s+)?forget)|(?:anything|something)\s+(?:happening|scheduled|planned))\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
@@ -796,12 +814,70 @@ pub(crate) fn tells_another(text: &str) -> bool {
 fn filed_event(words: &str) -> Option<String> {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)^\s*(?:set\s+up|schedule|make|create|add|put|set)\s+(?:me\s+)?(?:an?|my|the|new)\s+(?P<e>(?:[\w'-]+\s+){0,3}(?:appointment|meeting|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|game|practice|call))\s*$")
+        regex::Regex::new(r"(?i)^\s*(?:set\s+up|schedule|make|create|add|put|set|arrange|organi[sz]e|plan)\s+(?:me\s+)?(?:an?|my|the|new)\s+(?P<e>(?:[\w'-]+\s+){0,3}(?:appointment|meeting|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|game|practice|call)(?:\s+with\s+[\w'.-]+(?:(?:\s*,\s*|\s+and\s+|\s+)[\w'.-]+){0,4})?)\s*[.!?]*\s*$")
             .unwrap_or_else(|e| unreachable!("the filed event pattern compiles: {e}"))
     });
     let e = re.captures(words)?.name("e")?.as_str().trim().to_string();
     let filing = ["reminder", "task", "alarm", "timer", "note", "list", "event", "entry"];
     (!e.split_whitespace().any(|w| filing.contains(&w.to_ascii_lowercase().as_str()))).then_some(e)
+}
+
+/// An event named with its time and nothing else ("team meeting friday at 10", "my dentist
+/// appointment tomorrow at 3"): the event and when.
+fn named_event(text: &str, now: &Zoned) -> Option<(String, when::Due)> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(?:my\s+|the\s+|a\s+|an\s+|our\s+)?(?P<e>(?:[\w'-]+\s+){0,3}(?:meeting|appointment|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|practice|conference|reunion|shower|wedding|recital|concert)(?:\s+with\s+[\w'.-]+(?:\s+and\s+[\w'.-]+)?)?)\s*[.!]*\s*$")
+            .unwrap_or_else(|e| unreachable!("the named event pattern compiles: {e}"))
+    });
+    let d = when::parse(text, now).ok()??;
+    let e = re.captures(&d.rest)?.name("e")?.as_str().trim().to_string();
+    // "is the team meeting friday at 10?", "cancel my lunch": a question or a change is no
+    // event named.
+    let first = e.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    let verbs = [
+        "is", "are", "was", "cancel", "move", "delete", "when", "what", "where", "who", "do", "does", "did", "any",
+        "make", "cook", "eat", "have", "go", "get", "buy", "book", "order", "prepare", "plan", "schedule", "set",
+        "create", "add", "attend", "skip", "host", "finish", "grab", "reserve", "find", "call", "text", "tell", "send",
+        "play", "watch",
+    ];
+    (!verbs.contains(&first.as_str()) && !text.contains('?')).then_some((e, d))
+}
+
+/// Whether `text` asks to file something at all ("set …", "add …", "I need …") — a bare
+/// name ("the appointment") does not.
+fn asks_to_file(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:set|setup|add|create|make|schedule|remind|put|new|book|plan|arrange|need|want|like|can|could|would|please|enter|mark|block|pencil|note|save|give|start|wake)\b")
+            .unwrap_or_else(|e| unreachable!("the filing pattern compiles: {e}"))
+    })
+    .is_match(text)
+}
+
+/// Whether words to file ask to see the list instead ("check my notifications", "show me my
+/// reminders").
+fn looks_at_list(what: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(?:check|show\s+me|show|see|view|read|look\s+at|go\s+over|review)\s+(?:my|the)\s+(?:notifications|reminders|alarms|calendar|schedule|tasks|agenda|to-?do\s+list|list)\s*[.!?]*\s*$")
+            .unwrap_or_else(|e| unreachable!("the list-look pattern compiles: {e}"))
+    })
+    .is_match(what)
+}
+
+/// `text` without the courtesy around a request ("Hello, can you please …", "… for me?").
+fn courtesy_gone(text: &str) -> String {
+    static RE: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
+    let [lead, tail] = RE.get_or_init(|| {
+        let r = |p: &str| regex::Regex::new(p).unwrap_or_else(|e| unreachable!("the courtesy pattern compiles: {e}"));
+        [
+            r(r"(?i)^\s*(?:(?:hi|hello|hey)\b[\s,.!]*)?(?:(?:please|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:i\s+(?:want|need|would\s+like|'d\s+like)\s+(?:you\s+)?to\s+)?"),
+            r(r"(?i)(?:,?\s+please|\s+for\s+me)?\s*[.!?]*\s*$"),
+        ]
+    });
+    let t = lead.replace(text, "");
+    tail.replace(&t, "").into_owned()
 }
 
 /// "book (me) a meeting", "book an appointment": an event of the person's own.
@@ -895,11 +971,12 @@ pub(crate) fn for_another(text: &str) -> bool {
 }
 
 /// Whether `text` books something with others ("schedule a meeting room for 4:00 on
-/// thursday", "reserve a table for friday at 8"): the executive's, never a task filed.
+/// thursday", "reserve a table for friday at 8", "schedule a call with the accountant" — the
+/// other side must be asked): the executive's, never a task filed.
 pub(crate) fn booked(text: &str) -> bool {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:(?:meeting|conference|hotel|board|class)\s*rooms?|rooms?\s+(?:for|at)\b|tables?\s+for\b|reservations?|reserve|tickets?|flights?|seats?\s+(?:for|on|at)\b)")
+        regex::Regex::new(r"(?i)\b(?:(?:meeting|conference|hotel|board|class)\s*rooms?|rooms?\s+(?:for|at)\b|tables?\s+for\b|reservations?|reserve|tickets?|flights?|seats?\s+(?:for|on|at)\b|(?:schedule|arrange|set\s+up|organi[sz]e)\s+(?:a\s+|an\s+)?(?:phone\s+|video\s+|conference\s+|zoom\s+)?call\s+with\b)")
             .unwrap_or_else(|e| unreachable!("the booked pattern compiles: {e}"))
     })
     .is_match(text)
@@ -929,6 +1006,10 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     if u.confidence < threshold(u.intent) {
         return Clause::NotRoutine;
     }
+    // "i would also like you to check my notifications": what is asked is to see them.
+    if u.intent == Intent::Add && looks_at_list(&joined(u, SlotKind::What)) {
+        return Clause::Request(Request::ListTasks { filter: cn_hub::tasks::Filter::Open });
+    }
     // A time in the slots, or one the time reader finds in the words ("tmrw at noon", which
     // the tagger may leave inside what to do).
     let timed = u.slot(SlotKind::When).is_some()
@@ -942,7 +1023,8 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 || for_another(text)
                 || booked(text)
                 || (asks_of && !timed)
-                || !(marked(Intent::Add, text) || (timed && u.slot(SlotKind::What).is_some()))
+                || !(marked(Intent::Add, text)
+                    || (timed && (u.slot(SlotKind::What).is_some() || named_event(text, now).is_some())))
         }
         // A question ("deploy finished yet?", "is the deploy done") changes nothing.
         Intent::Complete => asks(text) || for_another(text) || !marked(u.intent, text),
@@ -1062,6 +1144,22 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                         return Clause::Request(Request::AddTask { task: what, due: Some(d) });
                     }
                 }
+                // "team meeting friday at 10": an event named with its time.
+                if let Some((event, d)) = named_event(text, now) {
+                    return Clause::Request(Request::AddTask { task: event, due: Some(d) });
+                }
+                // "the appointment", said with nothing asked of it: no request.
+                if !asks_to_file(text) {
+                    return Clause::NotRoutine;
+                }
+                // "Please set up a meeting with Janice": the event is what, its time asked.
+                if let Some(event) = filed_event(&courtesy_gone(text)) {
+                    return match when::parse(text, now) {
+                        Ok(Some(d)) => Clause::Request(Request::AddTask { task: event, due: Some(d) }),
+                        Ok(None) => Clause::Missing(Missing { want: Want::When, what: Some(event), due: None }),
+                        Err(e) => Clause::Ask(e),
+                    };
+                }
                 // "set a reminder for 5pm": what to remind of is asked, with the time kept.
                 return match when::parse(text, now) {
                     Ok(due) => Clause::Missing(Missing {
@@ -1075,12 +1173,18 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             let recur = joined(u, SlotKind::Recur);
             if recur.is_empty() {
                 // "remind me to stretch at 1pm everyday": a repeat the tagger left in the words.
-                if let Ok(Some(every)) = when::every(text, now) {
-                    let action = match when::every(&what, now) {
-                        Ok(Some(e)) if !cn_hub::words::content(&e.rest).is_empty() => clean(&e.rest),
-                        _ => what,
-                    };
-                    return Clause::Request(Request::AddEvery { action, every });
+                match when::every(text, now) {
+                    Ok(Some(every)) => {
+                        let action = match when::every(&what, now) {
+                            Ok(Some(e)) if !cn_hub::words::content(&e.rest).is_empty() => clean(&e.rest),
+                            _ => what,
+                        };
+                        return Clause::Request(Request::AddEvery { action, every });
+                    }
+                    // "an alarm to study for 15 minutes each day": a repeat said that cannot be
+                    // read is asked about, never dropped.
+                    Err(e) => return Clause::Ask(e),
+                    Ok(None) => {}
                 }
             }
             if !recur.is_empty() {
@@ -1095,6 +1199,10 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 };
             }
             if when_words.is_empty() {
+                // "make a meeting with john": an event made with no time has its time asked.
+                if let (Some(event), Ok(None)) = (filed_event(&courtesy_gone(text)), when::parse(text, now)) {
+                    return Clause::Missing(Missing { want: Want::When, what: Some(event), due: None });
+                }
                 // "remind me when i get home to take out the trash": a moment no clock says is
                 // kept in the task's words, never dropped.
                 let what = match condition_re().find(text) {
@@ -1203,7 +1311,12 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
             if day_only {
                 Clause::Request(Request::ListTasks { filter: filter(&item, now) })
             } else if !item.is_empty() && !cn_hub::words::content(&item).is_empty() {
-                Clause::Request(Request::Show { words: item })
+                // "What time is my date on friday?": the item is "date", the day only when.
+                let words = match when::parse(&item, now) {
+                    Ok(Some(d)) if !cn_hub::words::content(&d.rest).is_empty() => clean(&d.rest),
+                    _ => item,
+                };
+                Clause::Request(Request::Show { words })
             } else {
                 Clause::Request(Request::ListTasks { filter: filter(&when_words, now) })
             }
@@ -1247,6 +1360,11 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                             Err(e) => return Clause::Ask(e),
                         }
                     };
+                    // "have the floss reminder updated to once every day": how often it repeats is
+                    // changed — no move's.
+                    if matches!(to, Target::Unsaid) && matches!(when::every(text, now), Ok(Some(_)) | Err(_)) {
+                        return Clause::NotRoutine;
+                    }
                     Clause::Request(Request::Move { words, to, said })
                 }
             }
@@ -1580,12 +1698,40 @@ mod tests {
             ("did i tell you to remind me about laundry", vec!["Show { words: \"laundry\" }"]),
             ("check today's calendar for meetings", vec!["Show { words: \"meetings\" }"]),
             ("when is my meeting with ann", vec!["Show { words: \"meeting with ann\" }"]),
-            ("What time is my date on friday?", vec!["Show { words: \"my date\" }"]),
+            ("What time is my date on friday?", vec!["Show { words: \"date\" }"]),
             // The words before the tagger's what that only name it are the task's.
             ("team meeting friday at 10", vec!["team meeting Fri 10:00"]),
             ("i have a doctor's appointment on friday at 2:30pm", vec!["a doctor's appointment Fri 14:30"]),
+            // One's own calendar asked about as people ask (SMCalFlow's, read; the model
+            // retrained with calendar questions): the list, never a filing.
+            ("How's today look?", vec!["ListTasks { filter: Today }"]),
+            ("Do I have dinner with Sara this week?", vec!["Show { words: \"dinner with Sara\" }"]),
+            ("any events scheduled on Friday?", vec!["ListTasks { filter: Day(2026-11-27) }"]),
+            ("When's my next appointment with Jason?", vec!["Show { words: \"appointment with Jason\" }"]),
+            ("great job i would also like you to check my notifications", vec!["ListTasks { filter: Open }"]),
+            // An event named with its time, its joining verb no part of its name.
+            ("Gender reveal is at 4 pm Sunday", vec!["Gender reveal Sun 16:00"]),
         ] {
             assert_eq!(said(text), want, "{text}");
+        }
+        // An event asked for without a time: its time asked, the event kept.
+        for text in ["Please set up a meeting with Janice", "make a meeting with john"] {
+            match parse(text, &now()) {
+                Parsed::Missing(Missing { want: Want::When, what: Some(w), .. }) => {
+                    assert!(w.starts_with("meeting with"), "{text}: {w}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // A bare name with nothing asked, a call to arrange with someone, a change of how
+        // often: nothing filed or moved.
+        for text in [
+            "the appointment",
+            "Schedule a call with the accountant next week",
+            "I should have the floss my teeth reminder updated to once every day",
+            "make dinner tonight",
+        ] {
+            assert!(!matches!(parse(text, &now()), Parsed::Routine(_)), "{text}: {:?}", parse(text, &now()));
         }
         // Work on a codebase with a time is the executive's; the past is not the list.
         for text in ["Deploy the website tonight", "what did i have yesterday", "do i have anything against cats"] {

@@ -818,7 +818,10 @@ pub(super) fn correct_frame(text: &str) -> Option<String> {
             let end = token.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(token.len());
             let (w, after) = token.split_at(end);
             let lower = w.to_ascii_lowercase();
-            if lower.len() < 4 || REAL.contains(&lower.as_str()) || FRAME_WORDS.contains(&lower.as_str()) {
+            // ("any events scheduled on Friday": a frame word with its ending is no slip.)
+            let inflected =
+                FRAME_WORDS.iter().any(|k| ["d", "s", "ed", "es"].iter().any(|e| lower.strip_suffix(e) == Some(k)));
+            if lower.len() < 4 || REAL.contains(&lower.as_str()) || FRAME_WORDS.contains(&lower.as_str()) || inflected {
                 return token.to_string();
             }
             let fix = FRAME_WORDS.iter().find(|k| {
