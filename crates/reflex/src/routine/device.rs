@@ -165,6 +165,15 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
     if !set_said(clause) || !(join.is_match(clause) || days_apart(clause).is_some()) {
         return None;
     }
+    // "a timer for 1 minute and 30 seconds", "an hour and a half": one span, said in parts.
+    static PARTS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let parts = PARTS.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:hours?|hrs?|minutes?|mins?)\s+and\s+(?:an?\s+half|(?:\d+|[a-z]+(?:[\s-][a-z]+)?)\s+(?:minutes?|mins?|seconds?|secs?))\b")
+            .unwrap_or_else(|e| unreachable!("the span parts pattern compiles: {e}"))
+    });
+    if parts.is_match(clause) {
+        return None;
+    }
     let task = named(clause).unwrap_or_else(|| name.to_string());
     // A repeat said once, for every time ("on Tuesdays for 3pm and 5pm"): its words, and the
     // clause without them.

@@ -101,8 +101,48 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         {
             return Parsed::NotRoutine;
         }
+        // "add a skiing trip … starting on Monday at 12 pm and ending on Sunday": a span of
+        // days no task holds, whichever frame read it.
+        if rs.iter().any(|r| matches!(r, Request::AddTask { .. } | Request::AddEvery { .. }))
+            && learned::spans_days(text)
+        {
+            return Parsed::NotRoutine;
+        }
+        // "… to water the plants every tuesday and thursday": a repeat's word left dangling at
+        // the end of a name is no part of it.
+        if rs
+            .iter()
+            .any(|r| matches!(r, Request::AddTask { task: n, .. } | Request::AddEvery { action: n, .. } if dangling(n)))
+        {
+            let rs = rs
+                .iter()
+                .cloned()
+                .map(|r| match r {
+                    Request::AddTask { task, due } => Request::AddTask { task: undangled(&task), due },
+                    Request::AddEvery { action, every } => Request::AddEvery { action: undangled(&action), every },
+                    other => other,
+                })
+                .collect();
+            return Parsed::Routine(rs);
+        }
     }
     parsed
+}
+
+/// The words a name may not end on ("water the plants every", "Gender reveal is").
+const DANGLING: &[&str] = &["every", "each", "is", "are", "on", "at", "for", "by"];
+
+fn dangling(name: &str) -> bool {
+    name.split_whitespace().count() > 1
+        && name.split_whitespace().last().is_some_and(|w| DANGLING.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+fn undangled(name: &str) -> String {
+    let mut words: Vec<&str> = name.split_whitespace().collect();
+    while words.len() > 1 && words.last().is_some_and(|w| DANGLING.contains(&w.to_ascii_lowercase().as_str())) {
+        words.pop();
+    }
+    words.join(" ")
 }
 
 /// Whether `text` holds more than one request or corrects itself ("… tomorrow and then

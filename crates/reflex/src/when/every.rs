@@ -215,6 +215,21 @@ fn bounded_re() -> &'static Regex {
 
 /// The repeat a text says, if any (see the module's docs).
 pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
+    // "on the second Thursday evening of every month": a weekday's place in its month, which
+    // one cron entry cannot say — asked, never read as the 2nd.
+    static NTH: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let nth = NTH.get_or_init(|| {
+        compile(
+            "nth weekday",
+            r"(?i)\b(?:first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:WEEKDAY)s?\b[^.!?]{0,30}?\b(?:of\s+)?(?:every|each|the|a)\s+month\b",
+        )
+    });
+    if let Some(m) = nth.find(text) {
+        return Err(WhenError::Unreadable {
+            phrase: m.as_str().to_string(),
+            why: "I can repeat on a day of the month (the 8th), not on a weekday's place in it".into(),
+        });
+    }
     let Some(strided) = strided(text) else { return once_each(text, now) };
     let Some(mut e) = once_each(&strided.text, now)? else { return Ok(None) };
     let Some((n, unit)) = strided.stride else { return Ok(Some(e)) };
@@ -384,6 +399,10 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     // "the quarterly numbers", "the daily standup": how often a thing comes, before its name —
     // no repeat asked for (but "a daily alarm", "remind me daily to …" are).
     if c.name("daily").is_some() && adjective(&text[all.end()..]) {
+        return Ok(None);
+    }
+    // "get my quarterly's turned in": the word is a thing's name, owning what follows.
+    if c.name("daily").is_some() && ["'s", "’s"].iter().any(|p| text[all.end()..].starts_with(p)) {
         return Ok(None);
     }
     // "this weekend's trip", "next weekends": one weekend, no repeat.

@@ -798,6 +798,15 @@ pub fn normalize(text: &str) -> Normalized {
         re!(r"\b(?:at\s+)?(?P<n>CARD|\d{1,3}|an?)\s+(?P<u>hours?|hrs?|minutes?|mins?)\s+(?P<dir>before|after|prior\s+to)\s+(?:(?P<h>\d{1,2})(?::(?P<m>\d{2}))?(?:\s*(?P<ap>[ap])\.?m\b\.?|\b)|(?P<word>noon|midday|midnight)\b)"),
         offset_clock,
     );
+    // "45 days from today", "two weeks from now": as "in 45 days".
+    let n = n.rewrite(
+        re!(r"\b(?P<every>(?:every|each)\s+)?(?P<n>CARD|\d{1,3})\s+(?P<u>days?|weeks?|months?|hours?|minutes?)\s+from\s+(?:today|now)\b"),
+        // ("every twelve hours from now" is a repeat, left as said.)
+        |c, _| match c.name("every") {
+            Some(_) => None,
+            None => Some(format!("in {} {}", c.name("n")?.as_str(), c.name("u")?.as_str())),
+        },
+    );
     meals(n)
 }
 
