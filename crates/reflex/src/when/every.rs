@@ -217,7 +217,7 @@ fn bounded_re() -> &'static Regex {
 pub fn every(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     // "on the second Thursday evening of every month": a weekday's place in its month, which
     // one cron entry cannot say — asked, never read as the 2nd.
-    static NTH: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    static NTH: OnceLock<Regex> = OnceLock::new();
     let nth = NTH.get_or_init(|| {
         compile(
             "nth weekday",
