@@ -669,6 +669,10 @@ fn filter(words: &str, now: &Zoned) -> cn_hub::tasks::Filter {
 fn filter_words(words: &str) -> cn_hub::tasks::Filter {
     use cn_hub::tasks::Filter;
     let w = words.to_ascii_lowercase();
+    // "the day after tomorrow" is one day, not tomorrow: read by date.
+    if w.contains("after tomorrow") {
+        return Filter::Open;
+    }
     if w.contains("overdue") || w.contains("late") {
         Filter::Overdue
     } else if w.contains("next week") {
@@ -716,7 +720,7 @@ fn marked(intent: Intent, text: &str) -> bool {
             // The list's own words, or a question about one's own time ("what do I have going
             // on today", "do I have anything to do on saturday", "am I doing anything friday",
             // "what did I want to remember").
-            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do|when\s+(?:is|are|was)\s+my|when'?s\s+my|when\s+am\s+i|when\s+my|what\s+time\s+(?:is|are)\s+my|what\s+time'?s\s+my|show\s+me\s+my|(?:do|did)\s+i\s+have\s+(?:an?\s+|my\s+|any\s+)?[\w'-]+(?:\s+[\w'-]+){0,5}?\s+(?:today|tonight|tomorrow|later|this\s+\w+|next\s+\w+|(?:on|for)\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*)|how(?:'s|\s+is|\s+does|\s+do)\s+(?:my\s+)?(?:today|tonight|tomorrow|(?:this|next)\s+\w+|\w+day)\s+look|(?:do|will)\s+i\s+(?:meet|see)\b|am\s+i\s+(?:meeting|seeing|scheduled|booked)|will\s+i\s+be\s+(?:meeting|seeing)|what\s+time\s+my|what(?:'s|\s+is)\s+my\s+next|what\s+do\s+i\s+need\s+to\s+(?:buy|get|pick\s+up|do)|my\s+(?:day|plans?)\s+(?:for|on|look|today|tomorrow)|plan\s+for\s+the\s+day|what\s+time\s+am\s+i|when\s+do\s+i\s+(?:meet|see|have)|where\s+(?:do|am)\s+i\s+(?:have|supposed|need)\s+to\s+be|(?:recall|keep\s+in\s+mind|bear\s+in\s+mind|not\s+(?:want\s+to\s+)?forget)|(?:anything|something)\s+(?:happening|scheduled|planned))\b"),
+            r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery|to-?buy|purchase)\s+list|calendar|diary|agenda|schedule|alarms?|timers?|alerts|appointments?|plans|planned|meetings?|events?|remind|remember|notifications|what\s+(?:do|have)\s+i\s+(?:got|have)|(?:do|did)\s+i\s+have\s+(?:anything|something)|have\s+i\s+got\s+(?:anything|something)|am\s+i\s+(?:doing|busy)|going\s+on|(?:have|need)\s+to\s+do|when\s+(?:is|are|was)\s+my|when'?s\s+my|when\s+am\s+i|when\s+my|what\s+time\s+(?:is|are)\s+my|what\s+time'?s\s+my|show\s+me\s+my|(?:do|did)\s+i\s+have\s+(?:an?\s+|my\s+|any\s+)?[\w'-]+(?:\s+[\w'-]+){0,5}?\s+(?:today|tonight|tomorrow|later|this\s+\w+|next\s+\w+|(?:on|for)\s+(?:mon|tue|wed|thu|fri|sat|sun)\w*)|how(?:'s|\s+is|\s+does|\s+do)\s+(?:my\s+)?(?:today|tonight|tomorrow|(?:this|next)\s+\w+|\w+day)\s+look|(?:do|will)\s+i\s+(?:meet|see)\b|am\s+i\s+(?:meeting|seeing|scheduled|booked)|will\s+i\s+be\s+(?:meeting|seeing)|what\s+time\s+my|what(?:'s|\s+is)\s+my\s+next|what(?:'s|\s+is)\s+(?:happening|scheduled|planned|on)\s+(?:for\s+|on\s+)?(?:today|tonight|tomorrow|(?:the\s+)?day\s+after|this|next|mon|tue|wed|thu|fri|sat|sun)|am\s+i\s+going\s+to\s+(?:the\s+|a\s+)?[\w'-]+(?:\s+[\w'-]+){0,3}\s+(?:with|today|tonight|tomorrow|this|next|on)\b|any\s+[\w'-]+\s+(?:scheduled|planned|booked)|what\s+do\s+i\s+need\s+to\s+(?:buy|get|pick\s+up|do)|my\s+(?:day|plans?)\s+(?:for|on|look|today|tomorrow)|plan\s+for\s+the\s+day|what\s+time\s+am\s+i|when\s+do\s+i\s+(?:meet|see|have)|where\s+(?:do|am)\s+i\s+(?:have|supposed|need)\s+to\s+be|(?:recall|keep\s+in\s+mind|bear\s+in\s+mind|not\s+(?:want\s+to\s+)?forget)|(?:anything|something)\s+(?:happening|scheduled|planned))\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|schedule|alarms?|timers?|appointments?|meetings?|events?|snooze)\b"),
             r(r"\b(?:reminders?|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|done|finished|complete|completed|tick|check\s+off)\b"),
@@ -849,7 +853,7 @@ pub(crate) fn spans_days(text: &str) -> bool {
 fn named_event(text: &str, now: &Zoned) -> Option<(String, when::Due)> {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)^\s*(?:my\s+|the\s+|a\s+|an\s+|our\s+)?(?P<e>(?:[\w'-]+\s+){0,3}(?:meeting|appointment|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|practice|conference|reunion|shower|wedding|recital|concert)(?:\s+with\s+[\w'.-]+(?:\s+and\s+[\w'.-]+)?)?)\s*[.!]*\s*$")
+        regex::Regex::new(r"(?i)^\s*(?:my\s+|the\s+|a\s+|an\s+|our\s+)?(?P<e>(?:[\w'-]+\s+){0,3}(?:meeting|appointment|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|practice|conference|reunion|shower|wedding|recital|concert|hike|match|workout|game|show|trip)(?:\s+with\s+[\w'.-]+(?:\s+and\s+[\w'.-]+)?)?)\s*[.!]*\s*$")
             .unwrap_or_else(|e| unreachable!("the named event pattern compiles: {e}"))
     });
     let d = when::parse(text, now).ok()??;
@@ -906,7 +910,7 @@ fn courtesy_gone(text: &str) -> String {
 fn own_event_re() -> &'static regex::Regex {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)^book\s+(?:me\s+|myself\s+)?(?:an?|my)\s+(?:\w+\s+){0,2}(?:meeting|appointment|call|session|check-?up|lesson|class)\b")
+        regex::Regex::new(r"(?i)^book\s+(?:me\s+|myself\s+)?(?:an?|my)\s+(?:[\w:]+\s+){0,3}(?:meeting|appointment|call|session|check-?up|lesson|class)\b")
             .unwrap_or_else(|e| unreachable!("the own event pattern compiles: {e}"))
     })
 }
@@ -1732,6 +1736,7 @@ mod tests {
             ("any events scheduled on Friday?", vec!["ListTasks { filter: Day(2026-11-27) }"]),
             ("When's my next appointment with Jason?", vec!["Show { words: \"appointment with Jason\" }"]),
             ("great job i would also like you to check my notifications", vec!["ListTasks { filter: Open }"]),
+            ("what's scheduled day after tomorrow?", vec!["ListTasks { filter: Day(2026-11-28) }"]),
             // An event named with its time, its joining verb no part of its name.
             ("Gender reveal is at 4 pm Sunday", vec!["Gender reveal Sun 16:00"]),
         ] {
