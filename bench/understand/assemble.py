@@ -222,7 +222,10 @@ def smcalflow(raw):
             # Only the subject is read from the program: a time said is never marked.
             d["when_known"] = False
             yield d
-        elif intent in SMCAL_NONE or (intent.startswith("fence:") and intent not in {"fence:FenceReminder", "fence:FenceRecurring", "fence:FenceDateTime", "fence:FenceScope", "fence:FenceSpecify"}):
+        # FenceAttendee: SMCalFlow declines an event whose attendee its own directory cannot
+        # resolve ("Create lunch with mom on sunday") — a calendar entry of one's own all the
+        # same, so neither routine nor not (since 2026-11-30).
+        elif intent in SMCAL_NONE or (intent.startswith("fence:") and intent not in {"fence:FenceReminder", "fence:FenceRecurring", "fence:FenceDateTime", "fence:FenceScope", "fence:FenceSpecify", "fence:FenceAttendee"}):
             yield ex(row["text"], "none", [], "smcalflow", intent)
 
 

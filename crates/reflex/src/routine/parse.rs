@@ -101,6 +101,22 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         {
             return Parsed::NotRoutine;
         }
+        // "a Basketball game Friday at 7:30 pm, Drinks with Kyle at 11:30 pm that night, and then
+        // …": a clock time left inside a name is a request not read — the whole goes up.
+        if rs.iter().any(|r| matches!(r, Request::AddTask { task: n, .. } | Request::AddEvery { action: n, .. } if clock_in_name_re().is_match(n)))
+        {
+            return Parsed::NotRoutine;
+        }
+        // "a timer for two hours, when it stops create one for three hours": the second, on
+        // the first's end, is no part of it — the whole goes up.
+        if chained_re().is_match(text) {
+            return Parsed::NotRoutine;
+        }
+        // "update the easter egg hunt reminder to go off at 12pm and 12:30pm": a move to two
+        // times is none to one.
+        if rs.iter().any(|r| matches!(r, Request::Move { .. })) && two_clocks_re().is_match(text) {
+            return Parsed::NotRoutine;
+        }
         // "add a skiing trip … starting on Monday at 12 pm and ending on Sunday": a span of
         // days no task holds, whichever frame read it.
         if rs.iter().any(|r| matches!(r, Request::AddTask { .. } | Request::AddEvery { .. }))
@@ -152,6 +168,17 @@ pub(super) fn composite(text: &str) -> bool {
 }
 
 pattern!(second_day_re, "a second day", r"(?i)\band\s+\d{1,2}(?:st|nd|rd|th)?\s*$");
+pattern!(
+    chained_re,
+    "a request chained on another's end",
+    r"(?i)\bwhen\s+(?:it|that|this)\s+(?:stops|ends|finishes|goes\s+off|is\s+done|runs\s+out)\b[^.!?]*\b(?:create|set|start|make|add)\b"
+);
+pattern!(clock_in_name_re, "a clock time in a name", r"(?i)\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\b");
+pattern!(
+    two_clocks_re,
+    "two clock times",
+    r"(?i)\b\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\b)?\s+(?:and|&)\s+\d{1,2}(?::\d{2})?\s*[ap]\.?m\b"
+);
 pattern!(
     then_another_re,
     "then another request",

@@ -800,7 +800,7 @@ pub fn normalize(text: &str) -> Normalized {
     );
     // "45 days from today", "two weeks from now": as "in 45 days".
     let n = n.rewrite(
-        re!(r"\b(?P<every>(?:every|each)\s+)?(?P<n>CARD|\d{1,3})\s+(?P<u>days?|weeks?|months?|hours?|minutes?)\s+from\s+(?:today|now)\b"),
+        re!(r"\b(?P<every>(?:every|each)\s+)?(?:for\s+)?(?P<n>CARD|\d{1,3})\s+(?P<u>days?|weeks?|months?|hours?|minutes?)\s+from\s+(?:today|now)\b"),
         // ("every twelve hours from now" is a repeat, left as said.)
         |c, _| match c.name("every") {
             Some(_) => None,
