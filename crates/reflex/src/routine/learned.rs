@@ -784,7 +784,15 @@ fn asks(text: &str) -> bool {
         ]
         .iter()
         .any(|w| t.contains(w));
+    // "Set a timer for 20 min?", "Cancel my 5 am alarm, would you?": a request with a question
+    // mark is still the request.
+    let imperative = [
+        "set", "cancel", "create", "add", "remind", "delete", "remove", "make", "start", "schedule", "put", "change",
+        "move", "snooze", "wake",
+    ]
+    .contains(&first);
     !polite
+        && !imperative
         && (t.ends_with('?')
             || [
                 "what", "what's", "whats", "when", "where", "why", "how", "who", "which", "is", "are", "do", "does",
@@ -877,7 +885,11 @@ fn named_event(text: &str, now: &Zoned) -> Option<(String, when::Due)> {
 
 /// Whether `text` says a clock time ("at 10", "3pm").
 fn clock_said(text: &str, now: &Zoned) -> bool {
-    matches!(when::parse(text, now), Ok(Some(d)) if d.time_given && !d.phrase.to_ascii_lowercase().contains("tonight"))
+    // (A part of a day — "in the morning", "tonight" — is no clock.)
+    matches!(when::parse(text, now), Ok(Some(d)) if d.time_given && {
+        let p = d.phrase.to_ascii_lowercase();
+        p.contains(|c: char| c.is_ascii_digit()) || p.contains("noon") || p.contains("midnight")
+    })
 }
 
 /// Whether `text` asks to file something at all ("set …", "add …", "I need …") — a bare
@@ -885,7 +897,7 @@ fn clock_said(text: &str, now: &Zoned) -> bool {
 fn asks_to_file(text: &str) -> bool {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:set|setup|add|create|make|schedule|remind|put|new|book|plan|arrange|need|want|like|can|could|would|please|enter|mark|block|pencil|note|save|give|start|wake)\b")
+        regex::Regex::new(r"(?i)\b(?:set|setup|add|create|make|schedule|remind|put|new|book|plan|arrange|need|want|like|can|could|would|please|enter|mark|block|pencil|note|save|give|start\s+(?:a|an|the|my|new)|wake)\b")
             .unwrap_or_else(|e| unreachable!("the filing pattern compiles: {e}"))
     })
     .is_match(text)
@@ -1012,7 +1024,7 @@ pub(crate) fn for_another(text: &str) -> bool {
 pub(crate) fn booked(text: &str) -> bool {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:(?:meeting|conference|hotel|board|class)\s*rooms?|rooms?\s+(?:for|at)\b|tables?\s+for\b|reservations?|reserve|tickets?|flights?|seats?\s+(?:for|on|at)\b|(?:schedule|arrange|set\s+up|organi[sz]e)\s+(?:a\s+|an\s+)?(?:phone\s+|video\s+|conference\s+|zoom\s+)?call\s+with\b|^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:schedule|book|order|get|arrange|set\s+up)\s+(?:me\s+)?(?:an?\s+)?(?:uber|lyft|taxi|cab|ride)\b)")
+        regex::Regex::new(r"(?i)\b(?:(?:meeting|conference|hotel|board|class)\s*rooms?|rooms?\s+(?:for|at)\b|tables?\s+for\b|reservations?|reserve|tickets?|flights?|seats?\s+(?:for|on|at)\b|(?:schedule|arrange|set\s+up|organi[sz]e)\s+(?:a\s+|an\s+)?(?:phone\s+|video\s+|conference\s+|zoom\s+)?call\s+with\b|^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:schedule|book|order|get|arrange|set\s+up)\s+(?:me\s+)?(?:an?\s+)?(?:uber|lyft|taxi|cab|ride)\b|\bbook\s+(?:me\s+|us\s+)?(?:an?\s+)?(?:[\w'-]+\s+)?appointment\s+at\b)")
             .unwrap_or_else(|e| unreachable!("the booked pattern compiles: {e}"))
     })
     .is_match(text)
@@ -1750,6 +1762,7 @@ mod tests {
             ("When's my next appointment with Jason?", vec!["Show { words: \"appointment with Jason\" }"]),
             ("great job i would also like you to check my notifications", vec!["ListTasks { filter: Open }"]),
             ("what's scheduled day after tomorrow?", vec!["ListTasks { filter: Day(2026-11-28) }"]),
+            ("Set a timer for 20 min?", vec!["Timer Thu 14:50"]),
             // An event named with its time, its joining verb no part of its name.
             ("Gender reveal is at 4 pm Sunday", vec!["Gender reveal Sun 16:00"]),
         ] {
@@ -1782,6 +1795,8 @@ mod tests {
             "I would like to uninvite Rachel to the pizza party on Friday.",
             "The party for Jan's retirement got moved from Sunday to Monday.",
             "schedule a meeting with Martin and send an invitation to him",
+            "I'm looking for dance lessons that start in the morning",
+            "can you book me an appointment at a car wash",
         ] {
             assert!(!matches!(parse(text, &now()), Parsed::Routine(_)), "{text}: {:?}", parse(text, &now()));
         }
