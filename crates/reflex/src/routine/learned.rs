@@ -177,13 +177,6 @@ fn clean(words: &str) -> String {
             w = w.get(lead.len()..).unwrap_or(w);
         }
     }
-    // "Colby's dinner party is (at 6pm)": the verb that joined it to its time is no part of it.
-    for tail in [" is", " are", " was", " will be"] {
-        let cut = w.len().saturating_sub(tail.len());
-        if cut > 0 && w.get(cut..).is_some_and(|t| t.eq_ignore_ascii_case(tail)) {
-            w = w.get(..cut).unwrap_or(w);
-        }
-    }
     w.trim().to_string()
 }
 

@@ -145,8 +145,9 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     parsed
 }
 
-/// The words a name may not end on ("water the plants every", "Gender reveal is").
-const DANGLING: &[&str] = &["every", "each", "is", "are", "on", "at", "for", "by"];
+/// The words a name may not end on ("water the plants every", "Colby's dinner party is at 6pm"):
+/// what joined it to its time or repeat, whichever reading took it.
+const DANGLING: &[&str] = &["every", "each", "is", "are", "was", "on", "at", "for", "by"];
 
 fn dangling(name: &str) -> bool {
     name.split_whitespace().count() > 1
@@ -162,9 +163,10 @@ fn undangled(name: &str) -> String {
 }
 
 /// Whether `text` holds more than one request or corrects itself ("… tomorrow and then
-/// schedule a follow up …", "… Make it this thursday actually"): what no single filing holds.
+/// schedule a follow up …", "… Make it this thursday actually", "… when it stops create one
+/// …"): what no single filing holds.
 pub(super) fn composite(text: &str) -> bool {
-    corrected_re().is_match(text) || then_another_re().is_match(text)
+    corrected_re().is_match(text) || then_another_re().is_match(text) || chained_re().is_match(text)
 }
 
 pattern!(second_day_re, "a second day", r"(?i)\band\s+\d{1,2}(?:st|nd|rd|th)?\s*$");
