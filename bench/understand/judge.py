@@ -714,7 +714,10 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
             # A request that lacks a slot is asked about (issue 41, item 4): an alarm or a
             # timer with no time said, a reminder with nothing to remind of. One question
             # back, nothing filed, is then exactly its effect.
-            lacks = known and ref is None and (DEVICE.search(line.get("text", "")) or not what)
+            # ("Remind me in 2 hours, please": a reminder of nothing said, asked what of.)
+            # (An alarm or a timer needs no what: asked about with its time said, it was missed.)
+            device = DEVICE.search(line.get("text", ""))
+            lacks = known and ((ref is None and device) or (not what and not device))
             # A source without slots ("start a timer please"): the text itself says no time.
             lacks = lacks or (not known and DEVICE.search(line.get("text", "")) and not TIME_SAID.search(line.get("text", "")))
             if lacks and not handed and "?" in (answer or ""):
@@ -753,10 +756,14 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
                 return "wrong", "n/a", f"{len(whens)} adds", " && ".join(map(show, got_changes))
             left = list(adds)
             # "tomorrow at 5:45 pm and 8:45 pm": a later time said alone keeps the first's day.
-            day = timeref.CLOCK.sub(" ", whens[0]).replace(" at ", " ").strip(" ,.")
+            # "at 10am and 2pm on Monday": a day said after the last time is every time's.
+            def day_of(w):
+                return re.sub(r"\b(?:at|and|for|on)\s*$", "", timeref.CLOCK.sub(" ", timeref.normalise(w)).replace(" at ", " ").strip(" ,.")).strip(" ,.")
+            day, last_day = day_of(whens[0]), day_of(whens[-1])
             for i, w in enumerate(whens):
-                said_alone = i > 0 and day and not timeref.CLOCK.sub(" ", w).strip(" ,.").replace("at", "").strip()
-                ref_w = timeref.reference(f"{day} {w}" if said_alone else w, NOW_LOCAL)
+                alone = not day_of(w).replace("at", "").strip()
+                said_with = day if i > 0 and day else last_day if i < len(whens) - 1 else ""
+                ref_w = timeref.reference(f"{said_with} {w}" if alone and said_with else w, NOW_LOCAL)
                 hit = next((a for a in left if due_check(ref_w, a["due"])[0] == "ok"), None)
                 if hit is None:
                     return "wrong", ref_w.granularity, f"an add at {ref_w.describe()}", " && ".join(map(show, got_changes))

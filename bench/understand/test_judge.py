@@ -229,6 +229,33 @@ class Target(unittest.TestCase):
         self.assertEqual(judge.judge(l, two, "", None, timeref)[0], "exact")
         self.assertEqual(judge.judge(l, two[:1], "", None, timeref)[0], "wrong")
 
+    def test_a_day_said_once_is_each_time_s(self):
+        # "at 10am and 2pm on Monday": the day said after the last time is the first's too.
+        l = line("Create alarms to go off at 10am and 2pm on Monday", "add", when="at 10am and 2pm on Monday")
+        two = [add("Alarm", "2026-11-30T09:00:00Z"), add("Alarm", "2026-11-30T13:00:00Z")]
+        self.assertEqual(judge.judge(l, two, "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, [add("Alarm", "2026-11-27T09:00:00Z"), two[1]], "", None, timeref)[0], "wrong")
+        # "for wednesday at noon and five thirty pm": the day said first is the second's too.
+        l = line("have an alarm set for wednesday at noon and five thirty pm", "add", when="for wednesday at noon and five thirty pm")
+        two = [add("Alarm", "2026-12-02T11:00:00Z"), add("Alarm", "2026-12-02T16:30:00Z")]
+        self.assertEqual(judge.judge(l, two, "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, [two[0], add("Alarm", "2026-11-26T16:30:00Z")], "", None, timeref)[0], "wrong")
+
+    def test_a_reminder_of_nothing_is_asked_what(self):
+        # "Remind me in 2 hours, please": nothing to remind of — one question back is its effect;
+        # an alarm with its time said and asked about was missed.
+        l = line("Remind me in 2 hours, please.", "add", when="in 2 hours")
+        self.assertEqual(judge.judge(l, [], "What should I remind you of at Thu 26 Nov, 16:30?", None, timeref)[0], "exact")
+        a = line("Set an alarm for 1800", "add", when="for 1800")
+        self.assertEqual(judge.judge(a, [], "When should the alarm go off?", None, timeref)[0], "asked")
+
+    def test_a_span_said_alone_is_from_now(self):
+        # "5-minute timer", "a 40 second squats timer": from now, never a date.
+        for text, when, due in [("5-minute timer", "5-minute", "2026-11-26T13:35:00Z"), ("Make a 40 second squats timer", "40 second", "2026-11-26T13:30:00Z")]:
+            l = line(text, "add", when=when)
+            self.assertEqual(timeref.reference(when, judge.NOW_LOCAL).granularity, "minute", text)
+            self.assertEqual(judge.judge(l, [add("Timer", due)], "", None, timeref)[0], "exact", text)
+
     def test_an_alarm_repeated_at_two_times_is_an_entry_for_each(self):
         l = line("Please set an alarm for 8pm and 10pm each night", "add", recur="each night", when="for 8pm and 10pm")
         two = [{"kind": "every", "id": "a", "text": "Alarm", "cron": "0 20 * * *"},

@@ -115,7 +115,8 @@ def number_words(text: str) -> str:
     t = re.sub(r"\ban hour and a half\b", "90 minutes", t)
     for w, n in sorted(ORDINAL_WORDS.items(), key=lambda kv: -len(kv[0])):
         suf = "st" if n % 10 == 1 and n != 11 else "nd" if n % 10 == 2 and n != 12 else "rd" if n % 10 == 3 and n != 13 else "th"
-        t = re.sub(rf"\b(the )?{w}\b(?! (time|thing|one))", f"\\g<1>{n}{suf}", t)
+        # ("a 40 second timer": a unit after a number, no ordinal.)
+        t = re.sub(rf"(?<!\d )(?<!\d-)\b(the )?{w}\b(?! (time|thing|one))", f"\\g<1>{n}{suf}", t)
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -277,9 +278,10 @@ def _reference(phrase: str, now: dt.datetime) -> Reference:
     if CONVENTIONS.search(t):
         ref.why = "a convention, not a date"
         return ref
-    rel = RELATIVE_CLOCK.search(t) or re.search(r"\b(\d+)\s*(hour|hr|minute|min)s?\b", t)
+    # A span said alone is from now: "5 minute", "a 10-minute timer", "40 second".
+    rel = RELATIVE_CLOCK.search(t) or re.search(r"\b(\d+)(?:\s*|-)(hour|hr|minute|min|second|sec)s?\b", t)
     if rel and not CLOCK.search(t):
-        span = t[rel.start():].strip()
+        span = t[rel.start():].strip().replace("-", " ")
         if not span.startswith("in "):
             span = "in " + span
         got = _dp(span, now)
