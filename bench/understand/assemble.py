@@ -197,16 +197,33 @@ def plain_none(raw, name, split, source):
             yield ex(row["text"], "none", [], source, row["intent"])
 
 
-# SMCalFlow 2.0 (Andreas et al. 2020; CC BY-SA 4.0), validation split only: held out whole,
-# never trained on. Intents from its programs; the event's subject as the `what` slot where
-# the program quotes it.
+# SMCalFlow 2.0 (Andreas et al. 2020; CC BY-SA 4.0), validation split (its training split is
+# not in the snapshot): split by dialogue. The dialogues in smcalflow-held.txt — those whose
+# first turns no sample had read by the fifteenth pass — are the test (their first turns); every
+# turn of the others is trained on (intents from its programs; the event's subject as the `what`
+# slot where the program quotes it, the intent classifier only: the tagger
+# is trained on none of it).
 SMCAL = {"create_event": "add", "query_event": "list", "delete_event": "cancel", "update_event": "move", "pleasantry": "smalltalk"}
 SMCAL_NONE = {"weather", "places", "org_chart_or_person"}
+# Fences whose turns are the calendar's own all the same: not trained or tested as not routine.
+# FenceAttendee: SMCalFlow declines an event whose attendee its own directory cannot resolve
+# ("Create lunch with mom on sunday") — a calendar entry of one's own, neither routine nor not.
+SMCAL_NONE_FENCES = {"fence:FenceWeather", "fence:FenceGibberish", "fence:FencePeopleQa", "fence:FenceTriviaQa", "fence:FenceNavigation"}
+SMCAL_OWN_FENCES = {"fence:FenceReminder", "fence:FenceRecurring", "fence:FenceDateTime", "fence:FenceScope", "fence:FenceSpecify", "fence:FenceAttendee"}
 
 
-def smcalflow(raw):
+def smcalflow_held():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "smcalflow-held.txt")
+    with open(path, encoding="utf-8") as f:
+        return {l.strip() for l in f if l.strip() and not l.startswith("#")}
+
+
+def smcalflow(raw, split):
+    held = smcalflow_held()
     for row in rows(os.path.join(raw, "smcalflow2_valid", "valid.tsv")):
-        if row.get("turn_index") != "0":
+        if split == "test" and (row.get("turn_index") != "0" or row.get("dialogue_id") not in held):
+            continue
+        if split == "train" and row.get("dialogue_id") in held:
             continue
         intent = row["intent"]
         if intent in SMCAL:
@@ -218,14 +235,17 @@ def smcalflow(raw):
                 if at >= 0 and intent == "create_event":
                     slots = [{"slot": "what", "start": at, "end": at + len(m.group(1))}]
                     known = True
-            d = ex(row["text"], SMCAL[intent], slots, "smcalflow", intent, slots_known=known)
-            # Only the subject is read from the program: a time said is never marked.
+            # Only the subject is read from the program, a time said never marked: the tagger
+            # is not trained on these (a time left unmarked would teach it times are no slot).
+            d = ex(row["text"], SMCAL[intent], slots, "smcalflow", intent, slots_known=known and split == "test")
             d["when_known"] = False
             yield d
-        # FenceAttendee: SMCalFlow declines an event whose attendee its own directory cannot
-        # resolve ("Create lunch with mom on sunday") — a calendar entry of one's own all the
-        # same, so neither routine nor not (since 2026-11-30).
-        elif intent in SMCAL_NONE or (intent.startswith("fence:") and intent not in {"fence:FenceReminder", "fence:FenceRecurring", "fence:FenceDateTime", "fence:FenceScope", "fence:FenceSpecify", "fence:FenceAttendee"}):
+        elif intent in SMCAL_NONE or (intent.startswith("fence:") and intent not in SMCAL_OWN_FENCES):
+            # Trained on only what is plainly none of the routine's (weather, places, people,
+            # gibberish, trivia); the other fences — several actions at once, "other" — are
+            # tested as not routine but teach nothing about what a request is.
+            if split == "train" and intent.startswith("fence:") and intent not in SMCAL_NONE_FENCES:
+                continue
             yield ex(row["text"], "none", [], "smcalflow", intent)
 
 
@@ -495,7 +515,7 @@ def main():
         "clinc": {s: list(clinc(raw, s)) for s in ("train", "val", "test")},
         "banking77": {s: list(plain_none(raw, "banking77", s, "banking77")) for s in ("train", "test")},
         "snips": {"train": list(plain_none(raw, "snips2017", "train_full", "snips")), "test": list(plain_none(raw, "snips2017", "validate", "snips"))},
-        "smcalflow": {"test": list(smcalflow(raw))},
+        "smcalflow": {s: list(smcalflow(raw, s)) for s in ("train", "test")},
     }
     # A test line whose words were trained on is no test: TOPv2 and the Schuster set are one
     # family (most of Schuster's texts are in TOPv2, some across splits), and both repeat

@@ -12,4 +12,4 @@ out="${2:-/work/nlu-data/cn}"
 python3 bench/understand/assemble.py --raw "$raw" --out "$out"
 cargo run --release -q -p cn-understand --example train -- crates/understand/model/understand.bin \
   "$out/topv2/train.jsonl" "$out/sgd/train.jsonl" "$out/clinc/train.jsonl" \
-  "$out/banking77/train.jsonl" "$out/snips/train.jsonl" "$out/generated/train.jsonl"
+  "$out/banking77/train.jsonl" "$out/snips/train.jsonl" "$out/smcalflow/train.jsonl" "$out/generated/train.jsonl"

@@ -567,6 +567,7 @@ pattern!(
       | (?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+|about\s+)?(?P<g>.+)
       | (?:don'?t|do\s+not)\s+forget\s*(?:[:\-–,]\s*|\s+(?:to|about)\s+)(?P<k>.+)
       | make\s+sure\s+i\s+(?:remember\s+to\s+)?(?P<h>.+)
+      | (?:please\s+)?remember\s+to\s+(?P<n>.+)
       | (?:add|put|note)\s+(?P<j>[\x22“].+)
       | (?:add|put)\s+(?P<m>[^:\x22“]+?\s+(?:at|on|by|tomorrow|today|tonight|this|next)\s+.+)
     )$"
@@ -605,16 +606,16 @@ pattern!(
 );
 
 /// A task to file: "remind me to …", "add a task: …", "todo: …", "add … to my list", "note
-/// to self: …", "I need to … by Friday".
+/// to self: …", "remember to …", "I need to … by Friday".
 pub(super) fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError>> {
     let c = frames.captures(t)?;
     // "add Cleaning at 3:45 pm": a bare "add" files only with its time.
     let bare = c.name("m").is_some();
-    let (what, indirect) = match ["a", "b", "c", "d", "e", "f", "g", "h", "j", "k", "m"].iter().find_map(|n| c.name(n))
-    {
-        Some(m) => (m.as_str(), false),
-        None => (c.name("i")?.as_str(), true),
-    };
+    let (what, indirect) =
+        match ["a", "b", "c", "d", "e", "f", "g", "h", "j", "k", "m", "n"].iter().find_map(|n| c.name(n)) {
+            Some(m) => (m.as_str(), false),
+            None => (c.name("i")?.as_str(), true),
+        };
     // "should the boys wear shorts or pants today": a question without its mark, not a need.
     if indirect
         && t.split_whitespace().next().is_some_and(|w| ["should", "must"].contains(&w.to_ascii_lowercase().as_str()))

@@ -475,6 +475,11 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     let mut said_apart = None;
     let (cron, human, uses_time) = if let (Some(a), Some(b)) = (text_of("r1"), text_of("r2")) {
         // "Monday through Friday", "mon-fri", "Friday to Monday": the days between, both named.
+        // ("a business trip for next Monday to Tuesday": those days once — asked, never weekly.)
+        let before = text[..all.start()].trim_end().to_ascii_lowercase();
+        if ["next", "this", "coming", "following"].iter().any(|w| before.ends_with(w)) {
+            return Err(ask("is that once, from one day to the other, or every week?"));
+        }
         let (Some((a, first)), Some((b, last))) = (cron_day(&a), cron_day(&b)) else {
             return Err(ask("no such day of the week"));
         };
@@ -914,6 +919,9 @@ mod tests {
         );
         assert_eq!(first("Remind me to water the lawn every evening starting at 5pm."), "0 17 * * *");
         assert!(cron("every hour starting at 9am stretch").starts_with("error"));
+        // A range of days said of one week is those days once: asked, never a weekly entry.
+        assert!(cron("Add business trip for next Monday to Tuesday.").starts_with("error"));
+        assert_eq!(first("alarm at 7 monday to friday"), "0 7 * * 1-5");
     }
 
     #[test]

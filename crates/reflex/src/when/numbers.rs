@@ -458,15 +458,23 @@ pub fn normalize(text: &str) -> Normalized {
         let h: u32 = c.name("h")?.as_str().parse().ok().filter(|h| *h <= 23)?;
         Some(format!("{h}:{}", c.name("m")?.as_str()))
     });
-    // "0800 hours", "1430 hrs", "at 0630": a clock of 24 hours, as the forces write it.
+    // "an alarm for 1800": an hour no 12-hour clock has, said after "for" (not "for 1000").
     let n = n.rewrite(
-        re!(r"\b(?:(?P<at>at\s+)(?:(?P<h1>[01]\d|2[0-3])(?P<m1>[0-5]\d)\s*(?:hours|hrs|h)|(?P<h0>0\d)(?P<m0>[0-5]\d))|(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)\s*(?:hours|hrs|h))\b"),
+        re!(r"\bfor\s+(?P<h>0\d|1[3-9]|2[0-3])(?P<m>[0-5]\d)(?P<after>\s*[.!?]*\s*$|\s+(?:today|tomorrow|tonight|on|this|next|every|each|daily|and|please)\b|\s*,)"),
+        |c, _| Some(format!("at {}:{}{}", c.name("h")?.as_str(), c.name("m")?.as_str(), c.name("after")?.as_str())),
+    );
+    // "0800 hours", "1430 hrs", "at 0630", "at 1730 tomorrow": a clock of 24 hours, as the
+    // forces write it.
+    let n = n.rewrite(
+        // (Said at the end or before a day: "at 1800 Main Street" is no clock.)
+        re!(r"\b(?:(?P<at>at\s+)(?:(?P<h1>[01]\d|2[0-3])(?P<m1>[0-5]\d)\s*(?:hours|hrs|h)|(?P<h0>0\d|1\d|2[0-3])(?P<m0>[0-5]\d)(?P<after>\s*[.!?]*\s*$|\s+(?:today|tomorrow|tonight|on|this|next|every|each|daily|and|please)\b|\s*,))|(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)\s*(?:hours|hrs|h))\b"),
         |c, _| {
             let (at, h, m) = match c.name("at") {
                 Some(at) => (at.as_str(), c.name("h0").or(c.name("h1"))?, c.name("m0").or(c.name("m1"))?),
                 None => ("", c.name("h")?, c.name("m")?),
             };
-            Some(format!("{at}{}:{}", h.as_str(), m.as_str()))
+            let after = c.name("after").map_or("", |a| a.as_str());
+            Some(format!("{at}{}:{}{after}", h.as_str(), m.as_str()))
         },
     );
     // "545 am", "730am", "1230pm": the hour and its minutes typed without a colon.

@@ -701,8 +701,13 @@ fn a_clock_of_24_hours_as_the_forces_write_it() {
     assert_eq!(on_thursday("have the alarm go off at 0800 hours"), "2026-11-27 08:00");
     assert_eq!(on_thursday("call mum at 1530 hrs"), "2026-11-26 15:30");
     assert_eq!(on_thursday("wake me at 0630"), "2026-11-27 06:30");
-    // A year is no clock.
+    assert_eq!(on_thursday("Set an alarm for 1800"), "2026-11-26 18:00");
+    assert_eq!(on_thursday("an alarm at 1730 tomorrow"), "2026-11-27 17:30");
+    // A year, an amount, a street number, an hour a 12-hour clock also has after "for": no clock.
     assert_eq!(on_thursday("in 2027"), "none");
+    assert_eq!(on_thursday("pay the 1800 dollars"), "none");
+    assert_eq!(on_thursday("lunch at 1800 Main Street"), "none");
+    assert_eq!(on_thursday("a timer for 1000"), "none");
 }
 
 #[test]

@@ -217,8 +217,19 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
         // A question ("deploy finished yet?", "is the deploy done") changes nothing.
         Intent::Complete => asks(text) || for_another(text) || !marked(u.intent, text),
         // "gather all my reminders about the pets": a cancel needs a word that undoes.
-        Intent::Cancel => asks(text) || for_another(text) || !marked(u.intent, text) || !undoes(text),
-        Intent::Move => asks(text) || !marked(u.intent, text),
+        // ("clear my schedule for next week" undoes a stretch of days at once: handed up.)
+        Intent::Cancel => asks(text) || for_another(text) || clears(text) || !marked(u.intent, text) || !undoes(text),
+        // An event lengthened, renamed or given people is no move of its time.
+        Intent::Move => asks(text) || remakes(text) || !marked(u.intent, text),
+        // A question of one's own time the model is sure of asks for the list, unless it asks
+        // what no item holds (who comes, where, how long).
+        // ("do i have anything against cats" is an idiom — a dislike, no thing of one's own.)
+        Intent::List => {
+            let item = joined(u, SlotKind::Item).to_ascii_lowercase();
+            let idiom = item.split_whitespace().next() == Some("against");
+            let own = u.confidence >= 0.9 && own_question(text);
+            idiom || asks_beyond(text) || !(marked(u.intent, text) || own)
+        }
         _ => !marked(u.intent, text),
     };
     if held {
@@ -391,6 +402,11 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 if let (Some(event), Ok(None)) = (filed_event(&courtesy_gone(text)), when::parse(text, now)) {
                     return Clause::Missing(Missing { want: Want::When, what: Some(event), due: None });
                 }
+                // "create meeting for work with supervisors": a meeting made, said otherwise —
+                // its time asked, never filed without one.
+                if matches!(when::parse(text, now), Ok(None)) && makes_meeting(text) {
+                    return Clause::Missing(Missing { want: Want::When, what: Some(what), due: None });
+                }
                 // "remind me when i get home to take out the trash": a moment no clock says is
                 // kept in the task's words, never dropped.
                 let what = match condition_re().find(text) {
@@ -506,7 +522,17 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                 };
                 Clause::Request(Request::Show { words })
             } else {
-                Clause::Request(Request::ListTasks { filter: filter(&when_words, now) })
+                // "check today's calendar for meetings": the day said of the list is its filter.
+                let lower = text.to_ascii_lowercase();
+                let day = ["today's", "tomorrow's", "tonight's", "todays ", "tomorrows "]
+                    .iter()
+                    .find(|d| lower.contains(*d))
+                    .map(|d| d.trim_end_matches(['\'', 's', ' ']).to_string());
+                let words = match day {
+                    Some(day) if when_words.trim().is_empty() => day,
+                    _ => when_words,
+                };
+                Clause::Request(Request::ListTasks { filter: filter(&words, now) })
             }
         }
         Intent::Complete | Intent::Cancel | Intent::Move => {

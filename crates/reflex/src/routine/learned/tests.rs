@@ -300,7 +300,7 @@ fn suggestions_spans_and_lists_as_outsiders_said_them() {
         ("what kind of things do i have to do today", vec!["ListTasks { filter: Today }"]),
         ("what did i ask you to remind me of", vec!["ListTasks { filter: Open }"]),
         ("did i tell you to remind me about laundry", vec!["Show { words: \"laundry\" }"]),
-        ("check today's calendar for meetings", vec!["Show { words: \"meetings\" }"]),
+        ("check today's calendar for meetings", vec!["ListTasks { filter: Today }"]),
         ("when is my meeting with ann", vec!["Show { words: \"meeting with ann\" }"]),
         ("What time is my date on friday?", vec!["Show { words: \"date\" }"]),
         // The words before the tagger's what that only name it are the task's.
@@ -586,8 +586,13 @@ fn changes_and_things_named_are_never_filed() {
         "Will I need long pants if I stay out past 10PM",
         "siri can you text joe to meet me at starbucks at four pm today send",
     ] {
+        // ("gather all my reminders about the pets" may show them: a look changes nothing.)
         let p = parse(text, &now());
-        assert!(!matches!(&p, Parsed::Routine(_)), "{text} must change nothing: {p:?}");
+        let changes = match &p {
+            Parsed::Routine(rs) => rs.iter().any(|r| !matches!(r, Request::Show { .. } | Request::ListTasks { .. })),
+            _ => false,
+        };
+        assert!(!changes, "{text} must change nothing: {p:?}");
     }
     // A stretch that ends, or today's date whose hour has passed: asked, never set once.
     for text in ["set alarm for 6am for the month of May", "set an alarm for 11 am on the 26th"] {

@@ -312,8 +312,9 @@ pub fn changes_existing(text: &str) -> bool {
 }
 
 /// Whether `text` changes an event that exists — people added to it ("Add Julie Jim and Jack
-/// to my Lunch Tomorrow Afternoon"), its time remade ("Make my event on May 21 be at PM") —
-/// which no reading files as a new task.
+/// to my Lunch Tomorrow Afternoon"), its time remade ("Make my event on May 21 be at PM"), its
+/// length or its name ("add an additional hour onto my appointment with Jenny", "make the
+/// orthodontist appointment 30 minutes longer") — which no reading files or moves.
 pub fn remakes(text: &str) -> bool {
     // "Add Julie Jim and Jack to my Lunch Tomorrow Afternoon": people added to an event, not a
     // thing added to a list.
@@ -339,7 +340,7 @@ pub fn remakes(text: &str) -> bool {
     REMADE
         .get_or_init(|| {
             regex::Regex::new(
-                r"(?i)\b(?:make|have)\s+(?:my|the|this|that)\s+[^.!?]{0,40}?\bbe\s+(?:at|on|for|in|moved)\b",
+                r"(?i)\b(?:make|have)\s+(?:my|the|this|that)\s+[^.!?]{0,40}?\bbe\s+(?:at|on|for|in|moved)\b|\b(?:an?\s+(?:additional|extra)|another|\d+\s+more)\s+(?:\w+\s+)?(?:hours?|minutes?|mins?|days?)\s+(?:on|onto|to)\s+(?:my|the|this|that|our)\s+(?:[\w'-]+\s+){0,3}(?:meeting|appointment|event|lunch|dinner|call|party|session|class)|\b(?:minutes?|mins?|hours?|hrs?)\s+(?:longer|shorter)\b|\b(?:rename[ds]?|attendees?)\b",
             )
             .unwrap_or_else(|e| unreachable!("the remade pattern compiles: {e}"))
         })
@@ -555,7 +556,7 @@ pub(super) fn marked(intent: Intent, text: &str) -> bool {
     let re = RE.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).unwrap_or_else(|e| unreachable!("the marker pattern compiles: {e}"));
         [
-            r(r"\b(?:(?:set\s+up|setup|schedule|make|create|arrange|organi[sz]e|plan)\s+(?:me\s+)?(?:an?|my|the|new)\s+(?:[\w'-]+\s+){0,3}(?:meeting|appointment|event|lunch|dinner|breakfast)|remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
+            r(r"\b(?:(?:set\s+up|setup|schedule|make|create|arrange|organi[sz]e|plan)\s+(?:me\s+)?(?:(?:an?|my|the|new)\s+(?:[\w'-]+\s+){0,3})?(?:meeting|meet|appointment|event|lunch|dinner|breakfast)|remind|reminded|reminders?|remember\s+to|tasks?|todos?|to-?do|(?:my|the|to[\s-]?do|todo|task|shopping|grocery)\s+list|calendar|diary|agenda|schedule|alarm|timer|countdown|note\s+to\s+self|forget|appointment|wake|(?:need|have|got|must)\s+to\s+(?:be|get)\s+up|(?:alert|notify|ping|buzz|bother|nudge)\s+me)\b"),
             // The list's own words, or a question about one's own time ("what do I have going
             // on today", "do I have anything to do on saturday", "am I doing anything friday",
             // "what did I want to remember").
@@ -671,15 +672,23 @@ pub(crate) fn tells_another(text: &str) -> bool {
 }
 
 /// The event in words that ask to file it ("schedule a dentist appointment" → "dentist
-/// appointment"); `None` when what is filed is itself a filing ("set a reminder for my new
+/// appointment", "create meeting to go over presentation" → "meeting to go over presentation"); `None` when what is filed is itself a filing ("set a reminder for my new
 /// schedule").
 pub(super) fn filed_event(words: &str) -> Option<String> {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)^\s*(?:set\s+up|schedule|make|create|add|put|set|arrange|organi[sz]e|plan)\s+(?:me\s+)?(?:an?|my|the|new)\s+(?P<e>(?:[\w'-]+\s+){0,3}(?:appointment|meeting|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|game|practice|call)(?:\s+with\s+[\w'.-]+(?:(?:\s*,\s*|\s+and\s+|\s+)[\w'.-]+){0,4})?)\s*[.!?]*\s*$")
+        // An event with an article ("a dentist appointment"), or a meeting or an appointment
+        // without one ("create meeting to go over presentation"; "make dinner" is no event).
+        regex::Regex::new(r"(?i)^\s*(?:set\s+up|schedule|make|create|add|put|set|arrange|organi[sz]e|plan)\s+(?:me\s+)?(?P<e>(?:(?:an?|my|the|new)\s+(?:[\w'-]+\s+){0,3}(?:appointment|meeting|meet|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|game|practice|call)|meeting|meet|appointment)(?:\s+with\s+[\w'.-]+(?:(?:\s*,\s*|\s+and\s+|\s+)[\w'.-]+){0,4})?(?:\s+(?:to|about|regarding)\s+[\w'-]+(?:\s+[\w'-]+){0,7})?)\s*[.!?]*\s*$")
             .unwrap_or_else(|e| unreachable!("the filed event pattern compiles: {e}"))
     });
-    let e = re.captures(words)?.name("e")?.as_str().trim().to_string();
+    let e = re.captures(words)?.name("e")?.as_str().trim();
+    let e = ["a ", "an ", "my ", "the ", "new "]
+        .iter()
+        .find_map(|a| e.get(..a.len()).filter(|h| h.eq_ignore_ascii_case(a)).map(|_| &e[a.len()..]))
+        .unwrap_or(e)
+        .trim()
+        .to_string();
     let filing = ["reminder", "task", "alarm", "timer", "note", "list", "event", "entry"];
     (!e.split_whitespace().any(|w| filing.contains(&w.to_ascii_lowercase().as_str()))).then_some(e)
 }
@@ -709,7 +718,27 @@ pub(super) fn named_event(text: &str, now: &Zoned) -> Option<(String, when::Due)
     if !d.time_given {
         return None;
     }
-    let e = re.captures(&d.rest)?.name("e")?.as_str().trim().to_string();
+    // "Gender reveal is at 4 pm Sunday": a name said to be at a clock time is the event, what
+    // it is called aside ("it is at 4", "that is at 4" name nothing).
+    static IS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let is = IS.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)^\s*(?:my\s+|the\s+|our\s+)?(?P<e>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are|'s)\s*[.!]*\s*$",
+        )
+        .unwrap_or_else(|e| unreachable!("the named-is pattern compiles: {e}"))
+    });
+    let e = match re.captures(&d.rest).and_then(|c| c.name("e")) {
+        Some(e) => e.as_str().trim().to_string(),
+        None => {
+            let e = is.captures(&d.rest)?.name("e")?.as_str().trim().to_string();
+            let pronoun =
+                ["it", "that", "this", "there", "he", "she", "they", "we", "i", "what", "which", "who", "when"];
+            if e.split_whitespace().any(|w| pronoun.contains(&w.to_ascii_lowercase().as_str())) {
+                return None;
+            }
+            e
+        }
+    };
     // "is the team meeting friday at 10?", "cancel my lunch": a question or a change is no
     // event named.
     let first = e.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
@@ -865,6 +894,57 @@ pub(crate) fn booked(text: &str) -> bool {
     RE.get_or_init(|| {
         regex::Regex::new(r"(?i)\b(?:(?:meeting|conference|hotel|board|class)\s*rooms?|rooms?\s+(?:for|at)\b|tables?\s+for\b|reservations?|reserve|tickets?|flights?|seats?\s+(?:for|on|at)\b|(?:schedule|arrange|set\s+up|organi[sz]e)\s+(?:a\s+|an\s+)?(?:phone\s+|video\s+|conference\s+|zoom\s+)?call\s+with\b|^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:schedule|book|order|get|arrange|set\s+up)\s+(?:me\s+)?(?:an?\s+)?(?:uber|lyft|taxi|cab|ride)\b|\bbook\s+(?:me\s+|us\s+)?(?:an?\s+)?(?:[\w'-]+\s+)?appointment\s+at\b)")
             .unwrap_or_else(|e| unreachable!("the booked pattern compiles: {e}"))
+    })
+    .is_match(text)
+}
+
+/// Whether a question asks what the hub does not hold of its items — who comes, who organised
+/// it, who answered an invitation (or answers one), where it is, how long it lasts, when one is
+/// free ("Who has not declined the invite to karaoke night?", "where is my lunch event
+/// happening?", "Decline my meeting next monday"): a list of the matching items would be no
+/// answer, so it goes up.
+pub(super) fn asks_beyond(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(?:(?:hi|hello|hey)\b[\s,.!]*)?(?:who|whom|whose|whoz|where|how\s+long|how\s+many\s+people)\b|\b(?:attend(?:s|ing|ed|ees?)?|organi[sz](?:er|ing|ed)|responded|respond|response|rsvp|declined?|accept(?:ed)?|invite[ds]?|invitations?|going\s+to\s+be\s+there|location|address|duration|last\s+(?:for\s+)?(?:long|how)|with\s+whom|openings?|free\s+(?:time|slots?|periods?)|availab(?:le|ility)|find\s+(?:me\s+)?(?:an?\s+)?(?:\d+|an?|one|two|three|half\s+an)\s+(?:minutes?|hours?|min))\b|\b(?:who|whom)\b.*\b(?:with|coming|going|there)\b")
+            .unwrap_or_else(|e| unreachable!("the beyond pattern compiles: {e}"))
+    })
+    .is_match(text)
+}
+
+/// Whether `text` is a question about the person's own time or things ("Do I still have yoga
+/// this Thursday?", "Is my hackathon scheduled for next week?", "When I 'm I see the
+/// dentist?"): asked (a question word first, or a question mark) and said of oneself.
+pub(super) fn own_question(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let own = RE
+        .get_or_init(|| {
+            regex::Regex::new(r"(?i)\b(?:i|i'm|im|i'll|my|me|am)\b")
+                .unwrap_or_else(|e| unreachable!("the own pattern compiles: {e}"))
+        })
+        .is_match(text);
+    own && asks(text)
+}
+
+/// Whether `text` clears a stretch of the calendar ("I need to clear my schedule for next
+/// week", "wipe my calendar tomorrow"): everything in it undone at once — the executive's, never
+/// a cancel of whatever matches the day.
+pub(super) fn clears(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:clear|wipe|empty|free\s+up|block\s+off)\s+(?:out\s+)?(?:all\s+(?:of\s+)?)?(?:my|the)\s+(?:whole\s+|entire\s+)?(?:schedule|calendar|day|afternoon|morning|evening|week|agenda|diary)\b")
+            .unwrap_or_else(|e| unreachable!("the clearing pattern compiles: {e}"))
+    })
+    .is_match(text)
+}
+
+/// Whether `text` asks to make a meeting or an appointment ("create meeting for work with
+/// supervisors", "set up an appointment with the bank"): something that happens at a time.
+pub(super) fn makes_meeting(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:set\s+up|schedule|make|create|arrange|organi[sz]e|plan|book)\s+(?:me\s+)?(?:(?:an?|my|the|new|another)\s+)?(?:[\w'-]+\s+){0,2}(?:meeting|meet|appointment|event)s?\b")
+            .unwrap_or_else(|e| unreachable!("the making pattern compiles: {e}"))
     })
     .is_match(text)
 }
