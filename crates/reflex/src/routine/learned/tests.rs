@@ -317,6 +317,9 @@ fn suggestions_spans_and_lists_as_outsiders_said_them() {
         ("Set a timer for 20 min?", vec!["Timer Thu 14:50"]),
         // An event named with its time, its joining verb no part of its name.
         ("Gender reveal is at 4 pm Sunday", vec!["Gender reveal Sun 16:00"]),
+        // The courtesy after it is no part of the name, nor hides it.
+        ("Psychiatrist appointment for 8 pm tomorrow, please.", vec!["Psychiatrist appointment Fri 20:00"]),
+        ("Dentist appointment tomorrow at 3pm please", vec!["Dentist appointment Fri 15:00"]),
     ] {
         assert_eq!(said(text), want, "{text}");
     }

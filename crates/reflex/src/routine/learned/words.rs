@@ -168,11 +168,16 @@ pub(super) fn named_whole(text: &str, task: &str, now: &Zoned) -> Option<String>
     }) {
         words.remove(0);
     }
-    while words
-        .last()
-        .is_some_and(|w| ["reminder", "alarm", "for", "at", "on"].contains(&w.to_ascii_lowercase().as_str()))
-    {
+    // ("Psychiatrist appointment for 8 pm tomorrow, please.": the courtesy after it too.)
+    while words.last().is_some_and(|w| {
+        ["reminder", "alarm", "for", "at", "on", "please", "pls", "plz", "thanks"]
+            .contains(&w.trim_end_matches([',', '.', '!', '?']).to_ascii_lowercase().as_str())
+            || w.chars().all(|c| c.is_ascii_punctuation())
+    }) {
         words.pop();
+    }
+    if let Some(last) = words.last_mut() {
+        *last = last.trim_end_matches([',', '.', '!', '?']);
     }
     let whole = words.join(" ");
     let head = whole.len().checked_sub(task.len()).and_then(|at| whole.get(..at))?;
@@ -709,7 +714,7 @@ pub(crate) fn spans_days(text: &str) -> bool {
 pub(super) fn named_event(text: &str, now: &Zoned) -> Option<(String, when::Due)> {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)^\s*(?:my\s+|the\s+|a\s+|an\s+|our\s+)?(?P<e>(?:[\w'-]+\s+){0,3}(?:meeting|appointment|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|practice|conference|reunion|shower|wedding|recital|concert|hike|match|workout|game|show|trip)(?:\s+with\s+[\w'.-]+(?:\s+and\s+[\w'.-]+)?)?)\s*[.!]*\s*$")
+        regex::Regex::new(r"(?i)^\s*(?:my\s+|the\s+|a\s+|an\s+|our\s+)?(?P<e>(?:[\w'-]+\s+){0,3}(?:meeting|appointment|lunch|dinner|breakfast|party|session|interview|date|visit|check-?up|class|lesson|practice|conference|reunion|shower|wedding|recital|concert|hike|match|workout|game|show|trip)(?:\s+with\s+[\w'.-]+(?:\s+and\s+[\w'.-]+)?)?)\s*(?:,?\s*(?:please|pls|thanks))?\s*[.!]*\s*$")
             .unwrap_or_else(|e| unreachable!("the named event pattern compiles: {e}"))
     });
     let d = when::parse(text, now).ok()??;
