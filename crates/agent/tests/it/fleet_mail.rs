@@ -127,15 +127,18 @@ fn fleet_mails_exactly_once(root: &Path, srv: &Path, server: &dyn Origins, n: us
 
     // Rounds of every hub syncing, AT_ONCE at a time against the one server, until a round
     // moves nothing: publish, take and receipt, release, retire.
+    // A push the server drops under load ("read error: Connection reset by peer" from one real
+    // `git daemon` serving eight syncs at once on a loaded machine) is reported and retried at the
+    // next sync — the round counts as moving, and only such retried transport errors are allowed.
     let mut rounds = 0;
     loop {
         rounds += 1;
-        assert!(rounds <= 6, "still moving after {} rounds", rounds - 1);
+        assert!(rounds <= 8, "still moving after {} rounds", rounds - 1);
         let moved = AtomicUsize::new(0);
         each(n, |i| {
             let r = sync(&hubs[i]);
-            assert!(r.errors.is_empty(), "{}: {r:?}", name(i));
-            let count = r.sent.len() + r.received.len() + r.receipts.len() + r.released.len();
+            assert!(r.errors.iter().all(|e| e.contains("retried at the next sync")), "{}: {r:?}", name(i));
+            let count = r.sent.len() + r.received.len() + r.receipts.len() + r.released.len() + r.errors.len();
             moved.fetch_add(count + usize::from(r.committed), Ordering::Relaxed);
         });
         if moved.load(Ordering::Relaxed) == 0 {
