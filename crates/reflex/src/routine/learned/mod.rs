@@ -227,7 +227,9 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
         Intent::List => {
             let item = joined(u, SlotKind::Item).to_ascii_lowercase();
             let idiom = item.split_whitespace().next() == Some("against");
-            let own = u.confidence >= 0.9 && own_question(text);
+            // ("What do my notes say?" asks of a file, the executive's: a time said, "when", "do
+            // I have" or "am I" make it a question of one's own time.)
+            let own = u.confidence >= 0.9 && own_question(text) && (u.slot(SlotKind::When).is_some() || of_time(text));
             idiom || asks_beyond(text) || !(marked(u.intent, text) || own)
         }
         _ => !marked(u.intent, text),

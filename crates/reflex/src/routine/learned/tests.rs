@@ -402,7 +402,12 @@ fn suggestions_spans_and_lists_as_outsiders_said_them() {
         assert!(!matches!(parse(text, &now()), Parsed::Routine(_)), "{text}: {:?}", parse(text, &now()));
     }
     // Work on a codebase with a time is the executive's; the past is not the list.
-    for text in ["Deploy the website tonight", "what did i have yesterday", "do i have anything against cats"] {
+    for text in [
+        "Deploy the website tonight",
+        "what did i have yesterday",
+        "do i have anything against cats",
+        "What do my notes say?",
+    ] {
         assert!(matches!(parse(text, &now()), Parsed::NotRoutine), "{text}");
     }
     // An alert before a timer ends is handed up whole, never half set.

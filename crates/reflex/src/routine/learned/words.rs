@@ -953,3 +953,15 @@ pub(super) fn makes_meeting(text: &str) -> bool {
     })
     .is_match(text)
 }
+
+/// Whether a question asks after one's own time by its words ("When I 'm I see the dentist?",
+/// "do i have dinner between gym and movie ?", "Am I supposed to be in a call with Jake?", "Is
+/// my hackathon scheduled?"), not after a thing ("What do my notes say?").
+pub(super) fn of_time(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*when\b|\b(?:do|did)\s+i\s+(?:still\s+)?have\b|\bam\s+i\b|\b(?:scheduled|planned|booked|happening|on\s+my\s+calendar)\b|\bmy\s+(?:day|week|weekend|morning|afternoon|evening|schedule|calendar|agenda|planner)\b")
+            .unwrap_or_else(|e| unreachable!("the own-time pattern compiles: {e}"))
+    })
+    .is_match(text)
+}
