@@ -129,8 +129,15 @@ mod tests {
             item.set("thread", "t1");
             item.thread = "t1".into();
             if let Some(author) = author {
-                item.set("sense", "email");
-                item.set("author-id", author);
+                // A mail whose sender the receiving server authenticated, as the email sense
+                // types it.
+                item.set_origin(&cn_hub::Origin {
+                    sense: cn_hub::Sense::Email,
+                    author: cn_hub::Provenance::Public { sense: "email".into(), user: Some(author.into()) },
+                    kind: cn_hub::Kind::Message,
+                    thread: Some("t1".into()),
+                    answer: None,
+                });
             }
             item
         };

@@ -152,7 +152,7 @@ impl<T: Tools> Tools for Vetted<T> {
 mod tests {
     use super::*;
     use cn_agent::{Cadence, Item};
-    use cn_storage::Entry;
+    use cn_hub::origin::ImpulseKind;
 
     /// Records the calls that got through.
     struct Inner(Vec<String>);
@@ -178,7 +178,7 @@ mod tests {
         cn_agent::init(&root, Some("ada")).unwrap();
         let hub = Hub::open(&root).unwrap();
         let mut item = Item::new("t-1", "ada", Cadence::Inbox, "Task due: Write a one-line status note for the owner");
-        item.set("impulse", "tasks");
+        item.set_origin(&cn_hub::Origin::impulse(ImpulseKind::Task, cn_hub::Provenance::Owner));
         item.set("task", "Write a one-line status note for the owner");
         cn_agent::enqueue(&hub, &item).unwrap();
         cn_agent::take(&hub, "t-1").unwrap().expect("taken");
@@ -227,12 +227,16 @@ mod tests {
         let root = dir.path().join("ada");
         cn_agent::init(&root, Some("ada")).unwrap();
         let hub = Hub::open(&root).unwrap();
-        for (op, id) in [("reply", "o-1"), ("reply", "o-2"), ("defer", "o-3")] {
-            let e = Entry::new("decision").with("id", id).with("op", op).with("cadence", "inbox");
-            hub.journal().unwrap().append(&e).unwrap();
+        // Three decisions journaled as every decision is: through `decide`.
+        let reply = |message: &str| Gtd::from(cn_agent::ops::Reply { message: message.into() });
+        let defer = Gtd::from(cn_agent::ops::Defer { reason: "Waiting on the owner.".into(), until: None });
+        for (id, gtd) in [("o-1", reply("Done.")), ("o-2", reply("On it.")), ("o-3", defer)] {
+            cn_agent::enqueue(&hub, &Item::new(id, "ada", Cadence::Inbox, "A message")).unwrap();
+            cn_agent::take(&hub, id).unwrap().expect("taken");
+            cn_agent::decide(&hub, &gtd, &cn_agent::DecideAs::default()).unwrap();
         }
         let mut item = Item::new("r-1", "ada", Cadence::Daily, "Reflect: what did I do yesterday?");
-        item.set("impulse", "schedule");
+        item.set_origin(&cn_hub::Origin::impulse(ImpulseKind::Schedule, cn_hub::Provenance::Owner));
         cn_agent::enqueue(&hub, &item).unwrap();
         cn_agent::take(&hub, "r-1").unwrap().expect("taken");
         let mut tools = Vetted::new(Inner(Vec::new()), hub.clone(), true);
