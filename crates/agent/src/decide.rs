@@ -197,6 +197,21 @@ pub fn decide_locked(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
     }
 }
 
+/// Hand the current item up for `why` (under the hub lock): deferred with the true reason
+/// ([`crate::handup::hand_up_for`]), back at `until` or when what it waits for arrives; the
+/// sender is told (a peer by the automatic notice). The decision is journaled as a hand-up
+/// with its reason.
+pub fn hand_up_current(hub: &Hub, why: &HandUp, until: Option<String>) -> Result<Decided> {
+    let _lock = lock(hub)?;
+    recover_locked(hub)?;
+    let Some(item) = Item::read_opt(&hub.input())? else {
+        return Err(AgentError::Empty("there is no current item to hand up".into()));
+    };
+    let gtd = crate::handup::hand_up_for(&item, why, until, jiff::Timestamp::now());
+    let by = DecideAs { automatic: true, level: Some(1), handed_up: Some(why.clone()), ..Default::default() };
+    decide_locked(hub, &gtd, &by)
+}
+
 /// [`Check::Agent`]: whether the current item's provenance may cause `gtd` (nothing to check
 /// without a current item: the decision then fails as it would).
 fn agent_may(hub: &Hub, gtd: &Gtd) -> Result<()> {

@@ -18,9 +18,7 @@ use crate::error::Result;
 use crate::gtd::{Gtd, Op};
 use crate::hub::{Hub, OWNER};
 use crate::item::Item;
-use crate::lock::lock;
 use crate::ops::Defer;
-use crate::Decided;
 
 pub use cn_compute::HAND_UP;
 
@@ -76,21 +74,6 @@ pub fn hand_up_for(item: &Item, why: &HandUp, until: Option<String>, now: Timest
         (None, None) => Some(cn_storage::rfc3339(now + wait(item))),
     };
     Gtd::Defer(Defer { reason: why.reason(), until })
-}
-
-/// Hand the current item up for `why` (under the hub lock): deferred with the true reason,
-/// back at `until` or when what it waits for arrives; the sender is told (a peer by the
-/// automatic notice). The decision is journaled as a hand-up with its reason.
-pub fn hand_up_current(hub: &Hub, why: &HandUp, until: Option<String>) -> Result<Decided> {
-    let _lock = lock(hub)?;
-    crate::decide::recover_locked(hub)?;
-    let Some(item) = Item::read_opt(&hub.input())? else {
-        return Err(crate::AgentError::Empty("there is no current item to hand up".into()));
-    };
-    let gtd = hand_up_for(&item, why, until, Timestamp::now());
-    let by =
-        crate::decide::DecideAs { automatic: true, level: Some(1), handed_up: Some(why.clone()), ..Default::default() };
-    crate::decide::decide_locked(hub, &gtd, &by)
 }
 
 /// How long a hand-up of `item` waits: an hour, doubled for every hand-up it already had.

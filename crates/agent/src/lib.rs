@@ -35,10 +35,12 @@ pub mod tools;
 
 pub use answer::{Answer, HandUp};
 pub use args::{parse_out, OutArgs, OutArgsError};
-pub use decide::{decide, decide_locked, recover_locked, validate, Check, DecideAs, Decided, AGENT_LEVEL};
+pub use decide::{
+    decide, decide_locked, hand_up_current, recover_locked, validate, Check, DecideAs, Decided, AGENT_LEVEL,
+};
 pub use error::{AgentError, ParseError, Result};
 pub use gtd::{Gtd, Kind, Op};
-pub use handup::{hand_up_current, HAND_UP};
+pub use handup::HAND_UP;
 pub use hub::{find_hub, Hub, Peer, OWNER};
 pub use init::{ensure_gitignore, init, InitReport};
 pub use item::{Cadence, Item};
