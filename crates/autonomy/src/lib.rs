@@ -4,7 +4,7 @@
 //! - [`percept`]: `Percept`, something sensed; [`senses`]: the clients that sense them, each
 //!   a `Sense`; [`channel`]: `Channel`, a place to answer (the typing indicator, the reply).
 //! - [`impulses`]: `Impulse`, internal motivation from `tasks.json`, `schedule.json`,
-//!   `ideas.json`; [`cron`]: standard five-field cron (the hub's, `cn_hub::cron`).
+//!   `ideas.json`; [`cron`]: standard five-field cron (`cn_cron`, as the hub reads it).
 //! - [`attention`]: the bounded pool, `Salience`, the shared [`Attention`] handle.
 //! - [`journal`]: the document's entry types, and the "what?" / "why?" queries.
 //! - [`autonomous`]: `AutonomousLoop`, the document's autonomous loop, steps 1–2 (step 3,

@@ -1,5 +1,5 @@
 //! `cn schedule next|add|list` against the real binary: its defaults, exit codes and lines.
-//! The cron expressions themselves are cn-hub's tests (crates/hub/tests/it/cron.rs).
+//! The cron expressions themselves are cn-cron's tests (crates/cron/tests/it/next.rs).
 
 use std::process::{Command, Output};
 
@@ -38,7 +38,7 @@ fn humantime_free_parse(s: &str) -> std::time::SystemTime {
     std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs as u64)
 }
 
-/// What each field accepts is cn-hub's test (crates/hub/tests/it/cron.rs); here, that a bad
+/// What each field accepts is cn-cron's test (crates/cron/tests/it/next.rs); here, that a bad
 /// expression or `--after` is a usage error, on stderr, nothing printed.
 #[test]
 fn invalid_input_exits_2_naming_the_field() {

@@ -2,6 +2,4 @@
 
 mod approvals;
 mod config;
-mod cron;
-mod hostile;
 mod trust_config;

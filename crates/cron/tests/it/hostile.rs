@@ -11,10 +11,10 @@ proptest! {
 
     #[test]
     fn cron_expressions(s in texty()) {
-        if let Ok(c) = s.parse::<cn_hub::cron::Cron>() {
+        if let Ok(c) = s.parse::<cn_cron::Cron>() {
             let tz = jiff::tz::TimeZone::UTC;
             let _ = c.next_n(jiff::Timestamp::UNIX_EPOCH, &tz, 3);
         }
-        let _ = cn_hub::cron::time_zone(&s);
+        let _ = cn_cron::time_zone(&s);
     }
 }

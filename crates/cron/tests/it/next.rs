@@ -2,7 +2,7 @@
 //! prints them (`Cron::next_n`, each time `cron::rfc3339`): fire times strictly after `T`,
 //! names, ranges, steps and lists, time zones; an invalid expression names its field.
 
-use cn_hub::cron::{self, Cron};
+use cn_cron::{self as cron, Cron};
 
 /// The next `n` fire times of `expr` after `after` in `tz`, as RFC 3339 lines.
 fn next(expr: &str, after: &str, n: usize, tz: &str) -> Vec<String> {

@@ -1,0 +1,4 @@
+//! cn-cron's integration tests, in one binary.
+
+mod hostile;
+mod next;
