@@ -148,7 +148,7 @@ fn legacy(item: &Item) -> Answer {
     let (heading, body) = last.split_once("\n\n").unwrap_or((last, ""));
     let decision = heading.split(" — ").next().unwrap_or("").trim();
     let body = body.trim();
-    let until = item.doc.get_str("until").map(str::to_string);
+    let until = item.marks().until.clone();
     match decision {
         "do reply" => Answer::Reply { text: body.to_string() },
         "defer" if body.contains(HAND_UP) => Answer::HandedUp { why: HandUp::Legacy, until },
@@ -160,9 +160,7 @@ fn legacy(item: &Item) -> Answer {
     }
 }
 
-/// The frontmatter key of an item that waits for something other than a time: `executive`
-/// (released when one is configured) or an approval's id (released when the owner decides it).
-pub const WAITS_FOR: &str = "waits-for";
+pub use crate::item::WAITS_FOR;
 
 /// Why an item was handed up: the true reason its sender is told.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

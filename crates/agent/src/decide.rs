@@ -23,7 +23,7 @@ use crate::answer::{Answer, HandUp};
 use crate::error::{format_at, io_at, parse_at, AgentError, Result};
 use crate::gtd::{Gtd, Op};
 use crate::hub::Hub;
-use crate::item::{Item, NOTICE};
+use crate::item::{Item, Marks, NOTICE};
 use crate::lock::lock;
 use crate::ops::{Ctx, Effect, Target};
 
@@ -177,7 +177,7 @@ impl DecideAs {
 
 /// The item's key for who decided it ([`DecideAs::by`]), kept with the item like its level so
 /// a decision a crash interrupted is journaled the same.
-pub const DECIDED_BY: &str = "decided-by";
+pub use crate::item::DECIDED_BY;
 
 /// [`decide`] for a caller already holding the hub lock (the daemon).
 pub fn decide_locked(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
@@ -258,7 +258,7 @@ fn record(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
         }
     }
     if let Some(level) = by.level {
-        item.set("decided-at-level", u64::from(level));
+        item.set(Marks::LEVEL, u64::from(level));
     }
     if let Some(who) = &by.by {
         item.set(DECIDED_BY, who.as_str());
@@ -278,7 +278,7 @@ fn record(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
 pub fn recover_locked(hub: &Hub) -> Result<()> {
     let Some(item) = Item::read_opt(&hub.input())? else { return Ok(()) };
     let Some(rec) = read_output(hub)? else { return Ok(()) };
-    if rec.id != item.id || rec.turn.as_deref() != item.doc.get_str("turn") {
+    if rec.id != item.id || rec.turn != item.marks().turn {
         return Ok(());
     }
     let Recorded { id, gtd, decided, key, automatic, .. } = rec;
@@ -313,20 +313,20 @@ fn complete(
         Answer::HandedUp { why, .. } if item.doc.get(crate::answer::KEY).is_some() => Some(why),
         _ => None,
     };
-    let level = item.doc.get("decided-at-level").and_then(|v| v.as_u64()).map(|l| l as u8);
+    let level = item.marks().level;
     let mut answer = Answer::of(&gtd, handed_up.as_ref());
     if let Some(why) = effect.facts.get("withheld").and_then(Value::as_str) {
         answer = answer.withheld(why);
     }
 
     // Mark and annotate the item once (a repeat finds the mark and leaves it alone).
-    if item.doc.get_str("decision-key") != Some(key.as_str()) {
+    if item.marks().decision_key.as_deref() != Some(key.as_str()) {
         answer.write(&mut item);
         item.set("decided", decided.as_str());
-        item.set("decision-key", key.as_str());
+        item.set(Marks::DECISION_KEY, key.as_str());
         item.set("decision", gtd.summary());
         if let Target::Deferred { until: Some(u) } = &effect.target {
-            item.set("until", u.as_str());
+            item.set(Marks::UNTIL, u.as_str());
         }
         let heading = gtd.label();
         let mut content = item.content.clone();
@@ -369,7 +369,7 @@ fn complete(
             // Document 003's fields of a decision, beside cn's own: what it was about, why,
             // and what was done ("what did you do and why").
             context: format!("{}: “{}”", origin.describe(), first_line(&item.content)),
-            reasoning: reasoning(level, item.doc.get_str(DECIDED_BY), &gtd, handed_up.as_ref()),
+            reasoning: reasoning(level, item.marks().decided_by.as_deref(), &gtd, handed_up.as_ref()),
             action: gtd.summary(),
         };
         hub.journal()?.write(&entry)?;
@@ -484,8 +484,8 @@ fn notice_text(ctx: &Ctx, gtd: &Gtd) -> String {
 fn write_output(hub: &Hub, item: &Item, gtd: &Gtd, decided: &str, key: &str, automatic: bool) -> Result<()> {
     let mut doc = Doc::default();
     doc.set("id", item.id.as_str());
-    if let Some(turn) = item.doc.get_str("turn") {
-        doc.set("turn", turn);
+    if let Some(turn) = &item.marks().turn {
+        doc.set(Marks::TURN, turn.as_str());
     }
     doc.set("decided", decided);
     doc.set("key", key);
@@ -535,7 +535,7 @@ pub fn read_output(hub: &Hub) -> Result<Option<Recorded>> {
     else {
         return Err(format_at(&path, "not a recorded decision (needs `id`, `decided`, `key`, `gtd` and its fields)"));
     };
-    let turn = doc.get_str("turn").map(str::to_string);
+    let turn = doc.get_str(Marks::TURN).map(str::to_string);
     let automatic = doc.get_str("automatic") == Some("true");
     Ok(Some(Recorded { id: id.to_string(), turn, gtd, decided: decided.to_string(), key: key.to_string(), automatic }))
 }

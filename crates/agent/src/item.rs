@@ -81,6 +81,51 @@ pub fn depth_of(doc: &Doc) -> u32 {
 /// notice back, so two agents cannot notify each other forever.
 pub const NOTICE: &str = "notice";
 
+/// The frontmatter key of who decided an item, in words ([`Marks::decided_by`]).
+pub const DECIDED_BY: &str = "decided-by";
+
+/// The frontmatter key of what a deferred item waits for besides a time ([`Marks::waits_for`]):
+/// `executive` (released when one is configured) or an approval's id (released when the owner
+/// decides it).
+pub const WAITS_FOR: &str = "waits-for";
+
+/// cn's own marks on an item: frontmatter keys cn writes and reads back (a crash is finished
+/// from the file). Read with the file, and again with every [`Item::set`] and [`Item::unset`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// This taking of the item (`turn`): a decision recorded for an earlier one is not its.
+    pub turn: Option<String>,
+    /// The key of the decision it is marked with (`decision-key`).
+    pub decision_key: Option<String>,
+    /// The level it was decided at (`decided-at-level`).
+    pub level: Option<u8>,
+    /// Who decided it, in words ([`DECIDED_BY`]).
+    pub decided_by: Option<String>,
+    /// When a deferred item comes back (`until`).
+    pub until: Option<String>,
+    /// What a deferred item waits for besides a time ([`WAITS_FOR`]).
+    pub waits_for: Option<String>,
+}
+
+impl Marks {
+    pub const TURN: &'static str = "turn";
+    pub const DECISION_KEY: &'static str = "decision-key";
+    pub const LEVEL: &'static str = "decided-at-level";
+    pub const UNTIL: &'static str = "until";
+
+    fn of(doc: &Doc) -> Marks {
+        let text = |key: &str| doc.get_str(key).map(str::to_string);
+        Marks {
+            turn: text(Marks::TURN),
+            decision_key: text(Marks::DECISION_KEY),
+            level: doc.get(Marks::LEVEL).and_then(Value::as_u64).map(|l| l as u8),
+            decided_by: text(DECIDED_BY),
+            until: text(Marks::UNTIL),
+            waits_for: text(WAITS_FOR),
+        }
+    }
+}
+
 /// An item as this layer reads it; other frontmatter keys are kept in `doc`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
@@ -101,6 +146,8 @@ pub struct Item {
     /// Its `origin:` field, read once with the file (`None` for an item an older cn wrote,
     /// whose origin [`Item::origin`] derives from its keys).
     origin: Option<Origin>,
+    /// cn's own marks, read with the file.
+    marks: Marks,
 }
 
 impl Item {
@@ -134,6 +181,7 @@ impl Item {
             kind: doc.get_str("kind").map(str::to_string),
             content: doc.body.clone(),
             origin: Origin::read(&doc),
+            marks: Marks::of(&doc),
             id,
             doc,
         })
@@ -179,6 +227,21 @@ impl Item {
         if key == cn_hub::origin::KEY {
             self.origin = Origin::read(&self.doc);
         }
+        self.marks = Marks::of(&self.doc);
+    }
+
+    /// Remove the frontmatter key `key`.
+    pub fn unset(&mut self, key: &str) {
+        self.doc.front.remove(key);
+        if key == cn_hub::origin::KEY {
+            self.origin = Origin::read(&self.doc);
+        }
+        self.marks = Marks::of(&self.doc);
+    }
+
+    /// cn's own marks on it ([`Marks`]).
+    pub fn marks(&self) -> &Marks {
+        &self.marks
     }
 
     pub fn render(&self) -> String {
@@ -265,6 +328,37 @@ pub(crate) fn ensure_newline(s: &str) -> String {
 mod tests {
     use super::*;
     use cn_hub::id::{new as new_id, stable as stable_id};
+
+    /// cn's marks are read with the file, and follow every set and unset.
+    #[test]
+    fn its_marks_are_read_with_the_file_and_follow_set_and_unset() {
+        let mut item = Item::new("m-1", "owner", Cadence::Inbox, "hi");
+        assert_eq!(item.marks(), &Marks::default());
+        item.set(Marks::TURN, "t-1");
+        item.set(Marks::LEVEL, 2u64);
+        item.set(WAITS_FOR, "executive");
+        item.set(Marks::UNTIL, "2026-01-06T15:00:00Z");
+        let read = Item::parse(&item.render()).unwrap();
+        let marks = Marks {
+            turn: Some("t-1".into()),
+            level: Some(2),
+            waits_for: Some("executive".into()),
+            until: Some("2026-01-06T15:00:00Z".into()),
+            ..Marks::default()
+        };
+        assert_eq!((item.marks(), read.marks()), (&marks, &marks));
+        item.unset(WAITS_FOR);
+        item.set(Marks::DECISION_KEY, "k-1");
+        item.set(DECIDED_BY, "reflex `hello`");
+        let after = Marks {
+            waits_for: None,
+            decision_key: Some("k-1".into()),
+            decided_by: Some("reflex `hello`".into()),
+            ..marks
+        };
+        assert_eq!(item.marks(), &after);
+        assert_eq!(Item::parse(&item.render()).unwrap().marks(), &after);
+    }
 
     #[test]
     fn the_documents_input_item_reads_and_prints_as_json() {

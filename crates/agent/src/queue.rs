@@ -17,7 +17,7 @@ use tracing::warn;
 use crate::decide::recover_locked;
 use crate::error::{io_at, AgentError, Result};
 use crate::hub::{Hub, OWNER};
-use crate::item::{Cadence, Item};
+use crate::item::{Cadence, Item, Marks};
 use crate::lock::lock;
 use cn_hub::id::new as new_id;
 use cn_hub::Origin;
@@ -121,10 +121,10 @@ fn make_current(hub: &Hub, path: &Path) -> Result<Item> {
     // A fresh `turn` marks this taking: a decision recorded for an earlier turn of the same
     // item (one deferred and back) is never mistaken for a pending one.
     let mut item = Item::read(path)?;
-    item.set("turn", new_id());
+    item.set(Marks::TURN, new_id());
     // What an earlier turn answered, and what it waited for, are that turn's.
-    for stale in [crate::answer::KEY, crate::answer::WAITS_FOR, "decided-at-level", crate::decide::DECIDED_BY] {
-        item.doc.front.remove(stale);
+    for stale in [crate::answer::KEY, crate::item::WAITS_FOR, Marks::LEVEL, crate::item::DECIDED_BY] {
+        item.unset(stale);
     }
     item.write(path)?;
     let input = hub.input();
@@ -169,8 +169,9 @@ pub fn release_due(hub: &Hub) -> Result<()> {
     let executive = hub.config().models.executive.is_some();
     for path in md_files(&hub.deferred())? {
         let Ok(item) = Item::read(&path) else { continue };
-        let due = item.doc.get_str("until").and_then(cn_storage::parse_rfc3339).is_some_and(|(u, _)| u <= now);
-        let waited = executive && item.doc.get_str(crate::answer::WAITS_FOR) == Some("executive");
+        let marks = item.marks();
+        let due = marks.until.as_deref().and_then(cn_storage::parse_rfc3339).is_some_and(|(u, _)| u <= now);
+        let waited = executive && marks.waits_for.as_deref() == Some("executive");
         if due || waited {
             let to = hub.inbox().join(format!("{}.md", item.id));
             cn_storage::beneath::rename(&path, &to).map_err(io_at(&path))?;
@@ -186,7 +187,7 @@ pub fn release_waiting(hub: &Hub, what: &str, note: Option<&str>) -> Result<Vec<
     let mut released = Vec::new();
     for path in md_files(&hub.deferred())? {
         let Ok(mut item) = Item::read(&path) else { continue };
-        if item.doc.get_str(crate::answer::WAITS_FOR) != Some(what) {
+        if item.marks().waits_for.as_deref() != Some(what) {
             continue;
         }
         if let Some(note) = note {
@@ -232,7 +233,7 @@ pub fn read_decided(hub: &Hub, id: &str) -> Result<Option<crate::Decided>> {
     };
     let item = Item::read(&path)?;
     let answer = crate::answer::Answer::of_item(&item);
-    let level = item.doc.get("decided-at-level").and_then(|v| v.as_u64()).map(|l| l as u8);
+    let level = item.marks().level;
     let place = path.strip_prefix(hub.root()).unwrap_or(&path).to_string_lossy().into_owned();
     Ok(Some(crate::Decided {
         item,

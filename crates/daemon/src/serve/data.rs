@@ -303,7 +303,7 @@ fn due_next(hub: &Hub, now: Timestamp) -> Vec<Value> {
     if let Ok(dir) = std::fs::read_dir(hub.layout().deferred()) {
         for f in dir.flatten().map(|f| f.path()).filter(|p| p.extension().is_some_and(|x| x == "md")) {
             let Ok(item) = cn_agent::Item::read(&f) else { continue };
-            let Some(until) = item.doc.get_str("until").and_then(|u| u.parse::<Timestamp>().ok()) else { continue };
+            let Some(until) = item.marks().until.as_deref().and_then(|u| u.parse::<Timestamp>().ok()) else { continue };
             let first = item.content.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
             due.push((until, json!({"at": until.to_string(), "kind": "deferred", "what": first, "id": item.id})));
         }
