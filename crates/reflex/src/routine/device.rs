@@ -51,8 +51,20 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
                 .split(|c: char| !(c.is_alphanumeric() || c == '\''))
                 .filter(|w| {
                     ![
-                        "alarm", "alarms", "timer", "wake", "up", "trying", "mind", "get", "alert", "turn", "ring",
-                        "do", "start",
+                        "alarm",
+                        "alarms",
+                        "timer",
+                        "wake",
+                        "up",
+                        "trying",
+                        "mind",
+                        "get",
+                        "alert",
+                        "notification",
+                        "turn",
+                        "ring",
+                        "do",
+                        "start",
                     ]
                     .contains(&w.to_ascii_lowercase().as_str())
                 })
@@ -66,7 +78,8 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
             let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
             let said = d.rest.clone();
             let ws: Vec<&str> = said.split_whitespace().collect();
-            let at = ws.iter().position(|w| matches!(bare(w).as_str(), "alarm" | "timer" | "alert"))?;
+            let at =
+                ws.iter().position(|w| matches!(bare(w).as_str(), "alarm" | "timer" | "alert" | "notification"))?;
             let (head, tail) = (&ws[..at], &ws[at + 1..]);
             let mut from = head.len();
             while from > 0 && {
@@ -351,8 +364,8 @@ pub(super) fn device(text: &str) -> Option<&'static str> {
         Some("Alarm")
     } else if lower.contains("timer") || lower.contains("countdown") {
         Some("Timer")
-    } else if lower.split(|c: char| !c.is_alphanumeric()).any(|w| w == "alert") {
-        // "set alert for 9AM"
+    } else if lower.split(|c: char| !c.is_alphanumeric()).any(|w| w == "alert" || w == "notification") {
+        // "set alert for 9AM", "Set a notification for 5pm"
         Some("Alert")
     } else {
         None

@@ -386,6 +386,12 @@ pub(super) fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> 
             Some((to, was)) if matches!(target_at(was, now), Ok(Some(_))) => (to, Some(was)),
             _ => (to, None),
         };
+        // "change my 5pm alarm to 5:30 pm for today instead": "instead" says no more.
+        let to = to
+            .len()
+            .checked_sub(8)
+            .filter(|&i| to.get(i..).is_some_and(|e| e.eq_ignore_ascii_case(" instead")))
+            .map_or(to, |i| &to[..i]);
         if let Ok(Some(due)) = target_at(to, now) {
             let words = trim_words(&was.map_or_else(|| w.to_string(), |was| format!("{w} at {was}")));
             if !words.is_empty() && (!changes || said_of(&words, t) == Said::Explicit) {
@@ -562,7 +568,7 @@ pattern!(
       | reminder\s*(?:[:\-–]|to\b)\s*(?P<b>.+)
       | (?:add|ad|create|make|log|open|new|put)\s+(?:a\s+|an\s+|the\s+|new\s+|another\s+)*(?:task|todo|to-do|item|action\s+item)s?(?:\s*[:\-–]\s*|\s+(?:to|for|that\s+says|saying)\s+|\s+)(?P<c>.+)
       | (?:to[\s-]?do|todo|task|action\s+item)\s*[:\-–]\s*(?P<d>.+)
-      | (?:add|put|stick|pop)\s+(?P<e>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:to[\s-]?do\s+|todo\s+|task\s+|shopping\s+)?(?:list|todos|tasks)\b(?P<tail>.*)
+      | (?:add|put|stick|pop)\s+(?P<e>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:to[\s-]?do\s+|todo\s+|task\s+|shopping\s+)?(?:list|todos|tasks|reminders)\b(?P<tail>.*)
       | note\s+to\s+self\s*[:\-–,]?\s*(?P<f>.+)
       | (?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+|about\s+)?(?P<g>.+)
       | (?:don'?t|do\s+not)\s+forget\s*(?:[:\-–,]\s*|\s+(?:to|about)\s+)(?P<k>.+)
@@ -578,6 +584,11 @@ pattern!(
     r"(?ix)^(?:i\s+|i'?ve\s+|i'?d\s+)?(?:really\s+)?(?:need\s+to|have\s+to|must|should|ought\s+to|gotta|got\s+to|have\s+got\s+to|'?d\s+better|better)\s+(?P<i>.+)$"
 );
 pattern!(question_re, "question", r"(?i)^(?:i|we|you|it|there)\b");
+pattern!(
+    messages_re,
+    "a message to send",
+    r"(?i)^(?:message|text|msg|dm|whatsapp|send\s+(?:\w+\s+){0,3}(?:an?\s+)?(?:message|text|sms|dm|note))\b"
+);
 pattern!(
     adjectival_re,
     "how often, as an adjective",
@@ -629,6 +640,11 @@ pub(super) fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request
     // "i need to schedule meeting room for monday at 2:30 pm": booking with others, the
     // executive's.
     if indirect && learned::booked(what) {
+        return None;
+    }
+    // "I need to message Andy about the game tonight", "I have to text Sarah at 5": a message
+    // to send (the executive's), not a task to keep — unless a reminder is asked for.
+    if indirect && messages_re().is_match(what) {
         return None;
     }
     // "I need to set a reminder for …", "I need to add another one for 16:15": a request to

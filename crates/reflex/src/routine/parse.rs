@@ -678,6 +678,19 @@ pattern!(
 fn abbreviated(sentence: &str) -> bool {
     // "a." and "p." are the first stops of "a.m." and "p.m.".
     ends_in(sentence, &["a", "p", "a.m", "p.m", "e.g", "i.e", "dr", "mr", "mrs", "ms", "st", "vs", "approx"])
+        || initials(sentence)
+}
+
+/// Whether `sentence` ends in letters each followed by a stop ("add t.p. to reminders", "the
+/// u.s. office") or in a capital's ("call J. Smith"): initials, no sentence's end ("I." is the
+/// word).
+fn initials(sentence: &str) -> bool {
+    let last = sentence.trim_end_matches('.').rsplit(char::is_whitespace).next().unwrap_or("");
+    let letters = || last.split('.');
+    match last.len() {
+        1 => last.chars().all(|c| c.is_ascii_uppercase() && c != 'I'),
+        _ => letters().all(|l| l.len() == 1 && l.chars().all(|c| c.is_ascii_alphabetic())),
+    }
 }
 
 /// Whether the last word of `sentence`, its stops cut, is one of `words` (lower case).

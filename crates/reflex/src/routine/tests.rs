@@ -732,9 +732,16 @@ fn an_event_said_with_its_time_is_put_on_the_calendar_and_a_booking_is_not() {
         "i need to schedule meeting room for monday at 2:30 pm, please",
         "Create a playlist for my grandma's birthday party on saturday",
         "make dinner tonight",
+        // TOPv2's messaging domain: a message to send, filed as a task before.
+        "I need to message Andy about the game tonight",
+        "I have to text Sarah at 5pm",
+        "i need to send mom a message at 6 pm",
     ] {
         assert!(!matches!(parse(text, &now), super::Parsed::Routine(_)), "{text}");
     }
+    // A reminder asked for is still filed.
+    assert_eq!(filed("remind me to message Andy tonight"), "message Andy Thu 20:00");
+    assert_eq!(filed("I need to call the dentist at 3pm"), "call the dentist Thu 15:00");
 }
 
 #[test]
@@ -863,4 +870,36 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
     assert_eq!(parse("I have a meeting room booked for 3 pm", &now), super::Parsed::NotRoutine);
     // A booking with others stays the executive's.
     assert_eq!(parse("book a table for friday at 8", &now), super::Parsed::NotRoutine);
+}
+
+#[test]
+fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    let one = |text: &str| match parse(text, &now) {
+        super::Parsed::Routine(rs) => match rs.as_slice() {
+            [super::Request::AddTask { task, due: Some(d) }] => format!("{task} {}", d.at.strftime("%a %d %b %H:%M")),
+            [super::Request::AddTask { task, due: None }] => task.clone(),
+            [super::Request::AddEvery { action, every }] => format!("{action}: {}", every.cron),
+            [super::Request::Move { words, to: Target::At(d), .. }] => {
+                format!("{words} → {}", d.at.strftime("%a %H:%M"))
+            }
+            other => format!("{other:?}"),
+        },
+        other => format!("{other:?}"),
+    };
+    // TOPv2's test split (a clean sample, read after its run).
+    assert_eq!(one("Set a notification for 5pm"), "Alert Thu 26 Nov 17:00");
+    // Initials end no sentence.
+    assert_eq!(one("add t.p. to reminders"), "t.p");
+    assert_eq!(one("Remind me to call J. Smith at 5pm"), "call J. Smith Thu 26 Nov 17:00");
+    assert_eq!(one("Create an alarm for July the 1st"), "Alarm Thu 01 Jul 09:00");
+    assert_eq!(
+        one("Can you remind me about the dinner date i have this upcoming Monday"),
+        "the dinner date i have Mon 30 Nov 09:00"
+    );
+    assert_eq!(one("would you change my 5pm alarm to 5:30 pm for today instead"), "my 5pm alarm → Thu 17:30");
+    assert_eq!(one("Create repeating alarm for 4:30pm Sunday afternoon"), "Alarm: 30 16 * * 0");
+    // A repeat with no day said is still asked how often; a weekday that is not the date's is asked.
+    assert!(matches!(parse("set a recurring alarm for noon", &now), super::Parsed::Ask(_)));
+    assert!(matches!(parse("Remind me on Monday the 6th to pick up a present", &now), super::Parsed::Ask(_)));
 }

@@ -181,9 +181,9 @@ fn day_re() -> &'static Regex {
               | (?P<thisweek>this\s+week)\b
               | (?P<nextweek>next\s+week)\b
               | (?P<nextmonth>next\s+month)\b
-              | (?:(?P<hat>at)\s+)?(?:(?P<hrel>this|next|coming|the\s+coming)\s+)?(?P<holiday>HOLIDAYS)(?:\s+(?P<hweekend>weekend))?\b
+              | (?:(?P<hat>at)\s+)?(?:(?P<hrel>this(?:\s+(?:coming|upcoming))?|next|coming|upcoming|the\s+(?:coming|upcoming))\s+)?(?P<holiday>HOLIDAYS)(?:\s+(?P<hweekend>weekend))?\b
               | (?P<wdp>(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?),?\s+(?:the\s+)?(?P<wdd>\d{1,3})(?:st|nd|rd|th)\b(?:\s+of\s+(?P<wdm>MONTHS)\b)?
-              | (?:(?P<rel>next|this|coming|the\s+coming)\s+)?(?P<weekday>(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?)\b
+              | (?:(?P<rel>next|this(?:\s+(?:coming|upcoming))?|coming|upcoming|the\s+(?:coming|upcoming))\s+)?(?P<weekday>(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday|rsday)?)\b
               | in\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)\b
               | in\s+(?P<half>half\s+an\s+hour)\b
               | in\s+the\s+(?P<ipart>morning|afternoon|evening)\b

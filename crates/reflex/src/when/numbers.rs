@@ -747,6 +747,17 @@ pub fn normalize(text: &str) -> Normalized {
         |c, _| Some(format!("{} minutes", cardinal(c.name("h")?.as_str())? * 60 + 30)),
     );
 
+    // "july the 1st": a month and its day with "the" between.
+    let n = n.rewrite(re!(r"\b(?P<mo>MONTHS)\.?\s+the\s+(?P<d>\d{1,2})(?:st|nd|rd|th)\b"), |c, _| {
+        let d: u8 = c.name("d")?.as_str().parse().ok()?;
+        let mo = c.name("mo")?.as_str();
+        (1..=31).contains(&d).then(|| format!("{mo} {d}"))
+    });
+    // "monday the sixth": after its weekday an ordinal is the day of the month, whatever
+    // follows ("remind me on monday the sixth to …" reaches the parser as "… the sixth pick up").
+    let n = n.rewrite(re!(r"\b(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+the\s+(?P<d>ORD)\b"), |c, _| {
+        Some(format!("{} the {}", c.name("wd")?.as_str(), suffixed(ordinal(c.name("d")?.as_str())?)))
+    });
     // Days of the month: "february fourth", "feb four", "the thirteenth", "fourth of march".
     let n = n.rewrite(re!(r"\b(?P<mo>MONTHS)\.?\s+(?:the\s+)?(?P<d>ORD|CARD)\b"), |c, text| {
         let mo = c.name("mo")?.as_str();

@@ -108,6 +108,16 @@ fn weekdays_weeks_and_parts_of_the_day() {
         ("tomorrow evening at 8", "2026-11-27 20:00"),
         ("put on sun cream", "none"),
         ("24/7 support", "none"),
+        // TOPv2's: "this upcoming", "this coming", "the upcoming" are the next such day.
+        ("this upcoming Monday", "2026-11-30 09:00"),
+        ("this coming monday", "2026-11-30 09:00"),
+        ("the upcoming sunday", "2026-11-29 09:00"),
+        // A weekday and its ordinal, whatever follows; checked against each other.
+        ("on sunday the sixth pick up a present", "2026-12-06 09:00"),
+        ("on monday the sixth pick up a present", "unreadable: on monday the 6th"),
+        // A month, "the", and its day.
+        ("for July the 1st", "2027-07-01 09:00"),
+        ("on july the 4th at 8pm", "2027-07-04 20:00"),
     ] {
         assert_eq!(on_thursday(text), want, "{text}");
     }

@@ -290,6 +290,13 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     // "Make a recurring alarm for 5:15am": a repeat said, not how often — asked,
                     // never set once.
                     if let Some(phrase) = repeat_unsaid(u, text) {
+                        // "Create repeating alarm for 4:30pm Sunday afternoon": one weekday
+                        // said with the repeat — every week on it.
+                        if let Some(Ok(Some(every))) = weekly_on(text).map(|t| when::every(&t, now)) {
+                            if !every.time_unsaid() {
+                                return Clause::Request(Request::AddEvery { action: device, every });
+                            }
+                        }
                         return Clause::Ask(WhenError::Unreadable {
                             phrase,
                             why: "how often should it repeat?".into(),

@@ -469,6 +469,26 @@ pub(super) fn repeat_unsaid(u: &Understood, text: &str) -> Option<String> {
         .find(|w| matches!(w.as_str(), "recurring" | "repeating" | "repeat" | "reoccurring" | "recurrent"))
 }
 
+/// A repeat said with one weekday and no other day ("Create repeating alarm for 4:30pm Sunday
+/// afternoon"): the text with that weekday said as every week's ("… every Sunday afternoon").
+pub(super) fn weekly_on(text: &str) -> Option<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?P<before>\w+\s+)?(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s?\b")
+            .unwrap_or_else(|e| unreachable!("the weekday pattern compiles: {e}"))
+    });
+    let mut days = re.captures_iter(text);
+    let c = days.next()?;
+    let before = c.name("before").map_or(String::new(), |b| b.as_str().trim().to_ascii_lowercase());
+    if days.next().is_some()
+        || ["this", "next", "last", "every", "each", "coming", "upcoming"].contains(&before.as_str())
+    {
+        return None;
+    }
+    let wd = c.name("wd")?;
+    Some(format!("{}every {}{}", &text[..wd.start()], wd.as_str(), &text[c.get(0)?.end()..]))
+}
+
 /// Words that only ask for an alarm or a reminder ("Set the alarm to"): no what of their own.
 pub(super) fn filler(words: &str) -> bool {
     const ASKING: &[&str] = &[
