@@ -627,7 +627,13 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
     known = line.get("slots_known", True) is not False
     # "a repeating alarm for 6 am …", "a nightly alarm at 9 pm", "4:10 p.m. everyday": the
     # repeat said outside the time is a recurrence too.
-    repeat_said = re.search(r"\b(repeating|recurring|reoccurring|repeated|nightly|daily|everyday|hourly|weekly)\b", line.get("text", ""), re.I)
+    # "an alarm for the next 3 days at 10 am": one a day over the days said (it must end).
+    repeat_said = re.search(
+        r"\b(repeating|recurring|reoccurring|repeated|nightly|daily|everyday|hourly|weekly|"
+        r"for\s+the\s+(next|coming)\s+(\d+|two|three|four|five|six|seven|few)\s+days)\b",
+        line.get("text", ""),
+        re.I,
+    )
     if not recur and when and (repeat_said or any(RECURS.search(w) for w in slots(line, "when"))):
         # "for 1pm every weekend" marked as a when: a recurrence all the same (all its parts:
         # "8 a.m. for Saturday" and "Sunday mornings").

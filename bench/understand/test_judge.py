@@ -223,6 +223,12 @@ class Target(unittest.TestCase):
         ev = {"kind": "every", "id": "x", "text": "Alarm", "cron": "0 21 * * *"}
         self.assertEqual(judge.judge(l, [ev], "", None, timeref)[0], "exact")
 
+    def test_an_alarm_for_the_next_days_repeats_and_ends(self):
+        l = line("Make an alarm for the next 3 days at 10 am", "add", when="for the next 3 days at 10 am")
+        ev = {"kind": "every", "id": "x", "text": "Alarm", "cron": "0 10 * * *", "until": "2026-11-29T23:00:00Z"}
+        self.assertEqual(judge.judge(l, [ev], "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, [dict(ev, until=None)], "", None, timeref)[0], "wrong")
+
     def test_two_clock_times_in_one_span_are_two_alarms(self):
         l = line("Create alarms tomorrow for 7:30 am and 8:10 am", "add", when="tomorrow for 7:30 am and 8:10 am")
         two = [add("Alarm", "2026-11-27T06:30:00Z"), add("Alarm", "2026-11-27T07:10:00Z")]
