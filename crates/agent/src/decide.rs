@@ -243,7 +243,7 @@ fn record(hub: &Hub, gtd: &Gtd, by: &DecideAs) -> Result<Decided> {
     };
     // A task's item deferred without a time gets one (a day on): a commitment always comes back.
     let gtd = match validate(hub, gtd)? {
-        Gtd::Defer(d) if item.doc.get_str("task").is_some() => Gtd::Defer(d.with_next_time(jiff::Timestamp::now())),
+        Gtd::Defer(d) if item.marks().task.is_some() => Gtd::Defer(d.with_next_time(jiff::Timestamp::now())),
         other => other,
     };
     let decided = cn_storage::now_rfc3339();

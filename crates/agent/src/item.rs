@@ -105,6 +105,10 @@ pub struct Marks {
     pub until: Option<String>,
     /// What a deferred item waits for besides a time ([`WAITS_FOR`]).
     pub waits_for: Option<String>,
+    /// The task an impulse's item rose from (`task`, its id).
+    pub task: Option<String>,
+    /// The idea an impulse's item rose from (`idea`, its id).
+    pub idea: Option<String>,
 }
 
 impl Marks {
@@ -112,6 +116,8 @@ impl Marks {
     pub const DECISION_KEY: &'static str = "decision-key";
     pub const LEVEL: &'static str = "decided-at-level";
     pub const UNTIL: &'static str = "until";
+    pub const TASK: &'static str = "task";
+    pub const IDEA: &'static str = "idea";
 
     fn of(doc: &Doc) -> Marks {
         let text = |key: &str| doc.get_str(key).map(str::to_string);
@@ -122,6 +128,8 @@ impl Marks {
             decided_by: text(DECIDED_BY),
             until: text(Marks::UNTIL),
             waits_for: text(WAITS_FOR),
+            task: text(Marks::TASK),
+            idea: text(Marks::IDEA),
         }
     }
 }
@@ -349,11 +357,13 @@ mod tests {
         assert_eq!((item.marks(), read.marks()), (&marks, &marks));
         item.unset(WAITS_FOR);
         item.set(Marks::DECISION_KEY, "k-1");
+        item.set(Marks::TASK, "t-7");
         item.set(DECIDED_BY, "reflex `hello`");
         let after = Marks {
             waits_for: None,
             decision_key: Some("k-1".into()),
             decided_by: Some("reflex `hello`".into()),
+            task: Some("t-7".into()),
             ..marks
         };
         assert_eq!(item.marks(), &after);

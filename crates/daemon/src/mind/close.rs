@@ -110,7 +110,7 @@ impl HubMind {
     /// reflex only answers). Left open, the task is followed up a day later; a deferred item
     /// comes back by itself at its `until`.
     pub(super) fn settle_task(&mut self, item: &Item, decided: &cn_agent::Decided) {
-        let Some(task) = item.doc.get_str("task").map(str::to_string) else { return };
+        let Some(task) = item.marks().task.clone() else { return };
         if matches!(decided.gtd, Gtd::Defer(_)) {
             return;
         }
@@ -147,7 +147,7 @@ impl HubMind {
     /// decision's note) and the idea marked explored in ideas.json. One no level could explore
     /// stays an idea.
     pub(super) fn settle_idea(&mut self, item: &Item, decided: &cn_agent::Decided) {
-        let Some(idea) = item.doc.get_str("idea").map(str::to_string) else { return };
+        let Some(idea) = item.marks().idea.clone() else { return };
         if decided.level.is_some_and(|l| l < 3) || matches!(decided.gtd, Gtd::Defer(_)) {
             return;
         }

@@ -119,8 +119,8 @@ impl HubMind {
                 item.set_origin(&Origin::impulse(kind, author));
                 if let Some(origin) = imp.data.get("id").and_then(Value::as_str) {
                     match imp.source {
-                        ImpulseSource::Task => item.set("task", origin),
-                        ImpulseSource::Idea => item.set("idea", origin),
+                        ImpulseSource::Task => item.set(cn_agent::item::Marks::TASK, origin),
+                        ImpulseSource::Idea => item.set(cn_agent::item::Marks::IDEA, origin),
                         ImpulseSource::Schedule => {}
                     }
                 }
