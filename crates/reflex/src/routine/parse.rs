@@ -80,6 +80,11 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         if rs.iter().any(|r| matches!(r, Request::AddTask { task, .. } if undo_named_re().is_match(task))) {
             return Parsed::NotRoutine;
         }
+        // "Remind me to walk the dogs on Tuesday and Thursday": the other days of a list left
+        // in the task's words — a task for each day, at the time said.
+        if let Some(each) = each_day(rs, now) {
+            return Parsed::Routine(each);
+        }
         // "i need to request pto for march 2 and 3": a second day left in the task's words —
         // which day is asked, never filed as "request pto and 3".
         if let Some(task) = rs.iter().find_map(|r| match r {
@@ -171,6 +176,37 @@ pub(super) fn composite(text: &str) -> bool {
 
 pattern!(second_day_re, "a second day", r"(?i)\band\s+\d{1,2}(?:st|nd|rd|th)?\s*$");
 pattern!(
+    other_day_re,
+    "another day of a list",
+    r"(?i)(?:\s*,\s*|\s+)(?:and\s+|&\s*)?(?:on\s+)?(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs)\s*$"
+);
+
+/// One task filed on a weekday with the list's other days left in its words ("walk the dogs
+/// and Thursday", due Tuesday): the task on each day, at the same time; `None` otherwise.
+fn each_day(rs: &[Request], now: &Zoned) -> Option<Vec<Request>> {
+    let [Request::AddTask { task, due: Some(first) }] = rs else { return None };
+    if !first.phrase.split(|c: char| !c.is_alphanumeric()).any(|w| when::weekday_of(w).is_some()) {
+        return None;
+    }
+    let mut words = task.as_str();
+    let mut days = Vec::new();
+    while let Some(c) = other_day_re().captures(words) {
+        days.push(group(&c, "wd"));
+        words = &words[..c.get(0)?.start()];
+    }
+    let words = words.trim();
+    if days.is_empty() || cn_hub::words::content(words).is_empty() {
+        return None;
+    }
+    let at = if first.time_given { format!(" at {}", first.at.strftime("%H:%M")) } else { String::new() };
+    let mut each = vec![Request::AddTask { task: words.to_string(), due: Some(first.clone()) }];
+    for day in days.iter().rev() {
+        let due = when::parse(&format!("on {day}{at}"), now).ok()??;
+        each.push(Request::AddTask { task: words.to_string(), due: Some(due) });
+    }
+    Some(each)
+}
+pattern!(
     chained_re,
     "a request chained on another's end",
     r"(?i)\bwhen\s+(?:it|that|this)\s+(?:stops|ends|finishes|goes\s+off|is\s+done|runs\s+out)\b[^.!?]*\b(?:create|set|start|make|add)\b"
@@ -216,7 +252,7 @@ pattern!(
 pattern!(
     set_time_re,
     "set time to",
-    r"(?i)^\s*(?:please\s+)?set\s+(?P<time>time)\s+to\s+(?:\w+\s+){1,6}for\s+(?:\d+|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|fifty|sixty|ninety)\b"
+    r"(?i)^\s*(?:please\s+)?set\s+(?:a\s+)?(?P<time>time)\s+(?:to\s+(?:\w+\s+){1,6})?for\s+(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|forty|fifty|sixty|ninety)\s+(?:minutes?|mins?|seconds?|secs?|hours?|hrs?)\b"
 );
 
 /// [`parse`] before its last check.

@@ -899,6 +899,30 @@ fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
     );
     assert_eq!(one("would you change my 5pm alarm to 5:30 pm for today instead"), "my 5pm alarm → Thu 17:30");
     assert_eq!(one("Create repeating alarm for 4:30pm Sunday afternoon"), "Alarm: 30 16 * * 0");
+    // "Set a time for 7 minutes": the timer, a letter short.
+    assert_eq!(one("Set a time for 7 minutes."), "Timer Thu 26 Nov 14:37");
+    assert!(!matches!(parse("set a time for 2 people", &now), super::Parsed::Routine(_)));
+    // A list of days: the task on each, at the time said.
+    let filed = |text: &str| match parse(text, &now) {
+        super::Parsed::Routine(rs) => rs
+            .iter()
+            .map(|r| match r {
+                super::Request::AddTask { task, due: Some(d) } => format!("{task} {}", d.at.strftime("%a %H:%M")),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" + "),
+        other => format!("{other:?}"),
+    };
+    assert_eq!(
+        filed("Remind me to walk the dogs on Tuesday and Thursday."),
+        "walk the dogs Tue 09:00 + walk the dogs Thu 09:00"
+    );
+    assert_eq!(
+        filed("remind me to call mom on tuesday and thursday at 5pm"),
+        "call mom Tue 17:00 + call mom Thu 17:00"
+    );
+    assert_eq!(filed("remind me to call mom and dad on friday"), "call mom and dad Fri 09:00");
     // A repeat with no day said is still asked how often; a weekday that is not the date's is asked.
     assert!(matches!(parse("set a recurring alarm for noon", &now), super::Parsed::Ask(_)));
     assert!(matches!(parse("Remind me on Monday the 6th to pick up a present", &now), super::Parsed::Ask(_)));

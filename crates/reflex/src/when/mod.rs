@@ -265,7 +265,7 @@ fn month_number(name: &str) -> Option<i8> {
     words::MONTHS.iter().position(|m| m.starts_with(&name[..name.len().min(3)])).and_then(|i| i8::try_from(i + 1).ok())
 }
 
-fn weekday_of(name: &str) -> Option<Weekday> {
+pub(crate) fn weekday_of(name: &str) -> Option<Weekday> {
     let name = name.to_ascii_lowercase();
     let i = words::WEEKDAYS.iter().position(|d| d.starts_with(&name[..name.len().min(3)]))?;
     Weekday::from_monday_zero_offset(i8::try_from(i).ok()?).ok()
