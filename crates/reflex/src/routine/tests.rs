@@ -902,6 +902,18 @@ fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
     // "Set a time for 7 minutes": the timer, a letter short.
     assert_eq!(one("Set a time for 7 minutes."), "Timer Thu 26 Nov 14:37");
     assert!(!matches!(parse("set a time for 2 people", &now), super::Parsed::Routine(_)));
+    // How often, said as "once a …" or with "every" a letter short.
+    assert_eq!(one("remind me to take pills once a day at 8am"), "take pills: 0 8 * * *");
+    assert_eq!(one("remind me to watch the Bachelor ever Monday at 8:00pm."), "watch the Bachelor: 0 20 * * 1");
+    assert!(matches!(parse("Remind me to go on a jog once a week", &now), super::Parsed::Ask(_)));
+    // CLINC150's test split, not routine: a car rented, an order placed — never filed.
+    for text in [
+        "i want a rental car that is available tomorrow and that i can keep for four days please find me one",
+        "i need to rent a car for may 11thto may 13th in chicago and i'd like a coupe",
+        "place an order for my whole shopping list",
+    ] {
+        assert!(!matches!(parse(text, &now), super::Parsed::Routine(_)), "{text}");
+    }
     // A list of days: the task on each, at the time said.
     let filed = |text: &str| match parse(text, &now) {
         super::Parsed::Routine(rs) => rs

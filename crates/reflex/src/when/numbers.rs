@@ -417,8 +417,17 @@ pub fn normalize(text: &str) -> Normalized {
 
     // Shorthand.
     let n = n.rewrite(
-        re!(r"\b(?:tmrw|tmrow|tmr|tmw|tomoz|2moro|2morow|2morrow|2mrw|tmorrow|tommorrow|tomorow)\b"),
+        re!(r"\b(?:tmrw|tmrow|tmr|tmw|tomoz|2moro|2morow|2morrow|2mrw|tmorrow|tommorrow|tomorow|tommorw|tommorow)\b"),
         |_, _| Some("tomorrow".into()),
+    );
+    // "once a week", "once per day": how often.
+    let n = n.rewrite(re!(r"\bonce\s+(?:a|per|each|every)\s+(?P<u>day|week|month|year)\b"), |c, _| {
+        Some(format!("every {}", c.name("u")?.as_str()))
+    });
+    // "watch the Bachelor ever Monday at 8:00pm": "every", a letter short, before what repeats.
+    let n = n.rewrite(
+        re!(r"\bever\s+(?P<w>(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|week|month|morning|night|evening|afternoon|weekday)\b"),
+        |c, _| Some(format!("every {}", c.name("w")?.as_str())),
     );
     let n = n.rewrite(re!(r"\b(?:tonite|tonigh|2nite|2night|tonyt)\b"), |_, _| Some("tonight".into()));
     let n = n.rewrite(re!(r"\b(?P<w>thurs|thur|weds|tues)\b\.?"), |c, _| {

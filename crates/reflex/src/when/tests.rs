@@ -117,6 +117,7 @@ fn weekdays_weeks_and_parts_of_the_day() {
         ("on monday the sixth pick up a present", "unreadable: on monday the 6th"),
         // A month, "the", and its day.
         ("for July the 1st", "2027-07-01 09:00"),
+        ("tommorw at 4pm", "2026-11-27 16:00"),
         ("on july the 4th at 8pm", "2027-07-04 20:00"),
     ] {
         assert_eq!(on_thursday(text), want, "{text}");

@@ -912,12 +912,13 @@ pub(crate) fn for_another(text: &str) -> bool {
 }
 
 /// Whether `text` books something with others ("schedule a meeting room for 4:00 on
-/// thursday", "reserve a table for friday at 8", "schedule a call with the accountant" — the
-/// other side must be asked): the executive's, never a task filed.
+/// thursday", "reserve a table for friday at 8", "schedule a call with the accountant", "i
+/// need to rent a car for may 11th", "place an order for my whole shopping list" — the other
+/// side must be asked): the executive's, never a task filed.
 pub(crate) fn booked(text: &str) -> bool {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:(?:meeting|conference|hotel|board|class)\s*rooms?|rooms?\s+(?:for|at)\b|tables?\s+for\b|reservations?|reserve|tickets?|flights?|seats?\s+(?:for|on|at)\b|(?:schedule|arrange|set\s+up|organi[sz]e)\s+(?:a\s+|an\s+)?(?:phone\s+|video\s+|conference\s+|zoom\s+)?call\s+with\b|^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:schedule|book|order|get|arrange|set\s+up)\s+(?:me\s+)?(?:an?\s+)?(?:uber|lyft|taxi|cab|ride)\b|\bbook\s+(?:me\s+|us\s+)?(?:an?\s+)?(?:[\w'-]+\s+)?appointment\s+at\b)")
+        regex::Regex::new(r"(?i)\b(?:(?:meeting|conference|hotel|board|class)\s*rooms?|rooms?\s+(?:for|at)\b|tables?\s+for\b|reservations?|reserve|tickets?|flights?|seats?\s+(?:for|on|at)\b|(?:schedule|arrange|set\s+up|organi[sz]e)\s+(?:a\s+|an\s+)?(?:phone\s+|video\s+|conference\s+|zoom\s+)?call\s+with\b|^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:schedule|book|order|get|arrange|set\s+up)\s+(?:me\s+)?(?:an?\s+)?(?:uber|lyft|taxi|cab|ride)\b|\bbook\s+(?:me\s+|us\s+)?(?:an?\s+)?(?:[\w'-]+\s+)?appointment\s+at\b|\b(?:rent|hire)\s+(?:me\s+|us\s+)?(?:an?\s+)?(?:[\w'-]+\s+)?(?:car|van|bike|truck|suv)\b|\brental\s+car|\bplace\s+(?:an?\s+)?order\b)")
             .unwrap_or_else(|e| unreachable!("the booked pattern compiles: {e}"))
     })
     .is_match(text)
