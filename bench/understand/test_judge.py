@@ -229,6 +229,21 @@ class Target(unittest.TestCase):
         self.assertEqual(judge.judge(l, [ev], "", None, timeref)[0], "exact")
         self.assertEqual(judge.judge(l, [dict(ev, until=None)], "", None, timeref)[0], "wrong")
 
+    def test_alarms_listed_or_said_one_by_one_are_an_alarm_each(self):
+        t = "Please set alarm for 6am, 6:12am, and 6:30am."
+        l = {"text": t, "intent": "add", "source": "t", "slots": [
+            {"slot": "when", "start": 17, "end": 24}, {"slot": "when", "start": 26, "end": 32}, {"slot": "when", "start": 38, "end": 44}]}
+        three = [add("Alarm", "2026-11-27T05:00:00Z"), add("Alarm", "2026-11-27T05:12:00Z"), add("Alarm", "2026-11-27T05:30:00Z")]
+        self.assertEqual(judge.judge(l, three, "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, three[1:], "", None, timeref)[0], "wrong")
+        t = "set two alarms one for 5 am, one for 5:30 am"
+        l = {"text": t, "intent": "add", "source": "t", "slots": [
+            {"slot": "when", "start": t.index("for 5 am"), "end": t.index("for 5 am") + 8},
+            {"slot": "when", "start": t.index("for 5:30 am"), "end": len(t)}]}
+        two = [add("Alarm", "2026-11-27T04:00:00Z"), add("Alarm", "2026-11-27T04:30:00Z")]
+        self.assertEqual(judge.judge(l, two, "", None, timeref)[0], "exact")
+        self.assertEqual(judge.judge(l, two[:1], "", None, timeref)[0], "wrong")
+
     def test_two_clock_times_in_one_span_are_two_alarms(self):
         l = line("Create alarms tomorrow for 7:30 am and 8:10 am", "add", when="tomorrow for 7:30 am and 8:10 am")
         two = [add("Alarm", "2026-11-27T06:30:00Z"), add("Alarm", "2026-11-27T07:10:00Z")]
