@@ -734,10 +734,11 @@ def judge(line, got_changes, answer, target_id, timeref, target_due=None):
         text = line.get("text", "")
         spans = sorted((x["start"], x["end"]) for x in line.get("slots") or [] if x.get("slot") == "when" and isinstance(x.get("start"), int))
         # Two times joined by "and", "then", "another" or "one for" are two alarms; so is a
-        # list ("for 6am, 6:12am, and 6:30am"); "friday morning" + "at 10" is one.
+        # list ("for 6am, 6:12am, and 6:30am", spoken without its commas); "friday morning" +
+        # "at 10" is one.
         gaps = [text[a[1]:b[0]] for a, b in zip(spans, spans[1:])]
         apart = len(spans) > 1 and all(
-            re.search(r"\b(and|then|another|one)\b", g, re.I) or (re.fullmatch(r"\s*,\s*", g) and re.search(r"\band\b", gaps[-1], re.I))
+            re.search(r"\b(and|then|another|one)\b", g, re.I) or (re.fullmatch(r"\s*,?\s*", g) and re.search(r"\band\b", gaps[-1], re.I))
             for g in gaps
         )
         if len(whens) == 1 and DEVICE.search(text):
