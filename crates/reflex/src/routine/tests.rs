@@ -911,6 +911,8 @@ fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
         "i want a rental car that is available tomorrow and that i can keep for four days please find me one",
         "i need to rent a car for may 11thto may 13th in chicago and i'd like a coupe",
         "place an order for my whole shopping list",
+        // TOPv2's: a name, a place and a day, nothing asked and no clock — handed up.
+        "Brunch at New York New York Hotel and Casino on Sunday",
     ] {
         assert!(!matches!(parse(text, &now), super::Parsed::Routine(_)), "{text}");
     }

@@ -785,12 +785,13 @@ pub(super) fn clock_said(text: &str, now: &Zoned) -> bool {
     })
 }
 
-/// Whether `text` asks to file something at all ("set …", "add …", "I need …") — a bare
-/// name ("the appointment") does not.
+/// Whether `text` asks to file something at all ("set …", "add …", "I need …", "new
+/// reminder …") — a bare name ("the appointment") does not, nor a place ("Brunch at New York
+/// New York Hotel and Casino on Sunday").
 pub(super) fn asks_to_file(text: &str) -> bool {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:set|setup|add|create|make|schedule|remind|put|new|book|plan|arrange|need|want|like|can|could|would|please|enter|mark|block|pencil|note|save|give|start\s+(?:a|an|the|my|new)|wake)\b")
+        regex::Regex::new(r"(?i)\b(?:set|setup|add|create|make|schedule|remind|put|new\s+(?:reminder|task|alarm|timer|event|meeting|appointment|entry|item|todo|to-do|one)|book|plan|arrange|need|want|like|can|could|would|please|enter|mark|block|pencil|note|save|give|start\s+(?:a|an|the|my|new)|wake)\b")
             .unwrap_or_else(|e| unreachable!("the filing pattern compiles: {e}"))
     })
     .is_match(text)
