@@ -80,6 +80,14 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
         if rs.iter().any(|r| matches!(r, Request::AddTask { task, .. } if undo_named_re().is_match(task))) {
             return Parsed::NotRoutine;
         }
+        // "Set an alert for 10 minutes before the game starts": a span before a thing whose time
+        // is not said is no span from now — when the thing is is asked, as "remind me 10
+        // minutes before the meeting".
+        if let [Request::AddTask { task, due: Some(_) }] = rs.as_slice() {
+            if let Some(thing) = task.strip_prefix("before ").filter(|t| !cn_hub::words::content(t).is_empty()) {
+                return Parsed::Missing(Missing { want: Want::When, what: Some(thing.to_string()), due: None });
+            }
+        }
         // "Remind me to walk the dogs on Tuesday and Thursday": the other days of a list left
         // in the task's words — a task for each day, at the time said.
         if let Some(each) = each_day(rs, now) {

@@ -902,6 +902,10 @@ fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
     // "Set a time for 7 minutes": the timer, a letter short.
     assert_eq!(one("Set a time for 7 minutes."), "Timer Thu 26 Nov 14:37");
     assert!(!matches!(parse("set a time for 2 people", &now), super::Parsed::Routine(_)));
+    // A span before a thing whose time is not said: when the thing is is asked, nothing set.
+    for text in ["Set an alert for 10 minutes before the game starts", "set a timer for 10 minutes before i leave"] {
+        assert!(matches!(parse(text, &now), super::Parsed::Missing(_)), "{text}");
+    }
     // How often, said as "once a …" or with "every" a letter short.
     assert_eq!(one("remind me to take pills once a day at 8am"), "take pills: 0 8 * * *");
     assert_eq!(one("remind me to watch the Bachelor ever Monday at 8:00pm."), "watch the Bachelor: 0 20 * * 1");
