@@ -124,7 +124,7 @@ impl Marks {
         Marks {
             turn: text(Marks::TURN),
             decision_key: text(Marks::DECISION_KEY),
-            level: doc.get(Marks::LEVEL).and_then(Value::as_u64).map(|l| l as u8),
+            level: doc.get(Marks::LEVEL).and_then(Value::as_u64).and_then(|l| u8::try_from(l).ok()),
             decided_by: text(DECIDED_BY),
             until: text(Marks::UNTIL),
             waits_for: text(WAITS_FOR),
