@@ -387,11 +387,7 @@ pub(super) fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> 
             _ => (to, None),
         };
         // "change my 5pm alarm to 5:30 pm for today instead": "instead" says no more.
-        let to = to
-            .len()
-            .checked_sub(8)
-            .filter(|&i| to.get(i..).is_some_and(|e| e.eq_ignore_ascii_case(" instead")))
-            .map_or(to, |i| &to[..i]);
+        let to = to.strip_suffix(" instead").or_else(|| to.strip_suffix(" Instead")).unwrap_or(to);
         if let Ok(Some(due)) = target_at(to, now) {
             let words = trim_words(&was.map_or_else(|| w.to_string(), |was| format!("{w} at {was}")));
             if !words.is_empty() && (!changes || said_of(&words, t) == Said::Explicit) {

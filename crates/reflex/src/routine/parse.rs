@@ -730,10 +730,9 @@ fn abbreviated(sentence: &str) -> bool {
 /// word).
 fn initials(sentence: &str) -> bool {
     let last = sentence.trim_end_matches('.').rsplit(char::is_whitespace).next().unwrap_or("");
-    let letters = || last.split('.');
     match last.len() {
         1 => last.chars().all(|c| c.is_ascii_uppercase() && c != 'I'),
-        _ => letters().all(|l| l.len() == 1 && l.chars().all(|c| c.is_ascii_alphabetic())),
+        _ => last.split('.').all(|l| l.len() == 1 && l.chars().all(|c| c.is_ascii_alphabetic())),
     }
 }
 

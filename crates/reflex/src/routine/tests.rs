@@ -875,16 +875,21 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
 #[test]
 fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
     let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    // Each request made, in words, joined by " + ".
     let one = |text: &str| match parse(text, &now) {
-        super::Parsed::Routine(rs) => match rs.as_slice() {
-            [super::Request::AddTask { task, due: Some(d) }] => format!("{task} {}", d.at.strftime("%a %d %b %H:%M")),
-            [super::Request::AddTask { task, due: None }] => task.clone(),
-            [super::Request::AddEvery { action, every }] => format!("{action}: {}", every.cron),
-            [super::Request::Move { words, to: Target::At(d), .. }] => {
-                format!("{words} → {}", d.at.strftime("%a %H:%M"))
-            }
-            other => format!("{other:?}"),
-        },
+        super::Parsed::Routine(rs) => rs
+            .iter()
+            .map(|r| match r {
+                super::Request::AddTask { task, due: Some(d) } => format!("{task} {}", d.at.strftime("%a %d %b %H:%M")),
+                super::Request::AddTask { task, due: None } => task.clone(),
+                super::Request::AddEvery { action, every } => format!("{action}: {}", every.cron),
+                super::Request::Move { words, to: Target::At(d), .. } => {
+                    format!("{words} → {}", d.at.strftime("%a %H:%M"))
+                }
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" + "),
         other => format!("{other:?}"),
     };
     // TOPv2's test split (a clean sample, read after its run).
@@ -921,26 +926,15 @@ fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
         assert!(!matches!(parse(text, &now), super::Parsed::Routine(_)), "{text}");
     }
     // A list of days: the task on each, at the time said.
-    let filed = |text: &str| match parse(text, &now) {
-        super::Parsed::Routine(rs) => rs
-            .iter()
-            .map(|r| match r {
-                super::Request::AddTask { task, due: Some(d) } => format!("{task} {}", d.at.strftime("%a %H:%M")),
-                other => format!("{other:?}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" + "),
-        other => format!("{other:?}"),
-    };
     assert_eq!(
-        filed("Remind me to walk the dogs on Tuesday and Thursday."),
-        "walk the dogs Tue 09:00 + walk the dogs Thu 09:00"
+        one("Remind me to walk the dogs on Tuesday and Thursday."),
+        "walk the dogs Tue 01 Dec 09:00 + walk the dogs Thu 03 Dec 09:00"
     );
     assert_eq!(
-        filed("remind me to call mom on tuesday and thursday at 5pm"),
-        "call mom Tue 17:00 + call mom Thu 17:00"
+        one("remind me to call mom on tuesday and thursday at 5pm"),
+        "call mom Tue 01 Dec 17:00 + call mom Thu 03 Dec 17:00"
     );
-    assert_eq!(filed("remind me to call mom and dad on friday"), "call mom and dad Fri 09:00");
+    assert_eq!(one("remind me to call mom and dad on friday"), "call mom and dad Fri 27 Nov 09:00");
     // A repeat with no day said is still asked how often; a weekday that is not the date's is asked.
     assert!(matches!(parse("set a recurring alarm for noon", &now), super::Parsed::Ask(_)));
     assert!(matches!(parse("Remind me on Monday the 6th to pick up a present", &now), super::Parsed::Ask(_)));

@@ -762,11 +762,13 @@ pub fn normalize(text: &str) -> Normalized {
         let mo = c.name("mo")?.as_str();
         (1..=31).contains(&d).then(|| format!("{mo} {d}"))
     });
-    // "monday the sixth": after its weekday an ordinal is the day of the month, whatever
-    // follows ("remind me on monday the sixth to …" reaches the parser as "… the sixth pick up").
-    let n = n.rewrite(re!(r"\b(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+the\s+(?P<d>ORD)\b"), |c, _| {
-        Some(format!("{} the {}", c.name("wd")?.as_str(), suffixed(ordinal(c.name("d")?.as_str())?)))
-    });
+    // "monday the sixth", "on thursday eighth": after its weekday an ordinal is the day of the
+    // month, whatever follows ("remind me on monday the sixth to …" reaches the parser as "…
+    // the sixth pick up"); read as "thursday the 8th", which is checked against the weekday.
+    let n = n
+        .rewrite(re!(r"\b(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?:the\s+)?(?P<d>ORD)\b"), |c, _| {
+            Some(format!("{} the {}", c.name("wd")?.as_str(), suffixed(ordinal(c.name("d")?.as_str())?)))
+        });
     // Days of the month: "february fourth", "feb four", "the thirteenth", "fourth of march".
     let n = n.rewrite(re!(r"\b(?P<mo>MONTHS)\.?\s+(?:the\s+)?(?P<d>ORD|CARD)\b"), |c, text| {
         let mo = c.name("mo")?.as_str();
@@ -789,11 +791,6 @@ pub fn normalize(text: &str) -> Normalized {
         after_a_day(word_after(text, c.get(0)?.end()).as_deref())
             .then(|| Some(format!("the {}", suffixed(ordinal(c.name("d")?.as_str())?))))
             .flatten()
-    });
-    // "on thursday eighth": the day of the month after its weekday, said without "the" (as
-    // "thursday the 8th", which is checked against the weekday).
-    let n = n.rewrite(re!(r"\b(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?P<d>ORD)\b"), |c, _| {
-        Some(format!("{} the {}", c.name("wd")?.as_str(), suffixed(ordinal(c.name("d")?.as_str())?)))
     });
     // "dinner with alice on 7th", "pay rent on 21st": the day of the month said without "the".
     let n = n.rewrite(re!(r"\bon\s+(?P<d>\d{1,2})(?P<suf>st|nd|rd|th)\b"), |c, text| {
