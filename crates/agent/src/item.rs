@@ -368,6 +368,9 @@ mod tests {
         };
         assert_eq!(item.marks(), &after);
         assert_eq!(Item::parse(&item.render()).unwrap().marks(), &after);
+        // A level no cn writes (a hand-edited or foreign file) is none, never another level.
+        item.set(Marks::LEVEL, 258u64);
+        assert_eq!(Item::parse(&item.render()).unwrap().marks().level, None);
     }
 
     #[test]
