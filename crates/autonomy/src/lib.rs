@@ -2,7 +2,8 @@
 //! attention pool; attention picks the most salient item; the journal records why.
 //!
 //! - [`percept`]: `Percept`, something sensed; [`senses`]: the clients that sense them, each
-//!   a `Sense`; [`channel`]: `Channel`, a place to answer (the typing indicator, the reply).
+//!   a `Sense`; [`channel`]: `Channel`, a place to answer (the typing indicator, the reply),
+//!   and `Channels`, the one router of answers.
 //! - [`impulses`]: `Impulse`, internal motivation from `tasks.json`, `schedule.json`,
 //!   `ideas.json`; [`cron`]: standard five-field cron (`cn_cron`, as the hub reads it).
 //! - [`attention`]: the bounded pool, `Salience`, the shared [`Attention`] handle.
@@ -18,6 +19,7 @@
 
 pub mod attention;
 pub mod autonomous;
+#[cfg(feature = "senses")]
 pub mod channel;
 pub mod config;
 pub use cn_hub::cron;
@@ -45,7 +47,8 @@ pub const SCRIPTED_ANSWERS_ENV: Option<&str> = None;
 
 pub use attention::{Admission, Attention, Candidate, Input, Pool, PoolConfig, Salience, Wake};
 pub use autonomous::AutonomousLoop;
-pub use channel::Channel;
+#[cfg(feature = "senses")]
+pub use channel::{Channel, Channels};
 pub use config::AutonomyConfig;
 pub use impulses::{Impulse, ImpulseSource, ImpulseSources};
 /// The time library of this crate's API (timestamps, zones), re-exported so callers agree on it.

@@ -627,9 +627,7 @@ fn run_config(
         let mut all = cn_autonomy::senses::configured(hub, &senses_config)?;
         all.push(Box::new(HubWatcher));
         let mut started = Senses::start_all(hub, &senses_config, all, attention.clone())?;
-        for channel in started.take_channels() {
-            mind = mind.with_channel(channel);
-        }
+        mind = mind.with_channels(started.take_channels());
         if let Some(discord) = started.discord() {
             mind = mind.with_reactor(Arc::new(move |channel, message, emoji| discord.react(channel, message, emoji)));
         }

@@ -1,8 +1,8 @@
 //! Reminders reach the person (issue 31): a task a person's message filed carries where they
 //! asked (`answer_to`, the item's typed origin); when it falls due, the daemon tells them there
-//! at its minute — on Telegram, Discord or email through that sense's [`Channel::tell`], on a
-//! peer's thread by mail, and on the owner's chat as a `reminder` journal entry that `cn chat`
-//! and the control room show. Then the task records that it was told for that due time.
+//! at its minute, where [`Channels::route`] says — on Telegram, Discord or email through that
+//! sense's channel, on a peer's thread by mail, and on the owner's chat as a `reminder` journal
+//! entry that `cn chat` and the control room show. Then the task records that it was told for that due time.
 //!
 //! Invariants: a reminder is told, never filed as the agent's work (no item, no decision); it is
 //! told once per due time (the file says so across restarts; a snooze tells it again at its
@@ -10,31 +10,27 @@
 //! so the next start tells it (late, saying when it was due).
 
 use cn_agent::Hub;
+use cn_autonomy::channel::{Channels, Route};
 use cn_autonomy::jiff::Timestamp;
-use cn_autonomy::Channel;
 use cn_hub::origin::AnswerTo;
 use cn_hub::tasks::Task;
 
 use crate::journal::Reminded;
 
 /// Tell `task`'s reminder where it was asked; the journal entry that records what happened.
-pub fn tell<'a>(hub: &Hub, channels: &mut [Box<dyn Channel>], task: &'a Task, now: Timestamp) -> Reminded<'a> {
+pub fn tell<'a>(hub: &Hub, channels: &mut Channels, task: &'a Task, now: Timestamp) -> Reminded<'a> {
     let zone = cn_reflex::when::time_zone(hub.config().reflexes.time_zone.as_deref());
     let text = cn_reflex::routine::answer::reminder(task, &now.to_zoned(zone));
     let Some(to) = task.reminds() else {
         return entry(task, "not a reminder", None, "skipped");
     };
-    let delivered = match to {
+    let delivered = match channels.route(to) {
         // The owner's chat: the journal entry is the message; `cn chat` and the control room
         // show it.
-        AnswerTo::Chat => Ok(()),
-        AnswerTo::Peer { to: peer } => by_mail(hub, task, peer, &text, now),
-        AnswerTo::Telegram { .. } | AnswerTo::Discord { .. } | AnswerTo::Email { .. } | AnswerTo::None => {
-            match channels.iter_mut().find_map(|c| c.tell(to, &text)) {
-                Some(sent) => sent.map_err(|e| cn_compute::chain(&e)),
-                None => Err(format!("no {} sense is running to tell it on", to.via())),
-            }
-        }
+        Route::Chat => Ok(()),
+        Route::Peer(peer) => by_mail(hub, task, peer, &text, now),
+        Route::Sense(on) => on.tell(&text).map_err(|e| cn_compute::chain(&e)),
+        Route::NoSense | Route::Nobody => Err(format!("no {} sense is running to tell it on", to.via())),
     };
     match delivered {
         Ok(()) => {

@@ -44,7 +44,7 @@ use twilight_model::id::Id;
 
 use super::{block_on, first_line, BadUrl, Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
-use crate::channel::Channel;
+use crate::channel::{Channel, Channels};
 use crate::config::{env_secret, DiscordConfig};
 use crate::percept::{Percept, SenseKind};
 
@@ -185,7 +185,8 @@ impl Sense for DiscordSense {
 
     fn start(self: Box<Self>, ctx: &mut SenseContext<'_>) -> Result<Running, SenseError> {
         let handle = start(&self.config, self.token, ctx.attention.clone(), ctx.runtime)?;
-        Ok(Running::keep(handle.clone()).with_channel(Box::new(DiscordChannel::new(handle))))
+        Ok(Running::keep(handle.clone())
+            .with_channels(Channels { discord: Some(DiscordChannel::new(handle)), ..Channels::default() }))
     }
 }
 
@@ -560,28 +561,21 @@ impl DiscordChannel {
     }
 }
 
-/// The Discord channel an item came from (`channel-id` in its frontmatter).
-fn item_channel(item: &cn_agent::Item) -> Option<u64> {
-    answer_channel(&item.origin(|_| false).answer?)
-}
-
-/// The Discord channel an answer goes to.
-fn answer_channel(answer: &cn_hub::origin::AnswerTo) -> Option<u64> {
-    let cn_hub::AnswerTo::Discord { channel, .. } = answer else { return None };
+/// The Discord channel an answer goes to (`AnswerTo::Discord`'s, as written).
+pub(crate) fn at(channel: &str) -> Option<u64> {
     channel.parse().ok()
 }
 
 impl Channel for DiscordChannel {
-    fn typing(&mut self, item: &cn_agent::Item, _level: cn_compute::Level) {
-        if let Some(ch) = item_channel(item) {
-            let handle = &self.handle;
-            self.typing.entry(ch).or_insert_with(|| handle.typing(ch));
-        }
+    type At = u64;
+
+    fn typing(&mut self, &ch: &u64, _item: &cn_agent::Item, _level: cn_compute::Level) {
+        let handle = &self.handle;
+        self.typing.entry(ch).or_insert_with(|| handle.typing(ch));
     }
 
-    fn finished(&mut self, item: &cn_agent::Item, decided: Option<&cn_agent::Decided>) {
-        let Some(ch) = item_channel(item) else { return };
-        if let Some(message) = decided.and_then(cn_agent::Decided::told) {
+    fn finished(&mut self, ch: u64, item: &cn_agent::Item, told: Option<String>) {
+        if let Some(message) = told {
             // `send` stops the channel's typing before the message goes out.
             if let Err(e) = self.handle.send(ch, &message) {
                 tracing::error!(channel = ch, item = %item.id, e = %cn_compute::Chain(&e), "cannot deliver the reply to Discord");
@@ -592,9 +586,8 @@ impl Channel for DiscordChannel {
         }
     }
 
-    fn tell(&mut self, to: &cn_hub::origin::AnswerTo, text: &str) -> Option<Result<(), SenseError>> {
-        let ch = answer_channel(to)?;
-        Some(self.handle.send(ch, text))
+    fn tell(&mut self, ch: u64, text: &str) -> Result<(), SenseError> {
+        self.handle.send(ch, text)
     }
 }
 

@@ -42,7 +42,7 @@ use serde_json::json;
 
 use super::{block_on, first_line, quoted, Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
-use crate::channel::Channel;
+use crate::channel::{Channel, Channels};
 use crate::config::{env_secret, EmailConfig, MailSecurity, MailServerConfig};
 use crate::percept::{Percept, SenseKind};
 
@@ -522,7 +522,7 @@ impl Sense for EmailSense {
             .parse()
             .map_err(|e| start_error(format!("senses.email.address `{}`: {e}", self.config.address)))?;
         let channel = EmailChannel { mailer: Arc::new(mailer), from, runtime: ctx.runtime.handle().clone() };
-        Ok(Running::tasks().with_channel(Box::new(channel)))
+        Ok(Running::tasks().with_channels(Channels { email: Some(channel), ..Channels::default() }))
     }
 }
 
@@ -721,9 +721,8 @@ impl Header for AutoSubmitted {
     }
 }
 
-/// Where an item from email is answered: its frontmatter (`channel-id` is the From
-/// address).
-struct Thread {
+/// Where a mail is answered: its sender, on its thread (`AnswerTo::Email`'s).
+pub struct Thread {
     to: String,
     message_id: Option<String>,
     subject: String,
@@ -731,20 +730,23 @@ struct Thread {
     no_reply: bool,
 }
 
-fn item_thread(item: &cn_agent::Item) -> Option<Thread> {
-    answer_thread(item.origin(|_| false).answer?)
-}
-
-/// The mail thread an answer goes to.
-fn answer_thread(answer: cn_hub::origin::AnswerTo) -> Option<Thread> {
-    let cn_hub::AnswerTo::Email { to, message, subject, references, no_reply } = answer else { return None };
-    Some(Thread {
-        to,
-        message_id: message.filter(|m| is_msg_id(m)),
-        subject: subject.unwrap_or_else(|| "Re: your message".into()),
-        references: references.unwrap_or_default(),
-        no_reply,
-    })
+impl Thread {
+    /// The mail thread an answer goes to, from what `AnswerTo::Email` holds.
+    pub(crate) fn new(
+        to: &str,
+        message: Option<&str>,
+        subject: Option<&str>,
+        references: Option<&str>,
+        no_reply: bool,
+    ) -> Thread {
+        Thread {
+            to: to.to_string(),
+            message_id: message.filter(|m| is_msg_id(m)).map(str::to_string),
+            subject: subject.unwrap_or("Re: your message").to_string(),
+            references: references.unwrap_or_default().to_string(),
+            no_reply,
+        }
+    }
 }
 
 /// The email [`Channel`]: a reply to an item from email is sent to its sender, threaded.
@@ -780,11 +782,10 @@ impl EmailChannel {
 }
 
 impl Channel for EmailChannel {
-    fn typing(&mut self, _item: &cn_agent::Item, _level: cn_compute::Level) {}
+    type At = Thread;
 
-    fn finished(&mut self, item: &cn_agent::Item, decided: Option<&cn_agent::Decided>) {
-        let Some(thread) = item_thread(item) else { return };
-        let Some(message) = decided.and_then(cn_agent::Decided::told) else { return };
+    fn finished(&mut self, thread: Thread, item: &cn_agent::Item, told: Option<String>) {
+        let Some(message) = told else { return };
         let message = &message;
         if thread.no_reply {
             tracing::info!(item = %item.id, "email: automatic mail or a list; the answer is kept in the hub, not sent");
@@ -806,22 +807,18 @@ impl Channel for EmailChannel {
         }
     }
 
-    fn tell(&mut self, to: &cn_hub::origin::AnswerTo, text: &str) -> Option<Result<(), SenseError>> {
-        let thread = answer_thread(to.clone())?;
+    fn tell(&mut self, thread: Thread, text: &str) -> Result<(), SenseError> {
         if thread.no_reply {
-            return Some(Err(SenseError::Email {
+            return Err(SenseError::Email {
                 message: "the sender must not be answered (an automatic mail or a list)".into(),
-            }));
+            });
         }
-        let email = match self.message(&thread, text) {
-            Ok(m) => m,
-            Err(e) => return Some(Err(e)),
-        };
+        let email = self.message(&thread, text)?;
         let mailer = self.mailer.clone();
         let sent = block_on(&self.runtime, async move {
             mailer.send(email).await.map(|_| ()).map_err(|e| SenseError::Email { message: format!("smtp: {e}") })
         });
-        Some(sent.and_then(|r| r))
+        sent.and_then(|r| r)
     }
 }
 

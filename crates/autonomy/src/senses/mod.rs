@@ -1,12 +1,12 @@
 //! Senses — real clients that turn events outside the agent into percepts and admit them to
 //! attention: the owner's HTTP endpoint, GitHub (webhooks and notification polling), Discord
 //! (the gateway), Telegram (Bot API long polling) and email (IMAP in, SMTP out) — each with a
-//! [`Channel`] to answer on — a file watcher, calendars, peer mail, and the hub itself. Each is enabled in cn.yaml (`senses:`); base URLs
+//! [`Channel`](crate::channel::Channel) to answer on — a file watcher, calendars, peer mail, and the hub itself. Each is enabled in cn.yaml (`senses:`); base URLs
 //! are configurable so tests run them against servers on loopback.
 //!
 //! Every sense is one [`Sense`]: it starts on the senses' runtime given a [`SenseContext`]
 //! (the hub, the runtime, attention to admit percepts into, the HTTP routes it may mount) and
-//! returns what keeps it running, with an optional [`Channel`] to answer on. A new channel
+//! returns what keeps it running, with its channel to answer on ([`Channels`]). A new channel
 //! is one file implementing `Sense` plus its section in `senses:` and one
 //! line in [`configured`]; [`Senses::start`] is a loop over them.
 //!
@@ -36,7 +36,7 @@ use std::net::SocketAddr;
 use axum::Router;
 
 use crate::attention::Attention;
-use crate::channel::Channel;
+use crate::channel::Channels;
 use crate::config::{ConfigError, SensesConfig};
 
 /// Where the owner endpoint listens.
@@ -420,7 +420,7 @@ impl SenseContext<'_> {
 #[derive(Default)]
 pub struct Running {
     guard: Option<Box<dyn Any + Send>>,
-    channel: Option<Box<dyn Channel>>,
+    channels: Channels,
 }
 
 impl Running {
@@ -432,12 +432,12 @@ impl Running {
     /// Keep `guard` alive while the senses run (a watcher, a client handle). A guard of a
     /// cloneable type can be read back with [`Senses::get`].
     pub fn keep(guard: impl Any + Send) -> Self {
-        Running { guard: Some(Box::new(guard)), channel: None }
+        Running { guard: Some(Box::new(guard)), channels: Channels::default() }
     }
 
-    /// The place this sense answers on.
-    pub fn with_channel(mut self, channel: Box<dyn Channel>) -> Self {
-        self.channel = Some(channel);
+    /// The place this sense answers on (its slot in `channels`).
+    pub(crate) fn with_channels(mut self, channels: Channels) -> Self {
+        self.channels = channels;
         self
     }
 }
@@ -571,8 +571,8 @@ impl Senses {
 
     /// The channels the senses answer on (Discord's, when `senses.discord` is on); taken
     /// once, by the daemon's mind.
-    pub fn take_channels(&mut self) -> Vec<Box<dyn Channel>> {
-        self.running.iter_mut().filter_map(|r| r.channel.take()).collect()
+    pub fn take_channels(&mut self) -> Channels {
+        self.running.iter_mut().fold(Channels::default(), |all, r| all.or(std::mem::take(&mut r.channels)))
     }
 
     /// A guard a sense keeps, by type (a cloneable handle such as [`discord::DiscordHandle`]).

@@ -34,7 +34,7 @@ use tokio::sync::watch;
 
 use super::{block_on, first_line, read_capped, split, BadUrl, Running, Sense, SenseContext, SenseError, BODY_MAX};
 use crate::attention::Attention;
-use crate::channel::Channel;
+use crate::channel::{Channel, Channels};
 use crate::config::{env_secret, TelegramConfig};
 use crate::percept::{Percept, SenseKind};
 
@@ -327,7 +327,7 @@ impl Sense for TelegramSense {
             typing_every: self.config.typing_every.max(Duration::from_millis(10)),
             typing: HashMap::new(),
         };
-        Ok(Running::tasks().with_channel(Box::new(channel)))
+        Ok(Running::tasks().with_channels(Channels { telegram: Some(channel), ..Channels::default() }))
     }
 }
 
@@ -503,20 +503,15 @@ pub struct TelegramChannel {
     typing: HashMap<i64, (watch::Sender<bool>, tokio::task::JoinHandle<()>)>,
 }
 
-/// The chat an item came from and its message (`channel-id`, `message-id`).
-fn item_chat(item: &cn_agent::Item) -> Option<(i64, Option<i64>)> {
-    answer_chat(&item.origin(|_| false).answer?)
-}
-
-/// The chat and message a Telegram answer goes to.
-fn answer_chat(answer: &cn_hub::origin::AnswerTo) -> Option<(i64, Option<i64>)> {
-    let cn_hub::AnswerTo::Telegram { chat, message } = answer else { return None };
-    Some((chat.parse().ok()?, message.as_deref().and_then(|m| m.parse().ok())))
+/// The chat and message a Telegram answer goes to (`AnswerTo::Telegram`'s, as written).
+pub(crate) fn at(chat: &str, message: Option<&str>) -> Option<(i64, Option<i64>)> {
+    Some((chat.parse().ok()?, message.and_then(|m| m.parse().ok())))
 }
 
 impl Channel for TelegramChannel {
-    fn typing(&mut self, item: &cn_agent::Item, _level: cn_compute::Level) {
-        let Some((chat, _)) = item_chat(item) else { return };
+    type At = (i64, Option<i64>);
+
+    fn typing(&mut self, &(chat, _): &Self::At, item: &cn_agent::Item, _level: cn_compute::Level) {
         if self.typing.get(&chat).is_some_and(|(_, task)| !task.is_finished()) {
             return;
         }
@@ -526,13 +521,11 @@ impl Channel for TelegramChannel {
         self.typing.insert(chat, (stop, task));
     }
 
-    fn finished(&mut self, item: &cn_agent::Item, decided: Option<&cn_agent::Decided>) {
-        let Some((chat, message)) = item_chat(item) else { return };
+    fn finished(&mut self, (chat, message): Self::At, item: &cn_agent::Item, reply: Option<String>) {
         let typing = self.typing.remove(&chat);
         if let Some((stop, _)) = &typing {
             stop.send_replace(true);
         }
-        let reply = decided.and_then(cn_agent::Decided::told);
         let api = self.api.clone();
         let done = block_on(&self.runtime, async move {
             if let Some((_, task)) = typing {
@@ -548,11 +541,10 @@ impl Channel for TelegramChannel {
         }
     }
 
-    fn tell(&mut self, to: &cn_hub::origin::AnswerTo, text: &str) -> Option<Result<(), SenseError>> {
-        let (chat, message) = answer_chat(to)?;
+    fn tell(&mut self, (chat, message): Self::At, text: &str) -> Result<(), SenseError> {
         let api = self.api.clone();
         let text = text.to_string();
-        Some(block_on(&self.runtime, async move { send(&api, chat, message, &text).await }).and_then(|r| r))
+        block_on(&self.runtime, async move { send(&api, chat, message, &text).await }).and_then(|r| r)
     }
 }
 

@@ -210,9 +210,7 @@ impl HubMind {
         // Leased, the decision is in origin before its answer leaves: a daemon that lost the
         // lease tells no one (the clone that took over decides the item and answers).
         let told = self.checkpoint(&format!("cn: decided {}", item.id));
-        for channel in &mut self.channels {
-            channel.finished(item, decided.filter(|_| told));
-        }
+        self.channels.finished(item, decided.filter(|_| told));
         self.handled.fetch_add(1, Ordering::Relaxed);
         // What was written about the item after its decision's commit joins that commit.
         if let Err(e) = cn_agent::decide::seal(&self.hub, &item.id) {
@@ -239,9 +237,7 @@ impl HubMind {
                 self.working.clear();
                 self.moves = 0;
                 self.level = None;
-                for channel in &mut self.channels {
-                    channel.finished(item, None);
-                }
+                self.channels.finished(item, None);
                 true
             }
             // Decided meanwhile (a recorded decision was finished): the next decide sees it.

@@ -41,7 +41,7 @@ use cn_hub::Origin;
 use serde_json::{json, Value};
 
 use cn_autonomy::journal::{self, Kind, Record};
-use cn_autonomy::{AutonomousLoop, Candidate, Channel, ImpulseSource, Input, Percept, SenseKind};
+use cn_autonomy::{AutonomousLoop, Candidate, Channels, ImpulseSource, Input, Percept, SenseKind};
 use cn_compute::{Decision, Level, Outcome, Outcomes, Plan, StopToken};
 use cn_models::{build_plan, LevelLimits, PlanInput};
 use cn_tools::ToolDoc;
@@ -115,7 +115,7 @@ pub struct HubMind {
     inbox_seen: Option<Option<cn_storage::Stamp>>,
     reflexes: Option<Arc<Mutex<cn_reflex::Engine>>>,
     /// Where items came from, as places to answer (typing indicator, the reply).
-    channels: Vec<Box<dyn Channel>>,
+    channels: Channels,
     /// The level that last worked on the current item (a model's plan, or a reflex); `None`
     /// when only `cn out` (the owner) decided it.
     level: Option<Level>,
@@ -195,7 +195,7 @@ impl HubMind {
             unreadable: HashSet::new(),
             inbox_seen: None,
             reflexes: None,
-            channels: Vec::new(),
+            channels: Channels::default(),
             level: None,
             telemetry: None,
             shadow: None,
@@ -256,10 +256,10 @@ impl HubMind {
         self
     }
 
-    /// Answer on `channel` too: its typing indicator while a model works on one of its
-    /// items, the reply sent there when the item is decided.
-    pub fn with_channel(mut self, channel: Box<dyn Channel>) -> Self {
-        self.channels.push(channel);
+    /// Answer on the senses' `channels`: the typing indicator while a model works on an
+    /// item of theirs, the reply sent there when the item is decided.
+    pub fn with_channels(mut self, channels: Channels) -> Self {
+        self.channels = channels;
         self
     }
 
@@ -528,9 +528,7 @@ impl cn_compute::Mind for HubMind {
             _ => &self.local,
         };
         if let Some(item) = self.current.as_ref() {
-            for channel in &mut self.channels {
-                channel.typing(item, level.level);
-            }
+            self.channels.typing(item, level.level);
         }
         let seed = std::fs::read_to_string(self.hub.layout().core_seed()).unwrap_or_default();
         // The executive also reads the item's thread and what the agent did lately (the
