@@ -41,6 +41,13 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     // own meetings, put as a reminder.
     let asked = remind_of_mine_re().captures(text).map(|c| format!("what is on my calendar {}", group(&c, "rest")));
     let text = kept.as_deref().or(asked.as_deref()).unwrap_or(text);
+    // "remind myself to …", "remind us to …": the person's own reminder.
+    let oneself = reminds_oneself(text);
+    let text = oneself.as_deref().unwrap_or(text);
+    // "Make the alarm go off at 4:00pm", "let me know when it's 3pm on Thursday", "an alarm
+    // reminder to ring the hairdressers": an alarm or an alert asked for in other words.
+    let alarm = said_as_alarm(text);
+    let text = alarm.as_deref().unwrap_or(text);
     // "Set time to bake the roast for 2 hours": the timer, a letter short.
     let timer = set_time_re()
         .captures(text)
@@ -838,6 +845,38 @@ fn clauses(text: &str) -> Vec<String> {
     clauses
 }
 
+/// `text` with a reminder said of oneself otherwise than "me" put as "me" ("remind myself to
+/// …", "remind us to book …"); `None` when it is not one. (A reminder for someone else —
+/// "Remind Sarah to bring the projector" — is a message to them, the executive's.)
+fn reminds_oneself(text: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\bremind\s+(?:myself|us)\s+(?P<link>to|that|about|of|on|at|in|tomorrow|tonight|today|every)\b")
+            .unwrap_or_else(|e| unreachable!("the remind-oneself pattern compiles: {e}"))
+    });
+    re.is_match(text).then(|| re.replace(text, |c: &regex::Captures| format!("remind me {}", &c["link"])).into_owned())
+}
+
+/// `text` with an alarm or an alert asked for in other words put plainly: "make the alarm go
+/// off at 4" → "set the alarm at 4", "let me know when it's 3pm" → "alert me at 3pm", "an alarm
+/// reminder to …" → "a reminder to …"; `None` when none is.
+fn said_as_alarm(text: &str) -> Option<String> {
+    static RE: OnceLock<[Regex; 3]> = OnceLock::new();
+    let [go_off, when_its, alarm_reminder] = RE.get_or_init(|| {
+        let re = |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("the alarm-said pattern compiles: {e}"));
+        [
+            re(r"(?i)\b(?:make|have|let|get)\s+(?P<the>(?:the|my|an?)\s+)?alarm\s+(?:go\s+off|ring|sound|buzz)\b"),
+            re(r"(?i)\b(?:let\s+me\s+know|tell\s+me|alert\s+me|notify\s+me)\s+when\s+it(?:'s|’s|\s+is|s)\s+(?P<t>\d|noon|midnight|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"),
+            re(r"(?i)\balarm\s+(?P<r>reminders?\s+(?:to|that|about|of)\b)"),
+        ]
+    });
+    let t =
+        go_off.replace(text, |c: &regex::Captures| format!("set {}alarm", c.name("the").map_or("an ", |m| m.as_str())));
+    let t = when_its.replace(&t, |c: &regex::Captures| format!("alert me at {}", &c["t"]));
+    let t = alarm_reminder.replace(&t, |c: &regex::Captures| c["r"].to_string());
+    (t != text).then(|| t.into_owned())
+}
+
 /// Frame words people misspell; a correction keeps the first letter.
 const FRAME_WORDS: &[&str] = &[
     "remind",
@@ -931,6 +970,9 @@ const REAL: &[&str] = &[
     "tuned",
     "hoes",
     "seconder",
+    "time",
+    "tier",
+    "ides",
 ];
 
 /// `text` with misspelt frame words put right, if any was.
@@ -954,7 +996,11 @@ pub(super) fn correct_frame(text: &str) -> Option<String> {
                     let d = edit_distance(&lower, k);
                     // Four letters: only two swapped ("tsak", "lsit"); longer: one edit.
                     if lower.len() == 4 || k.len() == 4 {
-                        d == 1 && lower.len() == k.len() && swapped(&lower, k)
+                        // ("alam", "timr": a letter left out of a frame word of five — not its
+                        // last, "hour" being no slip of "hours".)
+                        d == 1
+                            && ((lower.len() == k.len() && swapped(&lower, k))
+                                || (lower.len() == 4 && k.len() == 5 && !k.starts_with(lower.as_str())))
                     } else {
                         // ("sechdule": two letters swapped is one slip of the hand, too.)
                         d == 1 || (lower.len() == k.len() && swapped(&lower, k))

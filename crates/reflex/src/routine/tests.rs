@@ -872,17 +872,18 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
     assert_eq!(parse("book a table for friday at 8", &now), super::Parsed::NotRoutine);
 }
 
-#[test]
-fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
-    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
-    // Each request made, in words, joined by " + ".
-    let one = |text: &str| match parse(text, &now) {
+/// Each request `text` makes, in words, joined by " + ".
+fn made(text: &str, now: &Zoned) -> String {
+    match parse(text, now) {
         super::Parsed::Routine(rs) => rs
             .iter()
             .map(|r| match r {
                 super::Request::AddTask { task, due: Some(d) } => format!("{task} {}", d.at.strftime("%a %d %b %H:%M")),
                 super::Request::AddTask { task, due: None } => task.clone(),
-                super::Request::AddEvery { action, every } => format!("{action}: {}", every.cron),
+                super::Request::AddEvery { action, every } => match &every.until {
+                    Some(u) => format!("{action}: {} until {}", every.cron, u.strftime("%d %b %Y")),
+                    None => format!("{action}: {}", every.cron),
+                },
                 super::Request::Move { words, to: Target::At(d), .. } => {
                     format!("{words} → {}", d.at.strftime("%a %H:%M"))
                 }
@@ -891,7 +892,13 @@ fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
             .collect::<Vec<_>>()
             .join(" + "),
         other => format!("{other:?}"),
-    };
+    }
+}
+
+#[test]
+fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    let one = |text: &str| made(text, &now);
     // TOPv2's test split (a clean sample, read after its run).
     assert_eq!(one("Set a notification for 5pm"), "Alert Thu 26 Nov 17:00");
     // Initials end no sentence.
@@ -938,4 +945,49 @@ fn the_sixteenth_passes_clean_sample_kinds_have_their_effect() {
     // A repeat with no day said is still asked how often; a weekday that is not the date's is asked.
     assert!(matches!(parse("set a recurring alarm for noon", &now), super::Parsed::Ask(_)));
     assert!(matches!(parse("Remind me on Monday the 6th to pick up a present", &now), super::Parsed::Ask(_)));
+}
+
+#[test]
+fn the_sixteenth_passes_other_kinds_an_alarm_said_otherwise_and_a_stretch_before_its_repeat() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    let one = |text: &str| made(text, &now);
+    // An alarm or an alert asked for in other words.
+    assert_eq!(one("Make the alarm go off at 4:00pm"), "Alarm Thu 26 Nov 16:00");
+    assert_eq!(one("Can you let me know when it's 3pm on Thursday?"), "Alert Thu 03 Dec 15:00");
+    assert_eq!(
+        one("Create an alarm reminder to ring the hairdressers for tomorrow at 4pm"),
+        "ring the hairdressers Fri 27 Nov 16:00"
+    );
+    // A frame word a letter short, not a real word a letter short of one.
+    assert_eq!(one("Set an alam at 5pm"), "Alarm Thu 26 Nov 17:00");
+    assert_eq!(one("set an alarm for half an hour"), "Alarm Thu 26 Nov 15:00");
+    // A 24-hour clock said on the hour; a weekday alarm repeats.
+    assert_eq!(one("set an alarm for sixteen hundred hours"), "Alarm Thu 26 Nov 16:00");
+    assert_eq!(one("Set a weekday alarm for 6 hundred hours"), "Alarm: 0 6 * * 1-5");
+    // A stretch said before the repeat ends it; a length before it is no stretch.
+    assert_eq!(one("Set up alarm for 3 months every Thursday at midnight"), "Alarm: 0 0 * * 4 until 05 Mar 2027");
+    assert!(matches!(parse("set a timer for 5 minutes every day", &now), super::Parsed::Ask(_)));
+    // A date a clock time follows, am written with dots.
+    assert_eq!(
+        one("set a reminder that winnie's birthday party is 8/27 at 11a.m."),
+        "winnie's birthday party Fri 27 Aug 11:00"
+    );
+    assert_eq!(one("remind me about the party at 11a.m."), "the party Fri 27 Nov 11:00");
+    assert!(!one("we offer 24/7 support at 5pm").contains("Jul"));
+    // "any day next week": a stretch to choose in, kept in the words.
+    assert_eq!(
+        one("Remind me to reply to Juanna and tell her we can meet on any day next week."),
+        "reply to Juanna and tell her we can meet on any day next week"
+    );
+    // Oneself said otherwise; someone else reminded is a message, the executive's.
+    assert_eq!(
+        one("remind myself to set the dvr to tape the new movie on channel 5 at 8"),
+        "set the dvr to tape the new movie on channel 5 Thu 26 Nov 20:00"
+    );
+    assert_eq!(one("remind us to feed the cat at 8pm"), "feed the cat Thu 26 Nov 20:00");
+    for text in
+        ["Remind Heather that we have dinner plans Thursday at 6pm.", "Remind Sarah to bring the projector tomorrow"]
+    {
+        assert_eq!(parse(text, &now), super::Parsed::NotRoutine, "{text}");
+    }
 }

@@ -207,7 +207,7 @@ fn bounded_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(?:starting|staring|beginning|commencing|for\s+the\s+next|for\s+(?:\d+|an?|one|two|three|four|five|ten|twenty|thirty)(?:\s+\w+)?\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?)\b|(?:till|until|til|through|up\s+to)\s+(?:\d|noon|midnight|tomorrow|today|tonight|the\s+end|next|this)|(?:till|until|til)\s+(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|the\s+\d)|(?:minutes?|mins?)\s+past\s+\d)",
+            r"(?i)\b(?:starting|staring|beginning|commencing|for\s+the\s+next|for\s+(?:\d+|an?|one|two|three|four|five|ten|twenty|thirty)(?:\s+\w+)?\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\b|(?:till|until|til|through|up\s+to)\s+(?:\d|noon|midnight|tomorrow|today|tonight|the\s+end|next|this)|(?:till|until|til)\s+(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|the\s+\d)|(?:minutes?|mins?)\s+past\s+\d)",
         )
         .unwrap_or_else(|e| unreachable!("the bounded repeat pattern compiles: {e}"))
     })
@@ -434,7 +434,15 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     let anchor = from_now_re().find(text).map(|m| m.range());
     // "every 15 minutes for an hour", "every hour until midnight": said after the repeat, the
     // stretch it keeps to.
-    let stop = stop(text, all.end(), now);
+    // ("an alarm for 3 months every Thursday": a stretch of days, weeks or months said before
+    // the repeat keeps it too; minutes or hours before it are a length — "a timer for 5
+    // minutes every day".)
+    let stop = stop(text, all.end()..text.len(), now).or_else(|| {
+        stop(text, 0..all.start(), now).filter(|(r, _, end)| {
+            let said = text[r.clone()].to_ascii_lowercase();
+            *end == End::Span && !["min", "hour", "hr"].iter().any(|u| said.contains(u))
+        })
+    });
     let mut unanchored = text.to_string();
     for r in [anchor.clone(), stop.as_ref().map(|(r, ..)| r.clone())].into_iter().flatten() {
         unanchored.replace_range(r.clone(), &" ".repeat(r.len()));
@@ -690,12 +698,12 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
     }))
 }
 
-/// The stretch a repeat keeps to, said after it (from byte `after` of `text`): "for an hour",
+/// The stretch a repeat keeps to, said within the bytes `within` of `text`: "for an hour",
 /// "for the next 2 days", "for six workweeks" from now; "until midnight", "till 8 pm" — the
 /// next such time; "until Friday", "through May 15th" — the end of that day; "until May",
 /// "until next week", "until the end of the month" — when it begins or ends. Its byte range,
 /// when it ends, and how it was said.
-fn stop(text: &str, after: usize, now: &Zoned) -> Option<(std::ops::Range<usize>, Zoned, End)> {
+fn stop(text: &str, within: std::ops::Range<usize>, now: &Zoned) -> Option<(std::ops::Range<usize>, Zoned, End)> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         compile(
@@ -703,7 +711,9 @@ fn stop(text: &str, after: usize, now: &Zoned) -> Option<(std::ops::Range<usize>
             r"(?i)\b(?:for\s+(?:the\s+)?(?:next\s+|coming\s+)?(?P<n>\d+|NUMBERS|an?)\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|work\s?weeks?|weeks?|months?)|(?:until|till|til|up\s+to)\s+(?P<t>midnight|noon|\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})|for\s+(?:the\s+)?rest\s+of\s+the\s+(?P<rest>day|week|month|year)|(?:until|till|til|through|thru)\s+(?:(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?P<end>week|month|year)|next\s+(?P<next>week|month|year)|(?P<month>MONTHS)(?P<mday>\s+\d{1,2}(?:st|nd|rd|th)?)?|(?P<day>(?:this\s+|next\s+)?(?:WEEKDAY)|tomorrow|the\s+\d{1,2}(?:st|nd|rd|th)?(?:\s+of\s+(?:MONTHS))?)))\b",
         )
     });
-    let c = re.captures_iter(text).find(|c| c.get(0).is_some_and(|m| m.start() >= after))?;
+    let c = re
+        .captures_iter(text)
+        .find(|c| c.get(0).is_some_and(|m| m.start() >= within.start && m.end() <= within.end))?;
     let zone = now.time_zone().clone();
     let today = now.date();
     // The first moment of the week, month or year after this one.

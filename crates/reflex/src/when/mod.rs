@@ -376,6 +376,16 @@ fn ends_a_phrase(after: &str) -> bool {
     re.is_match(after)
 }
 
+/// Whether `after` starts with a clock time ("at 11am", ", 5:30 pm").
+fn clock_follows(after: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)^,?\s+(?:at\s+(?:\d{1,2}(?:\b|[ap:.])|noon|midnight)|\d{1,2}(?::\d{2})?\s*[ap]\.?m\b)")
+            .unwrap_or_else(|e| unreachable!("the clock-after pattern compiles: {e}"))
+    })
+    .is_match(after)
+}
+
 /// The first day phrase worth reading: abbreviations of weekdays count only after "on", "by",
 /// "next" … ("put on sun cream" says nothing about Sunday).
 fn day_match(text: &str) -> Option<Captures<'_>> {
@@ -394,8 +404,9 @@ fn day_matches(text: &str) -> impl Iterator<Item = Captures<'_>> {
             (Some(wd), _) if wd.as_str().len() > 5 => true,
             // "on wed at 5" is a day, "put on sun cream" is not.
             (Some(_), _) => introduced && ends(),
-            // "24/7 support" is no date; "on 3/4" is one (or a question).
-            (_, Some(_)) => introduced,
+            // "24/7 support" is no date; "on 3/4" is one (or a question), and so is one a
+            // clock time follows ("the party is 8/27 at 11am").
+            (_, Some(_)) => introduced || c.get(0).is_some_and(|m| clock_follows(&text[m.end()..])),
             _ => true,
         }
     })
@@ -481,6 +492,15 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
     let time = time_match(normal, day_span.as_ref());
     if day.is_none() && time.is_none() {
         return Ok(None);
+    }
+    // "we can meet on any day next week", "any time this week": a stretch to choose in, no
+    // day or time of its own — kept in the words.
+    if let Some(r) = &day_span {
+        let before = normal[..r.start].trim_end().to_ascii_lowercase();
+        let before = before.strip_suffix(" on").unwrap_or(&before);
+        if ["any day", "anyday", "any time", "anytime", "sometime"].iter().any(|w| before.ends_with(w)) {
+            return Ok(None);
+        }
     }
     let part = day.as_ref().and_then(part_of);
     let clock = time.as_ref().map(clock_of).transpose()?;

@@ -472,6 +472,12 @@ pub fn normalize(text: &str) -> Normalized {
         re!(r"\bfor\s+(?P<h>0\d|1[3-9]|2[0-3])(?P<m>[0-5]\d)(?P<after>\s*[.!?]*\s*$|\s+(?:today|tomorrow|tonight|on|this|next|every|each|daily|and|please)\b|\s*,)"),
         |c, _| Some(format!("at {}:{}{}", c.name("h")?.as_str(), c.name("m")?.as_str(), c.name("after")?.as_str())),
     );
+    // "6 hundred hours", "zero six hundred hours", "fourteen hundred hours": a clock of 24
+    // hours said on the hour.
+    let n = n.rewrite(re!(r"\b(?:(?:oh|zero|0)\s+)?(?P<h>CARD|\d{1,2})\s+hundred\s+(?:hours|hrs)\b"), |c, _| {
+        let h = cardinal(c.name("h")?.as_str()).filter(|h| *h <= 23)?;
+        Some(format!("{h:02}:00"))
+    });
     // "0800 hours", "1430 hrs", "at 0630", "at 1730 tomorrow": a clock of 24 hours, as the
     // forces write it.
     let n = n.rewrite(
@@ -672,6 +678,10 @@ pub fn normalize(text: &str) -> Normalized {
             let dot = c.name("sep").is_some_and(|s| s.as_str() == ".");
             let ap = c.name("ap").map(|a| a.as_str().to_ascii_lowercase());
             if !words && !dot && ap.is_none() {
+                return None;
+            }
+            // ("at 11a.m.": am spelt with dots is read whole further on.)
+            if ap.is_some() && dotted(text, whole.end()) {
                 return None;
             }
             if not_a_time(word_after(text, whole.end()).as_deref()) {
@@ -996,6 +1006,7 @@ mod tests {
             ("eight forty five a", "8:45am"),
             ("at eight a tomorrow", "at 8am tomorrow"),
             ("at 8 a.m.", "at 8 a.m."),
+            ("at 11a.m.", "at 11a.m."),
             ("twelve mn", "midnight"),
             ("alarm 8.30", "alarm 8:30"),
         ] {
