@@ -141,6 +141,15 @@ impl Answer {
     }
 }
 
+impl Item {
+    /// The answer recorded on it (its `answer:` field), as [`Answer::of_item`] reads it; `None`
+    /// when it has none yet (a hand-up's is recorded before its decision, any other with it).
+    /// Beside [`Answer`], so `item` need not import it.
+    pub fn answer(&self) -> Option<Answer> {
+        self.doc.get(KEY).map(|_| Answer::of_item(self))
+    }
+}
+
 /// What an older cn's decided item says in its last note ("do reply — ada (time)\n\ntext").
 fn legacy(item: &Item) -> Answer {
     let notes: Vec<&str> = item.content.split("\n## ").skip(1).collect();
@@ -256,10 +265,12 @@ mod tests {
     #[test]
     fn an_answer_is_recorded_once_and_read_back() {
         let mut item = Item::new("a1", "owner", Cadence::Inbox, "hello");
+        assert_eq!(item.answer(), None, "none recorded yet");
         let answer = Answer::of(&Gtd::Do(Op::Reply(Reply { message: "Hi!\n".into() })), None);
         answer.write(&mut item);
         let back = Item::parse(&item.render()).unwrap();
         assert_eq!(Answer::of_item(&back), Answer::Reply { text: "Hi!".into() });
+        assert_eq!(back.answer(), Some(Answer::Reply { text: "Hi!".into() }));
         assert_eq!(Answer::of_item(&back).to_person(true), "Hi!");
     }
 
@@ -280,5 +291,6 @@ mod tests {
         let mut item = Item::new("a1", "owner", Cadence::Inbox, "hi\n");
         item.content.push_str("\n## do reply — ada (2026-01-01T00:00:00Z)\n\nHello!\n");
         assert_eq!(Answer::of_item(&item), Answer::Reply { text: "Hello!".into() });
+        assert_eq!(item.answer(), None, "read from its note, not recorded");
     }
 }

@@ -309,8 +309,8 @@ fn complete(
     let effect = perform(&ctx, &gtd)?;
     // A hand-up's answer was recorded with its reason before the decision; any other is the
     // decision's, a reply that went nowhere withheld.
-    let handed_up = match Answer::of_item(&item) {
-        Answer::HandedUp { why, .. } if item.doc.get(crate::answer::KEY).is_some() => Some(why),
+    let handed_up = match item.answer() {
+        Some(Answer::HandedUp { why, .. }) => Some(why),
         _ => None,
     };
     let level = item.marks().level;
@@ -469,11 +469,9 @@ fn perform(ctx: &Ctx, gtd: &Gtd) -> Result<Effect> {
 fn notice_text(ctx: &Ctx, gtd: &Gtd) -> String {
     let mut s = format!("{} decided on your item `{}`: {}\n", ctx.hub.name(), ctx.item.id, gtd.label());
     // A hand-up tells the sender the true reason and what happens next, in words.
-    if let Answer::HandedUp { why, until } = Answer::of_item(ctx.item) {
-        if ctx.item.doc.get(crate::answer::KEY).is_some() {
-            s.push_str(&format!("\n{}\n", why.tell(false, until.as_deref())));
-            return s;
-        }
+    if let Some(Answer::HandedUp { why, until }) = ctx.item.answer() {
+        s.push_str(&format!("\n{}\n", why.tell(false, until.as_deref())));
+        return s;
     }
     for (k, v) in gtd.fields() {
         s.push_str(&format!("\n{k}: {v}\n"));
