@@ -44,6 +44,16 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     // "remind myself to …", "remind us to …": the person's own reminder.
     let oneself = reminds_oneself(text);
     let text = oneself.as_deref().unwrap_or(text);
+    // "I don't want to be reminded to clean the house today": a reminder not wanted is no
+    // reminder to file — it goes up (which one to drop is the executive's to ask).
+    if unwanted_re().is_match(text) || asks_of_others(text) {
+        return Parsed::NotRoutine;
+    }
+    // "any alarm set in the morning?", "I need to move the alarm to 9pm", "add twenty minutes
+    // to my next alarm", "i need to start dinner at six tonight please set reminder": asked
+    // in other words.
+    let plain = said_plainly(text);
+    let text = plain.as_deref().unwrap_or(text);
     // "Make the alarm go off at 4:00pm", "let me know when it's 3pm on Thursday", "an alarm
     // reminder to ring the hairdressers": an alarm or an alert asked for in other words.
     let alarm = said_as_alarm(text);
@@ -855,6 +865,112 @@ fn reminds_oneself(text: &str) -> Option<String> {
             .unwrap_or_else(|e| unreachable!("the remind-oneself pattern compiles: {e}"))
     });
     re.is_match(text).then(|| re.replace(text, |c: &regex::Captures| format!("remind me {}", &c["link"])).into_owned())
+}
+
+fn unwanted_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:do\s*n[o']?t|dont|never|no\s+longer|no\s+need\s+to)\s+(?:want\s+(?:to\s+be\s+|you\s+to\s+)?|need\s+(?:to\s+be\s+|you\s+to\s+)?)?remind(?:ed|er)?\b")
+            .unwrap_or_else(|e| unreachable!("the unwanted-reminder pattern compiles: {e}"))
+    })
+}
+
+/// A question about others or about what no item holds ("will jane be at the 3 pm meeting", "2
+/// pm meeting with who", "check my dad's calendar"): never filed.
+fn asks_of_others(text: &str) -> bool {
+    static RE: OnceLock<[Regex; 3]> = OnceLock::new();
+    let [aux, who, whose] = RE.get_or_init(|| {
+        let re = |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("the others-question pattern compiles: {e}"));
+        [
+            re(r"(?i)^\s*(?:will|would|is|are|was|were|does|did|has)\s+(?P<who>[a-z]+)\s+(?:be|attend|come|go|join)\b"),
+            re(r"(?i)\b(?:who|whom|whose)\b"),
+            re(r"(?i)\b(?P<who>[a-z]+)'s\s+(?:calendar|schedule|agenda)\b"),
+        ]
+    });
+    const OWN: &[&str] = &[
+        "you",
+        "u",
+        "i",
+        "we",
+        "my",
+        "there",
+        "it",
+        "this",
+        "that",
+        "today",
+        "tomorrow",
+        "tonight",
+        "yesterday",
+        "week",
+        "weekend",
+        "month",
+        "year",
+        "day",
+    ];
+    let other = |c: regex::Captures| {
+        let who = c["who"].to_ascii_lowercase();
+        !OWN.contains(&who.as_str()) && !when::WEEKDAYS.contains(&who.as_str())
+    };
+    aux.captures(text).is_some_and(other)
+        || (who.is_match(text) && !text.to_ascii_lowercase().contains("remind"))
+        || whose.captures_iter(text).any(other)
+}
+
+/// `text` asked in other words put plainly: a question begun with "any" ("any alarm set in the
+/// morning?" → "do i have any alarm …"), a change said as a need ("I need to move the alarm to
+/// 9pm" → "move the alarm to 9pm"), minutes added to an item ("add twenty minutes to my next
+/// alarm" → "move my next alarm twenty minutes later"), a need with the reminder asked after it
+/// ("i need to start dinner at six pm tonight please set reminder" → "remind me to start dinner
+/// at six pm tonight"); `None` when nothing is.
+fn said_plainly(text: &str) -> Option<String> {
+    static RE: OnceLock<[Regex; 4]> = OnceLock::new();
+    let [any, need_change, add_span, need_then_set] = RE.get_or_init(|| {
+        let re = |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("the said-plainly pattern compiles: {e}"));
+        [
+            re(r"(?i)^\s*any\s+(?P<rest>(?:alarms?|reminders?|timers?|tasks?|events?|meetings?|appointments?|to-?dos?)\b.*)$"),
+            re(r"(?i)^\s*i\s+(?:need|want|have|would\s+like|'d\s+like|'d\s+love)\s+to\s+(?P<rest>(?:move|change|cancel|delete|remove|reschedule|snooze|push|postpone)\s+(?:the|my|this|that|all|tomorrow's|today's)\s+(?:[\w'-]+\s+){0,3}?(?:alarms?|reminders?|timers?|tasks?|to-?dos?)\b.*)$"),
+            re(r"(?i)^\s*(?:please\s+)?add\s+(?P<n>(?:\d+|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|forty-five|forty\s+five|sixty)\s+(?:more\s+)?(?:minutes?|mins?|hours?))\s+to\s+(?P<item>(?:my|the|this|that)\s+[^.!?]*?)\s*[.!?]*$"),
+            re(r"(?i)^\s*i\s+(?:need|have|must|got)\s+to\s+(?P<what>.+?)[\s,;.]+(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:set|make|create|add)\s+(?:me\s+)?(?:a\s+)?reminder(?:\s+for\s+(?:it|that|this|me))?\s*[.!?]*$"),
+        ]
+    });
+    if let Some(done) = said_done(text) {
+        return Some(done);
+    }
+    if let Some(c) = any.captures(text) {
+        return Some(format!("do i have any {}", &c["rest"]));
+    }
+    if let Some(c) = need_change.captures(text) {
+        return Some(c["rest"].to_string());
+    }
+    if let Some(c) = add_span.captures(text) {
+        return Some(format!("move {} {} later", &c["item"], &c["n"]));
+    }
+    need_then_set.captures(text).map(|c| format!("remind me to {}", &c["what"]))
+}
+
+/// A task marked done in other words, put as "mark X as done": "complete task go shopping",
+/// "mark pancake mix on my grocery shopping list", "finish hikes on my to do list" — a
+/// completing verb before "task" or "item", or with the list named, or "mark", "check off",
+/// "tick off" ("finish the report by friday" is a task to file).
+fn said_done(text: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)^\s*(?:please\s+)?(?P<verb>complete|finish|mark|check\s+off|tick\s+off|cross\s+off)\s+(?:the\s+)?(?P<kind>(?:task|item|to-?do)\s+)?(?P<x>.+?)(?P<list>\s+(?:on|in|from|off)\s+(?:my\s+|the\s+)?(?:[\w-]+\s+){0,2}list)?\s*[.!?]*$")
+            .unwrap_or_else(|e| unreachable!("the said-done pattern compiles: {e}"))
+    });
+    let c = re.captures(text)?;
+    let x = c.name("x")?.as_str();
+    let verb = c.name("verb")?.as_str().to_ascii_lowercase();
+    let marked = !verb.starts_with("complete") && !verb.starts_with("finish");
+    let lower = x.to_ascii_lowercase();
+    let already =
+        [" as done", " as complete", " as completed", " as finished", " done", " off", " complete", " completed"]
+            .iter()
+            .any(|w| lower.ends_with(w));
+    // ("mark the invoice done and move the plumber to Monday": said plainly already.)
+    let plain = [" done", " as ", " and ", " then ", ",", ";"].iter().any(|w| lower.contains(w));
+    (!already && !plain && (marked || c.name("kind").is_some() || c.name("list").is_some()))
+        .then(|| format!("mark {x} as done"))
 }
 
 /// `text` with an alarm or an alert asked for in other words put plainly: "make the alarm go

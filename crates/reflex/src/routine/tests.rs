@@ -985,6 +985,42 @@ fn the_sixteenth_passes_other_kinds_an_alarm_said_otherwise_and_a_stretch_before
         "set the dvr to tape the new movie on channel 5 Thu 26 Nov 20:00"
     );
     assert_eq!(one("remind us to feed the cat at 8pm"), "feed the cat Thu 26 Nov 20:00");
+    // Sample G's (read after its run): a question begun with "any", a change said as a need,
+    // minutes added to an item, a reminder asked for after the need — and one not wanted.
+    assert!(matches!(
+        parse("any alarm set in the morning", &now),
+        super::Parsed::Routine(ref rs) if matches!(rs[..], [super::Request::ListTasks { .. }])
+    ));
+    assert!(one("I need to move the alarm to 9pm").starts_with("the alarm → Thu 21:00"));
+    assert!(one("add twenty minutes to my next alarm").starts_with("Move { words: \"my next alarm\", to: By(20m)"));
+    assert_eq!(one("i need to start dinner at six pm tonight please set reminder"), "start dinner Thu 26 Nov 18:00");
+    assert_eq!(parse("I don't want to be reminded to clean the house today.", &now), super::Parsed::NotRoutine);
+    // Bot Framework Solutions' (read after its run): a task marked done in other words is
+    // completed, never filed; a question about others or what no item holds is never filed.
+    for (text, words) in [
+        ("complete task go shopping", "go shopping"),
+        ("mark pancake mix on my grocery shopping list", "pancake mix"),
+        ("finish hikes on my to do list", "hikes"),
+    ] {
+        assert!(
+            matches!(parse(text, &now), super::Parsed::Routine(ref rs) if matches!(&rs[..], [super::Request::Complete { words: w, .. }] if w == words)),
+            "{text}"
+        );
+    }
+    for text in [
+        "will jane be at the 3 pm meeting",
+        "2 pm meeting with who",
+        "can you check my dad's calendar for free time this week",
+    ] {
+        assert_eq!(parse(text, &now), super::Parsed::NotRoutine, "{text}");
+    }
+    assert_eq!(one("what's on tomorrow's schedule"), "ListTasks { filter: Tomorrow }");
+    // An event over days said with no repeat is asked about, never made weekly; an alarm
+    // over weekdays still repeats.
+    for text in ["create appointment from tuesday to wednesday", "schedule camping for friday to sunday"] {
+        assert!(matches!(parse(text, &now), super::Parsed::Ask(_)), "{text}");
+    }
+    assert_eq!(one("set alarm monday to friday at 7am"), "Alarm: 0 7 * * 1-5");
     for text in
         ["Remind Heather that we have dinner plans Thursday at 6pm.", "Remind Sarah to bring the projector tomorrow"]
     {

@@ -485,7 +485,13 @@ fn once_each(text: &str, now: &Zoned) -> Result<Option<Every>, WhenError> {
         // "Monday through Friday", "mon-fri", "Friday to Monday": the days between, both named.
         // ("a business trip for next Monday to Tuesday": those days once — asked, never weekly.)
         let before = text[..all.start()].trim_end().to_ascii_lowercase();
-        if ["next", "this", "coming", "following"].iter().any(|w| before.ends_with(w)) {
+        // ("create appointment from tuesday to wednesday", "schedule camping for friday to
+        // sunday": an event over days, said with no repeat and no alarm — asked the same.)
+        let lower = text.to_ascii_lowercase();
+        let repeat =
+            ["every", "each", "weekly", "alarm", "wake", "remind", "timer", "alert"].iter().any(|w| lower.contains(w))
+                || c.name("r1").is_some_and(|m| text[m.end()..].starts_with(['s', 'S']));
+        if ["next", "this", "coming", "following"].iter().any(|w| before.ends_with(w)) || !repeat {
             return Err(ask("is that once, from one day to the other, or every week?"));
         }
         let (Some((a, first)), Some((b, last))) = (cron_day(&a), cron_day(&b)) else {

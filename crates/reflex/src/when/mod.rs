@@ -49,6 +49,7 @@ mod holidays;
 pub mod numbers;
 mod typed;
 mod words;
+pub(crate) use words::WEEKDAYS;
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -267,7 +268,7 @@ fn month_number(name: &str) -> Option<i8> {
 
 pub(crate) fn weekday_of(name: &str) -> Option<Weekday> {
     let name = name.to_ascii_lowercase();
-    let i = words::WEEKDAYS.iter().position(|d| d.starts_with(&name[..name.len().min(3)]))?;
+    let i = WEEKDAYS.iter().position(|d| d.starts_with(&name[..name.len().min(3)]))?;
     Weekday::from_monday_zero_offset(i8::try_from(i).ok()?).ok()
 }
 
@@ -459,7 +460,7 @@ fn check_words(text: &str) -> Result<(), WhenError> {
     for c in date_position_re().captures_iter(text) {
         let (Some(all), Some(w)) = (c.get(0), c.name("w")) else { continue };
         let word = w.as_str().to_ascii_lowercase();
-        if word.strip_suffix('s').is_some_and(|d| words::WEEKDAYS.contains(&d)) {
+        if word.strip_suffix('s').is_some_and(|d| WEEKDAYS.contains(&d)) {
             return Err(WhenError::unreadable(
                 all.as_str(),
                 format!("once, or every {}?", capitalized(&word[..word.len() - 1])),
@@ -498,7 +499,7 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
     if let Some(r) = &day_span {
         let before = normal[..r.start].trim_end().to_ascii_lowercase();
         let before = before.strip_suffix(" on").unwrap_or(&before);
-        if ["any day", "anyday", "any time", "anytime", "sometime"].iter().any(|w| before.ends_with(w)) {
+        if ["any day", "anyday", "any time", "anytime"].iter().any(|w| before.ends_with(w)) {
             return Ok(None);
         }
     }
@@ -719,7 +720,7 @@ fn day_at(
             }
         };
         if date.weekday() != weekday {
-            let name = capitalized(words::WEEKDAYS[date.weekday().to_monday_zero_offset() as usize % 7]);
+            let name = capitalized(WEEKDAYS[date.weekday().to_monday_zero_offset() as usize % 7]);
             return Err(WhenError::unreadable(
                 phrase,
                 format!("the {} is a {name} ({})", ordinal(date.day()), date.strftime("%-d %B %Y")),

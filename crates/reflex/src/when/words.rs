@@ -10,7 +10,7 @@
 
 use cn_hub::words::edit_distance;
 
-pub(super) const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+pub(crate) const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 pub(super) const MONTHS: [&str; 12] = [
     "january",
     "february",
