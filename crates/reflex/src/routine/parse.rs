@@ -883,7 +883,9 @@ fn asks_of_others(text: &str) -> bool {
         let re = |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("the others-question pattern compiles: {e}"));
         [
             re(r"(?i)^\s*(?:will|would|is|are|was|were|does|did|has)\s+(?P<who>[a-z]+)\s+(?:be|attend|come|go|join)\b"),
-            re(r"(?i)\b(?:who|whom|whose)\b"),
+            // ("… with who", "who else is going", "who is coming"; a "who" inside what to do —
+            // "call the plumber who fixed the sink" — asks nothing.)
+            re(r"(?i)^\s*(?:who|whom|whose)\b|\bwith\s+(?:who|whom)\b|\bwho\s+else\b"),
             re(r"(?i)\b(?P<who>[a-z]+)'s\s+(?:calendar|schedule|agenda)\b"),
         ]
     });

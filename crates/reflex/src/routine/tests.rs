@@ -1015,6 +1015,7 @@ fn the_sixteenth_passes_other_kinds_an_alarm_said_otherwise_and_a_stretch_before
         assert_eq!(parse(text, &now), super::Parsed::NotRoutine, "{text}");
     }
     assert_eq!(one("what's on tomorrow's schedule"), "ListTasks { filter: Tomorrow }");
+    assert_eq!(one("add call the plumber who fixed the sink to my to-do list"), "call the plumber who fixed the sink");
     // An event over days said with no repeat is asked about, never made weekly; an alarm
     // over weekdays still repeats.
     for text in ["create appointment from tuesday to wednesday", "schedule camping for friday to sunday"] {
