@@ -15,7 +15,7 @@ use cn_hub::tasks::Filter;
 use jiff::Zoned;
 use regex::Regex;
 
-use super::{Parsed, Request};
+use super::{Parsed, Request, Said};
 
 /// What the model may answer.
 pub const INTENTS: &[(&str, &str)] = &[
@@ -101,7 +101,7 @@ pub fn request(intent: &str, text: &str, now: &Zoned) -> Parsed {
         }
         "ideas" => Request::ListIdeas,
         "schedule" => Request::ListSchedule,
-        "show" => Request::Show { words: vocabulary().replace_all(text, " ").trim().to_string() },
+        "show" => Request::Show { words: vocabulary().replace_all(text, " ").trim().to_string(), said: Said::Explicit },
         _ => return Parsed::NotRoutine,
     };
     match &request {

@@ -56,6 +56,8 @@ pattern!(
           | (?:what'?s|what\s+is|whats|what\s+are|anything|is\s+(?:there\s+)?anything|are\s+there\s+any\s+tasks)\s+(?P<kind>due|left|overdue|open|late|on)(?:\s+(?:for\s+)?(?P<w5>{FILTER_WORDS}))?
           | (?:my\s+)?(?:tasks|todos|to[\s-]?do\s+list)(?:\s+(?:for\s+)?(?P<w6>{FILTER_WORDS}))?
           | (?:any|are\s+there\s+any)\s+(?:tasks|todos)\s+(?:due\s+)?(?P<w7>{FILTER_WORDS})?
+          | (?:what'?s|what\s+is|whats)\s+(?:happening|going\s+on|planned|scheduled|coming\s+up)\s+(?:for\s+)?(?P<w8>{FILTER_WORDS})
+          | what\s+(?:am\s+i|i\s+am|i'?m)\s+doing\s+(?P<w9>{FILTER_WORDS})
         )$"
     )
 );
@@ -92,7 +94,10 @@ pub(super) fn lists(t: &str) -> Option<Request> {
         return Some(Request::ListTasks { filter: if today { Filter::Today } else { Filter::Open } });
     }
     let c = list_re().captures(t)?;
-    let when = ["w1", "w2", "w3", "w4", "w5", "w6", "w7"].iter().find_map(|n| c.name(n)).map_or("", |m| m.as_str());
+    let when = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9"]
+        .iter()
+        .find_map(|n| c.name(n))
+        .map_or("", |m| m.as_str());
     Some(Request::ListTasks { filter: filter_of(&group(&c, "kind"), when) })
 }
 
@@ -148,7 +153,38 @@ pub(super) fn show(t: &str) -> Option<Request> {
         .as_str()
         .trim()
         .to_string();
-    Some(Request::Show { words })
+    Some(Request::Show { words, said: Said::Explicit })
+}
+
+pattern!(
+    asked_when_re,
+    "when is it",
+    r"(?ix)^(?:
+        (?:when|what\s+time|what\s+day)\s+(?:is|'s|are|was)\s+(?:the\s+|our\s+)?(?P<a>.+?)(?:\s+(?:scheduled|set|planned|booked|happening|due))?(?:\s+for)?
+      | what\s+time\s+do\s+i\s+(?:have\s+(?:to\s+)?)?(?P<b>.+)
+    )$"
+);
+
+/// "when is lunch with frank?", "what time is the ice cream social?", "what time do i work
+/// today": a question that may be about a task — said of no task, it acts only on a strong
+/// match, and one that matches nothing is not routine ("when is the next full moon?").
+pub(super) fn asked_when(t: &str, now: &Zoned) -> Option<Request> {
+    let c = asked_when_re().captures(t)?;
+    let words = c.name("a").or_else(|| c.name("b"))?.as_str().trim();
+    // ("when is my …" is said of a task: [`show`]'s, or the learned layer's.)
+    if words.to_ascii_lowercase().starts_with("my ") {
+        return None;
+    }
+    // ("what time is the trade show this saturday": the day says when, not which.)
+    let words = match when::parse(words, now) {
+        Ok(Some(d)) => led_off(&d.rest),
+        _ => words.to_string(),
+    };
+    let words = trim_words(&words);
+    if cn_hub::words::content(&words).is_empty() || words.eq_ignore_ascii_case("it") {
+        return None;
+    }
+    Some(Request::Show { words, said: Said::Implicit })
 }
 
 pattern!(

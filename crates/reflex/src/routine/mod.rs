@@ -112,8 +112,12 @@ pub enum Request {
         words: String,
         said: Said,
     },
+    /// A question about one task ("when is my dentist appointment?"). Said only of what it
+    /// may name ("when is the ice cream social?"), it acts on a strong match, and one that
+    /// matches nothing is not routine.
     Show {
         words: String,
+        said: Said,
     },
     AddIdea {
         idea: String,

@@ -925,14 +925,15 @@ fn asks_of_others(text: &str) -> bool {
 /// ("i need to start dinner at six pm tonight please set reminder" → "remind me to start dinner
 /// at six pm tonight"); `None` when nothing is.
 fn said_plainly(text: &str) -> Option<String> {
-    static RE: OnceLock<[Regex; 4]> = OnceLock::new();
-    let [any, need_change, add_span, need_then_set] = RE.get_or_init(|| {
+    static RE: OnceLock<[Regex; 5]> = OnceLock::new();
+    let [any, need_change, add_span, need_then_set, on_calendar] = RE.get_or_init(|| {
         let re = |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("the said-plainly pattern compiles: {e}"));
         [
             re(r"(?i)^\s*any\s+(?P<rest>(?:alarms?|reminders?|timers?|tasks?|events?|meetings?|appointments?|to-?dos?)\b.*)$"),
             re(r"(?i)^\s*i\s+(?:need|want|have|would\s+like|'d\s+like|'d\s+love)\s+to\s+(?P<rest>(?:move|change|cancel|delete|remove|reschedule|snooze|push|postpone)\s+(?:the|my|this|that|all|tomorrow's|today's)\s+(?:[\w'-]+\s+){0,3}?(?:alarms?|reminders?|timers?|tasks?|to-?dos?)\b.*)$"),
             re(r"(?i)^\s*(?:please\s+)?add\s+(?P<n>(?:\d+|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|forty-five|forty\s+five|sixty)\s+(?:more\s+)?(?:minutes?|mins?|hours?))\s+to\s+(?P<item>(?:my|the|this|that)\s+[^.!?]*?)\s*[.!?]*$"),
             re(r"(?i)^\s*i\s+(?:need|have|must|got)\s+to\s+(?P<what>.+?)[\s,;.]+(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:set|make|create|add)\s+(?:me\s+)?(?:a\s+)?reminder(?:\s+for\s+(?:it|that|this|me))?\s*[.!?]*$"),
+            re(r"(?i)^\s*(?P<lead>(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?)(?:add|put|enter|write|place|pop|stick|schedule|insert)\s+(?P<what>.+?)\s+(?:to|on|in|into|onto)\s+(?:(?:my|the|our)\s+)?(?:(?:personal|family|work|google|outlook|shared|office|home|own|main|business|school|team)\s+)?(?:calendar|calender|diary|agenda)\b(?P<rest>.*)$"),
         ]
     });
     if let Some(done) = said_done(text) {
@@ -947,7 +948,12 @@ fn said_plainly(text: &str) -> Option<String> {
     if let Some(c) = add_span.captures(text) {
         return Some(format!("move {} {} later", &c["item"], &c["n"]));
     }
-    need_then_set.captures(text).map(|c| format!("remind me to {}", &c["what"]))
+    if let Some(c) = need_then_set.captures(text) {
+        return Some(format!("remind me to {}", &c["what"]));
+    }
+    // "put insanity on my calendar at 6 30 am", "add choreography to my family calendar": the
+    // calendar is where tasks are kept, no part of the task's name.
+    on_calendar.captures(text).map(|c| format!("{}add {} to my list{}", &c["lead"], &c["what"], &c["rest"]))
 }
 
 /// A task marked done in other words, put as "mark X as done": "complete task go shopping",
@@ -1148,7 +1154,7 @@ fn swapped(a: &str, b: &str) -> bool {
 /// cannot be used.
 fn clause_request(c: &Clean, now: &Zoned) -> Option<Result<Request, WhenError>> {
     let t = c.text.as_str();
-    if let Some(r) = unschedule(t).or_else(|| lists(t)).or_else(|| show(t)) {
+    if let Some(r) = unschedule(t).or_else(|| lists(t)).or_else(|| show(t)).or_else(|| asked_when(t, now)) {
         return Some(Ok(r));
     }
     if c.question {

@@ -184,6 +184,8 @@ pub enum Stored {
     },
     Show {
         words: String,
+        #[serde(default = "explicit_by_default")]
+        explicit: bool,
     },
     AddIdea {
         idea: String,
@@ -201,6 +203,11 @@ pub enum Stored {
     ReplySnooze {
         to: StoredTarget,
     },
+}
+
+/// (A question kept before it said how it was asked was asked of a task.)
+fn explicit_by_default() -> bool {
+    true
 }
 
 fn said(explicit: bool) -> Said {
@@ -232,7 +239,7 @@ impl Stored {
                 Stored::Move { words: words.clone(), to: StoredTarget::of(to), explicit: explicit(said) }
             }
             Request::Cancel { words, said } => Stored::Cancel { words: words.clone(), explicit: explicit(said) },
-            Request::Show { words } => Stored::Show { words: words.clone() },
+            Request::Show { words, said } => Stored::Show { words: words.clone(), explicit: explicit(said) },
             Request::AddIdea { idea } => Stored::AddIdea { idea: idea.clone() },
             Request::ListIdeas => Stored::ListIdeas,
             Request::DropIdea { words } => Stored::DropIdea { words: words.clone() },
@@ -268,7 +275,7 @@ impl Stored {
                 Request::Move { words: words.clone(), to: to.target(now), said: said(*explicit) }
             }
             Stored::Cancel { words, explicit } => Request::Cancel { words: words.clone(), said: said(*explicit) },
-            Stored::Show { words } => Request::Show { words: words.clone() },
+            Stored::Show { words, explicit } => Request::Show { words: words.clone(), said: said(*explicit) },
             Stored::AddIdea { idea } => Request::AddIdea { idea: idea.clone() },
             Stored::ListIdeas => Request::ListIdeas,
             Stored::DropIdea { words } => Request::DropIdea { words: words.clone() },

@@ -757,9 +757,9 @@ fn resolve(request: &Request, world: &World, files: &mut Files) -> Result<Result
             let found = tasks_named(words, *said, world, files)?;
             one_task(found, words, *said)?.map(Act::Complete)
         }
-        Request::Show { words } => {
-            let found = tasks_named(words, Said::Explicit, world, files)?;
-            one_task(found, words, Said::Explicit)?.map(Act::Show)
+        Request::Show { words, said } => {
+            let found = tasks_named(words, *said, world, files)?;
+            one_task(found, words, *said)?.map(Act::Show)
         }
         Request::Move { words, to, said } => {
             let found = tasks_named(words, *said, world, files)?;

@@ -759,7 +759,7 @@ fn a_question_about_what_is_on_a_list_shows_it_and_changes_nothing() {
     ] {
         assert_eq!(
             parse(text, &now),
-            super::Parsed::Routine(vec![super::Request::Show { words: words.into() }]),
+            super::Parsed::Routine(vec![super::Request::Show { words: words.into(), said: super::Said::Explicit }]),
             "{text}"
         );
     }
@@ -813,9 +813,9 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
         super::Parsed::Routine(rs) => format!("{rs:?}"),
         other => format!("{other:?}"),
     };
-    assert_eq!(routine("shopping list"), r#"[Show { words: "shopping list" }]"#);
+    assert_eq!(routine("shopping list"), r#"[Show { words: "shopping list", said: Explicit }]"#);
     assert_eq!(routine("recite my to do list"), "[ListTasks { filter: Open }]");
-    assert_eq!(routine("Do I have practice tomorrow afternoon?"), r#"[Show { words: "practice" }]"#);
+    assert_eq!(routine("Do I have practice tomorrow afternoon?"), r#"[Show { words: "practice", said: Explicit }]"#);
     assert_eq!(
         routine("Hi, can you remind me about my afternoon meetings for this week?"),
         "[ListTasks { filter: Week }]"
@@ -824,10 +824,22 @@ fn lists_named_alone_questions_of_ones_day_and_events_asked_for_by_their_verb() 
     assert_eq!(routine("what are the things i wanted to recall"), "[ListTasks { filter: Open }]");
     assert_eq!(routine("what is my plan for the day"), "[ListTasks { filter: Today }]");
     assert_eq!(routine("repeat my to do list"), "[ListTasks { filter: Open }]");
-    assert_eq!(routine("What time is my appointment with cookie?"), r#"[Show { words: "appointment with cookie" }]"#);
-    assert_eq!(routine("Is my hair appointment this weekend?"), r#"[Show { words: "hair appointment" }]"#);
-    assert_eq!(routine("what time is my lunch date with wilfred?"), r#"[Show { words: "lunch date with wilfred" }]"#);
-    assert_eq!(routine("Can you check if I have any appointment on Saturday?"), r#"[Show { words: "appointment" }]"#);
+    assert_eq!(
+        routine("What time is my appointment with cookie?"),
+        r#"[Show { words: "appointment with cookie", said: Explicit }]"#
+    );
+    assert_eq!(
+        routine("Is my hair appointment this weekend?"),
+        r#"[Show { words: "hair appointment", said: Explicit }]"#
+    );
+    assert_eq!(
+        routine("what time is my lunch date with wilfred?"),
+        r#"[Show { words: "lunch date with wilfred", said: Explicit }]"#
+    );
+    assert_eq!(
+        routine("Can you check if I have any appointment on Saturday?"),
+        r#"[Show { words: "appointment", said: Explicit }]"#
+    );
     // One day asked about lists that day's, not all that is open.
     assert_eq!(routine("what's on my calendar for friday"), "[ListTasks { filter: Day(2026-11-27) }]");
     assert_eq!(routine("what do i have on december 3rd"), "[ListTasks { filter: Day(2026-12-03) }]");
@@ -1027,4 +1039,49 @@ fn the_sixteenth_passes_other_kinds_an_alarm_said_otherwise_and_a_stretch_before
     {
         assert_eq!(parse(text, &now), super::Parsed::NotRoutine, "{text}");
     }
+}
+
+#[test]
+fn the_eighteenth_passes_kinds_a_calendar_named_a_stretch_of_hours_and_a_question_of_when() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    let one = |text: &str| made(text, &now);
+    // The calendar named is where the task goes, no part of its name.
+    assert_eq!(one("put insanity on my calendar at 6 30 am"), "insanity Fri 27 Nov 06:30");
+    assert_eq!(one("add haircut to my google calendar tomorrow at 2 30"), "haircut Fri 27 Nov 14:30");
+    assert_eq!(one("add choreography to my family calendar"), "choreography");
+    assert_eq!(one("put dentist appointment in my calendar tuesday 2 45 pm"), "dentist appointment Tue 01 Dec 14:45");
+    // ("remind me to put the dentist on my calendar" is a task of its own.)
+    assert_eq!(
+        one("remind me to put the dentist on my calendar tomorrow"),
+        "put the dentist on my calendar Fri 27 Nov 09:00"
+    );
+    // A stretch of hours is due when it starts; how long it lasts is no part of the name.
+    assert_eq!(one("put work on my calendar tomorrow from 8 30 to 5 30"), "work Fri 27 Nov 08:30");
+    assert_eq!(one("add ballet to my calendar wednesday at five thirty to six thirty pm"), "ballet Wed 02 Dec 17:30");
+    assert_eq!(one("add office party on march 8th from 6 p to 9 p"), "office party Mon 08 Mar 18:00");
+    assert_eq!(one("add ultimate frisbee on sunday at 2 pm for 2 hours"), "ultimate frisbee Sun 29 Nov 14:00");
+    // ("at 5 to 6" may be five to six: no stretch without its minutes or half of the day.)
+    assert!(!one("remind me to leave at 5 to 6").contains("17:00 + "));
+    assert!(one("set a timer for 2 hours").contains("16:30"));
+    // The day's plan asked in other words is its list.
+    assert_eq!(one("what's happening today"), "ListTasks { filter: Today }");
+    assert_eq!(one("what's going on tomorrow"), "ListTasks { filter: Tomorrow }");
+}
+
+#[test]
+fn a_question_of_when_said_of_no_task_shows_one_that_matches_and_is_not_routine_otherwise() {
+    let hub = Hub::new();
+    assert!(
+        hub.owner("when is the plumber call").contains("call the plumber"),
+        "{}",
+        hub.owner("when is the plumber call")
+    );
+    assert!(hub.owner("what time is the car insurance renewal").contains("renew the car insurance"));
+    for text in ["when is the next full moon", "what time is it in london", "when is thanksgiving"] {
+        assert!(hub.owner(text).starts_with("escalated: not a routine request"), "{text}: {}", hub.owner(text));
+    }
+    // Nothing changed by asking.
+    let before = hub.read("tasks.json");
+    hub.owner("when is the plumber call");
+    assert_eq!(hub.read("tasks.json"), before);
 }

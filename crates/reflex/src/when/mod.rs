@@ -605,7 +605,16 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
             return Err(e);
         }
     }
-    let spans = [day_span, time_span, also].into_iter().flatten().map(|r| read.original(r)).collect();
+    // "on sunday at 2 pm for 2 hours": how long it lasts goes with its time, no part of its name.
+    // (A timer's span is what it is: "a timer to begin at 9:30 am for 30 minutes" is asked.)
+    let timer = normal.to_ascii_lowercase().contains("timer");
+    let lasts = time_span.as_ref().filter(|_| !timer).and_then(|t| {
+        static RE: OnceLock<Regex> = OnceLock::new();
+        let re = RE.get_or_init(|| compile("duration", r"(?i)^\s*,?\s*for\s+(?:(?:an?|one|half\s+an?|\d+(?:\.\d+)?|\d+\s+and\s+a\s+half)\s+)(?:hours?|hrs?|minutes?|mins?)\b"));
+        let after = normal.get(t.end..)?;
+        re.find(after).map(|m| t.end + m.start()..t.end + m.end())
+    });
+    let spans = [day_span, time_span, also, lasts].into_iter().flatten().map(|r| read.original(r)).collect();
     Ok(Some(Due { at, phrase, rest: without(text, spans), day_given, time_given }))
 }
 

@@ -852,9 +852,21 @@ pub fn normalize(text: &str) -> Normalized {
 /// ("every hour from 9am to 5pm") is [`super::every`]'s.
 pub(super) fn ranges(n: Normalized) -> Normalized {
     n.rewrite(
-        re!(r"\b(?:(?:from|between)\s+)?(?P<a>\d{1,2})(?P<am>:\d{2})?\s*(?P<ap>[ap]\.?\s?m\b\.?)?\s*(?P<sep>until|till|til|to|through|thru|and|-|–)\s*(?P<b>\d{1,2})(?::\d{2})?\s*(?P<bp>[ap]\.?\s?m\b\.?)?"),
+        re!(r"\b(?:(?:from|between|at)\s+)?(?P<a>\d{1,2})(?:[:\s](?P<am>\d{2}))?\s*(?P<ap>[ap](?:\.?\s?m)?\b\.?)?\s*(?P<sep>until|till|til|to|through|thru|and|-|–)\s*(?P<b>\d{1,2})(?:[:\s]\d{2})?\s*(?P<bp>[ap](?:\.?\s?m)?\b\.?)?"),
         |c, text| {
             let said_from = c.get(0)?.as_str().trim_start().to_ascii_lowercase();
+            // "at 5:30 to 6:30 pm" is a stretch as "from" says one; "at 8 and 6 pm" two times.
+            let said_at = said_from.starts_with("at ");
+            // ("at 5 to 6" may be five to six: a stretch only with its minutes or half of the day.)
+            if said_at && c.name("am").is_none() && c.name("ap").is_none() && c.name("bp").is_none() {
+                return None;
+            }
+            let said_from = if said_at && !said_from.contains(" and") { format!("from{}", &said_from[2..]) } else { said_from };
+            // ("6 p to 9 p": a half of the day said by its letter, on both ends only.)
+            let letter = |m: Option<regex::Match>| m.is_some_and(|m| !m.as_str().to_ascii_lowercase().contains('m'));
+            if (letter(c.name("ap")) || letter(c.name("bp"))) && !(c.name("ap").is_some() && c.name("bp").is_some()) {
+                return None;
+            }
             // Two bare numbers with no "from" and no am/pm ("2 and 3") are no stretch of time.
             let (ap, bp) = (c.name("ap").map(|m| m.as_str()), c.name("bp").map(|m| m.as_str()));
             if !(said_from.starts_with("from") || said_from.starts_with("between")) && ap.is_none() && bp.is_none() {
@@ -875,10 +887,11 @@ pub(super) fn ranges(n: Normalized) -> Normalized {
             if a > 23 || b > 23 {
                 return None;
             }
-            let minutes = c.name("am").map_or("", |m| m.as_str());
+            let minutes = c.name("am").map_or(String::new(), |m| format!(":{}", m.as_str()));
+            let pm = |s: &str| if s.to_ascii_lowercase().starts_with('p') { "pm" } else { "am" };
             let half = match (ap, bp) {
-                (Some(ap), _) => format!(" {ap}"),
-                (None, Some(bp)) if a <= 12 && b <= 12 && (a <= b || b == 12) && a != 12 => format!(" {bp}"),
+                (Some(ap), _) => format!(" {}", pm(ap)),
+                (None, Some(bp)) if a <= 12 && b <= 12 && (a <= b || b == 12) && a != 12 => format!(" {}", pm(bp)),
                 (None, Some(_)) if a <= 12 => " am".to_string(),
                 _ => String::new(),
             };

@@ -15,7 +15,7 @@ use cn_understand::{Intent, SlotKind, Understood};
 use jiff::Zoned;
 
 pub use super::device::*;
-use super::{Missing, Request, Target, Want};
+use super::{Missing, Request, Said, Target, Want};
 use crate::when::{self, WhenError};
 
 /// What a clause is, by the model.
@@ -179,7 +179,7 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     if let Some(list) = bare.captures(text).and_then(|c| c.name("list")) {
         let list = list.as_str().to_ascii_lowercase();
         return Clause::Request(if list.starts_with("shopping") || list.starts_with("grocery") {
-            Request::Show { words: list }
+            Request::Show { words: list, said: Said::Explicit }
         } else {
             Request::ListTasks { filter: cn_hub::tasks::Filter::Open }
         });
@@ -529,7 +529,7 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
                     Ok(Some(d)) if !cn_hub::words::content(&d.rest).is_empty() => clean(&d.rest),
                     _ => item,
                 };
-                Clause::Request(Request::Show { words })
+                Clause::Request(Request::Show { words, said: Said::Explicit })
             } else {
                 // "check today's calendar for meetings": the day said of the list is its filter.
                 let lower = text.to_ascii_lowercase();

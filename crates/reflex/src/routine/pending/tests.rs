@@ -230,3 +230,12 @@ fn the_file_keeps_one_question_per_conversation() {
     assert_eq!(all[0].conversation, "owner via chat||");
     assert_eq!(all[0].requests, vec![Stored::Cancel { words: "the dentist".into(), explicit: false }]);
 }
+
+#[test]
+fn a_question_of_one_task_kept_before_it_said_how_it_was_asked_loads_as_asked_of_a_task() {
+    let old: Stored = serde_json::from_str(r#"{"request":"show","words":"the dentist"}"#).unwrap();
+    assert_eq!(old, Stored::Show { words: "the dentist".into(), explicit: true });
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    let asked = Request::Show { words: "lunch with frank".into(), said: Said::Implicit };
+    assert_eq!(Stored::of(&asked).request(&now), asked);
+}
