@@ -103,7 +103,7 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
 fn set_said(clause: &str) -> bool {
     static SET: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|want|need|like|give|schedule|new|another|wake|recurring|repeating|reoccurring|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on|(?:can|could|may)\s+i\s+(?:have|get)|tell\s+me\s+when)\b|^\s*(?:please\s+)?(?:do|ring|start)\s+(?:an?\s+|the\s+|my\s+)?(?:alarm|timer)\b")
+        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|install|program|want|need|like|give|schedule|new|another|wake|recurring|repeating|reoccurring|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on|(?:can|could|may)\s+i\s+(?:have|get)|tell\s+me\s+when)\b|^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+(?:we|you)\s+(?:please\s+)?)?(?:do|ring|start)\s+(?:an?\s+|the\s+|my\s+)?(?:alarm|timer)\b")
             .unwrap_or_else(|e| unreachable!("the setting pattern compiles: {e}"))
     })
     .is_match(clause)
@@ -257,12 +257,19 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
         "repeating",
         "reoccurring",
         "only",
+        "some",
+        "new",
+        "couple",
+        "multiple",
+        "few",
     ];
     // "… I need my alarm to go off": what an alarm does, no other request.
     let rest = go_off_re().replace_all(&rest, " ");
     let left: Vec<&str> = rest
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty() && !JOINING.contains(&w.to_ascii_lowercase().as_str()))
+        // ("set 2 new alarms …": the count, said in figures.)
+        .filter(|w| count_said(clause).is_none_or(|n| w.parse::<usize>() != Ok(n)))
         .collect();
     if !only_asking(&left.join(" ")) && named(clause).is_none() {
         return None;

@@ -763,6 +763,53 @@ pattern!(
 
 pattern!(reminder_to_re, "reminder to", r"(?i)\b(?:reminder|remind\s+me)\s+to\s+\w");
 
+/// What a calendar entry typed alone is named by ("meeting with ben tomorrow at noon").
+const BARE_EVENTS: &[&str] = &[
+    "meeting",
+    "appointment",
+    "appt",
+    "lunch",
+    "dinner",
+    "breakfast",
+    "brunch",
+    "interview",
+    "class",
+    "practice",
+    "rehearsal",
+    "drinks",
+    "coffee",
+];
+
+/// A calendar entry typed alone, with its time and no verb ("meeting with ben randie tomorrow
+/// at noon", "march 15 dinner at refectory at 6 pm"): a task due when it starts. Only a short
+/// one, named first by what it is, with a clock time or a part of the day — a date alone or a
+/// question is not one.
+pub(super) fn bare_event(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
+    if t.contains('?') {
+        return None;
+    }
+    let Ok(Some(due)) = when::parse(t, now) else { return None };
+    // ("lunch at 1" is no 1 am: an hour said alone, with no day, is not read here.)
+    let phrase = due.phrase.to_ascii_lowercase();
+    let clear = due.day_given
+        || ["am", "pm", "a.m", "p.m", "noon", "midnight"].iter().any(|w| phrase.contains(w))
+        || phrase.split(|c: char| !c.is_ascii_digit()).any(|h| h.parse::<u8>().is_ok_and(|h| h > 12));
+    if !due.time_given || !clear || learned::booked(t) {
+        return None;
+    }
+    let task = trim_words(&led_off(&due.rest));
+    let first = task.split_whitespace().next()?.to_ascii_lowercase();
+    // Named first, or after its date alone ("march 15 dinner at …").
+    let lower = t.to_ascii_lowercase();
+    let before = lower.find(&first).map(|i| &t[..i])?;
+    let dated = before.trim().is_empty()
+        || matches!(when::parse(before, now), Ok(Some(d)) if cn_hub::words::content(&d.rest).is_empty());
+    if !BARE_EVENTS.contains(&first.as_str()) || !dated || task.split_whitespace().count() > 7 {
+        return None;
+    }
+    Some(Ok(Request::AddTask { task, due: Some(due) }))
+}
+
 /// An event said with its time, put on the calendar ([`event_re`]): the task, due when it
 /// starts. `None` without a time, or for what is booked with others (a room, a call).
 pub(super) fn event(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {

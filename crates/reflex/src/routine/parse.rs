@@ -1180,7 +1180,7 @@ fn clause_request(c: &Clean, now: &Zoned) -> Option<Result<Request, WhenError>> 
     if let Some(r) = event(t, now) {
         return Some(r);
     }
-    move_(t, now).or_else(|| add(t, now, need_re())).or_else(|| statement_done(t))
+    move_(t, now).or_else(|| add(t, now, need_re())).or_else(|| statement_done(t)).or_else(|| bare_event(t, now))
 }
 
 /// What a need said alone is ("I need to get supplies for the craft fair": "get supplies for

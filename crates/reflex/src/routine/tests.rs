@@ -1085,3 +1085,33 @@ fn a_question_of_when_said_of_no_task_shows_one_that_matches_and_is_not_routine_
     hub.owner("when is the plumber call");
     assert_eq!(hub.read("tasks.json"), before);
 }
+
+#[test]
+fn the_eighteenth_passes_kinds_several_alarms_a_repeat_until_a_date_and_an_entry_typed_alone() {
+    let now: Zoned = "2026-11-26T14:30:00[Europe/Paris]".parse().unwrap();
+    let one = |text: &str| made(text, &now);
+    // Several alarms, with "some" or a count in figures.
+    assert_eq!(one("Create some alarms for 3:35am and 4:45am"), "Alarm Fri 27 Nov 03:35 + Alarm Fri 27 Nov 04:45");
+    assert_eq!(one("set 2 new alarms for tonight at 8pm and 10pm"), "Alarm Thu 26 Nov 20:00 + Alarm Thu 26 Nov 22:00");
+    assert_eq!(one("set 3 alarms for 8pm and 10pm"), "NotRoutine");
+    assert_eq!(one("Can we start an alarm for 6pm on Tuesday?"), "Alarm Tue 01 Dec 18:00");
+    // A repeat until a date already past this year: next year's, as "until October" is.
+    assert_eq!(
+        one("REMIND ME TO CHECK THE VEGETABLE PLANTS EVERY TUESDAY AT 7PM UNTIL OCTOBER 31"),
+        "CHECK THE VEGETABLE PLANTS: 0 19 * * 2 until 01 Nov 2027"
+    );
+    // A calendar entry typed alone, with its time; a meal's bare hour is in its half of the day.
+    assert_eq!(one("meeting with ben randie tomorrow at noon"), "meeting with ben randie Fri 27 Nov 12:00");
+    assert_eq!(one("march 15 dinner at refectory at 6 pm"), "dinner at refectory Mon 15 Mar 18:00");
+    assert_eq!(one("lunch at 1"), "lunch Fri 27 Nov 13:00");
+    assert_eq!(one("remind me about dinner at 7"), "dinner Thu 26 Nov 19:00");
+    // Not one: a booking, a question, a date with no time, nothing named first.
+    for text in
+        ["dinner reservations for 2 at 7pm", "dinner at 6pm?", "meeting tomorrow", "traffic to my meeting at 5pm"]
+    {
+        assert!(
+            !matches!(parse(text, &now), super::Parsed::Routine(ref rs) if matches!(rs[..], [super::Request::AddTask { .. }])),
+            "{text}"
+        );
+    }
+}

@@ -734,9 +734,14 @@ fn stop(text: &str, within: std::ops::Range<usize>, now: &Zoned) -> Option<(std:
         }
     };
     // The end of the day a date phrase names (that day included).
+    // ("until October 31", said in November: next year's, as "until October" is.)
     let end_of = |phrase: &str| -> Option<Zoned> {
-        let due = super::parse(&format!("on {phrase}"), now).ok()??;
-        due.at.date().tomorrow().ok()?.to_zoned(zone.clone()).ok()
+        let at = match super::parse(&format!("on {phrase}"), now) {
+            Ok(Some(due)) => due.at,
+            Err(WhenError::Past { at, .. }) => at.checked_add(jiff::Span::new().years(1)).ok()?,
+            _ => return None,
+        };
+        at.date().tomorrow().ok()?.to_zoned(zone.clone()).ok()
     };
     let at = if let Some(unit) = c.name("rest").or(c.name("end")).or(c.name("next")) {
         // "for the rest of the month", "until the end of the week", "until next month": until

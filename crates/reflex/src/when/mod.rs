@@ -306,6 +306,27 @@ impl Clock {
         hm(hour, self.minute)
     }
 
+    /// Said of a meal, the half of the day the meal is in: "lunch at 1" is 13:00, "dinner at
+    /// 7" 19:00, "breakfast at 7" 07:00 — whatever the hour now.
+    fn at_a_meal(self, text: &str) -> Clock {
+        if self.fixed {
+            return self;
+        }
+        let lower = text.to_ascii_lowercase();
+        let said = |w: &str| lower.split(|c: char| !c.is_ascii_alphabetic()).any(|x| x == w);
+        let h = self.hour;
+        let hour = if said("breakfast") && (1..12).contains(&h) {
+            h
+        } else if said("lunch") && (1..=5).contains(&h) || (said("dinner") || said("supper")) && (1..12).contains(&h) {
+            h + 12
+        } else if said("lunch") && (11..=12).contains(&h) {
+            h
+        } else {
+            return self;
+        };
+        Clock { hour, fixed: true, ..self }
+    }
+
     /// The times of day it may be, said alone: "at 5" is 05:00 or 17:00, "at 12" noon.
     fn readings(self) -> Vec<Time> {
         if self.fixed || self.hour >= 12 {
@@ -504,7 +525,7 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
         }
     }
     let part = day.as_ref().and_then(part_of);
-    let clock = time.as_ref().map(clock_of).transpose()?;
+    let clock = time.as_ref().map(clock_of).transpose()?.map(|k| k.at_a_meal(normal));
     let time_span = time.as_ref().and_then(|c| c.get(0)).map(|m| m.range());
     let phrase = phrase_of(normal, [day_span.clone(), time_span.clone()]);
     let (at, day_given, time_given) = match &day {

@@ -94,7 +94,7 @@ pub fn only_asking(words: &str) -> bool {
         "great", "perfect", "cool", "alright", "right", "all", "fine", "then", "thanks", "thank", "so", "about",
         "mind", "able", "think", "at", "of", "in", "on", "instead", "same", "favor", "favour", "other", "its", "it's",
         "we", "us", "use", "really", "just", "maybe", "well", "sure", "help", "very", "much", "lot", "favor", "one",
-        "there", "go", "ahead", "show", "see", "view", "check", "display", "have", "schedule",
+        "there", "go", "ahead", "show", "see", "view", "check", "display", "have", "schedule", "install", "program",
     ];
     words
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
