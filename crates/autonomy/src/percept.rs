@@ -91,7 +91,11 @@ pub struct Percept {
     /// comment's): what its item says. `None` for an event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// The sense's own payload (the webhook's event, the chat and message ids, the path).
+    /// The hub's inbox item it offers again (the inbox is read into attention), if it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inbox: Option<InboxItem>,
+    /// The sense's own payload (the webhook's event, the chat and message ids, the path):
+    /// shown whole to the model when it has no words, never read by key past the loader.
     #[serde(default)]
     pub data: Value,
     /// Who wrote it, what it is and where its answer goes, as the sense that took it says
@@ -101,8 +105,19 @@ pub struct Percept {
     pub origin: Option<Box<Origin>>,
 }
 
+/// An item waiting in the hub's inbox, offered to attention as a percept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InboxItem {
+    /// The item's id (`threads/inbox/<id>.md`).
+    pub id: String,
+    /// Who it is from (the item's `from:`).
+    pub from: String,
+}
+
 /// A [`Percept`] as written. An older cn's spool line kept the words in `data` (`text`, else
-/// `content`): they are read into [`Percept::text`] here, where it loads, and nowhere else.
+/// `content`), the inbox item there (`inbox`, `from`) and no origin: they are read into
+/// [`Percept::text`], [`Percept::inbox`] and [`Percept::origin`] here, where it loads, and
+/// nowhere else.
 #[derive(Deserialize)]
 struct Written {
     id: String,
@@ -117,6 +132,8 @@ struct Written {
     #[serde(default)]
     text: Option<String>,
     #[serde(default)]
+    inbox: Option<InboxItem>,
+    #[serde(default)]
     data: Value,
     #[serde(default)]
     origin: Option<Box<Origin>>,
@@ -124,11 +141,26 @@ struct Written {
 
 impl From<Written> for Percept {
     fn from(w: Written) -> Percept {
-        let Written { id, sense, owner, summary, key, at, due, text, data, origin } = w;
+        let Written { id, sense, owner, summary, key, at, due, text, inbox, mut data, origin } = w;
         let older = || ["text", "content"].iter().find_map(|k| data.get(*k)?.as_str().map(str::to_string));
         let text = text.or_else(older);
-        Percept { id, sense, owner, summary, key, at, due, text, data, origin }
+        let origin = origin.unwrap_or_else(|| Box::new(derived_origin(sense, owner, &data)));
+        let inbox = inbox.or_else(|| older_inbox(&mut data));
+        Percept { id, sense, owner, summary, key, at, due, text, inbox, data, origin: Some(origin) }
     }
+}
+
+/// The inbox item an older cn's percept named in `data` (`{"inbox": id, "from": who}`),
+/// taken out of it.
+fn older_inbox(data: &mut Value) -> Option<InboxItem> {
+    let map = data.as_object_mut()?;
+    let id = map.get("inbox")?.as_str()?.to_string();
+    map.remove("inbox");
+    let from = map.remove("from").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    if map.is_empty() {
+        *data = Value::Null;
+    }
+    Some(InboxItem { id, from })
 }
 
 /// Who wrote what a sense took: the owner when the sense authenticated them, else the sense's
@@ -152,6 +184,7 @@ impl Percept {
             at: Timestamp::now(),
             due: None,
             text: None,
+            inbox: None,
             data: Value::Null,
             origin: None,
         }
@@ -172,6 +205,11 @@ impl Percept {
         self.text = Some(text.into());
         self
     }
+    /// The inbox item it offers again.
+    pub fn inbox(mut self, id: impl Into<String>, from: impl Into<String>) -> Self {
+        self.inbox = Some(InboxItem { id: id.into(), from: from.into() });
+        self
+    }
     pub fn data(mut self, data: Value) -> Self {
         self.data = data;
         self
@@ -185,77 +223,77 @@ impl Percept {
         self
     }
 
-    /// A GitHub delivery whose text a person wrote: an issue or pull request opened or edited,
-    /// a comment, a review, a discussion.
-    fn written_by_a_person(&self) -> bool {
-        const WRITTEN: [&str; 7] = [
-            "issues",
-            "issue_comment",
-            "pull_request",
-            "pull_request_review",
-            "pull_request_review_comment",
-            "discussion",
-            "discussion_comment",
-        ];
-        let event = self.data.get("event").and_then(Value::as_str).unwrap_or_default();
-        let action = self.data.get("action").and_then(Value::as_str).unwrap_or_default();
-        WRITTEN.contains(&event) && matches!(action, "opened" | "created" | "edited" | "submitted" | "reopened")
-    }
-
-    /// Its typed origin (`cn_hub::Origin`): the one its sense set, or — for a spool line an
-    /// older cn wrote — what the sense recorded in `data` implies.
+    /// Its typed origin (`cn_hub::Origin`): the one its sense set (or, for a spool line an
+    /// older cn wrote, the one its loader derived); one made without a sense, what its sense
+    /// alone implies.
     pub fn origin(&self) -> Origin {
         match &self.origin {
             Some(origin) => Origin::clone(origin),
-            None => self.derived_origin(),
+            None => derived_origin(self.sense, self.owner, &Value::Null),
         }
     }
+}
 
-    /// The origin an older cn's percept implies: who wrote it (the owner when the sense
-    /// authenticated them, else the sense's user), what it is (a person's message on a chat
-    /// sense or in a mail; an event from GitHub, the calendar, a file) and where its answer
-    /// goes (the chat, the message, the mail's thread).
-    pub(crate) fn derived_origin(&self) -> Origin {
-        let text = |k: &str| {
-            self.data.get(k).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string())))
-        };
-        let author = author(self.sense, self.owner, text("author_id"));
-        let kind = match self.sense {
-            SenseKind::Owner | SenseKind::Discord | SenseKind::Telegram | SenseKind::Email | SenseKind::Peer => {
-                Kind::Message
-            }
-            // What a person wrote on GitHub (an issue, a comment, a review) is their message;
-            // anything else GitHub tells (a push, a check, a label) is an event.
-            SenseKind::Github if self.written_by_a_person() => Kind::Message,
-            SenseKind::Github => Kind::Event(EventKind::Webhook),
-            SenseKind::Calendar => Kind::Event(EventKind::Calendar),
-            SenseKind::File => Kind::Event(EventKind::File),
-        };
-        let answer = match self.sense {
-            // A chat, a channel or a sender missing: nobody to answer there.
-            SenseKind::Owner => Some(AnswerTo::Chat),
-            SenseKind::Telegram => Some(
-                text("channel_id")
-                    .map_or(AnswerTo::None, |chat| AnswerTo::Telegram { chat, message: text("message_id") }),
-            ),
-            SenseKind::Discord => Some(
-                text("channel_id")
-                    .map_or(AnswerTo::None, |channel| AnswerTo::Discord { channel, message: text("message_id") }),
-            ),
-            SenseKind::Email => {
-                Some(text("channel_id").or_else(|| text("author_id")).map_or(AnswerTo::None, |to| AnswerTo::Email {
-                    to,
-                    message: text("message_id"),
-                    subject: text("reply_subject"),
-                    references: text("references"),
-                    no_reply: text("no_reply").as_deref() == Some("true"),
-                }))
-            }
-            // Nobody waits for an answer to an event.
-            SenseKind::Github | SenseKind::Calendar | SenseKind::File | SenseKind::Peer => None,
-        };
-        Origin { sense: self.sense.sense(), author, kind, thread: text("thread"), answer }
-    }
+/// A GitHub delivery whose text a person wrote (an older cn's `data`): an issue or pull
+/// request opened or edited, a comment, a review, a discussion.
+fn written_by_a_person(data: &Value) -> bool {
+    const WRITTEN: [&str; 7] = [
+        "issues",
+        "issue_comment",
+        "pull_request",
+        "pull_request_review",
+        "pull_request_review_comment",
+        "discussion",
+        "discussion_comment",
+    ];
+    let event = data.get("event").and_then(Value::as_str).unwrap_or_default();
+    let action = data.get("action").and_then(Value::as_str).unwrap_or_default();
+    WRITTEN.contains(&event) && matches!(action, "opened" | "created" | "edited" | "submitted" | "reopened")
+}
+
+/// The origin an older cn's percept implies (read only where it loads): who wrote it (the
+/// owner when the sense authenticated them, else the sense's user), what it is (a person's
+/// message on a chat sense or in a mail; an event from GitHub, the calendar, a file) and where
+/// its answer goes (the chat, the message, the mail's thread), from the sense's `data`.
+pub(crate) fn derived_origin(sense: SenseKind, owner: bool, data: &Value) -> Origin {
+    let text = |k: &str| {
+        data.get(k).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string())))
+    };
+    let author = author(sense, owner, text("author_id"));
+    let kind = match sense {
+        SenseKind::Owner | SenseKind::Discord | SenseKind::Telegram | SenseKind::Email | SenseKind::Peer => {
+            Kind::Message
+        }
+        // What a person wrote on GitHub (an issue, a comment, a review) is their message;
+        // anything else GitHub tells (a push, a check, a label) is an event.
+        SenseKind::Github if written_by_a_person(data) => Kind::Message,
+        SenseKind::Github => Kind::Event(EventKind::Webhook),
+        SenseKind::Calendar => Kind::Event(EventKind::Calendar),
+        SenseKind::File => Kind::Event(EventKind::File),
+    };
+    let answer = match sense {
+        // A chat, a channel or a sender missing: nobody to answer there.
+        SenseKind::Owner => Some(AnswerTo::Chat),
+        SenseKind::Telegram => Some(
+            text("channel_id").map_or(AnswerTo::None, |chat| AnswerTo::Telegram { chat, message: text("message_id") }),
+        ),
+        SenseKind::Discord => Some(
+            text("channel_id")
+                .map_or(AnswerTo::None, |channel| AnswerTo::Discord { channel, message: text("message_id") }),
+        ),
+        SenseKind::Email => {
+            Some(text("channel_id").or_else(|| text("author_id")).map_or(AnswerTo::None, |to| AnswerTo::Email {
+                to,
+                message: text("message_id"),
+                subject: text("reply_subject"),
+                references: text("references"),
+                no_reply: text("no_reply").as_deref() == Some("true"),
+            }))
+        }
+        // Nobody waits for an answer to an event.
+        SenseKind::Github | SenseKind::Calendar | SenseKind::File | SenseKind::Peer => None,
+    };
+    Origin { sense: sense.sense(), author, kind, thread: text("thread"), answer }
 }
 
 #[cfg(test)]
@@ -274,17 +312,22 @@ mod sense_tests {
 }
 
 #[cfg(test)]
-mod origin_tests {
+pub(crate) mod origin_tests {
     use std::path::Path;
 
     use serde_json::json;
 
-    use super::Percept;
+    use super::{derived_origin, Percept};
     use crate::senses::{files, github, owner, telegram};
 
     /// The origin a sense sets is the one its percept's data implied before the senses set it.
     fn same(p: &Percept) {
-        assert_eq!(p.origin.as_deref(), Some(&p.derived_origin()), "{}: {}", p.summary, p.data);
+        assert_eq!(p.origin.as_deref(), Some(&older(p)), "{}: {}", p.summary, p.data);
+    }
+
+    /// The origin an older cn's spool line of `p` (no origin) loads with.
+    pub(crate) fn older(p: &Percept) -> cn_hub::Origin {
+        derived_origin(p.sense, p.owner, &p.data)
     }
 
     #[test]
@@ -294,7 +337,7 @@ mod origin_tests {
         for thread in [Some("t1"), None] {
             let p = owner::percept("hi", thread);
             let older = p.clone().data(json!({"text": "hi", "thread": thread}));
-            assert_eq!(p.origin.as_deref(), Some(&older.derived_origin()), "{thread:?}");
+            assert_eq!(p.origin.as_deref(), Some(&super::origin_tests::older(&older)), "{thread:?}");
         }
         let filter = telegram::Filter { chats: Vec::new(), owners: vec![42] };
         for (id, forwarded) in [(42, false), (43, false), (42, true)] {
@@ -345,5 +388,24 @@ mod origin_tests {
         let written = serde_json::to_string(&now).unwrap();
         assert!(written.contains(r#""text":"hi\nthere","data":null"#), "{written}");
         assert_eq!(serde_json::from_str::<Percept>(&written).unwrap(), now);
+    }
+
+    /// The inbox item a percept offers is typed; an older cn's line named it in `data`
+    /// (`inbox`, `from`), read there only as it loads, and the keys are not kept in `data`.
+    #[test]
+    fn an_inbox_percept_names_its_item_typed_and_an_older_one_loads() {
+        let now = Percept::new(crate::SenseKind::Peer, "bob: hi").inbox("i-1", "bob");
+        let written = serde_json::to_string(&now).unwrap();
+        assert!(written.contains(r#""inbox":{"id":"i-1","from":"bob"},"data":null"#), "{written}");
+        assert_eq!(serde_json::from_str::<Percept>(&written).unwrap().inbox, now.inbox);
+        let old = json!({"id": "p-2", "sense": "peer", "owner": false, "summary": "bob: hi",
+                         "at": "2026-11-01T10:00:00Z", "data": {"inbox": "i-1", "from": "bob"}});
+        let old: Percept = serde_json::from_value(old).unwrap();
+        assert_eq!((old.inbox, old.data), (now.inbox.clone(), serde_json::Value::Null));
+        let other = json!({"id": "p-3", "sense": "file", "owner": false, "summary": "f",
+                           "at": "2026-11-01T10:00:00Z", "data": {"inbox": 7, "path": "a"}});
+        let other: Percept = serde_json::from_value(other).unwrap();
+        assert_eq!((other.inbox, other.data), (None, json!({"inbox": 7, "path": "a"})));
+        assert_eq!(crate::attention::Input::Percept(now).inbox_item(), Some("i-1"));
     }
 }

@@ -161,7 +161,7 @@ mod tests {
             data: Value::Null,
         };
         c.add(&Input::Impulse(imp), None);
-        let offered = Percept::new(SenseKind::Peer, "bob: hi").data(serde_json::json!({"inbox": "i-1"}));
+        let offered = Percept::new(SenseKind::Peer, "bob: hi").inbox("i-1", "bob");
         c.add(&Input::Percept(offered), None);
         assert!(c.is_empty());
         let target = Input::Percept(Percept::new(SenseKind::Github, "issue").key("gh#1"));

@@ -75,7 +75,7 @@ impl Input {
     /// it is one: the hub's files already hold it.
     pub fn inbox_item(&self) -> Option<&str> {
         match self {
-            Input::Percept(p) => p.data.get("inbox").and_then(serde_json::Value::as_str),
+            Input::Percept(p) => p.inbox.as_ref().map(|i| i.id.as_str()),
             Input::Impulse(_) => None,
         }
     }

@@ -320,8 +320,7 @@ mod tests {
         assert_eq!(ids, [both.id(), new.id(), stale.id()]);
         // An impulse or an inbox percept in origin's carry is not taken from there.
         let imp = serde_json::json!({"add": {"kind": "impulse", "id": "t1", "source": "task", "summary": "Task due: x", "at": "2026-11-25T00:00:00Z"}});
-        let offered =
-            Input::Percept(Percept::new(SenseKind::Peer, "bob: hi").data(serde_json::json!({"inbox": "i-1"})));
+        let offered = Input::Percept(Percept::new(SenseKind::Peer, "bob: hi").inbox("i-1", "bob"));
         let inbox = serde_json::json!({ "add": serde_json::to_value(offered).unwrap() });
         let forged = format!("{imp}\n{inbox}\n");
         assert_eq!(take_over(&path, forged.as_bytes(), false).unwrap().carried, 0);

@@ -155,10 +155,10 @@ fn plain_parts(text: &str) -> Vec<String> {
 
 /// The channel a Discord percept came from: where the answer goes.
 pub fn channel_of(p: &Percept) -> Option<u64> {
-    if p.sense != SenseKind::Discord {
-        return None;
+    match p.origin.as_deref()?.answer.as_ref()? {
+        cn_hub::AnswerTo::Discord { channel, .. } if p.sense == SenseKind::Discord => channel.parse().ok(),
+        _ => None,
     }
-    p.data.get("channel_id").and_then(Value::as_str).and_then(|c| c.parse().ok())
 }
 
 pub use super::split;

@@ -953,7 +953,7 @@ mod tests {
         let p = percept(&m, 1);
         assert_eq!(
             p.origin.as_deref(),
-            Some(&p.derived_origin()),
+            Some(&crate::percept::origin_tests::older(&p)),
             "the origin the sense sets is what its data implied"
         );
         assert_eq!(p.summary, "Grace: ok, do it");

@@ -201,10 +201,10 @@ fn attachments(msg: &Value) -> Vec<String> {
 
 /// The chat a Telegram percept came from: where the answer goes.
 pub fn chat_of(p: &Percept) -> Option<i64> {
-    if p.sense != SenseKind::Telegram {
-        return None;
+    match p.origin.as_deref()?.answer.as_ref()? {
+        cn_hub::AnswerTo::Telegram { chat, .. } if p.sense == SenseKind::Telegram => chat.parse().ok(),
+        _ => None,
     }
-    p.data.get("channel_id").and_then(Value::as_str).and_then(|c| c.parse().ok())
 }
 
 /// The Bot API with one bot's token. The token is only ever put in a request's path.

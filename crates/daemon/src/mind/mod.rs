@@ -38,7 +38,7 @@ use cn_agent::{Cadence, Gtd, Hub, Item, Place, OWNER};
 use cn_autonomy::jiff::Timestamp;
 use cn_hub::origin::{ImpulseKind, Kind as ItemKind};
 use cn_hub::Origin;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use cn_autonomy::journal::{self, Kind, Record};
 use cn_autonomy::{AutonomousLoop, Candidate, Channels, ImpulseSource, Input, Percept, SenseKind};
