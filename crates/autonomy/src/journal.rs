@@ -90,12 +90,7 @@ pub fn attended<'a>(record: Record, input: &'a Input, decision: &'a str) -> Atte
     let Input::Impulse(imp) = input else {
         return Attended { record, chosen: None, source: input.source_name(), what: None, decision: None };
     };
-    let key = match imp.source {
-        ImpulseSource::Task => "task",
-        ImpulseSource::Idea => "idea",
-        ImpulseSource::Schedule => "action",
-    };
-    let what = imp.data.get(key).and_then(Value::as_str).map_or_else(|| imp.summary.clone(), str::to_string);
+    let what = imp.what().unwrap_or(&imp.summary).to_string();
     let what = Some([(imp.source.name(), what)].into());
     Attended { record, chosen: None, source: imp.source.name(), what, decision: Some(decision) }
 }
@@ -166,8 +161,15 @@ mod tests {
         assert_eq!(read.entries.iter().filter(|e| q.matches(e)).count(), 1);
     }
 
-    /// The impulse `idea-1`, an idea to explore with `data`.
-    fn idea(data: Value) -> Input {
+    /// The impulse `idea-1`, the idea `idea` to explore (none: what its data said no longer
+    /// reads).
+    fn idea(idea: Option<&str>) -> Input {
+        let data = idea.map(|idea| {
+            Box::new(crate::impulses::Cause::Idea(crate::impulses::Idea {
+                id: "idea-1".into(),
+                ..crate::impulses::Idea::new(idea, None, Timestamp::from_second(0).unwrap())
+            }))
+        });
         Input::Impulse(crate::impulses::Impulse {
             id: "idea-1".into(),
             source: ImpulseSource::Idea,
@@ -190,7 +192,7 @@ mod tests {
         a.admit(Percept::new(SenseKind::Owner, "please review PR 42").text("please review PR 42\nby noon"));
         a.admit(Percept::new(SenseKind::Github, "issue 7").key("gh#7"));
         a.admit(Percept::new(SenseKind::Github, "issue 7 again").key("gh#7"));
-        a.admit(idea(json!({"idea": "explore tides"})));
+        a.admit(idea(Some("explore tides")));
         let mut filed = 0;
         while let Some(c) = a.decide(Timestamp::now()) {
             filed += 1;
@@ -242,7 +244,7 @@ mod tests {
         let record = Record::new(Kind::Impulse, "idea-1", "Idea to explore: tides")
             .outcome("selected")
             .data(json!({"source": "idea", "salience": 2.0}));
-        let tides = idea(json!({"idea": "explore tides"}));
+        let tides = idea(Some("explore tides"));
         let before = record
             .clone()
             .into_entry_at(ts)
@@ -255,7 +257,7 @@ mod tests {
             line(&before),
             r#"{"ts":"2026-01-06T15:00:00Z","type":"impulse","id":"idea-1","summary":"Idea to explore: tides","outcome":"selected","data":{"source":"idea","salience":2.0},"source":"idea","idea":"explore tides","decision":"selected"}"#
         );
-        let bare = Entry::of_at(&attended(record, &idea(Value::Null), "selected"), ts);
+        let bare = Entry::of_at(&attended(record, &idea(None), "selected"), ts);
         assert_eq!(bare.0["idea"], "Idea to explore: tides");
     }
 }

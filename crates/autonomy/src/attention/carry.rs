@@ -158,7 +158,7 @@ mod tests {
             priority: None,
             context: None,
             at: jiff::Timestamp::now(),
-            data: Value::Null,
+            data: None,
         };
         c.add(&Input::Impulse(imp), None);
         let offered = Percept::new(SenseKind::Peer, "bob: hi").inbox("i-1", "bob");

@@ -159,7 +159,7 @@ mod tests {
             priority: Some(1),
             context: None,
             at: ts("2026-01-07T10:00:00Z"),
-            data: serde_json::Value::Null,
+            data: None,
         });
         let t = score(&task, &w, false);
         let now = ts("2026-01-07T10:05:00Z");

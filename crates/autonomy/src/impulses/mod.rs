@@ -16,7 +16,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use crate::state::Cached;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub use ideas::{ideas_of, Idea, Ideas};
 pub use schedule::{EntryError, EntryState, Firing, Schedule, ScheduleEntry, ScheduleState};
@@ -43,6 +43,7 @@ impl ImpulseSource {
 
 /// One impulse.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Written")]
 pub struct Impulse {
     /// The task's or idea's id; `schedule-<name>-<time>` for a schedule firing.
     pub id: String,
@@ -57,8 +58,115 @@ pub struct Impulse {
     pub context: Option<String>,
     /// When it arose.
     pub at: Timestamp,
+    /// What it came from, as its file has it; `None` only for a spooled impulse that no
+    /// longer reads as its source's. Boxed: a task is large beside the rest.
+    pub data: Option<Box<Cause>>,
+}
+
+/// What an impulse came from: the task, the idea, the schedule entry's firing. Written as
+/// the thing itself (no tag: its impulse's `source` says which).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Cause {
+    Task(Task),
+    Idea(Idea),
+    Schedule(Fired),
+}
+
+/// A schedule entry's firing, as its impulse carries it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fired {
+    /// The entry's name.
+    pub name: String,
+    pub cron: String,
+    pub action: String,
+    /// The time it fired for.
+    pub scheduled: Timestamp,
+    /// Missed while the daemon was down, caught up.
+    pub late: bool,
+    /// The entry's `cadence:` (a reflection's), `None` when it names none as a string.
+    #[serde(deserialize_with = "a_string")]
+    pub cadence: Option<String>,
+}
+
+/// A value that is a string, else none (an entry's `cadence:` is whatever its file said).
+fn a_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Option::<Value>::deserialize(d)?.and_then(|v| v.as_str().map(str::to_string)))
+}
+
+/// An [`Impulse`] as spooled: its `data` read as its source's own (a task, an idea, a
+/// firing) here, where it loads, and nowhere else.
+#[derive(Deserialize)]
+struct Written {
+    id: String,
+    source: ImpulseSource,
+    summary: String,
     #[serde(default)]
-    pub data: Value,
+    due: Option<Timestamp>,
+    #[serde(default)]
+    priority: Option<u8>,
+    #[serde(default)]
+    context: Option<String>,
+    at: Timestamp,
+    #[serde(default)]
+    data: Value,
+}
+
+impl From<Written> for Impulse {
+    fn from(w: Written) -> Impulse {
+        let Written { id, source, summary, due, priority, context, at, data } = w;
+        let data = match source {
+            ImpulseSource::Task => serde_json::from_value(data).ok().map(Cause::Task),
+            ImpulseSource::Idea => serde_json::from_value(data).ok().map(Cause::Idea),
+            ImpulseSource::Schedule => serde_json::from_value(data).ok().map(Cause::Schedule),
+        }
+        .map(Box::new);
+        Impulse { id, source, summary, due, priority, context, at, data }
+    }
+}
+
+impl Impulse {
+    /// Who filed the task or sparked the idea, when not the owner (`cn_hub::Provenance`'s
+    /// label); `None` for the owner's and for a schedule firing.
+    pub fn filed_by(&self) -> Option<&str> {
+        match self.data.as_deref() {
+            Some(Cause::Task(t)) => t.source.as_deref(),
+            Some(Cause::Idea(i)) => i.source.as_deref(),
+            Some(Cause::Schedule(_)) | None => None,
+        }
+    }
+
+    /// The id of the task or idea it came from.
+    pub fn thing_id(&self) -> Option<&str> {
+        match self.data.as_deref() {
+            Some(Cause::Task(t)) => Some(&t.id),
+            Some(Cause::Idea(i)) => Some(&i.id),
+            Some(Cause::Schedule(_)) | None => None,
+        }
+    }
+
+    /// A task falling due (it has a due time and no follow-up time), not one followed up.
+    pub fn falls_due(&self) -> bool {
+        matches!(self.data.as_deref(), Some(Cause::Task(t)) if t.due.is_some() && t.follow_up.is_none())
+    }
+
+    /// The schedule firing it is, if it is one.
+    pub fn fired(&self) -> Option<&Fired> {
+        match self.data.as_deref() {
+            Some(Cause::Schedule(f)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// What it asks, in its source's words: the task, the idea, the entry's action.
+    pub fn what(&self) -> Option<&str> {
+        match self.data.as_deref() {
+            Some(Cause::Task(t)) => Some(&t.task),
+            Some(Cause::Idea(i)) => Some(&i.idea),
+            Some(Cause::Schedule(f)) => Some(&f.action),
+            None => None,
+        }
+    }
 }
 
 /// What one check found.
@@ -255,7 +363,7 @@ impl ImpulseSources {
                 priority: t.priority,
                 context: t.context.clone(),
                 at: now,
-                data: serde_json::to_value(t).unwrap_or(Value::Null),
+                data: Some(Box::new(Cause::Task(t.clone()))),
             });
         }
     }
@@ -305,11 +413,7 @@ impl ImpulseSources {
                     self.pending_fired.remove(&entry.name);
                     let filed = self.task_file.file_firing(&entry, at).inspect(|_| self.tasks.invalidate());
                     if let Err(e) = filed.and_then(|_| self.record_fired(&entry.name, at)) {
-                        problems.push(format!(
-                            "the reminder `{}` due at {at}: {}",
-                            entry.name,
-                            cn_compute::chain(&e)
-                        ));
+                        problems.push(format!("the reminder `{}` due at {at}: {}", entry.name, cn_compute::chain(&e)));
                     }
                 }
                 Firing::Fire { entry, at, late } => out.impulses.push(Impulse {
@@ -324,7 +428,14 @@ impl ImpulseSources {
                         format!("cron `{}` fired at {at}", entry.cron)
                     }),
                     at: now,
-                    data: json!({"name": entry.name, "cron": entry.cron, "action": entry.action, "scheduled": at.to_string(), "late": late, "cadence": entry.extra.get("cadence")}),
+                    data: Some(Box::new(Cause::Schedule(Fired {
+                        cadence: entry.extra.get("cadence").and_then(Value::as_str).map(str::to_string),
+                        name: entry.name,
+                        cron: entry.cron,
+                        action: entry.action,
+                        scheduled: at,
+                        late,
+                    }))),
                 }),
                 Firing::Skip { entry, at } => out.skipped.push((entry, at)),
             }
@@ -354,7 +465,7 @@ impl ImpulseSources {
                 priority: None,
                 context: idea.sparked_by.clone().map(|s| format!("sparked by {s}")),
                 at: now,
-                data: serde_json::to_value(idea).unwrap_or(Value::Null),
+                data: Some(Box::new(Cause::Idea(idea.clone()))),
             });
         }
     }
@@ -362,7 +473,7 @@ impl ImpulseSources {
 
 /// The schedule entry a schedule impulse fired.
 fn schedule_name(imp: &Impulse) -> Option<&str> {
-    imp.data.get("name").and_then(Value::as_str)
+    imp.fired().map(|f| f.name.as_str())
 }
 
 #[cfg(test)]
@@ -492,5 +603,77 @@ mod tests {
         assert!(c.problems[0].contains("tasks.json") && c.problems[0].contains("[0].id"), "{:?}", c.problems);
         assert!(src.check(Timestamp::now(), false).problems.is_empty());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "[{\"id\": 1}]");
+    }
+
+    /// An impulse's data is its source's own thing, written as it was when it was a JSON
+    /// value (a task's and an idea's fields; a firing's six), and read back typed.
+    #[test]
+    fn an_impulses_data_is_typed_and_written_as_before() {
+        let mut task = Task::new("call the bank");
+        task.due = Some(ts("2026-11-25T09:00:00Z"));
+        task.source = Some("telegram:ada".into());
+        let imp = |source, data| Impulse {
+            id: "i-1".into(),
+            source,
+            summary: "s".into(),
+            due: None,
+            priority: None,
+            context: None,
+            at: ts("2026-11-25T00:00:00Z"),
+            data: Some(Box::new(data)),
+        };
+        let due = imp(ImpulseSource::Task, Cause::Task(task.clone()));
+        let written = serde_json::to_value(&due).unwrap();
+        assert_eq!(written["data"], serde_json::to_value(&task).unwrap());
+        assert_eq!(serde_json::from_value::<Impulse>(written).unwrap(), due);
+        assert!(due.falls_due());
+        assert_eq!(
+            (due.filed_by(), due.thing_id(), due.what()),
+            (Some("telegram:ada"), Some(task.id.as_str()), Some("call the bank"))
+        );
+        let fired = Fired {
+            name: "standup".into(),
+            cron: "0 9 * * *".into(),
+            action: "post the standup".into(),
+            scheduled: ts("2026-11-25T09:00:00Z"),
+            late: false,
+            cadence: None,
+        };
+        let firing = imp(ImpulseSource::Schedule, Cause::Schedule(fired));
+        let written = serde_json::to_string(&firing).unwrap();
+        assert!(
+            written.contains(r#""data":{"name":"standup","cron":"0 9 * * *","action":"post the standup","scheduled":"2026-11-25T09:00:00Z","late":false,"cadence":null}"#),
+            "{written}"
+        );
+        assert_eq!(serde_json::from_str::<Impulse>(&written).unwrap(), firing);
+        assert_eq!((schedule_name(&firing), firing.filed_by(), firing.falls_due()), (Some("standup"), None, false));
+    }
+
+    /// A spooled impulse an older cn wrote loads: its data read as its source's (a firing's
+    /// `cadence` that is no string is none); data that reads as none is none, never a panic.
+    #[test]
+    fn an_older_spooled_impulse_loads() {
+        let line = |source: &str, data: Value| serde_json::json!({"id": "i-1", "source": source, "summary": "s", "at": "2026-11-25T00:00:00Z", "data": data});
+        let old = line(
+            "schedule",
+            serde_json::json!({"name": "weekly", "cron": "0 9 * * 1", "action": "reflect", "scheduled": "2026-11-23T09:00:00Z", "late": true, "cadence": 7}),
+        );
+        let old: Impulse = serde_json::from_value(old).unwrap();
+        let fired = old.fired().unwrap();
+        assert_eq!((fired.name.as_str(), fired.late, fired.cadence.as_deref()), ("weekly", true, None));
+        let old: Impulse =
+            serde_json::from_value(line("schedule", serde_json::json!({"name": "weekly", "cadence": "weekly"})))
+                .unwrap();
+        assert_eq!((old.data, old.summary.as_str()), (None, "s"));
+        for (source, data) in
+            [("task", serde_json::json!({"task": 5})), ("idea", Value::Null), ("task", serde_json::json!([]))]
+        {
+            let old: Impulse = serde_json::from_value(line(source, data)).unwrap();
+            assert_eq!((old.data.as_ref(), old.what()), (None, None), "{source}");
+        }
+        let idea: Impulse =
+            serde_json::from_value(line("idea", serde_json::json!({"id": "idea-1", "idea": "tides", "source": "bob"})))
+                .unwrap();
+        assert_eq!((idea.thing_id(), idea.filed_by(), idea.what()), (Some("idea-1"), Some("bob"), Some("tides")));
     }
 }

@@ -90,34 +90,23 @@ impl HubMind {
                     Some(ctx) => format!("{}\n\n{ctx}", imp.summary),
                     None => imp.summary.clone(),
                 };
-                let cadence = match imp.source {
-                    ImpulseSource::Schedule => imp
-                        .data
-                        .get("cadence")
-                        .and_then(Value::as_str)
-                        .and_then(Cadence::parse)
-                        .unwrap_or(Cadence::Adhoc),
-                    _ => Cadence::Adhoc,
+                let cadence = match imp.fired() {
+                    Some(fired) => fired.cadence.as_deref().and_then(Cadence::parse).unwrap_or(Cadence::Adhoc),
+                    None => Cadence::Adhoc,
                 };
                 let mut item = Item::new(&id, self.hub.name(), cadence, &content);
                 // A task or idea someone other than the owner filed brings its item back
                 // as theirs (`cn_hub::Provenance`): filing cannot launder a request.
-                let source = imp.data.get("source").and_then(Value::as_str);
                 let kind = match imp.source {
                     // Due and not yet followed up: the task falling due; else a follow-up.
-                    ImpulseSource::Task
-                        if imp.data.get("due").is_some_and(|v| !v.is_null())
-                            && imp.data.get("follow_up").is_none_or(Value::is_null) =>
-                    {
-                        ImpulseKind::Task
-                    }
+                    ImpulseSource::Task if imp.falls_due() => ImpulseKind::Task,
                     ImpulseSource::Task => ImpulseKind::FollowUp,
                     ImpulseSource::Idea => ImpulseKind::Idea,
                     ImpulseSource::Schedule => ImpulseKind::Schedule,
                 };
-                let author = source.map_or(cn_hub::Provenance::Owner, cn_hub::Provenance::parse);
+                let author = imp.filed_by().map_or(cn_hub::Provenance::Owner, cn_hub::Provenance::parse);
                 item.set_origin(&Origin::impulse(kind, author));
-                if let Some(origin) = imp.data.get("id").and_then(Value::as_str) {
+                if let Some(origin) = imp.thing_id() {
                     match imp.source {
                         ImpulseSource::Task => item.set(cn_agent::item::Marks::TASK, origin),
                         ImpulseSource::Idea => item.set(cn_agent::item::Marks::IDEA, origin),
