@@ -56,7 +56,7 @@ impl Decided {
         match &self.answer {
             Answer::Reply { text } => Some(text.clone()),
             Answer::HandedUp { .. } if self.item.origin_kind().is_message() => {
-                let owner = self.item.origin(|_| false).author.is_owner();
+                let owner = self.item.is_owners();
                 Some(self.answer.to_person(owner))
             }
             _ => None,

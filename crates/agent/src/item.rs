@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use cn_hub::{Kind, Origin};
+use cn_hub::{AnswerTo, Kind, Origin, Sense};
 use cn_storage::Doc;
 use serde::{Deserialize, Serialize};
 use serde_yaml_ng::Value;
@@ -291,10 +291,40 @@ impl Item {
         self.origin(|name| peers.contains_key(name))
     }
 
+    /// Its origin as read with the file, the peers not asked: an older cn's item is derived
+    /// as if its sender were no peer — which changes only its author (a peer or a stranger,
+    /// never the owner) and a peer's answer (to the peer, or none): never what it is, the
+    /// sense it came by, whether it is the owner's, nor a sense's channel to answer on.
+    fn known_origin(&self) -> std::borrow::Cow<'_, Origin> {
+        match &self.origin {
+            Some(origin) => std::borrow::Cow::Borrowed(origin),
+            None => std::borrow::Cow::Owned(Origin::of_doc(&self.doc, |_| false)),
+        }
+    }
+
     /// What the item is (a person's message, an automatic answer, an impulse, an event): the
     /// kind of its origin, which does not depend on who the peers are.
     pub fn origin_kind(&self) -> Kind {
-        self.origin.as_ref().map_or_else(|| self.origin(|_| false).kind, |o| o.kind)
+        self.known_origin().kind
+    }
+
+    /// The sense it came by (its origin's), which does not depend on who the peers are.
+    pub fn sense(&self) -> Sense {
+        self.known_origin().sense
+    }
+
+    /// Whether the owner wrote it (its origin's author), which does not depend on who the
+    /// peers are.
+    pub fn is_owners(&self) -> bool {
+        self.known_origin().author.is_owner()
+    }
+
+    /// Where its answer goes on a sense's channel — the chat, a Telegram chat, a Discord
+    /// channel, a mail's thread — if anywhere: its origin's `AnswerTo` (read with the
+    /// file). A peer's answer ([`AnswerTo::Peer`]) of an older cn's item needs the peers:
+    /// [`Item::origin_in`].
+    pub fn answer_to(&self) -> Option<AnswerTo> {
+        self.known_origin().answer.clone()
     }
 
     /// Record where it came from (the one `origin:` field); its thread too, when the origin
@@ -397,9 +427,18 @@ mod tests {
         let old = Item::parse("---\nid: m2\nfrom: bob\n---\n\nhi\n").unwrap();
         assert_eq!(old.origin(|name| name == "bob").author, cn_hub::Provenance::Peer("bob".into()));
         assert!(!old.origin(|_| false).author.is_owner());
+        // What does not depend on the peers is read without them.
+        let peers_asked = old.origin(|name| name == "bob");
+        assert_eq!((old.sense(), old.is_owners(), old.origin_kind()), (peers_asked.sense, false, peers_asked.kind));
+        assert_eq!(item.answer_to(), Some(AnswerTo::Peer { to: "bob".into() }));
+        let chat =
+            Item::parse("---\nid: m3\nfrom: telegram\nsense: telegram\nchannel-id: '42'\nmessage-id: '7'\n---\n\nhi\n")
+                .unwrap();
+        let telegram = AnswerTo::Telegram { chat: "42".into(), message: Some("7".into()) };
+        assert_eq!((chat.answer_to(), chat.origin(|_| true).answer), (Some(telegram.clone()), Some(telegram)));
         // Set again, it is what is read.
         let mut item = item;
-        item.set_origin(&Origin::owner(cn_hub::Sense::Chat));
+        item.set_origin(&Origin::owner(Sense::Chat));
         assert!(item.origin(|_| unreachable!()).author.is_owner());
         assert_eq!(Item::parse(&item.render()).unwrap(), item);
     }

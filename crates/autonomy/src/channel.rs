@@ -133,7 +133,7 @@ impl Channels {
 
     /// A model is about to work on `item` at `level`: the typing indicator where it came from.
     pub fn typing(&mut self, item: &Item, level: Level) {
-        let Some(to) = item.origin(|_| false).answer else { return };
+        let Some(to) = item.answer_to() else { return };
         if let Route::Sense(mut on) = self.route(&to) {
             on.0.typing(item, level);
         };
@@ -143,7 +143,7 @@ impl Channels {
     /// queue (`None`): the sender is told what [`Decided::told`] says where it came from, and
     /// the typing indicator stops.
     pub fn finished(&mut self, item: &Item, decided: Option<&Decided>) {
-        let Some(to) = item.origin(|_| false).answer else { return };
+        let Some(to) = item.answer_to() else { return };
         if let Route::Sense(on) = self.route(&to) {
             on.0.finished(item, decided.and_then(Decided::told));
         };

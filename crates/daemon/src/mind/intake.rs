@@ -178,7 +178,7 @@ impl HubMind {
 /// mail, `cn input --from`, an item put back). Its sense is the one its typed origin names,
 /// so a stranger's GitHub item put back is scored as GitHub's, never as a peer's.
 pub(super) fn inbox_percept(item: &Item) -> Percept {
-    let sense = if item.from == OWNER { SenseKind::Owner } else { SenseKind::of_sense(item.origin(|_| false).sense) };
+    let sense = if item.from == OWNER { SenseKind::Owner } else { SenseKind::of_sense(item.sense()) };
     let mut p = Percept::new(sense, format!("{}: {}", item.from, first_line(&item.content)))
         .key(format!("inbox:{}", item.id))
         .inbox(&item.id, &item.from);

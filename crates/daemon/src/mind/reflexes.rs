@@ -29,11 +29,17 @@ impl cn_reflex::Replier for HubReplier {
     }
     fn react(&self, to: &cn_reflex::Target, emoji: &str) -> Result<(), cn_reflex::ReplyError> {
         let current = cn_agent::queue::current(&self.hub).ok().flatten();
-        let on_discord = current.as_ref().and_then(|i| {
-            let cn_hub::AnswerTo::Discord { channel, message: Some(message) } = i.origin(|_| false).answer? else {
-                return None;
-            };
-            Some((channel.parse::<u64>().ok()?, message.parse::<u64>().ok()?))
+        // A reaction goes on the message it answers: only Discord's has one.
+        let on_discord = current.as_ref().and_then(|i| match i.answer_to()? {
+            cn_hub::AnswerTo::Discord { channel, message: Some(message) } => {
+                Some((channel.parse::<u64>().ok()?, message.parse::<u64>().ok()?))
+            }
+            cn_hub::AnswerTo::Discord { message: None, .. }
+            | cn_hub::AnswerTo::Chat
+            | cn_hub::AnswerTo::Telegram { .. }
+            | cn_hub::AnswerTo::Email { .. }
+            | cn_hub::AnswerTo::Peer { .. }
+            | cn_hub::AnswerTo::None => None,
         });
         if let (Some(react), Some((channel, message))) = (&self.reactor, on_discord) {
             return react(channel, message, emoji).map_err(cn_reflex::ReplyError::channel);
