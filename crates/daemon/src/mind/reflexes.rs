@@ -57,7 +57,7 @@ impl HubMind {
     pub(super) fn reflex(&mut self, item: &Item, origin: &Origin) -> bool {
         let Some(engine) = self.reflexes.clone() else { return false };
         let Ok(mut engine) = engine.lock() else { return false };
-        let source = reflex_source(item, origin);
+        let source = reflex_source(item);
         let handled = engine.handle(&cn_reflex::Input::new(&item.content).source(source).id(&item.id).origin(origin));
         drop(engine);
         self.shadow = handled.shadow.clone();
@@ -160,7 +160,7 @@ impl HubMind {
         }
         let Some(engine) = self.reflexes.clone() else { return false };
         let Ok(mut engine) = engine.lock() else { return false };
-        let source = reflex_source(item, origin);
+        let source = reflex_source(item);
         let input = cn_reflex::Input::new(&item.content).source(source).id(&item.id).origin(origin);
         let result = a.result.clone().unwrap_or(Value::Null);
         let handled = engine.resume(&held, result, &input);
@@ -254,7 +254,7 @@ impl HubMind {
                 _ => None,
             })
             .collect();
-        let source = reflex_source(item, &item.origin(|_| false));
+        let source = reflex_source(item);
         let decided = cn_reflex::Decided {
             op,
             message,
@@ -283,8 +283,8 @@ impl HubMind {
 /// The `source` a reflex's trigger names for an item: its sense (`owner` for the owner's
 /// chat), or `hub` for the agent's own impulses and a peer's mail, as the owner's when the
 /// owner filed it.
-fn reflex_source(item: &Item, origin: &Origin) -> &'static str {
-    match origin.sense {
+fn reflex_source(item: &Item) -> &'static str {
+    match item.sense() {
         cn_hub::Sense::Chat => "owner",
         cn_hub::Sense::Hub | cn_hub::Sense::Peer if item.from == OWNER => "owner",
         cn_hub::Sense::Hub | cn_hub::Sense::Peer => "hub",
@@ -331,7 +331,7 @@ mod tests {
         let source = |from: &str, origin: &Origin| {
             let mut item = Item::new("i1", from, Cadence::Inbox, "x");
             item.set_origin(origin);
-            reflex_source(&item, &item.origin(|_| false))
+            reflex_source(&item)
         };
         assert_eq!(source(OWNER, &Origin::owner(cn_hub::Sense::Chat)), "owner");
         assert_eq!(source(OWNER, &Origin::owner(cn_hub::Sense::Telegram)), "telegram");
@@ -340,6 +340,6 @@ mod tests {
         // An older cn's item: its `sense:` key.
         let mut old = Item::new("i2", "github", Cadence::Inbox, "x");
         old.set("sense", "github");
-        assert_eq!(reflex_source(&old, &old.origin(|_| false)), "github");
+        assert_eq!(reflex_source(&old), "github");
     }
 }
