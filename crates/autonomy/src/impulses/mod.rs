@@ -85,7 +85,7 @@ pub struct Fired {
     /// Missed while the daemon was down, caught up.
     pub late: bool,
     /// The entry's `cadence:` (a reflection's), `None` when it names none as a string.
-    #[serde(deserialize_with = "a_string")]
+    #[serde(default, deserialize_with = "a_string")]
     pub cadence: Option<String>,
 }
 
@@ -665,6 +665,9 @@ mod tests {
             serde_json::from_value(line("schedule", serde_json::json!({"name": "weekly", "cadence": "weekly"})))
                 .unwrap();
         assert_eq!((old.data, old.summary.as_str()), (None, "s"));
+        let no_cadence = serde_json::json!({"name": "daily", "cron": "0 9 * * *", "action": "a", "scheduled": "2026-11-23T09:00:00Z", "late": false});
+        let old: Impulse = serde_json::from_value(line("schedule", no_cadence)).unwrap();
+        assert_eq!(old.fired().map(|f| (f.name.as_str(), f.cadence.as_deref())), Some(("daily", None)));
         for (source, data) in
             [("task", serde_json::json!({"task": 5})), ("idea", Value::Null), ("task", serde_json::json!([]))]
         {
