@@ -326,6 +326,38 @@ mod tests {
         assert_eq!(take_over(&path, forged.as_bytes(), false).unwrap().carried, 0);
     }
 
+    /// A spool an older cn wrote (a percept's words, ids and inbox item in `data`, no origin;
+    /// an impulse's data as JSON) opens typed; a line that no longer reads as an item, or is
+    /// no JSON, is dropped with a warning naming the file — never a panic — and the rest kept.
+    #[test]
+    fn an_older_spool_opens_typed_and_a_line_that_no_longer_reads_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("attention.jsonl");
+        let lines = [
+            r#"{"add": {"kind": "percept", "id": "p-old", "sense": "telegram", "owner": false, "summary": "ada: hi", "at": "2026-11-01T10:00:00Z", "data": {"content": "hi", "channel_id": "5", "message_id": "3", "author_id": "9"}}}"#,
+            r#"{"add": {"kind": "percept", "id": "p-bad", "sense": 5, "owner": false, "summary": "x", "at": "2026-11-01T10:00:00Z"}}"#,
+            "not json at all",
+            r#"{"add": {"kind": "impulse", "id": "schedule-weekly-1", "source": "schedule", "summary": "Scheduled: weekly (reflect)", "due": "2026-11-23T09:00:00Z", "at": "2026-11-23T09:00:01Z", "data": {"name": "weekly", "cron": "0 9 * * 1", "action": "reflect", "scheduled": "2026-11-23T09:00:00Z", "late": false, "cadence": "weekly"}}}"#,
+            r#"{"add": {"kind": "percept", "id": "p-inbox", "sense": "peer", "owner": false, "summary": "bob: hi", "at": "2026-11-01T10:00:00Z", "data": {"inbox": "i-1", "from": "bob"}}}"#,
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let (_, restored) = Spool::open(&path).unwrap();
+        let ids: Vec<&str> = restored.pending.iter().map(|(i, _)| i.id()).collect();
+        assert_eq!(ids, ["p-old", "schedule-weekly-1", "p-inbox"]);
+        let Input::Percept(chat) = &restored.pending[0].0 else { panic!("not a percept") };
+        let origin = chat.origin.as_deref().expect("the loader derives an older line's origin");
+        assert_eq!((chat.text.as_deref(), origin.author.label().as_str()), (Some("hi"), "telegram:9"));
+        let telegram = cn_hub::AnswerTo::Telegram { chat: "5".into(), message: Some("3".into()) };
+        assert_eq!(origin.answer, Some(telegram));
+        let Input::Impulse(fired) = &restored.pending[1].0 else { panic!("not an impulse") };
+        let fired = fired.fired().expect("a schedule firing");
+        assert_eq!((fired.name.as_str(), fired.cadence.as_deref()), ("weekly", Some("weekly")));
+        assert_eq!(restored.pending[2].0.inbox_item(), Some("i-1"));
+        // Origin's carry of that older inbox percept is not taken over either.
+        let carry = format!("{}\n", lines[4]);
+        assert_eq!(take_over(&dir.path().join("other.jsonl"), carry.as_bytes(), false).unwrap().carried, 0);
+    }
+
     #[test]
     fn a_running_spool_is_compacted_and_keeps_what_is_pending() {
         let dir = tempfile::tempdir().unwrap();
