@@ -362,14 +362,24 @@ pub(super) fn cancel(t: &str) -> Option<Request> {
 pattern!(
     instead_re,
     "instead of",
-    r"(?i)^(?:(?:please\s+)?remind\s+me\s+(?:about|of)\s+|(?:have|make|set|put)\s+)?(?P<w>.+?)\s+(?:on|at|for)\s+(?P<to>[^,]+?)\s+instead\s+of\s+(?:on\s+|at\s+)?(?P<was>.+)$"
+    r"(?i)^(?:(?:please\s+)?(?:remind|tell)\s+me\s+(?:about|of|to)\s+|(?:have|make|set|put)\s+)?(?P<w>.+?)\s+(?:on|at|for)\s+(?P<to>[^,]+?)\s+instead\s+of\s+(?:on\s+|at\s+)?(?P<was>.+)$"
+);
+pattern!(
+    day_at_end_re,
+    "a day at the end",
+    r"(?i)\s+(?P<day>tonight|today|tomorrow|this\s+(?:morning|afternoon|evening)|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day)$"
 );
 
 /// "remind me about the smith wedding on thursday instead of friday": the item due at the time
 /// it had, moved to the one said — both a day or a time and nothing more.
 pub(super) fn instead(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> {
     let c = instead_re().captures(t)?;
-    let (w, to, was) = (group(&c, "w"), group(&c, "to"), group(&c, "was"));
+    let (mut w, mut to, was) = (group(&c, "w"), group(&c, "to"), group(&c, "was"));
+    // "do my chores tonight at 6 PM instead of tomorrow at noon": the day goes with the time.
+    if let Some(d) = day_at_end_re().captures(&w).and_then(|d| d.get(0)) {
+        to = format!("{} at {to}", d.as_str().trim());
+        w.truncate(d.start());
+    }
     if !matches!(target_at(&was, now), Ok(Some(_))) || cn_hub::words::content(&w).is_empty() {
         return None;
     }

@@ -1105,6 +1105,11 @@ fn the_eighteenth_passes_kinds_several_alarms_a_repeat_until_a_date_and_an_entry
     assert_eq!(one("march 15 dinner at refectory at 6 pm"), "dinner at refectory Mon 15 Mar 18:00");
     assert_eq!(one("lunch at 1"), "lunch Fri 27 Nov 13:00");
     assert_eq!(one("remind me about dinner at 7"), "dinner Thu 26 Nov 19:00");
+    // A day said with the new time goes with it, not with the item's words.
+    assert_eq!(
+        one("Tell me to do my chores tonight at 6 PM instead of tomorrow at noon"),
+        "do my chores tomorrow at noon → Thu 18:00"
+    );
     // Not one: a booking, a question, a date with no time, nothing named first.
     for text in
         ["dinner reservations for 2 at 7pm", "dinner at 6pm?", "meeting tomorrow", "traffic to my meeting at 5pm"]
