@@ -162,6 +162,7 @@ pattern!(
     r"(?ix)^(?:
         (?:when|what\s+time|what\s+day)\s+(?:is|'s|are|was)\s+(?:the\s+|our\s+)?(?P<a>.+?)(?:\s+(?:scheduled|set|planned|booked|happening|due))?(?:\s+for)?
       | what\s+time\s+do\s+i\s+(?:have\s+(?:to\s+)?)?(?P<b>.+)
+      | (?:find|look\s+up|search\s+for|locate)\s+(?:a|an|the|my)\s+(?P<c>(?:meeting|appointment|event|call|lunch|dinner)s?\s+(?:about|with|from|on|called|titled|named|for)\s+.+)
     )$"
 );
 
@@ -170,7 +171,7 @@ pattern!(
 /// match, and one that matches nothing is not routine ("when is the next full moon?").
 pub(super) fn asked_when(t: &str, now: &Zoned) -> Option<Request> {
     let c = asked_when_re().captures(t)?;
-    let words = c.name("a").or_else(|| c.name("b"))?.as_str().trim();
+    let words = c.name("a").or_else(|| c.name("b")).or_else(|| c.name("c"))?.as_str().trim();
     // ("when is my …" is said of a task: [`show`]'s, or the learned layer's.)
     if words.to_ascii_lowercase().starts_with("my ") {
         return None;
@@ -610,7 +611,7 @@ pattern!(
       | reminder\s*(?:[:\-–]|to\b)\s*(?P<b>.+)
       | (?:add|ad|create|make|log|open|new|put)\s+(?:a\s+|an\s+|the\s+|new\s+|another\s+)*(?:task|todo|to-do|item|action\s+item)s?(?:\s*[:\-–]\s*|\s+(?:to|for|that\s+says|saying)\s+|\s+)(?P<c>.+)
       | (?:to[\s-]?do|todo|task|action\s+item)\s*[:\-–]\s*(?P<d>.+)
-      | (?:add|put|stick|pop)\s+(?P<e>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:to[\s-]?do\s+|todo\s+|task\s+|shopping\s+)?(?:list|todos|tasks|reminders)\b(?P<tail>.*)
+      | (?:add|put|stick|pop)\s+(?P<e>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:to[\s-]?do\s+|todo\s+|task\s+|(?:grocery\s+|groceries\s+)?shopping\s+|grocery\s+|groceries\s+)?(?:list|todos|tasks|reminders)\b(?P<tail>.*)
       | note\s+to\s+self\s*[:\-–,]?\s*(?P<f>.+)
       | (?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+|about\s+)?(?P<g>.+)
       | (?:don'?t|do\s+not)\s+forget\s*(?:[:\-–,]\s*|\s+(?:to|about)\s+)(?P<k>.+)

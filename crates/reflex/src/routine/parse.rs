@@ -953,7 +953,16 @@ fn said_plainly(text: &str) -> Option<String> {
     }
     // "put insanity on my calendar at 6 30 am", "add choreography to my family calendar": the
     // calendar is where tasks are kept, no part of the task's name.
-    on_calendar.captures(text).map(|c| format!("{}add {} to my list{}", &c["lead"], &c["what"], &c["rest"]))
+    if let Some(c) = on_calendar.captures(text) {
+        return Some(format!("{}add {} to my list{}", &c["lead"], &c["what"], &c["rest"]));
+    }
+    // "add a grocery item to buy fish": the item is what to file.
+    static ITEM: OnceLock<Regex> = OnceLock::new();
+    let item = ITEM.get_or_init(|| {
+        Regex::new(r"(?i)^\s*(?:please\s+)?(?:add|create|make|put)\s+(?:a|an|one|new|a\s+new)\s+(?:grocery|shopping|to-?do|todo|task|list)\s+item\s+(?:to\s+|:\s*|for\s+)(?P<x>\S.*)$")
+            .unwrap_or_else(|e| unreachable!("the list-item pattern compiles: {e}"))
+    });
+    item.captures(text).map(|c| format!("add {} to my list", &c["x"]))
 }
 
 /// A task marked done in other words, put as "mark X as done": "complete task go shopping",

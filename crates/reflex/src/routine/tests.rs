@@ -1063,6 +1063,9 @@ fn the_eighteenth_passes_kinds_a_calendar_named_a_stretch_of_hours_and_a_questio
     // ("at 5 to 6" may be five to six: no stretch without its minutes or half of the day.)
     assert!(!one("remind me to leave at 5 to 6").contains("17:00 + "));
     assert!(one("set a timer for 2 hours").contains("16:30"));
+    // An item of a list said as such; a grocery list named.
+    assert_eq!(one("add a grocery item to buy fish"), "buy fish");
+    assert_eq!(one("add fish to my grocery list"), "fish");
     // The day's plan asked in other words is its list.
     assert_eq!(one("what's happening today"), "ListTasks { filter: Today }");
     assert_eq!(one("what's going on tomorrow"), "ListTasks { filter: Tomorrow }");
@@ -1077,7 +1080,14 @@ fn a_question_of_when_said_of_no_task_shows_one_that_matches_and_is_not_routine_
         hub.owner("when is the plumber call")
     );
     assert!(hub.owner("what time is the car insurance renewal").contains("renew the car insurance"));
-    for text in ["when is the next full moon", "what time is it in london", "when is thanksgiving"] {
+    assert!(hub.owner("find a call about the plumber").contains("call the plumber"));
+    for text in [
+        "when is the next full moon",
+        "what time is it in london",
+        "when is thanksgiving",
+        "find a dinner place nearby",
+        "find a meeting room for tomorrow",
+    ] {
         assert!(hub.owner(text).starts_with("escalated: not a routine request"), "{text}: {}", hub.owner(text));
     }
     // Nothing changed by asking.
