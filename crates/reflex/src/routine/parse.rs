@@ -54,6 +54,16 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     // in other words.
     let plain = said_plainly(text);
     let text = plain.as_deref().unwrap_or(text);
+    // "remind me to pay school fees tomorrow not next week": a time put right, as "instead of".
+    let asking = text.trim_start().to_ascii_lowercase();
+    let asking = ["remind", "tell me", "please remind", "set ", "put ", "make ", "move ", "change ", "schedule "]
+        .iter()
+        .any(|w| asking.starts_with(w));
+    let put_right = not_then_re()
+        .captures(text)
+        .filter(|_| asking)
+        .and_then(|c| c.get(0).map(|m| format!("{} for {} instead of {}", &text[..m.start()], &c["a"], &c["b"])));
+    let text = put_right.as_deref().unwrap_or(text);
     // "Make the alarm go off at 4:00pm", "let me know when it's 3pm on Thursday", "an alarm
     // reminder to ring the hairdressers": an alarm or an alert asked for in other words.
     let alarm = said_as_alarm(text);
@@ -174,6 +184,12 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
     }
     parsed
 }
+
+pattern!(
+    not_then_re,
+    "a time put right",
+    r"(?i)\s+(?P<a>tomorrow|today|tonight|(?:next|this)\s+(?:week|month|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s*,?\s+not\s+(?P<b>(?:tomorrow|today|tonight|(?:next|this)\s+\w+|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^,.;!?]*?)\s*[.!?]*$"
+);
 
 /// The words a name may not end on ("water the plants every", "Colby's dinner party is at 6pm"):
 /// what joined it to its time or repeat, whichever reading took it.

@@ -1115,6 +1115,9 @@ fn the_eighteenth_passes_kinds_several_alarms_a_repeat_until_a_date_and_an_entry
     assert_eq!(one("march 15 dinner at refectory at 6 pm"), "dinner at refectory Mon 15 Mar 18:00");
     assert_eq!(one("lunch at 1"), "lunch Fri 27 Nov 13:00");
     assert_eq!(one("remind me about dinner at 7"), "dinner Thu 26 Nov 19:00");
+    // A time put right with "not" is a move from it, as "instead of" is.
+    assert_eq!(one("remind me to pay school fees tomorrow not next week"), "pay school fees next week → Fri 09:00");
+    assert!(!one("I'm free tomorrow not today").contains("Move"));
     // A day said with the new time goes with it, not with the item's words.
     assert_eq!(
         one("Tell me to do my chores tonight at 6 PM instead of tomorrow at noon"),
