@@ -103,7 +103,7 @@ pub fn device_time(clause: &str, now: &Zoned) -> Option<Request> {
 fn set_said(clause: &str) -> bool {
     static SET: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|install|program|want|need|like|give|schedule|new|another|wake|recurring|repeating|reoccurring|get\s+me\s+up|turn\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|turn\s+on|(?:can|could|may)\s+i\s+(?:have|get)|tell\s+me\s+when)\b|^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+(?:we|you)\s+(?:please\s+)?)?(?:do|ring|start)\s+(?:an?\s+|the\s+|my\s+)?(?:alarm|timer)\b")
+        regex::Regex::new(r"(?i)\b(?:set|make|add|create|put|place|install|program|want|need|like|give|schedule|new|another|wake|recurring|repeating|reoccurring|get\s+me\s+up|(?:turn|switch)\s+(?:(?:the|my|an?)\s+)?(?:alarm|timer)\s+on|(?:turn|switch)\s+on|(?:can|could|may)\s+i\s+(?:have|get)|tell\s+me\s+when)\b|^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+(?:we|you)\s+(?:please\s+)?)?(?:do|ring|start)\s+(?:an?\s+|the\s+|my\s+)?(?:alarm|timer)\b")
             .unwrap_or_else(|e| unreachable!("the setting pattern compiles: {e}"))
     })
     .is_match(clause)
@@ -412,6 +412,10 @@ pub fn device_label(words: &str) -> Option<String> {
         "buzz",
         "nudge",
         "bother",
+        "switch",
+        "turn",
+        "install",
+        "program",
     ];
     let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
     let label = |ws: &[&str]| -> Vec<String> {

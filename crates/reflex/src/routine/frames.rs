@@ -406,6 +406,10 @@ pub(super) fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> 
     let c = move_re().captures(t)?;
     let verb = group(&c, "v").to_ascii_lowercase();
     let rest = group(&c, "rest");
+    // "switch on alarm for 10pm": an alarm set, not one moved.
+    if verb == "switch" && rest.to_ascii_lowercase().starts_with("on ") {
+        return None;
+    }
     // "change", "update", "reset" … move an item only to a time said ("change my morning
     // alarm to 7 am"); without one they are not a move ("update the shopping list").
     let changes = ["change", "reset", "update", "modify", "edit", "switch", "adjust"].contains(&verb.as_str());

@@ -1123,6 +1123,11 @@ fn the_eighteenth_passes_kinds_several_alarms_a_repeat_until_a_date_and_an_entry
         one("Tell me to do my chores tonight at 6 PM instead of tomorrow at noon"),
         "do my chores tomorrow at noon → Thu 18:00"
     );
+    // Switched on, an alarm is set, not moved.
+    assert_eq!(one("switch on alarm for 10pm"), "Alarm Thu 26 Nov 22:00");
+    // Something wanted done for the person is not filed; the filing wanted is.
+    assert_eq!(one("I need you to recommend me football matches happening tomorrow night"), "NotRoutine");
+    assert_eq!(one("I need you to remind me to call mom at 5pm"), "call mom Thu 26 Nov 17:00");
     // Not one: a booking, a question, a date with no time, nothing named first.
     for text in
         ["dinner reservations for 2 at 7pm", "dinner at 6pm?", "meeting tomorrow", "traffic to my meeting at 5pm"]

@@ -43,6 +43,21 @@ pub fn threshold(intent: Intent) -> f32 {
     }
 }
 
+/// "I need you to recommend me football matches happening tomorrow night", "I want you to
+/// find me a concert": something the person wants done for them, not filed — unless what
+/// they want done is the filing ("I need you to remind me …").
+fn done_for_me(text: &str) -> bool {
+    static RE: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
+    let [wants, files] = RE.get_or_init(|| {
+        let re = |p: &str| regex::Regex::new(p).unwrap_or_else(|e| unreachable!("the done-for-me pattern compiles: {e}"));
+        [
+            re(r"(?i)^\s*(?:i\s+(?:need|want|would\s+like)|i['’]d\s+like)\s+(?:you|u)\s+to\s+(?P<rest>.*)$"),
+            re(r"(?i)^(?:please\s+)?(?:remind|set|add|put|make|create|schedule|note|write|wake|alert|tell\s+me|let\s+me\s+know)\b"),
+        ]
+    });
+    wants.captures(text).is_some_and(|c| !files.is_match(&c["rest"]))
+}
+
 /// What the model is sure of in a clause, read once, that vetoes a frame's filing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sure {
@@ -204,6 +219,7 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     let held = match u.intent {
         Intent::Add => {
             asks(text)
+                || done_for_me(text)
                 || for_another(text)
                 || booked(text)
                 || spans_days(text)
