@@ -232,6 +232,11 @@ fn each_day(rs: &[Request], now: &Zoned) -> Option<Vec<Request>> {
     let mut words = task.as_str();
     let mut days = Vec::new();
     while let Some(c) = other_day_re().captures(words) {
+        // ("… for my class on Saturday": a day said of the name, with no "and" or comma, is
+        // no day of a list.)
+        if c.get(0).is_some_and(|m| m.as_str().trim_start().to_ascii_lowercase().starts_with("on ")) {
+            break;
+        }
         days.push(group(&c, "wd"));
         words = &words[..c.get(0)?.start()];
     }

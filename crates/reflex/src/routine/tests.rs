@@ -1123,6 +1123,15 @@ fn the_eighteenth_passes_kinds_several_alarms_a_repeat_until_a_date_and_an_entry
         one("Tell me to do my chores tonight at 6 PM instead of tomorrow at noon"),
         "do my chores tomorrow at noon → Thu 18:00"
     );
+    // A day said of the name is no second day of a list.
+    assert_eq!(
+        one("Set a reminder on Friday to get my supplies together for my class on Saturday"),
+        "get my supplies together for my class on Saturday Fri 27 Nov 09:00"
+    );
+    assert_eq!(
+        one("Remind me to walk the dogs on Tuesday and Thursday"),
+        "walk the dogs Tue 01 Dec 09:00 + walk the dogs Thu 03 Dec 09:00"
+    );
     // Switched on, an alarm is set, not moved.
     assert_eq!(one("switch on alarm for 10pm"), "Alarm Thu 26 Nov 22:00");
     // Something wanted done for the person is not filed; the filing wanted is.
