@@ -27,6 +27,8 @@ use crate::when::{self, WhenError};
 
 /// What a message is for the routine, at `now` (whose zone is the hub's).
 pub fn parse(text: &str, now: &Zoned) -> Parsed {
+    // "alexa, buy my grocery list": an assistant's name called first is no part of the request.
+    let text = wake_word_re().find(text).map_or(text, |m| &text[m.end()..]);
     // "… next thursday? Make it this thursday actually, at 3pm": a request corrected in the
     // same message is not filed twice, nor half — it goes up whole.
     if corrected_re().is_match(text) {
@@ -189,6 +191,12 @@ pattern!(
     not_then_re,
     "a time put right",
     r"(?i)\s+(?P<a>tomorrow|today|tonight|(?:next|this)\s+(?:week|month|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s*,?\s+not\s+(?P<b>(?:tomorrow|today|tonight|(?:next|this)\s+\w+|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^,.;!?]*?)\s*[.!?]*$"
+);
+
+pattern!(
+    wake_word_re,
+    "an assistant's name",
+    r"(?i)^\s*(?:(?:hey|hi|ok|okay)\s+)?(?:alexa|siri|google|cortana|bixby|assistant)\s*[,!.:]\s*"
 );
 
 /// The words a name may not end on ("water the plants every", "Colby's dinner party is at 6pm"):

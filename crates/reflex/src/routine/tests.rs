@@ -1123,6 +1123,9 @@ fn the_eighteenth_passes_kinds_several_alarms_a_repeat_until_a_date_and_an_entry
         one("Tell me to do my chores tonight at 6 PM instead of tomorrow at noon"),
         "do my chores tomorrow at noon → Thu 18:00"
     );
+    // An assistant's name called first is no part of the request.
+    assert_eq!(one("alexa, buy my grocery list"), "NotRoutine");
+    assert_eq!(one("siri, remind me to buy milk at 5pm"), "buy milk Thu 26 Nov 17:00");
     // A day said of the name is no second day of a list.
     assert_eq!(
         one("Set a reminder on Friday to get my supplies together for my class on Saturday"),
