@@ -56,6 +56,16 @@ def check_slots(text, slots):
         assert text[s["start"]:s["end"]] == s["text"], (text, s)
 
 
+def write_jsonl(path, rows):
+    """rows as JSON lines at `path`, written whole or not at all (a temp file, renamed)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+
+
 def write_tsv(source, split, header, rows):
     """rows: list of lists matching header; `slots` column given as python list."""
     d = os.path.join(RAW, source)

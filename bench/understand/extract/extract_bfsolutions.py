@@ -23,6 +23,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import write_jsonl  # noqa: E402
+
 COMMIT = "08ad18f11250dc2f301dd33a27672184ea9624c4"
 BASE = "samples/csharp/assistants/virtual-assistant/VirtualAssistantSample/Deployment/Resources/Skills/"
 FILES = {BASE + "calendarskill/en-us/Calendar.lu": "Calendar", BASE + "todoskill/en-us/ToDo.lu": "ToDo"}
@@ -157,12 +160,7 @@ def main():
                 continue
             seen.add(k)
             rows.append({"text": text, "intent": ours, "slots": slots_of(ours, spans, text), "source": "bfsolutions", "orig": intent})
-    os.makedirs(os.path.dirname(out_path) or ".", exist_ok=True)
-    tmp = out_path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    os.replace(tmp, out_path)
+    write_jsonl(out_path, rows)
     from collections import Counter
 
     print(len(rows), dict(Counter(r["intent"] for r in rows)), file=sys.stderr)

@@ -30,7 +30,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from common import check_slots  # noqa: E402
+from common import check_slots, write_jsonl  # noqa: E402
 from topparse import parse  # noqa: E402
 from assemble import TOPV2, TOPV2_NOT_ROUTINE, ex, mapped  # noqa: E402
 
@@ -154,12 +154,7 @@ def main():
             seen |= k
             e["split"] = split
             rows.append(e)
-    os.makedirs(os.path.dirname(out_path) or ".", exist_ok=True)
-    tmp = out_path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    os.replace(tmp, out_path)
+    write_jsonl(out_path, rows)
     print(f"mtop @ {COMMIT[:8]}: {len(rows)} lines written to {out_path}")
     for split in SPLITS:
         c = collections.Counter(r["intent"] for r in rows if r["split"] == split)
