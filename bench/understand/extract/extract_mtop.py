@@ -72,6 +72,19 @@ def known_texts(root, skip):
     return known
 
 
+def seen_before(k, known, seen):
+    """Why a text of keys `k` (`keys`) is dropped — in nlu-data (`known_texts`), or a repeat of
+    one in `seen` — or None, `k` then added to `seen`."""
+    if k & known["jsonl"]:
+        return "text in nlu-data *.jsonl"
+    if k & known["tsv"]:
+        return "text in nlu-data raw *.tsv only"
+    if k & seen:
+        return "repeat"
+    seen |= k
+    return None
+
+
 def squash(s):
     return "".join(s.split())
 
@@ -141,17 +154,10 @@ def main():
             else:
                 dropped["not mapped (as in TOPv2)"] += 1
                 continue
-            k = keys(utt)
-            if k & known["jsonl"]:
-                dropped["text in nlu-data *.jsonl"] += 1
+            why = seen_before(keys(utt), known, seen)
+            if why:
+                dropped[why] += 1
                 continue
-            if k & known["tsv"]:
-                dropped["text in nlu-data raw *.tsv only"] += 1
-                continue
-            if k & seen:
-                dropped["repeat"] += 1
-                continue
-            seen |= k
             e["split"] = split
             rows.append(e)
     write_jsonl(out_path, rows)
