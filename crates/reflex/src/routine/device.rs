@@ -167,6 +167,20 @@ pub fn device_times(clause: &str, now: &Zoned) -> Option<Vec<Request>> {
     // "a repeating alarm for Monday at 6 am and 10 am": every Monday, at each time.
     let repeated = when::repeated_on_days(clause);
     let clause = repeated.as_deref().unwrap_or(clause);
+    // "a bedtime alarm, make it ring at 9pm": with a time said, the meal or bed names the
+    // alarm — it is no second time.
+    static MEAL: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let meal = MEAL.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:bed|lunch|dinner|breakfast|supper)[\s-]*time\s+(?:alarm|reminder)")
+            .unwrap_or_else(|e| unreachable!("the meal-named pattern compiles: {e}"))
+    });
+    if let Some(m) = meal.find(clause) {
+        let named = m.as_str().rsplit(char::is_whitespace).next().unwrap_or("alarm");
+        let plain = format!("{}{named}{}", &clause[..m.start()], &clause[m.end()..]);
+        if when::parse(&plain, now).ok().flatten().is_some_and(|d| d.time_given) {
+            return None;
+        }
+    }
     static JOIN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let join = JOIN.get_or_init(|| {
         // "one at 6 one at 7": each one said.

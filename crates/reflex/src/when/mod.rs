@@ -527,6 +527,18 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
     let part = day.as_ref().and_then(part_of);
     let clock = time.as_ref().map(clock_of).transpose()?.map(|k| k.at_a_meal(normal));
     let time_span = time.as_ref().and_then(|c| c.get(0)).map(|m| m.range());
+    // "at 11 am Eastern Time", "8 am PST": a clock of another zone, read there and kept in the
+    // hub's (the zone's words are no part of the name).
+    let zone = time_span.as_ref().and_then(|t| zone_after(normal, t.end));
+    let hub_zone = now.time_zone().clone();
+    let zoned_now;
+    let now = match &zone {
+        Some((tz, _)) => {
+            zoned_now = now.with_time_zone(tz.clone());
+            &zoned_now
+        }
+        None => now,
+    };
     let phrase = phrase_of(normal, [day_span.clone(), time_span.clone()]);
     let (at, day_given, time_given) = match &day {
         None => {
@@ -615,6 +627,8 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
             break;
         }
     }
+    let at = at.with_time_zone(hub_zone.clone());
+    let now = &now.with_time_zone(hub_zone);
     if at <= *now {
         return Err(WhenError::past(&phrase, at, now));
     }
@@ -635,8 +649,60 @@ pub fn parse(text: &str, now: &Zoned) -> Result<Option<Due>, WhenError> {
         let after = normal.get(t.end..)?;
         re.find(after).map(|m| t.end + m.start()..t.end + m.end())
     });
-    let spans = [day_span, time_span, also, lasts].into_iter().flatten().map(|r| read.original(r)).collect();
+    let zone_span = zone.map(|(_, r)| r);
+    let spans = [day_span, time_span, also, lasts, zone_span].into_iter().flatten().map(|r| read.original(r)).collect();
     Ok(Some(Due { at, phrase, rest: without(text, spans), day_given, time_given }))
+}
+
+/// The time zone said right after a clock time at `end` of `text` ("11 am Eastern Time", "8 am
+/// PST", "5pm (CET)"), and the span of its words; `None` when none is. The short American
+/// names ("ET", "PT") only in capitals, a region's name alone ("eastern") only where the phrase
+/// ends or a day follows ("5 pm central park" is a place).
+fn zone_after(text: &str, end: usize) -> Option<(TimeZone, Range<usize>)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        compile(
+            "time zone",
+            r"^\s*\(?\s*(?:(?P<abbr>(?i:est|edt|cst|cdt|mst|mdt|pst|pdt|akst|akdt|hst|gmt|utc|bst|cet|cest|eet|eest|wet|ist|jst|aest|aedt)|ET|CT|MT|PT)\b|(?P<region>(?i:eastern|central|mountain|pacific|alaska|hawaii|uk|london|india|japan|sydney|paris|berlin|greenwich))(?P<time>(?i:\s+(?:standard\s+|daylight\s+)?time))?\b)\s*\)?",
+        )
+    });
+    static AFTER: OnceLock<Regex> = OnceLock::new();
+    let after = AFTER.get_or_init(|| {
+        compile(
+            "after a zone",
+            r"(?i)^\s*(?:$|[.,;!?]|(?:today|tomorrow|tonight|on|this|next|every|each|and|please)\b)",
+        )
+    });
+    let c = re.captures(text.get(end..)?)?;
+    let all = c.get(0)?;
+    let name = if let Some(a) = c.name("abbr") {
+        a.as_str().to_ascii_lowercase()
+    } else {
+        let region = c.name("region")?.as_str().to_ascii_lowercase();
+        if c.name("time").is_none() && !after.is_match(text.get(end + all.end()..)?) {
+            return None;
+        }
+        region
+    };
+    let iana = match name.as_str() {
+        "est" | "edt" | "et" | "eastern" => "America/New_York",
+        "cst" | "cdt" | "ct" | "central" => "America/Chicago",
+        "mst" | "mdt" | "mt" | "mountain" => "America/Denver",
+        "pst" | "pdt" | "pt" | "pacific" => "America/Los_Angeles",
+        "akst" | "akdt" | "alaska" => "America/Anchorage",
+        "hst" | "hawaii" => "Pacific/Honolulu",
+        "gmt" | "utc" | "greenwich" => "UTC",
+        "bst" | "uk" | "london" => "Europe/London",
+        "cet" | "cest" | "paris" | "berlin" => "Europe/Paris",
+        "eet" | "eest" => "Europe/Athens",
+        "wet" => "Europe/Lisbon",
+        "ist" | "india" => "Asia/Kolkata",
+        "jst" | "japan" => "Asia/Tokyo",
+        "aest" | "aedt" | "sydney" => "Australia/Sydney",
+        _ => return None,
+    };
+    let tz = TimeZone::get(iana).ok()?;
+    Some((tz, end + all.start()..end + all.end()))
 }
 
 /// The part of the day a day match says: after it ("Friday evening") or in it ("tonight",

@@ -708,9 +708,12 @@ pub fn normalize(text: &str) -> Normalized {
     let n = n.rewrite(re!(r"\b(?:an?\s+|one\s+)?quarter(?:\s+of)?(?:\s+an?)?[\s-]+hour\b"), |_, _| {
         Some("15 minutes".into())
     });
-    // "17h00", "at 7h30": the European way of writing a clock time.
-    let n = n.rewrite(re!(r"\b(?P<h>\d{1,2})h(?P<m>\d{2})\b"), |c, _| {
-        clock(c.name("h")?.as_str().parse().ok()?, c.name("m")?.as_str().parse().ok()?)
+    // "17h00", "at 7h30", "4h00": the European way of writing a clock time, of 24 hours ("4h00"
+    // is four in the morning); "835h": the hour and its minutes with the hours' "h" after.
+    let n = n.rewrite(re!(r"\b(?:(?P<h>\d{1,2})h(?P<m>\d{2})|(?P<h2>\d)(?P<m2>[0-5]\d)\s*h)\b"), |c, _| {
+        let h: u32 = c.name("h").or(c.name("h2"))?.as_str().parse().ok().filter(|h| *h <= 23)?;
+        let m: u32 = c.name("m").or(c.name("m2"))?.as_str().parse().ok().filter(|m| *m <= 59)?;
+        Some(format!("{h:02}:{m:02}"))
     });
     // "on nineteenth of every month": the day of a month, said without "the".
     let n = n.rewrite(re!(r"\b(?P<p>on|by)\s+(?P<d>ORD)\s+of\b"), |c, _| {
@@ -764,6 +767,18 @@ pub fn normalize(text: &str) -> Normalized {
     let n = n.rewrite(
         re!(r"\b(?P<h>CARD|\d{1,2})\s+(?:and\s+a\s+half\s+(?:hours?|hrs?)|(?:hours?|hrs?)\s+and\s+a\s+half)\b"),
         |c, _| Some(format!("{} minutes", cardinal(c.name("h")?.as_str())? * 60 + 30)),
+    );
+    // "one and a half minute timer", "a timer for 1 minute and 30 seconds": in seconds.
+    let n = n.rewrite(
+        re!(r"\b(?P<m>CARD|\d{1,2})\s+(?:and\s+a\s+half\s+(?:minutes?|mins?)|(?:minutes?|mins?)\s+and\s+a\s+half)\b"),
+        |c, _| Some(format!("{} seconds", cardinal(c.name("m")?.as_str())? * 60 + 30)),
+    );
+    let n = n.rewrite(
+        re!(r"\b(?P<m>\d{1,3})\s+(?:minutes?|mins?)\s*(?:,\s*|and\s+)?(?P<s>\d{1,2})\s+(?:seconds?|secs?)\b"),
+        |c, _| {
+            let (m, s) = (cardinal(c.name("m")?.as_str())?, cardinal(c.name("s")?.as_str())?);
+            (s < 60).then(|| format!("{} seconds", m * 60 + s))
+        },
     );
 
     // "july the 1st": a month and its day with "the" between.

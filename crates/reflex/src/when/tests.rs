@@ -767,3 +767,47 @@ fn a_stretch_of_a_day_is_due_when_it_starts() {
         matches!(parse("for seven on thursday eighth", &thursday()), Err(e) if e.to_string().contains("8th is a Tuesday"))
     );
 }
+
+/// A clock of another zone is read there and kept in the hub's (Paris, UTC+1 in November):
+/// "11 am Eastern Time" is 17:00 here, "8 am PST" the next 8 am in Los Angeles. The zone's
+/// words go with the time; a region's name that is a place stays in the words.
+#[test]
+fn a_time_zone_said_is_read_in_that_zone() {
+    each_on_thursday(&[
+        ("call Alan at 11 am Eastern Time next Monday", "2026-11-30 17:00"),
+        ("call ella at 8 am PST", "2026-11-26 17:00"),
+        ("pay rent at 9 am ET", "2026-11-26 15:00"),
+        ("call bob at 3pm central tomorrow", "2026-11-27 22:00"),
+        ("the webinar at 4pm (GMT)", "2026-11-26 17:00"),
+        ("meet Pat at 2 pm IST on friday", "2026-11-27 09:30"),
+        ("stand-up at 10am pacific standard time", "2026-11-26 19:00"),
+    ]);
+    assert_eq!(
+        at("call Alan at 11 am Eastern Time next Monday", &thursday()),
+        "2026-11-30 17:00 | at 11 am next Monday | call Alan"
+    );
+    assert_eq!(
+        at("meet at 5 pm central park tomorrow", &thursday()),
+        "2026-11-27 17:00 | at 5 pm tomorrow | meet central park"
+    );
+    // "et" in lower case is a word, not Eastern Time.
+    assert_eq!(at("at 5 pm et cetera", &thursday()), "2026-11-26 17:00 | at 5 pm | et cetera");
+}
+
+/// "17h00", "4h00", "835h": a clock of 24 hours with the hours' "h"; spans said in minutes and
+/// seconds, or a half minute.
+#[test]
+fn clock_h_and_spans_of_seconds() {
+    each_on_thursday(&[
+        ("an alarm for 4h00", "2026-11-27 04:00"),
+        ("an alarm at 17h30", "2026-11-26 17:30"),
+        ("sound alarm at 835h", "2026-11-27 08:35"),
+        ("set an alarm for 1645h", "2026-11-26 16:45"),
+        ("in one and a half minutes", "2026-11-26 14:31"),
+        ("in 1 minute and 30 seconds", "2026-11-26 14:31"),
+    ]);
+    let s = shift("a timer for one minute and thirty seconds").unwrap();
+    assert_eq!(s.span.fieldwise(), Span::new().seconds(90).fieldwise());
+    let s = shift("a timer for one and a half minutes").unwrap();
+    assert_eq!(s.span.fieldwise(), Span::new().seconds(90).fieldwise());
+}
