@@ -163,15 +163,19 @@ pattern!(
         (?:when|what\s+time|what\s+day)\s+(?:is|'s|are|was)\s+(?:the\s+|our\s+)?(?P<a>.+?)(?:\s+(?:scheduled|set|planned|booked|happening|due))?(?:\s+for)?
       | what\s+time\s+do\s+i\s+(?:have\s+(?:to\s+)?)?(?P<b>.+)
       | (?:find|look\s+up|search\s+for|locate)\s+(?:a|an|the|my)\s+(?P<c>(?:meeting|appointment|event|call|lunch|dinner)s?\s+(?:about|with|from|on|called|titled|named|for)\s+.+)
+      | (?:did|have)\s+i\s+(?:ever\s+|already\s+)?(?:set|made|make|create|created|add|added|put\s+in)\s+(?:up\s+)?(?:a|an|any|the|my)\s+(?:reminder|alarm|task)s?\s+(?:to|for|about|of)\s+(?P<d>.+?)\s*\??
     )$"
 );
 
 /// "when is lunch with frank?", "what time is the ice cream social?", "what time do i work
-/// today": a question that may be about a task — said of no task, it acts only on a strong
+/// today", "did I ever set a reminder for food donations?": a question that may be about a task — said of no task, it acts only on a strong
 /// match, and one that matches nothing is not routine ("when is the next full moon?").
 pub(super) fn asked_when(t: &str, now: &Zoned) -> Option<Request> {
     let c = asked_when_re().captures(t)?;
-    let words = c.name("a").or_else(|| c.name("b")).or_else(|| c.name("c"))?.as_str().trim();
+    // "did I set a reminder to reply to the jury summons?" asks of one's own reminders: said
+    // plainly (a match shown, or none said so).
+    let said = if c.name("d").is_some() { Said::Explicit } else { Said::Implicit };
+    let words = c.name("a").or_else(|| c.name("b")).or_else(|| c.name("c")).or_else(|| c.name("d"))?.as_str().trim();
     // ("when is my …" is said of a task: [`show`]'s, or the learned layer's.)
     if words.to_ascii_lowercase().starts_with("my ") {
         return None;
@@ -185,7 +189,7 @@ pub(super) fn asked_when(t: &str, now: &Zoned) -> Option<Request> {
     if cn_hub::words::content(&words).is_empty() || words.eq_ignore_ascii_case("it") {
         return None;
     }
-    Some(Request::Show { words, said: Said::Implicit })
+    Some(Request::Show { words, said })
 }
 
 pattern!(
@@ -611,7 +615,7 @@ pattern!(
     add_re,
     "add",
     r"(?ix)^(?:
-        (?:remind\s+me|set\s+(?:up\s+)?(?:a\s+|me\s+a\s+)?reminder|(?:make|create|add)\s+a\s+reminder)\s*(?:(?P<lead>(?:at|in|on|by|tomorrow|tonight|today|next|this|before|until)\b.*?)\s+)?(?:(?:to|about|that|of|for)\b|:)\s*(?P<a>.+)
+        (?:remind\s+me|set\s+(?:up\s+)?(?:a\s+|me\s+a\s+)?reminder|(?:make|create|add)\s+a\s+reminder)(?:\s+for\s+me\b)?\s*(?:(?P<lead>(?:at|in|on|by|tomorrow|tonight|today|next|this|before|until)\b.*?)\s+)?(?:(?:to|about|that|of|for)\b|:)\s*(?P<a>.+)
       | reminder\s*(?:[:\-–]|to\b)\s*(?P<b>.+)
       | (?:add|ad|create|make|log|open|new|put)\s+(?:a\s+|an\s+|the\s+|new\s+|another\s+)*(?:task|todo|to-do|item|action\s+item)s?(?:\s*[:\-–]\s*|\s+(?:to|for|that\s+says|saying)\s+|\s+)(?P<c>.+)
       | (?:to[\s-]?do|todo|task|action\s+item)\s*[:\-–]\s*(?P<d>.+)
@@ -623,6 +627,7 @@ pattern!(
       | (?:please\s+)?remember\s+to\s+(?P<n>.+)
       | (?:add|put|note)\s+(?P<j>[\x22“].+)
       | (?:add|put)\s+(?P<m>[^:\x22“]+?\s+(?:at|on|by|tomorrow|today|tonight|this|next)\s+.+)
+      | tell\s+me\s+to\s+(?P<o>.+)
     )$"
 );
 pattern!(
@@ -668,9 +673,10 @@ pattern!(
 pub(super) fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request, WhenError>> {
     let c = frames.captures(t)?;
     // "add Cleaning at 3:45 pm": a bare "add" files only with its time.
-    let bare = c.name("m").is_some();
+    // ("tell me to sleep at 10pm" is a reminder only with its time, too.)
+    let bare = c.name("m").is_some() || c.name("o").is_some();
     let (what, indirect) =
-        match ["a", "b", "c", "d", "e", "f", "g", "h", "j", "k", "m", "n"].iter().find_map(|n| c.name(n)) {
+        match ["a", "b", "c", "d", "e", "f", "g", "h", "j", "k", "m", "n", "o"].iter().find_map(|n| c.name(n)) {
             Some(m) => (m.as_str(), false),
             None => (c.name("i")?.as_str(), true),
         };
@@ -723,6 +729,17 @@ pub(super) fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request
         return None;
     }
     let task = unquote(&task);
+    // "set a reminder for 11:35 am tomorrow for the lunch date": the time cut from the front
+    // leaves the word that led to what.
+    let task = match task.split_once(' ') {
+        Some((lead, rest))
+            if ["for", "about"].contains(&lead.to_ascii_lowercase().as_str())
+                && !what.trim_start().to_ascii_lowercase().starts_with(&format!("{} ", lead.to_ascii_lowercase())) =>
+        {
+            rest.trim().to_string()
+        }
+        _ => task,
+    };
     // "remind me about it": the words name nothing of their own (a thread's context would).
     if cn_hub::words::content(&task).is_empty() {
         return None;

@@ -255,7 +255,8 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     }
     let when_words = joined(u, SlotKind::When);
     let item = clean(&joined(u, SlotKind::Item));
-    let what = Some(clean(&joined(u, SlotKind::What))).filter(|w| !cn_hub::words::content(w).is_empty() && !filler(w));
+    let what =
+        Some(clean(&spanned(u, SlotKind::What, text))).filter(|w| !cn_hub::words::content(w).is_empty() && !filler(w));
     // "disable reminder", "I want to delete and cancel breakfast plans set up to remind me…",
     // "… on Wednesday instead of Thursday", "that reminder must be updated": a change to what
     // exists, never a new filing.

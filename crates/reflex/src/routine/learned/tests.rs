@@ -333,9 +333,16 @@ fn suggestions_spans_and_lists_as_outsiders_said_them() {
         "schedule an uber to pick me up at home in an hour",
         "the reminder about dallas hair cut needs to be disregarded before it goes off in twenty five minutes",
         "Please will you add a skiing trip to the calendar starting on Monday at 12 pm and ending on Sunday at 12 am.",
-        "set timer for 1 minutes and 30 seconds",
     ] {
         assert!(!matches!(parse(text, &now()), Parsed::Routine(_)), "{text}: {:?}", parse(text, &now()));
+    }
+    // A span in minutes and seconds is one timer's (it was handed up before it was read).
+    for text in ["set timer for 1 minutes and 30 seconds", "Make a new timer for one minute and thirty seconds"] {
+        let Parsed::Routine(r) = parse(text, &now()) else { panic!("{text}: {:?}", parse(text, &now())) };
+        assert!(
+            matches!(&r[..], [Request::AddTask { task, due: Some(d) }] if task == "Timer" && d.at.strftime("%H:%M:%S").to_string() == "14:31:30"),
+            "{text}: {r:?}"
+        );
     }
     // Clean sample fourteen's (read after its run): a search said as a name and a day, a
     // move to two times, a request chained on a timer's end, several events in one, an
@@ -773,4 +780,42 @@ fn the_level_two_reading_never_files_a_change_or_an_unsaid_idea() {
     ));
     // "what to do" is no list of one's own: the model's "not routine" is not overruled.
     assert_eq!(sure("instruct me what to do"), Sure::NotRoutine);
+}
+
+/// The nineteenth pass's kinds, from TOPv2's and MTOP's lines read after their runs: a zone
+/// said with the time, "for me to", the word left before what once the time is cut, "tell me
+/// to … at T", a name the tagger cut out of what to do, "did I set a reminder for X", a
+/// bedtime alarm given its time.
+#[test]
+fn zones_leads_and_questions_of_ones_own_reminders() {
+    assert_eq!(
+        effects("Create a reminder to call Alan at 11 am Eastern Time next Monday.", "%a %d %H:%M"),
+        ["call Alan Mon 30 17:00"]
+    );
+    assert_eq!(effects("remind me to call ella at 8 am PST", "%a %H:%M"), ["call ella Thu 17:00"]);
+    assert_eq!(
+        added("set a reminder for me to pick up my medicine tomorrow at twelve on my lunch break"),
+        ("pick up my medicine on my lunch break".into(), Some("Fri 12:00".into()))
+    );
+    assert_eq!(
+        added("set a reminder for eleven thirty five am tomorrow for the lunch date thanks"),
+        ("the lunch date".into(), Some("Fri 11:35".into()))
+    );
+    // ("set a reminder for food shopping at 5": "for" leads what itself, and stays cut once.)
+    assert_eq!(added("set a reminder for food shopping at 5"), ("food shopping".into(), Some("Thu 17:00".into())));
+    assert_eq!(added("Tell me to sleep at 10pm"), ("sleep".into(), Some("Thu 22:00".into())));
+    assert!(!matches!(parse("tell me to relax", &now()), Parsed::Routine(_)));
+    assert_eq!(
+        added("I want you to remind me to call Aunt Saroja and wish her on her Wedding Anniversary, next Tuesday.").0,
+        "call Aunt Saroja and wish her on her Wedding Anniversary"
+    );
+    for (text, words) in [
+        ("Did I set a reminder to reply to the jury summons this week", "reply to the jury summons"),
+        ("did i ever set a reminder for food donations?", "food donations"),
+    ] {
+        assert_eq!(one(text), Request::Show { words: words.into(), said: Said::Explicit }, "{text}");
+    }
+    assert_eq!(effects("Create a bedtime alarm, make it ring at 9pm tomorrow.", "%a %H:%M"), ["bedtime Fri 21:00"]);
+    assert_eq!(effects("set a bedtime alarm", "%a %H:%M"), ["Alarm Thu 22:00"]);
+    assert_eq!(effects("please add a one and a half minute timer", "%H:%M:%S"), ["Timer 14:31:30"]);
 }

@@ -14,6 +14,36 @@ pub(super) fn joined(u: &Understood, kind: SlotKind) -> String {
     u.slots_of(kind).map(|s| s.text.trim()).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
+/// The words of a slot the tagger cut in pieces, with the few words between them it left out
+/// ("call Aunt [Saroja and] wish her": a name it did not know is no gap in what to do); pieces
+/// far apart, or with another slot between, are joined as [`joined`] does.
+pub(super) fn spanned(u: &Understood, kind: SlotKind, text: &str) -> String {
+    let mut out = String::new();
+    let mut last: Option<std::ops::Range<usize>> = None;
+    for s in u.slots_of(kind) {
+        let gap = last.as_ref().and_then(|l| text.get(l.end..s.range.start));
+        let between_other = |l: &std::ops::Range<usize>| {
+            u.slots.iter().any(|o| o.kind != kind && o.range.start >= l.end && o.range.end <= s.range.start)
+        };
+        match (gap, &last) {
+            (Some(g), Some(l))
+                if g.split_whitespace().count() <= 2 && !g.contains([',', '.', ';']) && !between_other(l) =>
+            {
+                out.push_str(g);
+                out.push_str(s.text.trim());
+            }
+            _ => {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(s.text.trim());
+            }
+        }
+        last = Some(s.range.clone());
+    }
+    out.trim().to_string()
+}
+
 /// A slot's words as the person meant them: a leading "to", "that", "about" and trailing
 /// punctuation gone.
 pub(super) fn clean(words: &str) -> String {
