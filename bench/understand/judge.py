@@ -310,11 +310,18 @@ def target_for(line, timeref):
     whens = slots(line, "when")
     if not words_ and line.get("intent") == "move" and len(whens) >= 2:
         words_ = whens[0]  # "change my 5pm alarm to 5:30": the first time names the item
-    if not words_:
-        return None
     # A repeating item ("my daily morning alarm") is no task that can be seeded: unjudged.
     if RECURS.search(line.get("text", "")):
         return None
+    if not words_:
+        # "Deactivate alarm", "change my alarm to 8am instead please": the one alarm (or timer)
+        # the hub has, as cn names it, set for tomorrow at 7. (A lone "the reminder" names
+        # nothing among the hub's other reminders: unjudged.)
+        m = re.search(r"\b(alarm|timer)\b", line.get("text", ""), re.I)
+        if not m or line.get("intent") not in NEEDS_TARGET:
+            return None
+        at = (NOW_LOCAL + dt.timedelta(days=1)).replace(hour=7, minute=0, second=0, microsecond=0)
+        return m.group(1).capitalize(), utc(at)
     t = words_.strip().strip(".,!?\"'“”")
     spoken = timeref.number_words(t)  # "five a.m." read as a time (case kept when no number is said)
     if spoken != t.lower():
@@ -880,6 +887,14 @@ def run_line(job):
             tgt = target_for(line, timeref)
             if tgt:
                 name, due = tgt
+                if intent == "move" and due:
+                    # "Change today's reminder to 5": seeded where the move would put it, the
+                    # move could not be told from nothing — seeded two hours before (or after).
+                    to = slots(line, "when")
+                    ref = timeref.reference(to[-1], NOW_LOCAL) if to else None
+                    if ref and ref.granularity == "minute" and any(c == local(due) for c in ref.candidates):
+                        earlier = local(due) - dt.timedelta(hours=2)
+                        due = utc(earlier if earlier > NOW_LOCAL else local(due) + dt.timedelta(hours=2))
                 target_due = due
                 # A distractor sharing a word with the target would make two tasks match: swap it.
                 # (The template's own entries, written by cn, are kept or dropped whole.)

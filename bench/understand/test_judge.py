@@ -190,6 +190,22 @@ class Target(unittest.TestCase):
         self.assertEqual(name, "call with Sam")
         self.assertEqual(due, "2026-11-26T14:00:00Z")
 
+    def test_a_lone_alarm_is_seeded(self):
+        # "Deactivate alarm": the hub's one alarm, tomorrow at 7; a lone reminder, or a
+        # repeating alarm, stays unjudged.
+        self.assertEqual(judge.target_for(line("Deactivate alarm", "cancel"), timeref), ("Alarm", "2026-11-27T06:00:00Z"))
+        self.assertEqual(judge.target_for(line("Change my alarm to 8am instead please", "move", when="8am"), timeref), ("Alarm", "2026-11-27T06:00:00Z"))
+        self.assertIsNone(judge.target_for(line("Delete the reminder", "cancel"), timeref))
+        self.assertIsNone(judge.target_for(line("Cancel weekly alarm", "cancel"), timeref))
+
+    def test_clock_forms_and_spans(self):
+        now = judge.NOW_LOCAL
+        self.assertEqual(timeref.reference("for 1645h", now).candidates, [dt.datetime(2026, 11, 26, 16, 45)])
+        self.assertEqual(timeref.reference("for 4h00", now).candidates, [dt.datetime(2026, 11, 27, 4, 0)])
+        self.assertEqual(timeref.reference("at 835h", now).candidates, [dt.datetime(2026, 11, 27, 8, 35)])
+        self.assertIn(dt.datetime(2026, 11, 26, 15, 30), timeref.reference("at 3 30", now).candidates)
+        self.assertEqual(timeref.normalise("for one and a half hours"), "90 minutes")
+
     def test_a_time_named_item_is_seeded_at_that_time(self):
         # "5 o clock" is a clock time; "at 7" after a day is the hour; today's task is still
         # ahead today; "tonight … instead of 7" names the old time.

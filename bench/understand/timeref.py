@@ -84,6 +84,15 @@ def number_words(text: str) -> str:
     t = re.sub(r"\b(noon|midday)\b", "12:00", t)
     t = re.sub(r"\bmidnight\b", "00:00", t)
     t = re.sub(r"\s*\bo'?\s?clock\b", ":00", t)  # "5 o clock" -> "5:00"
+    # "1645h", "835h", "4h00": a clock of 24 hours with the hours' "h" ("4h00" is 4 am).
+    t = re.sub(r"\b(\d{1,2})h(\d{2})\b|\b(\d{1,2})(\d{2})\s*h\b",
+               lambda m: (lambda h, mi: f"{h}:{mi}am" if h < 12 else f"{h}:{mi}")(int(m.group(1) or m.group(3)), m.group(2) or m.group(4))
+               if int(m.group(1) or m.group(3)) < 24 and int(m.group(2) or m.group(4)) < 60 else m.group(0), t)
+    # "one and a half hours", "1 and a half minutes": in minutes, in seconds.
+    every_unit = "|".join(sorted(UNITS, key=len, reverse=True))
+    t = re.sub(rf"\b(\d{{1,2}}|{every_unit}) and a half (hours?|hrs?|minutes?|mins?)\b",
+               lambda m: (lambda n, u: f"{n * 60 + 30} {'minutes' if u.startswith('h') else 'seconds'}")(
+                   int(m.group(1)) if m.group(1).isdigit() else UNITS[m.group(1)], m.group(2)), t)
 
     def hour(w: str) -> int:
         return int(w) if w.isdigit() else UNITS[w]
@@ -134,6 +143,7 @@ def before_clock(t: str) -> str:
 def normalise(text: str) -> str:
     t = before_clock(number_words(text))
     t = re.sub(r"\b(\d{1,2})\.(\d{2})\s*(am|pm)\b", r"\1:\2\3", t)  # "2.30pm"
+    t = re.sub(r"\b(at|@|around|by) (\d{1,2}) ([0-5]\d)\b(?!\s*(minutes?|mins?|hours?|seconds?))", r"\1 \2:\3", t)  # "at 3 30"
     t = re.sub(r"\b(?:a|one|1) week from (today|now)\b", "in 7 days", t)
     t = re.sub(r"\b(?:a|one|1) week from tomorrow\b", "in 8 days", t)
     t = re.sub(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday) of next week\b", r"next \1", t)
