@@ -5,16 +5,17 @@ use criterion::{criterion_group, criterion_main, Criterion};
 
 use cn_autonomy::attention::{Attention, Pool, PoolConfig};
 use cn_autonomy::jiff::Timestamp;
-use cn_autonomy::{Percept, SenseKind};
+use cn_autonomy::Percept;
+use cn_hub::Sense;
 
 const N: usize = 100_000;
 
 fn item(i: usize) -> Percept {
     let sense = match i % 4 {
-        0 => SenseKind::Github,
-        1 => SenseKind::File,
-        2 => SenseKind::Calendar,
-        _ => SenseKind::Peer,
+        0 => Sense::Github,
+        1 => Sense::File,
+        2 => Sense::Calendar,
+        _ => Sense::Peer,
     };
     // Every fifth item shares a key with another, so coalescing is exercised too.
     Percept::new(sense, format!("item {i}")).key(format!("k{}", i - i % 5 + (i % 5).min(1)))

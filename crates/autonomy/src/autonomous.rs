@@ -110,7 +110,8 @@ impl AutonomousLoop {
 mod tests {
     use super::*;
     use crate::impulses::{tasks_of, Task};
-    use crate::percept::{Percept, SenseKind};
+    use crate::percept::Percept;
+    use cn_hub::Sense;
 
     /// The hub in `dir`, with the cn.yaml it needs to open.
     fn open(dir: &std::path::Path) -> cn_hub::Hub {
@@ -128,7 +129,7 @@ mod tests {
         assert_eq!(restored, 0);
         assert_eq!(a.gather(Timestamp::now(), false), 1);
         assert_eq!(a.gather(Timestamp::now(), false), 0, "offered once per due time");
-        a.attention.admit(Percept::new(SenseKind::Owner, "Owner: hello"));
+        a.attention.admit(Percept::new(Sense::Chat, "Owner: hello"));
         let first = a.attention.decide(Timestamp::now()).unwrap();
         assert!(first.item.owner(), "the owner comes first");
         a.attention.done(&first);

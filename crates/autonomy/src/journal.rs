@@ -137,7 +137,8 @@ pub fn schedule_skipped(name: &str, action: &str, cron: &str, at: Timestamp) -> 
 mod tests {
     use super::*;
     use crate::attention::{Attention, PoolConfig};
-    use crate::percept::{Percept, SenseKind};
+    use crate::percept::Percept;
+    use cn_hub::Sense;
 
     #[test]
     fn a_chain_is_linked_by_id_and_explains_the_score() {
@@ -145,7 +146,7 @@ mod tests {
         let layout = cn_hub::Layout::new(dir.path());
         let mut j = layout.open_journal().unwrap();
         let a = Attention::new(PoolConfig::default());
-        a.admit(Percept::new(SenseKind::Owner, "please review PR 42"));
+        a.admit(Percept::new(Sense::Chat, "please review PR 42"));
         let c = a.decide(Timestamp::now()).unwrap();
         let id = c.item.id().to_string();
         j.write(&selected(&c, None)).unwrap();
@@ -189,9 +190,9 @@ mod tests {
         use cn_storage::Entry;
         let ts = "2026-01-06T15:00:00Z";
         let a = Attention::new(PoolConfig::default());
-        a.admit(Percept::new(SenseKind::Owner, "please review PR 42").text("please review PR 42\nby noon"));
-        a.admit(Percept::new(SenseKind::Github, "issue 7").key("gh#7"));
-        a.admit(Percept::new(SenseKind::Github, "issue 7 again").key("gh#7"));
+        a.admit(Percept::new(Sense::Chat, "please review PR 42").text("please review PR 42\nby noon"));
+        a.admit(Percept::new(Sense::Github, "issue 7").key("gh#7"));
+        a.admit(Percept::new(Sense::Github, "issue 7 again").key("gh#7"));
         a.admit(idea(Some("explore tides")));
         let mut filed = 0;
         while let Some(c) = a.decide(Timestamp::now()) {
@@ -232,7 +233,7 @@ mod tests {
             r#"{"ts":"2026-01-06T15:00:00Z","type":"impulse","id":"schedule-standup-0","summary":"Scheduled: standup skipped","context":"cron `0 9 * * *` was due at 1970-01-01T00:00:00Z while the daemon was down","reasoning":"catch_up is false for this entry","outcome":"skipped","source":"schedule","schedule":"post the standup","decision":"skipped"}"#
         );
         let a = Attention::new(PoolConfig::default());
-        a.admit(Percept::new(SenseKind::Owner, "please review PR 42"));
+        a.admit(Percept::new(Sense::Chat, "please review PR 42"));
         let c = a.decide(Timestamp::now()).unwrap();
         let record = Record::new(Kind::Observation, "it-1", "please review PR 42").outcome("selected");
         let before = record.clone().into_entry_at(ts).with("source", c.item.source_name());

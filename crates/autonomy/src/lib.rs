@@ -53,7 +53,7 @@ pub use config::AutonomyConfig;
 pub use impulses::{Impulse, ImpulseSource, ImpulseSources};
 /// The time library of this crate's API (timestamps, zones), re-exported so callers agree on it.
 pub use jiff;
-pub use percept::{Percept, SenseKind};
+pub use percept::Percept;
 pub use rest::{rest_decorator, Pacing};
 #[cfg(feature = "senses")]
 pub use senses::Senses;

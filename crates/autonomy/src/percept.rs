@@ -7,64 +7,19 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Which sense produced a percept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SenseKind {
-    /// The owner's endpoint or `cn chat`.
-    Owner,
-    Discord,
-    Telegram,
-    /// Mail over IMAP.
-    Email,
-    Github,
-    Calendar,
-    File,
-    /// Mail from a peer hub (`cn sync`).
-    Peer,
+/// The name the spool, the journal (an item's `source`) and `cn lease` give a percept's
+/// sense: the hub's name ([`Sense::as_str`]), except the owner's chat, which attention's files
+/// have always called `owner` — kept so a spool or carry either cn writes the other reads
+/// ([`Sense::of_name`] reads `owner`, `cli` and `chat` alike).
+pub fn written_name(sense: Sense) -> &'static str {
+    match sense {
+        Sense::Chat => "owner",
+        sense => sense.as_str(),
+    }
 }
 
-impl SenseKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            SenseKind::Owner => "owner",
-            SenseKind::Discord => "discord",
-            SenseKind::Telegram => "telegram",
-            SenseKind::Email => "email",
-            SenseKind::Github => "github",
-            SenseKind::Calendar => "calendar",
-            SenseKind::File => "file",
-            SenseKind::Peer => "peer",
-        }
-    }
-
-    /// The sense of an item's origin, for one not from the owner: the agent's own impulses
-    /// and the owner's chat (an item put back by someone else) are scored as a peer's.
-    pub fn of_sense(sense: Sense) -> SenseKind {
-        match sense {
-            Sense::Discord => SenseKind::Discord,
-            Sense::Telegram => SenseKind::Telegram,
-            Sense::Email => SenseKind::Email,
-            Sense::Github => SenseKind::Github,
-            Sense::Calendar => SenseKind::Calendar,
-            Sense::File => SenseKind::File,
-            Sense::Chat | Sense::Peer | Sense::Hub => SenseKind::Peer,
-        }
-    }
-
-    /// The sense an origin names for this one (the owner's is the chat).
-    pub fn sense(self) -> Sense {
-        match self {
-            SenseKind::Owner => Sense::Chat,
-            SenseKind::Discord => Sense::Discord,
-            SenseKind::Telegram => Sense::Telegram,
-            SenseKind::Email => Sense::Email,
-            SenseKind::Github => Sense::Github,
-            SenseKind::Calendar => Sense::Calendar,
-            SenseKind::File => Sense::File,
-            SenseKind::Peer => Sense::Peer,
-        }
-    }
+fn write_sense<S: serde::Serializer>(sense: &Sense, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(written_name(*sense))
 }
 
 /// One thing sensed.
@@ -73,7 +28,11 @@ impl SenseKind {
 pub struct Percept {
     /// Links every journal entry about this percept (`p-…`).
     pub id: String,
-    pub sense: SenseKind,
+    /// The sense that took it; the owner's own chat, endpoint or control room is
+    /// [`Sense::Chat`] (always the owner's), and anyone's item offered again from the inbox is
+    /// its origin's sense, or [`Sense::Peer`].
+    #[serde(serialize_with = "write_sense")]
+    pub sense: Sense,
     /// From the owner: always first, never shed.
     pub owner: bool,
     /// One line a person can read in the journal.
@@ -121,7 +80,9 @@ pub struct InboxItem {
 #[derive(Deserialize)]
 struct Written {
     id: String,
-    sense: SenseKind,
+    /// Read by any of its names (an older cn's `owner`); one that is no sense reads as a
+    /// peer's, and never as the owner's (that is `owner`'s alone).
+    sense: Sense,
     owner: bool,
     summary: String,
     #[serde(default)]
@@ -165,20 +126,23 @@ fn older_inbox(data: &mut Value) -> Option<InboxItem> {
 
 /// Who wrote what a sense took: the owner when the sense authenticated them, else the sense's
 /// user — named only when the platform (or the receiving mail server) authenticated them.
-pub fn author(sense: SenseKind, owner: bool, user: Option<String>) -> Provenance {
+/// The sense is named as the hub names it, so a stranger's item on the owner's chat (an
+/// older line only) is `chat`, never the label `owner`.
+pub fn author(sense: Sense, owner: bool, user: Option<String>) -> Provenance {
     if owner {
         Provenance::Owner
     } else {
-        Provenance::Public { sense: sense.name().into(), user: user.filter(|u| !u.is_empty()) }
+        Provenance::Public { sense: sense.as_str().into(), user: user.filter(|u| !u.is_empty()) }
     }
 }
 
 impl Percept {
-    pub fn new(sense: SenseKind, summary: impl Into<String>) -> Self {
+    /// One the sense took: the owner's when it is [`Sense::Chat`].
+    pub fn new(sense: Sense, summary: impl Into<String>) -> Self {
         Percept {
             id: cn_hub::id::prefixed("p"),
             sense,
-            owner: sense == SenseKind::Owner,
+            owner: sense == Sense::Chat,
             summary: summary.into(),
             key: None,
             at: Timestamp::now(),
@@ -255,33 +219,31 @@ fn written_by_a_person(data: &Value) -> bool {
 /// owner when the sense authenticated them, else the sense's user), what it is (a person's
 /// message on a chat sense or in a mail; an event from GitHub, the calendar, a file) and where
 /// its answer goes (the chat, the message, the mail's thread), from the sense's `data`.
-pub(crate) fn derived_origin(sense: SenseKind, owner: bool, data: &Value) -> Origin {
+pub(crate) fn derived_origin(sense: Sense, owner: bool, data: &Value) -> Origin {
     let text = |k: &str| {
         data.get(k).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string())))
     };
     let author = author(sense, owner, text("author_id"));
     let kind = match sense {
-        SenseKind::Owner | SenseKind::Discord | SenseKind::Telegram | SenseKind::Email | SenseKind::Peer => {
-            Kind::Message
-        }
+        Sense::Chat | Sense::Discord | Sense::Telegram | Sense::Email | Sense::Peer | Sense::Hub => Kind::Message,
         // What a person wrote on GitHub (an issue, a comment, a review) is their message;
         // anything else GitHub tells (a push, a check, a label) is an event.
-        SenseKind::Github if written_by_a_person(data) => Kind::Message,
-        SenseKind::Github => Kind::Event(EventKind::Webhook),
-        SenseKind::Calendar => Kind::Event(EventKind::Calendar),
-        SenseKind::File => Kind::Event(EventKind::File),
+        Sense::Github if written_by_a_person(data) => Kind::Message,
+        Sense::Github => Kind::Event(EventKind::Webhook),
+        Sense::Calendar => Kind::Event(EventKind::Calendar),
+        Sense::File => Kind::Event(EventKind::File),
     };
     let answer = match sense {
         // A chat, a channel or a sender missing: nobody to answer there.
-        SenseKind::Owner => Some(AnswerTo::Chat),
-        SenseKind::Telegram => Some(
+        Sense::Chat => Some(AnswerTo::Chat),
+        Sense::Telegram => Some(
             text("channel_id").map_or(AnswerTo::None, |chat| AnswerTo::Telegram { chat, message: text("message_id") }),
         ),
-        SenseKind::Discord => Some(
+        Sense::Discord => Some(
             text("channel_id")
                 .map_or(AnswerTo::None, |channel| AnswerTo::Discord { channel, message: text("message_id") }),
         ),
-        SenseKind::Email => {
+        Sense::Email => {
             Some(text("channel_id").or_else(|| text("author_id")).map_or(AnswerTo::None, |to| AnswerTo::Email {
                 to,
                 message: text("message_id"),
@@ -291,23 +253,53 @@ pub(crate) fn derived_origin(sense: SenseKind, owner: bool, data: &Value) -> Ori
             }))
         }
         // Nobody waits for an answer to an event.
-        SenseKind::Github | SenseKind::Calendar | SenseKind::File | SenseKind::Peer => None,
+        Sense::Github | Sense::Calendar | Sense::File | Sense::Peer | Sense::Hub => None,
     };
-    Origin { sense: sense.sense(), author, kind, thread: text("thread"), answer }
+    Origin { sense, author, kind, thread: text("thread"), answer }
 }
 
 #[cfg(test)]
 mod sense_tests {
-    use super::{Sense, SenseKind};
+    use serde_json::json;
 
+    use super::{Percept, Sense};
+
+    /// A spool line as every cn before the one `Sense` wrote it (the owner's chat `owner`)
+    /// opens as the hub's sense and is written back as it was; `chat` (and `cli`) read as the
+    /// same sense, and a name that is no sense as a peer's — never as the owner's, whatever
+    /// its `owner` flag leaves out.
     #[test]
-    fn a_sense_is_named_by_its_origin_and_anything_else_is_a_peers() {
-        let of = |name: &str| SenseKind::of_sense(Sense::of_name(name));
-        assert_eq!(of("github"), SenseKind::Github);
-        assert_eq!(of("telegram"), SenseKind::Telegram);
-        assert_eq!(of("bob"), SenseKind::Peer);
-        assert_eq!(of("peer"), SenseKind::Peer);
-        assert_eq!((of("chat"), of("owner"), of("hub")), (SenseKind::Peer, SenseKind::Peer, SenseKind::Peer));
+    fn an_older_spool_lines_sense_opens_and_is_written_as_it_was() {
+        let older = r#"{"id":"p-1","sense":"owner","owner":true,"summary":"Owner: hi","at":"2026-11-01T10:00:00Z","text":"hi","data":null,"origin":{"sense":"chat","author":"owner","kind":"message","answer":{"via":"chat"}}}"#;
+        let p: Percept = serde_json::from_str(older).unwrap();
+        assert_eq!((p.sense, p.owner), (Sense::Chat, true));
+        assert_eq!(serde_json::to_string(&p).unwrap(), older);
+        let line = |sense: &str, owner: bool| json!({"id": "p-2", "sense": sense, "owner": owner, "summary": "s", "at": "2026-11-01T10:00:00Z"});
+        for (name, sense) in [
+            ("chat", Sense::Chat),
+            ("cli", Sense::Chat),
+            ("discord", Sense::Discord),
+            ("telegram", Sense::Telegram),
+            ("email", Sense::Email),
+            ("github", Sense::Github),
+            ("calendar", Sense::Calendar),
+            ("file", Sense::File),
+            ("peer", Sense::Peer),
+            ("hub", Sense::Hub),
+            ("bob", Sense::Peer),
+        ] {
+            let p: Percept = serde_json::from_value(line(name, false)).unwrap();
+            assert_eq!((p.sense, p.owner), (sense, false), "{name}");
+            let origin = p.origin();
+            assert!(!origin.author.is_owner(), "{name}: {origin:?}");
+            // Its author's label reads back as nobody's own: `chat`, never `owner`.
+            assert!(!cn_hub::Provenance::parse(&origin.author.label()).is_owner(), "{name}: {origin:?}");
+        }
+        for bad in [json!(5), json!(null), json!({"sense": "owner"})] {
+            let mut l = line("owner", false);
+            l["sense"] = bad;
+            assert!(serde_json::from_value::<Percept>(l).is_err());
+        }
     }
 }
 
@@ -317,7 +309,7 @@ pub(crate) mod origin_tests {
 
     use serde_json::json;
 
-    use super::{derived_origin, Percept};
+    use super::{derived_origin, Percept, Sense};
     use crate::senses::{files, github, owner, telegram};
 
     /// The origin a sense sets is the one its percept's data implied before the senses set it.
@@ -377,7 +369,7 @@ pub(crate) mod origin_tests {
         let owner: Percept =
             serde_json::from_str(&line("owner", json!({"text": "hi\nthere", "thread": "t1"}))).unwrap();
         assert_eq!(owner.text.as_deref(), Some("hi\nthere"));
-        assert_eq!(owner.origin(), cn_hub::Origin::owner(cn_hub::Sense::Chat).with_thread("t1"));
+        assert_eq!(owner.origin(), cn_hub::Origin::owner(Sense::Chat).with_thread("t1"));
         let chat: Percept =
             serde_json::from_str(&line("telegram", json!({"content": "yo", "channel_id": "5", "author_id": "9"})))
                 .unwrap();
@@ -394,7 +386,7 @@ pub(crate) mod origin_tests {
     /// (`inbox`, `from`), read there only as it loads, and the keys are not kept in `data`.
     #[test]
     fn an_inbox_percept_names_its_item_typed_and_an_older_one_loads() {
-        let now = Percept::new(crate::SenseKind::Peer, "bob: hi").inbox("i-1", "bob");
+        let now = Percept::new(Sense::Peer, "bob: hi").inbox("i-1", "bob");
         let written = serde_json::to_string(&now).unwrap();
         assert!(written.contains(r#""inbox":{"id":"i-1","from":"bob"},"data":null"#), "{written}");
         assert_eq!(serde_json::from_str::<Percept>(&written).unwrap().inbox, now.inbox);

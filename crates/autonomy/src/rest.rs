@@ -64,7 +64,8 @@ pub fn bridge_stop(attention: &Attention, stop: StopToken) {
 mod tests {
     use super::*;
     use crate::attention::PoolConfig;
-    use crate::percept::{Percept, SenseKind};
+    use crate::percept::Percept;
+    use cn_hub::Sense;
     use std::time::Instant;
 
     #[test]
@@ -78,7 +79,7 @@ mod tests {
         let started = Instant::now();
         let sender = std::thread::spawn(move || {
             // Admit once the rest is (very likely) waiting; the rest is correct either way.
-            a.admit(Percept::new(SenseKind::Owner, "wake up"));
+            a.admit(Percept::new(Sense::Chat, "wake up"));
         });
         rest();
         sender.join().unwrap();
@@ -96,7 +97,7 @@ mod tests {
     fn an_item_left_pooled_wakes_one_rest_not_every_rest() {
         let attention = Attention::new(PoolConfig::default());
         attention.decide(jiff::Timestamp::now());
-        attention.admit(Percept::new(SenseKind::Github, "waits for budget"));
+        attention.admit(Percept::new(Sense::Github, "waits for budget"));
         let pacing = Pacing { active: Duration::from_millis(30), idle: Duration::from_millis(30), ..Pacing::default() };
         assert_eq!(rest_once(&attention, &pacing), Wake::Admitted, "admitted after decide: wake at once");
         assert_eq!(rest_once(&attention, &pacing), Wake::Timeout, "nothing new: a full interval");

@@ -117,7 +117,8 @@ impl Carry {
 mod tests {
     use super::*;
     use crate::impulses::{Impulse, ImpulseSource};
-    use crate::percept::{Percept, SenseKind};
+    use crate::percept::Percept;
+    use cn_hub::Sense;
 
     fn ids(c: &Carry) -> Vec<String> {
         String::from_utf8(c.snapshot())
@@ -133,8 +134,8 @@ mod tests {
     #[test]
     fn an_item_leaves_the_carry_only_after_a_commit_made_after_it_closed() {
         let mut c = Carry::default();
-        let a = Input::Percept(Percept::new(SenseKind::Owner, "a"));
-        let b = Input::Percept(Percept::new(SenseKind::Telegram, "b"));
+        let a = Input::Percept(Percept::new(Sense::Chat, "a"));
+        let b = Input::Percept(Percept::new(Sense::Telegram, "b"));
         c.add(&a, None);
         c.add(&b, None);
         // A commit whose mark was taken before `a` closed does not hold a's inbox item.
@@ -161,13 +162,13 @@ mod tests {
             data: None,
         };
         c.add(&Input::Impulse(imp), None);
-        let offered = Percept::new(SenseKind::Peer, "bob: hi").inbox("i-1", "bob");
+        let offered = Percept::new(Sense::Peer, "bob: hi").inbox("i-1", "bob");
         c.add(&Input::Percept(offered), None);
         assert!(c.is_empty());
-        let target = Input::Percept(Percept::new(SenseKind::Github, "issue").key("gh#1"));
+        let target = Input::Percept(Percept::new(Sense::Github, "issue").key("gh#1"));
         c.add(&target, None);
         for i in 0..100 {
-            let p = Input::Percept(Percept::new(SenseKind::Github, format!("comment {i}")).key("gh#1"));
+            let p = Input::Percept(Percept::new(Sense::Github, format!("comment {i}")).key("gh#1"));
             c.add(&p, Some(target.id()));
         }
         assert_eq!(c.len(), 1 + KEEP_MERGED);

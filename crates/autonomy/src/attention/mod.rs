@@ -82,7 +82,7 @@ impl Input {
     /// `owner`, `github`, … for percepts; `task`, `schedule`, `idea` for impulses.
     pub fn source_name(&self) -> &'static str {
         match self {
-            Input::Percept(p) => p.sense.name(),
+            Input::Percept(p) => crate::percept::written_name(p.sense),
             Input::Impulse(i) => i.source.name(),
         }
     }
@@ -466,7 +466,7 @@ impl Attention {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::percept::SenseKind;
+    use cn_hub::Sense;
 
     #[test]
     fn a_burst_of_ten_thousand_stays_bounded_and_the_owner_comes_first() {
@@ -476,11 +476,11 @@ mod tests {
                 let a = attention.clone();
                 std::thread::spawn(move || {
                     for i in 0..2500 {
-                        let sense = if i % 2 == 0 { SenseKind::Github } else { SenseKind::File };
+                        let sense = if i % 2 == 0 { Sense::Github } else { Sense::File };
                         let key = format!("k{t}-{}", i % 700);
                         a.admit(Percept::new(sense, format!("flood {t}/{i}")).key(key));
                         if t == 2 && i == 1200 {
-                            a.admit(Percept::new(SenseKind::Owner, "owner: stop that"));
+                            a.admit(Percept::new(Sense::Chat, "owner: stop that"));
                         }
                     }
                 })
@@ -505,12 +505,12 @@ mod tests {
         {
             let (a, restored) = Attention::durable(config.clone(), &path).unwrap();
             assert_eq!(restored, 0);
-            a.admit(Percept::new(SenseKind::Owner, "owner asks"));
-            a.admit(Percept::new(SenseKind::File, "a.md").key("file:a.md"));
-            a.admit(Percept::new(SenseKind::File, "a.md again").key("file:a.md"));
-            a.admit(Percept::new(SenseKind::Github, "gh 1"));
-            a.admit(Percept::new(SenseKind::Github, "gh 2"));
-            a.admit(Percept::new(SenseKind::Github, "gh 3")); // full: the file item (and its merge) shed
+            a.admit(Percept::new(Sense::Chat, "owner asks"));
+            a.admit(Percept::new(Sense::File, "a.md").key("file:a.md"));
+            a.admit(Percept::new(Sense::File, "a.md again").key("file:a.md"));
+            a.admit(Percept::new(Sense::Github, "gh 1"));
+            a.admit(Percept::new(Sense::Github, "gh 2"));
+            a.admit(Percept::new(Sense::Github, "gh 3")); // full: the file item (and its merge) shed
             let c = a.decide(Timestamp::now()).unwrap();
             assert_eq!(c.item.summary(), "owner asks");
             a.done(&c);
@@ -535,7 +535,7 @@ mod tests {
         {
             let (a, _) = Attention::durable(PoolConfig::default(), &path).unwrap();
             for i in 0..=300 {
-                a.admit(Percept::new(SenseKind::Github, format!("comment {i}")).key("github:acme#7"));
+                a.admit(Percept::new(Sense::Github, format!("comment {i}")).key("github:acme#7"));
             }
         }
         let (a, restored) = Attention::durable(PoolConfig::default(), &path).unwrap();
@@ -550,11 +550,11 @@ mod tests {
     fn an_item_the_spool_cannot_record_is_refused_when_it_must_be_durable() {
         let a = Attention::new(PoolConfig::default());
         a.state().spool = Some(spool::Spool::on_full_disk());
-        let e = a.admit_durable(Percept::new(SenseKind::Owner, "hello")).unwrap_err().to_string();
+        let e = a.admit_durable(Percept::new(Sense::Chat, "hello")).unwrap_err().to_string();
         assert!(e.contains("/dev/full") && e.contains("No space left"), "{e}");
         assert!(a.is_empty(), "refused: nothing admitted, so the sender may send it again");
         // A sense that cannot ask again: the item is held in memory while the daemon runs.
-        a.admit(Percept::new(SenseKind::Github, "gh"));
+        a.admit(Percept::new(Sense::Github, "gh"));
         assert_eq!(a.len(), 1);
     }
 
@@ -562,7 +562,7 @@ mod tests {
     fn the_carry_holds_what_no_commit_holds_and_senses_wait_on_the_pusher() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         let a = Attention::new(PoolConfig::default());
-        a.admit(Percept::new(SenseKind::Telegram, "pending before the term"));
+        a.admit(Percept::new(Sense::Telegram, "pending before the term"));
         assert!(a.carry_snapshot().is_none(), "no carry unless leased");
         assert_eq!(a.replicated(), Ok(()), "unleased: nothing to wait for");
         let pushes = Arc::new(AtomicUsize::new(0));
@@ -571,7 +571,7 @@ mod tests {
             counted.fetch_add(1, Ordering::SeqCst);
             Ok(())
         }));
-        a.admit(Percept::new(SenseKind::Owner, "the owner asks"));
+        a.admit(Percept::new(Sense::Chat, "the owner asks"));
         assert_eq!(a.replicated(), Ok(()));
         assert_eq!(pushes.load(Ordering::SeqCst), 1, "a sense's wait is the pusher's");
         let snapshot = || String::from_utf8(a.carry_snapshot().unwrap()).unwrap();
@@ -606,7 +606,7 @@ mod tests {
         let seen = attention.generation();
         let a = attention.clone();
         let t = std::thread::spawn(move || a.wait(seen, Duration::from_secs(60)));
-        attention.admit(Percept::new(SenseKind::Owner, "hi"));
+        attention.admit(Percept::new(Sense::Chat, "hi"));
         assert_eq!(t.join().unwrap(), Wake::Admitted);
         let seen = attention.generation();
         let a = attention.clone();

@@ -287,9 +287,10 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::percept::{Percept, SenseKind};
+    use crate::percept::Percept;
+    use cn_hub::Sense;
 
-    fn percept(sense: SenseKind, summary: &str, key: Option<&str>) -> Input {
+    fn percept(sense: Sense, summary: &str, key: Option<&str>) -> Input {
         let mut p = Percept::new(sense, summary);
         p.key = key.map(str::to_string);
         Input::Percept(p)
@@ -298,10 +299,10 @@ mod tests {
     #[test]
     fn owner_first_then_salience_then_arrival() {
         let mut pool = Pool::new(PoolConfig::default());
-        pool.admit(percept(SenseKind::File, "file", None));
-        pool.admit(percept(SenseKind::Github, "gh 1", None));
-        pool.admit(percept(SenseKind::Github, "gh 2", None));
-        pool.admit(percept(SenseKind::Owner, "hello", None));
+        pool.admit(percept(Sense::File, "file", None));
+        pool.admit(percept(Sense::Github, "gh 1", None));
+        pool.admit(percept(Sense::Github, "gh 2", None));
+        pool.admit(percept(Sense::Chat, "hello", None));
         let now = Timestamp::now();
         let order: Vec<String> =
             std::iter::from_fn(|| pool.decide(now)).map(|c| c.item.summary().to_string()).collect();
@@ -311,19 +312,19 @@ mod tests {
     #[test]
     fn same_key_coalesces_and_full_pool_sheds_the_least_salient() {
         let mut pool = Pool::new(PoolConfig { capacity: 2, ..PoolConfig::default() });
-        assert_eq!(pool.admit(percept(SenseKind::File, "a.md changed", Some("file:a.md"))), Admission::Admitted);
+        assert_eq!(pool.admit(percept(Sense::File, "a.md changed", Some("file:a.md"))), Admission::Admitted);
         assert!(matches!(
-            pool.admit(percept(SenseKind::File, "a.md changed again", Some("file:a.md"))),
+            pool.admit(percept(Sense::File, "a.md changed again", Some("file:a.md"))),
             Admission::Coalesced { .. }
         ));
         assert_eq!(pool.len(), 1);
-        pool.admit(percept(SenseKind::Github, "gh", None));
+        pool.admit(percept(Sense::Github, "gh", None));
         // Full (2). A more salient item pushes the file item out; a less salient one is refused.
-        assert!(matches!(pool.admit(percept(SenseKind::Github, "gh 2", None)), Admission::Displaced { .. }));
-        assert!(matches!(pool.admit(percept(SenseKind::File, "b.md", None)), Admission::Shed { .. }));
+        assert!(matches!(pool.admit(percept(Sense::Github, "gh 2", None)), Admission::Displaced { .. }));
+        assert!(matches!(pool.admit(percept(Sense::File, "b.md", None)), Admission::Shed { .. }));
         // Owner items are never shed, whatever the capacity.
         for i in 0..5 {
-            assert_eq!(pool.admit(percept(SenseKind::Owner, &format!("owner {i}"), Some("same"))), Admission::Admitted);
+            assert_eq!(pool.admit(percept(Sense::Chat, &format!("owner {i}"), Some("same"))), Admission::Admitted);
         }
         assert_eq!(pool.len(), 7);
         let report = pool.take_flood_report().unwrap();
@@ -337,9 +338,9 @@ mod tests {
     #[test]
     fn recently_decided_keys_are_less_novel() {
         let mut pool = Pool::new(PoolConfig::default());
-        pool.admit(percept(SenseKind::Github, "first", Some("github:o/r#1")));
+        pool.admit(percept(Sense::Github, "first", Some("github:o/r#1")));
         pool.decide(Timestamp::now()).unwrap();
-        pool.admit(percept(SenseKind::Github, "again", Some("github:o/r#1")));
+        pool.admit(percept(Sense::Github, "again", Some("github:o/r#1")));
         let c = pool.decide(Timestamp::now()).unwrap();
         assert!(c.salience.explanation.contains("seen recently"), "{}", c.salience.explanation);
     }

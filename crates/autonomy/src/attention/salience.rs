@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Input;
 use crate::impulses::ImpulseSource;
-use crate::percept::SenseKind;
+use cn_hub::Sense;
 
 /// The weights (configurable under `attention.weights` in cn.yaml; the type lives in
 /// `cn_hub::config`).
@@ -22,16 +22,16 @@ pub use cn_hub::config::Weights;
 fn source(w: &Weights, item: &Input) -> (&'static str, f64) {
     match item {
         Input::Percept(p) => (
-            p.sense.name(),
+            item.source_name(),
             match p.sense {
-                SenseKind::Owner => 0.0, // the owner bonus below covers it
-                SenseKind::Discord => w.discord,
-                SenseKind::Telegram => w.telegram,
-                SenseKind::Email => w.email,
-                SenseKind::Github => w.github,
-                SenseKind::Calendar => w.calendar,
-                SenseKind::File => w.file,
-                SenseKind::Peer => w.peer,
+                Sense::Chat => 0.0, // the owner bonus below covers it
+                Sense::Discord => w.discord,
+                Sense::Telegram => w.telegram,
+                Sense::Email => w.email,
+                Sense::Github => w.github,
+                Sense::Calendar => w.calendar,
+                Sense::File => w.file,
+                Sense::Peer | Sense::Hub => w.peer,
             },
         ),
         Input::Impulse(i) => (
@@ -148,7 +148,7 @@ mod tests {
     #[test]
     fn explanation_adds_up_and_order_is_stable_over_time() {
         let w = Weights::default();
-        let mut p = Percept::new(SenseKind::Github, "issue opened");
+        let mut p = Percept::new(Sense::Github, "issue opened");
         p.at = ts("2026-01-07T10:00:00Z");
         let gh = score(&Input::Percept(p), &w, false);
         let task = Input::Impulse(Impulse {

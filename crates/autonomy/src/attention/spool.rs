@@ -288,20 +288,21 @@ impl Spool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::percept::{Percept, SenseKind};
+    use crate::percept::Percept;
+    use cn_hub::Sense;
 
     #[test]
     fn a_takeover_s_spool_is_what_origin_carried_and_nonsense_is_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("attention.jsonl");
         let (mut spool, _) = Spool::open(&path).unwrap();
-        let both = Input::Percept(Percept::new(SenseKind::Owner, "here and in origin"));
-        let stale = Input::Percept(Percept::new(SenseKind::Telegram, "never acknowledged"));
+        let both = Input::Percept(Percept::new(Sense::Chat, "here and in origin"));
+        let stale = Input::Percept(Percept::new(Sense::Telegram, "never acknowledged"));
         spool.add(&both, None).unwrap();
         spool.add(&stale, None).unwrap();
         drop(spool);
         let mut carry = super::super::carry::Carry::default();
-        let new = Input::Percept(Percept::new(SenseKind::Telegram, "sent to the machine that died"));
+        let new = Input::Percept(Percept::new(Sense::Telegram, "sent to the machine that died"));
         carry.add(&both, None);
         carry.add(&new, None);
         let mut lines = carry.snapshot();
@@ -320,7 +321,7 @@ mod tests {
         assert_eq!(ids, [both.id(), new.id(), stale.id()]);
         // An impulse or an inbox percept in origin's carry is not taken from there.
         let imp = serde_json::json!({"add": {"kind": "impulse", "id": "t1", "source": "task", "summary": "Task due: x", "at": "2026-11-25T00:00:00Z"}});
-        let offered = Input::Percept(Percept::new(SenseKind::Peer, "bob: hi").inbox("i-1", "bob"));
+        let offered = Input::Percept(Percept::new(Sense::Peer, "bob: hi").inbox("i-1", "bob"));
         let inbox = serde_json::json!({ "add": serde_json::to_value(offered).unwrap() });
         let forged = format!("{imp}\n{inbox}\n");
         assert_eq!(take_over(&path, forged.as_bytes(), false).unwrap().carried, 0);
@@ -364,10 +365,10 @@ mod tests {
         let path = dir.path().join("attention.jsonl");
         let (mut spool, restored) = Spool::open(&path).unwrap();
         assert!(restored.pending.is_empty());
-        let kept = Input::Percept(Percept::new(SenseKind::Owner, "kept"));
+        let kept = Input::Percept(Percept::new(Sense::Chat, "kept"));
         spool.add(&kept, None).unwrap();
         for i in 0..COMPACT_EVERY {
-            let p = Input::Percept(Percept::new(SenseKind::Github, format!("p{i}")));
+            let p = Input::Percept(Percept::new(Sense::Github, format!("p{i}")));
             spool.add(&p, None).unwrap();
             spool.done(p.id());
         }
@@ -384,10 +385,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("attention.jsonl");
         let (mut spool, _) = Spool::open(&path).unwrap();
-        let target = Input::Percept(Percept::new(SenseKind::Github, "issue 7").key("github:acme#7"));
+        let target = Input::Percept(Percept::new(Sense::Github, "issue 7").key("github:acme#7"));
         spool.add(&target, None).unwrap();
         for i in 0..1000 {
-            let p = Input::Percept(Percept::new(SenseKind::Github, format!("comment {i}")).key("github:acme#7"));
+            let p = Input::Percept(Percept::new(Sense::Github, format!("comment {i}")).key("github:acme#7"));
             spool.add(&p, Some(target.id())).unwrap();
         }
         drop(spool);

@@ -16,7 +16,7 @@ use serde_json::json;
 use super::{Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
 use crate::config::CalendarConfig;
-use crate::percept::{Percept, SenseKind};
+use crate::percept::Percept;
 
 /// One event of a calendar.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,13 +83,13 @@ pub fn due(
             let minutes = now.duration_until(e.start).as_secs() / 60;
             out.push(
                 Percept::new(
-                    SenseKind::Calendar,
+                    cn_hub::Sense::Calendar,
                     format!("Calendar: {} starts in {minutes} min ({})", e.summary, e.start),
                 )
                 .key(format!("calendar:{}:{}", e.uid, e.start.as_second()))
                 .with_origin(cn_hub::Origin {
                     sense: cn_hub::Sense::Calendar,
-                    author: crate::percept::author(SenseKind::Calendar, false, None),
+                    author: crate::percept::author(cn_hub::Sense::Calendar, false, None),
                     kind: cn_hub::Kind::Event(cn_hub::origin::EventKind::Calendar),
                     thread: None,
                     answer: None,

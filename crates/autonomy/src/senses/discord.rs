@@ -46,7 +46,7 @@ use super::{block_on, first_line, BadUrl, Running, Sense, SenseContext, SenseErr
 use crate::attention::Attention;
 use crate::channel::{Channel, Channels};
 use crate::config::{env_secret, DiscordConfig};
-use crate::percept::{Percept, SenseKind};
+use crate::percept::Percept;
 
 /// Discord's limit on one message's content, in characters.
 pub const MESSAGE_MAX: usize = 2000;
@@ -89,12 +89,12 @@ pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Op
     let text = if text.is_empty() { "(no text)".to_string() } else { text };
     let author_id = (!forwarded).then(|| msg.author.id.to_string());
     Some(
-        Percept::new(SenseKind::Discord, format!("{author}: {text}"))
+        Percept::new(cn_hub::Sense::Discord, format!("{author}: {text}"))
             .key(format!("discord:{channel}/{}", msg.id))
             .with_origin(cn_hub::Origin {
                 sense: cn_hub::Sense::Discord,
                 author: crate::percept::author(
-                    SenseKind::Discord,
+                    cn_hub::Sense::Discord,
                     filter.owners.contains(&msg.author.id.get()) && !forwarded,
                     author_id.clone(),
                 ),
@@ -156,7 +156,7 @@ fn plain_parts(text: &str) -> Vec<String> {
 /// The channel a Discord percept came from: where the answer goes.
 pub fn channel_of(p: &Percept) -> Option<u64> {
     match p.origin.as_deref()?.answer.as_ref()? {
-        cn_hub::AnswerTo::Discord { channel, .. } if p.sense == SenseKind::Discord => channel.parse().ok(),
+        cn_hub::AnswerTo::Discord { channel, .. } if p.sense == cn_hub::Sense::Discord => channel.parse().ok(),
         _ => None,
     }
 }

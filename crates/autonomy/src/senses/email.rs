@@ -44,7 +44,7 @@ use super::{block_on, first_line, quoted, Running, Sense, SenseContext, SenseErr
 use crate::attention::Attention;
 use crate::channel::{Channel, Channels};
 use crate::config::{env_secret, EmailConfig, MailSecurity, MailServerConfig};
-use crate::percept::{Percept, SenseKind};
+use crate::percept::Percept;
 
 /// The most of one message read from the server: a larger message is read up to here
 /// (IMAP's partial fetch, `BODY.PEEK[]<0.N>`), so no mail costs more memory than this and
@@ -351,7 +351,7 @@ pub fn percept(mail: &Mail, uid: u32) -> Percept {
     let author_id = mail.authenticated.then(|| mail.from.clone());
     let origin = cn_hub::Origin {
         sense: cn_hub::Sense::Email,
-        author: crate::percept::author(SenseKind::Email, mail.owner, author_id.clone()),
+        author: crate::percept::author(cn_hub::Sense::Email, mail.owner, author_id.clone()),
         kind: cn_hub::Kind::Message,
         thread: None,
         answer: Some(cn_hub::AnswerTo::Email {
@@ -362,7 +362,7 @@ pub fn percept(mail: &Mail, uid: u32) -> Percept {
             no_reply: mail.no_reply,
         }),
     };
-    Percept::new(SenseKind::Email, format!("{who}: {title}"))
+    Percept::new(cn_hub::Sense::Email, format!("{who}: {title}"))
         .key(key)
         .with_origin(origin)
         .data(json!({

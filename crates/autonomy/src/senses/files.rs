@@ -21,7 +21,7 @@ use serde_json::json;
 use super::{Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
 use crate::config::FilesConfig;
-use crate::percept::{Percept, SenseKind};
+use crate::percept::Percept;
 
 /// A running watcher; dropping it stops watching.
 pub struct FileSense {
@@ -46,11 +46,11 @@ fn ignored(path: &Path, ignore: &[String]) -> bool {
 pub fn percept(hub: &Path, path: &Path) -> Percept {
     let shown = path.strip_prefix(hub).unwrap_or(path);
     let what = if path.exists() { "changed" } else { "removed" };
-    Percept::new(SenseKind::File, format!("File {what}: {}", shown.display()))
+    Percept::new(cn_hub::Sense::File, format!("File {what}: {}", shown.display()))
         .key(format!("file:{}", path.display()))
         .with_origin(cn_hub::Origin {
             sense: cn_hub::Sense::File,
-            author: crate::percept::author(SenseKind::File, false, None),
+            author: crate::percept::author(cn_hub::Sense::File, false, None),
             kind: cn_hub::Kind::Event(cn_hub::origin::EventKind::File),
             thread: None,
             answer: None,

@@ -31,7 +31,7 @@ use sha2::Sha256;
 use super::{first_line, Running, Sense, SenseContext, SenseError, GITHUB_PATH};
 use crate::attention::Attention;
 use crate::config::{env_secret, GithubConfig};
-use crate::percept::{Percept, SenseKind};
+use crate::percept::Percept;
 
 /// GitHub as a [`Sense`]: the webhook route (when `secret_env` is set) and the notifications
 /// poller (when `poll` is set).
@@ -238,12 +238,12 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String]) -> Option<Pe
     ) && matches!(action, "opened" | "created" | "edited" | "submitted" | "reopened");
     let origin = cn_hub::Origin {
         sense: cn_hub::Sense::Github,
-        author: crate::percept::author(SenseKind::Github, owner, author.map(str::to_string)),
+        author: crate::percept::author(cn_hub::Sense::Github, owner, author.map(str::to_string)),
         kind: if written { cn_hub::Kind::Message } else { cn_hub::Kind::Event(cn_hub::origin::EventKind::Webhook) },
         thread: None,
         answer: None,
     };
-    let p = Percept::new(SenseKind::Github, summary).key(key).with_origin(origin).data(data);
+    let p = Percept::new(cn_hub::Sense::Github, summary).key(key).with_origin(origin).data(data);
     Some(if words.trim().is_empty() { p } else { p.text(format!("{line}:\n\n{words}")) })
 }
 
@@ -573,13 +573,13 @@ impl NotificationPoller {
             );
             let origin = cn_hub::Origin {
                 sense: cn_hub::Sense::Github,
-                author: crate::percept::author(SenseKind::Github, false, None),
+                author: crate::percept::author(cn_hub::Sense::Github, false, None),
                 kind: cn_hub::Kind::Event(cn_hub::origin::EventKind::Webhook),
                 thread: None,
                 answer: None,
             };
             out.push(
-                Percept::new(SenseKind::Github, summary)
+                Percept::new(cn_hub::Sense::Github, summary)
                     .key(format!("github-notification:{id}"))
                     .with_origin(origin)
                     .data(n.clone()),

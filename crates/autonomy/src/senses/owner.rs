@@ -38,7 +38,7 @@ use subtle::ConstantTimeEq;
 use super::{Reply, Running, Sense, SenseContext, SenseError, OWNER_PATH};
 use crate::attention::Attention;
 use crate::config::OwnerConfig;
-use crate::percept::{Percept, SenseKind};
+use crate::percept::Percept;
 
 /// Requests the endpoint takes at once before it answers 429.
 pub const BURST: f64 = 20.0;
@@ -184,7 +184,7 @@ pub fn percept(text: &str, thread: Option<&str>) -> Percept {
     let first = text.lines().next().unwrap_or("").trim();
     let mut origin = cn_hub::Origin::owner(cn_hub::Sense::Chat);
     origin.thread = thread.map(str::to_string);
-    let mut p = Percept::new(SenseKind::Owner, format!("Owner: {first}")).with_origin(origin).text(text);
+    let mut p = Percept::new(cn_hub::Sense::Chat, format!("Owner: {first}")).with_origin(origin).text(text);
     if let Some(t) = thread {
         p = p.key(format!("owner:{t}"));
     }

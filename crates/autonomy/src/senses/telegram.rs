@@ -36,7 +36,7 @@ use super::{block_on, first_line, read_capped, split, BadUrl, Running, Sense, Se
 use crate::attention::Attention;
 use crate::channel::{Channel, Channels};
 use crate::config::{env_secret, TelegramConfig};
-use crate::percept::{Percept, SenseKind};
+use crate::percept::Percept;
 
 /// Telegram's limit on one message's text, in characters.
 pub const MESSAGE_MAX: usize = 4096;
@@ -100,11 +100,11 @@ pub fn percept(update: &Value, filter: &Filter) -> Option<Percept> {
     let line = first_line(&content, 200);
     let line = if line.is_empty() { "(no text)".to_string() } else { line };
     Some(
-        Percept::new(SenseKind::Telegram, format!("{author}: {line}"))
+        Percept::new(cn_hub::Sense::Telegram, format!("{author}: {line}"))
             .key(format!("telegram:{chat}/{message_id}"))
             .with_origin(cn_hub::Origin {
                 sense: cn_hub::Sense::Telegram,
-                author: crate::percept::author(SenseKind::Telegram, owner, author_id.map(|id| id.to_string())),
+                author: crate::percept::author(cn_hub::Sense::Telegram, owner, author_id.map(|id| id.to_string())),
                 kind: cn_hub::Kind::Message,
                 thread: None,
                 answer: Some(cn_hub::AnswerTo::Telegram {
@@ -202,7 +202,7 @@ fn attachments(msg: &Value) -> Vec<String> {
 /// The chat a Telegram percept came from: where the answer goes.
 pub fn chat_of(p: &Percept) -> Option<i64> {
     match p.origin.as_deref()?.answer.as_ref()? {
-        cn_hub::AnswerTo::Telegram { chat, .. } if p.sense == SenseKind::Telegram => chat.parse().ok(),
+        cn_hub::AnswerTo::Telegram { chat, .. } if p.sense == cn_hub::Sense::Telegram => chat.parse().ok(),
         _ => None,
     }
 }

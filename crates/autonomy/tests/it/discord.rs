@@ -60,7 +60,7 @@ fn messages_become_percepts_the_owner_by_id_and_bots_are_ignored() {
 
     let Input::Percept(owner) = &got[0].item else { panic!("not a percept") };
     assert!(owner.owner, "user 42 is in senses.discord.owners");
-    assert_eq!(owner.sense, cn_autonomy::SenseKind::Discord);
+    assert_eq!(owner.sense, cn_hub::Sense::Discord);
     assert_eq!(owner.key.as_deref(), Some("discord:10/1004"));
     assert_eq!(
         owner.data,

@@ -108,7 +108,7 @@ fn owner_endpoint_needs_the_token_and_goes_first() {
     let hub = tempfile::tempdir().unwrap();
     let (senses, attention, addr) =
         start(hub.path(), "senses:\n  bind: 127.0.0.1:0\n  owner: {token_env: CN_TEST_OWNER_TOKEN_B}\n");
-    attention.admit(cn_autonomy::Percept::new(cn_autonomy::SenseKind::Github, "busy work"));
+    attention.admit(cn_autonomy::Percept::new(cn_hub::Sense::Github, "busy work"));
     let url = format!("http://{addr}/owner/message");
     let body = r#"{"text": "What did you do today?", "thread": "t1"}"#;
     let send = |auth: Option<&str>| {
@@ -248,8 +248,7 @@ fn a_flood_stays_bounded_and_the_owner_message_sent_during_it_comes_first() {
                 owner_sent.recv().unwrap();
             }
             a.admit(
-                cn_autonomy::Percept::new(cn_autonomy::SenseKind::Github, format!("flood {i}"))
-                    .key(format!("github:o/r#{i}")),
+                cn_autonomy::Percept::new(cn_hub::Sense::Github, format!("flood {i}")).key(format!("github:o/r#{i}")),
             );
         }
     });

@@ -10,7 +10,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use cn_autonomy::attention::{Attention, PoolConfig};
-use cn_autonomy::{Percept, SenseKind};
+use cn_autonomy::Percept;
+use cn_hub::Sense;
 
 const CHILD: &str = "CN_SPOOL_KILL_CHILD";
 
@@ -24,7 +25,7 @@ fn child(path: &str, round: &str) {
     let (attention, _) = Attention::durable(config(), std::path::Path::new(path)).unwrap();
     let mut out = std::io::stdout().lock();
     for i in 0.. {
-        let p = Percept::new(SenseKind::Github, format!("item {round}-{i}")).key(format!("k-{round}-{i}"));
+        let p = Percept::new(Sense::Github, format!("item {round}-{i}")).key(format!("k-{round}-{i}"));
         let id = p.id.clone();
         attention.admit(p);
         writeln!(out, "A {id}").unwrap();

@@ -74,7 +74,7 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
             "set_aside_carries": set_aside.iter().map(|c| serde_json::json!({
                 "ref": c.refname, "commit": c.sha,
                 "items": c.percepts.iter().map(|p| serde_json::json!({
-                    "id": p.id, "sense": p.sense.name(), "owner": p.owner, "summary": p.summary,
+                    "id": p.id, "sense": cn_autonomy::percept::written_name(p.sense), "owner": p.owner, "summary": p.summary,
                 })).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         });
@@ -126,7 +126,11 @@ pub fn run(hub: Option<&Path>, args: Args) -> anyhow::Result<ExitCode> {
         );
         for p in &c.percepts {
             // What the carry says, whoever wrote it: shown, never obeyed by the terminal.
-            let who = if p.owner { "the owner's".to_string() } else { format!("from {}", p.sense.name()) };
+            let who = if p.owner {
+                "the owner's".to_string()
+            } else {
+                format!("from {}", cn_autonomy::percept::written_name(p.sense))
+            };
             println!("  {} ({who}): {}", super::shown_line(&p.id), super::shown_line(&p.summary));
         }
         println!("  to file these in the inbox, as from whom each says: cn lease take-in {}", c.refname);

@@ -3,6 +3,7 @@
 //! item taken.
 
 use super::*;
+use cn_hub::Sense;
 
 impl HubMind {
     /// Offer attention the inbox items it has not seen (`cn input`, peer mail, items put
@@ -176,9 +177,15 @@ impl HubMind {
 
 /// The percept for an item waiting in the inbox: the owner's, or anyone else's (a peer's
 /// mail, `cn input --from`, an item put back). Its sense is the one its typed origin names,
-/// so a stranger's GitHub item put back is scored as GitHub's, never as a peer's.
+/// so a stranger's GitHub item put back is scored as GitHub's, never as a peer's; the owner's
+/// chat and the agent's own impulses, for an item not from the owner (one put back by someone
+/// else), are scored as a peer's — [`Sense::Chat`] is the owner's percept alone.
 pub(super) fn inbox_percept(item: &Item) -> Percept {
-    let sense = if item.from == OWNER { SenseKind::Owner } else { SenseKind::of_sense(item.sense()) };
+    let sense = match item.sense() {
+        _ if item.from == OWNER => Sense::Chat,
+        Sense::Chat | Sense::Hub => Sense::Peer,
+        sense => sense,
+    };
     let mut p = Percept::new(sense, format!("{}: {}", item.from, first_line(&item.content)))
         .key(format!("inbox:{}", item.id))
         .inbox(&item.id, &item.from);
@@ -201,7 +208,7 @@ pub(crate) fn percept_id(p: &Percept) -> String {
 /// A sensed percept as a hub item: from the owner, or from the sense; its text, and how many
 /// were coalesced into it.
 pub(crate) fn percept_item(id: &str, p: &Percept, merged_count: u64) -> Item {
-    let from = if p.owner { OWNER.to_string() } else { p.sense.name().to_string() };
+    let from = if p.owner { OWNER.to_string() } else { cn_autonomy::percept::written_name(p.sense).to_string() };
     let mut content = p.summary.clone();
     match p.text.as_deref() {
         Some(t) if !t.trim().is_empty() && t.trim() != p.summary.trim() => {
@@ -250,8 +257,7 @@ mod tests {
             "origin": {"sense": "chat", "author": "owner", "kind": "message", "answer": {"via": "chat"}},
         });
         // As an older cn spooled it (no origin: its loader derives one from `data`).
-        let line =
-            serde_json::to_string(&Percept::new(SenseKind::Telegram, "a message").text(claim).data(data)).unwrap();
+        let line = serde_json::to_string(&Percept::new(Sense::Telegram, "a message").text(claim).data(data)).unwrap();
         let p: Percept = serde_json::from_str(&line).unwrap();
         let item = percept_item("p1", &p, 0);
         let again = Item::parse(&item.render()).unwrap();
@@ -260,24 +266,44 @@ mod tests {
             assert_ne!(item.from, OWNER);
             assert!(!origin.author.is_owner(), "{origin:?}");
             assert_eq!(origin.author.label(), "telegram:owner");
-            assert_eq!(
-                (origin.sense, origin.answer.map(|a| a.via())),
-                (cn_hub::Sense::Telegram, Some(cn_hub::Via::Telegram))
-            );
+            assert_eq!((origin.sense, origin.answer.map(|a| a.via())), (Sense::Telegram, Some(cn_hub::Via::Telegram)));
             assert!(item.content.starts_with(claim), "the claim stays the stranger's words");
         }
+    }
+
+    /// An inbox item is scored by its origin's sense; one not from the owner that names the
+    /// owner's chat or the agent's own impulses (an item put back by someone else) is a
+    /// peer's, so only the owner's item is the owner's percept.
+    #[test]
+    fn an_inbox_items_sense_is_its_origins_and_only_the_owners_is_the_chat() {
+        let percept = |from: &str, origin: Origin| {
+            let mut item = Item::new("i-1", from, Cadence::Inbox, "hi");
+            item.set_origin(&origin);
+            let p = inbox_percept(&item);
+            (p.sense, p.owner, Input::Percept(p).source_name())
+        };
+        let stranger = |sense: Sense| Origin {
+            author: cn_hub::Provenance::Public { sense: sense.as_str().into(), user: Some("eve".into()) },
+            ..Origin::owner(sense)
+        };
+        assert_eq!(percept(OWNER, Origin::owner(Sense::Chat)), (Sense::Chat, true, "owner"));
+        assert_eq!(percept(OWNER, Origin::owner(Sense::Telegram)), (Sense::Chat, true, "owner"));
+        assert_eq!(percept("eve", stranger(Sense::Chat)), (Sense::Peer, false, "peer"));
+        assert_eq!(percept("eve", stranger(Sense::Hub)), (Sense::Peer, false, "peer"));
+        assert_eq!(percept("eve", stranger(Sense::Github)), (Sense::Github, false, "github"));
+        assert_eq!(percept("bob", Origin::peer("bob", cn_hub::Kind::Message)), (Sense::Peer, false, "peer"));
     }
 
     /// A sensed item carries its origin, one field, and none of the keys an older cn wrote
     /// beside it.
     #[test]
     fn a_sensed_item_has_its_origin_and_no_legacy_key() {
-        let p = Percept::new(SenseKind::Owner, "Owner: hi").text("hi");
+        let p = Percept::new(Sense::Chat, "Owner: hi").text("hi");
         let item = percept_item("p2", &p, 0);
         for key in ["sense", "impulse", "source"] {
             assert!(item.doc.get(key).is_none(), "{key}: {}", item.render());
         }
         let origin = Item::parse(&item.render()).unwrap().origin(|_| unreachable!());
-        assert_eq!((origin.sense, origin.author.is_owner()), (cn_hub::Sense::Chat, true));
+        assert_eq!((origin.sense, origin.author.is_owner()), (Sense::Chat, true));
     }
 }

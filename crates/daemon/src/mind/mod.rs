@@ -41,7 +41,7 @@ use cn_hub::Origin;
 use serde_json::Value;
 
 use cn_autonomy::journal::{self, Kind, Record};
-use cn_autonomy::{AutonomousLoop, Candidate, Channels, ImpulseSource, Input, Percept, SenseKind};
+use cn_autonomy::{AutonomousLoop, Candidate, Channels, ImpulseSource, Input, Percept};
 use cn_compute::{Decision, Level, Outcome, Outcomes, Plan, StopToken};
 use cn_models::{build_plan, LevelLimits, PlanInput};
 use cn_tools::ToolDoc;
