@@ -9,6 +9,6 @@ fuzz_target!(|data: &[u8]| {
     let event = String::from_utf8_lossy(event);
     let body = body.get(1..).unwrap_or_default();
     if let Ok(payload) = cn_autonomy::senses::github::webhook_payload(Some("application/json"), body) {
-        let _ = cn_autonomy::senses::github::percept_for(&event, &payload, &["owner".to_string()]);
+        let _ = cn_autonomy::senses::github::percept_for(&event, &payload, &["owner".to_string()], None);
     }
 });

@@ -351,7 +351,7 @@ pub(crate) mod origin_tests {
             let payload = json!({"action": action, "issue": {"number": 1, "title": "t", "body": "b", "user": {"login": author}},
                                  "comment": {"body": "c", "user": {"login": author}},
                                  "repository": {"full_name": "a/b"}, "sender": {"login": sender}});
-            same(&github::percept_for(event, &payload, &owners).unwrap());
+            same(&github::percept_for(event, &payload, &owners, None).unwrap());
         }
         same(&files::percept(Path::new("/hub"), Path::new("/hub/notes.md")));
     }

@@ -13,13 +13,13 @@ proptest! {
     fn webhook_payloads(b in bytes(), event in texty(), form in any::<bool>()) {
         let ct = if form { "application/x-www-form-urlencoded" } else { "application/json" };
         if let Ok(v) = cn_autonomy::senses::github::webhook_payload(Some(ct), &b) {
-            let _ = cn_autonomy::senses::github::percept_for(&event, &v, &[]);
+            let _ = cn_autonomy::senses::github::percept_for(&event, &v, &[], None);
         }
     }
 
     #[test]
     fn webhook_payload_shapes(v in arb_json(), event in prop::sample::select(vec!["issues", "issue_comment", "pull_request", "push", "ping", "x"])) {
-        let _ = cn_autonomy::senses::github::percept_for(event, &v, &["o".to_string()]);
+        let _ = cn_autonomy::senses::github::percept_for(event, &v, &["o".to_string()], None);
     }
 
     #[test]

@@ -96,8 +96,9 @@ fn webhook_accepts_signed_events_and_refuses_the_rest() {
     );
     assert!(got[1..].iter().all(|c| !c.item.owner()));
     if let Input::Percept(p) = &got[1].item {
-        assert!(p.data["delivery"].as_str().is_some_and(|d| d.starts_with("72d3162e")));
-        assert_eq!(p.data["repository"], "octo-org/hello-world");
+        let d: cn_autonomy::senses::github::Delivered = serde_json::from_value(p.data.clone()).unwrap();
+        assert!(d.delivery.is_some_and(|d| d.starts_with("72d3162e")));
+        assert_eq!(d.repository, "octo-org/hello-world");
     }
     senses.stop();
 }
