@@ -172,10 +172,18 @@ pattern!(
 /// match, and one that matches nothing is not routine ("when is the next full moon?").
 pub(super) fn asked_when(t: &str, now: &Zoned) -> Option<Request> {
     let c = asked_when_re().captures(t)?;
+    // ("did I set a reminder for my medicine?": the person's own, said of the task.)
+    fn own(w: &str) -> &str {
+        let w = w.trim();
+        w.get(..3).filter(|h| h.eq_ignore_ascii_case("my ")).and_then(|_| w.get(3..)).map_or(w, str::trim_start)
+    }
     // "did I set a reminder to reply to the jury summons?" asks of one's own reminders: said
     // plainly (a match shown, or none said so).
     let said = if c.name("d").is_some() { Said::Explicit } else { Said::Implicit };
-    let words = c.name("a").or_else(|| c.name("b")).or_else(|| c.name("c")).or_else(|| c.name("d"))?.as_str().trim();
+    let words = match c.name("d") {
+        Some(d) => own(d.as_str()),
+        None => c.name("a").or_else(|| c.name("b")).or_else(|| c.name("c"))?.as_str().trim(),
+    };
     // ("when is my …" is said of a task: [`show`]'s, or the learned layer's.)
     if words.to_ascii_lowercase().starts_with("my ") {
         return None;
@@ -295,6 +303,8 @@ pattern!(
     r"(?ix)^(?:
         (?:cancel|delete|remove|drop|scrap|ditch|bin|forget(?:\s+about)?|never\s*mind(?:\s+about)?|nvm|stop|kill|skip|erase|toss(?:\s+out)?|throw\s+(?:out|away)|trash|get\s+rid\s+of)\s+(?P<a>.+?)(?:\s+(?:from|off)\s+(?:my|the)\s+(?:list|tasks|todos?|to[\s-]?do\s+list|todo\s+list|task\s+list|reminders))?
       | take\s+(?P<b>.+?)\s+off\s+(?:my|the)\s+(?:list|tasks|todos?|to[\s-]?do\s+list|todo\s+list|task\s+list|reminders)
+      | (?:deactivate|disable|turn\s+off|switch\s+off|shut\s+off)\s+(?P<f>(?:(?:the|my|this|that)\s+)?(?:[\w'-]+\s+){0,3}?(?:alarm|timer|reminder))
+      | (?:turn|switch|shut)\s+(?P<g>(?:(?:the|my|this|that)\s+)?(?:[\w'-]+\s+){0,3}?(?:alarm|timer|reminder))\s+off
       | (?:i\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:need|have)\s+to\s+(?P<c>.+?)(?:\s+any\s*more|\s+after\s+all)?
       | no\s+need\s+to\s+(?P<d>.+?)(?:\s+any\s*more|\s+after\s+all)?
       | (?P<e>.+?)\s+(?:is|are)\s+(?:cancelled|canceled|off|not\s+needed)(?:\s+any\s*more)?
@@ -349,7 +359,7 @@ pub(super) fn cancel(t: &str) -> Option<Request> {
         return Some(Request::Cancel { words: format!("{} {}", group(&c, "d"), group(&c, "w")), said: Said::Explicit });
     }
     let c = cancel_re().captures(t)?;
-    let words = ["a", "b", "c", "d", "e"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
+    let words = ["a", "b", "c", "d", "e", "f", "g"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
     let said = said_of(&words, t);
     let content = cn_hub::words::content(&words);
     // "cancel that", "forget it": the words name nothing (a pending question would).
@@ -410,6 +420,12 @@ pub(super) fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> 
     let c = move_re().captures(t)?;
     let verb = group(&c, "v").to_ascii_lowercase();
     let rest = group(&c, "rest");
+    // "change the time for 9 am class to 11 am", "update the time of the softball game to …":
+    // the item's time is what moves.
+    let (rest, of_item) = match rest.get(..13).map(str::to_ascii_lowercase).as_deref() {
+        Some("the time for " | "the time of ") => (rest.get(13..).unwrap_or_default().to_string(), true),
+        _ => (rest, false),
+    };
     // "switch on alarm for 10pm": an alarm set, not one moved.
     if verb == "switch" && rest.to_ascii_lowercase().starts_with("on ") {
         return None;
@@ -445,8 +461,9 @@ pub(super) fn move_(t: &str, now: &Zoned) -> Option<Result<Request, WhenError>> 
         let to = to.strip_suffix(" instead").or_else(|| to.strip_suffix(" Instead")).unwrap_or(to);
         if let Ok(Some(due)) = target_at(to, now) {
             let words = trim_words(&was.map_or_else(|| w.to_string(), |was| format!("{w} at {was}")));
-            if !words.is_empty() && (!changes || said_of(&words, t) == Said::Explicit) {
-                return Some(Ok(Request::Move { said: said_of(&words, t), words, to: Target::At(due) }));
+            if !words.is_empty() && (!changes || of_item || said_of(&words, t) == Said::Explicit) {
+                let said = if of_item { Said::Explicit } else { said_of(&words, t) };
+                return Some(Ok(Request::Move { said, words, to: Target::At(due) }));
             }
         }
     }
@@ -729,6 +746,11 @@ pub(super) fn add(t: &str, now: &Zoned, frames: &Regex) -> Option<Result<Request
         return None;
     }
     let task = unquote(&task);
+    // "remind me to send Cindy a text later": "later" says no time of its own.
+    let task = match task.rsplit_once(' ') {
+        Some((head, "later" | "Later")) if !cn_hub::words::content(head).is_empty() => head.trim().to_string(),
+        _ => task,
+    };
     // "set a reminder for 11:35 am tomorrow for the lunch date": the time cut from the front
     // leaves the word that led to what.
     let task = match task.split_once(' ') {

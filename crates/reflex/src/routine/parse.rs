@@ -890,10 +890,16 @@ fn clauses(text: &str) -> Vec<String> {
 fn reminds_oneself(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\bremind\s+(?:myself|us)\s+(?P<link>to|that|about|of|on|at|in|tomorrow|tonight|today|every)\b")
+        // ("please send a reminder to me for my doctor's appointment", "send me a reminder to
+        // call": one's own; "send a reminder to Aubrey" is not.)
+        Regex::new(r"(?i)\b(?:remind\s+(?:myself|us)|send\s+(?:me\s+a\s+reminder|a\s+reminder\s+to\s+me))\s+(?P<link>to|that|about|of|for|on|at|in|tomorrow|tonight|today|every)\b")
             .unwrap_or_else(|e| unreachable!("the remind-oneself pattern compiles: {e}"))
     });
-    re.is_match(text).then(|| re.replace(text, |c: &regex::Captures| format!("remind me {}", &c["link"])).into_owned())
+    let link = |c: &regex::Captures| match &c["link"] {
+        "for" | "For" | "FOR" => "about".to_string(),
+        l => l.to_string(),
+    };
+    re.is_match(text).then(|| re.replace(text, |c: &regex::Captures| format!("remind me {}", link(c))).into_owned())
 }
 
 fn unwanted_re() -> &'static Regex {

@@ -441,6 +441,11 @@ pub fn normalize(text: &str) -> Normalized {
             .into(),
         )
     });
+    // "on September1,2018": a month and its day typed without a space.
+    let n = n.rewrite(re!(r"\b(?P<m>january|february|march|april|june|july|august|september|october|november|december)(?P<d>\d{1,2})(?:,(?P<y>\d{4}))?\b"), |c, _| {
+        let year = c.name("y").map_or(String::new(), |y| format!(", {}", y.as_str()));
+        Some(format!("{} {}{year}", c.name("m")?.as_str(), c.name("d")?.as_str()))
+    });
     // "before Sept. 1st", "by Feb. 3": a month shortened with a full stop.
     let n = n.rewrite(re!(r"\b(?P<m>jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.\s+(?P<d>\d)"), |c, _| {
         Some(format!("{} {}", c.name("m")?.as_str(), c.name("d")?.as_str()))

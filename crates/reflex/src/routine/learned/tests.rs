@@ -819,3 +819,32 @@ fn zones_leads_and_questions_of_ones_own_reminders() {
     assert_eq!(effects("set a bedtime alarm", "%a %H:%M"), ["Alarm Thu 22:00"]);
     assert_eq!(effects("please add a one and a half minute timer", "%H:%M:%S"), ["Timer 14:31:30"]);
 }
+
+/// Read after the nineteenth pass's TOPv2 sample I: a question after a statement files nothing;
+/// "later" is no part of the name; a month and day typed together; a reminder moved "to" a
+/// time is no filing; "the time for/of X" names the item moved; "send a reminder to me";
+/// "turn off my alarm" cancels it, "turn off the lights" is not routine.
+#[test]
+fn questions_after_statements_later_and_the_time_of_an_item() {
+    for text in [
+        "I'm leaving my office at 5pm what time should I arrive at my kids' school",
+        "Set Thursday reminder to Friday afternoon",
+        "turn off the lights",
+    ] {
+        assert!(!matches!(parse(text, &now()), Parsed::Routine(_)), "{text}: {:?}", parse(text, &now()));
+    }
+    assert_eq!(added("Could you please remind me to send Cindy a text later?"), ("send Cindy a text".into(), None));
+    assert!(matches!(parse("Remind me that my family reunion is on September1,2018", &now()), Parsed::Ask(_)));
+    let Request::Move { words, said, .. } = one("Change the time for 9 am class to 11 am .") else { panic!() };
+    assert_eq!((words.as_str(), said), ("9 am class", Said::Explicit));
+    assert_eq!(
+        added("Please send a reminder to me for my doctor's appointment on August 13."),
+        ("my doctor's appointment".into(), Some("Fri 09:00".into()))
+    );
+    assert!(!matches!(parse("send a reminder to Aubrey about girls night", &now()), Parsed::Routine(_)));
+    for (text, words) in
+        [("Deactivate alarm", "alarm"), ("turn off my alarm", "my alarm"), ("turn the 7am alarm off", "the 7am alarm")]
+    {
+        assert_eq!(one(text), Request::Cancel { words: words.into(), said: Said::Explicit }, "{text}");
+    }
+}

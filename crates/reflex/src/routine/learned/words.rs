@@ -672,6 +672,25 @@ pub(super) fn asks(text: &str) -> bool {
     {
         return true;
     }
+    // "I'm leaving my office at 5pm what time should I arrive at my kids' school": a question
+    // after what the person says of their day — unless a reminder, alarm or timer is asked.
+    let asked_after = [
+        "what time should",
+        "what time do i",
+        "what time will",
+        "what time would",
+        "how long will",
+        "how long does",
+        "how long should",
+        "how far",
+        "how much time",
+        "when should i",
+        "when do i need",
+        "should i ",
+    ];
+    if asked_after.iter().any(|a| t.contains(a)) && !["remind", "alarm", "timer"].iter().any(|w| t.contains(w)) {
+        return true;
+    }
     let polite = ["can", "could", "would", "will", "please", "pls"].contains(&first)
         && t.split_whitespace().nth(1).is_some_and(|w| w == "you" || w == "u");
     // "i need to put out the garbage tonight - can you remind me at 8?": asked politely, later.
