@@ -164,6 +164,7 @@ pattern!(
       | what\s+time\s+do\s+i\s+(?:have\s+(?:to\s+)?)?(?P<b>.+)
       | (?:find|look\s+up|search\s+for|locate)\s+(?:a|an|the|my)\s+(?P<c>(?:meeting|appointment|event|call|lunch|dinner)s?\s+(?:about|with|from|on|called|titled|named|for)\s+.+)
       | (?:did|have)\s+i\s+(?:ever\s+|already\s+)?(?:set|made|make|create|created|add|added|put\s+in)\s+(?:up\s+)?(?:a|an|any|the|my)\s+(?:reminder|alarm|task)s?\s+(?:to|for|about|of)\s+(?P<d>.+?)\s*\??
+      | (?:i\s+(?:need|want|would\s+like)\s+to\s+)?(?:find\s+out|know|check)\s+(?:the\s+)?(?:date\s+and\s+time|time\s+and\s+date|date|time|day)\s+(?:of|for)\s+(?P<e>my\s+.+?)(?:,?\s+please)?\s*[.?!]?
     )$"
 );
 
@@ -179,8 +180,8 @@ pub(super) fn asked_when(t: &str, now: &Zoned) -> Option<Request> {
     }
     // "did I set a reminder to reply to the jury summons?" asks of one's own reminders: said
     // plainly (a match shown, or none said so).
-    let said = if c.name("d").is_some() { Said::Explicit } else { Said::Implicit };
-    let words = match c.name("d") {
+    let said = if c.name("d").or_else(|| c.name("e")).is_some() { Said::Explicit } else { Said::Implicit };
+    let words = match c.name("d").or_else(|| c.name("e")) {
         Some(d) => own(d.as_str()),
         None => c.name("a").or_else(|| c.name("b")).or_else(|| c.name("c"))?.as_str().trim(),
     };

@@ -241,8 +241,10 @@ fn after_a_time(word: Option<&str>) -> bool {
 
 /// Whether a word may follow a day of the month said as an ordinal ("the thirteenth").
 fn after_a_day(word: Option<&str>) -> bool {
-    const GLUE: &[&str] =
-        &["of", "at", "in", "and", "to", "please", "by", "before", "then", "so", "or", "next", "this", "every", "each"];
+    const GLUE: &[&str] = &[
+        "of", "at", "in", "and", "to", "please", "by", "before", "then", "so", "or", "next", "this", "every", "each",
+        "with",
+    ];
     word.is_none_or(|w| DAY_WORDS.contains(&w) || GLUE.contains(&w) || w.starts_with(char::is_numeric))
 }
 
@@ -441,6 +443,8 @@ pub fn normalize(text: &str) -> Normalized {
             .into(),
         )
     });
+    // "later this week at 5pm": the week said beside the time is no more than it.
+    let n = n.rewrite(re!(r"\blater\s+(?P<w>this\s+week)\b"), |c, _| Some(c.name("w")?.as_str().into()));
     // "on September1,2018": a month and its day typed without a space.
     let n = n.rewrite(re!(r"\b(?P<m>january|february|march|april|june|july|august|september|october|november|december)(?P<d>\d{1,2})(?:,(?P<y>\d{4}))?\b"), |c, _| {
         let year = c.name("y").map_or(String::new(), |y| format!(", {}", y.as_str()));

@@ -811,3 +811,14 @@ fn clock_h_and_spans_of_seconds() {
     let s = shift("a timer for one and a half minutes").unwrap();
     assert_eq!(s.span.fieldwise(), Span::new().seconds(90).fieldwise());
 }
+
+/// KVRET's drivers: "at 6 pm on the tenth with sales team" (the ordinal day before "with"),
+/// "later this week at 5pm" (the week's words all go with the time).
+#[test]
+fn an_ordinal_day_before_with_and_later_this_week() {
+    assert_eq!(
+        at("a conference at 6 pm on the tenth with sales team", &thursday()),
+        "2026-12-10 18:00 | at 6 pm on the 10th | a conference with sales team"
+    );
+    assert_eq!(at("call jo later this week at 5pm", &thursday()), "2026-11-27 17:00 | this week at 5pm | call jo");
+}

@@ -848,3 +848,15 @@ fn questions_after_statements_later_and_the_time_of_an_item() {
         assert_eq!(one(text), Request::Cancel { words: words.into(), said: Said::Explicit }, "{text}");
     }
 }
+
+/// KVRET's drivers: "I need to find out the date and time for my lab appointment" asks of the
+/// task, never files one.
+#[test]
+fn finding_out_the_time_of_ones_own_thing_shows_it() {
+    for (text, words) in [
+        ("I need to find out the date and time for my lab appointment.", "lab appointment"),
+        ("I need to find out the date and time of my Dentist appointment, please.", "Dentist appointment"),
+    ] {
+        assert_eq!(one(text), Request::Show { words: words.into(), said: Said::Explicit }, "{text}");
+    }
+}
