@@ -360,6 +360,17 @@ pub(super) fn cancel(t: &str) -> Option<Request> {
         return Some(Request::Cancel { words: format!("{} {}", group(&c, "d"), group(&c, "w")), said: Said::Explicit });
     }
     let c = cancel_re().captures(t)?;
+    // "turn off my daily alarm": a repeat turned off is not said plainly enough to drop an entry
+    // of the schedule (the daily reflection is one) — only an alarm, timer or reminder filed once.
+    let turned_off = c.name("f").or_else(|| c.name("g"));
+    if turned_off.is_some_and(|m| {
+        let w = m.as_str().to_ascii_lowercase();
+        ["daily", "weekly", "monthly", "weekday", "recurring", "repeating", "every", "each"]
+            .iter()
+            .any(|r| w.split_whitespace().any(|x| x == *r))
+    }) {
+        return None;
+    }
     let words = ["a", "b", "c", "d", "e", "f", "g"].iter().find_map(|n| c.name(n))?.as_str().trim().to_string();
     let said = said_of(&words, t);
     let content = cn_hub::words::content(&words);

@@ -830,6 +830,7 @@ fn questions_after_statements_later_and_the_time_of_an_item() {
         "I'm leaving my office at 5pm what time should I arrive at my kids' school",
         "Set Thursday reminder to Friday afternoon",
         "turn off the lights",
+        "Turn off my daily alarm",
     ] {
         assert!(!matches!(parse(text, &now()), Parsed::Routine(_)), "{text}: {:?}", parse(text, &now()));
     }
