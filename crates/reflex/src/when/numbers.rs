@@ -302,6 +302,13 @@ fn with_half(c: &Captures) -> Option<String> {
 const MEALS: &[(&str, u32)] =
     &[("breakfast", 8), ("brekkie", 8), ("lunch", 12), ("dinner", 19), ("supper", 19), ("bed", 22)];
 
+/// Whether `text` names a meal or bed ("a bedtime alarm", "lunch"): the words [`MEALS`] may
+/// read as a time of day.
+pub fn names_a_meal(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    MEALS.iter().any(|(m, _)| t.contains(m))
+}
+
 /// The clock time a meal match says ("at 1pm" for "after lunch"), if it is said as one: after
 /// "at", "by", "before", "after" … ("lunch with Sam" is the task); "lunchtime", "dinner time",
 /// "bedtime" alone only beside a day, before "alarm" or at the end ("a bedtime story", "my

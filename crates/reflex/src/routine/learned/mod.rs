@@ -260,12 +260,10 @@ pub fn of(u: &Understood, text: &str, now: &Zoned) -> Clause {
     // "Set Thursday reminder to Friday afternoon": what to do read as only a time is a change
     // to what exists, never a filing named by a time.
     // ("a bedtime alarm": a meal or bed is a time only beside a clock, and names the alarm.)
-    let meal = |w: &str| {
-        let w = w.to_ascii_lowercase();
-        ["bed", "lunch", "dinner", "breakfast", "supper", "brekkie"].iter().any(|m| w.contains(m))
+    let only_a_time = |w: &str| {
+        !when::numbers::names_a_meal(w)
+            && matches!(when::parse(w, now), Ok(Some(d)) if cn_hub::words::content(&d.rest).is_empty())
     };
-    let only_a_time =
-        |w: &str| !meal(w) && matches!(when::parse(w, now), Ok(Some(d)) if cn_hub::words::content(&d.rest).is_empty());
     let lower = text.to_ascii_lowercase();
     let changed_to = ["reminder to ", "alarm to "].iter().find_map(|k| lower.find(k).map(|i| i + k.len()));
     if u.intent == Intent::Add
