@@ -202,6 +202,61 @@ pub(super) fn asked_when(t: &str, now: &Zoned) -> Option<Request> {
 }
 
 pattern!(
+    time_of_re,
+    "the time of one's own thing",
+    r"(?ix)^(?:i\s+(?:need|want|would\s+like)\s+(?:you\s+)?to\s+|i'?d\s+like\s+to\s+)?(?:
+        (?:on\s+)?(?:what|which)(?:\s+is|'s)?\s+(?:the\s+)?TD\s+(?:is|are|was|of|for|do\s+you\s+have\s+(?:for|on)|on)\s+(?P<a>.+?)(?:\s+(?:scheduled|set|planned|booked)(?:\s+(?:at|for|on))?)?
+      | (?:tell|give|show|get|find)\s+me\s+(?:the\s+)?TD\s+(?:of|for|that|on)\s+(?P<b>.+?)(?:\s+(?:is|was))?(?:\s+(?:scheduled|set|planned|booked)(?:\s+(?:at|for|on))?)?
+      | (?:find|find\s+out|look\s+up|check|know|get|see)\s+(?:the\s+)?TD\s+(?:of|for)\s+(?P<c>.+)
+      | (?:tell\s+me|know|find\s+out|check|see)\s+(?:what|which)\s+TD\s+(?P<d>.+?)\s+(?:is|are)
+      | (?:tell\s+me\s+|know\s+|find\s+out\s+)?when\s+(?P<e>my\s+.+?)\s+(?:is|are)
+      | (?:tell\s+me\s+|know\s+|find\s+out\s+)?when\s+(?:am\s+i|i\s+am|i'm|do\s+i\s+have|i\s+have|will\s+i\s+be|i\s+will\s+be|is\s+my\s+next)\s+(?P<f>.+)
+      | (?:(?:on\s+)?(?:what|which)\s+TD|when|what\s+time)(?:\s+(?:is\s+it|it\s+is))?\s+(?:that\s+)?(?:should|do|must|shall)\s+i\s+(?:be\s+)?(?:need\s+to\s+|have\s+to\s+)?(?P<g>(?:take|taking|get|getting)\s+.+?)(?:\s+next)?
+      | (?:show|tell)\s+me\s+(?:what|which)\s+TD\s+i\s+(?:(?:need|have)\s+to\s+(?P<h>(?:take|get)\s+.+)|(?:scheduled|set|booked|planned|made)\s+(?P<k>.+))
+      | (?:what|which)(?:\s+is|'s)?\s+(?:the\s+)?TD\s+(?:that\s+)?i\s+(?:should|must|need\s+to|have\s+to)\s+(?P<l>(?:take|get)\s+.+)
+      | when\s+(?:is|are)\s+the\s+TD\s+(?:of|for)\s+(?P<m>.+)
+      | (?P<i>[\w'-]+(?:\s+[\w'-]+)?),?\s+(?:what|which)\s+TD
+      | check\s+(?P<j>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:date|time|day)
+    )$"
+    .replace("TD", r"(?:date|time|day)(?:,?\s+(?:and\s+)?(?:date|time|day))?")
+);
+
+/// "What is the date and time of my next yoga activity?", "What day and time is tennis?",
+/// "tell me when i have yoga class", "when should i take my medicine next", "Dinner, what
+/// time and date?": the time of a thing asked — said of one's own ("my …"), it is shown or
+/// said to match none; said of no one's, it acts only on a strong match, and one that matches
+/// nothing is not routine ("what is the date of the next full moon").
+pub(super) fn time_of(t: &str, now: &Zoned) -> Option<Request> {
+    let c = time_of_re().captures(t)?;
+    let words = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"]
+        .iter()
+        .find_map(|n| c.name(n))?
+        .as_str()
+        .trim();
+    pattern!(
+        which_re,
+        "which of one's things",
+        r"(?i)^(?:(?:my|the|our|your|today's|tonight's|tomorrow's|this|that)\s+)*(?:(?:next|soonest|upcoming|coming|following|first)\s+)?"
+    );
+    let own = ["my ", "today's ", "tomorrow's "].iter().any(|m| words.to_ascii_lowercase().starts_with(m));
+    let words = which_re().replace(words, "").trim().to_string();
+    // ("the time of today's football game": the day says when, not which.)
+    let words = match when::parse(&words, now) {
+        Ok(Some(d)) if !d.rest.trim().is_empty() => led_off(&d.rest),
+        _ => words,
+    };
+    let words = trim_words(&words);
+    let content = cn_hub::words::content(&words);
+    // (A question's own words are no thing: "what time is it", "what day is today".)
+    if content.is_empty()
+        || content.iter().all(|w| matches!(w.as_str(), "it" | "today" | "now" | "calendar" | "schedule"))
+    {
+        return None;
+    }
+    Some(Request::Show { words, said: if own { Said::Explicit } else { Said::Implicit } })
+}
+
+pattern!(
     unschedule_re,
     "unschedule",
     r"(?ix)^(?:

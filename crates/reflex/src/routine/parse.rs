@@ -98,6 +98,12 @@ pub fn parse(text: &str, now: &Zoned) -> Parsed {
             });
         }
         if let [Request::AddTask { task, due: None }] = rs.as_slice() {
+            // "set a reminder for 10": an hour, not what — what is asked, at the hour said.
+            if hour_named_re().is_match(task.trim()) {
+                if let Ok(Some(due)) = when::parse(&format!("at {}", task.trim()), now) {
+                    return Parsed::Missing(Missing { want: Want::What, what: None, due: Some(due) });
+                }
+            }
             // "a reminder for my hair appointment the night before": before a time the routine
             // does not know — when to remind is asked, as "two days before my wife's birthday".
             if let Some(c) = the_night_before_re().captures(task) {
@@ -194,9 +200,15 @@ pattern!(
 );
 
 pattern!(
+    hour_named_re,
+    "an hour named alone",
+    r"(?i)^(?:[1-9]|1[0-2]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:[:.]?(?:[0-5]\d))?$"
+);
+
+pattern!(
     wake_word_re,
     "an assistant's name",
-    r"(?i)^\s*(?:(?:hey|hi|ok|okay)\s+)?(?:alexa|siri|google|cortana|bixby|assistant)\s*[,!.:]\s*"
+    r"(?i)^\s*(?:(?:hey|hi|hello|ok|okay|good\s+(?:day|morning|afternoon|evening))[\s,]+)?(?:alexa|siri|google|cortana|bixby|assistant|car)\s*[,!.:]\s*|^\s*(?:hey|hi|hello|ok|okay|good\s+(?:day|morning|afternoon|evening))[\s,]+(?:alexa|siri|google|cortana|bixby|assistant|car)\s+"
 );
 
 /// The words a name may not end on ("water the plants every", "Colby's dinner party is at 6pm"):
@@ -371,7 +383,18 @@ fn read(text: &str, now: &Zoned) -> Parsed {
     if let Some(missing) = Clean::of(text).and_then(|c| missing(&c.text, now)) {
         return missing;
     }
-    let clauses = clauses(text);
+    // "Schedule a lab appointment at 6 pm on August 3. Alex is coming along", "… Set it for 11
+    // am, tomorrow, with Jon.": who comes along, said beside the filing, is part of its name.
+    let (clauses, company) = companions(clauses(text), now);
+    let parsed = gathered(text, clauses, now);
+    match company {
+        None => parsed,
+        Some(who) => accompanied(parsed, &who),
+    }
+}
+
+/// The requests of a message's clauses, put together.
+fn gathered(text: &str, clauses: Vec<String>, now: &Zoned) -> Parsed {
     let mut requests = Vec::new();
     let mut asked = None;
     let mut missing = None;
@@ -559,6 +582,87 @@ fn read(text: &str, now: &Zoned) -> Parsed {
     }
 }
 
+pattern!(
+    coming_re,
+    "someone coming along",
+    r"(?i)^\s*(?:and\s+)?(?P<who>[a-z][\w'-]*|my\s+[a-z][\w'-]*)\s+(?:is|are|will\s+be|'s)\s+(?:coming(?:\s+along|\s+with\s+(?:me|us))?|joining\s+(?:me|us)|tagging\s+along|going\s+with\s+(?:me|us))\s*[.!]*\s*$|^\s*(?:and\s+)?(?:(?:i'?ll|i\s+will|i'?m|i\s+am)\s+)?(?:bring|bringing)\s+(?P<brought>[A-Z][\w'-]*|my\s+(?:KIN))\s+(?:with|along)(?:\s+(?:me|us))?\s*[.!]*\s*$"
+        .replace("KIN", KIN)
+);
+
+pattern!(
+    with_after_time_re,
+    "someone with, after a time",
+    r"(?i)^(?P<time>.+?),?\s+with\s+(?P<who>[a-z][\w'-]*(?:\s+[A-Z][\w'-]*)?|my\s+[a-z][\w'-]*|the\s+[a-z][\w'-]*(?:\s+team)?)(?:[\s,]+please)?\s*[.!]*\s*$"
+);
+
+/// Family and people one brings along ("bring my aunt with me").
+const KIN: &str = "mother|mom|mum|father|dad|wife|husband|partner|son|daughter|brother|sister|aunt|uncle|cousin|grandma|grandpa|grandmother|grandfather|boss|friend|kids?|children|family|niece|nephew";
+
+/// `clauses` without those that only say who comes along ("Alex is coming along", "bring
+/// Martha with me", "Set it for 11 am, tomorrow, with Jon" said beside a filing), and who
+/// that is. Only with more than one clause: said alone, it asks for nothing.
+fn companions(clauses: Vec<String>, now: &Zoned) -> (Vec<String>, Option<String>) {
+    if clauses.len() < 2 {
+        return (clauses, None);
+    }
+    let mut who: Option<String> = None;
+    let mut kept = Vec::with_capacity(clauses.len());
+    for clause in clauses {
+        let found = match coming_re().captures(&clause) {
+            // ("My father is joining me": "with my father".)
+            Some(c) => c.name("who").or_else(|| c.name("brought")).map(|m| {
+                let w = m.as_str();
+                (w.strip_prefix("My ").map_or_else(|| w.to_string(), |rest| format!("my {rest}")), None)
+            }),
+            None => with_after_time_re().captures(&clause).and_then(|c| {
+                let time = c.name("time")?.as_str();
+                matches!(learned::time_only(time, now), Some(Ok(_)))
+                    .then(|| (c.name("who").map_or("", |m| m.as_str()).to_string(), Some(time.to_string())))
+            }),
+        };
+        match found {
+            // (Two said apart: both kept, "with Alex and Jon".)
+            Some((w, time)) if !w.is_empty() => {
+                who = Some(match who {
+                    Some(had) => format!("{had} and {w}"),
+                    None => w,
+                });
+                if let Some(t) = time {
+                    kept.push(t);
+                }
+            }
+            _ => kept.push(clause),
+        }
+    }
+    (kept, who)
+}
+
+/// `parsed` with `who` joined to the one filing it makes ("a lab appointment with Alex"); a
+/// message that files nothing, or more than one thing, does not say whose company it is — it
+/// goes up whole.
+fn accompanied(parsed: Parsed, who: &str) -> Parsed {
+    let with = |what: &str| {
+        if what.to_ascii_lowercase().contains(&who.to_ascii_lowercase()) {
+            what.to_string()
+        } else {
+            format!("{what} with {who}")
+        }
+    };
+    match parsed {
+        Parsed::Routine(rs) => match rs.as_slice() {
+            [Request::AddTask { task, due }] => {
+                Parsed::Routine(vec![Request::AddTask { task: with(task), due: due.clone() }])
+            }
+            _ => Parsed::NotRoutine,
+        },
+        Parsed::Missing(Missing { want, what: Some(w), due }) => {
+            Parsed::Missing(Missing { want, what: Some(with(&w)), due })
+        }
+        Parsed::Ask(e) => Parsed::Ask(e),
+        _ => Parsed::NotRoutine,
+    }
+}
+
 /// One filing put together from its parts said in separate sentences: a name ("Call it
 /// Cleaning") and a time ("It will be for 4:45 pm") joined to the alarm or reminder asked for
 /// beside them. Parts that belong to no filing, or to a request that is not one, make the
@@ -692,7 +796,14 @@ pattern!(
 pattern!(
     lead_re,
     "lead",
-    r"(?i)^(?:(?:hey|hi|hello|ok|okay|so|oh|and|also|um|right|alright|all\s+right|btw|then|great|perfect|cool|yes|yeah|sure|awesome|thanks|thank\s+you)\b[\s,]*)+"
+    r"(?i)^(?:(?:hey|hi|hello|good\s+(?:day|morning|afternoon|evening)|ok|okay|so|oh|and|also|um|right|alright|all\s+right|btw|then|great|perfect|cool|yes|yeah|sure|awesome|thanks|thank\s+you)\b[\s,]*)+"
+);
+// ("Car, find the date and time for my tennis activity", "car what is the date …": the
+// assistant addressed by name, as KVRET's drivers do.)
+pattern!(
+    addressed_re,
+    "the assistant addressed",
+    r"(?i)^(?:car|assistant)(?:\s*,\s*|\s+(?P<next>(?:what|when|where|which|how|find|set|schedule|remind|please|i|can|could|will|would|tell|give|show|add|make|put|check|look)\b))"
 );
 pattern!(
     polite_re,
@@ -720,6 +831,8 @@ impl Clean {
             .trim()
             .to_string();
         let asks = t.trim_end().ends_with('?');
+        t = lead_re().replace(&t, "").to_string();
+        t = addressed_re().replace(&t, "$next").to_string();
         t = lead_re().replace(&t, "").to_string();
         let polite = polite_re().is_match(&t);
         t = polite_re().replace(&t, "").to_string();
@@ -1198,7 +1311,12 @@ fn swapped(a: &str, b: &str) -> bool {
 /// cannot be used.
 fn clause_request(c: &Clean, now: &Zoned) -> Option<Result<Request, WhenError>> {
     let t = c.text.as_str();
-    if let Some(r) = unschedule(t).or_else(|| lists(t)).or_else(|| show(t)).or_else(|| asked_when(t, now)) {
+    if let Some(r) = unschedule(t)
+        .or_else(|| lists(t))
+        .or_else(|| show(t))
+        .or_else(|| time_of(t, now))
+        .or_else(|| asked_when(t, now))
+    {
         return Some(Ok(r));
     }
     if c.question {

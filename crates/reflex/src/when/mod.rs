@@ -177,7 +177,7 @@ fn day_re() -> &'static Regex {
               | (?P<tomorrow>tomorrow|tmrw|tmr)\b
               | (?P<yesterday>yesterday)\b
               | (?P<today>(?:later\s+)?today|tonight|this\s+(?:morning|afternoon|evening))\b
-              | (?P<endof>(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<endnext>next\s+)?(?P<endunit>day|week|month)|eod)\b
+              | (?P<endof>(?:at\s+)?(?:the\s+)?end\s+of\s+(?:the\s+)?(?:(?P<endnext>next\s+)?(?P<endunit>day|week|month)|(?P<endmonth>MONTHS))|eod)\b
               | (?P<weekend>(?:this|next|the)\s+weekend)\b
               | (?P<thisweek>this\s+week)\b
               | (?P<nextweek>next\s+week)\b
@@ -188,7 +188,8 @@ fn day_re() -> &'static Regex {
               | in\s+(?P<n>\d+|NUMBERS)\s+(?P<unit>UNITS)\b
               | in\s+(?P<half>half\s+an\s+hour)\b
               | in\s+the\s+(?P<ipart>morning|afternoon|evening)\b
-              | the\s+(?P<dom>\d{1,3})(?:st|nd|rd|th)\b(?:\s+of\s+(?:the\s+)?(?P<domnext>next\s+month)|\s+of\s+(?:the|this)\s+month)?
+              | (?:(?P<thismonth>this\s+month),?\s+(?:on\s+)?)?the\s+(?P<dom>\d{1,3})(?:st|nd|rd|th)\b(?:\s+of\s+(?:the\s+)?(?P<domnext>next\s+month)|\s+of\s+(?P<domthis>(?:the\s+current|current|this)\s+month)|\s+of\s+the\s+month)?
+              | (?P<dom3>\d{1,2})(?:st|nd|rd|th)\s+of\s+(?P<domthis3>(?:the\s+current|current|this|the)\s+month)\b
             )(?:\s+(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night))?";
         compile("day", pattern)
     })
@@ -896,6 +897,15 @@ fn day_at(
         // The end of a day, week or month is its close of business: a time of day.
         return Ok((at, true));
     }
+    // "at the end of March": the month's last day, this year's unless it has passed.
+    if let Some(month) = text("endmonth").as_deref().and_then(month_number) {
+        let last = |y: i16| Date::new(y, month, 1).map(|d| d.last_of_month()).map_err(|_| none());
+        let date = match last(today.year())? {
+            d if d >= today => d,
+            _ => last(today.year() + 1)?,
+        };
+        return Ok((on(date, t.unwrap_or(hm(17, 0)))?, true));
+    }
     if text("endof").is_some() {
         // "eod"
         let at = on(today, t.unwrap_or(hm(17, 0)))?;
@@ -954,7 +964,7 @@ fn day_at(
     if c.name("half").is_some() {
         return Ok((now.checked_add(30.minutes()).map_err(|_| none())?, true));
     }
-    if let Some(dom) = text("dom") {
+    if let Some(dom) = text("dom").or_else(|| text("dom3")) {
         let dom: i8 = dom
             .parse()
             .ok()
@@ -964,6 +974,13 @@ fn day_at(
         // never a month on.
         if dom == today.day() && c.name("domnext").is_none() {
             return Ok((on(today, nine)?, false));
+        }
+        // "this month on the 5th", "the 6th of this month": this month's, even when past
+        // (then asked) — never rolled to the next.
+        if ["thismonth", "domthis", "domthis3"].iter().any(|g| c.name(g).is_some()) {
+            let date = Date::new(today.year(), today.month(), dom)
+                .map_err(|_| WhenError::unreadable(phrase, format!("this month has no {}", ordinal(dom))))?;
+            return Ok((on(date, nine)?, false));
         }
         let date = day_of_month(today, dom, c.name("domnext").is_some(), |d| on(d, nine).is_ok_and(|z| z > *now))
             .ok_or_else(none)?;
@@ -1105,7 +1122,10 @@ pub fn shift(text: &str) -> Option<Shift> {
 
 /// Collapse spaces and drop punctuation left dangling at the end.
 fn tidy(s: &str) -> String {
-    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // ("a meeting at 4pm, later this week with infrastructure": the comma that stood beside
+    // the time goes with it.)
+    let joined =
+        s.split_whitespace().filter(|w| !w.chars().all(|c| matches!(c, ',' | ';'))).collect::<Vec<_>>().join(" ");
     joined.trim_end_matches(|c: char| matches!(c, ',' | ';' | ':' | '-' | '.') || c.is_whitespace()).to_string()
 }
 

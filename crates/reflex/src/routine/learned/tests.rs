@@ -861,3 +861,90 @@ fn finding_out_the_time_of_ones_own_thing_shows_it() {
         assert_eq!(one(text), Request::Show { words: words.into(), said: Said::Explicit }, "{text}");
     }
 }
+
+/// KVRET's drivers ask the time of their own things many ways: each shows the thing, said of
+/// one's own ("my …") or matched strongly; a question about the world is no such thing.
+#[test]
+fn the_time_of_ones_own_thing_asked_many_ways_shows_it() {
+    for (text, words, said) in [
+        ("What is the date and time of my next yoga activity?", "yoga activity", Said::Explicit),
+        ("What day and time is my football activity?", "football activity", Said::Explicit),
+        ("What time and date do you have for my football activity?", "football activity", Said::Explicit),
+        ("Car, find the date and time for my Tennis activity.", "Tennis activity", Said::Explicit),
+        (
+            "car what is the date and time of my next appointment with my optometrist",
+            "appointment with my optometrist",
+            Said::Explicit,
+        ),
+        ("Can you tell me when my swimming activity is?", "swimming activity", Said::Explicit),
+        ("I would like to know what time and day my tennis is.", "tennis", Said::Explicit),
+        ("give me the time for my next doctor's appointment", "doctor's appointment", Said::Explicit),
+        ("When is the date and time of my dentist appointment?", "dentist appointment", Said::Explicit),
+        ("What day and time is tennis?", "tennis", Said::Implicit),
+        ("when am i playing tennis", "playing tennis", Said::Implicit),
+        ("Dinner, what time and date?", "Dinner", Said::Implicit),
+        ("when should i take my medicine next", "take my medicine", Said::Implicit),
+    ] {
+        assert_eq!(one(text), Request::Show { words: words.into(), said }, "{text}");
+    }
+    for text in ["what time is it", "what is the date today", "what day is it today"] {
+        assert!(
+            !matches!(parse(text, &now()), Parsed::Routine(ref r) if matches!(r.as_slice(), [Request::Show { .. }])),
+            "{text}"
+        );
+    }
+}
+
+/// Who comes along, said beside the filing in a sentence of its own, joins its name; a time
+/// said in the next sentence ("Set it for 11 am, tomorrow, with Jon") is the filing's.
+#[test]
+fn company_and_a_time_said_apart_join_the_filing() {
+    assert_eq!(
+        added("Schedule a lab appointment at 6 pm on August 3. Alex is coming along"),
+        ("a lab appointment with Alex".into(), Some("Tue 18:00".into()))
+    );
+    assert_eq!(
+        added("Schedule a optometrist appointment for Thursday at 5pm. My father is joining me."),
+        ("optometrist appointment with my father".into(), Some("Thu 17:00".into()))
+    );
+    assert_eq!(
+        added("Car, will you schedule a Doctor's appointment for me? Set it for 11 am, tomorrow, with Jon."),
+        ("Doctor's appointment with Jon".into(), Some("Fri 11:00".into()))
+    );
+    assert_eq!(
+        added("Can you set a reminder for my lab appointment? It needs to be at 5pm, August 22nd, with Martha."),
+        ("my lab appointment with Martha".into(), Some("Sun 17:00".into()))
+    );
+    // Said alone, company asks for nothing.
+    assert!(matches!(parse("Alex is coming along", &now()), Parsed::NotRoutine));
+}
+
+/// "this month on the 5th" is this month's, asked when past — never rolled on; "the end of
+/// March" is its last day; "a meeting at 4pm, later this week" keeps no stray comma; "set a
+/// reminder for 10" asks what, at ten.
+#[test]
+fn this_months_day_the_end_of_a_month_and_an_hour_alone() {
+    assert!(matches!(
+        parse("Schedule a conference with the boss for this month on the 5th at 1pm.", &now()),
+        Parsed::Ask(WhenError::Past { .. })
+    ));
+    assert_eq!(
+        effects("remind me to pay rent on the 28th of this month at 3pm", "%Y-%m-%d %H:%M"),
+        vec!["pay rent 2026-11-28 15:00".to_string()]
+    );
+    assert_eq!(
+        effects("Schedule an appointment at 5PM at the end of March with Tom.", "%Y-%m-%d %H:%M"),
+        vec!["appointment with Tom 2027-03-31 17:00".to_string()]
+    );
+    assert_eq!(
+        added("Can you kindly schedule a meeting at 4pm, later this week with infrastructure to discuss dress code?").0,
+        "meeting with infrastructure to discuss dress code"
+    );
+    match parse("set a reminder for 10", &now()) {
+        Parsed::Missing(m) => {
+            assert_eq!((m.want, m.what), (Want::What, None));
+            assert_eq!(m.due.map(|d| d.at.strftime("%H:%M").to_string()), Some("22:00".into()));
+        }
+        other => panic!("{other:?}"),
+    }
+}

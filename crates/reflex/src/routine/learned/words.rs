@@ -125,6 +125,7 @@ pub fn only_asking(words: &str) -> bool {
         "mind", "able", "think", "at", "of", "in", "on", "instead", "same", "favor", "favour", "other", "its", "it's",
         "we", "us", "use", "really", "just", "maybe", "well", "sure", "help", "very", "much", "lot", "favor", "one",
         "there", "go", "ahead", "show", "see", "view", "check", "display", "have", "schedule", "install", "program",
+        "needs", "has", "is",
     ];
     words
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
