@@ -178,6 +178,16 @@ impl Percept {
         self.data = data;
         self
     }
+    /// The sense's own payload as its typed struct (a sense's, written under the keys it had
+    /// before it was typed). Strings, numbers and JSON only: it always serializes (one that
+    /// did not would leave no data, never a panic).
+    pub fn data_of(self, data: &impl Serialize) -> Self {
+        self.data(serde_json::to_value(data).unwrap_or_default())
+    }
+    /// Its data read as the sense's typed struct `T`; `None` when it is not one.
+    pub fn data_as<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        T::deserialize(&self.data).ok()
+    }
     pub fn due(mut self, due: Timestamp) -> Self {
         self.due = Some(due);
         self

@@ -11,15 +11,16 @@ use std::time::Duration;
 use icalendar::{CalendarDateTime, Component, DatePerhapsTime, EventLike};
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
-use serde_json::json;
 
 use super::{Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
 use crate::config::CalendarConfig;
 use crate::percept::Percept;
 
-/// One event of a calendar.
-#[derive(Debug, Clone, PartialEq)]
+/// One event of a calendar; what its percept keeps in its `data`, under these names and in
+/// this order, as it was written before it was typed (the start as RFC 3339), so a spool line
+/// either cn wrote reads the same.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Event {
     pub uid: String,
     pub summary: String,
@@ -95,9 +96,7 @@ pub fn due(
                     answer: None,
                 })
                 .due(e.start)
-                .data(
-                    json!({"uid": e.uid, "summary": e.summary, "start": e.start.to_string(), "location": e.location}),
-                ),
+                .data_of(e),
             );
         }
     }
@@ -263,6 +262,16 @@ mod tests {
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].summary, "Calendar: Standup starts in 15 min (2026-01-07T10:00:00Z)");
         assert_eq!(got[0].due, Some(ts("2026-01-07T10:00:00Z")));
+        // The typed data is written as the `json!` map it was before: the same keys in the
+        // same order, the start as it reads.
+        let before = serde_json::json!({"uid": "standup-1@example.com", "summary": "Standup",
+                                        "start": "2026-01-07T10:00:00Z", "location": "Room 4"});
+        assert_eq!(serde_json::to_string(&got[0].data).unwrap(), before.to_string());
+        assert_eq!(got[0].data_as::<Event>().as_ref(), Some(&evs[0]));
+        let review = due(&evs, ts("2026-01-07T13:50:00Z"), lead, &mut seen);
+        let before = serde_json::json!({"uid": "review-2@example.com", "summary": "Design review",
+                                        "start": "2026-01-07T14:00:00Z", "location": null});
+        assert_eq!(serde_json::to_string(&review[0].data).unwrap(), before.to_string());
         assert!(due(&evs, ts("2026-01-07T09:50:00Z"), lead, &mut seen).is_empty(), "announced once");
         // An event that already started is not announced.
         assert!(due(

@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use axum::http::Uri;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::watch;
 use twilight_gateway::{ConfigBuilder, Intents, Message as GatewayMessage, Shard, ShardId};
 use twilight_http::Client;
@@ -42,7 +42,7 @@ use twilight_model::channel::Message;
 use twilight_model::id::marker::{ChannelMarker, UserMarker};
 use twilight_model::id::Id;
 
-use super::{block_on, first_line, BadUrl, Running, Sense, SenseContext, SenseError};
+use super::{block_on, first_line, BadUrl, Post, Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
 use crate::channel::{Channel, Channels};
 use crate::config::{env_secret, DiscordConfig};
@@ -62,6 +62,18 @@ pub struct Filter {
     pub channels: Vec<u64>,
     /// User ids whose messages count as the owner's.
     pub owners: Vec<u64>,
+}
+
+/// What a message's percept keeps in its `data` (shown whole to the model when it has no
+/// words): under these names and in this order, as it was written before it was typed, so a
+/// spool line either cn wrote reads the same.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Posted {
+    #[serde(flatten)]
+    pub post: Post,
+    pub guild_id: Option<String>,
+    #[serde(default)]
+    pub forwarded: bool,
 }
 
 /// The percept for one message; `None` when it is not for the agent: a bot's (the agent's
@@ -105,14 +117,16 @@ pub fn percept(msg: &Message, me: Option<Id<UserMarker>>, filter: &Filter) -> Op
                     message: Some(msg.id.to_string()),
                 }),
             })
-            .data(json!({
-                "channel_id": channel.to_string(),
-                "message_id": msg.id.to_string(),
-                "author_id": author_id,
-                "author": author,
-                "guild_id": msg.guild_id.map(|g| g.to_string()),
-                "forwarded": forwarded,
-            }))
+            .data_of(&Posted {
+                post: Post {
+                    channel_id: channel.to_string(),
+                    message_id: msg.id.to_string(),
+                    author_id,
+                    author: author.to_string(),
+                },
+                guild_id: msg.guild_id.map(|g| g.to_string()),
+                forwarded,
+            })
             .text(content),
     )
 }

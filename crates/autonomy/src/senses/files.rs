@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 
 use notify::event::{EventKind, MetadataKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
-use serde_json::json;
 
 use super::{Running, Sense, SenseContext, SenseError};
 use crate::attention::Attention;
@@ -42,10 +41,27 @@ fn ignored(path: &Path, ignore: &[String]) -> bool {
     path.components().any(|c| matches!(c, Component::Normal(n) if ignore.iter().any(|i| n == i.as_str())))
 }
 
+/// What a changed path's percept keeps in its `data` (shown whole to the model): under these
+/// names and in this order, as it was written before it was typed, so a spool line either cn
+/// wrote reads the same.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Changed {
+    /// The path as watched (absolute); a name that is no UTF-8 is written with U+FFFD.
+    #[serde(serialize_with = "lossy")]
+    pub path: PathBuf,
+    /// Whether it exists now (removed: `false`).
+    pub exists: bool,
+}
+
+fn lossy<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.to_string_lossy())
+}
+
 /// The percept for a changed path (shown relative to the hub when inside it).
 pub fn percept(hub: &Path, path: &Path) -> Percept {
     let shown = path.strip_prefix(hub).unwrap_or(path);
-    let what = if path.exists() { "changed" } else { "removed" };
+    let exists = path.exists();
+    let what = if exists { "changed" } else { "removed" };
     Percept::new(cn_hub::Sense::File, format!("File {what}: {}", shown.display()))
         .key(format!("file:{}", path.display()))
         .with_origin(cn_hub::Origin {
@@ -55,7 +71,7 @@ pub fn percept(hub: &Path, path: &Path) -> Percept {
             thread: None,
             answer: None,
         })
-        .data(json!({"path": path, "exists": path.exists()}))
+        .data_of(&Changed { path: path.to_path_buf(), exists })
 }
 
 /// Changed files (`senses.files`) as a [`Sense`].
@@ -153,6 +169,30 @@ pub fn watch(
 mod tests {
     use super::*;
     use notify::event::{AccessKind, AccessMode, CreateKind, DataChange, RenameMode};
+
+    /// The typed data is written as the `json!` map it was before: the same keys in the same
+    /// order; a name that is no UTF-8 (which that map could not write) is written with U+FFFD.
+    #[test]
+    fn a_changes_data_is_written_as_before_it_was_typed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.md");
+        std::fs::write(&path, "x").unwrap();
+        let p = percept(dir.path(), &path);
+        let before = serde_json::json!({"path": path, "exists": true});
+        assert_eq!(serde_json::to_string(&p.data).unwrap(), before.to_string());
+        assert_eq!(p.data_as(), Some(Changed { path, exists: true }));
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt as _;
+            let odd = dir.path().join(std::ffi::OsStr::from_bytes(b"bad\xff.md"));
+            let p = percept(dir.path(), &odd);
+            let shown = format!("{}/bad\u{fffd}.md", dir.path().display());
+            assert_eq!(
+                serde_json::to_string(&p.data).unwrap(),
+                serde_json::json!({"path": shown, "exists": false}).to_string()
+            );
+        }
+    }
 
     #[test]
     fn reads_are_not_changes() {

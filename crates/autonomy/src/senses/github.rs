@@ -267,9 +267,7 @@ pub fn percept_for(event: &str, payload: &Value, owners: &[String], delivery: Op
         thread: None,
         answer: None,
     };
-    // Strings and JSON only: it always serializes (`Null` would be no data, never a panic).
-    let data = serde_json::to_value(data).unwrap_or_default();
-    let p = Percept::new(cn_hub::Sense::Github, summary).key(key).with_origin(origin).data(data);
+    let p = Percept::new(cn_hub::Sense::Github, summary).key(key).with_origin(origin).data_of(&data);
     Some(if words.trim().is_empty() { p } else { p.text(format!("{line}:\n\n{words}")) })
 }
 
@@ -639,7 +637,7 @@ mod tests {
 
     /// A delivery's data, typed.
     fn delivered(p: &Percept) -> Delivered {
-        serde_json::from_value(p.data.clone()).unwrap()
+        p.data_as().unwrap()
     }
 
     /// The typed data is written as the `json!` map it was before: the same keys in the same

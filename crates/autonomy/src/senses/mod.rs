@@ -333,6 +333,20 @@ pub async fn read_body(
     }
 }
 
+/// Where a message on a chat platform (Discord, Telegram) was posted and who posted it: the
+/// head of its percept's `data`, under the names those senses always wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Post {
+    /// The channel's (Discord) or chat's (Telegram) id.
+    pub channel_id: String,
+    pub message_id: String,
+    /// Who wrote it, when the platform names them: a forward's original author (Discord
+    /// names none), never who forwarded it; `None` for an inline bot's message.
+    pub author_id: Option<String>,
+    /// Who sent it (a forward's: who forwarded it).
+    pub author: String,
+}
+
 /// The first non-empty line of `text`, trimmed, cut to `max` characters (for summaries).
 pub(crate) fn first_line(text: &str, max: usize) -> String {
     let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();

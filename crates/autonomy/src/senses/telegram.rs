@@ -32,7 +32,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use super::{block_on, first_line, read_capped, split, BadUrl, Running, Sense, SenseContext, SenseError, BODY_MAX};
+use super::{
+    block_on, first_line, read_capped, split, BadUrl, Post, Running, Sense, SenseContext, SenseError, BODY_MAX,
+};
 use crate::attention::Attention;
 use crate::channel::{Channel, Channels};
 use crate::config::{env_secret, TelegramConfig};
@@ -51,6 +53,24 @@ pub struct Filter {
     pub chats: Vec<i64>,
     /// User ids whose messages count as the owner's.
     pub owners: Vec<i64>,
+}
+
+/// What a message's percept keeps in its `data` (shown whole to the model when it has no
+/// words): under these names and in this order, as it was written before it was typed, so a
+/// spool line either cn wrote reads the same.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Posted {
+    /// The author's id is `None` for a forward from a hidden user, a chat or a channel too.
+    #[serde(flatten)]
+    pub post: Post,
+    pub username: Option<String>,
+    /// `private`, `group`, `supergroup` or `channel`.
+    pub chat_type: Option<String>,
+    #[serde(default)]
+    pub forwarded: bool,
+    /// What it carries besides text, as words (never fetched or opened).
+    #[serde(default)]
+    pub attachments: Vec<String>,
 }
 
 /// The percept for one update from `getUpdates`; `None` when it is not a message for the
@@ -112,16 +132,18 @@ pub fn percept(update: &Value, filter: &Filter) -> Option<Percept> {
                     message: Some(message_id.to_string()),
                 }),
             })
-            .data(json!({
-                "channel_id": chat.to_string(),
-                "message_id": message_id.to_string(),
-                "author_id": author_id.map(|id| id.to_string()),
-                "author": author,
-                "username": str_of(from, "username"),
-                "chat_type": msg.pointer("/chat/type").and_then(Value::as_str),
-                "forwarded": original.is_some(),
-                "attachments": attached,
-            }))
+            .data_of(&Posted {
+                post: Post {
+                    channel_id: chat.to_string(),
+                    message_id: message_id.to_string(),
+                    author_id: author_id.map(|id| id.to_string()),
+                    author,
+                },
+                username: str_of(from, "username"),
+                chat_type: msg.pointer("/chat/type").and_then(Value::as_str).map(str::to_string),
+                forwarded: original.is_some(),
+                attachments: attached,
+            })
             .text(content),
     )
 }
@@ -578,6 +600,26 @@ mod tests {
         assert!(percept(&update(json!({"id": 1, "first_name": "a"}), "x"), &only).is_none());
     }
 
+    /// The typed data is written as the `json!` map it was before: the same keys in the same
+    /// order, an unknown author, username or chat type as `null`.
+    #[test]
+    fn a_messages_data_is_written_as_before_it_was_typed() {
+        let mut u = update(json!({"id": 42, "is_bot": false, "first_name": "Grace", "username": "grace"}), "hi");
+        u["message"]["photo"] = json!([{"file_id": "abc"}]);
+        let p = percept(&u, &Filter::default()).unwrap();
+        let before = json!({"channel_id": "-100", "message_id": "3", "author_id": "42", "author": "Grace",
+                            "username": "grace", "chat_type": "group", "forwarded": false, "attachments": ["a photo"]});
+        assert_eq!(serde_json::to_string(&p.data).unwrap(), before.to_string());
+        let mut u = update(json!({"id": 42, "first_name": "Grace"}), "hi");
+        u["message"]["forward_sender_name"] = json!("Eve");
+        u["message"]["chat"] = json!({"id": 5});
+        let p = percept(&u, &Filter::default()).unwrap();
+        let before = json!({"channel_id": "5", "message_id": "3", "author_id": null, "author": "Grace",
+                            "username": null, "chat_type": null, "forwarded": true, "attachments": []});
+        assert_eq!(serde_json::to_string(&p.data).unwrap(), before.to_string());
+        assert_eq!(p.data_as::<Posted>().map(|d| (d.post.author_id, d.forwarded)), Some((None, true)));
+    }
+
     #[test]
     fn a_forward_keeps_its_original_author_whoever_forwards_it() {
         let filter = Filter { chats: Vec::new(), owners: vec![42] };
@@ -588,7 +630,12 @@ mod tests {
         u["message"]["forward_origin"] = json!({"type": "user", "sender_user": mallory, "date": 1});
         let p = percept(&u, &filter).unwrap();
         assert!(!p.owner, "a forward is not the owner's word");
-        assert_eq!(p.data["author_id"], "666", "the original author: {}", p.data);
+        assert_eq!(
+            p.data_as::<Posted>().unwrap().post.author_id.as_deref(),
+            Some("666"),
+            "the original author: {}",
+            p.data
+        );
         let content = p.text.as_deref().unwrap();
         assert!(content.starts_with("(forwarded by Grace from Mallory)"), "{content}");
         // Hidden senders, chats, the older fields, the owner's own message forwarded, a bot's.

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use cn_autonomy::attention::{Attention, PoolConfig};
 use cn_autonomy::config::AutonomyConfig;
-use cn_autonomy::senses::discord::{channel_of, DiscordHandle};
+use cn_autonomy::senses::discord::{self, channel_of, DiscordHandle};
 use cn_autonomy::testing::discord::{count, message_payload, FakeDiscord, BOT_ID, DEADLINE};
 use cn_autonomy::{Input, Senses};
 
@@ -62,15 +62,15 @@ fn messages_become_percepts_the_owner_by_id_and_bots_are_ignored() {
     assert!(owner.owner, "user 42 is in senses.discord.owners");
     assert_eq!(owner.sense, cn_hub::Sense::Discord);
     assert_eq!(owner.key.as_deref(), Some("discord:10/1004"));
-    assert_eq!(
-        owner.data,
-        json!({"channel_id": "10", "message_id": "1004", "author_id": "42", "author": "Grace", "guild_id": "7", "forwarded": false})
-    );
+    // Typed, and written as the map it was before: the same keys in the same order.
+    let before = json!({"channel_id": "10", "message_id": "1004", "author_id": "42", "author": "Grace", "guild_id": "7", "forwarded": false});
+    assert_eq!(serde_json::to_string(&owner.data).unwrap(), before.to_string());
     assert_eq!(owner.text.as_deref(), Some("Can you look at the build?\nIt fails on main."));
     assert_eq!(channel_of(owner), Some(10));
     let Input::Percept(other) = &got[1].item else { panic!("not a percept") };
     assert!(!other.owner);
-    assert_eq!((other.data["author"].as_str(), other.data["channel_id"].as_str()), (Some("ada"), Some("11")));
+    let posted: discord::Posted = other.data_as().unwrap();
+    assert_eq!((posted.post.author.as_str(), posted.post.channel_id.as_str()), ("ada", "11"));
 
     let identify = fake.log.wait("IDENTIFY", |s| s.iter().any(|x| x.what == "identify"));
     let d = &identify.iter().find(|x| x.what == "identify").unwrap().body;

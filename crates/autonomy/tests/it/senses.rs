@@ -96,7 +96,7 @@ fn webhook_accepts_signed_events_and_refuses_the_rest() {
     );
     assert!(got[1..].iter().all(|c| !c.item.owner()));
     if let Input::Percept(p) = &got[1].item {
-        let d: cn_autonomy::senses::github::Delivered = serde_json::from_value(p.data.clone()).unwrap();
+        let d: cn_autonomy::senses::github::Delivered = p.data_as().unwrap();
         assert!(d.delivery.is_some_and(|d| d.starts_with("72d3162e")));
         assert_eq!(d.repository, "octo-org/hello-world");
     }

@@ -8,7 +8,9 @@
 
 use std::path::Path;
 
+use cn_autonomy::senses::Post;
 use cn_autonomy::testing::discord::{count, message_payload, FakeDiscord, Seen};
+use serde::Deserialize as _;
 use serde_json::{json, Value};
 
 use crate::common::*;
@@ -62,7 +64,7 @@ fn selection(entries: &[Value], message_id: &str) -> Option<(Value, String)> {
     let e = entries.iter().find(|e| {
         e["outcome"] == "selected"
             && e["data"]["source"] == "discord"
-            && e["data"]["item"]["data"]["message_id"] == message_id
+            && Post::deserialize(&e["data"]["item"]["data"]).is_ok_and(|p| p.message_id == message_id)
     })?;
     Some((e.clone(), e["id"].as_str()?.to_string()))
 }

@@ -11,7 +11,9 @@
 
 use std::path::Path;
 
+use cn_autonomy::senses::Post;
 use cn_autonomy::testing::telegram::{sent, FakeTelegram, Seen};
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::common::*;
@@ -70,8 +72,8 @@ fn selection(entries: &[Value], chat: i64, message_id: &str) -> Option<(Value, S
     let e = entries.iter().find(|e| {
         e["outcome"] == "selected"
             && e["data"]["source"] == "telegram"
-            && e["data"]["item"]["data"]["channel_id"].as_str().and_then(|c| c.parse::<i64>().ok()) == Some(chat)
-            && e["data"]["item"]["data"]["message_id"] == message_id
+            && Post::deserialize(&e["data"]["item"]["data"])
+                .is_ok_and(|p| p.channel_id.parse::<i64>().ok() == Some(chat) && p.message_id == message_id)
     })?;
     Some((e.clone(), e["id"].as_str()?.to_string()))
 }
